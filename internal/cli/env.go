@@ -1,0 +1,30 @@
+package cli
+
+import (
+	"io"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// Env is the process state the commands use.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	// StderrTTY says stderr is a terminal (live progress is redrawn in place).
+	StderrTTY bool
+	// Executable is perflab's own binary (to launch the bundled demo service).
+	Executable string
+}
+
+// OSEnv is the Env of the running process.
+func OSEnv() Env {
+	exe, _ := os.Executable()
+	return Env{
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		Getenv:     os.Getenv,
+		StderrTTY:  term.IsTerminal(int(os.Stderr.Fd())),
+		Executable: exe,
+	}
+}

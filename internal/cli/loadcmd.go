@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"perflab/internal/load"
+	"perflab/internal/report"
+	"perflab/internal/runfmt"
+)
+
+// outputFlags choose where a load's result goes.
+type outputFlags struct {
+	json  bool
+	out   string
+	quiet bool
+}
+
+func newLoadCmd(env Env) *cobra.Command {
+	lf := newLoadFlags()
+	var of outputFlags
+	cmd := &cobra.Command{
+		Use:   "load [flags] URL [URL...]",
+		Short: "Drive HTTP load at URLs and summarise latency, throughput and errors",
+		Long: `Drive HTTP load at one or more URLs (round robin) and print a hey-style
+summary: totals, response-time histogram, latency distribution from an HDR
+histogram, per-phase timings, status codes and errors by kind.
+
+Closed model (default): -c workers each with a keep-alive connection, for -d or
+-n requests, optionally capped at -q requests/s per worker.
+Open model: --rate or --stages schedule arrivals independently of the
+service; each latency is measured from its intended start time (no coordinated
+omission), and arrivals that could not be sent on time are counted.`,
+		Example: `  perflab load -c 50 -d 10s http://127.0.0.1:8080/
+  perflab load --rate 2000 -d 30s http://127.0.0.1:8080/api
+  perflab load --stages 30s:10,3m:100,30s:0 http://127.0.0.1:8080/
+  perflab load --rate 1000 --shard 2/4 --json --out shard2.json http://10.0.0.5/`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := lf.config(args)
+			if err != nil {
+				return err
+			}
+			res, err := runLoad(cmd.Context(), env, cfg, of.quiet)
+			if err != nil {
+				return err
+			}
+			return writeLoad(env, res, of)
+		},
+	}
+	cmd.Flags().AddFlagSet(lf.fs)
+	registerOutput(cmd, &of)
+	return cmd
+}
+
+func registerOutput(cmd *cobra.Command, of *outputFlags) {
+	cmd.Flags().BoolVar(&of.json, "json", false, "print the result as JSON instead of text")
+	cmd.Flags().StringVarP(&of.out, "out", "o", "", "also write the JSON result to `file`")
+	cmd.Flags().BoolVar(&of.quiet, "quiet", false, "no progress output")
+}
+
+// runLoad runs a load with progress on stderr.
+func runLoad(ctx context.Context, env Env, cfg load.Config, quiet bool) (*runfmt.LoadResult, error) {
+	a, err := load.New(cfg)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	var prog *progress
+	if !quiet {
+		prog = startProgress(env, a)
+	}
+	res := a.Run(ctx)
+	prog.stop()
+	return res, nil
+}
+
+// writeLoad prints the result and writes --out; an interrupted load still
+// writes everything and then exits with ExitInterrupted.
+func writeLoad(env Env, res *runfmt.LoadResult, of outputFlags) error {
+	if of.out != "" {
+		if err := writeJSONFile(of.out, res); err != nil {
+			return failed(fmt.Errorf("writing --out: %w", err))
+		}
+	}
+	var err error
+	if of.json {
+		err = writeJSON(env.Stdout, res)
+	} else {
+		err = report.WriteLoadText(env.Stdout, res)
+	}
+	if err != nil {
+		return failed(err)
+	}
+	if res.Interrupted {
+		return &silentExit{code: ExitInterrupted}
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func writeJSONFile(path string, v any) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := writeJSON(f, v); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is perflab's version, set at build time with -ldflags.
+var Version = "0.1.0-dev"
+
+// Main runs perflab with args and returns the exit code. Cancelling ctx (on
+// Ctrl-C or SIGTERM) stops the current command, which still writes what it
+// measured.
+func Main(ctx context.Context, args []string, env Env) int {
+	root := newRoot(env)
+	root.SetArgs(args)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	err := root.ExecuteContext(ctx)
+	var se *silentExit
+	if err != nil && !errors.As(err, &se) {
+		fmt.Fprintf(env.Stderr, "perflab: %s\n", oneLine(err.Error()))
+	}
+	return int(codeOf(ctx, err))
+}
+
+func oneLine(s string) string {
+	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ")
+}
+
+func newRoot(env Env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "perflab",
+		Short: "A performance lab for HTTP services in one command",
+		Long: `perflab starts (or attaches to) a service, confines it to a CPU and memory
+budget, drives a precise load at it, profiles it while it works, and tells what
+one request costs and where that cost goes; then it tells whether a change made
+it better, with statistics.`,
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErr("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
+	})
+	root.AddCommand(newLoadCmd(env), newMergeCmd(env))
+	return root
+}

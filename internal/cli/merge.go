@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"perflab/internal/load"
+	"perflab/internal/report"
+	"perflab/internal/runfmt"
+)
+
+func newMergeCmd(env Env) *cobra.Command {
+	var of outputFlags
+	cmd := &cobra.Command{
+		Use:   "merge SHARD.json [SHARD.json...]",
+		Short: "Combine the JSON results of load shards into one (exact percentiles)",
+		Long: `Combine results written by 'perflab load --shard i/N --json --out FILE' into
+one result. Counts add up, and latency percentiles come from the merged HDR
+histograms, so they are exact, not averages of percentiles.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var parts []*runfmt.LoadResult
+			for _, path := range args {
+				r, err := readLoadResult(path)
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				parts = append(parts, r)
+			}
+			merged, err := load.Merge(parts)
+			if err != nil {
+				return usageErr("merging: %v", err)
+			}
+			if of.out != "" {
+				if err := writeJSONFile(of.out, merged); err != nil {
+					return failed(err)
+				}
+			}
+			if of.json {
+				return writeJSON(env.Stdout, merged)
+			}
+			return report.WriteLoadText(env.Stdout, merged)
+		},
+	}
+	cmd.Flags().BoolVar(&of.json, "json", false, "print the merged result as JSON")
+	cmd.Flags().StringVarP(&of.out, "out", "o", "", "also write the merged JSON to `file`")
+	return cmd
+}
+
+// readLoadResult reads a `perflab load --json` file (or a run.json's load).
+func readLoadResult(path string) (*runfmt.LoadResult, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var probe struct {
+		SchemaVersion int                `json:"schema_version"`
+		Load          *runfmt.LoadResult `json:"load"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return nil, fmt.Errorf("%s: not a perflab JSON result: %v", path, err)
+	}
+	if probe.SchemaVersion > 0 && probe.Load != nil {
+		return probe.Load, nil
+	}
+	var r runfmt.LoadResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a perflab load result: %v", path, err)
+	}
+	if r.Histogram == "" {
+		return nil, fmt.Errorf("%s: no hdr_histogram field: not a perflab load result", path)
+	}
+	return &r, nil
+}

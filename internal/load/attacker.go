@@ -1,0 +1,188 @@
+package load
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"perflab/internal/runfmt"
+)
+
+// Attacker runs one load. Create it with New, then call Run once; Progress may
+// be called from another goroutine while it runs.
+type Attacker struct {
+	cfg         Config
+	targets     []*prepared
+	dialers     []*dialer
+	dialerIndex map[string]int
+	shards      []*shard
+	series      *seriesCollector
+	schedule    *Schedule // open model only
+
+	ctx     context.Context
+	t0      time.Time
+	end     atomic.Int64 // unix nanos when the load stopped
+	stopped atomic.Bool
+	issued  atomic.Int64 // closed model with -n
+
+	mu      sync.Mutex
+	workers []*worker
+
+	scheduled, dropped, inflightHits atomic.Int64
+	busy, nworkers                   atomic.Int64
+}
+
+// New validates cfg and prepares the requests.
+func New(cfg Config) (*Attacker, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := cfg.withDefaults()
+	a := &Attacker{cfg: c, dialerIndex: map[string]int{}, series: newSeriesCollector()}
+	for i := range c.Targets {
+		p := prepare(&c.Targets[i], &c)
+		if j, ok := a.dialerIndex[p.dial.addr]; ok {
+			p.dial = a.dialers[j]
+		} else {
+			a.dialerIndex[p.dial.addr] = len(a.dialers)
+			a.dialers = append(a.dialers, p.dial)
+		}
+		a.targets = append(a.targets, p)
+	}
+	n := max(1, min(4*runtime.GOMAXPROCS(0), c.Concurrency))
+	if c.Open() {
+		n = 4 * runtime.GOMAXPROCS(0)
+		a.schedule = NewSchedule(c.Rate, c.Stages, c.Duration)
+	}
+	for range n {
+		a.shards = append(a.shards, newShard(a.series, c.Open()))
+	}
+	return a, nil
+}
+
+// Run drives the load until its duration, request count or schedule is done,
+// or ctx is cancelled; the result covers every request that completed (and
+// says Interrupted when ctx ended it early).
+func (a *Attacker) Run(ctx context.Context) *runfmt.LoadResult {
+	a.ctx = ctx
+	a.t0 = time.Now()
+	stopWatch := make(chan struct{})
+	go a.watch(ctx, stopWatch)
+	if a.cfg.Open() {
+		a.runOpen()
+	} else {
+		a.runClosed()
+	}
+	close(stopWatch)
+	if a.end.Load() == 0 {
+		a.end.Store(time.Now().UnixNano())
+	}
+	return a.result(ctx.Err() != nil)
+}
+
+// Started is when the load began (valid once Run has started).
+func (a *Attacker) Started() time.Time { return a.t0 }
+
+// watch stops the load at its duration or when ctx ends.
+func (a *Attacker) watch(ctx context.Context, done <-chan struct{}) {
+	var timeout <-chan time.Time
+	if a.cfg.Duration > 0 && !a.cfg.Open() {
+		t := time.NewTimer(a.cfg.Duration)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		a.stop()
+	case <-timeout:
+		a.stop()
+	}
+}
+
+// stop ends the load: no new requests start, and in-flight ones are
+// interrupted and not counted.
+func (a *Attacker) stop() {
+	if a.stopped.Swap(true) {
+		return
+	}
+	a.end.Store(time.Now().UnixNano())
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, w := range a.workers {
+		w.interrupt()
+	}
+}
+
+func (a *Attacker) addWorker() *worker {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	w := newWorker(a, len(a.workers))
+	a.workers = append(a.workers, w)
+	if a.stopped.Load() {
+		w.interrupt()
+	}
+	return w
+}
+
+func (a *Attacker) runClosed() {
+	var wg sync.WaitGroup
+	for range a.cfg.Concurrency {
+		w := a.addWorker()
+		wg.Go(func() {
+			defer w.close()
+			a.closedLoop(w)
+		})
+	}
+	wg.Wait()
+}
+
+func (a *Attacker) closedLoop(w *worker) {
+	var interval time.Duration
+	if a.cfg.QPS > 0 {
+		interval = time.Duration(float64(time.Second) / a.cfg.QPS)
+	}
+	next := time.Now()
+	for !a.stopped.Load() {
+		if a.cfg.Requests > 0 && a.issued.Add(1) > a.cfg.Requests {
+			return
+		}
+		if interval > 0 {
+			if d := time.Until(next); d > 0 {
+				time.Sleep(d)
+				if a.stopped.Load() {
+					return
+				}
+			}
+			next = next.Add(interval)
+		}
+		w.do(time.Time{})
+	}
+}
+
+// Progress is a snapshot of a running load.
+type Progress struct {
+	Elapsed  time.Duration
+	Planned  time.Duration // 0 when the load is bounded by a count
+	Requests int64
+	Errors   int64
+	Count    int64 // requested count (-n), 0 if none
+	P99ms    float64
+	InFlight int64
+}
+
+// Progress returns the counts so far.
+func (a *Attacker) Progress() Progress {
+	p := Progress{Elapsed: time.Since(a.t0), Planned: a.cfg.Duration, Count: a.cfg.Requests, P99ms: a.series.lastP99()}
+	if a.schedule != nil {
+		p.Planned = a.schedule.Duration()
+		p.InFlight = a.busy.Load()
+	}
+	for _, s := range a.shards {
+		p.Requests += s.requests.Load()
+		p.Errors += s.errors.Load()
+	}
+	return p
+}

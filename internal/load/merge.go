@@ -1,0 +1,114 @@
+package load
+
+import (
+	"fmt"
+	"strings"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"perflab/internal/runfmt"
+)
+
+// Merge combines the results of shards that ran at the same time (perflab
+// load --shard i/N) into one. Counts add up; the latency summary comes from
+// the merged HDR histograms, so its percentiles are exact. Per-second series
+// and per-phase summaries carry no histograms: their counts add up and their
+// percentiles are the highest of the shards' (an upper bound).
+func Merge(parts []*runfmt.LoadResult) (*runfmt.LoadResult, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("nothing to merge")
+	}
+	var h *hdr.Histogram
+	out := &runfmt.LoadResult{Model: parts[0].Model, Status: map[string]int64{}, ErrorKinds: map[string]int64{},
+		ErrorSamples: map[string]string{}, Phases: map[string]runfmt.Latency{}}
+	var shards []string
+	for i, p := range parts {
+		ph, err := hdr.Decode([]byte(p.Histogram))
+		if err != nil {
+			return nil, fmt.Errorf("result %d: hdr_histogram: %w", i+1, err)
+		}
+		if p.Model != out.Model {
+			return nil, fmt.Errorf("result %d is a %s-model load, result 1 a %s-model one", i+1, p.Model, out.Model)
+		}
+		if h == nil {
+			h = ph
+		} else if dropped := h.Merge(ph); dropped > 0 {
+			return nil, fmt.Errorf("result %d: %d values outside the histogram's range", i+1, dropped)
+		}
+		mergeCounts(out, p)
+		if p.Shard != "" {
+			shards = append(shards, p.Shard)
+		}
+	}
+	if out.DurationS > 0 {
+		out.RPS = float64(out.Requests) / out.DurationS
+	}
+	out.Latency = Summarize(h)
+	out.Histogram = encode(h)
+	out.Shards = len(parts)
+	out.Shard = strings.Join(shards, ",")
+	return out, nil
+}
+
+func mergeCounts(out, p *runfmt.LoadResult) {
+	out.Requests += p.Requests
+	out.Errors += p.Errors
+	out.DurationS = max(out.DurationS, p.DurationS)
+	out.TargetRPS += p.TargetRPS
+	out.BytesIn += p.BytesIn
+	out.BytesOut += p.BytesOut
+	out.Interrupted = out.Interrupted || p.Interrupted
+	for k, v := range p.Status {
+		out.Status[k] += v
+	}
+	for k, v := range p.ErrorKinds {
+		out.ErrorKinds[k] += v
+		if _, ok := out.ErrorSamples[k]; !ok {
+			out.ErrorSamples[k] = p.ErrorSamples[k]
+		}
+	}
+	for _, u := range p.URLs {
+		out.URLs = appendUnique(out.URLs, u)
+	}
+	for k, v := range p.Phases {
+		out.Phases[k] = upperBound(out.Phases[k], v)
+	}
+	out.Series = mergeSeries(out.Series, p.Series)
+	if p.Open != nil {
+		if out.Open == nil {
+			out.Open = &runfmt.OpenStats{}
+		}
+		o := out.Open
+		o.Scheduled += p.Open.Scheduled
+		o.Late += p.Open.Late
+		o.Dropped += p.Open.Dropped
+		o.MaxInflightHits += p.Open.MaxInflightHits
+		o.MaxInflight += p.Open.MaxInflight
+		o.Workers += p.Open.Workers
+		o.SendLagMS = upperBound(o.SendLagMS, p.Open.SendLagMS)
+	}
+}
+
+// upperBound combines two summaries without their histograms.
+func upperBound(a, b runfmt.Latency) runfmt.Latency {
+	if a == (runfmt.Latency{}) {
+		return b
+	}
+	minOf := min(a.Min, b.Min)
+	return runfmt.Latency{Min: minOf, Mean: max(a.Mean, b.Mean), P10: max(a.P10, b.P10), P25: max(a.P25, b.P25),
+		P50: max(a.P50, b.P50), P75: max(a.P75, b.P75), P90: max(a.P90, b.P90), P95: max(a.P95, b.P95),
+		P99: max(a.P99, b.P99), P999: max(a.P999, b.P999), Max: max(a.Max, b.Max)}
+}
+
+func mergeSeries(a, b []runfmt.SeriesPoint) []runfmt.SeriesPoint {
+	for len(a) < len(b) {
+		a = append(a, runfmt.SeriesPoint{T: float64(len(a))})
+	}
+	for i, p := range b {
+		q := &a[i]
+		q.Requests += p.Requests
+		q.Errors += p.Errors
+		q.P50, q.P99, q.Max = max(q.P50, p.P50), max(q.P99, p.P99), max(q.Max, p.Max)
+	}
+	return a
+}

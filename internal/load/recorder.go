@@ -1,0 +1,256 @@
+package load
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram bounds: latencies in microseconds from 1 µs to 1 hour, 3
+// significant digits (0.1% error), as wrk2 does.
+const (
+	histMin    = 1
+	histMax    = int64(time.Hour / time.Microsecond)
+	histDigits = 3
+)
+
+func newHist() *hdr.Histogram    { return hdr.New(histMin, histMax, histDigits) }
+func newSecHist() *hdr.Histogram { return hdr.New(histMin, histMax, 2) }
+
+// Phases measured per request.
+const (
+	phaseConnect = iota
+	phaseTTFB
+	phaseBody
+	nPhases
+)
+
+var phaseNames = [nPhases]string{"connect", "ttfb", "body"}
+
+// shard accumulates the measurements of some of the workers. Workers are
+// spread over a few shards so that neither a global lock nor one histogram per
+// worker (an open-model load may run a thousand) is needed.
+type shard struct {
+	mu        sync.Mutex
+	hist      *hdr.Histogram
+	phases    [nPhases]*hdr.Histogram
+	lag       *hdr.Histogram // open model: actual minus intended start
+	sec       int
+	secHist   *hdr.Histogram
+	secReq    int64
+	secErr    int64
+	status    map[int]int64
+	errKinds  map[string]int64
+	errSample map[string]string
+	bytesIn   int64
+	bytesOut  int64
+	late      int64
+	requests  atomic.Int64
+	errors    atomic.Int64
+	series    *seriesCollector
+	_         [64]byte // keep shards on separate cache lines
+}
+
+func newShard(sc *seriesCollector, open bool) *shard {
+	s := &shard{
+		hist: newHist(), secHist: newSecHist(), series: sc,
+		status: map[int]int64{}, errKinds: map[string]int64{}, errSample: map[string]string{},
+	}
+	for i := range s.phases {
+		s.phases[i] = newHist()
+	}
+	if open {
+		s.lag = newHist()
+	}
+	return s
+}
+
+// outcome is one finished request, as a worker reports it.
+type outcome struct {
+	start, end time.Time // latency is end-start; start is the intended time in the open model
+	sent       time.Time // when the request was written (open model lag)
+	firstByte  time.Time
+	connect    time.Duration // >0 when a connection was opened for it
+	status     int
+	bodyBytes  int64
+	reqBytes   int64
+	err        error
+	errKind    string
+}
+
+func micros(d time.Duration) int64 {
+	us := int64(d / time.Microsecond)
+	if us < histMin {
+		return histMin
+	}
+	if us > histMax {
+		return histMax
+	}
+	return us
+}
+
+// record adds one outcome. t0 is the start of the load.
+func (s *shard) record(o *outcome, t0 time.Time) {
+	sec := int(o.end.Sub(t0) / time.Second)
+	s.mu.Lock()
+	if sec != s.sec {
+		s.flushSecond(sec)
+	}
+	s.bytesOut += o.reqBytes
+	if o.lag() {
+		s.lag.RecordValue(micros(o.sent.Sub(o.start)))
+		if o.sent.Sub(o.start) > time.Millisecond {
+			s.late++
+		}
+	}
+	if o.connect > 0 {
+		s.phases[phaseConnect].RecordValue(micros(o.connect))
+	}
+	kind := o.errKind
+	if o.err == nil {
+		lat := micros(o.end.Sub(o.start))
+		s.hist.RecordValue(lat)
+		s.secHist.RecordValue(lat)
+		s.status[o.status]++
+		s.bytesIn += o.bodyBytes
+		if !o.firstByte.IsZero() {
+			s.phases[phaseTTFB].RecordValue(micros(o.firstByte.Sub(o.sent)))
+			s.phases[phaseBody].RecordValue(micros(o.end.Sub(o.firstByte)))
+		}
+		if o.status >= 500 {
+			kind = KindStatus5xx
+		}
+	} else if kind == "" {
+		kind = Classify(o.err)
+	}
+	s.secReq++
+	s.requests.Add(1)
+	if kind != "" {
+		s.secErr++
+		s.errors.Add(1)
+		s.errKinds[kind]++
+		if _, ok := s.errSample[kind]; !ok {
+			s.errSample[kind] = errText(o, kind)
+		}
+	}
+	s.mu.Unlock()
+}
+
+func (o *outcome) lag() bool { return !o.sent.IsZero() && o.sent != o.start }
+
+func errText(o *outcome, kind string) string {
+	if o.err != nil {
+		return o.err.Error()
+	}
+	if kind == KindStatus5xx {
+		return "server answered 5xx"
+	}
+	return kind
+}
+
+// flushSecond hands the finished second to the collector; s.mu is held.
+func (s *shard) flushSecond(next int) {
+	if s.secReq > 0 {
+		s.secHist = s.series.add(s.sec, s.secHist, s.secReq, s.secErr)
+	}
+	s.sec, s.secReq, s.secErr = next, 0, 0
+}
+
+// seriesCollector merges the shards' per-second histograms into the
+// per-second series. A second is closed two seconds after it ends, so memory
+// holds a few histograms whatever the load's length.
+type seriesCollector struct {
+	mu     sync.Mutex
+	open   map[int]*secAcc
+	closed map[int]SecondStats
+	spare  []*hdr.Histogram
+	lastP  float64 // p99 of the newest closed second (progress display)
+}
+
+type secAcc struct {
+	h        *hdr.Histogram
+	req, err int64
+}
+
+// SecondStats is one second of the per-second series.
+type SecondStats struct {
+	Sec                int
+	Requests, Errors   int64
+	P50, P99, Max, P90 time.Duration
+}
+
+func newSeriesCollector() *seriesCollector {
+	return &seriesCollector{open: map[int]*secAcc{}, closed: map[int]SecondStats{}}
+}
+
+// add merges h into second sec and returns an empty histogram for reuse.
+func (c *seriesCollector) add(sec int, h *hdr.Histogram, req, errs int64) *hdr.Histogram {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	acc := c.open[sec]
+	if acc == nil {
+		if st, ok := c.closed[sec]; ok { // a straggler: counts only
+			st.Requests += req
+			st.Errors += errs
+			c.closed[sec] = st
+			h.Reset()
+			return h
+		}
+		acc = &secAcc{h: c.take()}
+		c.open[sec] = acc
+	}
+	acc.h.Merge(h)
+	acc.req += req
+	acc.err += errs
+	h.Reset()
+	for s, a := range c.open {
+		if s < sec-2 {
+			c.close(s, a)
+		}
+	}
+	return h
+}
+
+func (c *seriesCollector) take() *hdr.Histogram {
+	if n := len(c.spare); n > 0 {
+		h := c.spare[n-1]
+		c.spare = c.spare[:n-1]
+		return h
+	}
+	return newSecHist()
+}
+
+func (c *seriesCollector) close(sec int, a *secAcc) {
+	us := func(q float64) time.Duration { return time.Duration(a.h.ValueAtQuantile(q)) * time.Microsecond }
+	st := SecondStats{Sec: sec, Requests: a.req, Errors: a.err, P50: us(50), P90: us(90), P99: us(99),
+		Max: time.Duration(a.h.Max()) * time.Microsecond}
+	c.closed[sec] = st
+	c.lastP = st.P99.Seconds() * 1000
+	delete(c.open, sec)
+	a.h.Reset()
+	c.spare = append(c.spare, a.h)
+}
+
+// finish closes every open second and returns the series in order.
+func (c *seriesCollector) finish() []SecondStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for s, a := range c.open {
+		c.close(s, a)
+	}
+	out := make([]SecondStats, 0, len(c.closed))
+	for _, st := range c.closed {
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Sec < out[j].Sec })
+	return out
+}
+
+func (c *seriesCollector) lastP99() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastP
+}

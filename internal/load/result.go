@@ -1,0 +1,135 @@
+package load
+
+import (
+	"strconv"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"perflab/internal/runfmt"
+)
+
+// result merges the shards into the load's record.
+func (a *Attacker) result(interrupted bool) *runfmt.LoadResult {
+	end := time.Unix(0, a.end.Load())
+	elapsed := end.Sub(a.t0)
+	if a.cfg.Open() && !interrupted { // the load lasts until its last response
+		elapsed = time.Since(a.t0)
+	}
+	h := newHist()
+	var phases [nPhases]*hdr.Histogram
+	for i := range phases {
+		phases[i] = newHist()
+	}
+	lag := newHist()
+	r := &runfmt.LoadResult{Model: "closed", Status: map[string]int64{}, ErrorKinds: map[string]int64{},
+		ErrorSamples: map[string]string{}, DurationS: elapsed.Seconds(), Interrupted: interrupted}
+	var late int64
+	for _, s := range a.shards {
+		s.mu.Lock()
+		s.flushSecond(0)
+		h.Merge(s.hist)
+		for i := range phases {
+			phases[i].Merge(s.phases[i])
+		}
+		if s.lag != nil {
+			lag.Merge(s.lag)
+		}
+		for code, n := range s.status {
+			r.Status[strconv.Itoa(code)] += n
+		}
+		for k, n := range s.errKinds {
+			r.ErrorKinds[k] += n
+			if _, ok := r.ErrorSamples[k]; !ok {
+				r.ErrorSamples[k] = s.errSample[k]
+			}
+		}
+		r.BytesIn += s.bytesIn
+		r.BytesOut += s.bytesOut
+		r.Requests += s.requests.Load()
+		r.Errors += s.errors.Load()
+		late += s.late
+		s.mu.Unlock()
+	}
+	if elapsed > 0 {
+		r.RPS = float64(r.Requests) / elapsed.Seconds()
+	}
+	r.Latency = Summarize(h)
+	r.Phases = map[string]runfmt.Latency{}
+	for i, ph := range phases {
+		if ph.TotalCount() > 0 {
+			r.Phases[phaseNames[i]] = Summarize(ph)
+		}
+	}
+	r.Histogram = encode(h)
+	r.Series = toSeries(a.series.finish(), elapsed)
+	for _, t := range a.targets {
+		r.URLs = appendUnique(r.URLs, t.target.Method+" "+t.target.URL.String())
+	}
+	if a.cfg.Shards > 1 {
+		r.Shard = strconv.Itoa(a.cfg.Shard+1) + "/" + strconv.Itoa(a.cfg.Shards)
+		r.Shards = 1
+	}
+	if a.cfg.Open() {
+		r.Model = "open"
+		r.TargetRPS = a.schedule.MeanRate()
+		r.Open = &runfmt.OpenStats{Scheduled: a.scheduled.Load(), Late: late, Dropped: a.dropped.Load(),
+			MaxInflightHits: a.inflightHits.Load(), SendLagMS: Summarize(lag), MaxInflight: a.cfg.MaxInflight,
+			Workers: a.nworkers.Load()}
+	}
+	return r
+}
+
+func appendUnique(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+// Summarize turns a histogram of microseconds into a summary in milliseconds.
+func Summarize(h *hdr.Histogram) runfmt.Latency {
+	if h.TotalCount() == 0 {
+		return runfmt.Latency{}
+	}
+	ms := func(q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1000 }
+	return runfmt.Latency{
+		Min: float64(h.Min()) / 1000, Mean: h.Mean() / 1000,
+		P10: ms(10), P25: ms(25), P50: ms(50), P75: ms(75), P90: ms(90), P95: ms(95),
+		P99: ms(99), P999: ms(99.9), Max: float64(h.Max()) / 1000,
+	}
+}
+
+func encode(h *hdr.Histogram) string {
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// toSeries fills seconds without completions with zero points.
+func toSeries(secs []SecondStats, elapsed time.Duration) []runfmt.SeriesPoint {
+	last := int(elapsed / time.Second)
+	if elapsed%time.Second == 0 && last > 0 {
+		last--
+	}
+	if n := len(secs); n > 0 && secs[n-1].Sec > last {
+		last = secs[n-1].Sec
+	}
+	byS := map[int]SecondStats{}
+	for _, s := range secs {
+		byS[s.Sec] = s
+	}
+	out := make([]runfmt.SeriesPoint, 0, last+1)
+	for i := 0; i <= last; i++ {
+		s := byS[i]
+		out = append(out, runfmt.SeriesPoint{T: float64(i), Requests: s.Requests, Errors: s.Errors,
+			P50: msOf(s.P50), P99: msOf(s.P99), Max: msOf(s.Max)})
+	}
+	return out
+}
+
+func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,153 @@
+package load
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Target is one request to send.
+type Target struct {
+	Method string
+	URL    *url.URL
+	Header http.Header
+	Body   []byte
+}
+
+// ParseURL checks a load URL: absolute, http or https, with a host.
+func ParseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("URL %q: %w", raw, unwrapURLError(err))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("URL %q: scheme must be http or https (e.g. http://127.0.0.1:8080/)", raw)
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return nil, fmt.Errorf("URL %q: no host (e.g. http://127.0.0.1:8080/)", raw)
+	}
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	return u, nil
+}
+
+func unwrapURLError(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err
+	}
+	return err
+}
+
+// ParseHeader parses one "Name: value" header as given to -H.
+func ParseHeader(s string) (name, value string, err error) {
+	name, value, ok := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return "", "", fmt.Errorf("header %q: want \"Name: value\"", s)
+	}
+	for _, r := range name {
+		if r <= ' ' || r >= 0x7f || strings.ContainsRune("()<>@,;:\\\"/[]?={}", r) {
+			return "", "", fmt.Errorf("header %q: invalid character %q in the name", s, r)
+		}
+	}
+	value = strings.TrimSpace(value)
+	if strings.ContainsAny(value, "\r\n\x00") {
+		return "", "", fmt.Errorf("header %q: the value contains a line break or NUL", s)
+	}
+	return name, value, nil
+}
+
+// ParseTargets reads a targets file: blocks separated by blank lines, each
+//
+//	METHOD URL
+//	Header-Name: value      (any number)
+//	@path/to/body           (optional: body from a file, relative to the targets file)
+//	< inline body text      (optional: the rest of the line is the body)
+//
+// Lines starting with # are comments. Requests are sent in round robin.
+// baseDir resolves relative @body paths.
+func ParseTargets(r io.Reader, baseDir string) ([]Target, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	var out []Target
+	var cur *Target
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimRight(sc.Text(), "\r")
+		trimmed := strings.TrimSpace(text)
+		if strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		if trimmed == "" {
+			cur = nil
+			continue
+		}
+		if err := parseTargetLine(trimmed, baseDir, &cur, &out); err != nil {
+			return nil, fmt.Errorf("targets line %d: %w", line, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("targets line %d: %w", line+1, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("targets: no requests (want lines like \"GET http://127.0.0.1:8080/\")")
+	}
+	return out, nil
+}
+
+func parseTargetLine(s, baseDir string, cur **Target, out *[]Target) error {
+	if *cur == nil {
+		method, rawURL, ok := strings.Cut(s, " ")
+		if !ok || !validMethod(method) {
+			return fmt.Errorf("%q: want \"METHOD URL\" (e.g. \"GET http://127.0.0.1:8080/\")", s)
+		}
+		u, err := ParseURL(strings.TrimSpace(rawURL))
+		if err != nil {
+			return err
+		}
+		*out = append(*out, Target{Method: method, URL: u, Header: http.Header{}})
+		*cur = &(*out)[len(*out)-1]
+		return nil
+	}
+	t := *cur
+	switch {
+	case strings.HasPrefix(s, "@"):
+		p := s[1:]
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(baseDir, p)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("body file: %w", err)
+		}
+		t.Body = b
+	case strings.HasPrefix(s, "<"):
+		t.Body = []byte(strings.TrimSpace(s[1:]))
+	default:
+		name, value, err := ParseHeader(s)
+		if err != nil {
+			return err
+		}
+		t.Header.Add(name, value)
+	}
+	return nil
+}
+
+func validMethod(m string) bool {
+	if m == "" {
+		return false
+	}
+	for _, r := range m {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,109 @@
+package load
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseTargets(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "body.json"), []byte(`{"a":1}`), 0o644)
+	in := `# comment
+GET http://127.0.0.1:8080/a
+X-Trace: 1
+
+POST http://127.0.0.1:8080/b
+Content-Type: application/json
+@body.json
+
+PUT https://127.0.0.1:8443/c
+< inline body
+`
+	ts, err := ParseTargets(strings.NewReader(in), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 3 {
+		t.Fatalf("got %d targets", len(ts))
+	}
+	if ts[0].Method != "GET" || ts[0].Header.Get("X-Trace") != "1" || ts[0].URL.Path != "/a" {
+		t.Errorf("target 1 = %+v", ts[0])
+	}
+	if string(ts[1].Body) != `{"a":1}` || ts[1].Header.Get("Content-Type") != "application/json" {
+		t.Errorf("target 2 = %+v", ts[1])
+	}
+	if string(ts[2].Body) != "inline body" || ts[2].URL.Scheme != "https" {
+		t.Errorf("target 3 = %+v", ts[2])
+	}
+}
+
+func TestParseTargetsErrorsNameTheLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"GET http://127.0.0.1/\nbad header line\n", "line 2"},
+		{"get http://x/\n", "line 1"},
+		{"\n\nGET ftp://x/\n", "line 3"},
+		{"GET http://127.0.0.1/\n@/does/not/exist\n", "line 2"},
+		{"# only comments\n", "no requests"},
+	} {
+		_, err := ParseTargets(strings.NewReader(tc.in), t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseTargets(%q) = %v; want error with %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestParseURL(t *testing.T) {
+	if u, err := ParseURL("http://127.0.0.1:8080"); err != nil || u.Path != "/" {
+		t.Errorf("ParseURL = %v, %v", u, err)
+	}
+	for _, bad := range []string{"", "127.0.0.1:8080", "ftp://x/", "http://", "http://[::1", "://x"} {
+		if _, err := ParseURL(bad); err == nil {
+			t.Errorf("ParseURL(%q): want error", bad)
+		}
+	}
+}
+
+func TestParseHeader(t *testing.T) {
+	n, v, err := ParseHeader("X-A:  b c ")
+	if err != nil || n != "X-A" || v != "b c" {
+		t.Errorf("got %q %q %v", n, v, err)
+	}
+	for _, bad := range []string{"novalue", ": x", "X A: b", "X-A: b\r\nX-B: c"} {
+		if _, _, err := ParseHeader(bad); err == nil {
+			t.Errorf("ParseHeader(%q): want error", bad)
+		}
+	}
+}
+
+func FuzzParseTargets(f *testing.F) {
+	f.Add("GET http://127.0.0.1:8080/\nX-A: 1\n\nPOST http://127.0.0.1/x\n< body\n")
+	f.Add("# c\n\nDELETE https://h/p?q=1\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		ts, err := ParseTargets(strings.NewReader(s), t.TempDir())
+		if err != nil {
+			return
+		}
+		for _, tg := range ts {
+			if tg.URL == nil || tg.URL.Host == "" || tg.Method == "" {
+				t.Fatalf("accepted an incomplete target %+v from %q", tg, s)
+			}
+			p := prepare(&tg, &Config{UserAgent: "x"})
+			if !strings.HasSuffix(string(p.raw[:len(p.raw)-len(tg.Body)]), "\r\n\r\n") {
+				t.Fatalf("bad request encoding %q", p.raw)
+			}
+		}
+	})
+}
+
+func FuzzParseHeader(f *testing.F) {
+	f.Add("X-A: b")
+	f.Add("Authorization: Bearer x:y")
+	f.Fuzz(func(t *testing.T, s string) {
+		n, v, err := ParseHeader(s)
+		if err == nil && (n == "" || strings.ContainsAny(n+v, "\r\n")) {
+			t.Fatalf("ParseHeader(%q) accepted %q %q", s, n, v)
+		}
+	})
+}

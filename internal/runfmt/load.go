@@ -1,0 +1,89 @@
+package runfmt
+
+// LoadResult is the outcome of one load: what `perflab load --json` writes and
+// what run.json holds under "load". Latencies are in milliseconds.
+type LoadResult struct {
+	// Model is "closed" (fixed workers) or "open" (scheduled arrivals).
+	Model     string  `json:"model"`
+	Requests  int64   `json:"requests"`
+	Errors    int64   `json:"errors"`
+	DurationS float64 `json:"duration_s"`
+	RPS       float64 `json:"rps"`
+	// TargetRPS is the mean intended arrival rate in the open model.
+	TargetRPS  float64          `json:"target_rps,omitempty"`
+	Latency    Latency          `json:"latency_ms"`
+	BytesIn    int64            `json:"bytes_in"`
+	BytesOut   int64            `json:"bytes_out"`
+	Status     map[string]int64 `json:"status_codes"`
+	ErrorKinds map[string]int64 `json:"error_kinds"`
+	// ErrorSamples holds the first error message seen of each kind.
+	ErrorSamples map[string]string `json:"error_samples,omitempty"`
+	// Phases holds the per-phase timings of the requests that measured them
+	// (connect, ttfb, body), each as latency percentiles in milliseconds.
+	Phases map[string]Latency `json:"phases,omitempty"`
+	// Open is filled in the open model only.
+	Open *OpenStats `json:"open,omitempty"`
+	// Series is one point per second of the load.
+	Series []SeriesPoint `json:"series"`
+	// Histogram is the latency histogram (microseconds) encoded in HDR's
+	// compressed base64 form; shards merge losslessly through it.
+	Histogram string `json:"hdr_histogram"`
+	// Interrupted says the load was stopped early (signal or cancel); the
+	// numbers cover what completed.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Shard is "i/N" when this result is one shard of a larger load.
+	Shard  string   `json:"shard,omitempty"`
+	Shards int      `json:"shards,omitempty"`
+	URLs   []string `json:"urls,omitempty"`
+}
+
+// Latency is a latency summary in milliseconds.
+type Latency struct {
+	Min  float64 `json:"min"`
+	Mean float64 `json:"mean"`
+	P10  float64 `json:"p10"`
+	P25  float64 `json:"p25"`
+	P50  float64 `json:"p50"`
+	P75  float64 `json:"p75"`
+	P90  float64 `json:"p90"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+// OpenStats describes how faithfully the open model kept its schedule.
+type OpenStats struct {
+	// Scheduled is the number of arrivals the schedule asked for.
+	Scheduled int64 `json:"scheduled"`
+	// Late counts requests sent more than 1 ms after their intended time.
+	Late int64 `json:"late"`
+	// Dropped counts arrivals never sent because --max-inflight was reached
+	// for longer than the request timeout; they are errors of kind "dropped".
+	Dropped int64 `json:"dropped"`
+	// MaxInflightHits counts arrivals that found every in-flight slot busy.
+	MaxInflightHits int64 `json:"max_inflight_hits"`
+	// SendLagMS is actual minus intended start, in milliseconds.
+	SendLagMS Latency `json:"send_lag_ms"`
+	// MaxInflight is the in-flight bound; Workers how many were used.
+	MaxInflight int   `json:"max_inflight"`
+	Workers     int64 `json:"workers"`
+}
+
+// SeriesPoint is one second of a run. T is seconds since the load began
+// (the point covers [T, T+1)). Target fields are set by `perflab run`.
+type SeriesPoint struct {
+	T        float64 `json:"t"`
+	Requests int64   `json:"requests"`
+	Errors   int64   `json:"errors"`
+	P50      float64 `json:"p50_ms"`
+	P99      float64 `json:"p99_ms"`
+	Max      float64 `json:"max_ms"`
+
+	CPUCores      *float64 `json:"cpu_cores,omitempty"`
+	RSSBytes      *int64   `json:"rss_bytes,omitempty"`
+	ThrottledPct  *float64 `json:"throttled_pct,omitempty"`
+	Threads       *int64   `json:"threads,omitempty"`
+	GCCount       *int64   `json:"gc_count,omitempty"`
+	HeapLiveBytes *int64   `json:"heap_live_bytes,omitempty"`
+}

@@ -1,0 +1,144 @@
+package runfmt
+
+import "time"
+
+// SchemaVersion is the version of run.json this build writes.
+const SchemaVersion = 1
+
+// Run statuses.
+const (
+	StatusComplete = "complete"
+	StatusPartial  = "partial"
+)
+
+// Run is the content of run.json.
+type Run struct {
+	SchemaVersion int       `json:"schema_version"`
+	Name          string    `json:"name"`
+	ID            string    `json:"id"`
+	Started       time.Time `json:"started"`
+	Status        string    `json:"status"`
+	PartialReason string    `json:"partial_reason,omitempty"`
+	// Warnings are problems that did not stop the run (a missing profile, no
+	// cgroup permission) in the words shown to the user.
+	Warnings []string `json:"warnings,omitempty"`
+
+	Config   Config         `json:"config"`
+	Env      Environment    `json:"environment"`
+	Load     *LoadResult    `json:"load,omitempty"`
+	Target   *TargetSummary `json:"target,omitempty"`
+	Profiles []ProfileRef   `json:"profiles,omitempty"`
+	Hot      []HotFunc      `json:"hot,omitempty"`
+	Allocs   []AllocFunc    `json:"allocs,omitempty"`
+	GC       *GCSummary     `json:"gc,omitempty"`
+	Findings []Finding      `json:"findings,omitempty"`
+}
+
+// Config records how the run was asked for, so two runs can be checked for
+// comparability.
+type Config struct {
+	URL         string            `json:"url"`
+	Command     []string          `json:"command,omitempty"`
+	PID         int               `json:"pid,omitempty"`
+	Env         map[string]string `json:"env,omitempty"`
+	CPUs        float64           `json:"cpus,omitempty"`
+	MemoryBytes int64             `json:"memory_bytes,omitempty"`
+	WarmupS     float64           `json:"warmup_s"`
+	// Load is the load's settings in flag form (c, rate, stages, duration...).
+	Load map[string]string `json:"load"`
+}
+
+// Environment describes where the run happened.
+type Environment struct {
+	PerflabVersion string `json:"perflab_version"`
+	GoVersion      string `json:"go_version"`
+	Hostname       string `json:"hostname"`
+	Kernel         string `json:"kernel"`
+	HostCores      int    `json:"host_cores"`
+	CgroupVersion  string `json:"cgroup_version"`
+	GitCommit      string `json:"git_commit,omitempty"`
+	GitDirty       bool   `json:"git_dirty,omitempty"`
+}
+
+// TargetSummary is what the target service consumed during the measured window.
+type TargetSummary struct {
+	PIDs             []int   `json:"pids,omitempty"`
+	CPUCoresMean     float64 `json:"cpu_cores_mean"`
+	CPUCoresP95      float64 `json:"cpu_cores_p95"`
+	CPUCoresMax      float64 `json:"cpu_cores_max"`
+	CPUSeconds       float64 `json:"cpu_seconds"`
+	CPUMsPerRequest  float64 `json:"cpu_ms_per_request"`
+	RSSMaxBytes      int64   `json:"rss_max_bytes"`
+	MemoryMaxBytes   int64   `json:"memory_max_bytes,omitempty"`
+	ThrottledPct     float64 `json:"throttled_pct"`
+	ThrottledSeconds float64 `json:"throttled_s"`
+	ThreadsMax       int64   `json:"threads_max,omitempty"`
+	CPULimitCores    float64 `json:"cpu_limit_cores,omitempty"`
+	MemoryLimitBytes int64   `json:"memory_limit_bytes,omitempty"`
+	// Source is where CPU was read: "cgroup-v1", "cgroup-v2" or "proc".
+	Source string `json:"source"`
+	// CPUBound says the target ran at its CPU budget (near quota, throttled).
+	CPUBound bool   `json:"cpu_bound"`
+	Verdict  string `json:"verdict"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+}
+
+// ProfileRef names one saved profile of the run.
+type ProfileRef struct {
+	// Type is cpu, allocs, heap, goroutine, mutex, block or trace.
+	Type string `json:"type"`
+	// Source is pprof, perf, py-spy or rbspy.
+	Source  string  `json:"source"`
+	File    string  `json:"file"`
+	StartS  float64 `json:"start_s"`
+	Seconds float64 `json:"seconds"`
+	Samples int64   `json:"samples,omitempty"`
+}
+
+// HotFunc is one row of the CPU top table, normalised per request.
+type HotFunc struct {
+	Function         string  `json:"function"`
+	File             string  `json:"file,omitempty"`
+	FlatPct          float64 `json:"flat_pct"`
+	CumPct           float64 `json:"cum_pct"`
+	CPUUsPerRequest  float64 `json:"cpu_us_per_request"`
+	CumUsPerRequest  float64 `json:"cum_us_per_request"`
+	UserCode         bool    `json:"user_code"`
+	AttributedUsReq  float64 `json:"attributed_us_per_request,omitempty"`
+	AttributedSample string  `json:"attributed_from,omitempty"`
+}
+
+// AllocFunc is one allocating function, normalised per request.
+type AllocFunc struct {
+	Function          string  `json:"function"`
+	UserCode          bool    `json:"user_code"`
+	BytesPerRequest   float64 `json:"bytes_per_request"`
+	ObjectsPerRequest float64 `json:"objects_per_request"`
+	CumBytesPerReq    float64 `json:"cum_bytes_per_request,omitempty"`
+}
+
+// GCSummary is the garbage collector's share of the window (from gctrace).
+type GCSummary struct {
+	Count       int     `json:"count"`
+	CPUPct      float64 `json:"cpu_pct"`
+	PauseP50Ms  float64 `json:"pause_p50_ms"`
+	PauseP99Ms  float64 `json:"pause_p99_ms"`
+	PauseMaxMs  float64 `json:"pause_max_ms"`
+	HeapMaxMB   float64 `json:"heap_max_mb"`
+	GOGC        string  `json:"gogc,omitempty"`
+	AllocMBPerS float64 `json:"alloc_mb_per_s,omitempty"`
+}
+
+// Finding is one rule-based observation, ranked by cost.
+type Finding struct {
+	Kind      string   `json:"kind"`
+	Title     string   `json:"title"`
+	Detail    string   `json:"detail"`
+	Functions []string `json:"functions,omitempty"`
+	// CostUsPerRequest is the CPU the finding explains, per request.
+	CostUsPerRequest float64 `json:"cost_us_per_request,omitempty"`
+	// CostBytesPerRequest is the allocation the finding explains, per request.
+	CostBytesPerRequest float64 `json:"cost_bytes_per_request,omitempty"`
+	// Share is the fraction (0-1) of the target's CPU the finding explains.
+	Share float64 `json:"share,omitempty"`
+}
