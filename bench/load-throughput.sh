@@ -20,7 +20,7 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -r
 trap cleanup EXIT
 (cd "$root" && go build -o "$work/perflab" ./cmd/perflab && go build -o "$work/hello" ./testdata/services/hello)
 
-taskset -c 1 "$work/hello" -addr 127.0.0.1:18181 >/dev/null 2>&1 & pids+=($!)
+taskset -c 1 "$work/hello" -addr 127.0.0.1:18181 -pprof-addr 127.0.0.1:0 >/dev/null 2>&1 & pids+=($!)
 mkdir -p "$work/www" && printf 'hello, world\n' > "$work/www/index.html"
 cat > "$work/nginx.conf" <<CONF
 worker_processes 1;

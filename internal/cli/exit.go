@@ -44,9 +44,6 @@ func codeOf(ctx context.Context, err error) ExitCode {
 	var ee *exitError
 	switch {
 	case err == nil:
-		if ctx.Err() != nil {
-			return ExitInterrupted
-		}
 		return ExitOK
 	case errors.As(err, &se):
 		return se.code

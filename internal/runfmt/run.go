@@ -32,6 +32,7 @@ type Run struct {
 	Allocs   []AllocFunc    `json:"allocs,omitempty"`
 	GC       *GCSummary     `json:"gc,omitempty"`
 	Findings []Finding      `json:"findings,omitempty"`
+	FindMax  *FindMax       `json:"find_max,omitempty"`
 }
 
 // Config records how the run was asked for, so two runs can be checked for

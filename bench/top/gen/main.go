@@ -1,0 +1,169 @@
+// Command gen writes a large, deterministic CPU profile for the top
+// benchmark: by default 600k samples over 60k distinct stacks of a synthetic
+// Go service (net/http serving user handlers that call into the standard
+// library), gzipped in pprof's format.
+//
+//	go run ./bench/top/gen -o /tmp/big.pb.gz [-samples 600000] [-stacks 60000] [-aggregate]
+//
+// Samples are written one record each, as perf-converted profiles are;
+// -aggregate merges equal stacks into one record, as runtime/pprof does.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+
+	"github.com/google/pprof/profile"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
+	out := fs.String("o", "big.pb.gz", "write the profile to `file`")
+	samples := fs.Int("samples", 600000, "number of samples")
+	stacks := fs.Int("stacks", 60000, "number of distinct stacks")
+	aggregate := fs.Bool("aggregate", false, "merge equal stacks into one sample record")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	p := generate(*samples, *stacks, *aggregate)
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	if err := p.Write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", *out, err)
+	}
+	return f.Close()
+}
+
+// callGraph is a synthetic program: functions and who calls whom.
+type callGraph struct {
+	p       *profile.Profile
+	locs    []*profile.Location
+	callees [][]int
+}
+
+var stdNames = []string{
+	"runtime.mallocgc", "runtime.memmove", "runtime.mapaccess2_faststr", "runtime.growslice",
+	"runtime.scanobject", "runtime.findObject", "strings.ToLower", "strings.Split",
+	"strconv.AppendInt", "fmt.Sprintf", "fmt.(*pp).doPrintf", "fmt.(*pp).printValue",
+	"encoding/json.Marshal", "encoding/json.(*encodeState).reflectValue", "reflect.Value.Field",
+	"sort.Slice", "bytes.(*Buffer).Write", "net/http.(*response).Write", "bufio.(*Writer).Flush",
+	"syscall.Syscall", "internal/poll.(*FD).Write", "compress/flate.(*compressor).deflate",
+	"image/png.(*encoder).writeIDATs", "crypto/sha256.block", "regexp.(*Regexp).doExecute",
+}
+
+func newCallGraph(r *rand.Rand, nuser int) *callGraph {
+	g := &callGraph{p: &profile.Profile{
+		SampleType:        []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType:        &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
+		Period:            10000000,
+		DurationNanos:     60e9,
+		DefaultSampleType: "cpu",
+	}}
+	m := &profile.Mapping{ID: 1, Start: 0x400000, Limit: 0x4000000, File: "/srv/shop", HasFunctions: true}
+	g.p.Mapping = []*profile.Mapping{m}
+	var names []string
+	names = append(names, "runtime.goexit", "net/http.(*conn).serve", "net/http.serverHandler.ServeHTTP", "net/http.HandlerFunc.ServeHTTP")
+	names = append(names, stdNames...)
+	for i := 0; i < nuser; i++ {
+		names = append(names, fmt.Sprintf("github.com/acme/shop/internal/pkg%02d.(*Type%d).Method%d", i%40, i%17, i))
+	}
+	for i, name := range names {
+		fn := &profile.Function{ID: uint64(i + 1), Name: name, SystemName: name, Filename: fmt.Sprintf("/src/f%d.go", i%300)}
+		g.p.Function = append(g.p.Function, fn)
+		loc := &profile.Location{ID: uint64(i + 1), Mapping: m, Address: 0x400000 + uint64(i)*64, Line: []profile.Line{{Function: fn, Line: int64(10 + i%500)}}}
+		g.p.Location = append(g.p.Location, loc)
+		g.locs = append(g.locs, loc)
+	}
+	firstUser := 4 + len(stdNames)
+	g.callees = make([][]int, len(names))
+	for i := 0; i < 3; i++ {
+		g.callees[i] = []int{i + 1}
+	}
+	for k := 0; k < 30; k++ { // handlers
+		g.callees[3] = append(g.callees[3], firstUser+r.IntN(nuser))
+	}
+	for i := firstUser; i < len(names); i++ {
+		for k := 0; k < 6; k++ {
+			if r.IntN(3) == 0 {
+				g.callees[i] = append(g.callees[i], 4+r.IntN(len(stdNames)))
+			} else {
+				g.callees[i] = append(g.callees[i], firstUser+r.IntN(nuser))
+			}
+		}
+	}
+	for i := 10; i < firstUser; i++ { // the rest of std calls into the runtime
+		g.callees[i] = []int{4, 5, 6, 7, 8, 9}
+	}
+	return g
+}
+
+// stack walks the call graph from the root to a random depth.
+func (g *callGraph) stack(r *rand.Rand) []*profile.Location {
+	depth := 6 + r.IntN(30)
+	fn := 0
+	path := []int{0}
+	for len(path) < depth && len(g.callees[fn]) > 0 {
+		fn = g.callees[fn][r.IntN(len(g.callees[fn]))]
+		path = append(path, fn)
+	}
+	out := make([]*profile.Location, len(path))
+	for i, f := range path { // leaf first
+		out[len(path)-1-i] = g.locs[f]
+	}
+	return out
+}
+
+func generate(nsamples, nstacks int, aggregate bool) *profile.Profile {
+	r := rand.New(rand.NewPCG(1, 2))
+	g := newCallGraph(r, 2000)
+	seen := map[string]bool{}
+	var stacks [][]*profile.Location
+	for len(stacks) < nstacks {
+		st := g.stack(r)
+		key := fmt.Sprint(locIDs(st))
+		if !seen[key] {
+			seen[key] = true
+			stacks = append(stacks, st)
+		}
+	}
+	zipf := rand.NewZipf(r, 1.1, 4, uint64(nstacks-1))
+	counts := make([]int64, nstacks)
+	for i := 0; i < nsamples; i++ {
+		// Every stack at least once, then a skewed distribution.
+		k := i
+		if i >= nstacks {
+			k = int(zipf.Uint64())
+		}
+		if aggregate {
+			counts[k]++
+			continue
+		}
+		g.p.Sample = append(g.p.Sample, &profile.Sample{Location: stacks[k], Value: []int64{1, g.p.Period}})
+	}
+	for k, n := range counts {
+		if n > 0 {
+			g.p.Sample = append(g.p.Sample, &profile.Sample{Location: stacks[k], Value: []int64{n, n * g.p.Period}})
+		}
+	}
+	return g.p
+}
+
+func locIDs(st []*profile.Location) []uint64 {
+	ids := make([]uint64, len(st))
+	for i, l := range st {
+		ids[i] = l.ID
+	}
+	return ids
+}

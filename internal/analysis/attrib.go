@@ -1,0 +1,104 @@
+package analysis
+
+// costs holds per-function costs of one sample type, computed in one pass over
+// a stackSet.
+type costs struct {
+	set   *stackSet
+	vi    int
+	user  []bool  // per function: user code
+	flat  []int64 // cost where the function is the leaf
+	cum   []int64 // cost of stacks containing the function (counted once)
+	charg []int64 // flat under attribution: own flat plus what it was charged
+	attr  []int64 // cost of non-user frames charged to the function
+	// from[user][callee] is the cost charged to a user function through the
+	// non-user function it called directly.
+	from  map[[2]int32]int64
+	total int64
+}
+
+// entryTrampolines are frames that start every goroutine or thread and say
+// nothing about the work; a stack without user code is charged to the first
+// frame below them.
+var entryTrampolines = map[string]bool{
+	"runtime.goexit": true, "runtime.mstart": true, "runtime.mstart0": true,
+	"runtime.mstart1": true, "runtime.mcall": true, "runtime.systemstack": true,
+	"runtime.main": true, "runtime.morestack": true, "runtime.rt0_go": true,
+	"_start": true, "__libc_start_main": true, "__libc_start_call_main": true,
+	"start_thread": true, "clone": true, "clone3": true, "[unknown]": true,
+}
+
+// computeCosts walks every stack once. keep, when non-nil, selects stacks.
+func computeCosts(s *stackSet, vi int, uc UserCode, keep func(stack []int32) bool) *costs {
+	n := len(s.funcs)
+	c := &costs{
+		set: s, vi: vi,
+		user: make([]bool, n), flat: make([]int64, n), cum: make([]int64, n),
+		charg: make([]int64, n), attr: make([]int64, n),
+		from: map[[2]int32]int64{},
+	}
+	for i, f := range s.funcs {
+		c.user[i] = uc.IsUser(f.Name, f.File)
+	}
+	seen := make([]int32, n)
+	for i := range seen {
+		seen[i] = -1
+	}
+	for si := 0; si < s.numStacks(); si++ {
+		v := s.value(si, vi)
+		st := s.stack(si)
+		c.total += v
+		if v == 0 || len(st) == 0 || (keep != nil && !keep(st)) {
+			continue
+		}
+		c.flat[st[0]] += v
+		for _, f := range st {
+			if seen[f] != int32(si) {
+				seen[f] = int32(si)
+				c.cum[f] += v
+			}
+		}
+		c.charge(st, v)
+	}
+	return c
+}
+
+// charge books v of stack st to the nearest user caller of its leaf.
+func (c *costs) charge(st []int32, v int64) {
+	for i, f := range st {
+		if c.user[f] {
+			c.charg[f] += v
+			if i > 0 {
+				c.attr[f] += v
+				c.from[[2]int32{f, st[i-1]}] += v
+			}
+			return
+		}
+	}
+	e := c.entryFrame(st)
+	c.charg[e] += v
+	if e != st[0] {
+		c.attr[e] += v
+	}
+}
+
+// entryFrame is the outermost frame of st that is not a trampoline.
+func (c *costs) entryFrame(st []int32) int32 {
+	for i := len(st) - 1; i > 0; i-- {
+		if !entryTrampolines[c.set.funcs[st[i]].Name] {
+			return st[i]
+		}
+	}
+	return st[0]
+}
+
+// topCallee returns the non-user function through which user function f was
+// charged the most, or -1.
+func (c *costs) topCallee(f int32) (int32, int64) {
+	best, bv := int32(-1), int64(0)
+	for k, v := range c.from {
+		if k[0] == f && (v > bv || v == bv && best >= 0 && c.set.funcs[k[1]].Name < c.set.funcs[best].Name) {
+			best, bv = k[1], v
+		}
+	}
+	return best, bv
+}

@@ -1,0 +1,187 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+)
+
+// canonical renders a stackSet as sorted "frames=values" lines plus its
+// header, independent of function and stack order.
+func canonical(s *stackSet) string {
+	agg := map[string][]int64{}
+	for i := 0; i < s.numStacks(); i++ {
+		var names []string
+		for _, f := range s.stack(i) {
+			names = append(names, s.funcs[f].Name)
+		}
+		k := strings.Join(names, ";")
+		v := agg[k]
+		if v == nil {
+			v = make([]int64, len(s.sampleTypes))
+		}
+		for j := range v {
+			v[j] += s.value(i, j)
+		}
+		agg[k] = v
+	}
+	var lines []string
+	for k, v := range agg {
+		lines = append(lines, fmt.Sprintf("%s=%v", k, v))
+	}
+	sort.Strings(lines)
+	head := fmt.Sprintf("types=%v default=%q period=%d %v duration=%d\n", s.sampleTypes, s.defaultType, s.period, s.periodType, s.durationNanos)
+	return head + strings.Join(lines, "\n")
+}
+
+// inlineProfile has inlined frames, an unsymbolised location with a mapping
+// and one without, and repeated stacks.
+func inlineProfile() *profile.Profile {
+	m := &profile.Mapping{ID: 1, Start: 0x1000, Limit: 0x9000, File: "/usr/lib/libc.so.6"}
+	f1 := &profile.Function{ID: 1, Name: "main.outer", Filename: "main.go"}
+	f2 := &profile.Function{ID: 2, Name: "main.inlined", Filename: "main.go"}
+	f3 := &profile.Function{ID: 3, Name: "runtime.goexit", Filename: "asm.s"}
+	l1 := &profile.Location{ID: 1, Line: []profile.Line{{Function: f2, Line: 3}, {Function: f1, Line: 9}}}
+	l2 := &profile.Location{ID: 2, Line: []profile.Line{{Function: f3}}}
+	l3 := &profile.Location{ID: 3, Mapping: m, Address: 0x1234}
+	l4 := &profile.Location{ID: 4, Address: 0x42}
+	return &profile.Profile{
+		SampleType:        []*profile.ValueType{{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"}},
+		DefaultSampleType: "alloc_space",
+		PeriodType:        &profile.ValueType{Type: "space", Unit: "bytes"},
+		Period:            524288,
+		DurationNanos:     5e9,
+		Mapping:           []*profile.Mapping{m},
+		Function:          []*profile.Function{f1, f2, f3},
+		Location:          []*profile.Location{l1, l2, l3, l4},
+		Sample: []*profile.Sample{
+			{Location: []*profile.Location{l1, l2}, Value: []int64{1, 100}, Label: map[string][]string{"k": {"v"}}},
+			{Location: []*profile.Location{l3, l1, l2}, Value: []int64{2, 200}},
+			{Location: []*profile.Location{l1, l2}, Value: []int64{3, 300}},
+			{Location: []*profile.Location{l4}, Value: []int64{4, 400}},
+		},
+	}
+}
+
+func encode(t testing.TB, p *profile.Profile, gzipped bool) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	var err error
+	if gzipped {
+		err = p.Write(&buf)
+	} else {
+		err = p.WriteUncompressed(&buf)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// checkSame decodes data both ways and compares.
+func checkSame(t *testing.T, name string, data []byte) {
+	t.Helper()
+	p, err := profile.ParseData(data)
+	if err != nil {
+		t.Fatalf("%s: profile.ParseData: %v", name, err)
+	}
+	s, err := readStackSet(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("%s: readStackSet: %v", name, err)
+	}
+	if got, want := canonical(s), canonical(fromProfile(p)); got != want {
+		t.Errorf("%s: lean decoder differs from profile.Parse:\n--- lean\n%s\n--- profile.Parse\n%s", name, got, want)
+	}
+}
+
+func TestLeanDecoderMatchesParse(t *testing.T) {
+	for name, p := range map[string]*profile.Profile{
+		"cpu":    cpuProfile(t),
+		"inline": inlineProfile(),
+		"real":   realCPUProfile(t),
+	} {
+		checkSame(t, name+".pb.gz", encode(t, p, true))
+		checkSame(t, name+".pb", encode(t, p, false))
+	}
+}
+
+func TestTopFileFallsBackToParse(t *testing.T) {
+	// A legacy text heap profile: not protobuf, profile.Parse reads it.
+	legacy := "heap profile: 1: 1024 [2: 2048] @ heap/1048576\n1: 1024 [2: 2048] @ 0x1000 0x2000\n"
+	path := filepath.Join(t.TempDir(), "legacy.heap")
+	if err := os.WriteFile(path, []byte(legacy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := TopFile(path, TopOptions{SampleIndex: "inuse_space"})
+	if err != nil {
+		t.Fatalf("TopFile(legacy): %v", err)
+	}
+	if tb.Total == 0 || len(tb.Rows) == 0 {
+		t.Errorf("TopFile(legacy) = %+v, want rows", tb)
+	}
+	if _, err := TopFile(filepath.Join(t.TempDir(), "missing"), TopOptions{}); err == nil {
+		t.Error("TopFile(missing file): no error")
+	}
+}
+
+func TestTopFileEqualsTop(t *testing.T) {
+	p := cpuProfile(t)
+	path := filepath.Join(t.TempDir(), "cpu.pb.gz")
+	if err := os.WriteFile(path, encode(t, p, true), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opt := TopOptions{User: true, Requests: 3}
+	a, err := TopFile(path, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Top(p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("TopFile = %+v\nTop = %+v", a, b)
+	}
+}
+
+func TestLeanDecoderErrors(t *testing.T) {
+	good := encode(t, cpuProfile(t), false)
+	for name, data := range map[string][]byte{
+		"truncated":  good[:len(good)/2],
+		"bad wire":   {0x0b},
+		"no strings": {},
+		"huge field": {0x12, 0xff, 0xff, 0xff, 0xff, 0x0f},
+	} {
+		if _, err := readStackSet(bytes.NewReader(data)); err == nil {
+			t.Errorf("readStackSet(%s): no error", name)
+		}
+	}
+}
+
+// FuzzReadStackSet checks that the lean decoder never panics and agrees with
+// profile.Parse whenever both accept an input.
+func FuzzReadStackSet(f *testing.F) {
+	f.Add(encode(f, cpuProfile(f), false))
+	f.Add(encode(f, inlineProfile(), false))
+	f.Add(encode(f, inlineProfile(), true))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := readStackSet(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		p, err := profile.ParseData(data)
+		if err != nil {
+			return
+		}
+		if got, want := canonical(s), canonical(fromProfile(p)); got != want {
+			t.Errorf("lean decoder differs from profile.Parse:\n--- lean\n%s\n--- profile.Parse\n%s", got, want)
+		}
+	})
+}

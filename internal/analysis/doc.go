@@ -1,0 +1,31 @@
+// Package analysis tells where each request's cost goes in a profile: a
+// pprof-style top table with flat and cumulative cost per function, the cost
+// of standard-library and runtime frames charged to the nearest user function
+// that called them, per-request normalisation, per-function deltas between two
+// profiles, self-contained interactive flame graphs (plain and differential)
+// and rule-based findings. Everything here is a pure function of
+// *profile.Profile values (github.com/google/pprof/profile) and run records;
+// nothing reads the network or the run store.
+//
+// # User code
+//
+// A frame is user code when the user can change it: the service's own
+// packages and its third-party dependencies. Go standard-library and runtime
+// packages, kernel and libc frames, unsymbolised addresses and the Python or
+// Ruby standard libraries are not. See [UserCode] to adjust the rule.
+//
+// # Attribution
+//
+// With attribution, the cost of a non-user frame goes to the nearest user
+// function above it on the stack, so "strings.ToLower is 30% of CPU" becomes
+// "main.search spends 30% of CPU, most of it in strings.ToLower". Stacks
+// without any user frame are charged to their outermost meaningful frame
+// (runtime.gcBgMarkWorker, net/http.(*conn).serve, ...).
+//
+// # Large profiles
+//
+// [Top] works on a reduced form of the profile: one entry per distinct stack
+// of function names. [TopFile] builds that form straight from the encoded
+// file without materialising a *profile.Profile, which is what makes
+// `perflab top` cheaper than `go tool pprof -top` on big profiles.
+package analysis

@@ -1,0 +1,251 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"perflab/internal/runfmt"
+)
+
+// cpuView is the CPU profile prepared for the rules: costs with attribution
+// and the CPU time per request it is scaled to.
+type cpuView struct {
+	c        *costs
+	usPerReq float64 // CPU per request in µs (measured, else profiled)
+	requests int64
+}
+
+func newCPUView(in FindingInput) *cpuView {
+	v := &cpuView{requests: in.Requests}
+	if in.CPU != nil {
+		s := fromProfile(in.CPU)
+		if vi, err := s.sampleIndex(""); err == nil {
+			v.c = computeCosts(s, vi, UserCode{}, nil)
+			if in.Requests > 0 {
+				v.usPerReq = float64(v.c.total) * timeToMicros(s.sampleTypes[vi].Unit, s.period, s.periodType.Unit) / float64(in.Requests)
+			}
+		}
+	}
+	if in.Target != nil && in.Target.CPUMsPerRequest > 0 {
+		v.usPerReq = in.Target.CPUMsPerRequest * 1000
+	}
+	return v
+}
+
+// share is the fraction of profiled CPU in v.
+func (v *cpuView) share(x int64) float64 {
+	if v.c == nil || v.c.total == 0 {
+		return 0
+	}
+	return float64(x) / float64(v.c.total)
+}
+
+// us is the CPU per request of a share.
+func (v *cpuView) us(share float64) float64 { return share * v.usPerReq }
+
+// perReqText renders a share as "41% of CPU, 380 µs/request".
+func (v *cpuView) perReqText(share float64) string {
+	s := fmt.Sprintf("%.0f%% of CPU", 100*share)
+	if v.usPerReq > 0 {
+		s += ", " + FormatValue(v.us(share)*1000, "nanoseconds") + "/request"
+	}
+	return s
+}
+
+// category groups library code by the kind of work it does.
+type category struct {
+	kind, label, advice string
+	prefixes            []string
+	cacheable           bool
+}
+
+var categories = []category{
+	{KindFormatting, "formatting", "build the string with strconv.Append*/strings.Builder or precompute it; fmt with %v walks values by reflection", []string{"fmt."}, false},
+	{KindEncoding, "encoding", "reuse encoders and buffers, encode only what changed, or cache the encoded bytes", []string{"encoding/json.", "encoding/xml.", "encoding/gob.", "encoding/csv.", "google.golang.org/protobuf/", "github.com/golang/protobuf/", "image/png.", "image/jpeg.", "image/gif."}, true},
+	{KindEncoding, "template execution", "cache the rendered output when its inputs rarely change", []string{"html/template.", "text/template."}, true},
+	{KindCompression, "compression", "lower the compression level, skip small or already-compressed bodies, or cache compressed output", []string{"compress/", "github.com/klauspost/compress/"}, true},
+	{KindRepeatedWork, "database/file reads", "read once and cache the result, or query only what changed", []string{"database/sql.", "github.com/mattn/go-sqlite3", "modernc.org/sqlite", "os.ReadFile", "os.(*File).Read", "io/ioutil.ReadFile"}, true},
+	{KindRegexp, "regular expressions", "compile once outside the handler, or use strings functions for fixed patterns", []string{"regexp."}, false},
+	{KindReflection, "reflection", "avoid reflect on the request path: use concrete types or generated code", []string{"reflect."}, false},
+}
+
+func categoryOf(name string) int {
+	for i, c := range categories {
+		for _, p := range c.prefixes {
+			if strings.HasPrefix(name, p) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// catKey identifies library work of one category under one user function.
+type catKey struct {
+	cat   int
+	owner int32
+}
+
+// categoryCosts charges each stack's cost to (category, owner): the
+// outermost category frame between the leaf and the nearest user frame that
+// is not itself library code of a category. entry[key][fn] records which
+// library entry points (fmt.Sprintf, image/png.Encode) carried the cost.
+func (v *cpuView) categoryCosts() (map[catKey]int64, map[catKey]map[int32]int64) {
+	cost, entry := map[catKey]int64{}, map[catKey]map[int32]int64{}
+	s := v.c.set
+	cats := make([]int, len(s.funcs))
+	for i, f := range s.funcs {
+		cats[i] = categoryOf(f.Name)
+	}
+	for si := 0; si < s.numStacks(); si++ {
+		val := s.value(si, v.c.vi)
+		if val == 0 {
+			continue
+		}
+		cat, fn := -1, int32(-1)
+		for _, f := range s.stack(si) {
+			if cats[f] >= 0 {
+				cat, fn = cats[f], f
+				continue
+			}
+			if v.c.user[f] {
+				if cat >= 0 {
+					k := catKey{cat, f}
+					cost[k] += val
+					if entry[k] == nil {
+						entry[k] = map[int32]int64{}
+					}
+					entry[k][fn] += val
+				}
+				break
+			}
+		}
+	}
+	return cost, entry
+}
+
+// Thresholds of the CPU rules, as shares of profiled CPU.
+const (
+	categoryMinShare  = 0.15 // library work "dominating" under one function
+	repeatedMinShare  = 0.30 // cacheable work worth a caching suggestion
+	hotUserMinShare   = 0.05 // a user function worth naming
+	hotUserMaxListed  = 3
+	coveredByCategory = 0.8 // hot function already explained by category findings
+)
+
+// categoryFindings reports library work dominating under a user function,
+// and cacheable work repeated per request.
+func (v *cpuView) categoryFindings() []ranked {
+	if v.c == nil || v.c.total == 0 {
+		return nil
+	}
+	cost, entry := v.categoryCosts()
+	keys := make([]catKey, 0, len(cost))
+	for k := range cost {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if cost[keys[i]] != cost[keys[j]] {
+			return cost[keys[i]] > cost[keys[j]]
+		}
+		return keys[i].cat < keys[j].cat || keys[i].cat == keys[j].cat && keys[i].owner < keys[j].owner
+	})
+	var out []ranked
+	for _, k := range keys {
+		sh := v.share(cost[k])
+		cat := categories[k.cat]
+		if cat.cacheable && sh >= repeatedMinShare {
+			out = append(out, v.categoryFinding(k, cat, cost[k], entry[k], true))
+		} else if sh >= categoryMinShare {
+			out = append(out, v.categoryFinding(k, cat, cost[k], entry[k], false))
+		}
+	}
+	return out
+}
+
+func (v *cpuView) categoryFinding(k catKey, cat category, cost int64, entries map[int32]int64, repeated bool) ranked {
+	s := v.c.set
+	owner := s.funcs[k.owner].Name
+	fns := sortedByCost(entries)
+	top := s.funcs[fns[0]].Name
+	sh := v.share(cost)
+	f := runfmt.Finding{Kind: cat.kind, Share: sh, CostUsPerRequest: v.us(sh), Functions: []string{owner}}
+	var parts []string
+	for i, fn := range fns {
+		if i == 3 {
+			break
+		}
+		f.Functions = append(f.Functions, s.funcs[fn].Name)
+		parts = append(parts, fmt.Sprintf("%s %.0f%%", s.funcs[fn].Name, 100*v.share(entries[fn])))
+	}
+	f.Title = fmt.Sprintf("%s under %s: %s", top, owner, v.perReqText(sh))
+	f.Detail = fmt.Sprintf("%s spends %s in %s (%s). %s.", owner, v.perReqText(sh), cat.label, strings.Join(parts, ", "), capitalize(cat.advice))
+	if repeated {
+		f.Kind = KindRepeatedWork
+		f.Title = fmt.Sprintf("%s repeats %s on every request: %s", owner, top, v.perReqText(sh))
+		f.Detail += " If the result is the same for many requests (data that changes once a second, a rendered page, an image), compute it once and serve the cached result."
+	}
+	return ranked{f, sh}
+}
+
+// hotUserFindings names the user functions with the most attributed CPU,
+// unless category findings already explain them.
+func (v *cpuView) hotUserFindings(prev []ranked) []ranked {
+	if v.c == nil || v.c.total == 0 {
+		return nil
+	}
+	explained := map[string]float64{}
+	for _, r := range prev {
+		if len(r.f.Functions) > 0 && r.f.Kind != KindCPUBound && r.f.Kind != KindGC {
+			explained[r.f.Functions[0]] += r.f.Share
+		}
+	}
+	var out []ranked
+	for _, f := range v.c.ranked(true, 0) {
+		sh := v.share(v.c.charg[f])
+		if len(out) == hotUserMaxListed || sh < hotUserMinShare {
+			break
+		}
+		name := v.c.set.funcs[f].Name
+		if explained[name] >= coveredByCategory*sh {
+			continue
+		}
+		fd := runfmt.Finding{Kind: KindHotUserFunction, Functions: []string{name}, Share: sh, CostUsPerRequest: v.us(sh)}
+		fd.Title = fmt.Sprintf("%s: %s", name, v.perReqText(sh))
+		fd.Detail = fmt.Sprintf("%s costs %s including the standard-library and runtime code it calls", name, v.perReqText(sh))
+		own := v.share(v.c.flat[f])
+		fd.Detail += fmt.Sprintf(" (its own code: %.0f%%)", 100*own)
+		if callee, cv := v.c.topCallee(f); callee >= 0 {
+			cname := v.c.set.funcs[callee].Name
+			fd.Functions = append(fd.Functions, cname)
+			fd.Title += ", mostly in " + cname
+			fd.Detail += fmt.Sprintf("; the biggest callee is %s with %s", cname, v.perReqText(v.share(cv)))
+		}
+		fd.Detail += ". Start optimising here: it is code you can change."
+		out = append(out, ranked{fd, sh})
+	}
+	return out
+}
+
+// sortedByCost returns the keys of m by descending value, then index.
+func sortedByCost(m map[int32]int64) []int32 {
+	ks := make([]int32, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		if m[ks[i]] != m[ks[j]] {
+			return m[ks[i]] > m[ks[j]]
+		}
+		return ks[i] < ks[j]
+	})
+	return ks
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,154 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+
+	"perflab/internal/runfmt"
+)
+
+// gcMinShare is the GC share of CPU above which the GC is a finding.
+const gcMinShare = 0.10
+
+// gcRoots are the runtime functions whose cumulative CPU is garbage
+// collection work; used when no gctrace summary is available.
+var gcRoots = []string{"runtime.gcBgMarkWorker", "runtime.gcAssistAlloc", "runtime.bgsweep", "runtime.bgscavenge", "runtime.markroot"}
+
+// cpuBound reports that the target ran at its CPU budget.
+func cpuBound(in FindingInput, cpu *cpuView) []ranked {
+	t := in.Target
+	if t == nil || !t.CPUBound {
+		return nil
+	}
+	f := runfmt.Finding{Kind: KindCPUBound, Share: 1, CostUsPerRequest: cpu.usPerReq}
+	limit := t.CPULimitCores
+	f.Title = fmt.Sprintf("CPU-bound: %.2f cores used", t.CPUCoresMean)
+	f.Detail = fmt.Sprintf("The target used %.2f cores on average (max %.2f)", t.CPUCoresMean, t.CPUCoresMax)
+	if limit > 0 {
+		f.Title += fmt.Sprintf(" of a %.2g-core budget", limit)
+		f.Detail += fmt.Sprintf(" of its %.2g-core budget and was throttled %.1f%% of periods", limit, t.ThrottledPct)
+	}
+	if t.CPUMsPerRequest > 0 {
+		f.Detail += fmt.Sprintf("; each request costs %.3g ms of CPU", t.CPUMsPerRequest)
+		if limit > 0 {
+			f.Detail += fmt.Sprintf(", so the budget caps throughput near %.0f requests/s", limit*1000/t.CPUMsPerRequest)
+		}
+	}
+	f.Detail += ". Throughput grows only by making requests cheaper (see the findings below) or by giving the service more CPU."
+	return []ranked{{f, 1}}
+}
+
+// gcFinding reports a garbage collector taking a large share of CPU, with
+// the user functions that allocate most per request.
+func gcFinding(in FindingInput, cpu *cpuView) []ranked {
+	share, src := 0.0, ""
+	if in.GC != nil {
+		share, src = in.GC.CPUPct/100, "gctrace"
+	} else if cpu.c != nil {
+		share, src = cpu.share(cpu.cumOf(gcRoots)), "CPU profile (GC workers and assists)"
+	}
+	if share <= gcMinShare {
+		return nil
+	}
+	f := runfmt.Finding{Kind: KindGC, Share: share, CostUsPerRequest: cpu.us(share), Functions: nil}
+	f.Title = fmt.Sprintf("garbage collection takes %.0f%% of CPU", 100*share)
+	var d strings.Builder
+	fmt.Fprintf(&d, "The GC used %.1f%% of the target's CPU (from %s)", 100*share, src)
+	if cpu.usPerReq > 0 {
+		fmt.Fprintf(&d, ", %s per request", FormatValue(cpu.us(share)*1000, "nanoseconds"))
+	}
+	if in.GC != nil && in.GC.AllocMBPerS > 0 {
+		fmt.Fprintf(&d, "; allocation rate %.1f MB/s", in.GC.AllocMBPerS)
+	}
+	if in.GC != nil && in.GC.Count > 0 {
+		fmt.Fprintf(&d, "; %d collections, heap peak %.1f MB", in.GC.Count, in.GC.HeapMaxMB)
+	}
+	d.WriteString(".")
+	if in.Allocs != nil && in.Requests > 0 {
+		var total float64
+		var tops []string
+		for _, a := range AllocTop(in.Allocs, in.Requests, 3) {
+			if !a.UserCode {
+				continue
+			}
+			total += a.BytesPerRequest
+			f.Functions = append(f.Functions, a.Function)
+			tops = append(tops, fmt.Sprintf("%s %s/request (%.0f objects)", a.Function, FormatValue(a.BytesPerRequest, "bytes"), a.ObjectsPerRequest))
+		}
+		f.CostBytesPerRequest = allocBytesPerRequest(in)
+		fmt.Fprintf(&d, " Requests allocate %s each; the top allocating user functions: %s.", FormatValue(f.CostBytesPerRequest, "bytes"), strings.Join(tops, "; "))
+	}
+	if in.Allocs == nil && cpu.c != nil {
+		if names := cpu.mallocCallers(3); len(names) > 0 {
+			f.Functions = names
+			fmt.Fprintf(&d, " No allocation profile; by CPU spent allocating (runtime.mallocgc), the user functions allocating most are %s.", strings.Join(names, ", "))
+		}
+	}
+	gogc := "100"
+	if in.GC != nil && in.GC.GOGC != "" {
+		gogc = in.GC.GOGC
+	}
+	fmt.Fprintf(&d, " Allocate less on the request path (reuse buffers, avoid conversions to string and []byte, preallocate slices), or trade memory for CPU: raising GOGC (now %s) makes collections rarer and cuts GC CPU at the cost of a larger heap; GOMEMLIMIT caps the heap so a high GOGC stays safe (try `perflab sweep --env GOGC=100,400,800`).", gogc)
+	f.Detail = d.String()
+	return []ranked{{f, share}}
+}
+
+// allocBytesPerRequest is the total allocated bytes per request.
+func allocBytesPerRequest(in FindingInput) float64 {
+	s := fromProfile(in.Allocs)
+	vi, err := s.sampleIndex("alloc_space")
+	if err != nil || in.Requests <= 0 {
+		return 0
+	}
+	var total int64
+	for i := 0; i < s.numStacks(); i++ {
+		total += s.value(i, vi)
+	}
+	return float64(total) / float64(in.Requests)
+}
+
+// cumOf is the cost of stacks containing any of the named functions.
+func (v *cpuView) cumOf(names []string) int64 {
+	s := v.c.set
+	want := make([]bool, len(s.funcs))
+	for i, f := range s.funcs {
+		for _, n := range names {
+			if f.Name == n {
+				want[i] = true
+			}
+		}
+	}
+	var total int64
+	for si := 0; si < s.numStacks(); si++ {
+		for _, f := range s.stack(si) {
+			if want[f] {
+				total += s.value(si, v.c.vi)
+				break
+			}
+		}
+	}
+	return total
+}
+
+// mallocCallers names up to n user functions with the most CPU spent in
+// runtime.mallocgc below them.
+func (v *cpuView) mallocCallers(n int) []string {
+	s := v.c.set
+	isMalloc := make([]bool, len(s.funcs))
+	for i, f := range s.funcs {
+		isMalloc[i] = f.Name == "runtime.mallocgc"
+	}
+	c := computeCosts(s, v.c.vi, UserCode{}, func(st []int32) bool {
+		for _, f := range st {
+			if isMalloc[f] {
+				return true
+			}
+		}
+		return false
+	})
+	var names []string
+	for _, f := range c.ranked(true, n) {
+		names = append(names, s.funcs[f].Name)
+	}
+	return names
+}

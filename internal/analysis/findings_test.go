@@ -1,0 +1,163 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
+)
+
+func findKind(fs []runfmt.Finding, kind string) []runfmt.Finding {
+	var out []runfmt.Finding
+	for _, f := range fs {
+		if f.Kind == kind {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func hasFunc(f runfmt.Finding, fn string) bool {
+	for _, x := range f.Functions {
+		if x == fn {
+			return true
+		}
+	}
+	return false
+}
+
+func TestFindingsRealProfile(t *testing.T) {
+	fs := Findings(FindingInput{CPU: realCPUProfile(t), Requests: 1000})
+	for _, f := range fs {
+		t.Logf("%s: %s | %s", f.Kind, f.Title, f.Detail)
+	}
+	check := func(kind, user, std string) {
+		t.Helper()
+		candidates := findKind(fs, kind)
+		if kind == KindRepeatedWork { // below 30% of CPU it is reported as encoding
+			candidates = append(candidates, findKind(fs, KindEncoding)...)
+		}
+		for _, f := range candidates {
+			if len(f.Functions) > 1 && f.Functions[0] == pkgPath+user && hasFunc(f, std) {
+				if f.Share < 0.1 || f.CostUsPerRequest <= 0 || !strings.Contains(f.Title, user) || !strings.Contains(f.Title, std) {
+					t.Errorf("%s finding for %s = %+v; want share >= 10%%, cost per request, both names in the title", kind, user, f)
+				}
+				return
+			}
+		}
+		t.Errorf("no %s finding naming %s then %s", kind, user, std)
+	}
+	check(KindFormatting, "plantedFormat", "fmt.Sprintf")
+	check(KindHotUserFunction, "plantedLower", "strings.ToLower")
+	check(KindRepeatedWork, "plantedPNG", "image/png.Encode")
+	for i := 1; i < len(fs); i++ {
+		if fs[i].Share > fs[i-1].Share {
+			t.Errorf("findings not ranked by share: %v before %v", fs[i-1].Share, fs[i].Share)
+		}
+	}
+}
+
+func TestFindingsExactShares(t *testing.T) {
+	fs := Findings(FindingInput{CPU: cpuProfile(t), Requests: 10})
+	// main.render: 400 of 1000 in fmt -> formatting 40%, 40ns/request.
+	f := findKind(fs, KindFormatting)
+	if len(f) != 1 || !near(f[0].Share, 0.4) || !near(f[0].CostUsPerRequest, 0.04) || f[0].Functions[0] != "main.render" || f[0].Functions[1] != "fmt.Sprintf" {
+		t.Fatalf("formatting findings = %+v", f)
+	}
+	// main.search: 400 charged, 300 through strings.ToLower.
+	h := findKind(fs, KindHotUserFunction)
+	if len(h) != 1 || h[0].Functions[0] != "main.search" || h[0].Functions[1] != "strings.ToLower" || !near(h[0].Share, 0.4) {
+		t.Errorf("hot-user-function findings = %+v", h)
+	}
+	// The GC workers take 15% of the profile.
+	g := findKind(fs, KindGC)
+	if len(g) != 1 || !near(g[0].Share, 0.15) || len(g[0].Functions) != 1 || g[0].Functions[0] != "main.search" {
+		t.Errorf("gc findings = %+v; want 15%% and main.search named as the allocating caller", g)
+	}
+}
+
+func TestFindingsTargetAndGC(t *testing.T) {
+	in := FindingInput{
+		CPU: cpuProfile(t), Allocs: realAllocProfile(t), Requests: 50,
+		Target: &runfmt.TargetSummary{CPUBound: true, CPUCoresMean: 1.97, CPUCoresMax: 2, CPULimitCores: 2, CPUMsPerRequest: 12.5, ThrottledPct: 40},
+		GC:     &runfmt.GCSummary{CPUPct: 25, Count: 40, HeapMaxMB: 12, AllocMBPerS: 300},
+	}
+	fs := Findings(in)
+	if fs[0].Kind != KindCPUBound || !strings.Contains(fs[0].Detail, "160 requests/s") {
+		t.Errorf("first finding = %+v; want cpu-bound with the 2/12.5ms = 160 rps cap", fs[0])
+	}
+	g := findKind(fs, KindGC)
+	if len(g) != 1 || !near(g[0].Share, 0.25) || !near(g[0].CostUsPerRequest, 0.25*12500) || g[0].CostBytesPerRequest <= 0 {
+		t.Fatalf("gc finding = %+v", g)
+	}
+	if !hasFunc(g[0], pkgPath+"plantedParse") || !strings.Contains(g[0].Detail, "GOGC") || !strings.Contains(g[0].Detail, "GOMEMLIMIT") {
+		t.Errorf("gc finding lacks the allocating function or the GOGC trade-off: %+v", g[0])
+	}
+	// Measured CPU per request scales the shares: 40% of 12.5ms = 5ms.
+	if f := findKind(fs, KindFormatting); len(f) != 1 || !near(f[0].CostUsPerRequest, 5000) || !strings.Contains(f[0].Title, "5ms/request") {
+		t.Errorf("formatting finding with measured CPU = %+v", f)
+	}
+	if len(findKind(fs, KindOffCPU)) != 0 {
+		t.Error("off-cpu finding for a CPU-bound target")
+	}
+}
+
+func TestFindingsOffCPU(t *testing.T) {
+	cpu := build(t, []string{"cpu/nanoseconds"},
+		smp{"main.h;main.query;syscall.Syscall", []int64{600e6}},
+		smp{"main.h;main.render", []int64{400e6}},
+	)
+	load := &runfmt.LoadResult{Requests: 1000, Latency: runfmt.Latency{Mean: 50}, Phases: map[string]runfmt.Latency{"connect": {Mean: 0.2}, "ttfb": {Mean: 49}}}
+	fs := Findings(FindingInput{CPU: cpu, Requests: 1000, Load: load, Target: &runfmt.TargetSummary{CPUCoresMean: 0.1, CPULimitCores: 2, CPUMsPerRequest: 1}})
+	if fs[0].Kind != KindOffCPU {
+		t.Fatalf("first finding = %+v, want off-cpu", fs[0])
+	}
+	for _, want := range []string{"98%", "ttfb 49 ms", "60% of the CPU it does use is in system calls"} {
+		if !strings.Contains(fs[0].Detail, want) {
+			t.Errorf("off-cpu detail lacks %q: %s", want, fs[0].Detail)
+		}
+	}
+}
+
+func TestFindingsLocks(t *testing.T) {
+	mutex := build(t, []string{"contentions/count", "delay/nanoseconds"},
+		smp{"main.h;main.(*cache).get;sync.(*Mutex).Lock", []int64{100, 2e9}},
+		smp{"main.h;main.log;sync.(*Mutex).Lock", []int64{10, 1e8}},
+	)
+	load := &runfmt.LoadResult{Latency: runfmt.Latency{Mean: 20}}
+	fs := Findings(FindingInput{Mutex: mutex, Requests: 1000, Load: load})
+	l := findKind(fs, KindLockContention)
+	if len(l) != 1 || l[0].Functions[0] != "main.(*cache).get" || l[0].Functions[1] != "sync.(*Mutex).Lock" || !strings.Contains(l[0].Title, "2ms/request") {
+		t.Errorf("lock findings = %+v", l)
+	}
+	// Below 5% of latency: nothing.
+	if fs := Findings(FindingInput{Mutex: mutex, Requests: 1000000, Load: load}); len(findKind(fs, KindLockContention)) != 0 {
+		t.Errorf("lock finding for negligible contention: %+v", fs)
+	}
+}
+
+func TestFindingsGoroutineGrowth(t *testing.T) {
+	g := func(n int64) *profile.Profile {
+		return build(t, []string{"goroutine/count"},
+			smp{"runtime.goexit;main.main;runtime.gopark", []int64{1}},
+			smp{"runtime.goexit;net/http.(*conn).serve;runtime.gopark", []int64{4}},
+			smp{"runtime.goexit;main.worker;runtime.chanrecv1;runtime.gopark", []int64{n}},
+		)
+	}
+	fs := Findings(FindingInput{GoroutinesStart: g(5), GoroutinesEnd: g(505)})
+	f := findKind(fs, KindGoroutineGrowth)
+	if len(f) != 1 || f[0].Functions[0] != "main.worker" || f[0].Functions[1] != "runtime.chanrecv1" || !strings.Contains(f[0].Title, "from 10 to 510") {
+		t.Errorf("goroutine findings = %+v", f)
+	}
+	if fs := Findings(FindingInput{GoroutinesStart: g(5), GoroutinesEnd: g(20)}); len(fs) != 0 {
+		t.Errorf("findings for small growth: %+v", fs)
+	}
+}
+
+func TestFindingsEmpty(t *testing.T) {
+	if fs := Findings(FindingInput{}); len(fs) != 0 {
+		t.Errorf("Findings(empty) = %+v", fs)
+	}
+}

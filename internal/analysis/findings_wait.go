@@ -1,0 +1,206 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
+)
+
+// Thresholds of the waiting rules.
+const (
+	offCPUMinRatio     = 5    // mean latency / CPU per request
+	offCPUMaxCoreShare = 0.8  // not off-CPU when this close to the budget
+	lockMinLatency     = 0.05 // lock delay per request / mean latency
+	lockMinWindow      = 0.10 // lock delay / window, when latency is unknown
+	growthMinFactor    = 2.0
+	growthMinAbs       = 100
+)
+
+// syscallFrames mark CPU spent entering the kernel or polling the network.
+var syscallFrames = []string{"syscall.Syscall", "syscall.Syscall6", "syscall.RawSyscall", "syscall.RawSyscall6", "internal/runtime/syscall.Syscall6", "runtime.netpoll", "internal/poll.(*FD).Read", "internal/poll.(*FD).Write"}
+
+// offCPU reports requests that spend most of their time waiting.
+func offCPU(in FindingInput, cpu *cpuView) []ranked {
+	if in.Load == nil || cpu.usPerReq <= 0 || in.Load.Latency.Mean <= 0 {
+		return nil
+	}
+	if t := in.Target; t != nil && (t.CPUBound || t.CPULimitCores > 0 && t.CPUCoresMean >= offCPUMaxCoreShare*t.CPULimitCores) {
+		return nil // queueing for CPU, not waiting
+	}
+	cpuMs, lat := cpu.usPerReq/1000, in.Load.Latency.Mean
+	if lat < offCPUMinRatio*cpuMs {
+		return nil
+	}
+	off := 1 - cpuMs/lat
+	f := runfmt.Finding{Kind: KindOffCPU}
+	f.Title = fmt.Sprintf("requests wait: %.3g ms mean latency for %.3g ms of CPU", lat, cpuMs)
+	var d strings.Builder
+	fmt.Fprintf(&d, "A request takes %.3g ms on average but uses %.3g ms of CPU, so %.0f%% of its time is spent off-CPU: waiting on I/O, locks, a downstream service or a queue.", lat, cpuMs, 100*off)
+	if len(in.Load.Phases) > 0 {
+		names := make([]string, 0, len(in.Load.Phases))
+		for n := range in.Load.Phases {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var ps []string
+		for _, n := range names {
+			ps = append(ps, fmt.Sprintf("%s %.3g ms", n, in.Load.Phases[n].Mean))
+		}
+		fmt.Fprintf(&d, " Client-side phases (mean): %s.", strings.Join(ps, ", "))
+	}
+	if cpu.c != nil {
+		sh := cpu.share(cpu.cumOf(syscallFrames))
+		fmt.Fprintf(&d, " %.0f%% of the CPU it does use is in system calls and network polling.", 100*sh)
+	}
+	d.WriteString(" Look at the mutex and block profiles and at the latency of what the handler calls.")
+	f.Detail = d.String()
+	return []ranked{{f, off}}
+}
+
+// lockFindings reports the user functions that waited most on locks or
+// channels, from the mutex and block profiles.
+func lockFindings(in FindingInput) []ranked {
+	var out []ranked
+	for _, src := range []struct {
+		p    *profile.Profile
+		what string
+	}{{in.Mutex, "mutex"}, {in.Block, "block"}} {
+		if src.p == nil {
+			continue
+		}
+		if r, ok := lockFinding(in, src.p, src.what); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func lockFinding(in FindingInput, p *profile.Profile, what string) (ranked, bool) {
+	s := fromProfile(p)
+	vi, err := s.sampleIndex("delay")
+	if err != nil {
+		if vi, err = s.sampleIndex(""); err != nil {
+			return ranked{}, false
+		}
+	}
+	c := computeCosts(s, vi, UserCode{}, nil)
+	users := c.ranked(true, 3)
+	if len(users) == 0 || c.total == 0 {
+		return ranked{}, false
+	}
+	toMs := timeToMicros(s.sampleTypes[vi].Unit, 0, "") / 1000
+	totalMs := float64(c.total) * toMs
+	rank := 0.0
+	switch {
+	case in.Load != nil && in.Load.Latency.Mean > 0 && in.Requests > 0:
+		rank = totalMs / float64(in.Requests) / in.Load.Latency.Mean
+		if rank < lockMinLatency {
+			return ranked{}, false
+		}
+	case in.WindowSeconds > 0:
+		rank = totalMs / 1000 / in.WindowSeconds
+		if rank < lockMinWindow {
+			return ranked{}, false
+		}
+	default:
+		return ranked{}, false
+	}
+	top := users[0]
+	name := s.funcs[top].Name
+	f := runfmt.Finding{Kind: KindLockContention, Functions: []string{name}}
+	wait := ""
+	if callee, _ := c.topCallee(top); callee >= 0 {
+		wait = s.funcs[callee].Name
+		f.Functions = append(f.Functions, wait)
+	}
+	per := func(v int64) string {
+		if in.Requests > 0 {
+			return FormatValue(float64(v)*toMs*1e6/float64(in.Requests), "nanoseconds") + "/request"
+		}
+		return FormatValue(float64(v)*toMs*1e6, "nanoseconds") + " total"
+	}
+	f.Title = fmt.Sprintf("contention in %s: %s waiting", name, per(c.charg[top]))
+	if wait != "" {
+		f.Title += " in " + wait
+	}
+	var parts []string
+	for _, u := range users {
+		parts = append(parts, fmt.Sprintf("%s %s (%.0f%%)", s.funcs[u].Name, per(c.charg[u]), pct(c.charg[u], c.total)))
+	}
+	f.Detail = fmt.Sprintf("The %s profile records %s of waiting; the user functions that waited most: %s. Hold locks for less time, shard them, or avoid shared state on the request path.", what, per(c.total), strings.Join(parts, "; "))
+	return ranked{f, rank}, true
+}
+
+// goroutineGrowth reports a goroutine count that grew during the window and
+// where the new goroutines are parked.
+func goroutineGrowth(in FindingInput) []ranked {
+	if in.GoroutinesStart == nil || in.GoroutinesEnd == nil {
+		return nil
+	}
+	start, end := goroutineCount(in.GoroutinesStart), goroutineCount(in.GoroutinesEnd)
+	if end-start < growthMinAbs || float64(end) < growthMinFactor*float64(start) {
+		return nil
+	}
+	f := runfmt.Finding{Kind: KindGoroutineGrowth}
+	f.Title = fmt.Sprintf("goroutines grew from %d to %d", start, end)
+	before := chargedByName(in.GoroutinesStart)
+	s := fromProfile(in.GoroutinesEnd)
+	if len(s.sampleTypes) == 0 {
+		return nil
+	}
+	c := computeCosts(s, len(s.sampleTypes)-1, UserCode{}, nil)
+	growth := map[int32]int64{}
+	for fn := range s.funcs {
+		if d := c.charg[fn] - before[s.funcs[fn].Name]; d > 0 {
+			growth[int32(fn)] = d
+		}
+	}
+	var parts []string
+	for _, fn := range sortedByCost(growth) {
+		if len(parts) == 3 {
+			break
+		}
+		name := s.funcs[fn].Name
+		part := fmt.Sprintf("%s +%d", name, growth[fn])
+		f.Functions = append(f.Functions, name)
+		if callee, _ := c.topCallee(fn); callee >= 0 {
+			part += " (parked in " + s.funcs[callee].Name + ")"
+			f.Functions = append(f.Functions, s.funcs[callee].Name)
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) > 0 {
+		f.Title += ": most in " + f.Functions[0]
+	}
+	f.Detail = fmt.Sprintf("The target had %d goroutines at the start of the window and %d at the end; the new ones: %s. A count that keeps growing under steady load is a leak: goroutines blocked on a channel, lock or connection that never completes.", start, end, strings.Join(parts, "; "))
+	rank := 0.5 * float64(end-start) / float64(end)
+	return []ranked{{f, rank}}
+}
+
+// chargedByName is the attributed goroutine count per function name.
+func chargedByName(p *profile.Profile) map[string]int64 {
+	s := fromProfile(p)
+	out := map[string]int64{}
+	if len(s.sampleTypes) == 0 {
+		return out
+	}
+	c := computeCosts(s, len(s.sampleTypes)-1, UserCode{}, nil)
+	for fn, fi := range s.funcs {
+		out[fi.Name] = c.charg[fn]
+	}
+	return out
+}
+
+func goroutineCount(p *profile.Profile) int64 {
+	var n int64
+	for _, s := range p.Sample {
+		if len(s.Value) > 0 {
+			n += s.Value[0]
+		}
+	}
+	return n
+}

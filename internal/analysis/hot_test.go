@@ -1,0 +1,113 @@
+package analysis
+
+import (
+	"math"
+	"testing"
+)
+
+func TestHotExact(t *testing.T) {
+	hot := Hot(cpuProfile(t), 10, 2)
+	// Two user functions by attributed cost, then two std/runtime by flat.
+	want := []struct {
+		fn           string
+		user         bool
+		flatUs, attr float64
+		from         string
+	}{
+		{"main.render", true, 0.005, 0.040, "fmt.Sprintf"},
+		{"main.search", true, 0.010, 0.030, "strings.ToLower"},
+		{"fmt.(*pp).doPrintf", false, 0.040, 0, ""},
+		{"runtime.mallocgc", false, 0.020, 0, ""},
+	}
+	if len(hot) != len(want) {
+		t.Fatalf("Hot = %+v, want %d rows", hot, len(want))
+	}
+	for i, w := range want {
+		h := hot[i]
+		if h.Function != w.fn || h.UserCode != w.user || !near(h.CPUUsPerRequest, w.flatUs) || !near(h.AttributedUsReq, w.attr) || h.AttributedSample != w.from {
+			t.Errorf("Hot[%d] = %+v; want %s user=%v flat %.3fµs attributed %.3fµs from %q", i, h, w.fn, w.user, w.flatUs, w.attr, w.from)
+		}
+	}
+	if hot[0].FlatPct != 5 || hot[0].CumPct != 45 || !near(hot[0].CumUsPerRequest, 0.045) {
+		t.Errorf("Hot[0] pcts = %+v", hot[0])
+	}
+}
+
+func TestHotSamplesCountProfile(t *testing.T) {
+	// A perf-style profile counting samples every 10ms: per-request CPU
+	// comes from the period.
+	p := build(t, []string{"samples/count"}, smp{"main.a", []int64{5}}, smp{"main.a;runtime.memmove", []int64{5}})
+	p.PeriodType.Type, p.PeriodType.Unit, p.Period = "cpu", "nanoseconds", 10000000
+	hot := Hot(p, 10, 3)
+	if len(hot) == 0 || hot[0].Function != "main.a" || !near(hot[0].CPUUsPerRequest, 5000) || !near(hot[0].AttributedUsReq, 5000) {
+		t.Errorf("Hot(samples/count) = %+v; want main.a with 5000µs flat and attributed per request", hot)
+	}
+}
+
+func TestAllocTopExact(t *testing.T) {
+	p := build(t, []string{"alloc_objects/count", "alloc_space/bytes", "inuse_objects/count", "inuse_space/bytes"},
+		smp{"main.handler;main.parse;strings.Split;runtime.makeslice", []int64{10, 4000, 0, 0}},
+		smp{"main.handler;main.parse", []int64{2, 1000, 1, 500}},
+		smp{"main.handler;bufio.NewReader", []int64{1, 4096, 0, 0}},
+		smp{"runtime.malg", []int64{1, 8192, 1, 8192}},
+	)
+	got := AllocTop(p, 2, 10)
+	want := []struct {
+		fn         string
+		user       bool
+		bytes, obj float64
+	}{
+		{"main.parse", true, 2500, 6},
+		{"main.handler", true, 2048, 0.5},
+		{"runtime.malg", false, 4096, 0.5},
+		{"bufio.NewReader", false, 2048, 0.5},
+		{"runtime.makeslice", false, 2000, 5},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("AllocTop = %+v, want %d rows", got, len(want))
+	}
+	for i, w := range want {
+		a := got[i]
+		if a.Function != w.fn || a.UserCode != w.user || a.BytesPerRequest != w.bytes || a.ObjectsPerRequest != w.obj {
+			t.Errorf("AllocTop[%d] = %+v; want %s user=%v %.1f B %.1f objects", i, a, w.fn, w.user, w.bytes, w.obj)
+		}
+	}
+	if got[1].CumBytesPerReq != 4548 {
+		t.Errorf("main.handler cum bytes/request = %v, want 4548", got[1].CumBytesPerReq)
+	}
+}
+
+func TestDeltas(t *testing.T) {
+	base := build(t, []string{"cpu/nanoseconds"},
+		smp{"main.h;main.a", []int64{1000}},
+		smp{"main.h;main.b;strings.ToLower", []int64{500}},
+	)
+	new := build(t, []string{"cpu/nanoseconds"},
+		smp{"main.h;main.a", []int64{1000}},
+		smp{"main.h;main.c", []int64{600}},
+	)
+	d := Deltas(base, new, 10, 20, "")
+	byName := map[string]FuncDelta{}
+	for _, x := range d {
+		byName[x.Function] = x
+	}
+	check := func(fn string, b, n, delta, pct, bcum, ncum float64) {
+		t.Helper()
+		x := byName[fn]
+		if !near(x.Base, b) || !near(x.New, n) || !near(x.Delta, delta) || !(near(x.DeltaPct, pct) || math.IsInf(pct, 1) && math.IsInf(x.DeltaPct, 1)) || !near(x.BaseCum, bcum) || !near(x.NewCum, ncum) {
+			t.Errorf("Deltas %s = %+v; want base %v new %v delta %v (%v%%) cum %v -> %v", fn, x, b, n, delta, pct, bcum, ncum)
+		}
+	}
+	check("main.a", 100, 50, -50, -50, 100, 50)
+	check("strings.ToLower", 50, 0, -50, -100, 50, 0)
+	check("main.c", 0, 30, 30, math.Inf(1), 0, 30)
+	check("main.h", 0, 0, 0, 0, 150, 80)
+	if d[0].Function != "main.a" || d[1].Function != "strings.ToLower" || d[2].Function != "main.c" {
+		t.Errorf("Deltas order = %v %v %v, want main.a strings.ToLower main.c (by |delta|, then name)", d[0].Function, d[1].Function, d[2].Function)
+	}
+	if !byName["main.c"].User || byName["strings.ToLower"].User {
+		t.Error("Deltas user flags wrong")
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }

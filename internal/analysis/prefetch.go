@@ -1,0 +1,82 @@
+package analysis
+
+import "io"
+
+// prefetchReader decompresses ahead in its own goroutine so that gzip
+// inflation (single-threaded in compress/gzip) overlaps with decoding on a
+// second core. Chunks are recycled, so memory stays at a few chunks.
+type prefetchReader struct {
+	full  chan []byte
+	free  chan []byte
+	done  chan struct{}
+	errc  chan error
+	whole []byte // the chunk being read
+	cur   []byte // its unread part
+	err   error
+}
+
+const prefetchChunk = 256 << 10
+
+func newPrefetchReader(r io.Reader) *prefetchReader {
+	p := &prefetchReader{full: make(chan []byte, 3), free: make(chan []byte, 4), done: make(chan struct{}), errc: make(chan error, 1)}
+	for i := 0; i < 4; i++ {
+		p.free <- make([]byte, prefetchChunk)
+	}
+	go p.fill(r)
+	return p
+}
+
+func (p *prefetchReader) fill(r io.Reader) {
+	defer close(p.full)
+	for {
+		var buf []byte
+		select {
+		case buf = <-p.free:
+		case <-p.done:
+			return
+		}
+		n, err := io.ReadFull(r, buf[:cap(buf)])
+		if n > 0 {
+			select {
+			case p.full <- buf[:n]:
+			case <-p.done:
+				return
+			}
+		}
+		if err != nil {
+			if err == io.ErrUnexpectedEOF {
+				err = io.EOF
+			}
+			p.errc <- err
+			return
+		}
+	}
+}
+
+// Read implements io.Reader.
+func (p *prefetchReader) Read(b []byte) (int, error) {
+	for len(p.cur) == 0 {
+		if p.err != nil {
+			return 0, p.err
+		}
+		if p.whole != nil {
+			p.free <- p.whole
+			p.whole = nil
+		}
+		buf, ok := <-p.full
+		if !ok {
+			p.err = <-p.errc
+			continue
+		}
+		p.whole, p.cur = buf, buf
+	}
+	n := copy(b, p.cur)
+	p.cur = p.cur[n:]
+	return n, nil
+}
+
+// Close stops the decompressing goroutine.
+func (p *prefetchReader) Close() error {
+	close(p.done)
+	return nil
+}

@@ -1,0 +1,47 @@
+package analysis
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+)
+
+// WriteText writes the table in pprof's -top layout:
+//
+//	Type: cpu
+//	Showing nodes accounting for 1.20s, 95.24% of 1.26s total
+//	      flat  flat%   sum%        cum   cum%   flat/req    cum/req  name
+//	     500ms 39.68% 39.68%      800ms 63.49%     2.50ms        4ms  main.handler
+//
+// The per-request columns appear when Requests > 0. Values are scaled to
+// readable units (µs, ms, s; kB, MB). User functions that were charged
+// attributed cost are marked with the share it makes of their flat.
+func (t *Table) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "Type: %s\n", t.SampleType)
+	fmt.Fprintf(bw, "Showing nodes accounting for %s, %.2f%% of %s total", FormatValue(float64(t.Shown), t.Unit), pct(t.Shown, t.Total), FormatValue(float64(t.Total), t.Unit))
+	if t.Requests > 0 {
+		fmt.Fprintf(bw, " (%d requests)", t.Requests)
+	}
+	bw.WriteString("\n")
+	if len(t.Rows) < t.Funcs {
+		fmt.Fprintf(bw, "Showing top %d functions out of %d\n", len(t.Rows), t.Funcs)
+	}
+	fmt.Fprintf(bw, "%10s %6s %6s %10s %6s ", "flat", "flat%", "sum%", "cum", "cum%")
+	if t.Requests > 0 {
+		fmt.Fprintf(bw, "%10s %10s ", "flat/req", "cum/req")
+	}
+	bw.WriteString(" name\n")
+	for _, r := range t.Rows {
+		fmt.Fprintf(bw, "%10s %5.2f%% %5.2f%% %10s %5.2f%% ", FormatValue(float64(r.Flat), t.Unit), r.FlatPct, r.SumPct, FormatValue(float64(r.Cum), t.Unit), r.CumPct)
+		if t.Requests > 0 {
+			fmt.Fprintf(bw, "%10s %10s ", FormatValue(r.FlatPerReq, t.Unit), FormatValue(r.CumPerReq, t.Unit))
+		}
+		bw.WriteString(" " + r.Function)
+		if t.User && r.User && r.Attributed > 0 {
+			fmt.Fprintf(bw, " (%.0f%% in callees outside user code)", pct(r.Attributed, r.Flat))
+		}
+		bw.WriteString("\n")
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,177 @@
+package analysis
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/google/pprof/profile"
+)
+
+// TopOptions selects what a top table shows.
+type TopOptions struct {
+	// SampleIndex is a sample type name ("cpu", "alloc_space") or index;
+	// "" picks the profile's default, else its last type, like pprof.
+	SampleIndex string
+	// Cum sorts by cumulative instead of flat cost.
+	Cum bool
+	// User lists user functions only, each charged with the cost of the
+	// standard-library and runtime frames it called (see Row.Attributed);
+	// stacks without user code appear under their entry function.
+	User bool
+	// N limits the rows; 0 or less shows all.
+	N int
+	// Requests, when > 0, adds per-request columns.
+	Requests int64
+	// Focus, when set, keeps only stacks with a frame matching this regexp.
+	// Percentages stay relative to the whole profile.
+	Focus string
+	// UserCode adjusts what counts as user code.
+	UserCode UserCode
+}
+
+// Row is one function of a top table. Costs are in the sample unit.
+type Row struct {
+	Function, File string
+	// Flat is the cost with the function as leaf; with TopOptions.User it
+	// also holds Attributed.
+	Flat, Cum               int64
+	FlatPct, CumPct, SumPct float64
+	// FlatPerReq and CumPerReq are per request, in the sample unit (ns, bytes).
+	FlatPerReq, CumPerReq float64
+	// Attributed is the cost of non-user frames charged to this function as
+	// their nearest user caller.
+	Attributed int64
+	User       bool
+}
+
+// Table is a top table.
+type Table struct {
+	// SampleType and Unit describe the values ("cpu", "nanoseconds").
+	SampleType, Unit string
+	// Total is the cost of the whole profile.
+	Total    int64
+	Requests int64
+	Rows     []Row
+	// Shown is the sum of Flat over Rows.
+	Shown int64
+	// Funcs is the number of functions before the N limit.
+	Funcs int
+	// User says rows are user functions charged with attributed cost.
+	User bool
+}
+
+// Top computes the top table of p.
+func Top(p *profile.Profile, opt TopOptions) (*Table, error) {
+	return topOf(fromProfile(p), opt)
+}
+
+// TopFile computes the top table of the profile file at path (gzipped or
+// not) without building a *profile.Profile.
+func TopFile(path string, opt TopOptions) (*Table, error) {
+	s, err := readStackSetFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return topOf(s, opt)
+}
+
+func topOf(s *stackSet, opt TopOptions) (*Table, error) {
+	vi, err := s.sampleIndex(opt.SampleIndex)
+	if err != nil {
+		return nil, err
+	}
+	keep, err := focusFilter(s, opt.Focus)
+	if err != nil {
+		return nil, err
+	}
+	c := computeCosts(s, vi, opt.UserCode, keep)
+	t := &Table{SampleType: s.sampleTypes[vi].Type, Unit: s.sampleTypes[vi].Unit, Total: c.total, Requests: opt.Requests, User: opt.User}
+	for f := range s.funcs {
+		r := c.row(int32(f), opt.User)
+		if r.Flat == 0 && r.Cum == 0 || opt.User && !r.User && c.charg[f] == 0 {
+			continue
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	sortRows(t.Rows, opt.Cum)
+	t.Funcs = len(t.Rows)
+	if opt.N > 0 && len(t.Rows) > opt.N {
+		t.Rows = t.Rows[:opt.N]
+	}
+	t.fill()
+	return t, nil
+}
+
+// row builds the row of function f; flat is charged flat when user is set.
+func (c *costs) row(f int32, user bool) Row {
+	fi := c.set.funcs[f]
+	r := Row{Function: fi.Name, File: fi.File, Flat: c.flat[f], Cum: c.cum[f], Attributed: c.attr[f], User: c.user[f]}
+	if user {
+		r.Flat = c.charg[f]
+	}
+	return r
+}
+
+// fill sets percentages and per-request values.
+func (t *Table) fill() {
+	var sum int64
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		sum += r.Flat
+		r.FlatPct, r.CumPct, r.SumPct = pct(r.Flat, t.Total), pct(r.Cum, t.Total), pct(sum, t.Total)
+		if t.Requests > 0 {
+			r.FlatPerReq = float64(r.Flat) / float64(t.Requests)
+			r.CumPerReq = float64(r.Cum) / float64(t.Requests)
+		}
+	}
+	t.Shown = sum
+}
+
+func pct(v, total int64) float64 {
+	if total == 0 {
+		return 0
+	}
+	return 100 * float64(v) / float64(total)
+}
+
+// sortRows orders by flat (or cum) descending, then by name.
+func sortRows(rows []Row, cum bool) {
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		ka, kb := a.Flat, b.Flat
+		if cum {
+			ka, kb = a.Cum, b.Cum
+		}
+		if ka != kb {
+			return ka > kb
+		}
+		if a.Cum != b.Cum {
+			return a.Cum > b.Cum
+		}
+		return a.Function < b.Function
+	})
+}
+
+// focusFilter returns a stack filter for the regexp re, or nil for "".
+func focusFilter(s *stackSet, re string) (func([]int32) bool, error) {
+	if re == "" {
+		return nil, nil
+	}
+	rx, err := regexp.Compile(re)
+	if err != nil {
+		return nil, fmt.Errorf("compiling focus %q: %w", re, err)
+	}
+	match := make([]bool, len(s.funcs))
+	for i, f := range s.funcs {
+		match[i] = rx.MatchString(f.Name)
+	}
+	return func(st []int32) bool {
+		for _, f := range st {
+			if match[f] {
+				return true
+			}
+		}
+		return false
+	}, nil
+}

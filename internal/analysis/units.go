@@ -1,0 +1,65 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// FormatValue renders v in unit with a scaled suffix, as pprof does:
+// nanoseconds as "1.20s", "350ms", "12µs"; bytes as "1.50MB"; counts plain
+// with k/M/G.
+func FormatValue(v float64, unit string) string {
+	switch strings.ToLower(unit) {
+	case "nanoseconds", "ns":
+		return scaleTime(v)
+	case "microseconds", "us":
+		return scaleTime(v * 1e3)
+	case "milliseconds", "ms":
+		return scaleTime(v * 1e6)
+	case "seconds", "s":
+		return scaleTime(v * 1e9)
+	case "bytes", "b":
+		return scale(v, 1024, []string{"B", "kB", "MB", "GB", "TB"})
+	}
+	return scale(v, 1000, []string{"", "k", "M", "G", "T"})
+}
+
+func scaleTime(ns float64) string {
+	a := math.Abs(ns)
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 1e9:
+		return trimNum(ns/1e9) + "s"
+	case a >= 1e6:
+		return trimNum(ns/1e6) + "ms"
+	case a >= 1e3:
+		return trimNum(ns/1e3) + "µs"
+	}
+	return trimNum(ns) + "ns"
+}
+
+func scale(v, base float64, suffixes []string) string {
+	if v == 0 {
+		return "0"
+	}
+	i := 0
+	for math.Abs(v) >= base && i < len(suffixes)-1 {
+		v /= base
+		i++
+	}
+	return trimNum(v) + suffixes[i]
+}
+
+// trimNum prints up to 3 significant decimals without trailing zeros.
+func trimNum(v float64) string {
+	s := fmt.Sprintf("%.2f", v)
+	if math.Abs(v) >= 100 {
+		s = fmt.Sprintf("%.1f", v)
+	}
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}

@@ -1,0 +1,157 @@
+package analysis
+
+import (
+	"path"
+	"strings"
+)
+
+// UserCode decides which frames belong to code the user can change. The zero
+// value applies the default rule (see [IsUserFunc]); the prefixes refine it.
+type UserCode struct {
+	// UserPrefixes lists function-name prefixes that are always user code
+	// (checked first), e.g. "runtime/debug." to study it as if it were yours.
+	UserPrefixes []string
+	// NotUser lists function-name prefixes that are never user code, e.g. a
+	// vendored framework you do not want blamed: "github.com/gin-gonic/".
+	NotUser []string
+}
+
+// IsUser reports whether the frame named name, defined in file (may be
+// empty), is user code under u.
+func (u UserCode) IsUser(name, file string) bool {
+	for _, p := range u.UserPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	for _, p := range u.NotUser {
+		if strings.HasPrefix(name, p) {
+			return false
+		}
+	}
+	return IsUserFunc(name, file)
+}
+
+// IsUserFunc is the default user-code rule. Not user code: Go standard
+// library and runtime functions ("runtime.mallocgc", "net/http.(*conn).serve",
+// "internal/...", compiler-generated "type:.eq..."), bracketed pseudo frames
+// ("[kernel.kallsyms]", "[unknown]"), raw addresses, reserved C names
+// ("__memmove_avx_unaligned", "__tsan_read", cgo glue), frames from libc, the
+// dynamic loader, libpthread, libpython or libruby, and Python or Ruby
+// standard-library files. User code: everything else, including "main.",
+// modules without a dot ("perflab/..."), golang.org/x/... and third-party
+// dependencies (site-packages, gems), which the user controls.
+func IsUserFunc(name, file string) bool {
+	if name == "" || strings.HasPrefix(name, "[") || strings.HasPrefix(name, "0x") {
+		return false
+	}
+	// C names starting with "__" are reserved for the implementation (libc,
+	// the race detector's __tsan_*); mangled C++ runtimes name their
+	// namespace, e.g. _ZN6__tsan....
+	if strings.HasPrefix(name, "__") || strings.Contains(name, "__tsan") || strings.Contains(name, "__sanitizer") || strings.HasPrefix(name, "_cgo_") || strings.HasPrefix(name, "x_cgo_") {
+		return false
+	}
+	if isSystemLib(file) || isSystemLib(name) {
+		return false
+	}
+	if s, ok := scriptFile(file); ok {
+		return s
+	}
+	if strings.HasPrefix(name, "type:.") || strings.HasPrefix(name, "type..") {
+		return false
+	}
+	if !strings.Contains(name, ".") && isGoStdFile(file) {
+		return false // runtime assembly such as gcWriteBarrier, memeqbody
+	}
+	return !isGoStd(name)
+}
+
+// goStdRoots are the first path elements of the Go standard library
+// (`go list std`), cmd and vendor included. A table, not a dot-in-the-path
+// test, because module paths such as "perflab" have no dot either.
+var goStdRoots = map[string]bool{
+	"archive": true, "bufio": true, "bytes": true, "cmp": true, "compress": true,
+	"container": true, "context": true, "crypto": true, "database": true,
+	"debug": true, "embed": true, "encoding": true, "errors": true,
+	"expvar": true, "flag": true, "fmt": true, "go": true, "hash": true,
+	"html": true, "image": true, "index": true, "internal": true, "io": true,
+	"iter": true, "log": true, "maps": true, "math": true, "mime": true,
+	"net": true, "os": true, "path": true, "plugin": true, "reflect": true,
+	"regexp": true, "runtime": true, "slices": true, "sort": true,
+	"strconv": true, "strings": true, "structs": true, "sync": true,
+	"syscall": true, "testing": true, "text": true, "time": true,
+	"unicode": true, "unique": true, "unsafe": true, "weak": true,
+	"vendor": true, "cmd": true, "gogo": true,
+}
+
+// goPackage returns the import path of a Go symbol name:
+// "net/http.(*conn).serve" -> "net/http".
+func goPackage(name string) string {
+	slash := strings.LastIndexByte(name, '/')
+	dot := strings.IndexByte(name[slash+1:], '.')
+	if dot < 0 {
+		return name
+	}
+	return name[:slash+1+dot]
+}
+
+// isGoStd reports whether name is a function of the Go standard library.
+func isGoStd(name string) bool {
+	pkg := goPackage(name)
+	root, _, _ := strings.Cut(pkg, "/")
+	return goStdRoots[root]
+}
+
+// isGoStdFile reports whether file lies in a Go root's standard library,
+// e.g. /usr/local/go/src/runtime/asm_amd64.s.
+func isGoStdFile(file string) bool {
+	i := strings.LastIndex(file, "/src/")
+	if i < 0 {
+		return false
+	}
+	root, _, ok := strings.Cut(file[i+len("/src/"):], "/")
+	return ok && goStdRoots[root] && (strings.HasSuffix(file, ".s") || strings.HasSuffix(file, ".go"))
+}
+
+// systemLibs are shared-object name prefixes of the C library, the loader and
+// language runtimes; frames in them are never the user's code.
+var systemLibs = []string{
+	"libc.so", "libc-", "ld-linux", "ld-musl", "libpthread", "libm.so",
+	"libdl", "librt", "libpython", "libruby", "libstdc++", "libgcc_s",
+	"linux-vdso", "[vdso]", "vmlinux",
+}
+
+func isSystemLib(file string) bool {
+	if file == "" {
+		return false
+	}
+	base := path.Base(file)
+	for _, p := range systemLibs {
+		if strings.HasPrefix(base, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// scriptFile classifies Python and Ruby frames by their file: the
+// interpreter's own library is not user code, installed packages (gems,
+// site-packages) and the application's files are. ok is false for files of
+// other languages.
+func scriptFile(file string) (user, ok bool) {
+	switch {
+	case strings.HasPrefix(file, "<frozen "), strings.HasPrefix(file, "<built-in"):
+		return false, true
+	case strings.HasSuffix(file, ".py"), strings.HasSuffix(file, ".pyx"):
+		if strings.Contains(file, "site-packages/") || strings.Contains(file, "dist-packages/") {
+			return true, true
+		}
+		return !strings.Contains(file, "/lib/python") && !strings.Contains(file, "/lib64/python"), true
+	case strings.HasSuffix(file, ".rb"):
+		if strings.Contains(file, "/gems/") {
+			return true, true
+		}
+		return !strings.Contains(file, "/lib/ruby/"), true
+	}
+	return false, false
+}

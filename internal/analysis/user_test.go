@@ -1,0 +1,77 @@
+package analysis
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func TestIsUserFunc(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		want       bool
+	}{
+		{"main.handler", "/app/main.go", true},
+		{"main.(*server).handle", "", true},
+		{"github.com/x/y.F", "", true},
+		{"perflab/internal/demo.(*Server).search", "", true},
+		{"golang.org/x/net/http2.(*Framer).ReadFrame", "", true},
+		{"google.golang.org/protobuf/proto.Marshal", "", true},
+		{"runtime.mallocgc", "/usr/lib/go/src/runtime/malloc.go", false},
+		{"strings.ToLower", "", false},
+		{"net/http.(*conn).serve", "", false},
+		{"encoding/json.Marshal", "", false},
+		{"internal/poll.(*FD).Read", "", false},
+		{"vendor/golang.org/x/net/http2/hpack.(*Decoder).Write", "", false},
+		{"type:.eq.main.T", "", false},
+		{"gcWriteBarrier", "/usr/local/go/src/runtime/asm_amd64.s", false},
+		{"my_c_helper", "/srv/app/native/helper.c", true},
+		{"__tsan_read", "?", false},
+		{"_ZN6__tsan18MemoryAccessRangeTILb0EEEvPNS_11ThreadStateEmmm", "?", false},
+		{"_cgo_topofstack", "", false},
+		{"[kernel.kallsyms]", "", false},
+		{"[unknown]", "", false},
+		{"0x4a5b6c", "", false},
+		{"__memmove_avx_unaligned_erms", "/usr/lib/x86_64-linux-gnu/libc.so.6", false},
+		{"_PyEval_EvalFrameDefault", "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0", false},
+		{"handle", "/srv/app/views.py", true},
+		{"sort", "/srv/app/util.py", true},
+		{"_recv_into", "/usr/lib/python3.11/socket.py", false},
+		{"dumps", "/usr/local/lib/python3.12/json/__init__.py", false},
+		{"render", "/srv/venv/lib/python3.12/site-packages/jinja2/environment.py", true},
+		{"_find_and_load", "<frozen importlib._bootstrap>", false},
+		{"call", "/usr/lib/ruby/3.1.0/net/http.rb", false},
+		{"call", "/srv/vendor/bundle/ruby/3.1.0/gems/rack-3.0/lib/rack.rb", true},
+		{"index", "/srv/app/controllers/ads_controller.rb", true},
+	} {
+		if got := IsUserFunc(tc.name, tc.file); got != tc.want {
+			t.Errorf("IsUserFunc(%q, %q) = %v, want %v", tc.name, tc.file, got, tc.want)
+		}
+	}
+}
+
+func TestUserCodeOverrides(t *testing.T) {
+	u := UserCode{UserPrefixes: []string{"encoding/json."}, NotUser: []string{"github.com/gin-gonic/"}}
+	if !u.IsUser("encoding/json.Marshal", "") {
+		t.Error("UserPrefixes did not make encoding/json user code")
+	}
+	if u.IsUser("github.com/gin-gonic/gin.(*Engine).ServeHTTP", "") {
+		t.Error("NotUser did not exclude gin")
+	}
+	if !u.IsUser("main.f", "") {
+		t.Error("main.f should stay user code")
+	}
+}
+
+// TestGoStdRoots checks the table against the installed Go's std list.
+func TestGoStdRoots(t *testing.T) {
+	out, err := exec.Command("go", "list", "std").Output()
+	if err != nil {
+		t.Skipf("go list std: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if !isGoStd(pkg + ".F") {
+			t.Errorf("std package %s not recognised as standard library", pkg)
+		}
+	}
+}

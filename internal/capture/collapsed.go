@@ -1,0 +1,82 @@
+package capture
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// ParseCollapsed reads collapsed stacks, one "root;caller;leaf COUNT" line
+// per stack (Brendan Gregg's format, written by py-spy --format raw, rbspy
+// --format collapsed and stackcollapse-*.pl), into a CPU profile with
+// sample types samples/count and cpu/nanoseconds, each sample worth
+// periodNanos (> 0). Frames in py-spy's "func (file.py:12)" and rbspy's
+// "func - file.rb:12" shapes get their file and line. Blank lines and lines
+// without a count are skipped.
+func ParseCollapsed(r io.Reader, periodNanos int64) (*profile.Profile, error) {
+	if periodNanos <= 0 {
+		return nil, fmt.Errorf("parsing collapsed stacks: period %dns: must be more than 0", periodNanos)
+	}
+	b := newBuilder(periodNanos)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxPerfLine)
+	for sc.Scan() {
+		stack, count, ok := parseCollapsedLine(sc.Text())
+		if !ok {
+			continue
+		}
+		if count > (1<<62)/periodNanos {
+			return nil, fmt.Errorf("parsing collapsed stacks: count %d is too large", count)
+		}
+		b.add(stack, count, count*periodNanos, labels{})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading collapsed stacks: %w", err)
+	}
+	return b.profile(), nil
+}
+
+// parseCollapsedLine splits "a;b;c 12" into frames, leaf first, and 12.
+func parseCollapsedLine(line string) ([]frame, int64, bool) {
+	line = strings.TrimRight(line, " \t\r")
+	sp := strings.LastIndexAny(line, " \t")
+	if sp <= 0 {
+		return nil, 0, false
+	}
+	count, err := strconv.ParseInt(line[sp+1:], 10, 64)
+	if err != nil || count <= 0 {
+		return nil, 0, false
+	}
+	names := strings.Split(strings.TrimSpace(line[:sp]), ";")
+	stack := make([]frame, 0, len(names))
+	for i := len(names) - 1; i >= 0; i-- {
+		stack = append(stack, parseCollapsedFrame(names[i]))
+	}
+	return stack, count, true
+}
+
+var (
+	// pySpyFrame is py-spy's "name (path/file.py:12)".
+	pySpyFrame = regexp.MustCompile(`^(.*) \(([^()]*):([0-9]+)\)$`)
+	// rbSpyFrame is rbspy's "name - path/file.rb:12".
+	rbSpyFrame = regexp.MustCompile(`^(.*) - (.+):([0-9]+)$`)
+)
+
+func parseCollapsedFrame(s string) frame {
+	s = strings.TrimSpace(s)
+	for _, re := range []*regexp.Regexp{pySpyFrame, rbSpyFrame} {
+		if m := re.FindStringSubmatch(s); m != nil && m[1] != "" {
+			line, _ := strconv.ParseInt(m[3], 10, 64)
+			return frame{name: m[1], file: m[2], line: line}
+		}
+	}
+	if s == "" {
+		s = "[unknown]"
+	}
+	return frame{name: s}
+}

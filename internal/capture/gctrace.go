@@ -1,0 +1,126 @@
+package capture
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"perflab/internal/runfmt"
+)
+
+// maxGCEvents bounds what a GCTrace keeps: a service collecting 100 times a
+// second for an hour stays within it. When full, the older half is dropped.
+const maxGCEvents = 1 << 19
+
+// GCTrace collects the GC events of one process from its log lines. Feed it
+// every line the process prints (Add ignores the others); it is safe for
+// concurrent use. The zero value is ready.
+type GCTrace struct {
+	mu     sync.Mutex
+	events []SeenGCEvent
+}
+
+// SeenGCEvent is a GC event with the wall time its line was seen.
+type SeenGCEvent struct {
+	GCEvent
+	Seen time.Time
+}
+
+// Add records line's GC event, if it is a gctrace line, as seen at at.
+func (g *GCTrace) Add(line string, at time.Time) {
+	e, ok := ParseGCLine(line)
+	if !ok {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.events) >= maxGCEvents {
+		g.events = append(g.events[:0], g.events[len(g.events)/2:]...)
+	}
+	g.events = append(g.events, SeenGCEvent{GCEvent: e, Seen: at})
+}
+
+// Events returns a copy of the events seen in [from, to], and the last
+// event seen before from (zero Seen if none).
+func (g *GCTrace) Events(from, to time.Time) (in []SeenGCEvent, prev SeenGCEvent) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, e := range g.events {
+		switch {
+		case e.Seen.Before(from):
+			prev = e
+		case !e.Seen.After(to):
+			in = append(in, e)
+		}
+	}
+	return in, prev
+}
+
+// Summary sums up the GC events seen in [from, to]:
+//   - CPUPct: GC CPU (GCEvent.GCCPU) in the window ÷ windowCPUSeconds (the
+//     process's CPU time in the window) × 100. If windowCPUSeconds is 0 it
+//     is the trace's own measure over the window instead, the share of the
+//     available CPU, from the cumulative "N%" of the event before the window
+//     (or the first in it) and of the last.
+//   - pauses: the percentiles of both stop-the-world phases of every event.
+//   - HeapMaxMB: the largest heap at the start or end of a GC.
+//   - AllocMBPerS: allocation rate estimated as the growth of the heap from
+//     one GC's live heap to the next GC's start, summed over the window.
+//
+// GOGC is not in the trace and is left empty.
+func (g *GCTrace) Summary(from, to time.Time, windowCPUSeconds float64) runfmt.GCSummary {
+	in, prev := g.Events(from, to)
+	s := runfmt.GCSummary{Count: len(in)}
+	if len(in) == 0 {
+		return s
+	}
+	var gcCPU time.Duration
+	var pauses []float64
+	allocMB := 0.0
+	last := prev
+	for _, e := range in {
+		gcCPU += e.GCCPU()
+		for _, p := range e.Pauses() {
+			pauses = append(pauses, float64(p)/float64(time.Millisecond))
+		}
+		s.HeapMaxMB = max(s.HeapMaxMB, e.HeapStartMB, e.HeapEndMB)
+		if !last.Seen.IsZero() {
+			allocMB += max(e.HeapStartMB-last.HeapLiveMB, 0)
+		}
+		last = e
+	}
+	if windowCPUSeconds > 0 {
+		s.CPUPct = gcCPU.Seconds() / windowCPUSeconds * 100
+	} else {
+		s.CPUPct = tracePct(in, prev)
+	}
+	slices.Sort(pauses)
+	s.PauseP50Ms = percentile(pauses, 50)
+	s.PauseP99Ms = percentile(pauses, 99)
+	s.PauseMaxMs = pauses[len(pauses)-1]
+	if secs := to.Sub(from).Seconds(); secs > 0 {
+		s.AllocMBPerS = allocMB / secs
+	}
+	return s
+}
+
+// tracePct turns the cumulative "N% since start" of two events into the
+// share over the time between them: (p1·t1 − p0·t0) / (t1 − t0).
+func tracePct(in []SeenGCEvent, prev SeenGCEvent) float64 {
+	first, last := prev.GCEvent, in[len(in)-1].GCEvent
+	if prev.Seen.IsZero() {
+		first = in[0].GCEvent
+	}
+	t0, t1 := first.At.Seconds(), last.At.Seconds()
+	if t1 <= t0 {
+		return last.PctCPUSinceStart
+	}
+	return max((last.PctCPUSinceStart*t1-first.PctCPUSinceStart*t0)/(t1-t0), 0)
+}
+
+// percentile returns the nearest-rank p-th percentile of sorted xs.
+func percentile(sorted []float64, p float64) float64 {
+	i := int(math.Ceil(p/100*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}

@@ -1,0 +1,164 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/google/pprof/profile"
+)
+
+// PerfConfig says what PerfRecord samples and for how long.
+type PerfConfig struct {
+	// PIDs are the processes to sample (all their threads); at least one.
+	PIDs []int
+	// Seconds is how long to sample; more than 0.
+	Seconds float64
+	// Hz is the sampling frequency per CPU; 0 means DefaultPerfHz (99).
+	Hz int
+	// PerfPath is the perf binary; "" means "perf" from PATH.
+	PerfPath string
+}
+
+// PerfRecord samples the processes' on-CPU stacks with
+// `perf record -e cpu-clock -F Hz -g -p PIDS -- sleep Seconds` (the software
+// clock event: hardware counters are often unavailable in VMs and
+// containers), then reads them back with `perf script` into a profile (see
+// ParsePerfScript) stamped with the recording's start and length.
+// perf script runs at once so that perf map files (/tmp/perf-PID.map,
+// written by JITs such as python3.12 -X perf or node --perf-basic-prof) are
+// still there to name JIT frames.
+func PerfRecord(ctx context.Context, cfg PerfConfig) (*profile.Profile, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	perf, err := lookPerf(cfg.PerfPath)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "perflab-perf-")
+	if err != nil {
+		return nil, fmt.Errorf("perf record: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	data := filepath.Join(dir, "perf.data")
+	start := time.Now()
+	if err := cfg.record(ctx, perf, data); err != nil {
+		return nil, err
+	}
+	p, err := perfScript(ctx, perf, data)
+	if err != nil {
+		return nil, err
+	}
+	p.TimeNanos = start.UnixNano()
+	p.DurationNanos = int64(cfg.Seconds * 1e9)
+	p.Period = int64(1e9) / int64(cfg.hz())
+	return p, nil
+}
+
+func (cfg PerfConfig) hz() int {
+	if cfg.Hz == 0 {
+		return DefaultPerfHz
+	}
+	return cfg.Hz
+}
+
+func (cfg PerfConfig) check() error {
+	if len(cfg.PIDs) == 0 {
+		return errors.New("perf record: no process IDs given")
+	}
+	for _, pid := range cfg.PIDs {
+		if pid <= 0 {
+			return fmt.Errorf("perf record: process ID %d: must be positive", pid)
+		}
+	}
+	if cfg.Seconds <= 0 {
+		return fmt.Errorf("perf record: duration %gs: must be more than 0", cfg.Seconds)
+	}
+	if cfg.Hz < 0 || cfg.Hz > 100000 {
+		return fmt.Errorf("perf record: frequency %d Hz: want 1 to 100000, or 0 for %d", cfg.Hz, DefaultPerfHz)
+	}
+	return nil
+}
+
+func lookPerf(path string) (string, error) {
+	if path == "" {
+		path = "perf"
+	}
+	p, err := exec.LookPath(path)
+	if err != nil {
+		return "", fmt.Errorf("perf not found (%v): install linux-perf (Debian) to profile non-Go services: %w", err, ErrToolMissing)
+	}
+	return p, nil
+}
+
+// record runs perf record into data. On cancellation perf gets SIGINT, so
+// it stops and the run ends with ctx's error.
+func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
+	pids := make([]string, len(cfg.PIDs))
+	for i, pid := range cfg.PIDs {
+		pids[i] = strconv.Itoa(pid)
+	}
+	cmd := exec.CommandContext(ctx, perf, "record", "-e", "cpu-clock",
+		"-F", strconv.Itoa(cfg.hz()), "-g", "-p", strings.Join(pids, ","),
+		"-o", data, "--", "sleep", strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
+	cmd.WaitDelay = 5 * time.Second
+	stderr := &tailBuffer{max: 8 << 10}
+	cmd.Stderr = stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return fmt.Errorf("perf record: %w", ctx.Err())
+	}
+	if err != nil {
+		return perfRecordError(cfg.PIDs, err, stderr.String())
+	}
+	return nil
+}
+
+// perfRecordError explains why perf record failed from what it printed.
+func perfRecordError(pids []int, err error, stderr string) error {
+	switch {
+	case strings.Contains(stderr, "No such process"):
+		return fmt.Errorf("perf record: process %v not found (did it exit?): %w", pids, ErrProcessGone)
+	case strings.Contains(stderr, "perf_event_paranoid") || strings.Contains(stderr, "Permission denied") ||
+		strings.Contains(stderr, "No permission"):
+		return fmt.Errorf("perf record: not permitted to sample %v: run perflab as root (or with CAP_PERFMON), "+
+			"or set sysctl kernel.perf_event_paranoid=1 (=-1 to see kernel frames) to sample your own processes: %w",
+			pids, ErrNotPermitted)
+	}
+	return fmt.Errorf("perf record: %w: %s", err, lastLines(stderr, 5))
+}
+
+// perfScript reads data back with perf script and parses its output.
+func perfScript(ctx context.Context, perf, data string) (*profile.Profile, error) {
+	cmd := exec.CommandContext(ctx, perf, "script", "-i", data, "-F", perfScriptFields)
+	stderr := &tailBuffer{max: 8 << 10}
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("perf script: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("perf script: %w", err)
+	}
+	p, perr := ParsePerfScript(out)
+	if perr != nil {
+		_ = cmd.Process.Kill()
+	}
+	werr := cmd.Wait()
+	switch {
+	case perr != nil:
+		return nil, fmt.Errorf("perf script: %w", perr)
+	case werr != nil:
+		return nil, fmt.Errorf("perf script: %w: %s", werr, lastLines(stderr.String(), 5))
+	}
+	return p, nil
+}

@@ -1,0 +1,156 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// needPerf skips the test unless perf can sample a process here.
+func needPerf(t *testing.T) {
+	t.Helper()
+	if reason := perfUsable(); reason != "" {
+		t.Skip(reason)
+	}
+}
+
+// perfUsable tries perf once per test run; "" means it works.
+var perfUsable = sync.OnceValue(func() string {
+	if _, err := exec.LookPath("perf"); err != nil {
+		return "perf not installed (Debian: apt-get install linux-perf)"
+	}
+	out, err := exec.Command("perf", "record", "-e", "cpu-clock", "-o", "/dev/null", "--", "true").CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("perf cannot record here: %v: %s", err, lastLines(string(out), 3))
+	}
+	return ""
+})
+
+// startBusy starts cmd and stops it when the test ends.
+func startBusy(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+}
+
+func TestPerfRecordGoProcess(t *testing.T) {
+	t.Parallel()
+	needPerf(t)
+	cmd := exec.Command(buildProgram(t, "perfburn"))
+	startBusy(t, cmd)
+	time.Sleep(200 * time.Millisecond)
+	p, err := PerfRecord(context.Background(), PerfConfig{PIDs: []int{cmd.Process.Pid}, Seconds: 1})
+	if err != nil {
+		t.Fatalf("PerfRecord: %v", err)
+	}
+	if n := totalSamples(p.Sample); n < 10 || !hasFunction(p, "main.perflabBurnHot") {
+		t.Fatalf("perf profile: %d samples, hot function main.perflabBurnHot found: %t; want both", n, hasFunction(p, "main.perflabBurnHot"))
+	}
+	if err := p.CheckValid(); err != nil {
+		t.Errorf("perf profile invalid: %v", err)
+	}
+	if want := int64(1e9) / 99; p.Period != want || p.DurationNanos != 1e9 {
+		t.Errorf("period %d, duration %d; want %d, 1e9", p.Period, p.DurationNanos, want)
+	}
+}
+
+// TestPerfRecordJITMap samples a process that runs code from an anonymous
+// executable page and names it in /tmp/perf-PID.map, as JITs do.
+func TestPerfRecordJITMap(t *testing.T) {
+	t.Parallel()
+	needPerf(t)
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the JIT test program's machine code is x86-64")
+	}
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler (Debian: apt-get install gcc) to build the JIT test program")
+	}
+	bin := filepath.Join(t.TempDir(), "jitspin")
+	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/jitspin.c").CombinedOutput(); err != nil {
+		t.Fatalf("building jitspin: %v: %s", err, out)
+	}
+	cmd := exec.Command(bin)
+	out, _ := cmd.StdoutPipe()
+	startBusy(t, cmd)
+	mapFile := fmt.Sprintf("/tmp/perf-%d.map", cmd.Process.Pid)
+	t.Cleanup(func() { os.Remove(mapFile) })
+	ready := make([]byte, 6)
+	if _, err := out.Read(ready); err != nil || string(ready) != "ready\n" {
+		t.Fatalf("jitspin did not start: %q, %v", ready, err)
+	}
+	p, err := PerfRecord(context.Background(), PerfConfig{PIDs: []int{cmd.Process.Pid}, Seconds: 0.5})
+	if err != nil {
+		t.Fatalf("PerfRecord: %v", err)
+	}
+	if !hasFunction(p, "perflab_jit_spin") {
+		t.Fatalf("perf profile of %d samples lacks perflab_jit_spin from %s", len(p.Sample), mapFile)
+	}
+}
+
+func TestPerfRecordErrors(t *testing.T) {
+	needPerf(t)
+	ctx := context.Background()
+	_, err := PerfRecord(ctx, PerfConfig{PIDs: []int{1 << 22}, Seconds: 0.2})
+	if !errors.Is(err, ErrProcessGone) {
+		t.Errorf("PerfRecord(missing pid) = %v; want ErrProcessGone", err)
+	}
+	_, err = PerfRecord(ctx, PerfConfig{PIDs: []int{1}, Seconds: 0.2, PerfPath: "/nonexistent/perf"})
+	if !errors.Is(err, ErrToolMissing) || !strings.Contains(err.Error(), "install linux-perf") {
+		t.Errorf("PerfRecord(missing perf) = %v; want ErrToolMissing with the install hint", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = PerfRecord(cctx, PerfConfig{PIDs: []int{os.Getpid()}, Seconds: 20})
+	t.Logf("cancelled PerfRecord returned after %s: %v", time.Since(start), err)
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		t.Errorf("PerfRecord cancelled after 300ms = %v after %s; want the context's error, soon", err, time.Since(start))
+	}
+	for _, cfg := range []PerfConfig{{Seconds: 1}, {PIDs: []int{1}}, {PIDs: []int{-1}, Seconds: 1}, {PIDs: []int{1}, Seconds: 1, Hz: -5}} {
+		if _, err := PerfRecord(ctx, cfg); err == nil {
+			t.Errorf("PerfRecord(%+v) = nil error, want invalid config", cfg)
+		}
+	}
+}
+
+// TestPerfRecordNotPermitted runs perf as an unprivileged user against a
+// root process: the kernel refuses, and the error says what to change.
+func TestPerfRecordNotPermitted(t *testing.T) {
+	t.Parallel()
+	needPerf(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to drop to an unprivileged user")
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("needs setpriv (Debian: util-linux)")
+	}
+	perf, _ := exec.LookPath("perf")
+	wrapper := filepath.Join(t.TempDir(), "perf-as-nobody")
+	// The wrapper lets nobody write perf.data, so the refusal comes from the
+	// kernel, not from the output directory.
+	script := "#!/bin/sh\nprev=\nfor a in \"$@\"; do [ \"$prev\" = -o ] && chmod 0777 \"$(dirname \"$a\")\"; prev=$a; done\n" +
+		"exec setpriv --reuid=65534 --regid=65534 --clear-groups " + perf + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sleep", "10")
+	startBusy(t, cmd)
+	_, err := PerfRecord(context.Background(), PerfConfig{PIDs: []int{cmd.Process.Pid}, Seconds: 0.2, PerfPath: wrapper})
+	if !errors.Is(err, ErrNotPermitted) || !strings.Contains(err.Error(), "perf_event_paranoid") {
+		t.Fatalf("PerfRecord as nobody = %v; want ErrNotPermitted naming perf_event_paranoid", err)
+	}
+}

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"fmt"
+	"net"
+
+	"github.com/spf13/cobra"
+
+	"perflab/internal/demo"
+	"perflab/internal/lab"
+)
+
+func newDemoCmd(env Env) *cobra.Command {
+	f := newRunFlags()
+	cmd := &cobra.Command{
+		Use:   "demo [run flags]",
+		Short: "Run the whole workflow on the bundled demo service (planted costs included)",
+		Long: `Start perflab's bundled demo service — an HTTP API with real per-request
+work (search, PNG rendering, JSON, log parsing) and planted costs modelled on
+real incidents — under a 1-CPU budget, load it, profile it and print the
+verdict: CPU per request, GC share, allocations per request and the functions
+to fix. Any 'perflab run' flag changes the experiment.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			api, pprofAddr, err := freeAddrs()
+			if err != nil {
+				return failed(fmt.Errorf("finding free ports on 127.0.0.1: %w", err))
+			}
+			command := []string{env.Executable, "demo-service", "-addr", api, "-pprof-addr", pprofAddr}
+			c, err := f.config(env, []string{"http://" + api + "/"}, command)
+			if err != nil {
+				return err
+			}
+			if f.pprof == "" {
+				c.Pprof = "http://" + pprofAddr
+			}
+			f.hooks(env, &c)
+			fmt.Fprintf(env.Stderr, "perflab: the demo service mixes /search, /render, /api/item and /ingest on %s\n", c.Load.Targets[0].URL)
+			res, err := lab.Run(cmd.Context(), c)
+			return printRun(env, f, res, err)
+		},
+	}
+	f.addTo(cmd)
+	for name, value := range map[string]string{"cpus": "1", "duration": "10s", "concurrency": "8", "warmup": "2s", "name": "demo"} {
+		setDefault(cmd, name, value)
+	}
+	return cmd
+}
+
+// setDefault changes a flag's default (without marking it as given).
+func setDefault(cmd *cobra.Command, name, value string) {
+	fl := cmd.Flags().Lookup(name)
+	if err := fl.Value.Set(value); err != nil {
+		panic(fmt.Sprintf("default of --%s: %v", name, err))
+	}
+	fl.DefValue = value
+}
+
+// newDemoServiceCmd is the hidden entry point that runs the demo service as
+// its own process, so perflab can launch it in a cgroup like any service.
+func newDemoServiceCmd(env Env) *cobra.Command {
+	return &cobra.Command{
+		Use:                "demo-service",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if code := demo.Main(args, env.Stdout, env.Stderr); code != 0 {
+				return &silentExit{code: ExitCode(code)}
+			}
+			return nil
+		},
+	}
+}
+
+// freeAddrs finds two free loopback ports.
+func freeAddrs() (string, string, error) {
+	var addrs []string
+	var lns []net.Listener
+	defer func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}()
+	for range 2 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", "", err
+		}
+		lns = append(lns, ln)
+		addrs = append(addrs, ln.Addr().String())
+	}
+	return addrs[0], addrs[1], nil
+}

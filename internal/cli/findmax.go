@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"perflab/internal/lab"
+	"perflab/internal/runfmt"
+)
+
+type findMaxFlags struct {
+	enabled bool
+	slo     string
+	step    time.Duration
+	start   float64
+}
+
+func (f *findMaxFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.enabled, "find-max", false, "search the highest arrival rate the budget sustains within --slo")
+	fs.StringVar(&f.slo, "slo", "p99<100ms,errors<1%", "objective for --find-max: `METRIC<LIMIT,...` (p50..p999, max, mean in ms; errors in %)")
+	fs.DurationVar(&f.step, "step", 5*time.Second, "--find-max: measured window of each rate tried")
+	fs.Float64Var(&f.start, "start-rate", 0, "--find-max: first rate to try (default: half of a closed-model probe)")
+}
+
+func runFindMax(cmd *cobra.Command, env Env, c lab.Config, fm findMaxFlags, f *runFlags) error {
+	slo, err := lab.ParseSLO(fm.slo)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if fm.step <= 0 || fm.start < 0 {
+		return usageErr("--step must be > 0 and --start-rate >= 0")
+	}
+	if c.Load.Rate > 0 || len(c.Load.Stages) > 0 {
+		return usageErr("--find-max chooses the rates itself: drop --rate/--stages")
+	}
+	fmt.Fprintf(env.Stdout, "Searching the highest rate within %s (steps of %s):\n", slo, fm.step)
+	fmt.Fprintf(env.Stdout, "  %10s %10s %10s %8s %10s %12s  %s\n", "rate", "achieved", "p99", "errors", "CPU cores", "CPU ms/req", "verdict")
+	res, err := lab.FindMax(cmd.Context(), c, lab.FindMaxConfig{SLO: slo, Step: fm.step, Start: fm.start,
+		OnStep: func(st runfmt.FindMaxStep) {
+			verdict := "pass"
+			if !st.Pass {
+				verdict = "fail: " + st.Reason
+			}
+			errPct := 0.0
+			if st.Requests > 0 {
+				errPct = 100 * float64(st.Errors) / float64(st.Requests)
+			}
+			fmt.Fprintf(env.Stdout, "  %8.0f/s %8.0f/s %8.2fms %7.2f%% %10.2f %12.3f  %s\n", st.Rate, st.RPS, st.P99Ms, errPct, st.CPUCores, st.CPUMsPerRequest, verdict)
+		}})
+	if res != nil && res.Run.FindMax != nil && res.Run.FindMax.MaxRPS > 0 {
+		m := res.Run.FindMax
+		budget := "no CPU limit"
+		if c.Budget.CPUs > 0 {
+			budget = fmt.Sprintf("%g CPU", c.Budget.CPUs)
+		}
+		fmt.Fprintf(env.Stdout, "\nHighest sustainable rate: %.0f requests/s on %s within %s, at %.3f CPU ms per request\n", m.MaxRPS, budget, slo, m.CPUMsPerRequest)
+		fmt.Fprintf(env.Stdout, "Run %s: %s\n", res.Run.ID, res.Dir)
+	}
+	if err != nil {
+		if res == nil {
+			return failed(err)
+		}
+		return failed(fmt.Errorf("find-max run %s is partial: %w", res.Run.ID, err))
+	}
+	return nil
+}

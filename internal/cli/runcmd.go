@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"perflab/internal/lab"
+	"perflab/internal/load"
+	"perflab/internal/report"
+	"perflab/internal/store"
+	"perflab/internal/target"
+)
+
+// runFlags are the flags of an experiment on a service; run, ab, sweep and
+// demo share them.
+type runFlags struct {
+	load         *loadFlags
+	cpus, memory string
+	warmup       time.Duration
+	ready        string
+	readyTimeout time.Duration
+	pid          int
+	pprof        string
+	profiler     string
+	perfHz       int
+	trace        bool
+	noGCTrace    bool
+	name         string
+	dir          string
+	env          []string
+	json         bool
+	quiet        bool
+	fs           *pflag.FlagSet
+}
+
+func newRunFlags() *runFlags {
+	f := &runFlags{load: newLoadFlags(), fs: pflag.NewFlagSet("run", pflag.ContinueOnError)}
+	fs := f.fs
+	fs.StringVar(&f.cpus, "cpus", "", "CPU budget of the service in `cores` (0.5, 2): cgroup cpu.max / cfs quota")
+	fs.StringVar(&f.memory, "memory", "", "memory budget of the service (`size`: 512M, 2G): cgroup memory.max")
+	fs.DurationVar(&f.warmup, "warmup", 3*time.Second, "load the service this long before measuring (0 to skip)")
+	fs.StringVar(&f.ready, "ready", "", "`URL` that answers once the service is up (default: the load URL)")
+	fs.DurationVar(&f.readyTimeout, "ready-timeout", 30*time.Second, "give up if the service is not ready within this")
+	fs.IntVar(&f.pid, "pid", 0, "attach to the running service `PID` (and its children) instead of launching one")
+	fs.StringVar(&f.pprof, "pprof", "", "the service's net/http/pprof base `URL` (default: try the load URL's host, then 127.0.0.1:6060)")
+	fs.StringVar(&f.profiler, "profiler", "auto", "auto, pprof, perf, py-spy, rbspy or none")
+	fs.IntVar(&f.perfHz, "perf-hz", 99, "sampling frequency of perf, py-spy and rbspy")
+	fs.BoolVar(&f.trace, "trace", false, "also capture a Go execution trace of the measured window")
+	fs.BoolVar(&f.noGCTrace, "no-gctrace", false, "do not set GODEBUG=gctrace=1 on the launched service")
+	fs.StringVar(&f.name, "name", "", "label of the run (default: the command's name)")
+	fs.StringVar(&f.dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
+	fs.StringArrayVarP(&f.env, "env", "e", nil, "`KEY=VALUE` for the launched service (repeatable)")
+	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text verdict")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	return f
+}
+
+func (f *runFlags) addTo(cmd *cobra.Command) {
+	cmd.Flags().AddFlagSet(f.load.fs)
+	cmd.Flags().AddFlagSet(f.fs)
+}
+
+// splitDash separates the URL arguments from the command after "--".
+func splitDash(cmd *cobra.Command, args []string) (urls, command []string) {
+	if at := cmd.ArgsLenAtDash(); at >= 0 {
+		return args[:at], args[at:]
+	}
+	return args, nil
+}
+
+// config builds the lab config of one run.
+func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
+	var c lab.Config
+	if f.load.requests > 0 {
+		return c, usageErr("-n: perflab run measures a time window: use -d (and --rate for a fixed arrival rate)")
+	}
+	lc, err := f.load.config(urls)
+	if err != nil {
+		return c, err
+	}
+	if lc.Duration == 0 && len(lc.Stages) == 0 {
+		lc.Duration = 10 * time.Second
+	}
+	budget, err := f.budget()
+	if err != nil {
+		return c, err
+	}
+	if f.pid != 0 && len(command) > 0 {
+		return c, usageErr("give either --pid or -- CMD, not both")
+	}
+	if f.pid < 0 {
+		return c, usageErr("--pid %d: not a process id", f.pid)
+	}
+	if f.pid != 0 && (budget.CPUs > 0 || budget.MemoryBytes > 0) {
+		return c, usageErr("--cpus and --memory apply to a service perflab launches (-- CMD), not to --pid")
+	}
+	if f.warmup < 0 {
+		return c, usageErr("--warmup %s: must be >= 0", f.warmup)
+	}
+	switch f.profiler {
+	case lab.ProfilerAuto, lab.ProfilerPprof, lab.ProfilerPerf, lab.ProfilerPySpy, lab.ProfilerRbSpy, lab.ProfilerNone:
+	default:
+		return c, usageErr("--profiler %q: want auto, pprof, perf, py-spy, rbspy or none", f.profiler)
+	}
+	if f.perfHz < 1 || f.perfHz > 10000 {
+		return c, usageErr("--perf-hz %d: must be from 1 to 10000", f.perfHz)
+	}
+	for _, kv := range f.env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return c, usageErr("--env %q: want KEY=VALUE", kv)
+		}
+	}
+	ready := f.ready
+	if ready == "" && (len(command) > 0 || f.pid > 0) {
+		ready = lc.Targets[0].URL.String()
+	}
+	name := f.name
+	if name == "" {
+		name = defaultName(command, f.pid)
+	}
+	return lab.Config{
+		Name: name, Store: store.Store{Root: f.dir}, Load: lc, LoadFlags: f.load.describe(),
+		Warmup: f.warmup, Command: command, Env: f.env, PID: f.pid, Budget: budget,
+		ReadyURL: ready, ReadyTimeout: f.readyTimeout, Pprof: f.pprof, Profiler: f.profiler,
+		PerfHz: f.perfHz, Trace: f.trace, NoGCTrace: f.noGCTrace, Version: Version,
+	}, nil
+}
+
+func defaultName(command []string, pid int) string {
+	switch {
+	case len(command) > 0:
+		parts := strings.Split(command[0], "/")
+		return parts[len(parts)-1]
+	case pid > 0:
+		return fmt.Sprintf("pid%d", pid)
+	}
+	return "run"
+}
+
+func (f *runFlags) budget() (target.Budget, error) {
+	var b target.Budget
+	var err error
+	if f.cpus != "" {
+		if b.CPUs, err = target.ParseCPUs(f.cpus); err != nil {
+			return b, usageErr("--cpus: %v", err)
+		}
+	}
+	if f.memory != "" {
+		if b.MemoryBytes, err = target.ParseMemory(f.memory); err != nil {
+			return b, usageErr("--memory: %v", err)
+		}
+	}
+	if err := b.Validate(); err != nil {
+		return b, usageErr("%v", err)
+	}
+	return b, nil
+}
+
+// hooks wires a run's status lines and live progress to stderr.
+func (f *runFlags) hooks(env Env, c *lab.Config) {
+	if f.quiet {
+		return
+	}
+	c.Log = func(msg string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", msg) }
+	c.Watch = func(a *load.Attacker) func() { return startProgress(env, a).stop }
+}
+
+func newRunCmd(env Env) *cobra.Command {
+	f := newRunFlags()
+	var fm findMaxFlags
+	cmd := &cobra.Command{
+		Use:   "run [flags] URL [-- CMD ARGS...]",
+		Short: "Launch (or attach to) a service under a budget, load it, profile it, report the cost per request",
+		Long: `Launch CMD in a cgroup of its own with --cpus and --memory budgets (or attach
+to --pid), wait until it answers, warm it up, then drive the load at URL while
+sampling its CPU, memory and throttling and profiling it. The verdict says what
+the service consumed, its CPU ms per request, the GC's share, allocations per
+request, and where the cost goes (user code first). Everything lands in a run
+directory (run.json, profiles/*.pb.gz, target.log).`,
+		Example: `  perflab run --cpus 1 -c 20 -d 20s http://127.0.0.1:8080/ -- ./server -addr :8080
+  perflab run --rate 200 --cpus 2 --memory 512M http://127.0.0.1:8080/search -- ./server
+  perflab run --pid 4242 -d 30s http://127.0.0.1:8080/
+  perflab run --find-max --slo "p99<100ms,errors<1%" --cpus 2 http://127.0.0.1:8080/ -- ./server`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			urls, command := splitDash(cmd, args)
+			c, err := f.config(env, urls, command)
+			if err != nil {
+				return err
+			}
+			f.hooks(env, &c)
+			if fm.enabled {
+				return runFindMax(cmd, env, c, fm, f)
+			}
+			res, err := lab.Run(cmd.Context(), c)
+			return printRun(env, f, res, err)
+		},
+	}
+	f.addTo(cmd)
+	fm.register(cmd.Flags())
+	return cmd
+}
+
+// printRun prints a run's result; a partial run is still printed in full.
+func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
+	if res == nil {
+		return failed(err)
+	}
+	var werr error
+	if f.json {
+		werr = writeJSON(env.Stdout, res.Run)
+	} else {
+		if res.Run.Load != nil {
+			werr = report.WriteLoadText(env.Stdout, res.Run.Load)
+		}
+		if werr == nil {
+			werr = report.WriteVerdict(env.Stdout, res.Run, res.Dir)
+		}
+	}
+	if werr != nil {
+		return failed(werr)
+	}
+	if err != nil {
+		if res.Run.Load != nil && res.Run.Load.Interrupted {
+			return &silentExit{code: ExitInterrupted}
+		}
+		return failed(fmt.Errorf("run %s is partial: %w", res.Run.ID, err))
+	}
+	return nil
+}

@@ -1,0 +1,268 @@
+package demo
+
+// Smoke tests of the test services in testdata/services: each Go service
+// is built with `go build`, started on free ports, asked a few requests in
+// both modes, and stopped with SIGTERM.
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"image/png"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var goServices = []string{"hello", "fmtprint", "tolower", "pngencode", "gcheavy", "cpuburn", "stall"}
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildErr  error
+)
+
+// serviceBinary builds every Go test service once per test binary run and
+// returns the path of name's executable.
+func serviceBinary(t *testing.T, name string) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("building the test services needs the go command: not in PATH")
+	}
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "perflab-services-")
+		if buildErr != nil {
+			return
+		}
+		args := []string{"build", "-o", buildDir + "/"}
+		for _, s := range goServices {
+			args = append(args, "../../testdata/services/"+s)
+		}
+		out, err := exec.Command(goTool, args...).CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build test services: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(buildDir, name)
+}
+
+// service is a running test service process.
+type service struct {
+	cmd        *exec.Cmd
+	url, pprof string
+	stderr     *bytes.Buffer
+}
+
+// startService runs the program on free ports and reads the URLs it prints.
+func startService(t *testing.T, argv ...string) *service {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	s := &service{cmd: cmd, stderr: &bytes.Buffer{}}
+	cmd.Stderr = s.stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if u, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
+			s.url = u
+		}
+		if u, ok := strings.CutPrefix(sc.Text(), "pprof on "); ok {
+			s.pprof = u
+		}
+		if s.url != "" && (s.pprof != "" || strings.HasSuffix(argv[0], ".py")) {
+			break
+		}
+	}
+	if s.url == "" {
+		cmd.Wait()
+		t.Fatalf("%v printed no \"listening on\" line; stderr: %s", argv, s.stderr)
+	}
+	go io.Copy(io.Discard, out)
+	return s
+}
+
+// stop sends SIGTERM and checks the service exits cleanly within 10s.
+func (s *service) stop(t *testing.T) *os.ProcessState {
+	t.Helper()
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("%s after SIGTERM: %v; stderr: %s", s.cmd.Path, err, s.stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s still running 10s after SIGTERM", s.cmd.Path)
+	}
+	return s.cmd.ProcessState
+}
+
+func get(t *testing.T, url string) []byte {
+	t.Helper()
+	code, _, b := fetch(t, "GET", url, "")
+	if code != 200 {
+		t.Fatalf("GET %s: status %d: %.200s", url, code, b)
+	}
+	return b
+}
+
+var freePorts = []string{"-addr", "127.0.0.1:0", "-pprof-addr", "127.0.0.1:0"}
+
+// bothModes starts name in buggy and fixed mode, GETs path from each a few
+// times, checks the bodies agree and pprof answers, and returns the body.
+func bothModes(t *testing.T, name, path string, extra ...string) []byte {
+	t.Helper()
+	var bodies [][]byte
+	for _, mode := range []string{"buggy", "fixed"} {
+		s := startService(t, append(append([]string{serviceBinary(t, name), "-mode=" + mode}, freePorts...), extra...)...)
+		var b []byte
+		for range 3 {
+			b = get(t, s.url+path)
+		}
+		bodies = append(bodies, b)
+		if idx := get(t, s.pprof); !bytes.Contains(idx, []byte("goroutine")) {
+			t.Errorf("%s pprof index %s: %.200s", name, s.pprof, idx)
+		}
+		s.stop(t)
+	}
+	if !bytes.Equal(bodies[0], bodies[1]) {
+		t.Errorf("%s %s: buggy and fixed answer differently:\n%.200q\n%.200q", name, path, bodies[0], bodies[1])
+	}
+	return bodies[0]
+}
+
+func TestServiceHello(t *testing.T) {
+	if b := bothModes(t, "hello", "/"); string(b) != "hello, world\n" {
+		t.Errorf("hello: %q", b)
+	}
+}
+
+func TestServiceFmtprint(t *testing.T) {
+	if b := bothModes(t, "fmtprint", "/file?name=3"); len(b) != 24<<10 {
+		t.Errorf("fmtprint: %d bytes; want %d", len(b), 24<<10)
+	}
+}
+
+func TestServiceTolower(t *testing.T) {
+	if b := bothModes(t, "tolower", "/search?q=STEEL+lamp"); !bytes.Contains(b, []byte(`"count":`)) || bytes.Contains(b, []byte(`"count":0`)) {
+		t.Errorf("tolower: %s", b)
+	}
+}
+
+func TestServicePngencode(t *testing.T) {
+	b := bothModes(t, "pngencode", "/image")
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil || img.Bounds().Dx() != 128 {
+		t.Fatalf("pngencode: decoding /image: %v", err)
+	}
+	s := startService(t, append([]string{serviceBinary(t, "pngencode")}, freePorts...)...)
+	if code, _, _ := fetch(t, "POST", s.url+"/paint?x=1&y=2", ""); code != 200 {
+		t.Fatalf("POST /paint: status %d", code)
+	}
+	img, err = png.Decode(bytes.NewReader(get(t, s.url+"/image")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, g, _, _ := img.At(1, 2).RGBA(); r != 0xffff || g != 0 {
+		t.Errorf("pixel (1,2) after /paint = %v; want red", img.At(1, 2))
+	}
+	s.stop(t)
+}
+
+func TestServiceGcheavy(t *testing.T) {
+	if b := bothModes(t, "gcheavy", "/parse"); !bytes.Contains(b, []byte(`"records":200`)) {
+		t.Errorf("gcheavy GET /parse: %s", b)
+	}
+	s := startService(t, append([]string{serviceBinary(t, "gcheavy")}, freePorts...)...)
+	code, _, b := fetch(t, "POST", s.url+"/parse", "status=500 level=error\nstatus=200\n")
+	if code != 200 || !bytes.Contains(b, []byte(`"records":2,"server_errors":1`)) {
+		t.Errorf("gcheavy POST /parse: %d %s", code, b)
+	}
+	if b := get(t, s.url+"/gcstats"); !bytes.Contains(b, []byte(`"gc_cpu_pct":`)) {
+		t.Errorf("gcheavy /gcstats: %s", b)
+	}
+	s.stop(t)
+}
+
+func TestServiceStall(t *testing.T) {
+	const stall = 300 * time.Millisecond
+	for _, mode := range []string{"buggy", "fixed"} {
+		s := startService(t, append([]string{serviceBinary(t, "stall"), "-mode=" + mode, "-period=2s", "-stall=" + stall.String()}, freePorts...)...)
+		start := time.Now()
+		get(t, s.url+"/") // the process started moments ago: inside the first window
+		took := time.Since(start)
+		if mode == "buggy" && took < stall/3 {
+			t.Errorf("stall buggy: first request took %v; want it to wait out the %v window", took, stall)
+		}
+		if mode == "fixed" && took > stall {
+			t.Errorf("stall fixed: first request took %v; want no stall", took)
+		}
+		s.stop(t)
+	}
+}
+
+// TestServiceCpuburn checks that /burn?us=2000 costs 2ms of CPU per
+// request within 10%, from the child's own rusage after it exits.
+func TestServiceCpuburn(t *testing.T) {
+	const n, us = 200, 2000
+	s := startService(t, append([]string{serviceBinary(t, "cpuburn")}, freePorts...)...)
+	for range n {
+		if b := get(t, s.url+"/burn?us="+strconv.Itoa(us)); !bytes.HasPrefix(b, []byte("burned 2")) {
+			t.Fatalf("burn: %q", b)
+		}
+	}
+	if code, _, _ := fetch(t, "GET", s.url+"/burn?us=-1", ""); code != 400 {
+		t.Errorf("/burn?us=-1: status %d; want 400", code)
+	}
+	ps := s.stop(t)
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Skip("no rusage for the child on this platform")
+	}
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	perReq := cpu / n
+	t.Logf("cpuburn: %v CPU for %d requests of %dus: %v per request", cpu, n, us, perReq)
+	if want := us * time.Microsecond; perReq < want*9/10 || perReq > want*11/10 {
+		t.Errorf("cpuburn: %v CPU per request; want %v ±10%%", perReq, want)
+	}
+}
+
+func TestServicePyhot(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("pyhot needs python3: not in PATH")
+	}
+	var sums []string
+	for _, mode := range []string{"buggy", "fixed"} {
+		s := startService(t, py, "../../testdata/services/pyhot/server.py", "--addr", "127.0.0.1:0", "--mode", mode)
+		var b []byte
+		for range 3 {
+			b = get(t, s.url+"/checksum")
+		}
+		sums = append(sums, string(b))
+		if ps := s.stop(t); ps.ExitCode() != 0 {
+			t.Errorf("pyhot exit code %d", ps.ExitCode())
+		}
+	}
+	if sums[0] != sums[1] || sums[0] != "f36ae1d2\n" {
+		t.Errorf("pyhot checksums %q; want both f36ae1d2", sums)
+	}
+}

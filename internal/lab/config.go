@@ -1,0 +1,81 @@
+package lab
+
+import (
+	"time"
+
+	"perflab/internal/load"
+	"perflab/internal/store"
+	"perflab/internal/target"
+)
+
+// Profiler choices.
+const (
+	ProfilerAuto  = "auto"  // pprof endpoint if found, else perf (py-spy/rbspy for Python/Ruby)
+	ProfilerPprof = "pprof" // the service's net/http/pprof endpoint only
+	ProfilerPerf  = "perf"  // perf record -e cpu-clock
+	ProfilerPySpy = "py-spy"
+	ProfilerRbSpy = "rbspy"
+	ProfilerNone  = "none"
+)
+
+// Config describes one run.
+type Config struct {
+	Name  string
+	Store store.Store
+	// Load is the measured load; its Duration is the measured window.
+	Load      load.Config
+	LoadFlags map[string]string // the load's flags, recorded in run.json
+	Warmup    time.Duration
+
+	// The service: launched from Command, attached by PID, or neither (only
+	// the load and what its pprof endpoint says).
+	Command []string
+	Env     []string
+	Dir     string
+	PID     int
+	Budget  target.Budget
+
+	ReadyURL     string
+	ReadyTimeout time.Duration
+	StopGrace    time.Duration
+
+	// Pprof is the service's net/http/pprof base URL; "" probes the load
+	// URL's host and 127.0.0.1:6060.
+	Pprof     string
+	Profiler  string
+	PerfHz    int
+	Trace     bool // also capture a Go execution trace of the window
+	NoGCTrace bool // do not set GODEBUG=gctrace=1 on a launched service
+
+	// Version is perflab's version for run.json.
+	Version string
+	// Log receives one-line status messages for the user.
+	Log func(string)
+	// Watch, if set, is called when a load starts (for live progress) and
+	// returns the function to call when it ends.
+	Watch func(*load.Attacker) (done func())
+}
+
+func (c *Config) defaults() {
+	if c.Warmup < 0 {
+		c.Warmup = 0
+	}
+	if c.ReadyTimeout == 0 {
+		c.ReadyTimeout = 30 * time.Second
+	}
+	if c.StopGrace == 0 {
+		c.StopGrace = 5 * time.Second
+	}
+	if c.Profiler == "" {
+		c.Profiler = ProfilerAuto
+	}
+	if c.PerfHz == 0 {
+		c.PerfHz = 99
+	}
+	if c.Log == nil {
+		c.Log = func(string) {}
+	}
+	if c.Name == "" {
+		c.Name = "run"
+	}
+}

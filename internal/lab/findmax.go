@@ -1,0 +1,185 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"time"
+
+	"perflab/internal/runfmt"
+	"perflab/internal/target"
+)
+
+// FindMaxConfig tunes the search for the highest sustainable rate.
+type FindMaxConfig struct {
+	SLO SLO
+	// Step is the measured window of each step. Default 5s.
+	Step time.Duration
+	// Start is the first rate tried; 0 estimates it from a closed-model probe.
+	Start float64
+	// Precision ends the bisection when the bracket is this narrow (relative).
+	Precision float64
+	// MaxSteps bounds the whole search.
+	MaxSteps int
+	// OnStep is called after each step (for printing).
+	OnStep func(runfmt.FindMaxStep)
+}
+
+// FindMax launches (or attaches to) the service once and searches the highest
+// arrival rate it sustains within the SLO: rates grow by half each step until
+// one fails, then the bracket is bisected. A step passes when its latency
+// and errors meet the SLO and it achieved at least 95% of its rate. The run
+// directory keeps every step and, as the run's load and target, the best
+// passing step.
+func FindMax(ctx context.Context, cfg Config, fm FindMaxConfig) (res *Result, err error) {
+	if fm.Step <= 0 {
+		fm.Step = 5 * time.Second
+	}
+	if fm.Precision <= 0 {
+		fm.Precision = 0.05
+	}
+	if fm.MaxSteps <= 0 {
+		fm.MaxSteps = 12
+	}
+	cfg.Name += "-findmax"
+	cfg.Profiler = ProfilerNone
+	return withSession(ctx, cfg, func(s *session) error {
+		return s.findMax(ctx, fm)
+	}, nil)
+}
+
+// withSession runs body with a started service, stops the service, calls
+// finish (if any) and writes the run directory whatever happened.
+func withSession(ctx context.Context, cfg Config, body func(*session) error, finish func(*session)) (*Result, error) {
+	cfg.defaults()
+	started := time.Now()
+	dir, id, err := cfg.Store.Create(cfg.Name, started)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{cfg: cfg, dir: dir, prof: newProfileSet(nil), run: &runfmt.Run{
+		SchemaVersion: runfmt.SchemaVersion, Name: cfg.Name, ID: id, Started: started,
+		Status: runfmt.StatusComplete, Config: recordConfig(&cfg), Env: environment(cfg.Version),
+	}}
+	s.prof.s = s
+	res := &Result{Run: s.run, Dir: dir}
+	err = s.startTarget(ctx)
+	if err == nil {
+		err = s.warmup(ctx)
+	}
+	if err == nil {
+		err = body(s)
+	}
+	s.stopTarget()
+	if finish != nil {
+		finish(s)
+	}
+	if err != nil {
+		s.run.Status, s.run.PartialReason = runfmt.StatusPartial, oneLine(err.Error())
+	}
+	if werr := runfmt.WriteFile(dir, s.run); werr != nil && err == nil {
+		err = werr
+	}
+	return res, err
+}
+
+func (s *session) findMax(ctx context.Context, fm FindMaxConfig) error {
+	rate := fm.Start
+	if rate <= 0 {
+		r, err := s.probeCapacity(ctx)
+		if err != nil {
+			return err
+		}
+		rate = math.Max(1, r/2)
+		s.cfg.Log(fmt.Sprintf("closed-model probe: %.0f req/s; searching from %.0f/s", r, rate))
+	}
+	result := &runfmt.FindMax{SLO: fm.SLO.String(), StepS: fm.Step.Seconds()}
+	s.run.FindMax = result
+	var lo, hi float64 // best passing rate, lowest failing rate
+	var best *stepResult
+	for n := 0; n < fm.MaxSteps; n++ {
+		step, err := s.step(ctx, rate, fm)
+		if err != nil {
+			return err
+		}
+		result.Steps = append(result.Steps, step.FindMaxStep)
+		if fm.OnStep != nil {
+			fm.OnStep(step.FindMaxStep)
+		}
+		if step.Pass {
+			lo, best = rate, &step
+		} else {
+			hi = rate
+		}
+		switch {
+		case hi == 0:
+			rate *= 1.5
+		case lo == 0:
+			rate /= 2
+			if rate < 1 {
+				return errors.New("the SLO fails even at 1 request/s")
+			}
+		case (hi-lo)/lo <= fm.Precision:
+			n = fm.MaxSteps
+		default:
+			rate = (lo + hi) / 2
+		}
+	}
+	if best == nil {
+		return errors.New("no step met the SLO")
+	}
+	result.MaxRPS, result.CPUMsPerRequest = best.Rate, best.CPUMsPerRequest
+	s.run.Load, s.run.Target = best.load, best.target
+	return nil
+}
+
+// stepResult is one step with the load and target measurements behind it.
+type stepResult struct {
+	runfmt.FindMaxStep
+	load   *runfmt.LoadResult
+	target *runfmt.TargetSummary
+}
+
+// probeCapacity estimates the service's throughput with a short closed load.
+func (s *session) probeCapacity(ctx context.Context) (float64, error) {
+	pc := s.cfg.Load
+	pc.Rate, pc.Stages, pc.Duration, pc.Requests = 0, nil, 3*time.Second, 0
+	r, _, err := s.runLoad(ctx, pc)
+	if err != nil {
+		return 0, s.errExited("the capacity probe")
+	}
+	if r.Requests == 0 || r.Errors == r.Requests {
+		return 0, fmt.Errorf("the capacity probe got no successful response (%s)", firstKind(r))
+	}
+	return r.RPS, ctx.Err()
+}
+
+func (s *session) step(ctx context.Context, rate float64, fm FindMaxConfig) (stepResult, error) {
+	sc := s.cfg.Load
+	sc.Rate, sc.Stages, sc.Duration, sc.Requests = rate, nil, fm.Step, 0
+	r, a, err := s.runLoad(ctx, sc)
+	if err != nil {
+		return stepResult{}, s.errExited(fmt.Sprintf("the step at %.0f/s", rate))
+	}
+	if ctx.Err() != nil {
+		return stepResult{}, errors.New("interrupted during the search")
+	}
+	st := stepResult{}
+	st.FindMaxStep = runfmt.FindMaxStep{Rate: rate, RPS: r.RPS, P99Ms: r.Latency.P99, Requests: r.Requests, Errors: r.Errors}
+	st.Pass, st.Reason = fm.SLO.Check(r)
+	if st.Pass && r.RPS < 0.95*rate {
+		st.Pass, st.Reason = false, fmt.Sprintf("achieved %.0f/s of %.0f/s", r.RPS, rate)
+	}
+	if s.sampler != nil {
+		from := a.Started()
+		ts := target.Window(s.sampler.Samples(), from, from.Add(time.Duration(r.DurationS*float64(time.Second))), s.limitCores, runtime.NumCPU())
+		if r.Requests > 0 {
+			ts.CPUMsPerRequest = ts.CPUSeconds * 1000 / float64(r.Requests)
+		}
+		st.CPUCores, st.CPUMsPerRequest, st.target = ts.CPUCoresMean, ts.CPUMsPerRequest, &ts
+	}
+	st.load = r
+	return st, nil
+}

@@ -1,0 +1,278 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/capture"
+)
+
+// profileSet captures the service's profiles over the measured window and
+// keeps them for the summary.
+type profileSet struct {
+	s      *session
+	client capture.Client
+	base   string // net/http/pprof base URL, "" if none
+	mode   string // pprof, perf, py-spy, rbspy or none
+
+	cancel   context.CancelFunc
+	from, to time.Time
+
+	mu                sync.Mutex
+	cpu, allocs, heap *profile.Profile
+	mutex, block      *profile.Profile
+	gorStart, gorEnd  *profile.Profile
+	allocsBefore      *profile.Profile
+	windowSecs        float64
+}
+
+func newProfileSet(s *session) *profileSet { return &profileSet{s: s} }
+
+// before picks the profiler and takes the snapshots that the window's deltas
+// start from.
+func (p *profileSet) before(ctx context.Context) {
+	p.mode = p.choose(ctx)
+	if p.mode != ProfilerPprof {
+		return
+	}
+	if a, _, err := p.client.Fetch(ctx, p.base, "allocs", ""); err == nil {
+		p.allocsBefore = a
+	} else {
+		p.s.warn("allocs profile before the window: " + err.Error())
+	}
+	if g, raw, err := p.client.Fetch(ctx, p.base, "goroutine", ""); err == nil {
+		p.gorStart = g
+		p.save("goroutine-start", raw, nil)
+	}
+}
+
+// choose decides how to profile, probing for a pprof endpoint.
+func (p *profileSet) choose(ctx context.Context) string {
+	c := &p.s.cfg
+	switch c.Profiler {
+	case ProfilerNone:
+		return ProfilerNone
+	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
+		return c.Profiler
+	}
+	for _, base := range p.candidates() {
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		err := p.client.Probe(pctx, base)
+		cancel()
+		if err == nil {
+			p.base = base
+			p.s.cfg.Log("profiling through " + base + "/debug/pprof/")
+			return ProfilerPprof
+		}
+		if c.Pprof != "" {
+			p.s.warn(fmt.Sprintf("--pprof %s: %v", c.Pprof, err))
+		}
+	}
+	if c.Profiler == ProfilerPprof {
+		p.s.warn("no net/http/pprof endpoint found: no profiles (give --pprof URL)")
+		return ProfilerNone
+	}
+	if p.s.proc == nil {
+		if c.Pprof == "" {
+			p.s.warn("no net/http/pprof endpoint found and no process to sample: no profiles (give --pprof URL or --pid)")
+		}
+		return ProfilerNone
+	}
+	if spy := interpreterSpy(c.Command); spy != "" {
+		if _, err := exec.LookPath(spy); err == nil {
+			return spy
+		}
+		p.s.warn(fmt.Sprintf("%s not found (install it to see %s frames): sampling with perf", spy, map[string]string{ProfilerPySpy: "Python", ProfilerRbSpy: "Ruby"}[spy]))
+	}
+	return ProfilerPerf
+}
+
+func (p *profileSet) candidates() []string {
+	c := &p.s.cfg
+	if c.Pprof != "" {
+		return []string{strings.TrimRight(strings.TrimSuffix(strings.TrimRight(c.Pprof, "/"), "/debug/pprof"), "/")}
+	}
+	var out []string
+	if len(c.Load.Targets) > 0 {
+		u := c.Load.Targets[0].URL
+		out = append(out, (&url.URL{Scheme: u.Scheme, Host: u.Host}).String())
+	}
+	return append(out, "http://127.0.0.1:6060")
+}
+
+// interpreterSpy names the sampling profiler for a Python or Ruby command.
+func interpreterSpy(cmd []string) string {
+	for i, a := range cmd {
+		base := filepath.Base(a)
+		switch {
+		case strings.HasPrefix(base, "python"), i > 0 && strings.HasSuffix(base, ".py"):
+			return ProfilerPySpy
+		case base == "ruby", strings.HasPrefix(base, "ruby"), base == "bundle", base == "rails", i > 0 && strings.HasSuffix(base, ".rb"):
+			return ProfilerRbSpy
+		}
+		if i > 1 {
+			break
+		}
+	}
+	return ""
+}
+
+// during starts the window's CPU profile (and trace) in the background; the
+// returned channel closes when they are done.
+func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan struct{} {
+	done := make(chan struct{})
+	pctx, cancel := context.WithCancel(ctx)
+	p.cancel = cancel
+	secs := max(1, int(window.Seconds()))
+	p.windowSecs = window.Seconds()
+	var wg sync.WaitGroup
+	switch p.mode {
+	case ProfilerPprof:
+		wg.Go(func() { p.pprofCPU(pctx, secs) })
+		if p.s.cfg.Trace {
+			wg.Go(func() { p.trace(pctx, secs) })
+		}
+	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
+		wg.Go(func() { p.sample(pctx, window.Seconds()) })
+	}
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	return done
+}
+
+// abandon stops captures still running (the window ended early).
+func (p *profileSet) abandon() {
+	if p.cancel != nil {
+		p.cancel()
+	}
+}
+
+func (p *profileSet) pprofCPU(ctx context.Context, secs int) {
+	prof, raw, err := p.client.CPU(ctx, p.base, secs)
+	if err != nil {
+		p.s.warn("CPU profile: " + err.Error())
+		return
+	}
+	p.mu.Lock()
+	p.cpu = prof
+	p.mu.Unlock()
+	p.save("cpu", raw, nil)
+}
+
+func (p *profileSet) trace(ctx context.Context, secs int) {
+	data, err := p.client.Trace(ctx, p.base, secs)
+	if err != nil {
+		p.s.warn("execution trace: " + err.Error())
+		return
+	}
+	path := filepath.Join(p.s.dir, "profiles", "trace.out")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		p.s.warn("saving the trace: " + err.Error())
+		return
+	}
+	p.s.addProfile("trace", "pprof", "profiles/trace.out", 0)
+}
+
+func (p *profileSet) sample(ctx context.Context, seconds float64) {
+	var prof *profile.Profile
+	var err error
+	pid := p.s.proc.PID()
+	switch p.mode {
+	case ProfilerPySpy:
+		prof, err = capture.PySpyRecord(ctx, pid, seconds, 100)
+	case ProfilerRbSpy:
+		prof, err = capture.RbSpyRecord(ctx, pid, seconds, 100)
+	default:
+		prof, err = capture.PerfRecord(ctx, capture.PerfConfig{PIDs: p.s.proc.PIDs(), Seconds: seconds, Hz: p.s.cfg.PerfHz})
+	}
+	if err != nil {
+		p.s.warn(p.mode + ": " + err.Error())
+		return
+	}
+	p.mu.Lock()
+	p.cpu = prof
+	p.mu.Unlock()
+	p.save("cpu", nil, prof)
+}
+
+// after takes the end-of-window snapshots.
+func (p *profileSet) after(ctx context.Context) {
+	if p.mode != ProfilerPprof {
+		return
+	}
+	if a, _, err := p.client.Fetch(ctx, p.base, "allocs", ""); err != nil {
+		p.s.warn("allocs profile after the window: " + err.Error())
+	} else if p.allocsBefore != nil {
+		if d, err := capture.Delta(p.allocsBefore, a); err != nil {
+			p.s.warn("allocations of the window: " + err.Error())
+		} else {
+			p.allocs = d
+			p.save("allocs", nil, d)
+		}
+	}
+	if h, raw, err := p.client.Fetch(ctx, p.base, "heap", "gc=1"); err == nil {
+		p.heap = h
+		p.save("heap", raw, nil)
+	}
+	if g, raw, err := p.client.Fetch(ctx, p.base, "goroutine", ""); err == nil {
+		p.gorEnd = g
+		p.save("goroutine", raw, nil)
+	}
+	for _, name := range []string{"mutex", "block"} {
+		prof, raw, err := p.client.Fetch(ctx, p.base, name, "")
+		if err != nil || len(prof.Sample) == 0 {
+			continue // not enabled by the service (runtime.SetMutexProfileFraction / SetBlockProfileRate)
+		}
+		if name == "mutex" {
+			p.mutex = prof
+		} else {
+			p.block = prof
+		}
+		p.save(name, raw, nil)
+	}
+}
+
+// save writes a profile to profiles/NAME.pb.gz (raw bytes as served, or
+// prof encoded) and lists it in run.json.
+func (p *profileSet) save(name string, raw []byte, prof *profile.Profile) {
+	rel := filepath.Join("profiles", name+".pb.gz")
+	path := filepath.Join(p.s.dir, rel)
+	var err error
+	if raw != nil {
+		err = os.WriteFile(path, raw, 0o644)
+	} else {
+		var f *os.File
+		if f, err = os.Create(path); err == nil {
+			err = prof.Write(f)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+	}
+	if err != nil {
+		p.s.warn(fmt.Sprintf("saving the %s profile: %v", name, err))
+		return
+	}
+	var samples int64
+	if prof != nil {
+		samples = int64(len(prof.Sample))
+	} else if q, err := capture.Decode(raw); err == nil {
+		samples = int64(len(q.Sample))
+	}
+	source := p.mode
+	if name != "cpu" {
+		source = ProfilerPprof
+	}
+	p.s.addProfile(name, source, rel, samples)
+}

@@ -1,0 +1,263 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"perflab/internal/capture"
+	"perflab/internal/load"
+	"perflab/internal/runfmt"
+	"perflab/internal/target"
+)
+
+// Result is a finished (or partial) run.
+type Result struct {
+	Run *runfmt.Run
+	Dir string
+}
+
+// session is the state of one run while it happens.
+type session struct {
+	cfg     Config
+	run     *runfmt.Run
+	dir     string
+	proc    *target.Process
+	sampler *target.Sampler
+	gc      capture.GCTrace
+	stopSmp context.CancelFunc
+	prof    *profileSet
+	// The budget as applied, read before the service stops.
+	limitCores  float64
+	limitMemory int64
+	pids        []int
+}
+
+// Run performs one run and writes its directory. The returned Result is
+// non-nil whenever a run directory was created, even with an error: the run is
+// then recorded as partial with the error as its reason.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	return withSession(ctx, cfg, func(s *session) error { return s.measure(ctx) }, (*session).summarize)
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }
+
+func recordConfig(c *Config) runfmt.Config {
+	rc := runfmt.Config{Command: c.Command, PID: c.PID, CPUs: c.Budget.CPUs, MemoryBytes: c.Budget.MemoryBytes,
+		WarmupS: c.Warmup.Seconds(), Load: c.LoadFlags}
+	if len(c.Load.Targets) > 0 {
+		rc.URL = c.Load.Targets[0].URL.String()
+	}
+	if len(c.Env) > 0 {
+		rc.Env = map[string]string{}
+		for _, kv := range c.Env {
+			k, v, _ := strings.Cut(kv, "=")
+			rc.Env[k] = v
+		}
+	}
+	return rc
+}
+
+func (s *session) warn(msg string) {
+	s.run.Warnings = append(s.run.Warnings, msg)
+	s.cfg.Log("warning: " + msg)
+}
+
+// startTarget launches or attaches to the service and waits until it answers.
+func (s *session) startTarget(ctx context.Context) error {
+	c := &s.cfg
+	var err error
+	switch {
+	case len(c.Command) > 0:
+		env := append([]string(nil), c.Env...)
+		if !c.NoGCTrace {
+			env = append(env, "GODEBUG="+withGCTrace(envValue(c.Env, "GODEBUG")))
+		}
+		c.Log(fmt.Sprintf("starting %s (%s)", strings.Join(c.Command, " "), c.Budget))
+		s.proc, err = target.Launch(ctx, target.LaunchConfig{
+			Command: c.Command, Env: env, Dir: c.Dir, Budget: c.Budget, Name: c.Name,
+			LogPath: filepath.Join(s.dir, "target.log"),
+			OnLine:  func(line string) { s.gc.Add(line, time.Now()) },
+		})
+	case c.PID > 0:
+		s.proc, err = target.Attach(c.PID)
+	default:
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, w := range s.proc.Warnings() {
+		s.warn(w)
+	}
+	s.limitCores, s.limitMemory, s.pids = s.proc.CPULimitCores(), s.proc.MemoryLimitBytes(), s.proc.PIDs()
+	sctx, cancel := context.WithCancel(context.Background())
+	s.stopSmp = cancel
+	s.sampler = target.NewSampler(s.proc, 200*time.Millisecond)
+	go s.sampler.Run(sctx)
+	if c.ReadyURL != "" {
+		c.Log("waiting for " + c.ReadyURL)
+		if err := target.WaitReady(ctx, c.ReadyURL, c.ReadyTimeout, s.proc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stopTarget stops a launched service (once) and the sampler.
+func (s *session) stopTarget() {
+	if s.stopSmp != nil {
+		s.stopSmp()
+		s.stopSmp = nil
+	}
+	if s.proc == nil || s.run.Target != nil && s.run.Target.ExitCode != nil {
+		return
+	}
+	if err := s.proc.Stop(s.cfg.StopGrace); err != nil {
+		s.warn("stopping the service: " + err.Error())
+	}
+	if code := s.proc.ExitCode(); code != nil {
+		if s.run.Target == nil {
+			s.run.Target = &runfmt.TargetSummary{}
+		}
+		s.run.Target.ExitCode = code
+	}
+}
+
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+func withGCTrace(godebug string) string {
+	if strings.Contains(godebug, "gctrace=") {
+		return godebug
+	}
+	if godebug == "" {
+		return "gctrace=1"
+	}
+	return godebug + ",gctrace=1"
+}
+
+// errExited reports a service that stopped while it was being measured.
+func (s *session) errExited(phase string) error {
+	msg := fmt.Sprintf("the service exited during %s: %v", phase, s.proc.ExitErr())
+	if tail := s.proc.LogTail(5); len(tail) > 0 {
+		msg += "; last log lines: " + strings.Join(tail, " | ")
+	}
+	return errors.New(msg)
+}
+
+// runLoad drives one load, ended early if the service exits.
+func (s *session) runLoad(ctx context.Context, cfg load.Config) (*runfmt.LoadResult, *load.Attacker, error) {
+	a, err := load.New(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	exited := make(chan struct{})
+	if s.proc != nil {
+		go func() {
+			select {
+			case <-s.proc.Exited():
+				close(exited)
+				cancel()
+			case <-lctx.Done():
+			}
+		}()
+	}
+	var done func()
+	if s.cfg.Watch != nil {
+		done = s.cfg.Watch(a)
+	}
+	r := a.Run(lctx)
+	if done != nil {
+		done()
+	}
+	select {
+	case <-exited:
+		return r, a, errors.New("exited")
+	default:
+	}
+	return r, a, nil
+}
+
+func (s *session) warmup(ctx context.Context) error {
+	if s.cfg.Warmup <= 0 {
+		return nil
+	}
+	s.cfg.Log(fmt.Sprintf("warming up for %s", s.cfg.Warmup))
+	wc := s.cfg.Load
+	wc.Duration, wc.Requests = s.cfg.Warmup, 0
+	wc.Stages = nil
+	if wc.Rate == 0 && len(s.cfg.Load.Stages) > 0 {
+		wc.Rate = s.cfg.Load.Stages[0].Target
+	}
+	r, _, err := s.runLoad(ctx, wc)
+	switch {
+	case err != nil:
+		return s.errExited("the warm-up")
+	case ctx.Err() != nil:
+		return errors.New("interrupted during the warm-up")
+	case r.Requests > 0 && r.Errors == r.Requests:
+		s.warn(fmt.Sprintf("every warm-up request failed (%s)", firstKind(r)))
+	}
+	return nil
+}
+
+func firstKind(r *runfmt.LoadResult) string {
+	for k, v := range r.ErrorKinds {
+		return fmt.Sprintf("%d %s: %s", v, k, r.ErrorSamples[k])
+	}
+	return ""
+}
+
+// measure runs the measured window: the load, with profiles captured over it.
+func (s *session) measure(ctx context.Context) error {
+	s.prof = newProfileSet(s)
+	s.prof.before(ctx)
+	window := s.windowLength()
+	s.cfg.Log(fmt.Sprintf("measuring for %s", window.Round(time.Millisecond)))
+	profDone := s.prof.during(ctx, window)
+	r, a, err := s.runLoad(ctx, s.cfg.Load)
+	if a != nil {
+		s.prof.from, s.prof.to = a.Started(), a.Started().Add(time.Duration(r.DurationS*float64(time.Second)))
+	}
+	s.run.Load = r
+	if err != nil && a == nil {
+		return err
+	}
+	fin, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if ctx.Err() != nil || err != nil {
+		s.prof.abandon()
+	}
+	<-profDone
+	s.prof.after(fin)
+	switch {
+	case err != nil:
+		return s.errExited("the measured window")
+	case ctx.Err() != nil:
+		return errors.New("interrupted: the run covers what completed before Ctrl-C")
+	}
+	return nil
+}
+
+func (s *session) windowLength() time.Duration {
+	l := s.cfg.Load
+	if len(l.Stages) > 0 {
+		return load.NewSchedule(l.Rate, l.Stages, 0).Duration()
+	}
+	if l.Duration > 0 {
+		return l.Duration
+	}
+	return 10 * time.Second
+}

@@ -1,0 +1,93 @@
+package lab
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"perflab/internal/runfmt"
+)
+
+// Objective is one term of a service-level objective: a latency percentile or
+// the error rate, below a limit.
+type Objective struct {
+	Metric string  // p50, p90, p95, p99, p999, max, mean or errors
+	Limit  float64 // milliseconds for latency, percent for errors
+}
+
+// SLO is a conjunction of objectives, e.g. "p99<100ms,errors<1%".
+type SLO []Objective
+
+var latencyMetrics = map[string]func(runfmt.Latency) float64{
+	"p50": func(l runfmt.Latency) float64 { return l.P50 }, "p90": func(l runfmt.Latency) float64 { return l.P90 },
+	"p95": func(l runfmt.Latency) float64 { return l.P95 }, "p99": func(l runfmt.Latency) float64 { return l.P99 },
+	"p999": func(l runfmt.Latency) float64 { return l.P999 }, "max": func(l runfmt.Latency) float64 { return l.Max },
+	"mean": func(l runfmt.Latency) float64 { return l.Mean },
+}
+
+// ParseSLO parses "p99<100ms,errors<1%".
+func ParseSLO(s string) (SLO, error) {
+	var out SLO
+	for _, term := range strings.Split(s, ",") {
+		term = strings.TrimSpace(term)
+		name, limit, ok := strings.Cut(term, "<")
+		name = strings.ToLower(strings.TrimSpace(name))
+		limit = strings.TrimSpace(limit)
+		if !ok || name == "" || limit == "" {
+			return nil, fmt.Errorf("--slo %q: term %q: want METRIC<LIMIT like p99<100ms or errors<1%%", s, term)
+		}
+		o := Objective{Metric: name}
+		switch {
+		case name == "errors":
+			v, err := strconv.ParseFloat(strings.TrimSuffix(limit, "%"), 64)
+			if err != nil || !strings.HasSuffix(limit, "%") || math.IsNaN(v) || v <= 0 || v > 100 {
+				return nil, fmt.Errorf("--slo %q: errors limit %q: want a percentage like 1%%", s, limit)
+			}
+			o.Limit = v
+		case latencyMetrics[name] != nil:
+			d, err := time.ParseDuration(limit)
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("--slo %q: %s limit %q: want a duration like 100ms", s, name, limit)
+			}
+			o.Limit = float64(d) / float64(time.Millisecond)
+		default:
+			return nil, fmt.Errorf("--slo %q: unknown metric %q (want p50, p90, p95, p99, p999, max, mean or errors)", s, name)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// Check tells whether a load met every objective, and if not, which it missed.
+func (slo SLO) Check(r *runfmt.LoadResult) (bool, string) {
+	for _, o := range slo {
+		var v float64
+		unit := "ms"
+		if o.Metric == "errors" {
+			unit = "%"
+			if r.Requests > 0 {
+				v = 100 * float64(r.Errors) / float64(r.Requests)
+			}
+		} else {
+			v = latencyMetrics[o.Metric](r.Latency)
+		}
+		if v >= o.Limit {
+			return false, fmt.Sprintf("%s %.4g%s >= %g%s", o.Metric, v, unit, o.Limit, unit)
+		}
+	}
+	return true, ""
+}
+
+func (slo SLO) String() string {
+	var parts []string
+	for _, o := range slo {
+		if o.Metric == "errors" {
+			parts = append(parts, fmt.Sprintf("errors<%g%%", o.Limit))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s<%gms", o.Metric, o.Limit))
+		}
+	}
+	return strings.Join(parts, ",")
+}

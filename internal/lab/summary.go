@@ -1,0 +1,115 @@
+package lab
+
+import (
+	"runtime"
+	"time"
+
+	"perflab/internal/analysis"
+	"perflab/internal/runfmt"
+	"perflab/internal/target"
+)
+
+// How many rows of hot and allocating functions run.json keeps.
+const (
+	hotRows   = 25
+	allocRows = 25
+)
+
+func (s *session) addProfile(typ, source, file string, samples int64) {
+	ref := runfmt.ProfileRef{Type: typ, Source: source, File: file, Samples: samples}
+	if s.prof != nil && !s.prof.from.IsZero() && s.run.Load != nil {
+		ref.Seconds = s.run.Load.DurationS
+	} else if s.prof != nil {
+		ref.Seconds = s.prof.windowSecs
+	}
+	s.run.Profiles = append(s.run.Profiles, ref)
+}
+
+// summarize turns what was measured into the run's summary, per request.
+func (s *session) summarize() {
+	r := s.run
+	if r.Load == nil {
+		return
+	}
+	from, to := s.prof.from, s.prof.to
+	requests := r.Load.Requests
+	if s.sampler != nil {
+		exit := (*int)(nil)
+		if r.Target != nil {
+			exit = r.Target.ExitCode
+		}
+		ts := target.Window(s.sampler.Samples(), from, to, s.limitCores, runtime.NumCPU())
+		ts.ExitCode, ts.MemoryLimitBytes, ts.PIDs = exit, s.limitMemory, s.pids
+		if requests > 0 {
+			ts.CPUMsPerRequest = ts.CPUSeconds * 1000 / float64(requests)
+		}
+		r.Target = &ts
+		addTargetSeries(r.Load.Series, s.sampler.Samples(), from)
+	}
+	if gc := s.gc.Summary(from, to, cpuSeconds(r.Target)); gc.Count > 0 {
+		r.GC = &gc
+	}
+	p := s.prof
+	if p.cpu != nil {
+		r.Hot = analysis.Hot(p.cpu, requests, hotRows)
+		for i := range r.Profiles {
+			if r.Profiles[i].Type == "cpu" {
+				r.Profiles[i].StartS = 0
+			}
+		}
+	}
+	if p.allocs != nil {
+		r.Allocs = analysis.AllocTop(p.allocs, requests, allocRows)
+	}
+	r.Findings = analysis.Findings(analysis.FindingInput{
+		CPU: p.cpu, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
+		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
+		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
+		Target: r.Target, GC: r.GC, Load: r.Load,
+	})
+}
+
+func cpuSeconds(t *runfmt.TargetSummary) float64 {
+	if t == nil {
+		return 0
+	}
+	return t.CPUSeconds
+}
+
+// addTargetSeries puts the service's samples on the load's per-second
+// series: cores used, RSS, throttling and threads in each second.
+func addTargetSeries(series []runfmt.SeriesPoint, samples []target.Sample, from time.Time) {
+	for i := range series {
+		pt := &series[i]
+		lo := from.Add(time.Duration(pt.T * float64(time.Second)))
+		hi := lo.Add(time.Second)
+		var first, last *target.Sample
+		var rss, threads int64
+		for j := range samples {
+			sm := &samples[j]
+			if sm.T.Before(lo) {
+				first = sm // the last sample before the second starts
+				continue
+			}
+			if sm.T.After(hi) {
+				break
+			}
+			if first == nil {
+				first = sm
+			}
+			last = sm
+			rss = max(rss, sm.RSSBytes)
+			threads = max(threads, sm.Threads)
+		}
+		if first == nil || last == nil || last == first {
+			continue
+		}
+		dt := last.T.Sub(first.T).Seconds()
+		cores := (last.CPUSeconds - first.CPUSeconds) / dt
+		pt.CPUCores, pt.RSSBytes, pt.Threads = &cores, &rss, &threads
+		if periods := last.Periods - first.Periods; periods > 0 {
+			pct := 100 * float64(last.ThrottledPeriods-first.ThrottledPeriods) / float64(periods)
+			pt.ThrottledPct = &pct
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"perflab/internal/runfmt"
+)
+
+// WriteVerdict writes what a run found after its load summary: what the
+// service consumed, CPU per request, the GC's share, allocations per request,
+// the findings and the top user-code functions.
+func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
+	p := &printer{w: w}
+	p.f("\nService:\n")
+	if t := r.Target; t != nil {
+		p.target(t)
+	} else {
+		p.f("  not measured (no process: give -- CMD or --pid)\n")
+	}
+	if r.GC != nil {
+		g := r.GC
+		p.f("  GC:\t%d cycles, %.1f%% of CPU, pauses p50 %.3f ms, p99 %.3f ms, heap up to %.1f MB", g.Count, g.CPUPct, g.PauseP50Ms, g.PauseP99Ms, g.HeapMaxMB)
+		if g.AllocMBPerS > 0 {
+			p.f(", ~%.0f MB/s allocated", g.AllocMBPerS)
+		}
+		p.f("\n")
+	}
+	if len(r.Allocs) > 0 {
+		var bytes, objs float64
+		for _, a := range r.Allocs {
+			bytes += a.BytesPerRequest
+			objs += a.ObjectsPerRequest
+		}
+		p.f("  Allocations:\t%s and %.0f objects per request (top %d functions)\n", FormatBytes(bytes), objs, len(r.Allocs))
+	}
+	p.findings(r.Findings)
+	p.hot(r.Hot)
+	p.runFiles(r, dir)
+	return p.err
+}
+
+func (p *printer) target(t *runfmt.TargetSummary) {
+	limit := "no CPU limit"
+	if t.CPULimitCores > 0 {
+		limit = fmt.Sprintf("of a %g-core budget", t.CPULimitCores)
+	}
+	p.f("  CPU used:\tmean %.2f cores, p95 %.2f, max %.2f (%s; measured from %s)\n", t.CPUCoresMean, t.CPUCoresP95, t.CPUCoresMax, limit, t.Source)
+	p.f("  CPU per request:\t%.3f ms\n", t.CPUMsPerRequest)
+	p.f("  Peak RSS:\t%s", FormatBytes(float64(t.RSSMaxBytes)))
+	if t.MemoryLimitBytes > 0 {
+		p.f(" (memory budget %s)", FormatBytes(float64(t.MemoryLimitBytes)))
+	}
+	p.f("\n")
+	if t.CPULimitCores > 0 {
+		p.f("  Throttled:\t%.1f%% of periods (%.2f s)\n", t.ThrottledPct, t.ThrottledSeconds)
+	}
+	if t.Verdict != "" {
+		p.f("  Verdict:\t%s\n", t.Verdict)
+	}
+	if t.ExitCode != nil && *t.ExitCode != 0 {
+		p.f("  Exit status:\t%d\n", *t.ExitCode)
+	}
+}
+
+func (p *printer) findings(fs []runfmt.Finding) {
+	if len(fs) == 0 {
+		return
+	}
+	p.f("\nFindings (most costly first):\n")
+	for i, f := range fs {
+		if i == 5 {
+			p.f("  ... %d more in run.json\n", len(fs)-i)
+			break
+		}
+		cost := ""
+		switch {
+		case f.CostUsPerRequest > 0:
+			cost = fmt.Sprintf(" — %s CPU/request", FormatMicros(f.CostUsPerRequest))
+		case f.CostBytesPerRequest > 0:
+			cost = fmt.Sprintf(" — %s/request", FormatBytes(f.CostBytesPerRequest))
+		}
+		p.f("  %d. [%s] %s%s\n", i+1, f.Kind, f.Title, cost)
+		if f.Detail != "" {
+			p.f("     %s\n", wrap(f.Detail, 100, "     "))
+		}
+	}
+}
+
+func (p *printer) hot(hot []runfmt.HotFunc) {
+	var user []runfmt.HotFunc
+	for _, h := range hot {
+		if h.UserCode {
+			user = append(user, h)
+		}
+	}
+	if len(user) == 0 {
+		return
+	}
+	p.f("\nTop user-code functions (CPU per request, with the library and runtime work they call):\n")
+	p.f("  %12s %12s %7s  %s\n", "self+called", "cumulative", "cum%", "function")
+	for i, h := range user {
+		if i == 10 {
+			break
+		}
+		self := h.AttributedUsReq
+		if self == 0 {
+			self = h.CPUUsPerRequest
+		}
+		p.f("  %12s %12s %6.1f%%  %s\n", FormatMicros(self), FormatMicros(h.CumUsPerRequest), h.CumPct, h.Function)
+	}
+}
+
+func (p *printer) runFiles(r *runfmt.Run, dir string) {
+	p.f("\nRun %s: %s", r.ID, r.Status)
+	if r.PartialReason != "" {
+		p.f(" (%s)", r.PartialReason)
+	}
+	p.f("\n  %s\n", filepath.Join(dir, runfmt.FileName))
+	for _, pr := range r.Profiles {
+		if pr.Type == "cpu" {
+			p.f("  go tool pprof %s\n", filepath.Join(dir, pr.File))
+		}
+	}
+	for _, w := range r.Warnings {
+		p.f("  warning: %s\n", w)
+	}
+}
+
+// FormatBytes formats a byte count with a binary unit.
+func FormatBytes(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", b)
+}
+
+// FormatMicros formats a duration given in microseconds.
+func FormatMicros(us float64) string {
+	switch {
+	case us >= 1e6:
+		return fmt.Sprintf("%.2f s", us/1e6)
+	case us >= 1000:
+		return fmt.Sprintf("%.2f ms", us/1000)
+	}
+	return fmt.Sprintf("%.1f µs", us)
+}
+
+func wrap(s string, width int, indent string) string {
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Fields(s) {
+		if i > 0 && n+1+len(word) > width {
+			b.WriteString("\n" + indent)
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += len(word)
+	}
+	return b.String()
+}

@@ -1,0 +1,109 @@
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// FailOnMetrics are the metric names a --fail-on threshold may name.
+var FailOnMetrics = []string{
+	"rps", "p50", "p90", "p99",
+	"cpu_per_request", "allocs_per_request", "gc_pct", "rss_max",
+}
+
+// Threshold is one --fail-on rule: the metric's median changed by more
+// than Pct percent in the direction of Op. "p99>+10%" is
+// Threshold{Metric: "p99", Op: '>', Pct: 10}.
+type Threshold struct {
+	Metric string
+	Op     byte // '>' or '<'
+	Pct    float64
+}
+
+// String formats t in the syntax ParseFailOn reads, e.g. "rps<-5%".
+func (t Threshold) String() string {
+	sign := ""
+	if !math.Signbit(t.Pct) {
+		sign = "+"
+	}
+	return t.Metric + string(t.Op) + sign + strconv.FormatFloat(t.Pct, 'f', -1, 64) + "%"
+}
+
+// Violated reports whether c is a significant change beyond t: DeltaPct
+// above Pct for '>' or below Pct for '<'. Changes that are not
+// significant, or have too few runs, never violate.
+func (t Threshold) Violated(c Comparison) bool {
+	if !c.Significant || c.TooFew {
+		return false
+	}
+	switch t.Op {
+	case '>':
+		return c.DeltaPct > t.Pct
+	case '<':
+		return c.DeltaPct < t.Pct
+	}
+	return false
+}
+
+// ParseFailOn parses a comma-separated list of thresholds such as
+// "cpu_per_request>+5%,p99>+10%,rps<-5%". Each item is a metric from
+// FailOnMetrics, '>' or '<', and a percentage with a '%' suffix
+// (its sign is optional). An empty string gives no thresholds.
+func ParseFailOn(s string) ([]Threshold, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []Threshold
+	for item := range strings.SplitSeq(s, ",") {
+		t, err := parseThreshold(strings.TrimSpace(item))
+		if err != nil {
+			return nil, fmt.Errorf("parsing --fail-on %q: %w", s, err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+const failOnForm = `want METRIC>+PCT% or METRIC<-PCT%, e.g. "p99>+10%"`
+
+func parseThreshold(item string) (Threshold, error) {
+	if item == "" {
+		return Threshold{}, errors.New("empty item (stray comma?): " + failOnForm)
+	}
+	i := strings.IndexAny(item, "<>")
+	if i < 0 {
+		return Threshold{}, fmt.Errorf("item %q has no '>' or '<': %s", item, failOnForm)
+	}
+	t := Threshold{Metric: strings.TrimSpace(item[:i]), Op: item[i]}
+	if !slices.Contains(FailOnMetrics, t.Metric) {
+		return Threshold{}, fmt.Errorf("item %q: unknown metric %q (valid: %s)",
+			item, t.Metric, strings.Join(FailOnMetrics, ", "))
+	}
+	pct, err := parsePct(strings.TrimSpace(item[i+1:]))
+	if err != nil {
+		return Threshold{}, fmt.Errorf("item %q: %w", item, err)
+	}
+	t.Pct = pct
+	return t, nil
+}
+
+func parsePct(s string) (float64, error) {
+	num, ok := strings.CutSuffix(s, "%")
+	if !ok {
+		return 0, fmt.Errorf("percentage %q must end in '%%': %s", s, failOnForm)
+	}
+	// Only plain decimals: ParseFloat alone would also take "inf", "0x1p3"
+	// and "1_0".
+	if num == "" || strings.Trim(num, "+-.0123456789") != "" {
+		return 0, fmt.Errorf("percentage %q is not a number: %s", s, failOnForm)
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("percentage %q is not a number: %s", s, failOnForm)
+	}
+	return v, nil
+}

@@ -1,0 +1,140 @@
+// Package store keeps perflab's run directories: perflab-runs/<time>-<name>/,
+// each with run.json, profiles/ and the target's log. It creates them, lists
+// them newest first, resolves a user's reference (ID, name, path or glob) to
+// runs, and removes them.
+package store
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"perflab/internal/runfmt"
+)
+
+// DefaultRoot is where runs are kept unless --dir says otherwise.
+const DefaultRoot = "perflab-runs"
+
+// Store is a directory of runs.
+type Store struct{ Root string }
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// Create makes a new run directory named <time>-<name> and its profiles/
+// subdirectory, and returns its path and ID.
+func (s Store) Create(name string, at time.Time) (dir, id string, err error) {
+	name = strings.Trim(unsafeName.ReplaceAllString(name, "-"), "-")
+	if name == "" {
+		name = "run"
+	}
+	base := at.Format("20060102-150405") + "-" + name
+	for i := 0; ; i++ {
+		id = base
+		if i > 0 {
+			id = fmt.Sprintf("%s-%d", base, i+1)
+		}
+		dir = filepath.Join(s.Root, id)
+		if err := os.MkdirAll(s.Root, 0o755); err != nil {
+			return "", "", fmt.Errorf("creating run store %s: %w", s.Root, err)
+		}
+		err = os.Mkdir(dir, 0o755)
+		if err == nil {
+			break
+		}
+		if !os.IsExist(err) {
+			return "", "", fmt.Errorf("creating run directory: %w", err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "profiles"), 0o755); err != nil {
+		return "", "", err
+	}
+	return dir, id, nil
+}
+
+// Entry is one stored run.
+type Entry struct {
+	Dir string
+	Run *runfmt.Run
+	Err error // run.json could not be read
+}
+
+// List returns the runs in Root, newest first. Directories whose run.json
+// cannot be read are listed with Err set.
+func (s Store) List() ([]Entry, error) {
+	des, err := os.ReadDir(s.Root)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, de := range des {
+		if !de.IsDir() || strings.HasPrefix(de.Name(), ".") {
+			continue
+		}
+		dir := filepath.Join(s.Root, de.Name())
+		r, err := runfmt.ReadFile(dir)
+		out = append(out, Entry{Dir: dir, Run: r, Err: err})
+	}
+	sort.Slice(out, func(i, j int) bool { return filepath.Base(out[i].Dir) > filepath.Base(out[j].Dir) })
+	return out, nil
+}
+
+// Resolve finds the runs a reference names: a directory path, an ID, a glob
+// over IDs, a unique ID prefix, or a run name (every run with that name,
+// newest first). "latest" is the newest run.
+func (s Store) Resolve(ref string) ([]Entry, error) {
+	if st, err := os.Stat(ref); err == nil && st.IsDir() {
+		r, err := runfmt.ReadFile(ref)
+		if err != nil {
+			return nil, err
+		}
+		return []Entry{{Dir: ref, Run: r}}, nil
+	}
+	all, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	if ref == "latest" && len(all) > 0 {
+		return all[:1], nil
+	}
+	var byID, byGlob, byPrefix, byName []Entry
+	for _, e := range all {
+		id := filepath.Base(e.Dir)
+		ok, _ := filepath.Match(ref, id)
+		switch {
+		case id == ref:
+			byID = append(byID, e)
+		case ok:
+			byGlob = append(byGlob, e)
+		case strings.HasPrefix(id, ref):
+			byPrefix = append(byPrefix, e)
+		case e.Run != nil && e.Run.Name == ref:
+			byName = append(byName, e)
+		}
+	}
+	for _, set := range [][]Entry{byID, byGlob, byName, byPrefix} {
+		if len(set) > 0 {
+			for _, e := range set {
+				if e.Err != nil {
+					return nil, e.Err
+				}
+			}
+			return set, nil
+		}
+	}
+	return nil, fmt.Errorf("no run matches %q in %s (see 'perflab runs')", ref, s.Root)
+}
+
+// Remove deletes one run directory, refusing anything that is not a run.
+func (s Store) Remove(e Entry) error {
+	if _, err := os.Stat(filepath.Join(e.Dir, runfmt.FileName)); err != nil {
+		return fmt.Errorf("%s is not a perflab run directory", e.Dir)
+	}
+	return os.RemoveAll(e.Dir)
+}

@@ -1,0 +1,39 @@
+// Package target launches or attaches to the service under test, confines a
+// launched service to a CPU and memory budget with real cgroups (v1 or v2),
+// waits until it answers HTTP, samples what it consumes, and stops it leaving
+// no process and no cgroup behind.
+//
+// # Usage
+//
+//	p, err := target.Launch(ctx, target.LaunchConfig{
+//		Command: []string{"./server"}, Budget: target.Budget{CPUs: 1},
+//		LogPath: "run/target.log", Name: "server",
+//	})
+//	defer p.Stop(5 * time.Second)
+//	err = target.WaitReady(ctx, "http://127.0.0.1:8080/", 30*time.Second, p)
+//	s := target.NewSampler(p, 0)
+//	go s.Run(ctx)
+//	... load ...
+//	sum := target.Window(s.Samples(), from, to, p.CPULimitCores(), runtime.NumCPU())
+//
+// # Cgroups
+//
+// [CgroupVersion] reports the host's layout. On a pure cgroup v2 host a
+// launched service gets /sys/fs/cgroup/perflab-NAME-PID-RAND with cpu.max and
+// memory.max, and is placed there by clone(CLONE_INTO_CGROUP) before it runs
+// any code. On a v1 (or hybrid) host it gets a group of that name in the cpu,
+// cpuacct and memory hierarchies, nested under perflab's own group, and a
+// tiny shell gate holds the service until its pid is in the group. Either
+// way children it forks are included, and CPU, throttling and memory are read
+// from the group. When groups cannot be created (not root, read-only
+// /sys/fs/cgroup), the service still runs, is measured through /proc, and
+// [Process.Warnings] says the budget is not enforced.
+//
+// # Measurement through /proc
+//
+// Attached services without a cgroup of their own, and launched services
+// without a cgroup, are measured by walking the process tree from the main
+// pid (the children files of /proc/PID/task/TID) and summing utime, stime,
+// cutime and cstime of /proc/PID/stat: children that exited and were waited
+// for by a parent inside the tree stay counted through their parent's cutime.
+package target

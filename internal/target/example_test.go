@@ -1,0 +1,45 @@
+package target_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"perflab/internal/target"
+)
+
+// Example shows the whole API: launch under a budget, wait until ready,
+// sample during the load, summarise the steady window, stop.
+func Example() {
+	ctx := context.Background()
+	cpus, _ := target.ParseCPUs("0.5")
+	mem, _ := target.ParseMemory("256MiB")
+	p, err := target.Launch(ctx, target.LaunchConfig{
+		Command: []string{"./server", "-addr", "127.0.0.1:8080"},
+		Budget:  target.Budget{CPUs: cpus, MemoryBytes: mem},
+		LogPath: "target.log",
+		Name:    "server",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer p.Stop(5 * time.Second)
+	for _, w := range p.Warnings() {
+		fmt.Println("warning:", w)
+	}
+	if err := target.WaitReady(ctx, "http://127.0.0.1:8080/", 30*time.Second, p); err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := target.NewSampler(p, 0)
+	sctx, stop := context.WithCancel(ctx)
+	go s.Run(sctx)
+	from := time.Now()
+	time.Sleep(10 * time.Second) // the load runs here
+	to := time.Now()
+	stop()
+	sum := target.Window(s.Samples(), from, to, p.CPULimitCores(), runtime.NumCPU())
+	fmt.Println(sum.Verdict)
+}

@@ -1,0 +1,249 @@
+package target
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// helperEnv switches the test binary into one of the helper services below,
+// so tests launch real processes without building anything.
+const helperEnv = "PERFLAB_TARGET_HELPER"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		runHelper(mode, os.Args[1:])
+		os.Exit(0)
+	}
+	code := m.Run()
+	if left := leftoverGroups(); code == 0 && len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "cgroups left behind: %v\n", left)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// leftoverGroups lists perflab groups created by this test process.
+func leftoverGroups() []string {
+	var out []string
+	l := detectLayout()
+	parents := []string{"/sys/fs/cgroup/unified", "/sys/fs/cgroup"}
+	for _, d := range l.selfDirs() {
+		parents = append(parents, d)
+	}
+	for _, h := range l.v1 {
+		parents = append(parents, h.mount)
+	}
+	suffix := "-" + strconv.Itoa(os.Getpid()) + "-"
+	for _, p := range parents {
+		m, _ := filepath.Glob(filepath.Join(p, "perflab-*"))
+		for _, d := range m {
+			if strings.Contains(filepath.Base(d), suffix) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// runHelper runs a helper service:
+//
+//	burn N            N goroutines spinning until killed
+//	burnfor SECONDS   spin until this process used SECONDS of CPU, print
+//	                  "cpu=<seconds>" (from getrusage), then sleep (or exit
+//	                  when the second argument is "exit")
+//	serve ADDR        HTTP server answering 200 on ADDR
+//	serve-crash ADDR  serve, then exit with status 2 after 300ms
+func runHelper(mode string, args []string) {
+	switch mode {
+	case "burn":
+		n, _ := strconv.Atoi(args[0])
+		runtime.GOMAXPROCS(n)
+		for range n - 1 {
+			go spin()
+		}
+		spin()
+	case "burnfor":
+		want, _ := strconv.ParseFloat(args[0], 64)
+		for rusageCPU() < want {
+			for range 1000000 {
+				sink++
+			}
+		}
+		fmt.Printf("cpu=%.6f\n", rusageCPU())
+		if len(args) > 1 && args[1] == "exit" {
+			return
+		}
+		time.Sleep(time.Hour)
+	case "serve", "serve-crash":
+		ln, err := net.Listen("tcp", args[0])
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		fmt.Println("listening on", ln.Addr())
+		if mode == "serve-crash" {
+			time.AfterFunc(300*time.Millisecond, func() {
+				fmt.Println("panic: planted crash")
+				os.Exit(2)
+			})
+		}
+		_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	}
+}
+
+var sink int
+
+func spin() {
+	for {
+		sink++
+	}
+}
+
+func rusageCPU() float64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// helperCmd is the command line that runs a helper.
+func helperCmd(t testing.TB, args ...string) ([]string, []string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{exe}, args[1:]...), []string{helperEnv + "=" + args[0]}
+}
+
+// niceCmd runs a helper at nice -10 so that a test of CPU shares still gets
+// its cores on a machine busy with other work (other test packages run in
+// parallel with this one).
+func niceCmd(t testing.TB, args ...string) ([]string, []string) {
+	cmd, env := helperCmd(t, args...)
+	return append([]string{"nice", "-n", "-10"}, cmd...), env
+}
+
+// launchT launches cfg with the host's layout and stops it at cleanup.
+func launchT(t *testing.T, cfg LaunchConfig) *Process {
+	t.Helper()
+	return launchWith(t, cfg, detectLayout())
+}
+
+func launchWith(t *testing.T, cfg LaunchConfig, l layout) *Process {
+	t.Helper()
+	p, err := launch(t.Context(), cfg, l)
+	if err != nil {
+		t.Fatalf("launch %v: %v", cfg.Command, err)
+	}
+	t.Cleanup(func() {
+		if err := p.Stop(time.Second); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	})
+	return p
+}
+
+// needCgroup skips when the launch could not get a cgroup.
+func needCgroup(t *testing.T, p *Process) {
+	t.Helper()
+	if p.Source() == "proc" {
+		t.Skipf("no cgroup for the service on this machine: %v", p.Warnings())
+	}
+}
+
+// freeAddr returns a free 127.0.0.1 port.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// waitLine waits until the service printed a line starting with prefix.
+func waitLine(t *testing.T, p *Process, prefix string, d time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		for _, l := range p.LogTail(50) {
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no line %q from the service after %s; log: %q", prefix, d, p.LogTail(20))
+	return ""
+}
+
+// sampleFor runs a sampler for d and returns its samples.
+func sampleFor(t *testing.T, p *Process, interval, d time.Duration) []Sample {
+	t.Helper()
+	s := NewSampler(p, interval)
+	ctx, cancel := contextWithTimeout(t, d)
+	defer cancel()
+	s.Run(ctx)
+	return s.Samples()
+}
+
+func contextWithTimeout(t *testing.T, d time.Duration) (ctx context.Context, cancel func()) {
+	return context.WithTimeout(t.Context(), d)
+}
+
+// hostBusy returns the CPU seconds the whole host has spent busy, from the
+// first line of /proc/stat (ticks of user, nice, system, irq, softirq,
+// steal).
+func hostBusy(t *testing.T) float64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	var busy float64
+	for i, v := range f[1:] {
+		n, _ := strconv.ParseFloat(v, 64)
+		if i != 3 && i != 4 && i < 8 { // not idle, not iowait, not guest
+			busy += n
+		}
+	}
+	return busy / userHZ
+}
+
+// sampleQuiet samples like sampleFor, and skips the test when the service
+// got less than 94% of the `need` cores it wants after its first second
+// three times while other processes kept the host busy: tests of CPU shares
+// cannot pass on a saturated machine. A starved service on an idle host is
+// returned for the test to fail on.
+func sampleQuiet(t *testing.T, p *Process, interval, d time.Duration, need float64) []Sample {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		b0 := hostBusy(t)
+		ss := sampleFor(t, p, interval, d)
+		first, last := ss[0], ss[len(ss)-1]
+		wall := last.T.Sub(first.T).Seconds()
+		other := (hostBusy(t)-b0)/wall - (last.CPUSeconds-first.CPUSeconds)/wall
+		from, to := steady(ss)
+		got := Window(ss, from, to, 0, 0).CPUCoresMean
+		if got >= 0.94*need || attempt == 3 && other < 0.3 {
+			return ss
+		}
+		if attempt == 3 {
+			t.Skipf("host too busy: the service got %.2f of the %.2f cores it wants while other processes used %.2f of %d", got, need, other, runtime.NumCPU())
+		}
+		t.Logf("host busy (other processes used %.2f cores, the service got %.2f); sampling again", other, got)
+	}
+}

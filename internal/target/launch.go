@@ -1,0 +1,239 @@
+package target
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// LaunchConfig describes the service to launch.
+type LaunchConfig struct {
+	// Command is the program and its arguments; the program is looked up
+	// in $PATH unless it holds a slash (then relative to Dir).
+	Command []string
+	// Env holds extra KEY=VALUE settings appended to perflab's environment.
+	Env []string
+	// Dir is the working directory; empty means perflab's.
+	Dir string
+	// Budget is the CPU and memory the service may use.
+	Budget Budget
+	// LogPath receives the service's stdout and stderr, bounded by
+	// LogLimit (DefaultLogLimit when 0); empty keeps the output in memory
+	// only (see LogTail).
+	LogPath  string
+	LogLimit int64
+	// OnLine, if set, is called with each line the service writes to
+	// stdout or stderr (without the newline; lines beyond 4KiB cut), in
+	// order, from one goroutine. It must return quickly: the service blocks
+	// on a full pipe while it runs.
+	OnLine func(line string)
+	// Name suffixes the cgroup's name (perflab-NAME-PID-RAND); it defaults
+	// to the program's base name.
+	Name string
+}
+
+// gateScript holds the service until perflab has moved the shell into the
+// cgroup (v1 has no way to fork straight into a group): it waits for a line
+// on fd 3, then execs the service in place, so the pid and the process group
+// are the service's and everything it forks is in the group. EOF on fd 3
+// (perflab gave up) ends it without running the service.
+const gateScript = `read _ <&3 && exec "$@" 3<&-`
+
+// Launch starts the service in its own process group and, where the host
+// allows, its own cgroup with the budget. Problems that leave the service
+// running unconfined are reported by Warnings; Launch fails only when the
+// service cannot be started. ctx bounds the start only: the service runs
+// until Stop.
+func Launch(ctx context.Context, cfg LaunchConfig) (*Process, error) {
+	return launch(ctx, cfg, detectLayout())
+}
+
+func launch(ctx context.Context, cfg LaunchConfig, l layout) (*Process, error) {
+	if len(cfg.Command) == 0 || cfg.Command[0] == "" {
+		return nil, errors.New("launching the service: no command given (put it after --)")
+	}
+	if err := cfg.Budget.Validate(); err != nil {
+		return nil, err
+	}
+	path, err := resolve(cfg.Command[0], cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	log, err := newLogSink(cfg.LogPath, cfg.LogLimit)
+	if err != nil {
+		return nil, err
+	}
+	log.onLine = cfg.OnLine
+	p := &Process{launched: true, log: log, exited: make(chan struct{}), logDone: make(chan struct{})}
+	p.grp, p.warnings = makeGroup(l, cfg)
+	if err := p.start(ctx, cfg, path); err != nil {
+		_ = p.grp.remove()
+		_ = log.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// resolve finds the program like a shell would, naming it in the error.
+func resolve(prog, dir string) (string, error) {
+	if strings.Contains(prog, "/") {
+		if !filepath.IsAbs(prog) && dir != "" {
+			prog = filepath.Join(dir, prog)
+		}
+		abs, err := filepath.Abs(prog)
+		if err != nil {
+			return "", fmt.Errorf("launching %q: %w", prog, err)
+		}
+		if _, err := exec.LookPath(abs); err != nil {
+			return "", fmt.Errorf("launching %q: %w", prog, unwrapPathErr(errors.Unwrap(err)))
+		}
+		return abs, nil
+	}
+	abs, err := exec.LookPath(prog)
+	if err != nil {
+		return "", fmt.Errorf("launching %q: command not found in $PATH", prog)
+	}
+	return abs, nil
+}
+
+// makeGroup creates the cgroup or explains, once, why there is none.
+func makeGroup(l layout, cfg LaunchConfig) (*group, []string) {
+	unenforced := "measuring through /proc"
+	if b := cfg.Budget.String(); cfg.Budget != (Budget{}) {
+		unenforced += "; the budget (" + b + ") is not enforced"
+	}
+	if l.none() {
+		return nil, []string{"no cgroup hierarchy is mounted: " + unenforced}
+	}
+	g, warns, err := createGroup(l, groupName(cfg), cfg.Budget)
+	switch {
+	case err != nil && isPermission(err):
+		return nil, []string{"no permission to create cgroups (" + err.Error() + "): " + unenforced}
+	case err != nil:
+		return nil, []string{"cannot create a cgroup (" + err.Error() + "): " + unenforced}
+	}
+	return g, warns
+}
+
+// groupName is perflab-NAME-PID-RAND, NAME restricted to [A-Za-z0-9_.-].
+func groupName(cfg LaunchConfig) string {
+	name := cfg.Name
+	if name == "" {
+		name = filepath.Base(cfg.Command[0])
+	}
+	clean := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-' {
+			return r
+		}
+		return '_'
+	}, name)
+	if len(clean) > 40 {
+		clean = clean[:40]
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("perflab-%s-%d-%s", clean, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// start runs the command inside the group: CLONE_INTO_CGROUP on v2, the
+// shell gate on v1 (and on v2 kernels without clone3).
+func (p *Process) start(ctx context.Context, cfg LaunchConfig, path string) error {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("launching %q: %w", cfg.Command[0], err)
+	}
+	p.logPipe = pr
+	defer pw.Close()
+	cmd := p.command(cfg, path, pw)
+	switch {
+	case p.grp != nil && p.grp.version == 2:
+		err = p.startInto(cmd)
+		if err != nil && !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.EACCES) {
+			cmd = p.command(cfg, path, pw)
+			err = p.startGated(cmd)
+		}
+	case p.grp != nil:
+		err = p.startGated(cmd)
+	default:
+		err = cmd.Start()
+	}
+	if err != nil {
+		pr.Close()
+		return fmt.Errorf("launching %q: %w", cfg.Command[0], err)
+	}
+	p.cmd, p.pid = cmd, cmd.Process.Pid
+	go p.copyLog()
+	go func() { p.setExit(cmd.Process.Wait()) }()
+	if ctx.Err() != nil {
+		_ = p.Stop(0)
+		return fmt.Errorf("launching %q: %w", cfg.Command[0], ctx.Err())
+	}
+	return nil
+}
+
+// command builds the process: own process group (Stop signals all of it),
+// output to the log pipe, and SIGKILL should perflab die without stopping
+// it. Pdeathsig fires when the forking OS thread exits; Go keeps its threads
+// unless a goroutine exits while locked to one, which perflab never does.
+func (p *Process) command(cfg LaunchConfig, path string, out *os.File) *exec.Cmd {
+	cmd := exec.Command(path, cfg.Command[1:]...)
+	cmd.Args[0] = cfg.Command[0]
+	cmd.Env = append(os.Environ(), cfg.Env...)
+	cmd.Dir = cfg.Dir
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return cmd
+}
+
+// startInto forks straight into the v2 group.
+func (p *Process) startInto(cmd *exec.Cmd) error {
+	fd, err := unix.Open(p.grp.dirs[0], unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
+	return cmd.Start()
+}
+
+// startGated starts the gate shell, moves it into the group, then lets it
+// exec the service (whose argv[0] is then its path: sh's exec cannot set it).
+func (p *Process) startGated(cmd *exec.Cmd) error {
+	gr, gw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer gw.Close()
+	cmd.Args = append([]string{"sh", "-c", gateScript, "perflab-gate", cmd.Path}, cmd.Args[1:]...)
+	cmd.Path = "/bin/sh"
+	cmd.ExtraFiles = []*os.File{gr}
+	err = cmd.Start()
+	gr.Close()
+	if err != nil {
+		return err
+	}
+	if err := p.grp.addPID(cmd.Process.Pid); err != nil {
+		_ = cmd.Process.Kill()
+		_, _ = cmd.Process.Wait()
+		return fmt.Errorf("moving the service into its cgroup: %w", err)
+	}
+	_, err = io.WriteString(gw, "go\n")
+	return err
+}
+
+// copyLog moves the service's output into the log until every writer
+// (the service and its children) has closed it.
+func (p *Process) copyLog() {
+	defer close(p.logDone)
+	_, _ = io.Copy(p.log, p.logPipe)
+}

@@ -1,0 +1,101 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// DefaultReadyTimeout is WaitReady's timeout when given 0.
+const DefaultReadyTimeout = 30 * time.Second
+
+// readyLogLines is how many of the service's last lines an error quotes.
+const readyLogLines = 10
+
+// WaitReady polls GET url until the service answers with any HTTP response
+// (a 404 or 500 still proves it listens and serves). It fails at once when
+// p (which may be nil) exits first, and after timeout (DefaultReadyTimeout
+// when 0); both errors quote the service's last log lines.
+func WaitReady(ctx context.Context, rawURL string, timeout time.Duration, p *Process) error {
+	if _, err := url.ParseRequestURI(rawURL); err != nil {
+		return fmt.Errorf("waiting for the service: bad URL %q: %w", rawURL, err)
+	}
+	if timeout <= 0 {
+		timeout = DefaultReadyTimeout
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := &http.Client{
+		Timeout:       2 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Transport:     &http.Transport{DisableKeepAlives: true},
+	}
+	var exited <-chan struct{}
+	if p != nil {
+		exited = p.Exited()
+	}
+	delay := 10 * time.Millisecond
+	var lastErr error
+	for {
+		if err := probe(tctx, client, rawURL); err == nil {
+			return nil
+		} else if tctx.Err() == nil {
+			lastErr = err
+		}
+		select {
+		case <-exited:
+			return fmt.Errorf("service exited before it was ready at %s (%s)%s", rawURL, exitWords(p), logLines(p))
+		case <-tctx.Done():
+			if ctx.Err() != nil {
+				return fmt.Errorf("waiting for the service at %s: %w", rawURL, ctx.Err())
+			}
+			return fmt.Errorf("service not ready after %s at %s: last error: %v%s", timeout, rawURL, lastErr, logLines(p))
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 200*time.Millisecond)
+	}
+}
+
+func probe(ctx context.Context, c *http.Client, u string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return ue.Err
+		}
+		return err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	return resp.Body.Close()
+}
+
+func exitWords(p *Process) string {
+	if err := p.ExitErr(); err != nil {
+		return err.Error()
+	}
+	return "exit status 0"
+}
+
+// logLines renders the last lines of the service's output for an error.
+func logLines(p *Process) string {
+	if p == nil {
+		return ""
+	}
+	lines := p.LogTail(readyLogLines)
+	if len(lines) == 0 {
+		if p.launched {
+			return "; the service printed nothing"
+		}
+		return ""
+	}
+	return "; last log lines:\n\t" + strings.Join(lines, "\n\t")
+}

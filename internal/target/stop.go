@@ -1,0 +1,120 @@
+package target
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Stop ends a launched service: SIGTERM to its process group and to every
+// process of the service, SIGKILL to whatever is left after grace, then it
+// removes the cgroup (killing stragglers first) and closes the log. It runs
+// once; later calls return the first result. For an attached process Stop
+// only stops watching it: perflab never kills a process it did not start.
+func (p *Process) Stop(grace time.Duration) error {
+	if !p.launched {
+		p.stopOnce.Do(func() { close(p.unwatch) })
+		return nil
+	}
+	p.stopOnce.Do(func() { p.stopErr = p.stop(grace) })
+	return p.stopErr
+}
+
+func (p *Process) stop(grace time.Duration) error {
+	var errs []error
+	pids := p.PIDs()
+	p.signal(unix.SIGTERM, pids)
+	if !p.waitGone(pids, grace) {
+		pids = append(pids, p.PIDs()...)
+		p.signal(unix.SIGKILL, pids)
+		if !p.waitGone(pids, 5*time.Second) {
+			errs = append(errs, fmt.Errorf("stopping the service: pid %d survives SIGKILL", p.pid))
+		}
+	}
+	if err := p.grp.remove(); err != nil {
+		errs = append(errs, fmt.Errorf("stopping the service: %w", err))
+	}
+	if err := p.closeLog(); err != nil {
+		errs = append(errs, fmt.Errorf("stopping the service: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// signal sends sig to the process group (whose id is the main pid) and to
+// each of pids, which may have left the group.
+func (p *Process) signal(sig unix.Signal, pids []int) {
+	select {
+	case <-p.exited:
+	default:
+		_ = unix.Kill(-p.pid, sig)
+	}
+	for _, pid := range pids {
+		if pid != p.pid {
+			_ = unix.Kill(pid, sig)
+		}
+	}
+	_ = p.grp.signal(sig)
+}
+
+// waitGone waits up to d for the main process to exit and every other
+// process of the service to be gone.
+func (p *Process) waitGone(pids []int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if p.gone(pids) {
+			return true
+		}
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (p *Process) gone(pids []int) bool {
+	select {
+	case <-p.exited:
+	default:
+		return false
+	}
+	if p.grp != nil {
+		var r fileReader
+		left, err := p.grp.pids(&r, nil)
+		return err != nil || len(left) == 0
+	}
+	var r fileReader
+	var path []byte
+	for _, pid := range pids {
+		if pid != p.pid && !exitedPID(&r, &path, pid) {
+			return false
+		}
+	}
+	return true
+}
+
+// exitedPID says whether pid is gone or a zombie (dead, waiting for a
+// parent outside perflab to reap it).
+func exitedPID(r *fileReader, path *[]byte, pid int) bool {
+	*path = statPath(*path, pid)
+	b, err := r.read(string(*path))
+	if err != nil {
+		return true
+	}
+	s, err := parseProcStat(b)
+	return err == nil && (s.State == 'Z' || s.State == 'X')
+}
+
+// closeLog waits briefly for the output pipe to drain (a process that
+// escaped the group may hold it open forever), then closes the log.
+func (p *Process) closeLog() error {
+	select {
+	case <-p.logDone:
+	case <-time.After(time.Second):
+		p.logPipe.Close()
+		<-p.logDone
+	}
+	p.logPipe.Close()
+	return p.log.close()
+}

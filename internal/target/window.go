@@ -1,0 +1,132 @@
+package target
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"time"
+
+	"perflab/internal/runfmt"
+)
+
+// Thresholds of the CPU-bound verdict.
+const (
+	// boundOfLimit: mean cores at or above 90% of the quota...
+	boundOfLimit = 0.90
+	// boundThrottledPct: ...and throttled in more than 5% of periods.
+	boundThrottledPct = 5
+	// boundOfHost: without a quota, mean cores at or above 95% of the host.
+	boundOfHost = 0.95
+)
+
+// Window summarises the samples taken between from and to (inclusive):
+// mean cores (CPU seconds over wall time), p95 and max of the per-interval
+// cores, CPU seconds, peak RSS, memory and threads, the throttled share of
+// CFS periods, and whether the service was CPU-bound, with a one-sentence
+// verdict. limitCores is the quota (0: none); hostCores 0 means this host's.
+// PIDs, MemoryLimitBytes, CPUMsPerRequest and ExitCode are left to the
+// caller.
+func Window(samples []Sample, from, to time.Time, limitCores float64, hostCores int) runfmt.TargetSummary {
+	if hostCores <= 0 {
+		hostCores = runtime.NumCPU()
+	}
+	var w []Sample
+	for _, s := range samples {
+		if !s.T.Before(from) && !s.T.After(to) {
+			w = append(w, s)
+		}
+	}
+	sum := runfmt.TargetSummary{CPULimitCores: limitCores, Source: "proc"}
+	if len(w) > 0 {
+		sum.Source = w[len(w)-1].Source
+	}
+	for _, s := range w {
+		sum.RSSMaxBytes = max(sum.RSSMaxBytes, s.RSSBytes)
+		sum.MemoryMaxBytes = max(sum.MemoryMaxBytes, s.MemoryBytes)
+		sum.ThreadsMax = max(sum.ThreadsMax, s.Threads)
+	}
+	if len(w) < 2 {
+		sum.Verdict = fmt.Sprintf("not enough samples to judge CPU use (%d in the window)", len(w))
+		return sum
+	}
+	first, last := w[0], w[len(w)-1]
+	wall := last.T.Sub(first.T).Seconds()
+	sum.CPUSeconds = max(last.CPUSeconds-first.CPUSeconds, 0)
+	if wall > 0 {
+		sum.CPUCoresMean = sum.CPUSeconds / wall
+	}
+	cores := intervalCores(w)
+	sum.CPUCoresP95 = percentile(cores, 0.95)
+	sum.CPUCoresMax = slices.Max(cores)
+	if periods := last.Periods - first.Periods; periods > 0 {
+		sum.ThrottledPct = 100 * float64(max(last.ThrottledPeriods-first.ThrottledPeriods, 0)) / float64(periods)
+	}
+	sum.ThrottledSeconds = max(last.ThrottledSeconds-first.ThrottledSeconds, 0)
+	sum.CPUBound, sum.Verdict = verdict(sum.CPUCoresMean, sum.ThrottledPct, limitCores, hostCores)
+	return sum
+}
+
+// intervalCores is the cores used between consecutive samples.
+func intervalCores(w []Sample) []float64 {
+	out := make([]float64, 0, len(w)-1)
+	for i := 1; i < len(w); i++ {
+		dt := w[i].T.Sub(w[i-1].T).Seconds()
+		if dt <= 0 {
+			continue
+		}
+		out = append(out, max(w[i].CPUSeconds-w[i-1].CPUSeconds, 0)/dt)
+	}
+	if len(out) == 0 {
+		out = append(out, 0)
+	}
+	return out
+}
+
+// percentile is the nearest-rank percentile of v (q in (0,1]).
+func percentile(v []float64, q float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(min(i, len(s)-1), 0)]
+}
+
+func verdict(mean, throttledPct, limit float64, host int) (bool, string) {
+	if limit > 0 {
+		bound := mean >= boundOfLimit*limit && throttledPct > boundThrottledPct
+		used := fmt.Sprintf("%s of %s used, %s", fmtCores(mean), coresWord(limit), throttling(throttledPct))
+		if bound {
+			return true, "CPU-bound at its budget: " + used
+		}
+		return false, "not CPU-bound: " + used
+	}
+	used := fmt.Sprintf("%s of %d host %s used (no CPU budget)", fmtCores(mean), host, plural(float64(host), "core"))
+	if mean >= boundOfHost*float64(host) {
+		return true, "CPU-bound on the whole host: " + used
+	}
+	return false, "not CPU-bound: " + used
+}
+
+func throttling(pct float64) string {
+	if pct <= 0 {
+		return "no throttling"
+	}
+	if pct < 1 {
+		return fmt.Sprintf("throttled in %.1f%% of periods", pct)
+	}
+	return fmt.Sprintf("throttled in %.0f%% of periods", pct)
+}
+
+func fmtCores(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+func coresWord(v float64) string {
+	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) + " " + plural(v, "core")
+}
+
+func plural(v float64, w string) string {
+	if v == 1 {
+		return w
+	}
+	return w + "s"
+}
