@@ -14,6 +14,7 @@ type app struct {
 	grid      *gridRenderer
 	items     map[int]*Item
 	batch     []byte // the built-in log batch of GET /ingest
+	tail      *tailBuffer
 	next      atomic.Uint64
 }
 
@@ -24,6 +25,7 @@ func newApp(fixed bool) *app {
 		grid:      newGridRenderer(newGridStore(gridWidth, gridHeight), fixed),
 		items:     newItems(itemCount),
 		batch:     newLogBatch(logBatchLines),
+		tail:      newTailBuffer(tailSize),
 	}
 }
 

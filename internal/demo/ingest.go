@@ -49,9 +49,13 @@ func (a *app) handleIngest(w http.ResponseWriter, r *http.Request) {
 
 func (a *app) serveIngest(w http.ResponseWriter, body []byte) {
 	if a.fixed {
-		writeJSON(w, parseLogLinesLean(body))
+		sum, recs := parseLogLinesLean(body)
+		a.tail.addLean(recs)
+		writeJSON(w, sum)
 	} else {
-		writeJSON(w, parseLogLinesNaive(string(body)))
+		sum, recs := parseLogLinesNaive(string(body))
+		a.tail.add(recs)
+		writeJSON(w, sum)
 	}
 }
 
@@ -66,7 +70,7 @@ type logRecord struct {
 // parseLogLinesNaive is the planted cost: it splits into new strings at
 // every level, builds a map and a concatenated string per line, and keeps
 // every record, so the allocation rate keeps the GC busy.
-func parseLogLinesNaive(body string) ingestSummary {
+func parseLogLinesNaive(body string) (ingestSummary, []*logRecord) {
 	sum := ingestSummary{Levels: map[string]int{}}
 	var records []*logRecord
 	for _, line := range strings.Split(body, "\n") {
@@ -90,13 +94,14 @@ func parseLogLinesNaive(body string) ingestSummary {
 		rec.durMs, err2 = strconv.ParseFloat(rec.fields["dur_ms"], 64)
 		sum.add(rec.fields["level"], rec.status, rec.durMs, err1 == nil && err2 == nil)
 	}
-	return sum
+	return sum, records
 }
 
 // parseLogLinesLean is the fix: it walks the body once and only slices
 // it, allocating nothing per line.
-func parseLogLinesLean(body []byte) ingestSummary {
+func parseLogLinesLean(body []byte) (ingestSummary, []leanRecord) {
 	sum := ingestSummary{Levels: map[string]int{}}
+	var recs []leanRecord
 	rest := string(body) // one copy of the body; every field below is a substring
 	for len(rest) > 0 {
 		var line string
@@ -122,8 +127,9 @@ func parseLogLinesLean(body []byte) ingestSummary {
 		st, err1 := strconv.Atoi(status)
 		d, err2 := strconv.ParseFloat(dur, 64)
 		sum.add(level, st, d, err1 == nil && err2 == nil)
+		recs = append(recs, leanRecord{level: internLevel(level), status: st, durMs: d})
 	}
-	return sum
+	return sum, recs
 }
 
 func (s *ingestSummary) add(level string, status int, durMs float64, ok bool) {

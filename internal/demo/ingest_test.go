@@ -12,7 +12,11 @@ func FuzzParseLogLines(f *testing.F) {
 	f.Add([]byte("broken\n\n  \nstatus=200 status=500 dur_ms=NaN level= =x"))
 	f.Add(newLogBatch(3))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		naive, lean := parseLogLinesNaive(string(body)), parseLogLinesLean(body)
+		naive, recs := parseLogLinesNaive(string(body))
+		lean, leanRecs := parseLogLinesLean(body)
+		if len(recs) != len(leanRecs) {
+			t.Fatalf("body %q: naive kept %d records, lean %d", body, len(recs), len(leanRecs))
+		}
 		// %v compares NaN totals as equal, unlike ==.
 		if a, b := fmt.Sprintf("%+v", naive), fmt.Sprintf("%+v", lean); a != b {
 			t.Fatalf("body %q:\nnaive %s\nlean  %s", body, a, b)

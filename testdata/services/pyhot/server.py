@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """pyhot: a Python test service with a hot pure-Python function.
 
-GET /checksum hashes a 16 KiB payload per request. In --mode buggy the
+GET /checksum hashes a 32 KiB payload per request. In --mode buggy the
 hot function hot_checksum loops over every byte in Python; in --mode fixed
 it calls zlib.adler32 (C). Both return the same Adler-32 value.
 GET /healthz answers "ok".
@@ -18,7 +18,7 @@ import sys
 import threading
 import zlib
 
-PAYLOAD = bytes((i * 7 + i // 256) % 256 for i in range(16 * 1024))
+PAYLOAD = bytes((i * 7 + i // 256) % 256 for i in range(32 * 1024))
 
 
 def hot_checksum(data):

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"perflab/internal/store"
+)
+
+// profileRef is how `perflab top` and `perflab flame` name what they read:
+// a profile file, or a run (ID, name, path, glob or "latest") whose CPU
+// (or, with --allocs, allocations) profile is used with its request count.
+type profileRef struct {
+	dir      string
+	allocs   bool
+	requests int64
+	sample   string
+}
+
+func (f *profileRef) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
+	fs.BoolVar(&f.allocs, "allocs", false, "for a run: use its allocations profile (bytes allocated in the window) instead of CPU")
+	fs.Int64Var(&f.requests, "requests", 0, "divide by this many `requests` for per-request columns (default: a run's request count)")
+	fs.StringVar(&f.sample, "sample", "", "sample `type` to show (cpu, samples, alloc_space, alloc_objects, inuse_space...; default: the profile's)")
+}
+
+// resolved is the profile file to read and what it is.
+type resolved struct {
+	path, title string
+	requests    int64
+	sample      string
+}
+
+// resolve finds the profile file arg names.
+func (f *profileRef) resolve(arg string) (resolved, error) {
+	r := resolved{path: arg, title: filepath.Base(arg), requests: f.requests, sample: f.sample}
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		if f.allocs {
+			return r, usageErr("--allocs: %s is a profile file, not a run (name a run, or give --sample alloc_space)", arg)
+		}
+		return r, nil
+	}
+	es, err := store.Store{Root: f.dir}.Resolve(arg)
+	if err != nil {
+		return r, usageErr("%s: not a profile file, and not a run in %s: %v", arg, f.dir, err)
+	}
+	e := es[0]
+	typ := "cpu"
+	if f.allocs {
+		typ = "allocs"
+		if r.sample == "" {
+			r.sample = "alloc_space"
+		}
+	}
+	for _, p := range e.Run.Profiles {
+		if p.Type != typ {
+			continue
+		}
+		r.path = filepath.Join(e.Dir, p.File)
+		r.title = fmt.Sprintf("%s: %s (%s)", e.Run.ID, typ, p.Source)
+		if r.requests == 0 && e.Run.Load != nil {
+			r.requests = e.Run.Load.Requests
+		}
+		return r, nil
+	}
+	return r, failed(fmt.Errorf("run %s has no %s profile (see the warnings in %s)", e.Run.ID, typ, filepath.Join(e.Dir, "run.json")))
+}

@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"perflab/internal/analysis"
+)
+
+func newTopCmd(env Env) *cobra.Command {
+	var ref profileRef
+	var opt analysis.TopOptions
+	cmd := &cobra.Command{
+		Use:   "top PROFILE|RUN",
+		Short: "Print a pprof-style top table of a profile or a run (flat/cum, user code, per request)",
+		Long: `Print the functions of a profile ranked by flat (or --cum) cost, like
+'go tool pprof -top'. PROFILE is a pprof file (.pb.gz or not); RUN is a stored
+run (ID, name, path, glob or "latest"), whose CPU profile is read and divided by
+its request count for the per-request columns. --user lists only your code,
+each function charged with the standard-library and runtime work it called.`,
+		Example: `  perflab top latest
+  perflab top --user -n 10 latest
+  perflab top --cum profiles/cpu.pb.gz
+  perflab top --allocs --user latest`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opt.N < 0 {
+				return usageErr("-n %d: must be >= 0 (0 shows all)", opt.N)
+			}
+			r, err := ref.resolve(args[0])
+			if err != nil {
+				return err
+			}
+			opt.SampleIndex, opt.Requests = r.sample, r.requests
+			t, err := analysis.TopFile(r.path, opt)
+			if err != nil {
+				return failed(err)
+			}
+			if err := t.WriteText(env.Stdout); err != nil {
+				return failed(err)
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&opt.Cum, "cum", false, "sort by cumulative cost (the function and what it calls)")
+	fs.BoolVar(&opt.User, "user", false, "only user code, each function charged with the library and runtime code it calls")
+	fs.IntVarP(&opt.N, "nodes", "n", 20, "show the top `N` functions (0: all)")
+	fs.StringVar(&opt.Focus, "focus", "", "keep only stacks with a function matching this `regexp`")
+	ref.register(fs)
+	return cmd
+}

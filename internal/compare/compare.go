@@ -1,0 +1,146 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"perflab/internal/runfmt"
+	"perflab/internal/stats"
+	"perflab/internal/store"
+)
+
+// Options adjusts a comparison.
+type Options struct {
+	// BaseLabel and NewLabel name the groups in the output ("base" and
+	// "new" when empty).
+	BaseLabel, NewLabel string
+	// Force compares runs of different URL paths instead of refusing.
+	Force bool
+	// FailOn are the --fail-on rules to check.
+	FailOn []stats.Threshold
+	// Expected lists configuration that is meant to differ between the
+	// groups and so is not warned about: "command" (ab) or "env:NAME"
+	// (sweep).
+	Expected []string
+	// Functions is how many rows of each profile kind to keep; 0 means
+	// DefaultFunctions.
+	Functions int
+}
+
+// DefaultFunctions is how many functions of each profile kind a comparison
+// lists.
+const DefaultFunctions = 20
+
+// ErrIncomparable is wrapped by the error Compare returns when the runs
+// measure different things and Options.Force is not set.
+var ErrIncomparable = errors.New("runs are not comparable")
+
+// Result is a comparison and the merged profiles behind its function rows
+// (for the differential flame graph).
+type Result struct {
+	Comparison *runfmt.Comparison
+	// CPU and Allocs are nil when either group lacks the profile.
+	CPU, Allocs *ProfilePair
+}
+
+// Compare compares the runs of base with those of new.
+func Compare(base, new []store.Entry, opt Options) (*Result, error) {
+	c := &runfmt.Comparison{Warnings: []string{}, Functions: []runfmt.FunctionDelta{}}
+	var err error
+	var bruns, nruns []run
+	if bruns, err = usable(base, "base", &c.Warnings); err != nil {
+		return nil, err
+	}
+	if nruns, err = usable(new, "new", &c.Warnings); err != nil {
+		return nil, err
+	}
+	if err := checkComparable(bruns, nruns, opt, &c.Warnings); err != nil {
+		return nil, err
+	}
+	c.Base = group(label(opt.BaseLabel, "base"), bruns)
+	c.New = group(label(opt.NewLabel, "new"), nruns)
+	c.Metrics = compareMetrics(bruns, nruns, &c.Warnings)
+	res := &Result{Comparison: c}
+	n := opt.Functions
+	if n <= 0 {
+		n = DefaultFunctions
+	}
+	res.CPU, res.Allocs = compareProfiles(c, bruns, nruns, n)
+	checkThresholds(c, opt.FailOn)
+	c.Warnings = dedupe(c.Warnings)
+	return res, nil
+}
+
+// run is one usable run: it has a load result.
+type run struct {
+	dir string
+	r   *runfmt.Run
+}
+
+func (r run) id() string {
+	if r.r.ID != "" {
+		return r.r.ID
+	}
+	return filepath.Base(r.dir)
+}
+
+// usable keeps the runs that can be compared, warning about partial runs
+// and leaving out those without a load result.
+func usable(es []store.Entry, side string, warn *[]string) ([]run, error) {
+	var out []run
+	for _, e := range es {
+		if e.Err != nil {
+			return nil, fmt.Errorf("reading %s run %s: %w", side, e.Dir, e.Err)
+		}
+		if e.Run == nil {
+			return nil, fmt.Errorf("reading %s run %s: no run.json", side, e.Dir)
+		}
+		r := run{dir: e.Dir, r: e.Run}
+		if e.Run.Load == nil || e.Run.Load.Requests == 0 {
+			*warn = append(*warn, fmt.Sprintf("%s run %s measured no requests: left out", side, r.id()))
+			continue
+		}
+		if e.Run.Status == runfmt.StatusPartial {
+			reason := e.Run.PartialReason
+			if reason == "" {
+				reason = "no reason recorded"
+			}
+			*warn = append(*warn, fmt.Sprintf("%s run %s is partial (%s): included", side, r.id(), reason))
+		}
+		out = append(out, r)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("comparing runs: no %s run with measured requests (of %d given)", side, len(es))
+	}
+	return out, nil
+}
+
+func label(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func group(lbl string, runs []run) runfmt.Group {
+	g := runfmt.Group{Label: lbl, Runs: []string{}}
+	var total float64
+	for _, r := range runs {
+		g.Runs = append(g.Runs, r.id())
+		total += float64(r.r.Load.Requests)
+	}
+	g.Requests = total / float64(len(runs))
+	return g
+}
+
+func dedupe(ws []string) []string {
+	out := []string{}
+	for _, w := range ws {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}

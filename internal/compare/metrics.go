@@ -1,0 +1,123 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"perflab/internal/runfmt"
+	"perflab/internal/stats"
+)
+
+// metricDef is how one metric is read off a run.
+type metricDef struct {
+	name, unit, better string
+	// value returns the run's value and whether it was measured.
+	value func(r run) (float64, bool)
+}
+
+// metricDefs lists the metrics in the order they are printed.
+var metricDefs = []metricDef{
+	{runfmt.MetricRPS, runfmt.UnitRPS, runfmt.BetterHigher, func(r run) (float64, bool) { return r.r.Load.RPS, true }},
+	{runfmt.MetricP50, runfmt.UnitMs, runfmt.BetterLower, latency(func(l runfmt.Latency) float64 { return l.P50 })},
+	{runfmt.MetricP90, runfmt.UnitMs, runfmt.BetterLower, latency(func(l runfmt.Latency) float64 { return l.P90 })},
+	{runfmt.MetricP99, runfmt.UnitMs, runfmt.BetterLower, latency(func(l runfmt.Latency) float64 { return l.P99 })},
+	{runfmt.MetricCPU, runfmt.UnitMs, runfmt.BetterLower, func(r run) (float64, bool) {
+		if t := r.r.Target; t != nil && t.CPUMsPerRequest > 0 {
+			return t.CPUMsPerRequest, true
+		}
+		return 0, false
+	}},
+	{runfmt.MetricAllocs, runfmt.UnitBytes, runfmt.BetterLower, allocsPerRequest},
+	{runfmt.MetricGC, runfmt.UnitPct, runfmt.BetterLower, func(r run) (float64, bool) {
+		if g := r.r.GC; g != nil {
+			return g.CPUPct, true
+		}
+		return 0, false
+	}},
+	{runfmt.MetricRSS, runfmt.UnitBytes, runfmt.BetterLower, func(r run) (float64, bool) {
+		if t := r.r.Target; t != nil && t.RSSMaxBytes > 0 {
+			return float64(t.RSSMaxBytes), true
+		}
+		return 0, false
+	}},
+}
+
+func latency(pick func(runfmt.Latency) float64) func(r run) (float64, bool) {
+	return func(r run) (float64, bool) {
+		l := r.r.Load
+		return pick(l.Latency), l.Requests > l.Errors
+	}
+}
+
+// compareMetrics compares every metric measured by both groups.
+func compareMetrics(base, new []run, warn *[]string) []runfmt.MetricComparison {
+	out := []runfmt.MetricComparison{}
+	for _, m := range metricDefs {
+		bv, nv := values(base, m), values(new, m)
+		switch {
+		case len(bv) == 0 && len(nv) == 0:
+			continue
+		case len(bv) == 0 || len(nv) == 0:
+			missing, has := "base", "new"
+			if len(nv) == 0 {
+				missing, has = has, missing
+			}
+			*warn = append(*warn, fmt.Sprintf("%s: measured by the %s runs only, not by the %s runs: not compared", m.name, has, missing))
+			continue
+		}
+		if len(bv) < len(base) || len(nv) < len(new) {
+			*warn = append(*warn, fmt.Sprintf("%s: measured by %d of %d base and %d of %d new runs", m.name, len(bv), len(base), len(nv), len(new)))
+		}
+		out = append(out, metricRow(m, stats.Compare(bv, nv), warn))
+	}
+	return out
+}
+
+func values(runs []run, m metricDef) []float64 {
+	var v []float64
+	for _, r := range runs {
+		if x, ok := m.value(r); ok && !math.IsNaN(x) && !math.IsInf(x, 0) {
+			v = append(v, x)
+		}
+	}
+	return v
+}
+
+func metricRow(m metricDef, c stats.Comparison, warn *[]string) runfmt.MetricComparison {
+	row := runfmt.MetricComparison{
+		Name: m.name, Unit: m.unit, Better: m.better,
+		Base: summary(c.Base), New: summary(c.New),
+		DeltaPct: c.DeltaPct, Significant: c.Significant, TooFew: c.TooFew,
+	}
+	if !c.TooFew {
+		p := c.P
+		row.PValue = &p
+	}
+	for _, w := range c.Warnings {
+		*warn = append(*warn, metricWarning(m.name, w))
+	}
+	return row
+}
+
+// metricWarning words a stats warning; the ones every metric shares (the
+// number of runs) are not repeated per metric.
+func metricWarning(name, w string) string {
+	if strings.Contains(w, "need >= ") {
+		return w
+	}
+	return name + ": " + w
+}
+
+func summary(s stats.Summary) runfmt.MetricSummary {
+	out := runfmt.MetricSummary{Median: s.Median, N: s.N}
+	if !math.IsInf(s.Lo, 0) && !math.IsNaN(s.Lo) {
+		lo := s.Lo
+		out.CILow = &lo
+	}
+	if !math.IsInf(s.Hi, 0) && !math.IsNaN(s.Hi) {
+		hi := s.Hi
+		out.CIHigh = &hi
+	}
+	return out
+}

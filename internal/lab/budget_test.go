@@ -1,0 +1,75 @@
+package lab
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"perflab/internal/target"
+)
+
+// buildService builds a test service of testdata/services into a temp dir.
+func buildService(t *testing.T, name string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	out, err := exec.Command("go", "build", "-o", bin, "perflab/testdata/services/"+name).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build %s: %v\n%s", name, err, out)
+	}
+	return bin
+}
+
+// burnConfig runs cpuburn (each request burns 2 ms of CPU) under a budget.
+func burnConfig(t *testing.T, cpus float64, concurrency int) Config {
+	bin := buildService(t, "cpuburn")
+	addr, pprofAddr := freePort(t), freePort(t)
+	cfg := testConfig(t, addr)
+	cfg.Command = []string{bin, "-addr", addr, "-pprof-addr", pprofAddr}
+	cfg.Env = nil
+	cfg.Budget = target.Budget{CPUs: cpus}
+	u := *cfg.Load.Targets[0].URL
+	u.Path, u.RawQuery = "/burn", "us=2000"
+	cfg.Load.Targets[0].URL = &u
+	cfg.Load.Concurrency = concurrency
+	cfg.Load.Duration = 3 * time.Second
+	cfg.Warmup = 500 * time.Millisecond
+	return cfg
+}
+
+func TestHalfCoreBudgetSaturated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures CPU for seconds")
+	}
+	res, err := Run(context.Background(), burnConfig(t, 0.5, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := readRun(t, res).Target
+	if ts.CPUCoresMean < 0.47 || ts.CPUCoresMean > 0.53 {
+		t.Errorf("mean cores %.3f under --cpus 0.5; want 0.5 ± 0.03", ts.CPUCoresMean)
+	}
+	if ts.ThrottledPct <= 0 || !ts.CPUBound || ts.CPULimitCores != 0.5 {
+		t.Errorf("throttled %.1f%%, cpu-bound %v, limit %v: want throttling reported at a 0.5-core limit", ts.ThrottledPct, ts.CPUBound, ts.CPULimitCores)
+	}
+	// 2 ms of CPU per request (plus the HTTP work around it).
+	if ts.CPUMsPerRequest < 1.9 || ts.CPUMsPerRequest > 2.4 {
+		t.Errorf("CPU per request %.3f ms; want about 2 ms", ts.CPUMsPerRequest)
+	}
+}
+
+func TestTwoCoreBudgetNotAtItsLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures CPU for seconds")
+	}
+	cfg := burnConfig(t, 2, 1) // one request at a time: at most one core
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := readRun(t, res).Target
+	if ts.CPUBound || ts.ThrottledPct > 1 {
+		t.Errorf("cpu-bound %v, throttled %.1f%% with %.2f of 2 cores used: no throttling should be claimed", ts.CPUBound, ts.ThrottledPct, ts.CPUCoresMean)
+	}
+}

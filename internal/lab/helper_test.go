@@ -1,0 +1,120 @@
+package lab
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"perflab/internal/load"
+	"perflab/internal/runfmt"
+	"perflab/internal/store"
+)
+
+// TestMain lets the test binary act as a service under test: with
+// PERFLAB_TEST_SERVICE=addr it serves HTTP on addr and obeys
+// PERFLAB_TEST_EXIT_AFTER (exit 2 after a duration) and
+// PERFLAB_TEST_IGNORE_TERM (ignore SIGTERM).
+func TestMain(m *testing.M) {
+	if addr := os.Getenv("PERFLAB_TEST_SERVICE"); addr != "" {
+		serveTestService(addr)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func serveTestService(addr string) {
+	if os.Getenv("PERFLAB_TEST_IGNORE_TERM") != "" {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	if d, err := time.ParseDuration(os.Getenv("PERFLAB_TEST_EXIT_AFTER")); err == nil {
+		time.AfterFunc(d, func() {
+			fmt.Println("test service: crashing on purpose")
+			os.Exit(2)
+		})
+	}
+	fmt.Println("test service listening on", addr)
+	http.ListenAndServe(addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("ok\n"))
+	}))
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// testConfig is a short run of the test binary as a service.
+func testConfig(t *testing.T, addr string, env ...string) Config {
+	t.Helper()
+	u, err := load.ParseURL("http://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Config{
+		Name:    strings.ReplaceAll(t.Name(), "/", "-"),
+		Store:   store.Store{Root: t.TempDir()},
+		Load:    load.Config{Targets: []load.Target{{Method: "GET", URL: u, Header: http.Header{}}}, Concurrency: 2, Duration: time.Second},
+		Command: []string{exe},
+		Env:     append([]string{"PERFLAB_TEST_SERVICE=" + addr}, env...),
+		ReadyURL: "http://" + addr + "/", ReadyTimeout: 10 * time.Second,
+		StopGrace: 500 * time.Millisecond, Profiler: ProfilerNone, NoGCTrace: true,
+	}
+}
+
+// readRun checks the run directory was written and returns its record.
+func readRun(t *testing.T, res *Result) *runfmt.Run {
+	t.Helper()
+	if res == nil {
+		t.Fatal("no run directory was created")
+	}
+	r, err := runfmt.ReadFile(res.Dir)
+	if err != nil {
+		t.Fatalf("run.json: %v", err)
+	}
+	return r
+}
+
+// noLeftovers fails if any perflab cgroup named for this test remains, or a
+// process started with marker in its command line still runs.
+func noLeftovers(t *testing.T, name, marker string) {
+	t.Helper()
+	for _, root := range []string{"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/memory", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"} {
+		matches, _ := filepath.Glob(filepath.Join(root, "*perflab-"+name+"*"))
+		deeper, _ := filepath.Glob(filepath.Join(root, "*", "*", "perflab-"+name+"*"))
+		if len(matches)+len(deeper) > 0 {
+			t.Errorf("leaked cgroups: %v %v", matches, deeper)
+		}
+	}
+	if marker == "" {
+		return
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || !strings.Contains(string(b), marker) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && strings.Contains(string(st), ") Z ") {
+			continue // a zombie: killed, not reaped by this sandbox's init
+		}
+		t.Errorf("leaked process %d: %q", pid, strings.ReplaceAll(string(b), "\x00", " "))
+	}
+}

@@ -1,0 +1,99 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"perflab/internal/analysis"
+	"perflab/internal/target"
+)
+
+// Profile captures the service's profiles for window without driving any
+// load (`perflab profile`): from the pprof endpoint cfg.Pprof, or by
+// sampling the process cfg.PID or the launched cfg.Command with perf,
+// py-spy or rbspy. It writes a run directory like Run, without load
+// figures; per-request columns are absent. cfg.Load and cfg.Warmup are
+// ignored. The run is partial when no profiler could be used or the capture
+// ended early.
+func Profile(ctx context.Context, cfg Config, window time.Duration) (*Result, error) {
+	if window <= 0 {
+		return nil, fmt.Errorf("profiling window %s: must be > 0", window)
+	}
+	cfg.Warmup = 0
+	cfg.Load.Targets, cfg.Load.Duration = nil, window
+	cfg.LoadFlags = nil
+	return withSession(ctx, cfg, func(s *session) error { return s.profileOnly(ctx, window) }, (*session).summarizeProfile)
+}
+
+// profileOnly captures the window's profiles with no load; it ends early
+// if the service exits or ctx is cancelled.
+func (s *session) profileOnly(ctx context.Context, window time.Duration) error {
+	p := s.prof
+	p.before(ctx)
+	if p.mode == ProfilerNone {
+		return errors.New("no profiler could be used (give --pprof URL, --pid PID or -- CMD)")
+	}
+	s.cfg.Log(fmt.Sprintf("profiling with %s for %s", p.mode, window.Round(time.Millisecond)))
+	p.from = time.Now()
+	done := p.during(ctx, window)
+	var exited <-chan struct{}
+	if s.proc != nil {
+		exited = s.proc.Exited()
+	}
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = errors.New("interrupted: the profiles cover what completed before Ctrl-C")
+	case <-exited:
+		err = s.errExited("profiling")
+	}
+	if err != nil {
+		p.abandon()
+		<-done
+	}
+	p.to = time.Now()
+	fin, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	p.after(fin)
+	if err == nil && p.cpu == nil {
+		err = errors.New("no CPU profile was captured (see the warnings)")
+	}
+	return err
+}
+
+// summarizeProfile fills what a profile-only run measured: the service's
+// CPU over the window (when it has a process), the GC, the hot and
+// allocating functions and the findings, without per-request figures.
+func (s *session) summarizeProfile() {
+	r, p := s.run, s.prof
+	from, to := p.from, p.to
+	if from.IsZero() {
+		return
+	}
+	if s.sampler != nil {
+		ts := target.Window(s.sampler.Samples(), from, to, s.limitCores, runtime.NumCPU())
+		ts.MemoryLimitBytes, ts.PIDs = s.limitMemory, s.pids
+		if r.Target != nil {
+			ts.ExitCode = r.Target.ExitCode
+		}
+		r.Target = &ts
+	}
+	if gc := s.gc.Summary(from, to, cpuSeconds(r.Target)); gc.Count > 0 {
+		r.GC = &gc
+	}
+	if p.cpu != nil {
+		r.Hot = analysis.Hot(p.cpu, 0, hotRows)
+	}
+	if p.allocs != nil {
+		r.Allocs = analysis.AllocTop(p.allocs, 0, allocRows)
+	}
+	r.Findings = analysis.Findings(analysis.FindingInput{
+		CPU: p.cpu, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
+		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
+		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC,
+	})
+}

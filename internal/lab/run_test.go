@@ -1,0 +1,179 @@
+package lab
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"perflab/internal/runfmt"
+)
+
+func TestRunComplete(t *testing.T) {
+	addr := freePort(t)
+	cfg := testConfig(t, addr)
+	cfg.Warmup = 300 * time.Millisecond
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := readRun(t, res)
+	if r.Status != runfmt.StatusComplete || r.Load == nil || r.Load.Requests == 0 || r.Target == nil {
+		t.Fatalf("status %s, load %v, target %v", r.Status, r.Load, r.Target)
+	}
+	if r.Target.CPUSeconds <= 0 || r.Target.CPUMsPerRequest <= 0 || r.Target.RSSMaxBytes <= 0 {
+		t.Errorf("target summary not measured: %+v", r.Target)
+	}
+	withCPU := 0
+	for _, p := range r.Load.Series {
+		if p.CPUCores != nil {
+			withCPU++
+		}
+	}
+	if withCPU == 0 {
+		t.Errorf("series has no target samples: %+v", r.Load.Series)
+	}
+	if _, err := os.Stat(filepath.Join(res.Dir, "target.log")); err != nil {
+		t.Errorf("target.log: %v", err)
+	}
+	if r.Env.HostCores == 0 || r.Env.Kernel == "" || r.SchemaVersion != runfmt.SchemaVersion {
+		t.Errorf("environment not recorded: %+v", r.Env)
+	}
+	noLeftovers(t, cfg.Name, addr)
+}
+
+func TestRunFaultsWritePartialRuns(t *testing.T) {
+	cases := []struct {
+		name   string
+		mutate func(c *Config)
+		reason string
+	}{
+		{"command not found", func(c *Config) { c.Command = []string{"/nonexistent/perflab-service"} }, "perflab-service"},
+		{"exits at once", func(c *Config) { c.Command = []string{"sh", "-c", "echo boom-at-start; exit 3"} }, "boom-at-start"},
+		{"never ready", func(c *Config) {
+			c.Command = []string{"sleep", "30"}
+			c.ReadyTimeout = time.Second
+		}, "not ready"},
+		{"crashes mid-run", func(c *Config) {
+			c.Env = append(c.Env, "PERFLAB_TEST_EXIT_AFTER=1500ms")
+			c.Load.Duration = 5 * time.Second
+		}, "exited during the measured window"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := freePort(t)
+			cfg := testConfig(t, addr)
+			tc.mutate(&cfg)
+			start := time.Now()
+			res, err := Run(context.Background(), cfg)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			r := readRun(t, res)
+			if r.Status != runfmt.StatusPartial || !strings.Contains(r.PartialReason, tc.reason) {
+				t.Errorf("status %q reason %q; want partial with %q", r.Status, r.PartialReason, tc.reason)
+			}
+			if el := time.Since(start); el > 20*time.Second {
+				t.Errorf("took %v", el)
+			}
+			if tc.name == "crashes mid-run" {
+				if r.Load == nil || r.Load.Requests == 0 || r.Target == nil || r.Target.CPUSeconds <= 0 {
+					t.Errorf("what was measured before the crash is lost: load %+v target %+v", r.Load, r.Target)
+				}
+				if r.Target != nil && (r.Target.ExitCode == nil || *r.Target.ExitCode != 2) {
+					t.Errorf("exit code %v; want 2", r.Target.ExitCode)
+				}
+			}
+			noLeftovers(t, cfg.Name, addr)
+		})
+	}
+}
+
+func TestRunStopsAServiceThatIgnoresSIGTERMAndItsChildren(t *testing.T) {
+	addr := freePort(t)
+	cfg := testConfig(t, addr, "PERFLAB_TEST_IGNORE_TERM=1")
+	marker := "perflab-child-" + strings.ReplaceAll(addr, ":", "-")
+	exe := cfg.Command[0]
+	cfg.Command = []string{"sh", "-c", "(exec -a " + marker + " sleep 60) & (exec -a " + marker + " sleep 61) & exec " + exe}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := readRun(t, res)
+	if r.Status != runfmt.StatusComplete {
+		t.Errorf("status %s (%s)", r.Status, r.PartialReason)
+	}
+	if r.Target.ExitCode == nil || *r.Target.ExitCode != 137 {
+		t.Errorf("exit code %v; want 137 (SIGKILL after the grace period)", r.Target.ExitCode)
+	}
+	noLeftovers(t, cfg.Name, marker)
+	noLeftovers(t, cfg.Name, addr)
+}
+
+func TestRunInterrupted(t *testing.T) {
+	addr := freePort(t)
+	cfg := testConfig(t, addr)
+	cfg.Load.Duration = 20 * time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg.Log = func(msg string) {
+		if strings.HasPrefix(msg, "measuring") {
+			time.AfterFunc(700*time.Millisecond, cancel)
+		}
+	}
+	start := time.Now()
+	res, err := Run(ctx, cfg)
+	if err == nil || time.Since(start) > 10*time.Second {
+		t.Fatalf("err %v after %v; want an interrupted run, quickly", err, time.Since(start))
+	}
+	r := readRun(t, res)
+	if r.Status != runfmt.StatusPartial || !strings.Contains(r.PartialReason, "interrupted") {
+		t.Errorf("status %s reason %q", r.Status, r.PartialReason)
+	}
+	if r.Load == nil || !r.Load.Interrupted || r.Load.Requests == 0 || r.Target == nil {
+		t.Errorf("what completed before Ctrl-C is lost: %+v", r.Load)
+	}
+	noLeftovers(t, cfg.Name, addr)
+}
+
+func TestRunAttach(t *testing.T) {
+	addr := freePort(t)
+	exe, _ := os.Executable()
+	svc := exec.Command(exe)
+	svc.Env = append(os.Environ(), "PERFLAB_TEST_SERVICE="+addr, "PERFLAB_TEST_EXIT_AFTER=4s")
+	if err := svc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Process.Kill()
+	go svc.Wait()
+	cfg := testConfig(t, addr)
+	cfg.Command, cfg.PID = nil, svc.Process.Pid
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := readRun(t, res)
+	if r.Target == nil || r.Target.CPUSeconds <= 0 || r.Load.Requests == 0 {
+		t.Fatalf("attached run not measured: %+v", r.Target)
+	}
+	if svc.ProcessState != nil {
+		t.Error("perflab stopped a service it did not start")
+	}
+	// The service exits (after 4s) during a second, longer run: partial.
+	cfg.Load.Duration = 5 * time.Second
+	res, err = Run(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("want an error when the attached service exits mid-run")
+	}
+	if r := readRun(t, res); r.Status != runfmt.StatusPartial {
+		t.Errorf("status %s", r.Status)
+	}
+	cfg.PID = 1 << 22
+	if res, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "no such process") {
+		t.Errorf("attach to a missing pid: %v", err)
+	} else if r := readRun(t, res); r.Status != runfmt.StatusPartial {
+		t.Errorf("status %s", r.Status)
+	}
+}

@@ -1,0 +1,124 @@
+package runfmt
+
+// Comparison is what `perflab compare`, `perflab ab` and each step of
+// `perflab sweep` print with --json: two groups of runs, metric by metric
+// (benchstat's method: medians, 95% confidence intervals, Mann–Whitney U),
+// the functions whose cost per request changed most, and the --fail-on
+// verdict.
+type Comparison struct {
+	Base Group `json:"base"`
+	New  Group `json:"new"`
+	// Metrics has one row per metric both groups measured, in a fixed
+	// order: rps, p50, p90, p99, cpu_per_request, allocs_per_request,
+	// gc_pct, rss_max.
+	Metrics []MetricComparison `json:"metrics"`
+	// Functions lists the biggest per-request changes, CPU rows first, then
+	// allocation rows; within each, user code first, by |delta|.
+	Functions []FunctionDelta `json:"functions"`
+	// Warnings are the reasons to read the verdict with care (too few runs,
+	// partial runs, different budgets, missing profiles).
+	Warnings []string `json:"warnings"`
+	// Thresholds is every --fail-on rule checked; Failed names the rules
+	// that were violated (the command then exits 1).
+	Thresholds []ThresholdCheck `json:"thresholds,omitempty"`
+	Failed     []string         `json:"failed,omitempty"`
+}
+
+// Group names the runs on one side of a comparison.
+type Group struct {
+	Label string   `json:"label"`
+	Runs  []string `json:"runs"`
+	// Requests is the mean number of requests of a run's measured window.
+	Requests float64 `json:"requests_mean"`
+}
+
+// Metric names, the names --fail-on uses.
+const (
+	MetricRPS        = "rps"
+	MetricP50        = "p50"
+	MetricP90        = "p90"
+	MetricP99        = "p99"
+	MetricCPU        = "cpu_per_request"
+	MetricAllocs     = "allocs_per_request"
+	MetricGC         = "gc_pct"
+	MetricRSS        = "rss_max"
+	UnitRPS          = "req/s"
+	UnitMs           = "ms"
+	UnitBytes        = "B"
+	UnitPct          = "%"
+	BetterHigher     = "higher"
+	BetterLower      = "lower"
+	FunctionCPU      = "cpu"
+	FunctionAllocs   = "allocs"
+	FunctionUnitUs   = "us"
+	FunctionUnitByte = "B"
+)
+
+// MetricComparison is one metric in both groups.
+type MetricComparison struct {
+	Name string `json:"name"`
+	// Unit is req/s, ms, B or %.
+	Unit string `json:"unit"`
+	// Better is "higher" (rps) or "lower" (everything else).
+	Better string        `json:"better"`
+	Base   MetricSummary `json:"base"`
+	New    MetricSummary `json:"new"`
+	// DeltaPct is the change of the median in percent (new vs base).
+	DeltaPct float64 `json:"delta_pct"`
+	// PValue is the Mann–Whitney U p-value; null when there are too few
+	// runs for a verdict.
+	PValue      *float64 `json:"p_value"`
+	Significant bool     `json:"significant"`
+	TooFew      bool     `json:"too_few,omitempty"`
+}
+
+// MetricSummary is a group's median of a metric with its 95% confidence
+// interval; the bounds are null when the group is too small for one.
+type MetricSummary struct {
+	Median float64  `json:"median"`
+	CILow  *float64 `json:"ci_low"`
+	CIHigh *float64 `json:"ci_high"`
+	N      int      `json:"n"`
+}
+
+// FunctionDelta is one function's cost per request in both groups. For user
+// code the cost is its own plus that of the library and runtime code it
+// calls (as in perflab run's hot table); for other code it is the flat cost.
+type FunctionDelta struct {
+	Function string `json:"function"`
+	// Profile is "cpu" (Unit "us": CPU microseconds per request) or
+	// "allocs" (Unit "B": bytes allocated per request).
+	Profile  string  `json:"profile"`
+	Unit     string  `json:"unit"`
+	UserCode bool    `json:"user_code"`
+	Base     float64 `json:"base"`
+	New      float64 `json:"new"`
+	Delta    float64 `json:"delta"`
+	// DeltaPct is null when the function is absent from the base.
+	DeltaPct *float64 `json:"delta_pct"`
+	// PValue compares the runs' per-request costs; null when there are too
+	// few runs.
+	PValue      *float64 `json:"p_value"`
+	Significant bool     `json:"significant"`
+}
+
+// ThresholdCheck is one --fail-on rule applied to its metric.
+type ThresholdCheck struct {
+	Rule        string  `json:"rule"`
+	Metric      string  `json:"metric"`
+	DeltaPct    float64 `json:"delta_pct"`
+	Significant bool    `json:"significant"`
+	// Measured is false when neither group measured the metric.
+	Measured bool `json:"measured"`
+	Violated bool `json:"violated"`
+}
+
+// Sweep is what `perflab sweep --json` prints: one comparison of each value
+// of the swept variable against the first value.
+type Sweep struct {
+	Env    string   `json:"env"`
+	Values []string `json:"values"`
+	// Comparisons[i] compares Values[0] (base) with Values[i+1] (new).
+	Comparisons []Comparison `json:"comparisons"`
+	Warnings    []string     `json:"warnings,omitempty"`
+}
