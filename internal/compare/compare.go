@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/google/pprof/profile"
+
 	"perflab/internal/runfmt"
 	"perflab/internal/stats"
 	"perflab/internal/store"
@@ -75,8 +77,9 @@ func Compare(base, new []store.Entry, opt Options) (*Result, error) {
 
 // run is one usable run: it has a load result.
 type run struct {
-	dir string
-	r   *runfmt.Run
+	dir         string
+	r           *runfmt.Run
+	cpu, allocs *profile.Profile
 }
 
 func (r run) id() string {
@@ -109,6 +112,7 @@ func usable(es []store.Entry, side string, warn *[]string) ([]run, error) {
 			}
 			*warn = append(*warn, fmt.Sprintf("%s run %s is partial (%s): included", side, r.id(), reason))
 		}
+		loadProfiles(&r, warn)
 		out = append(out, r)
 	}
 	if len(out) == 0 {

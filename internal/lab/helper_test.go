@@ -68,11 +68,11 @@ func testConfig(t *testing.T, addr string, env ...string) Config {
 		t.Fatal(err)
 	}
 	return Config{
-		Name:    strings.ReplaceAll(t.Name(), "/", "-"),
-		Store:   store.Store{Root: t.TempDir()},
-		Load:    load.Config{Targets: []load.Target{{Method: "GET", URL: u, Header: http.Header{}}}, Concurrency: 2, Duration: time.Second},
-		Command: []string{exe},
-		Env:     append([]string{"PERFLAB_TEST_SERVICE=" + addr}, env...),
+		Name:     strings.ReplaceAll(t.Name(), "/", "-"),
+		Store:    store.Store{Root: t.TempDir()},
+		Load:     load.Config{Targets: []load.Target{{Method: "GET", URL: u, Header: http.Header{}}}, Concurrency: 2, Duration: time.Second},
+		Command:  []string{exe},
+		Env:      append([]string{"PERFLAB_TEST_SERVICE=" + addr}, env...),
 		ReadyURL: "http://" + addr + "/", ReadyTimeout: 10 * time.Second,
 		StopGrace: 500 * time.Millisecond, Profiler: ProfilerNone, NoGCTrace: true,
 	}
