@@ -29,6 +29,7 @@ type Attacker struct {
 
 	mu      sync.Mutex
 	workers []*worker
+	loops   []*evLoop
 
 	scheduled, dropped, inflightHits atomic.Int64
 	busy, nworkers                   atomic.Int64
@@ -114,6 +115,9 @@ func (a *Attacker) stop() {
 	for _, w := range a.workers {
 		w.interrupt()
 	}
+	for _, l := range a.loops {
+		l.interrupt()
+	}
 }
 
 func (a *Attacker) addWorker() *worker {
@@ -129,6 +133,20 @@ func (a *Attacker) addWorker() *worker {
 
 func (a *Attacker) runClosed() {
 	var wg sync.WaitGroup
+	if loops := evLoopsFor(a); loops != nil {
+		a.mu.Lock()
+		a.loops = loops
+		stopped := a.stopped.Load()
+		a.mu.Unlock()
+		for _, l := range loops {
+			if stopped {
+				l.interrupt()
+			}
+			wg.Go(l.run)
+		}
+		wg.Wait()
+		return
+	}
 	for range a.cfg.Concurrency {
 		w := a.addWorker()
 		wg.Go(func() {

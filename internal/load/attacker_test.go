@@ -30,6 +30,18 @@ func target(t *testing.T, raw string) []Target {
 	return []Target{{Method: "GET", URL: u, Header: http.Header{}}}
 }
 
+// forEachEngine runs a closed-model test with the event loop (the automatic
+// choice for plain http) and with the goroutine engine.
+func forEachEngine(t *testing.T, f func(t *testing.T, engine string)) {
+	for _, e := range []string{"", engineGoroutines} {
+		name := e
+		if name == "" {
+			name = "auto"
+		}
+		t.Run(name, func(t *testing.T) { f(t, e) })
+	}
+}
+
 func attack(t *testing.T, cfg Config) *runfmt.LoadResult {
 	t.Helper()
 	a, err := New(cfg)
@@ -42,58 +54,62 @@ func attack(t *testing.T, cfg Config) *runfmt.LoadResult {
 }
 
 func TestClosedModelCounts(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "hello, world\n")
-	}))
-	defer srv.Close()
-	r := attack(t, Config{Targets: target(t, srv.URL), Concurrency: 5, Requests: 500})
-	if r.Requests != 500 || r.Errors != 0 || r.Status["200"] != 500 {
-		t.Fatalf("requests %d errors %d status %v; want 500 OK", r.Requests, r.Errors, r.Status)
-	}
-	if r.BytesIn != 500*13 {
-		t.Errorf("bytes in = %d; want %d", r.BytesIn, 500*13)
-	}
-	h, err := hdr.Decode([]byte(r.Histogram))
-	if err != nil || h.TotalCount() != 500 {
-		t.Fatalf("histogram: %v, count %v", err, h)
-	}
-	for _, p := range []string{"connect", "ttfb", "body"} {
-		if _, ok := r.Phases[p]; !ok {
-			t.Errorf("phase %s missing", p)
+	forEachEngine(t, func(t *testing.T, engine string) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "hello, world\n")
+		}))
+		defer srv.Close()
+		r := attack(t, Config{engine: engine, Targets: target(t, srv.URL), Concurrency: 5, Requests: 500})
+		if r.Requests != 500 || r.Errors != 0 || r.Status["200"] != 500 {
+			t.Fatalf("requests %d errors %d status %v; want 500 OK", r.Requests, r.Errors, r.Status)
 		}
-	}
-	if r.Latency.P50 <= 0 || r.Latency.P50 > r.Latency.P99 || r.Latency.P99 > r.Latency.Max {
-		t.Errorf("latency summary out of order: %+v", r.Latency)
-	}
-	var sum int64
-	for _, s := range r.Series {
-		sum += s.Requests
-	}
-	if sum != 500 {
-		t.Errorf("series sums to %d requests; want 500", sum)
-	}
+		if r.BytesIn != 500*13 {
+			t.Errorf("bytes in = %d; want %d", r.BytesIn, 500*13)
+		}
+		h, err := hdr.Decode([]byte(r.Histogram))
+		if err != nil || h.TotalCount() != 500 {
+			t.Fatalf("histogram: %v, count %v", err, h)
+		}
+		for _, p := range []string{"connect", "ttfb", "body"} {
+			if _, ok := r.Phases[p]; !ok {
+				t.Errorf("phase %s missing", p)
+			}
+		}
+		if r.Latency.P50 <= 0 || r.Latency.P50 > r.Latency.P99 || r.Latency.P99 > r.Latency.Max {
+			t.Errorf("latency summary out of order: %+v", r.Latency)
+		}
+		var sum int64
+		for _, s := range r.Series {
+			sum += s.Requests
+		}
+		if sum != 500 {
+			t.Errorf("series sums to %d requests; want 500", sum)
+		}
+	})
 }
 
 func TestChunkedAndHeadAndStatus(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/fail" {
-			w.WriteHeader(503)
-			return
+	forEachEngine(t, func(t *testing.T, engine string) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/fail" {
+				w.WriteHeader(503)
+				return
+			}
+			for i := 0; i < 3; i++ {
+				io.WriteString(w, strings.Repeat("x", 1000))
+				w.(http.Flusher).Flush()
+			}
+		}))
+		defer srv.Close()
+		r := attack(t, Config{engine: engine, Targets: target(t, srv.URL+"/chunked"), Concurrency: 2, Requests: 50})
+		if r.Errors != 0 || r.BytesIn != 50*3000 {
+			t.Errorf("chunked: errors %v, bytes %d; want 0 and %d", r.ErrorKinds, r.BytesIn, 50*3000)
 		}
-		for i := 0; i < 3; i++ {
-			io.WriteString(w, strings.Repeat("x", 1000))
-			w.(http.Flusher).Flush()
+		r = attack(t, Config{engine: engine, Targets: target(t, srv.URL+"/fail"), Concurrency: 2, Requests: 20})
+		if r.ErrorKinds[KindStatus5xx] != 20 || r.Status["503"] != 20 {
+			t.Errorf("5xx: kinds %v status %v", r.ErrorKinds, r.Status)
 		}
-	}))
-	defer srv.Close()
-	r := attack(t, Config{Targets: target(t, srv.URL+"/chunked"), Concurrency: 2, Requests: 50})
-	if r.Errors != 0 || r.BytesIn != 50*3000 {
-		t.Errorf("chunked: errors %v, bytes %d; want 0 and %d", r.ErrorKinds, r.BytesIn, 50*3000)
-	}
-	r = attack(t, Config{Targets: target(t, srv.URL+"/fail"), Concurrency: 2, Requests: 20})
-	if r.ErrorKinds[KindStatus5xx] != 20 || r.Status["503"] != 20 {
-		t.Errorf("5xx: kinds %v status %v", r.ErrorKinds, r.Status)
-	}
+	})
 }
 
 // rawServer answers every connection with fn.
@@ -133,87 +149,93 @@ func readRequest(br *bufio.Reader) error {
 }
 
 func TestFaultsAreCountedByKind(t *testing.T) {
-	cases := []struct {
-		name string
-		fn   func(c net.Conn)
-		kind string
-	}{
-		{"closes mid-response", func(c net.Conn) {
-			readRequest(bufio.NewReader(c))
-			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial")
-		}, KindClosed},
-		{"malformed", func(c net.Conn) {
-			readRequest(bufio.NewReader(c))
-			io.WriteString(c, "garbage here\r\n\r\n")
-		}, KindBadResponse},
-		{"never ends", func(c net.Conn) {
-			readRequest(bufio.NewReader(c))
-			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
-			for i := 0; i < 50; i++ {
-				if _, err := io.WriteString(c, "x"); err != nil {
-					return
+	forEachEngine(t, func(t *testing.T, engine string) {
+		cases := []struct {
+			name string
+			fn   func(c net.Conn)
+			kind string
+		}{
+			{"closes mid-response", func(c net.Conn) {
+				readRequest(bufio.NewReader(c))
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial")
+			}, KindClosed},
+			{"malformed", func(c net.Conn) {
+				readRequest(bufio.NewReader(c))
+				io.WriteString(c, "garbage here\r\n\r\n")
+			}, KindBadResponse},
+			{"never ends", func(c net.Conn) {
+				readRequest(bufio.NewReader(c))
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
+				for i := 0; i < 50; i++ {
+					if _, err := io.WriteString(c, "x"); err != nil {
+						return
+					}
+					time.Sleep(20 * time.Millisecond)
 				}
-				time.Sleep(20 * time.Millisecond)
-			}
-		}, KindTimeout},
-		{"resets", func(c net.Conn) {
-			readRequest(bufio.NewReader(c))
-			c.(*net.TCPConn).SetLinger(0)
-		}, ""},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			u := rawServer(t, tc.fn)
-			start := time.Now()
-			r := attack(t, Config{Targets: target(t, u), Concurrency: 2, Requests: 6, Timeout: 300 * time.Millisecond})
-			if r.Errors != 6 {
-				t.Fatalf("errors = %d (%v); want 6", r.Errors, r.ErrorKinds)
-			}
-			if tc.kind != "" && r.ErrorKinds[tc.kind] != 6 {
-				t.Errorf("error kinds %v; want 6 %s", r.ErrorKinds, tc.kind)
-			}
-			if el := time.Since(start); el > 5*time.Second {
-				t.Errorf("took %v: a fault must be bounded by the timeout", el)
-			}
-		})
-	}
+			}, KindTimeout},
+			{"resets", func(c net.Conn) {
+				readRequest(bufio.NewReader(c))
+				c.(*net.TCPConn).SetLinger(0)
+			}, ""},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				u := rawServer(t, tc.fn)
+				start := time.Now()
+				r := attack(t, Config{engine: engine, Targets: target(t, u), Concurrency: 2, Requests: 6, Timeout: 300 * time.Millisecond})
+				if r.Errors != 6 {
+					t.Fatalf("errors = %d (%v); want 6", r.Errors, r.ErrorKinds)
+				}
+				if tc.kind != "" && r.ErrorKinds[tc.kind] != 6 {
+					t.Errorf("error kinds %v; want 6 %s", r.ErrorKinds, tc.kind)
+				}
+				if el := time.Since(start); el > 5*time.Second {
+					t.Errorf("took %v: a fault must be bounded by the timeout", el)
+				}
+			})
+		}
+	})
 }
 
 func TestRefused(t *testing.T) {
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	addr := ln.Addr().String()
-	ln.Close()
-	r := attack(t, Config{Targets: target(t, "http://"+addr+"/"), Concurrency: 2, Requests: 10})
-	if r.ErrorKinds[KindRefused] != 10 {
-		t.Errorf("error kinds %v; want 10 refused", r.ErrorKinds)
-	}
+	forEachEngine(t, func(t *testing.T, engine string) {
+		ln, _ := net.Listen("tcp", "127.0.0.1:0")
+		addr := ln.Addr().String()
+		ln.Close()
+		r := attack(t, Config{engine: engine, Targets: target(t, "http://"+addr+"/"), Concurrency: 2, Requests: 10})
+		if r.ErrorKinds[KindRefused] != 10 {
+			t.Errorf("error kinds %v; want 10 refused", r.ErrorKinds)
+		}
+	})
 }
 
 func TestHugeBodyIsStreamedNotBuffered(t *testing.T) {
-	const size = 256 << 20
-	chunk := []byte(strings.Repeat("y", 64<<10))
-	u := rawServer(t, func(c net.Conn) {
-		br := bufio.NewReader(c)
-		for readRequest(br) == nil {
-			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", size)
-			for n := 0; n < size; n += len(chunk) {
-				if _, err := c.Write(chunk); err != nil {
-					return
+	forEachEngine(t, func(t *testing.T, engine string) {
+		const size = 256 << 20
+		chunk := []byte(strings.Repeat("y", 64<<10))
+		u := rawServer(t, func(c net.Conn) {
+			br := bufio.NewReader(c)
+			for readRequest(br) == nil {
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", size)
+				for n := 0; n < size; n += len(chunk) {
+					if _, err := c.Write(chunk); err != nil {
+						return
+					}
 				}
 			}
+		})
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		r := attack(t, Config{engine: engine, Targets: target(t, u), Concurrency: 1, Requests: 2})
+		runtime.ReadMemStats(&after)
+		if r.Errors != 0 || r.BytesIn != 2*size {
+			t.Fatalf("errors %v, bytes %d; want %d", r.ErrorKinds, r.BytesIn, 2*size)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<20 {
+			t.Errorf("allocated %d MB reading 512 MB of bodies: bodies must not be buffered", grew>>20)
 		}
 	})
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	r := attack(t, Config{Targets: target(t, u), Concurrency: 1, Requests: 2})
-	runtime.ReadMemStats(&after)
-	if r.Errors != 0 || r.BytesIn != 2*size {
-		t.Fatalf("errors %v, bytes %d; want %d", r.ErrorKinds, r.BytesIn, 2*size)
-	}
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<20 {
-		t.Errorf("allocated %d MB reading 512 MB of bodies: bodies must not be buffered", grew>>20)
-	}
 }
 
 func TestDisableKeepAliveAndTLSAndHTTP2(t *testing.T) {
@@ -245,24 +267,26 @@ func TestDisableKeepAliveAndTLSAndHTTP2(t *testing.T) {
 }
 
 func TestStopKeepsWhatCompleted(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(time.Millisecond)
-	}))
-	defer srv.Close()
-	a, err := New(Config{Targets: target(t, srv.URL), Concurrency: 4, Duration: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	r := a.Run(ctx)
-	if el := time.Since(start); el > 3*time.Second {
-		t.Fatalf("stop took %v", el)
-	}
-	if !r.Interrupted || r.Requests == 0 || r.Errors != 0 {
-		t.Errorf("interrupted %v, requests %d, errors %v; want the completed requests and no errors", r.Interrupted, r.Requests, r.ErrorKinds)
-	}
+	forEachEngine(t, func(t *testing.T, engine string) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(time.Millisecond)
+		}))
+		defer srv.Close()
+		a, err := New(Config{engine: engine, Targets: target(t, srv.URL), Concurrency: 4, Duration: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		r := a.Run(ctx)
+		if el := time.Since(start); el > 3*time.Second {
+			t.Fatalf("stop took %v", el)
+		}
+		if !r.Interrupted || r.Requests == 0 || r.Errors != 0 {
+			t.Errorf("interrupted %v, requests %d, errors %v; want the completed requests and no errors", r.Interrupted, r.Requests, r.ErrorKinds)
+		}
+	})
 }
 
 func TestOpenModelRate(t *testing.T) {

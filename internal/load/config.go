@@ -39,7 +39,13 @@ type Config struct {
 	Shard, Shards int
 	// UserAgent is sent unless a target sets its own. Default "perflab".
 	UserAgent string
+
+	// engine forces an engine (tests compare both).
+	engine string
 }
+
+// engineGoroutines forces the goroutine engine for a closed-model load.
+const engineGoroutines = "goroutines"
 
 // Open reports whether the config is an open-model load.
 func (c *Config) Open() bool { return c.Rate > 0 || len(c.Stages) > 0 }

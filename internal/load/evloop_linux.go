@@ -1,0 +1,415 @@
+package load
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// evLoop drives a share of the closed model's connections from one locked OS
+// thread with level-triggered epoll, as wrk does. The goroutine engine pays,
+// per request, a read that fails with EAGAIN, a park and a wake-up through
+// the netpoller, and the runtime's syscall bookkeeping; on a small machine
+// that is CPU taken from the service being measured. Here a request costs one
+// write and one read (non-blocking, raw syscalls), plus a share of one
+// epoll_wait for every connection that became readable at the same time.
+//
+// It serves plain-http HTTP/1.1 closed-model loads without a per-worker rate
+// cap; TLS, HTTP/2, -q and the open model use the goroutine engine.
+type evLoop struct {
+	a      *Attacker
+	sh     *shard
+	epfd   int
+	wakefd int // eventfd: written by interrupt to end the loop
+	conns  []*evConn
+	live   int       // connections still sending requests
+	retry  []*evConn // failed connections waiting for their next request
+	events [128]unix.EpollEvent
+	addrs  []unix.Sockaddr // per dialer
+}
+
+type evConn struct {
+	id       int
+	fd       int // -1 when not connected
+	addr     int // dialer index the socket is connected to
+	next     int // round-robin position in a.targets
+	p        *prepared
+	buf      []byte
+	r, w     int
+	parser   respParser
+	out      []byte // unwritten rest of the request
+	busy     bool   // a request is in flight
+	dialing  bool
+	reused   bool
+	retried  bool
+	gotBytes bool
+	start    time.Time
+	first    time.Time
+	dialAt   time.Time
+	connect  time.Duration
+	deadline time.Time
+}
+
+// errTimeout is a request that outlived --timeout in the event loop.
+var errTimeout = fmt.Errorf("no complete response within --timeout: %w", os.ErrDeadlineExceeded)
+
+// evLoopsFor returns event loops for the attacker's closed-model load, or
+// nil when the load needs the goroutine engine.
+func evLoopsFor(a *Attacker) []*evLoop {
+	c := &a.cfg
+	if c.Open() || c.HTTP2 || c.QPS > 0 || c.engine == engineGoroutines {
+		return nil
+	}
+	addrs := make([]unix.Sockaddr, len(a.dialers))
+	for i, d := range a.dialers {
+		if d.tlsConfig != nil {
+			return nil
+		}
+		ta, err := net.ResolveTCPAddr("tcp", d.addr)
+		if err != nil {
+			return nil // the goroutine engine reports the error per request
+		}
+		addrs[i] = sockaddr(ta)
+	}
+	n := max(1, min(runtime.GOMAXPROCS(0), c.Concurrency))
+	var loops []*evLoop
+	for i := range n {
+		l, err := newEvLoop(a, a.shards[i%len(a.shards)], addrs)
+		if err != nil {
+			for _, l := range loops {
+				l.close()
+			}
+			return nil
+		}
+		for j := i; j < c.Concurrency; j += n {
+			l.conns = append(l.conns, &evConn{id: len(l.conns), fd: -1, next: j % len(a.targets), buf: make([]byte, maxHeader)})
+		}
+		loops = append(loops, l)
+	}
+	return loops
+}
+
+func sockaddr(ta *net.TCPAddr) unix.Sockaddr {
+	if ip4 := ta.IP.To4(); ip4 != nil {
+		sa := &unix.SockaddrInet4{Port: ta.Port}
+		copy(sa.Addr[:], ip4)
+		return sa
+	}
+	sa := &unix.SockaddrInet6{Port: ta.Port}
+	copy(sa.Addr[:], ta.IP.To16())
+	return sa
+}
+
+func newEvLoop(a *Attacker, sh *shard, addrs []unix.Sockaddr) (*evLoop, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	wfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, err
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wfd, &ev); err != nil {
+		unix.Close(epfd)
+		unix.Close(wfd)
+		return nil, err
+	}
+	return &evLoop{a: a, sh: sh, epfd: epfd, wakefd: wfd, addrs: addrs}, nil
+}
+
+// interrupt ends the loop at once (called by Attacker.stop).
+func (l *evLoop) interrupt() {
+	var one = [8]byte{1}
+	unix.Write(l.wakefd, one[:])
+}
+
+func (l *evLoop) close() {
+	for _, c := range l.conns {
+		l.hangUp(c)
+	}
+	unix.Close(l.epfd)
+	unix.Close(l.wakefd)
+}
+
+// run serves the loop's connections until the load stops.
+func (l *evLoop) run() {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer l.close()
+	l.live = len(l.conns)
+	for _, c := range l.conns {
+		l.startNext(c)
+	}
+	nextExpiry := time.Now().Add(l.a.cfg.Timeout / 100)
+	for l.live > 0 && !l.a.stopped.Load() {
+		n, err := l.poll()
+		if err != nil && err != unix.EINTR {
+			return
+		}
+		for _, ev := range l.events[:max(n, 0)] {
+			if ev.Fd < 0 {
+				return // woken by interrupt
+			}
+			l.handle(l.conns[ev.Fd], ev.Events)
+		}
+		// Start the failed connections' next requests here, not from fail:
+		// a refused connect fails at once, and would recurse.
+		retry := l.retry
+		l.retry = nil
+		for _, c := range retry {
+			l.startNext(c)
+		}
+		if now := time.Now(); now.After(nextExpiry) {
+			l.expire(now)
+			nextExpiry = now.Add(5 * time.Millisecond)
+		}
+	}
+}
+
+// poll waits for events. Under load some connection is nearly always ready,
+// so it first asks without blocking, through a raw syscall the scheduler
+// does not see; only an idle loop blocks in epoll_wait through the runtime
+// (which then lets other goroutines have the processor). Every blocking
+// syscall wakes the runtime's monitor thread, and on a small machine those
+// context switches are CPU taken from the service.
+func (l *evLoop) poll() (int, error) {
+	r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
+	if e == 0 && (r > 0 || len(l.retry) > 0) {
+		return int(r), nil
+	}
+	return unix.EpollWait(l.epfd, l.events[:], 10)
+}
+
+// startNext begins the connection's next request, or retires it when the
+// load's request count is reached.
+func (l *evLoop) startNext(c *evConn) {
+	a := l.a
+	if a.stopped.Load() || (a.cfg.Requests > 0 && a.issued.Add(1) > a.cfg.Requests) {
+		l.hangUp(c)
+		l.live--
+		return
+	}
+	c.p = a.targets[c.next]
+	if c.next++; c.next == len(a.targets) {
+		c.next = 0
+	}
+	c.start = time.Now()
+	c.deadline = c.start.Add(a.cfg.Timeout)
+	c.busy, c.retried, c.connect = true, false, 0
+	l.send(c)
+}
+
+// send writes the request, connecting first if needed.
+func (l *evLoop) send(c *evConn) {
+	addr := l.a.dialerIndex[c.p.dial.addr]
+	if c.fd >= 0 && c.addr != addr {
+		l.hangUp(c)
+	}
+	if c.fd < 0 {
+		if err := l.dial(c, addr); err != nil {
+			l.fail(c, err)
+		}
+		return // the request is written once connected
+	}
+	c.out = c.p.raw
+	c.gotBytes = false
+	c.parser.reset(c.p.head)
+	c.r, c.w = 0, 0
+	l.flush(c)
+}
+
+func (l *evLoop) dial(c *evConn, addr int) error {
+	sa := l.addrs[addr]
+	family := unix.AF_INET
+	if _, ok := sa.(*unix.SockaddrInet6); ok {
+		family = unix.AF_INET6
+	}
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return os.NewSyscallError("socket", err)
+	}
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	c.fd, c.addr, c.reused, c.dialing, c.dialAt = fd, addr, false, true, time.Now()
+	if err := unix.Connect(fd, sa); err != nil && err != unix.EINPROGRESS {
+		return &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", err)}
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT, Fd: int32(c.id)}
+	return unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev)
+}
+
+// flush writes what is left of the request; a full socket buffer waits for
+// EPOLLOUT.
+func (l *evLoop) flush(c *evConn) {
+	for len(c.out) > 0 {
+		n, err := rawIO(syscall.SYS_WRITE, c.fd, c.out)
+		if err == unix.EAGAIN {
+			l.watch(c, unix.EPOLLIN|unix.EPOLLOUT)
+			return
+		}
+		if err != nil {
+			l.failOrRetry(c, &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", err)})
+			return
+		}
+		c.out = c.out[n:]
+	}
+}
+
+func (l *evLoop) watch(c *evConn, events uint32) {
+	ev := unix.EpollEvent{Events: events, Fd: int32(c.id)}
+	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev)
+}
+
+func (l *evLoop) handle(c *evConn, events uint32) {
+	if c.fd < 0 || !c.busy {
+		return
+	}
+	if c.dialing {
+		if events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) == 0 {
+			return
+		}
+		if soErr, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR); err != nil || soErr != 0 {
+			if err == nil {
+				err = unix.Errno(soErr)
+			}
+			l.fail(c, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", err)})
+			return
+		}
+		c.dialing = false
+		c.connect = time.Since(c.dialAt)
+		l.watch(c, unix.EPOLLIN)
+		l.send(c)
+		return
+	}
+	if len(c.out) > 0 && events&unix.EPOLLOUT != 0 {
+		l.flush(c)
+		if len(c.out) == 0 && c.fd >= 0 {
+			l.watch(c, unix.EPOLLIN)
+		}
+	}
+	if events&(unix.EPOLLIN|unix.EPOLLHUP|unix.EPOLLERR) != 0 && c.fd >= 0 && c.busy {
+		l.read(c)
+	}
+}
+
+// read takes what the socket has and feeds the parser.
+func (l *evLoop) read(c *evConn) {
+	for {
+		if c.r == c.w {
+			c.r, c.w = 0, 0
+		} else if c.w == len(c.buf) {
+			if c.r == 0 {
+				l.fail(c, errHeaderTooLarge)
+				return
+			}
+			c.w = copy(c.buf, c.buf[c.r:c.w])
+			c.r = 0
+		}
+		space := len(c.buf) - c.w
+		n, err := rawIO(syscall.SYS_READ, c.fd, c.buf[c.w:])
+		switch {
+		case err == unix.EAGAIN:
+			return
+		case err != nil:
+			l.failOrRetry(c, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", err)})
+			return
+		case n == 0:
+			if c.parser.eof() {
+				l.complete(c)
+			} else if c.gotBytes {
+				l.fail(c, io.ErrUnexpectedEOF)
+			} else {
+				l.failOrRetry(c, io.EOF)
+			}
+			return
+		}
+		if !c.gotBytes {
+			c.gotBytes, c.first = true, time.Now()
+		}
+		c.w += n
+		used, done, perr := c.parser.feed(c.buf[c.r:c.w])
+		c.r += used
+		if perr != nil {
+			l.fail(c, perr)
+			return
+		}
+		if done {
+			l.complete(c)
+			return
+		}
+		if n < space {
+			return // the socket is drained; epoll reports the rest
+		}
+	}
+}
+
+func (l *evLoop) complete(c *evConn) {
+	now := time.Now()
+	o := outcome{start: c.start, sent: c.start, end: now, firstByte: c.first, connect: c.connect,
+		status: c.parser.head.status, bodyBytes: c.parser.body, reqBytes: int64(len(c.p.raw))}
+	l.sh.record(&o, l.a.t0)
+	c.busy = false
+	if !c.parser.keep() || l.a.cfg.DisableKeepAlive {
+		l.hangUp(c)
+	} else {
+		c.reused = true
+	}
+	l.startNext(c)
+}
+
+// failOrRetry retries once on a fresh connection when a reused keep-alive
+// connection was closed by the server before it answered (as net/http does).
+func (l *evLoop) failOrRetry(c *evConn, err error) {
+	if c.reused && !c.gotBytes && !c.retried && retryable(err) {
+		c.retried = true
+		l.hangUp(c)
+		l.send(c)
+		return
+	}
+	l.fail(c, err)
+}
+
+func (l *evLoop) fail(c *evConn, err error) {
+	if !l.a.stopped.Load() {
+		o := outcome{start: c.start, sent: c.start, end: time.Now(), connect: c.connect, err: err, reqBytes: int64(len(c.p.raw))}
+		l.sh.record(&o, l.a.t0)
+	}
+	c.busy = false
+	l.hangUp(c)
+	l.retry = append(l.retry, c)
+}
+
+// expire fails the requests that outlived --timeout.
+func (l *evLoop) expire(now time.Time) {
+	for _, c := range l.conns {
+		if c.busy && now.After(c.deadline) {
+			l.fail(c, errTimeout)
+		}
+	}
+}
+
+func (l *evLoop) hangUp(c *evConn) {
+	if c.fd >= 0 {
+		unix.Close(c.fd) // closing also removes it from the epoll set
+		c.fd = -1
+	}
+	c.dialing, c.out = false, nil
+}
+
+// rawIO is read(2) or write(2) on a non-blocking socket without the runtime's
+// syscall bookkeeping: it never blocks, so the scheduler need not know.
+func rawIO(trap uintptr, fd int, b []byte) (int, error) {
+	r, _, e := syscall.RawSyscall(trap, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
