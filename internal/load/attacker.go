@@ -45,9 +45,10 @@ func New(cfg Config) (*Attacker, error) {
 	for i := range c.Targets {
 		p := prepare(&c.Targets[i], &c)
 		if j, ok := a.dialerIndex[p.dial.addr]; ok {
-			p.dial = a.dialers[j]
+			p.dial, p.dialIdx = a.dialers[j], j
 		} else {
-			a.dialerIndex[p.dial.addr] = len(a.dialers)
+			p.dialIdx = len(a.dialers)
+			a.dialerIndex[p.dial.addr] = p.dialIdx
 			a.dialers = append(a.dialers, p.dial)
 		}
 		a.targets = append(a.targets, p)

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,11 +14,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// evLoop drives a share of the closed model's connections from one locked OS
-// thread with level-triggered epoll, as wrk does. The goroutine engine pays,
-// per request, a read that fails with EAGAIN, a park and a wake-up through
-// the netpoller, and the runtime's syscall bookkeeping; on a small machine
-// that is CPU taken from the service being measured. Here a request costs one
+// evLoop drives a share of the closed model's connections from one goroutine
+// with a level-triggered epoll set of its own, as wrk does from a thread. The
+// goroutine engine pays, per request, a read that fails with EAGAIN, a park
+// and a wake-up through the netpoller, and the runtime's syscall
+// bookkeeping; on a small machine that is CPU taken from the service being
+// measured. Here a request costs one
 // write and one read (non-blocking, raw syscalls), plus a share of one
 // epoll_wait for every connection that became readable at the same time.
 //
@@ -27,7 +29,9 @@ type evLoop struct {
 	a      *Attacker
 	sh     *shard
 	epfd   int
-	wakefd int // eventfd: written by interrupt to end the loop
+	epFile *os.File        // epfd, registered with the runtime's netpoller
+	epRaw  syscall.RawConn // to park on epfd's readiness
+	wakefd int             // eventfd: written by interrupt to end the loop
 	conns  []*evConn
 	live   int       // connections still sending requests
 	retry  []*evConn // failed connections waiting for their next request
@@ -118,12 +122,21 @@ func newEvLoop(a *Attacker, sh *shard, addrs []unix.Sockaddr) (*evLoop, error) {
 		return nil, err
 	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}
-	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wfd, &ev); err != nil {
+	err = unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wfd, &ev)
+	if err == nil {
+		err = unix.SetNonblock(epfd, true)
+	}
+	if err != nil {
 		unix.Close(epfd)
 		unix.Close(wfd)
 		return nil, err
 	}
-	return &evLoop{a: a, sh: sh, epfd: epfd, wakefd: wfd, addrs: addrs}, nil
+	l := &evLoop{a: a, sh: sh, epfd: epfd, wakefd: wfd, addrs: addrs, epFile: os.NewFile(uintptr(epfd), "perflab-epoll")}
+	if l.epRaw, err = l.epFile.SyscallConn(); err != nil {
+		l.close()
+		return nil, err
+	}
+	return l, nil
 }
 
 // interrupt ends the loop at once (called by Attacker.stop).
@@ -136,14 +149,12 @@ func (l *evLoop) close() {
 	for _, c := range l.conns {
 		l.hangUp(c)
 	}
-	unix.Close(l.epfd)
+	l.epFile.Close()
 	unix.Close(l.wakefd)
 }
 
 // run serves the loop's connections until the load stops.
 func (l *evLoop) run() {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	defer l.close()
 	l.live = len(l.conns)
 	for _, c := range l.conns {
@@ -152,7 +163,7 @@ func (l *evLoop) run() {
 	nextExpiry := time.Now().Add(l.a.cfg.Timeout / 100)
 	for l.live > 0 && !l.a.stopped.Load() {
 		n, err := l.poll()
-		if err != nil && err != unix.EINTR {
+		if err != nil {
 			return
 		}
 		for _, ev := range l.events[:max(n, 0)] {
@@ -175,18 +186,36 @@ func (l *evLoop) run() {
 	}
 }
 
-// poll waits for events. Under load some connection is nearly always ready,
-// so it first asks without blocking, through a raw syscall the scheduler
-// does not see; only an idle loop blocks in epoll_wait through the runtime
-// (which then lets other goroutines have the processor). Every blocking
-// syscall wakes the runtime's monitor thread, and on a small machine those
-// context switches are CPU taken from the service.
+// poll waits for events without ever blocking in a system call: it asks
+// epoll without waiting (a raw syscall the scheduler does not see) and, when
+// nothing is ready, parks the goroutine on the epoll fd's own readiness in
+// the runtime's netpoller. A blocking epoll_wait would be a long syscall:
+// the runtime's monitor thread would take the processor away and then wake
+// every 20µs, and on a small machine those context switches are CPU taken
+// from the service being measured.
 func (l *evLoop) poll() (int, error) {
-	r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
-	if e == 0 && (r > 0 || len(l.retry) > 0) {
-		return int(r), nil
+	if n := l.pollNow(); n > 0 || len(l.retry) > 0 {
+		return n, nil
 	}
-	return unix.EpollWait(l.epfd, l.events[:], 10)
+	// Wake at least every 10ms to expire requests past --timeout.
+	l.epFile.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+	var n int
+	err := l.epRaw.Read(func(uintptr) bool {
+		n = l.pollNow()
+		return n > 0
+	})
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return 0, nil
+	}
+	return n, err
+}
+
+func (l *evLoop) pollNow() int {
+	r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
+	if e != 0 {
+		return 0
+	}
+	return int(r)
 }
 
 // startNext begins the connection's next request, or retires it when the
@@ -210,7 +239,7 @@ func (l *evLoop) startNext(c *evConn) {
 
 // send writes the request, connecting first if needed.
 func (l *evLoop) send(c *evConn) {
-	addr := l.a.dialerIndex[c.p.dial.addr]
+	addr := c.p.dialIdx
 	if c.fd >= 0 && c.addr != addr {
 		l.hangUp(c)
 	}

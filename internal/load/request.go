@@ -10,10 +10,11 @@ import (
 
 // prepared is a target encoded once, so a request costs one write.
 type prepared struct {
-	raw    []byte // the whole HTTP/1.1 request
-	head   bool
-	dial   *dialer
-	target *Target
+	raw     []byte // the whole HTTP/1.1 request
+	head    bool
+	dial    *dialer
+	dialIdx int // index of dial in Attacker.dialers
+	target  *Target
 }
 
 func prepare(t *Target, c *Config) *prepared {

@@ -78,7 +78,7 @@ func (w *worker) do(intended time.Time) {
 }
 
 func (w *worker) doH1(p *prepared, o *outcome) {
-	ci := w.a.dialerIndex[p.dial.addr]
+	ci := p.dialIdx
 	o.start = time.Now()
 	o.sent = o.start
 	c, err := w.conn(ci, o)
