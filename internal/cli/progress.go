@@ -58,7 +58,11 @@ func formatProgress(s load.Progress, rps float64) string {
 	case s.Count > 0:
 		total = fmt.Sprintf(" (%d/%d requests)", s.Requests, s.Count)
 	}
-	line := fmt.Sprintf("%s%s  %d requests  %.0f req/s  %d errors  p99 %.2fms (last second)", elapsed, total, s.Requests, rps, s.Errors, s.P99ms)
+	p99 := "p99 -"
+	if s.P99ms > 0 {
+		p99 = fmt.Sprintf("p99 %.2fms (last second)", s.P99ms)
+	}
+	line := fmt.Sprintf("%s%s  %d requests  %.0f req/s  %d errors  %s", elapsed, total, s.Requests, rps, s.Errors, p99)
 	if s.InFlight > 0 {
 		line += fmt.Sprintf("  %d in flight", s.InFlight)
 	}

@@ -249,8 +249,17 @@ func (c *seriesCollector) finish() []SecondStats {
 	return out
 }
 
+// lastP99 is the p99 of the newest second that every shard has left (ms),
+// or of the newest closed second; 0 before the first second ends.
 func (c *seriesCollector) lastP99() float64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	newest := -1
+	for s := range c.open {
+		newest = max(newest, s)
+	}
+	if a, ok := c.open[newest-1]; ok && a.h.TotalCount() > 0 {
+		return float64(a.h.ValueAtQuantile(99)) / 1000
+	}
 	return c.lastP
 }
