@@ -12,6 +12,7 @@ import (
 
 func newDemoCmd(env Env) *cobra.Command {
 	f := newRunFlags()
+	var fm findMaxFlags
 	cmd := &cobra.Command{
 		Use:   "demo [run flags]",
 		Short: "Run the whole workflow on the bundled demo service (planted costs included)",
@@ -35,12 +36,16 @@ to fix. Any 'perflab run' flag changes the experiment.`,
 				c.Pprof = "http://" + pprofAddr
 			}
 			f.hooks(env, &c)
+			if fm.enabled {
+				return runFindMax(cmd, env, c, fm, f)
+			}
 			fmt.Fprintf(env.Stderr, "perflab: the demo service mixes /search, /render, /api/item and /ingest on %s\n", c.Load.Targets[0].URL)
 			res, err := lab.Run(cmd.Context(), c)
 			return printRun(env, f, res, err)
 		},
 	}
 	f.addTo(cmd)
+	fm.register(cmd.Flags())
 	for name, value := range map[string]string{"cpus": "1", "duration": "10s", "concurrency": "8", "warmup": "2s", "name": "demo"} {
 		setDefault(cmd, name, value)
 	}
