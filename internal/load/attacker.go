@@ -133,6 +133,13 @@ func (a *Attacker) addWorker() *worker {
 }
 
 func (a *Attacker) runClosed() {
+	if !a.runLoops() {
+		a.runWorkers()
+	}
+}
+
+// runLoops runs the load on event loops when it can (see evLoop).
+func (a *Attacker) runLoops() bool {
 	var wg sync.WaitGroup
 	if loops := evLoopsFor(a); loops != nil {
 		a.mu.Lock()
@@ -146,8 +153,13 @@ func (a *Attacker) runClosed() {
 			wg.Go(l.run)
 		}
 		wg.Wait()
-		return
+		return true
 	}
+	return false
+}
+
+func (a *Attacker) runWorkers() {
+	var wg sync.WaitGroup
 	for range a.cfg.Concurrency {
 		w := a.addWorker()
 		wg.Go(func() {

@@ -30,8 +30,8 @@ func target(t *testing.T, raw string) []Target {
 	return []Target{{Method: "GET", URL: u, Header: http.Header{}}}
 }
 
-// forEachEngine runs a closed-model test with the event loop (the automatic
-// choice for plain http) and with the goroutine engine.
+// forEachEngine runs a test with the event loop (the automatic choice for
+// plain http) and with the goroutine engine.
 func forEachEngine(t *testing.T, f func(t *testing.T, engine string)) {
 	for _, e := range []string{"", engineGoroutines} {
 		name := e
@@ -290,38 +290,42 @@ func TestStopKeepsWhatCompleted(t *testing.T) {
 }
 
 func TestOpenModelRate(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	defer srv.Close()
-	r := attack(t, Config{Targets: target(t, srv.URL), Rate: 400, Duration: 2 * time.Second})
-	if r.Model != "open" || r.Open == nil || r.Open.Scheduled != 800 {
-		t.Fatalf("model %s, open %+v; want 800 scheduled", r.Model, r.Open)
-	}
-	if r.Requests != 800 || r.Errors != 0 {
-		t.Errorf("requests %d, errors %v; want 800 and none", r.Requests, r.ErrorKinds)
-	}
-	if r.Open.SendLagMS.Max <= 0 {
-		t.Errorf("send lag not measured: %+v", r.Open.SendLagMS)
-	}
+	forEachEngine(t, func(t *testing.T, engine string) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+		defer srv.Close()
+		r := attack(t, Config{engine: engine, Targets: target(t, srv.URL), Rate: 400, Duration: 2 * time.Second})
+		if r.Model != "open" || r.Open == nil || r.Open.Scheduled != 800 {
+			t.Fatalf("model %s, open %+v; want 800 scheduled", r.Model, r.Open)
+		}
+		if r.Requests != 800 || r.Errors != 0 {
+			t.Errorf("requests %d, errors %v; want 800 and none", r.Requests, r.ErrorKinds)
+		}
+		if r.Open.SendLagMS.Max <= 0 {
+			t.Errorf("send lag not measured: %+v", r.Open.SendLagMS)
+		}
+	})
 }
 
 func TestOpenModelCountsWhatCouldNotBeSentOnTime(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(100 * time.Millisecond)
-	}))
-	defer srv.Close()
-	// 2 slots of 100ms each serve 20/s; 200/s arrive. Latency is measured from
-	// the intended start, so queueing shows up in it.
-	r := attack(t, Config{Targets: target(t, srv.URL), Rate: 200, Duration: time.Second, MaxInflight: 2, Concurrency: 2, Timeout: 500 * time.Millisecond})
-	o := r.Open
-	if o.MaxInflightHits == 0 || o.Dropped == 0 || r.ErrorKinds[KindDropped] != o.Dropped {
-		t.Errorf("open stats %+v, kinds %v: want in-flight hits and drops counted", o, r.ErrorKinds)
-	}
-	if r.Requests != o.Scheduled {
-		t.Errorf("requests %d != scheduled %d: every arrival must be accounted for", r.Requests, o.Scheduled)
-	}
-	if r.Latency.Max < 300 {
-		t.Errorf("max latency %.1fms: queueing behind busy slots must count", r.Latency.Max)
-	}
+	forEachEngine(t, func(t *testing.T, engine string) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(100 * time.Millisecond)
+		}))
+		defer srv.Close()
+		// 2 slots of 100ms each serve 20/s; 200/s arrive. Latency is measured from
+		// the intended start, so queueing shows up in it.
+		r := attack(t, Config{engine: engine, Targets: target(t, srv.URL), Rate: 200, Duration: time.Second, MaxInflight: 2, Concurrency: 2, Timeout: 500 * time.Millisecond})
+		o := r.Open
+		if o.MaxInflightHits == 0 || o.Dropped == 0 || r.ErrorKinds[KindDropped] != o.Dropped {
+			t.Errorf("open stats %+v, kinds %v: want in-flight hits and drops counted", o, r.ErrorKinds)
+		}
+		if r.Requests != o.Scheduled {
+			t.Errorf("requests %d != scheduled %d: every arrival must be accounted for", r.Requests, o.Scheduled)
+		}
+		if r.Latency.Max < 300 {
+			t.Errorf("max latency %.1fms: queueing behind busy slots must count", r.Latency.Max)
+		}
+	})
 }
 
 func TestTargetsRoundRobinAndShardMerge(t *testing.T) {

@@ -44,7 +44,7 @@ type Config struct {
 	engine string
 }
 
-// engineGoroutines forces the goroutine engine for a closed-model load.
+// engineGoroutines forces the goroutine engine.
 const engineGoroutines = "goroutines"
 
 // Open reports whether the config is an open-model load.

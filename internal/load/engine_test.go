@@ -19,7 +19,8 @@ func TestEngineChoice(t *testing.T) {
 		{"tls", Config{Targets: []Target{{Method: "GET", URL: tls}}}, false},
 		{"http2", Config{Targets: []Target{{Method: "GET", URL: plain}}, HTTP2: true}, false},
 		{"rate cap", Config{Targets: []Target{{Method: "GET", URL: plain}}, QPS: 10}, false},
-		{"open", Config{Targets: []Target{{Method: "GET", URL: plain}}, Rate: 10, Duration: time.Second}, false},
+		{"open", Config{Targets: []Target{{Method: "GET", URL: plain}}, Rate: 10, Duration: time.Second}, true},
+		{"open over tls", Config{Targets: []Target{{Method: "GET", URL: tls}}, Rate: 10, Duration: time.Second}, false},
 		{"forced", Config{Targets: []Target{{Method: "GET", URL: plain}}, engine: engineGoroutines}, false},
 	} {
 		a, err := New(tc.cfg)

@@ -35,6 +35,7 @@ type evLoop struct {
 	conns  []*evConn
 	live   int       // connections still sending requests
 	retry  []*evConn // failed connections waiting for their next request
+	open   *openState
 	events [128]unix.EpollEvent
 	addrs  []unix.Sockaddr // per dialer
 }
@@ -54,7 +55,8 @@ type evConn struct {
 	reused   bool
 	retried  bool
 	gotBytes bool
-	start    time.Time
+	start    time.Time // when the request was sent (connect included)
+	intended time.Time // open model: its scheduled start
 	first    time.Time
 	dialAt   time.Time
 	connect  time.Duration
@@ -68,7 +70,7 @@ var errTimeout = fmt.Errorf("no complete response within --timeout: %w", os.ErrD
 // nil when the load needs the goroutine engine.
 func evLoopsFor(a *Attacker) []*evLoop {
 	c := &a.cfg
-	if c.Open() || c.HTTP2 || c.QPS > 0 || c.engine == engineGoroutines {
+	if c.HTTP2 || c.QPS > 0 || c.engine == engineGoroutines {
 		return nil
 	}
 	addrs := make([]unix.Sockaddr, len(a.dialers))
@@ -83,16 +85,25 @@ func evLoopsFor(a *Attacker) []*evLoop {
 		addrs[i] = sockaddr(ta)
 	}
 	n := max(1, min(runtime.GOMAXPROCS(0), c.Concurrency))
+	if c.Open() {
+		n = max(1, min(runtime.GOMAXPROCS(0), c.MaxInflight))
+	}
 	var loops []*evLoop
 	for i := range n {
 		l, err := newEvLoop(a, a.shards[i%len(a.shards)], addrs)
+		if err == nil && c.Open() {
+			err = l.initOpen(i, n)
+		}
 		if err != nil {
+			if l != nil {
+				l.close()
+			}
 			for _, l := range loops {
 				l.close()
 			}
 			return nil
 		}
-		for j := i; j < c.Concurrency; j += n {
+		for j := i; j < c.Concurrency && !c.Open(); j += n {
 			l.conns = append(l.conns, &evConn{id: len(l.conns), fd: -1, next: j % len(a.targets), buf: make([]byte, maxHeader)})
 		}
 		loops = append(loops, l)
@@ -151,6 +162,9 @@ func (l *evLoop) close() {
 	}
 	l.epFile.Close()
 	unix.Close(l.wakefd)
+	if l.open != nil {
+		unix.Close(l.open.timerfd)
+	}
 }
 
 // run serves the loop's connections until the load stops.
@@ -160,24 +174,34 @@ func (l *evLoop) run() {
 	for _, c := range l.conns {
 		l.startNext(c)
 	}
+	if l.open != nil {
+		l.dispatch()
+	}
 	nextExpiry := time.Now().Add(l.a.cfg.Timeout / 100)
-	for l.live > 0 && !l.a.stopped.Load() {
+	for !l.finished() {
 		n, err := l.poll()
 		if err != nil {
 			return
 		}
 		for _, ev := range l.events[:max(n, 0)] {
-			if ev.Fd < 0 {
+			switch {
+			case ev.Fd == fdTimer:
+				l.timerFired()
+			case ev.Fd < 0:
 				return // woken by interrupt
+			default:
+				l.handle(l.conns[ev.Fd], ev.Events)
 			}
-			l.handle(l.conns[ev.Fd], ev.Events)
 		}
 		// Start the failed connections' next requests here, not from fail:
 		// a refused connect fails at once, and would recurse.
 		retry := l.retry
 		l.retry = nil
 		for _, c := range retry {
-			l.startNext(c)
+			l.after(c)
+		}
+		if l.open != nil {
+			l.dispatch()
 		}
 		if now := time.Now(); now.After(nextExpiry) {
 			l.expire(now)
@@ -216,6 +240,27 @@ func (l *evLoop) pollNow() int {
 		return 0
 	}
 	return int(r)
+}
+
+func (l *evLoop) finished() bool {
+	if l.a.stopped.Load() {
+		return true
+	}
+	if l.open != nil {
+		return l.openFinished()
+	}
+	return l.live == 0
+}
+
+// after moves a connection on once its request ended: the next request in
+// the closed model, the next waiting arrival (or idle) in the open model.
+func (l *evLoop) after(c *evConn) {
+	if l.open != nil {
+		l.a.busy.Add(-1)
+		l.free(c)
+		return
+	}
+	l.startNext(c)
 }
 
 // startNext begins the connection's next request, or retires it when the
@@ -384,6 +429,9 @@ func (l *evLoop) complete(c *evConn) {
 	now := time.Now()
 	o := outcome{start: c.start, sent: c.start, end: now, firstByte: c.first, connect: c.connect,
 		status: c.parser.head.status, bodyBytes: c.parser.body, reqBytes: int64(len(c.p.raw))}
+	if l.open != nil {
+		o.start = c.intended
+	}
 	l.sh.record(&o, l.a.t0)
 	c.busy = false
 	if !c.parser.keep() || l.a.cfg.DisableKeepAlive {
@@ -391,7 +439,7 @@ func (l *evLoop) complete(c *evConn) {
 	} else {
 		c.reused = true
 	}
-	l.startNext(c)
+	l.after(c)
 }
 
 // failOrRetry retries once on a fresh connection when a reused keep-alive
@@ -409,6 +457,9 @@ func (l *evLoop) failOrRetry(c *evConn, err error) {
 func (l *evLoop) fail(c *evConn, err error) {
 	if !l.a.stopped.Load() {
 		o := outcome{start: c.start, sent: c.start, end: time.Now(), connect: c.connect, err: err, reqBytes: int64(len(c.p.raw))}
+		if l.open != nil {
+			o.start = c.intended
+		}
 		l.sh.record(&o, l.a.t0)
 	}
 	c.busy = false

@@ -24,6 +24,9 @@ var errDropped = errors.New("dropped: no free in-flight slot within --timeout (r
 // time, so time an arrival spends waiting for a slot counts against the
 // service, as it would for a real user.
 func (a *Attacker) runOpen() {
+	if a.runLoops() {
+		return
+	}
 	jobs := make(chan time.Time, queueLen)
 	var wg sync.WaitGroup
 	spawn := func() {
