@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"github.com/google/pprof/profile"
+
 	"fmt"
 	"strings"
 
@@ -42,9 +44,13 @@ func cpuBound(in FindingInput, cpu *cpuView) []ranked {
 // the user functions that allocate most per request.
 func gcFinding(in FindingInput, cpu *cpuView) []ranked {
 	share, src := 0.0, ""
-	if in.GC != nil {
-		share, src = in.GC.CPUPct/100, "gctrace"
-	} else if cpu.c != nil {
+	switch {
+	case in.GC != nil:
+		share, src = in.GC.CPUPct/100, in.GC.CPUPctSource
+		if src == "" {
+			src = "gctrace"
+		}
+	case cpu.c != nil:
 		share, src = cpu.share(cpu.cumOf(gcRoots)), "CPU profile (GC workers and assists)"
 	}
 	if share <= gcMinShare {
@@ -105,6 +111,19 @@ func allocBytesPerRequest(in FindingInput) float64 {
 		total += s.value(i, vi)
 	}
 	return float64(total) / float64(in.Requests)
+}
+
+// GCShare is the fraction of a CPU profile's samples in the garbage
+// collector (background mark workers, assists, sweeping, scavenging). It is
+// the GC share to trust under a CPU budget: gctrace's "ms cpu" figures time
+// the GC workers on the wall clock, so a throttled service's GC looks larger
+// than the CPU it actually used.
+func GCShare(cpu *profile.Profile) (float64, bool) {
+	v := newCPUView(FindingInput{CPU: cpu})
+	if v.c == nil || v.c.total == 0 {
+		return 0, false
+	}
+	return v.share(v.cumOf(gcRoots)), true
 }
 
 // cumOf is the cost of stacks containing any of the named functions.

@@ -13,6 +13,7 @@ import (
 func newDemoCmd(env Env) *cobra.Command {
 	f := newRunFlags()
 	var fm findMaxFlags
+	var noAB bool
 	cmd := &cobra.Command{
 		Use:   "demo [run flags]",
 		Short: "Run the whole workflow on the bundled demo service (planted costs included)",
@@ -20,7 +21,9 @@ func newDemoCmd(env Env) *cobra.Command {
 work (search, PNG rendering, JSON, log parsing) and planted costs modelled on
 real incidents — under a 1-CPU budget, load it, profile it and print the
 verdict: CPU per request, GC share, allocations per request and the functions
-to fix. Any 'perflab run' flag changes the experiment.`,
+to fix. Then run an A/B of the same service against its fixed build (the
+planted costs removed) and print whether it got better, with statistics.
+Any 'perflab run' flag changes the experiment.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			api, pprofAddr, err := freeAddrs()
@@ -41,11 +44,16 @@ to fix. Any 'perflab run' flag changes the experiment.`,
 			}
 			fmt.Fprintf(env.Stderr, "perflab: the demo service mixes /search, /render, /api/item and /ingest on %s\n", c.Load.Targets[0].URL)
 			res, err := lab.Run(cmd.Context(), c)
-			return printRun(env, f, res, err)
+			if err := printRun(env, f, res, err); err != nil || noAB || cmd.Context().Err() != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "\nBefore and after: the same service with its planted costs removed (-fixed), interleaved runs:\n")
+			return demoAB(cmd, env, f, api, pprofAddr)
 		},
 	}
 	f.addTo(cmd)
 	fm.register(cmd.Flags())
+	cmd.Flags().BoolVar(&noAB, "no-ab", false, "skip the closing A/B of the demo service against its fixed build")
 	for name, value := range map[string]string{"cpus": "1", "duration": "10s", "concurrency": "8", "warmup": "2s", "name": "demo"} {
 		setDefault(cmd, name, value)
 	}

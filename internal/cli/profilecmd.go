@@ -168,6 +168,10 @@ func writeProfileSummary(env Env, r *runfmt.Run, dir string) error {
 		if p.Type != "cpu" {
 			continue
 		}
+		if p.Samples == 0 {
+			fmt.Fprintf(w, "\nThe CPU profile (%s) has no samples: the service was idle (load it while profiling).\n", p.Source)
+			continue
+		}
 		t, err := analysis.TopFile(filepath.Join(dir, p.File), analysis.TopOptions{User: true, N: 10})
 		if err != nil {
 			return fmt.Errorf("reading the CPU profile: %w", err)

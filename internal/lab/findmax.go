@@ -79,6 +79,7 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 	if err != nil {
 		s.run.Status, s.run.PartialReason = runfmt.StatusPartial, oneLine(err.Error())
 	}
+	s.writeReport()
 	if werr := runfmt.WriteFile(dir, s.run); werr != nil && err == nil {
 		err = werr
 	}

@@ -46,10 +46,15 @@ func (s *session) summarize() {
 		r.Target = &ts
 		addTargetSeries(r.Load.Series, s.sampler.Samples(), from)
 	}
+	p := s.prof
 	if gc := s.gc.Summary(from, to, cpuSeconds(r.Target)); gc.Count > 0 {
+		gc.GCTraceCPUPct, gc.CPUPctSource = gc.CPUPct, "gctrace"
+		if share, ok := analysis.GCShare(p.cpu); ok && p.cpu != nil {
+			gc.CPUPct, gc.CPUPctSource = 100*share, "cpu-profile"
+		}
+		gc.GOGC = envValue(s.cfg.Env, "GOGC")
 		r.GC = &gc
 	}
-	p := s.prof
 	if p.cpu != nil {
 		r.Hot = analysis.Hot(p.cpu, requests, hotRows)
 		for i := range r.Profiles {

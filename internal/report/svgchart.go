@@ -32,8 +32,8 @@ type series struct {
 
 // Chart geometry in SVG user units; the SVG scales to its container.
 const (
-	chartW, chartH           = 480, 200
-	padL, padR, padT, padB   = 58, 12, 12, 26
+	chartW, chartH           = 520, 210
+	padL, padR, padT, padB   = 74, 14, 12, 28
 	plotW, plotH             = chartW - padL - padR, chartH - padT - padB
 	chartGrid, chartAxisText = "#e6e6e6", "#666"
 )
@@ -65,19 +65,23 @@ func (c chart) svg() template.HTML {
 	for _, t := range yticks {
 		y := py(t)
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s"/>`, padL, chartW-padR, y, y, chartGrid)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" font-size="11" fill="%s">%s</text>`, padL-5, y+4, chartAxisText, html.EscapeString(c.Unit(t)))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" font-size="13" fill="%s">%s</text>`, padL-5, y+4, chartAxisText, html.EscapeString(c.Unit(t)))
 	}
 	for _, t := range niceTicks(xmax) {
 		if t > xmax {
 			break
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="11" fill="%s">%gs</text>`, px(t), chartH-8, chartAxisText, t)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="13" fill="%s">%gs</text>`, px(t), chartH-8, chartAxisText, t)
 	}
 	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#999"/>`, padL, chartW-padR, padT+plotH, padT+plotH)
 	if c.Limit > 0 {
 		y := py(c.Limit)
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#c00" stroke-dasharray="5 4"/>`, padL, chartW-padR, y, y)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" font-size="11" fill="#c00">%s</text>`, chartW-padR-2, y-4, html.EscapeString(c.LimitLabel))
+		ly := y - 5
+		if ly < padT+12 {
+			ly = y + 15 // no room above the line
+		}
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" font-size="13" fill="#c00">%s</text>`, chartW-padR-2, ly, html.EscapeString(c.LimitLabel))
 	}
 	for _, s := range c.Series {
 		c.line(&b, s, px, py)

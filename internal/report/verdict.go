@@ -22,7 +22,11 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	}
 	if r.GC != nil {
 		g := r.GC
-		p.f("  GC:\t%d cycles, %.1f%% of CPU, pauses p50 %.3f ms, p99 %.3f ms, heap up to %.1f MB", g.Count, g.CPUPct, g.PauseP50Ms, g.PauseP99Ms, g.HeapMaxMB)
+		src := ""
+		if g.CPUPctSource != "" {
+			src = " (" + g.CPUPctSource + ")"
+		}
+		p.f("  GC:\t%d cycles, %.1f%% of CPU%s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %.1f MB", g.Count, g.CPUPct, src, g.PauseP50Ms, g.PauseP99Ms, g.HeapMaxMB)
 		if g.AllocMBPerS > 0 {
 			p.f(", ~%.0f MB/s allocated", g.AllocMBPerS)
 		}

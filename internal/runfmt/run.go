@@ -118,16 +118,22 @@ type AllocFunc struct {
 	CumBytesPerReq    float64 `json:"cum_bytes_per_request,omitempty"`
 }
 
-// GCSummary is the garbage collector's share of the window (from gctrace).
+// GCSummary is the garbage collector's share of the window: counts, pauses
+// and heap sizes from gctrace; the CPU share from the CPU profile when there
+// is one (CPUPctSource says which).
 type GCSummary struct {
-	Count       int     `json:"count"`
-	CPUPct      float64 `json:"cpu_pct"`
-	PauseP50Ms  float64 `json:"pause_p50_ms"`
-	PauseP99Ms  float64 `json:"pause_p99_ms"`
-	PauseMaxMs  float64 `json:"pause_max_ms"`
-	HeapMaxMB   float64 `json:"heap_max_mb"`
-	GOGC        string  `json:"gogc,omitempty"`
-	AllocMBPerS float64 `json:"alloc_mb_per_s,omitempty"`
+	Count        int     `json:"count"`
+	CPUPct       float64 `json:"cpu_pct"`
+	CPUPctSource string  `json:"cpu_pct_source,omitempty"`
+	// GCTraceCPUPct is gctrace's own estimate, which counts GC workers' wall
+	// time and so overstates a throttled service's GC.
+	GCTraceCPUPct float64 `json:"gctrace_cpu_pct,omitempty"`
+	PauseP50Ms    float64 `json:"pause_p50_ms"`
+	PauseP99Ms    float64 `json:"pause_p99_ms"`
+	PauseMaxMs    float64 `json:"pause_max_ms"`
+	HeapMaxMB     float64 `json:"heap_max_mb"`
+	GOGC          string  `json:"gogc,omitempty"`
+	AllocMBPerS   float64 `json:"alloc_mb_per_s,omitempty"`
 }
 
 // Finding is one rule-based observation, ranked by cost.

@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"perflab/internal/lab"
+)
+
+// DefaultABRuns is the default number of runs per side of ab and sweep: 4
+// a side are the least for which the Mann–Whitney U test can reach
+// p <= 0.05, and benchmath needs 6 for a 95% confidence interval.
+const DefaultABRuns = 6
+
+func newABCmd(env Env) *cobra.Command {
+	f := newRunFlags()
+	var cf compareFlags
+	var baseCmd, newCmd string
+	var runs int
+	cmd := &cobra.Command{
+		Use:   "ab --base CMD --new CMD [--runs N] [run flags] URL",
+		Short: "Run two builds interleaved (A B A B ...) under the same load and budget, then compare them",
+		Long: `Run the base and the new command alternately, --runs times each, every one a
+full 'perflab run' under the same load, budget and profiling, then compare the
+two groups as 'perflab compare' does. Interleaving spreads the machine's drift
+over both sides. CMD strings are split like a shell does (quotes and
+backslashes). Ctrl-C stops after the run under way and compares what finished.`,
+		Example: `  perflab ab --base "./server-old -addr :8080" --new "./server -addr :8080" --cpus 1 -c 8 -d 10s http://127.0.0.1:8080/
+  perflab ab --base "./svc -mode=buggy" --new "./svc -mode=fixed" --runs 5 --fail-on "cpu_per_request>+5%" http://127.0.0.1:8080/`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.ArgsLenAtDash() >= 0 {
+				return usageErr("ab takes the commands from --base and --new, not after --")
+			}
+			if runs < 1 {
+				return usageErr("--runs %d: want at least 1 (%d or more for a confident verdict)", runs, DefaultABRuns)
+			}
+			baseArgv, err := splitCommand("--base", baseCmd)
+			if err != nil {
+				return err
+			}
+			newArgv, err := splitCommand("--new", newCmd)
+			if err != nil {
+				return err
+			}
+			opt, err := cf.options()
+			if err != nil {
+				return err
+			}
+			cf.json = f.json
+			bc, err := f.config(env, args, baseArgv)
+			if err != nil {
+				return err
+			}
+			nc, err := f.config(env, args, newArgv)
+			if err != nil {
+				return err
+			}
+			f.hooks(env, &bc)
+			f.hooks(env, &nc)
+			nc.Name = bc.Name
+			b, n, err := lab.AB(cmd.Context(), bc, nc, runs, runLine(env, runs))
+			opt.Expected = []string{"command"}
+			return finishExperiment(env, err, func() error {
+				if len(b) == 0 || len(n) == 0 {
+					return errNothing
+				}
+				return runCompare(env, entries(b), entries(n), opt, cf)
+			})
+		},
+	}
+	f.addTo(cmd)
+	cmd.Flags().Lookup("json").Usage = "print the comparison as JSON"
+	cmd.Flags().StringVar(&baseCmd, "base", "", "the base build's command line (required)")
+	cmd.Flags().StringVar(&newCmd, "new", "", "the new build's command line (required)")
+	cmd.Flags().IntVar(&runs, "runs", DefaultABRuns, "runs of each side")
+	cf.register(cmd, false)
+	return cmd
+}
+
+var errNothing = errors.New("no finished runs on both sides to compare")
+
+// finishExperiment prints the comparison of what finished and maps the
+// experiment's error: an interruption exits 130 after the comparison, a
+// failed run exits 3 after it.
+func finishExperiment(env Env, runErr error, show func() error) error {
+	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+		fmt.Fprintf(env.Stderr, "perflab: %v\n", oneLine(runErr.Error()))
+	}
+	err := show()
+	if errors.Is(err, errNothing) {
+		if runErr != nil {
+			return &silentExit{code: codeFor(runErr)}
+		}
+		return failed(err)
+	}
+	if runErr != nil {
+		var se *silentExit
+		if errors.As(err, &se) && se.code == ExitRegression {
+			return err
+		}
+		return &silentExit{code: codeFor(runErr)}
+	}
+	return err
+}
+
+func codeFor(err error) ExitCode {
+	if errors.Is(err, context.Canceled) {
+		return ExitInterrupted
+	}
+	return ExitFailed
+}
+
+// runLine prints one line to stderr per finished run.
+func runLine(env Env, runs int) lab.RunDone {
+	return func(arm string, rep int, res *lab.Result, err error) {
+		msg := "no run directory"
+		if res != nil {
+			msg = res.Dir
+			if r := res.Run; r.Load != nil {
+				msg = fmt.Sprintf("%.0f req/s, p99 %.2f ms", r.Load.RPS, r.Load.Latency.P99)
+				if r.Target != nil && r.Target.CPUMsPerRequest > 0 {
+					msg += fmt.Sprintf(", %.3f ms CPU/request", r.Target.CPUMsPerRequest)
+				}
+				msg += " (" + res.Dir + ")"
+			}
+		}
+		if err != nil {
+			msg += ": " + oneLine(err.Error())
+		}
+		fmt.Fprintf(env.Stderr, "perflab: %s run %d/%d: %s\n", arm, rep+1, runs, msg)
+	}
+}
+
+// splitCommand splits a command line the way a POSIX shell splits words:
+// whitespace separates, single quotes keep everything literal, double quotes
+// keep whitespace (backslash escapes ", \, $ and ` inside them), and a
+// backslash outside quotes escapes the next character. No expansion is done.
+// Hand-written because the standard library has no shell-word splitter and
+// this is all ab needs.
+func splitCommand(flag, s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case quote == '\'':
+			if r == '\'' {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case quote == '"':
+			switch {
+			case r == '"':
+				quote = 0
+			case r == '\\' && i+1 < len(rs) && strings.ContainsRune("\"\\$`", rs[i+1]):
+				i++
+				cur.WriteRune(rs[i])
+			default:
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == '\\':
+			if i+1 == len(rs) {
+				return nil, usageErr("%s %q: ends with a backslash", flag, s)
+			}
+			i++
+			cur.WriteRune(rs[i])
+			inWord = true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, usageErr("%s %q: unterminated %c quote", flag, s, quote)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 {
+		return nil, usageErr("%s: give the command line to run, e.g. %s \"./server -addr :8080\"", flag, flag)
+	}
+	return words, nil
+}

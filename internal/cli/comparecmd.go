@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"perflab/internal/compare"
+	"perflab/internal/lab"
+	"perflab/internal/report"
+	"perflab/internal/stats"
+	"perflab/internal/store"
+)
+
+// compareFlags are the output flags compare and ab share.
+type compareFlags struct {
+	json   bool
+	html   string
+	failOn string
+	force  bool
+}
+
+func (cf *compareFlags) register(cmd *cobra.Command, withJSON bool) {
+	fs := cmd.Flags()
+	if withJSON {
+		fs.BoolVar(&cf.json, "json", false, "print the comparison as JSON")
+	}
+	fs.StringVar(&cf.html, "html", "", "also write a self-contained HTML page (table and differential flame graph) to `file`")
+	fs.StringVar(&cf.failOn, "fail-on", "", "exit 1 when a metric changes significantly beyond a `threshold`, e.g. \"cpu_per_request>+5%,p99>+10%,rps<-5%\" (metrics: "+strings.Join(stats.FailOnMetrics, ", ")+")")
+	fs.BoolVar(&cf.force, "force", false, "compare runs of different URL paths instead of refusing")
+}
+
+func (cf *compareFlags) options() (compare.Options, error) {
+	ths, err := stats.ParseFailOn(cf.failOn)
+	if err != nil {
+		return compare.Options{}, usageErr("%v", err)
+	}
+	return compare.Options{FailOn: ths, Force: cf.force}, nil
+}
+
+func newCompareCmd(env Env) *cobra.Command {
+	var cf compareFlags
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "compare BASE NEW",
+		Short: "Compare two runs or two groups of runs: medians, confidence intervals, significance, per-function changes",
+		Long: `Compare BASE with NEW the way benchstat compares benchmarks: for requests/s,
+latency p50/p90/p99, CPU ms per request, bytes allocated per request, GC share
+and peak RSS, each side's median ± its 95% confidence interval, the change and
+the Mann–Whitney U p-value. "~" means no significant change, "?" too few runs
+to tell (4 a side are the least that can be significant; 6 give intervals).
+Then the functions whose CPU and allocations per request changed most.
+
+BASE and NEW each name one run or a group: a run ID, directory, name (every
+run of that name), glob, or a comma-separated list of those.`,
+		Example: `  perflab compare 20250102-150405-svc 20250102-151010-svc
+  perflab compare 'svc-base' 'svc-new' --fail-on "cpu_per_request>+5%,p99>+10%"
+  perflab compare '*-buggy-*' '*-fixed-*' --html compare.html`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt, err := cf.options()
+			if err != nil {
+				return err
+			}
+			st := store.Store{Root: dir}
+			base, err := resolveGroup(st, args[0])
+			if err != nil {
+				return err
+			}
+			new, err := resolveGroup(st, args[1])
+			if err != nil {
+				return err
+			}
+			opt.BaseLabel, opt.NewLabel = groupLabel(args[0], "base"), groupLabel(args[1], "new")
+			return runCompare(env, base, new, opt, cf)
+		},
+	}
+	cf.register(cmd, true)
+	cmd.Flags().StringVar(&dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
+	return cmd
+}
+
+// resolveGroup resolves a comma-separated list of run references.
+func resolveGroup(st store.Store, refs string) ([]store.Entry, error) {
+	var out []store.Entry
+	seen := map[string]bool{}
+	for ref := range strings.SplitSeq(refs, ",") {
+		ref = strings.TrimSpace(ref)
+		if ref == "" {
+			return nil, usageErr("run list %q has an empty item (stray comma?)", refs)
+		}
+		es, err := st.Resolve(ref)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		for _, e := range es {
+			if !seen[e.Dir] {
+				seen[e.Dir] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out, nil
+}
+
+// groupLabel is a short label for a group reference.
+func groupLabel(ref, def string) string {
+	if len(ref) > 24 || strings.Contains(ref, ",") || strings.ContainsRune(ref, os.PathSeparator) {
+		return def
+	}
+	return ref
+}
+
+// runCompare compares and prints; a violated --fail-on ends with exit 1.
+func runCompare(env Env, base, new []store.Entry, opt compare.Options, cf compareFlags) error {
+	res, err := compare.Compare(base, new, opt)
+	if errors.Is(err, compare.ErrIncomparable) {
+		return usageErr("%v", err)
+	}
+	if err != nil {
+		return failed(err)
+	}
+	return printComparison(env, res, cf)
+}
+
+func printComparison(env Env, res *compare.Result, cf compareFlags) error {
+	c := res.Comparison
+	var err error
+	if cf.json {
+		err = writeJSON(env.Stdout, c)
+	} else {
+		err = report.WriteCompareText(env.Stdout, c)
+	}
+	if err != nil {
+		return failed(err)
+	}
+	if cf.html != "" {
+		if err := writeCompareHTML(cf.html, res); err != nil {
+			return failed(err)
+		}
+		fmt.Fprintf(env.Stderr, "perflab: comparison page: %s\n", cf.html)
+	}
+	if len(c.Failed) > 0 {
+		fmt.Fprintf(env.Stderr, "perflab: --fail-on: %s regressed significantly beyond the threshold\n", strings.Join(c.Failed, ", "))
+		return &silentExit{code: ExitRegression}
+	}
+	return nil
+}
+
+func writeCompareHTML(path string, res *compare.Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing --html: %w", err)
+	}
+	var flame *report.DiffFlame
+	if p := res.CPU; p != nil {
+		flame = &report.DiffFlame{Base: p.Base, New: p.New, BaseRequests: p.BaseRequests, NewRequests: p.NewRequests}
+	}
+	if err := report.WriteCompareHTML(f, res.Comparison, flame); err != nil {
+		f.Close()
+		return fmt.Errorf("writing --html %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// entries turns finished runs into store entries for compare.
+func entries(rs []*lab.Result) []store.Entry {
+	var out []store.Entry
+	for _, r := range rs {
+		out = append(out, store.Entry{Dir: r.Dir, Run: r.Run})
+	}
+	return out
+}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"perflab/internal/runfmt"
+)
+
+func TestSweepCmd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 4 real runs (~10 s)")
+	}
+	requireCgroups(t)
+	bin := buildService(t, "tolower")
+	api, pp := freeAddr(t), freeAddr(t)
+	env, out, errb := testEnv()
+	code := Main(context.Background(), []string{"sweep", "--json", "--quiet", "--dir", t.TempDir(),
+		"--env", "GOGC=25,off", "--env", "TZ=UTC", "--runs", "2", "-d", "1s", "--warmup", "0", "--cpus", "1", "-c", "2",
+		"--pprof", "http://" + pp, "http://" + api + "/search?q=oak",
+		"--", bin, "-addr", api, "-pprof-addr", pp, "-mode=fixed"}, env)
+	if code != 0 {
+		t.Fatalf("perflab sweep exited %d\n%s", code, errb)
+	}
+	var s runfmt.Sweep
+	if err := json.Unmarshal(out.Bytes(), &s); err != nil {
+		t.Fatalf("sweep --json: %v\n%s", err, out)
+	}
+	if s.Env != "GOGC" || len(s.Values) != 2 || len(s.Comparisons) != 1 || s.Comparisons[0].New.Label != "GOGC=off" {
+		t.Fatalf("sweep = %+v; want GOGC 25 vs off in one comparison", s)
+	}
+	for _, w := range s.Comparisons[0].Warnings {
+		if strings.Contains(w, "GOGC") {
+			t.Errorf("warning about the swept variable: %q", w)
+		}
+	}
+}
+
+func TestSweepCmdBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", "http://127.0.0.1:1/", "--", "x"}, "give the variable to sweep"},
+		{[]string{"sweep", "--env", "GOGC=100", "http://127.0.0.1:1/", "--", "x"}, "at least two values"},
+		{[]string{"sweep", "--env", "GOGC=100,,200", "http://127.0.0.1:1/", "--", "x"}, "empty value"},
+		{[]string{"sweep", "--env", "=1,2", "http://127.0.0.1:1/", "--", "x"}, "want NAME=V1,V2"},
+		{[]string{"sweep", "--env", "GOGC=1,2", "http://127.0.0.1:1/"}, "give its command after --"},
+		{[]string{"ab", "--base", "x", "--new", "'y", "http://127.0.0.1:1/"}, "unterminated"},
+		{[]string{"ab", "--new", "y", "http://127.0.0.1:1/"}, "--base: give the command line"},
+		{[]string{"ab", "--base", "x", "--new", "y", "http://127.0.0.1:1/", "--", "z"}, "not after --"},
+	} {
+		code, _, errb := runMain(t, tc.args...)
+		if code != int(ExitUsage) || !strings.Contains(errb, tc.want) {
+			t.Errorf("perflab %q: exit %d %q; want 2 and %q", tc.args, code, errb, tc.want)
+		}
+	}
+}

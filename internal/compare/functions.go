@@ -1,0 +1,190 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/analysis"
+	"perflab/internal/runfmt"
+	"perflab/internal/stats"
+)
+
+// funcCost is a function's cost per request in one profile.
+type funcCost struct {
+	cost float64
+	user bool
+}
+
+// costs lists a profile's functions with their cost per request, using the
+// same accounting as perflab run's hot and allocation tables: a user
+// function is charged its own cost plus that of the library and runtime
+// code it calls, so the planted function, not strings.ToLower under it,
+// is the one that changes; other functions count their flat cost.
+func costs(p *profile.Profile, kind string, requests int64) map[string]funcCost {
+	out := map[string]funcCost{}
+	if kind == kindCPU {
+		for _, h := range analysis.Hot(p, requests, 0) {
+			c := h.CPUUsPerRequest
+			if h.UserCode {
+				c += h.AttributedUsReq
+			}
+			out[h.Function] = funcCost{c, h.UserCode}
+		}
+		return out
+	}
+	for _, a := range analysis.AllocTop(p, requests, 0) {
+		out[a.Function] = funcCost{a.BytesPerRequest, a.UserCode}
+	}
+	return out
+}
+
+// compareProfiles fills c.Functions from both groups' CPU and allocation
+// profiles and returns the merged profiles.
+func compareProfiles(c *runfmt.Comparison, base, new []run, n int) (cpu, allocs *ProfilePair) {
+	var rows []runfmt.FunctionDelta
+	for _, kind := range []string{kindCPU, kindAllocs} {
+		pair, r := compareKind(kind, base, new, n, &c.Warnings)
+		rows = append(rows, r...)
+		if kind == kindCPU {
+			cpu = pair
+		} else {
+			allocs = pair
+		}
+	}
+	if rows != nil {
+		c.Functions = rows
+	}
+	return cpu, allocs
+}
+
+func compareKind(kind string, base, new []run, n int, warn *[]string) (*ProfilePair, []runfmt.FunctionDelta) {
+	br, bp := pick(base, kind)
+	nr, np := pick(new, kind)
+	if !profilesPresent(kind, base, new, len(br), len(nr), warn) {
+		return nil, nil
+	}
+	bm, breq, err := merge(br, bp)
+	if err == nil {
+		var nm *profile.Profile
+		var nreq int64
+		if nm, nreq, err = merge(nr, np); err == nil {
+			pair := &ProfilePair{Base: bm, New: nm, BaseRequests: breq, NewRequests: nreq}
+			return pair, functionRows(kind, pair, br, nr, n)
+		}
+	}
+	*warn = append(*warn, fmt.Sprintf("%s profiles: %v: per-function changes not compared", kind, err))
+	return nil, nil
+}
+
+// profilesPresent warns about runs without the profile and reports whether
+// both groups have at least one.
+func profilesPresent(kind string, base, new []run, nb, nn int, warn *[]string) bool {
+	switch {
+	case nb == 0 && nn == 0:
+		return false
+	case nb == 0 || nn == 0:
+		side := "base"
+		if nn == 0 {
+			side = "new"
+		}
+		*warn = append(*warn, fmt.Sprintf("no %s profile in the %s runs: per-function %s changes not compared", kind, side, kind))
+		return false
+	}
+	if nb < len(base) || nn < len(new) {
+		*warn = append(*warn, fmt.Sprintf("%s profile: present in %d of %d base and %d of %d new runs; function changes use those", kind, nb, len(base), nn, len(new)))
+	}
+	return true
+}
+
+// functionRows compares per-request costs function by function: the values
+// come from the merged profiles, the p-values from the runs' own costs.
+func functionRows(kind string, pair *ProfilePair, br, nr []run, n int) []runfmt.FunctionDelta {
+	bc, nc := costs(pair.Base, kind, pair.BaseRequests), costs(pair.New, kind, pair.NewRequests)
+	bper, nper := perRun(kind, br), perRun(kind, nr)
+	unit := runfmt.FunctionUnitUs
+	if kind == kindAllocs {
+		unit = runfmt.FunctionUnitByte
+	}
+	var rows []runfmt.FunctionDelta
+	add := func(name string, user bool) {
+		d := runfmt.FunctionDelta{Function: name, Profile: kind, Unit: unit, UserCode: user,
+			Base: bc[name].cost, New: nc[name].cost}
+		d.Delta = d.New - d.Base
+		if d.Delta == 0 {
+			return
+		}
+		if d.Base != 0 {
+			pct := 100 * d.Delta / d.Base
+			d.DeltaPct = &pct
+		}
+		if sc := stats.Compare(column(bper, name), column(nper, name)); !sc.TooFew {
+			p := sc.P
+			d.PValue, d.Significant = &p, sc.Significant
+		}
+		rows = append(rows, d)
+	}
+	for name, fc := range bc {
+		add(name, fc.user)
+	}
+	for name, fc := range nc {
+		if _, ok := bc[name]; !ok {
+			add(name, fc.user)
+		}
+	}
+	sortRows(rows)
+	return capRows(rows, n)
+}
+
+// capRows keeps up to n user-code rows and n/2 others.
+func capRows(rows []runfmt.FunctionDelta, n int) []runfmt.FunctionDelta {
+	var out []runfmt.FunctionDelta
+	users, others := 0, 0
+	for _, r := range rows {
+		if r.UserCode && users < n {
+			users++
+			out = append(out, r)
+		} else if !r.UserCode && others < max(n/2, 1) {
+			others++
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func perRun(kind string, runs []run) []map[string]funcCost {
+	out := make([]map[string]funcCost, len(runs))
+	for i, r := range runs {
+		p := r.cpu
+		if kind == kindAllocs {
+			p = r.allocs
+		}
+		out[i] = costs(p, kind, r.r.Load.Requests)
+	}
+	return out
+}
+
+// column is one function's cost in each run (0 where it did not appear).
+func column(per []map[string]funcCost, name string) []float64 {
+	v := make([]float64, len(per))
+	for i, m := range per {
+		v[i] = m[name].cost
+	}
+	return v
+}
+
+// sortRows puts user code first, then the biggest absolute changes.
+func sortRows(rows []runfmt.FunctionDelta) {
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if a.UserCode != b.UserCode {
+			return a.UserCode
+		}
+		if x, y := math.Abs(a.Delta), math.Abs(b.Delta); x != y {
+			return x > y
+		}
+		return a.Function < b.Function
+	})
+}

@@ -1,0 +1,137 @@
+package compare
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/google/pprof/profile"
+)
+
+// Profile kinds a comparison reads.
+const (
+	kindCPU    = "cpu"
+	kindAllocs = "allocs"
+)
+
+// ProfilePair is one profile kind merged per group, with the number of
+// requests each merged profile stands for, so costs divide per request.
+type ProfilePair struct {
+	Base, New                 *profile.Profile
+	BaseRequests, NewRequests int64
+}
+
+// loadProfiles reads the run's CPU and allocation profiles; a profile the
+// run lists but that cannot be read becomes a warning.
+func loadProfiles(r *run, warn *[]string) {
+	for _, kind := range []string{kindCPU, kindAllocs} {
+		path := profilePath(*r, kind)
+		if path == "" {
+			continue
+		}
+		p, err := readProfile(path)
+		if err != nil {
+			*warn = append(*warn, fmt.Sprintf("run %s: %v: its %s profile is left out", r.id(), err, kind))
+			continue
+		}
+		if kind == kindCPU {
+			r.cpu = p
+		} else {
+			r.allocs = p
+		}
+	}
+}
+
+// profilePath is where the run keeps a profile of kind, or "".
+func profilePath(r run, kind string) string {
+	for _, ref := range r.r.Profiles {
+		if ref.Type == kind && ref.File != "" {
+			return filepath.Join(r.dir, ref.File)
+		}
+	}
+	return ""
+}
+
+func readProfile(path string) (*profile.Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading profile: %w", err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("reading profile %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// pick returns the runs that have a profile of kind and their profiles.
+func pick(runs []run, kind string) ([]run, []*profile.Profile) {
+	var rs []run
+	var ps []*profile.Profile
+	for _, r := range runs {
+		p := r.cpu
+		if kind == kindAllocs {
+			p = r.allocs
+		}
+		if p != nil {
+			rs, ps = append(rs, r), append(ps, p)
+		}
+	}
+	return rs, ps
+}
+
+// merge merges one group's profiles so that each run weighs the same: every
+// profile is scaled to the group's mean request count before merging, and
+// the merged profile stands for mean × runs requests.
+func merge(runs []run, ps []*profile.Profile) (*profile.Profile, int64, error) {
+	var mean float64
+	for _, r := range runs {
+		mean += float64(r.r.Load.Requests)
+	}
+	mean /= float64(len(runs))
+	scaled := make([]*profile.Profile, len(ps))
+	for i, p := range ps {
+		scaled[i] = p.Copy()
+		scaled[i].Scale(mean / float64(runs[i].r.Load.Requests))
+	}
+	m, err := profile.Merge(scaled)
+	if err != nil {
+		return nil, 0, fmt.Errorf("merging profiles: %w", err)
+	}
+	return m, int64(mean*float64(len(runs)) + 0.5), nil
+}
+
+// allocsPerRequest is the bytes a run allocated per request: the total of
+// its allocation profile over its requests, or, without the profile, the
+// sum of the allocating functions run.json lists.
+func allocsPerRequest(r run) (float64, bool) {
+	if r.allocs != nil {
+		i := sampleIndex(r.allocs, "alloc_space")
+		if i < 0 {
+			return 0, false
+		}
+		var total int64
+		for _, s := range r.allocs.Sample {
+			total += s.Value[i]
+		}
+		return float64(total) / float64(r.r.Load.Requests), true
+	}
+	if len(r.r.Allocs) == 0 {
+		return 0, false
+	}
+	var sum float64
+	for _, a := range r.r.Allocs {
+		sum += a.BytesPerRequest
+	}
+	return sum, true
+}
+
+func sampleIndex(p *profile.Profile, typ string) int {
+	for i, st := range p.SampleType {
+		if st.Type == typ {
+			return i
+		}
+	}
+	return -1
+}

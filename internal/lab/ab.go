@@ -1,0 +1,86 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+)
+
+// Sides of an A/B experiment.
+const (
+	SideBase = "base"
+	SideNew  = "new"
+)
+
+// RunDone is called after each run of an A/B or sweep experiment with the
+// arm it belonged to ("base"/"new", or the swept value), the repetition
+// (from 0), and lab.Run's result and error.
+type RunDone func(arm string, rep int, res *Result, err error)
+
+// AB runs base and new interleaved — base, new, base, new … — runs times
+// each, every one a full Run, named NAME-base and NAME-new after base.Name.
+// Interleaving spreads drift of the machine (thermal, other load) over
+// both sides instead of biasing one.
+//
+// When ctx is cancelled the run under way is stopped (Run writes it as
+// partial) and left out, no further run starts, and AB returns the runs
+// that finished with ctx's error. A run that produced no load result
+// (the service did not start) ends the experiment with that error; a run
+// that is partial but measured is kept.
+func AB(ctx context.Context, base, new Config, runs int, done RunDone) (baseRes, newRes []*Result, err error) {
+	if runs < 1 {
+		return nil, nil, fmt.Errorf("ab: runs %d: want at least 1", runs)
+	}
+	name := base.Name
+	if name == "" {
+		name = "run"
+	}
+	arms := []arm{
+		{label: SideBase, cfg: named(base, name+"-"+SideBase)},
+		{label: SideNew, cfg: named(new, name+"-"+SideNew)},
+	}
+	groups, err := interleave(ctx, arms, runs, done)
+	return groups[0], groups[1], err
+}
+
+// arm is one configuration of an experiment.
+type arm struct {
+	label string
+	cfg   Config
+}
+
+func named(c Config, name string) Config {
+	c.Name = name
+	return c
+}
+
+// interleave runs each arm once per repetition, in order, and groups the
+// results by arm.
+func interleave(ctx context.Context, arms []arm, runs int, done RunDone) ([][]*Result, error) {
+	groups := make([][]*Result, len(arms))
+	for rep := range runs {
+		for i, a := range arms {
+			if err := ctx.Err(); err != nil {
+				return groups, err
+			}
+			res, err := Run(ctx, a.cfg)
+			measured := res != nil && res.Run.Load != nil
+			interrupted := ctx.Err() != nil && (err != nil || !measured || res.Run.Load.Interrupted)
+			if measured && !interrupted {
+				groups[i] = append(groups[i], res)
+			}
+			if done != nil {
+				done(a.label, rep, res, err)
+			}
+			if ctx.Err() != nil {
+				return groups, ctx.Err() // an interrupted run is kept on disk only
+			}
+			if !measured {
+				if err == nil {
+					err = fmt.Errorf("no load result")
+				}
+				return groups, fmt.Errorf("%s run %d of %d: %w", a.label, rep+1, runs, err)
+			}
+		}
+	}
+	return groups, nil
+}

@@ -1,0 +1,263 @@
+package lab
+
+// Acceptance tests of issue 4: each test service of testdata/services, with a
+// planted cost modelled on a case study, is run by lab.Run under a 1-core
+// budget with a short warm-up and window, and its verdict must name the
+// planted function among its top 3 findings with a cost per request. One Go
+// service checks that the CPU profile's cost per request agrees with the
+// measured CPU per request, and cpuburn checks the measured CPU per request
+// against its known cost.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"perflab/internal/capture"
+	"perflab/internal/load"
+	"perflab/internal/runfmt"
+	"perflab/internal/store"
+	"perflab/internal/target"
+)
+
+var (
+	accOnce sync.Once
+	accDir  string
+	accErr  error
+)
+
+// acceptanceBinary builds the Go test services once (one `go build`, so
+// they share the compile) and returns name's executable.
+func acceptanceBinary(t *testing.T, name string) string {
+	t.Helper()
+	accOnce.Do(func() {
+		accDir, accErr = os.MkdirTemp("", "perflab-acceptance-")
+		if accErr != nil {
+			return
+		}
+		args := []string{"build", "-o", accDir + "/"}
+		for _, s := range []string{"fmtprint", "tolower", "pngencode", "gcheavy", "cpuburn"} {
+			args = append(args, "perflab/testdata/services/"+s)
+		}
+		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+			accErr = fmt.Errorf("go build test services: %v\n%s", err, out)
+		}
+	})
+	if accErr != nil {
+		t.Fatal(accErr)
+	}
+	return filepath.Join(accDir, name)
+}
+
+// acceptanceConfig is a run of command (serving path on addr) under a
+// 1-core budget: 1s warm-up, a 3s window, 4 closed-model workers.
+func acceptanceConfig(t *testing.T, addr, path string, command ...string) Config {
+	t.Helper()
+	u, err := load.ParseURL("http://" + addr + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Config{
+		Name:  strings.ReplaceAll(t.Name(), "/", "-"),
+		Store: store.Store{Root: t.TempDir()},
+		Load: load.Config{Targets: []load.Target{{Method: "GET", URL: u, Header: http.Header{}}},
+			Concurrency: 4, Duration: 3 * time.Second},
+		Warmup:   time.Second,
+		Command:  command,
+		Budget:   target.Budget{CPUs: 1},
+		ReadyURL: u.String(), ReadyTimeout: 15 * time.Second, StopGrace: 2 * time.Second,
+	}
+}
+
+// goService is the config of a Go test service, profiled via its pprof port.
+func goService(t *testing.T, name, path string) Config {
+	addr, pprofAddr := freePort(t), freePort(t)
+	cfg := acceptanceConfig(t, addr, path, acceptanceBinary(t, name), "-addr", addr, "-pprof-addr", pprofAddr)
+	cfg.Pprof, cfg.Profiler = "http://"+pprofAddr, ProfilerPprof
+	return cfg
+}
+
+// runAcceptance runs cfg and returns the run as written to run.json.
+func runAcceptance(t *testing.T, cfg Config) (*runfmt.Run, string) {
+	t.Helper()
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		if res != nil {
+			r := readRun(t, res)
+			t.Fatalf("run: %v; warnings: %v", err, r.Warnings)
+		}
+		t.Fatalf("run: %v", err)
+	}
+	return readRun(t, res), res.Dir
+}
+
+// plantedRank returns the 1-based rank of the first finding naming fn (in
+// its functions or title), and that finding; 0 if none does.
+func plantedRank(fs []runfmt.Finding, fn string) (int, runfmt.Finding) {
+	for i, f := range fs {
+		if slices.Contains(f.Functions, fn) || strings.Contains(f.Title, fn) {
+			return i + 1, f
+		}
+	}
+	return 0, runfmt.Finding{}
+}
+
+func describeFindings(fs []runfmt.Finding) string {
+	var b strings.Builder
+	for i, f := range fs {
+		fmt.Fprintf(&b, "\n  %d. [%s] %s (%.1f µs/req, %.0f B/req) functions %v", i+1, f.Kind, f.Title, f.CostUsPerRequest, f.CostBytesPerRequest, f.Functions)
+	}
+	return b.String()
+}
+
+func TestAcceptancePlantedCosts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: runs every test service under load for seconds")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("acceptance: building the test services needs the go command")
+	}
+	for _, tc := range []struct{ service, path, planted string }{
+		{"fmtprint", "/file?name=3", "main.logRequest"},
+		{"tolower", "/search?q=oak", "main.search"},
+		{"pngencode", "/image", "main.renderImage"},
+		{"gcheavy", "/parse", "main.parseRecord"},
+	} {
+		t.Run(tc.service, func(t *testing.T) {
+			r, dir := runAcceptance(t, goService(t, tc.service, tc.path))
+			checkPlanted(t, r, tc.planted)
+			checkReport(t, dir, tc.planted)
+		})
+	}
+	t.Run("pyhot", func(t *testing.T) {
+		python, err := exec.LookPath("python3")
+		if err != nil {
+			t.Skip("python3 not installed")
+		}
+		profiler := ProfilerPySpy
+		if _, err := exec.LookPath("py-spy"); err != nil {
+			profiler = ProfilerPerf // perf sees the interpreter's frames only with -X perf
+		}
+		addr := freePort(t)
+		script, _ := filepath.Abs("../../testdata/services/pyhot/server.py")
+		command := []string{python, script, "--addr", addr}
+		if profiler == ProfilerPerf {
+			command = []string{python, "-X", "perf", script, "--addr", addr}
+		}
+		cfg := acceptanceConfig(t, addr, "/checksum", command...)
+		cfg.Profiler = profiler
+		r, _ := runAcceptance(t, cfg)
+		checkPlanted(t, r, "hot_checksum")
+	})
+}
+
+// checkPlanted asserts fn is named by one of the top 3 findings with a cost
+// per request, and logs the figures.
+func checkPlanted(t *testing.T, r *runfmt.Run, fn string) {
+	t.Helper()
+	rank, f := plantedRank(r.Findings, fn)
+	cpuMs := 0.0
+	if r.Target != nil {
+		cpuMs = r.Target.CPUMsPerRequest
+	}
+	t.Logf("%s: rank %d, cost %.1f µs/request (%.0f B/request), [%s] %q; measured CPU %.3f ms/request, %d requests, %.0f req/s",
+		fn, rank, f.CostUsPerRequest, f.CostBytesPerRequest, f.Kind, f.Title, cpuMs, r.Load.Requests, r.Load.RPS)
+	if rank == 0 || rank > 3 {
+		t.Errorf("planted %s is not among the top 3 findings (rank %d):%s", fn, rank, describeFindings(r.Findings))
+		return
+	}
+	if f.CostUsPerRequest <= 0 && f.CostBytesPerRequest <= 0 {
+		t.Errorf("finding %q naming %s has no cost per request", f.Title, fn)
+	}
+}
+
+// TestAcceptanceProfileAgreesWithMeasuredCPU checks that the CPU profile's
+// cost per request (its samples' CPU time over the window's requests) agrees
+// with the CPU per request measured from the cgroup within 15%.
+func TestAcceptanceProfileAgreesWithMeasuredCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: runs a test service under load for seconds")
+	}
+	r, dir := runAcceptance(t, goService(t, "tolower", "/search?q=oak"))
+	measured := r.Target.CPUMsPerRequest
+	data, err := os.ReadFile(filepath.Join(dir, "profiles", "cpu.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := capture.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vi := -1
+	for i, st := range p.SampleType {
+		if st.Type == "cpu" && st.Unit == "nanoseconds" {
+			vi = i
+		}
+	}
+	if vi < 0 {
+		t.Fatalf("CPU profile has no cpu/nanoseconds sample type: %v", p.SampleType)
+	}
+	var ns int64
+	for _, s := range p.Sample {
+		ns += s.Value[vi]
+	}
+	profMs := float64(ns) / 1e6 / float64(r.Load.Requests)
+	diff := (profMs - measured) / measured
+	t.Logf("tolower: profile %.3f ms/request vs measured %.3f ms/request (%+.1f%%); profile %.2fs over a %.2fs window, %d requests",
+		profMs, measured, 100*diff, float64(p.DurationNanos)/1e9, r.Load.DurationS, r.Load.Requests)
+	if math.Abs(diff) > 0.15 {
+		t.Errorf("profile's CPU per request %.3f ms differs from the measured %.3f ms by %+.1f%% (limit 15%%)", profMs, measured, 100*diff)
+	}
+}
+
+// TestAcceptanceCPUPerRequestAccuracy checks the measured CPU per request
+// against cpuburn's known cost, well below saturation: one request at a time
+// under a 2-core budget, so at most half of it is used. (An open-model load
+// at a low rate is not used: between requests the idle Go runtime spends
+// CPU of its own when it wakes, 10-20% of a 5 ms request at 20-80 requests/s
+// by the service's own rusage, which perflab rightly measures but which is
+// not part of the known ?us= cost.)
+func TestAcceptanceCPUPerRequestAccuracy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: runs a test service under load for seconds")
+	}
+	const burnUs = 5000
+	addr, pprofAddr := freePort(t), freePort(t)
+	cfg := acceptanceConfig(t, addr, fmt.Sprintf("/burn?us=%d", burnUs), acceptanceBinary(t, "cpuburn"), "-addr", addr, "-pprof-addr", pprofAddr)
+	cfg.Budget = target.Budget{CPUs: 2}
+	cfg.Load.Concurrency, cfg.Load.Duration = 1, 4*time.Second
+	cfg.Profiler, cfg.NoGCTrace = ProfilerNone, true
+	r, _ := runAcceptance(t, cfg)
+	got, want := r.Target.CPUMsPerRequest, float64(burnUs)/1000
+	diff := (got - want) / want
+	t.Logf("cpuburn us=%d: measured %.3f ms/request (%+.2f%%), %.2f cores, %d requests at %.1f/s", burnUs, got, 100*diff, r.Target.CPUCoresMean, r.Load.Requests, r.Load.RPS)
+	if math.Abs(diff) > 0.05 {
+		t.Errorf("measured CPU per request %.3f ms; want %.3f ms within 5%%", got, want)
+	}
+	if r.Target.CPUBound {
+		t.Errorf("the service was CPU-bound (%.2f cores): the load should keep it well below its 2-core budget", r.Target.CPUCoresMean)
+	}
+}
+
+// checkReport asserts the run's report.html names fn and has a flame graph.
+func checkReport(t *testing.T, dir, fn string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatalf("report.html: %v", err)
+	}
+	for _, want := range []string{fn, "<iframe class=\"flame\"", "<svg class=\"chart\""} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}

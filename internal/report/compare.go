@@ -1,0 +1,290 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"perflab/internal/runfmt"
+)
+
+// cmpMetricTitles are the row titles of the comparison table.
+var cmpMetricTitles = map[string]string{
+	runfmt.MetricRPS:    "requests/s",
+	runfmt.MetricP50:    "latency p50",
+	runfmt.MetricP90:    "latency p90",
+	runfmt.MetricP99:    "latency p99",
+	runfmt.MetricCPU:    "CPU per request",
+	runfmt.MetricAllocs: "allocs per request",
+	runfmt.MetricGC:     "GC share of CPU",
+	runfmt.MetricRSS:    "peak RSS",
+}
+
+// FunctionRows is how many gainers and losers of each profile kind the text
+// and HTML comparisons show.
+const FunctionRows = 5
+
+// WriteCompareText writes a comparison the way benchstat does: one row per
+// metric with each side's median ± the half-width of its 95% confidence
+// interval, the change ("~" when not significant, "?" with too few runs)
+// with its p-value and run counts; then the functions that gained and lost
+// the most per request, the --fail-on verdict and the warnings.
+func WriteCompareText(w io.Writer, c *runfmt.Comparison) error {
+	p := &printer{w: w}
+	p.f("%s: %s\n%s: %s\n\n", c.Base.Label, cmpGroup(c.Base), c.New.Label, cmpGroup(c.New))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tp := &printer{w: tw}
+	tp.row("", c.Base.Label, c.New.Label, "delta")
+	for _, m := range c.Metrics {
+		tp.row(cmpMetricTitle(m.Name), FormatSummary(m.Base, m.Unit), FormatSummary(m.New, m.Unit), FormatMetricDelta(m), cmpPN(m))
+	}
+	if tp.err == nil {
+		tp.err = tw.Flush()
+	}
+	if p.err == nil {
+		p.err = tp.err
+	}
+	p.cmpFunctions(c.Functions, runfmt.FunctionCPU, "CPU per request by function")
+	p.cmpFunctions(c.Functions, runfmt.FunctionAllocs, "Allocations per request by function")
+	p.cmpThresholds(c.Thresholds)
+	p.cmpWarnings(c.Warnings)
+	return p.err
+}
+
+func cmpGroup(g runfmt.Group) string {
+	s := "s"
+	if len(g.Runs) == 1 {
+		s = ""
+	}
+	ids := g.Runs
+	if len(ids) > 3 {
+		ids = append(append([]string(nil), ids[:2]...), "…", ids[len(ids)-1])
+	}
+	return fmt.Sprintf("%d run%s (%s), %.0f requests each on average", len(g.Runs), s, strings.Join(ids, ", "), g.Requests)
+}
+
+func cmpMetricTitle(name string) string {
+	if t, ok := cmpMetricTitles[name]; ok {
+		return t
+	}
+	return name
+}
+
+// FormatSummary formats a median with the half-width of its confidence
+// interval in percent ("2.40 ms ± 1%"), or "± ∞" when the group is too
+// small for an interval.
+func FormatSummary(s runfmt.MetricSummary, unit string) string {
+	v := FormatMetric(s.Median, unit)
+	if s.CILow == nil || s.CIHigh == nil {
+		return v + " ± ∞"
+	}
+	half := math.Max(*s.CIHigh-s.Median, s.Median-*s.CILow)
+	if s.Median == 0 {
+		if half == 0 {
+			return v + " ± 0%"
+		}
+		return v + " ± ∞"
+	}
+	return fmt.Sprintf("%s ± %.0f%%", v, 100*half/math.Abs(s.Median))
+}
+
+// FormatMetric formats a metric value in its unit.
+func FormatMetric(v float64, unit string) string {
+	switch unit {
+	case runfmt.UnitBytes:
+		return FormatBytes(v)
+	case runfmt.UnitMs:
+		return cmpSig3(v) + " ms"
+	case runfmt.UnitPct:
+		return fmt.Sprintf("%.1f%%", v)
+	case runfmt.UnitRPS:
+		return cmpSig3(v)
+	}
+	return cmpSig3(v) + " " + unit
+}
+
+// cmpSig3 formats v with three significant digits (at least the integer part).
+func cmpSig3(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 100 || a == 0:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// FormatMetricDelta is benchstat's delta column: "+12.3%" when significant,
+// followed by whether that is better or worse; "~" when the change is not
+// significant; "?" when there are too few runs to tell.
+func FormatMetricDelta(m runfmt.MetricComparison) string {
+	switch {
+	case m.TooFew:
+		return "?"
+	case !m.Significant:
+		return "~"
+	case m.Base.Median == 0:
+		return "?"
+	}
+	verdict := "worse"
+	if (m.DeltaPct > 0) == (m.Better == runfmt.BetterHigher) {
+		verdict = "better"
+	}
+	return fmt.Sprintf("%+.1f%% (%s)", m.DeltaPct, verdict)
+}
+
+// cmpPN is the "(p=0.008 n=5+5)" note of a row.
+func cmpPN(m runfmt.MetricComparison) string {
+	n := fmt.Sprintf("n=%d+%d", m.Base.N, m.New.N)
+	if m.PValue == nil {
+		return "(" + n + ")"
+	}
+	return fmt.Sprintf("(p=%.3f %s)", *m.PValue, n)
+}
+
+// functions writes the biggest gainers and losers of one profile kind.
+func (p *printer) cmpFunctions(rows []runfmt.FunctionDelta, kind, title string) {
+	var gainers, losers []runfmt.FunctionDelta
+	for _, r := range rows {
+		switch {
+		case r.Profile != kind:
+		case r.Delta < 0 && len(gainers) < FunctionRows:
+			gainers = append(gainers, r)
+		case r.Delta > 0 && len(losers) < FunctionRows:
+			losers = append(losers, r)
+		}
+	}
+	if len(gainers)+len(losers) == 0 {
+		return
+	}
+	p.f("\n%s (user code counts the library code it calls):\n", title)
+	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
+	tp := &printer{w: tw}
+	for _, part := range []struct {
+		name string
+		rows []runfmt.FunctionDelta
+	}{{"gainers (less per request)", gainers}, {"losers (more per request)", losers}} {
+		if len(part.rows) == 0 {
+			continue
+		}
+		tp.row("  "+part.name, "base", "new", "delta")
+		for _, r := range part.rows {
+			tp.row("  "+cmpFuncName(r), cmpCost(r.Base, r.Unit), cmpCost(r.New, r.Unit), cmpCostDelta(r), cmpFuncP(r))
+		}
+	}
+	if tp.err == nil {
+		tp.err = tw.Flush()
+	}
+	if p.err == nil {
+		p.err = tp.err
+	}
+}
+
+func cmpFuncName(r runfmt.FunctionDelta) string {
+	name := r.Function
+	if rs := []rune(name); len(rs) > 70 {
+		name = string(rs[:69]) + "…" // long generic instantiations
+	}
+	if r.UserCode {
+		return name
+	}
+	return name + " (library)"
+}
+
+func cmpCost(v float64, unit string) string {
+	if unit == runfmt.FunctionUnitUs {
+		return FormatMicros(v)
+	}
+	return FormatBytes(v)
+}
+
+func cmpCostDelta(r runfmt.FunctionDelta) string {
+	sign := "+"
+	if r.Delta < 0 {
+		sign = "-"
+	}
+	s := sign + cmpCost(math.Abs(r.Delta), r.Unit)
+	switch {
+	case r.DeltaPct == nil:
+		s += " (new)"
+	case *r.DeltaPct == -100:
+		s += " (gone)"
+	default:
+		s += fmt.Sprintf(" (%+.0f%%)", *r.DeltaPct)
+	}
+	return s
+}
+
+func cmpFuncP(r runfmt.FunctionDelta) string {
+	switch {
+	case r.PValue == nil:
+		return ""
+	case r.Significant:
+		return fmt.Sprintf("p=%.3f", *r.PValue)
+	}
+	return fmt.Sprintf("~ p=%.3f", *r.PValue)
+}
+
+// thresholds writes the --fail-on verdict, one row per rule.
+func (p *printer) cmpThresholds(ths []runfmt.ThresholdCheck) {
+	if len(ths) == 0 {
+		return
+	}
+	failed := 0
+	for _, t := range ths {
+		if t.Violated {
+			failed++
+		}
+	}
+	verdict := "all passed"
+	if failed > 0 {
+		verdict = fmt.Sprintf("%d of %d FAILED", failed, len(ths))
+	}
+	p.f("\n--fail-on: %s\n", verdict)
+	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
+	tp := &printer{w: tw}
+	tp.row("  rule", "change", "result")
+	for _, t := range ths {
+		change, result := fmt.Sprintf("%+.1f%%", t.DeltaPct), "ok"
+		switch {
+		case !t.Measured:
+			change, result = "not measured", "ok (not measured)"
+		case !t.Significant:
+			change += " (not significant)"
+		}
+		if t.Violated {
+			result = "FAILED"
+		}
+		tp.row("  "+t.Rule, change, result)
+	}
+	if tp.err == nil {
+		tp.err = tw.Flush()
+	}
+	if p.err == nil {
+		p.err = tp.err
+	}
+}
+
+func (p *printer) cmpWarnings(ws []string) {
+	if len(ws) == 0 {
+		return
+	}
+	p.f("\nWarnings:\n")
+	for _, w := range ws {
+		p.f("  - %s\n", w)
+	}
+}
+
+// row writes cells separated by tabs for a tabwriter, leaving out trailing
+// empty cells so that no line ends in padding.
+func (p *printer) row(cells ...string) {
+	for len(cells) > 1 && cells[len(cells)-1] == "" {
+		cells = cells[:len(cells)-1]
+	}
+	p.f("%s\n", strings.Join(cells, "\t"))
+}

@@ -1,0 +1,314 @@
+package report
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"perflab/internal/runfmt"
+)
+
+//go:embed assets/report.html.tmpl assets/report.css
+var assets embed.FS
+
+var reportTmpl = template.Must(template.New("report.html.tmpl").ParseFS(assets, "assets/report.html.tmpl"))
+
+// WriteHTML writes a run's report as one self-contained HTML page (no
+// network needed to view it): the run's name, status and configuration, the
+// load summary, per-second charts of throughput, latency, CPU cores, RSS and
+// throttling as inline SVG, the verdict (CPU per request, GC, allocations),
+// the findings, the hot user functions, and the interactive CPU flame graph.
+// flame is a page written by analysis.WriteFlameHTML, embedded in an
+// iframe; nil leaves the flame graph out.
+func WriteHTML(w io.Writer, r *runfmt.Run, flame []byte) error {
+	css, err := assets.ReadFile("assets/report.css")
+	if err != nil {
+		return fmt.Errorf("writing HTML report: %w", err)
+	}
+	v := newHTMLView(r, flame)
+	v.CSS = template.CSS(css)
+	if err := reportTmpl.Execute(w, v); err != nil {
+		return fmt.Errorf("writing HTML report: %w", err)
+	}
+	return nil
+}
+
+// htmlView is what the template shows, computed from the run.
+type htmlView struct {
+	Run       *runfmt.Run
+	CSS       template.CSS
+	Partial   bool
+	Config    []kv
+	Cards     []card
+	Charts    []namedChart
+	Verdict   []kv
+	Findings  []htmlFinding
+	Hot       []htmlHot
+	Allocs    []htmlAlloc
+	Flame     string
+	HasFlame  bool
+	Requests  int64
+	StartedAt string
+}
+
+type kv struct{ K, V string }
+
+// card is one headline number.
+type card struct {
+	Label, Value, Note string
+	Warn               bool
+}
+
+// namedChart is a rendered chart with its legend.
+type namedChart struct {
+	Title  string
+	Series []series
+	SVG    template.HTML
+}
+
+type htmlFinding struct {
+	Rank                     int
+	Kind, Title, Cost, Share string
+	Detail                   string
+	Functions                []string
+}
+
+type htmlHot struct {
+	Self, Cum, CumPct, Function, File, Callee string
+	Bar                                       float64 // width of the cost bar, 0-100
+}
+
+type htmlAlloc struct {
+	Bytes, Objects, Function string
+}
+
+func newHTMLView(r *runfmt.Run, flame []byte) *htmlView {
+	v := &htmlView{Run: r, Partial: r.Status != runfmt.StatusComplete, StartedAt: r.Started.Format("2006-01-02 15:04:05 MST")}
+	if len(flame) > 0 {
+		v.Flame, v.HasFlame = string(flame), true
+	}
+	if r.Load != nil {
+		v.Requests = r.Load.Requests
+	}
+	v.Config = configRows(r)
+	v.Cards = cards(r)
+	v.Charts = charts(r)
+	v.Verdict = verdictRows(r)
+	v.Findings = findingsView(r.Findings)
+	v.Hot = hotView(r.Hot, v.Requests > 0)
+	v.Allocs = allocView(r.Allocs)
+	return v
+}
+
+func configRows(r *runfmt.Run) []kv {
+	c := r.Config
+	var rows []kv
+	add := func(k, v string) {
+		if v != "" {
+			rows = append(rows, kv{k, v})
+		}
+	}
+	add("URL", c.URL)
+	add("Command", strings.Join(c.Command, " "))
+	if c.PID > 0 {
+		add("PID", fmt.Sprint(c.PID))
+	}
+	if c.CPUs > 0 {
+		add("CPU budget", fmt.Sprintf("%g cores", c.CPUs))
+	}
+	if c.MemoryBytes > 0 {
+		add("Memory budget", FormatBytes(float64(c.MemoryBytes)))
+	}
+	add("Load", sortedPairs(c.Load))
+	if c.WarmupS > 0 {
+		add("Warm-up", fmt.Sprintf("%gs", c.WarmupS))
+	}
+	add("Environment", sortedPairs(c.Env))
+	e := r.Env
+	host := fmt.Sprintf("%s, %d cores, %s, cgroup %s", e.Hostname, e.HostCores, e.Kernel, e.CgroupVersion)
+	add("Host", host)
+	if e.GitCommit != "" {
+		dirty := ""
+		if e.GitDirty {
+			dirty = " (dirty)"
+		}
+		add("Git commit", e.GitCommit+dirty)
+	}
+	add("perflab", e.PerflabVersion+" ("+e.GoVersion+")")
+	return rows
+}
+
+func sortedPairs(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		keys[i] = k + "=" + m[k]
+	}
+	return strings.Join(keys, " ")
+}
+
+func cards(r *runfmt.Run) []card {
+	var cs []card
+	if l := r.Load; l != nil {
+		errPct := 0.0
+		if l.Requests > 0 {
+			errPct = 100 * float64(l.Errors) / float64(l.Requests)
+		}
+		note := fmt.Sprintf("%d requests in %.1fs, %s model", l.Requests, l.DurationS, l.Model)
+		if l.TargetRPS > 0 {
+			note += fmt.Sprintf(", target %.0f/s", l.TargetRPS)
+		}
+		cs = append(cs,
+			card{Label: "Throughput", Value: fmt.Sprintf("%.1f req/s", l.RPS), Note: note},
+			card{Label: "Latency p50", Value: formatMs(l.Latency.P50), Note: fmt.Sprintf("mean %s", formatMs(l.Latency.Mean))},
+			card{Label: "Latency p99", Value: formatMs(l.Latency.P99), Note: fmt.Sprintf("p95 %s, max %s", formatMs(l.Latency.P95), formatMs(l.Latency.Max))},
+			card{Label: "Errors", Value: fmt.Sprintf("%.2f%%", errPct), Note: fmt.Sprintf("%d of %d", l.Errors, l.Requests), Warn: l.Errors > 0})
+	}
+	if t := r.Target; t != nil {
+		if t.CPUMsPerRequest > 0 {
+			cs = append(cs, card{Label: "CPU per request", Value: fmt.Sprintf("%.3f ms", t.CPUMsPerRequest), Note: fmt.Sprintf("measured from %s", t.Source)})
+		}
+		limit := "no CPU limit"
+		if t.CPULimitCores > 0 {
+			limit = fmt.Sprintf("of a %g-core budget", t.CPULimitCores)
+		}
+		cs = append(cs, card{Label: "CPU used", Value: fmt.Sprintf("%.2f cores", t.CPUCoresMean), Note: fmt.Sprintf("mean, max %.2f, %s", t.CPUCoresMax, limit), Warn: t.CPUBound})
+		if t.CPULimitCores > 0 {
+			cs = append(cs, card{Label: "Throttled", Value: fmt.Sprintf("%.1f%%", t.ThrottledPct), Note: fmt.Sprintf("of periods (%.2f s)", t.ThrottledSeconds), Warn: t.ThrottledPct >= 5})
+		}
+		cs = append(cs, card{Label: "Peak RSS", Value: FormatBytes(float64(t.RSSMaxBytes)), Note: memNote(t)})
+	}
+	if g := r.GC; g != nil {
+		cs = append(cs, card{Label: "GC share of CPU", Value: fmt.Sprintf("%.1f%%", g.CPUPct), Note: fmt.Sprintf("%d cycles, pause p99 %.3f ms", g.Count, g.PauseP99Ms), Warn: g.CPUPct >= 20})
+	}
+	if b, o := allocTotals(r.Allocs); b > 0 && r.Load != nil {
+		cs = append(cs, card{Label: "Allocated per request", Value: FormatBytes(b), Note: fmt.Sprintf("%.0f objects", o)})
+	}
+	return cs
+}
+
+func memNote(t *runfmt.TargetSummary) string {
+	if t.MemoryLimitBytes > 0 {
+		return "of a " + FormatBytes(float64(t.MemoryLimitBytes)) + " budget"
+	}
+	return "no memory limit"
+}
+
+func allocTotals(as []runfmt.AllocFunc) (bytes, objs float64) {
+	for _, a := range as {
+		bytes += a.BytesPerRequest
+		objs += a.ObjectsPerRequest
+	}
+	return bytes, objs
+}
+
+func formatMs(ms float64) string {
+	switch {
+	case ms >= 1000:
+		return fmt.Sprintf("%.2f s", ms/1000)
+	case ms >= 10:
+		return fmt.Sprintf("%.1f ms", ms)
+	}
+	return fmt.Sprintf("%.2f ms", ms)
+}
+
+func verdictRows(r *runfmt.Run) []kv {
+	var rows []kv
+	if t := r.Target; t != nil {
+		if t.Verdict != "" {
+			rows = append(rows, kv{"Service", t.Verdict})
+		}
+		if t.CPUMsPerRequest > 0 {
+			rows = append(rows, kv{"CPU per request", fmt.Sprintf("%.3f ms (%.2f cores for %.1f req/s)", t.CPUMsPerRequest, t.CPUCoresMean, rps(r))})
+		}
+	}
+	if g := r.GC; g != nil {
+		s := fmt.Sprintf("%d cycles, %.1f%% of CPU, pauses p50 %.3f ms, p99 %.3f ms, heap up to %.1f MB", g.Count, g.CPUPct, g.PauseP50Ms, g.PauseP99Ms, g.HeapMaxMB)
+		if g.AllocMBPerS > 0 {
+			s += fmt.Sprintf(", ~%.0f MB/s allocated", g.AllocMBPerS)
+		}
+		if g.GOGC != "" {
+			s += ", GOGC=" + g.GOGC
+		}
+		rows = append(rows, kv{"Garbage collector", s})
+	}
+	if b, o := allocTotals(r.Allocs); b > 0 && r.Load != nil {
+		rows = append(rows, kv{"Allocations", fmt.Sprintf("%s and %.0f objects per request (top %d functions)", FormatBytes(b), o, len(r.Allocs))})
+	}
+	return rows
+}
+
+func rps(r *runfmt.Run) float64 {
+	if r.Load == nil {
+		return 0
+	}
+	return r.Load.RPS
+}
+
+func findingsView(fs []runfmt.Finding) []htmlFinding {
+	out := make([]htmlFinding, 0, len(fs))
+	for i, f := range fs {
+		h := htmlFinding{Rank: i + 1, Kind: f.Kind, Title: f.Title, Detail: f.Detail, Functions: f.Functions}
+		switch {
+		case f.CostUsPerRequest > 0:
+			h.Cost = FormatMicros(f.CostUsPerRequest) + " CPU/request"
+		case f.CostBytesPerRequest > 0:
+			h.Cost = FormatBytes(f.CostBytesPerRequest) + "/request"
+		}
+		if f.Share > 0 {
+			h.Share = fmt.Sprintf("%.0f%% of CPU", 100*f.Share)
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// hotView lists the user-code functions (up to 15), with cost per request
+// when the run had requests, else with their share.
+func hotView(hot []runfmt.HotFunc, perReq bool) []htmlHot {
+	var out []htmlHot
+	maxPct := 0.0
+	for _, h := range hot {
+		if h.UserCode {
+			maxPct = math.Max(maxPct, h.CumPct)
+		}
+	}
+	for _, h := range hot {
+		if !h.UserCode || len(out) == 15 {
+			continue
+		}
+		self := h.AttributedUsReq
+		if self == 0 {
+			self = h.CPUUsPerRequest
+		}
+		row := htmlHot{CumPct: fmt.Sprintf("%.1f%%", h.CumPct), Function: h.Function, File: h.File, Callee: h.AttributedSample}
+		if perReq {
+			row.Self, row.Cum = FormatMicros(self), FormatMicros(h.CumUsPerRequest)
+		} else {
+			row.Self, row.Cum = fmt.Sprintf("%.1f%%", h.FlatPct), "-"
+		}
+		if maxPct > 0 {
+			row.Bar = 100 * h.CumPct / maxPct
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func allocView(as []runfmt.AllocFunc) []htmlAlloc {
+	var out []htmlAlloc
+	for _, a := range as {
+		if !a.UserCode || len(out) == 10 {
+			continue
+		}
+		out = append(out, htmlAlloc{Bytes: FormatBytes(a.BytesPerRequest), Objects: fmt.Sprintf("%.0f", a.ObjectsPerRequest), Function: a.Function})
+	}
+	return out
+}

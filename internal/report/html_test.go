@@ -1,0 +1,231 @@
+package report
+
+import (
+	"bytes"
+	"html"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/analysis"
+	"perflab/internal/runfmt"
+)
+
+// sampleRun is a run as `perflab run` writes it, with every section of the
+// report filled.
+func sampleRun() *runfmt.Run {
+	r := &runfmt.Run{
+		SchemaVersion: runfmt.SchemaVersion, Name: "tolower", ID: "20260101-120000-tolower",
+		Started: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC), Status: runfmt.StatusComplete,
+		Warnings: []string{"no mutex profile <enabled>"},
+		Config: runfmt.Config{URL: "http://127.0.0.1:8080/search?q=oak", Command: []string{"./tolower", "-addr", "127.0.0.1:8080"},
+			CPUs: 1, MemoryBytes: 512 << 20, WarmupS: 1, Load: map[string]string{"concurrency": "4", "duration": "4s"}},
+		Env:      runfmt.Environment{PerflabVersion: "0.1.0-test", GoVersion: "go1.26", Hostname: "box", HostCores: 2, Kernel: "6.1", CgroupVersion: "v1"},
+		Target:   &runfmt.TargetSummary{CPUCoresMean: 0.98, CPUCoresMax: 1.02, CPUMsPerRequest: 1.234, RSSMaxBytes: 40 << 20, CPULimitCores: 1, MemoryLimitBytes: 512 << 20, ThrottledPct: 40, Source: "cgroup-v1", CPUBound: true, Verdict: "CPU-bound at its budget"},
+		GC:       &runfmt.GCSummary{Count: 12, CPUPct: 8.5, PauseP50Ms: 0.05, PauseP99Ms: 0.4, HeapMaxMB: 12},
+		Profiles: []runfmt.ProfileRef{{Type: "cpu", Source: "pprof", File: "profiles/cpu.pb.gz", Seconds: 4, Samples: 390}},
+		Hot: []runfmt.HotFunc{
+			{Function: "main.search", FlatPct: 1, CumPct: 80, CPUUsPerRequest: 10, CumUsPerRequest: 990, UserCode: true, AttributedUsReq: 985, AttributedSample: "strings.ToLower"},
+			{Function: "main.handler.func1", CumPct: 85, CumUsPerRequest: 1050, UserCode: true, AttributedUsReq: 40},
+			{Function: "strings.ToLower", FlatPct: 60, CumPct: 75},
+		},
+		Allocs: []runfmt.AllocFunc{{Function: "main.search", UserCode: true, BytesPerRequest: 300 << 10, ObjectsPerRequest: 5000}},
+		Findings: []runfmt.Finding{
+			{Kind: "cpu-bound", Title: "CPU-bound: 0.98 cores used of a 1-core budget", Detail: "each request costs 1.23 ms", CostUsPerRequest: 1234},
+			{Kind: "hot-user-function", Title: "main.search: 80% of CPU, mostly in strings.ToLower", Detail: "start here <now>", Functions: []string{"main.search", "strings.ToLower"}, CostUsPerRequest: 985, Share: 0.8},
+		},
+	}
+	l := &runfmt.LoadResult{Model: "closed", Requests: 3200, Errors: 3, DurationS: 4.02, RPS: 796,
+		Latency: runfmt.Latency{Mean: 5, P50: 4.8, P95: 9, P99: 12.5, Max: 30}}
+	for i := range 5 {
+		cores, rss, thr := 0.95+0.01*float64(i), int64(38+i)<<20, 35.0+float64(i)
+		l.Series = append(l.Series, runfmt.SeriesPoint{T: float64(i), Requests: int64(800 - i), Errors: int64(i % 2), P50: 4.8, P99: 12 + float64(i),
+			CPUCores: &cores, RSSBytes: &rss, ThrottledPct: &thr})
+	}
+	l.Series[4].Requests = 10 // the last, partial second
+	r.Load = l
+	return r
+}
+
+// sampleFlame is a flame page of a small CPU profile.
+func sampleFlame(t *testing.T) []byte {
+	t.Helper()
+	fn := func(id uint64, name string) *profile.Function {
+		return &profile.Function{ID: id, Name: name, SystemName: name}
+	}
+	fs := []*profile.Function{fn(1, "main.search"), fn(2, "strings.ToLower"), fn(3, "main.handler.func1"), fn(4, "net/http.(*conn).serve")}
+	locs := make([]*profile.Location, len(fs))
+	for i, f := range fs {
+		locs[i] = &profile.Location{ID: uint64(i + 1), Line: []profile.Line{{Function: f, Line: 10}}}
+	}
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType: &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}, Period: 10_000_000,
+		Function: fs, Location: locs,
+		Sample: []*profile.Sample{
+			{Location: []*profile.Location{locs[1], locs[0], locs[2], locs[3]}, Value: []int64{300, 3_000_000_000}},
+			{Location: []*profile.Location{locs[0], locs[2], locs[3]}, Value: []int64{20, 200_000_000}},
+			{Location: []*profile.Location{locs[3]}, Value: []int64{70, 700_000_000}},
+		},
+	}
+	var b bytes.Buffer
+	if err := analysis.WriteFlameHTML(&b, p, analysis.FlameOptions{Title: "cpu", Requests: 3200}); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestWriteHTMLContent(t *testing.T) {
+	var b bytes.Buffer
+	flame := sampleFlame(t)
+	if err := WriteHTML(&b, sampleRun(), flame); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		"<title>perflab: tolower (20260101-120000-tolower)</title>",
+		`<span class="badge ok">complete</span>`,
+		"796.0 req/s", "4.80 ms", "12.5 ms", "1.234 ms", "0.98 cores", "40.0%", "8.5%", "300.0 KiB",
+		"CPU-bound at its budget",
+		"main.search: 80% of CPU, mostly in strings.ToLower", "985.0 µs CPU/request", "start here &lt;now&gt;",
+		"(mostly strings.ToLower)",
+		`<svg class="chart"`, "Throughput", "Latency", "Target CPU", "Resident memory", "CPU throttling", "budget 1",
+		`<iframe class="flame"`, `sandbox="allow-scripts"`,
+		"concurrency=4 duration=4s", "no mutex profile &lt;enabled&gt;",
+		`<a href="profiles/cpu.pb.gz">`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	// Only user code is listed as hot.
+	if strings.Contains(page, `<td class="fn">strings.ToLower`) {
+		t.Error("a standard-library function is listed among the hot user functions")
+	}
+	// Self-contained: nothing is fetched from the network.
+	if m := regexp.MustCompile(`(?i)(src|href)="(https?:)?//`).FindString(page); m != "" {
+		t.Errorf("report refers to the network: %s", m)
+	}
+	// The flame page is in srcdoc, escaped, and unescapes to the page itself.
+	m := regexp.MustCompile(`srcdoc="([^"]*)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no srcdoc")
+	}
+	if got := html.UnescapeString(m[1]); got != string(flame) {
+		t.Errorf("srcdoc unescapes to %d bytes, want the %d-byte flame page", len(got), len(flame))
+	}
+	// The partial last second is not drawn: 4 points per series.
+	if n := strings.Count(page, "<title>requests/s at "); n != 4 {
+		t.Errorf("throughput chart has %d points, want 4", n)
+	}
+}
+
+func TestWriteHTMLPartialWithoutData(t *testing.T) {
+	r := &runfmt.Run{Name: "x", ID: "id", Status: runfmt.StatusPartial, PartialReason: "the service exited during the warm-up"}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`<span class="badge partial">partial</span>`, "the service exited during the warm-up", "No findings"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, unwanted := range []string{"<iframe", "<svg", `id="hot"`} {
+		if strings.Contains(page, unwanted) {
+			t.Errorf("report of a run without data has %q", unwanted)
+		}
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	for _, tc := range []struct {
+		max  float64
+		want string
+	}{{0, "[0 1]"}, {1, "[0 0.25 0.5 0.75 1]"}, {796, "[0 200 400 600 800]"}, {1.02, "[0 0.5 1 1.5]"}, {12.5, "[0 5 10 15]"}} {
+		if got := strings.Join(strings.Fields(fmtSlice(niceTicks(tc.max))), " "); got != tc.want {
+			t.Errorf("niceTicks(%g) = %s, want %s", tc.max, got, tc.want)
+		}
+	}
+}
+
+func fmtSlice(v []float64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = unitPlain("")(x)
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+// TestHTMLScreenshot renders the report in headless Chromium and checks it
+// paints (a screenshot that is not blank); the PNG is kept in the test's
+// temp dir, or in $PERFLAB_SCREENSHOT when set, for a person to look at.
+func TestHTMLScreenshot(t *testing.T) {
+	chromium := "/usr/bin/chromium"
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skip("headless Chromium test: /usr/bin/chromium not installed (apt-get install -y chromium)")
+	}
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	dir := t.TempDir()
+	var b bytes.Buffer
+	if err := WriteHTML(&b, sampleRun(), sampleFlame(t)); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot := os.Getenv("PERFLAB_SCREENSHOT")
+	if shot == "" {
+		shot = filepath.Join(dir, "report.png")
+	}
+	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+filepath.Join(dir, "profile"),
+		"--window-size=1280,2400", "--virtual-time-budget=3000", "--screenshot="+shot, "file://"+page)
+	if out, err := runTimeout(cmd, 60*time.Second); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, out)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	colours := map[uint32]bool{}
+	bnd := img.Bounds()
+	for y := bnd.Min.Y; y < bnd.Max.Y; y += 7 {
+		for x := bnd.Min.X; x < bnd.Max.X; x += 7 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[r>>11<<10|g>>11<<5|bl>>11] = true
+		}
+	}
+	if len(colours) < 20 {
+		t.Errorf("the screenshot looks blank: %d distinct colours", len(colours))
+	}
+}
+
+// runTimeout runs cmd, killing it after d.
+func runTimeout(cmd *exec.Cmd, d time.Duration) ([]byte, error) {
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	timer := time.AfterFunc(d, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	err := cmd.Wait()
+	return out.Bytes(), err
+}
