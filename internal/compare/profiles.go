@@ -102,29 +102,24 @@ func merge(runs []run, ps []*profile.Profile) (*profile.Profile, int64, error) {
 	return m, int64(mean*float64(len(runs)) + 0.5), nil
 }
 
-// allocsPerRequest is the bytes a run allocated per request: the total of
-// its allocation profile over its requests, or, without the profile, the
-// sum of the allocating functions run.json lists.
+// allocsPerRequest is the bytes a run allocated per request: as recorded in
+// run.json, else the total of its allocation profile divided by requests.
 func allocsPerRequest(r run) (float64, bool) {
-	if r.allocs != nil {
-		i := sampleIndex(r.allocs, "alloc_space")
-		if i < 0 {
-			return 0, false
-		}
-		var total int64
-		for _, s := range r.allocs.Sample {
-			total += s.Value[i]
-		}
-		return float64(total) / float64(r.r.Load.Requests), true
+	if r.r.AllocBytesPerRequest > 0 {
+		return r.r.AllocBytesPerRequest, true
 	}
-	if len(r.r.Allocs) == 0 {
+	if r.allocs == nil || r.r.Load.Requests == 0 {
 		return 0, false
 	}
-	var sum float64
-	for _, a := range r.r.Allocs {
-		sum += a.BytesPerRequest
+	i := sampleIndex(r.allocs, "alloc_space")
+	if i < 0 {
+		return 0, false
 	}
-	return sum, true
+	var total int64
+	for _, s := range r.allocs.Sample {
+		total += s.Value[i]
+	}
+	return float64(total) / float64(r.r.Load.Requests), true
 }
 
 func sampleIndex(p *profile.Profile, typ string) int {

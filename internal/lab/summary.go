@@ -2,6 +2,8 @@ package lab
 
 import (
 	"runtime"
+
+	"github.com/google/pprof/profile"
 	"time"
 
 	"perflab/internal/analysis"
@@ -65,6 +67,10 @@ func (s *session) summarize() {
 	}
 	if p.allocs != nil {
 		r.Allocs = analysis.AllocTop(p.allocs, requests, allocRows)
+		if requests > 0 {
+			r.AllocBytesPerRequest = float64(sampleTotal(p.allocs, "alloc_space")) / float64(requests)
+			r.AllocObjectsPerRequest = float64(sampleTotal(p.allocs, "alloc_objects")) / float64(requests)
+		}
 	}
 	r.Findings = analysis.Findings(analysis.FindingInput{
 		CPU: p.cpu, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
@@ -72,6 +78,21 @@ func (s *session) summarize() {
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
 		Target: r.Target, GC: r.GC, Load: r.Load,
 	})
+}
+
+// sampleTotal sums a profile's values of the named sample type.
+func sampleTotal(p *profile.Profile, typ string) int64 {
+	for i, st := range p.SampleType {
+		if st.Type != typ {
+			continue
+		}
+		var total int64
+		for _, s := range p.Sample {
+			total += s.Value[i]
+		}
+		return total
+	}
+	return 0
 }
 
 func cpuSeconds(t *runfmt.TargetSummary) float64 {

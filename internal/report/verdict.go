@@ -32,13 +32,8 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 		}
 		p.f("\n")
 	}
-	if len(r.Allocs) > 0 {
-		var bytes, objs float64
-		for _, a := range r.Allocs {
-			bytes += a.BytesPerRequest
-			objs += a.ObjectsPerRequest
-		}
-		p.f("  Allocations:\t%s and %.0f objects per request (top %d functions)\n", FormatBytes(bytes), objs, len(r.Allocs))
+	if r.AllocBytesPerRequest > 0 {
+		p.f("  Allocations:\t%s and %.0f objects per request\n", FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest)
 	}
 	p.findings(r.Findings)
 	p.hot(r.Hot)

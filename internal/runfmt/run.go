@@ -30,9 +30,13 @@ type Run struct {
 	Profiles []ProfileRef   `json:"profiles,omitempty"`
 	Hot      []HotFunc      `json:"hot,omitempty"`
 	Allocs   []AllocFunc    `json:"allocs,omitempty"`
-	GC       *GCSummary     `json:"gc,omitempty"`
-	Findings []Finding      `json:"findings,omitempty"`
-	FindMax  *FindMax       `json:"find_max,omitempty"`
+	// AllocBytesPerRequest and AllocObjectsPerRequest are the allocation
+	// profile's totals for the window divided by the requests.
+	AllocBytesPerRequest   float64    `json:"alloc_bytes_per_request,omitempty"`
+	AllocObjectsPerRequest float64    `json:"alloc_objects_per_request,omitempty"`
+	GC                     *GCSummary `json:"gc,omitempty"`
+	Findings               []Finding  `json:"findings,omitempty"`
+	FindMax                *FindMax   `json:"find_max,omitempty"`
 }
 
 // Config records how the run was asked for, so two runs can be checked for
