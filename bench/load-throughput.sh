@@ -23,6 +23,7 @@ trap cleanup EXIT
 taskset -c 1 "$work/hello" -addr 127.0.0.1:18181 -pprof-addr 127.0.0.1:0 >/dev/null 2>&1 & pids+=($!)
 mkdir -p "$work/www" && printf 'hello, world\n' > "$work/www/index.html"
 cat > "$work/nginx.conf" <<CONF
+user root;
 worker_processes 1;
 daemon off;
 pid $work/nginx.pid;

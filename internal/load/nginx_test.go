@@ -1,0 +1,89 @@
+package load
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startNginx serves dir on a free loopback port with Debian's nginx, or
+// skips the test when nginx is not installed.
+func startNginx(t *testing.T, dir string) string {
+	t.Helper()
+	bin, err := exec.LookPath("nginx")
+	if err != nil {
+		if bin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
+			t.Skip("nginx not installed (apt-get install nginx-light): skipping the nginx test")
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	work := t.TempDir()
+	conf := fmt.Sprintf(`user root;
+worker_processes 1;
+daemon off;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path %[1]s;
+  proxy_temp_path %[1]s;
+  fastcgi_temp_path %[1]s;
+  uwsgi_temp_path %[1]s;
+  scgi_temp_path %[1]s;
+  server { listen %[2]s; root %[3]s; keepalive_requests 100000; }
+}
+`, work, addr, dir)
+	confPath := filepath.Join(work, "nginx.conf")
+	os.WriteFile(confPath, []byte(conf), 0o644)
+	cmd := exec.Command(bin, "-c", confPath, "-p", work)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return "http://" + addr
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	b, _ := os.ReadFile(filepath.Join(work, "error.log"))
+	t.Fatalf("nginx did not start: %s", b)
+	return ""
+}
+
+func TestAgainstNginx(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "index.html"), []byte("hello, world\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "big.bin"), []byte(strings.Repeat("z", 1<<20)), 0o644)
+	base := startNginx(t, dir)
+	forEachEngine(t, func(t *testing.T, engine string) {
+		r := attack(t, Config{engine: engine, Targets: target(t, base+"/index.html"), Concurrency: 8, Requests: 2000})
+		if r.Errors != 0 || r.Status["200"] != 2000 || r.BytesIn != 2000*13 {
+			t.Errorf("small file: errors %v, status %v, bytes %d", r.ErrorSamples, r.Status, r.BytesIn)
+		}
+		r = attack(t, Config{engine: engine, Targets: target(t, base+"/big.bin"), Concurrency: 2, Requests: 50})
+		if r.Errors != 0 || r.BytesIn != 50<<20 {
+			t.Errorf("1 MiB file: errors %v, bytes %d", r.ErrorSamples, r.BytesIn)
+		}
+		r = attack(t, Config{engine: engine, Targets: target(t, base+"/missing"), Concurrency: 2, Requests: 20})
+		if r.Status["404"] != 20 || r.Errors != 0 {
+			t.Errorf("404: status %v errors %v", r.Status, r.ErrorKinds)
+		}
+		r = attack(t, Config{engine: engine, Targets: target(t, base+"/index.html"), Rate: 500, Duration: time.Second})
+		if r.Errors != 0 || r.Requests != 500 {
+			t.Errorf("open model: requests %d errors %v", r.Requests, r.ErrorSamples)
+		}
+	})
+}
