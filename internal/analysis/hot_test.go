@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"github.com/google/pprof/profile"
 	"math"
 	"testing"
 )
@@ -111,3 +112,32 @@ func TestDeltas(t *testing.T) {
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+func TestAsyncPreemptIsChargedToTheInterruptedFunction(t *testing.T) {
+	fn := func(id uint64, name string) *profile.Function { return &profile.Function{ID: id, Name: name} }
+	loc := func(id uint64, f *profile.Function) *profile.Location {
+		return &profile.Location{ID: id, Line: []profile.Line{{Function: f}}}
+	}
+	pre, work, main := fn(1, "runtime.asyncPreempt"), fn(2, "main.work"), fn(3, "main.main")
+	lPre, lWork, lMain := loc(1, pre), loc(2, work), loc(3, main)
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "cpu", Unit: "nanoseconds"}},
+		Sample: []*profile.Sample{
+			{Location: []*profile.Location{lPre, lWork, lMain}, Value: []int64{30}},
+			{Location: []*profile.Location{lWork, lMain}, Value: []int64{70}},
+		},
+		Location: []*profile.Location{lPre, lWork, lMain}, Function: []*profile.Function{pre, work, main},
+	}
+	tab, err := Top(p, TopOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Rows[0].Function != "main.work" || tab.Rows[0].Flat != 100 {
+		t.Errorf("top row %+v; want main.work with all 100", tab.Rows[0])
+	}
+	for _, r := range tab.Rows {
+		if r.Function == "runtime.asyncPreempt" {
+			t.Errorf("asyncPreempt still has a row: %+v", r)
+		}
+	}
+}

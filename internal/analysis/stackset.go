@@ -94,8 +94,14 @@ func (b *stackBuilder) function(name, file string) int32 {
 }
 
 // add adds values for the stack frames (leaf first), merging equal stacks.
+// A leaf in the runtime's asynchronous preemption handler is dropped: the
+// sample landed while the scheduler was interrupting the function below it,
+// whose cost it is.
 func (b *stackBuilder) add(frames []int32, vals []int64) {
 	s := b.set
+	for len(frames) > 1 && preemptFrames[s.funcs[frames[0]].Name] {
+		frames = frames[1:]
+	}
 	nv := len(s.sampleTypes)
 	b.key = b.key[:0]
 	for _, f := range frames {
@@ -118,6 +124,9 @@ func (b *stackBuilder) add(frames []int32, vals []int64) {
 		s.vals = append(s.vals, v)
 	}
 }
+
+// preemptFrames are the runtime's asynchronous preemption entry points.
+var preemptFrames = map[string]bool{"runtime.asyncPreempt": true, "runtime.asyncPreempt2": true}
 
 // locationName names a location without symbols, as pprof does.
 func locationName(addr uint64, mappingFile string) string {

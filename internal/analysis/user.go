@@ -60,10 +60,19 @@ func IsUserFunc(name, file string) bool {
 	if strings.HasPrefix(name, "type:.") || strings.HasPrefix(name, "type..") {
 		return false
 	}
-	if !strings.Contains(name, ".") && isGoStdFile(file) {
+	if !strings.Contains(name, ".") && (isGoStdFile(file) || goAsmHelpers[name]) {
 		return false // runtime assembly such as gcWriteBarrier, memeqbody
 	}
 	return !isGoStd(name)
+}
+
+// goAsmHelpers are the Go runtime's assembly routines that symbolise without
+// a package path (in perf profiles of Go binaries, which carry no file).
+var goAsmHelpers = map[string]bool{
+	"indexbody": true, "indexbytebody": true, "memeqbody": true, "cmpbody": true,
+	"countbody": true, "gcWriteBarrier": true, "memmove": true, "memclrNoHeapPointers": true,
+	"aeshashbody": true, "callRet": true, "gogo": true, "mcall": true, "morestack": true,
+	"asmcgocall": true, "systemstack": true, "systemstack_switch": true,
 }
 
 // goStdRoots are the first path elements of the Go standard library
@@ -118,7 +127,7 @@ func isGoStdFile(file string) bool {
 var systemLibs = []string{
 	"libc.so", "libc-", "ld-linux", "ld-musl", "libpthread", "libm.so",
 	"libdl", "librt", "libpython", "libruby", "libstdc++", "libgcc_s",
-	"linux-vdso", "[vdso]", "vmlinux",
+	"linux-vdso", "[vdso]", "vmlinux", "[kernel", "[unknown]",
 }
 
 func isSystemLib(file string) bool {

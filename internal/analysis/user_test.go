@@ -12,6 +12,10 @@ func TestIsUserFunc(t *testing.T) {
 		want       bool
 	}{
 		{"main.handler", "/app/main.go", true},
+		{"schedule", "[kernel.kallsyms]", false},
+		{"finish_task_switch.isra.0", "[kernel.kallsyms]", false},
+		{"indexbody", "", false},
+		{"hot_loop", "/srv/app/bin/server", true},
 		{"main.(*server).handle", "", true},
 		{"github.com/x/y.F", "", true},
 		{"perflab/internal/demo.(*Server).search", "", true},

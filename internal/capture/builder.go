@@ -87,11 +87,18 @@ func (b *builder) location(f frame) *profile.Location {
 	if loc, ok := b.locs[f]; ok {
 		return loc
 	}
+	// Without a source file, the function's file names its binary or
+	// library ([kernel.kallsyms], libc.so.6...): analysis reads it to tell
+	// the user's code from the system's.
+	file := f.file
+	if file == "" {
+		file = f.dso
+	}
 	loc := &profile.Location{
 		ID:      uint64(len(b.p.Location) + 1),
 		Address: f.addr,
 		Mapping: b.mapping(f.dso),
-		Line:    []profile.Line{{Function: b.function(f.name, f.file), Line: f.line}},
+		Line:    []profile.Line{{Function: b.function(f.name, file), Line: f.line}},
 	}
 	b.locs[f] = loc
 	b.p.Location = append(b.p.Location, loc)

@@ -82,9 +82,7 @@ func (s *session) summarizeProfile() {
 		}
 		r.Target = &ts
 	}
-	if gc := s.gc.Summary(from, to, cpuSeconds(r.Target)); gc.Count > 0 {
-		r.GC = &gc
-	}
+	r.GC = s.gcSummary(from, to)
 	if p.cpu != nil {
 		r.Hot = analysis.Hot(p.cpu, 0, hotRows)
 	}

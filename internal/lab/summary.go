@@ -49,14 +49,7 @@ func (s *session) summarize() {
 		addTargetSeries(r.Load.Series, s.sampler.Samples(), from)
 	}
 	p := s.prof
-	if gc := s.gc.Summary(from, to, cpuSeconds(r.Target)); gc.Count > 0 {
-		gc.GCTraceCPUPct, gc.CPUPctSource = gc.CPUPct, "gctrace"
-		if share, ok := analysis.GCShare(p.cpu); ok && p.cpu != nil {
-			gc.CPUPct, gc.CPUPctSource = 100*share, "cpu-profile"
-		}
-		gc.GOGC = envValue(s.cfg.Env, "GOGC")
-		r.GC = &gc
-	}
+	r.GC = s.gcSummary(from, to)
 	if p.cpu != nil {
 		r.Hot = analysis.Hot(p.cpu, requests, hotRows)
 		for i := range r.Profiles {
@@ -93,6 +86,23 @@ func sampleTotal(p *profile.Profile, typ string) int64 {
 		return total
 	}
 	return 0
+}
+
+// gcSummary is the GC of the window: counts, pauses and heap from gctrace,
+// the CPU share from the CPU profile when there is one (nil without gctrace).
+func (s *session) gcSummary(from, to time.Time) *runfmt.GCSummary {
+	gc := s.gc.Summary(from, to, cpuSeconds(s.run.Target))
+	if gc.Count == 0 {
+		return nil
+	}
+	gc.GCTraceCPUPct, gc.CPUPctSource = gc.CPUPct, "gctrace"
+	if s.prof != nil && s.prof.cpu != nil {
+		if share, ok := analysis.GCShare(s.prof.cpu); ok {
+			gc.CPUPct, gc.CPUPctSource = 100*share, "cpu-profile"
+		}
+	}
+	gc.GOGC = envValue(s.cfg.Env, "GOGC")
+	return &gc
 }
 
 func cpuSeconds(t *runfmt.TargetSummary) float64 {

@@ -47,16 +47,26 @@ func Window(samples []Sample, from, to time.Time, limitCores float64, hostCores 
 		sum.MemoryMaxBytes = max(sum.MemoryMaxBytes, s.MemoryBytes)
 		sum.ThreadsMax = max(sum.ThreadsMax, s.Threads)
 	}
-	if len(w) < 2 {
+	// CPU over exactly [from, to], interpolated between the samples around
+	// each end: the samples inside the window alone miss up to one sampling
+	// interval at each end, while the requests counted cover all of it.
+	var lo, hi time.Time
+	if len(samples) > 0 {
+		lo, hi = maxTime(from, samples[0].T), minTime(to, samples[len(samples)-1].T)
+	}
+	wall := hi.Sub(lo).Seconds()
+	if len(samples) < 2 || wall <= 0 {
 		sum.Verdict = fmt.Sprintf("not enough samples to judge CPU use (%d in the window)", len(w))
 		return sum
 	}
-	first, last := w[0], w[len(w)-1]
-	wall := last.T.Sub(first.T).Seconds()
-	sum.CPUSeconds = max(last.CPUSeconds-first.CPUSeconds, 0)
-	if wall > 0 {
-		sum.CPUCoresMean = sum.CPUSeconds / wall
+	sum.CPUSeconds = max(cpuAt(samples, hi)-cpuAt(samples, lo), 0)
+	sum.CPUCoresMean = sum.CPUSeconds / wall
+	sum.CPUCoresP95, sum.CPUCoresMax = sum.CPUCoresMean, sum.CPUCoresMean
+	if len(w) < 2 {
+		sum.CPUBound, sum.Verdict = verdict(sum.CPUCoresMean, 0, limitCores, hostCores)
+		return sum
 	}
+	first, last := w[0], w[len(w)-1]
 	cores := intervalCores(w)
 	sum.CPUCoresP95 = percentile(cores, 0.95)
 	sum.CPUCoresMax = slices.Max(cores)
@@ -66,6 +76,38 @@ func Window(samples []Sample, from, to time.Time, limitCores float64, hostCores 
 	sum.ThrottledSeconds = max(last.ThrottledSeconds-first.ThrottledSeconds, 0)
 	sum.CPUBound, sum.Verdict = verdict(sum.CPUCoresMean, sum.ThrottledPct, limitCores, hostCores)
 	return sum
+}
+
+// cpuAt is the service's cumulative CPU seconds at t, interpolated linearly
+// between the samples around it (samples are in time order).
+func cpuAt(samples []Sample, t time.Time) float64 {
+	i, _ := slices.BinarySearchFunc(samples, t, func(s Sample, t time.Time) int { return s.T.Compare(t) })
+	switch {
+	case i == 0:
+		return samples[0].CPUSeconds
+	case i == len(samples):
+		return samples[i-1].CPUSeconds
+	}
+	a, b := samples[i-1], samples[i]
+	span := b.T.Sub(a.T).Seconds()
+	if span <= 0 {
+		return b.CPUSeconds
+	}
+	return a.CPUSeconds + (b.CPUSeconds-a.CPUSeconds)*t.Sub(a.T).Seconds()/span
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // intervalCores is the cores used between consecutive samples.

@@ -75,3 +75,22 @@ func TestWindowSelectsAndP95(t *testing.T) {
 		t.Errorf("empty window: %+v", w)
 	}
 }
+
+func TestWindowInterpolatesItsEnds(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	var samples []Sample
+	for i := 0; i <= 4; i++ {
+		samples = append(samples, Sample{T: t0.Add(time.Duration(i) * time.Second), CPUSeconds: 0.5 * float64(i)})
+	}
+	// [0.5s, 2.5s] holds samples at 1s and 2s only (0.5 CPU s between them),
+	// but the service used 1 CPU second over the whole window.
+	w := Window(samples, t0.Add(500*time.Millisecond), t0.Add(2500*time.Millisecond), 0, 2)
+	if math.Abs(w.CPUSeconds-1.0) > 1e-9 || math.Abs(w.CPUCoresMean-0.5) > 1e-9 {
+		t.Errorf("CPU seconds %v, mean cores %v; want 1.0 and 0.5", w.CPUSeconds, w.CPUCoresMean)
+	}
+	// A window past the last sample (the service exited) stops at it.
+	w = Window(samples, t0.Add(3500*time.Millisecond), t0.Add(9*time.Second), 0, 2)
+	if math.Abs(w.CPUSeconds-0.25) > 1e-9 {
+		t.Errorf("CPU seconds past the end %v; want 0.25", w.CPUSeconds)
+	}
+}
