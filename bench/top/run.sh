@@ -1,5 +1,5 @@
 #!/bin/sh
-# Benchmark `perflab top` (bench/top/cmd, the same code path) against
+# Benchmark `perflab top` against
 # `go tool pprof -top` on a large generated CPU profile: wall time and peak
 # memory (max RSS) from /usr/bin/time -v, 5 runs each, medians and ratios.
 #
@@ -14,7 +14,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
 go build -o "$dir/gen" ./bench/top/gen
-go build -o "$dir/top" ./bench/top/cmd
+go build -o "$dir/perflab" ./cmd/perflab
 "$dir/gen" -o "$dir/big.pb.gz" -samples "$samples" -stacks "$stacks" "$@"
 echo "profile: $samples samples, $stacks stacks $*, $(stat -c %s "$dir/big.pb.gz") bytes gzipped"
 pprof_tool=$(go tool -n pprof) # the binary `go tool pprof` runs, without the go command's startup
@@ -38,8 +38,9 @@ measure() {
 	echo "$w $m" >"$dir/$name.median"
 }
 
-measure perflab-top "$dir/top" "$dir/big.pb.gz"
-measure perflab-top-user "$dir/top" -user -requests 10000 "$dir/big.pb.gz"
+measure perflab-top "$dir/perflab" top "$dir/big.pb.gz"
+measure perflab-top-user "$dir/perflab" top --user --requests 10000 "$dir/big.pb.gz"
+measure perflab-flame "$dir/perflab" flame -o "$dir/flame.html" "$dir/big.pb.gz"
 measure go-tool-pprof-top go tool pprof -top "$dir/big.pb.gz"
 measure pprof-binary-top "$pprof_tool" -top "$dir/big.pb.gz"
 
@@ -52,3 +53,13 @@ ratio() {
 ratio go-tool-pprof-top perflab-top
 ratio pprof-binary-top perflab-top
 ratio go-tool-pprof-top perflab-top-user
+echo "flame page: $(stat -c %s "$dir/flame.html") bytes"
+if command -v chromium >/dev/null; then
+	# First draw of the flame page in headless Chromium, as the page itself
+	# records it (performance.now() at its first draw, in data-first-draw-ms).
+	chromium --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
+		--disable-sync --no-first-run --user-data-dir="$dir/chrome" --virtual-time-budget=5000 \
+		--dump-dom "file://$dir/flame.html" 2>/dev/null >"$dir/dom.html" || true
+	ms=$(sed -n 's/.*data-first-draw-ms="\([0-9]*\)".*/\1/p' "$dir/dom.html" | head -1)
+	echo "flame page first draw in headless Chromium: ${ms:-?} ms after navigation start"
+fi
