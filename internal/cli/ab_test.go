@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
+	"perflab/internal/labtest"
 	"strings"
 	"testing"
 	"time"
@@ -21,36 +18,6 @@ func testEnv() (Env, *bytes.Buffer, *bytes.Buffer) {
 	return Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}, &out, &errb
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// buildService builds a test service from testdata/services into a
-// temporary directory.
-func buildService(t *testing.T, name string) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), name)
-	cmd := exec.Command("go", "build", "-o", bin, "./testdata/services/"+name)
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building %s: %v\n%s", name, err, out)
-	}
-	return bin
-}
-
-func requireCgroups(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("ab runs the service under a --cpus budget: needs root for cgroups")
-	}
-}
-
 // TestABAcceptance is the acceptance test of issue 5: on the tolower test
 // service, buggy against fixed, 5 interleaved runs a side must report a
 // significant drop of CPU per request, name main.search as the top gainer,
@@ -59,9 +26,9 @@ func TestABAcceptance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 10 real runs (~35 s)")
 	}
-	requireCgroups(t)
-	bin := buildService(t, "tolower")
-	api, pp := freeAddr(t), freeAddr(t)
+	labtest.RequireRoot(t, "ab runs the service under a --cpus budget (cgroups)")
+	bin := labtest.BuildService(t, "tolower")
+	api, pp := labtest.FreeAddr(t), labtest.FreeAddr(t)
 	dir := t.TempDir()
 	svc := bin + " -addr " + api + " -pprof-addr " + pp
 	env, out, errb := testEnv()

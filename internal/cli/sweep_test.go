@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"perflab/internal/labtest"
 	"strings"
 	"testing"
 
@@ -13,9 +14,9 @@ func TestSweepCmd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 4 real runs (~10 s)")
 	}
-	requireCgroups(t)
-	bin := buildService(t, "tolower")
-	api, pp := freeAddr(t), freeAddr(t)
+	labtest.RequireRoot(t, "sweep runs the service under a --cpus budget (cgroups)")
+	bin := labtest.BuildService(t, "tolower")
+	api, pp := labtest.FreeAddr(t), labtest.FreeAddr(t)
 	env, out, errb := testEnv()
 	code := Main(context.Background(), []string{"sweep", "--json", "--quiet", "--dir", t.TempDir(),
 		"--env", "GOGC=25,off", "--env", "TZ=UTC", "--runs", "2", "-d", "1s", "--warmup", "0", "--cpus", "1", "-c", "2",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"perflab/internal/labtest"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 
 // shortConfig is a half-second run of the test binary as a service.
 func shortConfig(t *testing.T) Config {
-	cfg := testConfig(t, freePort(t))
+	cfg := testConfig(t, labtest.FreeAddr(t))
 	cfg.Load.Duration = 500 * time.Millisecond
 	return cfg
 }

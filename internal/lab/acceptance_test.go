@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"perflab/internal/labtest"
 	"slices"
 	"strings"
 	"sync"
@@ -80,7 +81,7 @@ func acceptanceConfig(t *testing.T, addr, path string, command ...string) Config
 
 // goService is the config of a Go test service, profiled via its pprof port.
 func goService(t *testing.T, name, path string) Config {
-	addr, pprofAddr := freePort(t), freePort(t)
+	addr, pprofAddr := labtest.FreeAddr(t), labtest.FreeAddr(t)
 	cfg := acceptanceConfig(t, addr, path, acceptanceBinary(t, name), "-addr", addr, "-pprof-addr", pprofAddr)
 	cfg.Pprof, cfg.Profiler = "http://"+pprofAddr, ProfilerPprof
 	return cfg
@@ -147,7 +148,7 @@ func TestAcceptancePlantedCosts(t *testing.T) {
 		if _, err := exec.LookPath("py-spy"); err != nil {
 			profiler = ProfilerPerf // perf sees the interpreter's frames only with -X perf
 		}
-		addr := freePort(t)
+		addr := labtest.FreeAddr(t)
 		script, _ := filepath.Abs("../../testdata/services/pyhot/server.py")
 		command := []string{python, script, "--addr", addr}
 		if profiler == ProfilerPerf {
@@ -231,7 +232,7 @@ func TestAcceptanceCPUPerRequestAccuracy(t *testing.T) {
 		t.Skip("acceptance: runs a test service under load for seconds")
 	}
 	const burnUs = 5000
-	addr, pprofAddr := freePort(t), freePort(t)
+	addr, pprofAddr := labtest.FreeAddr(t), labtest.FreeAddr(t)
 	cfg := acceptanceConfig(t, addr, fmt.Sprintf("/burn?us=%d", burnUs), acceptanceBinary(t, "cpuburn"), "-addr", addr, "-pprof-addr", pprofAddr)
 	cfg.Budget = target.Budget{CPUs: 2}
 	cfg.Load.Concurrency, cfg.Load.Duration = 1, 4*time.Second

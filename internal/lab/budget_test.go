@@ -2,29 +2,17 @@ package lab
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
+	"perflab/internal/labtest"
 	"testing"
 	"time"
 
 	"perflab/internal/target"
 )
 
-// buildService builds a test service of testdata/services into a temp dir.
-func buildService(t *testing.T, name string) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), name)
-	out, err := exec.Command("go", "build", "-o", bin, "perflab/testdata/services/"+name).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build %s: %v\n%s", name, err, out)
-	}
-	return bin
-}
-
 // burnConfig runs cpuburn (each request burns 2 ms of CPU) under a budget.
 func burnConfig(t *testing.T, cpus float64, concurrency int) Config {
-	bin := buildService(t, "cpuburn")
-	addr, pprofAddr := freePort(t), freePort(t)
+	bin := labtest.BuildService(t, "cpuburn")
+	addr, pprofAddr := labtest.FreeAddr(t), labtest.FreeAddr(t)
 	cfg := testConfig(t, addr)
 	cfg.Command = []string{bin, "-addr", addr, "-pprof-addr", pprofAddr}
 	cfg.Env = nil

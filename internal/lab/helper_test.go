@@ -2,7 +2,6 @@ package lab
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -44,16 +43,6 @@ func serveTestService(addr string) {
 	http.ListenAndServe(addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("ok\n"))
 	}))
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // testConfig is a short run of the test binary as a service.

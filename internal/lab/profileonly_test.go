@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"net/http"
+	"perflab/internal/labtest"
 	"slices"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ func TestProfileOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("profiles a service for seconds")
 	}
-	addr, pprofAddr := freePort(t), freePort(t)
+	addr, pprofAddr := labtest.FreeAddr(t), labtest.FreeAddr(t)
 	cfg := acceptanceConfig(t, addr, "/search?q=oak", acceptanceBinary(t, "tolower"), "-addr", addr, "-pprof-addr", pprofAddr)
 	cfg.Pprof = "http://" + pprofAddr
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"perflab/internal/labtest"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 )
 
 func TestRunComplete(t *testing.T) {
-	addr := freePort(t)
+	addr := labtest.FreeAddr(t)
 	cfg := testConfig(t, addr)
 	cfg.Warmup = 300 * time.Millisecond
 	res, err := Run(context.Background(), cfg)
@@ -64,7 +65,7 @@ func TestRunFaultsWritePartialRuns(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			addr := freePort(t)
+			addr := labtest.FreeAddr(t)
 			cfg := testConfig(t, addr)
 			tc.mutate(&cfg)
 			start := time.Now()
@@ -93,7 +94,7 @@ func TestRunFaultsWritePartialRuns(t *testing.T) {
 }
 
 func TestRunStopsAServiceThatIgnoresSIGTERMAndItsChildren(t *testing.T) {
-	addr := freePort(t)
+	addr := labtest.FreeAddr(t)
 	cfg := testConfig(t, addr, "PERFLAB_TEST_IGNORE_TERM=1")
 	marker := "perflab-child-" + strings.ReplaceAll(addr, ":", "-")
 	exe := cfg.Command[0]
@@ -114,7 +115,7 @@ func TestRunStopsAServiceThatIgnoresSIGTERMAndItsChildren(t *testing.T) {
 }
 
 func TestRunInterrupted(t *testing.T) {
-	addr := freePort(t)
+	addr := labtest.FreeAddr(t)
 	cfg := testConfig(t, addr)
 	cfg.Load.Duration = 20 * time.Second
 	ctx, cancel := context.WithCancel(context.Background())
@@ -139,7 +140,7 @@ func TestRunInterrupted(t *testing.T) {
 }
 
 func TestRunAttach(t *testing.T) {
-	addr := freePort(t)
+	addr := labtest.FreeAddr(t)
 	exe, _ := os.Executable()
 	svc := exec.Command(exe)
 	svc.Env = append(os.Environ(), "PERFLAB_TEST_SERVICE="+addr, "PERFLAB_TEST_EXIT_AFTER=4s")

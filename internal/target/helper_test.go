@@ -161,17 +161,6 @@ func needCgroup(t *testing.T, p *Process) {
 	}
 }
 
-// freeAddr returns a free 127.0.0.1 port.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // waitLine waits until the service printed a line starting with prefix.
 func waitLine(t *testing.T, p *Process, prefix string, d time.Duration) string {
 	t.Helper()

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"perflab/internal/labtest"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,7 +106,7 @@ func TestKnownCPUProc(t *testing.T) {
 }
 
 func TestMemoryBudget(t *testing.T) {
-	cmd, env := helperCmd(t, "serve", freeAddr(t))
+	cmd, env := helperCmd(t, "serve", labtest.FreeAddr(t))
 	p := launchT(t, LaunchConfig{Command: cmd, Env: env, Budget: Budget{MemoryBytes: 64 << 20}, Name: "mem"})
 	waitLine(t, p, "listening", 5*time.Second)
 	needCgroup(t, p)
@@ -194,7 +195,7 @@ func TestCommandNotFound(t *testing.T) {
 
 func TestExitsAtOnce(t *testing.T) {
 	p := launchT(t, LaunchConfig{Command: []string{"sh", "-c", "echo starting; echo 'fatal: port in use' >&2; exit 3"}})
-	err := WaitReady(t.Context(), "http://"+freeAddr(t)+"/", 10*time.Second, p)
+	err := WaitReady(t.Context(), "http://"+labtest.FreeAddr(t)+"/", 10*time.Second, p)
 	if err == nil || !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "fatal: port in use") {
 		t.Errorf("WaitReady = %v; want the exit status and the last log lines", err)
 	}
@@ -202,7 +203,7 @@ func TestExitsAtOnce(t *testing.T) {
 
 func TestNeverReady(t *testing.T) {
 	p := launchT(t, LaunchConfig{Command: []string{"sh", "-c", "echo warming up; sleep 60"}})
-	url := "http://" + freeAddr(t) + "/health"
+	url := "http://" + labtest.FreeAddr(t) + "/health"
 	err := WaitReady(t.Context(), url, 500*time.Millisecond, p)
 	if err == nil || !strings.Contains(err.Error(), "service not ready after 500ms at "+url) || !strings.Contains(err.Error(), "warming up") {
 		t.Errorf("WaitReady = %v", err)
@@ -210,7 +211,7 @@ func TestNeverReady(t *testing.T) {
 }
 
 func TestReadyAndCrash(t *testing.T) {
-	addr := freeAddr(t)
+	addr := labtest.FreeAddr(t)
 	cmd, env := helperCmd(t, "serve-crash", addr)
 	p := launchT(t, LaunchConfig{Command: cmd, Env: env, Name: "crash"})
 	if err := WaitReady(t.Context(), "http://"+addr+"/", 10*time.Second, p); err != nil {

@@ -1,0 +1,76 @@
+// Package archtest checks perflab's package structure: which internal
+// packages may import which (imports point one way, see the README's
+// layout), and that only cmd/ and cli end the process or use its streams.
+package archtest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// allowed lists, per internal package, the internal packages it may import.
+// A package missing here may import none.
+var allowed = map[string][]string{
+	"cli":      {"lab", "load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "compare", "demo"},
+	"lab":      {"load", "target", "capture", "analysis", "stats", "runfmt", "store", "report"},
+	"compare":  {"analysis", "stats", "runfmt", "store"},
+	"report":   {"analysis", "stats", "runfmt"},
+	"store":    {"runfmt"},
+	"load":     {"runfmt"},
+	"target":   {"runfmt"},
+	"capture":  {"runfmt"},
+	"analysis": {"runfmt"},
+	"stats":    {},
+	"runfmt":   {},
+	"demo":     {},
+}
+
+func TestImportsPointOneWay(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "perflab/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg, imports := fields[0], fields[1:]
+		name, internal := strings.CutPrefix(pkg, "perflab/internal/")
+		for _, imp := range imports {
+			dep, ok := strings.CutPrefix(imp, "perflab/internal/")
+			switch {
+			case !ok:
+				continue
+			case dep == "labtest":
+				t.Errorf("%s imports labtest outside its tests", pkg)
+			case !internal:
+				if pkg != "perflab/cmd/perflab" || dep != "cli" {
+					t.Errorf("%s imports %s: commands go through internal/cli", pkg, imp)
+				}
+			case !contains(allowed[name], dep):
+				t.Errorf("%s imports %s, which it may not (allowed: %v)", pkg, imp, allowed[name])
+			}
+		}
+	}
+}
+
+func TestOnlyCommandsExitOrPrint(t *testing.T) {
+	out, _ := exec.Command("grep", "-rnE", `os\.Exit\(|os\.Std(out|err)\b`, "--include=*.go", "../../internal").Output()
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		file, code, _ := strings.Cut(line, ":")
+		_, code, _ = strings.Cut(code, ":")
+		if line == "" || strings.HasSuffix(file, "_test.go") || strings.Contains(file, "/testdata/") ||
+			strings.HasPrefix(file, "../../internal/cli/") || strings.HasPrefix(strings.TrimSpace(code), "//") {
+			continue
+		}
+		t.Errorf("only cmd/ and internal/cli may exit or use the process's streams: %s", line)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
