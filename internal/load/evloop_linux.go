@@ -63,6 +63,15 @@ type evConn struct {
 	deadline time.Time
 }
 
+// nextTarget is the connection's next request in round robin.
+func (c *evConn) nextTarget(targets []*prepared) *prepared {
+	p := targets[c.next]
+	if c.next++; c.next == len(targets) {
+		c.next = 0
+	}
+	return p
+}
+
 // errTimeout is a request that outlived --timeout in the event loop.
 var errTimeout = fmt.Errorf("no complete response within --timeout: %w", os.ErrDeadlineExceeded)
 
@@ -272,10 +281,7 @@ func (l *evLoop) startNext(c *evConn) {
 		l.live--
 		return
 	}
-	c.p = a.targets[c.next]
-	if c.next++; c.next == len(a.targets) {
-		c.next = 0
-	}
+	c.p = c.nextTarget(a.targets)
 	c.start = time.Now()
 	c.deadline = c.start.Add(a.cfg.Timeout)
 	c.busy, c.retried, c.connect = true, false, 0

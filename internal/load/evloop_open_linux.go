@@ -119,10 +119,7 @@ func (l *evLoop) free(c *evConn) {
 
 func (l *evLoop) startAt(c *evConn, due time.Time) {
 	a := l.a
-	c.p = a.targets[c.next]
-	if c.next++; c.next == len(a.targets) {
-		c.next = 0
-	}
+	c.p = c.nextTarget(a.targets)
 	c.intended, c.start = due, time.Now()
 	c.deadline = c.start.Add(a.cfg.Timeout)
 	c.busy, c.retried, c.connect = true, false, 0

@@ -48,19 +48,18 @@ func (w *worker) interrupt() {
 	}
 }
 
-func (w *worker) nextTarget() (int, *prepared) {
-	i := w.next
-	w.next++
-	if w.next == len(w.a.targets) {
+func (w *worker) nextTarget() *prepared {
+	p := w.a.targets[w.next]
+	if w.next++; w.next == len(w.a.targets) {
 		w.next = 0
 	}
-	return i, w.a.targets[i]
+	return p
 }
 
 // do sends one request. intended is its scheduled start in the open model
 // (the zero time in the closed model, where latency runs from the send).
 func (w *worker) do(intended time.Time) {
-	_, p := w.nextTarget()
+	p := w.nextTarget()
 	o := &w.out
 	*o = outcome{reqBytes: int64(len(p.raw))}
 	if w.h2 != nil {
