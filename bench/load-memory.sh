@@ -24,5 +24,7 @@ wait "$pl"
 python3 - "$work/out.json" "$r1" "$last" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); r1, rn = int(sys.argv[2]), int(sys.argv[3])
-print(f"{d['requests']} requests at {d['rps']:.0f}/s, errors {d['errors']}; RSS {r1 // 1024} MiB at 1 min, {rn // 1024} MiB at the end ({100 * (rn / r1 - 1):+.1f}%)")
+o = d["open"]
+print(f"{d['requests']} requests at {d['rps']:.0f}/s, errors {d['errors']}, up to {o['workers']} connections; "
+      f"RSS {r1 // 1024} MiB at 1 min, {rn // 1024} MiB at the end ({100 * (rn / r1 - 1):+.1f}%)")
 PY
