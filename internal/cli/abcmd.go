@@ -62,6 +62,10 @@ backslashes). Ctrl-C stops after the run under way and compares what finished.`,
 			f.hooks(env, &bc)
 			f.hooks(env, &nc)
 			nc.Name = bc.Name
+			stopNote := context.AfterFunc(cmd.Context(), func() {
+				fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it)")
+			})
+			defer stopNote()
 			b, n, err := lab.AB(cmd.Context(), bc, nc, runs, runLine(env, runs))
 			opt.Expected = []string{"command"}
 			return finishExperiment(env, err, func() error {

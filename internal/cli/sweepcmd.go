@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -50,6 +51,10 @@ compares what finished.`,
 				return err
 			}
 			f.hooks(env, &c)
+			stopNote := context.AfterFunc(cmd.Context(), func() {
+				fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it)")
+			})
+			defer stopNote()
 			groups, err := lab.Sweep(cmd.Context(), c, name, values, runs, runLine(env, runs))
 			return finishExperiment(env, err, func() error { return printSweep(env, f.json, name, values, groups) })
 		},

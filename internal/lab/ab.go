@@ -21,11 +21,10 @@ type RunDone func(arm string, rep int, res *Result, err error)
 // Interleaving spreads drift of the machine (thermal, other load) over
 // both sides instead of biasing one.
 //
-// When ctx is cancelled the run under way is stopped (Run writes it as
-// partial) and left out, no further run starts, and AB returns the runs
-// that finished with ctx's error. A run that produced no load result
-// (the service did not start) ends the experiment with that error; a run
-// that is partial but measured is kept.
+// When ctx is cancelled the run under way finishes, no further run starts,
+// and AB returns the runs that finished with ctx's error. A run that
+// produced no load result (the service did not start) ends the experiment
+// with that error; a run that is partial but measured is kept.
 func AB(ctx context.Context, base, new Config, runs int, done RunDone) (baseRes, newRes []*Result, err error) {
 	if runs < 1 {
 		return nil, nil, fmt.Errorf("ab: runs %d: want at least 1", runs)
@@ -54,7 +53,9 @@ func named(c Config, name string) Config {
 }
 
 // interleave runs each arm once per repetition, in order, and groups the
-// results by arm.
+// results by arm. Cancelling ctx lets the run under way finish (it is kept)
+// and starts no other; the caller's second Ctrl-C, which ends the process,
+// is the way to abort a run midway.
 func interleave(ctx context.Context, arms []arm, runs int, done RunDone) ([][]*Result, error) {
 	groups := make([][]*Result, len(arms))
 	for rep := range runs {
@@ -62,17 +63,13 @@ func interleave(ctx context.Context, arms []arm, runs int, done RunDone) ([][]*R
 			if err := ctx.Err(); err != nil {
 				return groups, err
 			}
-			res, err := Run(ctx, a.cfg)
+			res, err := Run(context.WithoutCancel(ctx), a.cfg)
 			measured := res != nil && res.Run.Load != nil
-			interrupted := ctx.Err() != nil && (err != nil || !measured || res.Run.Load.Interrupted)
-			if measured && !interrupted {
+			if measured {
 				groups[i] = append(groups[i], res)
 			}
 			if done != nil {
 				done(a.label, rep, res, err)
-			}
-			if ctx.Err() != nil {
-				return groups, ctx.Err() // an interrupted run is kept on disk only
 			}
 			if !measured {
 				if err == nil {
@@ -82,5 +79,5 @@ func interleave(ctx context.Context, arms []arm, runs int, done RunDone) ([][]*R
 			}
 		}
 	}
-	return groups, nil
+	return groups, ctx.Err()
 }

@@ -190,9 +190,9 @@ func (p *profileSet) sample(ctx context.Context, seconds float64) {
 	pid := p.s.proc.PID()
 	switch p.mode {
 	case ProfilerPySpy:
-		prof, err = capture.PySpyRecord(ctx, pid, seconds, 100)
+		prof, err = capture.PySpyRecord(ctx, pid, seconds, p.s.cfg.PerfHz)
 	case ProfilerRbSpy:
-		prof, err = capture.RbSpyRecord(ctx, pid, seconds, 100)
+		prof, err = capture.RbSpyRecord(ctx, pid, seconds, p.s.cfg.PerfHz)
 	default:
 		prof, err = capture.PerfRecord(ctx, capture.PerfConfig{PIDs: p.s.proc.PIDs(), Seconds: seconds, Hz: p.s.cfg.PerfHz})
 	}

@@ -72,6 +72,10 @@ func (s *session) startTarget(ctx context.Context) error {
 	var err error
 	switch {
 	case len(c.Command) > 0:
+		// Groups left by a perflab that was killed (a second Ctrl-C) go first.
+		if err := target.CleanupStale(); err != nil {
+			s.warn("removing stale cgroups: " + err.Error())
+		}
 		env := append([]string(nil), c.Env...)
 		if !c.NoGCTrace {
 			env = append(env, "GODEBUG="+withGCTrace(envValue(c.Env, "GODEBUG")))
