@@ -67,6 +67,7 @@ func (d *leanDecoder) finish() (*stackSet, error) {
 			}
 			frames = append(frames, lf...)
 		}
+		frames = trimPreempt(s, frames)
 		s.frames = append(s.frames, frames...)
 		s.off = append(s.off, int32(len(s.frames)))
 		s.vals = append(s.vals, d.vals[int(i)*d.nv:int(i+1)*d.nv]...)

@@ -32,6 +32,7 @@ const (
 	KindHotUserFunction = "hot-user-function"
 	KindRepeatedWork    = "repeated-work"
 	KindOffCPU          = "off-cpu"
+	KindCPUContention   = "cpu-contention"
 	KindLockContention  = "lock-contention"
 	KindGoroutineGrowth = "goroutine-growth"
 )

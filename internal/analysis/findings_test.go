@@ -121,6 +121,23 @@ func TestFindingsOffCPU(t *testing.T) {
 	}
 }
 
+func TestFindingsCPUContention(t *testing.T) {
+	cpu := build(t, []string{"cpu/nanoseconds"}, smp{"main.h;main.render", []int64{1e9}})
+	load := &runfmt.LoadResult{Requests: 1000, Latency: runfmt.Latency{Mean: 20}}
+	target := &runfmt.TargetSummary{CPUCoresMean: 0.6, CPULimitCores: 2, CPUMsPerRequest: 1, RunqueueWaitSeconds: 15}
+	fs := Findings(FindingInput{CPU: cpu, Requests: 1000, Load: load, Target: target})
+	c := findKind(fs, KindCPUContention)
+	if len(c) != 1 || !strings.Contains(c[0].Title, "15 ms per request") || len(findKind(fs, KindOffCPU)) != 0 {
+		t.Fatalf("findings = %+v; want cpu-contention (15 of 19 ms off-CPU waiting for a CPU) instead of off-cpu", fs)
+	}
+	// A little run-queue wait leaves the off-CPU verdict as it was.
+	target.RunqueueWaitSeconds = 2
+	fs = Findings(FindingInput{CPU: cpu, Requests: 1000, Load: load, Target: target})
+	if len(findKind(fs, KindOffCPU)) != 1 || len(findKind(fs, KindCPUContention)) != 0 {
+		t.Errorf("findings = %+v; want off-cpu when the run-queue wait is small", fs)
+	}
+}
+
 func TestFindingsLocks(t *testing.T) {
 	mutex := build(t, []string{"contentions/count", "delay/nanoseconds"},
 		smp{"main.h;main.(*cache).get;sync.(*Mutex).Lock", []int64{100, 2e9}},

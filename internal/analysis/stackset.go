@@ -99,9 +99,7 @@ func (b *stackBuilder) function(name, file string) int32 {
 // whose cost it is.
 func (b *stackBuilder) add(frames []int32, vals []int64) {
 	s := b.set
-	for len(frames) > 1 && preemptFrames[s.funcs[frames[0]].Name] {
-		frames = frames[1:]
-	}
+	frames = trimPreempt(s, frames)
 	nv := len(s.sampleTypes)
 	b.key = b.key[:0]
 	for _, f := range frames {
@@ -127,6 +125,14 @@ func (b *stackBuilder) add(frames []int32, vals []int64) {
 
 // preemptFrames are the runtime's asynchronous preemption entry points.
 var preemptFrames = map[string]bool{"runtime.asyncPreempt": true, "runtime.asyncPreempt2": true}
+
+// trimPreempt drops leaf frames of the runtime's preemption handler (see add).
+func trimPreempt(s *stackSet, frames []int32) []int32 {
+	for len(frames) > 1 && preemptFrames[s.funcs[frames[0]].Name] {
+		frames = frames[1:]
+	}
+	return frames
+}
 
 // locationName names a location without symbols, as pprof does.
 func locationName(addr uint64, mappingFile string) string {

@@ -78,8 +78,12 @@ type TargetSummary struct {
 	ThrottledPct     float64 `json:"throttled_pct"`
 	ThrottledSeconds float64 `json:"throttled_s"`
 	ThreadsMax       int64   `json:"threads_max,omitempty"`
-	CPULimitCores    float64 `json:"cpu_limit_cores,omitempty"`
-	MemoryLimitBytes int64   `json:"memory_limit_bytes,omitempty"`
+	// RunqueueWaitSeconds is how long the service's threads were runnable
+	// but waited for a CPU in the window: CPU contention (other processes,
+	// the quota, or more busy threads than cores), not I/O or locks.
+	RunqueueWaitSeconds float64 `json:"runqueue_wait_s"`
+	CPULimitCores       float64 `json:"cpu_limit_cores,omitempty"`
+	MemoryLimitBytes    int64   `json:"memory_limit_bytes,omitempty"`
 	// Source is where CPU was read: "cgroup-v1", "cgroup-v2" or "proc".
 	Source string `json:"source"`
 	// CPUBound says the target ran at its CPU budget (near quota, throttled).

@@ -28,6 +28,9 @@ type Sample struct {
 	ThrottledSeconds          float64
 	// Threads sums the threads of the service's processes.
 	Threads int64
+	// RunqueueWaitSeconds is the cumulative time the service's threads were
+	// runnable but waited for a CPU (see runqueueWait).
+	RunqueueWaitSeconds float64
 	// Processes is how many processes the service had.
 	Processes int
 	// Source is where CPU was read: "cgroup-v1", "cgroup-v2" or "proc".
@@ -49,6 +52,7 @@ type Sampler struct {
 	pids []int
 	path []byte
 	acct cpuAccount
+	wait runqueueWait
 }
 
 // pageSize converts /proc's rss pages to bytes.
@@ -121,7 +125,9 @@ func (s *Sampler) sample(now time.Time) (Sample, bool) {
 	if useProcCPU {
 		s.acct.begin()
 	}
+	s.wait.begin()
 	for _, pid := range s.pids {
+		s.wait.add(&s.r, pid)
 		s.path = statPath(s.path, pid)
 		b, err := s.r.read(string(s.path))
 		if err != nil {
@@ -141,5 +147,6 @@ func (s *Sampler) sample(now time.Time) (Sample, bool) {
 	if useProcCPU {
 		smp.CPUSeconds = float64(s.acct.end()) / userHZ
 	}
+	smp.RunqueueWaitSeconds = s.wait.end()
 	return smp, true
 }

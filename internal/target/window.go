@@ -61,6 +61,7 @@ func Window(samples []Sample, from, to time.Time, limitCores float64, hostCores 
 	}
 	sum.CPUSeconds = max(cpuAt(samples, hi)-cpuAt(samples, lo), 0)
 	sum.CPUCoresMean = sum.CPUSeconds / wall
+	sum.RunqueueWaitSeconds = max(valueAt(samples, hi, runqueue)-valueAt(samples, lo, runqueue), 0)
 	sum.CPUCoresP95, sum.CPUCoresMax = sum.CPUCoresMean, sum.CPUCoresMean
 	if len(w) < 2 {
 		sum.CPUBound, sum.Verdict = verdict(sum.CPUCoresMean, 0, limitCores, hostCores)
@@ -78,22 +79,27 @@ func Window(samples []Sample, from, to time.Time, limitCores float64, hostCores 
 	return sum
 }
 
-// cpuAt is the service's cumulative CPU seconds at t, interpolated linearly
+func cpuAt(samples []Sample, t time.Time) float64 { return valueAt(samples, t, cpuSeconds) }
+
+func cpuSeconds(s Sample) float64 { return s.CPUSeconds }
+func runqueue(s Sample) float64   { return s.RunqueueWaitSeconds }
+
+// valueAt is a cumulative counter of the samples at t, interpolated linearly
 // between the samples around it (samples are in time order).
-func cpuAt(samples []Sample, t time.Time) float64 {
+func valueAt(samples []Sample, t time.Time, v func(Sample) float64) float64 {
 	i, _ := slices.BinarySearchFunc(samples, t, func(s Sample, t time.Time) int { return s.T.Compare(t) })
 	switch {
 	case i == 0:
-		return samples[0].CPUSeconds
+		return v(samples[0])
 	case i == len(samples):
-		return samples[i-1].CPUSeconds
+		return v(samples[i-1])
 	}
 	a, b := samples[i-1], samples[i]
 	span := b.T.Sub(a.T).Seconds()
 	if span <= 0 {
-		return b.CPUSeconds
+		return v(b)
 	}
-	return a.CPUSeconds + (b.CPUSeconds-a.CPUSeconds)*t.Sub(a.T).Seconds()/span
+	return v(a) + (v(b)-v(a))*t.Sub(a.T).Seconds()/span
 }
 
 func maxTime(a, b time.Time) time.Time {
