@@ -113,7 +113,7 @@ func evLoopsFor(a *Attacker) []*evLoop {
 			return nil
 		}
 		for j := i; j < c.Concurrency && !c.Open(); j += n {
-			l.conns = append(l.conns, &evConn{id: len(l.conns), fd: -1, next: j % len(a.targets), buf: make([]byte, maxHeader)})
+			l.conns = append(l.conns, &evConn{id: len(l.conns), fd: -1, next: j % len(a.targets), buf: make([]byte, readBuf)})
 		}
 		loops = append(loops, l)
 	}
@@ -386,12 +386,10 @@ func (l *evLoop) read(c *evConn) {
 		if c.r == c.w {
 			c.r, c.w = 0, 0
 		} else if c.w == len(c.buf) {
-			if c.r == 0 {
+			if c.buf, c.r, c.w = makeRoom(c.buf, c.r, c.w); c.w == len(c.buf) {
 				l.fail(c, errHeaderTooLarge)
 				return
 			}
-			c.w = copy(c.buf, c.buf[c.r:c.w])
-			c.r = 0
 		}
 		space := len(c.buf) - c.w
 		n, err := rawIO(syscall.SYS_READ, c.fd, c.buf[c.w:])

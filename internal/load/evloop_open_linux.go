@@ -84,7 +84,7 @@ func (l *evLoop) arrive(due time.Time) {
 		return
 	}
 	if len(l.conns) < o.maxConns {
-		c := &evConn{id: len(l.conns), fd: -1, next: len(l.conns) % len(l.a.targets), buf: make([]byte, maxHeader)}
+		c := &evConn{id: len(l.conns), fd: -1, next: len(l.conns) % len(l.a.targets), buf: make([]byte, readBuf)}
 		l.conns = append(l.conns, c)
 		l.a.nworkers.Add(1)
 		l.startAt(c, due)

@@ -10,9 +10,13 @@ import (
 	"time"
 )
 
-// maxHeader bounds a response header block; it is also the size of a
-// connection's read buffer.
-const maxHeader = 16 << 10
+// maxHeader bounds a response header block. A connection's read buffer
+// starts at readBuf and grows to maxHeader only for a header that needs it,
+// so a thousand open-model connections hold 4 MiB, not 16.
+const (
+	maxHeader = 16 << 10
+	readBuf   = 4 << 10
+)
 
 // errHeaderTooLarge is a response whose header does not fit maxHeader.
 var errHeaderTooLarge = fmt.Errorf("%w: header larger than %d bytes", errBadResponse, maxHeader)
@@ -62,7 +66,7 @@ func (d *dialer) dial(ctx context.Context) (*h1conn, error) {
 		}
 		c = tc
 	}
-	return &h1conn{conn: c, buf: make([]byte, maxHeader)}, nil
+	return &h1conn{conn: c, buf: make([]byte, readBuf)}, nil
 }
 
 func (c *h1conn) close() {
@@ -77,11 +81,10 @@ func (c *h1conn) fill() (int, error) {
 		c.r, c.w = 0, 0
 	}
 	if c.w == len(c.buf) {
-		if c.r == 0 {
+		c.buf, c.r, c.w = makeRoom(c.buf, c.r, c.w)
+		if c.w == len(c.buf) {
 			return 0, errHeaderTooLarge
 		}
-		c.w = copy(c.buf, c.buf[c.r:c.w])
-		c.r = 0
 	}
 	n, err := c.conn.Read(c.buf[c.w:])
 	c.w += n
@@ -92,6 +95,20 @@ func (c *h1conn) fill() (int, error) {
 		err = io.ErrNoProgress
 	}
 	return 0, err
+}
+
+// makeRoom frees space at the end of a full read buffer: it moves the unread
+// bytes buf[r:w] to the front, or, when they fill it, grows it up to
+// maxHeader. The caller reports a header too large when nothing changed.
+func makeRoom(buf []byte, r, w int) ([]byte, int, int) {
+	if r > 0 {
+		return buf, 0, copy(buf, buf[r:w])
+	}
+	if len(buf) < maxHeader {
+		bigger := make([]byte, min(2*len(buf), maxHeader))
+		return bigger, 0, copy(bigger, buf[:w])
+	}
+	return buf, r, w
 }
 
 // exchange is the outcome of one request on a connection.

@@ -1,8 +1,12 @@
 package load
 
 import (
+	"bufio"
 	"errors"
+	"fmt"
 	"math/rand"
+	"net"
+	"strings"
 	"testing"
 )
 
@@ -87,4 +91,24 @@ func FuzzParseResponse(f *testing.F) {
 			t.Fatalf("body %d, used %d of %d", b1, u1, len(stream))
 		}
 	})
+}
+
+func TestBigHeaderGrowsTheBufferThenFails(t *testing.T) {
+	for _, tc := range []struct {
+		header int
+		ok     bool
+	}{{8 << 10, true}, {20 << 10, false}} {
+		u := rawServer(t, func(c net.Conn) {
+			br := bufio.NewReader(c)
+			for readRequest(br) == nil {
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nX-Big: %s\r\nContent-Length: 2\r\n\r\nok", strings.Repeat("b", tc.header))
+			}
+		})
+		forEachEngine(t, func(t *testing.T, engine string) {
+			r := attack(t, Config{engine: engine, Targets: target(t, u), Concurrency: 1, Requests: 3})
+			if got := r.Errors == 0; got != tc.ok || (!tc.ok && r.ErrorKinds[KindBadResponse] != 3) {
+				t.Errorf("%d-byte header: errors %v; want ok=%v (bad-response past %d bytes)", tc.header, r.ErrorKinds, tc.ok, maxHeader)
+			}
+		})
+	}
 }
