@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Generator memory over a long open-model run: perflab at --rate 10000 for
-# MINUTES (default 10) against a Go hello server; prints perflab's RSS at
-# 1 minute and at the end. No per-request state is kept, so it must stay flat.
+# MINUTES (default 10) against a Go hello server; prints perflab's RSS every
+# minute. No per-request state is kept, so it stays flat; what it holds grows
+# only with the peak number of concurrent connections (a slow moment of the
+# server makes the open model open more, up to --max-inflight: MAX_INFLIGHT,
+# default perflab's 1000).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 MINUTES=${MINUTES:-10}
+MAX_INFLIGHT=${MAX_INFLIGHT:-1000}
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
@@ -13,7 +17,7 @@ trap cleanup EXIT
 (cd "$root" && go build -o "$work/perflab" ./cmd/perflab && go build -o "$work/hello" ./testdata/services/hello)
 taskset -c 1 "$work/hello" -addr 127.0.0.1:18195 -pprof-addr 127.0.0.1:0 >/dev/null 2>&1 & pids+=($!)
 sleep 0.5
-taskset -c 0 "$work/perflab" load --rate 10000 -d "${MINUTES}m" --quiet --json http://127.0.0.1:18195/ > "$work/out.json" & pl=$!
+taskset -c 0 "$work/perflab" load --rate 10000 -d "${MINUTES}m" --max-inflight "$MAX_INFLIGHT" --quiet --json http://127.0.0.1:18195/ > "$work/out.json" & pl=$!
 pids+=($pl)
 rss() { awk '/VmRSS/ {print $2}' "/proc/$pl/status"; }
 sleep 60; r1=$(rss)

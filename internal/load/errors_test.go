@@ -12,7 +12,9 @@ import (
 )
 
 func TestClassify(t *testing.T) {
-	op := func(err error) error { return &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", err)} }
+	op := func(err error) error {
+		return &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", err)}
+	}
 	for _, tc := range []struct {
 		err  error
 		want string

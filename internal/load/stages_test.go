@@ -128,3 +128,15 @@ func FuzzParseRate(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{"1/1", "2/4", "4/4", "0/4", "5/4", "a/b", "1/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		i, n, err := ParseShard(s)
+		if err == nil && !(n >= 1 && i >= 0 && i < n) {
+			t.Fatalf("ParseShard(%q) = %d, %d", s, i, n)
+		}
+	})
+}

@@ -78,15 +78,7 @@ func ownGroup(l layout, pid int, tree []int) *group {
 	g := &group{version: 1}
 	for _, c := range v1Controllers {
 		if h, ok := l.v1[c]; ok {
-			dir := owns(h, v1[c], self1[c])
-			switch c {
-			case "cpu":
-				g.cpuDir = dir
-			case "cpuacct":
-				g.acctDir = dir
-			case "memory":
-				g.memDir = dir
-			}
+			g.setDir(c, owns(h, v1[c], self1[c]))
 		}
 	}
 	if g.acctDir == "" {

@@ -86,6 +86,18 @@ func createGroup(l layout, name string, b Budget) (*group, []string, error) {
 	return g, warns, err
 }
 
+// setDir records the directory of a v1 controller.
+func (g *group) setDir(controller, dir string) {
+	switch controller {
+	case "cpu":
+		g.cpuDir = dir
+	case "cpuacct":
+		g.acctDir = dir
+	case "memory":
+		g.memDir = dir
+	}
+}
+
 func createV1(l layout, name string, b Budget) (*group, []string, error) {
 	g := &group{version: 1, owned: true}
 	self := l.selfDirs()
@@ -101,14 +113,7 @@ func createV1(l layout, name string, b Budget) (*group, []string, error) {
 			}
 			g.dirs = append(g.dirs, dir)
 		}
-		switch c {
-		case "cpu":
-			g.cpuDir = dir
-		case "cpuacct":
-			g.acctDir = dir
-		case "memory":
-			g.memDir = dir
-		}
+		g.setDir(c, dir)
 	}
 	if len(g.dirs) == 0 {
 		return nil, nil, errors.New("creating cgroup: no cpu, cpuacct or memory controller is mounted")
