@@ -42,7 +42,7 @@ type shard struct {
 	secHist   *hdr.Histogram
 	secReq    int64
 	secErr    int64
-	status    map[int]int64
+	status    [1000]int64 // by status code (parsed codes are 100-999)
 	errKinds  map[string]int64
 	errSample map[string]string
 	bytesIn   int64
@@ -57,7 +57,7 @@ type shard struct {
 func newShard(sc *seriesCollector, open bool) *shard {
 	s := &shard{
 		hist: newHist(), secHist: newSecHist(), series: sc,
-		status: map[int]int64{}, errKinds: map[string]int64{}, errSample: map[string]string{},
+		errKinds: map[string]int64{}, errSample: map[string]string{},
 	}
 	for i := range s.phases {
 		s.phases[i] = newHist()
@@ -114,7 +114,7 @@ func (s *shard) record(o *outcome, t0 time.Time) {
 		lat := micros(o.end.Sub(o.start))
 		s.hist.RecordValue(lat)
 		s.secHist.RecordValue(lat)
-		s.status[o.status]++
+		s.status[min(max(o.status, 0), len(s.status)-1)]++
 		s.bytesIn += o.bodyBytes
 		if !o.firstByte.IsZero() {
 			s.phases[phaseTTFB].RecordValue(micros(o.firstByte.Sub(o.sent)))

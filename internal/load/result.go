@@ -36,7 +36,9 @@ func (a *Attacker) result(interrupted bool) *runfmt.LoadResult {
 			lag.Merge(s.lag)
 		}
 		for code, n := range s.status {
-			r.Status[strconv.Itoa(code)] += n
+			if n > 0 {
+				r.Status[strconv.Itoa(code)] += n
+			}
 		}
 		for k, n := range s.errKinds {
 			r.ErrorKinds[k] += n
