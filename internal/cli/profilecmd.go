@@ -16,15 +16,15 @@ import (
 
 // profileFlags are the flags of `perflab profile`.
 type profileFlags struct {
-	pprof, profiler  string
-	pid, perfHz      int
-	seconds          float64
-	cpus, memory     string
-	ready            string
-	env              []string
-	name, dir        string
-	trace, json, top bool
-	quiet            bool
+	pprof, profiler string
+	pid, perfHz     int
+	seconds         float64
+	cpus, memory    string
+	ready           string
+	env             []string
+	name, dir       string
+	trace, json     bool
+	quiet           bool
 }
 
 func (f *profileFlags) register(cmd *cobra.Command) {
