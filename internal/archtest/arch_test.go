@@ -23,7 +23,8 @@ var allowed = map[string][]string{
 	"analysis": {"runfmt"},
 	"stats":    {},
 	"runfmt":   {},
-	"demo":     {},
+	"demo":     {"pprofmux"},
+	"pprofmux": {},
 }
 
 func TestImportsPointOneWay(t *testing.T) {

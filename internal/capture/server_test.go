@@ -5,21 +5,17 @@ import (
 	"crypto/sha256"
 	"net/http"
 	"net/http/httptest"
-	"net/http/pprof"
 	"sync"
 	"testing"
 	"time"
+
+	"perflab/internal/pprofmux"
 )
 
 // pprofMux serves net/http/pprof's handlers, as a service mounting them on
 // its own mux does, plus /burn, a handler that costs CPU in burnCPU.
 func pprofMux() *http.ServeMux {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux := pprofmux.New()
 	mux.HandleFunc("/burn", func(w http.ResponseWriter, r *http.Request) {
 		sum := burnCPU(2 * time.Millisecond)
 		w.Write(sum[:4])

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"perflab/internal/pprofmux"
 	"time"
 )
 
@@ -48,7 +49,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s := &Server{apiLn: apiLn, pprofLn: pprofLn, serveErr: make(chan error, 2)}
 	s.api = &http.Server{Handler: newApp(cfg.Fixed).routes(), ReadHeaderTimeout: 10 * time.Second}
-	s.pprof = &http.Server{Handler: pprofMux(), ReadHeaderTimeout: 10 * time.Second}
+	s.pprof = &http.Server{Handler: pprofmux.New(), ReadHeaderTimeout: 10 * time.Second}
 	go s.serve(s.api, apiLn, cfg.Log)
 	go s.serve(s.pprof, pprofLn, cfg.Log)
 	return s, nil

@@ -12,9 +12,9 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"os"
 	"os/signal"
+	"perflab/internal/pprofmux"
 	"syscall"
 	"time"
 )
@@ -81,7 +81,7 @@ func serve(name, addr, pprofAddr string, h http.Handler, stdout io.Writer) error
 		return fmt.Errorf("listening on -pprof-addr %s: %w", pprofAddr, err)
 	}
 	api := &http.Server{Handler: h}
-	prof := &http.Server{Handler: pprofMux()}
+	prof := &http.Server{Handler: pprofmux.New()}
 	errc := make(chan error, 2)
 	go func() { errc <- api.Serve(apiLn) }()
 	go func() { errc <- prof.Serve(pprofLn) }()
@@ -98,14 +98,4 @@ func serve(name, addr, pprofAddr string, h http.Handler, stdout io.Writer) error
 		err = serr
 	}
 	return err
-}
-
-func pprofMux() *http.ServeMux {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	return mux
 }
