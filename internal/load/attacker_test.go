@@ -242,6 +242,9 @@ func TestDisableKeepAliveAndTLSAndHTTP2(t *testing.T) {
 	var conns atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, r.Proto)
+		if r.ProtoMajor == 2 {
+			fmt.Fprint(w, " "+r.UserAgent())
+		}
 	}))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
@@ -260,8 +263,8 @@ func TestDisableKeepAliveAndTLSAndHTTP2(t *testing.T) {
 	if r.ErrorKinds[KindTLS] != 20 {
 		t.Errorf("self-signed certificate without --insecure: kinds %v; want 20 tls", r.ErrorKinds)
 	}
-	r = attack(t, Config{Targets: target(t, srv.URL), Concurrency: 2, Requests: 20, Insecure: true, HTTP2: true})
-	if r.Errors != 0 || r.BytesIn != 20*int64(len("HTTP/2.0")) {
+	r = attack(t, Config{Targets: target(t, srv.URL), Concurrency: 2, Requests: 20, Insecure: true, HTTP2: true, UserAgent: "agent-h2"})
+	if r.Errors != 0 || r.BytesIn != 20*int64(len("HTTP/2.0 agent-h2")) {
 		t.Errorf("HTTP/2: errors %v, bytes %d", r.ErrorSamples, r.BytesIn)
 	}
 }
