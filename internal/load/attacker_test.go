@@ -263,9 +263,16 @@ func TestDisableKeepAliveAndTLSAndHTTP2(t *testing.T) {
 	if r.ErrorKinds[KindTLS] != 20 {
 		t.Errorf("self-signed certificate without --insecure: kinds %v; want 20 tls", r.ErrorKinds)
 	}
-	r = attack(t, Config{Targets: target(t, srv.URL), Concurrency: 2, Requests: 20, Insecure: true, HTTP2: true, UserAgent: "agent-h2"})
+	// Over HTTP/2 as over HTTP/1.1, no User-Agent unless the user sets one.
+	r = attack(t, Config{Targets: target(t, srv.URL), Concurrency: 2, Requests: 20, Insecure: true, HTTP2: true})
+	if r.Errors != 0 || r.BytesIn != 20*int64(len("HTTP/2.0 ")) {
+		t.Errorf("HTTP/2 without a User-Agent: errors %v, bytes %d; want the server to see none", r.ErrorSamples, r.BytesIn)
+	}
+	tg := target(t, srv.URL)
+	tg[0].Header = http.Header{"User-Agent": {"agent-h2"}}
+	r = attack(t, Config{Targets: tg, Concurrency: 2, Requests: 20, Insecure: true, HTTP2: true})
 	if r.Errors != 0 || r.BytesIn != 20*int64(len("HTTP/2.0 agent-h2")) {
-		t.Errorf("HTTP/2: errors %v, bytes %d", r.ErrorSamples, r.BytesIn)
+		t.Errorf("HTTP/2 with -H User-Agent: errors %v, bytes %d", r.ErrorSamples, r.BytesIn)
 	}
 }
 

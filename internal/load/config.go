@@ -37,8 +37,6 @@ type Config struct {
 	Insecure bool
 	// Shard and Shards take the Shard-th (0-based) of Shards equal shares.
 	Shard, Shards int
-	// UserAgent is sent unless a target sets its own. Default "perflab".
-	UserAgent string
 
 	// engine forces an engine (tests compare both).
 	engine string
@@ -63,9 +61,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Timeout == 0 {
 		c.Timeout = 20 * time.Second
-	}
-	if c.UserAgent == "" {
-		c.UserAgent = "perflab"
 	}
 	if c.Shards > 1 {
 		c.Concurrency = shareInt(c.Concurrency, c.Shard, c.Shards)

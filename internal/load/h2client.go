@@ -17,7 +17,6 @@ import (
 type h2client struct {
 	tr      *http.Transport
 	client  *http.Client
-	agent   string
 	mu      sync.Mutex
 	cancelF context.CancelFunc
 }
@@ -31,7 +30,7 @@ func newH2Client(c *Config) *h2client {
 	}
 	tr.Protocols.SetHTTP2(true)
 	tr.Protocols.SetUnencryptedHTTP2(true)
-	return &h2client{tr: tr, agent: c.UserAgent, client: &http.Client{Transport: tr, Timeout: c.Timeout,
+	return &h2client{tr: tr, client: &http.Client{Transport: tr, Timeout: c.Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
@@ -65,8 +64,8 @@ func (h *h2client) do(p *prepared, o *outcome) {
 		return
 	}
 	req.Header = t.Header.Clone()
-	if req.Header.Get("User-Agent") == "" {
-		req.Header.Set("User-Agent", h.agent)
+	if _, ok := req.Header["User-Agent"]; !ok {
+		req.Header["User-Agent"] = []string{""} // empty: Go sends no default one
 	}
 	if host := t.Header.Get("Host"); host != "" {
 		req.Host = host

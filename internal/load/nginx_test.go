@@ -1,3 +1,5 @@
+//go:build linux
+
 package load
 
 import (
@@ -7,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -47,10 +50,11 @@ http {
 	confPath := filepath.Join(work, "nginx.conf")
 	os.WriteFile(confPath, []byte(conf), 0o644)
 	cmd := exec.Command(bin, "-c", confPath, "-p", work)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { stopNginx(t, cmd) })
 	for i := 0; i < 100; i++ {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
@@ -61,6 +65,32 @@ http {
 	b, _ := os.ReadFile(filepath.Join(work, "error.log"))
 	t.Fatalf("nginx did not start: %s", b)
 	return ""
+}
+
+// stopNginx asks the master for a fast shutdown, which stops its workers
+// too; killing the master alone would leave its worker running. If the
+// master has not exited within 5s, the whole process group is killed.
+func stopNginx(t *testing.T, cmd *exec.Cmd) {
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Errorf("nginx still running 5s after SIGTERM: killing its process group")
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+	// The group must empty (init reaps what the master left): no worker
+	// outlives the test.
+	for i := 0; syscall.Kill(-cmd.Process.Pid, 0) == nil; i++ {
+		if i == 100 {
+			t.Errorf("nginx workers still running 1s after the master exited")
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func TestAgainstNginx(t *testing.T) {

@@ -1,6 +1,8 @@
 package load
 
 import (
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,7 +91,7 @@ func FuzzParseTargets(f *testing.F) {
 			if tg.URL == nil || tg.URL.Host == "" || tg.Method == "" {
 				t.Fatalf("accepted an incomplete target %+v from %q", tg, s)
 			}
-			p := prepare(&tg, &Config{UserAgent: "x"})
+			p := prepare(&tg, &Config{})
 			if !strings.HasSuffix(string(p.raw[:len(p.raw)-len(tg.Body)]), "\r\n\r\n") {
 				t.Fatalf("bad request encoding %q", p.raw)
 			}
@@ -106,4 +108,29 @@ func FuzzParseHeader(f *testing.F) {
 			t.Fatalf("ParseHeader(%q) accepted %q %q", s, n, v)
 		}
 	})
+}
+
+// TestPrepareSendsOnlyWhatWasAsked checks the encoded request: Host, the
+// user's headers and Content-Length for a body, nothing perflab adds.
+func TestPrepareSendsOnlyWhatWasAsked(t *testing.T) {
+	u, _ := url.Parse("http://127.0.0.1:8080/a?b=1")
+	for _, c := range []struct {
+		tg   Target
+		want string
+	}{
+		{Target{Method: "GET", URL: u, Header: http.Header{}},
+			"GET /a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n"},
+		{Target{Method: "GET", URL: u, Header: http.Header{"User-Agent": {"me"}, "Host": {"example.com"}}},
+			"GET /a?b=1 HTTP/1.1\r\nHost: example.com\r\nUser-Agent: me\r\n\r\n"},
+		{Target{Method: "POST", URL: u, Header: http.Header{}, Body: []byte("xy")},
+			"POST /a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Length: 2\r\n\r\nxy"},
+	} {
+		if got := string(prepare(&c.tg, &Config{}).raw); got != c.want {
+			t.Errorf("%s %v: encoded %q; want %q", c.tg.Method, c.tg.Header, got, c.want)
+		}
+	}
+	c := Config{DisableKeepAlive: true}
+	if got := string(prepare(&Target{Method: "GET", URL: u, Header: http.Header{}}, &c).raw); !strings.Contains(got, "\r\nConnection: close\r\n") {
+		t.Errorf("--disable-keepalive: encoded %q; want Connection: close", got)
+	}
 }
