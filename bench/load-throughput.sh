@@ -7,6 +7,7 @@
 # rounds (tools interleaved within each round), then perflab's ratios.
 #
 #   bench/load-throughput.sh            # ROUNDS=5 SECS=5 by default
+#   TOOLS="perflab wrk" ROUNDS=10 bench/load-throughput.sh   # a pair, more rounds
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -63,7 +64,7 @@ print(f"{rps:.0f} {cpu / n * 1e6:.2f}")
 PY
 }
 
-tools=(perflab wrk bombardier hey)
+read -r -a tools <<<"${TOOLS:-perflab wrk bombardier hey}"
 for target in "go-hello http://127.0.0.1:18181/" "nginx http://127.0.0.1:18182/index.html"; do
   set -- $target
   name=$1 url=$2
