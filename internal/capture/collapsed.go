@@ -67,8 +67,21 @@ var (
 	rbSpyFrame = regexp.MustCompile(`^(.*) - (.+):([0-9]+)$`)
 )
 
+// rbSpyCFunc is rbspy's C-function frame, "NAME [c function] - (unknown)"
+// or, when rbspy samples without pausing the process and cannot read the
+// name, "(unknown) [c function] - (unknown)".
+var rbSpyCFunc = regexp.MustCompile(`^(.*) \[c function\](?: - .*)?$`)
+
 func parseCollapsedFrame(s string) frame {
 	s = strings.TrimSpace(s)
+	if m := rbSpyCFunc.FindStringSubmatch(s); m != nil {
+		// Named "[c function]" (a bracketed pseudo frame, not user code)
+		// so its cost is charged to the Ruby method that called it.
+		if m[1] == "" || m[1] == "(unknown)" {
+			return frame{name: "[c function]"}
+		}
+		return frame{name: "[c function] " + m[1]}
+	}
 	for _, re := range []*regexp.Regexp{pySpyFrame, rbSpyFrame} {
 		if m := re.FindStringSubmatch(s); m != nil && m[1] != "" {
 			line, _ := strconv.ParseInt(m[3], 10, 64)

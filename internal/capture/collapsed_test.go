@@ -81,6 +81,7 @@ func FuzzParseCollapsed(f *testing.F) {
 		f.Add([]byte(strings.Join(lines[:min(3, len(lines))], "")))
 	}
 	f.Add([]byte("a;b;c 12\n<main> - x.rb:1;f - y.rb:2 3\n"))
+	f.Add([]byte("<main> - x.rb:1;(unknown) [c function] - (unknown);each [c function] - (unknown) 7\n"))
 	f.Add([]byte("f (x.py:9223372036854775808) 9223372036854775807\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParseCollapsed(strings.NewReader(string(data)), 10_000_000)
@@ -91,4 +92,40 @@ func FuzzParseCollapsed(f *testing.F) {
 			t.Fatalf("invalid profile from %q: %v", data, err)
 		}
 	})
+}
+
+// TestParseCollapsedRbSpy parses real rbspy 0.55 --format collapsed output
+// of testdata/services/rbhot on Ruby 3.1, sampled with --nonblocking
+// (testdata/collapsed/rbspy.txt): C functions come as "(unknown) [c
+// function] - (unknown)" and become the pseudo frame "[c function]".
+func TestParseCollapsedRbSpy(t *testing.T) {
+	f, err := os.Open("testdata/collapsed/rbspy.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := ParseCollapsed(f, 10_101_010)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := totalSamples(p.Sample); n < 100 || !hasFunction(p, "block in initialize") || !hasFunction(p, "[c function]") {
+		t.Errorf("rbspy profile: %d samples; want ≥100 with \"block in initialize\" and \"[c function]\"", n)
+	}
+	for _, fn := range p.Function {
+		if strings.Contains(fn.Name, " - ") || strings.Contains(fn.Name, "(unknown)") {
+			t.Errorf("function %q: rbspy's frame label was not split into name and file", fn.Name)
+		}
+		if fn.Name == "initialize" && !strings.HasSuffix(fn.Filename, "rbhot/server.rb") {
+			t.Errorf("initialize in file %q; want rbhot/server.rb", fn.Filename)
+		}
+	}
+	for _, c := range []struct{ in, name string }{
+		{"(unknown) [c function] - (unknown)", "[c function]"},
+		{"sort [c function] - (unknown)", "[c function] sort"},
+		{"Foo::Bar#bar - /x/test.rb:12", "Foo::Bar#bar"},
+	} {
+		if got := parseCollapsedFrame(c.in); got.name != c.name {
+			t.Errorf("parseCollapsedFrame(%q) = %q; want %q", c.in, got.name, c.name)
+		}
+	}
 }

@@ -39,7 +39,10 @@ func RbSpyRecord(ctx context.Context, pid int, seconds float64, rate int) (*prof
 		name: "rbspy", install: "cargo install rbspy", lang: "Ruby",
 		args: func(pid, secs, rate int, out string) []string {
 			return []string{"record", "--pid", strconv.Itoa(pid), "--duration", strconv.Itoa(secs),
-				"--rate", strconv.Itoa(rate), "--format", "collapsed", "--file", out, "--nonblocking", "--silent"}
+				"--rate", strconv.Itoa(rate), "--format", "collapsed", "--file", out, "--nonblocking", "--silent",
+				// beside out, in the temporary directory: by default rbspy
+				// keeps a copy of every recording in ~/.cache/rbspy.
+				"--raw-file", out + ".raw.gz"}
 		},
 	}, pid, seconds, rate)
 }

@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -65,6 +66,8 @@ func TestRbSpyRecord(t *testing.T) {
 	if err != nil {
 		t.Skip("ruby not installed")
 	}
+	home := t.TempDir() // where rbspy would keep a copy of each recording
+	t.Setenv("HOME", home)
 	cmd := exec.Command(rb, "-e", "def perflab_rb_hot; s = 0; 100000.times { |i| s += i }; s; end; t = Time.now + 20; perflab_rb_hot while Time.now < t")
 	startBusy(t, cmd)
 	time.Sleep(300 * time.Millisecond)
@@ -74,5 +77,8 @@ func TestRbSpyRecord(t *testing.T) {
 	}
 	if !hasFunction(p, "perflab_rb_hot") {
 		t.Fatalf("rbspy profile of %d samples lacks perflab_rb_hot", totalSamples(p.Sample))
+	}
+	if entries, err := os.ReadDir(filepath.Join(home, ".cache", "rbspy")); err == nil {
+		t.Errorf("rbspy left %d recordings in ~/.cache/rbspy; want them in the temporary directory only", len(entries))
 	}
 }
