@@ -3,9 +3,12 @@ package analysis
 // costs holds per-function costs of one sample type, computed in one pass over
 // a stackSet.
 type costs struct {
-	set   *stackSet
-	vi    int
-	user  []bool  // per function: user code
+	set  *stackSet
+	vi   int
+	user []bool // per function: user code
+	// owner, per function: for a Ruby block ("block in X"), the method X
+	// it belongs to; its cost is charged to X when X is its caller.
+	owner []string
 	flat  []int64 // cost where the function is the leaf
 	cum   []int64 // cost of stacks containing the function (counted once)
 	charg []int64 // flat under attribution: own flat plus what it was charged
@@ -36,8 +39,12 @@ func computeCosts(s *stackSet, vi int, uc UserCode, keep func(stack []int32) boo
 		charg: make([]int64, n), attr: make([]int64, n),
 		from: map[[2]int32]int64{},
 	}
+	c.owner = make([]string, n)
 	for i, f := range s.funcs {
 		c.user[i] = uc.IsUser(f.Name, f.File)
+		if c.user[i] {
+			c.owner[i] = rubyBlockMethod(f.Name, f.File)
+		}
 	}
 	seen := make([]int32, n)
 	for i := range seen {
@@ -62,10 +69,14 @@ func computeCosts(s *stackSet, vi int, uc UserCode, keep func(stack []int32) boo
 	return c
 }
 
-// charge books v of stack st to the nearest user caller of its leaf.
+// charge books v of stack st to the nearest user caller of its leaf (for a
+// Ruby block, to the method it is written in).
 func (c *costs) charge(st []int32, v int64) {
 	for i, f := range st {
 		if c.user[f] {
+			if c.owner[f] != "" {
+				f, i = c.blockMethod(st, i)
+			}
 			c.charg[f] += v
 			if i > 0 {
 				c.attr[f] += v
@@ -101,4 +112,18 @@ func (c *costs) topCallee(f int32) (int32, int64) {
 		}
 	}
 	return best, bv
+}
+
+// blockMethod finds, above the Ruby block at st[i], the nearest frame of the
+// method the block is written in (same name, same file) and returns it with
+// its index; the block itself when that method is not on the stack (a proc
+// called after its method returned).
+func (c *costs) blockMethod(st []int32, i int) (int32, int) {
+	b := c.set.funcs[st[i]]
+	for j := i + 1; j < len(st); j++ {
+		if g := c.set.funcs[st[j]]; g.Name == c.owner[st[i]] && g.File == b.File {
+			return st[j], j
+		}
+	}
+	return st[i], i
 }

@@ -212,8 +212,9 @@ func (v *cpuView) hotUserFindings(prev []ranked) []ranked {
 			continue
 		}
 		fd := runfmt.Finding{Kind: KindHotUserFunction, Functions: []string{name}, Share: sh, CostUsPerRequest: v.us(sh)}
-		fd.Title = fmt.Sprintf("%s: %s", name, v.perReqText(sh))
-		fd.Detail = fmt.Sprintf("%s costs %s including the standard-library and runtime code it calls", name, v.perReqText(sh))
+		label := FuncLabel(name, v.c.set.funcs[f].File)
+		fd.Title = fmt.Sprintf("%s: %s", label, v.perReqText(sh))
+		fd.Detail = fmt.Sprintf("%s costs %s including the standard-library and runtime code it calls", label, v.perReqText(sh))
 		own := v.share(v.c.flat[f])
 		fd.Detail += fmt.Sprintf(" (its own code: %.0f%%)", 100*own)
 		if callee, cv := v.c.topCallee(f); callee >= 0 {

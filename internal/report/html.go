@@ -284,10 +284,7 @@ func hotView(hot []runfmt.HotFunc, perReq bool) []htmlHot {
 		if !h.UserCode || len(out) == 15 {
 			continue
 		}
-		self := h.AttributedUsReq
-		if self == 0 {
-			self = h.CPUUsPerRequest
-		}
+		self := h.CPUUsPerRequest + h.AttributedUsReq // its own code and what it called
 		row := htmlHot{CumPct: fmt.Sprintf("%.1f%%", h.CumPct), Function: h.Function, File: h.File, Callee: h.AttributedSample}
 		if perReq {
 			row.Self, row.Cum = FormatMicros(self), FormatMicros(h.CumUsPerRequest)

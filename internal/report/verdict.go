@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 )
 
@@ -104,11 +105,8 @@ func (p *printer) hot(hot []runfmt.HotFunc) {
 		if i == 10 {
 			break
 		}
-		self := h.AttributedUsReq
-		if self == 0 {
-			self = h.CPUUsPerRequest
-		}
-		p.f("  %12s %12s %6.1f%%  %s\n", FormatMicros(self), FormatMicros(h.CumUsPerRequest), h.CumPct, h.Function)
+		self := h.CPUUsPerRequest + h.AttributedUsReq // its own code and what it called
+		p.f("  %12s %12s %6.1f%%  %s\n", FormatMicros(self), FormatMicros(h.CumUsPerRequest), h.CumPct, analysis.FuncLabel(h.Function, h.File))
 	}
 }
 

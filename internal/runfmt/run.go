@@ -106,15 +106,19 @@ type ProfileRef struct {
 
 // HotFunc is one row of the CPU top table, normalised per request.
 type HotFunc struct {
-	Function         string  `json:"function"`
-	File             string  `json:"file,omitempty"`
-	FlatPct          float64 `json:"flat_pct"`
-	CumPct           float64 `json:"cum_pct"`
-	CPUUsPerRequest  float64 `json:"cpu_us_per_request"`
-	CumUsPerRequest  float64 `json:"cum_us_per_request"`
-	UserCode         bool    `json:"user_code"`
-	AttributedUsReq  float64 `json:"attributed_us_per_request,omitempty"`
-	AttributedSample string  `json:"attributed_from,omitempty"`
+	Function        string  `json:"function"`
+	File            string  `json:"file,omitempty"`
+	FlatPct         float64 `json:"flat_pct"`
+	CumPct          float64 `json:"cum_pct"`
+	CPUUsPerRequest float64 `json:"cpu_us_per_request"`
+	CumUsPerRequest float64 `json:"cum_us_per_request"`
+	UserCode        bool    `json:"user_code"`
+	// AttributedUsReq is the standard-library and runtime CPU per request
+	// charged to a user function because it called that code; its own CPU
+	// is CPUUsPerRequest, so the two add up to what the function costs.
+	AttributedUsReq float64 `json:"attributed_us_per_request,omitempty"`
+	// AttributedSample names the callee that brought the most of it.
+	AttributedSample string `json:"attributed_from,omitempty"`
 }
 
 // AllocFunc is one allocating function, normalised per request.
