@@ -79,8 +79,8 @@ func startService(t *testing.T, argv ...string) *service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	// Go services print a pprof line too; the Python one has no pprof.
-	isGo := !slices.ContainsFunc(argv, func(a string) bool { return strings.HasSuffix(a, ".py") })
+	// Go services print a pprof line too; the Python and Ruby ones have no pprof.
+	isGo := !slices.ContainsFunc(argv, func(a string) bool { return strings.HasSuffix(a, ".py") || strings.HasSuffix(a, ".rb") })
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		if u, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
@@ -298,5 +298,33 @@ func TestServicePyhot(t *testing.T) {
 	}
 	if sums[0] != sums[1] || sums[0] != "7ef1c3b2\n" {
 		t.Errorf("pyhot checksums %q; want both 7ef1c3b2", sums)
+	}
+}
+
+func TestServiceRbhot(t *testing.T) {
+	rb, err := exec.LookPath("ruby")
+	if err != nil {
+		t.Skip("rbhot needs ruby: not in PATH (apt-get install ruby)")
+	}
+	var prices []string
+	for _, mode := range []string{"buggy", "fixed"} {
+		s := startService(t, rb, "../../testdata/services/rbhot/server.rb", "--addr", "127.0.0.1:0", "--mode", mode)
+		var b []byte
+		for range 3 { // one keep-alive connection, several requests
+			b = get(t, s.url+"/price?sku=1234")
+		}
+		prices = append(prices, string(b))
+		if code, _, body := fetch(t, "GET", s.url+"/price?sku=-1", ""); code != 400 {
+			t.Errorf("rbhot %s /price?sku=-1: %d %q; want 400", mode, code, body)
+		}
+		if code, _, _ := fetch(t, "GET", s.url+"/nope", ""); code != 404 {
+			t.Errorf("rbhot %s /nope: %d; want 404", mode, code)
+		}
+		if ps := s.stop(t); ps.ExitCode() != 0 {
+			t.Errorf("rbhot %s exit code %d after SIGTERM", mode, ps.ExitCode())
+		}
+	}
+	if prices[0] != prices[1] || prices[0] != "1039 EUR\n" {
+		t.Errorf("rbhot prices %q; want both \"1039 EUR\"", prices)
 	}
 }

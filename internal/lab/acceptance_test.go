@@ -159,6 +159,33 @@ func TestAcceptancePlantedCosts(t *testing.T) {
 		r, _ := runAcceptance(t, cfg)
 		checkPlanted(t, r, "hot_checksum")
 	})
+	// The case study's Ruby culprit: a Hashie::Mash-like object built per
+	// request. perf sees only the interpreter's C frames, so without rbspy
+	// there is nothing to name: the subtest needs it.
+	t.Run("rbhot", func(t *testing.T) {
+		ruby, err := exec.LookPath("ruby")
+		if err != nil {
+			t.Skip("ruby not installed (apt-get install ruby)")
+		}
+		if _, err := exec.LookPath("rbspy"); err != nil {
+			t.Skip("rbspy not installed (cargo install rbspy)")
+		}
+		addr := labtest.FreeAddr(t)
+		script, _ := filepath.Abs("../../testdata/services/rbhot/server.rb")
+		cfg := acceptanceConfig(t, addr, "/price?sku=1234", ruby, script, "--addr", addr)
+		cfg.Profiler = ProfilerAuto // a ruby command: rbspy
+		r, _ := runAcceptance(t, cfg)
+		if !slices.ContainsFunc(r.Profiles, func(p runfmt.ProfileRef) bool { return p.Source == "rbspy" }) {
+			t.Errorf("profiles %+v; want the CPU profile from rbspy", r.Profiles)
+		}
+		// rbspy names the class from Ruby 3.3 on; before, the method and
+		// its file: "initialize (rbhot/server.rb)".
+		planted := "Mash#initialize"
+		if rank, _ := plantedRank(r.Findings, planted); rank == 0 {
+			planted = "initialize (rbhot/server.rb)"
+		}
+		checkPlanted(t, r, planted)
+	})
 }
 
 // checkPlanted asserts fn is named by one of the top 3 findings with a cost
