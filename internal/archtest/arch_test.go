@@ -12,7 +12,8 @@ import (
 // allowed lists, per internal package, the internal packages it may import.
 // A package missing here may import none.
 var allowed = map[string][]string{
-	"cli":      {"lab", "load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "compare", "demo"},
+	"cli":      {"lab", "load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "compare", "demo", "ui"},
+	"ui":       {"compare", "report", "runfmt", "store"},
 	"lab":      {"load", "target", "capture", "analysis", "stats", "runfmt", "store", "report"},
 	"compare":  {"analysis", "stats", "runfmt", "store"},
 	"report":   {"analysis", "stats", "runfmt"},

@@ -52,6 +52,7 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		{[]string{"merge", filepath.Join(dir, "missing.json")}, "missing.json"},
 		{[]string{"runs", "show", "nope", "--dir", dir}, "no run matches"},
 		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"ui", "--addr", "8080"}, `--addr "8080"`},
 	} {
 		code, stdout, stderr := perflab(t, tc.args...)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")
