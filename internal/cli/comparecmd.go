@@ -85,28 +85,13 @@ run of that name), glob, or a comma-separated list of those.`,
 
 // resolveGroup resolves a comma-separated list of run references.
 func resolveGroup(st store.Store, refs string) ([]store.Entry, error) {
-	var out []store.Entry
-	seen := map[string]bool{}
-	for ref := range strings.SplitSeq(refs, ",") {
-		ref = strings.TrimSpace(ref)
-		if ref == "" {
-			return nil, usageErr("run list %q has an empty item (stray comma?)", refs)
-		}
-		es, err := st.Resolve(ref)
-		if err != nil {
-			return nil, usageErr("%v", err)
-		}
-		for _, e := range es {
-			if !seen[e.Dir] {
-				seen[e.Dir] = true
-				out = append(out, e)
-			}
-		}
+	es, err := st.ResolveGroup(refs)
+	if err != nil {
+		return nil, usageErr("%v", err)
 	}
-	return out, nil
+	return es, nil
 }
 
-// groupLabel is a short label for a group reference.
 func groupLabel(ref, def string) string {
 	if len(ref) > 24 || strings.Contains(ref, ",") || strings.ContainsRune(ref, os.PathSeparator) {
 		return def

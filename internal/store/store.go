@@ -85,6 +85,30 @@ func (s Store) List() ([]Entry, error) {
 	return out, nil
 }
 
+// ResolveGroup resolves a comma-separated list of references (see Resolve)
+// into one group of runs, each run once, in the order named.
+func (s Store) ResolveGroup(refs string) ([]Entry, error) {
+	var out []Entry
+	seen := map[string]bool{}
+	for ref := range strings.SplitSeq(refs, ",") {
+		ref = strings.TrimSpace(ref)
+		if ref == "" {
+			return nil, fmt.Errorf("run list %q has an empty item (stray comma?)", refs)
+		}
+		es, err := s.Resolve(ref)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			if !seen[e.Dir] {
+				seen[e.Dir] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out, nil
+}
+
 // Resolve finds the runs a reference names: a directory path, an ID, a glob
 // over IDs, a unique ID prefix, or a run name (every run with that name,
 // newest first). "latest" is the newest run.

@@ -37,6 +37,15 @@ func TestCreateListResolveRemove(t *testing.T) {
 	if _, err := s.Resolve("nope"); err == nil {
 		t.Error("Resolve(nope): want an error")
 	}
+	// A group names each run once, in the order named.
+	if g, err := s.ResolveGroup(ids[1] + ", base," + ids[0]); err != nil || len(g) != 3 || g[0].Run.ID != ids[1] {
+		t.Errorf("ResolveGroup = %d runs, %v; want 3, %s first", len(g), err, ids[1])
+	}
+	for _, bad := range []string{"base,,new", "base,nope"} {
+		if _, err := s.ResolveGroup(bad); err == nil {
+			t.Errorf("ResolveGroup(%q): want an error", bad)
+		}
+	}
 	if err := s.Remove(all[0]); err != nil {
 		t.Fatal(err)
 	}

@@ -248,25 +248,12 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 // the UI's directory; paths are refused, so a page can only reach the runs
 // the UI was started on.
 func (s *Server) resolve(refs string) ([]store.Entry, error) {
-	var out []store.Entry
-	seen := map[string]bool{}
 	for ref := range strings.SplitSeq(refs, ",") {
-		ref = strings.TrimSpace(ref)
-		if !validRef(ref) {
+		if ref = strings.TrimSpace(ref); ref != "" && !validRef(ref) {
 			return nil, fmt.Errorf("%q: want a run ID, name or glob, not a path", ref)
 		}
-		es, err := s.store.Resolve(ref)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range es {
-			if !seen[e.Dir] {
-				seen[e.Dir] = true
-				out = append(out, e)
-			}
-		}
 	}
-	return out, nil
+	return s.store.ResolveGroup(refs)
 }
 
 var refChars = regexp.MustCompile(`^[A-Za-z0-9._*?\[\]-]+$`)
