@@ -17,12 +17,14 @@
 # target is less than 3%.
 #
 #   bench/profile-overhead.sh          # ROUNDS=5 SECS=5 RATE=300 by default
+#   LOADS=rate bench/profile-overhead.sh   # one of the two loads
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-5}
 RATE=${RATE:-300}
+read -r -a loads <<<"${LOADS:-rate max}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$root" && go build -o "$work/perflab" ./cmd/perflab && go build -o "$work/tolower" ./testdata/services/tolower)
@@ -47,7 +49,7 @@ one() {
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 
-for load in rate max; do
+for load in "${loads[@]}"; do
 	for ((i = 0; i < ROUNDS; i++)); do
 		for mode in none pprof perf; do
 			one "$mode" "$load" >>"$work/$load-$mode"
@@ -56,7 +58,7 @@ for load in rate max; do
 done
 
 printf '%-5s %-6s %12s %10s %14s %10s\n' load mode "median rps" "vs none" "CPU ms/req" "vs none"
-for load in rate max; do
+for load in "${loads[@]}"; do
 	base_rps=$(cut -d' ' -f1 "$work/$load-none" | median)
 	base_cpu=$(cut -d' ' -f2 "$work/$load-none" | median)
 	for mode in none pprof perf; do
