@@ -39,7 +39,8 @@ func New(st store.Store) *Server {
 	s.mux.HandleFunc("GET /{$}", s.index)
 	s.mux.HandleFunc("GET /runs/{id}/{$}", s.report)
 	s.mux.HandleFunc("GET /runs/{id}/files/{path...}", s.file)
-	s.mux.HandleFunc("GET /runs/{id}/pprof/{profile}/{view...}", s.pprofView)
+	// Any method: pprof's views save and delete their settings with POSTs.
+	s.mux.HandleFunc("/runs/{id}/pprof/{profile}/{view...}", s.pprofView)
 	s.mux.HandleFunc("GET /compare", s.compare)
 	return s
 }
@@ -198,7 +199,7 @@ func (s *Server) pprofView(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusUnprocessableEntity)
 		return
 	}
-	prefix := "/runs/" + e.Run.ID + "/pprof/" + name
+	prefix := "/runs/" + r.PathValue("id") + "/pprof/" + name
 	http.StripPrefix(prefix, h).ServeHTTP(w, r)
 }
 
