@@ -94,8 +94,12 @@ var goStdRoots = map[string]bool{
 }
 
 // goPackage returns the import path of a Go symbol name:
-// "net/http.(*conn).serve" -> "net/http".
+// "net/http.(*conn).serve" -> "net/http". A generic instantiation's type
+// arguments ("slices.Sort[go.shape.[]net/http.Header]") are not part of it.
 func goPackage(name string) string {
+	if i := strings.IndexByte(name, '['); i > 0 {
+		name = name[:i]
+	}
 	slash := strings.LastIndexByte(name, '/')
 	dot := strings.IndexByte(name[slash+1:], '.')
 	if dot < 0 {

@@ -28,6 +28,11 @@ func TestIsUserFunc(t *testing.T) {
 		{"internal/poll.(*FD).Read", "", false},
 		{"vendor/golang.org/x/net/http2/hpack.(*Decoder).Write", "", false},
 		{"type:.eq.main.T", "", false},
+		// Generic instantiations name their type arguments, paths included.
+		{"slices.SortStableFunc[go.shape.[]internal/fmtsort.KeyValue,go.shape.struct { Key reflect.Value }]", "", false},
+		{"slices.partitionCmpFunc[go.shape.struct { encoding/json.v reflect.Value; encoding/json.ks string }]", "", false},
+		{"main.Map[go.shape.string,net/http.Header]", "", true},
+		{"github.com/x/y.Set[go.shape.int].Add", "", true},
 		{"gcWriteBarrier", "/usr/local/go/src/runtime/asm_amd64.s", false},
 		{"my_c_helper", "/srv/app/native/helper.c", true},
 		{"__tsan_read", "?", false},
