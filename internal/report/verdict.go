@@ -121,6 +121,7 @@ func (p *printer) runFiles(r *runfmt.Run, dir string) {
 			p.f("  go tool pprof %s\n", filepath.Join(dir, pr.File))
 		}
 	}
+	p.f("  perflab ui --dir %s   (this run and the others, in a browser)\n", filepath.Dir(dir))
 	for _, w := range r.Warnings {
 		p.f("  warning: %s\n", w)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"regexp"
+	"strings"
 	"testing"
 
 	"perflab/internal/runfmt"
@@ -20,6 +21,9 @@ func TestVerdictHotAddsOwnAndCalledCPU(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteVerdict(&b, r, "dir"); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "perflab ui --dir .") {
+		t.Errorf("the verdict does not point at perflab ui:\n%s", b.String())
 	}
 	for fn, want := range map[string]string{"main.search": "400.0 µs", "main.leaf": "20.0 µs"} {
 		re := regexp.MustCompile(`(?m)^\s+(\S+ µs)\s+\S+ µs\s+[0-9.]+%\s+` + regexp.QuoteMeta(fn) + `$`)
