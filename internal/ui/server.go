@@ -55,7 +55,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type runRow struct {
 	ID, Name, Started, Status, Reason, Err string
 	RPS, P99, CPUMs                        float64
-	HasLoad, HasCPU, HasReport             bool
+	HasLoad, HasCPU                        bool
 	Finding                                string
 	Profiles                               []profileLink
 }
@@ -108,8 +108,6 @@ func newRunRow(e store.Entry) runRow {
 				Href: "runs/" + row.ID + "/pprof/" + name + "/flamegraph"})
 		}
 	}
-	_, err := os.Stat(filepath.Join(e.Dir, "report.html"))
-	row.HasReport = err == nil
 	return row
 }
 
