@@ -18,9 +18,7 @@ func TestMain(m *testing.M) {
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir) // the test services built by serviceBinary
-	}
+	goServices.Remove()
 	os.Exit(code)
 }
 

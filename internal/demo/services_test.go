@@ -12,50 +12,22 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"perflab/internal/labtest"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-var goServices = []string{"hello", "fmtprint", "tolower", "pngencode", "gcheavy", "cpuburn", "stall"}
+// goServices are the Go test services, built once for the whole test binary.
+var goServices = &labtest.Services{Names: []string{"hello", "fmtprint", "tolower", "pngencode", "gcheavy", "cpuburn", "stall"}}
 
-var (
-	buildOnce sync.Once
-	buildDir  string
-	buildErr  error
-)
-
-// serviceBinary builds every Go test service once per test binary run and
-// returns the path of name's executable.
+// serviceBinary returns the path of the Go test service name.
 func serviceBinary(t *testing.T, name string) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("building the test services needs the go command: not in PATH")
-	}
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "perflab-services-")
-		if buildErr != nil {
-			return
-		}
-		args := []string{"build", "-o", buildDir + "/"}
-		for _, s := range goServices {
-			args = append(args, "../../testdata/services/"+s)
-		}
-		out, err := exec.Command(goTool, args...).CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build test services: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return filepath.Join(buildDir, name)
+	return goServices.Binary(t, name)
 }
 
 // service is a running test service process.

@@ -19,7 +19,6 @@ import (
 	"perflab/internal/labtest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,37 +29,16 @@ import (
 	"perflab/internal/target"
 )
 
-var (
-	accOnce sync.Once
-	accDir  string
-	accErr  error
-)
+// accServices are the Go test services the acceptance tests run, built
+// once (one go build, so they share the compile).
+var accServices = &labtest.Services{Names: []string{"fmtprint", "tolower", "pngencode", "gcheavy", "cpuburn"}}
 
-// acceptanceBinary builds the Go test services once (one `go build`, so
-// they share the compile) and returns name's executable.
+// acceptanceBinary returns the path of the test service name.
 func acceptanceBinary(t *testing.T, name string) string {
 	t.Helper()
-	accOnce.Do(func() {
-		accDir, accErr = os.MkdirTemp("", "perflab-acceptance-")
-		if accErr != nil {
-			return
-		}
-		args := []string{"build", "-o", accDir + "/"}
-		for _, s := range []string{"fmtprint", "tolower", "pngencode", "gcheavy", "cpuburn"} {
-			args = append(args, "perflab/testdata/services/"+s)
-		}
-		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
-			accErr = fmt.Errorf("go build test services: %v\n%s", err, out)
-		}
-	})
-	if accErr != nil {
-		t.Fatal(accErr)
-	}
-	return filepath.Join(accDir, name)
+	return accServices.Binary(t, name)
 }
 
-// acceptanceConfig is a run of command (serving path on addr) under a
-// 1-core budget: 1s warm-up, a 3s window, 4 closed-model workers.
 func acceptanceConfig(t *testing.T, addr, path string, command ...string) Config {
 	t.Helper()
 	u, err := load.ParseURL("http://" + addr + path)

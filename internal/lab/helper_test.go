@@ -26,7 +26,9 @@ func TestMain(m *testing.M) {
 		serveTestService(addr)
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	accServices.Remove()
+	os.Exit(code)
 }
 
 func serveTestService(addr string) {

@@ -5,10 +5,12 @@
 package labtest
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -40,5 +42,49 @@ func RequireRoot(t testing.TB, why string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skipf("needs root: %s", why)
+	}
+}
+
+// Services builds several test services of testdata/services with one go
+// build (they share the compile), on first use and once per test binary.
+// Call Remove from TestMain after m.Run to delete the binaries.
+type Services struct {
+	Names []string
+
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// Binary returns the path of name's executable (name must be in Names),
+// building them all first; it skips the test when the go command is missing.
+func (s *Services) Binary(t testing.TB, name string) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("building the test services needs the go command: not in PATH")
+	}
+	s.once.Do(func() {
+		if s.dir, s.err = os.MkdirTemp("", "perflab-services-"); s.err != nil {
+			return
+		}
+		args := []string{"build", "-o", s.dir + "/"}
+		for _, n := range s.Names {
+			args = append(args, "perflab/testdata/services/"+n)
+		}
+		if out, err := exec.Command(goTool, args...).CombinedOutput(); err != nil {
+			s.err = fmt.Errorf("go build test services: %v\n%s", err, out)
+		}
+	})
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	return filepath.Join(s.dir, name)
+}
+
+// Remove deletes what Binary built.
+func (s *Services) Remove() {
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
 	}
 }
