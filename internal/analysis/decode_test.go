@@ -2,7 +2,10 @@ package analysis
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -184,4 +187,45 @@ func FuzzReadStackSet(f *testing.F) {
 			t.Errorf("lean decoder differs from profile.Parse:\n--- lean\n%s\n--- profile.Parse\n%s", got, want)
 		}
 	})
+}
+
+// TestTopFileFallbackAfterReadAhead reads a gzipped legacy profile large
+// enough that the decompressing read-ahead is still reading the file when
+// the lean decoder gives up and profile.Parse reads it again from the start:
+// the read-ahead must be stopped first, or the two readers share the file's
+// offset and the fallback sees corrupt gzip input.
+func TestTopFileFallbackAfterReadAhead(t *testing.T) {
+	// A legacy binary CPU profile (header, records of count, depth and
+	// PCs, trailer), with random PCs so that it stays large gzipped.
+	var raw bytes.Buffer
+	word := func(v uint64) { raw.Write(binary.LittleEndian.AppendUint64(nil, v)) }
+	for _, w := range []uint64{0, 3, 0, 10000, 0} {
+		word(w)
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for raw.Len() < 4<<20 {
+		word(1 + rnd.Uint64()%(1<<40))
+		word(2)
+		word(0x400000 + rnd.Uint64()%64)
+		word(0x500000 + rnd.Uint64()%64)
+	}
+	for _, w := range []uint64{0, 1, 0} {
+		word(w)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(raw.Bytes())
+	zw.Close()
+	if gz.Len() <= 1<<20 {
+		t.Fatalf("test profile is %d bytes gzipped, want more than the read-ahead's four 256 KiB chunks", gz.Len())
+	}
+	path := filepath.Join(t.TempDir(), "legacy.cpu.gz")
+	if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if _, err := TopFile(path, TopOptions{}); err != nil {
+			t.Fatalf("try %d: TopFile(gzipped legacy profile): %v", i, err)
+		}
+	}
 }
