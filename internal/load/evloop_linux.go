@@ -37,7 +37,10 @@ type evLoop struct {
 	retry  []*evConn // failed connections waiting for their next request
 	open   *openState
 	events [128]unix.EpollEvent
-	addrs  []unix.Sockaddr // per dialer
+	// addrs are the dialers' addresses, this loop's own copies: unix.Connect
+	// writes its raw form into the Sockaddr it is given, so loops must not
+	// share one.
+	addrs []unix.Sockaddr
 }
 
 type evConn struct {
@@ -82,7 +85,7 @@ func evLoopsFor(a *Attacker) []*evLoop {
 	if c.HTTP2 || c.QPS > 0 || c.engine == engineGoroutines {
 		return nil
 	}
-	addrs := make([]unix.Sockaddr, len(a.dialers))
+	addrs := make([]*net.TCPAddr, len(a.dialers))
 	for i, d := range a.dialers {
 		if d.tlsConfig != nil {
 			return nil
@@ -91,7 +94,7 @@ func evLoopsFor(a *Attacker) []*evLoop {
 		if err != nil {
 			return nil // the goroutine engine reports the error per request
 		}
-		addrs[i] = sockaddr(ta)
+		addrs[i] = ta
 	}
 	n := max(1, min(runtime.GOMAXPROCS(0), c.Concurrency))
 	if c.Open() {
@@ -131,7 +134,11 @@ func sockaddr(ta *net.TCPAddr) unix.Sockaddr {
 	return sa
 }
 
-func newEvLoop(a *Attacker, sh *shard, addrs []unix.Sockaddr) (*evLoop, error) {
+func newEvLoop(a *Attacker, sh *shard, tcpAddrs []*net.TCPAddr) (*evLoop, error) {
+	addrs := make([]unix.Sockaddr, len(tcpAddrs))
+	for i, ta := range tcpAddrs {
+		addrs[i] = sockaddr(ta)
+	}
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
