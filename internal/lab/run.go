@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"perflab/internal/capture"
@@ -34,6 +35,9 @@ type session struct {
 	limitCores  float64
 	limitMemory int64
 	pids        []int
+	// recMu guards the run's Warnings and Profiles, which the capture
+	// goroutines of the measured window add to while the main one runs.
+	recMu sync.Mutex
 }
 
 // Run performs one run and writes its directory. The returned Result is
@@ -62,7 +66,9 @@ func recordConfig(c *Config) runfmt.Config {
 }
 
 func (s *session) warn(msg string) {
+	s.recMu.Lock()
 	s.run.Warnings = append(s.run.Warnings, msg)
+	s.recMu.Unlock()
 	s.cfg.Log("warning: " + msg)
 }
 

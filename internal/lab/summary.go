@@ -17,14 +17,16 @@ const (
 	allocRows = 25
 )
 
+// addProfile lists a saved profile in the run; capture goroutines call it.
+// Its Seconds is the planned window until summarize sets the measured one.
 func (s *session) addProfile(typ, source, file string, samples int64) {
 	ref := runfmt.ProfileRef{Type: typ, Source: source, File: file, Samples: samples}
-	if s.prof != nil && !s.prof.from.IsZero() && s.run.Load != nil {
-		ref.Seconds = s.run.Load.DurationS
-	} else if s.prof != nil {
+	if s.prof != nil {
 		ref.Seconds = s.prof.windowSecs
 	}
+	s.recMu.Lock()
 	s.run.Profiles = append(s.run.Profiles, ref)
+	s.recMu.Unlock()
 }
 
 // summarize turns what was measured into the run's summary, per request.
@@ -49,6 +51,11 @@ func (s *session) summarize() {
 		addTargetSeries(r.Load.Series, s.sampler.Samples(), from)
 	}
 	p := s.prof
+	for i := range r.Profiles {
+		if r.Profiles[i].Seconds > 0 { // captured over the window, not before it
+			r.Profiles[i].Seconds = r.Load.DurationS
+		}
+	}
 	r.GC = s.gcSummary(from, to)
 	if p.cpu != nil {
 		r.Hot = analysis.Hot(p.cpu, requests, hotRows)
