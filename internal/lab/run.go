@@ -83,15 +83,22 @@ func (s *session) startTarget(ctx context.Context) error {
 			s.warn("removing stale cgroups: " + err.Error())
 		}
 		env := append([]string(nil), c.Env...)
-		if !c.NoGCTrace {
-			env = append(env, "GODEBUG="+withGCTrace(envValue(c.Env, "GODEBUG")))
-		}
-		c.Log(fmt.Sprintf("starting %s (%s)", strings.Join(c.Command, " "), c.Budget))
-		s.proc, err = target.Launch(ctx, target.LaunchConfig{
-			Command: c.Command, Env: env, Dir: c.Dir, Budget: c.Budget, Name: c.Name,
+		lc := target.LaunchConfig{
+			Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name,
 			LogPath: filepath.Join(s.dir, "target.log"),
-			OnLine:  func(line string) { s.gc.Add(line, time.Now()) },
-		})
+			// Only GC trace lines are parsed: the drain does no other per-line work.
+			OnLine:    func(line string) { s.gc.Add(line, time.Now()) },
+			LineMatch: capture.GCLineMatch,
+		}
+		if godebug := envValue(c.Env, "GODEBUG"); !c.NoGCTrace && !strings.Contains(godebug, "gctrace=") {
+			env = append(env, "GODEBUG="+withGCTrace(godebug))
+			// The trace perflab asked for is not the service's own output:
+			// error messages quote the service's last lines without it.
+			lc.HideLine = capture.IsGCLine
+		}
+		lc.Env = env
+		c.Log(fmt.Sprintf("starting %s (%s)", strings.Join(c.Command, " "), c.Budget))
+		s.proc, err = target.Launch(ctx, lc)
 	case c.PID > 0:
 		s.proc, err = target.Attach(c.PID)
 	default:

@@ -91,11 +91,14 @@ func logLines(p *Process) string {
 		return ""
 	}
 	lines := p.LogTail(readyLogLines)
-	if len(lines) == 0 {
-		if p.launched {
-			return "; the service printed nothing"
-		}
+	switch {
+	case len(lines) > 0:
+	case !p.launched:
 		return ""
+	case p.LogWritten() > 0:
+		return "; the service printed no line of its own (only the output perflab asked for, such as the GC trace)"
+	default:
+		return "; the service printed nothing"
 	}
 	return "; last log lines:\n\t" + strings.Join(lines, "\n\t")
 }
