@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-
-	"github.com/google/pprof/profile"
 )
 
 // TopOptions selects what a top table shows.
@@ -59,11 +57,6 @@ type Table struct {
 	Funcs int
 	// User says rows are user functions charged with attributed cost.
 	User bool
-}
-
-// Top computes the top table of p.
-func Top(p *profile.Profile, opt TopOptions) (*Table, error) {
-	return topOf(fromProfile(p), opt)
 }
 
 // TopFile computes the top table of the profile file at path (gzipped or

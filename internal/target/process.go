@@ -160,15 +160,6 @@ func (p *Process) MemoryLimitBytes() int64 {
 	return p.grp.memLimit()
 }
 
-// CgroupDirs lists the cgroup directories holding the service (empty when
-// measured through /proc).
-func (p *Process) CgroupDirs() []string {
-	if p.grp == nil {
-		return nil
-	}
-	return append([]string(nil), p.grp.dirs...)
-}
-
 // setExit records how the launched process ended and closes Exited.
 func (p *Process) setExit(ps *os.ProcessState, err error) {
 	p.mu.Lock()
