@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"perflab/internal/lab"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 )
 
@@ -36,34 +37,24 @@ func runFindMax(cmd *cobra.Command, env Env, c lab.Config, fm findMaxFlags, f *r
 	if c.Load.Rate > 0 || len(c.Load.Stages) > 0 {
 		return usageErr("--find-max chooses the rates itself: drop --rate/--stages")
 	}
-	fmt.Fprintf(env.Stdout, "Searching the highest rate within %s (steps of %s):\n", slo, fm.step)
-	fmt.Fprintf(env.Stdout, "  %10s %10s %10s %8s %10s %12s  %s\n", "rate", "achieved", "p99", "errors", "CPU cores", "CPU ms/req", "verdict")
+	table := report.FindMaxTable{W: env.Stdout, SLO: slo.String()}
+	if err := table.Header(fm.step.String()); err != nil {
+		return failed(err)
+	}
 	res, err := lab.FindMax(cmd.Context(), c, lab.FindMaxConfig{SLO: slo, Step: fm.step, Start: fm.start,
-		OnStep: func(st runfmt.FindMaxStep) {
-			verdict := "pass"
-			if !st.Pass {
-				verdict = "fail: " + st.Reason
-			}
-			errPct := 0.0
-			if st.Requests > 0 {
-				errPct = 100 * float64(st.Errors) / float64(st.Requests)
-			}
-			fmt.Fprintf(env.Stdout, "  %8.0f/s %8.0f/s %8.2fms %7.2f%% %10.2f %12.3f  %s\n", st.Rate, st.RPS, st.P99Ms, errPct, st.CPUCores, st.CPUMsPerRequest, verdict)
-		}})
+		OnStep: func(st runfmt.FindMaxStep) { _ = table.Step(st) }})
+	var werr error
 	if res != nil && res.Run.FindMax != nil && res.Run.FindMax.MaxRPS > 0 {
-		m := res.Run.FindMax
-		budget := "no CPU limit"
-		if c.Budget.CPUs > 0 {
-			budget = fmt.Sprintf("%g CPU", c.Budget.CPUs)
-		}
-		fmt.Fprintf(env.Stdout, "\nHighest sustainable rate: %.0f requests/s on %s within %s, at %.3f CPU ms per request\n", m.MaxRPS, budget, slo, m.CPUMsPerRequest)
-		fmt.Fprintf(env.Stdout, "Run %s: %s\n", res.Run.ID, res.Dir)
+		werr = table.Done(res.Run, res.Dir, c.Budget.CPUs)
 	}
 	if err != nil {
 		if res == nil {
 			return failed(err)
 		}
 		return failed(fmt.Errorf("find-max run %s is partial: %w", res.Run.ID, err))
+	}
+	if werr != nil {
+		return failed(werr)
 	}
 	return nil
 }

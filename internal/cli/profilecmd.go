@@ -2,15 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"perflab/internal/analysis"
 	"perflab/internal/lab"
-	"perflab/internal/runfmt"
+	"perflab/internal/report"
 	"perflab/internal/store"
 )
 
@@ -150,56 +148,11 @@ func (f *profileFlags) print(env Env, res *lab.Result, err error) error {
 		if werr := writeJSON(env.Stdout, r); werr != nil {
 			return failed(werr)
 		}
-	} else if werr := writeProfileSummary(env, r, res.Dir); werr != nil {
+	} else if werr := report.WriteProfileSummary(env.Stdout, r, res.Dir); werr != nil {
 		return failed(werr)
 	}
 	if err != nil {
 		return failed(fmt.Errorf("run %s is partial: %w", r.ID, err))
-	}
-	return nil
-}
-
-func writeProfileSummary(env Env, r *runfmt.Run, dir string) error {
-	w := env.Stdout
-	if t := r.Target; t != nil {
-		fmt.Fprintf(w, "CPU used: mean %.2f cores, max %.2f (measured from %s)\n", t.CPUCoresMean, t.CPUCoresMax, t.Source)
-	}
-	for _, p := range r.Profiles {
-		if p.Type != "cpu" {
-			continue
-		}
-		if p.Samples == 0 {
-			fmt.Fprintf(w, "\nThe CPU profile (%s) has no samples: the service was idle (load it while profiling).\n", p.Source)
-			continue
-		}
-		t, err := analysis.TopFile(filepath.Join(dir, p.File), analysis.TopOptions{User: true, N: 10})
-		if err != nil {
-			return fmt.Errorf("reading the CPU profile: %w", err)
-		}
-		fmt.Fprintf(w, "\nTop user-code functions (%s, %d samples):\n", p.Source, p.Samples)
-		if err := t.WriteText(w); err != nil {
-			return err
-		}
-	}
-	for i, fd := range r.Findings {
-		if i == 0 {
-			fmt.Fprintf(w, "\nFindings:\n")
-		}
-		if i == 5 {
-			break
-		}
-		fmt.Fprintf(w, "  %d. [%s] %s\n", i+1, fd.Kind, fd.Title)
-	}
-	fmt.Fprintf(w, "\nRun %s: %s", r.ID, r.Status)
-	if r.PartialReason != "" {
-		fmt.Fprintf(w, " (%s)", r.PartialReason)
-	}
-	fmt.Fprintf(w, "\n")
-	for _, p := range r.Profiles {
-		fmt.Fprintf(w, "  %-10s %s\n", p.Type, filepath.Join(dir, p.File))
-	}
-	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "  warning: %s\n", warn)
 	}
 	return nil
 }
