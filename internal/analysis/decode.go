@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/files"
+	"perflab/internal/runfmt"
 )
 
 // This file is a lean, streaming decoder of the pprof protocol buffer
@@ -39,9 +41,10 @@ const (
 )
 
 // readStackSetFile decodes path with the lean decoder, falling back to
-// profile.Parse for inputs it does not handle.
+// profile.Parse for inputs it does not handle. It reads regular files of at
+// most runfmt.MaxProfileBytes, inflating to at most MaxProfileDecodedBytes.
 func readStackSetFile(path string) (*stackSet, error) {
-	f, err := os.Open(path)
+	f, err := files.Open(path, runfmt.MaxProfileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading profile: %w", err)
 	}
@@ -50,14 +53,31 @@ func readStackSetFile(path string) (*stackSet, error) {
 	if lerr == nil {
 		return s, nil
 	}
+	if errors.Is(lerr, files.ErrTooLarge) {
+		return nil, fmt.Errorf("reading profile %s: %w", path, lerr)
+	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("reading profile %s: %w", path, err)
 	}
-	p, err := profile.Parse(f)
+	p, err := parseBounded(f)
 	if err != nil {
 		return nil, fmt.Errorf("parsing profile %s: %w", path, err)
 	}
 	return fromProfile(p), nil
+}
+
+// parseBounded is profile.Parse with the decompressed size bounded (Parse
+// would inflate a gzip bomb without limit).
+func parseBounded(r io.Reader) (*profile.Profile, error) {
+	br := bufio.NewReader(r)
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("decompressing profile: %w", err)
+		}
+		return profile.Parse(files.LimitReader(gz, runfmt.MaxProfileDecodedBytes, "decompressed profile"))
+	}
+	return profile.Parse(br)
 }
 
 // readStackSet decodes an encoded profile (gzipped or not) from r.
@@ -68,7 +88,7 @@ func readStackSet(r io.Reader) (*stackSet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("decompressing profile: %w", err)
 		}
-		pr := newPrefetchReader(gz)
+		pr := newPrefetchReader(files.LimitReader(gz, runfmt.MaxProfileDecodedBytes, "decompressed profile"))
 		defer pr.Close()
 		br = bufio.NewReaderSize(pr, 256<<10)
 	}

@@ -16,6 +16,9 @@ import (
 // p <= 0.05, and benchmath needs 6 for a 95% confidence interval.
 const DefaultABRuns = 6
 
+// maxRuns bounds --runs of ab and sweep.
+const maxRuns = 1000
+
 func newABCmd(env Env) *cobra.Command {
 	f := newRunFlags()
 	var cf compareFlags
@@ -34,9 +37,6 @@ backslashes). Ctrl-C stops after the run under way and compares what finished.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() >= 0 {
 				return usageErr("ab takes the commands from --base and --new, not after --")
-			}
-			if runs < 1 {
-				return usageErr("--runs %d: want at least 1 (%d or more for a confident verdict)", runs, DefaultABRuns)
 			}
 			baseArgv, err := splitCommand("--base", baseCmd)
 			if err != nil {
@@ -80,7 +80,7 @@ backslashes). Ctrl-C stops after the run under way and compares what finished.`,
 	cmd.Flags().Lookup("json").Usage = "print the comparison as JSON"
 	cmd.Flags().StringVar(&baseCmd, "base", "", "the base build's command line (required)")
 	cmd.Flags().StringVar(&newCmd, "new", "", "the new build's command line (required)")
-	cmd.Flags().IntVar(&runs, "runs", DefaultABRuns, "runs of each side")
+	flagSet{cmd.Flags()}.int(&runs, "runs", "", DefaultABRuns, 1, maxRuns, "runs of each side")
 	cf.register(cmd, false)
 	return cmd
 }

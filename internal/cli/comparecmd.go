@@ -3,12 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"perflab/internal/compare"
+	"perflab/internal/files"
 	"perflab/internal/lab"
 	"perflab/internal/report"
 	"perflab/internal/stats"
@@ -28,9 +30,15 @@ func (cf *compareFlags) register(cmd *cobra.Command, withJSON bool) {
 	if withJSON {
 		fs.BoolVar(&cf.json, "json", false, "print the comparison as JSON")
 	}
-	fs.StringVar(&cf.html, "html", "", "also write a self-contained HTML page (table and differential flame graph) to `file`")
-	fs.StringVar(&cf.failOn, "fail-on", "", "exit 1 when a metric changes significantly beyond a `threshold`, e.g. \"cpu_per_request>+5%,p99>+10%,rps<-5%\" (metrics: "+strings.Join(stats.FailOnMetrics, ", ")+")")
+	v := flagSet{fs}
+	v.checked(&cf.html, "html", "", "", "file", outputFile, "also write a self-contained HTML page (table and differential flame graph) to `file`")
+	v.checked(&cf.failOn, "fail-on", "", "", "thresholds", checkFailOn, "exit 1 when a metric changes significantly beyond a `threshold`, e.g. \"cpu_per_request>+5%,p99>+10%,rps<-5%\" (metrics: "+strings.Join(stats.FailOnMetrics, ", ")+")")
 	fs.BoolVar(&cf.force, "force", false, "compare runs of different URL paths instead of refusing")
+}
+
+func checkFailOn(s string) error {
+	_, err := stats.ParseFailOn(s)
+	return err
 }
 
 func (cf *compareFlags) options() (compare.Options, error) {
@@ -79,7 +87,7 @@ run of that name), glob, or a comma-separated list of those.`,
 		},
 	}
 	cf.register(cmd, true)
-	cmd.Flags().StringVar(&dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
+	flagSet{cmd.Flags()}.checked(&dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
 	return cmd
 }
 
@@ -136,19 +144,15 @@ func printComparison(env Env, res *compare.Result, cf compareFlags) error {
 }
 
 func writeCompareHTML(path string, res *compare.Result) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("writing --html: %w", err)
-	}
 	var flame *report.DiffFlame
 	if p := res.CPU; p != nil {
 		flame = &report.DiffFlame{Base: p.Base, New: p.New, BaseRequests: p.BaseRequests, NewRequests: p.NewRequests}
 	}
-	if err := report.WriteCompareHTML(f, res.Comparison, flame); err != nil {
-		f.Close()
-		return fmt.Errorf("writing --html %s: %w", path, err)
+	err := files.WriteAtomic(path, func(w io.Writer) error { return report.WriteCompareHTML(w, res.Comparison, flame) })
+	if err != nil {
+		return fmt.Errorf("--html: %w", err)
 	}
-	return f.Close()
+	return nil
 }
 
 // entries turns finished runs into store entries for compare.

@@ -21,18 +21,21 @@ type findMaxFlags struct {
 
 func (f *findMaxFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.enabled, "find-max", false, "search the highest arrival rate the budget sustains within --slo")
-	fs.StringVar(&f.slo, "slo", "p99<100ms,errors<1%", "objective for --find-max: `METRIC<LIMIT,...` (p50..p999, max, mean in ms; errors in %)")
-	fs.DurationVar(&f.step, "step", 5*time.Second, "--find-max: measured window of each rate tried")
-	fs.Float64Var(&f.start, "start-rate", 0, "--find-max: first rate to try (default: half of a closed-model probe)")
+	v := flagSet{fs}
+	v.checked(&f.slo, "slo", "", "p99<100ms,errors<1%", "slo", checkSLO, "objective for --find-max: `METRIC<LIMIT,...` (p50..p999, max, mean in ms; errors in %)")
+	v.duration(&f.step, "step", "", 5*time.Second, 100*time.Millisecond, 24*time.Hour, "--find-max: measured window of each rate tried")
+	v.float(&f.start, "start-rate", "", 0, 0, maxRateFlag, "--find-max: first rate to try (default: half of a closed-model probe)")
+}
+
+func checkSLO(s string) error {
+	_, err := lab.ParseSLO(s)
+	return err
 }
 
 func runFindMax(cmd *cobra.Command, env Env, c lab.Config, fm findMaxFlags, f *runFlags) error {
 	slo, err := lab.ParseSLO(fm.slo)
 	if err != nil {
 		return usageErr("%v", err)
-	}
-	if fm.step <= 0 || fm.start < 0 {
-		return usageErr("--step must be > 0 and --start-rate >= 0")
 	}
 	if c.Load.Rate > 0 || len(c.Load.Stages) > 0 {
 		return usageErr("--find-max chooses the rates itself: drop --rate/--stages")

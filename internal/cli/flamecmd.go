@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"perflab/internal/analysis"
 	"perflab/internal/capture"
+	"perflab/internal/files"
+	"perflab/internal/runfmt"
 )
 
 func newFlameCmd(env Env) *cobra.Command {
@@ -33,40 +36,29 @@ Your code is coloured warm, the standard library and runtime cool.`,
 			if err != nil {
 				return err
 			}
-			data, err := os.ReadFile(r.path)
+			data, err := files.ReadFile(r.path, runfmt.MaxProfileBytes)
 			if err != nil {
-				return failed(fmt.Errorf("reading profile: %w", err))
+				return usageErr("reading profile: %v", err)
 			}
 			p, err := capture.Decode(data)
 			if err != nil {
-				return failed(fmt.Errorf("reading profile %s: %w", r.path, err))
+				return usageErr("reading profile %s: %v", r.path, err)
 			}
-			return writeFlameFile(out, func(f *os.File) error {
-				return analysis.WriteFlameHTML(f, p, analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac})
-			}, env)
+			opt := analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac}
+			if err := files.WriteAtomic(out, func(w io.Writer) error { return analysis.WriteFlameHTML(w, p, opt) }); err != nil {
+				if errors.Is(err, analysis.ErrNoSampleType) {
+					return usageErr("%v", err)
+				}
+				return failed(err)
+			}
+			fmt.Fprintf(env.Stderr, "perflab: wrote %s\n", out)
+			return nil
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&out, "output", "o", "", "write the HTML page to `FILE`")
-	fs.Float64Var(&minFrac, "min-fraction", 0, "fold frames below this `fraction` of the total into their parent (0: 0.0005; negative: keep all)")
+	v := flagSet{fs}
+	v.checked(&out, "output", "o", "", "file", outputFile, "write the HTML page to `FILE`")
+	v.float(&minFrac, "min-fraction", "", 0, -1, 1, "fold frames below this `fraction` of the total into their parent, from -1 to 1 (0: 0.0005; negative: keep all)")
 	ref.register(fs)
 	return cmd
-}
-
-// writeFlameFile writes path with write, removing it on failure.
-func writeFlameFile(path string, write func(*os.File) error, env Env) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return failed(fmt.Errorf("creating %s: %w", path, err))
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return failed(fmt.Errorf("writing %s: %w", path, err))
-	}
-	fmt.Fprintf(env.Stderr, "perflab: wrote %s\n", path)
-	return nil
 }

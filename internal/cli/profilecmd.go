@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -11,6 +10,9 @@ import (
 	"perflab/internal/report"
 	"perflab/internal/store"
 )
+
+// profileProfilers are --profiler's choices for perflab profile.
+var profileProfilers = []string{lab.ProfilerAuto, lab.ProfilerPprof, lab.ProfilerPerf, lab.ProfilerPySpy, lab.ProfilerRbSpy}
 
 // profileFlags are the flags of `perflab profile`.
 type profileFlags struct {
@@ -27,18 +29,19 @@ type profileFlags struct {
 
 func (f *profileFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVar(&f.pprof, "pprof", "", "the service's net/http/pprof base `URL` (e.g. http://127.0.0.1:6060)")
-	fs.IntVar(&f.pid, "pid", 0, "sample the running process `PID` (and its children) with perf, py-spy or rbspy")
-	fs.Float64Var(&f.seconds, "seconds", 10, "length of the capture in `seconds`")
-	fs.StringVar(&f.profiler, "profiler", lab.ProfilerAuto, "auto, pprof, perf, py-spy or rbspy")
-	fs.IntVar(&f.perfHz, "perf-hz", 99, "sampling frequency of perf, py-spy and rbspy")
-	fs.StringVar(&f.cpus, "cpus", "", "CPU budget in `cores` of a service launched with -- CMD")
-	fs.StringVar(&f.memory, "memory", "", "memory budget (`size`: 512M, 2G) of a service launched with -- CMD")
-	fs.StringVar(&f.ready, "ready", "", "with -- CMD: wait until this `URL` answers before profiling")
-	fs.StringArrayVarP(&f.env, "env", "e", nil, "`KEY=VALUE` for the launched service (repeatable)")
+	v := flagSet{fs}
+	v.checked(&f.pprof, "pprof", "", "", "URL", checkHTTPURL, "the service's net/http/pprof base `URL` (e.g. http://127.0.0.1:6060)")
+	v.int(&f.pid, "pid", "", 0, 1, maxPID, "sample the running process `PID` (and its children) with perf, py-spy or rbspy")
+	v.float(&f.seconds, "seconds", "", 10, 0.001, 3600, "length of the capture in `seconds` (at most 3600)")
+	v.choice(&f.profiler, "profiler", lab.ProfilerAuto, profileProfilers, orList(profileProfilers))
+	v.int(&f.perfHz, "perf-hz", "", 99, 1, 10000, "sampling frequency of perf, py-spy and rbspy (1 to 10000)")
+	v.checked(&f.cpus, "cpus", "", "", "cores", checkCPUs, "CPU budget in `cores` of a service launched with -- CMD")
+	v.checked(&f.memory, "memory", "", "", "size", checkMemory, "memory budget (`size`: 512M, 2G) of a service launched with -- CMD")
+	v.checked(&f.ready, "ready", "", "", "URL", checkHTTPURL, "with -- CMD: wait until this `URL` answers before profiling")
+	v.list(&f.env, "env", "e", "stringArray", checkKeyValue, "`KEY=VALUE` for the launched service (repeatable)")
 	fs.BoolVar(&f.trace, "trace", false, "also capture a Go execution trace (pprof endpoint only)")
-	fs.StringVar(&f.name, "name", "", "label of the run (default: profile)")
-	fs.StringVar(&f.dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
+	v.checked(&f.name, "name", "", "", "string", checkRunName, "label of the run (default: profile)")
+	v.checked(&f.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text summary")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 }
@@ -89,17 +92,6 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 		return c, usageErr("nothing to profile: give --pprof URL, --pid PID or -- CMD")
 	case f.pid != 0 && len(command) > 0:
 		return c, usageErr("give either --pid or -- CMD, not both")
-	case f.pid < 0:
-		return c, usageErr("--pid %d: not a process id", f.pid)
-	case f.seconds <= 0 || f.seconds > 3600:
-		return c, usageErr("--seconds %g: must be more than 0 and at most 3600", f.seconds)
-	case f.perfHz < 1 || f.perfHz > 10000:
-		return c, usageErr("--perf-hz %d: must be from 1 to 10000", f.perfHz)
-	}
-	switch f.profiler {
-	case lab.ProfilerAuto, lab.ProfilerPprof, lab.ProfilerPerf, lab.ProfilerPySpy, lab.ProfilerRbSpy:
-	default:
-		return c, usageErr("--profiler %q: want auto, pprof, perf, py-spy or rbspy", f.profiler)
 	}
 	if f.profiler == lab.ProfilerPprof && f.pprof == "" {
 		return c, usageErr("--profiler pprof needs --pprof URL")
@@ -113,11 +105,6 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 	}
 	if len(command) == 0 && (budget.CPUs > 0 || budget.MemoryBytes > 0) {
 		return c, usageErr("--cpus and --memory apply to a service perflab launches (-- CMD)")
-	}
-	for _, kv := range f.env {
-		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return c, usageErr("--env %q: want KEY=VALUE", kv)
-		}
 	}
 	name := f.name
 	if name == "" {

@@ -39,7 +39,7 @@ func newRunsCmd(env Env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.PersistentFlags().StringVar(&dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
+	flagSet{cmd.PersistentFlags()}.checked(&dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "show RUN",
 		Short: "Print a run's summary and verdict (RUN: ID, name, path, glob or latest)",

@@ -35,9 +35,6 @@ compares what finished.`,
 			if len(command) == 0 {
 				return usageErr("sweep launches the service: give its command after --")
 			}
-			if runs < 1 {
-				return usageErr("--runs %d: want at least 1 (%d or more for a confident verdict)", runs, DefaultABRuns)
-			}
 			if len(f.env) == 0 {
 				return usageErr("give the variable to sweep: --env NAME=V1,V2,... (e.g. --env GOGC=100,400,2000)")
 			}
@@ -62,7 +59,7 @@ compares what finished.`,
 	f.addTo(cmd)
 	cmd.Flags().Lookup("env").Usage = "first: the variable to sweep, `NAME=V1,V2,...`; then KEY=VALUE set on every run (repeatable)"
 	cmd.Flags().Lookup("json").Usage = "print the comparisons as JSON"
-	cmd.Flags().IntVar(&runs, "runs", DefaultABRuns, "runs of each value")
+	flagSet{cmd.Flags()}.int(&runs, "runs", "", DefaultABRuns, 1, maxRuns, "runs of each value")
 	return cmd
 }
 

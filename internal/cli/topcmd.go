@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"math"
+
 	"github.com/spf13/cobra"
 
 	"perflab/internal/analysis"
@@ -23,9 +25,6 @@ each function charged with the standard-library and runtime work it called.`,
   perflab top --allocs --user latest`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opt.N < 0 {
-				return usageErr("-n %d: must be >= 0 (0 shows all)", opt.N)
-			}
 			r, err := ref.resolve(args[0])
 			if err != nil {
 				return err
@@ -33,7 +32,7 @@ each function charged with the standard-library and runtime work it called.`,
 			opt.SampleIndex, opt.Requests = r.sample, r.requests
 			t, err := analysis.TopFile(r.path, opt)
 			if err != nil {
-				return failed(err)
+				return usageErr("%v", err) // the profile or --sample the user named
 			}
 			if err := t.WriteText(env.Stdout); err != nil {
 				return failed(err)
@@ -44,8 +43,9 @@ each function charged with the standard-library and runtime work it called.`,
 	fs := cmd.Flags()
 	fs.BoolVar(&opt.Cum, "cum", false, "sort by cumulative cost (the function and what it calls)")
 	fs.BoolVar(&opt.User, "user", false, "only user code, each function charged with the library and runtime code it calls")
-	fs.IntVarP(&opt.N, "nodes", "n", 20, "show the top `N` functions (0: all)")
-	fs.StringVar(&opt.Focus, "focus", "", "keep only stacks with a function matching this `regexp`")
+	v := flagSet{fs}
+	v.int(&opt.N, "nodes", "n", 20, 0, math.MaxInt, "show the top `N` functions (0: all)")
+	v.checked(&opt.Focus, "focus", "", "", "regexp", checkRegexp, "keep only stacks with a function matching this `regexp`")
 	ref.register(fs)
 	return cmd
 }

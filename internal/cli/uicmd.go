@@ -45,8 +45,9 @@ differential flame graph. The UI reads only inside --dir.`,
 			return serveUntilDone(cmd.Context(), ln, ui.New(st))
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "listen on `host:port` (keep it on loopback: the UI has no authentication)")
+	v := flagSet{cmd.Flags()}
+	v.checked(&dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
+	v.checked(&addr, "addr", "", "127.0.0.1:8080", "host:port", checkListenAddr, "listen on `host:port` (keep it on loopback: the UI has no authentication)")
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -30,6 +31,11 @@ func ParseURL(raw string) (*url.URL, error) {
 	}
 	if u.Host == "" || u.Hostname() == "" {
 		return nil, fmt.Errorf("URL %q: no host (e.g. http://127.0.0.1:8080/)", raw)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("URL %q: port %s must be from 1 to 65535", raw, p)
+		}
 	}
 	if u.Path == "" {
 		u.Path = "/"
