@@ -63,7 +63,7 @@ backslashes). Ctrl-C stops after the run under way and compares what finished.`,
 			f.hooks(env, &nc)
 			nc.Name = bc.Name
 			stopNote := context.AfterFunc(cmd.Context(), func() {
-				fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it)")
+				fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again interrupts it, and it is kept as partial)")
 			})
 			defer stopNote()
 			b, n, err := lab.AB(cmd.Context(), bc, nc, runs, runLine(env, runs))
@@ -112,7 +112,7 @@ func finishExperiment(env Env, runErr error, show func() error) error {
 }
 
 func codeFor(err error) ExitCode {
-	if errors.Is(err, context.Canceled) {
+	if interrupted(err) {
 		return ExitInterrupted
 	}
 	return ExitFailed

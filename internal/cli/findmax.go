@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -52,9 +51,12 @@ func runFindMax(cmd *cobra.Command, env Env, c lab.Config, fm findMaxFlags, f *r
 	}
 	if err != nil {
 		if res == nil {
+			if interrupted(err) {
+				return &exitError{code: ExitInterrupted, err: err}
+			}
 			return failed(err)
 		}
-		return failed(fmt.Errorf("find-max run %s is partial: %w", res.Run.ID, err))
+		return runError(res, err)
 	}
 	if werr != nil {
 		return failed(werr)

@@ -113,10 +113,14 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 			name += "-" + defaultName(command, f.pid)
 		}
 	}
+	st, err := writableStore(f.dir)
+	if err != nil {
+		return c, err
+	}
 	c = lab.Config{
-		Name: name, Store: store.Store{Root: f.dir}, Command: command, Env: f.env, PID: f.pid,
+		Name: name, Store: st, Command: command, Env: f.env, PID: f.pid,
 		Budget: budget, ReadyURL: f.ready, Pprof: f.pprof, Profiler: f.profiler, PerfHz: f.perfHz,
-		Trace: f.trace, Version: Version,
+		Trace: f.trace, Version: Version, Hurry: env.Hurry,
 	}
 	if !f.quiet {
 		c.Log = func(msg string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", msg) }
@@ -128,6 +132,9 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 // table of the user's code.
 func (f *profileFlags) print(env Env, res *lab.Result, err error) error {
 	if res == nil {
+		if interrupted(err) {
+			return &exitError{code: ExitInterrupted, err: err}
+		}
 		return failed(err)
 	}
 	r := res.Run
@@ -138,8 +145,5 @@ func (f *profileFlags) print(env Env, res *lab.Result, err error) error {
 	} else if werr := report.WriteProfileSummary(env.Stdout, r, res.Dir); werr != nil {
 		return failed(werr)
 	}
-	if err != nil {
-		return failed(fmt.Errorf("run %s is partial: %w", r.ID, err))
-	}
-	return nil
+	return runError(res, err)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -104,11 +105,15 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 	if name == "" {
 		name = defaultName(command, f.pid)
 	}
+	st, err := writableStore(f.dir)
+	if err != nil {
+		return c, err
+	}
 	return lab.Config{
-		Name: name, Store: store.Store{Root: f.dir}, Load: lc, LoadFlags: f.load.describe(),
+		Name: name, Store: st, Load: lc, LoadFlags: f.load.describe(),
 		Warmup: f.warmup, Command: command, Env: f.env, PID: f.pid, Budget: budget,
 		ReadyURL: ready, ReadyTimeout: f.readyTimeout, Pprof: f.pprof, Profiler: f.profiler,
-		PerfHz: f.perfHz, Trace: f.trace, NoGCTrace: f.noGCTrace, Version: Version,
+		PerfHz: f.perfHz, Trace: f.trace, NoGCTrace: f.noGCTrace, Version: Version, Hurry: env.Hurry,
 	}, nil
 }
 
@@ -205,6 +210,9 @@ directory (run.json, profiles/*.pb.gz, target.log).`,
 // printRun prints a run's result; a partial run is still printed in full.
 func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 	if res == nil {
+		if interrupted(err) {
+			return &exitError{code: ExitInterrupted, err: err}
+		}
 		return failed(err)
 	}
 	var werr error
@@ -221,11 +229,20 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 	if werr != nil {
 		return failed(werr)
 	}
-	if err != nil {
-		if res.Run.Load != nil && res.Run.Load.Interrupted {
-			return &silentExit{code: ExitInterrupted}
-		}
-		return failed(fmt.Errorf("run %s is partial: %w", res.Run.ID, err))
+	return runError(res, err)
+}
+
+// runError maps a run's error to the exit: 130 when Ctrl-C ended it, 3
+// when it is partial or could not be saved (its measurements were printed).
+func runError(res *lab.Result, err error) error {
+	var save *lab.SaveError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &save):
+		return failed(fmt.Errorf("run %s: %v: %s (what it measured is printed above)", res.Run.ID, save.Err, save.Path))
+	case interrupted(err) || res.Run.Load != nil && res.Run.Load.Interrupted:
+		return &exitError{code: ExitInterrupted, err: fmt.Errorf("run %s is partial: %w", res.Run.ID, err)}
 	}
-	return nil
+	return failed(fmt.Errorf("run %s is partial: %w", res.Run.ID, err))
 }

@@ -49,7 +49,7 @@ compares what finished.`,
 			}
 			f.hooks(env, &c)
 			stopNote := context.AfterFunc(cmd.Context(), func() {
-				fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it)")
+				fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again interrupts it, and it is kept as partial)")
 			})
 			defer stopNote()
 			groups, err := lab.Sweep(cmd.Context(), c, name, values, runs, runLine(env, runs))

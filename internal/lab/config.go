@@ -54,6 +54,11 @@ type Config struct {
 	// Watch, if set, is called when a load starts (for live progress) and
 	// returns the function to call when it ends.
 	Watch func(*load.Attacker) (done func())
+	// Hurry, when closed (a second Ctrl-C), ends the waits that follow an
+	// interruption: the service is killed at once, profile fetches still
+	// under way are abandoned, and the run is written with what it has.
+	// In AB and Sweep it also interrupts the run under way.
+	Hurry <-chan struct{}
 }
 
 func (c *Config) defaults() {

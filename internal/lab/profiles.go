@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/capture"
+	"perflab/internal/files"
 )
 
 // profileSet captures the service's profiles over the measured window and
@@ -177,7 +177,7 @@ func (p *profileSet) trace(ctx context.Context, secs int) {
 		return
 	}
 	path := filepath.Join(p.s.dir, "profiles", "trace.out")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := files.WriteFile(path, data); err != nil {
 		p.s.warn("saving the trace: " + err.Error())
 		return
 	}
@@ -250,15 +250,9 @@ func (p *profileSet) save(name string, raw []byte, prof *profile.Profile) {
 	path := filepath.Join(p.s.dir, rel)
 	var err error
 	if raw != nil {
-		err = os.WriteFile(path, raw, 0o644)
+		err = files.WriteFile(path, raw)
 	} else {
-		var f *os.File
-		if f, err = os.Create(path); err == nil {
-			err = prof.Write(f)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
+		err = files.WriteAtomic(path, prof.Write)
 	}
 	if err != nil {
 		p.s.warn(fmt.Sprintf("saving the %s profile: %v", name, err))

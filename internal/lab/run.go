@@ -15,6 +15,10 @@ import (
 	"perflab/internal/target"
 )
 
+// ErrInterrupted is a run ended by its context (Ctrl-C, SIGTERM): it is
+// partial, and covers what completed before.
+var ErrInterrupted = errors.New("interrupted")
+
 // Result is a finished (or partial) run.
 type Result struct {
 	Run *runfmt.Run
@@ -84,7 +88,7 @@ func (s *session) startTarget(ctx context.Context) error {
 		}
 		env := append([]string(nil), c.Env...)
 		lc := target.LaunchConfig{
-			Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name,
+			Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name, Hurry: c.Hurry,
 			LogPath: filepath.Join(s.dir, "target.log"),
 			// Only GC trace lines are parsed: the drain does no other per-line work.
 			OnLine:    func(line string) { s.gc.Add(line, time.Now()) },
@@ -223,7 +227,7 @@ func (s *session) warmup(ctx context.Context) error {
 	case err != nil:
 		return s.errExited("the warm-up")
 	case ctx.Err() != nil:
-		return errors.New("interrupted during the warm-up")
+		return fmt.Errorf("%w during the warm-up", ErrInterrupted)
 	case r.Requests > 0 && r.Errors == r.Requests:
 		s.warn(fmt.Sprintf("every warm-up request failed (%s)", firstKind(r)))
 	}
@@ -252,7 +256,7 @@ func (s *session) measure(ctx context.Context) error {
 	if err != nil && a == nil {
 		return err
 	}
-	fin, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	fin, cancel := s.finishing(ctx)
 	defer cancel()
 	if ctx.Err() != nil || err != nil {
 		s.prof.abandon()
@@ -263,9 +267,29 @@ func (s *session) measure(ctx context.Context) error {
 	case err != nil:
 		return s.errExited("the measured window")
 	case ctx.Err() != nil:
-		return errors.New("interrupted: the run covers what completed before Ctrl-C")
+		return fmt.Errorf("%w: the run covers what completed before Ctrl-C", ErrInterrupted)
 	}
 	return nil
+}
+
+// finishTimeout bounds the end-of-window profile fetches.
+const finishTimeout = 10 * time.Second
+
+// finishing is the context of the work after the window (the last profile
+// snapshots): it outlives ctx's cancellation, by finishTimeout at most, and
+// ends at once when the user hurries (a second Ctrl-C).
+func (s *session) finishing(ctx context.Context) (context.Context, context.CancelFunc) {
+	fin, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+	if hurry := s.cfg.Hurry; hurry != nil {
+		go func() {
+			select {
+			case <-hurry:
+				cancel()
+			case <-fin.Done():
+			}
+		}()
+	}
+	return fin, cancel
 }
 
 func (s *session) windowLength() time.Duration {

@@ -48,6 +48,9 @@ type LaunchConfig struct {
 	// Name suffixes the cgroup's name (perflab-NAME-PID-RAND); it defaults
 	// to the program's base name.
 	Name string
+	// Hurry, when closed, tells Stop not to wait: the service gets
+	// SIGKILL at once instead of after the grace period (a second Ctrl-C).
+	Hurry <-chan struct{}
 }
 
 // gateScript holds the service until perflab has moved the shell into the
@@ -85,7 +88,7 @@ func launch(ctx context.Context, cfg LaunchConfig, l layout) (*Process, error) {
 	if cfg.LineMatch != "" {
 		log.match = []byte(cfg.LineMatch)
 	}
-	p := &Process{launched: true, log: log, exited: make(chan struct{}), logDone: make(chan struct{})}
+	p := &Process{launched: true, log: log, exited: make(chan struct{}), logDone: make(chan struct{}), hurry: cfg.Hurry}
 	p.grp, p.warnings = makeGroup(l, cfg)
 	if err := p.start(ctx, cfg, path); err != nil {
 		_ = p.grp.remove()

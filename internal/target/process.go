@@ -22,6 +22,7 @@ type Process struct {
 	log      *logSink
 	logDone  chan struct{}
 	logPipe  *os.File
+	hurry    <-chan struct{} // LaunchConfig.Hurry
 
 	exited chan struct{}
 	mu     sync.Mutex
