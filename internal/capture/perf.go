@@ -53,15 +53,31 @@ func PerfRecord(ctx context.Context, cfg PerfConfig) (*profile.Profile, error) {
 	if err := cfg.record(ctx, perf, data); err != nil {
 		return nil, err
 	}
-	p, err := perfScript(ctx, perf, data)
+	elapsed := time.Since(start)
+	// perf script runs even when ctx ended the recording: the samples up
+	// to the interruption are kept. It has a time limit of its own.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), perfScriptTimeout)
+	defer cancel()
+	p, err := perfScript(sctx, perf, data)
 	if err != nil {
 		return nil, err
 	}
+	if ctx.Err() != nil && len(p.Sample) == 0 {
+		return nil, fmt.Errorf("perf record: %w before the first sample", ctx.Err())
+	}
 	p.TimeNanos = start.UnixNano()
-	p.DurationNanos = int64(cfg.Seconds * 1e9)
+	p.DurationNanos = min(int64(cfg.Seconds*1e9), elapsed.Nanoseconds())
 	p.Period = int64(1e9) / int64(cfg.hz())
 	return p, nil
 }
+
+// Time limits of perf: the recording may take its duration plus
+// perfStartTimeout (perf has to start, attach to every thread and, once
+// the duration is over, write its data), and perf script perfScriptTimeout.
+const (
+	perfStartTimeout  = 30 * time.Second
+	perfScriptTimeout = 60 * time.Second
+)
 
 func (cfg PerfConfig) hz() int {
 	if cfg.Hz == 0 {
@@ -99,14 +115,19 @@ func lookPerf(path string) (string, error) {
 	return p, nil
 }
 
-// record runs perf record into data. On cancellation perf gets SIGINT, so
-// it stops and the run ends with ctx's error.
+// record runs perf record into data, within the duration plus
+// perfStartTimeout. On cancellation perf gets SIGINT, so it stops and
+// writes what it sampled, which is kept: record then succeeds when perf
+// wrote data, and fails with ctx's error otherwise.
 func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 	pids := make([]string, len(cfg.PIDs))
 	for i, pid := range cfg.PIDs {
 		pids[i] = strconv.Itoa(pid)
 	}
-	cmd := exec.CommandContext(ctx, perf, "record", "-e", "cpu-clock",
+	limit := time.Duration(cfg.Seconds*float64(time.Second)) + perfStartTimeout
+	rctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, perf, "record", "-e", "cpu-clock",
 		"-F", strconv.Itoa(cfg.hz()), "-g", "-p", strings.Join(pids, ","),
 		"-o", data, "--", "sleep", strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
@@ -114,10 +135,16 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
 	err := cmd.Run()
-	if ctx.Err() != nil {
+	switch {
+	case ctx.Err() != nil:
+		if st, serr := os.Stat(data); serr == nil && st.Size() > 0 {
+			return nil // interrupted: perf wrote the samples so far
+		}
 		return fmt.Errorf("perf record: %w", ctx.Err())
-	}
-	if err != nil {
+	case rctx.Err() != nil:
+		return fmt.Errorf("perf record: did not finish within %s (the %gs recording and %s to start and stop): %w",
+			limit, cfg.Seconds, perfStartTimeout, ErrTimeout)
+	case err != nil:
 		return perfRecordError(cfg.PIDs, err, stderr.String())
 	}
 	return nil

@@ -67,6 +67,33 @@ func TestPerfRecordGoProcess(t *testing.T) {
 	}
 }
 
+// TestPerfRecordKeepsSamplesOnCancel: Ctrl-C (ctx cancelled) during a long
+// recording stops perf, and the samples up to then are the profile.
+func TestPerfRecordKeepsSamplesOnCancel(t *testing.T) {
+	t.Parallel()
+	needPerf(t)
+	cmd := exec.Command(buildProgram(t, "perfburn"))
+	startBusy(t, cmd)
+	ctx, cancel := context.WithCancel(context.Background())
+	// perf takes up to a second to attach on a busy machine: 4 s leave it
+	// a few hundred samples at 99 Hz.
+	time.AfterFunc(4*time.Second, cancel)
+	start := time.Now()
+	p, err := PerfRecord(ctx, PerfConfig{PIDs: []int{cmd.Process.Pid}, Seconds: 60})
+	if err != nil {
+		t.Fatalf("PerfRecord interrupted: %v; want the samples so far", err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("PerfRecord took %s after its cancellation at 4s", took)
+	}
+	if n := totalSamples(p.Sample); n < 10 || !hasFunction(p, "main.perflabBurnHot") {
+		t.Fatalf("interrupted perf profile: %d samples, main.perflabBurnHot found: %t", n, hasFunction(p, "main.perflabBurnHot"))
+	}
+	if p.DurationNanos >= 60e9 {
+		t.Errorf("duration %v; want the time until the interruption", time.Duration(p.DurationNanos))
+	}
+}
+
 // TestPerfRecordJITMap samples a process that runs code from an anonymous
 // executable page and names it in /tmp/perf-PID.map, as JITs do.
 func TestPerfRecordJITMap(t *testing.T) {

@@ -10,9 +10,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/files"
+	"perflab/internal/runfmt"
 )
 
 var errEmptyCollapsed = errors.New("the profiler wrote no stacks (is the process busy, and is it the right language?)")
@@ -72,16 +76,28 @@ func spyRecord(ctx context.Context, tool spyTool, pid int, seconds float64, rate
 	out := filepath.Join(dir, "stacks.txt")
 	secs := int(math.Ceil(seconds))
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, bin, tool.args(pid, secs, rate, out)...)
+	limit := time.Duration(secs)*time.Second + perfStartTimeout
+	rctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, bin, tool.args(pid, secs, rate, out)...)
+	// Like Ctrl-C: both tools stop sampling and write what they have.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
+	cmd.WaitDelay = 5 * time.Second
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stdout, cmd.Stderr = stderr, stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
+	err = cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		if st, serr := os.Stat(out); serr != nil || st.Size() == 0 {
 			return nil, fmt.Errorf("%s record: %w", tool.name, ctx.Err())
 		}
+		// interrupted: parse the stacks written so far
+	case rctx.Err() != nil:
+		return nil, fmt.Errorf("%s record: did not finish within %s: %w", tool.name, limit, ErrTimeout)
+	case err != nil:
 		return nil, spyError(tool.name, pid, err, stderr.String())
 	}
-	f, err := os.Open(out)
+	f, err := files.Open(out, runfmt.MaxProfileDecodedBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s record: %w: %s", tool.name, errEmptyCollapsed, lastLines(stderr.String(), 3))
 	}
@@ -91,7 +107,7 @@ func spyRecord(ctx context.Context, tool spyTool, pid int, seconds float64, rate
 		return nil, fmt.Errorf("%s record: %w", tool.name, err)
 	}
 	p.TimeNanos = start.UnixNano()
-	p.DurationNanos = int64(secs) * 1e9
+	p.DurationNanos = min(int64(secs)*1e9, time.Since(start).Nanoseconds())
 	return p, nil
 }
 
