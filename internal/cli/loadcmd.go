@@ -87,6 +87,10 @@ func writeLoad(env Env, res *runfmt.LoadResult, of outputFlags) error {
 	if res.Interrupted {
 		return &silentExit{code: ExitInterrupted}
 	}
+	if res.Requests == 0 && res.Unfinished > 0 {
+		return failed(fmt.Errorf("no request finished: %d were still in flight when the load ended, the oldest for %.1f s (the service does not answer within -d)",
+			res.Unfinished, res.UnfinishedOldestMs/1000))
+	}
 	return nil
 }
 

@@ -268,6 +268,12 @@ func (s *session) measure(ctx context.Context) error {
 		return s.errExited("the measured window")
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w: the run covers what completed before Ctrl-C", ErrInterrupted)
+	case r.Requests == 0 && r.Unfinished > 0:
+		return fmt.Errorf("no request finished in the window: %d were still in flight at its end, the oldest for %.1f s (the service does not answer)",
+			r.Unfinished, r.UnfinishedOldestMs/1000)
+	case r.Unfinished*100 > r.Requests:
+		s.warn(fmt.Sprintf("%d requests (%.1f%% of those that finished) were still in flight when the window ended, the oldest for %.1f s: the latency figures leave them out",
+			r.Unfinished, 100*float64(r.Unfinished)/float64(r.Requests), r.UnfinishedOldestMs/1000))
 	}
 	return nil
 }

@@ -186,6 +186,7 @@ func (l *evLoop) close() {
 // run serves the loop's connections until the load stops.
 func (l *evLoop) run() {
 	defer l.close()
+	defer l.countUnfinished()
 	l.live = len(l.conns)
 	for _, c := range l.conns {
 		l.startNext(c)
@@ -356,7 +357,14 @@ func (l *evLoop) watch(c *evConn, events uint32) {
 }
 
 func (l *evLoop) handle(c *evConn, events uint32) {
-	if c.fd < 0 || !c.busy {
+	if c.fd < 0 {
+		return
+	}
+	if !c.busy {
+		// Data or a hang-up on an idle keep-alive connection: nothing was
+		// asked (net/http's "unsolicited response"); close it rather than
+		// let the next request read it, or level-triggered epoll spin.
+		l.hangUp(c)
 		return
 	}
 	if c.dialing {
@@ -437,6 +445,13 @@ func (l *evLoop) read(c *evConn) {
 }
 
 func (l *evLoop) complete(c *evConn) {
+	if len(c.out) > 0 {
+		// The server answered before it had the whole request (it did not
+		// read it, or answered ahead of it): not a success, and the
+		// connection is out of step.
+		l.fail(c, errEarlyResponse)
+		return
+	}
 	now := time.Now()
 	o := outcome{start: c.start, sent: c.start, end: now, firstByte: c.first, connect: c.connect,
 		status: c.parser.head.status, bodyBytes: c.parser.body, reqBytes: int64(len(c.p.raw))}
@@ -445,7 +460,9 @@ func (l *evLoop) complete(c *evConn) {
 	}
 	l.sh.record(&o, l.a.t0)
 	c.busy = false
-	if !c.parser.keep() || l.a.cfg.DisableKeepAlive {
+	if !c.parser.keep() || l.a.cfg.DisableKeepAlive || c.r < c.w {
+		// Bytes after the response were not asked for (the next request
+		// would read them as its answer): the connection is closed.
 		l.hangUp(c)
 	} else {
 		c.reused = true
@@ -466,16 +483,40 @@ func (l *evLoop) failOrRetry(c *evConn, err error) {
 }
 
 func (l *evLoop) fail(c *evConn, err error) {
-	if !l.a.stopped.Load() {
-		o := outcome{start: c.start, sent: c.start, end: time.Now(), connect: c.connect, err: err, reqBytes: int64(len(c.p.raw))}
-		if l.open != nil {
-			o.start = c.intended
-		}
+	o := outcome{start: c.start, sent: c.start, end: time.Now(), connect: c.connect, err: err, reqBytes: int64(len(c.p.raw))}
+	if l.open != nil {
+		o.start = c.intended
+	}
+	if l.a.stopped.Load() {
+		l.sh.recordUnfinished(o.start, o.end) // cut off by the end of the load
+	} else {
 		l.sh.record(&o, l.a.t0)
 	}
 	c.busy = false
 	l.hangUp(c)
 	l.retry = append(l.retry, c)
+}
+
+// countUnfinished counts what the end of the load cut off: the requests in
+// flight, and the open model's arrivals still waiting for a connection.
+func (l *evLoop) countUnfinished() {
+	now := time.Now()
+	for _, c := range l.conns {
+		if c.busy {
+			start := c.start
+			if l.open != nil {
+				start = c.intended
+			}
+			l.sh.recordUnfinished(start, now)
+			c.busy = false
+		}
+	}
+	if o := l.open; o != nil {
+		for _, due := range o.waiting[o.head:] {
+			l.sh.recordUnfinished(due, now)
+		}
+		o.waiting, o.head = o.waiting[:0], 0
+	}
 }
 
 // expire fails the requests that outlived --timeout.
