@@ -49,3 +49,48 @@ func TestCapturesRecordEveryProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestHangingPprofEndpointIsBounded: an endpoint that answers its index
+// (so it is chosen) but never sends a profile costs the run its documented
+// timeouts at most: the snapshots before and after the window
+// (SnapshotTimeout each) and the CPU profile (the window plus 2 s).
+func TestHangingPprofEndpointIsBounded(t *testing.T) {
+	hang := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/debug/pprof/" {
+			w.Write([]byte("Types of profiles available:"))
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		select { // a header, then nothing: the body never ends
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	defer close(hang)
+	u, err := load.ParseURL(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{
+		Name:  "hanging-pprof",
+		Store: store.Store{Root: t.TempDir()},
+		Load:  load.Config{Targets: []load.Target{{Method: "GET", URL: u, Header: http.Header{}}}, Concurrency: 2, Duration: time.Second},
+		Pprof: srv.URL, Profiler: ProfilerPprof, SnapshotTimeout: time.Second,
+	}
+	start := time.Now()
+	res, _ := Run(context.Background(), cfg)
+	// before (1 s) + CPU profile (1 s window + 2 s) + after (1 s), and slack
+	// for a busy machine.
+	if took := time.Since(start); took > 12*time.Second {
+		t.Errorf("the run took %s against a hanging pprof endpoint; want its timeouts, about 5 s", took)
+	}
+	if r := readRun(t, res); r.Load == nil || r.Load.Requests == 0 || len(r.Warnings) == 0 {
+		t.Errorf("run: load %v, warnings %q; want the load measured and the missing profiles warned about", r.Load, r.Warnings)
+	}
+}

@@ -38,6 +38,10 @@ type Config struct {
 	ReadyURL     string
 	ReadyTimeout time.Duration
 	StopGrace    time.Duration
+	// SnapshotTimeout bounds the profile snapshots taken before the window
+	// and after it (each set in all; default 10s), whatever the endpoint
+	// does: a hanging pprof endpoint costs the run at most that.
+	SnapshotTimeout time.Duration
 
 	// Pprof is the service's net/http/pprof base URL; "" probes the load
 	// URL's host and 127.0.0.1:6060.
@@ -70,6 +74,9 @@ func (c *Config) defaults() {
 	}
 	if c.StopGrace == 0 {
 		c.StopGrace = 5 * time.Second
+	}
+	if c.SnapshotTimeout <= 0 {
+		c.SnapshotTimeout = 10 * time.Second
 	}
 	if c.Profiler == "" {
 		c.Profiler = ProfilerAuto

@@ -44,6 +44,8 @@ func (p *profileSet) before(ctx context.Context) {
 	if p.mode != ProfilerPprof {
 		return
 	}
+	ctx, cancel := context.WithTimeout(ctx, p.s.cfg.SnapshotTimeout)
+	defer cancel()
 	if a, _, err := p.client.Fetch(ctx, p.base, "allocs", ""); err == nil {
 		p.allocsBefore = a
 	} else {

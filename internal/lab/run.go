@@ -278,14 +278,11 @@ func (s *session) measure(ctx context.Context) error {
 	return nil
 }
 
-// finishTimeout bounds the end-of-window profile fetches.
-const finishTimeout = 10 * time.Second
-
 // finishing is the context of the work after the window (the last profile
-// snapshots): it outlives ctx's cancellation, by finishTimeout at most, and
-// ends at once when the user hurries (a second Ctrl-C).
+// snapshots): it outlives ctx's cancellation, by Config.SnapshotTimeout at
+// most, and ends at once when the user hurries (a second Ctrl-C).
 func (s *session) finishing(ctx context.Context) (context.Context, context.CancelFunc) {
-	fin, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+	fin, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.SnapshotTimeout)
 	if hurry := s.cfg.Hurry; hurry != nil {
 		go func() {
 			select {
