@@ -66,6 +66,22 @@ func readStackSetFile(path string) (*stackSet, error) {
 	return fromProfile(p), nil
 }
 
+// ReadProfileFile parses the profile file at path as profile.Parse does,
+// reading a regular file of at most runfmt.MaxProfileBytes and inflating it
+// to at most runfmt.MaxProfileDecodedBytes.
+func ReadProfileFile(path string) (*profile.Profile, error) {
+	f, err := files.Open(path, runfmt.MaxProfileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("reading profile: %w", err)
+	}
+	defer f.Close()
+	p, err := parseBounded(f)
+	if err != nil {
+		return nil, fmt.Errorf("parsing profile %s: %w", path, err)
+	}
+	return p, nil
+}
+
 // parseBounded is profile.Parse with the decompressed size bounded (Parse
 // would inflate a gzip bomb without limit).
 func parseBounded(r io.Reader) (*profile.Profile, error) {

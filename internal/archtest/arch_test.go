@@ -13,7 +13,7 @@ import (
 // A package missing here may import none.
 var allowed = map[string][]string{
 	"cli":      {"lab", "load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "files"},
-	"ui":       {"compare", "report", "runfmt", "store", "files"},
+	"ui":       {"compare", "report", "analysis", "runfmt", "store", "files"},
 	"lab":      {"load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "files"},
 	"compare":  {"analysis", "stats", "runfmt", "store", "files"},
 	"report":   {"analysis", "stats", "runfmt", "files"},

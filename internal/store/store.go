@@ -28,7 +28,12 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // Create makes a new run directory named <time>-<name> and its profiles/
 // subdirectory, and returns its path and ID.
 func (s Store) Create(name string, at time.Time) (dir, id string, err error) {
-	name = strings.Trim(unsafeName.ReplaceAllString(name, "-"), "-")
+	// A name becomes part of a directory's name: no separators, and no
+	// ".." (the UI refuses references holding one).
+	name = strings.Trim(unsafeName.ReplaceAllString(name, "-"), "-.")
+	for strings.Contains(name, "..") {
+		name = strings.ReplaceAll(name, "..", ".")
+	}
 	if name == "" {
 		name = "run"
 	}

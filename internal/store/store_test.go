@@ -142,3 +142,16 @@ func TestRemoveOnlyWhatPerflabMade(t *testing.T) {
 		}
 	}
 }
+
+func TestCreateEncodesHostileNames(t *testing.T) {
+	s := Store{Root: t.TempDir()}
+	for _, name := range []string{"../../etc", "a/../b", "..", "x..y", "/abs"} {
+		dir, id, err := s.Create(name, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(id, "..") || strings.Contains(id, "/") || filepath.Dir(dir) != s.Root {
+			t.Errorf("Create(%q) = %s (%s): want a directory of the store, without .. or /", name, id, dir)
+		}
+	}
+}

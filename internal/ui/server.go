@@ -28,14 +28,17 @@ var index = template.Must(template.New("index.html").Funcs(template.FuncMap{
 
 // Server is perflab's local web UI over one run directory.
 type Server struct {
-	store store.Store
-	pprof pprofViews
-	mux   *http.ServeMux
+	store   store.Store
+	opt     Options
+	pprof   pprofViews
+	mux     *http.ServeMux
+	handler http.Handler
 }
 
 // New returns the UI of the runs kept in st.
-func New(st store.Store) *Server {
-	s := &Server{store: st, mux: http.NewServeMux()}
+func New(st store.Store, opt Options) *Server {
+	s := &Server{store: st, opt: opt, mux: http.NewServeMux(), pprof: pprofViews{sourceDirs: opt.SourceDirs}}
+	s.handler = s.guard(s.mux)
 	s.mux.HandleFunc("GET /{$}", s.index)
 	s.mux.HandleFunc("GET /runs/{id}/{$}", s.report)
 	s.mux.HandleFunc("GET /runs/{id}/files/{path...}", s.file)
@@ -48,7 +51,7 @@ func New(st store.Store) *Server {
 // ServeHTTP serves the UI.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	s.mux.ServeHTTP(w, r)
+	s.handler.ServeHTTP(w, r)
 }
 
 // runRow is one line of the index.
@@ -119,6 +122,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) (store.Entry, bool)
 		return store.Entry{}, false
 	}
 	dir := filepath.Join(s.store.Root, id)
+	if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
+		// A link (to a directory elsewhere) is not a run of --dir.
+		http.Error(w, fmt.Sprintf("run %s: not in %s", id, s.store.Root), http.StatusNotFound)
+		return store.Entry{}, false
+	}
 	run, err := runfmt.ReadFile(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		http.Error(w, fmt.Sprintf("run %s: not in %s", id, s.store.Root), http.StatusNotFound)
@@ -138,7 +146,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if b, err := os.ReadFile(filepath.Join(e.Dir, "report.html")); err == nil {
+	if b, err := readWithin(e.Dir, filepath.Join(e.Dir, "report.html")); err == nil {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write(b)
 		return
@@ -163,8 +171,12 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("file %q: not inside the run directory", rel), http.StatusBadRequest)
 		return
 	}
-	path := filepath.Join(e.Dir, rel)
-	if st, err := os.Stat(path); err != nil || st.IsDir() {
+	path, err := within(e.Dir, filepath.Join(e.Dir, rel))
+	if errors.Is(err, errOutside) {
+		http.Error(w, fmt.Sprintf("file %s: a link out of the run directory", rel), http.StatusForbidden)
+		return
+	}
+	if st, serr := os.Stat(path); err != nil || serr != nil || !st.Mode().IsRegular() {
 		http.Error(w, fmt.Sprintf("file %s: not in run %s", rel, e.Run.ID), http.StatusNotFound)
 		return
 	}
@@ -190,6 +202,11 @@ func (s *Server) pprofView(w http.ResponseWriter, r *http.Request) {
 	}
 	if file == "" {
 		http.Error(w, fmt.Sprintf("profile %q: run %s has none (see its run.json)", name, e.Run.ID), http.StatusNotFound)
+		return
+	}
+	file, err := within(e.Dir, file)
+	if err != nil {
+		http.Error(w, fmt.Sprintf("profile %q: %v", name, err), http.StatusForbidden)
 		return
 	}
 	h, err := s.pprof.handler(file)
