@@ -22,7 +22,7 @@ var allowed = map[string][]string{
 	"target":   {"runfmt"},
 	"capture":  {"runfmt", "files"},
 	"analysis": {"runfmt", "files"},
-	"stats":    {},
+	"stats":    {"runfmt"},
 	"runfmt":   {"files"},
 	"files":    {},
 	"demo":     {"pprofmux"},
@@ -85,6 +85,7 @@ func contains(list []string, s string) bool {
 var writers = map[string]string{
 	"../../internal/files/":            "the atomic writer itself",
 	"../../internal/target/cgroup.go":  "cgroup control files, not outputs",
+	"../../internal/target/cleanup.go": "cgroup control files (cgroup.kill), not outputs",
 	"../../internal/target/logsink.go": "the service's bounded log, written in place in perflab's own run directory",
 	"../../bench/":                     "benchmark generators",
 }

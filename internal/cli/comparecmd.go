@@ -13,6 +13,7 @@ import (
 	"perflab/internal/files"
 	"perflab/internal/lab"
 	"perflab/internal/report"
+	"perflab/internal/runfmt"
 	"perflab/internal/stats"
 	"perflab/internal/store"
 )
@@ -32,7 +33,7 @@ func (cf *compareFlags) register(cmd *cobra.Command, withJSON bool) {
 	}
 	v := flagSet{fs}
 	v.checked(&cf.html, "html", "", "", "file", outputFile, "also write a self-contained HTML page (table and differential flame graph) to `file`")
-	v.checked(&cf.failOn, "fail-on", "", "", "thresholds", checkFailOn, "exit 1 when a metric changes significantly beyond a `threshold`, e.g. \"cpu_per_request>+5%,p99>+10%,rps<-5%\" (metrics: "+strings.Join(stats.FailOnMetrics, ", ")+")")
+	v.checked(&cf.failOn, "fail-on", "", "", "thresholds", checkFailOn, "exit 1 when a metric changes significantly beyond a `threshold`, e.g. \"cpu_per_request>+5%,p99>+10%,rps<-5%\" (metrics: "+strings.Join(runfmt.MetricNames(), ", ")+")")
 	fs.BoolVar(&cf.force, "force", false, "compare runs of different URL paths instead of refusing")
 }
 

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 )
 
@@ -121,7 +122,7 @@ func configRows(r *runfmt.Run) []kv {
 		add("CPU budget", fmt.Sprintf("%g cores", c.CPUs))
 	}
 	if c.MemoryBytes > 0 {
-		add("Memory budget", FormatBytes(float64(c.MemoryBytes)))
+		add("Memory budget", analysis.FormatBytes(float64(c.MemoryBytes)))
 	}
 	add("Load", sortedPairs(c.Load))
 	if c.WarmupS > 0 {
@@ -181,32 +182,24 @@ func cards(r *runfmt.Run) []card {
 		}
 		cs = append(cs, card{Label: "CPU used", Value: fmt.Sprintf("%.2f cores", t.CPUCoresMean), Note: fmt.Sprintf("mean, max %.2f, %s", t.CPUCoresMax, limit), Warn: t.CPUBound})
 		if t.CPULimitCores > 0 {
-			cs = append(cs, card{Label: "Throttled", Value: fmt.Sprintf("%.1f%%", t.ThrottledPct), Note: fmt.Sprintf("of periods (%.2f s)", t.ThrottledSeconds), Warn: t.ThrottledPct >= 5})
+			cs = append(cs, card{Label: "Throttled", Value: fmt.Sprintf("%.1f%%", t.ThrottledPct), Note: fmt.Sprintf("of periods (%.2f s)", t.ThrottledSeconds), Warn: t.ThrottledPct >= runfmt.ThrottledNotablePct})
 		}
-		cs = append(cs, card{Label: "Peak RSS", Value: FormatBytes(float64(t.RSSMaxBytes)), Note: memNote(t)})
+		cs = append(cs, card{Label: "Peak RSS", Value: analysis.FormatBytes(float64(t.RSSMaxBytes)), Note: memNote(t)})
 	}
 	if g := r.GC; g != nil {
-		cs = append(cs, card{Label: "GC share of CPU", Value: fmt.Sprintf("%.1f%%", g.CPUPct), Note: fmt.Sprintf("%d cycles, pause p99 %.3f ms", g.Count, g.PauseP99Ms), Warn: g.CPUPct >= 20})
+		cs = append(cs, card{Label: "GC share of CPU", Value: fmt.Sprintf("%.1f%%", g.CPUPct), Note: fmt.Sprintf("%d cycles, pause p99 %.3f ms", g.Count, g.PauseP99Ms), Warn: g.CPUPct >= runfmt.GCNotablePct})
 	}
-	if b, o := allocTotals(r.Allocs); b > 0 && r.Load != nil {
-		cs = append(cs, card{Label: "Allocated per request", Value: FormatBytes(b), Note: fmt.Sprintf("%.0f objects", o)})
+	if b := r.AllocBytesPerRequest; b > 0 && r.Load != nil {
+		cs = append(cs, card{Label: "Allocated per request", Value: analysis.FormatBytes(b), Note: fmt.Sprintf("%.0f objects", r.AllocObjectsPerRequest)})
 	}
 	return cs
 }
 
 func memNote(t *runfmt.TargetSummary) string {
 	if t.MemoryLimitBytes > 0 {
-		return "of a " + FormatBytes(float64(t.MemoryLimitBytes)) + " budget"
+		return "of a " + analysis.FormatBytes(float64(t.MemoryLimitBytes)) + " budget"
 	}
 	return "no memory limit"
-}
-
-func allocTotals(as []runfmt.AllocFunc) (bytes, objs float64) {
-	for _, a := range as {
-		bytes += a.BytesPerRequest
-		objs += a.ObjectsPerRequest
-	}
-	return bytes, objs
 }
 
 func formatMs(ms float64) string {
@@ -230,17 +223,20 @@ func verdictRows(r *runfmt.Run) []kv {
 		}
 	}
 	if g := r.GC; g != nil {
-		s := fmt.Sprintf("%d cycles, %.1f%% of CPU, pauses p50 %.3f ms, p99 %.3f ms, heap up to %.1f MB", g.Count, g.CPUPct, g.PauseP50Ms, g.PauseP99Ms, g.HeapMaxMB)
+		s := fmt.Sprintf("%d cycles, %.1f%% of CPU, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, g.CPUPct, g.PauseP50Ms, g.PauseP99Ms, analysis.FormatBytes(g.HeapMaxMB*(1<<20)))
 		if g.AllocMBPerS > 0 {
-			s += fmt.Sprintf(", ~%.0f MB/s allocated", g.AllocMBPerS)
+			s += fmt.Sprintf(", ~%s/s allocated", analysis.FormatBytes(g.AllocMBPerS*(1<<20)))
 		}
 		if g.GOGC != "" {
 			s += ", GOGC=" + g.GOGC
 		}
 		rows = append(rows, kv{"Garbage collector", s})
 	}
-	if b, o := allocTotals(r.Allocs); b > 0 && r.Load != nil {
-		rows = append(rows, kv{"Allocations", fmt.Sprintf("%s and %.0f objects per request (top %d functions)", FormatBytes(b), o, len(r.Allocs))})
+	if b := r.AllocBytesPerRequest; b > 0 && r.Load != nil {
+		// The allocation profile's total, as the text verdict prints it:
+		// the rows of r.Allocs overlap (user functions carry cumulative
+		// cost) and do not add up to it.
+		rows = append(rows, kv{"Allocations", fmt.Sprintf("%s and %.0f objects per request", analysis.FormatBytes(b), r.AllocObjectsPerRequest)})
 	}
 	return rows
 }
@@ -260,7 +256,7 @@ func findingsView(fs []runfmt.Finding) []htmlFinding {
 		case f.CostUsPerRequest > 0:
 			h.Cost = FormatMicros(f.CostUsPerRequest) + " CPU/request"
 		case f.CostBytesPerRequest > 0:
-			h.Cost = FormatBytes(f.CostBytesPerRequest) + "/request"
+			h.Cost = analysis.FormatBytes(f.CostBytesPerRequest) + "/request"
 		}
 		if f.Share > 0 {
 			h.Share = fmt.Sprintf("%.0f%% of CPU", 100*f.Share)
@@ -305,7 +301,7 @@ func allocView(as []runfmt.AllocFunc) []htmlAlloc {
 		if !a.UserCode || len(out) == 10 {
 			continue
 		}
-		out = append(out, htmlAlloc{Bytes: FormatBytes(a.BytesPerRequest), Objects: fmt.Sprintf("%.0f", a.ObjectsPerRequest), Function: a.Function})
+		out = append(out, htmlAlloc{Bytes: analysis.FormatBytes(a.BytesPerRequest), Objects: fmt.Sprintf("%.0f", a.ObjectsPerRequest), Function: a.Function})
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 )
 
@@ -75,7 +76,7 @@ func charts(r *runfmt.Run) []namedChart {
 	})
 	c = chart{Title: "Resident memory", Unit: unitPlain(" MiB"), Series: []series{{"RSS", colBlue, x, rss}}}
 	if t := r.Target; t != nil && t.MemoryLimitBytes > 0 {
-		c.Limit, c.LimitLabel = float64(t.MemoryLimitBytes)/(1<<20), "budget "+FormatBytes(float64(t.MemoryLimitBytes))
+		c.Limit, c.LimitLabel = float64(t.MemoryLimitBytes)/(1<<20), "budget "+analysis.FormatBytes(float64(t.MemoryLimitBytes))
 	}
 	add(c)
 	thr := col(func(p *runfmt.SeriesPoint) (float64, bool) { return deref(p.ThrottledPct) })
