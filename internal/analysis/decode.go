@@ -105,7 +105,7 @@ func readStackSet(r io.Reader) (*stackSet, error) {
 			return nil, fmt.Errorf("decompressing profile: %w", err)
 		}
 		pr := newPrefetchReader(files.LimitReader(gz, runfmt.MaxProfileDecodedBytes, "decompressed profile"))
-		defer pr.Close()
+		defer pr.stop()
 		br = bufio.NewReaderSize(pr, 256<<10)
 	}
 	d := &leanDecoder{stackIdx: map[string]int32{}}

@@ -5,7 +5,7 @@ import "io"
 // prefetchReader decompresses ahead in its own goroutine so that gzip
 // inflation (single-threaded in compress/gzip) overlaps with decoding on a
 // second core. Chunks are recycled, so memory stays at a few chunks.
-// Close waits for the goroutine to stop reading: a caller may read the
+// stop waits for the goroutine to stop reading: a caller may read the
 // underlying file again (from the start) once Close returns.
 type prefetchReader struct {
 	full   chan []byte
@@ -79,10 +79,9 @@ func (p *prefetchReader) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-// Close stops the decompressing goroutine and waits until it no longer
+// stop stops the decompressing goroutine and waits until it no longer
 // reads (it finishes the chunk under way, at most prefetchChunk bytes).
-func (p *prefetchReader) Close() error {
+func (p *prefetchReader) stop() {
 	close(p.done)
 	<-p.exited
-	return nil
 }
