@@ -298,9 +298,8 @@ func checkRunName(s string) error {
 
 // Limits of the files perflab reads from its flags.
 const (
-	maxBodyFile    = 64 << 20  // --body-file: kept in memory and sent per request
-	maxTargetsFile = 16 << 20  // --targets
-	maxProfileFile = 512 << 20 // top, flame: a profile file
+	maxBodyFile    = load.MaxBodyBytes // --body-file: kept in memory and sent per request
+	maxTargetsFile = 16 << 20          // --targets
 )
 
 // inputFile accepts a regular file of at most max bytes.

@@ -245,6 +245,9 @@ func firstKind(r *runfmt.LoadResult) string {
 func (s *session) measure(ctx context.Context) error {
 	s.prof = newProfileSet(s)
 	s.prof.before(ctx)
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w before the measured window (while taking the first profile snapshots)", ErrInterrupted)
+	}
 	window := s.windowLength()
 	s.cfg.Log(fmt.Sprintf("measuring for %s", window.Round(time.Millisecond)))
 	profDone := s.prof.during(ctx, window)

@@ -6,10 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"perflab/internal/files"
 )
 
 // Target is one request to send.
@@ -69,6 +70,13 @@ func ParseHeader(s string) (name, value string, err error) {
 	return name, value, nil
 }
 
+// Bounds of the request bodies perflab keeps in memory and sends: one body
+// (--body-file, a targets file's @path), and all of a targets file's.
+const (
+	MaxBodyBytes       = 64 << 20
+	MaxTargetBodyBytes = 256 << 20
+)
+
 // ParseTargets reads a targets file: blocks separated by blank lines, each
 //
 //	METHOD URL
@@ -84,6 +92,7 @@ func ParseTargets(r io.Reader, baseDir string) ([]Target, error) {
 	var out []Target
 	var cur *Target
 	line := 0
+	budget := int64(MaxTargetBodyBytes)
 	for sc.Scan() {
 		line++
 		text := strings.TrimRight(sc.Text(), "\r")
@@ -95,7 +104,7 @@ func ParseTargets(r io.Reader, baseDir string) ([]Target, error) {
 			cur = nil
 			continue
 		}
-		if err := parseTargetLine(trimmed, baseDir, &cur, &out); err != nil {
+		if err := parseTargetLine(trimmed, baseDir, &cur, &out, &budget); err != nil {
 			return nil, fmt.Errorf("targets line %d: %w", line, err)
 		}
 	}
@@ -108,7 +117,7 @@ func ParseTargets(r io.Reader, baseDir string) ([]Target, error) {
 	return out, nil
 }
 
-func parseTargetLine(s, baseDir string, cur **Target, out *[]Target) error {
+func parseTargetLine(s, baseDir string, cur **Target, out *[]Target, budget *int64) error {
 	if *cur == nil {
 		method, rawURL, ok := strings.Cut(s, " ")
 		if !ok || !validMethod(method) {
@@ -129,10 +138,11 @@ func parseTargetLine(s, baseDir string, cur **Target, out *[]Target) error {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(baseDir, p)
 		}
-		b, err := os.ReadFile(p)
+		b, err := files.ReadFile(p, min(MaxBodyBytes, max(*budget, 1)))
 		if err != nil {
-			return fmt.Errorf("body file: %w", err)
+			return fmt.Errorf("body file: %w (the bodies of a targets file may take %d MiB in all)", err, MaxTargetBodyBytes>>20)
 		}
+		*budget -= int64(len(b))
 		t.Body = b
 	case strings.HasPrefix(s, "<"):
 		t.Body = []byte(strings.TrimSpace(s[1:]))
@@ -140,6 +150,9 @@ func parseTargetLine(s, baseDir string, cur **Target, out *[]Target) error {
 		name, value, err := ParseHeader(s)
 		if err != nil {
 			return err
+		}
+		if k := http.CanonicalHeaderKey(name); k == "Content-Length" || k == "Transfer-Encoding" {
+			return fmt.Errorf("%q: perflab sets %s from the body (@path or < text)", s, k)
 		}
 		t.Header.Add(name, value)
 	}
