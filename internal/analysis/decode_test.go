@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -11,9 +12,13 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/files"
 )
 
 // canonical renders a stackSet as sorted "frames=values" lines plus its
@@ -227,5 +232,29 @@ func TestTopFileFallbackAfterReadAhead(t *testing.T) {
 		if _, err := TopFile(path, TopOptions{}); err != nil {
 			t.Fatalf("try %d: TopFile(gzipped legacy profile): %v", i, err)
 		}
+	}
+}
+
+// TestTopFileRefusesWhatItShouldNotRead: a 1 GiB file (sparse: it takes no
+// disk) is refused at once for its size, a FIFO without blocking.
+func TestTopFileRefusesWhatItShouldNotRead(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.pb.gz")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(1 << 30)
+	f.Close()
+	start := time.Now()
+	if _, err := TopFile(big, TopOptions{}); !errors.Is(err, files.ErrTooLarge) || time.Since(start) > time.Second {
+		t.Errorf("TopFile(1 GiB) = %v after %s; want ErrTooLarge at once", err, time.Since(start))
+	}
+	fifo := filepath.Join(dir, "cpu.pb.gz")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TopFile(fifo, TopOptions{}); !errors.Is(err, files.ErrNotRegular) {
+		t.Errorf("TopFile(FIFO) = %v; want ErrNotRegular", err)
 	}
 }
