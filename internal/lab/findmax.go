@@ -65,6 +65,7 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 	}}
 	s.prof.s = s
 	res := &Result{Run: s.run, Dir: dir}
+	s.startMachine()
 	err = s.startTarget(ctx)
 	if err == nil {
 		err = s.warmup(ctx)
@@ -76,6 +77,7 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 	if finish != nil {
 		finish(s)
 	}
+	s.stopMachine()
 	if err != nil {
 		s.run.Status, s.run.PartialReason = runfmt.StatusPartial, oneLine(err.Error())
 	}

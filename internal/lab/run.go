@@ -30,6 +30,9 @@ type session struct {
 	gc      capture.GCTrace
 	stopSmp context.CancelFunc
 	prof    *profileSet
+	// machine samples the host beside the service for the whole session.
+	machine     *target.MachineSampler
+	stopMachine func()
 	// The budget as applied, read before the service stops.
 	limitCores  float64
 	limitMemory int64
@@ -98,6 +101,9 @@ func (s *session) startTarget(ctx context.Context) error {
 		s.warn(w)
 	}
 	s.limitCores, s.limitMemory, s.pids = s.proc.CPULimitCores(), s.proc.MemoryLimitBytes(), s.proc.PIDs()
+	if s.machine != nil {
+		s.machine.SetService(s.proc.PID())
+	}
 	sctx, cancel := context.WithCancel(context.Background())
 	s.stopSmp = cancel
 	s.sampler = target.NewSampler(s.proc, 200*time.Millisecond)

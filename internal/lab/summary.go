@@ -48,6 +48,7 @@ func (s *session) summarize() {
 		r.Target = &ts
 		addTargetSeries(r.Load.Series, s.sampler.Samples(), from)
 	}
+	r.Quality = s.quality(from, to, r.Target, r.Load)
 	p := s.prof
 	r.GC = s.gcSummary(from, to)
 	if p.cpu != nil {
@@ -69,7 +70,7 @@ func (s *session) summarize() {
 		CPU: p.cpu, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
-		Target: r.Target, GC: r.GC, Load: r.Load,
+		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality,
 	})
 }
 

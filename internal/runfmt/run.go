@@ -37,6 +37,8 @@ type Run struct {
 	GC                     *GCSummary `json:"gc,omitempty"`
 	Findings               []Finding  `json:"findings,omitempty"`
 	FindMax                *FindMax   `json:"find_max,omitempty"`
+	// Quality is the machine during the measured window (see Quality).
+	Quality *Quality `json:"quality,omitempty"`
 }
 
 // Config records how the run was asked for, so two runs can be checked for
