@@ -20,15 +20,19 @@ type findMaxFlags struct {
 
 func (f *findMaxFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.enabled, "find-max", false, "search the highest arrival rate the budget sustains within --slo")
-	fs.StringVar(&f.slo, "slo", "p99<100ms,errors<1%", "objective for --find-max: `METRIC<LIMIT,...` (p50..p999, max, mean in ms; errors in %)")
+	fs.StringVar(&f.slo, "slo", "", "objectives checked at the end (exit 4 when one is missed), and what --find-max searches within (default "+defaultFindMaxSLO+"): `METRIC<LIMIT,...` (p50..p999, max, mean in ms; errors in %)")
 	fs.DurationVar(&f.step, "step", 5*time.Second, "--find-max: measured window of each rate tried")
 	fs.Float64Var(&f.start, "start-rate", 0, "--find-max: first rate to try (default: half of a closed-model probe)")
 }
 
 func runFindMax(cmd *cobra.Command, env Env, c lab.Config, fm findMaxFlags, f *runFlags) error {
-	slo, err := lab.ParseSLO(fm.slo)
+	spec := fm.slo
+	if spec == "" {
+		spec = defaultFindMaxSLO
+	}
+	slo, err := parseSLO(spec)
 	if err != nil {
-		return usageErr("%v", err)
+		return err
 	}
 	if fm.step <= 0 || fm.start < 0 {
 		return usageErr("--step must be > 0 and --start-rate >= 0")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -195,6 +196,9 @@ directory (run.json, profiles/*.pb.gz, target.log).`,
 			if fm.enabled {
 				return runFindMax(cmd, env, c, fm, f)
 			}
+			if c.SLO, err = parseSLO(fm.slo); err != nil {
+				return err
+			}
 			res, err := lab.Run(cmd.Context(), c)
 			return printRun(env, f, res, err)
 		},
@@ -213,7 +217,8 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 	if f.json {
 		werr = writeJSON(env.Stdout, res.Run)
 	} else {
-		if res.Run.Load != nil {
+		werr = report.WriteHeadline(env.Stdout, res.Run)
+		if werr == nil && res.Run.Load != nil {
 			werr = report.WriteLoadText(env.Stdout, res.Run.Load)
 		}
 		if werr == nil {
@@ -227,7 +232,13 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 		if res.Run.Load != nil && res.Run.Load.Interrupted {
 			return &silentExit{code: ExitInterrupted}
 		}
+		if errors.Is(err, lab.ErrNotTheService) {
+			return &exitError{code: ExitUsage, err: err}
+		}
 		return failed(fmt.Errorf("run %s is partial: %w", res.Run.ID, err))
+	}
+	if res.Run.Load != nil {
+		return sloExit(res.Run.Load.SLO, "run "+res.Run.ID)
 	}
 	return nil
 }

@@ -68,6 +68,9 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 	s.startMachine()
 	err = s.startTarget(ctx)
 	if err == nil {
+		err = s.prof.pick(ctx)
+	}
+	if err == nil {
 		err = s.warmup(ctx)
 	}
 	if err == nil {
@@ -78,8 +81,11 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 		finish(s)
 	}
 	s.stopMachine()
-	if err != nil {
+	switch {
+	case err != nil:
 		s.run.Status, s.run.PartialReason = runfmt.StatusPartial, oneLine(err.Error())
+	case len(s.run.DegradedReasons) > 0:
+		s.run.Status = runfmt.StatusDegraded
 	}
 	s.writeReport()
 	if werr := runfmt.WriteFile(dir, s.run); werr != nil && err == nil {

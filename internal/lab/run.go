@@ -69,6 +69,13 @@ func (s *session) warn(msg string) {
 	s.cfg.Log("warning: " + msg)
 }
 
+// degrade records a profile the run needed and does not have: the run is
+// then "degraded", with msg at the top of its verdict.
+func (s *session) degrade(msg string) {
+	s.run.DegradedReasons = append(s.run.DegradedReasons, msg)
+	s.cfg.Log("warning: " + msg)
+}
+
 // startTarget launches or attaches to the service and waits until it answers.
 func (s *session) startTarget(ctx context.Context) error {
 	c := &s.cfg
@@ -156,13 +163,40 @@ func withGCTrace(godebug string) string {
 	return godebug + ",gctrace=1"
 }
 
-// errExited reports a service that stopped while it was being measured.
-func (s *session) errExited(phase string) error {
-	msg := fmt.Sprintf("the service exited during %s: %v", phase, s.proc.ExitErr())
-	if tail := s.proc.LogTail(5); len(tail) > 0 {
-		msg += "; last log lines: " + strings.Join(tail, " | ")
+// ServiceExitError is a service that stopped by itself (with any exit
+// status) while perflab measured it: the run is partial.
+type ServiceExitError struct {
+	Phase string
+	// Status is "exit status 0", "killed by signal 9 (killed)", ...
+	Status string
+	// LastLines are the service's own last lines of output.
+	LastLines []string
+}
+
+func (e *ServiceExitError) Error() string {
+	msg := fmt.Sprintf("the service exited during %s (%s)", e.Phase, e.Status)
+	if len(e.LastLines) > 0 {
+		return msg + "; its last lines: " + strings.Join(e.LastLines, " | ")
 	}
-	return errors.New(msg)
+	return msg + "; it printed nothing"
+}
+
+// errExited reports a service that stopped while it was being measured,
+// with its last lines once its output has been read to the end (gctrace
+// lines, which perflab asked for, are not the service's words).
+func (s *session) errExited(phase string) error {
+	e := &ServiceExitError{Phase: phase, Status: "exit status 0"}
+	if err := s.proc.ExitErr(); err != nil {
+		e.Status = err.Error()
+	}
+	s.proc.WaitLog(time.Second)
+	for _, line := range s.proc.LogTail(50) {
+		if _, gc := capture.ParseGCLine(line); !gc {
+			e.LastLines = append(e.LastLines, line)
+		}
+	}
+	e.LastLines = e.LastLines[max(len(e.LastLines)-5, 0):]
+	return e
 }
 
 // runLoad drives one load, ended early if the service exits.
@@ -194,6 +228,9 @@ func (s *session) runLoad(ctx context.Context, cfg load.Config) (*runfmt.LoadRes
 	}
 	select {
 	case <-exited:
+		// The load was stopped because the service exited, not by the
+		// user: the result is cut short, not interrupted.
+		r.Interrupted = ctx.Err() != nil
 		return r, a, errors.New("exited")
 	default:
 	}

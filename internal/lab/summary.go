@@ -35,6 +35,9 @@ func (s *session) summarize() {
 	}
 	from, to := s.prof.from, s.prof.to
 	requests := r.Load.Requests
+	if len(s.cfg.SLO) > 0 {
+		r.Load.SLO = s.cfg.SLO.Evaluate(r.Load)
+	}
 	if s.sampler != nil {
 		exit := (*int)(nil)
 		if r.Target != nil {

@@ -15,7 +15,7 @@ import (
 //go:embed assets/report.html.tmpl assets/report.css
 var assets embed.FS
 
-var reportTmpl = template.Must(template.New("report.html.tmpl").ParseFS(assets, "assets/report.html.tmpl"))
+var reportTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{"sloValue": FormatSLOValue}).ParseFS(assets, "assets/report.html.tmpl"))
 
 // WriteHTML writes a run's report as one self-contained HTML page (no
 // network needed to view it): the run's name, status and configuration, the
@@ -53,6 +53,10 @@ type htmlView struct {
 	HasFlame  bool
 	Requests  int64
 	StartedAt string
+	// Headline is shown first: measurement, status, errors, SLO.
+	Headline    *Headline
+	StatusClass string
+	SLOMissed   bool
 }
 
 type kv struct{ K, V string }
@@ -93,6 +97,13 @@ func newHTMLView(r *runfmt.Run, flame []byte) *htmlView {
 	}
 	if r.Load != nil {
 		v.Requests = r.Load.Requests
+	}
+	if h := NewHeadline(r); len(h.Lines) > 0 || len(h.SLO) > 0 {
+		v.Headline, v.SLOMissed = &h, runfmt.SLOMissed(h.SLO)
+	}
+	v.StatusClass = map[string]string{runfmt.StatusComplete: "ok", runfmt.StatusDegraded: "degraded"}[r.Status]
+	if v.StatusClass == "" {
+		v.StatusClass = "partial"
 	}
 	v.Config = configRows(r)
 	v.Cards = cards(r)

@@ -2,13 +2,23 @@ package runfmt
 
 import "time"
 
-// SchemaVersion is the version of run.json this build writes.
-const SchemaVersion = 1
+// SchemaVersion is the version of run.json this build writes. Version 2
+// added the "degraded" status (older readers know only complete and
+// partial) and the quality block.
+const SchemaVersion = 2
 
 // Run statuses.
 const (
+	// StatusComplete: everything the run set out to measure was measured.
 	StatusComplete = "complete"
-	StatusPartial  = "partial"
+	// StatusPartial: the run stopped early (the service failed or exited,
+	// a fault, Ctrl-C); PartialReason says why, and what completed is kept.
+	StatusPartial = "partial"
+	// StatusDegraded: the run completed, but a profile it needed failed or
+	// could not be trusted (the CPU profile refused, timed out or of the
+	// wrong type; a pprof endpoint that is not the service's). The load and
+	// the service's CPU are measured; DegradedReasons say what is missing.
+	StatusDegraded = "degraded"
 )
 
 // Run is the content of run.json.
@@ -19,6 +29,9 @@ type Run struct {
 	Started       time.Time `json:"started"`
 	Status        string    `json:"status"`
 	PartialReason string    `json:"partial_reason,omitempty"`
+	// DegradedReasons say which profile failed or was refused, for a
+	// degraded run (and for a partial one that also lost a profile).
+	DegradedReasons []string `json:"degraded_reasons,omitempty"`
 	// Warnings are problems that did not stop the run (a missing profile, no
 	// cgroup permission) in the words shown to the user.
 	Warnings []string `json:"warnings,omitempty"`

@@ -188,3 +188,32 @@ func BenchmarkMachineSample(b *testing.B) {
 
 // cpuNow is this process's CPU time.
 func cpuNow() time.Duration { return time.Duration(rusageCPU() * float64(time.Second)) }
+
+// TestScanAccountsReapedChildrenOnce: a shell ran go, which ran link; both
+// ended between two scans. link's CPU was counted while it ran; the shell's
+// cutime now holds go's and link's: only what neither scan saw is new.
+func TestScanAccountsReapedChildrenOnce(t *testing.T) {
+	const self, shell, goCmd, link, other = 100, 200, 201, 202, 300
+	s := procScanner{bootTicks: 10000, scanned: true, class: map[int]int8{}, names: map[procKey]string{}}
+	s.last = map[int]scanEntry{
+		shell: {start: 50, ppid: 1, total: 5, name: []byte("bash")},
+		goCmd: {start: 60, ppid: shell, total: 23, name: []byte("go")},
+		link:  {start: 70, ppid: goCmd, total: 63, name: []byte("link")},
+		other: {start: 80, ppid: 1, total: 1000, name: []byte("stress")},
+	}
+	// go used 10 more ticks and link 7 more before they ended: the shell's
+	// cutime grew by go's whole 23+10 and link's whole 63+7.
+	s.cur = map[int]scanEntry{
+		shell: {start: 50, ppid: 1, total: 5 + 33 + 70, child: 33 + 70, name: []byte("bash")},
+		other: {start: 80, ppid: 1, total: 1100, name: []byte("stress")},
+	}
+	var out procScan
+	s.account(&out, self, 0)
+	got := map[string]int64{}
+	for _, p := range out.others {
+		got[p.name] = p.ticks
+	}
+	if got["bash"] != 17 || got["stress"] != 100 || out.otherTicks != 117 {
+		t.Errorf("accounted %v (others %d); want bash 17 (go's and link's last ticks), stress 100", got, out.otherTicks)
+	}
+}

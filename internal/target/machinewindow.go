@@ -26,9 +26,9 @@ type MachineWindow struct {
 	// CPU.
 	SelfCores               float64
 	SelfRunqueueWaitSeconds float64
-	// Top are the other processes that used the most CPU, over the span of
-	// the process scans around the window (ScanSeconds; 0 when fewer than
-	// two scans cover it).
+	// Top are the other processes that used the most CPU, from the process
+	// scans; ScanSeconds is how much of the window the scans cover (its
+	// ends may lie before the first scan or after the last).
 	Top         []ProcessUse
 	ScanSeconds float64
 }
@@ -77,34 +77,29 @@ func (m *MachineSampler) Window(from, to time.Time) (MachineWindow, bool) {
 	return w, true
 }
 
-// scanWindow sums the scans that cover [from, to]: from the last scan at or
-// before from to the first at or after to. It returns perflab's helpers'
-// cores, the top other processes and the span covered.
+// scanWindow sums the scans over [from, to]: each scan's CPU is spread
+// evenly over the time since the previous scan, and the part of that time
+// inside the window counts. It returns perflab's helpers' cores, the top
+// other processes, and how much of the window the scans cover.
 func scanWindow(scans []procScan, from, to time.Time) (float64, []ProcessUse, float64) {
-	if len(scans) < 2 {
+	secs := to.Sub(from).Seconds()
+	if len(scans) < 2 || secs <= 0 {
 		return 0, nil, 0
 	}
-	a, b := 0, len(scans)-1
-	for i, s := range scans {
-		if !s.T.After(from) {
-			a = i
-		}
-	}
-	for i := len(scans) - 1; i >= 0; i-- {
-		if !scans[i].T.Before(to) {
-			b = i
-		}
-	}
-	span := scans[b].T.Sub(scans[a].T).Seconds()
-	if b <= a || span <= 0 {
-		return 0, nil, 0
-	}
-	var helper int64
+	var helper, covered float64
 	use := map[procKey]*ProcessUse{}
 	var order []procKey
-	for _, s := range scans[a+1 : b+1] {
-		helper += s.helperTicks
-		for _, p := range s.others {
+	for i := 1; i < len(scans); i++ {
+		lo, hi := scans[i-1].T, scans[i].T
+		span := hi.Sub(lo).Seconds()
+		inside := minTime(hi, to).Sub(maxTime(lo, from)).Seconds()
+		if span <= 0 || inside <= 0 {
+			continue
+		}
+		covered += inside
+		weight := inside / span / userHZ / secs // ticks to cores of the window
+		helper += float64(scans[i].helperTicks) * weight
+		for _, p := range scans[i].others {
 			k := procKey{p.pid, p.start}
 			u := use[k]
 			if u == nil {
@@ -112,7 +107,7 @@ func scanWindow(scans []procScan, from, to time.Time) (float64, []ProcessUse, fl
 				use[k] = u
 				order = append(order, k)
 			}
-			u.Cores += float64(p.ticks) / userHZ / span
+			u.Cores += float64(p.ticks) * weight
 		}
 	}
 	top := make([]ProcessUse, 0, len(order))
@@ -120,5 +115,5 @@ func scanWindow(scans []procScan, from, to time.Time) (float64, []ProcessUse, fl
 		top = append(top, *use[k])
 	}
 	slices.SortStableFunc(top, func(x, y ProcessUse) int { return cmp.Compare(y.Cores, x.Cores) })
-	return float64(helper) / userHZ / span, top[:min(len(top), topProcesses)], span
+	return helper, top[:min(len(top), topProcesses)], covered
 }

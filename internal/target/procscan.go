@@ -104,8 +104,11 @@ func (s *procScanner) scan(now time.Time, self, service int) procScan {
 }
 
 // account fills out with each process's CPU since the last scan: its own
-// growth, less what its children seen last time brought into its cutime
-// when they were reaped (already counted while they ran).
+// growth and its cutime's, less what the processes seen last time that are
+// gone now brought into their surviving ancestor's cutime when they were
+// reaped (counted already, up to the last scan, while they ran). A process
+// and its parent that both end between two scans pass their counts up to
+// the nearest ancestor still running.
 func (s *procScanner) account(out *procScan, self, service int) {
 	growth := make(map[int]int64, 64)
 	for pid, e := range s.cur {
@@ -117,12 +120,23 @@ func (s *procScanner) account(out *procScan, self, service int) {
 			growth[pid] = e.total // born since the last scan
 		}
 	}
+	gone := func(pid int) bool {
+		e, ok := s.cur[pid]
+		return !ok || e.start != s.last[pid].start
+	}
 	for pid, old := range s.last {
-		if e, ok := s.cur[pid]; ok && e.start == old.start {
+		if !gone(pid) {
 			continue
 		}
-		if g := growth[old.ppid]; g > 0 {
-			growth[old.ppid] = g - min(old.total, g)
+		p := old.ppid
+		for depth := 0; depth < 64; depth++ {
+			if _, seen := s.last[p]; !seen || !gone(p) {
+				break
+			}
+			p = s.last[p].ppid
+		}
+		if g := growth[p]; g > 0 {
+			growth[p] = g - min(old.total, g)
 		}
 	}
 	clear(s.class)
