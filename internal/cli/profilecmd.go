@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,7 @@ type profileFlags struct {
 	name, dir       string
 	trace, json     bool
 	quiet           bool
+	force           bool
 }
 
 func (f *profileFlags) register(cmd *cobra.Command) {
@@ -43,6 +45,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text summary")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&f.force, "force", false, "profile the --pprof endpoint even when it belongs to another process than --pid or -- CMD")
 }
 
 func newProfileCmd(env Env) *cobra.Command {
@@ -131,7 +134,7 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 	c = lab.Config{
 		Name: name, Store: store.Store{Root: f.dir}, Command: command, Env: f.env, PID: f.pid,
 		Budget: budget, ReadyURL: f.ready, Pprof: f.pprof, Profiler: f.profiler, PerfHz: f.perfHz,
-		Trace: f.trace, Version: Version,
+		Trace: f.trace, Version: Version, Force: f.force,
 	}
 	if !f.quiet {
 		c.Log = func(msg string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", msg) }
@@ -154,6 +157,9 @@ func (f *profileFlags) print(env Env, res *lab.Result, err error) error {
 		return failed(werr)
 	}
 	if err != nil {
+		if errors.Is(err, lab.ErrNotTheService) {
+			return &exitError{code: ExitUsage, err: err}
+		}
 		return failed(fmt.Errorf("run %s is partial: %w", r.ID, err))
 	}
 	return nil

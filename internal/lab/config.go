@@ -37,6 +37,9 @@ type Config struct {
 	Dir     string
 	PID     int
 	Budget  target.Budget
+	// LoadCPUs confines perflab itself (the load generator, samplers and
+	// profilers) to these CPUs during the run; empty leaves it anywhere.
+	LoadCPUs target.CPUSet
 
 	ReadyURL     string
 	ReadyTimeout time.Duration

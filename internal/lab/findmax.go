@@ -67,6 +67,7 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 	res := &Result{Run: s.run, Dir: dir}
 	s.startMachine()
 	err = s.startTarget(ctx)
+	unpin := s.pinLoad()
 	if err == nil {
 		err = s.prof.pick(ctx)
 	}
@@ -76,7 +77,11 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 	if err == nil {
 		err = body(s)
 	}
+	if err == nil {
+		err = s.exitedEarly()
+	}
 	s.stopTarget()
+	unpin()
 	if finish != nil {
 		finish(s)
 	}

@@ -42,3 +42,17 @@ func (s *session) quality(from, to time.Time, t *runfmt.TargetSummary, l *runfmt
 	q := target.Assess(in)
 	return &q
 }
+
+// pinLoad confines perflab's threads to --load-cpus once the service runs
+// (it was launched with its own CPUs, not perflab's), and returns the
+// function that frees them.
+func (s *session) pinLoad() func() {
+	if len(s.cfg.LoadCPUs) == 0 {
+		return func() {}
+	}
+	restore, err := target.PinSelf(s.cfg.LoadCPUs)
+	if err != nil {
+		s.warn(err.Error())
+	}
+	return restore
+}

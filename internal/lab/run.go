@@ -50,7 +50,7 @@ func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), 
 
 func recordConfig(c *Config) runfmt.Config {
 	rc := runfmt.Config{Command: c.Command, PID: c.PID, CPUs: c.Budget.CPUs, MemoryBytes: c.Budget.MemoryBytes,
-		WarmupS: c.Warmup.Seconds(), Load: c.LoadFlags}
+		WarmupS: c.Warmup.Seconds(), Load: c.LoadFlags, ServiceCPUs: c.Budget.CPUSet.String(), LoadCPUs: c.LoadCPUs.String()}
 	if len(c.Load.Targets) > 0 {
 		rc.URL = c.Load.Targets[0].URL.String()
 	}
@@ -197,6 +197,20 @@ func (s *session) errExited(phase string) error {
 	}
 	e.LastLines = e.LastLines[max(len(e.LastLines)-5, 0):]
 	return e
+}
+
+// exitedEarly reports a service that exited by itself after the load but
+// before perflab stopped it (while the last profiles were fetched, say).
+func (s *session) exitedEarly() error {
+	if s.proc == nil {
+		return nil
+	}
+	select {
+	case <-s.proc.Exited():
+		return s.errExited("the end of the run")
+	default:
+		return nil
+	}
 }
 
 // runLoad drives one load, ended early if the service exits.

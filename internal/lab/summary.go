@@ -50,11 +50,13 @@ func (s *session) summarize() {
 		}
 		r.Target = &ts
 		addTargetSeries(r.Load.Series, s.sampler.Samples(), from)
+		s.checkTargetCPU(r.Target)
 	}
 	r.Quality = s.quality(from, to, r.Target, r.Load)
 	p := s.prof
 	r.GC = s.gcSummary(from, to)
 	if p.cpu != nil {
+		s.checkCPUProfile(len(p.cpu.Sample), r.Target)
 		r.Hot = analysis.Hot(p.cpu, requests, hotRows)
 		for i := range r.Profiles {
 			if r.Profiles[i].Type == "cpu" {
@@ -106,6 +108,7 @@ func (s *session) gcSummary(from, to time.Time) *runfmt.GCSummary {
 		}
 	}
 	gc.GOGC = envValue(s.cfg.Env, "GOGC")
+	checkGCShare(&gc)
 	return &gc
 }
 

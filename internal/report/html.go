@@ -197,7 +197,11 @@ func cards(r *runfmt.Run) []card {
 		cs = append(cs, card{Label: "Peak RSS", Value: FormatBytes(float64(t.RSSMaxBytes)), Note: memNote(t)})
 	}
 	if g := r.GC; g != nil {
-		cs = append(cs, card{Label: "GC share of CPU", Value: fmt.Sprintf("%.1f%%", g.CPUPct), Note: fmt.Sprintf("%d cycles, pause p99 %.3f ms", g.Count, g.PauseP99Ms), Warn: g.CPUPct >= 20})
+		value := fmt.Sprintf("%.1f%%", g.CPUPct)
+		if g.CPUPctNote != "" {
+			value = "unknown"
+		}
+		cs = append(cs, card{Label: "GC share of CPU", Value: value, Note: fmt.Sprintf("%d cycles, pause p99 %.3f ms", g.Count, g.PauseP99Ms), Warn: g.CPUPct >= 20})
 	}
 	if b, o := allocTotals(r.Allocs); b > 0 && r.Load != nil {
 		cs = append(cs, card{Label: "Allocated per request", Value: FormatBytes(b), Note: fmt.Sprintf("%.0f objects", o)})
@@ -241,7 +245,7 @@ func verdictRows(r *runfmt.Run) []kv {
 		}
 	}
 	if g := r.GC; g != nil {
-		s := fmt.Sprintf("%d cycles, %.1f%% of CPU, pauses p50 %.3f ms, p99 %.3f ms, heap up to %.1f MB", g.Count, g.CPUPct, g.PauseP50Ms, g.PauseP99Ms, g.HeapMaxMB)
+		s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %.1f MB", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, g.HeapMaxMB)
 		if g.AllocMBPerS > 0 {
 			s += fmt.Sprintf(", ~%.0f MB/s allocated", g.AllocMBPerS)
 		}

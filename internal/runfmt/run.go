@@ -63,7 +63,10 @@ type Config struct {
 	Env         map[string]string `json:"env,omitempty"`
 	CPUs        float64           `json:"cpus,omitempty"`
 	MemoryBytes int64             `json:"memory_bytes,omitempty"`
-	WarmupS     float64           `json:"warmup_s"`
+	// ServiceCPUs and LoadCPUs are --service-cpus and --load-cpus ("0-1").
+	ServiceCPUs string  `json:"service_cpus,omitempty"`
+	LoadCPUs    string  `json:"load_cpus,omitempty"`
+	WarmupS     float64 `json:"warmup_s"`
 	// Load is the load's settings in flag form (c, rate, stages, duration...).
 	Load map[string]string `json:"load"`
 }
@@ -155,12 +158,14 @@ type GCSummary struct {
 	// GCTraceCPUPct is gctrace's own estimate, which counts GC workers' wall
 	// time and so overstates a throttled service's GC.
 	GCTraceCPUPct float64 `json:"gctrace_cpu_pct,omitempty"`
-	PauseP50Ms    float64 `json:"pause_p50_ms"`
-	PauseP99Ms    float64 `json:"pause_p99_ms"`
-	PauseMaxMs    float64 `json:"pause_max_ms"`
-	HeapMaxMB     float64 `json:"heap_max_mb"`
-	GOGC          string  `json:"gogc,omitempty"`
-	AllocMBPerS   float64 `json:"alloc_mb_per_s,omitempty"`
+	// CPUPctNote replaces CPUPct when no share could be measured (then 0).
+	CPUPctNote  string  `json:"cpu_pct_note,omitempty"`
+	PauseP50Ms  float64 `json:"pause_p50_ms"`
+	PauseP99Ms  float64 `json:"pause_p99_ms"`
+	PauseMaxMs  float64 `json:"pause_max_ms"`
+	HeapMaxMB   float64 `json:"heap_max_mb"`
+	GOGC        string  `json:"gogc,omitempty"`
+	AllocMBPerS float64 `json:"alloc_mb_per_s,omitempty"`
 }
 
 // Finding is one rule-based observation, ranked by cost.

@@ -86,7 +86,7 @@ func (m *MachineSampler) Run(ctx context.Context) {
 }
 
 func (m *MachineSampler) take(now time.Time) {
-	smp, ok := m.sample(now)
+	smp, ok := m.sample()
 	var scan procScan
 	scanned := !now.Before(m.nextScan)
 	if scanned {
@@ -109,7 +109,7 @@ func (m *MachineSampler) take(now time.Time) {
 }
 
 // sample reads the host's CPU and perflab's own.
-func (m *MachineSampler) sample(now time.Time) (MachineSample, bool) {
+func (m *MachineSampler) sample() (MachineSample, bool) {
 	b, err := m.r.read("/proc/stat")
 	if err != nil {
 		return MachineSample{}, false
@@ -118,7 +118,7 @@ func (m *MachineSampler) sample(now time.Time) (MachineSample, bool) {
 	if err != nil {
 		return MachineSample{}, false
 	}
-	smp := MachineSample{T: now, host: h}
+	smp := MachineSample{T: time.Now(), host: h} // when /proc/stat was read
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_SELF, &ru) == nil {
 		smp.SelfCPUSeconds = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9

@@ -1,0 +1,48 @@
+package lab
+
+import (
+	"fmt"
+
+	"perflab/internal/runfmt"
+)
+
+// Shares are validated before they are printed: a figure that cannot be
+// true is a measurement error, and is explained instead of shown.
+const (
+	// cpuOverBudgetSlack is how far the mean CPU may exceed the quota
+	// before it is an error rather than sampling jitter: the counters are
+	// read a few hundred µs apart, over windows of seconds.
+	cpuOverBudgetSlack = 0.03
+)
+
+// checkGCShare keeps a gctrace-based GC share only when it can be true.
+// gctrace's "ms cpu" figures are wall-clock time of the GC's workers and
+// pauses (the pauses times GOMAXPROCS), not CPU time: when the service waits
+// for a CPU (throttled at its quota, or a busy machine) they exceed the CPU
+// it used. Above 100% of its CPU the figure says only that, so it is not
+// printed as a share.
+func checkGCShare(g *runfmt.GCSummary) {
+	if g.CPUPctSource != "gctrace" || g.CPUPct <= 100 {
+		return
+	}
+	g.CPUPctNote = fmt.Sprintf("share of CPU unknown: gctrace counts %.0f%% of the service's CPU, its GC workers' wall time while they waited for a CPU (no CPU profile to measure it)", g.CPUPct)
+	g.CPUPct, g.GCTraceCPUPct, g.CPUPctSource = 0, 0, ""
+}
+
+// checkTargetCPU flags a mean CPU above the service's quota: the cgroup
+// cannot give more, so the figure is wrong and CPU per request with it.
+func (s *session) checkTargetCPU(t *runfmt.TargetSummary) {
+	if t == nil || t.CPULimitCores <= 0 || t.CPUCoresMean <= t.CPULimitCores*(1+cpuOverBudgetSlack) {
+		return
+	}
+	s.degrade(fmt.Sprintf("measurement error: the service used %.2f cores on average, above its %g-core budget; its CPU figures are not trustworthy", t.CPUCoresMean, t.CPULimitCores))
+}
+
+// checkCPUProfile flags a CPU profile with no samples of a service that
+// used CPU: the profiler watched the wrong processes or lost its samples.
+func (s *session) checkCPUProfile(samples int, t *runfmt.TargetSummary) {
+	if t == nil || samples > 0 || t.CPUSeconds < 0.1 {
+		return
+	}
+	s.degrade(fmt.Sprintf("the CPU profile has no samples while the service used %.2f s of CPU", t.CPUSeconds))
+}
