@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/google/pprof/profile"
 
@@ -111,6 +112,12 @@ func usable(es []store.Entry, side string, warn *[]string) ([]run, error) {
 				reason = "no reason recorded"
 			}
 			*warn = append(*warn, fmt.Sprintf("%s run %s is partial (%s): included", side, r.id(), reason))
+		}
+		if e.Run.Status == runfmt.StatusDegraded {
+			*warn = append(*warn, fmt.Sprintf("%s run %s is degraded (%s): its function comparison is limited", side, r.id(), strings.Join(e.Run.DegradedReasons, "; ")))
+		}
+		if e.Run.Quality.Noisy() {
+			*warn = append(*warn, fmt.Sprintf("%s run %s was measured on a noisy machine (%s): its latency and throughput are unreliable, its CPU and allocations per request are not", side, r.id(), strings.Join(e.Run.Quality.Reasons, "; ")))
 		}
 		loadProfiles(&r, warn)
 		out = append(out, r)

@@ -56,3 +56,11 @@ func (s *session) pinLoad() func() {
 	}
 	return restore
 }
+
+// edgeScan scans the machine's processes at a load's start and end, so the
+// other processes of its window are counted over the window itself.
+func (s *session) edgeScan() {
+	if s.machine != nil {
+		s.machine.ScanNow()
+	}
+}

@@ -236,7 +236,9 @@ func (s *session) runLoad(ctx context.Context, cfg load.Config) (*runfmt.LoadRes
 	if s.cfg.Watch != nil {
 		done = s.cfg.Watch(a)
 	}
+	s.edgeScan()
 	r := a.Run(lctx)
+	s.edgeScan()
 	if done != nil {
 		done()
 	}
@@ -283,7 +285,6 @@ func firstKind(r *runfmt.LoadResult) string {
 
 // measure runs the measured window: the load, with profiles captured over it.
 func (s *session) measure(ctx context.Context) error {
-	s.prof = newProfileSet(s)
 	s.prof.before(ctx)
 	window := s.windowLength()
 	s.cfg.Log(fmt.Sprintf("measuring for %s", window.Round(time.Millisecond)))

@@ -1,5 +1,7 @@
 package runfmt
 
+import "time"
+
 // Measurement verdicts of a Quality.
 const (
 	QualityClean = "clean"
@@ -22,8 +24,10 @@ type Quality struct {
 	Valid   []string `json:"valid,omitempty"`
 	Invalid []string `json:"invalid,omitempty"`
 
-	WindowS   float64 `json:"window_s"`
-	HostCores int     `json:"host_cores"`
+	// Start and WindowS are the window the figures cover.
+	Start     time.Time `json:"start"`
+	WindowS   float64   `json:"window_s"`
+	HostCores int       `json:"host_cores"`
 	// HostBusyCores is the CPU the host's processes used (user and system
 	// time of every process, the service and perflab included).
 	HostBusyCores float64 `json:"host_busy_cores"`

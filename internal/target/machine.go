@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,6 +51,9 @@ type MachineSampler struct {
 	samples []MachineSample
 	scans   []procScan
 
+	// scanNow asks Run's goroutine for a scan at once (see ScanNow).
+	scanNow chan chan struct{}
+
 	// Owned by the goroutine running Run.
 	r         fileReader
 	wait      runqueueWait
@@ -63,7 +67,26 @@ func NewMachineSampler(interval time.Duration) *MachineSampler {
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	return &MachineSampler{interval: interval, self: os.Getpid(), scanEvery: minScanEvery}
+	return &MachineSampler{interval: interval, self: os.Getpid(), scanEvery: minScanEvery, scanNow: make(chan chan struct{})}
+}
+
+// ScanNow has the running sampler scan every process at once, so a window
+// that starts or ends now has a scan at its edge rather than up to a scan
+// interval away. It waits at most a second, and not at all when Run is
+// not running.
+func (m *MachineSampler) ScanNow() {
+	done := make(chan struct{})
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case m.scanNow <- done:
+	case <-t.C:
+		return
+	}
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }
 
 // SetService names the service's main process: its process tree is the
@@ -74,13 +97,18 @@ func (m *MachineSampler) SetService(pid int) { m.service.Store(int64(pid)) }
 func (m *MachineSampler) Run(ctx context.Context) {
 	t := time.NewTicker(m.interval)
 	defer t.Stop()
+	m.take(time.Now())
 	for {
-		m.take(time.Now())
 		select {
 		case <-ctx.Done():
 			m.take(time.Now())
 			return
+		case done := <-m.scanNow:
+			m.nextScan = time.Time{}
+			m.take(time.Now())
+			close(done)
 		case <-t.C:
+			m.take(time.Now())
 		}
 	}
 }
@@ -130,15 +158,27 @@ func (m *MachineSampler) sample() (MachineSample, bool) {
 }
 
 // scan passes over every process and schedules the next pass so that
-// scanning costs at most scanBudget of a core (its wall time, which is at
-// least its CPU time).
+// scanning costs at most scanBudget of a core. The cost is the pass's CPU
+// time on its thread: its wall time on a busy machine would mostly be time
+// spent waiting for a CPU, and would space the scans out for nothing.
 func (m *MachineSampler) scan(now time.Time) procScan {
-	start := time.Now()
+	runtime.LockOSThread()
+	start := threadCPU()
 	s := m.scanner.scan(now, m.self, int(m.service.Load()))
-	cost := time.Since(start)
+	cost := threadCPU() - start
+	runtime.UnlockOSThread()
 	m.scanEvery = min(max(minScanEvery, time.Duration(float64(cost)/scanBudget)), maxScanEvery)
 	m.nextScan = now.Add(m.scanEvery)
 	return s
+}
+
+// threadCPU is the calling thread's CPU time.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }
 
 // Samples returns a copy of the host samples so far.

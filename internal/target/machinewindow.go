@@ -10,6 +10,7 @@ import (
 // what perflab itself used and waited, and the other processes that used
 // the most CPU. Cores are CPU seconds per second of the window.
 type MachineWindow struct {
+	Start   time.Time
 	Seconds float64
 	// HostCores is how many CPUs the host has (all of them, not only
 	// those perflab may use).
@@ -63,7 +64,7 @@ func (m *MachineSampler) Window(from, to time.Time) (MachineWindow, bool) {
 	ticks := func(f func(hostCPU) int64) float64 {
 		return rate(func(s MachineSample) float64 { return float64(f(s.host)) / userHZ })
 	}
-	w.Seconds = secs
+	w.Start, w.Seconds = lo, secs
 	w.HostCores = samples[len(samples)-1].host.CPUs
 	w.ProcCores = ticks(hostCPU.procBusy)
 	w.IRQCores = ticks(func(h hostCPU) int64 { return h.IRQ })

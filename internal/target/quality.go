@@ -50,7 +50,7 @@ type QualityInput struct {
 func Assess(in QualityInput) runfmt.Quality {
 	m := in.Machine
 	q := runfmt.Quality{
-		WindowS: m.Seconds, HostCores: m.HostCores, HostBusyCores: m.ProcCores,
+		Start: m.Start, WindowS: m.Seconds, HostCores: m.HostCores, HostBusyCores: m.ProcCores,
 		IRQCores: m.IRQCores, IOWaitCores: m.IOWaitCores, StealCores: m.StealCores,
 		PerflabCores: m.SelfCores, PerflabRunqueueWaitS: m.SelfRunqueueWaitSeconds,
 	}
