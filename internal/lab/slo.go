@@ -95,7 +95,7 @@ func (o Objective) String() string {
 	if o.Metric == "errors" {
 		return fmt.Sprintf("errors<%g%%", o.Limit)
 	}
-	return fmt.Sprintf("%s<%gms", o.Metric, o.Limit)
+	return fmt.Sprintf("%s<%s", o.Metric, time.Duration(math.Round(o.Limit*float64(time.Millisecond))))
 }
 
 func (slo SLO) String() string {

@@ -85,7 +85,7 @@ func errorText(l *runfmt.LoadResult) string {
 }
 
 // WriteHeadline writes a run's headline as text, first thing before its
-// load summary and verdict.
+// load summary and verdict (which open with a blank line).
 func WriteHeadline(w io.Writer, r *runfmt.Run) error {
 	h := NewHeadline(r)
 	p := &printer{w: w}
@@ -94,9 +94,6 @@ func WriteHeadline(w io.Writer, r *runfmt.Run) error {
 	}
 	if len(h.SLO) > 0 && p.err == nil {
 		p.err = WriteSLO(w, h.SLO)
-	}
-	if len(h.Lines) > 0 || len(h.SLO) > 0 {
-		p.f("\n")
 	}
 	return p.err
 }
