@@ -11,6 +11,7 @@ import (
 
 	"perflab/internal/analysis"
 	"perflab/internal/lab"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
@@ -167,6 +168,9 @@ func (f *profileFlags) print(env Env, res *lab.Result, err error) error {
 
 func writeProfileSummary(env Env, r *runfmt.Run, dir string) error {
 	w := env.Stdout
+	if err := report.WriteHeadline(w, r); err != nil {
+		return err
+	}
 	if t := r.Target; t != nil {
 		fmt.Fprintf(w, "CPU used: mean %.2f cores, max %.2f (measured from %s)\n", t.CPUCoresMean, t.CPUCoresMax, t.Source)
 	}

@@ -182,6 +182,9 @@ func TestNoisyMachine(t *testing.T) {
 	if q == nil {
 		t.Fatal("no quality block")
 	}
+	// Each spinner is named with the cores it used, within 20% (or 0.02
+	// cores), unless the machine is so busy that five other processes
+	// used more than it did.
 	used := 0.0
 	for i, pid := range pids {
 		c := watch.cores(i, q.Start, q.WindowS)
@@ -192,10 +195,15 @@ func TestNoisyMachine(t *testing.T) {
 				listed = &q.TopOther[k]
 			}
 		}
-		if listed == nil {
+		switch {
+		case listed != nil:
+			if math.Abs(listed.Cores-c) > max(0.2*c, 0.02) {
+				t.Errorf("spinner %d: quality says %.2f cores; it used %.2f", pid, listed.Cores, c)
+			}
+		case len(q.TopOther) < 5 || q.TopOther[len(q.TopOther)-1].Cores < c-0.02:
 			t.Errorf("spinner %d (%.2f cores) is not among the top other processes %+v", pid, c, q.TopOther)
-		} else if math.Abs(listed.Cores-c) > 0.2*c {
-			t.Errorf("spinner %d: quality says %.2f cores; it used %.2f", pid, listed.Cores, c)
+		default:
+			t.Logf("spinner %d used %.2f cores, less than five other processes on this busy machine", pid, c)
 		}
 	}
 	if !q.Noisy() || !strings.HasPrefix(q.Summary, "NOISY") {
