@@ -21,10 +21,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -81,19 +81,7 @@ func spinners(t *testing.T, n int, d time.Duration, cpu int) []int {
 	}
 	var pids []int
 	for range n {
-		sh := exec.Command("sh", "-c", "nice -n -10 "+strconv.Quote(exe)+" >/dev/null 2>&1 & echo $!")
-		sh.Env = append(os.Environ(), "PERFLAB_TEST_SPIN="+d.String(), "PERFLAB_TEST_SPIN_CPU="+strconv.Itoa(cpu))
-		sh.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		out, err := sh.Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
-		pids = append(pids, pid)
+		pids = append(pids, labtest.StartOrphan(t, []string{"PERFLAB_TEST_SPIN=" + d.String(), "PERFLAB_TEST_SPIN_CPU=" + strconv.Itoa(cpu)}, "nice", "-n", "-10", exe))
 	}
 	return pids
 }
@@ -214,24 +202,14 @@ func TestNoisyMachine(t *testing.T) {
 	if q.OtherCores < 0.8*used {
 		t.Errorf("other processes' cores %.2f; the spinners alone used %.2f", q.OtherCores, used)
 	}
-	if off := findKind(r.Findings, analysis.KindOffCPU); len(off) > 0 {
-		t.Errorf("an off-cpu finding on a machine the spinners starve: %+v", off)
+	if slices.ContainsFunc(r.Findings, func(f runfmt.Finding) bool { return f.Kind == analysis.KindOffCPU }) {
+		t.Errorf("an off-cpu finding on a machine the spinners starve: %s", describeFindings(r.Findings))
 	}
 	t.Logf("quality: %s\nfindings: %s", q.Summary, describeFindings(r.Findings))
 	var out bytes.Buffer
 	if err := report.WriteHeadline(&out, r); err != nil || !strings.HasPrefix(out.String(), "Measurement: NOISY — other processes used") {
 		t.Errorf("headline %q, %v", out.String(), err)
 	}
-}
-
-func findKind(fs []runfmt.Finding, kind string) []runfmt.Finding {
-	var out []runfmt.Finding
-	for _, f := range fs {
-		if f.Kind == kind {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // TestIsolatedCPUsKeepCPUPerRequest measures cpuburn's CPU per request

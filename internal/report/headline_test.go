@@ -12,7 +12,7 @@ func headlineRun() *runfmt.Run {
 	return &runfmt.Run{
 		SchemaVersion: runfmt.SchemaVersion, Name: "svc", ID: "20260101-120000-svc", Status: runfmt.StatusDegraded,
 		DegradedReasons: []string{"the CPU profile failed: cpu profiling already in use"},
-		Quality: &runfmt.Quality{Verdict: runfmt.QualityNoisy, Summary: "NOISY — other processes used 1.60 of 2 cores (stress[4242] 0.98); latency and throughput figures are inflated, CPU per request is not"},
+		Quality:         &runfmt.Quality{Verdict: runfmt.QualityNoisy, Summary: "NOISY — other processes used 1.60 of 2 cores (stress[4242] 0.98); latency and throughput figures are inflated, CPU per request is not"},
 		Load: &runfmt.LoadResult{Requests: 1000, Errors: 30, ErrorKinds: map[string]int64{"refused": 25, "timeout": 5},
 			SLO: []runfmt.SLOCheck{
 				{Objective: "p99<100ms", Metric: "p99", Limit: 100, Measured: 127.3, Unit: "ms"},

@@ -6,11 +6,10 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 func TestParseHostStat(t *testing.T) {
@@ -54,29 +53,12 @@ func TestStatComm(t *testing.T) {
 	}
 }
 
-// startOrphan starts a helper that is not perflab's descendant (its parent
-// shell exits, so it is re-parented), the way an unrelated process on the
-// machine is, and returns its pid; it is killed at cleanup.
+// startOrphan starts a helper that is not perflab's descendant, the way an
+// unrelated process on the machine is, and returns its pid.
 func startOrphan(t *testing.T, args ...string) int {
 	t.Helper()
 	cmd, env := helperCmd(t, args...)
-	var q []string
-	for _, a := range cmd {
-		q = append(q, strconv.Quote(a))
-	}
-	sh := exec.Command("sh", "-c", strings.Join(q, " ")+" >/dev/null 2>&1 & echo $!")
-	sh.Env = append(os.Environ(), env...)
-	sh.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	out, err := sh.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
-	if err != nil {
-		t.Fatalf("orphan pid %q: %v", out, err)
-	}
-	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
-	return pid
+	return labtest.StartOrphan(t, env, cmd...)
 }
 
 // procCPU is a process's own CPU seconds from /proc/PID/stat.
@@ -112,10 +94,11 @@ func TestMachineSamplerNamesOtherProcesses(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); m.Run(ctx) }()
 	time.Sleep(300 * time.Millisecond)
-	from, c0 := time.Now(), procCPU(t, other)
+	m.ScanNow()
+	from, c0, h0 := time.Now(), procCPU(t, other), procCPU(t, helper.Process.Pid)
 	time.Sleep(3 * time.Second)
-	to, c1 := time.Now(), procCPU(t, other)
-	time.Sleep(1200 * time.Millisecond) // a scan after the window
+	to, c1, h1 := time.Now(), procCPU(t, other), procCPU(t, helper.Process.Pid)
+	m.ScanNow()
 	cancel()
 	<-done
 
@@ -133,19 +116,21 @@ func TestMachineSamplerNamesOtherProcesses(t *testing.T) {
 			t.Errorf("perflab's own child %d is listed as another process: %+v", helper.Process.Pid, w.Top)
 		}
 	}
-	if got == nil {
-		t.Fatalf("the CPU-bound process %d (%.2f cores) is not among the top other processes %+v", other, used, w.Top)
+	switch {
+	case got != nil:
+		if math.Abs(got.Cores-used) > max(0.1*used, 0.02) {
+			t.Errorf("the window says pid %d used %.2f cores; it used %.2f", other, got.Cores, used)
+		}
+	case len(w.Top) < topProcesses || w.Top[len(w.Top)-1].Cores < used-0.02:
+		t.Errorf("the CPU-bound process %d (%.2f cores) is not among the top other processes %+v", other, used, w.Top)
+	default:
+		t.Logf("the CPU-bound process used %.2f cores, less than %d others on this busy machine", used, topProcesses)
 	}
-	// The scans span a little more than the window (a second at each end
-	// at most), over which the process's rate moves a little.
-	if math.Abs(got.Cores-used) > 0.2*used+0.05 {
-		t.Errorf("the window says pid %d used %.2f cores; it used %.2f", other, got.Cores, used)
+	if got != nil && got.Name != "target.test" {
+		t.Errorf("the process is named %q; want its command, target.test", got.Name)
 	}
-	if got.Name != "machine.test" && !strings.HasPrefix(got.Name, "target.test") {
-		t.Logf("name %q", got.Name)
-	}
-	if w.SelfCores < 0.3 {
-		t.Errorf("perflab's cores %.2f do not include its spinning child", w.SelfCores)
+	if child := (h1 - h0) / to.Sub(from).Seconds(); w.SelfCores < 0.9*child {
+		t.Errorf("perflab's cores %.2f do not include its spinning child's %.2f", w.SelfCores, child)
 	}
 	if w.ProcCores < used || w.HostCores < 1 || w.Seconds < 2.9 {
 		t.Errorf("host figures do not add up: %+v (the other process used %.2f)", w, used)

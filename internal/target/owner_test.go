@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 func TestParseNetTCP(t *testing.T) {
@@ -103,7 +105,7 @@ func TestListenerOwner(t *testing.T) {
 		}
 	}
 
-	addr := freeAddr(t)
+	addr := labtest.FreeAddr(t)
 	cmd, env := helperCmd(t, "serve", addr)
 	child := exec.Command(cmd[0], cmd[1:]...)
 	child.Env = append(os.Environ(), env...)
@@ -136,14 +138,4 @@ func TestListenerOwner(t *testing.T) {
 	if _, found, _ := ListenerOwner(ctx, "192.0.2.1:80", nil); found {
 		t.Error("a remote address has a local owner")
 	}
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
