@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"net"
 	"os"
@@ -127,5 +129,33 @@ func TestIsolationFlagsBadInput(t *testing.T) {
 		if code != int(ExitUsage) || len(lines) != 1 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("perflab %q: exit %d, stderr %q, stdout %q; want exit 2 and one line with %q", tc.args, code, stderr, stdout, tc.want)
 		}
+	}
+}
+
+// TestInterruptedExits130: Ctrl-C (the command's context cancelled) in the
+// middle of a load or a run's window exits 130, after printing what
+// completed.
+func TestInterruptedExits130(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: real runs")
+	}
+	hello := labtest.BuildService(t, "hello")
+	api, pp := labtest.FreeAddr(t), labtest.FreeAddr(t)
+	interrupt := func(args ...string) (int, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		var out, errb bytes.Buffer
+		code := Main(ctx, args, Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Executable: os.Args[0]})
+		return code, out.String()
+	}
+	code, out := interrupt("run", "--dir", t.TempDir(), "--quiet", "-d", "20s", "--warmup", "0", "-c", "2", "--profiler", "none",
+		"http://"+api+"/", "--", hello, "-addr", api, "-pprof-addr", pp)
+	if code != int(ExitInterrupted) || !strings.Contains(out, "Status: partial — interrupted") || !strings.Contains(out, "Summary:") {
+		t.Errorf("run: exit %d; want 130 with what completed\n%s", code, out)
+	}
+	stop := startHello(t, hello, api, pp)
+	defer stop()
+	if code, out := interrupt("load", "--quiet", "-d", "20s", "-c", "2", "http://"+api+"/"); code != int(ExitInterrupted) || !strings.Contains(out, "Summary:") {
+		t.Errorf("load: exit %d; want 130 with what completed\n%s", code, out)
 	}
 }

@@ -94,6 +94,7 @@ func (r run) id() string {
 // and leaving out those without a load result.
 func usable(es []store.Entry, side string, warn *[]string) ([]run, error) {
 	var out []run
+	noisy, worst := 0, 0.0 // runs measured on a noisy machine, the most other processes used
 	for _, e := range es {
 		if e.Err != nil {
 			return nil, fmt.Errorf("reading %s run %s: %w", side, e.Dir, e.Err)
@@ -116,14 +117,18 @@ func usable(es []store.Entry, side string, warn *[]string) ([]run, error) {
 		if e.Run.Status == runfmt.StatusDegraded {
 			*warn = append(*warn, fmt.Sprintf("%s run %s is degraded (%s): its function comparison is limited", side, r.id(), strings.Join(e.Run.DegradedReasons, "; ")))
 		}
-		if e.Run.Quality.Noisy() {
-			*warn = append(*warn, fmt.Sprintf("%s run %s was measured on a noisy machine (%s): its latency and throughput are unreliable, its CPU and allocations per request are not", side, r.id(), strings.Join(e.Run.Quality.Reasons, "; ")))
+		if q := e.Run.Quality; q.Noisy() {
+			noisy++
+			worst = max(worst, q.OtherCores)
 		}
 		loadProfiles(&r, warn)
 		out = append(out, r)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("comparing runs: no %s run with measured requests (of %d given)", side, len(es))
+	}
+	if noisy > 0 {
+		*warn = append(*warn, fmt.Sprintf("%d of %d %s runs were measured on a noisy machine (other processes used up to %.2f cores): their latency and throughput are unreliable, their CPU and allocations per request are not", noisy, len(out), side, worst))
 	}
 	return out, nil
 }

@@ -70,10 +70,12 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 	err = s.startTarget(ctx)
 	unpin := s.pinLoad()
 	if err == nil {
-		err = s.prof.pick(ctx)
+		err = s.warmup(ctx)
 	}
 	if err == nil {
-		err = s.warmup(ctx)
+		// After the warm-up: a pprof listener the service opens a little
+		// after its API has had the time to come up.
+		err = s.prof.pick(ctx)
 	}
 	if err == nil {
 		err = body(s)

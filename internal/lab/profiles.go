@@ -37,8 +37,8 @@ type profileSet struct {
 
 func newProfileSet(s *session) *profileSet { return &profileSet{s: s} }
 
-// pick decides how the service will be profiled, before the warm-up; an
-// explicit --pprof endpoint that is not the service's is an error.
+// pick decides how the service will be profiled; an explicit --pprof
+// endpoint that is not the service's is an error.
 func (p *profileSet) pick(ctx context.Context) error {
 	mode, err := p.choose(ctx)
 	p.mode = mode

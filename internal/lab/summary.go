@@ -101,14 +101,15 @@ func (s *session) gcSummary(from, to time.Time) *runfmt.GCSummary {
 	if gc.Count == 0 {
 		return nil
 	}
-	gc.GCTraceCPUPct, gc.CPUPctSource = gc.CPUPct, "gctrace"
+	if gc.CPUPctNote == "" { // else gctrace's figure could not be a share
+		gc.GCTraceCPUPct, gc.CPUPctSource = gc.CPUPct, "gctrace"
+	}
 	if s.prof != nil && s.prof.cpu != nil {
 		if share, ok := analysis.GCShare(s.prof.cpu); ok {
-			gc.CPUPct, gc.CPUPctSource = 100*share, "cpu-profile"
+			gc.CPUPct, gc.CPUPctSource, gc.CPUPctNote = 100*share, "cpu-profile", ""
 		}
 	}
 	gc.GOGC = envValue(s.cfg.Env, "GOGC")
-	checkGCShare(&gc)
 	return &gc
 }
 

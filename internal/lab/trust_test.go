@@ -442,19 +442,3 @@ func checkShares(t *testing.T, r *runfmt.Run, raw []byte) {
 		t.Logf("run.json: %s", raw)
 	}
 }
-
-func TestGCShareFromGCTraceAbove100IsNotAShare(t *testing.T) {
-	g := runfmt.GCSummary{Count: 10, CPUPct: 109.9, GCTraceCPUPct: 109.9, CPUPctSource: "gctrace"}
-	checkGCShare(&g)
-	if g.CPUPct != 0 || g.GCTraceCPUPct != 0 || g.CPUPctSource != "" || !strings.Contains(g.CPUPctNote, "share of CPU unknown") {
-		t.Errorf("checked: %+v", g)
-	}
-	if s := report.GCShareText(&g); strings.Contains(s, "109") && strings.Contains(s, "% of CPU (") {
-		t.Errorf("GCShareText = %q", s)
-	}
-	ok := runfmt.GCSummary{Count: 10, CPUPct: 12, CPUPctSource: "gctrace"}
-	checkGCShare(&ok)
-	if ok.CPUPct != 12 || ok.CPUPctNote != "" {
-		t.Errorf("a valid share was changed: %+v", ok)
-	}
-}

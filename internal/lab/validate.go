@@ -6,28 +6,15 @@ import (
 	"perflab/internal/runfmt"
 )
 
-// Shares are validated before they are printed: a figure that cannot be
-// true is a measurement error, and is explained instead of shown.
+// Figures are validated before they are printed: one that cannot be true
+// is a measurement error, and is explained instead of shown (the GC share
+// from gctrace is checked where it is computed, in capture).
 const (
 	// cpuOverBudgetSlack is how far the mean CPU may exceed the quota
 	// before it is an error rather than sampling jitter: the counters are
 	// read a few hundred µs apart, over windows of seconds.
 	cpuOverBudgetSlack = 0.03
 )
-
-// checkGCShare keeps a gctrace-based GC share only when it can be true.
-// gctrace's "ms cpu" figures are wall-clock time of the GC's workers and
-// pauses (the pauses times GOMAXPROCS), not CPU time: when the service waits
-// for a CPU (throttled at its quota, or a busy machine) they exceed the CPU
-// it used. Above 100% of its CPU the figure says only that, so it is not
-// printed as a share.
-func checkGCShare(g *runfmt.GCSummary) {
-	if g.CPUPctSource != "gctrace" || g.CPUPct <= 100 {
-		return
-	}
-	g.CPUPctNote = fmt.Sprintf("share of CPU unknown: gctrace counts %.0f%% of the service's CPU, its GC workers' wall time while they waited for a CPU (no CPU profile to measure it)", g.CPUPct)
-	g.CPUPct, g.GCTraceCPUPct, g.CPUPctSource = 0, 0, ""
-}
 
 // checkTargetCPU flags a mean CPU above the service's quota: the cgroup
 // cannot give more, so the figure is wrong and CPU per request with it.
