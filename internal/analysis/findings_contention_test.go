@@ -31,7 +31,7 @@ func TestFindingsContentionOnANoisyMachine(t *testing.T) {
 			if len(c) != 1 || len(findKind(fs, KindOffCPU)) != 0 {
 				t.Fatalf("findings = %+v; want cpu-contention and no off-cpu", fs)
 			}
-			for _, want := range []string{tc.want, "--service-cpus", "--load-cpus", "CPU per request and allocations are not"} {
+			for _, want := range []string{tc.want, "--service-cpus", "--load-cpus", "CPU per request and allocations far less"} {
 				if !strings.Contains(c[0].Detail, want) {
 					t.Errorf("contention detail lacks %q: %s", want, c[0].Detail)
 				}

@@ -150,12 +150,12 @@ func TestInterruptedExits130(t *testing.T) {
 	}
 	code, out := interrupt("run", "--dir", t.TempDir(), "--quiet", "-d", "20s", "--warmup", "0", "-c", "2", "--profiler", "none",
 		"http://"+api+"/", "--", hello, "-addr", api, "-pprof-addr", pp)
-	if code != int(ExitInterrupted) || !strings.Contains(out, "Status: partial — interrupted") || !strings.Contains(out, "Summary:") {
+	if code != int(ExitInterrupted) || !strings.Contains(out, "Status: partial — interrupted") || !strings.Contains(out, "Summary (interrupted") {
 		t.Errorf("run: exit %d; want 130 with what completed\n%s", code, out)
 	}
 	stop := startHello(t, hello, api, pp)
 	defer stop()
-	if code, out := interrupt("load", "--quiet", "-d", "20s", "-c", "2", "http://"+api+"/"); code != int(ExitInterrupted) || !strings.Contains(out, "Summary:") {
+	if code, out := interrupt("load", "--quiet", "-d", "20s", "-c", "2", "http://"+api+"/"); code != int(ExitInterrupted) || !strings.Contains(out, "Summary (interrupted") {
 		t.Errorf("load: exit %d; want 130 with what completed\n%s", code, out)
 	}
 }

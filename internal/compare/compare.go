@@ -128,7 +128,7 @@ func usable(es []store.Entry, side string, warn *[]string) ([]run, error) {
 		return nil, fmt.Errorf("comparing runs: no %s run with measured requests (of %d given)", side, len(es))
 	}
 	if noisy > 0 {
-		*warn = append(*warn, fmt.Sprintf("%d of %d %s runs were measured on a noisy machine (other processes used up to %.2f cores): their latency and throughput are unreliable, their CPU and allocations per request are not", noisy, len(out), side, worst))
+		*warn = append(*warn, fmt.Sprintf("%d of %d %s runs were measured on a noisy machine (other processes used up to %.2f cores): their latency and throughput are unreliable, their CPU and allocations per request far less", noisy, len(out), side, worst))
 	}
 	return out, nil
 }

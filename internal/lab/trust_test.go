@@ -194,6 +194,11 @@ func TestNoisyMachine(t *testing.T) {
 			t.Logf("spinner %d used %.2f cores, less than five other processes on this busy machine", pid, c)
 		}
 	}
+	for _, o := range q.TopOther {
+		if o.PID == os.Getpid() || slices.Contains(r.Target.PIDs, o.PID) {
+			t.Errorf("perflab or the service counted as another process: %+v (service %v, perflab %d)", o, r.Target.PIDs, os.Getpid())
+		}
+	}
 	if !q.Noisy() || !strings.HasPrefix(q.Summary, "NOISY") {
 		t.Errorf("quality %q %q; want noisy", q.Verdict, q.Summary)
 	}

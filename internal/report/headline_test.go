@@ -12,7 +12,7 @@ func headlineRun() *runfmt.Run {
 	return &runfmt.Run{
 		SchemaVersion: runfmt.SchemaVersion, Name: "svc", ID: "20260101-120000-svc", Status: runfmt.StatusDegraded,
 		DegradedReasons: []string{"the CPU profile failed: cpu profiling already in use"},
-		Quality:         &runfmt.Quality{Verdict: runfmt.QualityNoisy, Summary: "NOISY — other processes used 1.60 of 2 cores (stress[4242] 0.98); latency and throughput figures are inflated, CPU per request is not"},
+		Quality:         &runfmt.Quality{Verdict: runfmt.QualityNoisy, Summary: "NOISY — other processes used 1.60 of 2 cores (stress[4242] 0.98); latency and throughput figures are inflated, CPU per request far less"},
 		Load: &runfmt.LoadResult{Requests: 1000, Errors: 30, ErrorKinds: map[string]int64{"refused": 25, "timeout": 5},
 			SLO: []runfmt.SLOCheck{
 				{Objective: "p99<100ms", Metric: "p99", Limit: 100, Measured: 127.3, Unit: "ms"},
@@ -26,7 +26,7 @@ func TestHeadlineText(t *testing.T) {
 	if err := WriteHeadline(&b, headlineRun()); err != nil {
 		t.Fatal(err)
 	}
-	want := `Measurement: NOISY — other processes used 1.60 of 2 cores (stress[4242] 0.98); latency and throughput figures are inflated, CPU per request is not
+	want := `Measurement: NOISY — other processes used 1.60 of 2 cores (stress[4242] 0.98); latency and throughput figures are inflated, CPU per request far less
 Status: degraded — the CPU profile failed: cpu profiling already in use
 Errors: 3.0% of 1000 requests failed (25 refused: the service was not accepting connections, 5 timeout)
 SLO: 2 of 2 missed
