@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,20 +22,28 @@ type findMaxFlags struct {
 func (f *findMaxFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.enabled, "find-max", false, "search the highest arrival rate the budget sustains within --slo")
 	v := flagSet{fs}
-	v.checked(&f.slo, "slo", "", "p99<100ms,errors<1%", "slo", checkSLO, "objective for --find-max: `METRIC<LIMIT,...` (p50..p999, max, mean in ms; errors in %)")
+	v.checked(&f.slo, "slo", "", "", "slo", checkSLO, "objectives checked at the end (exit 4 when one is missed), and what --find-max searches within (default "+defaultFindMaxSLO+"): `METRIC<LIMIT,...` (p50..p999, max, mean in ms; errors in %)")
 	v.duration(&f.step, "step", "", 5*time.Second, 100*time.Millisecond, 24*time.Hour, "--find-max: measured window of each rate tried")
 	v.float(&f.start, "start-rate", "", 0, 0, maxRateFlag, "--find-max: first rate to try (default: half of a closed-model probe)")
 }
 
+// checkSLO accepts an SLO (or "", none).
 func checkSLO(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
 	_, err := lab.ParseSLO(s)
 	return err
 }
 
 func runFindMax(cmd *cobra.Command, env Env, c lab.Config, fm findMaxFlags, f *runFlags) error {
-	slo, err := lab.ParseSLO(fm.slo)
+	spec := fm.slo
+	if spec == "" {
+		spec = defaultFindMaxSLO
+	}
+	slo, err := parseSLO(spec)
 	if err != nil {
-		return usageErr("%v", err)
+		return err
 	}
 	if c.Load.Rate > 0 || len(c.Load.Stages) > 0 {
 		return usageErr("--find-max chooses the rates itself: drop --rate/--stages")

@@ -25,6 +25,7 @@ type profileFlags struct {
 	name, dir       string
 	trace, json     bool
 	quiet           bool
+	force           bool
 }
 
 func (f *profileFlags) register(cmd *cobra.Command) {
@@ -44,6 +45,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	v.checked(&f.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text summary")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&f.force, "force", false, "profile the --pprof endpoint even when it belongs to another process than --pid or -- CMD")
 }
 
 func newProfileCmd(env Env) *cobra.Command {
@@ -120,7 +122,7 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 	c = lab.Config{
 		Name: name, Store: st, Command: command, Env: f.env, PID: f.pid,
 		Budget: budget, ReadyURL: f.ready, Pprof: f.pprof, Profiler: f.profiler, PerfHz: f.perfHz,
-		Trace: f.trace, Version: Version, Hurry: env.Hurry,
+		Trace: f.trace, Version: Version, Hurry: env.Hurry, Force: f.force,
 	}
 	if !f.quiet {
 		c.Log = func(msg string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", msg) }

@@ -35,6 +35,8 @@ type runFlags struct {
 	env          []string
 	json         bool
 	quiet        bool
+	force        bool
+	cpuFlags     isolationFlags
 	fs           *pflag.FlagSet
 }
 
@@ -58,7 +60,14 @@ func newRunFlags() *runFlags {
 	v.list(&f.env, "env", "e", "stringArray", checkKeyValue, "`KEY=VALUE` for the launched service (repeatable)")
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text verdict")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	f.cpuFlags.register(fs)
 	return f
+}
+
+// registerForce adds --force to a command whose --force means nothing else
+// (ab's also compares runs of different URL paths).
+func (f *runFlags) registerForce(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.force, "force", false, "profile the --pprof endpoint even when it belongs to another process than the service")
 }
 
 func (f *runFlags) addTo(cmd *cobra.Command) {
@@ -97,6 +106,9 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 	if f.pid != 0 && (budget.CPUs > 0 || budget.MemoryBytes > 0) {
 		return c, usageErr("--cpus and --memory apply to a service perflab launches (-- CMD), not to --pid")
 	}
+	if err := f.cpuFlags.check(f.pid); err != nil {
+		return c, err
+	}
 	ready := f.ready
 	if ready == "" && (len(command) > 0 || f.pid > 0) {
 		ready = lc.Targets[0].URL.String()
@@ -114,6 +126,7 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 		Warmup: f.warmup, Command: command, Env: f.env, PID: f.pid, Budget: budget,
 		ReadyURL: ready, ReadyTimeout: f.readyTimeout, Pprof: f.pprof, Profiler: f.profiler,
 		PerfHz: f.perfHz, Trace: f.trace, NoGCTrace: f.noGCTrace, Version: Version, Hurry: env.Hurry,
+		Force: f.force, LoadCPUs: f.cpuFlags.load.set,
 	}, nil
 }
 
@@ -157,6 +170,7 @@ func (f *runFlags) budget() (target.Budget, error) {
 			return b, usageErr("--memory: %v", err)
 		}
 	}
+	b.CPUSet = f.cpuFlags.service.set
 	if err := b.Validate(); err != nil {
 		return b, usageErr("%v", err)
 	}
@@ -198,11 +212,15 @@ directory (run.json, profiles/*.pb.gz, target.log).`,
 			if fm.enabled {
 				return runFindMax(cmd, env, c, fm, f)
 			}
+			if c.SLO, err = parseSLO(fm.slo); err != nil {
+				return err
+			}
 			res, err := lab.Run(cmd.Context(), c)
 			return printRun(env, f, res, err)
 		},
 	}
 	f.addTo(cmd)
+	f.registerForce(cmd)
 	fm.register(cmd.Flags())
 	return cmd
 }
@@ -219,7 +237,8 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 	if f.json {
 		werr = writeJSON(env.Stdout, res.Run)
 	} else {
-		if res.Run.Load != nil {
+		werr = report.WriteHeadline(env.Stdout, res.Run)
+		if werr == nil && res.Run.Load != nil {
 			werr = report.WriteLoadText(env.Stdout, res.Run.Load)
 		}
 		if werr == nil {
@@ -229,11 +248,18 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 	if werr != nil {
 		return failed(werr)
 	}
-	return runError(res, err)
+	if err := runError(res, err); err != nil {
+		return err
+	}
+	if res.Run.Load != nil {
+		return sloExit(res.Run.Load.SLO, "run "+res.Run.ID)
+	}
+	return nil
 }
 
-// runError maps a run's error to the exit: 130 when Ctrl-C ended it, 3
-// when it is partial or could not be saved (its measurements were printed).
+// runError maps a run's error to the exit: 130 when Ctrl-C ended it, 2
+// when the service named is not the one that answers, 3 when the run is
+// partial or could not be saved (its measurements were printed).
 func runError(res *lab.Result, err error) error {
 	var save *lab.SaveError
 	switch {
@@ -243,6 +269,8 @@ func runError(res *lab.Result, err error) error {
 		return failed(fmt.Errorf("run %s: %v: %s (what it measured is printed above)", res.Run.ID, save.Err, save.Path))
 	case interrupted(err) || res.Run.Load != nil && res.Run.Load.Interrupted:
 		return &exitError{code: ExitInterrupted, err: fmt.Errorf("run %s is partial: %w", res.Run.ID, err)}
+	case errors.Is(err, lab.ErrNotTheService):
+		return &exitError{code: ExitUsage, err: err}
 	}
 	return failed(fmt.Errorf("run %s is partial: %w", res.Run.ID, err))
 }

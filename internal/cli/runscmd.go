@@ -57,6 +57,9 @@ func newRunsCmd(env Env) *cobra.Command {
 				return usageErr("%q names %d runs: show one at a time (%s, ...)", args[0], len(es), filepath.Base(es[0].Dir))
 			}
 			e := es[0]
+			if err := report.WriteHeadline(env.Stdout, e.Run); err != nil {
+				return failed(err)
+			}
 			if e.Run.Load != nil {
 				if err := report.WriteLoadText(env.Stdout, e.Run.Load); err != nil {
 					return failed(err)

@@ -62,37 +62,65 @@ func ParseSLO(s string) (SLO, error) {
 
 // Check tells whether a load met every objective, and if not, which it missed.
 func (slo SLO) Check(r *runfmt.LoadResult) (bool, string) {
-	for _, o := range slo {
-		var v float64
-		unit := "ms"
-		if o.Metric == "errors" {
-			unit = "%"
-			if r.Requests > 0 {
-				v = 100 * float64(r.Errors) / float64(r.Requests)
-			}
-		} else {
-			v = latencyMetrics[o.Metric](r.Latency)
-			if r.Unfinished > 0 && r.UnfinishedOldestMs >= o.Limit {
-				// A request still unanswered past the limit misses it,
-				// though no percentile includes it.
-				return false, fmt.Sprintf("%d requests unfinished at the end, the oldest after %.4gms >= %s %gms", r.Unfinished, r.UnfinishedOldestMs, o.Metric, o.Limit)
-			}
-		}
-		if v >= o.Limit {
-			return false, fmt.Sprintf("%s %.4g%s >= %g%s", o.Metric, v, unit, o.Limit, unit)
+	for _, c := range slo.Evaluate(r) {
+		switch {
+		case c.Pass:
+		case c.Measured < c.Limit && r.Unfinished > 0:
+			return false, fmt.Sprintf("%s: %d requests still in flight at the end, the oldest after %.4gms (limit %g%s)", c.Metric, r.Unfinished, r.UnfinishedOldestMs, c.Limit, c.Unit)
+		default:
+			return false, fmt.Sprintf("%s %.4g%s >= %g%s", c.Metric, c.Measured, c.Unit, c.Limit, c.Unit)
 		}
 	}
 	return true, ""
 }
 
+// Evaluate checks each objective against a load, like k6's thresholds: the
+// objective, the measured value, and whether it was met. A load without
+// requests meets no objective.
+func (slo SLO) Evaluate(r *runfmt.LoadResult) []runfmt.SLOCheck {
+	out := make([]runfmt.SLOCheck, 0, len(slo))
+	for _, o := range slo {
+		c := runfmt.SLOCheck{Objective: o.String(), Metric: o.Metric, Limit: o.Limit, Unit: "ms"}
+		if o.Metric == "errors" {
+			c.Unit = "%"
+			if r.Requests > 0 {
+				c.Measured = 100 * float64(r.Errors) / float64(r.Requests)
+			}
+		} else {
+			c.Measured = latencyMetrics[o.Metric](r.Latency)
+		}
+		c.Pass = r.Requests > 0 && c.Measured < o.Limit && !unfinishedMiss(o, r)
+		out = append(out, c)
+	}
+	return out
+}
+
+// tailPct is the share of requests (percent) a latency percentile leaves
+// above it.
+var tailPct = map[string]float64{"p50": 50, "p90": 10, "p95": 5, "p99": 1, "p999": 0.1, "max": 0}
+
+// unfinishedMiss says whether the requests still in flight at the end of
+// the load (in no percentile) miss a latency objective by themselves: the
+// oldest is past the limit, and they are more than the percentile's tail.
+func unfinishedMiss(o Objective, r *runfmt.LoadResult) bool {
+	tail, ok := tailPct[o.Metric]
+	if !ok || r.Unfinished == 0 || r.UnfinishedOldestMs < o.Limit {
+		return false
+	}
+	return 100*float64(r.Unfinished) > tail*float64(r.Requests+r.Unfinished)
+}
+
+func (o Objective) String() string {
+	if o.Metric == "errors" {
+		return fmt.Sprintf("errors<%g%%", o.Limit)
+	}
+	return fmt.Sprintf("%s<%s", o.Metric, time.Duration(math.Round(o.Limit*float64(time.Millisecond))))
+}
+
 func (slo SLO) String() string {
 	var parts []string
 	for _, o := range slo {
-		if o.Metric == "errors" {
-			parts = append(parts, fmt.Sprintf("errors<%g%%", o.Limit))
-		} else {
-			parts = append(parts, fmt.Sprintf("%s<%gms", o.Metric, o.Limit))
-		}
+		parts = append(parts, o.String())
 	}
 	return strings.Join(parts, ",")
 }

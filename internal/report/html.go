@@ -16,7 +16,7 @@ import (
 //go:embed assets/report.html.tmpl assets/report.css
 var assets embed.FS
 
-var reportTmpl = template.Must(template.New("report.html.tmpl").ParseFS(assets, "assets/report.html.tmpl"))
+var reportTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{"sloValue": FormatSLOValue}).ParseFS(assets, "assets/report.html.tmpl"))
 
 // WriteHTML writes a run's report as one self-contained HTML page (no
 // network needed to view it): the run's name, status and configuration, the
@@ -54,6 +54,10 @@ type htmlView struct {
 	HasFlame  bool
 	Requests  int64
 	StartedAt string
+	// Headline is shown first: measurement, status, errors, SLO.
+	Headline    *Headline
+	StatusClass string
+	SLOMissed   bool
 }
 
 type kv struct{ K, V string }
@@ -94,6 +98,13 @@ func newHTMLView(r *runfmt.Run, flame []byte) *htmlView {
 	}
 	if r.Load != nil {
 		v.Requests = r.Load.Requests
+	}
+	if h := NewHeadline(r); len(h.Lines) > 0 || len(h.SLO) > 0 {
+		v.Headline, v.SLOMissed = &h, runfmt.SLOMissed(h.SLO)
+	}
+	v.StatusClass = map[string]string{runfmt.StatusComplete: "ok", runfmt.StatusDegraded: "degraded"}[r.Status]
+	if v.StatusClass == "" {
+		v.StatusClass = "partial"
 	}
 	v.Config = configRows(r)
 	v.Cards = cards(r)
@@ -187,7 +198,11 @@ func cards(r *runfmt.Run) []card {
 		cs = append(cs, card{Label: "Peak RSS", Value: analysis.FormatBytes(float64(t.RSSMaxBytes)), Note: memNote(t)})
 	}
 	if g := r.GC; g != nil {
-		cs = append(cs, card{Label: "GC share of CPU", Value: fmt.Sprintf("%.1f%%", g.CPUPct), Note: fmt.Sprintf("%d cycles, pause p99 %.3f ms", g.Count, g.PauseP99Ms), Warn: g.CPUPct >= runfmt.GCNotablePct})
+		value := fmt.Sprintf("%.1f%%", g.CPUPct)
+		if g.CPUPctNote != "" {
+			value = "unknown"
+		}
+		cs = append(cs, card{Label: "GC share of CPU", Value: value, Note: fmt.Sprintf("%d cycles, pause p99 %.3f ms", g.Count, g.PauseP99Ms), Warn: g.CPUPct >= runfmt.GCNotablePct})
 	}
 	if b := r.AllocBytesPerRequest; b > 0 && r.Load != nil {
 		cs = append(cs, card{Label: "Allocated per request", Value: analysis.FormatBytes(b), Note: fmt.Sprintf("%.0f objects", r.AllocObjectsPerRequest)})
@@ -223,7 +238,7 @@ func verdictRows(r *runfmt.Run) []kv {
 		}
 	}
 	if g := r.GC; g != nil {
-		s := fmt.Sprintf("%d cycles, %.1f%% of CPU, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, g.CPUPct, g.PauseP50Ms, g.PauseP99Ms, analysis.FormatBytes(g.HeapMaxMB*(1<<20)))
+		s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, analysis.FormatBytes(g.HeapMaxMB*(1<<20)))
 		if g.AllocMBPerS > 0 {
 			s += fmt.Sprintf(", ~%s/s allocated", analysis.FormatBytes(g.AllocMBPerS*(1<<20)))
 		}

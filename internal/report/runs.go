@@ -64,7 +64,7 @@ type FindMaxTable struct {
 func (t FindMaxTable) Header(step string) error {
 	p := &printer{w: t.W}
 	p.f("Searching the highest rate within %s (steps of %s):\n", t.SLO, step)
-	p.f("  %10s %10s %10s %8s %10s %12s  %s\n", "rate", "achieved", "p99", "errors", "CPU cores", "CPU ms/req", "verdict")
+	p.f("  %10s %10s %10s %8s %10s %12s %8s  %s\n", "rate", "achieved", "p99", "errors", "CPU cores", "CPU ms/req", "machine", "verdict")
 	return p.err
 }
 
@@ -79,11 +79,12 @@ func (t FindMaxTable) Step(st runfmt.FindMaxStep) error {
 		errPct = 100 * float64(st.Errors) / float64(st.Requests)
 	}
 	p := &printer{w: t.W}
-	p.f("  %8.0f/s %8.0f/s %8.2fms %7.2f%% %10.2f %12.3f  %s\n", st.Rate, st.RPS, st.P99Ms, errPct, st.CPUCores, st.CPUMsPerRequest, verdict)
+	p.f("  %8.0f/s %8.0f/s %8.2fms %7.2f%% %10.2f %12.3f %8s  %s\n", st.Rate, st.RPS, st.P99Ms, errPct, st.CPUCores, st.CPUMsPerRequest, st.Measurement, verdict)
 	return p.err
 }
 
-// Done writes the highest sustainable rate found and where the run is.
+// Done writes the highest sustainable rate found, how far the machine can
+// be trusted for it, and where the run is.
 func (t FindMaxTable) Done(r *runfmt.Run, dir string, cpuLimit float64) error {
 	m := r.FindMax
 	budget := "no CPU limit"
@@ -92,6 +93,15 @@ func (t FindMaxTable) Done(r *runfmt.Run, dir string, cpuLimit float64) error {
 	}
 	p := &printer{w: t.W}
 	p.f("\nHighest sustainable rate: %.0f requests/s on %s within %s, at %.3f CPU ms per request\n", m.MaxRPS, budget, t.SLO, m.CPUMsPerRequest)
+	if q := r.Quality; q != nil {
+		p.f("Measurement: %s\n", q.Summary)
+		if q.Noisy() {
+			p.f("  (a noisy machine moves find-max rates: this rate is not the service's capacity)\n")
+		}
+	}
+	if m.BelowBudget != "" {
+		p.f("Warning: %s\n", m.BelowBudget)
+	}
 	p.f("Run %s: %s\n", r.ID, dir)
 	return p.err
 }
@@ -100,6 +110,9 @@ func (t FindMaxTable) Done(r *runfmt.Run, dir string, cpuLimit float64) error {
 // used, the top user-code functions of each CPU profile (read from dir),
 // the first findings, the status and the profiles' paths.
 func WriteProfileSummary(w io.Writer, r *runfmt.Run, dir string) error {
+	if err := WriteHeadline(w, r); err != nil {
+		return err
+	}
 	p := &printer{w: w}
 	if t := r.Target; t != nil {
 		p.f("CPU used: mean %.2f cores, max %.2f (measured from %s)\n", t.CPUCoresMean, t.CPUCoresMax, t.Source)

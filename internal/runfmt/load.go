@@ -41,6 +41,8 @@ type LoadResult struct {
 	// the oldest of them had been waiting for its response.
 	Unfinished         int64   `json:"unfinished,omitempty"`
 	UnfinishedOldestMs float64 `json:"unfinished_oldest_ms,omitempty"`
+	// SLO is each --slo objective checked against this load.
+	SLO []SLOCheck `json:"slo,omitempty"`
 }
 
 // Latency is a latency summary in milliseconds.
