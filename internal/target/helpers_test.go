@@ -29,3 +29,12 @@ func (p *Process) CgroupDirs() []string {
 	}
 	return append([]string(nil), p.grp.dirs...)
 }
+
+// CPUSetDir is the cgroup directory confining the service's CPUs ("" when
+// --service-cpus was not asked for or is applied as affinity only).
+func (p *Process) CPUSetDir() string {
+	if p.grp == nil {
+		return ""
+	}
+	return p.grp.cpusetDir
+}
