@@ -206,8 +206,7 @@ func (s *session) errExited(phase string) error {
 	if err := s.proc.ExitErr(); err != nil {
 		e.Status = err.Error()
 	}
-	s.proc.WaitLog(time.Second)
-	for _, line := range s.proc.LogTail(50) {
+	for _, line := range s.proc.LogTail(50) { // drained first (LogTail waits for it)
 		if _, gc := capture.ParseGCLine(line); !gc {
 			e.LastLines = append(e.LastLines, line)
 		}

@@ -90,12 +90,7 @@ func logLines(p *Process) string {
 	if p == nil {
 		return ""
 	}
-	select {
-	case <-p.Exited(): // its last words may still be in the pipe
-		p.WaitLog(time.Second)
-	default:
-	}
-	lines := p.LogTail(readyLogLines)
+	lines := p.LogTail(readyLogLines) // after an exit, once its last words are drained
 	switch {
 	case len(lines) > 0:
 	case !p.launched:
