@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"perflab/internal/labtest"
 	"slices"
 	"strconv"
@@ -229,26 +230,31 @@ func TestServiceCpuburn(t *testing.T) {
 // childCPU reads utime+stime of a whole process from /proc/PID/stat.
 func childCPU(t *testing.T, pid int) time.Duration {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Skipf("no /proc/PID/stat here: %v", err)
+	// The scheduler's own count of each thread's time on a CPU, in
+	// nanoseconds (the first field of /proc/PID/task/TID/schedstat): exact,
+	// where /proc/PID/stat's utime and stime are ticks of 10 ms charged to
+	// whoever runs when the tick comes, which a busy machine skews by 20%.
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil || len(tasks) == 0 {
+		t.Skipf("no /proc/%d/task/*/schedstat here", pid)
 	}
-	// Fields after the command name, which is in parentheses: state is
-	// field 3, utime 14 and stime 15 (man 5 proc).
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
-		t.Fatalf("/proc/%d/stat: %d fields after the name: %q", pid, len(f), b)
-	}
-	var ticks int64
-	for _, s := range f[11:13] {
-		v, err := strconv.ParseInt(s, 10, 64)
+	var ns int64
+	for _, task := range tasks {
+		b, err := os.ReadFile(task)
 		if err != nil {
-			t.Fatalf("/proc/%d/stat: %q: %v", pid, s, err)
+			continue // the thread exited
 		}
-		ticks += v
+		f := strings.Fields(string(b))
+		if len(f) < 1 {
+			t.Fatalf("%s: %q", task, b)
+		}
+		v, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", task, b, err)
+		}
+		ns += v
 	}
-	const userHZ = 100 // USER_HZ, fixed at 100 on Linux
-	return time.Duration(ticks) * time.Second / userHZ
+	return time.Duration(ns)
 }
 
 func TestServicePyhot(t *testing.T) {

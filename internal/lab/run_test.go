@@ -159,7 +159,8 @@ func TestRunAttach(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Process.Kill()
-	go svc.Wait()
+	exited := make(chan struct{})
+	go func() { svc.Wait(); close(exited) }()
 	cfg := testConfig(t, addr)
 	cfg.Command, cfg.PID = nil, svc.Process.Pid
 	res, err := Run(context.Background(), cfg)
@@ -170,8 +171,10 @@ func TestRunAttach(t *testing.T) {
 	if r.Target == nil || r.Target.CPUSeconds <= 0 || r.Load.Requests == 0 {
 		t.Fatalf("attached run not measured: %+v", r.Target)
 	}
-	if svc.ProcessState != nil {
+	select {
+	case <-exited:
 		t.Error("perflab stopped a service it did not start")
+	default:
 	}
 	// The service exits (after 4s) during a second, longer run: partial.
 	cfg.Load.Duration = 5 * time.Second
