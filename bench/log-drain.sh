@@ -11,6 +11,7 @@
 #
 #   bench/log-drain.sh                       # ROUNDS=5 SECS=5, --cpus 1, -c 4
 #   PERFLAB=/path/to/perflab bench/log-drain.sh   # another perflab build
+#   ISOLATE="--service-cpus 1 --load-cpus 0" bench/log-drain.sh   # a CPU each
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -34,7 +35,8 @@ run() {
   local mode=$1 dir=$work/runs-$1
   local cmd=(sh -c "exec $svc")
   [ "$mode" = devnull ] && cmd=(sh -c "exec $svc >/dev/null 2>&1")
-  "$perflab" run --quiet --json --dir "$dir" --cpus 1 -c 4 -d "${SECS}s" --warmup 1s --profiler none \
+  # shellcheck disable=SC2086 # ISOLATE is a list of flags
+  "$perflab" run --quiet --json --dir "$dir" --cpus 1 -c 4 -d "${SECS}s" --warmup 1s --profiler none ${ISOLATE:-} \
     "http://127.0.0.1:$port/file?name=3" -- "${cmd[@]}" >"$work/run.json" &
   local pid=$! ticks=0 t
   while t=$(awk '{print $14+$15}' "/proc/$pid/stat" 2>/dev/null); do ticks=$t; sleep 0.1; done
