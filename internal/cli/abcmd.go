@@ -21,6 +21,7 @@ func newABCmd(env Env) *cobra.Command {
 	var cf compareFlags
 	var baseCmd, newCmd string
 	var runs int
+	var g gitFlags
 	cmd := &cobra.Command{
 		Use:   "ab --base CMD --new CMD [--runs N] [run flags] URL",
 		Short: "Run two builds interleaved (A B A B ...) under the same load and budget, then compare them",
@@ -32,6 +33,12 @@ backslashes). Ctrl-C stops after the run under way and compares what finished.`,
 		Example: `  perflab ab --base "./server-old -addr :8080" --new "./server -addr :8080" --cpus 1 -c 8 -d 10s http://127.0.0.1:8080/
   perflab ab --base "./svc -mode=buggy" --new "./svc -mode=fixed" --runs 5 --fail-on "cpu_per_request>+5%" http://127.0.0.1:8080/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := g.check(cmd.Flags()); err != nil {
+				return err
+			}
+			if g.rng.set {
+				return runABGit(cmd, env, f, cf, &g, args, runs)
+			}
 			if cmd.ArgsLenAtDash() >= 0 {
 				return usageErr("ab takes the commands from --base and --new, not after --")
 			}
@@ -83,6 +90,7 @@ backslashes). Ctrl-C stops after the run under way and compares what finished.`,
 	cmd.Flags().StringVar(&newCmd, "new", "", "the new build's command line (required)")
 	cmd.Flags().IntVar(&runs, "runs", DefaultABRuns, "runs of each side")
 	cf.register(cmd, false)
+	g.register(cmd.Flags())
 	return cmd
 }
 

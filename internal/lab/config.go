@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"perflab/internal/load"
+	"perflab/internal/runfmt"
 	"perflab/internal/store"
 	"perflab/internal/target"
 )
@@ -54,6 +55,10 @@ type Config struct {
 	PerfHz    int
 	Trace     bool // also capture a Go execution trace of the window
 	NoGCTrace bool // do not set GODEBUG=gctrace=1 on a launched service
+
+	// Revision, when set, is the git revision the service was built from
+	// (ab --git): recorded in run.json, and as the environment's commit.
+	Revision *runfmt.Revision
 
 	// Version is perflab's version for run.json.
 	Version string

@@ -52,6 +52,8 @@ type Run struct {
 	FindMax                *FindMax   `json:"find_max,omitempty"`
 	// Quality is the machine during the measured window (see Quality).
 	Quality *Quality `json:"quality,omitempty"`
+	// Revision is the git revision measured, for runs of perflab ab --git.
+	Revision *Revision `json:"revision,omitempty"`
 }
 
 // Config records how the run was asked for, so two runs can be checked for
