@@ -53,11 +53,11 @@ backslashes). Ctrl-C stops after the run under way and compares what finished.`,
 			if err != nil {
 				return err
 			}
+			cf.json = f.json
 			opt, err := cf.options()
 			if err != nil {
 				return err
 			}
-			cf.json = f.json
 			bc, err := f.config(env, args, baseArgv)
 			if err != nil {
 				return err
@@ -68,6 +68,7 @@ backslashes). Ctrl-C stops after the run under way and compares what finished.`,
 			}
 			f.hooks(env, &bc)
 			f.hooks(env, &nc)
+			cf.runsDir = f.dir
 			bc.Force, nc.Force = cf.force, cf.force
 			nc.Name = bc.Name
 			stopNote := context.AfterFunc(cmd.Context(), func() {

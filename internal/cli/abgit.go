@@ -78,11 +78,11 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	if len(command) == 0 {
 		return usageErr("--git: give the service's command after --, e.g. -- {out} -addr 127.0.0.1:8080")
 	}
+	cf.json = f.json
 	opt, err := cf.options()
 	if err != nil {
 		return err
 	}
-	cf.json = f.json
 	c, err := f.config(env, urls, command)
 	if err != nil {
 		return err
@@ -92,6 +92,7 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	}
 	f.hooks(env, &c)
 	c.Force = cf.force
+	cf.runsDir = f.dir
 	stopNote := context.AfterFunc(cmd.Context(), func() {
 		fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it); the worktrees are removed")
 	})

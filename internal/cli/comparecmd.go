@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -21,6 +22,9 @@ type compareFlags struct {
 	html   string
 	failOn string
 	force  bool
+	out    reportFlags
+	// runsDir is where the compared runs are kept (named in the markdown).
+	runsDir string
 }
 
 func (cf *compareFlags) register(cmd *cobra.Command, withJSON bool) {
@@ -31,9 +35,15 @@ func (cf *compareFlags) register(cmd *cobra.Command, withJSON bool) {
 	fs.StringVar(&cf.html, "html", "", "also write a self-contained HTML page (table and differential flame graph) to `file`")
 	fs.StringVar(&cf.failOn, "fail-on", "", "exit 1 when a metric changes significantly beyond a `threshold`, e.g. \"cpu_per_request>+5%,p99>+10%,rps<-5%\" (metrics: "+strings.Join(stats.FailOnMetrics, ", ")+")")
 	fs.BoolVar(&cf.force, "force", false, "compare runs of different URL paths instead of refusing")
+	cf.out.register(fs)
 }
 
+// options checks the flags (cf.json set first) and returns the comparison's
+// options.
 func (cf *compareFlags) options() (compare.Options, error) {
+	if err := cf.out.resolve(cf.json); err != nil {
+		return compare.Options{}, err
+	}
 	ths, err := stats.ParseFailOn(cf.failOn)
 	if err != nil {
 		return compare.Options{}, usageErr("%v", err)
@@ -65,6 +75,7 @@ run of that name), glob, or a comma-separated list of those.`,
 			if err != nil {
 				return err
 			}
+			cf.runsDir = dir
 			st := store.Store{Root: dir}
 			base, err := resolveGroup(st, args[0])
 			if err != nil {
@@ -113,14 +124,10 @@ func runCompare(env Env, base, new []store.Entry, opt compare.Options, cf compar
 
 func printComparison(env Env, res *compare.Result, cf compareFlags) error {
 	c := res.Comparison
-	var err error
-	if cf.json {
-		err = writeJSON(env.Stdout, c)
-	} else {
-		err = report.WriteCompareText(env.Stdout, c)
-	}
-	if err != nil {
-		return failed(err)
+	mopt := cf.out.markdownOptions(env, cf.runsDir)
+	mopt.Page = cf.html
+	if err := cf.out.comparison(env, c, mopt, func(w io.Writer) error { return report.WriteCompareText(w, c) }); err != nil {
+		return err
 	}
 	if cf.html != "" {
 		if err := writeCompareHTML(cf.html, res); err != nil {

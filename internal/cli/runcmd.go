@@ -38,6 +38,8 @@ type runFlags struct {
 	force        bool
 	cpuFlags     isolationFlags
 	fs           *pflag.FlagSet
+	// out, when set, adds --format, --md and --junit (perflab run).
+	out *reportFlags
 }
 
 func newRunFlags() *runFlags {
@@ -202,11 +204,17 @@ directory (run.json, profiles/*.pb.gz, target.log).`,
   perflab run --find-max --slo "p99<100ms,errors<1%" --cpus 2 http://127.0.0.1:8080/ -- ./server`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			urls, command := splitDash(cmd, args)
+			if err := f.out.resolve(f.json); err != nil {
+				return err
+			}
 			c, err := f.config(env, urls, command)
 			if err != nil {
 				return err
 			}
 			f.hooks(env, &c)
+			if fm.enabled && (f.out.format == formatMarkdown || f.out.md != "" || f.out.junit != "") {
+				return usageErr("--find-max prints its steps as text or --json: --format markdown, --md and --junit are for a run's verdict")
+			}
 			if fm.enabled {
 				return runFindMax(cmd, env, c, fm, f)
 			}
@@ -220,6 +228,8 @@ directory (run.json, profiles/*.pb.gz, target.log).`,
 	f.addTo(cmd)
 	f.registerForce(cmd)
 	fm.register(cmd.Flags())
+	f.out = &reportFlags{}
+	f.out.register(cmd.Flags())
 	return cmd
 }
 
@@ -231,6 +241,8 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 	var werr error
 	if f.json {
 		werr = writeJSON(env.Stdout, res.Run)
+	} else if f.out != nil && f.out.format == formatMarkdown {
+		werr = report.WriteRunMarkdown(env.Stdout, res.Run, res.Dir, f.out.markdownOptions(env, f.dir))
 	} else {
 		werr = report.WriteHeadline(env.Stdout, res.Run)
 		if werr == nil && res.Run.Load != nil {
@@ -239,6 +251,9 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 		if werr == nil {
 			werr = report.WriteVerdict(env.Stdout, res.Run, res.Dir)
 		}
+	}
+	if werr == nil && f.out != nil {
+		werr = f.out.runFiles(env, res.Run, res.Dir, f.dir)
 	}
 	if werr != nil {
 		return failed(werr)
