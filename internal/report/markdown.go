@@ -319,4 +319,3 @@ func mdSweep(b *strings.Builder, s *runfmt.Comparison) {
 	}
 	mdTable(b, align, head, rows)
 }
-
