@@ -220,20 +220,14 @@ func (r *Repo) defaultBranch(ctx context.Context, hint string) (string, error) {
 // not (untracked files do not make a tree dirty: a build of HEAD ignores
 // them as a checkout of HEAD would not have them).
 func (r *Repo) changedFiles(ctx context.Context) ([]string, error) {
-	out, err := git(ctx, r.Root, nil, "status", "--porcelain", "--untracked-files=no")
+	out, err := git(ctx, r.Root, nil, "diff", "--name-only", "HEAD", "--")
 	if err != nil {
 		if errors.Is(err, ErrInput) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("reading the working tree's state: %w", err)
 	}
-	var files []string
-	for line := range strings.SplitSeq(out, "\n") {
-		if len(line) > 3 {
-			files = append(files, line[3:])
-		}
-	}
-	return files, nil
+	return lines(out), nil
 }
 
 func listFiles(files []string, n int) string {
