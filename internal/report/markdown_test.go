@@ -266,9 +266,9 @@ func TestSweepMarkdown(t *testing.T) {
 
 func TestRunMarkdown(t *testing.T) {
 	r := &runfmt.Run{ID: "20260102-030405-svc", Name: "svc", Status: runfmt.StatusComplete,
-		Load:   &runfmt.LoadResult{Requests: 5000, DurationS: 10, RPS: 500, SLO: []runfmt.SLOCheck{{Objective: "p99<100ms", Metric: "p99", Limit: 100, Measured: 127.3, Unit: "ms"}, {Objective: "errors<1%", Metric: "errors", Limit: 1, Unit: "%", Pass: true}}},
-		Target: &runfmt.TargetSummary{CPUMsPerRequest: 1.81, CPUCoresMean: 0.9, CPULimitCores: 1, RSSMaxBytes: 30 << 20},
-		Hot:    []runfmt.HotFunc{{Function: "main.search|x", UserCode: true, CPUUsPerRequest: 900, FlatPct: 50}},
+		Load:     &runfmt.LoadResult{Requests: 5000, DurationS: 10, RPS: 500, SLO: []runfmt.SLOCheck{{Objective: "p99<100ms", Metric: "p99", Limit: 100, Measured: 127.3, Unit: "ms"}, {Objective: "errors<1%", Metric: "errors", Limit: 1, Unit: "%", Pass: true}}},
+		Target:   &runfmt.TargetSummary{CPUMsPerRequest: 1.81, CPUCoresMean: 0.9, CPULimitCores: 1, RSSMaxBytes: 30 << 20},
+		Hot:      []runfmt.HotFunc{{Function: "main.search|x", UserCode: true, CPUUsPerRequest: 900, FlatPct: 50}},
 		Findings: []runfmt.Finding{{Kind: "cpu", Title: "strings.ToLower under main.search", Functions: []string{"main.search"}}},
 	}
 	var b bytes.Buffer

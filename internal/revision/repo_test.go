@@ -230,6 +230,3 @@ func TestStaleWorkspaces(t *testing.T) {
 		t.Errorf("stale worktree still listed:\n%s", list)
 	}
 }
-
-
-
