@@ -77,9 +77,9 @@ func handle(doc *Doc) {
 func handlersProfile(t testing.TB, file string) *profile.Profile {
 	return buildLines(t, map[string]int64{"main.logRequest": 6, "main.handle": 12}, map[string]int64{
 		"main.handle@" + file + ":13;main.logRequest@" + file + ":8;fmt.Println@/go/src/fmt/print.go:314;fmt.(*pp).printValue@/go/src/fmt/print.go:812": 900,
-		"main.handle@" + file + ":13;main.logRequest@" + file + ":8;fmt.Println@/go/src/fmt/print.go:314":                                                 50,
-		"main.handle@" + file + ":13;main.logRequest@" + file + ":7":                                                                                      30,
-		"main.handle@" + file + ":14;main.render@" + file + ":20":                                                                                         20,
+		"main.handle@" + file + ":13;main.logRequest@" + file + ":8;fmt.Println@/go/src/fmt/print.go:314":                                               50,
+		"main.handle@" + file + ":13;main.logRequest@" + file + ":7":                                                                                    30,
+		"main.handle@" + file + ":14;main.render@" + file + ":20":                                                                                       20,
 	})
 }
 
