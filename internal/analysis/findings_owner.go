@@ -26,7 +26,7 @@ func (v *cpuView) ownerFindings(prev []ranked) []ranked {
 	}
 	u := projectUser(v.c, newHandlerFinder(v.c))
 	var out []ranked
-	for _, o := range u.owners(hotUserMaxListed+len(explained), ownerMinShare) {
+	for _, o := range u.owners(hotUserMaxListed+len(explained), ownerMinShare, nil) {
 		if len(out) == hotUserMaxListed {
 			break
 		}

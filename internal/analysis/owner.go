@@ -103,14 +103,15 @@ func projectUser(c *costs, handlers *handlerFinder) *userStacks {
 	return u
 }
 
-// owners finds up to max regions of at least minShare of the total.
-func (u *userStacks) owners(max int, minShare float64) []Owner {
+// owners finds up to max regions of at least minShare of the total, in
+// the stacks keep selects (nil: all).
+func (u *userStacks) owners(max int, minShare float64, keep func(si int) bool) []Owner {
 	c := u.c
 	s := c.set
 	n := len(s.funcs)
 	remaining := make([]bool, s.numStacks())
 	for si, p := range u.proj {
-		remaining[si] = len(p) > 0
+		remaining[si] = len(p) > 0 && (keep == nil || keep(si))
 	}
 	incl := make([]int64, n)
 	seen := make([]int32, n)

@@ -19,7 +19,7 @@ func ownersOf(t *testing.T, p *profile.Profile) []string {
 	}
 	c := computeCosts(s, vi, UserCode{}, nil)
 	var out []string
-	for _, o := range projectUser(c, newHandlerFinder(c)).owners(5, 0.05) {
+	for _, o := range projectUser(c, newHandlerFinder(c)).owners(5, 0.05, nil) {
 		var cs []string
 		for _, cl := range o.Callees {
 			cs = append(cs, fmt.Sprintf("%s=%d", s.funcs[cl.Func].Name, cl.Cost))
