@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"perflab/internal/runfmt"
 )
@@ -157,8 +157,7 @@ func (p *printer) endpoints(r *runfmt.Run) {
 		p.f(" (CPU from the handlers net/http ran: %.0f%% of the CPU; the rest is net/http's own request handling, the GC and the runtime)", e.ExplainedPct)
 	}
 	p.f(":\n")
-	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "  target\trequests\terrors\tp50\tp99\tCPU/request\tCPU\t  handler → owner\t\n")
+	cells := [][]string{{"target", "requests", "errors", "p50", "p99", "CPU/request", "CPU", "handler → owner"}}
 	for _, row := range rows {
 		target := row.Target
 		if target == "" {
@@ -168,11 +167,9 @@ func (p *printer) endpoints(r *runfmt.Run) {
 		if row.Owner != "" {
 			owner += " → " + row.Owner + " " + row.OwnerPct
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t  %s\t\n", target, dash(row.Requests), dash(row.Errors), dash(row.P50), dash(row.P99), dash(row.CPU), dash(row.CPUPct), owner)
+		cells = append(cells, []string{target, dash(row.Requests), dash(row.Errors), dash(row.P50), dash(row.P99), dash(row.CPU), dash(row.CPUPct), owner})
 	}
-	if p.err == nil {
-		p.err = tw.Flush()
-	}
+	p.table(cells, "  ", false, true, true, true, true, true, true, false)
 	notes := []string{}
 	for _, row := range rows {
 		if strings.HasSuffix(row.CPU, "*") {
@@ -203,8 +200,7 @@ func (p *printer) targets(ts []runfmt.TargetStats) {
 	}
 	short := shortTargets(ts)
 	p.f("\nPer target:\n")
-	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "  target\trequests\terrors\tp50\tp90\tp99\tmax\t  status codes\t\n")
+	cells := [][]string{{"target", "requests", "errors", "p50", "p90", "p99", "max", "status codes"}}
 	for i, t := range ts {
 		st := statusText(t.Status)
 		for _, k := range sortedKeys(t.ErrorKinds) {
@@ -212,10 +208,39 @@ func (p *printer) targets(ts []runfmt.TargetStats) {
 				st += fmt.Sprintf(" %s×%d", k, t.ErrorKinds[k])
 			}
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\t%s\t%s\t  %s\t\n", short[i], t.Requests, t.Errors,
-			fmtMs(t.Latency.P50), fmtMs(t.Latency.P90), fmtMs(t.Latency.P99), fmtMs(t.Latency.Max), strings.TrimSpace(st))
+		cells = append(cells, []string{short[i], fmt.Sprint(t.Requests), fmt.Sprint(t.Errors),
+			fmtMs(t.Latency.P50), fmtMs(t.Latency.P90), fmtMs(t.Latency.P99), fmtMs(t.Latency.Max), strings.TrimSpace(st)})
 	}
-	if p.err == nil {
-		p.err = tw.Flush()
+	p.table(cells, "  ", false, true, true, true, true, true, true, false)
+}
+
+// table writes cells as aligned columns two spaces apart, each right- or
+// left-aligned as right says; the last column is not padded.
+func (p *printer) table(cells [][]string, indent string, right ...bool) {
+	width := make([]int, len(right))
+	for _, row := range cells {
+		for i, c := range row {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, row := range cells {
+		var b strings.Builder
+		b.WriteString(indent)
+		for i, c := range row {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			switch {
+			case i > 0:
+				b.WriteString("  ")
+			}
+			switch {
+			case right[i]:
+				b.WriteString(pad + c)
+			case i == len(row)-1:
+				b.WriteString(c)
+			default:
+				b.WriteString(c + pad)
+			}
+		}
+		p.f("%s\n", b.String())
 	}
 }
