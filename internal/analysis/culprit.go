@@ -185,13 +185,18 @@ func stacksWith(s *stackSet, name string) func([]int32) bool {
 	}
 }
 
-// sourceLines turns line costs into run.json's lines.
+// sourceLines turns line costs into run.json's lines. A Ruby line that
+// only closes its method or block is left out: rbspy (with Ruby 3.1)
+// reports every frame at its method's last line, which names no code.
 func sourceLines(ls []lineCost, fn string, usPerReq float64, src *Sources) []runfmt.SourceLine {
 	var out []runfmt.SourceLine
 	for _, l := range ls {
 		sl := runfmt.SourceLine{File: l.file, Line: l.line, Pct: 100 * l.share, CostUsPerRequest: usPerReq * l.share}
 		if f := src.File(l.file); f.Err == nil {
 			text, ok := f.Line(l.line)
+			if sourceLang(f.Path) == "rb" && isRubyEnd(text) {
+				continue
+			}
 			sl.Text = strings.TrimSpace(text)
 			if match, known := f.Matches(fn, l.line); known && !match || !ok {
 				sl.SourceChanged = true

@@ -56,6 +56,10 @@ type ListedFunc struct {
 	// ListedLine.Mismatch); Modified that the file changed after the
 	// profile was taken.
 	Changed, Modified bool
+	// EndLinesOnly says every sampled line only closes a Ruby method or
+	// block: the profiler reported frames at their method's last line
+	// (rbspy with Ruby 3.1), so the per-line costs say nothing.
+	EndLinesOnly bool
 	// Calls are the calls it makes, by cumulative cost: from which of its
 	// lines to which function.
 	Calls []Call
@@ -306,9 +310,14 @@ func listFunc(s *stackSet, g *listGroup, src *Sources, l *Listing, ncallees int)
 				}
 			}
 		}
+		ends := 0
 		for _, ln := range lf.Lines {
 			lf.Changed = lf.Changed || ln.Mismatch
+			if _, isSampled := cum[ln.Line]; isSampled && sourceLang(lf.Source.Path) == "rb" && isRubyEnd(ln.Text) {
+				ends++
+			}
 		}
+		lf.EndLinesOnly = ends > 0 && ends == len(sampled)
 	}
 	if ncallees > 0 {
 		lf.Calls = directCalls(s, g, ncallees)

@@ -132,6 +132,9 @@ func (l *Listing) writeSourceNotes(bw *bufio.Writer, f *ListedFunc) {
 		fmt.Fprintf(bw, "Note: %s was modified after the profile was taken (%s): lines may have moved\n",
 			f.Source.Path, f.Source.ModTime.Format(time.DateTime))
 	}
+	if f.EndLinesOnly {
+		bw.WriteString("Note: every sampled line is an \"end\": the profiler reported this Ruby method's frames at its last line (rbspy does with Ruby 3.1), so the per-line costs below name no code; the calls it makes still do\n")
+	}
 	if f.Changed {
 		bw.WriteString("Note: lines marked ! no longer lie in this function in the source: it changed since the build\n")
 	}

@@ -1,6 +1,9 @@
 package analysis
 
-import "sort"
+import (
+	"math"
+	"sort"
+)
 
 // The frame that owns the cost. A profile's leaves say where the CPU burns,
 // not what to change: when a constructor called per request spreads its
@@ -115,28 +118,37 @@ func (u *userStacks) owners(max int, minShare float64, keep func(si int) bool) [
 	}
 	incl := make([]int64, n)
 	seen := make([]int32, n)
+	depth := make([]int, n)  // the outermost position a function has in the stacks
 	entry := make([]bool, n) // roots found to fan out: entry points, not owners
 	var out []Owner
 	for round := 0; len(out) < max && round < max+n; round++ {
 		for i := range incl {
-			incl[i], seen[i] = 0, -1
+			incl[i], seen[i], depth[i] = 0, -1, math.MaxInt
 		}
 		for si, p := range u.proj {
 			if !remaining[si] {
 				continue
 			}
 			v := s.value(si, c.vi)
-			for _, f := range p {
+			for d, f := range p {
 				if seen[f] != int32(si) {
 					seen[f] = int32(si)
 					incl[f] += v
+					depth[f] = min(depth[f], d)
 				}
 			}
 		}
+		// The costliest function, the outermost among equals (a caller
+		// whose whole cost is in one callee has the callee's cost).
 		start := int32(-1)
-		for f := range incl {
-			if !entry[f] && incl[f] > 0 && (start < 0 || incl[f] > incl[start] || incl[f] == incl[start] && s.funcs[f].Name < s.funcs[start].Name) {
-				start = int32(f)
+		for fi := range incl {
+			f := int32(fi)
+			if entry[f] || incl[f] == 0 {
+				continue
+			}
+			if start < 0 || incl[f] > incl[start] || incl[f] == incl[start] &&
+				(depth[f] < depth[start] || depth[f] == depth[start] && s.funcs[f].Name < s.funcs[start].Name) {
+				start = f
 			}
 		}
 		if start < 0 || float64(incl[start]) < minShare*float64(c.total) {

@@ -246,6 +246,9 @@ func (f *SourceFile) enclosingDef(n int64, lang string) (string, bool) {
 		return m[2], true
 	}
 	indent := len(line) - len(strings.TrimLeft(line, " \t"))
+	if lang == "rb" && isRubyEnd(line) {
+		indent++ // a method's own "end" lines up with its def
+	}
 	for i := n - 1; i >= 1; i-- {
 		m := re.FindStringSubmatch(f.Lines[i-1])
 		if m != nil && len(m[1]) < indent {
@@ -253,6 +256,12 @@ func (f *SourceFile) enclosingDef(n int64, lang string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// isRubyEnd reports whether a Ruby line only closes a block or method.
+func isRubyEnd(line string) bool {
+	t := strings.TrimSpace(line)
+	return t == "end" || t == "}"
 }
 
 // goInit matches package initialisers: "init", "init.0", "glob..func1".
