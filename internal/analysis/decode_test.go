@@ -171,6 +171,11 @@ func FuzzReadStackSet(f *testing.F) {
 	f.Add(encode(f, cpuProfile(f), false))
 	f.Add(encode(f, inlineProfile(), false))
 	f.Add(encode(f, inlineProfile(), true))
+	f.Add(encode(f, unsymbolisedProfile(), false))
+	pruned := build(f, []string{"cpu/nanoseconds"}, smp{"main;Parse;malloc;mmap", []int64{3}}, smp{"main;Render;operator new(unsigned long)", []int64{2}})
+	pruned.DropFrames, pruned.KeepFrames, pruned.Comments = "malloc.*|operator new", "mmap", []string{"two events"}
+	f.Add(encode(f, pruned, false))
+	f.Add(encode(f, handlersProfile(f, "/src/h.go"), false))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := readStackSet(bytes.NewReader(data))
 		if err != nil {
@@ -183,5 +188,55 @@ func FuzzReadStackSet(f *testing.F) {
 		if got, want := canonical(s), canonical(fromProfile(p)); got != want {
 			t.Errorf("lean decoder differs from profile.Parse:\n--- lean\n%s\n--- profile.Parse\n%s", got, want)
 		}
+		ls, err := readStackSetAs(bytes.NewReader(data), true)
+		if err != nil {
+			t.Fatalf("decodes at function granularity but not at line granularity: %v", err)
+		}
+		if got, want := canonicalLines(ls), canonicalLines(fromProfileLines(p)); got != want {
+			t.Errorf("lean decoder's lines differ from profile.Parse's:\n--- lean\n%s\n--- profile.Parse\n%s", got, want)
+		}
+		// The views built on a decoded profile take any of them.
+		if _, err := listOf(ls, ".", ListOptions{Requests: 3, Sources: &Sources{}}); err != nil && !strings.Contains(err.Error(), "no function") && !strings.Contains(err.Error(), "sample type") {
+			t.Errorf("listing a decoded profile: %v", err)
+		}
+		if c := computeCostsOrNil(s); c != nil {
+			projectUser(c, newHandlerFinder(c)).owners(3, 0.01, nil)
+		}
 	})
+}
+
+// canonicalLines is canonical with each frame's line.
+func canonicalLines(s *stackSet) string {
+	agg := map[string][]int64{}
+	for i := 0; i < s.numStacks(); i++ {
+		var names []string
+		for _, f := range s.stack(i) {
+			names = append(names, fmt.Sprintf("%s:%d", s.funcs[f].Name, s.funcs[f].Line))
+		}
+		k := strings.Join(names, ";")
+		v := agg[k]
+		if v == nil {
+			v = make([]int64, len(s.sampleTypes))
+		}
+		for j := range v {
+			v[j] += s.value(i, j)
+		}
+		agg[k] = v
+	}
+	var lines []string
+	for k, v := range agg {
+		lines = append(lines, fmt.Sprintf("%s=%v", k, v))
+	}
+	sort.Strings(lines)
+	return fmt.Sprintf("comments=%q\n", s.comments) + strings.Join(lines, "\n")
+}
+
+// computeCostsOrNil computes the default sample type's costs, nil when the
+// profile has none.
+func computeCostsOrNil(s *stackSet) *costs {
+	vi, err := s.sampleIndex("")
+	if err != nil {
+		return nil
+	}
+	return computeCosts(s, vi, UserCode{}, nil)
 }

@@ -340,3 +340,29 @@ func TestDefName(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSourceMatches feeds arbitrary file contents to the checks that tell
+// whether a source line still lies in its function: they read files from
+// disk that perflab does not control.
+func FuzzSourceMatches(f *testing.F) {
+	f.Add([]byte(handlersGo), "main.logRequest", int64(8), "go")
+	f.Add([]byte("class A:\n    def f(self):\n        return 1\n"), "A.f", int64(3), "py")
+	f.Add([]byte("class M\n  def initialize\n    @t = {}\n  end\nend\n"), "block in M#initialize", int64(4), "rb")
+	f.Add([]byte("\x00binary"), "f", int64(1), "go")
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, content []byte, fn string, line int64, ext string) {
+		if strings.ContainsAny(ext, "/\x00") || len(ext) > 8 {
+			return
+		}
+		path := filepath.Join(dir, "src."+ext)
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Skip(err)
+		}
+		sf := (&Sources{}).File(path)
+		sf.Matches(fn, line)
+		sf.DeclaredAt(fn, line)
+		if sf.Err == nil && line > 0 && line <= int64(len(sf.Lines)) {
+			defLine(sf, fn, line)
+		}
+	})
+}
