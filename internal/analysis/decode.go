@@ -42,13 +42,8 @@ const (
 	fProfileDefaultType   = 14
 )
 
-// readStackSetFile decodes path with the lean decoder, falling back to
-// profile.Parse for inputs it does not handle.
-func readStackSetFile(path string) (*stackSet, error) {
-	return readStackSetFileAs(path, false)
-}
-
-// readStackSetFileAs is readStackSetFile at function or line granularity.
+// readStackSetFileAs decodes path with the lean decoder at function or line
+// granularity, falling back to profile.Parse for inputs it does not handle.
 func readStackSetFileAs(path string, lines bool) (*stackSet, error) {
 	f, err := os.Open(path)
 	if err != nil {
