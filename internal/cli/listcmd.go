@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"path/filepath"
+	"regexp"
 
 	"github.com/spf13/cobra"
 
@@ -33,6 +34,9 @@ rbspy carry line numbers; perf's do not (the listing then shows functions).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opt.Callees < 0 {
 				return usageErr("--callees %d: must be >= 0", opt.Callees)
+			}
+			if _, err := regexp.Compile(args[0]); err != nil {
+				return usageErr("REGEX %q: %v", args[0], err)
 			}
 			if opt.Callees == 0 {
 				opt.Callees = -1
