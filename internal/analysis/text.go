@@ -32,7 +32,11 @@ func (t *Table) WriteText(w io.Writer) error {
 	}
 	bw.WriteString("\n")
 	if len(t.Rows) < t.Funcs {
-		fmt.Fprintf(bw, "Showing top %d functions out of %d\n", len(t.Rows), t.Funcs)
+		what := "functions"
+		if t.Lines {
+			what = "lines"
+		}
+		fmt.Fprintf(bw, "Showing top %d %s out of %d\n", len(t.Rows), what, t.Funcs)
 	}
 	fmt.Fprintf(bw, "%10s %6s %6s %10s %6s ", "flat", "flat%", "sum%", "cum", "cum%")
 	if t.Requests > 0 {

@@ -41,35 +41,72 @@ func (p *printer) lines(ls []runfmt.SourceLine, indent string) {
 	}
 }
 
-// htmlLine is a culprit line in report.html, with its source around it.
+// htmlLine is a block of culprit lines in report.html: one or more lines of
+// one file whose surrounding source overlaps, shown as one snippet.
 type htmlLine struct {
-	Where, Cost string
-	Changed     bool
-	Source      []htmlSrc
+	Notes  []htmlNote
+	Source []htmlSrc
 }
 
-// htmlSrc is one line of a source snippet.
+// htmlNote says where a culprit line is and what it costs.
+type htmlNote struct {
+	Where, Cost string
+	Changed     bool
+}
+
+// htmlSrc is one line of a source snippet; Cost is set on culprit lines.
 type htmlSrc struct {
 	N    int64
 	Text string
 	Hot  bool
+	Cost string
 }
 
 func linesView(ls []runfmt.SourceLine) []htmlLine {
 	var out []htmlLine
+	var lastFile string
+	var lastEnd int64
 	for _, l := range ls {
-		h := htmlLine{Where: fmt.Sprintf("%s:%d", l.File, l.Line), Changed: l.SourceChanged, Cost: fmt.Sprintf("%.0f%%", l.Pct)}
+		note := htmlNote{Where: fmt.Sprintf("%s:%d", l.File, l.Line), Changed: l.SourceChanged, Cost: fmt.Sprintf("%.0f%%", l.Pct)}
 		if l.CostUsPerRequest > 0 {
-			h.Cost = FormatMicros(l.CostUsPerRequest) + "/request, " + h.Cost
+			note.Cost = FormatMicros(l.CostUsPerRequest) + "/request, " + note.Cost
 		}
-		for i, t := range l.Context {
-			n := l.ContextStart + int64(i)
-			h.Source = append(h.Source, htmlSrc{N: n, Text: t, Hot: n == l.Line})
+		src := l.Context
+		start := l.ContextStart
+		if len(src) == 0 && l.Text != "" {
+			src, start = []string{l.Text}, l.Line
 		}
-		if len(h.Source) == 0 && l.Text != "" {
-			h.Source = []htmlSrc{{N: l.Line, Text: l.Text, Hot: true}}
+		n := len(out)
+		if n > 0 && l.File == lastFile && len(src) > 0 && start <= lastEnd+1 {
+			// Overlapping or adjacent: extend the previous snippet.
+			b := &out[n-1]
+			b.Notes = append(b.Notes, note)
+			for i, t := range src {
+				ln := start + int64(i)
+				if ln > lastEnd {
+					b.Source = append(b.Source, htmlSrc{N: ln, Text: t})
+					lastEnd = ln
+				}
+			}
+			markHot(b.Source, l.Line, note.Cost)
+			continue
 		}
-		out = append(out, h)
+		b := htmlLine{Notes: []htmlNote{note}}
+		for i, t := range src {
+			b.Source = append(b.Source, htmlSrc{N: start + int64(i), Text: t})
+		}
+		markHot(b.Source, l.Line, note.Cost)
+		out = append(out, b)
+		lastFile, lastEnd = l.File, start+int64(len(src))-1
 	}
 	return out
+}
+
+// markHot highlights line n of a snippet with its cost.
+func markHot(src []htmlSrc, n int64, cost string) {
+	for i := range src {
+		if src[i].N == n {
+			src[i].Hot, src[i].Cost = true, cost
+		}
+	}
 }

@@ -72,6 +72,26 @@ func TestLoadTextPerTarget(t *testing.T) {
 	}
 }
 
+func TestHTMLSnippetsMerge(t *testing.T) {
+	// Two culprit lines of one function, 4 lines apart: one snippet.
+	a := runfmt.SourceLine{File: "f.go", Line: 10, Pct: 60, Context: []string{"a", "b", "c", "d", "e"}, ContextStart: 8}
+	b := runfmt.SourceLine{File: "f.go", Line: 14, Pct: 40, Context: []string{"e", "f", "g", "h", "i"}, ContextStart: 12}
+	c := runfmt.SourceLine{File: "g.go", Line: 3, Pct: 5, Context: []string{"x"}, ContextStart: 3}
+	v := linesView([]runfmt.SourceLine{a, b, c})
+	if len(v) != 2 || len(v[0].Notes) != 2 || len(v[0].Source) != 9 || v[0].Source[8].N != 16 {
+		t.Fatalf("snippets %+v; want f.go's lines 8-16 in one with two notes, then g.go", v)
+	}
+	hot := 0
+	for _, s := range v[0].Source {
+		if s.Hot {
+			hot++
+		}
+	}
+	if hot != 2 {
+		t.Errorf("%d hot lines in the merged snippet, want 2", hot)
+	}
+}
+
 func TestHTMLCulpritSnippetAndEndpoints(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteHTML(&b, culpritRun(), nil); err != nil {
@@ -80,7 +100,7 @@ func TestHTMLCulpritSnippetAndEndpoints(t *testing.T) {
 	page := b.String()
 	for _, want := range []string{
 		`<span class="mono">/src/api/handlers.go:42</span> — 1.31 ms/request, 95%`,
-		`<span class="hot"><span class="ln">42</span>	fmt.Println(doc)</span>`,
+		`<span class="hot"><span class="ln">42</span>	fmt.Println(doc)<span class="lcost">1.31 ms/request, 95%</span></span>`,
 		`<span><span class="ln">40</span>func logDoc(doc *Doc) {</span>`,
 		`<section id="endpoints">`, `main.(*app).handleItem → main.debugPrintItem 39%`,
 		`<div class="muted mono">at handlers.go:42  fmt.Println(doc)`,
