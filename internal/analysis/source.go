@@ -66,11 +66,11 @@ func (s *Sources) find(name string) *SourceFile {
 		}
 	}
 	if os.IsNotExist(firstErr) {
-		hint := ""
-		if len(s.SearchPath) == 0 {
-			hint = " (give --source-path DIR if the sources are elsewhere)"
+		where := "at that path"
+		if len(s.SearchPath) > 0 {
+			where += " or under " + strings.Join(s.SearchPath, ", ")
 		}
-		return &SourceFile{Err: fmt.Errorf("source not found: %s%s", name, hint)}
+		return &SourceFile{Err: fmt.Errorf("source not found: %s (looked %s; give --source-path DIR if the sources are elsewhere)", name, where)}
 	}
 	return &SourceFile{Err: firstErr}
 }
