@@ -37,6 +37,8 @@ type LoadResult struct {
 	URLs   []string `json:"urls,omitempty"`
 	// Targets breaks the load down per target when it has several.
 	Targets []TargetStats `json:"targets,omitempty"`
+	// SLO is each --slo objective checked against this load.
+	SLO []SLOCheck `json:"slo,omitempty"`
 }
 
 // Latency is a latency summary in milliseconds.
