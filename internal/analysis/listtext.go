@@ -102,9 +102,9 @@ func (l *Listing) writeFunc(bw *bufio.Writer, f *ListedFunc) {
 		return
 	}
 	if l.NoLines {
-		bw.WriteString(" Costliest functions it calls (flat: where the time went below it):\n")
+		bw.WriteString(" Costliest functions it calls (flat: where the cost landed below it):\n")
 	} else {
-		bw.WriteString(" Costliest lines in the functions it calls (flat: where the time went below it):\n")
+		bw.WriteString(" Costliest lines in the functions it calls (flat: where the cost landed below it):\n")
 	}
 	for _, c := range f.Callees {
 		loc := FuncLabel(c.Function, c.File)
