@@ -16,11 +16,17 @@ import (
 // canonical renders a stackSet as sorted "frames=values" lines plus its
 // header, independent of function and stack order.
 func canonical(s *stackSet) string {
+	head := fmt.Sprintf("types=%v default=%q period=%d %v duration=%d\n", s.sampleTypes, s.defaultType, s.period, s.periodType, s.durationNanos)
+	return head + canonicalStacks(s, func(f funcInfo) string { return f.Name })
+}
+
+// canonicalStacks renders the stacks, each frame named by name.
+func canonicalStacks(s *stackSet, name func(funcInfo) string) string {
 	agg := map[string][]int64{}
 	for i := 0; i < s.numStacks(); i++ {
 		var names []string
 		for _, f := range s.stack(i) {
-			names = append(names, s.funcs[f].Name)
+			names = append(names, name(s.funcs[f]))
 		}
 		k := strings.Join(names, ";")
 		v := agg[k]
@@ -37,8 +43,7 @@ func canonical(s *stackSet) string {
 		lines = append(lines, fmt.Sprintf("%s=%v", k, v))
 	}
 	sort.Strings(lines)
-	head := fmt.Sprintf("types=%v default=%q period=%d %v duration=%d\n", s.sampleTypes, s.defaultType, s.period, s.periodType, s.durationNanos)
-	return head + strings.Join(lines, "\n")
+	return strings.Join(lines, "\n")
 }
 
 // inlineProfile has inlined frames, an unsymbolised location with a mapping
@@ -205,30 +210,9 @@ func FuzzReadStackSet(f *testing.F) {
 	})
 }
 
-// canonicalLines is canonical with each frame's line.
+// canonicalLines is canonical with each frame's line, and the comments.
 func canonicalLines(s *stackSet) string {
-	agg := map[string][]int64{}
-	for i := 0; i < s.numStacks(); i++ {
-		var names []string
-		for _, f := range s.stack(i) {
-			names = append(names, fmt.Sprintf("%s:%d", s.funcs[f].Name, s.funcs[f].Line))
-		}
-		k := strings.Join(names, ";")
-		v := agg[k]
-		if v == nil {
-			v = make([]int64, len(s.sampleTypes))
-		}
-		for j := range v {
-			v[j] += s.value(i, j)
-		}
-		agg[k] = v
-	}
-	var lines []string
-	for k, v := range agg {
-		lines = append(lines, fmt.Sprintf("%s=%v", k, v))
-	}
-	sort.Strings(lines)
-	return fmt.Sprintf("comments=%q\n", s.comments) + strings.Join(lines, "\n")
+	return fmt.Sprintf("comments=%q\n", s.comments) + canonicalStacks(s, func(f funcInfo) string { return fmt.Sprintf("%s:%d", f.Name, f.Line) })
 }
 
 // computeCostsOrNil computes the default sample type's costs, nil when the

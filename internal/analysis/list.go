@@ -426,21 +426,11 @@ func defLine(src *SourceFile, fn string, n int64) int64 {
 		return n
 	}
 	for i := n; i >= 1 && n-i < 2000; i-- {
-		text := src.Lines[i-1]
-		var m []string
-		switch lang {
-		case "go":
-			if m = goFuncDecl.FindStringSubmatch(text); m != nil && m[1] == want {
+		if name, _ := declName(src.Lines[i-1], lang); name == want {
+			if lang == "go" {
 				return commentStart(src, i)
 			}
-		case "py":
-			if m = pyDefDecl.FindStringSubmatch(text); m != nil && m[2] == want {
-				return i
-			}
-		case "rb":
-			if m = rbDefDecl.FindStringSubmatch(text); m != nil && m[2] == want {
-				return i
-			}
+			return i
 		}
 	}
 	return n

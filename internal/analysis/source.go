@@ -147,61 +147,65 @@ func (f *SourceFile) Line(n int64) (string, bool) {
 // language or a function name it cannot tell, such as a closure of
 // Python's <lambda>).
 func (f *SourceFile) Matches(fn string, n int64) (ok, known bool) {
-	if f == nil || f.Err != nil {
-		return false, false
-	}
-	lang := sourceLang(f.Path)
-	want := defName(fn, lang)
-	if lang == "" || want == "" {
-		return false, false
-	}
-	text, exists := f.Line(n)
-	if !exists {
-		return false, true
+	lang, want, text, exists, known := f.subject(fn, n)
+	if !known || !exists {
+		return false, known
 	}
 	trimmed := strings.TrimSpace(text)
 	if trimmed == "" || strings.HasPrefix(trimmed, lineComment[lang]) {
 		return false, true
 	}
 	name, found := f.enclosingDef(n, lang)
-	if !found {
-		return false, true
-	}
-	return name == want, true
+	return found && name == want, true
 }
 
 // DeclaredAt reports whether the function fn (as a profile names it) is
 // still declared at line n, the first line the profile records for it.
 // known is false when that cannot be told.
 func (f *SourceFile) DeclaredAt(fn string, n int64) (ok, known bool) {
+	lang, want, text, exists, known := f.subject(fn, n)
+	if !known || !exists {
+		return false, known
+	}
+	name, _ := declName(text, lang)
+	return name == want, true
+}
+
+// subject is what the checks of line n against fn compare: the file's
+// language, the name fn's definition carries, and the line; known is false
+// when no check applies.
+func (f *SourceFile) subject(fn string, n int64) (lang, want, text string, exists, known bool) {
 	if f == nil || f.Err != nil || n <= 0 {
-		return false, false
+		return "", "", "", false, false
 	}
-	lang := sourceLang(f.Path)
-	want := defName(fn, lang)
+	lang = sourceLang(f.Path)
+	want = defName(fn, lang)
 	if lang == "" || want == "" {
-		return false, false
+		return "", "", "", false, false
 	}
-	text, exists := f.Line(n)
-	if !exists {
-		return false, true
-	}
+	text, exists = f.Line(n)
+	return lang, want, text, exists, true
+}
+
+// declName returns the name a line declares ("func (a *app) handle(" ->
+// handle; "  def __init__(self" -> __init__) and its indentation.
+func declName(text, lang string) (string, int) {
 	var m []string
 	switch lang {
 	case "go":
 		if m = goFuncDecl.FindStringSubmatch(text); m != nil {
-			return m[1] == want, true
+			return m[1], 0
 		}
 	case "py":
 		if m = pyDefDecl.FindStringSubmatch(text); m != nil {
-			return m[2] == want, true
+			return m[2], len(m[1])
 		}
 	case "rb":
 		if m = rbDefDecl.FindStringSubmatch(text); m != nil {
-			return m[2] == want, true
+			return m[2], len(m[1])
 		}
 	}
-	return false, true
+	return "", -1
 }
 
 // lineComment is each language's line-comment prefix.
@@ -229,30 +233,17 @@ var (
 // for Go the nearest top-level func at or above n; for Python and Ruby the
 // nearest def at n or above it that is indented less than line n.
 func (f *SourceFile) enclosingDef(n int64, lang string) (string, bool) {
-	if lang == "go" {
-		for i := n; i >= 1; i-- {
-			if m := goFuncDecl.FindStringSubmatch(f.Lines[i-1]); m != nil {
-				return m[1], true
-			}
-		}
-		return "", false
-	}
-	re := pyDefDecl
-	if lang == "rb" {
-		re = rbDefDecl
-	}
 	line := f.Lines[n-1]
-	if m := re.FindStringSubmatch(line); m != nil {
-		return m[2], true
+	if name, _ := declName(line, lang); name != "" {
+		return name, true
 	}
 	indent := len(line) - len(strings.TrimLeft(line, " \t"))
 	if lang == "rb" && isRubyEnd(line) {
 		indent++ // a method's own "end" lines up with its def
 	}
 	for i := n - 1; i >= 1; i-- {
-		m := re.FindStringSubmatch(f.Lines[i-1])
-		if m != nil && len(m[1]) < indent {
-			return m[2], true
+		if name, in := declName(f.Lines[i-1], lang); name != "" && (lang == "go" || in < indent) {
+			return name, true
 		}
 	}
 	return "", false

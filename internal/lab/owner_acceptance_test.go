@@ -38,33 +38,11 @@ func TestAcceptanceConstructorOwnsCost(t *testing.T) {
 			return goService(t, "gomash", "/price?sku=1234")
 		}, []string{"main.NewMash"}, []string{"main.(*Mash).deepUpdate", "main.convertKey", "main.convertValue", "main.(*Mash).customWriter", "main.(*Mash).respondTo"}},
 		{"python", func(t *testing.T) Config {
-			python, err := exec.LookPath("python3")
-			if err != nil {
-				t.Skip("python3 not installed")
-			}
-			if _, err := exec.LookPath("py-spy"); err != nil {
-				t.Skip("py-spy not installed (pip install py-spy)")
-			}
-			addr := labtest.FreeAddr(t)
-			script, _ := filepath.Abs("../../testdata/services/pymash/server.py")
-			cfg := acceptanceConfig(t, addr, "/price?sku=1234", python, script, "--addr", addr)
-			cfg.Profiler = ProfilerPySpy
-			return cfg
+			return scriptService(t, "python3", "py-spy", ProfilerPySpy, "pymash/server.py")
 		}, []string{"Mash.__init__", "__init__"}, []string{"Mash.deep_update", "Mash.convert_key", "Mash.convert_value", "Mash.custom_writer", "Mash.respond_to",
 			"deep_update", "convert_key", "convert_value", "custom_writer", "respond_to"}},
 		{"ruby", func(t *testing.T) Config {
-			ruby, err := exec.LookPath("ruby")
-			if err != nil {
-				t.Skip("ruby not installed (apt-get install ruby)")
-			}
-			if _, err := exec.LookPath("rbspy"); err != nil {
-				t.Skip("rbspy not installed (cargo install rbspy)")
-			}
-			addr := labtest.FreeAddr(t)
-			script, _ := filepath.Abs("../../testdata/services/rbhot/server.rb")
-			cfg := acceptanceConfig(t, addr, "/price?sku=1234", ruby, script, "--addr", addr)
-			cfg.Profiler = ProfilerRbSpy
-			return cfg
+			return scriptService(t, "ruby", "rbspy", ProfilerRbSpy, "rbhot/server.rb")
 		}, []string{"Mash#initialize", "initialize"}, []string{"Mash#deep_update", "Mash#convert_key", "Mash#convert_value", "Mash#custom_writer", "Mash#respond_to_missing?",
 			"deep_update", "convert_key", "convert_value", "custom_writer", "respond_to_missing?"}},
 	}
@@ -96,6 +74,25 @@ func TestAcceptanceConstructorOwnsCost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scriptService is the config of a Python or Ruby test service serving
+// /price, profiled by its language's sampler; the test skips, saying why,
+// when the interpreter or the sampler is missing.
+func scriptService(t *testing.T, interpreter, sampler, profiler, script string) Config {
+	t.Helper()
+	bin, err := exec.LookPath(interpreter)
+	if err != nil {
+		t.Skipf("%s not installed", interpreter)
+	}
+	if _, err := exec.LookPath(sampler); err != nil {
+		t.Skipf("%s not installed (.ci/setup installs it)", sampler)
+	}
+	addr := labtest.FreeAddr(t)
+	path, _ := filepath.Abs("../../testdata/services/" + script)
+	cfg := acceptanceConfig(t, addr, "/price?sku=1234", bin, path, "--addr", addr)
+	cfg.Profiler = profiler
+	return cfg
 }
 
 // KindHotUserFunction is analysis's kind, spelt here to keep lab's tests
