@@ -77,6 +77,7 @@ func (s *session) summarize() {
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
 		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality,
 	})
+	s.culprit()
 }
 
 // sampleTotal sums a profile's values of the named sample type.
