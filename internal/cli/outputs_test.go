@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"perflab/internal/analysis"
+	"perflab/internal/capture"
 	"perflab/internal/runfmt"
 )
 
@@ -171,5 +172,69 @@ func TestCompareOutputs(t *testing.T) {
 		if code, _, errb := runMain(t, args...); code != int(ExitUsage) || !strings.Contains(errb, tc.want) {
 			t.Errorf("%q: exit %d %q; want 2 and %q", tc.args, code, errb, tc.want)
 		}
+	}
+}
+
+// TestFlameExports: collapsed stacks read back (with perflab's own
+// collapsed parser) to the profile's total, and speedscope JSON's weights
+// add up to it with every frame index in range.
+func TestFlameExports(t *testing.T) {
+	prof := cpuProfileFile(t)
+	_, out, _ := runMain(t, "top", "--json", prof)
+	var top analysis.TopRecord
+	if err := json.Unmarshal([]byte(out), &top); err != nil {
+		t.Fatal(err)
+	}
+	code, folded, errb := runMain(t, "flame", "--format", "collapsed", prof)
+	if code != 0 || !strings.Contains(folded, "burnForProfile") {
+		t.Fatalf("flame --format collapsed: exit %d %s\n%s", code, errb, folded)
+	}
+	p, err := capture.ParseCollapsed(strings.NewReader(folded), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, s := range p.Sample {
+		sum += s.Value[1]
+	}
+	if sum != top.Total {
+		t.Errorf("collapsed stacks add up to %d; the profile's total is %d", sum, top.Total)
+	}
+	path := filepath.Join(t.TempDir(), "cpu.speedscope.json")
+	if code, _, errb := runMain(t, "flame", "--format", "speedscope", "-o", path, prof); code != 0 {
+		t.Fatalf("flame --format speedscope: exit %d %s", code, errb)
+	}
+	var ss struct {
+		Schema string `json:"$schema"`
+		Shared struct {
+			Frames []struct{ Name string } `json:"frames"`
+		} `json:"shared"`
+		Profiles []struct {
+			Type     string    `json:"type"`
+			Unit     string    `json:"unit"`
+			EndValue int64     `json:"endValue"`
+			Samples  [][]int32 `json:"samples"`
+			Weights  []int64   `json:"weights"`
+		} `json:"profiles"`
+	}
+	raw, _ := os.ReadFile(path)
+	if err := json.Unmarshal(raw, &ss); err != nil || len(ss.Profiles) != 1 {
+		t.Fatalf("speedscope file: %v\n%.500s", err, raw)
+	}
+	sp := ss.Profiles[0]
+	var wsum int64
+	for i, s := range sp.Samples {
+		wsum += sp.Weights[i]
+		for _, f := range s {
+			if f < 0 || int(f) >= len(ss.Shared.Frames) {
+				t.Fatalf("sample %d refers to frame %d of %d", i, f, len(ss.Shared.Frames))
+			}
+		}
+	}
+	if ss.Schema == "" || sp.Type != "sampled" || sp.Unit != "nanoseconds" || len(sp.Samples) != len(sp.Weights) || wsum != top.Total || sp.EndValue != wsum {
+		t.Errorf("speedscope: type %q unit %q, %d samples, weights %d, end %d; want sampled nanoseconds adding up to %d", sp.Type, sp.Unit, len(sp.Samples), wsum, sp.EndValue, top.Total)
+	}
+	if code, _, _ := runMain(t, "flame", "--format", "svg", prof); code != int(ExitUsage) {
+		t.Errorf("--format svg: exit %d; want 2", code)
 	}
 }
