@@ -120,13 +120,13 @@ func (l *Listing) Record() ListRecord {
 			}
 		}
 		for _, ln := range f.Lines {
-			fr.Lines = append(fr.Lines, ListedLineRecord{Line: ln.Line, Text: ln.Text, Flat: ln.Flat, Cum: ln.Cum, Mismatch: ln.Mismatch})
+			fr.Lines = append(fr.Lines, ListedLineRecord(ln))
 		}
 		for _, c := range f.Calls {
-			fr.Calls = append(fr.Calls, CallRecord{Line: c.Line, Function: c.Function, File: c.File, Cum: c.Cum})
+			fr.Calls = append(fr.Calls, CallRecord(c))
 		}
 		for _, c := range f.Callees {
-			fr.Callees = append(fr.Callees, CalleeRecord{Function: c.Function, File: c.File, Line: c.Line, Text: c.Text, Flat: c.Flat, Cum: c.Cum})
+			fr.Callees = append(fr.Callees, CalleeRecord(c))
 		}
 		r.Functions = append(r.Functions, fr)
 	}

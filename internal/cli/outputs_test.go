@@ -35,7 +35,9 @@ func cpuProfileFile(t *testing.T) string {
 	if err := pprof.StartCPUProfile(f); err != nil {
 		t.Skipf("CPU profiling unavailable: %v", err)
 	}
-	burnForProfile(300 * time.Millisecond)
+	if burnForProfile(300*time.Millisecond) < 0 {
+		t.Log("unreachable: keeps the burn")
+	}
 	pprof.StopCPUProfile()
 	f.Close()
 	return path
