@@ -140,10 +140,10 @@ func mdHot(b *strings.Builder, hot []runfmt.HotFunc, n int) {
 		if !h.UserCode {
 			name += " (library)"
 		}
-		rows = append(rows, []string{name, mdText(FormatMicros(h.CPUUsPerRequest + h.AttributedUsReq)), fmt.Sprintf("%.1f%%", h.FlatPct)})
+		rows = append(rows, []string{name, mdText(FormatMicros(h.CPUUsPerRequest + h.AttributedUsReq))})
 	}
 	b.WriteString("**Where the CPU goes** (per request; user code counts the library code it calls)\n\n")
-	mdTable(b, "lrr", []string{"function", "CPU per request", "flat share"}, rows)
+	mdTable(b, "lr", []string{"function", "CPU per request"}, rows)
 }
 
 func mdFindings(b *strings.Builder, fs []runfmt.Finding, n int) {
