@@ -99,7 +99,10 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	defer stopNote()
 	gc := lab.GitConfig{RepoDir: g.repo, Range: g.rng.r, Build: g.build, BuildTimeout: g.buildTimeout,
 		Uncommitted: g.uncommitted, DefaultBranch: env.getenv("GITHUB_BASE_REF")}
-	b, n, _, err := lab.ABGit(cmd.Context(), gc, c, runs, runLine(env, runs))
+	b, n, prep, err := lab.ABGit(cmd.Context(), gc, c, runs, runLine(env, runs))
+	if prep.Cleanup > 0 && !f.quiet {
+		fmt.Fprintf(env.Stderr, "perflab: removed the worktrees and builds in %.2fs\n", prep.Cleanup.Seconds())
+	}
 	if len(b) == 0 && len(n) == 0 {
 		return gitErr(env, cmd.Context(), err)
 	}
