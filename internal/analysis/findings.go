@@ -18,6 +18,8 @@ type FindingInput struct {
 	Target                         *runfmt.TargetSummary
 	GC                             *runfmt.GCSummary
 	Load                           *runfmt.LoadResult
+	// UserCode decides what is the user's code (zero: the default rule).
+	UserCode UserCode
 }
 
 // Finding kinds.

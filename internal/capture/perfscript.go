@@ -131,6 +131,9 @@ func parsePerfFrame(line string) frame {
 		f.dso = ""
 	}
 	f.name = symOffset.ReplaceAllString(s, "")
+	if isPerfMap(f.dso) {
+		f = jitFrame(f)
+	}
 	if f.name == "" || f.name == "[unknown]" {
 		f.name = "[unknown]"
 		if f.dso != "" {
@@ -156,4 +159,31 @@ func matchingParen(s string) int {
 		}
 	}
 	return -1
+}
+
+// v8Symbol is how V8 names JavaScript code in a perf map (node
+// --perf-basic-prof): "JS:~digest /srv/app.js:13:23", where ~ ^ * + say
+// which tier compiled it (interpreter, Sparkplug, TurboFan...) and the
+// file may be node's own ("node:internal/http:1:1").
+var v8Symbol = regexp.MustCompile(`^(?:JS|LazyCompile|Function|InterpretedFunction|Eval|Script):[~^*+-]?(.*?) ?(\S+):([0-9]+):[0-9]+$`)
+
+func isPerfMap(dso string) bool {
+	base := filepath.Base(dso)
+	return strings.HasPrefix(base, "perf-") && strings.HasSuffix(base, ".map")
+}
+
+// jitFrame names a V8 frame by its function, with its file and line, the
+// way pprof names Go code, so one function compiled by several tiers is
+// one function; other perf-map frames are kept as they are.
+func jitFrame(f frame) frame {
+	m := v8Symbol.FindStringSubmatch(f.name)
+	if m == nil {
+		return f
+	}
+	f.name, f.file = m[1], strings.TrimPrefix(m[2], "file://")
+	f.line, _ = strconv.ParseInt(m[3], 10, 64)
+	if f.name == "" { // an arrow function or callback: named by where it starts
+		f.name = "(anonymous):" + m[3]
+	}
+	return f
 }

@@ -25,6 +25,7 @@ type profileFlags struct {
 	name, dir       string
 	trace, json     bool
 	quiet           bool
+	deploy          deployFlags
 }
 
 func (f *profileFlags) register(cmd *cobra.Command) {
@@ -43,6 +44,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text summary")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	f.deploy.register(fs)
 }
 
 func newProfileCmd(env Env) *cobra.Command {
@@ -136,7 +138,7 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 	if !f.quiet {
 		c.Log = func(msg string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", msg) }
 	}
-	return c, nil
+	return c, f.deploy.apply(&c)
 }
 
 // print writes the capture's summary: the saved profiles and the CPU top
@@ -164,8 +166,16 @@ func writeProfileSummary(env Env, r *runfmt.Run, dir string) error {
 	if t := r.Target; t != nil {
 		fmt.Fprintf(w, "CPU used: mean %.2f cores, max %.2f (measured from %s)\n", t.CPUCoresMean, t.CPUCoresMax, t.Source)
 	}
+	if pr := r.Profiling; pr != nil {
+		for _, n := range pr.Notes {
+			fmt.Fprintf(w, "Profiling: %s\n", n)
+		}
+		if pr.NotRepresentative != "" {
+			fmt.Fprintf(w, "NOT REPRESENTATIVE: %s\n", pr.NotRepresentative)
+		}
+	}
 	for _, p := range r.Profiles {
-		if p.Type != "cpu" {
+		if p.Type != "cpu" || r.Profiling != nil && r.Profiling.NotRepresentative != "" {
 			continue
 		}
 		if p.Samples == 0 {

@@ -34,6 +34,7 @@ type runFlags struct {
 	env          []string
 	json         bool
 	quiet        bool
+	deploy       deployFlags
 	fs           *pflag.FlagSet
 }
 
@@ -56,6 +57,7 @@ func newRunFlags() *runFlags {
 	fs.StringArrayVarP(&f.env, "env", "e", nil, "`KEY=VALUE` for the launched service (repeatable)")
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text verdict")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	f.deploy.register(fs)
 	return f
 }
 
@@ -122,12 +124,13 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 	if name == "" {
 		name = defaultName(command, f.pid)
 	}
-	return lab.Config{
+	c = lab.Config{
 		Name: name, Store: store.Store{Root: f.dir}, Load: lc, LoadFlags: f.load.describe(),
 		Warmup: f.warmup, Command: command, Env: f.env, PID: f.pid, Budget: budget,
 		ReadyURL: ready, ReadyTimeout: f.readyTimeout, Pprof: f.pprof, Profiler: f.profiler,
 		PerfHz: f.perfHz, Trace: f.trace, NoGCTrace: f.noGCTrace, Version: Version,
-	}, nil
+	}
+	return c, f.deploy.apply(&c)
 }
 
 func defaultName(command []string, pid int) string {

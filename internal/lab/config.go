@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"regexp"
 	"time"
 
 	"perflab/internal/load"
@@ -46,6 +47,15 @@ type Config struct {
 	PerfHz    int
 	Trace     bool // also capture a Go execution trace of the window
 	NoGCTrace bool // do not set GODEBUG=gctrace=1 on a launched service
+	// NoPerfMap does not add --perf-basic-prof-only-functions to
+	// NODE_OPTIONS of a launched service (node then shows no JS names).
+	NoPerfMap bool
+
+	// Src is the project root that decides what is user code when in
+	// doubt; "" takes the launched script's or the service's directory.
+	Src string
+	// UserCode, when set, decides alone what is user code (--user-code).
+	UserCode *regexp.Regexp
 
 	// Version is perflab's version for run.json.
 	Version string

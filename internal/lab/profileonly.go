@@ -83,15 +83,17 @@ func (s *session) summarizeProfile() {
 		r.Target = &ts
 	}
 	r.GC = s.gcSummary(from, to)
+	r.Profiling = s.profilingSummary(p.cpu)
+	uc, verdictCPU := s.userCode(), s.verdictCPU()
 	if p.cpu != nil {
-		r.Hot = analysis.Hot(p.cpu, 0, hotRows)
+		r.Hot = analysis.HotFor(p.cpu, 0, hotRows, uc)
 	}
 	if p.allocs != nil {
 		r.Allocs = analysis.AllocTop(p.allocs, 0, allocRows)
 	}
 	r.Findings = analysis.Findings(analysis.FindingInput{
-		CPU: p.cpu, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
+		CPU: verdictCPU, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
-		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC,
+		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC, UserCode: uc,
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/capture"
+	"perflab/internal/target"
 )
 
 // profileSet captures the service's profiles over the measured window and
@@ -33,6 +33,8 @@ type profileSet struct {
 	gorStart, gorEnd  *profile.Profile
 	allocsBefore      *profile.Profile
 	windowSecs        float64
+	// tree samples the service's processes when there is no pprof endpoint.
+	tree *treeSampler
 }
 
 func newProfileSet(s *session) *profileSet { return &profileSet{s: s} }
@@ -64,7 +66,11 @@ func (p *profileSet) choose(ctx context.Context) string {
 	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
 		return c.Profiler
 	}
+	runtimes := p.runtimes()
 	for _, base := range p.candidates() {
+		if c.Pprof == "" && len(runtimes) > 0 && !runtimes[target.RuntimeGo] {
+			break // no Go process in the service: a pprof endpoint found there is another's
+		}
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		err := p.client.Probe(pctx, base)
 		cancel()
@@ -87,13 +93,27 @@ func (p *profileSet) choose(ctx context.Context) string {
 		}
 		return ProfilerNone
 	}
-	if spy := interpreterSpy(c.Command); spy != "" {
-		if _, err := exec.LookPath(spy); err == nil {
-			return spy
-		}
-		p.s.warn(fmt.Sprintf("%s not found (install it to see %s frames): sampling with perf", spy, map[string]string{ProfilerPySpy: "Python", ProfilerRbSpy: "Ruby"}[spy]))
+	switch {
+	case runtimes[target.RuntimePython]:
+		return ProfilerPySpy
+	case runtimes[target.RuntimeRuby]:
+		return ProfilerRbSpy
 	}
 	return ProfilerPerf
+}
+
+// runtimes are the runtimes of the service's processes now.
+func (p *profileSet) runtimes() map[string]bool {
+	out := map[string]bool{}
+	if p.s.proc == nil {
+		return out
+	}
+	for _, pid := range p.s.proc.PIDs() {
+		if info, err := target.DetectRuntime(pid); err == nil {
+			out[info.Runtime] = true
+		}
+	}
+	return out
 }
 
 func (p *profileSet) candidates() []string {
@@ -107,23 +127,6 @@ func (p *profileSet) candidates() []string {
 		out = append(out, (&url.URL{Scheme: u.Scheme, Host: u.Host}).String())
 	}
 	return append(out, "http://127.0.0.1:6060")
-}
-
-// interpreterSpy names the sampling profiler for a Python or Ruby command.
-func interpreterSpy(cmd []string) string {
-	for i, a := range cmd {
-		base := filepath.Base(a)
-		switch {
-		case strings.HasPrefix(base, "python"), i > 0 && strings.HasSuffix(base, ".py"):
-			return ProfilerPySpy
-		case base == "ruby", strings.HasPrefix(base, "ruby"), base == "bundle", base == "rails", i > 0 && strings.HasSuffix(base, ".rb"):
-			return ProfilerRbSpy
-		}
-		if i > 1 {
-			break
-		}
-	}
-	return ""
 }
 
 // during starts the window's CPU profile (and trace) in the background; the
@@ -185,20 +188,14 @@ func (p *profileSet) trace(ctx context.Context, secs int) {
 }
 
 func (p *profileSet) sample(ctx context.Context, seconds float64) {
-	var prof *profile.Profile
-	var err error
-	pid := p.s.proc.PID()
-	switch p.mode {
-	case ProfilerPySpy:
-		prof, err = capture.PySpyRecord(ctx, pid, seconds, p.s.cfg.PerfHz)
-	case ProfilerRbSpy:
-		prof, err = capture.RbSpyRecord(ctx, pid, seconds, p.s.cfg.PerfHz)
-	default:
-		prof, err = capture.PerfRecord(ctx, capture.PerfConfig{PIDs: p.s.proc.PIDs(), Seconds: seconds, Hz: p.s.cfg.PerfHz})
-	}
+	p.tree = newTreeSampler(p.s)
+	prof, err := p.tree.run(ctx, time.Duration(seconds*float64(time.Second)))
 	if err != nil {
 		p.s.warn(p.mode + ": " + err.Error())
 		return
+	}
+	if src := p.tree.source(); src != "" {
+		p.mode = src
 	}
 	p.mu.Lock()
 	p.cpu = prof

@@ -37,6 +37,9 @@ type Run struct {
 	GC                     *GCSummary `json:"gc,omitempty"`
 	Findings               []Finding  `json:"findings,omitempty"`
 	FindMax                *FindMax   `json:"find_max,omitempty"`
+	// Profiling says how the CPU profile was taken and whether it can
+	// explain the CPU measured (see profiling.go).
+	Profiling *Profiling `json:"profiling,omitempty"`
 }
 
 // Config records how the run was asked for, so two runs can be checked for

@@ -1,0 +1,329 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os/exec"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/capture"
+	"perflab/internal/runfmt"
+	"perflab/internal/target"
+)
+
+// treeRefresh is how often the sampler looks for processes the service
+// forked (pre-fork workers, replaced workers) during the window.
+const treeRefresh = 500 * time.Millisecond
+
+// treeSampler profiles every process of the service over the window, each
+// with the best profiler for its runtime: py-spy --subprocesses for a
+// Python process tree, rbspy --subprocesses for Ruby, perf -p for the rest.
+// Processes that appear during the window are picked up within
+// treeRefresh (py-spy and rbspy follow their root's children themselves; a
+// new process outside a sampled tree gets its own recorder). The
+// recordings are merged into one profile whose samples keep pid and comm
+// labels.
+type treeSampler struct {
+	forced  string // --profiler perf, py-spy or rbspy; "" decides per process
+	hz      int
+	list    func() []int
+	warn    func(string)
+	lookTool func(string) error
+
+	mu       sync.Mutex
+	procs    map[int]*runfmt.ProcessProfile
+	roots    map[int]string // spy roots sampled with --subprocesses: pid -> tool
+	done     map[int]bool   // roots whose recorder has ended
+	profiles []*profile.Profile
+	tools    map[string]bool
+	notes    []string
+	missing  map[string]bool
+	wg       sync.WaitGroup
+}
+
+func newTreeSampler(s *session) *treeSampler {
+	t := &treeSampler{
+		hz: s.cfg.PerfHz, list: s.proc.PIDs, warn: s.warn,
+		lookTool: func(name string) error { _, err := exec.LookPath(name); return err },
+		procs:    map[int]*runfmt.ProcessProfile{}, roots: map[int]string{}, done: map[int]bool{},
+		tools: map[string]bool{}, missing: map[string]bool{},
+	}
+	switch s.cfg.Profiler {
+	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
+		t.forced = s.cfg.Profiler
+	}
+	return t
+}
+
+// run samples until the window ends (or ctx is cancelled, keeping what was
+// recorded) and returns the merged profile, nil when nothing was recorded.
+func (t *treeSampler) run(ctx context.Context, window time.Duration) (*profile.Profile, error) {
+	end := time.Now().Add(window)
+	rctx, stop := context.WithDeadline(ctx, end)
+	defer stop()
+	for {
+		t.refresh(rctx, time.Until(end))
+		select {
+		case <-rctx.Done():
+		case <-time.After(treeRefresh):
+			if time.Until(end) > treeRefresh/2 {
+				continue
+			}
+			<-rctx.Done()
+		}
+		break
+	}
+	t.wg.Wait()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.profiles) == 0 {
+		return nil, errors.New("no process could be sampled")
+	}
+	merged, err := profile.Merge(t.profiles)
+	if err != nil {
+		return nil, fmt.Errorf("merging the processes' profiles: %w", err)
+	}
+	merged.DurationNanos = window.Nanoseconds()
+	t.account(merged)
+	return merged, nil
+}
+
+// refresh starts recorders for the service's processes not sampled yet.
+func (t *treeSampler) refresh(ctx context.Context, left time.Duration) {
+	if left < 100*time.Millisecond {
+		return
+	}
+	var perfPIDs []int
+	for _, pid := range t.list() {
+		t.mu.Lock()
+		_, seen := t.procs[pid]
+		t.mu.Unlock()
+		if seen {
+			continue
+		}
+		info, err := target.DetectRuntime(pid)
+		pp := &runfmt.ProcessProfile{PID: pid, PPID: info.PPID, Runtime: info.Runtime, Exe: info.Exe, Cmdline: info.Cmdline}
+		t.mu.Lock()
+		t.procs[pid] = pp
+		t.mu.Unlock()
+		if err != nil {
+			if !errors.Is(err, target.ErrNoProcess) {
+				t.warn("not profiling " + err.Error())
+			}
+			continue
+		}
+		t.noteRuntime(info)
+		tool := t.toolFor(info.Runtime)
+		if tool == "" {
+			continue
+		}
+		pp.Profiler = tool
+		if tool == ProfilerPerf {
+			perfPIDs = append(perfPIDs, pid)
+			continue
+		}
+		if t.covered(pid, tool) {
+			continue
+		}
+		t.start(ctx, tool, []int{pid}, left)
+	}
+	if len(perfPIDs) > 0 {
+		t.start(ctx, ProfilerPerf, perfPIDs, left)
+	}
+}
+
+// toolFor picks the profiler for a runtime; a missing py-spy or rbspy
+// falls back to perf, with a note saying what was lost and how to fix it.
+func (t *treeSampler) toolFor(runtime string) string {
+	if t.forced != "" {
+		want := map[string]string{ProfilerPySpy: target.RuntimePython, ProfilerRbSpy: target.RuntimeRuby}[t.forced]
+		if want != "" && runtime != want {
+			return "" // --profiler py-spy samples the Python processes only
+		}
+		return t.forced
+	}
+	spy, lang, install := "", "", ""
+	switch runtime {
+	case target.RuntimePython:
+		spy, lang, install = ProfilerPySpy, "Python", "pip install py-spy"
+	case target.RuntimeRuby:
+		spy, lang, install = ProfilerRbSpy, "Ruby", "cargo install rbspy"
+	default:
+		return ProfilerPerf
+	}
+	if t.lookTool(spy) == nil {
+		return spy
+	}
+	t.note(spy+" missing", fmt.Sprintf("%s service sampled with perf: %s is not installed (%s), so the profile shows the %s interpreter's C functions, not your %s functions",
+		lang, spy, install, lang, lang))
+	return ProfilerPerf
+}
+
+// noteRuntime says what a JIT runtime needs for perf to name its code.
+func (t *treeSampler) noteRuntime(info target.ProcessInfo) {
+	if info.PerfMap || t.forced == ProfilerPySpy || t.forced == ProfilerRbSpy {
+		return
+	}
+	switch info.Runtime {
+	case target.RuntimeNode:
+		t.note("node perf map", "node process without a perf map (/tmp/perf-PID.map): JavaScript frames show as addresses; "+
+			"start it with node --perf-basic-prof-only-functions (or NODE_OPTIONS=--perf-basic-prof-only-functions) to see function names")
+	case target.RuntimeJVM:
+		t.note("jvm perf map", "JVM process without a perf map (/tmp/perf-PID.map): Java frames show as addresses; "+
+			"run `jcmd PID Compiler.perfmap` (JDK 17+) before the window, or load perf-map-agent, to see method names")
+	}
+}
+
+func (t *treeSampler) note(key, msg string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.missing[key] {
+		t.missing[key] = true
+		t.notes = append(t.notes, msg)
+	}
+}
+
+// covered says whether an ancestor of pid is a root sampled by tool with
+// --subprocesses whose recorder still runs (it follows pid itself).
+func (t *treeSampler) covered(pid int, tool string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for hops, p := 0, t.procs[pid]; p != nil && hops < 64; hops++ {
+		if rt, ok := t.roots[p.PPID]; ok && rt == tool && !t.done[p.PPID] {
+			return true
+		}
+		p = t.procs[p.PPID]
+	}
+	return false
+}
+
+// start records pids with tool for what is left of the window.
+func (t *treeSampler) start(ctx context.Context, tool string, pids []int, left time.Duration) {
+	if tool != ProfilerPerf {
+		t.mu.Lock()
+		t.roots[pids[0]] = tool
+		t.mu.Unlock()
+	}
+	t.wg.Go(func() {
+		var prof *profile.Profile
+		var err error
+		secs := left.Seconds()
+		switch tool {
+		case ProfilerPySpy:
+			prof, err = capture.PySpy(ctx, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true})
+		case ProfilerRbSpy:
+			prof, err = capture.RbSpy(ctx, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true})
+		default:
+			prof, err = capture.PerfRecord(ctx, capture.PerfConfig{PIDs: pids, Seconds: secs, Hz: t.hz})
+		}
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if tool != ProfilerPerf {
+			t.done[pids[0]] = true
+		}
+		if err != nil {
+			if ctx.Err() == nil || prof == nil {
+				t.notes = append(t.notes, fmt.Sprintf("%s of pid %s: %v", tool, joinPIDs(pids), err))
+			}
+			return
+		}
+		if len(prof.Sample) > 0 {
+			labelPIDs(prof, pids[0])
+			t.profiles = append(t.profiles, prof)
+			t.tools[tool] = true
+		}
+	})
+}
+
+// labelPIDs gives samples without a pid label (py-spy without
+// --subprocesses output) the recorded process's pid.
+func labelPIDs(p *profile.Profile, pid int) {
+	for _, s := range p.Sample {
+		if len(s.NumLabel["pid"]) == 0 {
+			if s.NumLabel == nil {
+				s.NumLabel = map[string][]int64{}
+			}
+			s.NumLabel["pid"] = []int64{int64(pid)}
+		}
+	}
+}
+
+// account fills each process's samples and CPU from the merged profile and
+// names processes in the comm label where the profiler did not.
+func (t *treeSampler) account(p *profile.Profile) {
+	ci := len(p.SampleType) - 1
+	for i, st := range p.SampleType {
+		if st.Type == "cpu" {
+			ci = i
+		}
+	}
+	for _, s := range p.Sample {
+		pids := s.NumLabel["pid"]
+		if len(pids) == 0 {
+			continue
+		}
+		pp := t.procs[int(pids[0])]
+		if pp == nil {
+			pp = &runfmt.ProcessProfile{PID: int(pids[0])} // a thread or process seen by the profiler only
+			t.procs[pp.PID] = pp
+		}
+		pp.Samples += s.Value[0]
+		pp.CPUSeconds += float64(s.Value[ci]) / 1e9
+		if len(s.Label["comm"]) == 0 && pp.Cmdline != "" {
+			if s.Label == nil {
+				s.Label = map[string][]string{}
+			}
+			s.Label["comm"] = []string{pp.Cmdline}
+		}
+	}
+}
+
+// source names the profilers that produced samples: "py-spy", "perf",
+// "py-spy+perf".
+func (t *treeSampler) source() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for tool := range t.tools {
+		out = append(out, tool)
+	}
+	sort.Strings(out)
+	return strings.Join(out, "+")
+}
+
+// processes lists the processes seen, by pid, with their share of the
+// profile.
+func (t *treeSampler) processes() []runfmt.ProcessProfile {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]runfmt.ProcessProfile, 0, len(t.procs))
+	for _, p := range t.procs {
+		p.CPUSeconds = math.Round(p.CPUSeconds*1e4) / 1e4
+		out = append(out, *p)
+	}
+	slices.SortFunc(out, func(a, b runfmt.ProcessProfile) int { return a.PID - b.PID })
+	return out
+}
+
+func joinPIDs(pids []int) string {
+	s := make([]string, len(pids))
+	for i, p := range pids {
+		s[i] = fmt.Sprint(p)
+	}
+	return strings.Join(s, ",")
+}
+
+// notesSnapshot returns the notes for the verdict.
+func (t *treeSampler) notesSnapshot() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.notes...)
+}
