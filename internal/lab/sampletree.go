@@ -32,10 +32,10 @@ const treeRefresh = 500 * time.Millisecond
 // recordings are merged into one profile whose samples keep pid and comm
 // labels.
 type treeSampler struct {
-	forced  string // --profiler perf, py-spy or rbspy; "" decides per process
-	hz      int
-	list    func() []int
-	warn    func(string)
+	forced   string // --profiler perf, py-spy or rbspy; "" decides per process
+	hz       int
+	list     func() []int
+	warn     func(string)
 	lookTool func(string) error
 
 	mu       sync.Mutex
