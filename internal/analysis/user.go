@@ -65,7 +65,7 @@ func underDir(file, dir string) bool {
 // modules without a dot ("perflab/..."), golang.org/x/... and third-party
 // dependencies (site-packages, gems), which the user controls.
 func IsUserFunc(name, file string) bool {
-	if name == "" || strings.HasPrefix(name, "[") || strings.HasPrefix(name, "0x") {
+	if name == "" || strings.HasPrefix(name, "[") || strings.HasPrefix(name, "0x") || unsymbolized.MatchString(name) {
 		return false
 	}
 	// C names starting with "__" are reserved for the implementation (libc,
@@ -91,6 +91,10 @@ func IsUserFunc(name, file string) bool {
 	}
 	return !isGoStd(name)
 }
+
+// unsymbolized matches a frame perf could not name, "BINARY+0xADDR"
+// (perf-4242.map+0x7f..., libfoo.so+0x1a2b): no code anyone can point at.
+var unsymbolized = regexp.MustCompile(`^\S+\+0x[0-9a-fA-F]+$`)
 
 // goAsmHelpers are the Go runtime's assembly routines that symbolise without
 // a package path (in perf profiles of Go binaries, which carry no file).
@@ -181,8 +185,9 @@ func isSystemLib(file string) bool {
 // false for files of other languages.
 func scriptFile(file string) (user, ok bool) {
 	switch {
-	case strings.HasPrefix(file, "<frozen "), strings.HasPrefix(file, "<built-in"), strings.HasPrefix(file, "<internal:"),
-		strings.HasPrefix(file, "node:"):
+	case strings.HasPrefix(file, "<"), strings.HasPrefix(file, "node:"):
+		// <frozen importlib._bootstrap>, <built-in>, <string> (python -c),
+		// Ruby's <internal:kernel>, node's own modules
 		return false, true
 	case !isScriptFile(file):
 		return false, false
@@ -233,7 +238,7 @@ func isRuntimeBinary(file string) bool {
 // without a file: V8's builtins, stubs and bytecode handlers (node's perf
 // map), the JVM's interpreter and stubs and JDK classes (a JVM perf map).
 var vmFramePrefixes = []string{
-	"Builtin:", "BytecodeHandler:", "Stub:", "Handler:", "RegExp:", "Builtins_", "v8::", "node::",
+	"Builtin:", "BytecodeHandler:", "Stub:", "Handler:", "RegExp:", "Eval:", "Builtins_", "v8::", "node::",
 	"Interpreter", "StubRoutines", "java.", "javax.", "jdk.", "sun.", "com.sun.", "Ljava/", "Ljdk/", "Lsun/",
 }
 

@@ -58,6 +58,7 @@ func TestIsUserFunc(t *testing.T) {
 		{"v8::internal::Heap::CollectGarbage", "/usr/bin/node", false},
 		{"Builtin:ArrayPrototypePush", "/tmp/perf-42.map", false},
 		{"digestCatalog", "/srv/shop/app.js", true},
+		{"perf-11058.map+0x7f472b8fd78e", "/tmp/perf-11058.map", false},
 		{"Layer.handle", "/srv/shop/node_modules/express/lib/router/layer.js", false},
 		{"processTicksAndRejections", "node:internal/process/task_queues", false},
 		{"java.util.HashMap::get", "/tmp/perf-42.map", false},

@@ -63,6 +63,24 @@ func processFrames(stack []frame) ([]frame, labels) {
 	return stack, l
 }
 
+// splitFrames splits collapsed frames on ";", except inside the quoted
+// command line of a py-spy process frame (python3 -c "a; b" is one frame).
+func splitFrames(s string) []string {
+	parts := strings.Split(s, ";")
+	out := parts[:0]
+	for i := 0; i < len(parts); i++ {
+		f := parts[i]
+		if strings.HasPrefix(f, "process ") && strings.Contains(f, `:"`) {
+			for !strings.HasSuffix(f, `"`) && i+1 < len(parts) {
+				i++
+				f += ";" + parts[i]
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
 // parseCollapsedLine splits "a;b;c 12" into frames, leaf first, and 12.
 func parseCollapsedLine(line string) ([]frame, int64, bool) {
 	line = strings.TrimRight(line, " \t\r")
@@ -74,7 +92,7 @@ func parseCollapsedLine(line string) ([]frame, int64, bool) {
 	if err != nil || count <= 0 {
 		return nil, 0, false
 	}
-	names := strings.Split(strings.TrimSpace(line[:sp]), ";")
+	names := splitFrames(strings.TrimSpace(line[:sp]))
 	stack := make([]frame, 0, len(names))
 	for i := len(names) - 1; i >= 0; i-- {
 		stack = append(stack, parseCollapsedFrame(names[i]))

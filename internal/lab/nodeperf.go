@@ -7,11 +7,12 @@ import (
 )
 
 // nodePerfFlags make a node process write /tmp/perf-PID.map, so perf names
-// its JavaScript functions (only functions: not every stub, which keeps the
-// map small), and give interpreted functions frames of their own. Both are
+// its JavaScript functions and V8's stubs and handlers (with
+// --perf-basic-prof-only-functions those show as bare addresses), and give
+// interpreted functions frames of their own. Both are
 // allowed in NODE_OPTIONS, so `node app.js`, `npm start` and a script with a
 // node shebang all get them; other runtimes ignore the variable.
-const nodePerfFlags = "--perf-basic-prof-only-functions --interpreted-frames-native-stack"
+const nodePerfFlags = "--perf-basic-prof --interpreted-frames-native-stack"
 
 // withPerfMap adds nodePerfFlags to the service's NODE_OPTIONS unless it
 // asks for a perf map already.

@@ -32,7 +32,10 @@ const treeRefresh = 500 * time.Millisecond
 // recordings are merged into one profile whose samples keep pid and comm
 // labels.
 type treeSampler struct {
-	forced   string // --profiler perf, py-spy or rbspy; "" decides per process
+	forced string // --profiler perf, py-spy or rbspy; "" decides per process
+	// stopAt ends at the window's end (or with the run): py-spy and rbspy
+	// stop then; perf records exactly what is left of the window.
+	stopAt   context.Context
 	hz       int
 	list     func() []int
 	warn     func(string)
@@ -69,8 +72,9 @@ func (t *treeSampler) run(ctx context.Context, window time.Duration) (*profile.P
 	end := time.Now().Add(window)
 	rctx, stop := context.WithDeadline(ctx, end)
 	defer stop()
+	t.stopAt = rctx
 	for {
-		t.refresh(rctx, time.Until(end))
+		t.refresh(ctx, time.Until(end))
 		select {
 		case <-rctx.Done():
 		case <-time.After(treeRefresh):
@@ -175,7 +179,7 @@ func (t *treeSampler) noteRuntime(info target.ProcessInfo) {
 	switch info.Runtime {
 	case target.RuntimeNode:
 		t.note("node perf map", "node process without a perf map (/tmp/perf-PID.map): JavaScript frames show as addresses; "+
-			"start it with node --perf-basic-prof-only-functions (or NODE_OPTIONS=--perf-basic-prof-only-functions) to see function names")
+			"start it with node --perf-basic-prof (or NODE_OPTIONS=--perf-basic-prof) to see function names")
 	case target.RuntimeJVM:
 		t.note("jvm perf map", "JVM process without a perf map (/tmp/perf-PID.map): Java frames show as addresses; "+
 			"run `jcmd PID Compiler.perfmap` (JDK 17+) before the window, or load perf-map-agent, to see method names")
@@ -218,9 +222,11 @@ func (t *treeSampler) start(ctx context.Context, tool string, pids []int, left t
 		secs := left.Seconds()
 		switch tool {
 		case ProfilerPySpy:
-			prof, err = capture.PySpy(ctx, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true})
+			// py-spy and rbspy take whole seconds: they are stopped (and
+			// keep what they sampled) when the window ends.
+			prof, err = capture.PySpy(t.stopAt, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true})
 		case ProfilerRbSpy:
-			prof, err = capture.RbSpy(ctx, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true})
+			prof, err = capture.RbSpy(t.stopAt, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true})
 		default:
 			prof, err = capture.PerfRecord(ctx, capture.PerfConfig{PIDs: pids, Seconds: secs, Hz: t.hz})
 		}
