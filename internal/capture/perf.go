@@ -149,7 +149,7 @@ func perfScript(ctx context.Context, perf, data string) (*profile.Profile, error
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("perf script: %w", err)
 	}
-	p, perr := ParsePerfScript(out)
+	p, perr := parsePerfScript(out, &jitMaps{})
 	if perr != nil {
 		_ = cmd.Process.Kill()
 	}

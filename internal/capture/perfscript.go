@@ -34,6 +34,12 @@ const maxPerfLine = 1 << 20
 // carry the labels comm, pid and tid. Lines that fit neither shape are
 // skipped.
 func ParsePerfScript(r io.Reader) (*profile.Profile, error) {
+	return parsePerfScript(r, nil)
+}
+
+// parsePerfScript is ParsePerfScript with JIT frames named from the perf
+// map files themselves (jit may be nil).
+func parsePerfScript(r io.Reader, jit *jitMaps) (*profile.Profile, error) {
 	const defaultPeriod = int64(1e9) / DefaultPerfHz
 	b := newBuilder(defaultPeriod)
 	sc := bufio.NewScanner(r)
@@ -56,7 +62,7 @@ func ParsePerfScript(r io.Reader) (*profile.Profile, error) {
 			flush()
 		case line[0] == ' ' || line[0] == '\t':
 			if inSample {
-				stack = append(stack, parsePerfFrame(line))
+				stack = append(stack, jit.resolve(parsePerfFrame(line)))
 			}
 		default:
 			flush()
@@ -131,9 +137,6 @@ func parsePerfFrame(line string) frame {
 		f.dso = ""
 	}
 	f.name = symOffset.ReplaceAllString(s, "")
-	if isPerfMap(f.dso) {
-		f = jitFrame(f)
-	}
 	if f.name == "" || f.name == "[unknown]" {
 		f.name = "[unknown]"
 		if f.dso != "" {

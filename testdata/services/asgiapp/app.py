@@ -2,21 +2,20 @@
 uvicorn --workers 2 (uvicorn app:app), with no framework of its own.
 
 Planted cost, in the application's own code:
-  GET /score   score_items: ranks 400 items by a pure-Python score per request.
+  GET /score   score_items: ranks 3000 items by a pure-Python score per request.
   GET /healthz ok.
 """
 
 
-def item_score(i):
-    s = 0
-    for k in range(1, 40):
-        s += (i * k) % 7 * k
-    return s
-
-
 def score_items():
-    ranked = sorted(range(400), key=item_score, reverse=True)
-    return ",".join(str(i) for i in ranked[:20]).encode()
+    scores = []
+    for i in range(3000):
+        s = 0
+        for k in range(1, 40):
+            s += (i * k) % 7 * k
+        scores.append((s, i))
+    scores.sort(reverse=True)
+    return ",".join(str(i) for _, i in scores[:20]).encode()
 
 
 async def app(scope, receive, send):
