@@ -25,6 +25,9 @@ type PerfConfig struct {
 	Hz int
 	// PerfPath is the perf binary; "" means "perf" from PATH.
 	PerfPath string
+	// CPUUsed, when set, receives perf record's own CPU time (user +
+	// system) over the recording.
+	CPUUsed *time.Duration
 }
 
 // PerfRecord samples the processes' on-CPU stacks with
@@ -114,6 +117,9 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
 	err := cmd.Run()
+	if cfg.CPUUsed != nil && cmd.ProcessState != nil {
+		*cfg.CPUUsed = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("perf record: %w", ctx.Err())
 	}

@@ -46,6 +46,9 @@ type SpyConfig struct {
 	// and those forked during the recording (a pre-fork server's workers,
 	// replaced ones included). Samples carry pid and comm labels.
 	Subprocesses bool
+	// CPUUsed, when set, receives the profiler's own CPU time (user +
+	// system) over the recording: what sampling cost the machine.
+	CPUUsed *time.Duration
 }
 
 // PySpy samples a Python process (and with Subprocesses its descendants)
@@ -63,7 +66,7 @@ func PySpy(ctx context.Context, cfg SpyConfig) (*profile.Profile, error) {
 			}
 			return args
 		},
-	}, cfg.PID, cfg.Seconds, cfg.Rate)
+	}, cfg)
 }
 
 // RbSpy samples a Ruby process (and with Subprocesses its descendants)
@@ -93,7 +96,7 @@ func RbSpy(ctx context.Context, cfg SpyConfig) (*profile.Profile, error) {
 			defer f.Close()
 			return ParseRbspyRaw(f, period)
 		},
-	}, cfg.PID, cfg.Seconds, cfg.Rate)
+	}, cfg)
 }
 
 // spyTool describes a sampling profiler that writes collapsed stacks.
@@ -104,7 +107,8 @@ type spyTool struct {
 	parse func(out string, periodNanos int64) (*profile.Profile, error)
 }
 
-func spyRecord(ctx context.Context, tool spyTool, pid int, seconds float64, rate int) (*profile.Profile, error) {
+func spyRecord(ctx context.Context, tool spyTool, cfg SpyConfig) (*profile.Profile, error) {
+	pid, seconds, rate := cfg.PID, cfg.Seconds, cfg.Rate
 	if pid <= 0 || seconds <= 0 || rate < 0 {
 		return nil, fmt.Errorf("%s record: pid %d, %gs, %d Hz: want a positive pid and duration, and a rate ≥ 0 (0 for 100)", tool.name, pid, seconds, rate)
 	}
@@ -131,6 +135,9 @@ func spyRecord(ctx context.Context, tool spyTool, pid int, seconds float64, rate
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stdout, cmd.Stderr = stderr, stderr
 	runErr := cmd.Run()
+	if cfg.CPUUsed != nil && cmd.ProcessState != nil {
+		*cfg.CPUUsed = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	p, perr := tool.read(out, int64(1e9)/int64(rate))
 	switch {
 	case perr == nil && (runErr == nil || ctx.Err() != nil || len(p.Sample) > 0):

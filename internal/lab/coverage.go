@@ -33,12 +33,16 @@ func (s *session) profilingSummary(cpu *profile.Profile) *runfmt.Profiling {
 	if t := s.prof.tree; t != nil {
 		pr.Processes = t.processes()
 		pr.Notes = append(pr.Notes, t.notesSnapshot()...)
+		pr.ProfilerCPUSeconds = t.profilerCPU().Seconds()
 	}
 	if cpu == nil || s.run.Target == nil {
 		return pr
 	}
 	pr.ProfileCPUSeconds = cpuNanos(cpu) / 1e9
 	pr.MeasuredCPUSeconds = s.run.Target.CPUSeconds
+	if pr.MeasuredCPUSeconds > 0 {
+		pr.ProfilerOverhead = pr.ProfilerCPUSeconds / pr.MeasuredCPUSeconds
+	}
 	if pr.MeasuredCPUSeconds < minExplainCPUSeconds {
 		return pr
 	}

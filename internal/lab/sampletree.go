@@ -49,6 +49,7 @@ type treeSampler struct {
 	tools    map[string]bool
 	notes    []string
 	missing  map[string]bool
+	cpuUsed  time.Duration // the recorders' own CPU
 	wg       sync.WaitGroup
 }
 
@@ -219,19 +220,21 @@ func (t *treeSampler) start(ctx context.Context, tool string, pids []int, left t
 	t.wg.Go(func() {
 		var prof *profile.Profile
 		var err error
+		var used time.Duration
 		secs := left.Seconds()
 		switch tool {
 		case ProfilerPySpy:
 			// py-spy and rbspy take whole seconds: they are stopped (and
 			// keep what they sampled) when the window ends.
-			prof, err = capture.PySpy(t.stopAt, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true})
+			prof, err = capture.PySpy(t.stopAt, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true, CPUUsed: &used})
 		case ProfilerRbSpy:
-			prof, err = capture.RbSpy(t.stopAt, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true})
+			prof, err = capture.RbSpy(t.stopAt, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true, CPUUsed: &used})
 		default:
-			prof, err = capture.PerfRecord(ctx, capture.PerfConfig{PIDs: pids, Seconds: secs, Hz: t.hz})
+			prof, err = capture.PerfRecord(ctx, capture.PerfConfig{PIDs: pids, Seconds: secs, Hz: t.hz, CPUUsed: &used})
 		}
 		t.mu.Lock()
 		defer t.mu.Unlock()
+		t.cpuUsed += used
 		if tool != ProfilerPerf {
 			t.done[pids[0]] = true
 		}
@@ -332,4 +335,11 @@ func (t *treeSampler) notesSnapshot() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]string(nil), t.notes...)
+}
+
+// profilerCPU is the CPU the recorders used themselves.
+func (t *treeSampler) profilerCPU() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cpuUsed
 }

@@ -25,6 +25,9 @@ func (p *printer) profiling(pr *runfmt.Profiling) {
 	if line := processLine(pr.Processes); line != "" {
 		p.f("  Processes:\t%s\n", wrap(line, 100, "     "))
 	}
+	if pr.ProfilerCPUSeconds > 0 && pr.MeasuredCPUSeconds > 0 {
+		p.f("  Sampling cost:\t%.3f CPU-s for the profilers, %.1f%% of the service's CPU\n", pr.ProfilerCPUSeconds, 100*pr.ProfilerOverhead)
+	}
 }
 
 // processLine lists the sampled processes with their share of the

@@ -15,6 +15,11 @@ type Profiling struct {
 	MeasuredCPUSeconds float64 `json:"measured_cpu_s,omitempty"`
 	// Coverage is ProfileCPUSeconds / MeasuredCPUSeconds.
 	Coverage float64 `json:"coverage,omitempty"`
+	// ProfilerCPUSeconds is what the samplers (py-spy, rbspy, perf
+	// record) used themselves over the window; ProfilerOverhead that over
+	// MeasuredCPUSeconds.
+	ProfilerCPUSeconds float64 `json:"profiler_cpu_s,omitempty"`
+	ProfilerOverhead   float64 `json:"profiler_overhead,omitempty"`
 	// NotRepresentative says why the profile cannot explain the CPU
 	// measured (too few samples, an idle process while the service
 	// burned cores); its functions are then not presented as the verdict.
