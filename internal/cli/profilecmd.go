@@ -83,14 +83,14 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 		return c, usageErr("unexpected argument %q: perflab profile takes --pprof URL, --pid PID or -- CMD", urls[0])
 	}
 	sources := 0
-	for _, set := range []bool{f.pprof != "", f.pid != 0, len(command) > 0} {
+	for _, set := range []bool{f.pprof != "", f.pid != 0, len(command) > 0, f.deploy.cgroup != ""} {
 		if set {
 			sources++
 		}
 	}
 	switch {
 	case sources == 0:
-		return c, usageErr("nothing to profile: give --pprof URL, --pid PID or -- CMD")
+		return c, usageErr("nothing to profile: give --pprof URL, --pid PID, --cgroup PATH or -- CMD")
 	case f.pid != 0 && len(command) > 0:
 		return c, usageErr("give either --pid or -- CMD, not both")
 	case f.pid < 0:
@@ -108,7 +108,7 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 	if f.profiler == lab.ProfilerPprof && f.pprof == "" {
 		return c, usageErr("--profiler pprof needs --pprof URL")
 	}
-	if f.profiler != lab.ProfilerAuto && f.profiler != lab.ProfilerPprof && f.pid == 0 && len(command) == 0 {
+	if f.profiler != lab.ProfilerAuto && f.profiler != lab.ProfilerPprof && f.pid == 0 && len(command) == 0 && f.deploy.cgroup == "" {
 		return c, usageErr("--profiler %s samples a process: give --pid PID or -- CMD", f.profiler)
 	}
 	budget, err := (&runFlags{cpus: f.cpus, memory: f.memory}).budget()

@@ -34,7 +34,10 @@ type Config struct {
 	Env     []string
 	Dir     string
 	PID     int
-	Budget  target.Budget
+	// Cgroup attaches to every process of an existing cgroup (a path
+	// under /sys/fs/cgroup or inside the tree).
+	Cgroup string
+	Budget target.Budget
 
 	ReadyURL     string
 	ReadyTimeout time.Duration

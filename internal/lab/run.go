@@ -91,6 +91,8 @@ func (s *session) startTarget(ctx context.Context) error {
 		})
 	case c.PID > 0:
 		s.proc, err = target.Attach(c.PID)
+	case c.Cgroup != "":
+		s.proc, err = target.AttachCgroup(c.Cgroup)
 	default:
 		return nil
 	}
