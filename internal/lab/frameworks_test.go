@@ -287,3 +287,70 @@ func checkNotRuntimeBlamed(t *testing.T, r *runfmt.Run) {
 		t.Errorf("a finding blames json/encoder.py: %s", describeFindings(r.Findings))
 	}
 }
+
+// TestAcceptanceWorkersReplaced: gunicorn recycles its workers every 40
+// requests, so workers die and are replaced during the window; the
+// profile keeps every one of them, says so in one line, and still names
+// the culprit.
+func TestAcceptanceWorkersReplaced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: runs a framework server under load for seconds")
+	}
+	needPython(t, "flask", "gunicorn")
+	addr := labtest.FreeAddr(t)
+	cfg := acceptanceConfig(t, addr, "/report", "gunicorn", "-w", "2", "--max-requests", "40", "-b", addr, "app:app")
+	cfg.Dir, cfg.Load.Duration, cfg.Load.Concurrency, cfg.Budget.CPUs = frameworkDir(t, "flaskapp"), 2*time.Second, 2, 2
+	r, _ := runAcceptance(t, cfg)
+	checkPlanted(t, r, "render_report")
+	checkWorkers(t, r, 3)
+	if !slices.ContainsFunc(r.Profiling.Notes, func(n string) bool { return strings.Contains(n, "exited during the window") }) {
+		t.Errorf("no note of the workers that exited: %q", r.Profiling.Notes)
+	}
+}
+
+// TestAcceptanceCgroupAttach: a gunicorn server placed in a cgroup of its
+// own (as systemd or a container runtime would) is attached with --cgroup:
+// its CPU is read from the group and every worker is profiled.
+func TestAcceptanceCgroupAttach(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: runs a framework server under load for seconds")
+	}
+	needPython(t, "flask", "gunicorn")
+	root := "/sys/fs/cgroup/cpuacct"
+	if _, err := os.Stat(root); err != nil {
+		root = "/sys/fs/cgroup"
+	}
+	group := filepath.Join(root, fmt.Sprintf("perflab-%s-%d", strings.ReplaceAll(t.Name(), "/", "-"), os.Getpid()))
+	if err := os.Mkdir(group, 0o755); err != nil {
+		t.Skipf("cannot create a cgroup: %v", err)
+	}
+	t.Cleanup(func() {
+		for i := 0; i < 50 && os.Remove(group) != nil; i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+	addr := labtest.FreeAddr(t)
+	// The shell puts itself in the group, then becomes gunicorn: the
+	// master and every worker it forks are in the group from the start.
+	cmd := exec.Command("sh", "-c", fmt.Sprintf("echo $$ > %s/cgroup.procs && exec gunicorn -w 2 -b %s app:app", group, addr))
+	cmd.Dir = frameworkDir(t, "flaskapp")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	if err := waitHTTP("http://"+addr+"/healthz", 20*time.Second); err != nil {
+		t.Fatalf("gunicorn did not start: %v", err)
+	}
+	cfg := acceptanceConfig(t, addr, "/report")
+	cfg.Cgroup, cfg.Budget.CPUs, cfg.Warmup, cfg.Load.Duration, cfg.Load.Concurrency = group, 0, time.Second, 2*time.Second, 2
+	r, _ := runAcceptance(t, cfg)
+	if !strings.HasPrefix(r.Target.Source, "cgroup") {
+		t.Errorf("CPU measured from %s, want the attached cgroup", r.Target.Source)
+	}
+	checkPlanted(t, r, "render_report")
+	checkWorkers(t, r, 2)
+}

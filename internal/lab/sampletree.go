@@ -50,7 +50,13 @@ type treeSampler struct {
 	notes    []string
 	missing  map[string]bool
 	cpuUsed  time.Duration // the recorders' own CPU
-	wg       sync.WaitGroup
+	// refreshes counts the looks at the process list; started are the
+	// processes first seen after the first, exited those seen gone.
+	refreshes int
+	started   []int
+	exited    map[int]bool
+	exitOrder []int
+	wg        sync.WaitGroup
 }
 
 func newTreeSampler(s *session) *treeSampler {
@@ -58,7 +64,7 @@ func newTreeSampler(s *session) *treeSampler {
 		hz: s.cfg.PerfHz, list: s.proc.PIDs, warn: s.warn,
 		lookTool: func(name string) error { _, err := exec.LookPath(name); return err },
 		procs:    map[int]*runfmt.ProcessProfile{}, roots: map[int]string{}, done: map[int]bool{},
-		tools: map[string]bool{}, missing: map[string]bool{},
+		tools: map[string]bool{}, missing: map[string]bool{}, exited: map[int]bool{},
 	}
 	switch s.cfg.Profiler {
 	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
@@ -107,7 +113,9 @@ func (t *treeSampler) refresh(ctx context.Context, left time.Duration) {
 		return
 	}
 	var perfPIDs []int
-	for _, pid := range t.list() {
+	now := t.list()
+	t.noteExits(now)
+	for _, pid := range now {
 		t.mu.Lock()
 		_, seen := t.procs[pid]
 		t.mu.Unlock()
@@ -118,6 +126,9 @@ func (t *treeSampler) refresh(ctx context.Context, left time.Duration) {
 		pp := &runfmt.ProcessProfile{PID: pid, PPID: info.PPID, Runtime: info.Runtime, Exe: info.Exe, Cmdline: info.Cmdline}
 		t.mu.Lock()
 		t.procs[pid] = pp
+		if t.refreshes > 0 {
+			t.started = append(t.started, pid)
+		}
 		t.mu.Unlock()
 		if err != nil {
 			if !errors.Is(err, target.ErrNoProcess) {
@@ -143,6 +154,39 @@ func (t *treeSampler) refresh(ctx context.Context, left time.Duration) {
 	if len(perfPIDs) > 0 {
 		t.start(ctx, ProfilerPerf, perfPIDs, left)
 	}
+	t.mu.Lock()
+	t.refreshes++
+	t.mu.Unlock()
+}
+
+// noteExits notes, once each, the processes that were seen and are gone
+// (a worker that died or was recycled): their samples up to then are kept.
+func (t *treeSampler) noteExits(now []int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for pid, p := range t.procs {
+		if p.Profiler == "" || t.exited[pid] || slices.Contains(now, pid) {
+			continue
+		}
+		t.exited[pid] = true
+		t.exitOrder = append(t.exitOrder, pid)
+	}
+}
+
+// startedNote says which processes appeared during the window.
+func (t *treeSampler) startedNote() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	if len(t.exitOrder) > 0 {
+		out = append(out, fmt.Sprintf("%d process(es) exited during the window (%s): the profile keeps what was sampled of them",
+			len(t.exitOrder), joinPIDs(t.exitOrder)))
+	}
+	if len(t.started) > 0 {
+		out = append(out, fmt.Sprintf("%d process(es) started during the window (%s): sampled from when they appeared",
+			len(t.started), joinPIDs(t.started)))
+	}
+	return strings.Join(out, "; ")
 }
 
 // toolFor picks the profiler for a runtime; a missing py-spy or rbspy
@@ -332,9 +376,14 @@ func joinPIDs(pids []int) string {
 
 // notesSnapshot returns the notes for the verdict.
 func (t *treeSampler) notesSnapshot() []string {
+	started := t.startedNote()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return append([]string(nil), t.notes...)
+	out := append([]string(nil), t.notes...)
+	if started != "" {
+		out = append(out, started)
+	}
+	return out
 }
 
 // profilerCPU is the CPU the recorders used themselves.
