@@ -2,8 +2,8 @@ package capture
 
 import (
 	"bytes"
-	"fmt"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
