@@ -20,6 +20,9 @@ type FindingInput struct {
 	Load                           *runfmt.LoadResult
 	// UserCode decides what is the user's code (zero: the default rule).
 	UserCode UserCode
+	// Runtime is what the service runs (go, python, ruby, node, jvm,
+	// native; "" for Go): advice is given in its terms.
+	Runtime string
 }
 
 // Finding kinds.

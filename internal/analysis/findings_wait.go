@@ -60,7 +60,7 @@ func offCPU(in FindingInput, cpu *cpuView) []ranked {
 		sh := cpu.share(cpu.cumOf(syscallFrames))
 		fmt.Fprintf(&d, " %.0f%% of the CPU it does use is in system calls and network polling.", 100*sh)
 	}
-	d.WriteString(" Look at the mutex and block profiles and at the latency of what the handler calls.")
+	d.WriteString(waitAdvice(in.Runtime))
 	f.Detail = d.String()
 	return []ranked{{f, off}}
 }
@@ -83,8 +83,8 @@ func cpuContention(in FindingInput, latMs, cpuMs float64) (runfmt.Finding, bool)
 	f.Detail = fmt.Sprintf("A request takes %.3g ms on average and uses %.3g ms of CPU; the service's threads spent %.3g ms per request "+
 		"waiting in the kernel's run queue (%.2f s in the window) while %.2f cores were used, below its budget. Other processes hold the "+
 		"cores: on a small machine often the load generator itself (give it other cores with taskset, or another machine), or the service "+
-		"runs more busy threads than it gets CPUs (GOMAXPROCS above its CPU budget). This is not I/O or lock waiting.",
-		latMs, cpuMs, waitMs, t.RunqueueWaitSeconds, t.CPUCoresMean)
+		"runs %s. This is not I/O or lock waiting.",
+		latMs, cpuMs, waitMs, t.RunqueueWaitSeconds, t.CPUCoresMean, threadsAdvice(in.Runtime))
 	return f, true
 }
 

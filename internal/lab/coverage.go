@@ -7,6 +7,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/target"
 )
 
 // A CPU profile must account for at least minCoverage of the CPU the
@@ -105,4 +106,24 @@ func scaleHot(hot []runfmt.HotFunc, f float64) {
 		h.CumUsPerRequest *= f
 		h.AttributedUsReq *= f
 	}
+}
+
+// serviceRuntime is the runtime of the service's busiest process: "go" for
+// a service profiled through its pprof endpoint, "" when unknown.
+func (s *session) serviceRuntime() string {
+	if s.prof == nil {
+		return ""
+	}
+	if s.prof.mode == ProfilerPprof {
+		return target.RuntimeGo
+	}
+	best, rt := -1.0, ""
+	if s.run.Profiling != nil {
+		for _, p := range s.run.Profiling.Processes {
+			if p.CPUSeconds > best && p.Runtime != "" {
+				best, rt = p.CPUSeconds, p.Runtime
+			}
+		}
+	}
+	return rt
 }

@@ -94,6 +94,6 @@ func (s *session) summarizeProfile() {
 	r.Findings = analysis.Findings(analysis.FindingInput{
 		CPU: verdictCPU, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
-		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC, UserCode: uc,
+		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC, UserCode: uc, Runtime: s.serviceRuntime(),
 	})
 }

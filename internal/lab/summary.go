@@ -74,7 +74,7 @@ func (s *session) summarize() {
 		CPU: verdictCPU, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
-		Target: r.Target, GC: r.GC, Load: r.Load, UserCode: uc,
+		Target: r.Target, GC: r.GC, Load: r.Load, UserCode: uc, Runtime: s.serviceRuntime(),
 	})
 }
 
