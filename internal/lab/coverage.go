@@ -48,12 +48,19 @@ func (s *session) profilingSummary(cpu *profile.Profile) *runfmt.Profiling {
 		return pr
 	}
 	pr.Coverage = pr.ProfileCPUSeconds / pr.MeasuredCPUSeconds
-	if pr.Coverage < minCoverage {
-		pr.NotRepresentative = fmt.Sprintf("the CPU profile accounts for %.0f%% of the CPU measured (%.2f of %.2f CPU-seconds, %d samples): "+
-			"it cannot say where the service's CPU went, so its functions are not the verdict%s",
-			100*pr.Coverage, pr.ProfileCPUSeconds, pr.MeasuredCPUSeconds, sampleCount(cpu), s.coverageHint())
-	}
+	pr.NotRepresentative = notRepresentative(pr.ProfileCPUSeconds, pr.MeasuredCPUSeconds, sampleCount(cpu), s.coverageHint())
 	return pr
+}
+
+// notRepresentative says why a profile standing for profileCPU seconds
+// of CPU in samples cannot explain measuredCPU seconds, or "" when it can.
+func notRepresentative(profileCPU, measuredCPU float64, samples int64, hint string) string {
+	if measuredCPU < minExplainCPUSeconds || profileCPU >= minCoverage*measuredCPU {
+		return ""
+	}
+	return fmt.Sprintf("the CPU profile accounts for %.0f%% of the CPU measured (%.2f of %.2f CPU-seconds, %d samples): "+
+		"it cannot say where the service's CPU went, so its functions are not the verdict%s",
+		100*profileCPU/measuredCPU, profileCPU, measuredCPU, samples, hint)
 }
 
 // coverageHint says what to try when the profile misses most of the CPU.
