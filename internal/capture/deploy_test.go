@@ -154,6 +154,10 @@ func TestV8FrameNames(t *testing.T) {
 		{"LazyCompile:*render file:///srv/shop/view.mjs:4:10", "render", "/srv/shop/view.mjs"},
 		{"JS:~ /srv/shop/app.js:27:22", "(anonymous):27", "/srv/shop/app.js"},
 		{"Builtin:ArrayPrototypePush", "Builtin:ArrayPrototypePush", ""},
+		{"void Server.handle(com.sun.net.httpserver.HttpExchange)", "Server.handle", ""},
+		{"java.lang.String java.lang.module.ModuleDescriptor.name()", "java.lang.module.ModuleDescriptor.name", ""},
+		{"int[] Server$Inner.<init>(int, long[])", "Server$Inner.<init>", ""},
+		{"void v8::internal::Heap::Scavenge(int)", "void v8::internal::Heap::Scavenge(int)", ""},
 	} {
 		f := jitFrame(frame{name: tc.in, dso: "/tmp/perf-1.map"})
 		if f.name != tc.name || f.file != tc.file {

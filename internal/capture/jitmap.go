@@ -99,8 +99,9 @@ func readPerfMap(path string) *perfMap {
 		if !ok || !ok2 {
 			continue
 		}
-		a, err1 := strconv.ParseUint(start, 16, 64)
-		n, err2 := strconv.ParseUint(size, 16, 64)
+		// node writes bare hexadecimal, the JVM's Compiler.perfmap 0x-prefixed.
+		a, err1 := strconv.ParseUint(strings.TrimPrefix(start, "0x"), 16, 64)
+		n, err2 := strconv.ParseUint(strings.TrimPrefix(size, "0x"), 16, 64)
 		if err1 != nil || err2 != nil || n == 0 {
 			continue
 		}

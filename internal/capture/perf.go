@@ -28,6 +28,9 @@ type PerfConfig struct {
 	// CPUUsed, when set, receives perf record's own CPU time (user +
 	// system) over the recording.
 	CPUUsed *time.Duration
+	// BeforeScript, when set, runs after the recording and before perf
+	// script reads it: the moment to have a JIT write its perf map.
+	BeforeScript func()
 }
 
 // PerfRecord samples the processes' on-CPU stacks with
@@ -55,6 +58,9 @@ func PerfRecord(ctx context.Context, cfg PerfConfig) (*profile.Profile, error) {
 	start := time.Now()
 	if err := cfg.record(ctx, perf, data); err != nil {
 		return nil, err
+	}
+	if cfg.BeforeScript != nil {
+		cfg.BeforeScript()
 	}
 	p, err := perfScript(ctx, perf, data)
 	if err != nil {

@@ -170,6 +170,10 @@ func matchingParen(s string) int {
 // file may be node's own ("node:internal/http:1:1").
 var v8Symbol = regexp.MustCompile(`^(?:JS|LazyCompile|Function|InterpretedFunction|Eval|Script):[~^*+-]?(.*?) ?(\S+):([0-9]+):[0-9]+$`)
 
+// jvmSymbol is how the JVM names a compiled method in its perf map (jcmd
+// PID Compiler.perfmap): return type, class and method, parameter types.
+var jvmSymbol = regexp.MustCompile(`^[\w$.<>\[\]]+ ([\w$.<>]+\.[\w$<>]+)\(.*\)$`)
+
 func isPerfMap(dso string) bool {
 	base := filepath.Base(dso)
 	return strings.HasPrefix(base, "perf-") && strings.HasSuffix(base, ".map")
@@ -179,6 +183,10 @@ func isPerfMap(dso string) bool {
 // way pprof names Go code, so one function compiled by several tiers is
 // one function; other perf-map frames are kept as they are.
 func jitFrame(f frame) frame {
+	if m := jvmSymbol.FindStringSubmatch(f.name); m != nil && !strings.Contains(f.name, "::") {
+		f.name = m[1] // "void Server.handle(com.sun.net.httpserver.HttpExchange)" -> "Server.handle"
+		return f
+	}
 	m := v8Symbol.FindStringSubmatch(f.name)
 	if m == nil {
 		return f

@@ -110,6 +110,8 @@ func TestAcceptanceFrameworks(t *testing.T) {
 		{"puma-rack", framework{dir: "rackapp", path: "/quote", planted: "build_table", conns: 4,
 			launchers: []func(string) []string{puma, pumaCmd("ruby", "/usr/bin/puma"), nil}, attach: puma,
 			needs: []string{"ruby", "puma", "rbspy"}}},
+		{"java", framework{dir: "javahot", path: "/rank", planted: "Server.rankItems", conns: 2, processes: 1,
+			launchers: []func(string) []string{javaCmd, javaCmd, javaCmd}, needs: []string{"java", "jcmd", "perf"}}},
 		{"express", framework{dir: "expressapp", path: "/digest", planted: "digestCatalog", conns: 2,
 			launchers: []func(string) []string{nodeCmd, nodeCmd, nodeCmd}, needs: []string{"node", "perf"}, processes: 1}},
 	} {
@@ -147,6 +149,8 @@ func TestAcceptanceFrameworks(t *testing.T) {
 }
 
 func nodeCmd(addr string) []string { return []string{"node", "app.js", "--addr", addr} }
+
+func javaCmd(addr string) []string { return []string{"java", "Server.java", "--addr", addr} }
 
 // runFramework runs one service: launched by perflab, or (launch nil)
 // started by the test and attached with --pid MASTER.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"slices"
 	"sort"
@@ -225,9 +226,6 @@ func (t *treeSampler) noteRuntime(info target.ProcessInfo) {
 	case target.RuntimeNode:
 		t.note("node perf map", "node process without a perf map (/tmp/perf-PID.map): JavaScript frames show as addresses; "+
 			"start it with node --perf-basic-prof (or NODE_OPTIONS=--perf-basic-prof) to see function names")
-	case target.RuntimeJVM:
-		t.note("jvm perf map", "JVM process without a perf map (/tmp/perf-PID.map): Java frames show as addresses; "+
-			"run `jcmd PID Compiler.perfmap` (JDK 17+) before the window, or load perf-map-agent, to see method names")
 	}
 }
 
@@ -274,7 +272,12 @@ func (t *treeSampler) start(ctx context.Context, tool string, pids []int, left t
 		case ProfilerRbSpy:
 			prof, err = capture.RbSpy(t.stopAt, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true, CPUUsed: &used})
 		default:
-			prof, err = capture.PerfRecord(ctx, capture.PerfConfig{PIDs: pids, Seconds: secs, Hz: t.hz, CPUUsed: &used})
+			var maps []string
+			prof, err = capture.PerfRecord(ctx, capture.PerfConfig{PIDs: pids, Seconds: secs, Hz: t.hz, CPUUsed: &used,
+				BeforeScript: func() { maps = t.jvmPerfMaps(pids) }})
+			for _, m := range maps {
+				_ = os.Remove(m)
+			}
 		}
 		t.mu.Lock()
 		defer t.mu.Unlock()
