@@ -124,25 +124,23 @@ func (t *treeSampler) refresh(ctx context.Context, left time.Duration) {
 			continue
 		}
 		info, err := target.DetectRuntime(pid)
-		pp := &runfmt.ProcessProfile{PID: pid, PPID: info.PPID, Runtime: info.Runtime, Exe: info.Exe, Cmdline: info.Cmdline}
+		tool := ""
+		if err == nil {
+			t.noteRuntime(info)
+			tool = t.toolFor(info.Runtime)
+		}
 		t.mu.Lock()
-		t.procs[pid] = pp
+		t.procs[pid] = &runfmt.ProcessProfile{PID: pid, PPID: info.PPID, Runtime: info.Runtime, Exe: info.Exe, Cmdline: info.Cmdline, Profiler: tool}
 		if t.refreshes > 0 {
 			t.started = append(t.started, pid)
 		}
 		t.mu.Unlock()
-		if err != nil {
-			if !errors.Is(err, target.ErrNoProcess) {
-				t.warn("not profiling " + err.Error())
-			}
-			continue
+		if err != nil && !errors.Is(err, target.ErrNoProcess) {
+			t.warn("not profiling " + err.Error())
 		}
-		t.noteRuntime(info)
-		tool := t.toolFor(info.Runtime)
 		if tool == "" {
 			continue
 		}
-		pp.Profiler = tool
 		if tool == ProfilerPerf {
 			perfPIDs = append(perfPIDs, pid)
 			continue
