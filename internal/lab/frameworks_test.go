@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"perflab/internal/labtest"
+	"perflab/internal/load"
 	"perflab/internal/runfmt"
 )
 
@@ -189,17 +190,16 @@ func attachFramework(t *testing.T, fw framework, dir, addr string) *runfmt.Run {
 	if err := waitHTTP("http://"+addr+fw.path, 20*time.Second); err != nil {
 		t.Fatalf("%s did not start: %v", argv[0], err)
 	}
-	// The truth: the tree's CPU over the whole run, less what it uses idle
-	// (a master's heartbeat, the workers' timers) outside the window.
-	idleFrom, idleStart := treeCPU(t, cmd.Process.Pid), time.Now()
-	time.Sleep(time.Second)
-	before, start := treeCPU(t, cmd.Process.Pid), time.Now()
-	idleRate := (before - idleFrom) / start.Sub(idleStart).Seconds()
+	// The truth: the tree's CPU read by the test from /proc when the
+	// measured load starts and when it ends (no warm-up: the only load).
+	var before, after float64
+	cfg.Watch = func(*load.Attacker) func() {
+		before = treeCPU(t, cmd.Process.Pid)
+		return func() { after = treeCPU(t, cmd.Process.Pid) }
+	}
 	r, _ := runAcceptance(t, cfg)
-	after := treeCPU(t, cmd.Process.Pid)
-	outside := time.Since(start).Seconds() - r.Load.DurationS
-	truth := (after - before - idleRate*outside) * 1000 / float64(r.Load.Requests)
-	t.Logf("attached: perflab %.3f ms CPU/request, /proc truth %.3f ms over the master and its workers (idle %.3f cores)", r.Target.CPUMsPerRequest, truth, idleRate)
+	truth := (after - before) * 1000 / float64(r.Load.Requests)
+	t.Logf("attached: perflab %.3f ms CPU/request, /proc truth %.3f ms over the master and its workers", r.Target.CPUMsPerRequest, truth)
 	if d := math.Abs(r.Target.CPUMsPerRequest-truth) / truth; d > 0.10 {
 		t.Errorf("CPU per request %.3f ms is %.0f%% off the /proc truth %.3f ms (want within 10%%)", r.Target.CPUMsPerRequest, 100*d, truth)
 	}

@@ -67,9 +67,17 @@ func TestDetectRuntimeThroughLauncher(t *testing.T) {
 		t.Skip("python3 not installed")
 	}
 	pid := startIdle(t, "sh", "-c", "exec python3 -c 'import time; time.sleep(30)'")
-	info, err := DetectRuntime(pid)
-	if err != nil {
-		t.Fatal(err)
+	// python3 may itself be a launcher (a pyenv shim: bash, then pyenv,
+	// then the interpreter): wait for the exec chain to end.
+	var info ProcessInfo
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		var err error
+		if info, err = DetectRuntime(pid); err != nil {
+			t.Fatal(err)
+		}
+		if info.Runtime == RuntimePython {
+			break
+		}
 	}
 	if info.Runtime != RuntimePython {
 		t.Errorf("sh -c 'exec python3': runtime %q (exe %s), want python", info.Runtime, info.Exe)
