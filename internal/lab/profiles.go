@@ -200,12 +200,16 @@ func (p *profileSet) sample(ctx context.Context, seconds float64) {
 	p.mu.Lock()
 	p.cpu = prof
 	p.mu.Unlock()
-	p.save("cpu", nil, prof)
+	// Saved by after, on the run's goroutine: saving reads the window's
+	// bounds, which the run sets while the samplers finish.
 }
 
 // after takes the end-of-window snapshots.
 func (p *profileSet) after(ctx context.Context) {
 	if p.mode != ProfilerPprof {
+		if p.tree != nil && p.cpu != nil {
+			p.save("cpu", nil, p.cpu)
+		}
 		return
 	}
 	if a, _, err := p.client.Fetch(ctx, p.base, "allocs", ""); err != nil {

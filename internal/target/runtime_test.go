@@ -36,6 +36,24 @@ func startIdle(t *testing.T, name string, args ...string) int {
 	return cmd.Process.Pid
 }
 
+// waitRuntime detects pid's runtime until it is want or 10 s pass: the
+// command may be a launcher (a pyenv shim is bash, then pyenv, then the
+// interpreter) whose exec chain takes a while on a busy machine.
+func waitRuntime(t *testing.T, pid int, want string) ProcessInfo {
+	t.Helper()
+	var info ProcessInfo
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		var err error
+		if info, err = DetectRuntime(pid); err != nil {
+			t.Fatal(err)
+		}
+		if info.Runtime == want {
+			break
+		}
+	}
+	return info
+}
+
 func TestDetectRuntimeInterpreters(t *testing.T) {
 	for _, tc := range []struct {
 		cmd  string
@@ -48,11 +66,7 @@ func TestDetectRuntimeInterpreters(t *testing.T) {
 		{"sleep", []string{"30"}, RuntimeNative},
 	} {
 		t.Run(tc.cmd, func(t *testing.T) {
-			pid := startIdle(t, tc.cmd, tc.args...)
-			info, err := DetectRuntime(pid)
-			if err != nil {
-				t.Fatal(err)
-			}
+			info := waitRuntime(t, startIdle(t, tc.cmd, tc.args...), tc.want)
 			if info.Runtime != tc.want {
 				t.Errorf("%s: runtime %q (exe %s), want %q", tc.cmd, info.Runtime, info.Exe, tc.want)
 			}
@@ -66,19 +80,7 @@ func TestDetectRuntimeThroughLauncher(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not installed")
 	}
-	pid := startIdle(t, "sh", "-c", "exec python3 -c 'import time; time.sleep(30)'")
-	// python3 may itself be a launcher (a pyenv shim: bash, then pyenv,
-	// then the interpreter): wait for the exec chain to end.
-	var info ProcessInfo
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		var err error
-		if info, err = DetectRuntime(pid); err != nil {
-			t.Fatal(err)
-		}
-		if info.Runtime == RuntimePython {
-			break
-		}
-	}
+	info := waitRuntime(t, startIdle(t, "sh", "-c", "exec python3 -c 'import time; time.sleep(30)'"), RuntimePython)
 	if info.Runtime != RuntimePython {
 		t.Errorf("sh -c 'exec python3': runtime %q (exe %s), want python", info.Runtime, info.Exe)
 	}
