@@ -174,16 +174,7 @@ func runFramework(t *testing.T, fw framework, dir string, launch func(string) []
 func attachFramework(t *testing.T, fw framework, dir, addr string) *runfmt.Run {
 	t.Helper()
 	argv := fw.attach(addr)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	})
+	cmd := startServer(t, dir, argv...)
 	cfg := acceptanceConfig(t, addr, fw.path)
 	cfg.PID, cfg.Budget.CPUs, cfg.Warmup = cmd.Process.Pid, 0, 0
 	cfg.Load.Duration, cfg.Load.Concurrency = 3*time.Second, fw.conns
@@ -205,6 +196,23 @@ func attachFramework(t *testing.T, fw framework, dir, addr string) *runfmt.Run {
 	}
 	checkWorkers(t, r, 2)
 	return r
+}
+
+// startServer starts argv in dir, in a process group of its own that the
+// test's cleanup kills (the master and every worker).
+func startServer(t *testing.T, dir string, argv ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	return cmd
 }
 
 // waitHTTP polls url until it answers.
@@ -336,16 +344,7 @@ func TestAcceptanceCgroupAttach(t *testing.T) {
 	addr := labtest.FreeAddr(t)
 	// The shell puts itself in the group, then becomes gunicorn: the
 	// master and every worker it forks are in the group from the start.
-	cmd := exec.Command("sh", "-c", fmt.Sprintf("echo $$ > %s/cgroup.procs && exec gunicorn -w 2 -b %s app:app", group, addr))
-	cmd.Dir = frameworkDir(t, "flaskapp")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	})
+	startServer(t, frameworkDir(t, "flaskapp"), "sh", "-c", fmt.Sprintf("echo $$ > %s/cgroup.procs && exec gunicorn -w 2 -b %s app:app", group, addr))
 	if err := waitHTTP("http://"+addr+"/healthz", 20*time.Second); err != nil {
 		t.Fatalf("gunicorn did not start: %v", err)
 	}
