@@ -10,6 +10,7 @@ import (
 
 	"perflab/internal/analysis"
 	"perflab/internal/lab"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
@@ -172,6 +173,9 @@ func writeProfileSummary(env Env, r *runfmt.Run, dir string) error {
 		}
 		if pr.NotRepresentative != "" {
 			fmt.Fprintf(w, "NOT REPRESENTATIVE: %s\n", pr.NotRepresentative)
+		}
+		if line := report.ProcessLine(pr.Processes); line != "" {
+			fmt.Fprintf(w, "Processes: %s\n", line)
 		}
 	}
 	for _, p := range r.Profiles {

@@ -22,7 +22,7 @@ func (p *printer) profiling(pr *runfmt.Profiling) {
 	if pr.NotRepresentative != "" {
 		p.f("  NOT REPRESENTATIVE:\t%s\n", wrap(pr.NotRepresentative, 100, "     "))
 	}
-	if line := processLine(pr.Processes); line != "" {
+	if line := ProcessLine(pr.Processes); line != "" {
 		p.f("  Processes:\t%s\n", wrap(line, 100, "     "))
 	}
 	if pr.ProfilerCPUSeconds > 0 && pr.MeasuredCPUSeconds > 0 {
@@ -30,10 +30,10 @@ func (p *printer) profiling(pr *runfmt.Profiling) {
 	}
 }
 
-// processLine lists the sampled processes with their share of the
+// ProcessLine lists the sampled processes with their share of the
 // profile, busiest first: "3 processes (python): 4242 1.02 s (py-spy),
 // 4243 0.98 s (py-spy), 4240 0.00 s (py-spy)". Empty for one process.
-func processLine(ps []runfmt.ProcessProfile) string {
+func ProcessLine(ps []runfmt.ProcessProfile) string {
 	if len(ps) < 2 {
 		return ""
 	}
