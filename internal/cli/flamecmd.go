@@ -42,7 +42,7 @@ Your code is coloured warm, the standard library and runtime cool.`,
 				return failed(fmt.Errorf("reading profile %s: %w", r.path, err))
 			}
 			return writeFlameFile(out, func(f *os.File) error {
-				return analysis.WriteFlameHTML(f, p, analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac})
+				return analysis.WriteFlameHTML(f, p, analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac, UserCode: r.userCode})
 			}, env)
 		},
 	}

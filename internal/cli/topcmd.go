@@ -30,7 +30,7 @@ each function charged with the standard-library and runtime work it called.`,
 			if err != nil {
 				return err
 			}
-			opt.SampleIndex, opt.Requests = r.sample, r.requests
+			opt.SampleIndex, opt.Requests, opt.UserCode = r.sample, r.requests, r.userCode
 			t, err := analysis.TopFile(r.path, opt)
 			if err != nil {
 				return failed(err)
