@@ -25,7 +25,7 @@ func (d *deployFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&d.src, "src", "", "project root `DIR`: code outside it is not yours when in doubt (default: the launched script's or the service's directory)")
 	fs.StringVar(&d.userCode, "user-code", "", "`REGEX` on function names and files that alone decides what is your code (e.g. 'myapp/|^handle_')")
 	fs.StringVar(&d.cgroup, "cgroup", "", "attach to every process of an existing cgroup `PATH` (a systemd unit's or container's, v1 or v2: /sys/fs/cgroup/... or /system.slice/web.service)")
-	fs.BoolVar(&d.noPerfMap, "no-perf-map", false, "do not add --perf-basic-prof to a launched service's NODE_OPTIONS (node then shows no JavaScript names)")
+	fs.BoolVar(&d.noPerfMap, "no-perf-map", false, "do not add --perf-basic-prof-only-functions to a launched service's NODE_OPTIONS (node then shows no JavaScript names)")
 }
 
 // apply checks the flags and sets them on c.

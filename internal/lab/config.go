@@ -50,7 +50,7 @@ type Config struct {
 	PerfHz    int
 	Trace     bool // also capture a Go execution trace of the window
 	NoGCTrace bool // do not set GODEBUG=gctrace=1 on a launched service
-	// NoPerfMap does not add --perf-basic-prof to
+	// NoPerfMap does not add --perf-basic-prof-only-functions to
 	// NODE_OPTIONS of a launched service (node then shows no JS names).
 	NoPerfMap bool
 

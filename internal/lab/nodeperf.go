@@ -7,12 +7,14 @@ import (
 )
 
 // nodePerfFlags make a node process write /tmp/perf-PID.map, so perf names
-// its JavaScript functions and V8's stubs and handlers (with
-// --perf-basic-prof-only-functions those show as bare addresses), and give
-// interpreted functions frames of their own. Both are
-// allowed in NODE_OPTIONS, so `node app.js`, `npm start` and a script with a
-// node shebang all get them; other runtimes ignore the variable.
-const nodePerfFlags = "--perf-basic-prof --interpreted-frames-native-stack"
+// its JavaScript functions, and give interpreted functions frames of their
+// own. Only functions: node 20's --perf-basic-prof also turns on V8's
+// logger, which writes an isolate-*-v8.log into the service's directory;
+// the stubs and handlers it would add are not the user's code either way.
+// Both flags are allowed in NODE_OPTIONS, so `node app.js`, `npm start`
+// and a script with a node shebang all get them; other runtimes ignore the
+// variable.
+const nodePerfFlags = "--perf-basic-prof-only-functions --interpreted-frames-native-stack"
 
 // withPerfMap adds nodePerfFlags to the service's NODE_OPTIONS unless it
 // asks for a perf map already.

@@ -223,7 +223,7 @@ func (t *treeSampler) noteRuntime(info target.ProcessInfo) {
 	switch info.Runtime {
 	case target.RuntimeNode:
 		t.note("node perf map", "node process without a perf map (/tmp/perf-PID.map): JavaScript frames show as addresses; "+
-			"start it with node --perf-basic-prof (or NODE_OPTIONS=--perf-basic-prof) to see function names")
+			"start it with node --perf-basic-prof-only-functions (or NODE_OPTIONS=--perf-basic-prof-only-functions) to see function names")
 	}
 }
 
