@@ -16,6 +16,10 @@ import (
 // header line of JSON, then one JSON stack trace per line).
 const rbspyRawMagic = "rbspy02"
 
+// maxRbspyRawBytes bounds the decompressed recording read (a minute of
+// several workers at 100 Hz is tens of megabytes).
+const maxRbspyRawBytes = 1 << 30
+
 // rbspyTrace is one sample of an rbspy raw recording. Only the fields
 // perflab reads are declared; rbspy writes more (time, thread_id).
 type rbspyTrace struct {
@@ -43,7 +47,7 @@ func ParseRbspyRaw(r io.Reader, periodNanos int64) (*profile.Profile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing rbspy recording: %w", err)
 	}
-	br := bufio.NewReader(zr)
+	br := bufio.NewReader(io.LimitReader(zr, maxRbspyRawBytes))
 	magic := make([]byte, len(rbspyRawMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != rbspyRawMagic {
 		return nil, fmt.Errorf("parsing rbspy recording: not an %s recording", rbspyRawMagic)
