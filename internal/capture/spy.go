@@ -49,6 +49,9 @@ type SpyConfig struct {
 	// CPUUsed, when set, receives the profiler's own CPU time (user +
 	// system) over the recording: what sampling cost the machine.
 	CPUUsed *time.Duration
+	// OnStart, when set, is called with the profiler's process ID once it
+	// runs.
+	OnStart func(pid int)
 }
 
 // PySpy samples a Python process (and with Subprocesses its descendants)
@@ -134,7 +137,13 @@ func spyRecord(ctx context.Context, tool spyTool, cfg SpyConfig) (*profile.Profi
 	cmd.WaitDelay = 5 * time.Second
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stdout, cmd.Stderr = stderr, stderr
-	runErr := cmd.Run()
+	runErr := cmd.Start()
+	if runErr == nil {
+		if cfg.OnStart != nil {
+			cfg.OnStart(cmd.Process.Pid)
+		}
+		runErr = cmd.Wait()
+	}
 	if cfg.CPUUsed != nil && cmd.ProcessState != nil {
 		*cfg.CPUUsed = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}

@@ -145,7 +145,20 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 			wg.Go(func() { p.trace(pctx, secs) })
 		}
 	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
-		wg.Go(func() { p.sample(pctx, window.Seconds()) })
+		// The samplers start ahead of the window: attaching takes perf,
+		// py-spy and rbspy a moment (seconds on a loaded machine), and a
+		// window they join late would be profiled in part.
+		p.tree = newTreeSampler(p.s)
+		p.tree.end = time.Now().Add(samplerLead + window) // the longest it can last
+		started := make(chan struct{})
+		p.tree.onStart = func() { close(started) }
+		wg.Go(func() { p.sample(pctx, window) })
+		select {
+		case <-started:
+			p.tree.waitAttached(pctx, samplerLead)
+		case <-pctx.Done():
+		}
+		p.tree.begin(window)
 	}
 	go func() {
 		wg.Wait()
@@ -187,9 +200,8 @@ func (p *profileSet) trace(ctx context.Context, secs int) {
 	p.s.addProfile("trace", "pprof", "profiles/trace.out", 0)
 }
 
-func (p *profileSet) sample(ctx context.Context, seconds float64) {
-	p.tree = newTreeSampler(p.s)
-	prof, err := p.tree.run(ctx, time.Duration(seconds*float64(time.Second)))
+func (p *profileSet) sample(ctx context.Context, d time.Duration) {
+	prof, err := p.tree.run(ctx, d)
 	if err != nil {
 		p.s.warn(p.mode + ": " + err.Error())
 		return

@@ -20,6 +20,10 @@ import (
 	"perflab/internal/target"
 )
 
+// samplerLead is how long before the measured window the samplers start,
+// at most: the window starts as soon as every recorder has attached.
+const samplerLead = 2 * time.Second
+
 // treeRefresh is how often the sampler looks for processes the service
 // forked (pre-fork workers, replaced workers) during the window.
 const treeRefresh = 500 * time.Millisecond
@@ -36,11 +40,21 @@ type treeSampler struct {
 	forced string // --profiler perf, py-spy or rbspy; "" decides per process
 	// stopAt ends at the window's end (or with the run): py-spy and rbspy
 	// stop then; perf records exactly what is left of the window.
-	stopAt   context.Context
-	hz       int
-	list     func() []int
-	warn     func(string)
-	lookTool func(string) error
+	stopAt context.Context
+	// onStart, if set, is called once the first recorders are started.
+	onStart func()
+	// end is when the window ends (set by begin when the samplers start
+	// ahead of it).
+	end time.Time
+	// recorders are the process IDs of the py-spy and rbspy processes
+	// started; spies and perfs count those launched, perfAttached the perf
+	// recorders whose events are enabled.
+	recorders             []int
+	spies, perfs, perfsOn int
+	hz                    int
+	list                  func() []int
+	warn                  func(string)
+	lookTool              func(string) error
 
 	mu       sync.Mutex
 	procs    map[int]*runfmt.ProcessProfile
@@ -77,22 +91,31 @@ func newTreeSampler(s *session) *treeSampler {
 // run samples until the window ends (or ctx is cancelled, keeping what was
 // recorded) and returns the merged profile, nil when nothing was recorded.
 func (t *treeSampler) run(ctx context.Context, window time.Duration) (*profile.Profile, error) {
-	end := time.Now().Add(window)
-	rctx, stop := context.WithDeadline(ctx, end)
+	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	t.stopAt = rctx
-	for {
-		t.refresh(ctx, time.Until(end))
+	t.mu.Lock()
+	if t.end.IsZero() { // no lead: the window starts now
+		t.end = time.Now().Add(window)
+	}
+	t.mu.Unlock()
+	for first := true; ; first = false {
+		t.refresh(ctx, time.Until(t.windowEnd()))
+		if first && t.onStart != nil {
+			t.onStart()
+		}
+		left := time.Until(t.windowEnd())
+		if left <= 0 {
+			break
+		}
 		select {
-		case <-rctx.Done():
-		case <-time.After(treeRefresh):
-			if time.Until(end) > treeRefresh/2 {
-				continue
-			}
-			<-rctx.Done()
+		case <-ctx.Done():
+		case <-time.After(min(treeRefresh, left)):
+			continue
 		}
 		break
 	}
+	stop() // py-spy, rbspy and perf stop and keep what they sampled
 	t.wg.Wait()
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -252,11 +275,14 @@ func (t *treeSampler) covered(pid int, tool string) bool {
 
 // start records pids with tool for what is left of the window.
 func (t *treeSampler) start(ctx context.Context, tool string, pids []int, left time.Duration) {
+	t.mu.Lock()
 	if tool != ProfilerPerf {
-		t.mu.Lock()
 		t.roots[pids[0]] = tool
-		t.mu.Unlock()
+		t.spies++
+	} else {
+		t.perfs++
 	}
+	t.mu.Unlock()
 	t.wg.Go(func() {
 		var prof *profile.Profile
 		var err error
@@ -266,12 +292,13 @@ func (t *treeSampler) start(ctx context.Context, tool string, pids []int, left t
 		case ProfilerPySpy:
 			// py-spy and rbspy take whole seconds: they are stopped (and
 			// keep what they sampled) when the window ends.
-			prof, err = capture.PySpy(t.stopAt, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true, CPUUsed: &used})
+			prof, err = capture.PySpy(t.stopAt, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true, CPUUsed: &used, OnStart: t.recorderStarted})
 		case ProfilerRbSpy:
-			prof, err = capture.RbSpy(t.stopAt, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true, CPUUsed: &used})
+			prof, err = capture.RbSpy(t.stopAt, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true, CPUUsed: &used, OnStart: t.recorderStarted})
 		default:
 			var maps []string
-			prof, err = capture.PerfRecord(ctx, capture.PerfConfig{PIDs: pids, Seconds: secs, Hz: t.hz, CPUUsed: &used,
+			prof, err = capture.PerfRecord(ctx, capture.PerfConfig{PIDs: pids, Seconds: secs, Hz: t.hz, CPUUsed: &used, OnAttached: t.perfAttached,
+				Stop:         t.stopAt.Done(),
 				BeforeScript: func() { maps = t.jvmPerfMaps(pids) }})
 			for _, m := range maps {
 				_ = os.Remove(m)
@@ -392,4 +419,59 @@ func (t *treeSampler) profilerCPU() time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.cpuUsed
+}
+
+func (t *treeSampler) perfAttached() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.perfsOn++
+}
+
+func (t *treeSampler) recorderStarted(pid int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.recorders = append(t.recorders, pid)
+}
+
+// recorderStartupCPU is the CPU py-spy or rbspy uses before it samples
+// (reading the interpreter's symbols, tens of milliseconds).
+const recorderStartupCPU = 0.02
+
+// waitAttached waits, at most limit, until every profiler started so far
+// samples: perf has acknowledged enabling its events, py-spy and rbspy
+// run and have done their start-up work (used recorderStartupCPU of CPU).
+// The measured window then starts with the samplers sampling: on a loaded
+// machine a profiler can take a second of wall time to get there.
+func (t *treeSampler) waitAttached(ctx context.Context, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		t.mu.Lock()
+		pids := append([]int(nil), t.recorders...)
+		ready := len(pids) >= t.spies && t.perfsOn >= t.perfs
+		t.mu.Unlock()
+		for _, pid := range pids {
+			if cpu, err := target.ProcessCPUSeconds(pid); err == nil && cpu < recorderStartupCPU {
+				ready = false
+			}
+		}
+		if ready {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// begin says the measured window starts now and lasts window: recorders
+// started ahead of it (with what was then the longest it could last) stop
+// at its end.
+func (t *treeSampler) begin(window time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.end = time.Now().Add(window)
+}
+
+func (t *treeSampler) windowEnd() time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.end
 }

@@ -188,3 +188,16 @@ func isGoBinary(path string) bool {
 	defer f.Close()
 	return f.Section(".go.buildinfo") != nil || f.Section(".note.go.buildid") != nil
 }
+
+// ProcessCPUSeconds is the CPU time (user + system) pid has used so far.
+func ProcessCPUSeconds(pid int) (float64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	st, err := parseProcStat(b)
+	if err != nil {
+		return 0, err
+	}
+	return float64(st.UTime+st.STime) / userHZ, nil
+}
