@@ -37,8 +37,8 @@ func (s *session) profileOnly(ctx context.Context, window time.Duration) error {
 		return errors.New("no profiler could be used (give --pprof URL, --pid PID or -- CMD)")
 	}
 	s.cfg.Log(fmt.Sprintf("profiling with %s for %s", p.mode, window.Round(time.Millisecond)))
+	done := p.during(ctx, window) // returns when the samplers sample
 	p.from = time.Now()
-	done := p.during(ctx, window)
 	var exited <-chan struct{}
 	if s.proc != nil {
 		exited = s.proc.Exited()
