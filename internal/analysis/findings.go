@@ -18,6 +18,9 @@ type FindingInput struct {
 	Target                         *runfmt.TargetSummary
 	GC                             *runfmt.GCSummary
 	Load                           *runfmt.LoadResult
+	// Quality is the machine during the window: who else used the CPUs
+	// and how long the load generator waited for one.
+	Quality *runfmt.Quality
 	// UserCode decides what is the user's code (zero: the default rule).
 	UserCode UserCode
 	// Runtime is what the service runs (go, python, ruby, node, jvm,

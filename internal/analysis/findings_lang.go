@@ -25,16 +25,16 @@ func waitAdvice(runtime string) string {
 	return " Look at the mutex and block profiles and at the latency of what the handler calls."
 }
 
-// threadsAdvice names what makes a service run more busy threads than it
-// has CPUs, per runtime.
-func threadsAdvice(runtime string) string {
+// threadsRemedy says, in the runtime's terms, what to do when a service
+// runs more busy threads than its budget has cores.
+func threadsRemedy(runtime string) string {
 	switch runtime {
 	case runtimePython, runtimeRuby:
-		return "more busy workers than it gets CPUs (workers above its CPU budget)"
+		return "if the service runs more busy workers than its budget has cores, run fewer workers (gunicorn -w, puma -w)."
 	case runtimeNode:
-		return "more busy processes or worker threads than it gets CPUs"
+		return "if the service runs more busy processes or worker threads than its budget has cores, run fewer."
 	case runtimeJVM:
-		return "more busy threads than it gets CPUs (thread pools above its CPU budget)"
+		return "if the service runs more busy threads than its budget has cores, shrink its thread pools."
 	}
-	return "more busy threads than it gets CPUs (GOMAXPROCS above its CPU budget)"
+	return "if the service runs more busy threads than its budget has cores, lower GOMAXPROCS."
 }

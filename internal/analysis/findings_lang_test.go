@@ -29,7 +29,7 @@ func TestFindingsAdviceFitsTheLanguage(t *testing.T) {
 	contended := *target
 	contended.RunqueueWaitSeconds = 40
 	fs := Findings(FindingInput{CPU: cpu, Requests: 1000, Load: load, Target: &contended, Runtime: "python"})
-	if c := findKind(fs, KindCPUContention); len(c) != 1 || strings.Contains(c[0].Detail, "GOMAXPROCS") {
-		t.Errorf("python cpu-contention finding %+v; want one, without GOMAXPROCS", c)
+	if c := findKind(fs, KindCPUContention); len(c) != 1 || strings.Contains(c[0].Detail, "GOMAXPROCS") || !strings.Contains(c[0].Detail, "fewer workers") {
+		t.Errorf("python cpu-contention finding %+v; want one, with fewer workers and without GOMAXPROCS", c)
 	}
 }

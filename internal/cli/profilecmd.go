@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,7 @@ type profileFlags struct {
 	name, dir       string
 	trace, json     bool
 	quiet           bool
+	force           bool
 	deploy          deployFlags
 }
 
@@ -45,6 +47,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text summary")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&f.force, "force", false, "profile the --pprof endpoint even when it belongs to another process than --pid or -- CMD")
 	f.deploy.register(fs)
 }
 
@@ -134,7 +137,7 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 	c = lab.Config{
 		Name: name, Store: store.Store{Root: f.dir}, Command: command, Env: f.env, PID: f.pid,
 		Budget: budget, ReadyURL: f.ready, Pprof: f.pprof, Profiler: f.profiler, PerfHz: f.perfHz,
-		Trace: f.trace, Version: Version,
+		Trace: f.trace, Version: Version, Force: f.force,
 	}
 	if !f.quiet {
 		c.Log = func(msg string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", msg) }
@@ -157,6 +160,9 @@ func (f *profileFlags) print(env Env, res *lab.Result, err error) error {
 		return failed(werr)
 	}
 	if err != nil {
+		if errors.Is(err, lab.ErrNotTheService) {
+			return &exitError{code: ExitUsage, err: err}
+		}
 		return failed(fmt.Errorf("run %s is partial: %w", r.ID, err))
 	}
 	return nil
@@ -164,6 +170,9 @@ func (f *profileFlags) print(env Env, res *lab.Result, err error) error {
 
 func writeProfileSummary(env Env, r *runfmt.Run, dir string) error {
 	w := env.Stdout
+	if err := report.WriteHeadline(w, r); err != nil {
+		return err
+	}
 	if t := r.Target; t != nil {
 		fmt.Fprintf(w, "CPU used: mean %.2f cores, max %.2f (measured from %s)\n", t.CPUCoresMean, t.CPUCoresMax, t.Source)
 	}

@@ -82,10 +82,12 @@ func (s *session) summarizeProfile() {
 		}
 		r.Target = &ts
 	}
+	r.Quality = s.quality(from, to, r.Target, nil)
 	r.GC = s.gcSummary(from, to)
 	r.Profiling = s.profilingSummary(p.cpu)
 	uc, verdictCPU := s.userCode(), s.verdictCPU()
 	if p.cpu != nil {
+		s.checkCPUProfile(len(p.cpu.Sample), r.Target)
 		r.Hot = analysis.HotFor(p.cpu, 0, hotRows, uc)
 	}
 	if p.allocs != nil {
@@ -94,6 +96,6 @@ func (s *session) summarizeProfile() {
 	r.Findings = analysis.Findings(analysis.FindingInput{
 		CPU: verdictCPU, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
-		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC, UserCode: uc, Runtime: s.serviceRuntime(),
+		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),
 	})
 }

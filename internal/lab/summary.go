@@ -35,6 +35,9 @@ func (s *session) summarize() {
 	}
 	from, to := s.prof.from, s.prof.to
 	requests := r.Load.Requests
+	if len(s.cfg.SLO) > 0 {
+		r.Load.SLO = s.cfg.SLO.Evaluate(r.Load)
+	}
 	if s.sampler != nil {
 		exit := (*int)(nil)
 		if r.Target != nil {
@@ -47,12 +50,15 @@ func (s *session) summarize() {
 		}
 		r.Target = &ts
 		addTargetSeries(r.Load.Series, s.sampler.Samples(), from)
+		s.checkTargetCPU(r.Target)
 	}
+	r.Quality = s.quality(from, to, r.Target, r.Load)
 	p := s.prof
 	r.GC = s.gcSummary(from, to)
 	r.Profiling = s.profilingSummary(p.cpu)
 	uc, verdictCPU := s.userCode(), s.verdictCPU()
 	if p.cpu != nil {
+		s.checkCPUProfile(len(p.cpu.Sample), r.Target)
 		r.Hot = analysis.HotFor(p.cpu, requests, hotRows, uc)
 		if pr := r.Profiling; pr.Coverage > 1 && s.wallClockSpy() {
 			scaleHot(r.Hot, 1/pr.Coverage)
@@ -74,7 +80,7 @@ func (s *session) summarize() {
 		CPU: verdictCPU, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
-		Target: r.Target, GC: r.GC, Load: r.Load, UserCode: uc, Runtime: s.serviceRuntime(),
+		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),
 	})
 }
 
@@ -82,7 +88,9 @@ func (s *session) summarize() {
 // account for the CPU measured (its functions are not the verdict).
 func (s *session) verdictCPU() *profile.Profile {
 	if s.run.Profiling != nil && s.run.Profiling.NotRepresentative != "" {
-		s.warn(s.run.Profiling.NotRepresentative)
+		if s.prof.cpu != nil && len(s.prof.cpu.Sample) > 0 { // none: checkCPUProfile says so
+			s.degrade(s.run.Profiling.NotRepresentative)
+		}
 		return nil
 	}
 	return s.prof.cpu
@@ -110,10 +118,12 @@ func (s *session) gcSummary(from, to time.Time) *runfmt.GCSummary {
 	if gc.Count == 0 {
 		return nil
 	}
-	gc.GCTraceCPUPct, gc.CPUPctSource = gc.CPUPct, "gctrace"
+	if gc.CPUPctNote == "" { // else gctrace's figure could not be a share
+		gc.GCTraceCPUPct, gc.CPUPctSource = gc.CPUPct, "gctrace"
+	}
 	if s.prof != nil && s.prof.cpu != nil {
 		if share, ok := analysis.GCShare(s.prof.cpu); ok {
-			gc.CPUPct, gc.CPUPctSource = 100*share, "cpu-profile"
+			gc.CPUPct, gc.CPUPctSource, gc.CPUPctNote = 100*share, "cpu-profile", ""
 		}
 	}
 	gc.GOGC = envValue(s.cfg.Env, "GOGC")
