@@ -63,7 +63,7 @@ func Findings(in FindingInput) []runfmt.Finding {
 	all = append(all, cpuBound(in, cpu)...)
 	all = append(all, gcFinding(in, cpu)...)
 	all = append(all, cpu.categoryFindings()...)
-	all = append(all, cpu.hotUserFindings(all)...)
+	all = append(all, cpu.ownerFindings(all)...)
 	all = append(all, offCPU(in, cpu)...)
 	all = append(all, lockFindings(in)...)
 	all = append(all, goroutineGrowth(in)...)

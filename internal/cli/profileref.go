@@ -35,6 +35,7 @@ type resolved struct {
 	path, title string
 	requests    int64
 	sample      string
+	run         string // the run's directory, when a run was named
 	// userCode is the run's rule of user code (its project root and
 	// --user-code), so top and flame agree with its verdict.
 	userCode analysis.UserCode
@@ -65,7 +66,7 @@ func (f *profileRef) resolve(arg string) (resolved, error) {
 		if p.Type != typ {
 			continue
 		}
-		r.path = filepath.Join(e.Dir, p.File)
+		r.path, r.run = filepath.Join(e.Dir, p.File), e.Dir
 		r.title = fmt.Sprintf("%s: %s (%s)", e.Run.ID, typ, p.Source)
 		if r.requests == 0 && e.Run.Load != nil {
 			r.requests = e.Run.Load.Requests

@@ -82,6 +82,7 @@ func (s *session) summarize() {
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
 		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),
 	})
+	s.culprit()
 }
 
 // verdictCPU is the CPU profile the findings read: none when it cannot
