@@ -58,7 +58,7 @@ stdout.`,
 				return exportFlame(env, format, out, p, r)
 			}
 			return writeFlameFile(out, func(f *os.File) error {
-				return analysis.WriteFlameHTML(f, p, analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac})
+				return analysis.WriteFlameHTML(f, p, analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac, UserCode: r.userCode})
 			}, env)
 		},
 	}

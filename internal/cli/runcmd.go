@@ -37,6 +37,7 @@ type runFlags struct {
 	quiet        bool
 	force        bool
 	cpuFlags     isolationFlags
+	deploy       deployFlags
 	fs           *pflag.FlagSet
 	// out, when set, adds --format, --md and --junit (perflab run).
 	out *reportFlags
@@ -62,6 +63,7 @@ func newRunFlags() *runFlags {
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text verdict")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	f.cpuFlags.register(fs)
+	f.deploy.register(fs)
 	return f
 }
 
@@ -137,13 +139,14 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 	if name == "" {
 		name = defaultName(command, f.pid)
 	}
-	return lab.Config{
+	c = lab.Config{
 		Name: name, Store: store.Store{Root: f.dir}, Load: lc, LoadFlags: f.load.describe(),
 		Warmup: f.warmup, Command: command, Env: f.env, PID: f.pid, Budget: budget,
 		ReadyURL: ready, ReadyTimeout: f.readyTimeout, Pprof: f.pprof, Profiler: f.profiler,
 		PerfHz: f.perfHz, Trace: f.trace, NoGCTrace: f.noGCTrace, Version: Version,
 		Force: f.force, LoadCPUs: f.cpuFlags.load.set,
-	}, nil
+	}
+	return c, f.deploy.apply(&c)
 }
 
 func defaultName(command []string, pid int) string {

@@ -40,7 +40,7 @@ by file (two classes' __init__ are two rows, named with their file).`,
 			if err != nil {
 				return err
 			}
-			opt.SampleIndex, opt.Requests = r.sample, r.requests
+			opt.SampleIndex, opt.Requests, opt.UserCode = r.sample, r.requests, r.userCode
 			t, err := analysis.TopFile(r.path, opt)
 			if err != nil {
 				return failed(err)

@@ -56,6 +56,9 @@ type Run struct {
 	Quality *Quality `json:"quality,omitempty"`
 	// Revision is the git revision measured, for runs of perflab ab --git.
 	Revision *Revision `json:"revision,omitempty"`
+	// Profiling says how the CPU profile was taken and whether it can
+	// explain the CPU measured (see profiling.go).
+	Profiling *Profiling `json:"profiling,omitempty"`
 }
 
 // Config records how the run was asked for, so two runs can be checked for
