@@ -21,6 +21,11 @@ type FindingInput struct {
 	// Quality is the machine during the window: who else used the CPUs
 	// and how long the load generator waited for one.
 	Quality *runfmt.Quality
+	// UserCode decides what is the user's code (zero: the default rule).
+	UserCode UserCode
+	// Runtime is what the service runs (go, python, ruby, node, jvm,
+	// native; "" for Go): advice is given in its terms.
+	Runtime string
 }
 
 // Finding kinds.
@@ -58,7 +63,7 @@ func Findings(in FindingInput) []runfmt.Finding {
 	all = append(all, cpuBound(in, cpu)...)
 	all = append(all, gcFinding(in, cpu)...)
 	all = append(all, cpu.categoryFindings()...)
-	all = append(all, cpu.hotUserFindings(all)...)
+	all = append(all, cpu.ownerFindings(all)...)
 	all = append(all, offCPU(in, cpu)...)
 	all = append(all, lockFindings(in)...)
 	all = append(all, goroutineGrowth(in)...)

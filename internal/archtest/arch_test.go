@@ -12,9 +12,10 @@ import (
 // allowed lists, per internal package, the internal packages it may import.
 // A package missing here may import none.
 var allowed = map[string][]string{
-	"cli":      {"lab", "load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "files"},
+	"cli":      {"lab", "load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files"},
 	"ui":       {"compare", "report", "analysis", "runfmt", "store", "files"},
-	"lab":      {"load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "files"},
+	"lab":      {"load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "revision", "files"},
+	"revision": {},
 	"compare":  {"analysis", "stats", "runfmt", "store", "files"},
 	"report":   {"analysis", "stats", "runfmt", "files"},
 	"store":    {"runfmt", "files"},

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,7 +27,15 @@ import (
 // PERFLAB_CLI_HANG_PPROF answers /debug/pprof/ but never sends a profile.
 const serviceEnv = "PERFLAB_CLI_SERVICE"
 
+// TestMain lets the test binary stand in for perflab's own and for the
+// services of the tests: run with "demo-service" as its first argument it
+// is the bundled demo service, as `perflab demo` launches it
+// (env.Executable is the test binary); with serviceEnv set, the fault
+// tests' service.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "demo-service" {
+		os.Exit(Main(context.Background(), os.Args[1:], OSEnv()))
+	}
 	if addr := os.Getenv(serviceEnv); addr != "" {
 		serveFaultService(addr)
 		return

@@ -17,19 +17,27 @@ func newFlameCmd(env Env) *cobra.Command {
 	var ref profileRef
 	var out string
 	var minFrac float64
+	var format string
 	cmd := &cobra.Command{
-		Use:   "flame PROFILE|RUN -o FILE.html",
+		Use:   "flame PROFILE|RUN -o FILE.html | flame --format collapsed|speedscope PROFILE|RUN [-o FILE]",
 		Short: "Write a standalone interactive flame graph of a profile or a run",
 		Long: `Write one self-contained HTML file (no network needed) with an interactive
 flame graph: click a frame to zoom, search by regexp, hover for its cost and
 share. For a RUN (ID, name, path, glob or "latest") the costs are per request.
-Your code is coloured warm, the standard library and runtime cool.`,
+Your code is coloured warm, the standard library and runtime cool.
+
+--format collapsed writes Brendan Gregg's folded stacks ("root;caller;leaf
+VALUE", for flamegraph.pl, inferno and speedscope) and --format speedscope
+speedscope's JSON, of the profile's values (CPU nanoseconds, bytes), to -o or
+stdout.`,
 		Example: `  perflab flame latest -o flame.html
   perflab flame --allocs latest -o allocs.html
-  perflab flame profiles/cpu.pb.gz -o cpu.html`,
+  perflab flame profiles/cpu.pb.gz -o cpu.html
+  perflab flame --format collapsed latest | flamegraph.pl > cpu.svg
+  perflab flame --format speedscope latest -o cpu.speedscope.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
+			if out == "" && format == flameHTML {
 				return usageErr("-o FILE.html is required")
 			}
 			r, err := ref.resolve(args[0])
@@ -44,7 +52,10 @@ Your code is coloured warm, the standard library and runtime cool.`,
 			if err != nil {
 				return usageErr("reading profile %s: %v", r.path, err)
 			}
-			opt := analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac}
+			if format != flameHTML {
+				return exportFlame(env, format, out, p, r)
+			}
+			opt := analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac, UserCode: r.userCode}
 			if err := files.WriteAtomic(out, func(w io.Writer) error { return analysis.WriteFlameHTML(w, p, opt) }); err != nil {
 				if errors.Is(err, analysis.ErrNoSampleType) {
 					return usageErr("%v", err)
@@ -57,7 +68,8 @@ Your code is coloured warm, the standard library and runtime cool.`,
 	}
 	fs := cmd.Flags()
 	v := flagSet{fs}
-	v.checked(&out, "output", "o", "", "file", outputFile, "write the HTML page to `FILE`")
+	v.checked(&out, "output", "o", "", "file", outputFile, "write the HTML page (or the export) to `FILE`")
+	v.choice(&format, "format", flameHTML, []string{flameHTML, flameCollapsed, flameSpeedscope}, "html (an interactive page), collapsed (folded stacks) or speedscope (JSON)")
 	v.float(&minFrac, "min-fraction", "", 0, -1, 1, "fold frames below this `fraction` of the total into their parent, from -1 to 1 (0: 0.0005; negative: keep all)")
 	ref.register(fs)
 	return cmd

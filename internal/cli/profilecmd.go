@@ -26,6 +26,7 @@ type profileFlags struct {
 	trace, json     bool
 	quiet           bool
 	force           bool
+	deploy          deployFlags
 }
 
 func (f *profileFlags) register(cmd *cobra.Command) {
@@ -46,6 +47,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text summary")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&f.force, "force", false, "profile the --pprof endpoint even when it belongs to another process than --pid or -- CMD")
+	f.deploy.register(fs)
 }
 
 func newProfileCmd(env Env) *cobra.Command {
@@ -84,21 +86,21 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 		return c, usageErr("unexpected argument %q: perflab profile takes --pprof URL, --pid PID or -- CMD", urls[0])
 	}
 	sources := 0
-	for _, set := range []bool{f.pprof != "", f.pid != 0, len(command) > 0} {
+	for _, set := range []bool{f.pprof != "", f.pid != 0, len(command) > 0, f.deploy.cgroup != ""} {
 		if set {
 			sources++
 		}
 	}
 	switch {
 	case sources == 0:
-		return c, usageErr("nothing to profile: give --pprof URL, --pid PID or -- CMD")
+		return c, usageErr("nothing to profile: give --pprof URL, --pid PID, --cgroup PATH or -- CMD")
 	case f.pid != 0 && len(command) > 0:
 		return c, usageErr("give either --pid or -- CMD, not both")
 	}
 	if f.profiler == lab.ProfilerPprof && f.pprof == "" {
 		return c, usageErr("--profiler pprof needs --pprof URL")
 	}
-	if f.profiler != lab.ProfilerAuto && f.profiler != lab.ProfilerPprof && f.pid == 0 && len(command) == 0 {
+	if f.profiler != lab.ProfilerAuto && f.profiler != lab.ProfilerPprof && f.pid == 0 && len(command) == 0 && f.deploy.cgroup == "" {
 		return c, usageErr("--profiler %s samples a process: give --pid PID or -- CMD", f.profiler)
 	}
 	budget, err := (&runFlags{cpus: f.cpus, memory: f.memory}).budget()
@@ -127,7 +129,7 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 	if !f.quiet {
 		c.Log = func(msg string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", msg) }
 	}
-	return c, nil
+	return c, f.deploy.apply(&c)
 }
 
 // print writes the capture's summary: the saved profiles and the CPU top

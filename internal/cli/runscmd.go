@@ -2,36 +2,52 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"perflab/internal/report"
+	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
 
 func newRunsCmd(env Env) *cobra.Command {
 	var dir string
+	var asJSON, dryRun bool
+	var keep int
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "List stored runs (newest first); show or remove one",
+		Short: "List stored runs (newest first); show or remove one; keep the newest N of each name",
 		Args:  cobra.NoArgs,
+		Example: `  perflab runs
+  perflab runs --json
+  perflab runs --prune-keep 10 --dir ci-baseline    # a CI cache of baseline runs, bounded`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openStore(dir)
 			if err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("prune-keep") {
+				return pruneRuns(env, st, keep, dryRun)
+			}
+			if dryRun {
+				return usageErr("--dry-run goes with --prune-keep")
+			}
 			entries, err := st.List()
 			if err != nil {
 				return failed(err)
+			}
+			if asJSON {
+				return runsListJSON(env, entries)
 			}
 			if len(entries) == 0 {
 				fmt.Fprintf(env.Stdout, "no runs in %s\n", dir)
 				return nil
 			}
-			var rows []report.RunListing
+			var rows []runfmt.RunListing
 			for _, e := range entries {
-				rows = append(rows, report.RunListing{ID: filepath.Base(e.Dir), Run: e.Run, Err: e.Err})
+				rows = append(rows, runfmt.Listing(filepath.Base(e.Dir), e.Dir, e.Run, e.Err))
 			}
 			if err := report.WriteRunsTable(env.Stdout, rows); err != nil {
 				return failed(err)
@@ -39,7 +55,11 @@ func newRunsCmd(env Env) *cobra.Command {
 			return nil
 		},
 	}
-	flagSet{cmd.PersistentFlags()}.checked(&dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
+	v := flagSet{cmd.PersistentFlags()}
+	v.checked(&dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "list the runs as JSON (id, name, dir, started, status, requests, rps, p99_ms, cpu_ms_per_request, measurement, revision)")
+	flagSet{cmd.Flags()}.int(&keep, "prune-keep", "", 0, 0, math.MaxInt, "remove all but the newest `N` runs of each name (prints each one removed)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "with --prune-keep: print what would be removed, remove nothing")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "show RUN",
 		Short: "Print a run's summary and verdict (RUN: ID, name, path, glob or latest)",

@@ -39,7 +39,9 @@ func outputPath(path string) (string, error) {
 		return "", err
 	}
 	dir := filepath.Dir(target)
-	if st, err := os.Stat(dir); err != nil {
+	if st, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return "", &fs.PathError{Op: "write", Path: path, Err: fmt.Errorf("its directory does not exist: %w", fs.ErrNotExist)}
+	} else if err != nil {
 		return "", err
 	} else if !st.IsDir() {
 		return "", &fs.PathError{Op: "write", Path: dir, Err: errors.New("not a directory")}

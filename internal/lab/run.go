@@ -97,6 +97,9 @@ func (s *session) startTarget(ctx context.Context) error {
 			s.warn("removing stale cgroups: " + err.Error())
 		}
 		env := append([]string(nil), c.Env...)
+		if !c.NoPerfMap {
+			env = append(env, "NODE_OPTIONS="+withPerfMap(envValue(c.Env, "NODE_OPTIONS")))
+		}
 		lc := target.LaunchConfig{
 			Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name, Hurry: c.Hurry,
 			LogPath: filepath.Join(s.dir, "target.log"),
@@ -115,6 +118,8 @@ func (s *session) startTarget(ctx context.Context) error {
 		s.proc, err = target.Launch(ctx, lc)
 	case c.PID > 0:
 		s.proc, err = target.Attach(c.PID)
+	case c.Cgroup != "":
+		s.proc, err = target.AttachCgroup(c.Cgroup)
 	default:
 		return nil
 	}
@@ -152,6 +157,9 @@ func (s *session) stopTarget() {
 	}
 	if err := s.proc.Stop(s.cfg.StopGrace); err != nil {
 		s.warn("stopping the service: " + err.Error())
+	}
+	if len(s.cfg.Command) > 0 && !s.cfg.NoPerfMap {
+		removePerfMaps(s.seenPIDs())
 	}
 	if code := s.proc.ExitCode(); code != nil {
 		if s.run.Target == nil {

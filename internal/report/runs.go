@@ -10,42 +10,34 @@ import (
 	"perflab/internal/runfmt"
 )
 
-// RunListing is one stored run as `perflab runs` lists it: its directory's
-// base name, and its record or the reason it cannot be read.
-type RunListing struct {
-	ID  string
-	Run *runfmt.Run
-	Err error
-}
-
-// WriteRunsTable writes the runs table: ID, name, start, requests/s, p99,
-// CPU ms per request and status, one run a line in the order given.
-func WriteRunsTable(w io.Writer, runs []RunListing) error {
+// WriteRunsTable writes the runs table from the records `perflab runs
+// --json` prints: ID, name, start, requests/s, p99, CPU ms per request and
+// status, one run a line in the order given.
+func WriteRunsTable(w io.Writer, runs []runfmt.RunListing) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	p := &printer{w: tw}
 	p.f("ID\tNAME\tSTARTED\tREQ/S\tP99\tCPU MS/REQ\tSTATUS\n")
 	for _, l := range runs {
-		if l.Err != nil {
-			p.f("%s\t?\t?\t\t\t\tunreadable: %v\n", l.ID, l.Err)
+		if l.Error != "" {
+			p.f("%s\t?\t?\t\t\t\tunreadable: %s\n", l.Dir, l.Error)
 			continue
 		}
-		r := l.Run
 		rps, p99, cpu := "-", "-", "-"
-		if r.Load != nil {
-			rps = fmt.Sprintf("%.0f", r.Load.RPS)
-			p99 = fmt.Sprintf("%.2fms", r.Load.Latency.P99)
+		if l.Requests > 0 || l.RPS > 0 {
+			rps = fmt.Sprintf("%.0f", l.RPS)
+			p99 = fmt.Sprintf("%.2fms", l.P99Ms)
 		}
-		if r.Target != nil && r.Target.CPUMsPerRequest > 0 {
-			cpu = fmt.Sprintf("%.3f", r.Target.CPUMsPerRequest)
+		if l.CPUMsPerRequest > 0 {
+			cpu = fmt.Sprintf("%.3f", l.CPUMsPerRequest)
 		}
-		status := r.Status
-		if r.PartialReason != "" {
-			status += ": " + r.PartialReason
+		status := l.Status
+		if l.PartialReason != "" {
+			status += ": " + l.PartialReason
 			if len(status) > 60 {
 				status = status[:60] + "..."
 			}
 		}
-		p.f("%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Started.Format("2006-01-02 15:04:05"), rps, p99, cpu, status)
+		p.f("%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.ID, l.Name, l.Started.Format("2006-01-02 15:04:05"), rps, p99, cpu, status)
 	}
 	if p.err != nil {
 		return p.err
@@ -117,8 +109,19 @@ func WriteProfileSummary(w io.Writer, r *runfmt.Run, dir string) error {
 	if t := r.Target; t != nil {
 		p.f("CPU used: mean %.2f cores, max %.2f (measured from %s)\n", t.CPUCoresMean, t.CPUCoresMax, t.Source)
 	}
+	if pr := r.Profiling; pr != nil {
+		for _, n := range pr.Notes {
+			p.f("Profiling: %s\n", n)
+		}
+		if pr.NotRepresentative != "" {
+			p.f("NOT REPRESENTATIVE: %s\n", pr.NotRepresentative)
+		}
+		if line := ProcessLine(pr.Processes); line != "" {
+			p.f("Processes: %s\n", line)
+		}
+	}
 	for _, pr := range r.Profiles {
-		if pr.Type != "cpu" {
+		if pr.Type != "cpu" || r.Profiling != nil && r.Profiling.NotRepresentative != "" {
 			continue
 		}
 		if pr.Samples == 0 {

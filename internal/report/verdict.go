@@ -16,6 +16,7 @@ import (
 func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	p := &printer{w: w}
 	p.f("\nService:\n")
+	p.profiling(r.Profiling)
 	if t := r.Target; t != nil {
 		p.target(t)
 	} else {
@@ -33,7 +34,10 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 		p.f("  Allocations:\t%s and %.0f objects per request\n", analysis.FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest)
 	}
 	p.findings(r.Findings)
-	p.hot(r.Hot)
+	p.endpoints(r)
+	if r.Profiling == nil || r.Profiling.NotRepresentative == "" {
+		p.hot(r.Hot)
+	}
 	p.runFiles(r, dir)
 	return p.err
 }
@@ -79,6 +83,7 @@ func (p *printer) findings(fs []runfmt.Finding) {
 			cost = fmt.Sprintf(" — %s/request", analysis.FormatBytes(f.CostBytesPerRequest))
 		}
 		p.f("  %d. [%s] %s%s\n", i+1, f.Kind, f.Title, cost)
+		p.lines(f.Lines, "     ")
 		if f.Detail != "" {
 			p.f("     %s\n", wrap(f.Detail, 100, "     "))
 		}
@@ -103,6 +108,9 @@ func (p *printer) hot(hot []runfmt.HotFunc) {
 		}
 		self := h.CPUUsPerRequest + h.AttributedUsReq // its own code and what it called
 		p.f("  %12s %12s %6.1f%%  %s\n", FormatMicros(self), FormatMicros(h.CumUsPerRequest), h.CumPct, analysis.FuncLabel(h.Function, h.File))
+		if len(h.Lines) > 0 {
+			p.lines(h.Lines[:1], strings.Repeat(" ", 37)+"at ")
+		}
 	}
 }
 

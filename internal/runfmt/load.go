@@ -41,6 +41,8 @@ type LoadResult struct {
 	// the oldest of them had been waiting for its response.
 	Unfinished         int64   `json:"unfinished,omitempty"`
 	UnfinishedOldestMs float64 `json:"unfinished_oldest_ms,omitempty"`
+	// Targets breaks the load down per target when it has several.
+	Targets []TargetStats `json:"targets,omitempty"`
 	// SLO is each --slo objective checked against this load.
 	SLO []SLOCheck `json:"slo,omitempty"`
 }

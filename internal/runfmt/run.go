@@ -50,8 +50,15 @@ type Run struct {
 	GC                     *GCSummary `json:"gc,omitempty"`
 	Findings               []Finding  `json:"findings,omitempty"`
 	FindMax                *FindMax   `json:"find_max,omitempty"`
+	// Endpoints is the CPU per request handler (Go services).
+	Endpoints *Endpoints `json:"endpoints,omitempty"`
 	// Quality is the machine during the measured window (see Quality).
 	Quality *Quality `json:"quality,omitempty"`
+	// Revision is the git revision measured, for runs of perflab ab --git.
+	Revision *Revision `json:"revision,omitempty"`
+	// Profiling says how the CPU profile was taken and whether it can
+	// explain the CPU measured (see profiling.go).
+	Profiling *Profiling `json:"profiling,omitempty"`
 }
 
 // Config records how the run was asked for, so two runs can be checked for
@@ -137,6 +144,8 @@ type HotFunc struct {
 	AttributedUsReq float64 `json:"attributed_us_per_request,omitempty"`
 	// AttributedSample names the callee that brought the most of it.
 	AttributedSample string `json:"attributed_from,omitempty"`
+	// Lines are its costliest source lines.
+	Lines []SourceLine `json:"lines,omitempty"`
 }
 
 // AllocFunc is one allocating function, normalised per request.
@@ -180,4 +189,6 @@ type Finding struct {
 	CostBytesPerRequest float64 `json:"cost_bytes_per_request,omitempty"`
 	// Share is the fraction (0-1) of the target's CPU the finding explains.
 	Share float64 `json:"share,omitempty"`
+	// Lines are the culprit's costliest source lines.
+	Lines []SourceLine `json:"lines,omitempty"`
 }
