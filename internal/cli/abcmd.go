@@ -95,8 +95,9 @@ removed however ab ends. Uncommitted changes are measured only with
 	}
 	f.addTo(cmd)
 	cmd.Flags().Lookup("json").Usage = "print the comparison as JSON"
-	cmd.Flags().StringVar(&baseCmd, "base", "", "the base build's command line (required)")
-	cmd.Flags().StringVar(&newCmd, "new", "", "the new build's command line (required)")
+	v := flagSet{cmd.Flags()}
+	v.checked(&baseCmd, "base", "", "", "command", nonEmpty, "the base build's command line (required)")
+	v.checked(&newCmd, "new", "", "", "command", nonEmpty, "the new build's command line (required)")
 	flagSet{cmd.Flags()}.int(&runs, "runs", "", DefaultABRuns, 1, maxRuns, "runs of each side")
 	cf.register(cmd, false)
 	g.register(cmd.Flags())

@@ -66,7 +66,7 @@ omission), and arrivals that could not be sent on time are counted.`,
 	}
 	cmd.Flags().AddFlagSet(lf.fs)
 	registerOutput(cmd, &of)
-	cmd.Flags().StringVar(&sloSpec, "slo", "", "objectives checked at the end, exit 4 when one is missed: `METRIC<LIMIT,...` (p50..p999, max, mean in ms; errors in %)")
+	flagSet{cmd.Flags()}.checked(&sloSpec, "slo", "", "", "slo", checkSLO, "objectives checked at the end, exit 4 when one is missed: `METRIC<LIMIT,...` (p50..p999, max, mean in ms; errors in %)")
 	return cmd
 }
 
