@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,23 +23,8 @@ func CleanupStale() error {
 }
 
 func cleanupStale(l layout) error {
-	var parents []string
-	if l.v2 != nil {
-		parents = append(parents, l.v2.mount)
-	}
-	for _, d := range l.selfDirs() {
-		parents = append(parents, d)
-	}
-	for _, h := range l.v1 {
-		parents = append(parents, h.mount)
-	}
 	var errs []error
-	seen := map[string]bool{}
-	for _, parent := range parents {
-		if seen[parent] {
-			continue
-		}
-		seen[parent] = true
+	for _, parent := range groupParents(l) {
 		entries, err := os.ReadDir(parent)
 		if err != nil {
 			continue
@@ -50,6 +36,23 @@ func cleanupStale(l layout) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// groupParents lists, once each, the directories perflab creates groups
+// in: the v2 mount, perflab's own groups, the v1 mounts.
+func groupParents(l layout) []string {
+	var parents []string
+	if l.v2 != nil {
+		parents = append(parents, l.v2.mount)
+	}
+	for _, d := range l.selfDirs() {
+		parents = append(parents, d)
+	}
+	for _, h := range l.v1 {
+		parents = append(parents, h.mount)
+	}
+	slices.Sort(parents)
+	return slices.Compact(parents)
 }
 
 // stale says whether a group name is perflab's and its creator is gone.

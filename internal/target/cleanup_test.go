@@ -139,19 +139,8 @@ func findProcs(name string) []int {
 
 // staleGroupDirs lists every perflab group where cleanupStale looks.
 func staleGroupDirs() []string {
-	l := detectLayout()
-	var parents []string
-	if l.v2 != nil {
-		parents = append(parents, l.v2.mount)
-	}
-	for _, d := range l.selfDirs() {
-		parents = append(parents, d)
-	}
-	for _, h := range l.v1 {
-		parents = append(parents, h.mount)
-	}
 	var out []string
-	for _, p := range parents {
+	for _, p := range groupParents(detectLayout()) {
 		m, _ := filepath.Glob(filepath.Join(p, "perflab-*"))
 		out = append(out, m...)
 	}
