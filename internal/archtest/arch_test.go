@@ -22,7 +22,7 @@ var allowed = map[string][]string{
 	"target":   {"runfmt"},
 	"capture":  {"runfmt"},
 	"analysis": {"runfmt"},
-	"walltime": {},
+	"walltime": {"runfmt"},
 	"stats":    {},
 	"runfmt":   {},
 	"demo":     {"pprofmux"},

@@ -44,7 +44,8 @@ type Config struct {
 	Pprof     string
 	Profiler  string
 	PerfHz    int
-	Trace     bool // also capture a Go execution trace of the window
+	Trace     bool // trace the whole window (by default a slice of it is traced)
+	NoTrace   bool // take no execution trace
 	NoGCTrace bool // do not set GODEBUG=gctrace=1 on a launched service
 
 	// Version is perflab's version for run.json.

@@ -34,6 +34,7 @@ type session struct {
 	limitCores  float64
 	limitMemory int64
 	pids        []int
+	env         map[string]string // the service's environment at start
 }
 
 // Run performs one run and writes its directory. The returned Result is
@@ -227,11 +228,14 @@ func firstKind(r *runfmt.LoadResult) string {
 // measure runs the measured window: the load, with profiles captured over it.
 func (s *session) measure(ctx context.Context) error {
 	s.prof = newProfileSet(s)
+	s.env = s.serviceEnv()
 	s.prof.before(ctx)
 	window := s.windowLength()
 	s.cfg.Log(fmt.Sprintf("measuring for %s", window.Round(time.Millisecond)))
 	profDone := s.prof.during(ctx, window)
+	stopPeers := s.watchPeers()
 	r, a, err := s.runLoad(ctx, s.cfg.Load)
+	stopPeers()
 	if a != nil {
 		s.prof.from, s.prof.to = a.Started(), a.Started().Add(time.Duration(r.DurationS*float64(time.Second)))
 	}

@@ -65,12 +65,17 @@ func (s *session) summarize() {
 			r.AllocObjectsPerRequest = float64(sampleTotal(p.allocs, "alloc_objects")) / float64(requests)
 		}
 	}
-	r.Findings = analysis.Findings(analysis.FindingInput{
+	s.analyseTrace()
+	r.GoRuntime = s.goRuntime(from, to)
+	r.Heap = s.heapGrowth(from, to, requests)
+	in := analysis.FindingInput{
 		CPU: p.cpu, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
 		Target: r.Target, GC: r.GC, Load: r.Load,
-	})
+	}
+	s.waitInput(&in)
+	r.Findings = analysis.Findings(in)
 }
 
 // sampleTotal sums a profile's values of the named sample type.

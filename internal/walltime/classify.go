@@ -108,6 +108,7 @@ type stackInfo struct {
 	waitGroup  bool
 	sleep      bool
 	netpoll    bool // blocked in the network poller
+	profiler   bool // serving a profile (net/http/pprof): the profiler's request, not the service's
 }
 
 func newStackInfo(id int32, funcs []string) *stackInfo {
@@ -134,6 +135,9 @@ func newStackInfo(id int32, funcs []string) *stackInfo {
 			si.sleep = true
 		case fn == "internal/poll.runtime_pollWait" || fn == "internal/poll.(*pollDesc).wait" || strings.HasPrefix(fn, "internal/poll.(*FD)."):
 			si.netpoll = true
+		}
+		if strings.HasPrefix(fn, "net/http/pprof.") {
+			si.profiler = true
 		}
 		if hasPrefix(fn, downstreamPrefixes) {
 			si.downstream = true

@@ -43,6 +43,9 @@ func (a *analyzer) finish() *Analysis {
 	a.placeRunning()
 	out := &a.out
 	out.Duration = end.Sub(a.first)
+	if !out.Start.IsZero() {
+		out.End = out.Start.Add(out.Duration)
+	}
 	for k, ns := range a.acc {
 		out.Time[k.wait.Kind()] += time.Duration(ns)
 		out.ByWait[k.wait.String()] += time.Duration(ns)

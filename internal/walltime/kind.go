@@ -1,5 +1,7 @@
 package walltime
 
+import "perflab/internal/runfmt"
+
 // Kind is where a goroutine's wall time goes: the columns of perflab's
 // time-per-request table.
 type Kind uint8
@@ -16,12 +18,11 @@ const (
 	NumKinds
 )
 
-var kindNames = [NumKinds]string{"running", "runnable", "network", "sync", "syscall", "gc", "sleep"}
-
-// String is the kind's name as run.json and the profiles spell it.
+// String is the kind's name as run.json and the profiles spell it
+// (runfmt.TimeKindNames).
 func (k Kind) String() string {
 	if k < NumKinds {
-		return kindNames[k]
+		return runfmt.TimeKindNames[k]
 	}
 	return "unknown"
 }
@@ -97,4 +98,4 @@ func (w Wait) Kind() Kind {
 }
 
 // LabelKey is the sample label that names a profile sample's Wait.
-const LabelKey = "wait"
+const LabelKey = runfmt.WaitLabel

@@ -4,12 +4,14 @@ import (
 	"sort"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
 )
 
 // Sample types of Analysis.Profile, before the one per Kind.
 const (
-	SampleWall   = "wall"   // every kind
-	SampleOffCPU = "offcpu" // every kind but running
+	SampleWall   = runfmt.WallSample   // every kind
+	SampleOffCPU = runfmt.OffCPUSample // every kind but running
 )
 
 // profileBuilder turns interned stacks into pprof locations and functions.

@@ -10,12 +10,26 @@ import (
 	"golang.org/x/exp/trace"
 )
 
-// Read parses a Go execution trace from r and analyses it. It reads the
+// Options adjusts what counts as a request's time.
+type Options struct {
+	// Counts, when set, decides whether a goroutine a request goroutine
+	// starts counts with it, from its start function and file: perflab
+	// counts goroutines started in user code, not the standard library's
+	// timers and watchers (an http.Client's timeout goroutine waits as
+	// long as the call, and would count the wait twice). Nil counts all.
+	Counts func(fn, file string) bool
+}
+
+// Read parses a Go execution trace from r and analyses it with the default
+// options (see ReadWith).
+func Read(r io.Reader) (*Analysis, error) { return ReadWith(r, Options{}) }
+
+// ReadWith parses a Go execution trace from r and analyses it. It reads the
 // trace as a stream, keeping per-goroutine state and the distinct stacks,
 // not the events. A trace that is not one, is of a Go version this build
 // does not read, or ends early is an error: an analysis of part of a trace
 // would charge the missing part to nothing.
-func Read(r io.Reader) (*Analysis, error) {
+func ReadWith(r io.Reader, opt Options) (*Analysis, error) {
 	minor, br, err := readHeader(r)
 	if err != nil {
 		return nil, err
@@ -25,6 +39,7 @@ func Read(r io.Reader) (*Analysis, error) {
 		return nil, fmt.Errorf("reading the execution trace: %w", err)
 	}
 	a := newAnalyzer()
+	a.opt = opt
 	a.out.GoVersion = fmt.Sprintf("1.%d", minor)
 	for {
 		ev, err := tr.ReadEvent()
@@ -73,15 +88,16 @@ func (c gclass) request() bool { return c == classServing || c == classStarted }
 
 // gor is one goroutine's state during the analysis.
 type gor struct {
-	class   gclass
-	parent  *gor // the creator, for goroutines created during the trace
-	state   trace.GoState
-	since   trace.Time
-	wait    Wait  // the current wait, for Waiting and Runnable
-	idle    bool  // the current wait is between requests
-	stack   int32 // where it stopped (and will resume); -1 unknown
-	assist  bool  // in a GC mark assist
-	pending []interval
+	class    gclass
+	parent   *gor // the creator, for goroutines created during the trace
+	state    trace.GoState
+	since    trace.Time
+	wait     Wait  // the current wait, for Waiting and Runnable
+	idle     bool  // the current wait is between requests
+	stack    int32 // where it stopped (and will resume); -1 unknown
+	assist   bool  // in a GC mark assist
+	profiler bool  // serves net/http/pprof: perflab's own requests
+	pending  []interval
 }
 
 // interval is time charged to a goroutine before its class is known.
@@ -104,6 +120,7 @@ type span struct{ from, to trace.Time }
 var holderWaits = map[Wait]bool{WaitLock: true, WaitPool: true, WaitCond: true}
 
 type analyzer struct {
+	opt    Options
 	out    Analysis
 	events int
 	first  trace.Time
@@ -181,7 +198,6 @@ func (a *analyzer) sync(ev *trace.Event) {
 		if a.out.Start.IsZero() {
 			a.out.Start = wall.Add(a.first.Sub(ev.Time()))
 		}
-		a.out.End = wall
 	}
 }
 
@@ -222,16 +238,16 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition) {
 func (a *analyzer) created(ev *trace.Event, st trace.StateTransition, g *gor) {
 	a.alive++
 	a.out.GoroutinesCreated++
-	start := ""
+	var start trace.StackFrame
 	for f := range st.Stack.Frames() {
-		start = f.Func
+		start = f
 		break
 	}
 	parent := a.gs[ev.Goroutine()]
 	switch {
-	case servingRoots[start]:
+	case servingRoots[start.Func]:
 		g.class = classServing
-	case loopRoots[start] || parent == nil:
+	case loopRoots[start.Func] || parent == nil || a.opt.Counts != nil && !a.opt.Counts(start.Func, start.File):
 		g.class = classOther
 	default:
 		g.parent = parent
@@ -258,6 +274,10 @@ func (g *gor) resolve() gclass {
 // sees decides the class of a goroutine that existed before the trace from
 // a stack of its own.
 func (a *analyzer) sees(g *gor, si *stackInfo) {
+	if si.profiler || g.profiler {
+		g.profiler, g.class, g.pending = true, classOther, nil
+		return
+	}
 	if si.serving && g.class != classServing {
 		g.class = classServing
 		a.flush(g)

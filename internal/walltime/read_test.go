@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 	"time"
+
+	"perflab/internal/runfmt"
 )
 
 func analyse(t *testing.T, data []byte) *Analysis {
@@ -38,7 +40,7 @@ func TestPlantedWaits(t *testing.T) {
 		{"/down", 2, WaitDownstream, 4 * time.Millisecond, 8 * time.Millisecond},
 		// Up to 3 others' 2 ms holds; some of it is spent spinning in
 		// sync.Mutex or runnable once the lock is handed over.
-		{"/lock", 4, WaitLock, 2 * time.Millisecond, 7 * time.Millisecond},
+		{"/lock", 4, WaitLock, 2 * time.Millisecond, 15 * time.Millisecond},
 	} {
 		t.Run(tc.path[1:], func(t *testing.T) {
 			const n = 40
@@ -58,5 +60,16 @@ func TestPlantedWaits(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestKindNamesMatchRunfmt(t *testing.T) {
+	for _, k := range Kinds() {
+		if k.String() != runfmt.TimeKindNames[k] {
+			t.Errorf("kind %d is %q; runfmt says %q", k, k, runfmt.TimeKindNames[k])
+		}
+	}
+	if len(runfmt.TimeKindNames) != int(NumKinds) {
+		t.Errorf("runfmt has %d kinds, walltime %d", len(runfmt.TimeKindNames), NumKinds)
 	}
 }

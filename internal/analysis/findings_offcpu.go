@@ -1,0 +1,55 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+)
+
+// explain says what the off-CPU time (offMs per request) turned out to be:
+// the time split and the wall-time findings when there is a wall-time
+// profile, else what was checked and what could not be.
+func (tw *timeWaits) explain(in FindingInput, offMs float64) string {
+	var d strings.Builder
+	if t := in.Time; t != nil && tw.v != nil {
+		var parts []string
+		for _, k := range t.Kinds {
+			if k.MsPerRequest >= 0.005 {
+				parts = append(parts, fmt.Sprintf("%s %s", k.Kind, FormatValue(k.MsPerRequest*1e6, "nanoseconds")))
+			}
+		}
+		fmt.Fprintf(&d, " The %s (%.1f s, %d requests) splits a request's time: %s.", sourceName(t.Source), t.Seconds, t.Requests, strings.Join(parts, ", "))
+		if tw.explained > 0 {
+			fmt.Fprintf(&d, " The findings above name %s of it per request; %s stays unexplained.",
+				FormatValue(tw.explained*1e6, "nanoseconds"), FormatValue(max(0, offMs-tw.explained)*1e6, "nanoseconds"))
+		} else {
+			d.WriteString(" No single wait takes 10% of it.")
+		}
+		if t.TotalMs < 0.5*(offMs) {
+			d.WriteString(" The service's own goroutines account for less than half the latency: the rest is outside it (the network, the load generator, the kernel's queues).")
+		}
+		return d.String()
+	}
+	d.WriteString(" What was checked:")
+	checks := append([]string(nil), in.WaitChecks...)
+	if in.Mutex == nil && in.Block == nil {
+		checks = append(checks, "no mutex or block profile (the service does not enable them: runtime.SetMutexProfileFraction, runtime.SetBlockProfileRate)")
+	}
+	if len(checks) == 0 {
+		checks = append(checks, "no wall-time profile of the service")
+	}
+	d.WriteString(" " + strings.Join(checks, "; ") + ".")
+	return d.String()
+}
+
+// sourceName names a wall-time source in a sentence.
+func sourceName(src string) string {
+	switch src {
+	case "go-trace":
+		return "Go execution trace"
+	case "py-spy", "rbspy":
+		return src + "'s wall-clock samples"
+	case "perf-sched":
+		return "kernel's scheduler events"
+	}
+	return src
+}
