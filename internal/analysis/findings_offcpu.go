@@ -18,10 +18,20 @@ func (tw *timeWaits) explain(in FindingInput, offMs float64) string {
 			}
 		}
 		fmt.Fprintf(&d, " The %s (%.1f s, %d requests) splits a request's time: %s.", sourceName(t.Source), t.Seconds, t.Requests, strings.Join(parts, ", "))
-		if tw.explained > 0 {
+		explained := tw.explained
+		if st, ok := newSchedTime(in, tw); ok && st.total() >= waitMinShare*offMs {
+			fmt.Fprintf(&d, " %s of it is waiting for a CPU (runnable, or held off a CPU by the kernel", FormatValue(st.total()*1e6, "nanoseconds"))
+			if in.Target != nil && in.Target.RunqueueWaitSeconds > 0 {
+				fmt.Fprintf(&d, "; the service's threads waited %.2f s in the kernel's run queue over the window", in.Target.RunqueueWaitSeconds)
+			}
+			d.WriteString("), not I/O or locks.")
+			explained += st.total()
+		}
+		switch {
+		case tw.explained > 0:
 			fmt.Fprintf(&d, " The findings above name %s of it per request; %s stays unexplained.",
-				FormatValue(tw.explained*1e6, "nanoseconds"), FormatValue(max(0, offMs-tw.explained)*1e6, "nanoseconds"))
-		} else {
+				FormatValue(tw.explained*1e6, "nanoseconds"), FormatValue(max(0, offMs-explained)*1e6, "nanoseconds"))
+		case explained == 0:
 			d.WriteString(" No single wait takes 10% of it.")
 		}
 		if t.TotalMs < 0.5*(offMs) {

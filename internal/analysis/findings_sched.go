@@ -60,6 +60,9 @@ func schedulerFindings(in FindingInput, cpu *cpuView, tw *timeWaits) []ranked {
 	if ms < waitMinMs || ms < waitMinShare*in.Time.TotalMs {
 		return nil
 	}
+	if t := in.Target; in.Requests > 0 && t.RunqueueWaitSeconds*1000/float64(in.Requests) >= 0.5*ms {
+		return nil // the machine's other processes hold the cores: cpu-contention says so
+	}
 	f := runfmt.Finding{Kind: KindSchedulerLatency, WaitUsPerRequest: 1000 * ms, Share: ms / in.Time.TotalMs}
 	f.Title = fmt.Sprintf("scheduler latency: %s/request ready to run but not running", FormatValue(ms*1e6, "nanoseconds"))
 	var d strings.Builder

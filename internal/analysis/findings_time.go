@@ -72,7 +72,8 @@ var waitRules = []waitRule{
 			return fmt.Sprintf("the client's connection in %s: %s/request reading its body or writing the response%s", s.fn, ms, inCallee(s.callee))
 		},
 		"The request's own connection is slow: a large upload or download, a slow client or network. Stream instead of buffering, and set server read/write timeouts."},
-	{KindGCPause, []string{"gc-stop", "gc-wait", "gc-assist"},
+	// Assists are CPU work, in the CPU profile's GC share; pauses are not.
+	{KindGCPause, []string{"gc-stop", "gc-wait"},
 		func(s site, ms string) string { return fmt.Sprintf("garbage collection in requests: %s/request", ms) },
 		"Allocate less on the request path (see the allocation findings), or give the heap more room (a higher GOGC, or a GOMEMLIMIT with headroom)."},
 }
@@ -132,9 +133,14 @@ func (tw *timeWaits) rule(in FindingInput, rule waitRule) (runfmt.Finding, bool)
 			top = c
 		}
 	}
-	sites := top.sites(3)
-	if len(sites) == 0 && rule.kind != KindGCPause {
-		return runfmt.Finding{}, false // no user code waits: nothing to name
+	var sites []site
+	switch {
+	case rule.kind == KindGCPause:
+		// the collector stops every goroutine wherever it is: no site
+	default:
+		if sites = top.sites(3); len(sites) == 0 {
+			return runfmt.Finding{}, false // no user code waits: nothing to name
+		}
 	}
 	f := runfmt.Finding{Kind: rule.kind, WaitUsPerRequest: 1000 * ms}
 	msText := FormatValue(ms*1e6, "nanoseconds")

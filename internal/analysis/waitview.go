@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 
@@ -49,7 +48,7 @@ func newWaitView(wall *profile.Profile, requests int64) *waitView {
 	}
 	blockAt := map[string]string{}
 	for _, s := range wall.Sample {
-		if w := waitOf(s); w != "cpu" && w != "runnable" {
+		if w := waitOf(s); parks[w] {
 			blockAt[stackKey(s)] = w
 		}
 	}
@@ -79,6 +78,14 @@ func newWaitView(wall *profile.Profile, requests int64) *waitView {
 func withSamples(p *profile.Profile, samples []*profile.Sample) *profile.Profile {
 	return &profile.Profile{SampleType: p.SampleType, DefaultSampleType: p.DefaultSampleType,
 		PeriodType: p.PeriodType, Period: p.Period, DurationNanos: p.DurationNanos, Sample: samples}
+}
+
+// parks are the waits that park a goroutine (or a thread) until something
+// else wakes it: the runnable time after them, at the same stack, is part of
+// the wait.
+var parks = map[string]bool{
+	"client": true, "downstream": true, "lock": true, "channel": true, "waitgroup": true, "cond": true,
+	"pool": true, "sync": true, "syscall": true, "gc-wait": true, "sleep": true,
 }
 
 func waitOf(s *profile.Sample) string {
@@ -179,20 +186,5 @@ func TimeKinds(wall *profile.Profile, requests int64) []runfmt.TimeKind {
 		}
 		out = append(out, k)
 	}
-	return out
-}
-
-// sortedClasses lists the view's classes by descending time.
-func (w *waitView) sortedClasses() []*waitClass {
-	out := make([]*waitClass, 0, len(w.classes))
-	for _, c := range w.classes {
-		out = append(out, c)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].c.total != out[j].c.total {
-			return out[i].c.total > out[j].c.total
-		}
-		return out[i].name < out[j].name
-	})
 	return out
 }
