@@ -33,13 +33,15 @@ Your code is coloured warm, the standard library and runtime cool.`,
 			if err != nil {
 				return err
 			}
-			data, err := os.ReadFile(r.path)
-			if err != nil {
-				return failed(fmt.Errorf("reading profile: %w", err))
-			}
-			p, err := capture.Decode(data)
-			if err != nil {
-				return failed(fmt.Errorf("reading profile %s: %w", r.path, err))
+			p := r.prof
+			if p == nil {
+				data, err := os.ReadFile(r.path)
+				if err != nil {
+					return failed(fmt.Errorf("reading profile: %w", err))
+				}
+				if p, err = capture.Decode(data); err != nil {
+					return failed(fmt.Errorf("reading profile %s: %w", r.path, err))
+				}
 			}
 			return writeFlameFile(out, func(f *os.File) error {
 				return analysis.WriteFlameHTML(f, p, analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac})

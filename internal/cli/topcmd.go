@@ -31,7 +31,7 @@ each function charged with the standard-library and runtime work it called.`,
 				return err
 			}
 			opt.SampleIndex, opt.Requests = r.sample, r.requests
-			t, err := analysis.TopFile(r.path, opt)
+			t, err := r.top(opt)
 			if err != nil {
 				return failed(err)
 			}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/google/pprof/profile"
+
 	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 	"perflab/internal/walltime"
@@ -161,4 +163,29 @@ func (s *session) waitInput(in *analysis.FindingInput) {
 	default:
 		in.WaitChecks = append(in.WaitChecks, "no wall-clock profile of the service's threads")
 	}
+}
+
+// offCPUFlame is the flame graph page of the wall-time profile's time off
+// a CPU, per request, for report.html; nil without one.
+func (s *session) offCPUFlame() []byte {
+	t := s.run.Time
+	wall := s.wallProfile()
+	if t == nil || wall == nil {
+		return nil
+	}
+	var buf bytes.Buffer
+	opt := analysis.FlameOptions{Title: s.run.ID + ": off-CPU time (" + t.Source + ")", SampleIndex: runfmt.OffCPUSample, Requests: t.Requests}
+	if err := analysis.WriteFlameHTML(&buf, wall, opt); err != nil {
+		s.warn("off-CPU flame graph for report.html: " + err.Error())
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// wallProfile is the run's wall-time profile, nil without one.
+func (s *session) wallProfile() *profile.Profile {
+	if s.prof == nil || s.prof.traced == nil || s.prof.traced.wall == nil {
+		return nil
+	}
+	return s.prof.traced.wall.Profile
 }
