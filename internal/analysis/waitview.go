@@ -137,8 +137,8 @@ func (c *waitClass) sites(n int) []site {
 	for _, f := range c.c.ranked(true, n) {
 		fi := c.c.set.funcs[f]
 		s := site{fn: fi.Name, file: fi.File, ns: c.c.charg[f]}
-		if callee, _ := c.c.topCallee(f); callee >= 0 {
-			s.callee = c.c.set.funcs[callee].Name
+		if callee, v := c.c.topCallee(f); callee >= 0 && 2*v >= s.ns {
+			s.callee = c.c.set.funcs[callee].Name // the call that holds most of it
 		}
 		out = append(out, s)
 	}
@@ -180,7 +180,7 @@ func TimeKinds(wall *profile.Profile, requests int64) []runfmt.TimeKind {
 		if top := c.ranked(true, 1); len(top) > 0 && c.charg[top[0]] > 0 {
 			f := top[0]
 			k.Top = &runfmt.TimeSite{Function: set.funcs[f].Name, File: set.funcs[f].File, MsPerRequest: per(c.charg[f])}
-			if callee, _ := c.topCallee(f); callee >= 0 {
+			if callee, v := c.topCallee(f); callee >= 0 && 2*v >= c.charg[f] {
 				k.Top.Callee = set.funcs[callee].Name
 			}
 		}

@@ -31,6 +31,9 @@ func waitService(t *testing.T, name, path string, args ...string) Config {
 	command := append([]string{waitServices.Binary(t, name), "-addr", addr, "-pprof-addr", pprofAddr}, args...)
 	cfg := acceptanceConfig(t, addr, path, command...)
 	cfg.Pprof, cfg.Profiler = "http://"+pprofAddr, ProfilerPprof
+	// No warm-up: what the service times of its planted wait covers the
+	// window alone (a few readiness probes aside).
+	cfg.Warmup = 0
 	return cfg
 }
 
@@ -181,6 +184,32 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 		}
 		if g := r.GoRuntime; g == nil || g.GOMAXPROCS != 8 {
 			t.Errorf("go_runtime %+v; want GOMAXPROCS 8 as the service used it", g)
+		}
+	})
+	// The Python service waits on a socket: its CPU profile sees nothing,
+	// py-spy's idle stacks name the wait.
+	t.Run("pyslow", func(t *testing.T) {
+		python, err := exec.LookPath("python3")
+		if err != nil {
+			t.Skip("python3 not installed")
+		}
+		if _, err := exec.LookPath("py-spy"); err != nil {
+			t.Skip("py-spy not installed (pip install py-spy)")
+		}
+		peer := strings.TrimSuffix(strings.TrimPrefix(startSlowPeer(t), "http://"), "/")
+		addr := labtest.FreeAddr(t)
+		script, _ := filepath.Abs("../../testdata/services/pyslow/server.py")
+		cfg := acceptanceConfig(t, addr, "/quote", python, script, "--addr", addr, "--peer", peer)
+		cfg.Profiler, cfg.Warmup = ProfilerAuto, 0 // a python command: py-spy
+		r, dir := runAcceptance(t, cfg)
+		want := measured(t, dir, "downstream calls")
+		t.Logf("planted: the peer answers after 20 ms; the service's calls took %.3f ms", want)
+		if r.Time == nil || r.Time.Source != "py-spy" {
+			t.Fatalf("time per request %+v; want it from py-spy's idle stacks (warnings %v)", r.Time, r.Warnings)
+		}
+		f := checkWait(t, r, "downstream-wait", "fetch_quote", want)
+		if !strings.Contains(f.Detail, peer) {
+			t.Errorf("downstream finding does not name the peer %s: %s", peer, f.Detail)
 		}
 	})
 	t.Run("leak", func(t *testing.T) {

@@ -36,6 +36,9 @@ type profileSet struct {
 
 	heapStart *profile.Profile
 	heapEndAt time.Time
+	idle      *profile.Profile // a wall-clock sampler's stacks, idle threads included
+	idleEnd   time.Time        // when it stopped sampling
+	spyWall   *profile.Profile // the request threads' wall time made from idle
 	traced    *tracing
 	peers     *peerSampler
 }
@@ -149,6 +152,9 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 		}
 	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
 		wg.Go(func() { p.sample(pctx, window.Seconds()) })
+		if p.mode == ProfilerPySpy && !p.s.cfg.NoTrace {
+			wg.Go(func() { p.spyIdle(pctx, window.Seconds()) })
+		}
 	}
 	go func() {
 		wg.Wait()

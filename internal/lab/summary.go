@@ -66,6 +66,7 @@ func (s *session) summarize() {
 		}
 	}
 	s.analyseTrace()
+	s.analyseSpyWall()
 	r.GoRuntime = s.goRuntime(from, to)
 	r.Heap = s.heapGrowth(from, to, requests)
 	in := analysis.FindingInput{

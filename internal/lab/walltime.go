@@ -154,6 +154,9 @@ func (s *session) waitInput(in *analysis.FindingInput) {
 	if tr := p.traced; tr != nil && tr.wall != nil && r.Time != nil {
 		in.Wall, in.Holders = tr.wall.Profile, tr.wall.Holders
 	}
+	if p.spyWall != nil && r.Time != nil {
+		in.Wall = p.spyWall
+	}
 	switch {
 	case r.Time != nil:
 	case p.mode == ProfilerPprof && s.cfg.NoTrace:
@@ -184,8 +187,13 @@ func (s *session) offCPUFlame() []byte {
 
 // wallProfile is the run's wall-time profile, nil without one.
 func (s *session) wallProfile() *profile.Profile {
-	if s.prof == nil || s.prof.traced == nil || s.prof.traced.wall == nil {
+	switch {
+	case s.prof == nil:
 		return nil
+	case s.prof.spyWall != nil:
+		return s.prof.spyWall
+	case s.prof.traced != nil && s.prof.traced.wall != nil:
+		return s.prof.traced.wall.Profile
 	}
-	return s.prof.traced.wall.Profile
+	return nil
 }

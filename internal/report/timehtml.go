@@ -10,7 +10,7 @@ import (
 // (runfmt.TimeKindNames); CPU warm, waits cool.
 var kindColors = map[string]string{
 	"running": "#e8743b", "runnable": "#f2c14e", "network": "#3b7dd8", "sync": "#7b5ea7",
-	"syscall": "#5aa469", "gc": "#a0a0a0", "sleep": "#5bc0de",
+	"syscall": "#5aa469", "gc": "#a0a0a0", "sleep": "#5bc0de", "other": "#c7b8a0",
 }
 
 // htmlTime is the report's "Time per request" section: a stacked bar of the
@@ -43,6 +43,9 @@ func timeView(r *runfmt.Run) *htmlTime {
 		v.Heading += "; mean latency " + formatMs(r.Load.Latency.Mean)
 	}
 	for _, k := range t.Kinds {
+		if k.Kind == "other" && k.MsPerRequest == 0 {
+			continue // only samplers have it
+		}
 		pct := 100 * k.MsPerRequest / t.TotalMs
 		ms := FormatMicros(1000 * k.MsPerRequest)
 		v.Rows = append(v.Rows, htmlTimeRow{Kind: k.Kind, Color: kindColors[k.Kind], Ms: ms, Pct: fmt.Sprintf("%.1f%%", pct), Note: timeKindNote(k)})

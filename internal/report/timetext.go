@@ -37,6 +37,9 @@ func (p *printer) timePerRequest(r *runfmt.Run) {
 	}
 	p.f("):\n")
 	for _, k := range t.Kinds {
+		if k.Kind == "other" && k.MsPerRequest == 0 {
+			continue // only samplers have it
+		}
 		share := 0.0
 		if t.TotalMs > 0 {
 			share = 100 * k.MsPerRequest / t.TotalMs

@@ -29,8 +29,10 @@ type TimePerRequest struct {
 }
 
 // TimeKindNames are the kinds of wall time in report order: the names of
-// TimeKind.Kind and of a wall-time profile's sample types.
-var TimeKindNames = []string{"running", "runnable", "network", "sync", "syscall", "gc", "sleep"}
+// TimeKind.Kind and of a wall-time profile's sample types. "other" is time
+// off a CPU whose reason a wall-clock sampler cannot tell (a Go trace always
+// can).
+var TimeKindNames = []string{"running", "runnable", "network", "sync", "syscall", "gc", "sleep", "other"}
 
 // Sample types of a wall-time profile before the one per kind: all of the
 // time, and all but running (the off-CPU flame graph).

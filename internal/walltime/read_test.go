@@ -69,7 +69,7 @@ func TestKindNamesMatchRunfmt(t *testing.T) {
 			t.Errorf("kind %d is %q; runfmt says %q", k, k, runfmt.TimeKindNames[k])
 		}
 	}
-	if len(runfmt.TimeKindNames) != int(NumKinds) {
-		t.Errorf("runfmt has %d kinds, walltime %d", len(runfmt.TimeKindNames), NumKinds)
+	if len(runfmt.TimeKindNames) != int(NumKinds)+1 || runfmt.TimeKindNames[NumKinds] != "other" {
+		t.Errorf("runfmt has kinds %v; want walltime's %d and other", runfmt.TimeKindNames, NumKinds)
 	}
 }

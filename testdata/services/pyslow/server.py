@@ -5,13 +5,16 @@ GET /quote asks the peer (--peer HOST:PORT, e.g. slowpeer, which answers
 after 20 ms) over a plain socket on every request: fetch_quote sends an
 HTTP request and blocks in recv until the peer answers. The CPU is idle
 while it waits, so only a wall-clock profiler (py-spy --idle) names it.
---mode fixed keeps the peer's answer for a second.
+--mode fixed keeps the peer's answer for a second. At exit (SIGTERM) it
+prints how long its calls took: "downstream calls: N waits, mean X ms".
 
 Flags: --addr HOST:PORT (default 127.0.0.1:8080), --peer HOST:PORT,
---mode buggy|fixed (also -addr, -peer, -mode). GET /healthz answers at once.
+--mode buggy|fixed (also -addr, -peer, -mode). GET /healthz answers at once;
+GET /stats prints the calls so far and the seconds they took.
 """
 
 import argparse
+import signal
 import socket
 import sys
 import threading
@@ -21,6 +24,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 PEER = ("127.0.0.1", 0)
 CACHE = {"at": 0.0, "quote": b""}
 CACHE_LOCK = threading.Lock()
+CALLS = {"n": 0, "s": 0.0}  # how long fetch_quote waited, as the service saw it
+CALLS_LOCK = threading.Lock()
 
 
 def fetch_quote():
@@ -48,11 +53,26 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     mode = "buggy"
 
+    def setup(self):
+        super().setup()
+        # headers and body go out in two writes: without this, Nagle's
+        # algorithm holds the body until the client's delayed ACK (40 ms).
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def do_GET(self):
         if self.path.startswith("/healthz"):
             body = b"ok\n"
+        elif self.path.startswith("/stats"):
+            with CALLS_LOCK:
+                body = b"%d %.6f\n" % (CALLS["n"], CALLS["s"])
+        elif self.path.startswith("/quote") and self.mode == "buggy":
+            start = time.monotonic()
+            body = fetch_quote()
+            with CALLS_LOCK:
+                CALLS["n"] += 1
+                CALLS["s"] += time.monotonic() - start
         elif self.path.startswith("/quote"):
-            body = fetch_quote() if self.mode == "buggy" else cached_quote()
+            body = cached_quote()
         else:
             self.send_error(404)
             return
@@ -80,10 +100,14 @@ def main(argv):
     srv = ThreadingHTTPServer((host, int(port)), Handler)
     srv.daemon_threads = True
     print("listening on http://%s:%d" % srv.server_address[:2], flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         srv.serve_forever()
     except KeyboardInterrupt:
         pass
+    finally:
+        n = CALLS["n"]
+        print("downstream calls: %d waits, mean %.3f ms" % (n, 1000 * CALLS["s"] / n if n else 0.0), flush=True)
     return 0
 
 
