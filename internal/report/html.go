@@ -56,24 +56,25 @@ func WriteHTMLFlames(w io.Writer, r *runfmt.Run, flames Flames) error {
 
 // htmlView is what the template shows, computed from the run.
 type htmlView struct {
-	Run      *runfmt.Run
-	CSS      template.CSS
-	Partial  bool
-	Config   []kv
-	Cards    []card
-	Charts   []namedChart
-	Verdict  []kv
-	Findings []htmlFinding
-	Hot      []htmlHot
-	Allocs   []htmlAlloc
-	Flame    string
-	HasFlame bool
+	Run       *runfmt.Run
+	CSS       template.CSS
+	Partial   bool
+	Config    []kv
+	Cards     []card
+	Charts    []namedChart
+	Verdict   []kv
+	Findings  []htmlFinding
+	Hot       []htmlHot
+	Allocs    []htmlAlloc
+	Flame     string
+	HasFlame  bool
+	Requests  int64
+	StartedAt string
+
 	// Time is the time per request; OffFlame the off-CPU flame graph.
 	Time        *htmlTime
 	OffFlame    string
 	HasOffFlame bool
-	Requests    int64
-	StartedAt   string
 }
 
 type kv struct{ K, V string }
