@@ -2,7 +2,10 @@ package analysis
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+
+	"github.com/google/pprof/profile"
 )
 
 // explain says what the off-CPU time (offMs per request) turned out to be:
@@ -39,6 +42,12 @@ func (tw *timeWaits) explain(in FindingInput, offMs float64) string {
 		}
 		return d.String()
 	}
+	if in.Wall != nil && in.Time == nil && in.Requests > 0 {
+		if s := offCPUSites(in.Wall, in.Requests); s != "" {
+			fmt.Fprintf(&d, " The kernel's scheduler events show where the service's threads waited off a CPU, per request: %s (threads waiting for work, in epoll_wait or accept, count too: not all of it is request time).", s)
+			return d.String()
+		}
+	}
 	d.WriteString(" What was checked:")
 	checks := append([]string(nil), in.WaitChecks...)
 	if in.Mutex == nil && in.Block == nil {
@@ -62,4 +71,40 @@ func sourceName(src string) string {
 		return "kernel's scheduler events"
 	}
 	return src
+}
+
+// offCPUSites names the user functions with the most time off a CPU in a
+// wall-time profile, with their waits.
+func offCPUSites(wall *profile.Profile, requests int64) string {
+	v := newWaitView(wall, requests)
+	if v == nil {
+		return ""
+	}
+	type best struct {
+		s    site
+		wait string
+	}
+	var all []best
+	for name, c := range v.classes {
+		if name == "cpu" {
+			continue
+		}
+		for _, s := range c.sites(2) {
+			all = append(all, best{s, name})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].s.ns != all[j].s.ns {
+			return all[i].s.ns > all[j].s.ns
+		}
+		return all[i].s.fn < all[j].s.fn
+	})
+	var parts []string
+	for i, b := range all {
+		if i == 3 {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", FuncLabel(b.s.fn, b.s.file), FormatValue(v.ms(b.s.ns)*1e6, "nanoseconds"), b.wait))
+	}
+	return strings.Join(parts, "; ")
 }

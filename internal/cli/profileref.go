@@ -72,7 +72,7 @@ func (f *profileRef) resolve(arg string) (resolved, error) {
 		typ = "wall"
 	}
 	for _, p := range e.Run.Profiles {
-		if p.Type != typ {
+		if p.Type != typ && !(f.wall && p.Type == "offcpu") {
 			continue
 		}
 		r.path = filepath.Join(e.Dir, p.File)

@@ -39,6 +39,7 @@ type profileSet struct {
 	idle      *profile.Profile // a wall-clock sampler's stacks, idle threads included
 	idleEnd   time.Time        // when it stopped sampling
 	spyWall   *profile.Profile // the request threads' wall time made from idle
+	sched     *profile.Profile // a native service's threads off a CPU (perf sched)
 	traced    *tracing
 	peers     *peerSampler
 }
@@ -152,8 +153,12 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 		}
 	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
 		wg.Go(func() { p.sample(pctx, window.Seconds()) })
-		if p.mode == ProfilerPySpy && !p.s.cfg.NoTrace {
+		switch {
+		case p.s.cfg.NoTrace:
+		case p.mode == ProfilerPySpy:
 			wg.Go(func() { p.spyIdle(pctx, window.Seconds()) })
+		case p.mode == ProfilerPerf:
+			wg.Go(func() { p.perfSched(pctx, window.Seconds()) })
 		}
 	}
 	go func() {

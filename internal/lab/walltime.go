@@ -157,10 +157,13 @@ func (s *session) waitInput(in *analysis.FindingInput) {
 	if p.spyWall != nil && r.Time != nil {
 		in.Wall = p.spyWall
 	}
+	if p.sched != nil {
+		in.Wall = p.sched // off-CPU stacks of every thread: no split per request
+	}
 	switch {
-	case r.Time != nil:
-	case p.mode == ProfilerPprof && s.cfg.NoTrace:
-		in.WaitChecks = append(in.WaitChecks, "no execution trace (--no-trace)")
+	case r.Time != nil, p.sched != nil:
+	case s.cfg.NoTrace:
+		in.WaitChecks = append(in.WaitChecks, "no execution trace or off-CPU sampling (--no-trace)")
 	case p.mode == ProfilerPprof:
 		in.WaitChecks = append(in.WaitChecks, "no usable execution trace (see the warnings)")
 	default:
@@ -171,13 +174,16 @@ func (s *session) waitInput(in *analysis.FindingInput) {
 // offCPUFlame is the flame graph page of the wall-time profile's time off
 // a CPU, per request, for report.html; nil without one.
 func (s *session) offCPUFlame() []byte {
-	t := s.run.Time
 	wall := s.wallProfile()
-	if t == nil || wall == nil {
+	if wall == nil || s.run.Load == nil {
 		return nil
 	}
+	requests, source := s.run.Load.Requests, "perf sched"
+	if t := s.run.Time; t != nil {
+		requests, source = t.Requests, t.Source
+	}
 	var buf bytes.Buffer
-	opt := analysis.FlameOptions{Title: s.run.ID + ": off-CPU time (" + t.Source + ")", SampleIndex: runfmt.OffCPUSample, Requests: t.Requests}
+	opt := analysis.FlameOptions{Title: s.run.ID + ": off-CPU time (" + source + ")", SampleIndex: runfmt.OffCPUSample, Requests: requests}
 	if err := analysis.WriteFlameHTML(&buf, wall, opt); err != nil {
 		s.warn("off-CPU flame graph for report.html: " + err.Error())
 		return nil
@@ -194,6 +200,8 @@ func (s *session) wallProfile() *profile.Profile {
 		return s.prof.spyWall
 	case s.prof.traced != nil && s.prof.traced.wall != nil:
 		return s.prof.traced.wall.Profile
+	case s.prof.sched != nil:
+		return s.prof.sched
 	}
 	return nil
 }
