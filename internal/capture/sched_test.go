@@ -2,6 +2,7 @@ package capture
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -97,4 +98,19 @@ func FuzzParseSchedSwitches(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSchedUnavailable: a kernel without the tracepoint gives one clear
+// error, before perf runs.
+func TestSchedUnavailable(t *testing.T) {
+	saved := tracefsDirs
+	defer func() { tracefsDirs = saved }()
+	tracefsDirs = []string{t.TempDir()}
+	err := SchedAvailable()
+	if !errors.Is(err, ErrNoSchedTracepoints) || !strings.Contains(err.Error(), "no off-CPU stacks for native code") {
+		t.Errorf("SchedAvailable() = %v; want ErrNoSchedTracepoints saying what is lost", err)
+	}
+	if _, err := PerfSchedRecord(context.Background(), SchedConfig{PIDs: []int{os.Getpid()}, Seconds: 1}); !errors.Is(err, ErrNoSchedTracepoints) {
+		t.Errorf("PerfSchedRecord = %v; want ErrNoSchedTracepoints", err)
+	}
 }
