@@ -73,3 +73,15 @@ func TestKindNamesMatchRunfmt(t *testing.T) {
 		t.Errorf("runfmt has kinds %v; want walltime's %d and other", runfmt.TimeKindNames, NumKinds)
 	}
 }
+
+// BenchmarkRead analyses the sample trace (testdata/sleep.trace); bench/
+// compares a 10 s trace of the demo with `go tool trace`.
+func BenchmarkRead(b *testing.B) {
+	data := sampleTrace(b)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Read(bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
