@@ -49,7 +49,7 @@ one() {
 			"\(.load.rps) \(.target.cpu_ms_per_request) \(.load.latency_ms.p99) \(($s | add) / ($s | length))"'
 }
 
-median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+. "$here/measure.sh"
 col() { cut -d' ' -f"$1" "$2" | median; }
 
 for load in "${loads[@]}"; do

@@ -28,42 +28,30 @@ var waitKind = map[string]string{
 // buildWall makes a wall-time profile in runfmt's format.
 func buildWall(t testing.TB, samples ...wsmp) *profile.Profile {
 	t.Helper()
-	types := append([]string{runfmt.WallSample, runfmt.OffCPUSample}, runfmt.TimeKindNames...)
-	p := &profile.Profile{DefaultSampleType: runfmt.WallSample}
-	for _, ty := range types {
-		p.SampleType = append(p.SampleType, &profile.ValueType{Type: ty, Unit: "nanoseconds"})
+	names := append([]string{runfmt.WallSample, runfmt.OffCPUSample}, runfmt.TimeKindNames...)
+	types := make([]string, len(names))
+	smps := make([]smp, len(samples))
+	for i, n := range names {
+		types[i] = n + "/nanoseconds"
 	}
-	locs := map[string]*profile.Location{}
-	for _, s := range samples {
-		frames := strings.Split(s.stack, ";")
-		var ls []*profile.Location
-		for i := len(frames) - 1; i >= 0; i-- {
-			name := frames[i]
-			l, ok := locs[name]
-			if !ok {
-				fn := &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, Filename: "/src/" + goPackage(name) + ".go"}
-				p.Function = append(p.Function, fn)
-				l = &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: fn, Line: 1}}}
-				p.Location = append(p.Location, l)
-				locs[name] = l
-			}
-			ls = append(ls, l)
-		}
-		v := make([]int64, len(types))
+	for i, s := range samples {
+		v := make([]int64, len(names))
 		v[0] = s.ns
 		kind := waitKind[s.wait]
 		if kind != "running" {
 			v[1] = s.ns
 		}
-		for i, ty := range types {
-			if ty == kind {
-				v[i] = s.ns
+		for j, n := range names {
+			if n == kind {
+				v[j] = s.ns
 			}
 		}
-		p.Sample = append(p.Sample, &profile.Sample{Location: ls, Value: v, Label: map[string][]string{runfmt.WaitLabel: {s.wait}}})
+		smps[i] = smp{s.stack, v}
 	}
-	if err := p.CheckValid(); err != nil {
-		t.Fatal(err)
+	p := build(t, types, smps...)
+	p.DefaultSampleType = runfmt.WallSample
+	for i, s := range samples {
+		p.Sample[i].Label = map[string][]string{runfmt.WaitLabel: {s.wait}}
 	}
 	return p
 }
