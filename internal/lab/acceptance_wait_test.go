@@ -148,6 +148,15 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 		if host := strings.TrimSuffix(strings.TrimPrefix(peer, "http://"), "/"); !strings.Contains(f.Detail, host) {
 			t.Errorf("downstream finding does not name the peer %s: %s", host, f.Detail)
 		}
+		b, err := os.ReadFile(filepath.Join(dir, "report.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{`<section id="time">`, `class="tbar"`, "main.fetchPrice", `title="Off-CPU flame graph"`} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("report.html lacks %q", want)
+			}
+		}
 	})
 	t.Run("mutex", func(t *testing.T) {
 		const holdMs = 2
