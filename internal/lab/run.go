@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"perflab/internal/capture"
@@ -35,6 +36,9 @@ type session struct {
 	limitMemory int64
 	pids        []int
 	env         map[string]string // the service's environment at start
+	// mu guards run.Warnings and run.Profiles: the window's captures (CPU
+	// profile, trace, samplers) finish concurrently.
+	mu sync.Mutex
 }
 
 // Run performs one run and writes its directory. The returned Result is
@@ -63,7 +67,9 @@ func recordConfig(c *Config) runfmt.Config {
 }
 
 func (s *session) warn(msg string) {
+	s.mu.Lock()
 	s.run.Warnings = append(s.run.Warnings, msg)
+	s.mu.Unlock()
 	s.cfg.Log("warning: " + msg)
 }
 
@@ -236,10 +242,12 @@ func (s *session) measure(ctx context.Context) error {
 	stopPeers := s.watchPeers()
 	r, a, err := s.runLoad(ctx, s.cfg.Load)
 	stopPeers()
+	s.mu.Lock() // captures still running read these in addProfile
 	if a != nil {
 		s.prof.from, s.prof.to = a.Started(), a.Started().Add(time.Duration(r.DurationS*float64(time.Second)))
 	}
 	s.run.Load = r
+	s.mu.Unlock()
 	if err != nil && a == nil {
 		return err
 	}

@@ -19,6 +19,8 @@ const (
 
 func (s *session) addProfile(typ, source, file string, samples int64) {
 	ref := runfmt.ProfileRef{Type: typ, Source: source, File: file, Samples: samples}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.prof != nil && !s.prof.from.IsZero() && s.run.Load != nil {
 		ref.Seconds = s.run.Load.DurationS
 	} else if s.prof != nil {
