@@ -29,7 +29,18 @@ func Read(r io.Reader) (*Analysis, error) { return ReadWith(r, Options{}) }
 // not the events. A trace that is not one, is of a Go version this build
 // does not read, or ends early is an error: an analysis of part of a trace
 // would charge the missing part to nothing.
-func ReadWith(r io.Reader, opt Options) (*Analysis, error) {
+func ReadWith(r io.Reader, opt Options) (a *Analysis, err error) {
+	defer func() {
+		// The trace comes from the service: a parser panic on a corrupt
+		// one is this trace's error, not the run's end.
+		if p := recover(); p != nil {
+			a, err = nil, fmt.Errorf("reading the execution trace: %w: %v", ErrMalformed, p)
+		}
+	}()
+	return read(r, opt)
+}
+
+func read(r io.Reader, opt Options) (*Analysis, error) {
 	minor, br, err := readHeader(r)
 	if err != nil {
 		return nil, err
