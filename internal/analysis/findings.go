@@ -18,6 +18,9 @@ type FindingInput struct {
 	Target                         *runfmt.TargetSummary
 	GC                             *runfmt.GCSummary
 	Load                           *runfmt.LoadResult
+	// Quality is the machine during the window: who else used the CPUs
+	// and how long the load generator waited for one.
+	Quality *runfmt.Quality
 
 	// Wall is the request goroutines' (threads') wall time by stack, from
 	// a Go execution trace or a wall-clock sampler (sample types

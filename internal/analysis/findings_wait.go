@@ -39,16 +39,30 @@ func offCPU(in FindingInput, cpu *cpuView, tw *timeWaits) []ranked {
 		return nil
 	}
 	off := 1 - cpuMs/lat
-	if f, ok := cpuContention(in, lat, cpuMs); ok {
+	// Waiting for a CPU is not I/O or lock waiting: it is reported as
+	// contention, or left out of what this finding blames on I/O.
+	rq := runqueueOf(in)
+	if f, ok := cpuContention(in, rq, lat, cpuMs); ok {
 		return []ranked{{f, f.Share}}
 	}
-	if tw.explained >= offExplainedShare*(lat-cpuMs) {
+	if lat-rq.ms() < offCPUMinRatio*cpuMs {
 		return nil
+	}
+	if tw.explained >= offExplainedShare*(lat-cpuMs-rq.ms()) {
+		return nil // the wall-time findings say it better
 	}
 	f := runfmt.Finding{Kind: KindOffCPU}
 	f.Title = fmt.Sprintf("requests wait: %.3g ms mean latency for %.3g ms of CPU", lat, cpuMs)
 	var d strings.Builder
-	fmt.Fprintf(&d, "A request takes %.3g ms on average but uses %.3g ms of CPU, so %.0f%% of its time is spent off-CPU: waiting on I/O, locks, a downstream service or a queue.", lat, cpuMs, 100*off)
+	fmt.Fprintf(&d, "A request takes %.3g ms on average but uses %.3g ms of CPU, so %.0f%% of its time is spent off-CPU", lat, cpuMs, 100*off)
+	if rq.ms() > 0 {
+		fmt.Fprintf(&d, "; %s of it is waiting for a CPU (the run queue), the other %.3g ms is waiting on I/O, locks, a downstream service or a queue.", rq.text(), lat-cpuMs-rq.ms())
+	} else {
+		d.WriteString(": waiting on I/O, locks, a downstream service or a queue.")
+	}
+	if in.Quality.Noisy() {
+		fmt.Fprintf(&d, " The machine was noisy (%s): part of this may be CPU contention as well.", strings.Join(in.Quality.Reasons, "; "))
+	}
 	if len(in.Load.Phases) > 0 {
 		names := make([]string, 0, len(in.Load.Phases))
 		for n := range in.Load.Phases {
@@ -68,29 +82,6 @@ func offCPU(in FindingInput, cpu *cpuView, tw *timeWaits) []ranked {
 	d.WriteString(tw.explain(in, lat-cpuMs))
 	f.Detail = d.String()
 	return []ranked{{f, off}}
-}
-
-// cpuContention reports requests that wait mostly for a CPU rather than on
-// I/O or locks: the service's threads were runnable but not running (the
-// kernel's run-queue wait, sampled with the service's CPU). It replaces the
-// off-cpu finding when that wait is at least half of the time off-CPU.
-func cpuContention(in FindingInput, latMs, cpuMs float64) (runfmt.Finding, bool) {
-	t := in.Target
-	if t == nil || in.Requests <= 0 || t.RunqueueWaitSeconds <= 0 {
-		return runfmt.Finding{}, false
-	}
-	waitMs := t.RunqueueWaitSeconds * 1000 / float64(in.Requests)
-	if waitMs < contentionMinShare*(latMs-cpuMs) {
-		return runfmt.Finding{}, false
-	}
-	f := runfmt.Finding{Kind: KindCPUContention, Share: min(1, waitMs/latMs), CostUsPerRequest: 1000 * waitMs}
-	f.Title = fmt.Sprintf("requests wait for a CPU: %.3g ms per request runnable but not running", waitMs)
-	f.Detail = fmt.Sprintf("A request takes %.3g ms on average and uses %.3g ms of CPU; the service's threads spent %.3g ms per request "+
-		"waiting in the kernel's run queue (%.2f s in the window) while %.2f cores were used, below its budget. Other processes hold the "+
-		"cores: on a small machine often the load generator itself (give it other cores with taskset, or another machine), or the service "+
-		"runs more busy threads than it gets CPUs (GOMAXPROCS above its CPU budget). This is not I/O or lock waiting.",
-		latMs, cpuMs, waitMs, t.RunqueueWaitSeconds, t.CPUCoresMean)
-	return f, true
 }
 
 // lockFindings reports the user functions that waited most on locks or

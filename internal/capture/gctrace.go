@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -68,7 +69,8 @@ func (g *GCTrace) Events(from, to time.Time) (in []SeenGCEvent, prev SeenGCEvent
 //   - AllocMBPerS: allocation rate estimated as the growth of the heap from
 //     one GC's live heap to the next GC's start, summed over the window.
 //
-// GOGC is not in the trace and is left empty.
+// A CPUPct above 100% cannot be a share: it is then 0, and CPUPctNote says
+// why. GOGC is not in the trace and is left empty.
 func (g *GCTrace) Summary(from, to time.Time, windowCPUSeconds float64) runfmt.GCSummary {
 	in, prev := g.Events(from, to)
 	s := runfmt.GCSummary{Count: len(in)}
@@ -94,6 +96,14 @@ func (g *GCTrace) Summary(from, to time.Time, windowCPUSeconds float64) runfmt.G
 		s.CPUPct = gcCPU.Seconds() / windowCPUSeconds * 100
 	} else {
 		s.CPUPct = tracePct(in, prev)
+	}
+	if s.CPUPct > 100 {
+		// gctrace's "ms cpu" figures are the wall time of the GC's workers
+		// and pauses (the pauses times GOMAXPROCS), not CPU time: for a
+		// process that waits for a CPU (throttled at its quota, a busy
+		// machine) they exceed the CPU it used. The figure is then no share.
+		s.CPUPctNote = fmt.Sprintf("share of CPU unknown: gctrace counts %.0f%% of the process's CPU, its GC workers' wall time while they waited for a CPU", s.CPUPct)
+		s.CPUPct = 0
 	}
 	slices.Sort(pauses)
 	s.PauseP50Ms = percentile(pauses, 50)

@@ -61,6 +61,7 @@ backslashes). Ctrl-C stops after the run under way and compares what finished.`,
 			}
 			f.hooks(env, &bc)
 			f.hooks(env, &nc)
+			bc.Force, nc.Force = cf.force, cf.force
 			nc.Name = bc.Name
 			stopNote := context.AfterFunc(cmd.Context(), func() {
 				fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it)")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -139,7 +140,7 @@ func TestCompareCmdNewerSchema(t *testing.T) {
 	b := writeTestRun(t, root, "b", "", 1, 1, 100)
 	path := filepath.Join(root, b, runfmt.FileName)
 	raw, _ := os.ReadFile(path)
-	os.WriteFile(path, []byte(strings.Replace(string(raw), `"schema_version": 1`, `"schema_version": 99`, 1)), 0o644)
+	os.WriteFile(path, []byte(strings.Replace(string(raw), `"schema_version": `+strconv.Itoa(runfmt.SchemaVersion), `"schema_version": 99`, 1)), 0o644)
 	code, _, errb := runMain(t, "compare", "--dir", root, a, b)
 	if code == 0 || !strings.Contains(errb, "schema_version 99") || !strings.Contains(errb, "upgrade perflab") {
 		t.Errorf("newer schema: exit %d %q; want an error asking to upgrade", code, errb)

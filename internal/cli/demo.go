@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"net"
 
@@ -42,16 +43,25 @@ Any 'perflab run' flag changes the experiment.`,
 			if fm.enabled {
 				return runFindMax(cmd, env, c, fm, f)
 			}
-			fmt.Fprintf(env.Stderr, "perflab: the demo service mixes /search, /render, /api/item and /ingest on %s\n", c.Load.Targets[0].URL)
-			res, err := lab.Run(cmd.Context(), c)
-			if err := printRun(env, f, res, err); err != nil || noAB || cmd.Context().Err() != nil {
+			if c.SLO, err = parseSLO(fm.slo); err != nil {
 				return err
 			}
+			fmt.Fprintf(env.Stderr, "perflab: the demo service mixes /search, /render, /api/item and /ingest on %s\n", c.Load.Targets[0].URL)
+			res, err := lab.Run(cmd.Context(), c)
+			runErr := printRun(env, f, res, err)
+			var ee *exitError
+			if runErr != nil && !(errors.As(runErr, &ee) && ee.code == ExitSLO) || noAB || cmd.Context().Err() != nil {
+				return runErr
+			}
 			fmt.Fprintf(env.Stdout, "\nBefore and after: the same service with its planted costs removed (-fixed), interleaved runs:\n")
-			return demoAB(cmd, env, f, api, pprofAddr)
+			if err := demoAB(cmd, env, f, api, pprofAddr); err != nil {
+				return err
+			}
+			return runErr // a missed --slo still ends the demo with its code
 		},
 	}
 	f.addTo(cmd)
+	f.registerForce(cmd)
 	fm.register(cmd.Flags())
 	cmd.Flags().BoolVar(&noAB, "no-ab", false, "skip the closing A/B of the demo service against its fixed build")
 	for name, value := range map[string]string{"cpus": "1", "duration": "10s", "concurrency": "8", "warmup": "2s", "name": "demo"} {

@@ -15,6 +15,7 @@ const (
 	ExitRegression  ExitCode = 1   // compare/ab/sweep: a --fail-on threshold was crossed
 	ExitUsage       ExitCode = 2   // bad flags or input
 	ExitFailed      ExitCode = 3   // the run could not be done (the target failed, ...)
+	ExitSLO         ExitCode = 4   // an --slo objective was missed
 	ExitInterrupted ExitCode = 130 // Ctrl-C or SIGTERM; what completed was written
 )
 

@@ -24,6 +24,7 @@ type outputFlags struct {
 func newLoadCmd(env Env) *cobra.Command {
 	lf := newLoadFlags()
 	var of outputFlags
+	var sloSpec string
 	cmd := &cobra.Command{
 		Use:   "load [flags] URL [URL...]",
 		Short: "Drive HTTP load at URLs and summarise latency, throughput and errors",
@@ -39,9 +40,14 @@ omission), and arrivals that could not be sent on time are counted.`,
 		Example: `  perflab load -c 50 -d 10s http://127.0.0.1:8080/
   perflab load --rate 2000 -d 30s http://127.0.0.1:8080/api
   perflab load --stages 30s:10,3m:100,30s:0 http://127.0.0.1:8080/
-  perflab load --rate 1000 --shard 2/4 --json --out shard2.json http://10.0.0.5/`,
+  perflab load --rate 1000 --shard 2/4 --json --out shard2.json http://10.0.0.5/
+  perflab load --rate 500 -d 30s --slo "p99<50ms,errors<0.1%" http://127.0.0.1:8080/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := lf.config(args)
+			if err != nil {
+				return err
+			}
+			slo, err := parseSLO(sloSpec)
 			if err != nil {
 				return err
 			}
@@ -49,11 +55,18 @@ omission), and arrivals that could not be sent on time are counted.`,
 			if err != nil {
 				return err
 			}
-			return writeLoad(env, res, of)
+			if len(slo) > 0 {
+				res.SLO = slo.Evaluate(res)
+			}
+			if err := writeLoad(env, res, of); err != nil {
+				return err
+			}
+			return sloExit(res.SLO, "the load")
 		},
 	}
 	cmd.Flags().AddFlagSet(lf.fs)
 	registerOutput(cmd, &of)
+	cmd.Flags().StringVar(&sloSpec, "slo", "", "objectives checked at the end, exit 4 when one is missed: `METRIC<LIMIT,...` (p50..p999, max, mean in ms; errors in %)")
 	return cmd
 }
 
@@ -91,6 +104,10 @@ func writeLoad(env Env, res *runfmt.LoadResult, of outputFlags) error {
 		err = writeJSON(env.Stdout, res)
 	} else {
 		err = report.WriteLoadText(env.Stdout, res)
+		if err == nil && len(res.SLO) > 0 {
+			fmt.Fprintln(env.Stdout)
+			err = report.WriteSLO(env.Stdout, res.SLO)
+		}
 	}
 	if err != nil {
 		return failed(err)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"perflab/internal/analysis"
 	"perflab/internal/lab"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
@@ -25,6 +27,7 @@ type profileFlags struct {
 	name, dir       string
 	trace, json     bool
 	quiet           bool
+	force           bool
 }
 
 func (f *profileFlags) register(cmd *cobra.Command) {
@@ -43,6 +46,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text summary")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&f.force, "force", false, "profile the --pprof endpoint even when it belongs to another process than --pid or -- CMD")
 }
 
 func newProfileCmd(env Env) *cobra.Command {
@@ -131,7 +135,7 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 	c = lab.Config{
 		Name: name, Store: store.Store{Root: f.dir}, Command: command, Env: f.env, PID: f.pid,
 		Budget: budget, ReadyURL: f.ready, Pprof: f.pprof, Profiler: f.profiler, PerfHz: f.perfHz,
-		Trace: f.trace, Version: Version,
+		Trace: f.trace, Version: Version, Force: f.force,
 	}
 	if !f.quiet {
 		c.Log = func(msg string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", msg) }
@@ -154,6 +158,9 @@ func (f *profileFlags) print(env Env, res *lab.Result, err error) error {
 		return failed(werr)
 	}
 	if err != nil {
+		if errors.Is(err, lab.ErrNotTheService) {
+			return &exitError{code: ExitUsage, err: err}
+		}
 		return failed(fmt.Errorf("run %s is partial: %w", r.ID, err))
 	}
 	return nil
@@ -161,6 +168,9 @@ func (f *profileFlags) print(env Env, res *lab.Result, err error) error {
 
 func writeProfileSummary(env Env, r *runfmt.Run, dir string) error {
 	w := env.Stdout
+	if err := report.WriteHeadline(w, r); err != nil {
+		return err
+	}
 	if t := r.Target; t != nil {
 		fmt.Fprintf(w, "CPU used: mean %.2f cores, max %.2f (measured from %s)\n", t.CPUCoresMean, t.CPUCoresMax, t.Source)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -35,6 +36,8 @@ type runFlags struct {
 	env          []string
 	json         bool
 	quiet        bool
+	force        bool
+	cpuFlags     isolationFlags
 	fs           *pflag.FlagSet
 }
 
@@ -58,7 +61,14 @@ func newRunFlags() *runFlags {
 	fs.StringArrayVarP(&f.env, "env", "e", nil, "`KEY=VALUE` for the launched service (repeatable)")
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text verdict")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	f.cpuFlags.register(fs)
 	return f
+}
+
+// registerForce adds --force to a command whose --force means nothing else
+// (ab's also compares runs of different URL paths).
+func (f *runFlags) registerForce(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.force, "force", false, "profile the --pprof endpoint even when it belongs to another process than the service")
 }
 
 func (f *runFlags) addTo(cmd *cobra.Command) {
@@ -100,6 +110,9 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 	if f.pid != 0 && (budget.CPUs > 0 || budget.MemoryBytes > 0) {
 		return c, usageErr("--cpus and --memory apply to a service perflab launches (-- CMD), not to --pid")
 	}
+	if err := f.cpuFlags.check(f.pid); err != nil {
+		return c, err
+	}
 	if f.warmup < 0 {
 		return c, usageErr("--warmup %s: must be >= 0", f.warmup)
 	}
@@ -132,6 +145,7 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 		Warmup: f.warmup, Command: command, Env: f.env, PID: f.pid, Budget: budget,
 		ReadyURL: ready, ReadyTimeout: f.readyTimeout, Pprof: f.pprof, Profiler: f.profiler,
 		PerfHz: f.perfHz, Trace: f.trace, NoTrace: f.noTrace, NoGCTrace: f.noGCTrace, Version: Version,
+		Force: f.force, LoadCPUs: f.cpuFlags.load.set,
 	}, nil
 }
 
@@ -159,6 +173,7 @@ func (f *runFlags) budget() (target.Budget, error) {
 			return b, usageErr("--memory: %v", err)
 		}
 	}
+	b.CPUSet = f.cpuFlags.service.set
 	if err := b.Validate(); err != nil {
 		return b, usageErr("%v", err)
 	}
@@ -200,11 +215,15 @@ directory (run.json, profiles/*.pb.gz, target.log).`,
 			if fm.enabled {
 				return runFindMax(cmd, env, c, fm, f)
 			}
+			if c.SLO, err = parseSLO(fm.slo); err != nil {
+				return err
+			}
 			res, err := lab.Run(cmd.Context(), c)
 			return printRun(env, f, res, err)
 		},
 	}
 	f.addTo(cmd)
+	f.registerForce(cmd)
 	fm.register(cmd.Flags())
 	return cmd
 }
@@ -218,7 +237,8 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 	if f.json {
 		werr = writeJSON(env.Stdout, res.Run)
 	} else {
-		if res.Run.Load != nil {
+		werr = report.WriteHeadline(env.Stdout, res.Run)
+		if werr == nil && res.Run.Load != nil {
 			werr = report.WriteLoadText(env.Stdout, res.Run.Load)
 		}
 		if werr == nil {
@@ -232,7 +252,13 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 		if res.Run.Load != nil && res.Run.Load.Interrupted {
 			return &silentExit{code: ExitInterrupted}
 		}
+		if errors.Is(err, lab.ErrNotTheService) {
+			return &exitError{code: ExitUsage, err: err}
+		}
 		return failed(fmt.Errorf("run %s is partial: %w", res.Run.ID, err))
+	}
+	if res.Run.Load != nil {
+		return sloExit(res.Run.Load.SLO, "run "+res.Run.ID)
 	}
 	return nil
 }

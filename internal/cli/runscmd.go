@@ -64,6 +64,9 @@ func newRunsCmd(env Env) *cobra.Command {
 				return usageErr("%v", err)
 			}
 			e := es[0]
+			if err := report.WriteHeadline(env.Stdout, e.Run); err != nil {
+				return failed(err)
+			}
 			if e.Run.Load != nil {
 				if err := report.WriteLoadText(env.Stdout, e.Run.Load); err != nil {
 					return failed(err)

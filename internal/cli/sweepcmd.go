@@ -60,6 +60,7 @@ compares what finished.`,
 		},
 	}
 	f.addTo(cmd)
+	f.registerForce(cmd)
 	cmd.Flags().Lookup("env").Usage = "first: the variable to sweep, `NAME=V1,V2,...`; then KEY=VALUE set on every run (repeatable)"
 	cmd.Flags().Lookup("json").Usage = "print the comparisons as JSON"
 	cmd.Flags().IntVar(&runs, "runs", DefaultABRuns, "runs of each value")

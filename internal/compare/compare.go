@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/google/pprof/profile"
 
@@ -93,6 +94,7 @@ func (r run) id() string {
 // and leaving out those without a load result.
 func usable(es []store.Entry, side string, warn *[]string) ([]run, error) {
 	var out []run
+	noisy, worst := 0, 0.0 // runs measured on a noisy machine, the most other processes used
 	for _, e := range es {
 		if e.Err != nil {
 			return nil, fmt.Errorf("reading %s run %s: %w", side, e.Dir, e.Err)
@@ -112,11 +114,21 @@ func usable(es []store.Entry, side string, warn *[]string) ([]run, error) {
 			}
 			*warn = append(*warn, fmt.Sprintf("%s run %s is partial (%s): included", side, r.id(), reason))
 		}
+		if e.Run.Status == runfmt.StatusDegraded {
+			*warn = append(*warn, fmt.Sprintf("%s run %s is degraded (%s): its function comparison is limited", side, r.id(), strings.Join(e.Run.DegradedReasons, "; ")))
+		}
+		if q := e.Run.Quality; q.Noisy() {
+			noisy++
+			worst = max(worst, q.OtherCores)
+		}
 		loadProfiles(&r, warn)
 		out = append(out, r)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("comparing runs: no %s run with measured requests (of %d given)", side, len(es))
+	}
+	if noisy > 0 {
+		*warn = append(*warn, fmt.Sprintf("%d of %d %s runs were measured on a noisy machine (other processes used up to %.2f cores): their latency and throughput are unreliable, their CPU and allocations per request far less", noisy, len(out), side, worst))
 	}
 	return out, nil
 }

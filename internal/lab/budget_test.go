@@ -34,7 +34,11 @@ func TestHalfCoreBudgetSaturated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := readRun(t, res).Target
+	r := readRun(t, res)
+	ts := r.Target
+	if ts.CPUCoresMean < 0.47 && r.Quality.Noisy() {
+		t.Skipf("the machine was too busy for the service to get its half core (%.3f): %s", ts.CPUCoresMean, r.Quality.Summary)
+	}
 	if ts.CPUCoresMean < 0.47 || ts.CPUCoresMean > 0.53 {
 		t.Errorf("mean cores %.3f under --cpus 0.5; want 0.5 ± 0.03", ts.CPUCoresMean)
 	}

@@ -26,6 +26,9 @@ type Config struct {
 	Load      load.Config
 	LoadFlags map[string]string // the load's flags, recorded in run.json
 	Warmup    time.Duration
+	// SLO, if any, is checked against the measured window's load; the
+	// result is in run.json's load.slo.
+	SLO SLO
 
 	// The service: launched from Command, attached by PID, or neither (only
 	// the load and what its pprof endpoint says).
@@ -34,6 +37,9 @@ type Config struct {
 	Dir     string
 	PID     int
 	Budget  target.Budget
+	// LoadCPUs confines perflab itself (the load generator, samplers and
+	// profilers) to these CPUs during the run; empty leaves it anywhere.
+	LoadCPUs target.CPUSet
 
 	ReadyURL     string
 	ReadyTimeout time.Duration
@@ -41,7 +47,9 @@ type Config struct {
 
 	// Pprof is the service's net/http/pprof base URL; "" probes the load
 	// URL's host and 127.0.0.1:6060.
-	Pprof     string
+	Pprof string
+	// Force profiles an explicit Pprof endpoint that is not the service's.
+	Force     bool
 	Profiler  string
 	PerfHz    int
 	Trace     bool // trace the whole window (by default a slice of it is traced)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"time"
 
 	"perflab/internal/runfmt"
@@ -65,19 +66,34 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 	}}
 	s.prof.s = s
 	res := &Result{Run: s.run, Dir: dir}
+	s.startMachine()
 	err = s.startTarget(ctx)
+	unpin := s.pinLoad()
 	if err == nil {
 		err = s.warmup(ctx)
 	}
 	if err == nil {
+		// After the warm-up: a pprof listener the service opens a little
+		// after its API has had the time to come up.
+		err = s.prof.pick(ctx)
+	}
+	if err == nil {
 		err = body(s)
 	}
+	if err == nil {
+		err = s.exitedEarly()
+	}
 	s.stopTarget()
+	unpin()
 	if finish != nil {
 		finish(s)
 	}
-	if err != nil {
+	s.stopMachine()
+	switch {
+	case err != nil:
 		s.run.Status, s.run.PartialReason = runfmt.StatusPartial, oneLine(err.Error())
+	case len(s.run.DegradedReasons) > 0:
+		s.run.Status = runfmt.StatusDegraded
 	}
 	s.writeReport()
 	if werr := runfmt.WriteFile(dir, s.run); werr != nil && err == nil {
@@ -132,15 +148,48 @@ func (s *session) findMax(ctx context.Context, fm FindMaxConfig) error {
 		return errors.New("no step met the SLO")
 	}
 	result.MaxRPS, result.CPUMsPerRequest = best.Rate, best.CPUMsPerRequest
-	s.run.Load, s.run.Target = best.load, best.target
+	s.run.Load, s.run.Target, s.run.Quality = best.load, best.target, best.quality
+	result.BelowBudget = belowBudget(best, s.limitCores, runtime.NumCPU())
+	if result.BelowBudget != "" {
+		s.warn(result.BelowBudget)
+	}
 	return nil
+}
+
+// belowBudgetShare: a highest rate that keeps the service under this share
+// of its CPU budget was limited by something else than its CPU.
+const belowBudgetShare = 0.5
+
+// belowBudget explains a highest rate that left the service far below its
+// CPU budget (or, without one, the host's cores): the bottleneck was the
+// load generator, the machine, or the service's own waiting.
+func belowBudget(best *stepResult, limit float64, host int) string {
+	budget, what := limit, fmt.Sprintf("its %g-core budget", limit)
+	if limit <= 0 {
+		budget, what = float64(host), fmt.Sprintf("the host's %d cores (no budget)", host)
+	}
+	if best.target == nil || best.CPUCores >= belowBudgetShare*budget {
+		return ""
+	}
+	msg := fmt.Sprintf("the highest rate, %.0f requests/s, kept the service at %.2f cores, %.0f%% of %s: its CPU was not the limit. "+
+		"The bottleneck was elsewhere: ", best.Rate, best.CPUCores, 100*best.CPUCores/budget, what)
+	var parts []string
+	if q := best.quality; q != nil {
+		parts = append(parts, fmt.Sprintf("the load generator (perflab used %.2f cores and waited %.2g ms per request for a CPU)", q.PerflabCores, q.PerflabWaitMsPerRequest),
+			fmt.Sprintf("the machine (other processes used %.2f of %d cores)", q.OtherCores, q.HostCores))
+	} else {
+		parts = append(parts, "the load generator", "the machine")
+	}
+	parts = append(parts, fmt.Sprintf("or the service's own waiting (p99 %.3g ms for %.3g ms of CPU per request: locks, downstream calls, too few workers)", best.P99Ms, best.CPUMsPerRequest))
+	return msg + strings.Join(parts, ", ")
 }
 
 // stepResult is one step with the load and target measurements behind it.
 type stepResult struct {
 	runfmt.FindMaxStep
-	load   *runfmt.LoadResult
-	target *runfmt.TargetSummary
+	load    *runfmt.LoadResult
+	target  *runfmt.TargetSummary
+	quality *runfmt.Quality
 }
 
 // probeCapacity estimates the service's throughput with a short closed load.
@@ -182,5 +231,9 @@ func (s *session) step(ctx context.Context, rate float64, fm FindMaxConfig) (ste
 		st.CPUCores, st.CPUMsPerRequest, st.target = ts.CPUCoresMean, ts.CPUMsPerRequest, &ts
 	}
 	st.load = r
+	from := a.Started()
+	if st.quality = s.quality(from, from.Add(time.Duration(r.DurationS*float64(time.Second))), st.target, r); st.quality != nil {
+		st.Measurement = st.quality.Verdict
+	}
 	return st, nil
 }

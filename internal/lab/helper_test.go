@@ -22,6 +22,9 @@ import (
 // PERFLAB_TEST_EXIT_AFTER (exit 2 after a duration) and
 // PERFLAB_TEST_IGNORE_TERM (ignore SIGTERM).
 func TestMain(m *testing.M) {
+	if runMachineHelper() {
+		return
+	}
 	if addr := os.Getenv("PERFLAB_TEST_SERVICE"); addr != "" {
 		serveTestService(addr)
 		return

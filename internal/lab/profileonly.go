@@ -83,8 +83,10 @@ func (s *session) summarizeProfile() {
 		}
 		r.Target = &ts
 	}
+	r.Quality = s.quality(from, to, r.Target, nil)
 	r.GC = s.gcSummary(from, to)
 	if p.cpu != nil {
+		s.checkCPUProfile(len(p.cpu.Sample), r.Target)
 		r.Hot = analysis.Hot(p.cpu, 0, hotRows)
 	}
 	if p.allocs != nil {
@@ -93,6 +95,6 @@ func (s *session) summarizeProfile() {
 	r.Findings = analysis.Findings(analysis.FindingInput{
 		CPU: p.cpu, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
-		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC,
+		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC, Quality: r.Quality,
 	})
 }

@@ -46,10 +46,16 @@ type profileSet struct {
 
 func newProfileSet(s *session) *profileSet { return &profileSet{s: s} }
 
-// before picks the profiler and takes the snapshots that the window's deltas
-// start from.
+// pick decides how the service will be profiled; an explicit --pprof
+// endpoint that is not the service's is an error.
+func (p *profileSet) pick(ctx context.Context) error {
+	mode, err := p.choose(ctx)
+	p.mode = mode
+	return err
+}
+
+// before takes the snapshots that the window's deltas start from.
 func (p *profileSet) before(ctx context.Context) {
-	p.mode = p.choose(ctx)
 	if p.mode != ProfilerPprof {
 		return
 	}
@@ -65,45 +71,75 @@ func (p *profileSet) before(ctx context.Context) {
 	p.heapBefore(ctx)
 }
 
-// choose decides how to profile, probing for a pprof endpoint.
-func (p *profileSet) choose(ctx context.Context) string {
+// choose decides how to profile, probing for a pprof endpoint that belongs
+// to the service.
+func (p *profileSet) choose(ctx context.Context) (string, error) {
 	c := &p.s.cfg
 	switch c.Profiler {
 	case ProfilerNone:
-		return ProfilerNone
+		return ProfilerNone, nil
 	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
-		return c.Profiler
+		return c.Profiler, nil
 	}
 	for _, base := range p.candidates() {
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		err := p.client.Probe(pctx, base)
 		cancel()
-		if err == nil {
-			p.base = base
-			p.s.cfg.Log("profiling through " + base + "/debug/pprof/")
-			return ProfilerPprof
+		if err != nil {
+			if c.Pprof != "" {
+				p.s.warn(fmt.Sprintf("--pprof %s: %v", c.Pprof, err))
+			}
+			continue
 		}
-		if c.Pprof != "" {
-			p.s.warn(fmt.Sprintf("--pprof %s: %v", c.Pprof, err))
+		if ok, err := p.accept(ctx, base); err != nil || !ok {
+			if err != nil {
+				return ProfilerNone, err
+			}
+			continue
 		}
+		p.base = base
+		p.s.cfg.Log("profiling through " + base + "/debug/pprof/")
+		return ProfilerPprof, nil
 	}
 	if c.Profiler == ProfilerPprof {
-		p.s.warn("no net/http/pprof endpoint found: no profiles (give --pprof URL)")
-		return ProfilerNone
+		p.s.degrade("no net/http/pprof endpoint of the service found: no profiles (give --pprof URL)")
+		return ProfilerNone, nil
 	}
 	if p.s.proc == nil {
 		if c.Pprof == "" {
-			p.s.warn("no net/http/pprof endpoint found and no process to sample: no profiles (give --pprof URL or --pid)")
+			p.s.degrade("no net/http/pprof endpoint of the service found and no process to sample: no profiles (give --pprof URL or --pid)")
 		}
-		return ProfilerNone
+		return ProfilerNone, nil
 	}
 	if spy := interpreterSpy(c.Command); spy != "" {
 		if _, err := exec.LookPath(spy); err == nil {
-			return spy
+			return spy, nil
 		}
 		p.s.warn(fmt.Sprintf("%s not found (install it to see %s frames): sampling with perf", spy, map[string]string{ProfilerPySpy: "Python", ProfilerRbSpy: "Ruby"}[spy]))
 	}
-	return ProfilerPerf
+	return ProfilerPerf, nil
+}
+
+// accept checks that a pprof endpoint that answers is the service's. A
+// guessed endpoint (the load URL's host, 127.0.0.1:6060) that is another
+// process's is skipped with a warning; an explicit --pprof is an error,
+// unless --force.
+func (p *profileSet) accept(ctx context.Context, base string) (bool, error) {
+	o := p.owner(ctx, base)
+	explicit := p.s.cfg.Pprof != ""
+	switch {
+	case o.ok && !o.verified && !explicit && o.why != "":
+		p.s.warn(fmt.Sprintf("%s answers as net/http/pprof, but %s: profiling it anyway", base, o.why))
+	case o.ok:
+	case explicit && p.s.cfg.Force:
+		p.s.warn(fmt.Sprintf("--pprof %s: %s; profiling it anyway (--force)", base, o.why))
+		return true, nil
+	case explicit:
+		return false, fmt.Errorf("--pprof %s: %s: %w; give the service's own net/http/pprof address, or --force to profile it anyway", base, o.why, ErrNotTheService)
+	default:
+		p.s.warn(fmt.Sprintf("not profiling %s: %s", base, o.why))
+	}
+	return o.ok, nil
 }
 
 func (p *profileSet) candidates() []string {
@@ -178,7 +214,7 @@ func (p *profileSet) abandon() {
 func (p *profileSet) pprofCPU(ctx context.Context, secs int) {
 	prof, raw, err := p.client.CPU(ctx, p.base, secs)
 	if err != nil {
-		p.s.warn("CPU profile: " + err.Error())
+		p.failed(ctx, "the CPU profile failed: "+err.Error())
 		return
 	}
 	p.mu.Lock()
@@ -200,13 +236,24 @@ func (p *profileSet) sample(ctx context.Context, seconds float64) {
 		prof, err = capture.PerfRecord(ctx, capture.PerfConfig{PIDs: p.s.proc.PIDs(), Seconds: seconds, Hz: p.s.cfg.PerfHz})
 	}
 	if err != nil {
-		p.s.warn(p.mode + ": " + err.Error())
+		p.failed(ctx, "the CPU profile failed: "+p.mode+": "+err.Error())
 		return
 	}
 	p.mu.Lock()
 	p.cpu = prof
 	p.mu.Unlock()
 	p.save("cpu", nil, prof)
+}
+
+// failed records a CPU profile that did not come: the run is degraded,
+// unless the window itself was cut short (the run is then partial, and the
+// profile's end is a consequence, not a cause).
+func (p *profileSet) failed(ctx context.Context, msg string) {
+	if ctx.Err() != nil {
+		p.s.warn(msg)
+		return
+	}
+	p.s.degrade(msg)
 }
 
 // after takes the end-of-window snapshots.

@@ -31,6 +31,9 @@ type session struct {
 	gc      capture.GCTrace
 	stopSmp context.CancelFunc
 	prof    *profileSet
+	// machine samples the host beside the service for the whole session.
+	machine     *target.MachineSampler
+	stopMachine func()
 	// The budget as applied, read before the service stops.
 	limitCores  float64
 	limitMemory int64
@@ -52,7 +55,7 @@ func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), 
 
 func recordConfig(c *Config) runfmt.Config {
 	rc := runfmt.Config{Command: c.Command, PID: c.PID, CPUs: c.Budget.CPUs, MemoryBytes: c.Budget.MemoryBytes,
-		WarmupS: c.Warmup.Seconds(), Load: c.LoadFlags}
+		WarmupS: c.Warmup.Seconds(), Load: c.LoadFlags, ServiceCPUs: c.Budget.CPUSet.String(), LoadCPUs: c.LoadCPUs.String()}
 	if len(c.Load.Targets) > 0 {
 		rc.URL = c.Load.Targets[0].URL.String()
 	}
@@ -70,6 +73,13 @@ func (s *session) warn(msg string) {
 	s.mu.Lock()
 	s.run.Warnings = append(s.run.Warnings, msg)
 	s.mu.Unlock()
+	s.cfg.Log("warning: " + msg)
+}
+
+// degrade records a profile the run needed and does not have: the run is
+// then "degraded", with msg at the top of its verdict.
+func (s *session) degrade(msg string) {
+	s.run.DegradedReasons = append(s.run.DegradedReasons, msg)
 	s.cfg.Log("warning: " + msg)
 }
 
@@ -105,6 +115,9 @@ func (s *session) startTarget(ctx context.Context) error {
 		s.warn(w)
 	}
 	s.limitCores, s.limitMemory, s.pids = s.proc.CPULimitCores(), s.proc.MemoryLimitBytes(), s.proc.PIDs()
+	if s.machine != nil {
+		s.machine.SetService(s.proc.PID())
+	}
 	sctx, cancel := context.WithCancel(context.Background())
 	s.stopSmp = cancel
 	s.sampler = target.NewSampler(s.proc, 200*time.Millisecond)
@@ -157,13 +170,54 @@ func withGCTrace(godebug string) string {
 	return godebug + ",gctrace=1"
 }
 
-// errExited reports a service that stopped while it was being measured.
-func (s *session) errExited(phase string) error {
-	msg := fmt.Sprintf("the service exited during %s: %v", phase, s.proc.ExitErr())
-	if tail := s.proc.LogTail(5); len(tail) > 0 {
-		msg += "; last log lines: " + strings.Join(tail, " | ")
+// ServiceExitError is a service that stopped by itself (with any exit
+// status) while perflab measured it: the run is partial.
+type ServiceExitError struct {
+	Phase string
+	// Status is "exit status 0", "killed by signal 9 (killed)", ...
+	Status string
+	// LastLines are the service's own last lines of output.
+	LastLines []string
+}
+
+func (e *ServiceExitError) Error() string {
+	msg := fmt.Sprintf("the service exited during %s (%s)", e.Phase, e.Status)
+	if len(e.LastLines) > 0 {
+		return msg + "; its last lines: " + strings.Join(e.LastLines, " | ")
 	}
-	return errors.New(msg)
+	return msg + "; it printed nothing"
+}
+
+// errExited reports a service that stopped while it was being measured,
+// with its last lines once its output has been read to the end (gctrace
+// lines, which perflab asked for, are not the service's words).
+func (s *session) errExited(phase string) error {
+	e := &ServiceExitError{Phase: phase, Status: "exit status 0"}
+	if err := s.proc.ExitErr(); err != nil {
+		e.Status = err.Error()
+	}
+	s.proc.WaitLog(time.Second)
+	for _, line := range s.proc.LogTail(50) {
+		if _, gc := capture.ParseGCLine(line); !gc {
+			e.LastLines = append(e.LastLines, line)
+		}
+	}
+	e.LastLines = e.LastLines[max(len(e.LastLines)-5, 0):]
+	return e
+}
+
+// exitedEarly reports a service that exited by itself after the load but
+// before perflab stopped it (while the last profiles were fetched, say).
+func (s *session) exitedEarly() error {
+	if s.proc == nil {
+		return nil
+	}
+	select {
+	case <-s.proc.Exited():
+		return s.errExited("the end of the run")
+	default:
+		return nil
+	}
 }
 
 // runLoad drives one load, ended early if the service exits.
@@ -189,12 +243,17 @@ func (s *session) runLoad(ctx context.Context, cfg load.Config) (*runfmt.LoadRes
 	if s.cfg.Watch != nil {
 		done = s.cfg.Watch(a)
 	}
+	s.edgeScan()
 	r := a.Run(lctx)
+	s.edgeScan()
 	if done != nil {
 		done()
 	}
 	select {
 	case <-exited:
+		// The load was stopped because the service exited, not by the
+		// user: the result is cut short, not interrupted.
+		r.Interrupted = ctx.Err() != nil
 		return r, a, errors.New("exited")
 	default:
 	}
@@ -233,7 +292,6 @@ func firstKind(r *runfmt.LoadResult) string {
 
 // measure runs the measured window: the load, with profiles captured over it.
 func (s *session) measure(ctx context.Context) error {
-	s.prof = newProfileSet(s)
 	s.env = s.serviceEnv()
 	s.prof.before(ctx)
 	window := s.windowLength()

@@ -62,32 +62,46 @@ func ParseSLO(s string) (SLO, error) {
 
 // Check tells whether a load met every objective, and if not, which it missed.
 func (slo SLO) Check(r *runfmt.LoadResult) (bool, string) {
-	for _, o := range slo {
-		var v float64
-		unit := "ms"
-		if o.Metric == "errors" {
-			unit = "%"
-			if r.Requests > 0 {
-				v = 100 * float64(r.Errors) / float64(r.Requests)
-			}
-		} else {
-			v = latencyMetrics[o.Metric](r.Latency)
-		}
-		if v >= o.Limit {
-			return false, fmt.Sprintf("%s %.4g%s >= %g%s", o.Metric, v, unit, o.Limit, unit)
+	for _, c := range slo.Evaluate(r) {
+		if !c.Pass {
+			return false, fmt.Sprintf("%s %.4g%s >= %g%s", c.Metric, c.Measured, c.Unit, c.Limit, c.Unit)
 		}
 	}
 	return true, ""
 }
 
+// Evaluate checks each objective against a load, like k6's thresholds: the
+// objective, the measured value, and whether it was met. A load without
+// requests meets no objective.
+func (slo SLO) Evaluate(r *runfmt.LoadResult) []runfmt.SLOCheck {
+	out := make([]runfmt.SLOCheck, 0, len(slo))
+	for _, o := range slo {
+		c := runfmt.SLOCheck{Objective: o.String(), Metric: o.Metric, Limit: o.Limit, Unit: "ms"}
+		if o.Metric == "errors" {
+			c.Unit = "%"
+			if r.Requests > 0 {
+				c.Measured = 100 * float64(r.Errors) / float64(r.Requests)
+			}
+		} else {
+			c.Measured = latencyMetrics[o.Metric](r.Latency)
+		}
+		c.Pass = r.Requests > 0 && c.Measured < o.Limit
+		out = append(out, c)
+	}
+	return out
+}
+
+func (o Objective) String() string {
+	if o.Metric == "errors" {
+		return fmt.Sprintf("errors<%g%%", o.Limit)
+	}
+	return fmt.Sprintf("%s<%s", o.Metric, time.Duration(math.Round(o.Limit*float64(time.Millisecond))))
+}
+
 func (slo SLO) String() string {
 	var parts []string
 	for _, o := range slo {
-		if o.Metric == "errors" {
-			parts = append(parts, fmt.Sprintf("errors<%g%%", o.Limit))
-		} else {
-			parts = append(parts, fmt.Sprintf("%s<%gms", o.Metric, o.Limit))
-		}
+		parts = append(parts, o.String())
 	}
 	return strings.Join(parts, ",")
 }

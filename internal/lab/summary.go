@@ -37,6 +37,9 @@ func (s *session) summarize() {
 	}
 	from, to := s.prof.from, s.prof.to
 	requests := r.Load.Requests
+	if len(s.cfg.SLO) > 0 {
+		r.Load.SLO = s.cfg.SLO.Evaluate(r.Load)
+	}
 	if s.sampler != nil {
 		exit := (*int)(nil)
 		if r.Target != nil {
@@ -49,10 +52,13 @@ func (s *session) summarize() {
 		}
 		r.Target = &ts
 		addTargetSeries(r.Load.Series, s.sampler.Samples(), from)
+		s.checkTargetCPU(r.Target)
 	}
+	r.Quality = s.quality(from, to, r.Target, r.Load)
 	p := s.prof
 	r.GC = s.gcSummary(from, to)
 	if p.cpu != nil {
+		s.checkCPUProfile(len(p.cpu.Sample), r.Target)
 		r.Hot = analysis.Hot(p.cpu, requests, hotRows)
 		for i := range r.Profiles {
 			if r.Profiles[i].Type == "cpu" {
@@ -75,7 +81,7 @@ func (s *session) summarize() {
 		CPU: p.cpu, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
-		Target: r.Target, GC: r.GC, Load: r.Load,
+		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality,
 	}
 	s.waitInput(&in)
 	r.Findings = analysis.Findings(in)
@@ -103,10 +109,12 @@ func (s *session) gcSummary(from, to time.Time) *runfmt.GCSummary {
 	if gc.Count == 0 {
 		return nil
 	}
-	gc.GCTraceCPUPct, gc.CPUPctSource = gc.CPUPct, "gctrace"
+	if gc.CPUPctNote == "" { // else gctrace's figure could not be a share
+		gc.GCTraceCPUPct, gc.CPUPctSource = gc.CPUPct, "gctrace"
+	}
 	if s.prof != nil && s.prof.cpu != nil {
 		if share, ok := analysis.GCShare(s.prof.cpu); ok {
-			gc.CPUPct, gc.CPUPctSource = 100*share, "cpu-profile"
+			gc.CPUPct, gc.CPUPctSource, gc.CPUPctNote = 100*share, "cpu-profile", ""
 		}
 	}
 	gc.GOGC = envValue(s.cfg.Env, "GOGC")

@@ -10,7 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -87,4 +90,29 @@ func (s *Services) Remove() {
 	if s.dir != "" {
 		os.RemoveAll(s.dir)
 	}
+}
+
+// StartOrphan starts argv with env added, as a process that is not the
+// test's descendant (its parent shell exits at once, so it is re-parented,
+// in a session of its own): what another program on the machine looks
+// like. It returns its pid and kills it at cleanup.
+func StartOrphan(t testing.TB, env []string, argv ...string) int {
+	t.Helper()
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = strconv.Quote(a)
+	}
+	sh := exec.Command("sh", "-c", strings.Join(q, " ")+" >/dev/null 2>&1 & echo $!")
+	sh.Env = append(os.Environ(), env...)
+	sh.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	out, err := sh.Output()
+	if err != nil {
+		t.Fatalf("starting %q: %v", argv, err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("starting %q: pid %q: %v", argv, out, err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	return pid
 }

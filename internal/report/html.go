@@ -15,7 +15,7 @@ import (
 //go:embed assets/report.html.tmpl assets/report.css
 var assets embed.FS
 
-var reportTmpl = template.Must(template.New("report.html.tmpl").ParseFS(assets, "assets/report.html.tmpl"))
+var reportTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{"sloValue": FormatSLOValue}).ParseFS(assets, "assets/report.html.tmpl"))
 
 // WriteHTML writes a run's report as one self-contained HTML page (no
 // network needed to view it): the run's name, status and configuration, the
@@ -70,6 +70,10 @@ type htmlView struct {
 	HasFlame  bool
 	Requests  int64
 	StartedAt string
+	// Headline is shown first: measurement, status, errors, SLO.
+	Headline    *Headline
+	StatusClass string
+	SLOMissed   bool
 
 	// Time is the time per request; OffFlame the off-CPU flame graph.
 	Time        *htmlTime
@@ -115,6 +119,13 @@ func newHTMLView(r *runfmt.Run, flame []byte) *htmlView {
 	}
 	if r.Load != nil {
 		v.Requests = r.Load.Requests
+	}
+	if h := NewHeadline(r); len(h.Lines) > 0 || len(h.SLO) > 0 {
+		v.Headline, v.SLOMissed = &h, runfmt.SLOMissed(h.SLO)
+	}
+	v.StatusClass = map[string]string{runfmt.StatusComplete: "ok", runfmt.StatusDegraded: "degraded"}[r.Status]
+	if v.StatusClass == "" {
+		v.StatusClass = "partial"
 	}
 	v.Config = configRows(r)
 	v.Cards = cards(r)
@@ -208,7 +219,11 @@ func cards(r *runfmt.Run) []card {
 		cs = append(cs, card{Label: "Peak RSS", Value: FormatBytes(float64(t.RSSMaxBytes)), Note: memNote(t)})
 	}
 	if g := r.GC; g != nil {
-		cs = append(cs, card{Label: "GC share of CPU", Value: fmt.Sprintf("%.1f%%", g.CPUPct), Note: fmt.Sprintf("%d cycles, pause p99 %.3f ms", g.Count, g.PauseP99Ms), Warn: g.CPUPct >= 20})
+		value := fmt.Sprintf("%.1f%%", g.CPUPct)
+		if g.CPUPctNote != "" {
+			value = "unknown"
+		}
+		cs = append(cs, card{Label: "GC share of CPU", Value: value, Note: fmt.Sprintf("%d cycles, pause p99 %.3f ms", g.Count, g.PauseP99Ms), Warn: g.CPUPct >= 20})
 	}
 	if b, o := allocTotals(r.Allocs); b > 0 && r.Load != nil {
 		cs = append(cs, card{Label: "Allocated per request", Value: FormatBytes(b), Note: fmt.Sprintf("%.0f objects", o)})
@@ -252,7 +267,7 @@ func verdictRows(r *runfmt.Run) []kv {
 		}
 	}
 	if g := r.GC; g != nil {
-		s := fmt.Sprintf("%d cycles, %.1f%% of CPU, pauses p50 %.3f ms, p99 %.3f ms, heap up to %.1f MB", g.Count, g.CPUPct, g.PauseP50Ms, g.PauseP99Ms, g.HeapMaxMB)
+		s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %.1f MB", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, g.HeapMaxMB)
 		if g.AllocMBPerS > 0 {
 			s += fmt.Sprintf(", ~%.0f MB/s allocated", g.AllocMBPerS)
 		}

@@ -23,11 +23,7 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	}
 	if r.GC != nil {
 		g := r.GC
-		src := ""
-		if g.CPUPctSource != "" {
-			src = " (" + g.CPUPctSource + ")"
-		}
-		p.f("  GC:\t%d cycles, %.1f%% of CPU%s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %.1f MB", g.Count, g.CPUPct, src, g.PauseP50Ms, g.PauseP99Ms, g.HeapMaxMB)
+		p.f("  GC:\t%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %.1f MB", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, g.HeapMaxMB)
 		if g.AllocMBPerS > 0 {
 			p.f(", ~%.0f MB/s allocated", g.AllocMBPerS)
 		}
@@ -129,6 +125,18 @@ func (p *printer) runFiles(r *runfmt.Run, dir string) {
 	for _, w := range r.Warnings {
 		p.f("  warning: %s\n", w)
 	}
+}
+
+// GCShareText is the GC's share of CPU with its source ("12.5% of CPU
+// (cpu-profile)"), or why it is unknown.
+func GCShareText(g *runfmt.GCSummary) string {
+	if g.CPUPctNote != "" {
+		return g.CPUPctNote
+	}
+	if g.CPUPctSource == "" {
+		return fmt.Sprintf("%.1f%% of CPU", g.CPUPct)
+	}
+	return fmt.Sprintf("%.1f%% of CPU (%s)", g.CPUPct, g.CPUPctSource)
 }
 
 // FormatBytes formats a byte count with a binary unit.

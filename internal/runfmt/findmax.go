@@ -8,6 +8,9 @@ type FindMax struct {
 	MaxRPS          float64       `json:"max_rps"`
 	CPUMsPerRequest float64       `json:"cpu_ms_per_request"`
 	Steps           []FindMaxStep `json:"steps"`
+	// BelowBudget, when set, says the highest rate left the service far
+	// below its CPU budget (the bottleneck was elsewhere), with the figures.
+	BelowBudget string `json:"below_budget,omitempty"`
 }
 
 // FindMaxStep is one rate tried.
@@ -21,4 +24,6 @@ type FindMaxStep struct {
 	CPUMsPerRequest float64 `json:"cpu_ms_per_request"`
 	Pass            bool    `json:"pass"`
 	Reason          string  `json:"reason,omitempty"`
+	// Measurement is the step's machine: "clean" or "noisy".
+	Measurement string `json:"measurement,omitempty"`
 }

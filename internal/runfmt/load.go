@@ -35,6 +35,8 @@ type LoadResult struct {
 	Shard  string   `json:"shard,omitempty"`
 	Shards int      `json:"shards,omitempty"`
 	URLs   []string `json:"urls,omitempty"`
+	// SLO is each --slo objective checked against this load.
+	SLO []SLOCheck `json:"slo,omitempty"`
 }
 
 // Latency is a latency summary in milliseconds.

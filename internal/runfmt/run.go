@@ -2,13 +2,23 @@ package runfmt
 
 import "time"
 
-// SchemaVersion is the version of run.json this build writes.
-const SchemaVersion = 1
+// SchemaVersion is the version of run.json this build writes. Version 2
+// added the "degraded" status (older readers know only complete and
+// partial) and the quality block.
+const SchemaVersion = 2
 
 // Run statuses.
 const (
+	// StatusComplete: everything the run set out to measure was measured.
 	StatusComplete = "complete"
-	StatusPartial  = "partial"
+	// StatusPartial: the run stopped early (the service failed or exited,
+	// a fault, Ctrl-C); PartialReason says why, and what completed is kept.
+	StatusPartial = "partial"
+	// StatusDegraded: the run completed, but a profile it needed failed or
+	// could not be trusted (the CPU profile refused, timed out or of the
+	// wrong type; a pprof endpoint that is not the service's). The load and
+	// the service's CPU are measured; DegradedReasons say what is missing.
+	StatusDegraded = "degraded"
 )
 
 // Run is the content of run.json.
@@ -19,6 +29,9 @@ type Run struct {
 	Started       time.Time `json:"started"`
 	Status        string    `json:"status"`
 	PartialReason string    `json:"partial_reason,omitempty"`
+	// DegradedReasons say which profile failed or was refused, for a
+	// degraded run (and for a partial one that also lost a profile).
+	DegradedReasons []string `json:"degraded_reasons,omitempty"`
 	// Warnings are problems that did not stop the run (a missing profile, no
 	// cgroup permission) in the words shown to the user.
 	Warnings []string `json:"warnings,omitempty"`
@@ -37,6 +50,8 @@ type Run struct {
 	GC                     *GCSummary `json:"gc,omitempty"`
 	Findings               []Finding  `json:"findings,omitempty"`
 	FindMax                *FindMax   `json:"find_max,omitempty"`
+	// Quality is the machine during the measured window (see Quality).
+	Quality *Quality `json:"quality,omitempty"`
 
 	// Time is where a request's wall time goes (timing.go); GoRuntime the
 	// Go runtime's settings as used; Heap how the live heap changed.
@@ -54,7 +69,10 @@ type Config struct {
 	Env         map[string]string `json:"env,omitempty"`
 	CPUs        float64           `json:"cpus,omitempty"`
 	MemoryBytes int64             `json:"memory_bytes,omitempty"`
-	WarmupS     float64           `json:"warmup_s"`
+	// ServiceCPUs and LoadCPUs are --service-cpus and --load-cpus ("0-1").
+	ServiceCPUs string  `json:"service_cpus,omitempty"`
+	LoadCPUs    string  `json:"load_cpus,omitempty"`
+	WarmupS     float64 `json:"warmup_s"`
 	// Load is the load's settings in flag form (c, rate, stages, duration...).
 	Load map[string]string `json:"load"`
 }
@@ -146,12 +164,14 @@ type GCSummary struct {
 	// GCTraceCPUPct is gctrace's own estimate, which counts GC workers' wall
 	// time and so overstates a throttled service's GC.
 	GCTraceCPUPct float64 `json:"gctrace_cpu_pct,omitempty"`
-	PauseP50Ms    float64 `json:"pause_p50_ms"`
-	PauseP99Ms    float64 `json:"pause_p99_ms"`
-	PauseMaxMs    float64 `json:"pause_max_ms"`
-	HeapMaxMB     float64 `json:"heap_max_mb"`
-	GOGC          string  `json:"gogc,omitempty"`
-	AllocMBPerS   float64 `json:"alloc_mb_per_s,omitempty"`
+	// CPUPctNote replaces CPUPct when no share could be measured (then 0).
+	CPUPctNote  string  `json:"cpu_pct_note,omitempty"`
+	PauseP50Ms  float64 `json:"pause_p50_ms"`
+	PauseP99Ms  float64 `json:"pause_p99_ms"`
+	PauseMaxMs  float64 `json:"pause_max_ms"`
+	HeapMaxMB   float64 `json:"heap_max_mb"`
+	GOGC        string  `json:"gogc,omitempty"`
+	AllocMBPerS float64 `json:"alloc_mb_per_s,omitempty"`
 }
 
 // Finding is one rule-based observation, ranked by cost.

@@ -14,7 +14,13 @@ type Budget struct {
 	CPUs float64
 	// MemoryBytes is the memory limit; 0 means no limit.
 	MemoryBytes int64
+	// CPUSet confines the service to these CPUs (cgroup cpuset, else CPU
+	// affinity); empty means any.
+	CPUSet CPUSet
 }
+
+// none says the budget sets nothing.
+func (b Budget) none() bool { return b.CPUs == 0 && b.MemoryBytes == 0 && len(b.CPUSet) == 0 }
 
 // minMemory is the smallest memory budget accepted: below it the service is
 // OOM-killed at start, and a value this small is usually a missing unit.
@@ -32,6 +38,14 @@ func (b Budget) Validate() error {
 	if b.MemoryBytes > 0 && b.MemoryBytes < minMemory {
 		return fmt.Errorf("--memory must be at least 4MiB (got %d bytes; did you mean %dM?)", b.MemoryBytes, b.MemoryBytes)
 	}
+	if len(b.CPUSet) > 0 {
+		if err := b.CPUSet.CheckUsable(); err != nil {
+			return fmt.Errorf("--service-cpus %s: %w", b.CPUSet, err)
+		}
+		if b.CPUs > float64(len(b.CPUSet)) {
+			return fmt.Errorf("--cpus %g is more than the %d CPU(s) of --service-cpus %s", b.CPUs, len(b.CPUSet), b.CPUSet)
+		}
+	}
 	return nil
 }
 
@@ -43,6 +57,9 @@ func (b Budget) String() string {
 	}
 	if b.MemoryBytes > 0 {
 		parts = append(parts, "--memory "+FormatMemory(b.MemoryBytes))
+	}
+	if len(b.CPUSet) > 0 {
+		parts = append(parts, "--service-cpus "+b.CPUSet.String())
 	}
 	if len(parts) == 0 {
 		return "no budget"

@@ -50,17 +50,22 @@ func TestBudgetValidate(t *testing.T) {
 			t.Errorf("%+v.Validate() = %v; want nil", b, err)
 		}
 	}
-	bad := map[Budget]string{
-		{CPUs: -1}:          "--cpus must be > 0 and <= ",
-		{CPUs: n + 1}:       "--cpus must be > 0 and <= ",
-		{CPUs: math.NaN()}:  "--cpus",
-		{MemoryBytes: -5}:   "--memory must be > 0",
-		{MemoryBytes: 512}:  "did you mean 512M?",
-		{CPUs: math.Inf(1)}: "--cpus",
+	bad := []struct {
+		b    Budget
+		want string
+	}{
+		{Budget{CPUs: -1}, "--cpus must be > 0 and <= "},
+		{Budget{CPUs: n + 1}, "--cpus must be > 0 and <= "},
+		{Budget{CPUs: math.NaN()}, "--cpus"},
+		{Budget{MemoryBytes: -5}, "--memory must be > 0"},
+		{Budget{MemoryBytes: 512}, "did you mean 512M?"},
+		{Budget{CPUs: math.Inf(1)}, "--cpus"},
+		{Budget{CPUSet: CPUSet{4096}}, "--service-cpus 4096: CPU 4096 does not exist"},
+		{Budget{CPUs: 2, CPUSet: CPUSet{0}}, "--cpus 2 is more than the 1 CPU(s) of --service-cpus 0"},
 	}
-	for b, want := range bad {
-		if err := b.Validate(); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%+v.Validate() = %v; want an error containing %q", b, err, want)
+	for _, tc := range bad {
+		if err := tc.b.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v.Validate() = %v; want an error containing %q", tc.b, err, tc.want)
 		}
 	}
 	if got := (Budget{CPUs: -1}).Validate().Error(); !strings.HasSuffix(got, "(got -1)") {

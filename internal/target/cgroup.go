@@ -34,6 +34,9 @@ type group struct {
 	// cpuacct.usage (v1 only); memDir the memory files; procsDir the
 	// cgroup.procs listing the service's processes.
 	cpuDir, acctDir, memDir, procsDir string
+	// cpusetDir confines the CPUs (--service-cpus); "" when not asked for
+	// or not available (the CPUs are then the service's affinity).
+	cpusetDir string
 
 	// files are the paths the sampler reads, joined once.
 	filesOnce sync.Once
@@ -140,6 +143,9 @@ func createV1(l layout, name string, b Budget) (*group, []string, error) {
 			return g, warns, err
 		}
 	}
+	if len(b.CPUSet) > 0 {
+		warns = append(warns, g.cpusetV1(self[cpusetController], name, b.CPUSet)...)
+	}
 	return g, warns, nil
 }
 
@@ -154,7 +160,10 @@ func createV2(h hierarchy, name string, b Budget) (*group, []string, error) {
 	}
 	// Enable cpu and memory for the children of the parent even without a
 	// budget: they add throttling counts and memory.current to the samples.
-	for _, c := range []string{"cpu", "memory"} {
+	for _, c := range []string{"cpu", "memory", cpusetController} {
+		if c == cpusetController && len(b.CPUSet) == 0 {
+			continue
+		}
 		if avail[c] {
 			if err := writeFile(filepath.Join(parent, "cgroup.subtree_control"), "+"+c); err != nil {
 				avail[c] = false
@@ -179,6 +188,9 @@ func createV2(h hierarchy, name string, b Budget) (*group, []string, error) {
 		} else if err := writeFile(filepath.Join(dir, "memory.max"), strconv.FormatInt(b.MemoryBytes, 10)); err != nil {
 			return g, warns, err
 		}
+	}
+	if len(b.CPUSet) > 0 {
+		warns = append(warns, g.cpusetV2(parent, avail[cpusetController], b.CPUSet)...)
 	}
 	return g, warns, nil
 }

@@ -71,7 +71,7 @@ func detectLayout() layout {
 		case m.FSType == "cgroup2" && mode == cgroups.Unified && m.MountPoint == "/sys/fs/cgroup":
 			l.v2 = &h
 		case m.FSType == "cgroup" && mode != cgroups.Unified:
-			for _, c := range v1Controllers {
+			for _, c := range append(v1Controllers, cpusetController) {
 				if _, ok := m.SuperOptions[c]; ok {
 					if l.v1 == nil {
 						l.v1 = map[string]hierarchy{}

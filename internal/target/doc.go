@@ -36,4 +36,23 @@
 // pid (the children files of /proc/PID/task/TID) and summing utime, stime,
 // cutime and cstime of /proc/PID/stat: children that exited and were waited
 // for by a parent inside the tree stay counted through their parent's cutime.
+//
+// # The machine beside the service
+//
+// [MachineSampler] samples the host while the service is measured: its CPU
+// time from /proc/stat (user, system, interrupts, iowait, steal), perflab's
+// own CPU and run-queue wait, and, in a pass over every process paced to
+// cost at most 0.2% of a core, which other processes used the CPUs.
+// [Assess] turns a window of it into run.json's quality: clean or noisy,
+// and why. [ListenerOwner] finds the process behind a listening socket
+// (/proc/net/tcp inode → /proc/PID/fd), which proves whose a pprof
+// endpoint is.
+//
+// # CPUs of their own
+//
+// [Budget].CPUSet confines a launched service to some CPUs: a cpuset group
+// (v1 or v2) where the host has the controller, and always the CPU affinity
+// of the thread that forks it, so the service and its children inherit it
+// (the only confinement on a host without cpusets, with a warning).
+// [PinSelf] confines perflab's own threads for a run.
 package target

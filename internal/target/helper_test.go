@@ -61,6 +61,7 @@ func leftoverGroups() []string {
 //	burnfor SECONDS   spin until this process used SECONDS of CPU, print
 //	                  "cpu=<seconds>" (from getrusage), then sleep (or exit
 //	                  when the second argument is "exit")
+//	spinfor DURATION  spin on one core for DURATION of wall time, then exit
 //	serve ADDR        HTTP server answering 200 on ADDR
 //	serve-crash ADDR  serve, then exit with status 2 after 300ms
 func runHelper(mode string, args []string) {
@@ -84,6 +85,13 @@ func runHelper(mode string, args []string) {
 			return
 		}
 		time.Sleep(time.Hour)
+	case "spinfor":
+		d, _ := time.ParseDuration(args[0])
+		for deadline := time.Now().Add(d); time.Now().Before(deadline); {
+			for range 100000 {
+				sink++
+			}
+		}
 	case "serve", "serve-crash":
 		ln, err := net.Listen("tcp", args[0])
 		if err != nil {

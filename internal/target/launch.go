@@ -109,8 +109,11 @@ func resolve(prog, dir string) (string, error) {
 // makeGroup creates the cgroup or explains, once, why there is none.
 func makeGroup(l layout, cfg LaunchConfig) (*group, []string) {
 	unenforced := "measuring through /proc"
-	if b := cfg.Budget.String(); cfg.Budget != (Budget{}) {
-		unenforced += "; the budget (" + b + ") is not enforced"
+	if quota := (Budget{CPUs: cfg.Budget.CPUs, MemoryBytes: cfg.Budget.MemoryBytes}); !quota.none() {
+		unenforced += "; the budget (" + quota.String() + ") is not enforced"
+	}
+	if len(cfg.Budget.CPUSet) > 0 {
+		unenforced += "; --service-cpus " + cfg.Budget.CPUSet.String() + " is applied as the service's CPU affinity only"
 	}
 	if l.none() {
 		return nil, []string{"no cgroup hierarchy is mounted: " + unenforced}
@@ -155,17 +158,18 @@ func (p *Process) start(ctx context.Context, cfg LaunchConfig, path string) erro
 	p.logPipe = pr
 	defer pw.Close()
 	cmd := p.command(cfg, path, pw)
+	cpus := cfg.Budget.CPUSet
 	switch {
 	case p.grp != nil && p.grp.version == 2:
-		err = p.startInto(cmd)
+		err = startPinned(cpus, func() error { return p.startInto(cmd) })
 		if err != nil && !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.EACCES) {
 			cmd = p.command(cfg, path, pw)
-			err = p.startGated(cmd)
+			err = startPinned(cpus, func() error { return p.startGated(cmd) })
 		}
 	case p.grp != nil:
-		err = p.startGated(cmd)
+		err = startPinned(cpus, func() error { return p.startGated(cmd) })
 	default:
-		err = cmd.Start()
+		err = startPinned(cpus, cmd.Start)
 	}
 	if err != nil {
 		pr.Close()

@@ -2,10 +2,8 @@ package target
 
 import (
 	"bufio"
-	"encoding/hex"
 	"fmt"
 	"io"
-	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -75,11 +73,9 @@ func socketInodes(pid int) []uint64 {
 	return out
 }
 
-// TCP states of /proc/net/tcp (include/net/tcp_states.h).
-const (
-	tcpEstablished = 0x01
-	tcpListen      = 0x0A
-)
+// tcpEstablished is the state of a connected socket in /proc/net/tcp{,6}
+// (include/net/tcp_states.h; tcpListen is beside parseNetTCP).
+const tcpEstablished = 0x01
 
 type tcpSocket struct {
 	local, remote netip.AddrPort
@@ -102,34 +98,17 @@ func parseProcNetTCP(r io.Reader, max int64) ([]tcpSocket, error) {
 		if len(f) < 10 {
 			continue
 		}
-		local, err1 := parseHexAddr(f[1])
-		remote, err2 := parseHexAddr(f[2])
+		local, err1 := parseHexAddr([]byte(f[1]))
+		remote, err2 := parseHexAddr([]byte(f[2]))
 		state, err3 := strconv.ParseUint(f[3], 16, 8)
 		inode, err4 := strconv.ParseUint(f[9], 10, 64)
 		if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 			continue
 		}
-		out = append(out, tcpSocket{local: local, remote: remote, state: int(state), inode: inode})
+		out = append(out, tcpSocket{local: unmap(local), remote: unmap(remote), state: int(state), inode: inode})
 	}
 	return out, sc.Err()
 }
 
-// parseHexAddr parses "0100007F:1F90" (IPv4) or a 32-digit IPv6 address:
-// the address in 32-bit words of host byte order (little-endian here),
-// the port in big-endian hex.
-func parseHexAddr(s string) (netip.AddrPort, error) {
-	ip, port, ok := strings.Cut(s, ":")
-	p, err := strconv.ParseUint(port, 16, 16)
-	if !ok || err != nil {
-		return netip.AddrPort{}, fmt.Errorf("address %q: want HEXIP:HEXPORT", s)
-	}
-	b, err := hex.DecodeString(ip)
-	if err != nil || len(b) != 4 && len(b) != 16 {
-		return netip.AddrPort{}, fmt.Errorf("address %q: want 8 or 32 hex digits", s)
-	}
-	for i := 0; i < len(b); i += 4 {
-		b[i], b[i+1], b[i+2], b[i+3] = b[i+3], b[i+2], b[i+1], b[i]
-	}
-	addr, _ := netip.AddrFromSlice(net.IP(b))
-	return netip.AddrPortFrom(addr.Unmap(), uint16(p)), nil
-}
+// unmap turns an IPv4-mapped IPv6 address (a dual-stack socket's) into IPv4.
+func unmap(a netip.AddrPort) netip.AddrPort { return netip.AddrPortFrom(a.Addr().Unmap(), a.Port()) }

@@ -25,9 +25,9 @@ func TestParseProcNetTCP(t *testing.T) {
 	if s := socks[2]; s.local.String() != "127.0.0.1:41652" || s.remote.String() != "127.0.0.1:8888" || s.state != tcpEstablished || s.inode != 1003 {
 		t.Errorf("socket 2 = %+v", s)
 	}
-	v6, err := parseHexAddr("00000000000000000000000001000000:1F90")
-	if err != nil || v6.String() != "[::1]:8080" {
-		t.Errorf("IPv6 loopback = %v, %v", v6, err)
+	v6, err := parseProcNetTCP(strings.NewReader("header\n 0: 00000000000000000000000001000000:1F90 0000000000000000FFFF00000100007F:22B8 01 0:0 0:0 0 0 0 7 1\n"), 1<<10)
+	if err != nil || len(v6) != 1 || v6[0].local.String() != "[::1]:8080" || v6[0].remote.String() != "127.0.0.1:8888" {
+		t.Errorf("IPv6 sockets = %+v, %v; want [::1]:8080 to 127.0.0.1:8888 (mapped)", v6, err)
 	}
 }
 

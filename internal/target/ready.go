@@ -90,6 +90,11 @@ func logLines(p *Process) string {
 	if p == nil {
 		return ""
 	}
+	select {
+	case <-p.Exited(): // its last words may still be in the pipe
+		p.WaitLog(time.Second)
+	default:
+	}
 	lines := p.LogTail(readyLogLines)
 	if len(lines) == 0 {
 		if p.launched {

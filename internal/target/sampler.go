@@ -114,6 +114,10 @@ func (s *Sampler) sample(now time.Time) (Sample, bool) {
 		if err := g.read(&s.r, &smp); err != nil && g.hasCPU() {
 			return smp, false
 		}
+		// The time the CPU counter was read, not when the pass began: a
+		// sampler delayed on a busy machine would otherwise put CPU used
+		// after now at now, and an interval could exceed the quota.
+		smp.T = time.Now()
 		s.pids, err = g.pids(&s.r, s.pids[:0])
 		if err != nil {
 			return smp, false
@@ -146,6 +150,7 @@ func (s *Sampler) sample(now time.Time) (Sample, bool) {
 	}
 	if useProcCPU {
 		smp.CPUSeconds = float64(s.acct.end()) / userHZ
+		smp.T = time.Now()
 	}
 	smp.RunqueueWaitSeconds = s.wait.end()
 	return smp, true

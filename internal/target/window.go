@@ -87,7 +87,12 @@ func runqueue(s Sample) float64   { return s.RunqueueWaitSeconds }
 // valueAt is a cumulative counter of the samples at t, interpolated linearly
 // between the samples around it (samples are in time order).
 func valueAt(samples []Sample, t time.Time, v func(Sample) float64) float64 {
-	i, _ := slices.BinarySearchFunc(samples, t, func(s Sample, t time.Time) int { return s.T.Compare(t) })
+	return interpolate(samples, t, func(s Sample) time.Time { return s.T }, v)
+}
+
+// interpolate is valueAt for any time-ordered samples.
+func interpolate[S any](samples []S, t time.Time, at func(S) time.Time, v func(S) float64) float64 {
+	i, _ := slices.BinarySearchFunc(samples, t, func(s S, t time.Time) int { return at(s).Compare(t) })
 	switch {
 	case i == 0:
 		return v(samples[0])
@@ -95,11 +100,11 @@ func valueAt(samples []Sample, t time.Time, v func(Sample) float64) float64 {
 		return v(samples[i-1])
 	}
 	a, b := samples[i-1], samples[i]
-	span := b.T.Sub(a.T).Seconds()
+	span := at(b).Sub(at(a)).Seconds()
 	if span <= 0 {
 		return v(b)
 	}
-	return v(a) + (v(b)-v(a))*t.Sub(a.T).Seconds()/span
+	return v(a) + (v(b)-v(a))*t.Sub(at(a)).Seconds()/span
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -1,0 +1,66 @@
+package lab
+
+import (
+	"context"
+	"time"
+
+	"perflab/internal/runfmt"
+	"perflab/internal/target"
+)
+
+// machineInterval is how often the machine beside the service is sampled.
+const machineInterval = 200 * time.Millisecond
+
+// startMachine starts sampling the machine for the whole session.
+func (s *session) startMachine() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.machine = target.NewMachineSampler(machineInterval)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.machine.Run(ctx)
+	}()
+	s.stopMachine = func() {
+		cancel()
+		<-done
+	}
+}
+
+// quality judges the machine over [from, to]; nil when it was not sampled.
+func (s *session) quality(from, to time.Time, t *runfmt.TargetSummary, l *runfmt.LoadResult) *runfmt.Quality {
+	if s.machine == nil {
+		return nil
+	}
+	w, ok := s.machine.Window(from, to)
+	if !ok {
+		return nil
+	}
+	in := target.QualityInput{Machine: w, Service: t}
+	if l != nil {
+		in.Requests, in.LatencyMeanMs = l.Requests, l.Latency.Mean
+	}
+	q := target.Assess(in)
+	return &q
+}
+
+// pinLoad confines perflab's threads to --load-cpus once the service runs
+// (it was launched with its own CPUs, not perflab's), and returns the
+// function that frees them.
+func (s *session) pinLoad() func() {
+	if len(s.cfg.LoadCPUs) == 0 {
+		return func() {}
+	}
+	restore, err := target.PinSelf(s.cfg.LoadCPUs)
+	if err != nil {
+		s.warn(err.Error())
+	}
+	return restore
+}
+
+// edgeScan scans the machine's processes at a load's start and end, so the
+// other processes of its window are counted over the window itself.
+func (s *session) edgeScan() {
+	if s.machine != nil {
+		s.machine.ScanNow()
+	}
+}

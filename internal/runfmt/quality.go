@@ -1,0 +1,67 @@
+package runfmt
+
+import "time"
+
+// Measurement verdicts of a Quality.
+const (
+	QualityClean = "clean"
+	QualityNoisy = "noisy"
+)
+
+// Quality is the machine during the measured window: whether the service
+// and the load generator had the CPUs to themselves, and so which figures
+// of the run can be trusted. Cores are CPU seconds per second of the window.
+type Quality struct {
+	// Verdict is "clean" or "noisy".
+	Verdict string `json:"verdict"`
+	// Summary is the one line shown at the top of the verdict after
+	// "Measurement: ", with the measured figures.
+	Summary string `json:"summary"`
+	// Reasons say what made the measurement noisy, one sentence each.
+	Reasons []string `json:"reasons,omitempty"`
+	// Valid and Invalid name the run's figures that the noise leaves
+	// intact and those it distorts (latency, throughput, find-max rates).
+	Valid   []string `json:"valid,omitempty"`
+	Invalid []string `json:"invalid,omitempty"`
+
+	// Start and WindowS are the window the figures cover.
+	Start     time.Time `json:"start"`
+	WindowS   float64   `json:"window_s"`
+	HostCores int       `json:"host_cores"`
+	// HostBusyCores is the CPU the host's processes used (user and system
+	// time of every process, the service and perflab included).
+	HostBusyCores float64 `json:"host_busy_cores"`
+	// IRQCores is interrupt and softirq work, charged to no process.
+	IRQCores    float64 `json:"irq_cores"`
+	IOWaitCores float64 `json:"iowait_cores"`
+	// StealCores is CPU time the hypervisor gave to other guests.
+	StealCores   float64 `json:"steal_cores"`
+	ServiceCores float64 `json:"service_cores"`
+	// PerflabCores is perflab's own CPU: the load generator, the samplers
+	// and the profilers it started.
+	PerflabCores float64 `json:"perflab_cores"`
+	// OtherCores is HostBusyCores less the service's and perflab's CPU.
+	OtherCores float64 `json:"other_cores"`
+	// PerflabRunqueueWaitS is how long perflab's threads were runnable but
+	// waited for a CPU; the generator's waiting is inside every latency it
+	// records. Per request when the run had requests.
+	PerflabRunqueueWaitS    float64 `json:"perflab_runqueue_wait_s"`
+	PerflabWaitMsPerRequest float64 `json:"perflab_wait_ms_per_request,omitempty"`
+	// ServiceRunqueueWaitS is the same for the service's threads (its CPU
+	// quota included: a throttled thread waits too).
+	ServiceRunqueueWaitS    float64 `json:"service_runqueue_wait_s"`
+	ServiceWaitMsPerRequest float64 `json:"service_wait_ms_per_request,omitempty"`
+	ServiceThrottledPct     float64 `json:"service_throttled_pct"`
+	// TopOther are the other processes that used the most CPU.
+	TopOther []ProcessCPU `json:"top_other,omitempty"`
+}
+
+// ProcessCPU is one process's CPU over the window.
+type ProcessCPU struct {
+	PID   int     `json:"pid"`
+	Name  string  `json:"name"`
+	Cores float64 `json:"cores"`
+}
+
+// Noisy says the measurement was not alone on the machine.
+func (q *Quality) Noisy() bool { return q != nil && q.Verdict == QualityNoisy }

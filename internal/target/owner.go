@@ -1,0 +1,218 @@
+package target
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// tcpListen is the state of a listening socket in /proc/net/tcp{,6}.
+const tcpListen = 0x0A
+
+// listener is one listening socket of /proc/net/tcp{,6}.
+type listener struct {
+	addr  netip.AddrPort
+	inode uint64
+}
+
+// parseNetTCP parses /proc/net/tcp or /proc/net/tcp6 and returns the
+// listening sockets. Addresses are hex in the kernel's byte order: each
+// 32-bit word of the address as the host stores it (little-endian here),
+// the port in network order.
+func parseNetTCP(b []byte) ([]listener, error) {
+	var out []listener
+	for i, line := range bytes.Split(b, []byte{'\n'}) {
+		f := bytes.Fields(line)
+		if i == 0 || len(f) == 0 {
+			continue // the header
+		}
+		if len(f) < 10 {
+			return out, fmt.Errorf("parsing /proc/net/tcp line %d: %d fields, want at least 10", i+1, len(f))
+		}
+		st, err := strconv.ParseUint(string(f[3]), 16, 8)
+		if err != nil {
+			return out, fmt.Errorf("parsing /proc/net/tcp line %d: state %q", i+1, truncate(f[3], 10))
+		}
+		if st != tcpListen {
+			continue
+		}
+		ap, err := parseHexAddr(f[1])
+		if err != nil {
+			return out, fmt.Errorf("parsing /proc/net/tcp line %d: %w", i+1, err)
+		}
+		inode, err := strconv.ParseUint(string(f[9]), 10, 64)
+		if err != nil {
+			return out, fmt.Errorf("parsing /proc/net/tcp line %d: inode %q", i+1, truncate(f[9], 20))
+		}
+		out = append(out, listener{ap, inode})
+	}
+	return out, nil
+}
+
+// parseHexAddr parses "0100007F:1F90" (127.0.0.1:8080) or the 32-digit
+// IPv6 form.
+func parseHexAddr(b []byte) (netip.AddrPort, error) {
+	host, port, ok := bytes.Cut(b, []byte{':'})
+	p, err := strconv.ParseUint(string(port), 16, 16)
+	if !ok || err != nil {
+		return netip.AddrPort{}, fmt.Errorf("address %q: want HEXADDR:HEXPORT", truncate(b, 60))
+	}
+	raw := make([]byte, hex.DecodedLen(len(host)))
+	if _, err := hex.Decode(raw, host); err != nil || len(raw) != 4 && len(raw) != 16 {
+		return netip.AddrPort{}, fmt.Errorf("address %q: want 8 or 32 hex digits", truncate(b, 60))
+	}
+	for i := 0; i < len(raw); i += 4 {
+		binary.BigEndian.PutUint32(raw[i:], binary.NativeEndian.Uint32(raw[i:]))
+	}
+	a, _ := netip.AddrFromSlice(raw)
+	return netip.AddrPortFrom(a, uint16(p)), nil
+}
+
+// serves says whether a socket listening on l accepts connections to a.
+func (l listener) serves(a netip.AddrPort) bool {
+	if l.addr.Port() != a.Port() {
+		return false
+	}
+	la, want := l.addr.Addr().Unmap(), a.Addr().Unmap()
+	return la == want || la.IsUnspecified() && (l.addr.Addr().Is6() || want.Is4())
+}
+
+// ListenerOwner returns the process that listens on hostport (a local TCP
+// address such as 127.0.0.1:6060 or localhost:8080), looking first among
+// candidates (the service's processes) and then at every process. found is
+// false when no local socket listens there (a remote host, another network
+// namespace) or its owner cannot be read.
+func ListenerOwner(ctx context.Context, hostport string, candidates []int) (pid int, found bool, err error) {
+	addrs, err := resolveLocal(ctx, hostport)
+	if err != nil || len(addrs) == 0 {
+		return 0, false, err
+	}
+	var inodes []uint64
+	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			continue // no IPv6, or no procfs net
+		}
+		ls, err := parseNetTCP(b)
+		if err != nil {
+			return 0, false, err
+		}
+		for _, l := range ls {
+			if slices.ContainsFunc(addrs, l.serves) {
+				inodes = append(inodes, l.inode)
+			}
+		}
+	}
+	if len(inodes) == 0 {
+		return 0, false, nil
+	}
+	for _, pid := range candidates {
+		if holdsSocket(pid, inodes) {
+			return pid, true, nil
+		}
+	}
+	var w procWalker
+	for _, pid := range w.listDir("/proc", nil) {
+		if ctx.Err() != nil {
+			return 0, false, ctx.Err()
+		}
+		if holdsSocket(pid, inodes) {
+			return pid, true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+// resolveLocal turns host:port into addresses (IP literals as they are,
+// names through the resolver within a second).
+func resolveLocal(ctx context.Context, hostport string) ([]netip.AddrPort, error) {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return nil, fmt.Errorf("address %q: %w", hostport, err)
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return nil, fmt.Errorf("address %q: port %q is not a number", hostport, port)
+	}
+	if a, err := netip.ParseAddr(host); err == nil {
+		return []netip.AddrPort{netip.AddrPortFrom(a, uint16(p))}, nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupNetIP(rctx, "ip", host)
+	if err != nil {
+		return nil, nil // not resolvable here: not a local address either
+	}
+	var out []netip.AddrPort
+	for _, a := range ips {
+		out = append(out, netip.AddrPortFrom(a, uint16(p)))
+	}
+	return out, nil
+}
+
+// holdsSocket says whether one of pid's file descriptors is one of the
+// sockets.
+func holdsSocket(pid int, inodes []uint64) bool {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return false
+	}
+	for _, n := range names {
+		link, err := os.Readlink(dir + "/" + n)
+		if err != nil || !strings.HasPrefix(link, "socket:[") {
+			continue
+		}
+		ino, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]"), 10, 64)
+		if err == nil && slices.Contains(inodes, ino) {
+			return true
+		}
+	}
+	return false
+}
+
+// ProcessName describes a process for a message: "python3 (pid 4242)",
+// with its command line when it can be read.
+func ProcessName(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		if comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); err == nil {
+			return fmt.Sprintf("%s (pid %d)", strings.TrimSpace(string(comm)), pid)
+		}
+		return fmt.Sprintf("pid %d", pid)
+	}
+	cmd := strings.Join(strings.Fields(strings.ReplaceAll(string(b), "\x00", " ")), " ")
+	if len(cmd) > 80 {
+		cmd = cmd[:77] + "..."
+	}
+	return fmt.Sprintf("pid %d (%s)", pid, cmd)
+}
+
+// Cmdline returns a process's arguments from /proc/PID/cmdline.
+func Cmdline(pid int) ([]string, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return nil, err
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00"), nil
+}
+
+// ProcessTree returns pid and its descendants.
+func ProcessTree(pid int) []int {
+	var w procWalker
+	return w.tree(pid, nil)
+}
