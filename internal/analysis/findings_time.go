@@ -120,6 +120,11 @@ func (tw *timeWaits) rule(in FindingInput, rule waitRule) (runfmt.Finding, bool)
 	if ms < waitMinMs || float64(ns) < waitMinShare*float64(v.totalNs) {
 		return runfmt.Finding{}, false
 	}
+	if rule.kind == KindSyscallWait && runqueueOf(in).serviceMs >= 0.5*ms {
+		// A thread in a system call waits for a CPU like any other: on a
+		// machine that starves the service this is CPU contention.
+		return runfmt.Finding{}, false
+	}
 	var top *waitClass
 	var blocked, runnable int64
 	for _, name := range rule.classes {

@@ -178,3 +178,19 @@ func TestOffCPUSaysWhatWasChecked(t *testing.T) {
 		t.Fatalf("off-cpu findings %+v; want what was checked, not advice to look", f)
 	}
 }
+
+// TestSyscallWaitOnAStarvedMachine: system calls that took long because the
+// service's threads waited for a CPU are CPU contention, not a syscall
+// finding.
+func TestSyscallWaitOnAStarvedMachine(t *testing.T) {
+	wall := buildWall(t, wsmp{handlerStack, "cpu", 100 * 1e6}, wsmp{handlerStack + ";main.readTable;io.ReadFull;syscall.read", "syscall", 100 * 5e6})
+	tm := &runfmt.TimePerRequest{Source: "go-trace", Requests: 100, Kinds: TimeKinds(wall, 100), TotalMs: 6}
+	in := FindingInput{Wall: wall, Time: tm, Requests: 100, Target: &runfmt.TargetSummary{RunqueueWaitSeconds: 0.001}}
+	if f := findKind(Findings(in), KindSyscallWait); len(f) != 1 || !hasFunc(f[0], "main.readTable") {
+		t.Fatalf("syscall findings %+v on a quiet machine; want main.readTable", f)
+	}
+	in.Target.RunqueueWaitSeconds = 1 // 10 ms a request waiting for a CPU
+	if f := findKind(Findings(in), KindSyscallWait); len(f) != 0 {
+		t.Errorf("syscall finding %+v while the service's threads waited 10 ms a request for a CPU", f)
+	}
+}

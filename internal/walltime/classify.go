@@ -95,6 +95,16 @@ var lockFrames = map[string]bool{
 	"sync.(*RWMutex).rUnlockSlow":     true,
 }
 
+// gcFrames mark a wait for the garbage collector: an allocating goroutine
+// blocked in its assist, or for a cycle to start or finish.
+var gcFrames = map[string]bool{
+	"runtime.gcAssistAlloc": true,
+	"runtime.gcParkAssist":  true,
+	"runtime.gcMarkDone":    true,
+	"runtime.gcStart":       true,
+	"runtime.GC":            true,
+}
+
 // stackInfo is what the analysis needs to know about one stack.
 type stackInfo struct {
 	id         int32
@@ -109,6 +119,7 @@ type stackInfo struct {
 	sleep      bool
 	netpoll    bool // blocked in the network poller
 	profiler   bool // serving a profile (net/http/pprof): the profiler's request, not the service's
+	gc         bool // in the garbage collector's assist or cycle control
 }
 
 func newStackInfo(id int32, funcs []string) *stackInfo {
@@ -133,6 +144,8 @@ func newStackInfo(id int32, funcs []string) *stackInfo {
 			si.waitGroup = true
 		case fn == "time.Sleep":
 			si.sleep = true
+		case gcFrames[fn]:
+			si.gc = true
 		case fn == "internal/poll.runtime_pollWait" || fn == "internal/poll.(*pollDesc).wait" || strings.HasPrefix(fn, "internal/poll.(*FD)."):
 			si.netpoll = true
 		}
@@ -172,6 +185,8 @@ func (si *stackInfo) wait(reason string) Wait {
 		return WaitRunnable
 	}
 	switch {
+	case si.gc:
+		return WaitGCWait
 	case si.pool:
 		return WaitPool
 	case si.downstream:
