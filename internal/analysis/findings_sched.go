@@ -60,8 +60,13 @@ func schedulerFindings(in FindingInput, cpu *cpuView, tw *timeWaits) []ranked {
 	if ms < waitMinMs || ms < waitMinShare*in.Time.TotalMs {
 		return nil
 	}
-	if t := in.Target; in.Requests > 0 && t.RunqueueWaitSeconds*1000/float64(in.Requests) >= 0.5*ms {
+	if rq := runqueueOf(in); rq.serviceMs >= 0.5*ms || rq.starved {
 		return nil // the machine's other processes hold the cores: cpu-contention says so
+	}
+	if in.Load != nil && cpu.usPerReq > 0 {
+		if _, ok := cpuContention(in, runqueueOf(in), in.Load.Latency.Mean, cpu.usPerReq/1000); ok {
+			return nil // the same: it names who held the cores
+		}
 	}
 	f := runfmt.Finding{Kind: KindSchedulerLatency, WaitUsPerRequest: 1000 * ms, Share: ms / in.Time.TotalMs}
 	f.Title = fmt.Sprintf("scheduler latency: %s/request ready to run but not running", FormatValue(ms*1e6, "nanoseconds"))
