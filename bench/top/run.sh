@@ -1,7 +1,9 @@
 #!/bin/sh
 # Benchmark `perflab top` against
-# `go tool pprof -top` on a large generated CPU profile: wall time and peak
-# memory (max RSS) from /usr/bin/time -v, 5 runs each, medians and ratios.
+# `go tool pprof -top`, and `perflab list` and `top --lines` against
+# `go tool pprof -list` and `perflab top`, on a large generated CPU profile
+# (4 source lines per function): wall time and peak memory (max RSS) from
+# /usr/bin/time -v, 5 runs each, medians and ratios.
 #
 #   bench/top/run.sh [samples] [stacks] [extra gen flags, e.g. -aggregate]
 set -eu
@@ -26,10 +28,28 @@ measure perflab-top-user "$dir/perflab" top --user --requests 10000 "$dir/big.pb
 measure perflab-flame "$dir/perflab" flame -o "$dir/flame.html" "$dir/big.pb.gz"
 measure go-tool-pprof-top go tool pprof -top "$dir/big.pb.gz"
 measure pprof-binary-top "$pprof_tool" -top "$dir/big.pb.gz"
+# list: one hot user function of the generated service (its sources do not
+# exist, so both print the sampled lines only).
+list_re='Method41$'
+measure perflab-top-lines "$dir/perflab" top --lines "$dir/big.pb.gz"
+measure perflab-list "$dir/perflab" list "$list_re" "$dir/big.pb.gz"
+measure go-tool-pprof-list go tool pprof -list "$list_re" "$dir/big.pb.gz"
+measure pprof-binary-list "$pprof_tool" -list "$list_re" "$dir/big.pb.gz"
 
 ratio go-tool-pprof-top perflab-top
 ratio pprof-binary-top perflab-top
 ratio go-tool-pprof-top perflab-top-user
+ratio go-tool-pprof-list perflab-list
+ratio pprof-binary-list perflab-list
+
+# share A B: A's median time as a multiple of B's (the target: at most 2x).
+share() {
+	read -r aw _ <"$dir/$1.median"
+	read -r bw _ <"$dir/$2.median"
+	awk -v a="$aw" -v b="$bw" -v an="$1" -v bn="$2" 'BEGIN { printf "%s takes %.2fx the time of %s\n", an, a / b, bn }'
+}
+share perflab-list perflab-top
+share perflab-top-lines perflab-top
 echo "flame page: $(stat -c %s "$dir/flame.html") bytes"
 if command -v chromium >/dev/null; then
 	# First draw of the flame page in headless Chromium, as the page itself

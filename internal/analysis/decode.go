@@ -32,21 +32,25 @@ const (
 	fProfileLocation      = 4
 	fProfileFunction      = 5
 	fProfileStringTable   = 6
+	fProfileDropFrames    = 7
+	fProfileKeepFrames    = 8
+	fProfileTimeNanos     = 9
 	fProfileDurationNanos = 10
 	fProfilePeriodType    = 11
 	fProfilePeriod        = 12
+	fProfileComment       = 13
 	fProfileDefaultType   = 14
 )
 
-// readStackSetFile decodes path with the lean decoder, falling back to
-// profile.Parse for inputs it does not handle.
-func readStackSetFile(path string) (*stackSet, error) {
+// readStackSetFileAs decodes path with the lean decoder at function or line
+// granularity, falling back to profile.Parse for inputs it does not handle.
+func readStackSetFileAs(path string, lines bool) (*stackSet, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading profile: %w", err)
 	}
 	defer f.Close()
-	s, lerr := readStackSet(f)
+	s, lerr := readStackSetAs(f, lines)
 	if lerr == nil {
 		return s, nil
 	}
@@ -57,11 +61,17 @@ func readStackSetFile(path string) (*stackSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing profile %s: %w", path, err)
 	}
+	if lines {
+		return fromProfileLines(p), nil
+	}
 	return fromProfile(p), nil
 }
 
 // readStackSet decodes an encoded profile (gzipped or not) from r.
-func readStackSet(r io.Reader) (*stackSet, error) {
+func readStackSet(r io.Reader) (*stackSet, error) { return readStackSetAs(r, false) }
+
+// readStackSetAs is readStackSet at function or line granularity.
+func readStackSetAs(r io.Reader, lines bool) (*stackSet, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
@@ -72,7 +82,7 @@ func readStackSet(r io.Reader) (*stackSet, error) {
 		defer pr.Close()
 		br = bufio.NewReaderSize(pr, 256<<10)
 	}
-	d := &leanDecoder{stackIdx: map[string]int32{}}
+	d := &leanDecoder{stackIdx: map[string]int32{}, lines: lines}
 	if err := d.run(br); err != nil {
 		return nil, fmt.Errorf("decoding profile: %w", err)
 	}
@@ -88,7 +98,12 @@ type leanDecoder struct {
 	periodType  [2]int64
 	period      int64
 	duration    int64
+	timeNanos   int64
 	defaultType int64
+	dropFrames  int64
+	keepFrames  int64
+	comments    []int64
+	lines       bool // line granularity
 
 	// Samples merged by location-id stack: the map key is the stack's
 	// location ids as varints (decoded again in finish, so the ids are not
@@ -109,12 +124,18 @@ type leanDecoder struct {
 
 type rawLocation struct {
 	id, mapping, addr uint64
-	funcIDs           []uint64
+	lines             []rawLine
+}
+
+// rawLine is one Line of a location: its function and line number.
+type rawLine struct {
+	fid  uint64
+	line int64
 }
 
 type rawFunction struct {
-	id         uint64
-	name, file int64
+	id                uint64
+	name, file, start int64
 }
 
 // run reads the top-level fields of the Profile message.
@@ -164,10 +185,18 @@ func (d *leanDecoder) scalar(field, v uint64) {
 	switch field {
 	case fProfileDurationNanos:
 		d.duration = int64(v)
+	case fProfileTimeNanos:
+		d.timeNanos = int64(v)
 	case fProfilePeriod:
 		d.period = int64(v)
 	case fProfileDefaultType:
 		d.defaultType = int64(v)
+	case fProfileDropFrames:
+		d.dropFrames = int64(v)
+	case fProfileKeepFrames:
+		d.keepFrames = int64(v)
+	case fProfileComment:
+		d.comments = append(d.comments, int64(v))
 	}
 }
 
@@ -182,7 +211,7 @@ func (d *leanDecoder) message(br *bufio.Reader, field uint64) error {
 	}
 	switch field {
 	case fProfileSampleType, fProfileSample, fProfileMapping, fProfileLocation,
-		fProfileFunction, fProfileStringTable, fProfilePeriodType:
+		fProfileFunction, fProfileStringTable, fProfilePeriodType, fProfileComment:
 	default:
 		_, err := br.Discard(int(n))
 		return unexpected(err)
@@ -211,6 +240,13 @@ func (d *leanDecoder) message(br *bufio.Reader, field uint64) error {
 		return d.location(b)
 	case fProfileFunction:
 		return d.function(b)
+	case fProfileComment: // packed
+		it := fieldIter{b: b, wire: 2, data: b}
+		ids, err := it.uvarints(nil)
+		for _, v := range ids {
+			d.comments = append(d.comments, int64(v))
+		}
+		return err
 	default:
 		d.strs = append(d.strs, string(b))
 		return nil
@@ -382,26 +418,30 @@ func (d *leanDecoder) location(b []byte) error {
 		case it.field == 3 && it.wire == 0:
 			loc.addr = it.v
 		case it.field == 4 && it.wire == 2:
-			fid, err := lineFunction(it.data)
+			ln, err := parseLine(it.data)
 			if err != nil {
 				return err
 			}
-			loc.funcIDs = append(loc.funcIDs, fid)
+			loc.lines = append(loc.lines, ln)
 		}
 	}
 	d.locs = append(d.locs, loc)
 	return it.err
 }
 
-func lineFunction(b []byte) (uint64, error) {
-	var fid uint64
+// parseLine reads a Line message: function_id (1) and line (2).
+func parseLine(b []byte) (rawLine, error) {
+	var ln rawLine
 	it := fieldIter{b: b}
 	for it.next() {
-		if it.field == 1 && it.wire == 0 {
-			fid = it.v
+		switch {
+		case it.field == 1 && it.wire == 0:
+			ln.fid = it.v
+		case it.field == 2 && it.wire == 0:
+			ln.line = int64(it.v)
 		}
 	}
-	return fid, it.err
+	return ln, it.err
 }
 
 func (d *leanDecoder) function(b []byte) error {
@@ -415,6 +455,8 @@ func (d *leanDecoder) function(b []byte) error {
 			fn.name = int64(it.v)
 		case it.field == 4 && it.wire == 0:
 			fn.file = int64(it.v)
+		case it.field == 5 && it.wire == 0:
+			fn.start = int64(it.v)
 		}
 	}
 	d.funcs = append(d.funcs, fn)

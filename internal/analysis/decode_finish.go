@@ -17,6 +17,9 @@ func (d *leanDecoder) finish() (*stackSet, error) {
 		return nil, fmt.Errorf("decoding profile: samples have %d values for %d sample types", d.nv, len(d.sampleTypes))
 	}
 	b := newStackBuilder()
+	if d.lines {
+		b = newLineBuilder()
+	}
 	s := b.set
 	var err error
 	vt := func(v [2]int64) profile.ValueType {
@@ -37,8 +40,24 @@ func (d *leanDecoder) finish() (*stackSet, error) {
 	if s.defaultType, err = d.str(d.defaultType); err != nil {
 		return nil, err
 	}
-	s.period, s.durationNanos = d.period, d.duration
-	locFrames, err := d.locationFrames(b)
+	s.period, s.durationNanos, s.timeNanos = d.period, d.duration, d.timeNanos
+	for _, c := range d.comments {
+		cs, err := d.str(c)
+		if err != nil {
+			return nil, err
+		}
+		s.comments = append(s.comments, cs)
+	}
+	drop, err := d.str(d.dropFrames)
+	if err != nil {
+		return nil, err
+	}
+	keep, err := d.str(d.keepFrames)
+	if err != nil {
+		return nil, err
+	}
+	pr := newPruner(drop, keep)
+	locFrames, err := d.locationFrames(b, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -51,13 +70,15 @@ func (d *leanDecoder) finish() (*stackSet, error) {
 		for b := []byte(key); len(b) > 0; {
 			id, n := binary.Uvarint(b)
 			b = b[n:]
-			nframes += len(locFrames[id])
+			nframes += len(locFrames[id].frames)
 		}
 	}
 	s.frames = make([]int32, 0, nframes)
 	var frames []int32
+	var ids []uint64
+	var states []pruneState
 	for i, key := range d.keys {
-		frames = frames[:0]
+		frames, ids, states = frames[:0], ids[:0], states[:0]
 		for b := []byte(key); len(b) > 0; {
 			id, n := binary.Uvarint(b)
 			b = b[n:]
@@ -65,7 +86,17 @@ func (d *leanDecoder) finish() (*stackSet, error) {
 			if !ok {
 				return nil, fmt.Errorf("decoding profile: sample refers to unknown location %d", id)
 			}
-			frames = append(frames, lf...)
+			if pr != nil {
+				ids, states = append(ids, id), append(states, lf.state)
+				continue
+			}
+			frames = append(frames, lf.frames...)
+		}
+		if pr != nil {
+			lo, hi := pruneStack(states)
+			for _, id := range ids[lo:hi] {
+				frames = append(frames, locFrames[id].frames...)
+			}
 		}
 		frames = trimPreempt(s, frames)
 		s.frames = append(s.frames, frames...)
@@ -75,9 +106,21 @@ func (d *leanDecoder) finish() (*stackSet, error) {
 	return s, nil
 }
 
-// locationFrames maps each location id to its frames, innermost first.
-func (d *leanDecoder) locationFrames(b *stackBuilder) (map[uint64][]int32, error) {
-	funcs := make(map[uint64]int32, len(d.funcs))
+// locFrame is a location's frames, innermost first, and how drop_frames
+// prunes it.
+type locFrame struct {
+	frames []int32
+	state  pruneState
+}
+
+// locationFrames maps each location id to its frames (pr may be nil).
+func (d *leanDecoder) locationFrames(b *stackBuilder, pr *pruner) (map[uint64]locFrame, error) {
+	type fnInfo struct {
+		name, file string
+		start      int64
+		idx        int32 // at function granularity
+	}
+	funcs := make(map[uint64]fnInfo, len(d.funcs))
 	for _, fn := range d.funcs {
 		if fn.id == 0 {
 			return nil, fmt.Errorf("decoding profile: function with id 0")
@@ -93,9 +136,14 @@ func (d *leanDecoder) locationFrames(b *stackBuilder) (map[uint64][]int32, error
 		if err != nil {
 			return nil, err
 		}
-		funcs[fn.id] = b.function(name, file)
+		fi := fnInfo{name: name, file: file, start: fn.start, idx: -1}
+		if !d.lines && name != "" {
+			fi.idx = b.function(name, file)
+		}
+		funcs[fn.id] = fi
 	}
-	out := make(map[uint64][]int32, len(d.locs))
+	out := make(map[uint64]locFrame, len(d.locs))
+	var names []string
 	for _, loc := range d.locs {
 		if loc.id == 0 {
 			return nil, fmt.Errorf("decoding profile: location with id 0")
@@ -103,32 +151,52 @@ func (d *leanDecoder) locationFrames(b *stackBuilder) (map[uint64][]int32, error
 		if _, dup := out[loc.id]; dup {
 			return nil, fmt.Errorf("decoding profile: duplicate location id %d", loc.id)
 		}
-		var fr []int32
-		for _, fid := range loc.funcIDs {
-			if fid == 0 {
+		mapFile := ""
+		if loc.mapping != 0 {
+			fi, ok := d.maps[loc.mapping]
+			if !ok {
+				return nil, fmt.Errorf("decoding profile: location %d refers to unknown mapping %d", loc.id, loc.mapping)
+			}
+			var err error
+			if mapFile, err = d.str(fi); err != nil {
+				return nil, err
+			}
+		}
+		lines := loc.lines
+		var lf locFrame
+		if pr != nil {
+			names = names[:0]
+			for _, ln := range lines {
+				names = append(names, funcs[ln.fid].name)
+			}
+			var from int
+			from, lf.state = pr.location(names)
+			lines = lines[from:]
+		}
+		for _, ln := range lines {
+			if ln.fid == 0 {
 				continue
 			}
-			f, ok := funcs[fid]
+			fi, ok := funcs[ln.fid]
 			if !ok {
-				return nil, fmt.Errorf("decoding profile: location %d refers to unknown function %d", loc.id, fid)
+				return nil, fmt.Errorf("decoding profile: location %d refers to unknown function %d", loc.id, ln.fid)
 			}
-			fr = append(fr, f)
-		}
-		if len(fr) == 0 {
-			file := ""
-			if loc.mapping != 0 {
-				fi, ok := d.maps[loc.mapping]
-				if !ok {
-					return nil, fmt.Errorf("decoding profile: location %d refers to unknown mapping %d", loc.id, loc.mapping)
-				}
-				var err error
-				if file, err = d.str(fi); err != nil {
-					return nil, err
-				}
+			if ln.line > 0 {
+				b.set.hasLines = true
 			}
-			fr = append(fr, b.function(locationName(loc.addr, file), file))
+			switch {
+			case fi.name == "":
+				lf.frames = append(lf.frames, b.function(binaryName(mapFile), mapFile))
+			case fi.idx >= 0:
+				lf.frames = append(lf.frames, fi.idx)
+			default:
+				lf.frames = append(lf.frames, b.frame(fi.name, fi.file, ln.line, fi.start))
+			}
 		}
-		out[loc.id] = fr
+		if len(lf.frames) == 0 {
+			lf.frames = append(lf.frames, b.function(binaryName(mapFile), mapFile))
+		}
+		out[loc.id] = lf
 	}
 	return out, nil
 }

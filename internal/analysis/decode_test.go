@@ -16,11 +16,17 @@ import (
 // canonical renders a stackSet as sorted "frames=values" lines plus its
 // header, independent of function and stack order.
 func canonical(s *stackSet) string {
+	head := fmt.Sprintf("types=%v default=%q period=%d %v duration=%d\n", s.sampleTypes, s.defaultType, s.period, s.periodType, s.durationNanos)
+	return head + canonicalStacks(s, func(f funcInfo) string { return f.Name })
+}
+
+// canonicalStacks renders the stacks, each frame named by name.
+func canonicalStacks(s *stackSet, name func(funcInfo) string) string {
 	agg := map[string][]int64{}
 	for i := 0; i < s.numStacks(); i++ {
 		var names []string
 		for _, f := range s.stack(i) {
-			names = append(names, s.funcs[f].Name)
+			names = append(names, name(s.funcs[f]))
 		}
 		k := strings.Join(names, ";")
 		v := agg[k]
@@ -37,8 +43,7 @@ func canonical(s *stackSet) string {
 		lines = append(lines, fmt.Sprintf("%s=%v", k, v))
 	}
 	sort.Strings(lines)
-	head := fmt.Sprintf("types=%v default=%q period=%d %v duration=%d\n", s.sampleTypes, s.defaultType, s.period, s.periodType, s.durationNanos)
-	return head + strings.Join(lines, "\n")
+	return strings.Join(lines, "\n")
 }
 
 // inlineProfile has inlined frames, an unsymbolised location with a mapping
@@ -171,6 +176,11 @@ func FuzzReadStackSet(f *testing.F) {
 	f.Add(encode(f, cpuProfile(f), false))
 	f.Add(encode(f, inlineProfile(), false))
 	f.Add(encode(f, inlineProfile(), true))
+	f.Add(encode(f, unsymbolisedProfile(), false))
+	pruned := build(f, []string{"cpu/nanoseconds"}, smp{"main;Parse;malloc;mmap", []int64{3}}, smp{"main;Render;operator new(unsigned long)", []int64{2}})
+	pruned.DropFrames, pruned.KeepFrames, pruned.Comments = "malloc.*|operator new", "mmap", []string{"two events"}
+	f.Add(encode(f, pruned, false))
+	f.Add(encode(f, handlersProfile(f, "/src/h.go"), false))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := readStackSet(bytes.NewReader(data))
 		if err != nil {
@@ -183,5 +193,34 @@ func FuzzReadStackSet(f *testing.F) {
 		if got, want := canonical(s), canonical(fromProfile(p)); got != want {
 			t.Errorf("lean decoder differs from profile.Parse:\n--- lean\n%s\n--- profile.Parse\n%s", got, want)
 		}
+		ls, err := readStackSetAs(bytes.NewReader(data), true)
+		if err != nil {
+			t.Fatalf("decodes at function granularity but not at line granularity: %v", err)
+		}
+		if got, want := canonicalLines(ls), canonicalLines(fromProfileLines(p)); got != want {
+			t.Errorf("lean decoder's lines differ from profile.Parse's:\n--- lean\n%s\n--- profile.Parse\n%s", got, want)
+		}
+		// The views built on a decoded profile take any of them.
+		if _, err := listOf(ls, ".", ListOptions{Requests: 3, Sources: &Sources{}}); err != nil && !strings.Contains(err.Error(), "no function") && !strings.Contains(err.Error(), "sample type") {
+			t.Errorf("listing a decoded profile: %v", err)
+		}
+		if c := computeCostsOrNil(s); c != nil {
+			projectUser(c, newHandlerFinder(c)).owners(3, 0.01, nil)
+		}
 	})
+}
+
+// canonicalLines is canonical with each frame's line, and the comments.
+func canonicalLines(s *stackSet) string {
+	return fmt.Sprintf("comments=%q\n", s.comments) + canonicalStacks(s, func(f funcInfo) string { return fmt.Sprintf("%s:%d", f.Name, f.Line) })
+}
+
+// computeCostsOrNil computes the default sample type's costs, nil when the
+// profile has none.
+func computeCostsOrNil(s *stackSet) *costs {
+	vi, err := s.sampleIndex("")
+	if err != nil {
+		return nil
+	}
+	return computeCosts(s, vi, UserCode{}, nil)
 }

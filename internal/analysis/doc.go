@@ -22,10 +22,22 @@
 // without any user frame are charged to their outermost meaningful frame
 // (runtime.gcBgMarkWorker, net/http.(*conn).serve, ...).
 //
+// # The owner and the line
+//
+// Where stacks are user code all the way down, the function to change is
+// not a leaf: [Findings] walks from the costliest user code toward the
+// callee holding most of its cost and stops where the cost fans out, stays
+// in the function or recurses (see owner.go), and names that owner with the
+// callees its cost is spread over. [AttachLines] adds the source lines the
+// cost goes through; [List] is pprof's list, per request, reading sources
+// through [Sources]; [Endpoints] attributes a Go server's CPU to the
+// handlers net/http ran and the load targets they served.
+//
 // # Large profiles
 //
 // [Top] works on a reduced form of the profile: one entry per distinct stack
-// of function names. [TopFile] builds that form straight from the encoded
-// file without materialising a *profile.Profile, which is what makes
-// `perflab top` cheaper than `go tool pprof -top` on big profiles.
+// of function names (of function and line, for [TopOptions].Lines and
+// [List]). [TopFile] and [ListFile] build that form straight from the
+// encoded file without materialising a *profile.Profile, which is what makes
+// `perflab top` and `perflab list` cheaper than pprof's on big profiles.
 package analysis

@@ -92,7 +92,7 @@ func Findings(in FindingInput) []runfmt.Finding {
 	all = append(all, cpuBound(in, cpu)...)
 	all = append(all, gcFinding(in, cpu)...)
 	all = append(all, cpu.categoryFindings()...)
-	all = append(all, cpu.hotUserFindings(all)...)
+	all = append(all, cpu.ownerFindings(all)...)
 	tw := newTimeWaits(in)
 	all = append(all, tw.found...)
 	all = append(all, schedulerFindings(in, cpu, tw)...)

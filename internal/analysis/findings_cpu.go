@@ -189,46 +189,6 @@ func (v *cpuView) categoryFinding(k catKey, cat category, cost int64, entries ma
 	return ranked{f, sh}
 }
 
-// hotUserFindings names the user functions with the most attributed CPU,
-// unless category findings already explain them.
-func (v *cpuView) hotUserFindings(prev []ranked) []ranked {
-	if v.c == nil || v.c.total == 0 {
-		return nil
-	}
-	explained := map[string]float64{}
-	for _, r := range prev {
-		if len(r.f.Functions) > 0 && r.f.Kind != KindCPUBound && r.f.Kind != KindGC {
-			explained[r.f.Functions[0]] += r.f.Share
-		}
-	}
-	var out []ranked
-	for _, f := range v.c.ranked(true, 0) {
-		sh := v.share(v.c.charg[f])
-		if len(out) == hotUserMaxListed || sh < hotUserMinShare {
-			break
-		}
-		name := v.c.set.funcs[f].Name
-		if explained[name] >= coveredByCategory*sh {
-			continue
-		}
-		fd := runfmt.Finding{Kind: KindHotUserFunction, Functions: []string{name}, Share: sh, CostUsPerRequest: v.us(sh)}
-		label := FuncLabel(name, v.c.set.funcs[f].File)
-		fd.Title = fmt.Sprintf("%s: %s", label, v.perReqText(sh))
-		fd.Detail = fmt.Sprintf("%s costs %s including the standard-library and runtime code it calls", label, v.perReqText(sh))
-		own := v.share(v.c.flat[f])
-		fd.Detail += fmt.Sprintf(" (its own code: %.0f%%)", 100*own)
-		if callee, cv := v.c.topCallee(f); callee >= 0 {
-			cname := v.c.set.funcs[callee].Name
-			fd.Functions = append(fd.Functions, cname)
-			fd.Title += ", mostly in " + cname
-			fd.Detail += fmt.Sprintf("; the biggest callee is %s with %s", cname, v.perReqText(v.share(cv)))
-		}
-		fd.Detail += ". Start optimising here: it is code you can change."
-		out = append(out, ranked{fd, sh})
-	}
-	return out
-}
-
 // sortedByCost returns the keys of m by descending value, then index.
 func sortedByCost(m map[int32]int64) []int32 {
 	ks := make([]int32, 0, len(m))

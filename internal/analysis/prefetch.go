@@ -35,7 +35,7 @@ func (p *prefetchReader) fill(r io.Reader) {
 		case <-p.done:
 			return
 		}
-		n, err := io.ReadFull(r, buf[:cap(buf)])
+		n, err := fillChunk(r, buf[:cap(buf)])
 		if n > 0 {
 			select {
 			case p.full <- buf[:n]:
@@ -44,13 +44,27 @@ func (p *prefetchReader) fill(r io.Reader) {
 			}
 		}
 		if err != nil {
-			if err == io.ErrUnexpectedEOF {
-				err = io.EOF
-			}
 			p.errc <- err
 			return
 		}
 	}
+}
+
+// fillChunk reads into buf until it is full or r fails, and returns r's own
+// error: io.EOF at the clean end of the stream, anything else (gzip's
+// io.ErrUnexpectedEOF for a stream cut before its trailer) as it is.
+// (io.ReadFull would turn a short read's io.EOF into io.ErrUnexpectedEOF,
+// and mapping that back to io.EOF would hide a truncated stream.)
+func fillChunk(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // Read implements io.Reader.

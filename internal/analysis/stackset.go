@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"path"
 	"strconv"
 
 	"github.com/google/pprof/profile"
@@ -10,13 +11,22 @@ import (
 // stackSet is a profile reduced to what the analyses read: the distinct call
 // stacks, each a list of function indices (leaf first, inlined frames
 // expanded) with the summed sample values. Functions are keyed by name, as
-// pprof's default "functions" granularity does.
+// pprof's default "functions" granularity does (Python and Ruby functions by
+// name and file: their names do not say where they are, and two classes'
+// __init__ are two functions). At line granularity each (function, line)
+// is a "function" of its own, as pprof's -lines does.
 type stackSet struct {
 	sampleTypes   []profile.ValueType
 	defaultType   string
 	periodType    profile.ValueType
 	period        int64
 	durationNanos int64
+	timeNanos     int64
+	comments      []string
+
+	// lines says funcs are (function, line) pairs; hasLines that some
+	// frame has a line number (profiles from perf carry none).
+	lines, hasLines bool
 
 	funcs  []funcInfo
 	frames []int32 // stack i is frames[off[i]:off[i+1]]
@@ -24,9 +34,14 @@ type stackSet struct {
 	vals   []int64 // stack i has vals[i*nv : (i+1)*nv], nv = len(sampleTypes)
 }
 
-// funcInfo is one function of a stackSet.
+// funcInfo is one function of a stackSet (at line granularity, one line
+// of a function).
 type funcInfo struct {
 	Name, File string
+	// Line is the source line at line granularity (0 when unknown or at
+	// function granularity); StartLine is the function's first line when
+	// the profile records it.
+	Line, StartLine int64
 }
 
 func (s *stackSet) numStacks() int { return len(s.off) - 1 }
@@ -82,14 +97,34 @@ func newStackBuilder() *stackBuilder {
 	}
 }
 
+// newLineBuilder builds a stackSet at line granularity.
+func newLineBuilder() *stackBuilder {
+	b := newStackBuilder()
+	b.set.lines = true
+	return b
+}
+
 // function returns the index of the function named name.
-func (b *stackBuilder) function(name, file string) int32 {
-	if i, ok := b.funcIdx[name]; ok {
+func (b *stackBuilder) function(name, file string) int32 { return b.frame(name, file, 0, 0) }
+
+// frame returns the index of the function named name (at line
+// granularity, of its line).
+func (b *stackBuilder) frame(name, file string, line, start int64) int32 {
+	key := name
+	if _, script := scriptFile(file); script {
+		key += "\x00" + file
+	}
+	if b.set.lines {
+		key += "\x00" + strconv.FormatInt(line, 10)
+	} else {
+		line = 0
+	}
+	if i, ok := b.funcIdx[key]; ok {
 		return i
 	}
 	i := int32(len(b.set.funcs))
-	b.set.funcs = append(b.set.funcs, funcInfo{Name: name, File: file})
-	b.funcIdx[name] = i
+	b.set.funcs = append(b.set.funcs, funcInfo{Name: name, File: file, Line: line, StartLine: start})
+	b.funcIdx[key] = i
 	return i
 }
 
@@ -134,17 +169,24 @@ func trimPreempt(s *stackSet, frames []int32) []int32 {
 	return frames
 }
 
-// locationName names a location without symbols, as pprof does.
-func locationName(addr uint64, mappingFile string) string {
-	if mappingFile != "" {
-		return fmt.Sprintf("%#x (%s)", addr, mappingFile)
+// binaryName names code without symbols, or a function with a blank name,
+// as pprof's functions and lines views do: by its binary ("[libc.so.6]"),
+// one row per binary whatever the address; "[unknown]" without one (pprof
+// says "<unknown>"; the brackets mark it as code that is not the user's).
+func binaryName(mappingFile string) string {
+	if mappingFile == "" {
+		return "[unknown]"
 	}
-	return fmt.Sprintf("%#x", addr)
+	return "[" + path.Base(mappingFile) + "]"
 }
 
-// fromProfile reduces p to a stackSet.
-func fromProfile(p *profile.Profile) *stackSet {
-	b := newStackBuilder()
+// fromProfile reduces p to a stackSet at function granularity.
+func fromProfile(p *profile.Profile) *stackSet { return reduce(p, newStackBuilder()) }
+
+// fromProfileLines reduces p to a stackSet at line granularity.
+func fromProfileLines(p *profile.Profile) *stackSet { return reduce(p, newLineBuilder()) }
+
+func reduce(p *profile.Profile, b *stackBuilder) *stackSet {
 	s := b.set
 	for _, st := range p.SampleType {
 		s.sampleTypes = append(s.sampleTypes, *st)
@@ -154,39 +196,81 @@ func fromProfile(p *profile.Profile) *stackSet {
 		s.periodType = *p.PeriodType
 	}
 	s.period = p.Period
-	s.durationNanos = p.DurationNanos
-	locFrames := map[*profile.Location][]int32{}
+	s.durationNanos, s.timeNanos = p.DurationNanos, p.TimeNanos
+	s.comments = append(s.comments, p.Comments...)
+	pr := newPruner(p.DropFrames, p.KeepFrames)
+	type locInfo struct {
+		frames []int32
+		state  pruneState
+	}
+	locs := map[*profile.Location]locInfo{}
 	var frames []int32
+	var states []pruneState
 	for _, smp := range p.Sample {
-		frames = frames[:0]
-		for _, loc := range smp.Location {
-			lf, ok := locFrames[loc]
-			if !ok {
-				lf = b.locationFrames(loc)
-				locFrames[loc] = lf
+		frames, states = frames[:0], states[:0]
+		stack := smp.Location
+		if pr != nil {
+			for _, loc := range stack {
+				li, ok := locs[loc]
+				if !ok {
+					li.frames, li.state = b.locationFrames(loc, pr)
+					locs[loc] = li
+				}
+				states = append(states, li.state)
 			}
-			frames = append(frames, lf...)
+			lo, hi := pruneStack(states)
+			stack = stack[lo:hi]
+		}
+		for _, loc := range stack {
+			li, ok := locs[loc]
+			if !ok {
+				li.frames, li.state = b.locationFrames(loc, pr)
+				locs[loc] = li
+			}
+			frames = append(frames, li.frames...)
 		}
 		b.add(frames, smp.Value)
 	}
 	return s
 }
 
-// locationFrames expands a location into its frames, innermost first.
-func (b *stackBuilder) locationFrames(loc *profile.Location) []int32 {
+// locationFrames expands a location into its frames, innermost first, and
+// tells how drop_frames prunes it (pr may be nil).
+func (b *stackBuilder) locationFrames(loc *profile.Location, pr *pruner) ([]int32, pruneState) {
+	lines := loc.Line
+	state := keepAll
+	if pr != nil {
+		names := make([]string, len(lines))
+		for i, ln := range lines {
+			if ln.Function != nil {
+				names[i] = ln.Function.Name
+			}
+		}
+		var from int
+		from, state = pr.location(names)
+		lines = lines[from:]
+	}
+	mapFile := ""
+	if loc.Mapping != nil {
+		mapFile = loc.Mapping.File
+	}
 	var out []int32
-	for _, ln := range loc.Line {
-		if ln.Function == nil {
+	for _, ln := range lines {
+		fn := ln.Function
+		if fn == nil {
 			continue
 		}
-		out = append(out, b.function(ln.Function.Name, ln.Function.Filename))
+		name, file := fn.Name, fn.Filename
+		if name == "" {
+			name, file = binaryName(mapFile), mapFile
+		}
+		if ln.Line > 0 {
+			b.set.hasLines = true
+		}
+		out = append(out, b.frame(name, file, ln.Line, fn.StartLine))
 	}
 	if len(out) == 0 {
-		file := ""
-		if loc.Mapping != nil {
-			file = loc.Mapping.File
-		}
-		out = append(out, b.function(locationName(loc.Address, file), file))
+		out = append(out, b.function(binaryName(mapFile), mapFile))
 	}
-	return out
+	return out, state
 }

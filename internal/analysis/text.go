@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // WriteText writes the table in pprof's -top layout:
@@ -19,13 +20,23 @@ import (
 func (t *Table) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Type: %s\n", t.SampleType)
+	for _, c := range t.Comments {
+		fmt.Fprintf(bw, "Note: %s\n", c)
+	}
+	if t.NoLines {
+		bw.WriteString("Note: the profile has no line numbers (perf records none, nor py-spy with --nolineno): rows are functions\n")
+	}
 	fmt.Fprintf(bw, "Showing nodes accounting for %s, %.2f%% of %s total", FormatValue(float64(t.Shown), t.Unit), pct(t.Shown, t.Total), FormatValue(float64(t.Total), t.Unit))
 	if t.Requests > 0 {
 		fmt.Fprintf(bw, " (%d requests)", t.Requests)
 	}
 	bw.WriteString("\n")
 	if len(t.Rows) < t.Funcs {
-		fmt.Fprintf(bw, "Showing top %d functions out of %d\n", len(t.Rows), t.Funcs)
+		what := "functions"
+		if t.Lines {
+			what = "lines"
+		}
+		fmt.Fprintf(bw, "Showing top %d %s out of %d\n", len(t.Rows), what, t.Funcs)
 	}
 	fmt.Fprintf(bw, "%10s %6s %6s %10s %6s ", "flat", "flat%", "sum%", "cum", "cum%")
 	if t.Requests > 0 {
@@ -37,11 +48,21 @@ func (t *Table) WriteText(w io.Writer) error {
 		if t.Requests > 0 {
 			fmt.Fprintf(bw, "%10s %10s ", FormatValue(r.FlatPerReq, t.Unit), FormatValue(r.CumPerReq, t.Unit))
 		}
-		bw.WriteString(" " + r.Function)
+		bw.WriteString(" " + RowLabel(r))
 		if t.User && r.User && r.Attributed > 0 {
 			fmt.Fprintf(bw, " (%.0f%% in callees outside user code)", pct(r.Attributed, r.Flat))
 		}
 		bw.WriteString("\n")
 	}
 	return bw.Flush()
+}
+
+// RowLabel names a row as the user reads it: the function (with its file
+// for Python and Ruby, whose names do not say where they are), and at line
+// granularity its file and line, as pprof's -lines prints them.
+func RowLabel(r Row) string {
+	if r.Line > 0 {
+		return r.Function + " " + r.File + ":" + strconv.FormatInt(r.Line, 10)
+	}
+	return FuncLabel(r.Function, r.File)
 }

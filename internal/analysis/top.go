@@ -28,11 +28,16 @@ type TopOptions struct {
 	Focus string
 	// UserCode adjusts what counts as user code.
 	UserCode UserCode
+	// Lines makes each row one source line of a function (pprof's
+	// -lines), when the profile has line numbers.
+	Lines bool
 }
 
 // Row is one function of a top table. Costs are in the sample unit.
 type Row struct {
 	Function, File string
+	// Line is the source line of a row at line granularity (0 otherwise).
+	Line int64
 	// Flat is the cost with the function as leaf; with TopOptions.User it
 	// also holds Attributed.
 	Flat, Cum               int64
@@ -59,17 +64,26 @@ type Table struct {
 	Funcs int
 	// User says rows are user functions charged with attributed cost.
 	User bool
+	// Lines says rows are source lines; NoLines that they were asked for
+	// but the profile has no line numbers, so rows are functions.
+	Lines, NoLines bool
+	// Comments are the profile's own notes (perflab's parsers say there
+	// when a recording held several events, for example).
+	Comments []string
 }
 
 // Top computes the top table of p.
 func Top(p *profile.Profile, opt TopOptions) (*Table, error) {
+	if opt.Lines {
+		return topOf(fromProfileLines(p), opt)
+	}
 	return topOf(fromProfile(p), opt)
 }
 
 // TopFile computes the top table of the profile file at path (gzipped or
 // not) without building a *profile.Profile.
 func TopFile(path string, opt TopOptions) (*Table, error) {
-	s, err := readStackSetFile(path)
+	s, err := readStackSetFileAs(path, opt.Lines)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +100,8 @@ func topOf(s *stackSet, opt TopOptions) (*Table, error) {
 		return nil, err
 	}
 	c := computeCosts(s, vi, opt.UserCode, keep)
-	t := &Table{SampleType: s.sampleTypes[vi].Type, Unit: s.sampleTypes[vi].Unit, Total: c.total, Requests: opt.Requests, User: opt.User}
+	t := &Table{SampleType: s.sampleTypes[vi].Type, Unit: s.sampleTypes[vi].Unit, Total: c.total, Requests: opt.Requests, User: opt.User,
+		Lines: s.lines && s.hasLines, NoLines: s.lines && !s.hasLines, Comments: s.comments}
 	for f := range s.funcs {
 		r := c.row(int32(f), opt.User)
 		if r.Flat == 0 && r.Cum == 0 || opt.User && !r.User && c.charg[f] == 0 {
@@ -106,7 +121,7 @@ func topOf(s *stackSet, opt TopOptions) (*Table, error) {
 // row builds the row of function f; flat is charged flat when user is set.
 func (c *costs) row(f int32, user bool) Row {
 	fi := c.set.funcs[f]
-	r := Row{Function: fi.Name, File: fi.File, Flat: c.flat[f], Cum: c.cum[f], Attributed: c.attr[f], User: c.user[f]}
+	r := Row{Function: fi.Name, File: fi.File, Line: fi.Line, Flat: c.flat[f], Cum: c.cum[f], Attributed: c.attr[f], User: c.user[f]}
 	if user {
 		r.Flat = c.charg[f]
 	}
@@ -149,7 +164,13 @@ func sortRows(rows []Row, cum bool) {
 		if a.Cum != b.Cum {
 			return a.Cum > b.Cum
 		}
-		return a.Function < b.Function
+		if a.Function != b.Function {
+			return a.Function < b.Function
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
 	})
 }
 

@@ -18,13 +18,15 @@ type builder struct {
 	locs    map[frame]*profile.Location
 	maps    map[string]*profile.Mapping
 	samples map[string]*profile.Sample
+	// events holds, per sample of p.Sample, the perf event it counts.
+	events []string
 }
 
 type funcKey struct{ name, file string }
 
 // frame is one stack frame as a profiler printed it.
 type frame struct {
-	name string // function name; never empty
+	name string // function name; empty for an address perf could not symbolise
 	file string // source file, if known
 	line int64  // source line, if known
 	dso  string // binary or library, if known
@@ -35,6 +37,7 @@ type frame struct {
 type labels struct {
 	comm     string
 	pid, tid int64
+	event    string // perf event ("cpu-clock"), if the profiler names one
 }
 
 // newBuilder starts a profile with sample types samples/count and
@@ -66,7 +69,7 @@ func (b *builder) add(stack []frame, count, cpuNanos int64, l labels) {
 		key.WriteString(strconv.FormatUint(locs[i].ID, 36))
 		key.WriteByte(',')
 	}
-	key.WriteString(l.comm + "|" + strconv.FormatInt(l.pid, 10) + "|" + strconv.FormatInt(l.tid, 10))
+	key.WriteString(l.comm + "|" + strconv.FormatInt(l.pid, 10) + "|" + strconv.FormatInt(l.tid, 10) + "|" + l.event)
 	if s, ok := b.samples[key.String()]; ok {
 		s.Value[0] += count
 		s.Value[1] += cpuNanos
@@ -81,6 +84,7 @@ func (b *builder) add(stack []frame, count, cpuNanos int64, l labels) {
 	}
 	b.samples[key.String()] = s
 	b.p.Sample = append(b.p.Sample, s)
+	b.events = append(b.events, l.event)
 }
 
 func (b *builder) location(f frame) *profile.Location {
@@ -98,7 +102,11 @@ func (b *builder) location(f frame) *profile.Location {
 		ID:      uint64(len(b.p.Location) + 1),
 		Address: f.addr,
 		Mapping: b.mapping(f.dso),
-		Line:    []profile.Line{{Function: b.function(f.name, file), Line: f.line}},
+	}
+	// An unsymbolised address stays one: a location of its binary without
+	// a function, which pprof (and perflab) show as one row per binary.
+	if f.name != "" {
+		loc.Line = []profile.Line{{Function: b.function(f.name, file), Line: f.line}}
 	}
 	b.locs[f] = loc
 	b.p.Location = append(b.p.Location, loc)

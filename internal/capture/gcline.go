@@ -34,8 +34,10 @@ type GCEvent struct {
 const gcNum = `([0-9]+(?:\.[0-9]+)?)`
 
 // gcLine matches a gctrace line anywhere in a log line (another writer may
-// have left text before it). "# MB stacks" and "# MB globals" came in Go 1.18.
-var gcLine = regexp.MustCompile(`(?:^|[^0-9A-Za-z_])gc ([0-9]+) @` + gcNum + `s ` + gcNum + `%: ` +
+// have left text before it). "# MB stacks" and "# MB globals" came in Go
+// 1.18; Go 1.26 notes a cycle that also looked for leaked goroutines after
+// the percentage: "3% (checking for goroutine leaks): ".
+var gcLine = regexp.MustCompile(`(?:^|[^0-9A-Za-z_])gc ([0-9]+) @` + gcNum + `s ` + gcNum + `%(?: \([a-z ]{1,64}\))?: ` +
 	gcNum + `\+` + gcNum + `\+` + gcNum + ` ms clock, ` +
 	gcNum + `\+` + gcNum + `/` + gcNum + `/` + gcNum + `\+` + gcNum + ` ms cpu, ` +
 	gcNum + `->` + gcNum + `->` + gcNum + ` MB, ` + gcNum + ` MB goal, ` +

@@ -37,6 +37,15 @@ func TestParseGCLine(t *testing.T) {
 				CPUSTWSweep: 150 * time.Microsecond, CPUBackground: 72 * time.Microsecond, CPUSTWMark: 3 * time.Microsecond,
 				HeapStartMB: 4, HeapEndMB: 4, HeapLiveMB: 3, GoalMB: 8, StacksMB: 1, GlobalsMB: 2, Procs: 2, Forced: true},
 		},
+		{ // Go 1.26: a cycle that also looked for leaked goroutines
+			line: "gc 7 @1.250s 3% (checking for goroutine leaks): 0.030+2.1+0.020 ms clock, 0.060+0.4/1.9/0.1+0.040 ms cpu, 6->7->3 MB, 7 MB goal, 0 MB stacks, 1 MB globals, 2 P",
+			ok:   true,
+			want: GCEvent{N: 7, At: 1250 * time.Millisecond, PctCPUSinceStart: 3,
+				STWSweep: 30 * time.Microsecond, Concurrent: 2100 * time.Microsecond, STWMark: 20 * time.Microsecond,
+				CPUSTWSweep: 60 * time.Microsecond, CPUAssist: 400 * time.Microsecond, CPUBackground: 1900 * time.Microsecond,
+				CPUIdle: 100 * time.Microsecond, CPUSTWMark: 40 * time.Microsecond,
+				HeapStartMB: 6, HeapEndMB: 7, HeapLiveMB: 3, GoalMB: 7, GlobalsMB: 1, Procs: 2},
+		},
 		{line: "scvg: 0 MB released", ok: false},
 		{line: "GET /api 200 12ms", ok: false},
 		{line: "bigc 1 @0.1s 1%: 1+1+1 ms clock, 1+1/1/1+1 ms cpu, 1->1->1 MB, 1 MB goal, 1 P", ok: false},
@@ -54,6 +63,7 @@ func TestParseGCLine(t *testing.T) {
 func FuzzParseGCLine(f *testing.F) {
 	f.Add("gc 12 @3.456s 4%: 0.021+1.2+0.015 ms clock, 0.042+0.5/1.1/0+0.030 ms cpu, 4->5->2 MB, 5 MB goal, 0 MB stacks, 0 MB globals, 2 P")
 	f.Add("gc 1 @0.012s 2%: 0.026+0.39+0.10 ms clock, 0.21+0.12/0.33/0.62+0.80 ms cpu, 4->4->0 MB, 5 MB goal, 8 P (forced)")
+	f.Add("gc 7 @1.250s 3% (checking for goroutine leaks): 0.030+2.1+0.020 ms clock, 0.060+0.4/1.9/0.1+0.040 ms cpu, 6->7->3 MB, 7 MB goal, 0 MB stacks, 1 MB globals, 2 P")
 	f.Add("scvg: 0 MB released")
 	f.Fuzz(func(t *testing.T, line string) {
 		e, ok := ParseGCLine(line)

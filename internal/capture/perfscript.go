@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -26,13 +25,24 @@ const maxPerfLine = 1 << 20
 // ParsePerfScript reads the text of `perf script` (best with
 // -F comm,pid,tid,time,period,event,ip,sym,dso,symoff) into a CPU profile
 // with sample types samples/count and cpu/nanoseconds. Each sample is a
-// header line ("comm pid/tid time: period event:") followed by one indented
-// line per frame, leaf first ("ip symbol+0xoff (dso)"), and a blank line.
-// A sample's cpu value is its period (nanoseconds for cpu-clock), or
-// 1e9/DefaultPerfHz when the period is missing. Frames perf could not
-// symbolise are named "dso+0xADDR", or "[unknown]" without a dso. Samples
-// carry the labels comm, pid and tid. Lines that fit neither shape are
+// header line ("comm pid/tid time: period event:") followed by one line per
+// frame, leaf first ("ip symbol+0xoff (dso)"; indented by today's perf, at
+// the start of the line by older versions), and a blank line; without a
+// call chain the one frame follows the event on the header line. Lines
+// starting with "#" (perf script --header) are comments. A sample's cpu
+// value is its period (nanoseconds for cpu-clock), or 1e9/DefaultPerfHz
+// when the period is missing. Frames perf could not symbolise become
+// locations of their binary without a function, as in pprof, or
+// "[unknown]" without a binary. Samples carry the labels comm, pid, tid
+// and, when the header names it, event. Lines that fit no shape are
 // skipped.
+//
+// A script of several events (or of one event that is not a CPU clock)
+// gets two sample types per event, "EVENT_sample" (samples) and
+// "EVENT_event" (the events they stand for, the sum of periods), like
+// pprof's perf_to_profile, plus cpu/nanoseconds for cpu-clock or
+// task-clock samples; a comment in the profile says so, so that nothing is
+// summed across events.
 func ParsePerfScript(r io.Reader) (*profile.Profile, error) {
 	const defaultPeriod = int64(1e9) / DefaultPerfHz
 	b := newBuilder(defaultPeriod)
@@ -51,35 +61,54 @@ func ParsePerfScript(r io.Reader) (*profile.Profile, error) {
 	}
 	for sc.Scan() {
 		line := sc.Text()
+		indented := line != "" && (line[0] == ' ' || line[0] == '\t')
 		switch {
 		case strings.TrimSpace(line) == "":
 			flush()
-		case line[0] == ' ' || line[0] == '\t':
-			if inSample {
-				stack = append(stack, parsePerfFrame(line))
-			}
+		case line[0] == '#':
+			// perf script --header: the recording's description.
+		case indented && inSample && looksLikeFrame(line):
+			stack = append(stack, parsePerfFrame(line))
 		default:
-			flush()
-			hdr, inSample = parsePerfHeader(line, defaultPeriod)
+			if h, ok := parsePerfHeader(line, defaultPeriod); ok {
+				flush()
+				hdr, inSample = h, true
+				if h.frame != "" {
+					stack = append(stack, parsePerfFrame(h.frame))
+				}
+			} else if inSample && looksLikeFrame(line) {
+				stack = append(stack, parsePerfFrame(line))
+			} else if !indented {
+				flush()
+			}
 		}
 	}
 	flush()
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading perf script output: %w", err)
 	}
-	return b.profile(), nil
+	p := b.profile()
+	splitEvents(p, b.events)
+	return p, nil
 }
 
 // perfHeader is what a sample's first line tells.
 type perfHeader struct {
 	labels labels
 	period int64
+	frame  string // the sampled frame, printed after the event without a call chain
 }
 
-var pidTID = regexp.MustCompile(`^([0-9]+)(?:/([0-9]+))?$`)
+var (
+	pidTID   = regexp.MustCompile(`^([0-9]+)(?:/([0-9]+))?$`)
+	timeTok  = regexp.MustCompile(`^[0-9]+\.[0-9]+:$`)
+	cpuTok   = regexp.MustCompile(`^\[[0-9]+\]$`)
+	hexToken = regexp.MustCompile(`^[0-9a-fA-F]{1,16}$`)
+)
 
-// parsePerfHeader reads "comm pid/tid [cpu] time: period event:"; comm may
-// contain spaces. ok is false when the line has no pid after a comm.
+// parsePerfHeader reads "comm pid/tid [cpu] time: period event: [frame]";
+// comm may contain spaces. ok is false when the line has no pid after a
+// comm, or nothing after the pid ends with ":" (an event or a time).
 func parsePerfHeader(line string, defaultPeriod int64) (h perfHeader, ok bool) {
 	tok := strings.Fields(line)
 	i := 1
@@ -98,14 +127,133 @@ func parsePerfHeader(line string, defaultPeriod int64) (h perfHeader, ok bool) {
 	if m[2] != "" {
 		h.labels.tid, _ = strconv.ParseInt(m[2], 10, 64)
 	}
-	h.period = defaultPeriod
-	for _, t := range tok[i+1:] {
-		if n, err := strconv.ParseInt(t, 10, 64); err == nil && n > 0 {
-			h.period = n
-			break
+	h.period = -1
+	colon := false
+	for j := i + 1; j < len(tok); j++ {
+		t := tok[j]
+		switch {
+		case cpuTok.MatchString(t):
+		case timeTok.MatchString(t):
+			colon = true
+		case h.period < 0 && isPeriod(t):
+			h.period, _ = strconv.ParseInt(t, 10, 64)
+		case strings.HasSuffix(t, ":"):
+			h.labels.event, colon = strings.TrimSuffix(t, ":"), true
+			h.frame = strings.Join(tok[j+1:], " ")
+			j = len(tok)
+		}
+	}
+	if !colon {
+		return h, false
+	}
+	if h.period < 0 {
+		h.period = 1
+		if isClockEvent(h.labels.event) {
+			h.period = defaultPeriod
 		}
 	}
 	return h, true
+}
+
+func isPeriod(t string) bool {
+	n, err := strconv.ParseInt(t, 10, 64)
+	return err == nil && n > 0
+}
+
+// looksLikeFrame reports whether line is a frame: an address, then
+// (usually) a symbol and the binary in parentheses.
+func looksLikeFrame(line string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+	return hexToken.MatchString(first)
+}
+
+// isClockEvent reports whether a perf event counts CPU time in
+// nanoseconds: cpu-clock or task-clock, with or without modifiers; ""
+// (a script without the event field) is taken as perflab's cpu-clock.
+func isClockEvent(ev string) bool {
+	base, _, _ := strings.Cut(ev, ":")
+	return base == "" || base == "cpu-clock" || base == "task-clock"
+}
+
+// splitEvents gives each event of a script its own sample types when the
+// script is not the usual single CPU clock (see ParsePerfScript). events
+// holds each sample's event.
+func splitEvents(p *profile.Profile, events []string) {
+	var names []string
+	count := map[string]int64{}
+	for i, s := range p.Sample {
+		if events[i] != "" {
+			s.Label = withLabel(s.Label, "event", events[i])
+		}
+		events[i] = eventName(events[i])
+		if count[events[i]] == 0 {
+			names = append(names, events[i])
+		}
+		count[events[i]] += s.Value[0]
+	}
+	if len(names) == 0 || len(names) == 1 && isClockEvent(names[0]) {
+		return
+	}
+	idx := map[string]int{}
+	var types []*profile.ValueType
+	clock := false
+	for i, ev := range names {
+		idx[ev] = i
+		clock = clock || isClockEvent(ev)
+		types = append(types, &profile.ValueType{Type: ev + "_sample", Unit: "count"},
+			&profile.ValueType{Type: ev + "_event", Unit: "count"})
+	}
+	cpu := -1
+	if clock {
+		cpu = len(types)
+		types = append(types, &profile.ValueType{Type: "cpu", Unit: "nanoseconds"})
+	}
+	for i, s := range p.Sample {
+		v := make([]int64, len(types))
+		e := idx[events[i]]
+		v[2*e], v[2*e+1] = s.Value[0], s.Value[1]
+		if cpu >= 0 && isClockEvent(events[i]) {
+			v[cpu] = s.Value[1]
+		}
+		s.Value = v
+	}
+	p.SampleType = types
+	p.DefaultSampleType = types[1].Type
+	if clock {
+		p.DefaultSampleType = "cpu"
+	} else {
+		p.PeriodType = &profile.ValueType{Type: types[1].Type, Unit: "count"}
+		p.Period = 1
+	}
+	parts := make([]string, len(names))
+	for i, ev := range names {
+		parts[i] = fmt.Sprintf("%s (%d samples)", ev, count[ev])
+	}
+	note := fmt.Sprintf("perf script holds %d events: %s; each has its own sample types (EVENT_sample, EVENT_event)", len(names), strings.Join(parts, ", "))
+	if len(names) == 1 {
+		note = fmt.Sprintf("perf script holds %s, not a CPU clock: values count events, not CPU time", parts[0])
+	}
+	if clock {
+		note += ", and cpu counts the CPU clock's samples only"
+	}
+	p.Comments = append(p.Comments, note)
+}
+
+// eventName names a sample's event; "" (no event field) is perflab's
+// cpu-clock.
+func eventName(ev string) string {
+	if ev == "" {
+		return "cpu-clock"
+	}
+	return ev
+}
+
+func withLabel(l map[string][]string, key, value string) map[string][]string {
+	if l == nil {
+		l = map[string][]string{}
+	}
+	l[key] = []string{value}
+	return l
 }
 
 var symOffset = regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
@@ -134,7 +282,7 @@ func parsePerfFrame(line string) frame {
 	if f.name == "" || f.name == "[unknown]" {
 		f.name = "[unknown]"
 		if f.dso != "" {
-			f.name = fmt.Sprintf("%s+0x%x", filepath.Base(f.dso), f.addr)
+			f.name = "" // unsymbolised: the location keeps its binary and address
 		}
 	}
 	return f

@@ -15,6 +15,10 @@ func stacks(p *profile.Profile) map[string]int64 {
 	for _, s := range p.Sample {
 		var names []string
 		for _, l := range s.Location {
+			if len(l.Line) == 0 { // unsymbolised: its binary, as pprof names it
+				names = append(names, "["+filepath.Base(l.Mapping.File)+"]")
+				continue
+			}
 			names = append(names, l.Line[0].Function.Name)
 		}
 		out[strings.Join(names, "<-")] += s.Value[0]
@@ -49,7 +53,7 @@ app 7/8 13.2: cpu-clock:
 	got := stacks(p)
 	want := map[string]int64{
 		"std::vector<int, std::allocator<int> >::push_back(int const&)<-main": 1,
-		"libgone.so (deleted)+0x7f0000001000<-[unknown]<-entry_SYSCALL_64":    1,
+		"[libgone.so (deleted)]<-[unknown]<-entry_SYSCALL_64":                 1,
 		"jitted_fn<-jitted_fn": 1,
 		"":                     1,
 	}
@@ -117,6 +121,8 @@ func FuzzParsePerfScript(f *testing.F) {
 		f.Add(firstSamples(b, 3))
 	}
 	f.Add([]byte("a 1/2 3.0: 4 cpu-clock:\n\t1 f+0x1 ((x)\n\t2 ) ()\n"))
+	f.Add([]byte(perfHeaderBlock + "a 1/2 3.0: 4 cpu-clock:\n\t1 f+0x1 (x)\n"))
+	f.Add([]byte("j 7 cycles:\nff f (x)\n7f [unknown] (/lib/y.so)\n\nj 7 1.5: 2 page-faults: 10 g (x)\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParsePerfScript(strings.NewReader(string(data)))
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +33,7 @@ Any 'perflab run' flag changes the experiment.`,
 				return failed(fmt.Errorf("finding free ports on 127.0.0.1: %w", err))
 			}
 			command := []string{env.Executable, "demo-service", "-addr", api, "-pprof-addr", pprofAddr}
-			c, err := f.config(env, []string{"http://" + api + "/"}, command)
+			c, err := f.config(env, demoURLs(api), command)
 			if err != nil {
 				return err
 			}
@@ -46,7 +47,7 @@ Any 'perflab run' flag changes the experiment.`,
 			if c.SLO, err = parseSLO(fm.slo); err != nil {
 				return err
 			}
-			fmt.Fprintf(env.Stderr, "perflab: the demo service mixes /search, /render, /api/item and /ingest on %s\n", c.Load.Targets[0].URL)
+			fmt.Fprintf(env.Stderr, "perflab: the load sends %s in turn to the demo service on http://%s\n", strings.Join(demo.LoadPaths, ", "), api)
 			res, err := lab.Run(cmd.Context(), c)
 			runErr := printRun(env, f, res, err)
 			var ee *exitError
@@ -68,6 +69,15 @@ Any 'perflab run' flag changes the experiment.`,
 		setDefault(cmd, name, value)
 	}
 	return cmd
+}
+
+// demoURLs are the demo's load targets on api: one per endpoint.
+func demoURLs(api string) []string {
+	urls := make([]string, len(demo.LoadPaths))
+	for i, p := range demo.LoadPaths {
+		urls[i] = "http://" + api + p
+	}
+	return urls
 }
 
 // setDefault changes a flag's default (without marking it as given).

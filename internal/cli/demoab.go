@@ -26,7 +26,7 @@ const (
 func demoAB(cmd *cobra.Command, env Env, f *runFlags, api, pprofAddr string) error {
 	base := []string{env.Executable, "demo-service", "-addr", api, "-pprof-addr", pprofAddr}
 	fixed := append(append([]string(nil), base...), "-fixed")
-	bc, err := f.config(env, []string{"http://" + api + "/"}, base)
+	bc, err := f.config(env, demoURLs(api), base)
 	if err != nil {
 		return err
 	}

@@ -47,6 +47,6 @@ it better, with statistics.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
 	})
-	root.AddCommand(newLoadCmd(env), newMergeCmd(env), newRunCmd(env), newRunsCmd(env), newDemoCmd(env), newDemoServiceCmd(env), newProfileCmd(env), newTopCmd(env), newFlameCmd(env), newCompareCmd(env), newABCmd(env), newSweepCmd(env), newUICmd(env))
+	root.AddCommand(newLoadCmd(env), newMergeCmd(env), newRunCmd(env), newRunsCmd(env), newDemoCmd(env), newDemoServiceCmd(env), newProfileCmd(env), newTopCmd(env), newListCmd(env), newFlameCmd(env), newCompareCmd(env), newABCmd(env), newSweepCmd(env), newUICmd(env))
 	return root
 }

@@ -39,6 +39,7 @@ type resolved struct {
 	requests    int64
 	sample      string
 	prof        *profile.Profile
+	run         string // the run's directory, when a run was named
 }
 
 // resolve finds the profile file arg names.
@@ -75,7 +76,7 @@ func (f *profileRef) resolve(arg string) (resolved, error) {
 		if p.Type != typ && !(f.wall && p.Type == "offcpu") {
 			continue
 		}
-		r.path = filepath.Join(e.Dir, p.File)
+		r.path, r.run = filepath.Join(e.Dir, p.File), e.Dir
 		r.title = fmt.Sprintf("%s: %s (%s)", e.Run.ID, typ, p.Source)
 		if r.requests == 0 && e.Run.Load != nil {
 			r.requests = e.Run.Load.Requests

@@ -16,11 +16,20 @@ func newTopCmd(env Env) *cobra.Command {
 'go tool pprof -top'. PROFILE is a pprof file (.pb.gz or not); RUN is a stored
 run (ID, name, path, glob or "latest"), whose CPU profile is read and divided by
 its request count for the per-request columns. --user lists only your code,
-each function charged with the standard-library and runtime work it called.`,
+each function charged with the standard-library and runtime work it called.
+--lines makes each row a source line (pprof's -lines), when the profile has
+line numbers.
+
+Where it differs from 'go tool pprof -top' on purpose: a sample that landed in
+the runtime's asynchronous preemption handler (runtime.asyncPreempt) is
+charged to the function it interrupted, whose cost it is, so asyncPreempt
+never appears as a hot function; and Python and Ruby functions are told apart
+by file (two classes' __init__ are two rows, named with their file).`,
 		Example: `  perflab top latest
   perflab top --user -n 10 latest
   perflab top --cum profiles/cpu.pb.gz
-  perflab top --allocs --user latest`,
+  perflab top --allocs --user latest
+  perflab top --lines -n 15 latest`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opt.N < 0 {
@@ -46,6 +55,7 @@ each function charged with the standard-library and runtime work it called.`,
 	fs.BoolVar(&opt.User, "user", false, "only user code, each function charged with the library and runtime code it calls")
 	fs.IntVarP(&opt.N, "nodes", "n", 20, "show the top `N` functions (0: all)")
 	fs.StringVar(&opt.Focus, "focus", "", "keep only stacks with a function matching this `regexp`")
+	fs.BoolVar(&opt.Lines, "lines", false, "one row per source line (file:line) instead of per function")
 	ref.register(fs)
 	return cmd
 }

@@ -3,6 +3,7 @@ package demo
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync/atomic"
 )
@@ -16,6 +17,7 @@ type app struct {
 	batch     []byte // the built-in log batch of GET /ingest
 	tail      *tailBuffer
 	next      atomic.Uint64
+	mux       *http.ServeMux // the routes, which GET / dispatches to
 }
 
 func newApp(fixed bool) *app {
@@ -31,6 +33,7 @@ func newApp(fixed bool) *app {
 
 func (a *app) routes() *http.ServeMux {
 	mux := http.NewServeMux()
+	a.mux = mux
 	mux.HandleFunc("GET /{$}", a.handleMixed)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
 	mux.HandleFunc("GET /search", a.handleSearch)
@@ -44,20 +47,35 @@ func (a *app) routes() *http.ServeMux {
 // mixedQueries are the search terms GET / cycles through.
 var mixedQueries = []string{"steel", "blue lamp", "pro", "oak", "mini", "graphite"}
 
+// LoadPaths are the requests `perflab demo` sends, in round robin: one per
+// endpoint, so the load's per-target figures and the CPU per handler each
+// show one planted cost.
+var LoadPaths = []string{"/search?q=steel", "/render", "/api/item?id=7", "/ingest"}
+
 // handleMixed serves GET /: each request is the next endpoint in turn, so
-// one URL exercises every planted cost.
+// one URL exercises every planted cost. The request goes through the mux
+// like a request for that endpoint, so a profile shows its real handler.
 func (a *app) handleMixed(w http.ResponseWriter, r *http.Request) {
 	n := a.next.Add(1) - 1
+	var target string
 	switch n % 4 {
 	case 0:
-		a.serveSearch(w, mixedQueries[(n/4)%uint64(len(mixedQueries))])
+		target = "/search?q=" + url.QueryEscape(mixedQueries[(n/4)%uint64(len(mixedQueries))])
 	case 1:
-		a.serveRender(w)
+		target = "/render"
 	case 2:
-		a.serveItem(w, 1+int(n/4)%itemCount)
+		target = "/api/item?id=" + strconv.Itoa(1+int(n/4)%itemCount)
 	default:
-		a.serveIngest(w, a.batch)
+		target = "/ingest"
 	}
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	r2 := r.Clone(r.Context())
+	r2.URL, r2.RequestURI = u, target
+	a.mux.ServeHTTP(w, r2)
 }
 
 func (a *app) handleItem(w http.ResponseWriter, r *http.Request) {

@@ -13,7 +13,8 @@
 //	POST /ingest          log-line parsing, body = lines of key=value fields
 //	GET  /ingest          the same on a built-in batch; planted: allocation-heavy
 //	                      parsing that makes the GC a large share of CPU (parseLogLinesNaive)
-//	GET  /                one of the above per request, round-robin
+//	GET  /                one of the above per request, round-robin, dispatched
+//	                      through the mux so a profile shows that endpoint's handler
 //	GET  /healthz         "ok"
 //
 // With Config.Fixed the planted costs are removed (the "fixed build"):
@@ -24,6 +25,10 @@
 //
 // net/http/pprof is served on a separate listener and mux (PprofURL), never
 // on http.DefaultServeMux.
+//
+// `perflab demo` loads the four endpoints as four targets ([LoadPaths]), so
+// the load's per-target figures and the CPU per handler each show one
+// planted cost.
 //
 // Main runs the service as a process (`perflab demo-service`).
 package demo

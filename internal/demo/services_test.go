@@ -22,7 +22,7 @@ import (
 )
 
 // goServices are the Go test services, built once for the whole test binary.
-var goServices = &labtest.Services{Names: []string{"hello", "fmtprint", "tolower", "pngencode", "gcheavy", "cpuburn", "stall",
+var goServices = &labtest.Services{Names: []string{"hello", "fmtprint", "tolower", "pngencode", "gcheavy", "cpuburn", "stall", "gomash",
 	"slowpeer", "downstream", "mutex", "sleepy", "leak"}}
 
 // serviceBinary returns the path of the Go test service name.
@@ -134,6 +134,12 @@ func TestServiceHello(t *testing.T) {
 func TestServiceFmtprint(t *testing.T) {
 	if b := bothModes(t, "fmtprint", "/file?name=3"); len(b) != 24<<10 {
 		t.Errorf("fmtprint: %d bytes; want %d", len(b), 24<<10)
+	}
+}
+
+func TestServiceGomash(t *testing.T) {
+	if b := bothModes(t, "gomash", "/price?sku=1234"); string(b) != "1039 EUR\n" {
+		t.Errorf("gomash: %q; want the price 1039 EUR", b)
 	}
 }
 
@@ -271,6 +277,31 @@ func TestServicePyhot(t *testing.T) {
 	}
 	if sums[0] != sums[1] || sums[0] != "7ef1c3b2\n" {
 		t.Errorf("pyhot checksums %q; want both 7ef1c3b2", sums)
+	}
+}
+
+func TestServicePymash(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("pymash needs python3: not in PATH")
+	}
+	var prices []string
+	for _, mode := range []string{"buggy", "fixed"} {
+		s := startService(t, py, "../../testdata/services/pymash/server.py", "--addr", "127.0.0.1:0", "--mode", mode)
+		var b []byte
+		for range 3 {
+			b = get(t, s.url+"/price?sku=1234")
+		}
+		prices = append(prices, string(b))
+		if code, _, body := fetch(t, "GET", s.url+"/price?sku=x", ""); code != 400 {
+			t.Errorf("pymash %s /price?sku=x: %d %q; want 400", mode, code, body)
+		}
+		if ps := s.stop(t); ps.ExitCode() != 0 {
+			t.Errorf("pymash %s exit code %d after SIGTERM", mode, ps.ExitCode())
+		}
+	}
+	if prices[0] != prices[1] || prices[0] != "1039 EUR\n" {
+		t.Errorf("pymash prices %q; want both \"1039 EUR\"", prices)
 	}
 }
 

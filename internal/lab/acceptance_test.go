@@ -31,7 +31,7 @@ import (
 
 // accServices are the Go test services the acceptance tests run, built
 // once (one go build, so they share the compile).
-var accServices = &labtest.Services{Names: []string{"fmtprint", "tolower", "pngencode", "gcheavy", "cpuburn"}}
+var accServices = &labtest.Services{Names: []string{"fmtprint", "tolower", "pngencode", "gcheavy", "cpuburn", "gomash"}}
 
 // acceptanceBinary returns the path of the test service name.
 func acceptanceBinary(t *testing.T, name string) string {

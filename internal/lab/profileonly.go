@@ -97,4 +97,5 @@ func (s *session) summarizeProfile() {
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
 		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC, Quality: r.Quality,
 	})
+	s.culprit()
 }

@@ -85,6 +85,7 @@ func (s *session) summarize() {
 	}
 	s.waitInput(&in)
 	r.Findings = analysis.Findings(in)
+	s.culprit()
 }
 
 // sampleTotal sums a profile's values of the named sample type.

@@ -44,6 +44,7 @@ func New(cfg Config) (*Attacker, error) {
 	a := &Attacker{cfg: c, dialerIndex: map[string]int{}, series: newSeriesCollector()}
 	for i := range c.Targets {
 		p := prepare(&c.Targets[i], &c)
+		p.idx = i
 		if j, ok := a.dialerIndex[p.dial.addr]; ok {
 			p.dial, p.dialIdx = a.dialers[j], j
 		} else {
@@ -59,7 +60,7 @@ func New(cfg Config) (*Attacker, error) {
 		a.schedule = NewSchedule(c.Rate, c.Stages, c.Duration)
 	}
 	for range n {
-		a.shards = append(a.shards, newShard(a.series, c.Open()))
+		a.shards = append(a.shards, newShard(a.series, c.Open(), len(c.Targets)))
 	}
 	return a, nil
 }

@@ -432,7 +432,7 @@ func (l *evLoop) read(c *evConn) {
 func (l *evLoop) complete(c *evConn) {
 	now := time.Now()
 	o := outcome{start: c.start, sent: c.start, end: now, firstByte: c.first, connect: c.connect,
-		status: c.parser.head.status, bodyBytes: c.parser.body, reqBytes: int64(len(c.p.raw))}
+		status: c.parser.head.status, bodyBytes: c.parser.body, reqBytes: int64(len(c.p.raw)), target: c.p.idx}
 	if l.open != nil {
 		o.start = c.intended
 	}
@@ -460,7 +460,7 @@ func (l *evLoop) failOrRetry(c *evConn, err error) {
 
 func (l *evLoop) fail(c *evConn, err error) {
 	if !l.a.stopped.Load() {
-		o := outcome{start: c.start, sent: c.start, end: time.Now(), connect: c.connect, err: err, reqBytes: int64(len(c.p.raw))}
+		o := outcome{start: c.start, sent: c.start, end: time.Now(), connect: c.connect, err: err, reqBytes: int64(len(c.p.raw)), target: c.p.idx}
 		if l.open != nil {
 			o.start = c.intended
 		}

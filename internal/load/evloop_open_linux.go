@@ -129,7 +129,7 @@ func (l *evLoop) startAt(c *evConn, due time.Time) {
 
 func (l *evLoop) drop(due, now time.Time) {
 	l.a.dropped.Add(1)
-	l.sh.record(&outcome{start: due, end: now, err: errDropped, errKind: KindDropped}, l.a.t0)
+	l.sh.record(&outcome{start: due, end: now, err: errDropped, errKind: KindDropped, target: -1}, l.a.t0)
 }
 
 // arm sets the timerfd to fire at due (if it is not already set for then).

@@ -36,6 +36,9 @@ func Merge(parts []*runfmt.LoadResult) (*runfmt.LoadResult, error) {
 			return nil, fmt.Errorf("result %d: %d values outside the histogram's range", i+1, dropped)
 		}
 		mergeCounts(out, p)
+		if err := mergeTargets(out, p); err != nil {
+			return nil, fmt.Errorf("result %d: targets: %w", i+1, err)
+		}
 		if p.Shard != "" {
 			shards = append(shards, p.Shard)
 		}

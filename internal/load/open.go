@@ -102,5 +102,5 @@ func (a *Attacker) recordDrop(due time.Time) { a.recordDropOn(a.shards[0], due) 
 
 func (a *Attacker) recordDropOn(sh *shard, due time.Time) {
 	a.dropped.Add(1)
-	sh.record(&outcome{start: due, end: time.Now(), err: errDropped, errKind: KindDropped}, a.t0)
+	sh.record(&outcome{start: due, end: time.Now(), err: errDropped, errKind: KindDropped, target: -1}, a.t0)
 }

@@ -51,13 +51,15 @@ type shard struct {
 	requests  atomic.Int64
 	errors    atomic.Int64
 	series    *seriesCollector
-	_         [64]byte // keep shards on separate cache lines
+	targets   []targetAcc // per target, when the load has several
+	_         [64]byte    // keep shards on separate cache lines
 }
 
-func newShard(sc *seriesCollector, open bool) *shard {
+func newShard(sc *seriesCollector, open bool, ntargets int) *shard {
 	s := &shard{
 		hist: newHist(), secHist: newSecHist(), series: sc,
 		errKinds: map[string]int64{}, errSample: map[string]string{},
+		targets: newTargetAccs(ntargets),
 	}
 	for i := range s.phases {
 		s.phases[i] = newHist()
@@ -79,6 +81,7 @@ type outcome struct {
 	reqBytes   int64
 	err        error
 	errKind    string
+	target     int // index of the target in Attacker.targets; -1 for a dropped arrival
 }
 
 func micros(d time.Duration) int64 {
@@ -110,8 +113,9 @@ func (s *shard) record(o *outcome, t0 time.Time) {
 		s.phases[phaseConnect].RecordValue(micros(o.connect))
 	}
 	kind := o.errKind
+	var lat int64
 	if o.err == nil {
-		lat := micros(o.end.Sub(o.start))
+		lat = micros(o.end.Sub(o.start))
 		s.hist.RecordValue(lat)
 		s.secHist.RecordValue(lat)
 		s.status[min(max(o.status, 0), len(s.status)-1)]++
@@ -135,6 +139,9 @@ func (s *shard) record(o *outcome, t0 time.Time) {
 		if _, ok := s.errSample[kind]; !ok {
 			s.errSample[kind] = errText(o, kind)
 		}
+	}
+	if s.targets != nil {
+		s.recordTarget(o, lat, kind)
 	}
 	s.mu.Unlock()
 }

@@ -15,6 +15,7 @@ type prepared struct {
 	dial    *dialer
 	dialIdx int // index of dial in Attacker.dialers
 	target  *Target
+	idx     int // index of target in Attacker.targets
 }
 
 func prepare(t *Target, c *Config) *prepared {

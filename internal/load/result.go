@@ -68,6 +68,7 @@ func (a *Attacker) result(interrupted bool) *runfmt.LoadResult {
 	for _, t := range a.targets {
 		r.URLs = appendUnique(r.URLs, t.target.Method+" "+t.target.URL.String())
 	}
+	r.Targets = a.targetStats()
 	if a.cfg.Shards > 1 {
 		r.Shard = strconv.Itoa(a.cfg.Shard+1) + "/" + strconv.Itoa(a.cfg.Shards)
 		r.Shards = 1

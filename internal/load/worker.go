@@ -61,7 +61,7 @@ func (w *worker) nextTarget() *prepared {
 func (w *worker) do(intended time.Time) {
 	p := w.nextTarget()
 	o := &w.out
-	*o = outcome{reqBytes: int64(len(p.raw))}
+	*o = outcome{reqBytes: int64(len(p.raw)), target: p.idx}
 	if w.h2 != nil {
 		w.h2.do(p, o)
 	} else {

@@ -65,6 +65,8 @@ type htmlView struct {
 	Verdict   []kv
 	Findings  []htmlFinding
 	Hot       []htmlHot
+	Endpoints []endpointRow
+	EndNote   string
 	Allocs    []htmlAlloc
 	Flame     string
 	HasFlame  bool
@@ -101,11 +103,13 @@ type htmlFinding struct {
 	Kind, Title, Cost, Share string
 	Detail                   string
 	Functions                []string
+	Lines                    []htmlLine
 }
 
 type htmlHot struct {
 	Self, Cum, CumPct, Function, File, Callee string
 	Bar                                       float64 // width of the cost bar, 0-100
+	Line                                      string  // its costliest source line
 }
 
 type htmlAlloc struct {
@@ -133,6 +137,10 @@ func newHTMLView(r *runfmt.Run, flame []byte) *htmlView {
 	v.Verdict = verdictRows(r)
 	v.Findings = findingsView(r.Findings)
 	v.Hot = hotView(r.Hot, v.Requests > 0)
+	v.Endpoints = endpointTable(r)
+	if r.Endpoints != nil {
+		v.EndNote = r.Endpoints.Note
+	}
 	v.Allocs = allocView(r.Allocs)
 	return v
 }
@@ -292,7 +300,7 @@ func rps(r *runfmt.Run) float64 {
 func findingsView(fs []runfmt.Finding) []htmlFinding {
 	out := make([]htmlFinding, 0, len(fs))
 	for i, f := range fs {
-		h := htmlFinding{Rank: i + 1, Kind: f.Kind, Title: f.Title, Detail: f.Detail, Functions: f.Functions}
+		h := htmlFinding{Rank: i + 1, Kind: f.Kind, Title: f.Title, Detail: f.Detail, Functions: f.Functions, Lines: linesView(f.Lines)}
 		switch {
 		case f.CostUsPerRequest > 0:
 			h.Cost = FormatMicros(f.CostUsPerRequest) + " CPU/request"
@@ -325,6 +333,9 @@ func hotView(hot []runfmt.HotFunc, perReq bool) []htmlHot {
 		}
 		self := h.CPUUsPerRequest + h.AttributedUsReq // its own code and what it called
 		row := htmlHot{CumPct: fmt.Sprintf("%.1f%%", h.CumPct), Function: h.Function, File: h.File, Callee: h.AttributedSample}
+		if len(h.Lines) > 0 {
+			row.Line = lineText(h.Lines[0])
+		}
 		if perReq {
 			row.Self, row.Cum = FormatMicros(self), FormatMicros(h.CumUsPerRequest)
 		} else {

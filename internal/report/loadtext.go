@@ -28,6 +28,7 @@ func WriteLoadText(w io.Writer, r *runfmt.LoadResult) error {
 	p.open(r)
 	p.statuses(r.Status)
 	p.errors(r)
+	p.targets(r.Targets)
 	return p.err
 }
 

@@ -35,6 +35,7 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	p.goRuntime(r.GoRuntime)
 	p.timePerRequest(r)
 	p.findings(r.Findings)
+	p.endpoints(r)
 	p.hot(r.Hot)
 	p.runFiles(r, dir)
 	return p.err
@@ -83,6 +84,7 @@ func (p *printer) findings(fs []runfmt.Finding) {
 			cost = fmt.Sprintf(" — %s/request", FormatBytes(f.CostBytesPerRequest))
 		}
 		p.f("  %d. [%s] %s%s\n", i+1, f.Kind, f.Title, cost)
+		p.lines(f.Lines, "     ")
 		if f.Detail != "" {
 			p.f("     %s\n", wrap(f.Detail, 100, "     "))
 		}
@@ -107,6 +109,9 @@ func (p *printer) hot(hot []runfmt.HotFunc) {
 		}
 		self := h.CPUUsPerRequest + h.AttributedUsReq // its own code and what it called
 		p.f("  %12s %12s %6.1f%%  %s\n", FormatMicros(self), FormatMicros(h.CumUsPerRequest), h.CumPct, analysis.FuncLabel(h.Function, h.File))
+		if len(h.Lines) > 0 {
+			p.lines(h.Lines[:1], strings.Repeat(" ", 37)+"at ")
+		}
 	}
 }
 

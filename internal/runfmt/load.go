@@ -35,6 +35,8 @@ type LoadResult struct {
 	Shard  string   `json:"shard,omitempty"`
 	Shards int      `json:"shards,omitempty"`
 	URLs   []string `json:"urls,omitempty"`
+	// Targets breaks the load down per target when it has several.
+	Targets []TargetStats `json:"targets,omitempty"`
 	// SLO is each --slo objective checked against this load.
 	SLO []SLOCheck `json:"slo,omitempty"`
 }

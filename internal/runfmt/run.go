@@ -50,6 +50,8 @@ type Run struct {
 	GC                     *GCSummary `json:"gc,omitempty"`
 	Findings               []Finding  `json:"findings,omitempty"`
 	FindMax                *FindMax   `json:"find_max,omitempty"`
+	// Endpoints is the CPU per request handler (Go services).
+	Endpoints *Endpoints `json:"endpoints,omitempty"`
 	// Quality is the machine during the measured window (see Quality).
 	Quality *Quality `json:"quality,omitempty"`
 
@@ -143,6 +145,8 @@ type HotFunc struct {
 	AttributedUsReq float64 `json:"attributed_us_per_request,omitempty"`
 	// AttributedSample names the callee that brought the most of it.
 	AttributedSample string `json:"attributed_from,omitempty"`
+	// Lines are its costliest source lines.
+	Lines []SourceLine `json:"lines,omitempty"`
 }
 
 // AllocFunc is one allocating function, normalised per request.
@@ -189,4 +193,6 @@ type Finding struct {
 	CostBytesPerRequest float64 `json:"cost_bytes_per_request,omitempty"`
 	// Share is the fraction (0-1) of the target's CPU the finding explains.
 	Share float64 `json:"share,omitempty"`
+	// Lines are the culprit's costliest source lines.
+	Lines []SourceLine `json:"lines,omitempty"`
 }

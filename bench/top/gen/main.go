@@ -3,10 +3,12 @@
 // Go service (net/http serving user handlers that call into the standard
 // library), gzipped in pprof's format.
 //
-//	go run ./bench/top/gen -o /tmp/big.pb.gz [-samples 600000] [-stacks 60000] [-aggregate]
+//	go run ./bench/top/gen -o /tmp/big.pb.gz [-samples 600000] [-stacks 60000] [-lines 4] [-aggregate]
 //
 // Samples are written one record each, as perf-converted profiles are;
 // -aggregate merges equal stacks into one record, as runtime/pprof does.
+// Each function has -lines source lines (call sites), each its own
+// location, so line-granularity views (top --lines, list) have work to do.
 package main
 
 import (
@@ -31,10 +33,14 @@ func run(args []string) error {
 	samples := fs.Int("samples", 600000, "number of samples")
 	stacks := fs.Int("stacks", 60000, "number of distinct stacks")
 	aggregate := fs.Bool("aggregate", false, "merge equal stacks into one sample record")
+	lines := fs.Int("lines", 4, "source lines (locations) per function")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	p := generate(*samples, *stacks, *aggregate)
+	if *lines < 1 {
+		return fmt.Errorf("-lines %d: want at least 1", *lines)
+	}
+	p := generate(*samples, *stacks, *lines, *aggregate)
 	f, err := os.Create(*out)
 	if err != nil {
 		return err
@@ -49,7 +55,7 @@ func run(args []string) error {
 // callGraph is a synthetic program: functions and who calls whom.
 type callGraph struct {
 	p       *profile.Profile
-	locs    []*profile.Location
+	locs    [][]*profile.Location // per function, one per line
 	callees [][]int
 }
 
@@ -63,7 +69,7 @@ var stdNames = []string{
 	"image/png.(*encoder).writeIDATs", "crypto/sha256.block", "regexp.(*Regexp).doExecute",
 }
 
-func newCallGraph(r *rand.Rand, nuser int) *callGraph {
+func newCallGraph(r *rand.Rand, nuser, nlines int) *callGraph {
 	g := &callGraph{p: &profile.Profile{
 		SampleType:        []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
 		PeriodType:        &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
@@ -82,9 +88,15 @@ func newCallGraph(r *rand.Rand, nuser int) *callGraph {
 	for i, name := range names {
 		fn := &profile.Function{ID: uint64(i + 1), Name: name, SystemName: name, Filename: fmt.Sprintf("/src/f%d.go", i%300)}
 		g.p.Function = append(g.p.Function, fn)
-		loc := &profile.Location{ID: uint64(i + 1), Mapping: m, Address: 0x400000 + uint64(i)*64, Line: []profile.Line{{Function: fn, Line: int64(10 + i%500)}}}
-		g.p.Location = append(g.p.Location, loc)
-		g.locs = append(g.locs, loc)
+		fn.StartLine = int64(10 + i%500)
+		var locs []*profile.Location
+		for k := 0; k < nlines; k++ {
+			loc := &profile.Location{ID: uint64(len(g.p.Location) + 1), Mapping: m, Address: 0x400000 + uint64(len(g.p.Location))*16,
+				Line: []profile.Line{{Function: fn, Line: fn.StartLine + 1 + int64(k)*3}}}
+			g.p.Location = append(g.p.Location, loc)
+			locs = append(locs, loc)
+		}
+		g.locs = append(g.locs, locs)
 	}
 	firstUser := 4 + len(stdNames)
 	g.callees = make([][]int, len(names))
@@ -120,14 +132,14 @@ func (g *callGraph) stack(r *rand.Rand) []*profile.Location {
 	}
 	out := make([]*profile.Location, len(path))
 	for i, f := range path { // leaf first
-		out[len(path)-1-i] = g.locs[f]
+		out[len(path)-1-i] = g.locs[f][r.IntN(len(g.locs[f]))]
 	}
 	return out
 }
 
-func generate(nsamples, nstacks int, aggregate bool) *profile.Profile {
+func generate(nsamples, nstacks, nlines int, aggregate bool) *profile.Profile {
 	r := rand.New(rand.NewPCG(1, 2))
-	g := newCallGraph(r, 2000)
+	g := newCallGraph(r, 2000, nlines)
 	seen := map[string]bool{}
 	var stacks [][]*profile.Location
 	for len(stacks) < nstacks {

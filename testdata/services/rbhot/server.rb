@@ -7,7 +7,9 @@
 # GET /price?sku=N looks up a price in a settings tree of 200 regions x 10
 # entries. In --mode buggy each request wraps the whole tree in a new Mash
 # (Mash#initialize converts every nested hash, key by key, into Mash
-# objects) to read one value; in --mode fixed the Mash is built once at
+# objects, as Hashie's does: deep_update, convert_key, convert_value,
+# custom_writer and respond_to? share the work, none of them the culprit on
+# its own) to read one value; in --mode fixed the Mash is built once at
 # start-up. Both answer the same price. GET /healthz answers "ok".
 #
 # Usage: server.rb [--addr HOST:PORT] [--mode buggy|fixed]
@@ -23,13 +25,39 @@ require 'socket'
 class Mash
   def initialize(hash = {})
     @table = {}
-    hash.each do |key, value|
-      @table[key.to_s] = value.is_a?(Hash) ? Mash.new(value) : value
+    deep_update(hash)
+  end
+
+  def deep_update(hash)
+    hash.each_pair do |key, value|
+      key = convert_key(key)
+      if respond_to?(key) && @table[key].is_a?(Mash) && value.is_a?(Hash)
+        @table[key].deep_update(value)
+      else
+        custom_writer(key, convert_value(value))
+      end
+    end
+    self
+  end
+
+  def convert_key(key)
+    key.to_s.downcase
+  end
+
+  def convert_value(value)
+    case value
+    when Hash then Mash.new(value)
+    when Array then value.map { |v| convert_value(v) }
+    else value
     end
   end
 
+  def custom_writer(key, value)
+    @table[key] = value
+  end
+
   def [](key)
-    @table[key.to_s]
+    @table[convert_key(key)]
   end
 
   def method_missing(name, *args)
@@ -45,7 +73,7 @@ class Mash
 end
 
 SETTINGS = (0...200).to_h do |r|
-  ["region_#{r}", (0...10).to_h { |s| ["sku_#{s}", { 'price' => (r * 10 + s) * 3 + 7, 'currency' => 'EUR' }] }]
+  ["Region_#{r}", (0...10).to_h { |s| ["SKU_#{s}", { 'Price' => (r * 10 + s) * 3 + 7, 'Currency' => 'EUR' }] }]
 end
 
 # Prices answers /price from the settings, wrapped per request (buggy) or once.

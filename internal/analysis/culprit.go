@@ -1,0 +1,214 @@
+package analysis
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
+)
+
+// Culprit lines: the lines of a function its cost goes through. For each
+// stack through the function, the cost is booked to the line of its
+// outermost frame (where the call that led to the cost was made; in a
+// recursion, the outermost call), so the lines' shares add up to the
+// function's cost. A Ruby block's lines are its method's.
+
+// Culprit-line thresholds.
+const (
+	culpritLinesMax     = 3    // lines kept per function
+	culpritLineMinShare = 0.10 // of the function's cost, for lines after the first
+	culpritContext      = 2    // source lines kept on each side, for reports
+)
+
+// lineCost is one line's share of a function's cost.
+type lineCost struct {
+	file  string
+	line  int64
+	share float64
+}
+
+// culpritLines computes the costliest lines of the functions named in fns
+// over the stacks that keep selects (nil: all), from a line-granularity
+// stack set.
+func culpritLines(s *stackSet, vi int, fns []string, keep func(st []int32) bool) map[string][]lineCost {
+	want := map[string]int{}
+	for i, f := range fns {
+		want[f] = i
+	}
+	// Which function of fns each line entry belongs to (-1 for none).
+	of := make([]int, len(s.funcs))
+	for i, f := range s.funcs {
+		of[i] = -1
+		if k, ok := want[f.Name]; ok {
+			of[i] = k
+		} else if m := rubyBlockMethod(f.Name, f.File); m != "" {
+			if k, ok := want[m]; ok {
+				of[i] = k
+			}
+		}
+	}
+	type key struct {
+		fn   int
+		file string
+		line int64
+	}
+	cost := map[key]int64{}
+	total := make([]int64, len(fns))
+	outer := make([]int32, len(fns))
+	for si := 0; si < s.numStacks(); si++ {
+		v := s.value(si, vi)
+		st := s.stack(si)
+		if v == 0 || keep != nil && !keep(st) {
+			continue
+		}
+		for i := range outer {
+			outer[i] = -1
+		}
+		found := false
+		for _, f := range st {
+			if k := of[f]; k >= 0 {
+				outer[k], found = f, true
+			}
+		}
+		if !found {
+			continue
+		}
+		for k, f := range outer {
+			if f >= 0 {
+				fi := s.funcs[f]
+				cost[key{k, fi.File, fi.Line}] += v
+				total[k] += v
+			}
+		}
+	}
+	out := map[string][]lineCost{}
+	for k, v := range cost {
+		if k.line <= 0 || total[k.fn] == 0 {
+			continue
+		}
+		name := fns[k.fn]
+		out[name] = append(out[name], lineCost{file: k.file, line: k.line, share: float64(v) / float64(total[k.fn])})
+	}
+	for name, ls := range out {
+		sort.Slice(ls, func(i, j int) bool {
+			if ls[i].share != ls[j].share {
+				return ls[i].share > ls[j].share
+			}
+			return ls[i].line < ls[j].line
+		})
+		keepN := 0
+		for i, l := range ls {
+			if i == culpritLinesMax || i > 0 && l.share < culpritLineMinShare {
+				break
+			}
+			keepN++
+		}
+		out[name] = ls[:keepN]
+	}
+	return out
+}
+
+// lineKinds are the finding kinds whose first function is code whose
+// lines carry the cost, and (for the library categories) whose second is
+// the library entry the cost goes through.
+var lineKinds = map[string]bool{
+	KindHotUserFunction: false,
+	KindFormatting:      true, KindEncoding: true, KindCompression: true,
+	KindRegexp: true, KindReflection: true, KindRepeatedWork: true,
+}
+
+// AttachLines fills the culprit lines of the findings and hot functions
+// from the CPU profile: for a finding naming a user function first, the
+// lines of that function its cost goes through (for library work such as
+// formatting, the lines that call it), with their cost per request and,
+// when src finds the file, their source and a few lines around them.
+// Lines no longer in their function in the source read are marked.
+func AttachLines(cpu *profile.Profile, findings []runfmt.Finding, hot []runfmt.HotFunc, src *Sources) {
+	if cpu == nil {
+		return
+	}
+	if src == nil {
+		src = &Sources{}
+	}
+	s := fromProfileLines(cpu)
+	vi, err := s.sampleIndex("")
+	if err != nil || !s.hasLines {
+		return
+	}
+	var all []string
+	for _, f := range findings {
+		if _, ok := lineKinds[f.Kind]; ok && len(f.Functions) > 0 {
+			all = append(all, f.Functions[0])
+		}
+	}
+	for _, h := range hot {
+		if h.UserCode {
+			all = append(all, h.Function)
+		}
+	}
+	lines := culpritLines(s, vi, all, nil)
+	for i := range findings {
+		f := &findings[i]
+		lib, ok := lineKinds[f.Kind]
+		if !ok || len(f.Functions) == 0 || f.CostUsPerRequest <= 0 {
+			continue
+		}
+		ls := lines[f.Functions[0]]
+		if lib && len(f.Functions) > 1 {
+			ls = culpritLines(s, vi, f.Functions[:1], stacksWith(s, f.Functions[1]))[f.Functions[0]]
+		}
+		f.Lines = sourceLines(ls, f.Functions[0], f.CostUsPerRequest, src)
+	}
+	for i := range hot {
+		h := &hot[i]
+		if h.UserCode {
+			h.Lines = sourceLines(lines[h.Function], h.Function, h.CumUsPerRequest, src)
+		}
+	}
+}
+
+// stacksWith selects the stacks with a frame of the function named name.
+func stacksWith(s *stackSet, name string) func([]int32) bool {
+	match := make([]bool, len(s.funcs))
+	for i, f := range s.funcs {
+		match[i] = f.Name == name
+	}
+	return func(st []int32) bool {
+		for _, f := range st {
+			if match[f] {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// sourceLines turns line costs into run.json's lines. A Ruby line that
+// only closes its method or block is left out: rbspy (with Ruby 3.1)
+// reports every frame at its method's last line, which names no code.
+func sourceLines(ls []lineCost, fn string, usPerReq float64, src *Sources) []runfmt.SourceLine {
+	var out []runfmt.SourceLine
+	for _, l := range ls {
+		sl := runfmt.SourceLine{File: l.file, Line: l.line, Pct: 100 * l.share, CostUsPerRequest: usPerReq * l.share}
+		if f := src.File(l.file); f.Err == nil {
+			text, ok := f.Line(l.line)
+			if sourceLang(f.Path) == "rb" && isRubyEnd(text) {
+				continue
+			}
+			sl.Text = strings.TrimSpace(text)
+			if match, known := f.Matches(fn, l.line); known && !match || !ok {
+				sl.SourceChanged = true
+			}
+			lo := max(1, l.line-culpritContext)
+			hi := min(int64(len(f.Lines)), l.line+culpritContext)
+			if ok {
+				sl.ContextStart = lo
+				sl.Context = append([]string(nil), f.Lines[lo-1:hi]...)
+			}
+		}
+		out = append(out, sl)
+	}
+	return out
+}

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"errors"
+	"path/filepath"
+	"regexp"
+
+	"github.com/spf13/cobra"
+
+	"perflab/internal/analysis"
+)
+
+func newListCmd(env Env) *cobra.Command {
+	var ref profileRef
+	var opt analysis.ListOptions
+	var sourcePath []string
+	cmd := &cobra.Command{
+		Use:   "list REGEX [RUN|PROFILE]",
+		Short: "Show the cost of every source line of the functions matching REGEX (pprof's list)",
+		Long: `Print every line of the functions whose names match REGEX with its flat cost
+(samples stopped on that line) and cumulative cost (that line and what it
+called), as 'go tool pprof -list' does; for a RUN (ID, name, path, glob or
+"latest", the default) per request too. The source is read from disk: at the
+path the profile records, else under each --source-path directory. Lines
+marked "!" were sampled but no longer lie in the function in the source read
+(it changed since the build). Under each function come the lines of the
+functions it calls that cost most. Python and Ruby profiles from py-spy and
+rbspy carry line numbers; perf's do not (the listing then shows functions).`,
+		Example: `  perflab list logRequest
+  perflab list 'main\.(*server)\.search' latest
+  perflab list --source-path ~/src/api handleItem profiles/cpu.pb.gz
+  perflab list Mash latest`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opt.Callees < 0 {
+				return usageErr("--callees %d: must be >= 0", opt.Callees)
+			}
+			if _, err := regexp.Compile(args[0]); err != nil {
+				return usageErr("REGEX %q: %v", args[0], err)
+			}
+			if opt.Callees == 0 {
+				opt.Callees = -1
+			}
+			arg := "latest"
+			if len(args) == 2 {
+				arg = args[1]
+			}
+			r, err := ref.resolve(arg)
+			if err != nil {
+				return err
+			}
+			opt.SampleIndex, opt.Requests = r.sample, r.requests
+			opt.Sources = &analysis.Sources{SearchPath: sourcePath}
+			if r.run != "" {
+				// A run's service usually ran from the run directory's
+				// parent: relative source paths are found there too.
+				opt.Sources.SearchPath = append(opt.Sources.SearchPath, filepath.Dir(filepath.Dir(r.run)))
+			}
+			l, err := analysis.ListFile(r.path, args[0], opt)
+			var nm *analysis.NoMatchError
+			switch {
+			case errors.As(err, &nm):
+				return usageErr("%s: %v", r.title, err)
+			case err != nil:
+				return failed(err)
+			}
+			if err := l.WriteText(env.Stdout); err != nil {
+				return failed(err)
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.IntVar(&opt.Callees, "callees", 10, "show the `N` costliest lines of the functions each one calls (0: none)")
+	fs.StringSliceVar(&sourcePath, "source-path", nil, "look for source files under these `directories` too (comma-separated or repeated)")
+	ref.register(fs)
+	return cmd
+}

@@ -1,0 +1,41 @@
+package lab
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"perflab/internal/analysis"
+)
+
+// culprit adds to the run what names the culprit exactly: the costliest
+// source lines of its findings and hot functions, and the CPU per request
+// handler (Go services). Sources are read where the profile says, then
+// relative to the service's working directory (py-spy and rbspy record
+// script paths as the interpreter was given them).
+func (s *session) culprit() {
+	r, p := s.run, s.prof
+	if p == nil || p.cpu == nil {
+		return
+	}
+	analysis.AttachLines(p.cpu, r.Findings, r.Hot, s.sources())
+	var requests int64
+	if r.Load != nil {
+		requests = r.Load.Requests
+	}
+	r.Endpoints = analysis.Endpoints(analysis.FindingInput{CPU: p.cpu, Requests: requests, Target: r.Target, Load: r.Load})
+}
+
+// sources looks for source files in the service's working directory:
+// cfg.Dir, or for a process perflab attached to, its /proc cwd.
+func (s *session) sources() *analysis.Sources {
+	dir := s.cfg.Dir
+	if dir == "" && s.cfg.PID > 0 {
+		dir, _ = os.Readlink(filepath.Join("/proc", strconv.Itoa(s.cfg.PID), "cwd"))
+	}
+	src := &analysis.Sources{}
+	if dir != "" {
+		src.SearchPath = []string{dir}
+	}
+	return src
+}

@@ -1,0 +1,246 @@
+package report
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"perflab/internal/runfmt"
+)
+
+// endpointRow is one row of the per-endpoint table: a load target with the
+// handler that served it, or a handler the load's targets do not name.
+type endpointRow struct {
+	Target                   string // "GET /search?q=steel"; "" for a handler without a target
+	Requests, Errors         string
+	P50, P99                 string
+	Status                   string
+	CPU, CPUPct              string
+	Handler, Owner, OwnerPct string
+}
+
+// endpointTable builds the per-endpoint rows of a run: one per load
+// target (when the load had several) with its handler's CPU, then the
+// handlers no target is tied to. nil when there is nothing to break down.
+func endpointTable(r *runfmt.Run) []endpointRow {
+	var targets []runfmt.TargetStats
+	if r.Load != nil {
+		targets = r.Load.Targets
+	}
+	var handlers []runfmt.EndpointCPU
+	if r.Endpoints != nil {
+		handlers = r.Endpoints.Handlers
+	}
+	if len(targets) < 2 && len(handlers) < 2 {
+		return nil
+	}
+	short := shortTargets(targets)
+	var rows []endpointRow
+	used := map[int]bool{}
+	for ti, t := range targets {
+		row := endpointRow{Target: short[ti], Requests: fmt.Sprint(t.Requests), Errors: fmt.Sprint(t.Errors),
+			P50: fmtMs(t.Latency.P50), P99: fmtMs(t.Latency.P99), Status: statusText(t.Status)}
+		for hi, h := range handlers {
+			if containsStr(h.Targets, t.Target) {
+				if !used[hi] || row.Handler == "" {
+					row.fillCPU(h)
+				}
+				used[hi] = true
+				break
+			}
+		}
+		rows = append(rows, row)
+	}
+	for hi, h := range handlers {
+		if used[hi] {
+			continue
+		}
+		row := endpointRow{}
+		row.fillCPU(h)
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func (row *endpointRow) fillCPU(h runfmt.EndpointCPU) {
+	row.Handler = shortName(h.Handler)
+	row.CPUPct = fmt.Sprintf("%.0f%%", h.CPUPct)
+	if h.CPUUsPerRequest > 0 {
+		row.CPU = FormatMicros(h.CPUUsPerRequest)
+		if !h.PerTargetRequest {
+			row.CPU += "*"
+		}
+	}
+	if h.Owner != "" && h.Owner != h.Handler {
+		row.Owner = shortName(h.Owner)
+		row.OwnerPct = fmt.Sprintf("%.0f%%", h.OwnerPct)
+	}
+}
+
+// shortTargets drops the scheme and host when every target has the same.
+func shortTargets(ts []runfmt.TargetStats) []string {
+	out := make([]string, len(ts))
+	host := ""
+	same := true
+	for i, t := range ts {
+		out[i] = t.Target
+		method, raw, _ := strings.Cut(t.Target, " ")
+		u, err := url.Parse(raw)
+		if err != nil {
+			same = false
+			continue
+		}
+		if i == 0 {
+			host = u.Scheme + "://" + u.Host
+		} else if u.Scheme+"://"+u.Host != host {
+			same = false
+		}
+		out[i] = method + " " + u.RequestURI()
+	}
+	if !same {
+		for i, t := range ts {
+			out[i] = t.Target
+		}
+	}
+	return out
+}
+
+func statusText(st map[string]int64) string {
+	var parts []string
+	for _, k := range sortedKeys(st) {
+		parts = append(parts, fmt.Sprintf("%s×%d", k, st[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func fmtMs(ms float64) string {
+	if ms == 0 {
+		return "-"
+	}
+	return FormatMicros(ms * 1000)
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// shortName drops a Go function's package path.
+func shortName(fn string) string {
+	if strings.ContainsAny(fn, " <[") {
+		return fn
+	}
+	rel := fn[strings.LastIndexByte(fn, '/')+1:]
+	if _, r, ok := strings.Cut(rel, "."); ok && !strings.HasPrefix(fn, "main.") {
+		return r
+	}
+	return rel
+}
+
+// endpoints writes the per-endpoint table of the verdict.
+func (p *printer) endpoints(r *runfmt.Run) {
+	rows := endpointTable(r)
+	e := r.Endpoints
+	if rows == nil {
+		if e != nil && e.Note != "" && r.Load != nil && len(r.Load.Targets) > 1 {
+			p.f("\nPer endpoint: %s\n", e.Note)
+		}
+		return
+	}
+	p.f("\nPer endpoint")
+	if e != nil && len(e.Handlers) > 0 {
+		p.f(" (CPU from the handlers net/http ran: %.0f%% of the CPU; the rest is net/http's own request handling, the GC and the runtime)", e.ExplainedPct)
+	}
+	p.f(":\n")
+	cells := [][]string{{"target", "requests", "errors", "p50", "p99", "CPU/request", "CPU", "handler → owner"}}
+	for _, row := range rows {
+		target := row.Target
+		if target == "" {
+			target = "(no target)"
+		}
+		owner := row.Handler
+		if row.Owner != "" {
+			owner += " → " + row.Owner + " " + row.OwnerPct
+		}
+		cells = append(cells, []string{target, dash(row.Requests), dash(row.Errors), dash(row.P50), dash(row.P99), dash(row.CPU), dash(row.CPUPct), owner})
+	}
+	p.table(cells, "  ", false, true, true, true, true, true, true, false)
+	notes := []string{}
+	for _, row := range rows {
+		if strings.HasSuffix(row.CPU, "*") {
+			notes = append(notes, "* per request of the whole load: perflab could not tell which target this handler served")
+			break
+		}
+	}
+	if e != nil && e.Note != "" {
+		notes = append(notes, e.Note)
+	}
+	for _, n := range notes {
+		p.f("  %s\n", n)
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// targets writes the load summary's per-target table (a load with several
+// targets): requests, errors, latency percentiles and status codes.
+func (p *printer) targets(ts []runfmt.TargetStats) {
+	if len(ts) < 2 {
+		return
+	}
+	short := shortTargets(ts)
+	p.f("\nPer target:\n")
+	cells := [][]string{{"target", "requests", "errors", "p50", "p90", "p99", "max", "status codes"}}
+	for i, t := range ts {
+		st := statusText(t.Status)
+		for _, k := range sortedKeys(t.ErrorKinds) {
+			if k != "status-5xx" {
+				st += fmt.Sprintf(" %s×%d", k, t.ErrorKinds[k])
+			}
+		}
+		cells = append(cells, []string{short[i], fmt.Sprint(t.Requests), fmt.Sprint(t.Errors),
+			fmtMs(t.Latency.P50), fmtMs(t.Latency.P90), fmtMs(t.Latency.P99), fmtMs(t.Latency.Max), strings.TrimSpace(st)})
+	}
+	p.table(cells, "  ", false, true, true, true, true, true, true, false)
+}
+
+// table writes cells as aligned columns two spaces apart, each right- or
+// left-aligned as right says; the last column is not padded.
+func (p *printer) table(cells [][]string, indent string, right ...bool) {
+	width := make([]int, len(right))
+	for _, row := range cells {
+		for i, c := range row {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, row := range cells {
+		var b strings.Builder
+		b.WriteString(indent)
+		for i, c := range row {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			switch {
+			case i > 0:
+				b.WriteString("  ")
+			}
+			switch {
+			case right[i]:
+				b.WriteString(pad + c)
+			case i == len(row)-1:
+				b.WriteString(c)
+			default:
+				b.WriteString(c + pad)
+			}
+		}
+		p.f("%s\n", b.String())
+	}
+}

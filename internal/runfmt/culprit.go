@@ -1,0 +1,73 @@
+package runfmt
+
+// SourceLine is a line of source that carries a cost: a culprit line of a
+// finding or of a hot function.
+type SourceLine struct {
+	// File and Line say where it is, as the profile records them.
+	File string `json:"file"`
+	Line int64  `json:"line"`
+	// Text is the line's source when perflab found the file.
+	Text string `json:"text,omitempty"`
+	// CostUsPerRequest is the CPU spent on this line (and in what it
+	// calls), per request.
+	CostUsPerRequest float64 `json:"cost_us_per_request,omitempty"`
+	// Pct is the line's share of its function's cost, in percent.
+	Pct float64 `json:"pct"`
+	// Context holds the source lines around it, the first being line
+	// ContextStart, for reports.
+	Context      []string `json:"context,omitempty"`
+	ContextStart int64    `json:"context_start,omitempty"`
+	// SourceChanged says the source read no longer has this line in the
+	// function: the file changed since the build, Text may be another line.
+	SourceChanged bool `json:"source_changed,omitempty"`
+}
+
+// Endpoints is the service's CPU per request handler, for a Go service
+// whose profile shows net/http's dispatch: the user function net/http
+// called for each route, and the load targets it served.
+type Endpoints struct {
+	// Source says how CPU was attributed.
+	Source string `json:"source"`
+	// ExplainedPct is the share of profiled CPU under request handlers,
+	// in percent; the rest (reading and writing requests, the GC's
+	// background work, the runtime) belongs to no endpoint.
+	ExplainedPct float64       `json:"explained_pct"`
+	Handlers     []EndpointCPU `json:"handlers,omitempty"`
+	// Note says why CPU could not be attributed, or what is uncertain.
+	Note string `json:"note,omitempty"`
+}
+
+// EndpointCPU is the CPU of one request handler.
+type EndpointCPU struct {
+	Handler string `json:"handler"`
+	File    string `json:"file,omitempty"`
+	// Targets are the load's targets this handler served, as "METHOD URL",
+	// when perflab could tell (one target, or the handler's name matching
+	// the URL's path).
+	Targets []string `json:"targets,omitempty"`
+	// CPUPct is the handler's share of profiled CPU, in percent.
+	CPUPct float64 `json:"cpu_pct"`
+	// CPUUsPerRequest is its CPU per request of its targets (per request
+	// of the whole load when its targets are unknown).
+	CPUUsPerRequest float64 `json:"cpu_us_per_request,omitempty"`
+	// PerTargetRequest says CPUUsPerRequest is per request of Targets.
+	PerTargetRequest bool `json:"per_target_request,omitempty"`
+	// Owner is the function that owns most of the handler's cost (see the
+	// findings), and OwnerPct its share of profiled CPU in percent.
+	Owner    string  `json:"owner,omitempty"`
+	OwnerPct float64 `json:"owner_pct,omitempty"`
+}
+
+// TargetStats is one target's part of a load with several targets.
+type TargetStats struct {
+	// Target is "METHOD URL".
+	Target     string           `json:"target"`
+	Requests   int64            `json:"requests"`
+	Errors     int64            `json:"errors"`
+	Latency    Latency          `json:"latency_ms"`
+	Status     map[string]int64 `json:"status_codes,omitempty"`
+	ErrorKinds map[string]int64 `json:"error_kinds,omitempty"`
+	// Histogram is the target's latency histogram in HDR's compressed
+	// base64 form, so shards merge per target losslessly.
+	Histogram string `json:"hdr_histogram,omitempty"`
+}
