@@ -34,8 +34,7 @@ func waitService(t *testing.T, name, path string, args ...string) Config {
 	// No warm-up, and the whole window traced: what the service times of
 	// its planted wait covers the window alone (a few readiness probes
 	// aside), and so does the trace; a slice of a busy machine's window
-	// can differ from its average. The downstream test keeps the default
-	// slice.
+	// can differ from its average (the slice subtest takes the default).
 	cfg.Warmup, cfg.Trace = 0, true
 	return cfg
 }
@@ -144,9 +143,7 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 	}
 	t.Run("downstream", func(t *testing.T) {
 		peer := startSlowPeer(t)
-		cfg := waitService(t, "downstream", "/price", "-peer", peer)
-		cfg.Trace = false // the default: a slice of the window
-		r, dir := runAcceptance(t, cfg)
+		r, dir := runAcceptance(t, waitService(t, "downstream", "/price", "-peer", peer))
 		want := measured(t, dir, "downstream calls")
 		t.Logf("planted: the peer answers after 20 ms; the service's calls took %.3f ms", want)
 		f := checkWait(t, r, "downstream-wait", "main.fetchPrice", want)
@@ -182,6 +179,27 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 			t.Logf("the machine is busy: its sleeps overshoot by %.3f ms", want-5)
 		}
 		checkWait(t, r, "sleep", "main.throttle", want)
+	})
+	// The default: a trace of a slice of the window, placed in its middle,
+	// normalised by the requests completed in it.
+	t.Run("slice", func(t *testing.T) {
+		cfg := waitService(t, "sleepy", "/")
+		cfg.Trace = false
+		r, _ := runAcceptance(t, cfg)
+		logTime(t, r)
+		tm := r.Time
+		if tm == nil || tm.Source != "go-trace" {
+			t.Fatalf("time per request %+v; want one from the default trace slice (warnings %v)", tm, r.Warnings)
+		}
+		if tm.Seconds < 0.9 || tm.Seconds > 1.5 || tm.StartS < 0.8 || tm.StartS+tm.Seconds > r.Load.DurationS+0.2 {
+			t.Errorf("slice %.2f s from %.2f s of a %.2f s window; want about 1 s in its middle", tm.Seconds, tm.StartS, r.Load.DurationS)
+		}
+		if perSec := float64(r.Load.Requests) / r.Load.DurationS; math.Abs(float64(tm.Requests)-perSec*tm.Seconds) > 0.5*perSec*tm.Seconds {
+			t.Errorf("%d requests in the %.2f s slice at %.0f/s", tm.Requests, tm.Seconds, perSec)
+		}
+		if rank, f := plantedRank(r.Findings, "main.throttle"); rank == 0 || rank > 3 || f.Kind != "sleep" {
+			t.Errorf("main.throttle's sleep is not in the top 3 (rank %d):%s", rank, describeFindings(r.Findings))
+		}
 	})
 	t.Run("gomaxprocs", func(t *testing.T) {
 		cfg := waitService(t, "tolower", "/search?q=oak")

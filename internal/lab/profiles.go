@@ -37,7 +37,6 @@ type profileSet struct {
 	heapStart *profile.Profile
 	heapEndAt time.Time
 	idle      *profile.Profile // a wall-clock sampler's stacks, idle threads included
-	idleEnd   time.Time        // when it stopped sampling
 	spyWall   *profile.Profile // the request threads' wall time made from idle
 	sched     *profile.Profile // a native service's threads off a CPU (perf sched)
 	traced    *tracing
@@ -192,7 +191,10 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 		switch {
 		case p.s.cfg.NoTrace:
 		case p.mode == ProfilerPySpy:
-			wg.Go(func() { p.spyIdle(pctx, window.Seconds()) })
+			// Sampling before the load starts, so it covers the window.
+			if rec := p.startSpyIdle(pctx); rec != nil {
+				wg.Go(func() { p.spyIdle(pctx, rec, window) })
+			}
 		case p.mode == ProfilerPerf:
 			wg.Go(func() { p.perfSched(pctx, window.Seconds()) })
 		}

@@ -14,20 +14,33 @@ import (
 	"perflab/internal/runfmt"
 )
 
-// spyIdle records every thread of a Python service, idle ones included,
-// beside the CPU profile: the wall-clock stacks that name what a request
-// waits on.
-func (p *profileSet) spyIdle(ctx context.Context, seconds float64) {
-	prof, err := capture.PySpyIdleRecord(ctx, p.s.proc.PID(), seconds, p.s.cfg.PerfHz)
+// startSpyIdle starts recording every thread of a Python service, idle
+// ones included, beside the CPU profile: the wall-clock stacks that name
+// what a request waits on. It returns once py-spy samples; nil when it
+// cannot (one warning).
+func (p *profileSet) startSpyIdle(ctx context.Context) *capture.SpyRecording {
+	rec, err := capture.StartPySpyIdle(ctx, p.s.proc.PID(), p.s.cfg.PerfHz)
 	if err != nil {
-		if ctx.Err() == nil {
-			p.s.warn("py-spy --idle: " + err.Error() + ": no off-CPU stacks, no time split per request (the CPU profile is not affected)")
-		}
+		p.s.warn("py-spy --idle: " + err.Error() + ": no off-CPU stacks, no time split per request (the CPU profile is not affected)")
+		return nil
+	}
+	return rec
+}
+
+// spyIdle stops the recording once the window is over (a little after:
+// past its end no request runs) and keeps its stacks.
+func (p *profileSet) spyIdle(ctx context.Context, rec *capture.SpyRecording, window time.Duration) {
+	select {
+	case <-time.After(window + 250*time.Millisecond):
+	case <-ctx.Done():
+	}
+	prof, err := rec.Stop()
+	if err != nil {
+		p.s.warn("py-spy --idle: " + err.Error() + ": no off-CPU stacks, no time split per request (the CPU profile is not affected)")
 		return
 	}
-	end := time.Now() // py-spy samples until just before it exits
 	p.mu.Lock()
-	p.idle, p.idleEnd = prof, end
+	p.idle = prof
 	p.mu.Unlock()
 	p.saveAs("idle", ProfilerPySpy, nil, prof)
 }
@@ -48,15 +61,10 @@ func (s *session) analyseSpyWall() {
 		s.warn("py-spy --idle: no thread was serving a request in a server perflab knows (http.server, wsgiref, gunicorn, uvicorn): no time split per request")
 		return
 	}
-	// The requests completed while py-spy sampled: it starts a little
-	// after the window and may end after it, when no request runs.
-	secs := float64(p.idle.DurationNanos) / 1e9
-	endS := p.idleEnd.Sub(p.from).Seconds()
-	requests := requestsIn(s.run.Load.Series, endS-secs, endS)
-	if requests <= 0 {
-		return
-	}
-	t := &runfmt.TimePerRequest{Source: ProfilerPySpy, StartS: max(0, endS-secs), Seconds: min(secs, s.run.Load.DurationS), Requests: requests,
+	// py-spy sampled from before the load started to after it ended: every
+	// request of the window is in it, and no other.
+	requests := s.run.Load.Requests
+	t := &runfmt.TimePerRequest{Source: ProfilerPySpy, Seconds: s.run.Load.DurationS, Requests: requests,
 		IdleMs: float64(idleNs) / 1e6 / float64(requests)}
 	t.Kinds = analysis.TimeKinds(wall, requests)
 	for _, k := range t.Kinds {

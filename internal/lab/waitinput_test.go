@@ -121,3 +121,27 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+func TestTraceSlice(t *testing.T) {
+	for _, tc := range []struct {
+		window, offset time.Duration
+		whole          bool
+		secs           int
+	}{
+		{3 * time.Second, time.Second, false, 1},
+		{10 * time.Second, 4 * time.Second, false, 2},
+		{5 * time.Second, 1500 * time.Millisecond, false, 2},
+		{6 * time.Second, 2 * time.Second, false, 2},
+		{time.Second, 0, false, 1},
+		{10 * time.Second, 0, true, 10},
+	} {
+		off, secs := traceSlice(tc.window, tc.whole)
+		if off != tc.offset || secs != tc.secs {
+			t.Errorf("traceSlice(%s, whole %v) = %s, %d s; want %s, %d s", tc.window, tc.whole, off, secs, tc.offset, tc.secs)
+		}
+	}
+	series := []runfmt.SeriesPoint{{T: 0, Requests: 100}, {T: 1, Requests: 200}, {T: 2, Requests: 300}}
+	if n := requestsIn(series, 0.5, 2.5); n != 50+200+150 {
+		t.Errorf("requestsIn(0.5 s, 2.5 s) = %d; want 400 (half of each end second)", n)
+	}
+}
