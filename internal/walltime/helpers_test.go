@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/trace"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -25,7 +26,20 @@ type plantedServer struct {
 	*httptest.Server
 	mu   sync.Mutex
 	down string
+	// waited times each planted wait as the handler saw it, by path.
+	waited map[string]*stopwatch
 }
+
+// stopwatch sums the durations of a planted wait.
+type stopwatch struct{ n, ns atomic.Int64 }
+
+func (s *stopwatch) since(start time.Time) {
+	s.ns.Add(int64(time.Since(start)))
+	s.n.Add(1)
+}
+
+// snapshot returns the waits so far and their total.
+func (s *stopwatch) snapshot() (int64, time.Duration) { return s.n.Load(), time.Duration(s.ns.Load()) }
 
 func spin(d time.Duration) {
 	for t := time.Now(); time.Since(t) < d; {
@@ -34,16 +48,16 @@ func spin(d time.Duration) {
 
 func newPlantedServer(t *testing.T) *plantedServer {
 	t.Helper()
-	s := &plantedServer{down: slowPeer(t, 5*time.Millisecond)}
+	s := &plantedServer{down: slowPeer(t, 5*time.Millisecond), waited: map[string]*stopwatch{"/sleep": {}, "/lock": {}, "/down": {}}}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/sleep":
-			sleepHandler()
+			sleepHandler(s.waited["/sleep"])
 		case "/lock":
 			s.lockHandler()
 		case "/down":
-			fetchDownstream(client, s.down)
+			fetchDownstream(client, s.down, s.waited["/down"])
 		case "/spin":
 			spin(time.Millisecond)
 		}
@@ -54,17 +68,25 @@ func newPlantedServer(t *testing.T) *plantedServer {
 }
 
 //go:noinline
-func sleepHandler() { time.Sleep(5 * time.Millisecond) }
+func sleepHandler(sw *stopwatch) {
+	start := time.Now()
+	time.Sleep(5 * time.Millisecond)
+	sw.since(start)
+}
 
 //go:noinline
 func (s *plantedServer) lockHandler() {
+	start := time.Now()
 	s.mu.Lock()
+	s.waited["/lock"].since(start)
 	spin(2 * time.Millisecond)
 	s.mu.Unlock()
 }
 
 //go:noinline
-func fetchDownstream(c *http.Client, url string) {
+func fetchDownstream(c *http.Client, url string, sw *stopwatch) {
+	start := time.Now()
+	defer sw.since(start)
 	resp, err := c.Get(url)
 	if err != nil {
 		return
