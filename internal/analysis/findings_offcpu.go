@@ -57,6 +57,9 @@ func (tw *timeWaits) explain(in FindingInput, offMs float64) string {
 		checks = append(checks, "no wall-time profile of the service")
 	}
 	d.WriteString(" " + strings.Join(checks, "; ") + ".")
+	if in.Runtime != "" && in.Runtime != "go" {
+		d.WriteString(waitAdvice(in.Runtime)) // what to look at next, in its terms
+	}
 	return d.String()
 }
 

@@ -39,7 +39,7 @@ const spyStartTimeout = 10 * time.Second
 // 100) with --idle, and returns once it samples (it prints so), so a
 // recording started before a load covers all of it. Files are named in full
 // (--full-filenames): the standard library is told from the service's code
-// by its path.
+// by its path. The process's children are sampled too (--subprocesses).
 func StartPySpyIdle(ctx context.Context, pid, rate int) (*SpyRecording, error) {
 	if pid <= 0 || rate < 0 {
 		return nil, fmt.Errorf("py-spy record: pid %d, %d Hz: want a positive pid and a rate ≥ 0 (0 for 100)", pid, rate)
@@ -58,7 +58,8 @@ func StartPySpyIdle(ctx context.Context, pid, rate int) (*SpyRecording, error) {
 	r := &SpyRecording{dir: dir, out: filepath.Join(dir, "stacks.txt"), rate: rate, pid: pid,
 		stderr: &tailBuffer{max: 8 << 10}, done: make(chan error, 1)}
 	r.cmd = exec.Command(bin, "record", "--pid", strconv.Itoa(pid), "--rate", strconv.Itoa(rate),
-		"--format", "raw", "--output", r.out, "--nonblocking", "--idle", "--full-filenames")
+		"--format", "raw", "--output", r.out, "--nonblocking", "--idle", "--full-filenames",
+		"--subprocesses") // a pre-fork server's workers serve the requests
 	stdout, err := r.cmd.StdoutPipe()
 	if err != nil {
 		os.RemoveAll(dir)

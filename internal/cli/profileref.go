@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 
 	"github.com/google/pprof/profile"
 	"github.com/spf13/pflag"
 
 	"perflab/internal/analysis"
+	"perflab/internal/runfmt"
 	"perflab/internal/store"
 	"perflab/internal/walltime"
 )
@@ -40,6 +42,9 @@ type resolved struct {
 	sample      string
 	prof        *profile.Profile
 	run         string // the run's directory, when a run was named
+	// userCode is the run's rule of user code (its project root and
+	// --user-code), so top and flame agree with its verdict.
+	userCode analysis.UserCode
 }
 
 // resolve finds the profile file arg names.
@@ -81,6 +86,7 @@ func (f *profileRef) resolve(arg string) (resolved, error) {
 		if r.requests == 0 && e.Run.Load != nil {
 			r.requests = e.Run.Load.Requests
 		}
+		r.userCode = runUserCode(e.Run.Profiling)
 		if t := e.Run.Time; f.wall && t != nil && f.requests == 0 {
 			r.requests = t.Requests // the requests of the traced slice
 		}
@@ -110,4 +116,17 @@ func (r resolved) top(opt analysis.TopOptions) (*analysis.Table, error) {
 		return analysis.Top(r.prof, opt)
 	}
 	return analysis.TopFile(r.path, opt)
+}
+
+// runUserCode is the user-code rule a run recorded.
+func runUserCode(pr *runfmt.Profiling) analysis.UserCode {
+	var uc analysis.UserCode
+	if pr == nil {
+		return uc
+	}
+	uc.Root = pr.Src
+	if pr.UserCode != "" {
+		uc.Match, _ = regexp.Compile(pr.UserCode) // compiled when the run was made
+	}
+	return uc
 }
