@@ -51,7 +51,7 @@ func (tw *timeWaits) explain(in FindingInput, offMs float64) string {
 	d.WriteString(" What was checked:")
 	checks := append([]string(nil), in.WaitChecks...)
 	if in.Mutex == nil && in.Block == nil {
-		checks = append(checks, "no mutex or block profile (the service does not enable them: runtime.SetMutexProfileFraction, runtime.SetBlockProfileRate)")
+		checks = append(checks, "no mutex and block profiles (the service does not enable them: runtime.SetMutexProfileFraction, runtime.SetBlockProfileRate)")
 	}
 	if len(checks) == 0 {
 		checks = append(checks, "no wall-time profile of the service")
