@@ -50,14 +50,15 @@ func (tw *timeWaits) explain(in FindingInput, offMs float64) string {
 	}
 	d.WriteString(" What was checked:")
 	checks := append([]string(nil), in.WaitChecks...)
-	if in.Mutex == nil && in.Block == nil {
+	goService := in.Runtime == "" || in.Runtime == "go"
+	if goService && in.Mutex == nil && in.Block == nil {
 		checks = append(checks, "no mutex and block profiles (the service does not enable them: runtime.SetMutexProfileFraction, runtime.SetBlockProfileRate)")
 	}
 	if len(checks) == 0 {
 		checks = append(checks, "no wall-time profile of the service")
 	}
 	d.WriteString(" " + strings.Join(checks, "; ") + ".")
-	if in.Runtime != "" && in.Runtime != "go" {
+	if !goService {
 		d.WriteString(waitAdvice(in.Runtime)) // what to look at next, in its terms
 	}
 	return d.String()
