@@ -39,8 +39,9 @@ const spyStartTimeout = 10 * time.Second
 // 100) with --idle, and returns once it samples (it prints so), so a
 // recording started before a load covers all of it. Files are named in full
 // (--full-filenames): the standard library is told from the service's code
-// by its path. The process's children are sampled too (--subprocesses).
-func StartPySpyIdle(ctx context.Context, pid, rate int) (*SpyRecording, error) {
+// by its path. With children, the process's children are sampled too
+// (--subprocesses).
+func StartPySpyIdle(ctx context.Context, pid, rate int, children bool) (*SpyRecording, error) {
 	if pid <= 0 || rate < 0 {
 		return nil, fmt.Errorf("py-spy record: pid %d, %d Hz: want a positive pid and a rate ≥ 0 (0 for 100)", pid, rate)
 	}
@@ -57,9 +58,12 @@ func StartPySpyIdle(ctx context.Context, pid, rate int) (*SpyRecording, error) {
 	}
 	r := &SpyRecording{dir: dir, out: filepath.Join(dir, "stacks.txt"), rate: rate, pid: pid,
 		stderr: &tailBuffer{max: 8 << 10}, done: make(chan error, 1)}
-	r.cmd = exec.Command(bin, "record", "--pid", strconv.Itoa(pid), "--rate", strconv.Itoa(rate),
-		"--format", "raw", "--output", r.out, "--nonblocking", "--idle", "--full-filenames",
-		"--subprocesses") // a pre-fork server's workers serve the requests
+	args := []string{"record", "--pid", strconv.Itoa(pid), "--rate", strconv.Itoa(rate),
+		"--format", "raw", "--output", r.out, "--nonblocking", "--idle", "--full-filenames"}
+	if children {
+		args = append(args, "--subprocesses") // a pre-fork server's workers serve the requests
+	}
+	r.cmd = exec.Command(bin, args...)
 	stdout, err := r.cmd.StdoutPipe()
 	if err != nil {
 		os.RemoveAll(dir)
@@ -94,6 +98,9 @@ func StartPySpyIdle(ctx context.Context, pid, rate int) (*SpyRecording, error) {
 		os.RemoveAll(dir)
 		if err == nil {
 			err = errors.New("exited before sampling")
+		}
+		if out := r.stderr.String(); strings.Contains(out, "No python processes found") {
+			return nil, fmt.Errorf("py-spy record: no Python process it may read in process %d or its children (not permitted: run as root or with CAP_SYS_PTRACE; or not Python): %w", pid, ErrNotPermitted)
 		}
 		return nil, spyError("py-spy", pid, err, r.stderr.String())
 	case <-ctx.Done():

@@ -19,7 +19,7 @@ import (
 // what a request waits on. It returns once py-spy samples; nil when it
 // cannot (one warning).
 func (p *profileSet) startSpyIdle(ctx context.Context) *capture.SpyRecording {
-	rec, err := capture.StartPySpyIdle(ctx, p.s.proc.PID(), p.s.cfg.PerfHz)
+	rec, err := capture.StartPySpyIdle(ctx, p.s.proc.PID(), p.s.cfg.PerfHz, len(p.s.proc.PIDs()) > 1)
 	if err != nil {
 		p.s.warn("py-spy --idle: " + err.Error() + ": no off-CPU stacks, no time split per request (the CPU profile is not affected)")
 		return nil
