@@ -55,7 +55,7 @@ var waitCalls = []struct {
 
 // spyWaitKinds maps the waits a sampler finds to their kind.
 var spyWaitKinds = map[string]string{
-	"cpu": "running", "downstream": "network", "client": "network", "lock": "sync", "channel": "sync",
+	"cpu": "running", "runnable": "runnable", "downstream": "network", "client": "network", "lock": "sync", "channel": "sync",
 	"syscall": "syscall", "sleep": "sleep", "other": "other",
 }
 
@@ -104,9 +104,9 @@ func SpyWall(wall, cpu *profile.Profile, cpuNs int64, source func(file string, l
 		stacks = append(stacks, split{s, run, n - run, ns / n})
 		runNs += run * (ns / n)
 	}
-	// A sampler calls some waiting threads active (waiting for the GIL, in
-	// some system calls): the running time of the request threads cannot be
-	// more than the service's measured CPU; the excess is time off a CPU.
+	// A sampler calls a thread active when it is ready to run, not only when
+	// it runs: the running time of the request threads cannot be more than
+	// the service's measured CPU; the excess waited for a CPU.
 	scale := 1.0
 	if cpuNs > 0 && runNs > cpuNs {
 		scale = float64(cpuNs) / float64(runNs)
@@ -115,9 +115,13 @@ func SpyWall(wall, cpu *profile.Profile, cpuNs int64, source func(file string, l
 	idleNs = int64(float64(idleNs) * missed)
 	b := newSpyBuilder(wall)
 	for _, st := range stacks {
-		run := int64(float64(st.run*st.per) * scale)
+		active := st.run * st.per
+		run := int64(float64(active) * scale)
 		b.add(st.s, "cpu", int64(float64(run)*missed))
-		if off := (st.run+st.off)*st.per - run; off > 0 {
+		// Active but beyond the CPU measured: ready to run, waiting in the
+		// kernel's run queue (or for the GIL).
+		b.add(st.s, "runnable", int64(float64(active-run)*missed))
+		if off := st.off * st.per; off > 0 {
 			b.add(st.s, classifySpyWait(st.s, source), int64(float64(off)*missed))
 		}
 	}

@@ -74,10 +74,11 @@ func TestSpyWall(t *testing.T) {
 		t.Errorf("network %+v; want fetch_quote, downstream", k)
 	}
 	// The CPU the service measured caps the running time: 2 of the 6
-	// samples were waiting for the GIL.
+	// active samples were ready to run, waiting for a CPU.
 	p, _, _ = SpyWall(wall, cpu, 4*1e7, source)
-	if k := kindNamed(TimeKinds(p, 10), "running"); k.MsPerRequest != 4 {
-		t.Errorf("running %.3f ms with 40 ms of CPU measured; want 4", k.MsPerRequest)
+	ks := TimeKinds(p, 10)
+	if run, ready := kindNamed(ks, "running"), kindNamed(ks, "runnable"); run.MsPerRequest != 4 || ready.MsPerRequest != 2 {
+		t.Errorf("running %.3f ms, runnable %.3f ms with 40 ms of CPU measured; want 4 and 2", run.MsPerRequest, ready.MsPerRequest)
 	}
 	// Ticks the sampler missed (the main thread in 80 of 100) scale up.
 	wall = pyProfile(t, map[string]int64{pyRequest: 48, pyIdle: 32, pyMain: 80})
