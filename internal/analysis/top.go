@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+
+	"github.com/google/pprof/profile"
 )
 
 // TopOptions selects what a top table shows.
@@ -68,6 +70,14 @@ type Table struct {
 	// Comments are the profile's own notes (perflab's parsers say there
 	// when a recording held several events, for example).
 	Comments []string
+}
+
+// Top computes the top table of p.
+func Top(p *profile.Profile, opt TopOptions) (*Table, error) {
+	if opt.Lines {
+		return topOf(fromProfileLines(p), opt)
+	}
+	return topOf(fromProfile(p), opt)
 }
 
 // TopFile computes the top table of the profile file at path (gzipped or

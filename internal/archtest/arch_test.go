@@ -12,9 +12,9 @@ import (
 // allowed lists, per internal package, the internal packages it may import.
 // A package missing here may import none.
 var allowed = map[string][]string{
-	"cli":      {"lab", "load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files"},
+	"cli":      {"lab", "load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files"},
 	"ui":       {"compare", "report", "analysis", "runfmt", "store", "files"},
-	"lab":      {"load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "revision", "files"},
+	"lab":      {"load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "revision", "files"},
 	"revision": {},
 	"compare":  {"analysis", "stats", "runfmt", "store", "files"},
 	"report":   {"analysis", "stats", "runfmt", "files"},
@@ -23,6 +23,7 @@ var allowed = map[string][]string{
 	"target":   {"runfmt"},
 	"capture":  {"runfmt", "files"},
 	"analysis": {"runfmt", "files"},
+	"walltime": {"runfmt"},
 	"stats":    {"runfmt"},
 	"runfmt":   {"files"},
 	"files":    {},

@@ -44,13 +44,15 @@ stdout.`,
 			if err != nil {
 				return err
 			}
-			data, err := files.ReadFile(r.path, runfmt.MaxProfileBytes)
-			if err != nil {
-				return usageErr("reading profile: %v", err)
-			}
-			p, err := capture.Decode(data)
-			if err != nil {
-				return usageErr("reading profile %s: %v", r.path, err)
+			p := r.prof
+			if p == nil {
+				data, err := files.ReadFile(r.path, runfmt.MaxProfileBytes)
+				if err != nil {
+					return usageErr("reading profile: %v", err)
+				}
+				if p, err = capture.Decode(data); err != nil {
+					return usageErr("reading profile %s: %v", r.path, err)
+				}
 			}
 			if format != flameHTML {
 				return exportFlame(env, format, out, p, r)

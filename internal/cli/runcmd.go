@@ -29,6 +29,7 @@ type runFlags struct {
 	profiler     string
 	perfHz       int
 	trace        bool
+	noTrace      bool
 	noGCTrace    bool
 	name         string
 	dir          string
@@ -56,7 +57,8 @@ func newRunFlags() *runFlags {
 	v.checked(&f.pprof, "pprof", "", "", "URL", checkHTTPURL, "the service's net/http/pprof base `URL` (default: try the load URL's host, then 127.0.0.1:6060)")
 	v.choice(&f.profiler, "profiler", lab.ProfilerAuto, runProfilers, orList(runProfilers))
 	v.int(&f.perfHz, "perf-hz", "", 99, 1, 10000, "sampling frequency of perf, py-spy and rbspy (1 to 10000)")
-	fs.BoolVar(&f.trace, "trace", false, "also capture a Go execution trace of the measured window")
+	fs.BoolVar(&f.trace, "trace", false, "trace the whole measured window (default: a Go execution trace of 1-2 s in its middle)")
+	fs.BoolVar(&f.noTrace, "no-trace", false, "take no Go execution trace (no time split per request)")
 	fs.BoolVar(&f.noGCTrace, "no-gctrace", false, "do not set GODEBUG=gctrace=1 on the launched service")
 	v.checked(&f.name, "name", "", "", "string", checkRunName, "label of the run (default: the command's name)")
 	v.checked(&f.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
@@ -113,6 +115,9 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 	if err := f.cpuFlags.check(f.pid); err != nil {
 		return c, err
 	}
+	if f.trace && f.noTrace {
+		return c, usageErr("give either --trace or --no-trace, not both")
+	}
 	ready := f.ready
 	if ready == "" && (len(command) > 0 || f.pid > 0) {
 		ready = lc.Targets[0].URL.String()
@@ -129,7 +134,7 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 		Name: name, Store: st, Load: lc, LoadFlags: f.load.describe(),
 		Warmup: f.warmup, Command: command, Env: f.env, PID: f.pid, Budget: budget,
 		ReadyURL: ready, ReadyTimeout: f.readyTimeout, Pprof: f.pprof, Profiler: f.profiler,
-		PerfHz: f.perfHz, Trace: f.trace, NoGCTrace: f.noGCTrace, Version: Version, Hurry: env.Hurry,
+		PerfHz: f.perfHz, Trace: f.trace, NoTrace: f.noTrace, NoGCTrace: f.noGCTrace, Version: Version, Hurry: env.Hurry,
 		Force: f.force, LoadCPUs: f.cpuFlags.load.set,
 	}
 	return c, f.deploy.apply(&c)

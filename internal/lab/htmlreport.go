@@ -33,13 +33,14 @@ func (s *session) writeReport() {
 			flame = buf.Bytes()
 		}
 	}
-	if err := writeReportFile(filepath.Join(s.dir, reportFile), s, flame); err != nil {
+	flames := report.Flames{CPU: flame, OffCPU: s.offCPUFlame()}
+	if err := writeReportFile(filepath.Join(s.dir, reportFile), s, flames); err != nil {
 		s.warn(err.Error())
 	}
 }
 
-func writeReportFile(path string, s *session, flame []byte) error {
-	err := files.WriteAtomic(path, func(w io.Writer) error { return report.WriteHTML(w, s.run, flame) })
+func writeReportFile(path string, s *session, flames report.Flames) error {
+	err := files.WriteAtomic(path, func(w io.Writer) error { return report.WriteHTMLFlames(w, s.run, flames) })
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", reportFile, err)
 	}

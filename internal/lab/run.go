@@ -42,9 +42,11 @@ type session struct {
 	limitCores  float64
 	limitMemory int64
 	pids        []int
-	// recMu guards the run's Warnings and Profiles, which the capture
-	// goroutines of the measured window add to while the main one runs.
-	recMu sync.Mutex
+	env         map[string]string // the service's environment at start
+	// mu guards the run's Warnings and Profiles, which the capture
+	// goroutines of the measured window (CPU profile, trace, samplers) add
+	// to while the main one runs.
+	mu sync.Mutex
 }
 
 // Run performs one run and writes its directory. The returned Result is
@@ -73,9 +75,9 @@ func recordConfig(c *Config) runfmt.Config {
 }
 
 func (s *session) warn(msg string) {
-	s.recMu.Lock()
+	s.mu.Lock()
 	s.run.Warnings = append(s.run.Warnings, msg)
-	s.recMu.Unlock()
+	s.mu.Unlock()
 	s.cfg.Log("warning: " + msg)
 }
 
@@ -309,6 +311,7 @@ func firstKind(r *runfmt.LoadResult) string {
 
 // measure runs the measured window: the load, with profiles captured over it.
 func (s *session) measure(ctx context.Context) error {
+	s.env = s.serviceEnv()
 	s.prof.before(ctx)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w before the measured window (while taking the first profile snapshots)", ErrInterrupted)
@@ -316,11 +319,15 @@ func (s *session) measure(ctx context.Context) error {
 	window := s.windowLength()
 	s.cfg.Log(fmt.Sprintf("measuring for %s", window.Round(time.Millisecond)))
 	profDone := s.prof.during(ctx, window)
+	stopPeers := s.watchPeers()
 	r, a, err := s.runLoad(ctx, s.cfg.Load)
+	stopPeers()
+	s.mu.Lock() // captures still running read these in addProfile
 	if a != nil {
 		s.prof.from, s.prof.to = a.Started(), a.Started().Add(time.Duration(r.DurationS*float64(time.Second)))
 	}
 	s.run.Load = r
+	s.mu.Unlock()
 	if err != nil && a == nil {
 		return err
 	}

@@ -24,9 +24,9 @@ func (s *session) addProfile(typ, source, file string, samples int64) {
 	if s.prof != nil {
 		ref.Seconds = s.prof.windowSecs
 	}
-	s.recMu.Lock()
+	s.mu.Lock()
 	s.run.Profiles = append(s.run.Profiles, ref)
-	s.recMu.Unlock()
+	s.mu.Unlock()
 }
 
 // summarize turns what was measured into the run's summary, per request.
@@ -83,12 +83,18 @@ func (s *session) summarize() {
 			r.AllocObjectsPerRequest = float64(sampleTotal(p.allocs, "alloc_objects")) / float64(requests)
 		}
 	}
-	r.Findings = analysis.Findings(analysis.FindingInput{
+	s.analyseTrace()
+	s.analyseSpyWall()
+	r.GoRuntime = s.goRuntime(from, to)
+	r.Heap = s.heapGrowth(from, to, requests)
+	in := analysis.FindingInput{
 		CPU: verdictCPU, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
 		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),
-	})
+	}
+	s.waitInput(&in)
+	r.Findings = analysis.Findings(in)
 	s.culprit()
 }
 

@@ -26,11 +26,28 @@ var reportTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.F
 // flame is a page written by analysis.WriteFlameHTML, embedded in an
 // iframe; nil leaves the flame graph out.
 func WriteHTML(w io.Writer, r *runfmt.Run, flame []byte) error {
+	return WriteHTMLFlames(w, r, Flames{CPU: flame})
+}
+
+// Flames are the flame graph pages a report embeds (analysis.WriteFlameHTML
+// output; nil leaves one out): the CPU profile's and the off-CPU one of the
+// wall-time profile.
+type Flames struct {
+	CPU, OffCPU []byte
+}
+
+// WriteHTMLFlames is WriteHTML with the time per request's off-CPU flame
+// graph as well.
+func WriteHTMLFlames(w io.Writer, r *runfmt.Run, flames Flames) error {
 	css, err := assets.ReadFile("assets/report.css")
 	if err != nil {
 		return fmt.Errorf("writing HTML report: %w", err)
 	}
-	v := newHTMLView(r, flame)
+	v := newHTMLView(r, flames.CPU)
+	v.Time = timeView(r)
+	if len(flames.OffCPU) > 0 {
+		v.OffFlame, v.HasOffFlame = string(flames.OffCPU), true
+	}
 	v.CSS = template.CSS(css)
 	if err := reportTmpl.Execute(w, v); err != nil {
 		return fmt.Errorf("writing HTML report: %w", err)
@@ -60,6 +77,11 @@ type htmlView struct {
 	Headline    *Headline
 	StatusClass string
 	SLOMissed   bool
+
+	// Time is the time per request; OffFlame the off-CPU flame graph.
+	Time        *htmlTime
+	OffFlame    string
+	HasOffFlame bool
 }
 
 type kv struct{ K, V string }
@@ -278,6 +300,8 @@ func findingsView(fs []runfmt.Finding) []htmlFinding {
 		switch {
 		case f.CostUsPerRequest > 0:
 			h.Cost = FormatMicros(f.CostUsPerRequest) + " CPU/request"
+		case f.WaitUsPerRequest > 0:
+			h.Cost = FormatMicros(f.WaitUsPerRequest) + " waited/request"
 		case f.CostBytesPerRequest > 0:
 			h.Cost = analysis.FormatBytes(f.CostBytesPerRequest) + "/request"
 		}
