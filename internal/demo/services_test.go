@@ -202,11 +202,14 @@ func TestServiceStall(t *testing.T) {
 	}
 }
 
-// TestServiceCpuburn checks that /burn?us=5000 costs 5ms of CPU per
-// request more than /burn?us=0, within 10%: the process's CPU (utime+stime
-// of all its threads in /proc/PID/stat) is read around each batch, so
-// neither the Go runtime's start-up nor the per-request HTTP cost (which
-// varies a lot between machines) counts against the burn.
+// TestServiceCpuburn checks that /burn?us=5000 costs at least 5ms of CPU
+// per request more than /burn?us=0 (less 5% for the clocks' granularity),
+// and not much more: the process's CPU (all its threads' schedstat) is read
+// around each batch, so neither the Go runtime's start-up nor the
+// per-request HTTP cost (which varies a lot between machines) counts
+// against the burn. The runtime's other threads (sysmon polls while a
+// goroutine runs) add CPU in proportion to the burn's wall time: 3-6% here,
+// 14% on a CI machine, so the upper bound is 25%.
 func TestServiceCpuburn(t *testing.T) {
 	const n, us = 100, 5000
 	s := startService(t, append([]string{serviceBinary(t, "cpuburn")}, freePorts...)...)
@@ -225,8 +228,8 @@ func TestServiceCpuburn(t *testing.T) {
 	base, burned := batch(0), batch(us)
 	perReq := (burned - base) / n
 	t.Logf("cpuburn: %v CPU for %d requests of %dus, %v for %d of 0us: %v per burn", burned, n, us, base, n, perReq)
-	if want := us * time.Microsecond; perReq < want*9/10 || perReq > want*11/10 {
-		t.Errorf("cpuburn: %v CPU per burn; want %v ±10%%", perReq, want)
+	if want := us * time.Microsecond; perReq < want*95/100 || perReq > want*125/100 {
+		t.Errorf("cpuburn: %v CPU per burn; want %v, -5%% to +25%%", perReq, want)
 	}
 	if code, _, _ := fetch(t, "GET", s.url+"/burn?us=-1", ""); code != 400 {
 		t.Errorf("/burn?us=-1: status %d; want 400", code)
