@@ -63,26 +63,33 @@ var spyWaitKinds = map[string]string{
 // runfmt.WallSample, runfmt.OffCPUSample and one per kind, in nanoseconds,
 // each sample labelled with its wait) of the request threads from a
 // wall-clock sampler's profile (idle threads included) and a CPU profile
-// of the same window and rate. idleNs is the time request threads waited
-// for the next request. cpuNs, when > 0, is the CPU the service measured
-// over the window, which caps the running time. source, when set, returns
-// the text of a file's line (to tell what a wait in the service's own code
+// taken at the same rate over a window that holds the wall-clock
+// recording's. cpuShare is the part of the CPU profile's samples that fall
+// in the wall-clock recording, by the CPU the service used then (1: the
+// same window; a slice of it gets its share of every stack's samples).
+// idleNs is the time request threads waited for the next request. cpuNs,
+// when > 0, is the CPU the service measured over the wall-clock
+// recording, which caps the running time. source, when set, returns the
+// text of a file's line (to tell what a wait in the service's own code
 // calls). ok is false when no stack serves requests.
-func SpyWall(wall, cpu *profile.Profile, cpuNs int64, source func(file string, line int64) string) (out *profile.Profile, idleNs int64, ok bool) {
+func SpyWall(wall, cpu *profile.Profile, cpuShare float64, cpuNs int64, source func(file string, line int64) string) (out *profile.Profile, idleNs int64, ok bool) {
 	if wall == nil || len(wall.Sample) == 0 || len(wall.SampleType) < 2 {
 		return nil, 0, false
 	}
-	onCPU := map[string]int64{}
+	if cpuShare <= 0 || cpuShare > 1 {
+		cpuShare = 1
+	}
+	onCPU := map[string]float64{}
 	if cpu != nil && len(cpu.SampleType) > 0 {
 		for _, s := range cpu.Sample {
-			onCPU[frameKey(s)] += s.Value[0]
+			onCPU[frameKey(s)] += float64(s.Value[0]) * cpuShare
 		}
 	}
 	// Each request stack's running samples: at most its CPU profile's.
 	type split struct {
 		s        *profile.Sample
-		run, off int64 // samples
-		per      int64 // ns per sample
+		run, off float64 // samples
+		per      int64   // ns per sample
 	}
 	var stacks []split
 	var runNs int64
@@ -99,10 +106,10 @@ func SpyWall(wall, cpu *profile.Profile, cpuNs int64, source func(file string, l
 			continue
 		}
 		key := frameKey(s)
-		run := min(n, onCPU[key])
+		run := min(float64(n), onCPU[key])
 		onCPU[key] -= run
-		stacks = append(stacks, split{s, run, n - run, ns / n})
-		runNs += run * (ns / n)
+		stacks = append(stacks, split{s, run, float64(n) - run, ns / n})
+		runNs += int64(run * float64(ns/n))
 	}
 	// A sampler calls a thread active when it is ready to run, not only when
 	// it runs: the running time of the request threads cannot be more than
@@ -115,13 +122,13 @@ func SpyWall(wall, cpu *profile.Profile, cpuNs int64, source func(file string, l
 	idleNs = int64(float64(idleNs) * missed)
 	b := newSpyBuilder(wall)
 	for _, st := range stacks {
-		active := st.run * st.per
+		active := int64(st.run * float64(st.per))
 		run := int64(float64(active) * scale)
 		b.add(st.s, "cpu", int64(float64(run)*missed))
 		// Active but beyond the CPU measured: ready to run, waiting in the
 		// kernel's run queue (or for the GIL).
 		b.add(st.s, "runnable", int64(float64(active-run)*missed))
-		if off := st.off * st.per; off > 0 {
+		if off := int64(st.off * float64(st.per)); off > 0 {
 			b.add(st.s, classifySpyWait(st.s, source), int64(float64(off)*missed))
 		}
 	}

@@ -29,6 +29,9 @@ type PerfConfig struct {
 	// CPUUsed, when set, receives perf record's own CPU time (user +
 	// system) over the recording.
 	CPUUsed *time.Duration
+	// OnStart, when set, is called with perf record's process ID once it
+	// runs.
+	OnStart func(pid int)
 	// BeforeScript, when set, runs after the recording and before perf
 	// script reads it: the moment to have a JIT write its perf map.
 	BeforeScript func()
@@ -172,6 +175,9 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 	err := cmd.Start()
 	var stopped atomic.Bool
 	if err == nil {
+		if cfg.OnStart != nil {
+			cfg.OnStart(cmd.Process.Pid)
+		}
 		if ctl != nil {
 			ctl.started()
 			go ctl.enable(cfg.OnAttached)

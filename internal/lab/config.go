@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"time"
 
+	"perflab/internal/capture"
 	"perflab/internal/load"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
@@ -58,8 +59,10 @@ type Config struct {
 	// URL's host and 127.0.0.1:6060.
 	Pprof string
 	// Force profiles an explicit Pprof endpoint that is not the service's.
-	Force     bool
-	Profiler  string
+	Force    bool
+	Profiler string
+	// PerfHz is the sampling rate of every profiler perflab starts (perf,
+	// py-spy, rbspy); 0 leaves each at its default (see samplerHz).
 	PerfHz    int
 	Trace     bool // trace the whole window (by default a slice of it is traced)
 	NoTrace   bool // take no execution trace
@@ -92,6 +95,19 @@ type Config struct {
 	Hurry <-chan struct{}
 }
 
+// samplerHz is the rate tool samples at: PerfHz when set, else the tool's
+// default (perf 99 Hz; py-spy and rbspy less, as their cost does not follow
+// the service's CPU: see capture.DefaultSpyHz).
+func (c *Config) samplerHz(tool string) int {
+	switch {
+	case c.PerfHz > 0:
+		return c.PerfHz
+	case tool == ProfilerPySpy, tool == ProfilerRbSpy:
+		return capture.DefaultSpyHz
+	}
+	return capture.DefaultPerfHz
+}
+
 func (c *Config) defaults() {
 	if c.Warmup < 0 {
 		c.Warmup = 0
@@ -107,9 +123,6 @@ func (c *Config) defaults() {
 	}
 	if c.Profiler == "" {
 		c.Profiler = ProfilerAuto
-	}
-	if c.PerfHz == 0 {
-		c.PerfHz = 99
 	}
 	if c.Log == nil {
 		c.Log = func(string) {}
