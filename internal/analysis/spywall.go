@@ -118,7 +118,7 @@ func SpyWall(wall, cpu *profile.Profile, cpuShare float64, cpuNs int64, source f
 	if cpuNs > 0 && runNs > cpuNs {
 		scale = float64(cpuNs) / float64(runNs)
 	}
-	missed := missedTicks(wall)
+	missed := tickScale(wall)
 	idleNs = int64(float64(idleNs) * missed)
 	b := newSpyBuilder(wall)
 	for _, st := range stacks {
@@ -284,26 +284,41 @@ func (b *spyBuilder) add(s *profile.Sample, wait string, ns int64) {
 	smp.Value[b.kind[kind]] += ns
 }
 
-// missedTicks corrects for the ticks a sampler missed (it runs outside the
-// service's budget, and a busy machine delays it): a Python program's main
-// thread (its stack starts at "<module>") is in every tick, so its samples
-// count the ticks taken, against the duration over the period. The factor
-// (1 when nothing was missed) is at most 2: beyond that the sampler's
-// figures are too thin to correct.
-func missedTicks(wall *profile.Profile) float64 {
-	var ticks, samples, ns int64
+// tickScale is the wall time a sampler's tick stands for, over its
+// nominal period. The sampler runs outside the service's budget, so a
+// busy machine delays it and it misses ticks; and py-spy spaces its ticks
+// at random around the period, so at a few ticks a second their count is
+// off either way by chance (±22% over a second at 19 Hz): correcting only
+// the shortfalls would inflate every wait. A Python program's main thread
+// (its stack starts at "<module>") is in every tick, so its samples count
+// the ticks each process took (by the pid label), against the recording's
+// duration over the period. The scale (1 when the count is as expected) is
+// kept within 1/2 and 2: beyond, the sampler's figures are too thin to
+// correct.
+func tickScale(wall *profile.Profile) float64 {
+	var samples, ns int64
+	ticks := map[int64]int64{} // main-thread samples by pid
 	for _, s := range wall.Sample {
 		samples += s.Value[0]
 		ns += s.Value[1]
 		if fs := sampleFrames(s); len(fs) > 0 && fs[len(fs)-1].Function.Name == "<module>" {
-			ticks += s.Value[0]
+			var pid int64
+			if p := s.NumLabel["pid"]; len(p) > 0 {
+				pid = p[0]
+			}
+			ticks[pid] += s.Value[0]
 		}
 	}
-	if ticks == 0 || samples == 0 || wall.DurationNanos <= 0 {
+	if len(ticks) == 0 || samples == 0 || wall.DurationNanos <= 0 {
 		return 1
 	}
+	var all int64
+	for _, n := range ticks {
+		all += n
+	}
+	perProcess := float64(all) / float64(len(ticks))
 	want := float64(wall.DurationNanos) / (float64(ns) / float64(samples))
-	return min(2, max(1, want/float64(ticks)))
+	return min(2, max(0.5, want/perProcess))
 }
 
 // sortSamples orders samples by descending wall time (stable output).

@@ -94,6 +94,30 @@ func TestSpyWall(t *testing.T) {
 	if k := kindNamed(TimeKinds(p, 10), "other"); k.MsPerRequest != 60 {
 		t.Errorf("unclassified wait %.3f ms from 48 of 80 ticks; want 60 (scaled to 100 ticks)", k.MsPerRequest)
 	}
+	// Ticks py-spy's random spacing put in excess (125 of 100) scale down.
+	wall = pyProfile(t, map[string]int64{pyRequest: 75, pyIdle: 50, pyMain: 125})
+	p, _, _ = SpyWall(wall, nil, 1, 0, nil)
+	if k := kindNamed(TimeKinds(p, 10), "other"); math.Abs(k.MsPerRequest-60) > 1e-9 {
+		t.Errorf("unclassified wait %.3f ms from 75 of 125 ticks; want 60 (scaled to 100 ticks)", k.MsPerRequest)
+	}
+	// Each process's ticks count (two processes, by their pid labels).
+	for _, s := range wall.Sample {
+		s.NumLabel = map[string][]int64{"pid": {1}}
+	}
+	two := pyProfile(t, map[string]int64{pyRequest: 75, pyIdle: 50, pyMain: 125})
+	for _, s := range two.Sample {
+		s.NumLabel = map[string][]int64{"pid": {2}}
+	}
+	wall.PeriodType, two.PeriodType = &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}, &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}
+	merged, err := profile.Merge([]*profile.Profile{wall, two})
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged.DurationNanos = wall.DurationNanos
+	p, _, _ = SpyWall(merged, nil, 1, 0, nil)
+	if k := kindNamed(TimeKinds(p, 10), "other"); math.Abs(k.MsPerRequest-120) > 1e-9 {
+		t.Errorf("unclassified wait %.3f ms from two processes' 75 of 125 ticks; want 120 (each scaled to 100 ticks)", k.MsPerRequest)
+	}
 }
 
 func kindNamed(ks []runfmt.TimeKind, name string) runfmt.TimeKind {
