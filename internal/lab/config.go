@@ -95,15 +95,32 @@ type Config struct {
 	Hurry <-chan struct{}
 }
 
-// samplerHz is the rate tool samples at: PerfHz when set, else the tool's
-// default (perf 99 Hz; py-spy and rbspy less, as their cost does not follow
-// the service's CPU: see capture.DefaultSpyHz).
-func (c *Config) samplerHz(tool string) int {
+// spyTicks is how many ticks py-spy and rbspy take at least over a window
+// at their default rate: capture.DefaultSpyHz over perflab's default 10 s
+// window. A shorter window is sampled faster (spyRates, up to 99 Hz), so
+// its profile still has enough samples to speak: the same ticks, and so
+// about the same profiler CPU, per window.
+const spyTicks = 190
+
+// spyRates are the spies' default rates, slowest first: odd, out of step
+// with periodic work at round frequencies.
+var spyRates = []int{capture.DefaultSpyHz, 29, 49, 99}
+
+// samplerHz is the rate tool samples a window of window at: PerfHz when
+// set, else the tool's default (perf 99 Hz; py-spy and rbspy the slowest
+// of spyRates that takes spyTicks ticks, as their cost does not follow the
+// service's CPU: see capture.DefaultSpyHz).
+func (c *Config) samplerHz(tool string, window time.Duration) int {
 	switch {
 	case c.PerfHz > 0:
 		return c.PerfHz
 	case tool == ProfilerPySpy, tool == ProfilerRbSpy:
-		return capture.DefaultSpyHz
+		for _, hz := range spyRates {
+			if float64(hz)*window.Seconds() >= spyTicks {
+				return hz
+			}
+		}
+		return spyRates[len(spyRates)-1]
 	}
 	return capture.DefaultPerfHz
 }

@@ -74,7 +74,7 @@ func (s *session) coverageHint(samples int64) string {
 		return " (is the pprof endpoint the service's own, and does the service run more processes?)"
 	case samples < fewSamples:
 		tool, _, _ := strings.Cut(s.prof.mode, "+")
-		return fmt.Sprintf(" (sampled at %d Hz: raise --perf-hz or lengthen the window)", s.cfg.samplerHz(tool))
+		return fmt.Sprintf(" (sampled at %d Hz: raise --perf-hz or lengthen the window)", s.cfg.samplerHz(tool, seconds(s.prof.windowSecs)))
 	}
 	return " (see the processes in run.json's profiling block: were they all sampled?)"
 }

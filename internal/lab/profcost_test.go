@@ -115,3 +115,26 @@ func burnCPU(d time.Duration) {
 		}
 	}
 }
+
+func TestSamplerHz(t *testing.T) {
+	for _, tc := range []struct {
+		tool   string
+		window time.Duration
+		perfHz int
+		want   int
+	}{
+		{ProfilerPySpy, 10 * time.Second, 0, 19}, // the default window
+		{ProfilerRbSpy, 60 * time.Second, 0, 19},
+		{ProfilerPySpy, 5 * time.Second, 0, 49}, // 29 Hz would take 145 ticks
+		{ProfilerPySpy, 3 * time.Second, 0, 99},
+		{ProfilerPySpy, time.Second, 0, 99}, // as fast as it goes
+		{ProfilerPerf, 3 * time.Second, 0, 99},
+		{ProfilerPySpy, 3 * time.Second, 7, 7}, // --perf-hz sets them all
+		{ProfilerPerf, 10 * time.Second, 7, 7},
+	} {
+		c := Config{PerfHz: tc.perfHz}
+		if got := c.samplerHz(tc.tool, tc.window); got != tc.want {
+			t.Errorf("%s over %s (--perf-hz %d): %d Hz; want %d", tc.tool, tc.window, tc.perfHz, got, tc.want)
+		}
+	}
+}

@@ -203,6 +203,7 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 		// window they join late would be profiled in part.
 		p.tree = newTreeSampler(p.s)
 		p.tree.meter = p.meter
+		p.tree.hz = func(tool string) int { return p.s.cfg.samplerHz(tool, window) }
 		p.tree.end = time.Now().Add(samplerLead + window) // the longest it can last
 		started := make(chan struct{})
 		p.tree.onStart = func() { close(started) }

@@ -25,15 +25,17 @@ import (
 const samplerLead = 2 * time.Second
 
 // treeRefresh is how often the sampler looks for processes the service
-// forked (pre-fork workers, replaced workers) during the window.
-const treeRefresh = 500 * time.Millisecond
+// forked (pre-fork workers, replaced workers) during the window: as often
+// as py-spy --subprocesses looks for children, but in the service's
+// cgroup (or its process tree), not in every process of the host.
+const treeRefresh = 100 * time.Millisecond
 
 // treeSampler profiles every process of the service over the window, each
-// with the best profiler for its runtime: py-spy --subprocesses for a
-// Python process tree, rbspy --subprocesses for Ruby, perf -p for the rest.
+// with the best profiler for its runtime: py-spy for each Python process,
+// rbspy --subprocesses for a Ruby process tree, perf -p for the rest.
 // Processes that appear during the window are picked up within
-// treeRefresh (py-spy and rbspy follow their root's children themselves; a
-// new process outside a sampled tree gets its own recorder). The
+// treeRefresh (rbspy follows its root's children itself; a new process
+// outside a sampled tree gets its own recorder). The
 // recordings are merged into one profile whose samples keep pid and comm
 // labels.
 type treeSampler struct {
@@ -54,7 +56,7 @@ type treeSampler struct {
 	pySpies               map[int]int  // py-spy recorders: the process each samples
 	sampling              map[int]bool // the processes whose py-spy said it samples
 	spies, perfs, perfsOn int
-	hz                    func(tool string) int
+	hz                    func(tool string) int // the rate of each profiler
 	meter                 *profilerMeter
 	list                  func() []int
 	warn                  func(string)
@@ -84,7 +86,7 @@ type treeSampler struct {
 
 func newTreeSampler(s *session) *treeSampler {
 	t := &treeSampler{
-		hz: s.cfg.samplerHz, list: s.proc.PIDs, warn: s.warn, idle: s.prof.warmIdle, watch: map[int]float64{},
+		list: s.proc.PIDs, warn: s.warn, idle: s.prof.warmIdle, watch: map[int]float64{},
 		lookTool: func(name string) error { _, err := exec.LookPath(name); return err },
 		procs:    map[int]*runfmt.ProcessProfile{}, roots: map[int]string{}, done: map[int]bool{},
 		tools: map[string]bool{}, missing: map[string]bool{}, exited: map[int]bool{},

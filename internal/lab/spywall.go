@@ -49,7 +49,7 @@ type idleRecording struct {
 // --trace, else of the processes sampled from the start; waitAttached
 // waits for it.
 func (p *profileSet) startSpyIdle(ctx context.Context) *idleRecording {
-	hz := p.s.cfg.samplerHz(ProfilerPySpy)
+	hz := p.s.cfg.samplerHz(ProfilerPySpy, seconds(p.windowSecs))
 	pids, children := []int{p.s.proc.PID()}, len(p.s.proc.PIDs()) > 1
 	if !p.s.cfg.Trace {
 		pids, children = nil, false
