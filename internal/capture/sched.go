@@ -107,44 +107,22 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 	}
 	args = append(args, "--", "sleep", strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
 	cmd := exec.CommandContext(ctx, perf, args...)
-	if ctl != nil {
-		cmd.ExtraFiles = ctl.childFiles()
-	}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 5 * time.Second
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
 	start := time.Now()
 	var attachedAt atomic.Int64
-	var stopped atomic.Bool
-	err = cmd.Start()
-	if err == nil {
-		if cfg.OnStart != nil {
-			cfg.OnStart(cmd.Process.Pid)
-		}
-		if ctl != nil {
-			ctl.started()
-			go ctl.enable(func() { attachedAt.Store(time.Now().UnixNano()); cfg.OnAttached() })
-		}
-		waited := make(chan struct{})
-		if cfg.Stop != nil {
-			go func() {
-				select {
-				case <-cfg.Stop:
-					stopped.Store(true)
-					_ = cmd.Process.Signal(syscall.SIGINT)
-				case <-waited:
-				}
-			}()
-		}
-		err = cmd.Wait()
-		close(waited)
+	attached := func() {
+		attachedAt.Store(time.Now().UnixNano())
+		cfg.OnAttached()
 	}
+	stopped, cpu, err := perfRun{onStart: cfg.OnStart, ctl: ctl, attached: attached, stop: cfg.Stop}.run(cmd)
 	end := time.Now()
-	if cfg.CPUUsed != nil && cmd.ProcessState != nil {
-		*cfg.CPUUsed = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if cfg.CPUUsed != nil {
+		*cfg.CPUUsed = cpu
 	}
-	if st, serr := os.Stat(data); err != nil && stopped.Load() && ctx.Err() == nil && serr == nil && st.Size() > 0 {
+	if err != nil && stopped && ctx.Err() == nil && wrote(data) {
 		err = nil // stopped early on purpose: perf wrote what it recorded
 	}
 	if err != nil {
