@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"perflab/internal/analysis"
-	"perflab/internal/capture"
 )
 
 func newFlameCmd(env Env) *cobra.Command {
@@ -33,16 +32,11 @@ Your code is coloured warm, the standard library and runtime cool.`,
 			if err != nil {
 				return err
 			}
-			data, err := os.ReadFile(r.path)
-			if err != nil {
+			if _, err := os.Stat(r.path); err != nil {
 				return failed(fmt.Errorf("reading profile: %w", err))
 			}
-			p, err := capture.Decode(data)
-			if err != nil {
-				return failed(fmt.Errorf("reading profile %s: %w", r.path, err))
-			}
 			return writeFlameFile(out, func(f *os.File) error {
-				return analysis.WriteFlameHTML(f, p, analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac})
+				return analysis.WriteFlameHTMLFile(f, r.path, analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac})
 			}, env)
 		},
 	}

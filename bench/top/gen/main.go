@@ -3,7 +3,7 @@
 // Go service (net/http serving user handlers that call into the standard
 // library), gzipped in pprof's format.
 //
-//	go run ./bench/top/gen -o /tmp/big.pb.gz [-samples 600000] [-stacks 60000] [-lines 4] [-aggregate]
+//	go run ./bench/top/gen -o /tmp/big.pb.gz [-samples 600000] [-stacks 60000] [-funcs 2000] [-lines 4] [-aggregate]
 //
 // Samples are written one record each, as perf-converted profiles are;
 // -aggregate merges equal stacks into one record, as runtime/pprof does.
@@ -34,13 +34,17 @@ func run(args []string) error {
 	stacks := fs.Int("stacks", 60000, "number of distinct stacks")
 	aggregate := fs.Bool("aggregate", false, "merge equal stacks into one sample record")
 	lines := fs.Int("lines", 4, "source lines (locations) per function")
+	funcs := fs.Int("funcs", 2000, "number of user functions")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *lines < 1 {
 		return fmt.Errorf("-lines %d: want at least 1", *lines)
 	}
-	p := generate(*samples, *stacks, *lines, *aggregate)
+	if *funcs < 1 {
+		return fmt.Errorf("-funcs %d: want at least 1", *funcs)
+	}
+	p := generate(*samples, *stacks, *funcs, *lines, *aggregate)
 	f, err := os.Create(*out)
 	if err != nil {
 		return err
@@ -137,9 +141,9 @@ func (g *callGraph) stack(r *rand.Rand) []*profile.Location {
 	return out
 }
 
-func generate(nsamples, nstacks, nlines int, aggregate bool) *profile.Profile {
+func generate(nsamples, nstacks, nfuncs, nlines int, aggregate bool) *profile.Profile {
 	r := rand.New(rand.NewPCG(1, 2))
-	g := newCallGraph(r, 2000, nlines)
+	g := newCallGraph(r, nfuncs, nlines)
 	seen := map[string]bool{}
 	var stacks [][]*profile.Location
 	for len(stacks) < nstacks {
