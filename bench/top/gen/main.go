@@ -12,6 +12,7 @@
 package main
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -35,6 +36,7 @@ func run(args []string) error {
 	aggregate := fs.Bool("aggregate", false, "merge equal stacks into one sample record")
 	lines := fs.Int("lines", 4, "source lines (locations) per function")
 	funcs := fs.Int("funcs", 2000, "number of user functions")
+	perfScript := fs.String("perf-script", "", "also write the same samples as `perf script` text to this file (for peers that read perf's output)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -45,6 +47,11 @@ func run(args []string) error {
 		return fmt.Errorf("-funcs %d: want at least 1", *funcs)
 	}
 	p := generate(*samples, *stacks, *funcs, *lines, *aggregate)
+	if *perfScript != "" {
+		if err := writePerfScript(*perfScript, p); err != nil {
+			return err
+		}
+	}
 	f, err := os.Create(*out)
 	if err != nil {
 		return err
@@ -182,4 +189,31 @@ func locIDs(st []*profile.Location) []uint64 {
 		ids[i] = l.ID
 	}
 	return ids
+}
+
+// writePerfScript writes p's samples as `perf script` prints a cpu-clock
+// recording: one record per sample (a record of count n, n times), leaf
+// frame first, each frame "address symbol+offset (binary)".
+func writePerfScript(path string, p *profile.Profile) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	ts := 0.0
+	for _, s := range p.Sample {
+		for n := int64(0); n < s.Value[0]; n++ {
+			ts += 0.0001
+			fmt.Fprintf(w, "shop 4242 [000] %.6f: %d cpu-clock:\n", ts, p.Period)
+			for _, loc := range s.Location {
+				fmt.Fprintf(w, "\t%16x %s+0x0 (%s)\n", loc.Address, loc.Line[0].Function.Name, loc.Mapping.File)
+			}
+			w.WriteString("\n")
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
 }
