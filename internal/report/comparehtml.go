@@ -23,7 +23,7 @@ type DiffFlame struct {
 // WriteCompareHTML writes a self-contained page of a comparison: the metric
 // table, the function gainers and losers, the --fail-on verdict, the
 // warnings and, when flame is non-nil, the differential flame graph per
-// request (red where new spends more, blue where less) in an iframe whose
+// request (vermilion where new spends more, blue where less) in an iframe whose
 // document is inlined with srcdoc, so the page needs no other file and no
 // network.
 func WriteCompareHTML(w io.Writer, c *runfmt.Comparison, flame *DiffFlame) error {
@@ -103,7 +103,7 @@ Medians ± the half-width of their 95% confidence intervals; "~" marks no signif
 {{end}}</table>{{end}}
 {{with .C.Warnings}}<h2>Warnings</h2><ul class="warn">{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Flame}}<h2>Differential flame graph (CPU per request)</h2>
-<p>Widths follow {{.C.New.Label}}; red frames cost more per request than in {{.C.Base.Label}}, blue frames less.</p>
+<p>Widths follow {{.C.New.Label}} per request; vermilion frames cost more per request than in {{.C.Base.Label}}, blue frames less. "new" and "base" show each profile alone; the list beside the graph names the functions whose own cost changed most (click one to find it).</p>
 <iframe title="differential flame graph" srcdoc="{{.Flame}}"></iframe>{{end}}
 </body></html>
 `
