@@ -111,6 +111,7 @@ func (s *session) gcSummary(from, to time.Time) *runfmt.GCSummary {
 		}
 	}
 	gc.GOGC = envValue(s.cfg.Env, "GOGC")
+	gc.Events = s.gc.Timeline(from, to, runfmt.MaxGCEvents)
 	return &gc
 }
 
