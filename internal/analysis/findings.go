@@ -21,6 +21,11 @@ type FindingInput struct {
 	// Quality is the machine during the window: who else used the CPUs
 	// and how long the load generator waited for one.
 	Quality *runfmt.Quality
+	// UserCode decides what is the user's code (zero: the default rule).
+	UserCode UserCode
+	// Runtime is what the service runs (go, python, ruby, node, jvm,
+	// native; "" for Go): advice is given in its terms.
+	Runtime string
 }
 
 // Finding kinds.

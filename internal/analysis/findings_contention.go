@@ -62,8 +62,7 @@ func cpuContention(in FindingInput, rq runqueue, latMs, cpuMs float64) (runfmt.F
 	d.WriteString(whoHeldTheCPUs(in.Quality))
 	d.WriteString(" Latency and throughput measured this way are inflated; CPU per request and allocations far less (they count CPU time, not waiting). " +
 		"To measure cleanly: give the service and the load generator their own cores (--service-cpus and --load-cpus), " +
-		"stop the other busy processes, or run the load from another machine; if the service runs more busy threads than " +
-		"its budget has cores, lower GOMAXPROCS.")
+		"stop the other busy processes, or run the load from another machine; " + threadsRemedy(in.Runtime))
 	f.Detail = d.String()
 	return f, true
 }

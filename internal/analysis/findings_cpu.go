@@ -21,7 +21,7 @@ func newCPUView(in FindingInput) *cpuView {
 	if in.CPU != nil {
 		s := fromProfile(in.CPU)
 		if vi, err := s.sampleIndex(""); err == nil {
-			v.c = computeCosts(s, vi, UserCode{}, nil)
+			v.c = computeCosts(s, vi, in.UserCode, nil)
 			if in.Requests > 0 {
 				v.usPerReq = float64(v.c.total) * timeToMicros(s.sampleTypes[vi].Unit, s.period, s.periodType.Unit) / float64(in.Requests)
 			}

@@ -74,7 +74,7 @@ func offCPU(in FindingInput, cpu *cpuView) []ranked {
 		sh := cpu.share(cpu.cumOf(syscallFrames))
 		fmt.Fprintf(&d, " %.0f%% of the CPU it does use is in system calls and network polling.", 100*sh)
 	}
-	d.WriteString(" Look at the mutex and block profiles and at the latency of what the handler calls.")
+	d.WriteString(waitAdvice(in.Runtime))
 	f.Detail = d.String()
 	return []ranked{{f, off}}
 }

@@ -14,6 +14,11 @@ import (
 // followed by up to n standard-library and runtime functions ranked by flat
 // CPU, with user_code false. Per-request figures are zero when requests <= 0.
 func Hot(cpu *profile.Profile, requests int64, n int) []runfmt.HotFunc {
+	return HotFor(cpu, requests, n, UserCode{})
+}
+
+// HotFor is Hot with user code decided by uc (a project root, --user-code).
+func HotFor(cpu *profile.Profile, requests int64, n int, uc UserCode) []runfmt.HotFunc {
 	if cpu == nil {
 		return nil
 	}
@@ -22,7 +27,7 @@ func Hot(cpu *profile.Profile, requests int64, n int) []runfmt.HotFunc {
 	if err != nil {
 		return nil
 	}
-	c := computeCosts(s, vi, UserCode{}, nil)
+	c := computeCosts(s, vi, uc, nil)
 	toUs := timeToMicros(s.sampleTypes[vi].Unit, s.period, s.periodType.Unit)
 	per := func(v int64) float64 {
 		if requests <= 0 {

@@ -2,12 +2,23 @@ package analysis
 
 import (
 	"path"
+	"regexp"
 	"strings"
 )
 
 // UserCode decides which frames belong to code the user can change. The zero
-// value applies the default rule (see [IsUserFunc]); the prefixes refine it.
+// value applies the default rule (see [IsUserFunc]); the fields refine it.
+// It is the one classifier of user code: top tables, findings, flame graphs
+// and the walk to the frame that owns a cost all ask it.
 type UserCode struct {
+	// Match, when set, decides alone (--user-code REGEX): a frame is user
+	// code exactly when its function name or file matches.
+	Match *regexp.Regexp
+	// Root is the project's directory (--src, or the launched service's
+	// directory): a Python, Ruby or JavaScript file the default rule would
+	// call the user's is the user's only when it lies under Root. "" does
+	// not restrict.
+	Root string
 	// UserPrefixes lists function-name prefixes that are always user code
 	// (checked first), e.g. "runtime/debug." to study it as if it were yours.
 	UserPrefixes []string
@@ -19,6 +30,9 @@ type UserCode struct {
 // IsUser reports whether the frame named name, defined in file (may be
 // empty), is user code under u.
 func (u UserCode) IsUser(name, file string) bool {
+	if u.Match != nil {
+		return u.Match.MatchString(name) || file != "" && u.Match.MatchString(file)
+	}
 	for _, p := range u.UserPrefixes {
 		if strings.HasPrefix(name, p) {
 			return true
@@ -29,7 +43,16 @@ func (u UserCode) IsUser(name, file string) bool {
 			return false
 		}
 	}
-	return IsUserFunc(name, file)
+	if !IsUserFunc(name, file) {
+		return false
+	}
+	return u.Root == "" || !isScriptFile(file) || !path.IsAbs(file) || underDir(file, u.Root)
+}
+
+// underDir says whether file lies in dir or below it.
+func underDir(file, dir string) bool {
+	dir = strings.TrimRight(path.Clean(dir), "/")
+	return dir == "" || strings.HasPrefix(path.Clean(file), dir+"/")
 }
 
 // IsUserFunc is the default user-code rule. Not user code: Go standard
@@ -42,7 +65,7 @@ func (u UserCode) IsUser(name, file string) bool {
 // modules without a dot ("perflab/..."), golang.org/x/... and third-party
 // dependencies (site-packages, gems), which the user controls.
 func IsUserFunc(name, file string) bool {
-	if name == "" || strings.HasPrefix(name, "[") || strings.HasPrefix(name, "0x") {
+	if name == "" || strings.HasPrefix(name, "[") || strings.HasPrefix(name, "0x") || unsymbolized.MatchString(name) {
 		return false
 	}
 	// C names starting with "__" are reserved for the implementation (libc,
@@ -51,11 +74,14 @@ func IsUserFunc(name, file string) bool {
 	if strings.HasPrefix(name, "__") || strings.Contains(name, "__tsan") || strings.Contains(name, "__sanitizer") || strings.HasPrefix(name, "_cgo_") || strings.HasPrefix(name, "x_cgo_") {
 		return false
 	}
-	if isSystemLib(file) || isSystemLib(name) {
+	if isSystemLib(file) || isSystemLib(name) || isRuntimeBinary(file) || isVMFrame(name) {
 		return false
 	}
 	if s, ok := scriptFile(file); ok {
 		return s
+	}
+	if isLauncherScript(name, file) {
+		return false
 	}
 	if strings.HasPrefix(name, "type:.") || strings.HasPrefix(name, "type..") {
 		return false
@@ -65,6 +91,10 @@ func IsUserFunc(name, file string) bool {
 	}
 	return !isGoStd(name)
 }
+
+// unsymbolized matches a frame perf could not name, "BINARY+0xADDR"
+// (perf-4242.map+0x7f..., libfoo.so+0x1a2b): no code anyone can point at.
+var unsymbolized = regexp.MustCompile(`^\S+\+0x[0-9a-fA-F]+$`)
 
 // goAsmHelpers are the Go runtime's assembly routines that symbolise without
 // a package path (in perf profiles of Go binaries, which carry no file).
@@ -147,24 +177,76 @@ func isSystemLib(file string) bool {
 	return false
 }
 
-// scriptFile classifies Python and Ruby frames by their file: the
-// interpreter's own library is not user code, installed packages (gems,
-// site-packages) and the application's files are. ok is false for files of
-// other languages.
+// scriptFile classifies Python, Ruby and JavaScript frames by their file:
+// the interpreter's own library and installed packages (site-packages,
+// dist-packages, gems, node_modules: frameworks and libraries the user
+// calls but does not change), launcher scripts in a bin directory, and
+// node's internals are not user code; the application's files are. ok is
+// false for files of other languages.
 func scriptFile(file string) (user, ok bool) {
 	switch {
-	case strings.HasPrefix(file, "<frozen "), strings.HasPrefix(file, "<built-in"):
+	case strings.HasPrefix(file, "<"), strings.HasPrefix(file, "node:"):
+		// <frozen importlib._bootstrap>, <built-in>, <string> (python -c),
+		// Ruby's <internal:kernel>, node's own modules
 		return false, true
-	case strings.HasSuffix(file, ".py"), strings.HasSuffix(file, ".pyx"):
-		if strings.Contains(file, "site-packages/") || strings.Contains(file, "dist-packages/") {
-			return true, true
-		}
-		return !strings.Contains(file, "/lib/python") && !strings.Contains(file, "/lib64/python"), true
-	case strings.HasSuffix(file, ".rb"):
-		if strings.Contains(file, "/gems/") {
-			return true, true
-		}
-		return !strings.Contains(file, "/lib/ruby/"), true
+	case !isScriptFile(file):
+		return false, false
+	case strings.Contains(file, "/site-packages/"), strings.Contains(file, "/dist-packages/"),
+		strings.Contains(file, "/node_modules/"), strings.Contains(file, "/gems/"):
+		return false, true
+	case strings.Contains(file, "/lib/python"), strings.Contains(file, "/lib64/python"),
+		strings.Contains(file, "/lib/ruby/"), strings.Contains(file, "/lib/pypy"):
+		return false, true
 	}
-	return false, false
+	return true, true
+}
+
+// scriptExts are the source files of the interpreted languages perflab
+// classifies by file.
+var scriptExts = []string{".py", ".pyx", ".rb", ".ru", ".js", ".mjs", ".cjs", ".ts"}
+
+func isScriptFile(file string) bool {
+	for _, e := range scriptExts {
+		if strings.HasSuffix(file, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// isLauncherScript says whether a frame is the top level ("<module>",
+// "<main>", "<top (required)>") of a console script in a bin directory
+// (gunicorn, puma, rackup: the entry point pip or gem wrote), as py-spy and
+// rbspy show it.
+func isLauncherScript(name, file string) bool {
+	dir := path.Dir(file)
+	return strings.HasPrefix(name, "<") && path.IsAbs(file) && path.Ext(file) == "" &&
+		(strings.HasSuffix(dir, "/bin") || strings.HasSuffix(dir, "/sbin"))
+}
+
+// runtimeBinary matches the executables and libraries of language
+// runtimes that perf names as a frame's binary: the interpreters' and
+// V8's C and C++ frames (_PyEval_EvalFrameDefault in python3.11,
+// v8::internal::... in node) are the runtime's, never the user's.
+var runtimeBinary = regexp.MustCompile(`^(python[0-9.]*m?|pypy[0-9.]*|ruby[0-9.]*|node|nodejs|java|lib(jvm|node|v8)[^/]*\.so.*)$`)
+
+func isRuntimeBinary(file string) bool {
+	return file != "" && runtimeBinary.MatchString(path.Base(file))
+}
+
+// vmFramePrefixes start the names of frames a VM's JIT or runtime emits
+// without a file: V8's builtins, stubs and bytecode handlers (node's perf
+// map), the JVM's interpreter and stubs and JDK classes (a JVM perf map).
+var vmFramePrefixes = []string{
+	"Builtin:", "BytecodeHandler:", "Stub:", "Handler:", "RegExp:", "Eval:", "Builtins_", "v8::", "node::",
+	"Interpreter", "StubRoutines", "java.", "javax.", "jdk.", "sun.", "com.sun.", "Ljava/", "Ljdk/", "Lsun/",
+}
+
+func isVMFrame(name string) bool {
+	for _, p := range vmFramePrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -47,14 +48,61 @@ func TestIsUserFunc(t *testing.T) {
 		{"sort", "/srv/app/util.py", true},
 		{"_recv_into", "/usr/lib/python3.11/socket.py", false},
 		{"dumps", "/usr/local/lib/python3.12/json/__init__.py", false},
-		{"render", "/srv/venv/lib/python3.12/site-packages/jinja2/environment.py", true},
+		{"render", "/srv/venv/lib/python3.12/site-packages/jinja2/environment.py", false},
+		{"Flask.wsgi_app", "/usr/lib/python3/dist-packages/flask/app.py", false},
+		{"<module>", "/root/.pyenv/versions/3.11.7/bin/gunicorn", false},
+		{"<main>", "/usr/bin/puma", false},
+		{"encode", "/root/.pyenv/versions/3.11.7/lib/python3.11/json/encoder.py", false},
+		{"_PyEval_EvalFrameDefault", "/root/.pyenv/versions/3.11.7/bin/python3.11", false},
+		{"rb_vm_exec", "/usr/bin/ruby3.1", false},
+		{"v8::internal::Heap::CollectGarbage", "/usr/bin/node", false},
+		{"Builtin:ArrayPrototypePush", "/tmp/perf-42.map", false},
+		{"digestCatalog", "/srv/shop/app.js", true},
+		{"perf-11058.map+0x7f472b8fd78e", "/tmp/perf-11058.map", false},
+		{"Layer.handle", "/srv/shop/node_modules/express/lib/router/layer.js", false},
+		{"processTicksAndRejections", "node:internal/process/task_queues", false},
+		{"java.util.HashMap::get", "/tmp/perf-42.map", false},
+		{"<top (required)>", "/srv/app/config.ru", true},
 		{"_find_and_load", "<frozen importlib._bootstrap>", false},
 		{"call", "/usr/lib/ruby/3.1.0/net/http.rb", false},
-		{"call", "/srv/vendor/bundle/ruby/3.1.0/gems/rack-3.0/lib/rack.rb", true},
+		{"call", "/srv/vendor/bundle/ruby/3.1.0/gems/rack-3.0/lib/rack.rb", false},
+		{"call", "/usr/lib/ruby/vendor_ruby/rack/builder.rb", false},
+		{"run", "/usr/lib/x86_64-linux-gnu/rubygems-integration/3.1.0/gems/puma-5.6.5/lib/puma/server.rb", false},
 		{"index", "/srv/app/controllers/ads_controller.rb", true},
 	} {
 		if got := IsUserFunc(tc.name, tc.file); got != tc.want {
 			t.Errorf("IsUserFunc(%q, %q) = %v, want %v", tc.name, tc.file, got, tc.want)
+		}
+	}
+}
+
+func TestUserCodeRootAndMatch(t *testing.T) {
+	root := UserCode{Root: "/srv/app"}
+	for _, tc := range []struct {
+		name, file string
+		want       bool
+	}{
+		{"handle", "/srv/app/views.py", true},
+		{"helper", "/opt/shared/helper.py", false}, // outside the project: not the user's when in doubt
+		{"helper", "lib/helper.rb", true},          // a relative name cannot be placed: the default rule
+		{"main.handler", "/build/main.go", true},   // Go is decided by its package, not its file
+		{"dumps", "/usr/lib/python3.11/json/__init__.py", false},
+	} {
+		if got := root.IsUser(tc.name, tc.file); got != tc.want {
+			t.Errorf("UserCode{Root: /srv/app}.IsUser(%q, %q) = %v, want %v", tc.name, tc.file, got, tc.want)
+		}
+	}
+	m := UserCode{Match: regexp.MustCompile(`flask/|^render_`), Root: "/srv/app"}
+	for _, tc := range []struct {
+		name, file string
+		want       bool
+	}{
+		{"Flask.wsgi_app", "/venv/lib/python3.11/site-packages/flask/app.py", true},
+		{"render_report", "/elsewhere/app.py", true},
+		{"handle", "/srv/app/views.py", false}, // --user-code decides alone
+	} {
+		if got := m.IsUser(tc.name, tc.file); got != tc.want {
+			t.Errorf("UserCode{Match: %s}.IsUser(%q, %q) = %v, want %v", m.Match, tc.name, tc.file, got, tc.want)
 		}
 	}
 }

@@ -12,9 +12,10 @@ import (
 // allowed lists, per internal package, the internal packages it may import.
 // A package missing here may import none.
 var allowed = map[string][]string{
-	"cli":      {"lab", "load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "compare", "demo", "ui"},
+	"cli":      {"lab", "load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision"},
 	"ui":       {"compare", "report", "runfmt", "store"},
-	"lab":      {"load", "target", "capture", "analysis", "stats", "runfmt", "store", "report"},
+	"lab":      {"load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "revision"},
+	"revision": {},
 	"compare":  {"analysis", "stats", "runfmt", "store"},
 	"report":   {"analysis", "stats", "runfmt"},
 	"store":    {"runfmt"},

@@ -80,7 +80,10 @@ func (b *builder) add(stack []frame, count, cpuNanos int64, l labels) {
 		s.Label = map[string][]string{"comm": {l.comm}}
 	}
 	if l.pid != 0 || l.tid != 0 {
-		s.NumLabel = map[string][]int64{"pid": {l.pid}, "tid": {l.tid}}
+		s.NumLabel = map[string][]int64{"pid": {l.pid}}
+		if l.tid != 0 {
+			s.NumLabel["tid"] = []int64{l.tid}
+		}
 	}
 	b.samples[key.String()] = s
 	b.p.Sample = append(b.p.Sample, s)

@@ -33,12 +33,52 @@ func ParseCollapsed(r io.Reader, periodNanos int64) (*profile.Profile, error) {
 		if count > (1<<62)/periodNanos {
 			return nil, fmt.Errorf("parsing collapsed stacks: count %d is too large", count)
 		}
-		b.add(stack, count, count*periodNanos, labels{})
+		stack, l := processFrames(stack)
+		b.add(stack, count, count*periodNanos, l)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading collapsed stacks: %w", err)
 	}
 	return b.profile(), nil
+}
+
+// pySpyProcess is the root frame py-spy --subprocesses puts above each
+// process's stacks: process 4242:"python3 app.py".
+var pySpyProcess = regexp.MustCompile(`^process ([0-9]+):"(.*)"$`)
+
+// processFrames strips py-spy's process frames from the root end of stack
+// (leaf first) and returns the innermost as the sample's pid and comm
+// labels: with --subprocesses each worker's stacks sit under its master's.
+func processFrames(stack []frame) ([]frame, labels) {
+	var l labels
+	for len(stack) > 0 {
+		m := pySpyProcess.FindStringSubmatch(stack[len(stack)-1].name)
+		if m == nil {
+			break
+		}
+		l.pid, _ = strconv.ParseInt(m[1], 10, 64)
+		l.comm = m[2]
+		stack = stack[:len(stack)-1]
+	}
+	return stack, l
+}
+
+// splitFrames splits collapsed frames on ";", except inside the quoted
+// command line of a py-spy process frame (python3 -c "a; b" is one frame).
+func splitFrames(s string) []string {
+	parts := strings.Split(s, ";")
+	out := parts[:0]
+	for i := 0; i < len(parts); i++ {
+		f := parts[i]
+		if strings.HasPrefix(f, "process ") && strings.Contains(f, `:"`) {
+			for !strings.HasSuffix(f, `"`) && i+1 < len(parts) {
+				i++
+				f += ";" + parts[i]
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // parseCollapsedLine splits "a;b;c 12" into frames, leaf first, and 12.
@@ -52,7 +92,7 @@ func parseCollapsedLine(line string) ([]frame, int64, bool) {
 	if err != nil || count <= 0 {
 		return nil, 0, false
 	}
-	names := strings.Split(strings.TrimSpace(line[:sp]), ";")
+	names := splitFrames(strings.TrimSpace(line[:sp]))
 	stack := make([]frame, 0, len(names))
 	for i := len(names) - 1; i >= 0; i-- {
 		stack = append(stack, parseCollapsedFrame(names[i]))

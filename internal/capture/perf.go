@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -25,10 +26,24 @@ type PerfConfig struct {
 	Hz int
 	// PerfPath is the perf binary; "" means "perf" from PATH.
 	PerfPath string
+	// CPUUsed, when set, receives perf record's own CPU time (user +
+	// system) over the recording.
+	CPUUsed *time.Duration
+	// BeforeScript, when set, runs after the recording and before perf
+	// script reads it: the moment to have a JIT write its perf map.
+	BeforeScript func()
+	// OnAttached, when set, makes perf start with its events disabled,
+	// enables them as soon as perf can take the command, and is called
+	// then: from that moment perf samples (attaching to a process with
+	// many threads and mappings, a JVM, takes perf a while).
+	OnAttached func()
+	// Stop, when closed, ends the recording before Seconds: perf record
+	// gets SIGINT and what it recorded is read as usual.
+	Stop <-chan struct{}
 }
 
 // PerfRecord samples the processes' on-CPU stacks with
-// `perf record -e cpu-clock -F Hz -g -p PIDS -- sleep Seconds` (the software
+// `perf record -e cpu-clock -c 1e9/Hz -g -p PIDS -- sleep Seconds` (the software
 // clock event: hardware counters are often unavailable in VMs and
 // containers), then reads them back with `perf script` into a profile (see
 // ParsePerfScript) stamped with the recording's start and length.
@@ -52,6 +67,9 @@ func PerfRecord(ctx context.Context, cfg PerfConfig) (*profile.Profile, error) {
 	start := time.Now()
 	if err := cfg.record(ctx, perf, data); err != nil {
 		return nil, err
+	}
+	if cfg.BeforeScript != nil {
+		cfg.BeforeScript()
 	}
 	p, err := perfScript(ctx, perf, data)
 	if err != nil {
@@ -106,14 +124,57 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 	for i, pid := range cfg.PIDs {
 		pids[i] = strconv.Itoa(pid)
 	}
-	cmd := exec.CommandContext(ctx, perf, "record", "-e", "cpu-clock",
-		"-F", strconv.Itoa(cfg.hz()), "-g", "-p", strings.Join(pids, ","),
-		"-o", data, "--", "sleep", strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
+	// A fixed period (-c, in nanoseconds for cpu-clock) rather than a
+	// frequency (-F): in frequency mode every thread's event starts with a
+	// tiny period the kernel then raises.
+	args := []string{"record", "-e", "cpu-clock", "-c", strconv.Itoa(1e9 / cfg.hz()), "-g", "-p", strings.Join(pids, ","), "-o", data}
+	var ctl *perfControl
+	if cfg.OnAttached != nil {
+		var err error
+		if ctl, err = newPerfControl(); err != nil {
+			return fmt.Errorf("perf record: %w", err)
+		}
+		defer ctl.close()
+		// Events start disabled and are enabled through the control
+		// descriptors (fds 3 and 4 in perf): its ack says perf is sampling.
+		args = append(args, "-D", "-1", "--control", "fd:3,4")
+	}
+	args = append(args, "--", "sleep", strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
+	cmd := exec.CommandContext(ctx, perf, args...)
+	if ctl != nil {
+		cmd.ExtraFiles = ctl.childFiles()
+	}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 5 * time.Second
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
-	err := cmd.Run()
+	err := cmd.Start()
+	var stopped atomic.Bool
+	if err == nil {
+		if ctl != nil {
+			ctl.started()
+			go ctl.enable(cfg.OnAttached)
+		}
+		waited := make(chan struct{})
+		if cfg.Stop != nil {
+			go func() {
+				select {
+				case <-cfg.Stop:
+					stopped.Store(true)
+					_ = cmd.Process.Signal(syscall.SIGINT)
+				case <-waited:
+				}
+			}()
+		}
+		err = cmd.Wait()
+		close(waited)
+	}
+	if st, serr := os.Stat(data); err != nil && stopped.Load() && serr == nil && st.Size() > 0 {
+		err = nil // stopped early on purpose: perf wrote what it recorded
+	}
+	if cfg.CPUUsed != nil && cmd.ProcessState != nil {
+		*cfg.CPUUsed = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("perf record: %w", ctx.Err())
 	}
@@ -149,7 +210,7 @@ func perfScript(ctx context.Context, perf, data string) (*profile.Profile, error
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("perf script: %w", err)
 	}
-	p, perr := ParsePerfScript(out)
+	p, perr := parsePerfScript(out, &jitMaps{})
 	if perr != nil {
 		_ = cmd.Process.Kill()
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -44,6 +45,12 @@ const maxPerfLine = 1 << 20
 // task-clock samples; a comment in the profile says so, so that nothing is
 // summed across events.
 func ParsePerfScript(r io.Reader) (*profile.Profile, error) {
+	return parsePerfScript(r, nil)
+}
+
+// parsePerfScript is ParsePerfScript with JIT frames named from the perf
+// map files themselves (jit may be nil).
+func parsePerfScript(r io.Reader, jit *jitMaps) (*profile.Profile, error) {
 	const defaultPeriod = int64(1e9) / DefaultPerfHz
 	b := newBuilder(defaultPeriod)
 	sc := bufio.NewScanner(r)
@@ -68,7 +75,7 @@ func ParsePerfScript(r io.Reader) (*profile.Profile, error) {
 		case line[0] == '#':
 			// perf script --header: the recording's description.
 		case indented && inSample && looksLikeFrame(line):
-			stack = append(stack, parsePerfFrame(line))
+			stack = append(stack, jit.resolve(parsePerfFrame(line)))
 		default:
 			if h, ok := parsePerfHeader(line, defaultPeriod); ok {
 				flush()
@@ -304,4 +311,39 @@ func matchingParen(s string) int {
 		}
 	}
 	return -1
+}
+
+// v8Symbol is how V8 names JavaScript code in a perf map (node
+// --perf-basic-prof): "JS:~digest /srv/app.js:13:23", where ~ ^ * + say
+// which tier compiled it (interpreter, Sparkplug, TurboFan...) and the
+// file may be node's own ("node:internal/http:1:1").
+var v8Symbol = regexp.MustCompile(`^(?:JS|LazyCompile|Function|InterpretedFunction|Eval|Script):[~^*+-]?(.*?) ?(\S+):([0-9]+):[0-9]+$`)
+
+// jvmSymbol is how the JVM names a compiled method in its perf map (jcmd
+// PID Compiler.perfmap): return type, class and method, parameter types.
+var jvmSymbol = regexp.MustCompile(`^[\w$.<>\[\]]+ ([\w$.<>]+\.[\w$<>]+)\(.*\)$`)
+
+func isPerfMap(dso string) bool {
+	base := filepath.Base(dso)
+	return strings.HasPrefix(base, "perf-") && strings.HasSuffix(base, ".map")
+}
+
+// jitFrame names a V8 frame by its function, with its file and line, the
+// way pprof names Go code, so one function compiled by several tiers is
+// one function; other perf-map frames are kept as they are.
+func jitFrame(f frame) frame {
+	if m := jvmSymbol.FindStringSubmatch(f.name); m != nil && !strings.Contains(f.name, "::") {
+		f.name = m[1] // "void Server.handle(com.sun.net.httpserver.HttpExchange)" -> "Server.handle"
+		return f
+	}
+	m := v8Symbol.FindStringSubmatch(f.name)
+	if m == nil {
+		return f
+	}
+	f.name, f.file = m[1], strings.TrimPrefix(m[2], "file://")
+	f.line, _ = strconv.ParseInt(m[3], 10, 64)
+	if f.name == "" { // an arrow function or callback: named by where it starts
+		f.name = "(anonymous):" + m[3]
+	}
+	return f
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/google/pprof/profile"
@@ -22,38 +23,95 @@ var errEmptyCollapsed = errors.New("the profiler wrote no stacks (is the process
 // means 100), without pausing it (--nonblocking), and returns a CPU profile
 // of its Python stacks (see ParseCollapsed).
 func PySpyRecord(ctx context.Context, pid int, seconds float64, rate int) (*profile.Profile, error) {
-	return spyRecord(ctx, spyTool{
-		name: "py-spy", install: "pip install py-spy", lang: "Python",
-		args: func(pid, secs, rate int, out string) []string {
-			return []string{"record", "--pid", strconv.Itoa(pid), "--duration", strconv.Itoa(secs),
-				"--rate", strconv.Itoa(rate), "--format", "raw", "--output", out, "--nonblocking"}
-		},
-	}, pid, seconds, rate)
+	return PySpy(ctx, SpyConfig{PID: pid, Seconds: seconds, Rate: rate})
 }
 
 // RbSpyRecord samples a Ruby process with rbspy for seconds (rounded up)
 // at rate samples per second (0 means 100), without pausing it, and
-// returns a CPU profile of its Ruby stacks (see ParseCollapsed).
+// returns a CPU profile of its Ruby stacks (see ParseRbspyRaw).
 func RbSpyRecord(ctx context.Context, pid int, seconds float64, rate int) (*profile.Profile, error) {
+	return RbSpy(ctx, SpyConfig{PID: pid, Seconds: seconds, Rate: rate})
+}
+
+// SpyConfig says what py-spy or rbspy samples.
+type SpyConfig struct {
+	// PID is the process to sample.
+	PID int
+	// Seconds is how long (rounded up to whole seconds); cancelling the
+	// context stops the recording earlier, keeping what it sampled.
+	Seconds float64
+	// Rate is samples per second; 0 means 100.
+	Rate int
+	// Subprocesses also samples every descendant of PID, those running
+	// and those forked during the recording (a pre-fork server's workers,
+	// replaced ones included). Samples carry pid and comm labels.
+	Subprocesses bool
+	// CPUUsed, when set, receives the profiler's own CPU time (user +
+	// system) over the recording: what sampling cost the machine.
+	CPUUsed *time.Duration
+	// OnStart, when set, is called with the profiler's process ID once it
+	// runs.
+	OnStart func(pid int)
+}
+
+// PySpy samples a Python process (and with Subprocesses its descendants)
+// with py-spy, without pausing it (--nonblocking), and returns a CPU
+// profile of its Python stacks with full file names, so the standard
+// library and installed packages can be told from the application.
+func PySpy(ctx context.Context, cfg SpyConfig) (*profile.Profile, error) {
+	return spyRecord(ctx, spyTool{
+		name: "py-spy", install: "pip install py-spy", lang: "Python",
+		args: func(pid, secs, rate int, out string) []string {
+			args := []string{"record", "--pid", strconv.Itoa(pid), "--duration", strconv.Itoa(secs),
+				"--rate", strconv.Itoa(rate), "--format", "raw", "--output", out, "--nonblocking", "--full-filenames"}
+			if cfg.Subprocesses {
+				args = append(args, "--subprocesses")
+			}
+			return args
+		},
+	}, cfg)
+}
+
+// RbSpy samples a Ruby process (and with Subprocesses its descendants)
+// with rbspy, without pausing it, and returns a CPU profile of its Ruby
+// stacks on CPU (--on-cpu: a worker waiting for a request is not working),
+// read from rbspy's raw recording so that samples keep their pid.
+func RbSpy(ctx context.Context, cfg SpyConfig) (*profile.Profile, error) {
 	return spyRecord(ctx, spyTool{
 		name: "rbspy", install: "cargo install rbspy", lang: "Ruby",
 		args: func(pid, secs, rate int, out string) []string {
-			return []string{"record", "--pid", strconv.Itoa(pid), "--duration", strconv.Itoa(secs),
+			args := []string{"record", "--pid", strconv.Itoa(pid), "--duration", strconv.Itoa(secs),
 				"--rate", strconv.Itoa(rate), "--format", "collapsed", "--file", out, "--nonblocking", "--silent",
+				"--on-cpu",
 				// beside out, in the temporary directory: by default rbspy
 				// keeps a copy of every recording in ~/.cache/rbspy.
 				"--raw-file", out + ".raw.gz"}
+			if cfg.Subprocesses {
+				args = append(args, "--subprocesses")
+			}
+			return args
 		},
-	}, pid, seconds, rate)
+		parse: func(out string, period int64) (*profile.Profile, error) {
+			f, err := os.Open(out + ".raw.gz")
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			return ParseRbspyRaw(f, period)
+		},
+	}, cfg)
 }
 
 // spyTool describes a sampling profiler that writes collapsed stacks.
 type spyTool struct {
 	name, install, lang string
 	args                func(pid, seconds, rate int, out string) []string
+	// parse reads the recording; nil reads out as collapsed stacks.
+	parse func(out string, periodNanos int64) (*profile.Profile, error)
 }
 
-func spyRecord(ctx context.Context, tool spyTool, pid int, seconds float64, rate int) (*profile.Profile, error) {
+func spyRecord(ctx context.Context, tool spyTool, cfg SpyConfig) (*profile.Profile, error) {
+	pid, seconds, rate := cfg.PID, cfg.Seconds, cfg.Rate
 	if pid <= 0 || seconds <= 0 || rate < 0 {
 		return nil, fmt.Errorf("%s record: pid %d, %gs, %d Hz: want a positive pid and duration, and a rate ≥ 0 (0 for 100)", tool.name, pid, seconds, rate)
 	}
@@ -73,26 +131,52 @@ func spyRecord(ctx context.Context, tool spyTool, pid int, seconds float64, rate
 	secs := int(math.Ceil(seconds))
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, bin, tool.args(pid, secs, rate, out)...)
+	// Cancelled, the profiler gets SIGINT, as from Ctrl-C: it stops and
+	// writes what it sampled, which is kept.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
+	cmd.WaitDelay = 5 * time.Second
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stdout, cmd.Stderr = stderr, stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%s record: %w", tool.name, ctx.Err())
+	runErr := cmd.Start()
+	if runErr == nil {
+		if cfg.OnStart != nil {
+			cfg.OnStart(cmd.Process.Pid)
 		}
-		return nil, spyError(tool.name, pid, err, stderr.String())
+		runErr = cmd.Wait()
+	}
+	if cfg.CPUUsed != nil && cmd.ProcessState != nil {
+		*cfg.CPUUsed = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	p, perr := tool.read(out, int64(1e9)/int64(rate))
+	switch {
+	case perr == nil && (runErr == nil || ctx.Err() != nil || len(p.Sample) > 0):
+		// A recording stopped early, or whose process exited during it,
+		// keeps what it sampled.
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("%s record: %w", tool.name, ctx.Err())
+	case runErr != nil:
+		return nil, spyError(tool.name, pid, runErr, stderr.String())
+	case errors.Is(perr, os.ErrNotExist):
+		return nil, fmt.Errorf("%s record: %w: %s", tool.name, errEmptyCollapsed, lastLines(stderr.String(), 3))
+	default:
+		return nil, fmt.Errorf("%s record: %w", tool.name, perr)
+	}
+	p.TimeNanos = start.UnixNano()
+	p.DurationNanos = min(int64(secs)*1e9, time.Since(start).Nanoseconds())
+	return p, nil
+}
+
+// read parses the recording written to out.
+func (tool spyTool) read(out string, period int64) (*profile.Profile, error) {
+	if tool.parse != nil {
+		return tool.parse(out, period)
 	}
 	f, err := os.Open(out)
 	if err != nil {
-		return nil, fmt.Errorf("%s record: %w: %s", tool.name, errEmptyCollapsed, lastLines(stderr.String(), 3))
+		return nil, err
 	}
 	defer f.Close()
-	p, err := ParseCollapsed(f, int64(1e9)/int64(rate))
-	if err != nil {
-		return nil, fmt.Errorf("%s record: %w", tool.name, err)
-	}
-	p.TimeNanos = start.UnixNano()
-	p.DurationNanos = int64(secs) * 1e9
-	return p, nil
+	return ParseCollapsed(f, period)
 }
 
 // spyError explains why py-spy or rbspy failed from what it printed.

@@ -21,17 +21,32 @@ func newABCmd(env Env) *cobra.Command {
 	var cf compareFlags
 	var baseCmd, newCmd string
 	var runs int
+	var g gitFlags
 	cmd := &cobra.Command{
-		Use:   "ab --base CMD --new CMD [--runs N] [run flags] URL",
+		Use:   "ab --base CMD --new CMD [--runs N] [run flags] URL | ab --git BASE..NEW [--build CMD] [run flags] URL -- CMD",
 		Short: "Run two builds interleaved (A B A B ...) under the same load and budget, then compare them",
 		Long: `Run the base and the new command alternately, --runs times each, every one a
 full 'perflab run' under the same load, budget and profiling, then compare the
 two groups as 'perflab compare' does. Interleaving spreads the machine's drift
 over both sides. CMD strings are split like a shell does (quotes and
-backslashes). Ctrl-C stops after the run under way and compares what finished.`,
+backslashes). Ctrl-C stops after the run under way and compares what finished.
+
+With --git BASE..NEW the two sides are revisions of a git repository: each is
+checked out into a temporary worktree and built once with --build ({out} is
+where the binary goes), then the command after -- runs each side ({out} is
+its binary, the worktree its directory). The worktrees and builds are
+removed however ab ends. Uncommitted changes are measured only with
+--uncommitted.`,
 		Example: `  perflab ab --base "./server-old -addr :8080" --new "./server -addr :8080" --cpus 1 -c 8 -d 10s http://127.0.0.1:8080/
-  perflab ab --base "./svc -mode=buggy" --new "./svc -mode=fixed" --runs 5 --fail-on "cpu_per_request>+5%" http://127.0.0.1:8080/`,
+  perflab ab --base "./svc -mode=buggy" --new "./svc -mode=fixed" --runs 5 --fail-on "cpu_per_request>+5%" http://127.0.0.1:8080/
+  perflab ab --git main..HEAD --build "go build -o {out} ./cmd/server" --fail-on "cpu_per_request>+10%" --md summary.md http://127.0.0.1:8080/ -- {out} -addr 127.0.0.1:8080`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := g.check(cmd.Flags()); err != nil {
+				return err
+			}
+			if g.rng.set {
+				return runABGit(cmd, env, f, cf, &g, args, runs)
+			}
 			if cmd.ArgsLenAtDash() >= 0 {
 				return usageErr("ab takes the commands from --base and --new, not after --")
 			}
@@ -46,11 +61,11 @@ backslashes). Ctrl-C stops after the run under way and compares what finished.`,
 			if err != nil {
 				return err
 			}
+			cf.json = f.json
 			opt, err := cf.options()
 			if err != nil {
 				return err
 			}
-			cf.json = f.json
 			bc, err := f.config(env, args, baseArgv)
 			if err != nil {
 				return err
@@ -61,6 +76,7 @@ backslashes). Ctrl-C stops after the run under way and compares what finished.`,
 			}
 			f.hooks(env, &bc)
 			f.hooks(env, &nc)
+			cf.runsDir = f.dir
 			bc.Force, nc.Force = cf.force, cf.force
 			nc.Name = bc.Name
 			stopNote := context.AfterFunc(cmd.Context(), func() {
@@ -83,6 +99,7 @@ backslashes). Ctrl-C stops after the run under way and compares what finished.`,
 	cmd.Flags().StringVar(&newCmd, "new", "", "the new build's command line (required)")
 	cmd.Flags().IntVar(&runs, "runs", DefaultABRuns, "runs of each side")
 	cf.register(cmd, false)
+	g.register(cmd.Flags())
 	return cmd
 }
 

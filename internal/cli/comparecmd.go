@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -21,6 +22,9 @@ type compareFlags struct {
 	html   string
 	failOn string
 	force  bool
+	out    reportFlags
+	// runsDir is where the compared runs are kept (named in the markdown).
+	runsDir string
 }
 
 func (cf *compareFlags) register(cmd *cobra.Command, withJSON bool) {
@@ -31,9 +35,15 @@ func (cf *compareFlags) register(cmd *cobra.Command, withJSON bool) {
 	fs.StringVar(&cf.html, "html", "", "also write a self-contained HTML page (table and differential flame graph) to `file`")
 	fs.StringVar(&cf.failOn, "fail-on", "", "exit 1 when a metric changes significantly beyond a `threshold`, e.g. \"cpu_per_request>+5%,p99>+10%,rps<-5%\" (metrics: "+strings.Join(stats.FailOnMetrics, ", ")+")")
 	fs.BoolVar(&cf.force, "force", false, "compare runs of different URL paths instead of refusing")
+	cf.out.register(fs)
 }
 
+// options checks the flags (cf.json set first) and returns the comparison's
+// options.
 func (cf *compareFlags) options() (compare.Options, error) {
+	if err := cf.out.resolve(cf.json); err != nil {
+		return compare.Options{}, err
+	}
 	ths, err := stats.ParseFailOn(cf.failOn)
 	if err != nil {
 		return compare.Options{}, usageErr("%v", err)
@@ -44,8 +54,9 @@ func (cf *compareFlags) options() (compare.Options, error) {
 func newCompareCmd(env Env) *cobra.Command {
 	var cf compareFlags
 	var dir string
+	var bl baselineFlags
 	cmd := &cobra.Command{
-		Use:   "compare BASE NEW",
+		Use:   "compare BASE NEW | compare --baseline NAME NEW",
 		Short: "Compare two runs or two groups of runs: medians, confidence intervals, significance, per-function changes",
 		Long: `Compare BASE with NEW the way benchstat compares benchmarks: for requests/s,
 latency p50/p90/p99, CPU ms per request, bytes allocated per request, GC share
@@ -55,17 +66,27 @@ to tell (4 a side are the least that can be significant; 6 give intervals).
 Then the functions whose CPU and allocations per request changed most.
 
 BASE and NEW each name one run or a group: a run ID, directory, name (every
-run of that name), glob, or a comma-separated list of those.`,
+run of that name), glob, or a comma-separated list of those. --baseline NAME
+makes BASE the newest --last runs named NAME (in --baseline-dir, e.g. runs of
+main restored from a CI cache), so a branch needs only its own runs.`,
 		Example: `  perflab compare 20250102-150405-svc 20250102-151010-svc
   perflab compare 'svc-base' 'svc-new' --fail-on "cpu_per_request>+5%,p99>+10%"
-  perflab compare '*-buggy-*' '*-fixed-*' --html compare.html`,
-		Args: cobra.ExactArgs(2),
+  perflab compare '*-buggy-*' '*-fixed-*' --html compare.html
+  perflab compare --baseline main --baseline-dir ci-baseline --last 6 pr-1234 --fail-on "cpu_per_request>+5%"`,
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := bl.check(cmd.Flags()); err != nil {
+				return err
+			}
 			opt, err := cf.options()
 			if err != nil {
 				return err
 			}
+			cf.runsDir = dir
 			st := store.Store{Root: dir}
+			if bl.name != "" || len(args) == 1 {
+				return compareBaseline(env, st, &bl, args, opt, cf)
+			}
 			base, err := resolveGroup(st, args[0])
 			if err != nil {
 				return err
@@ -80,7 +101,28 @@ run of that name), glob, or a comma-separated list of those.`,
 	}
 	cf.register(cmd, true)
 	cmd.Flags().StringVar(&dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
+	bl.register(cmd.Flags())
 	return cmd
+}
+
+// compareBaseline is compare --baseline NAME NEW.
+func compareBaseline(env Env, st store.Store, bl *baselineFlags, args []string, opt compare.Options, cf compareFlags) error {
+	if bl.name == "" {
+		return usageErr("compare takes BASE and NEW (or --baseline NAME and NEW)")
+	}
+	if len(args) != 1 {
+		return usageErr("with --baseline, give NEW only (the baseline is BASE)")
+	}
+	base, err := bl.runs(st.Root)
+	if err != nil {
+		return err
+	}
+	new, err := resolveGroup(st, args[0])
+	if err != nil {
+		return err
+	}
+	opt.BaseLabel, opt.NewLabel = bl.label(), groupLabel(args[0], "new")
+	return runCompare(env, base, new, opt, cf)
 }
 
 // resolveGroup resolves a comma-separated list of run references.
@@ -113,14 +155,10 @@ func runCompare(env Env, base, new []store.Entry, opt compare.Options, cf compar
 
 func printComparison(env Env, res *compare.Result, cf compareFlags) error {
 	c := res.Comparison
-	var err error
-	if cf.json {
-		err = writeJSON(env.Stdout, c)
-	} else {
-		err = report.WriteCompareText(env.Stdout, c)
-	}
-	if err != nil {
-		return failed(err)
+	mopt := cf.out.markdownOptions(env, cf.runsDir)
+	mopt.Page = cf.html
+	if err := cf.out.comparison(env, c, mopt, func(w io.Writer) error { return report.WriteCompareText(w, c) }); err != nil {
+		return err
 	}
 	if cf.html != "" {
 		if err := writeCompareHTML(cf.html, res); err != nil {

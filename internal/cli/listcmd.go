@@ -13,6 +13,7 @@ import (
 func newListCmd(env Env) *cobra.Command {
 	var ref profileRef
 	var opt analysis.ListOptions
+	var asJSON bool
 	var sourcePath []string
 	cmd := &cobra.Command{
 		Use:   "list REGEX [RUN|PROFILE]",
@@ -64,13 +65,19 @@ rbspy carry line numbers; perf's do not (the listing then shows functions).`,
 			case err != nil:
 				return failed(err)
 			}
-			if err := l.WriteText(env.Stdout); err != nil {
+			if asJSON {
+				err = writeJSON(env.Stdout, l.Record())
+			} else {
+				err = l.WriteText(env.Stdout)
+			}
+			if err != nil {
 				return failed(err)
 			}
 			return nil
 		},
 	}
 	fs := cmd.Flags()
+	fs.BoolVar(&asJSON, "json", false, "print the listing as JSON (each function's lines with flat and cum, its calls and costliest callee lines)")
 	fs.IntVar(&opt.Callees, "callees", 10, "show the `N` costliest lines of the functions each one calls (0: none)")
 	fs.StringSliceVar(&sourcePath, "source-path", nil, "look for source files under these `directories` too (comma-separated or repeated)")
 	ref.register(fs)

@@ -28,6 +28,7 @@ type profileFlags struct {
 	trace, json     bool
 	quiet           bool
 	force           bool
+	deploy          deployFlags
 }
 
 func (f *profileFlags) register(cmd *cobra.Command) {
@@ -47,6 +48,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text summary")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&f.force, "force", false, "profile the --pprof endpoint even when it belongs to another process than --pid or -- CMD")
+	f.deploy.register(fs)
 }
 
 func newProfileCmd(env Env) *cobra.Command {
@@ -85,14 +87,14 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 		return c, usageErr("unexpected argument %q: perflab profile takes --pprof URL, --pid PID or -- CMD", urls[0])
 	}
 	sources := 0
-	for _, set := range []bool{f.pprof != "", f.pid != 0, len(command) > 0} {
+	for _, set := range []bool{f.pprof != "", f.pid != 0, len(command) > 0, f.deploy.cgroup != ""} {
 		if set {
 			sources++
 		}
 	}
 	switch {
 	case sources == 0:
-		return c, usageErr("nothing to profile: give --pprof URL, --pid PID or -- CMD")
+		return c, usageErr("nothing to profile: give --pprof URL, --pid PID, --cgroup PATH or -- CMD")
 	case f.pid != 0 && len(command) > 0:
 		return c, usageErr("give either --pid or -- CMD, not both")
 	case f.pid < 0:
@@ -110,7 +112,7 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 	if f.profiler == lab.ProfilerPprof && f.pprof == "" {
 		return c, usageErr("--profiler pprof needs --pprof URL")
 	}
-	if f.profiler != lab.ProfilerAuto && f.profiler != lab.ProfilerPprof && f.pid == 0 && len(command) == 0 {
+	if f.profiler != lab.ProfilerAuto && f.profiler != lab.ProfilerPprof && f.pid == 0 && len(command) == 0 && f.deploy.cgroup == "" {
 		return c, usageErr("--profiler %s samples a process: give --pid PID or -- CMD", f.profiler)
 	}
 	budget, err := (&runFlags{cpus: f.cpus, memory: f.memory}).budget()
@@ -140,7 +142,7 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 	if !f.quiet {
 		c.Log = func(msg string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", msg) }
 	}
-	return c, nil
+	return c, f.deploy.apply(&c)
 }
 
 // print writes the capture's summary: the saved profiles and the CPU top
@@ -174,8 +176,19 @@ func writeProfileSummary(env Env, r *runfmt.Run, dir string) error {
 	if t := r.Target; t != nil {
 		fmt.Fprintf(w, "CPU used: mean %.2f cores, max %.2f (measured from %s)\n", t.CPUCoresMean, t.CPUCoresMax, t.Source)
 	}
+	if pr := r.Profiling; pr != nil {
+		for _, n := range pr.Notes {
+			fmt.Fprintf(w, "Profiling: %s\n", n)
+		}
+		if pr.NotRepresentative != "" {
+			fmt.Fprintf(w, "NOT REPRESENTATIVE: %s\n", pr.NotRepresentative)
+		}
+		if line := report.ProcessLine(pr.Processes); line != "" {
+			fmt.Fprintf(w, "Processes: %s\n", line)
+		}
+	}
 	for _, p := range r.Profiles {
-		if p.Type != "cpu" {
+		if p.Type != "cpu" || r.Profiling != nil && r.Profiling.NotRepresentative != "" {
 			continue
 		}
 		if p.Samples == 0 {

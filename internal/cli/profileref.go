@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 
 	"github.com/spf13/pflag"
 
+	"perflab/internal/analysis"
+	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
 
@@ -33,6 +36,9 @@ type resolved struct {
 	requests    int64
 	sample      string
 	run         string // the run's directory, when a run was named
+	// userCode is the run's rule of user code (its project root and
+	// --user-code), so top and flame agree with its verdict.
+	userCode analysis.UserCode
 }
 
 // resolve finds the profile file arg names.
@@ -65,7 +71,21 @@ func (f *profileRef) resolve(arg string) (resolved, error) {
 		if r.requests == 0 && e.Run.Load != nil {
 			r.requests = e.Run.Load.Requests
 		}
+		r.userCode = runUserCode(e.Run.Profiling)
 		return r, nil
 	}
 	return r, failed(fmt.Errorf("run %s has no %s profile (see the warnings in %s)", e.Run.ID, typ, filepath.Join(e.Dir, "run.json")))
+}
+
+// runUserCode is the user-code rule a run recorded.
+func runUserCode(pr *runfmt.Profiling) analysis.UserCode {
+	var uc analysis.UserCode
+	if pr == nil {
+		return uc
+	}
+	uc.Root = pr.Src
+	if pr.UserCode != "" {
+		uc.Match, _ = regexp.Compile(pr.UserCode) // compiled when the run was made
+	}
+	return uc
 }

@@ -37,7 +37,10 @@ type runFlags struct {
 	quiet        bool
 	force        bool
 	cpuFlags     isolationFlags
+	deploy       deployFlags
 	fs           *pflag.FlagSet
+	// out, when set, adds --format, --md and --junit (perflab run).
+	out *reportFlags
 }
 
 func newRunFlags() *runFlags {
@@ -60,6 +63,7 @@ func newRunFlags() *runFlags {
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text verdict")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	f.cpuFlags.register(fs)
+	f.deploy.register(fs)
 	return f
 }
 
@@ -135,13 +139,14 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 	if name == "" {
 		name = defaultName(command, f.pid)
 	}
-	return lab.Config{
+	c = lab.Config{
 		Name: name, Store: store.Store{Root: f.dir}, Load: lc, LoadFlags: f.load.describe(),
 		Warmup: f.warmup, Command: command, Env: f.env, PID: f.pid, Budget: budget,
 		ReadyURL: ready, ReadyTimeout: f.readyTimeout, Pprof: f.pprof, Profiler: f.profiler,
 		PerfHz: f.perfHz, Trace: f.trace, NoGCTrace: f.noGCTrace, Version: Version,
 		Force: f.force, LoadCPUs: f.cpuFlags.load.set,
-	}, nil
+	}
+	return c, f.deploy.apply(&c)
 }
 
 func defaultName(command []string, pid int) string {
@@ -202,11 +207,17 @@ directory (run.json, profiles/*.pb.gz, target.log).`,
   perflab run --find-max --slo "p99<100ms,errors<1%" --cpus 2 http://127.0.0.1:8080/ -- ./server`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			urls, command := splitDash(cmd, args)
+			if err := f.out.resolve(f.json); err != nil {
+				return err
+			}
 			c, err := f.config(env, urls, command)
 			if err != nil {
 				return err
 			}
 			f.hooks(env, &c)
+			if fm.enabled && (f.out.format == formatMarkdown || f.out.md != "" || f.out.junit != "") {
+				return usageErr("--find-max prints its steps as text or --json: --format markdown, --md and --junit are for a run's verdict")
+			}
 			if fm.enabled {
 				return runFindMax(cmd, env, c, fm, f)
 			}
@@ -220,6 +231,8 @@ directory (run.json, profiles/*.pb.gz, target.log).`,
 	f.addTo(cmd)
 	f.registerForce(cmd)
 	fm.register(cmd.Flags())
+	f.out = &reportFlags{}
+	f.out.register(cmd.Flags())
 	return cmd
 }
 
@@ -231,6 +244,8 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 	var werr error
 	if f.json {
 		werr = writeJSON(env.Stdout, res.Run)
+	} else if f.out != nil && f.out.format == formatMarkdown {
+		werr = report.WriteRunMarkdown(env.Stdout, res.Run, res.Dir, f.out.markdownOptions(env, f.dir))
 	} else {
 		werr = report.WriteHeadline(env.Stdout, res.Run)
 		if werr == nil && res.Run.Load != nil {
@@ -239,6 +254,9 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 		if werr == nil {
 			werr = report.WriteVerdict(env.Stdout, res.Run, res.Dir)
 		}
+	}
+	if werr == nil && f.out != nil {
+		werr = f.out.runFiles(env, res.Run, res.Dir, f.dir)
 	}
 	if werr != nil {
 		return failed(werr)

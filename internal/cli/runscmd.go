@@ -12,14 +12,28 @@ import (
 
 func newRunsCmd(env Env) *cobra.Command {
 	var dir string
+	var asJSON, dryRun bool
+	var keep int
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "List stored runs (newest first); show or remove one",
+		Short: "List stored runs (newest first); show or remove one; keep the newest N of each name",
 		Args:  cobra.NoArgs,
+		Example: `  perflab runs
+  perflab runs --json
+  perflab runs --prune-keep 10 --dir ci-baseline    # a CI cache of baseline runs, bounded`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("prune-keep") {
+				return pruneRuns(env, store.Store{Root: dir}, keep, dryRun)
+			}
+			if dryRun {
+				return usageErr("--dry-run goes with --prune-keep")
+			}
 			entries, err := store.Store{Root: dir}.List()
 			if err != nil {
 				return failed(err)
+			}
+			if asJSON {
+				return runsListJSON(env, entries)
 			}
 			if len(entries) == 0 {
 				fmt.Fprintf(env.Stdout, "no runs in %s\n", dir)
@@ -54,6 +68,9 @@ func newRunsCmd(env Env) *cobra.Command {
 		},
 	}
 	cmd.PersistentFlags().StringVar(&dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "list the runs as JSON (id, name, dir, started, status, requests, rps, p99_ms, cpu_ms_per_request, measurement, revision)")
+	cmd.Flags().IntVar(&keep, "prune-keep", 0, "remove all but the newest `N` runs of each name (prints each one removed)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "with --prune-keep: print what would be removed, remove nothing")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "show RUN",
 		Short: "Print a run's summary and verdict (RUN: ID, name, path, glob or latest)",

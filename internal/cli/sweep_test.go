@@ -25,12 +25,17 @@ func TestSweepCmd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("perflab sweep exited %d\n%s", code, errb)
 	}
-	var s runfmt.Sweep
+	var s runfmt.Comparison
 	if err := json.Unmarshal(out.Bytes(), &s); err != nil {
 		t.Fatalf("sweep --json: %v\n%s", err, out)
 	}
 	if s.Env != "GOGC" || len(s.Values) != 2 || len(s.Comparisons) != 1 || s.Comparisons[0].New.Label != "GOGC=off" {
 		t.Fatalf("sweep = %+v; want GOGC 25 vs off in one comparison", s)
+	}
+	// One shape with compare and ab: the top level is a comparison too.
+	if len(s.Metrics) == 0 || s.Base.Label != "GOGC=25" || s.New.Label != "GOGC=off" || s.Verdict == nil {
+		t.Errorf("sweep's top level = base %q new %q, %d metrics, verdict %v; want the comparison of the first value with the last",
+			s.Base.Label, s.New.Label, len(s.Metrics), s.Verdict)
 	}
 	for _, w := range s.Comparisons[0].Warnings {
 		if strings.Contains(w, "GOGC") {

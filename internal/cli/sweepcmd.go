@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,11 +12,14 @@ import (
 	"perflab/internal/lab"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
+	"perflab/internal/stats"
 )
 
 func newSweepCmd(env Env) *cobra.Command {
 	f := newRunFlags()
 	var runs int
+	var failOn string
+	var out reportFlags
 	cmd := &cobra.Command{
 		Use:   "sweep --env NAME=V1,V2,... [--runs N] [run flags] URL -- CMD ARGS...",
 		Short: "Run the same experiment for each value of an environment variable and compare them side by side",
@@ -46,6 +50,13 @@ compares what finished.`,
 				return err
 			}
 			f.env = f.env[1:]
+			if err := out.resolve(f.json); err != nil {
+				return err
+			}
+			ths, err := stats.ParseFailOn(failOn)
+			if err != nil {
+				return usageErr("%v", err)
+			}
 			c, err := f.config(env, urls, command)
 			if err != nil {
 				return err
@@ -56,7 +67,9 @@ compares what finished.`,
 			})
 			defer stopNote()
 			groups, err := lab.Sweep(cmd.Context(), c, name, values, runs, runLine(env, runs))
-			return finishExperiment(env, err, func() error { return printSweep(env, f.json, name, values, groups) })
+			return finishExperiment(env, err, func() error {
+				return printSweep(env, &out, out.markdownOptions(env, f.dir), sweepSpec{name, values, ths}, groups)
+			})
 		},
 	}
 	f.addTo(cmd)
@@ -64,6 +77,8 @@ compares what finished.`,
 	cmd.Flags().Lookup("env").Usage = "first: the variable to sweep, `NAME=V1,V2,...`; then KEY=VALUE set on every run (repeatable)"
 	cmd.Flags().Lookup("json").Usage = "print the comparisons as JSON"
 	cmd.Flags().IntVar(&runs, "runs", DefaultABRuns, "runs of each value")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a value changes a metric significantly beyond a `threshold` against the first value, e.g. \"rss_max>+50%,p99>+10%\"")
+	out.register(cmd.Flags())
 	return cmd
 }
 
@@ -85,39 +100,47 @@ func parseSweep(spec string) (string, []string, error) {
 	return name, values, nil
 }
 
-// printSweep compares each value's runs with the first value's.
-func printSweep(env Env, asJSON bool, name string, values []string, groups [][]*lab.Result) error {
-	s := &runfmt.Sweep{Env: name, Comparisons: []runfmt.Comparison{}}
+// sweepSpec is what a sweep varied and the rules it is held to.
+type sweepSpec struct {
+	name   string
+	values []string
+	failOn []stats.Threshold
+}
+
+// printSweep compares each value's runs with the first value's; a violated
+// --fail-on ends with exit 1.
+func printSweep(env Env, out *reportFlags, mopt report.MarkdownOptions, sp sweepSpec, groups [][]*lab.Result) error {
+	var values, warnings []string
 	var kept [][]*lab.Result
 	for i, g := range groups {
 		if len(g) > 0 {
-			s.Values = append(s.Values, values[i])
+			values = append(values, sp.values[i])
 			kept = append(kept, g)
 		} else {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s=%s: no finished run", name, values[i]))
+			warnings = append(warnings, fmt.Sprintf("%s=%s: no finished run", sp.name, sp.values[i]))
 		}
 	}
 	if len(kept) < 2 {
 		return errNothing
 	}
+	var steps []runfmt.Comparison
 	for i := 1; i < len(kept); i++ {
 		res, err := compare.Compare(entries(kept[0]), entries(kept[i]), compare.Options{
-			BaseLabel: name + "=" + s.Values[0], NewLabel: name + "=" + s.Values[i],
-			Expected: []string{"env:" + name},
+			BaseLabel: sp.name + "=" + values[0], NewLabel: sp.name + "=" + values[i],
+			Expected: []string{"env:" + sp.name}, FailOn: sp.failOn,
 		})
 		if err != nil {
 			return failed(err)
 		}
-		s.Comparisons = append(s.Comparisons, *res.Comparison)
+		steps = append(steps, *res.Comparison)
 	}
-	var err error
-	if asJSON {
-		err = writeJSON(env.Stdout, s)
-	} else {
-		err = report.WriteSweepText(env.Stdout, s)
+	c := compare.Sweep(sp.name, values, steps, warnings)
+	if err := out.comparison(env, c, mopt, func(w io.Writer) error { return report.WriteSweepText(w, c) }); err != nil {
+		return err
 	}
-	if err != nil {
-		return failed(err)
+	if len(c.Failed) > 0 {
+		fmt.Fprintf(env.Stderr, "perflab: --fail-on: %s regressed significantly beyond the threshold\n", strings.Join(c.Failed, ", "))
+		return &silentExit{code: ExitRegression}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 func newTopCmd(env Env) *cobra.Command {
 	var ref profileRef
 	var opt analysis.TopOptions
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "top PROFILE|RUN",
 		Short: "Print a pprof-style top table of a profile or a run (flat/cum, user code, per request)",
@@ -39,18 +40,24 @@ by file (two classes' __init__ are two rows, named with their file).`,
 			if err != nil {
 				return err
 			}
-			opt.SampleIndex, opt.Requests = r.sample, r.requests
+			opt.SampleIndex, opt.Requests, opt.UserCode = r.sample, r.requests, r.userCode
 			t, err := analysis.TopFile(r.path, opt)
 			if err != nil {
 				return failed(err)
 			}
-			if err := t.WriteText(env.Stdout); err != nil {
+			if asJSON {
+				err = writeJSON(env.Stdout, t.Record())
+			} else {
+				err = t.WriteText(env.Stdout)
+			}
+			if err != nil {
 				return failed(err)
 			}
 			return nil
 		},
 	}
 	fs := cmd.Flags()
+	fs.BoolVar(&asJSON, "json", false, "print the table as JSON (rows with flat, cum, shares and per-request costs)")
 	fs.BoolVar(&opt.Cum, "cum", false, "sort by cumulative cost (the function and what it calls)")
 	fs.BoolVar(&opt.User, "user", false, "only user code, each function charged with the library and runtime code it calls")
 	fs.IntVarP(&opt.N, "nodes", "n", 20, "show the top `N` functions (0: all)")

@@ -59,6 +59,10 @@ func Compare(base, new []store.Entry, opt Options) (*Result, error) {
 	if nruns, err = usable(new, "new", &c.Warnings); err != nil {
 		return nil, err
 	}
+	if builtFromGit(bruns) && builtFromGit(nruns) {
+		// ab --git: each side's command runs its own build.
+		opt.Expected = append(opt.Expected, "command")
+	}
 	if err := checkComparable(bruns, nruns, opt, &c.Warnings); err != nil {
 		return nil, err
 	}
@@ -73,6 +77,7 @@ func Compare(base, new []store.Entry, opt Options) (*Result, error) {
 	res.CPU, res.Allocs = compareProfiles(c, bruns, nruns, n)
 	checkThresholds(c, opt.FailOn)
 	c.Warnings = dedupe(c.Warnings)
+	c.Verdict = verdictOf(c)
 	return res, nil
 }
 
@@ -146,8 +151,12 @@ func group(lbl string, runs []run) runfmt.Group {
 	for _, r := range runs {
 		g.Runs = append(g.Runs, r.id())
 		total += float64(r.r.Load.Requests)
+		if r.r.Quality.Noisy() {
+			g.NoisyRuns++
+		}
 	}
 	g.Requests = total / float64(len(runs))
+	g.Revision = sharedRevision(runs)
 	return g
 }
 

@@ -14,7 +14,7 @@ func checkThresholds(c *runfmt.Comparison, ths []stats.Threshold) {
 			if m.Name != t.Metric {
 				continue
 			}
-			chk.Measured, chk.DeltaPct, chk.Significant = true, m.DeltaPct, m.Significant
+			chk.Measured, chk.DeltaPct, chk.Significant, chk.TooFew = true, m.DeltaPct, m.Significant, m.TooFew
 			chk.Violated = t.Violated(stats.Comparison{DeltaPct: m.DeltaPct, Significant: m.Significant, TooFew: m.TooFew})
 		}
 		c.Thresholds = append(c.Thresholds, chk)

@@ -1,9 +1,11 @@
 package lab
 
 import (
+	"regexp"
 	"time"
 
 	"perflab/internal/load"
+	"perflab/internal/runfmt"
 	"perflab/internal/store"
 	"perflab/internal/target"
 )
@@ -37,6 +39,9 @@ type Config struct {
 	Dir     string
 	PID     int
 	Budget  target.Budget
+	// Cgroup attaches to every process of an existing cgroup (a path
+	// under /sys/fs/cgroup or inside the tree).
+	Cgroup string
 	// LoadCPUs confines perflab itself (the load generator, samplers and
 	// profilers) to these CPUs during the run; empty leaves it anywhere.
 	LoadCPUs target.CPUSet
@@ -54,6 +59,19 @@ type Config struct {
 	PerfHz    int
 	Trace     bool // also capture a Go execution trace of the window
 	NoGCTrace bool // do not set GODEBUG=gctrace=1 on a launched service
+	// NoPerfMap does not add --perf-basic-prof-only-functions to
+	// NODE_OPTIONS of a launched service (node then shows no JS names).
+	NoPerfMap bool
+
+	// Src is the project root that decides what is user code when in
+	// doubt; "" takes the launched script's or the service's directory.
+	Src string
+	// UserCode, when set, decides alone what is user code (--user-code).
+	UserCode *regexp.Regexp
+
+	// Revision, when set, is the git revision the service was built from
+	// (ab --git): recorded in run.json, and as the environment's commit.
+	Revision *runfmt.Revision
 
 	// Version is perflab's version for run.json.
 	Version string

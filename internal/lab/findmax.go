@@ -65,6 +65,10 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 		Status: runfmt.StatusComplete, Config: recordConfig(&cfg), Env: environment(cfg.Version),
 	}}
 	s.prof.s = s
+	if rev := cfg.Revision; rev != nil {
+		s.run.Revision = rev
+		s.run.Env.GitCommit, s.run.Env.GitDirty = rev.Commit, rev.Uncommitted
+	}
 	res := &Result{Run: s.run, Dir: dir}
 	s.startMachine()
 	err = s.startTarget(ctx)

@@ -37,8 +37,8 @@ func (s *session) profileOnly(ctx context.Context, window time.Duration) error {
 		return errors.New("no profiler could be used (give --pprof URL, --pid PID or -- CMD)")
 	}
 	s.cfg.Log(fmt.Sprintf("profiling with %s for %s", p.mode, window.Round(time.Millisecond)))
+	done := p.during(ctx, window) // returns when the samplers sample
 	p.from = time.Now()
-	done := p.during(ctx, window)
 	var exited <-chan struct{}
 	if s.proc != nil {
 		exited = s.proc.Exited()
@@ -84,17 +84,19 @@ func (s *session) summarizeProfile() {
 	}
 	r.Quality = s.quality(from, to, r.Target, nil)
 	r.GC = s.gcSummary(from, to)
+	r.Profiling = s.profilingSummary(p.cpu)
+	uc, verdictCPU := s.userCode(), s.verdictCPU()
 	if p.cpu != nil {
 		s.checkCPUProfile(len(p.cpu.Sample), r.Target)
-		r.Hot = analysis.Hot(p.cpu, 0, hotRows)
+		r.Hot = analysis.HotFor(p.cpu, 0, hotRows, uc)
 	}
 	if p.allocs != nil {
 		r.Allocs = analysis.AllocTop(p.allocs, 0, allocRows)
 	}
 	r.Findings = analysis.Findings(analysis.FindingInput{
-		CPU: p.cpu, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
+		CPU: verdictCPU, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
-		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC, Quality: r.Quality,
+		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),
 	})
 	s.culprit()
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/capture"
+	"perflab/internal/target"
 )
 
 // profileSet captures the service's profiles over the measured window and
@@ -33,6 +33,8 @@ type profileSet struct {
 	gorStart, gorEnd  *profile.Profile
 	allocsBefore      *profile.Profile
 	windowSecs        float64
+	// tree samples the service's processes when there is no pprof endpoint.
+	tree *treeSampler
 }
 
 func newProfileSet(s *session) *profileSet { return &profileSet{s: s} }
@@ -71,7 +73,11 @@ func (p *profileSet) choose(ctx context.Context) (string, error) {
 	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
 		return c.Profiler, nil
 	}
+	runtimes := p.runtimes()
 	for _, base := range p.candidates() {
+		if c.Pprof == "" && len(runtimes) > 0 && !runtimes[target.RuntimeGo] {
+			break // no Go process in the service: a pprof endpoint found there is another's
+		}
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		err := p.client.Probe(pctx, base)
 		cancel()
@@ -101,11 +107,11 @@ func (p *profileSet) choose(ctx context.Context) (string, error) {
 		}
 		return ProfilerNone, nil
 	}
-	if spy := interpreterSpy(c.Command); spy != "" {
-		if _, err := exec.LookPath(spy); err == nil {
-			return spy, nil
-		}
-		p.s.warn(fmt.Sprintf("%s not found (install it to see %s frames): sampling with perf", spy, map[string]string{ProfilerPySpy: "Python", ProfilerRbSpy: "Ruby"}[spy]))
+	switch {
+	case runtimes[target.RuntimePython]:
+		return ProfilerPySpy, nil
+	case runtimes[target.RuntimeRuby]:
+		return ProfilerRbSpy, nil
 	}
 	return ProfilerPerf, nil
 }
@@ -132,6 +138,20 @@ func (p *profileSet) accept(ctx context.Context, base string) (bool, error) {
 	return o.ok, nil
 }
 
+// runtimes are the runtimes of the service's processes now.
+func (p *profileSet) runtimes() map[string]bool {
+	out := map[string]bool{}
+	if p.s.proc == nil {
+		return out
+	}
+	for _, pid := range p.s.proc.PIDs() {
+		if info, err := target.DetectRuntime(pid); err == nil {
+			out[info.Runtime] = true
+		}
+	}
+	return out
+}
+
 func (p *profileSet) candidates() []string {
 	c := &p.s.cfg
 	if c.Pprof != "" {
@@ -143,23 +163,6 @@ func (p *profileSet) candidates() []string {
 		out = append(out, (&url.URL{Scheme: u.Scheme, Host: u.Host}).String())
 	}
 	return append(out, "http://127.0.0.1:6060")
-}
-
-// interpreterSpy names the sampling profiler for a Python or Ruby command.
-func interpreterSpy(cmd []string) string {
-	for i, a := range cmd {
-		base := filepath.Base(a)
-		switch {
-		case strings.HasPrefix(base, "python"), i > 0 && strings.HasSuffix(base, ".py"):
-			return ProfilerPySpy
-		case base == "ruby", strings.HasPrefix(base, "ruby"), base == "bundle", base == "rails", i > 0 && strings.HasSuffix(base, ".rb"):
-			return ProfilerRbSpy
-		}
-		if i > 1 {
-			break
-		}
-	}
-	return ""
 }
 
 // during starts the window's CPU profile (and trace) in the background; the
@@ -178,7 +181,20 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 			wg.Go(func() { p.trace(pctx, secs) })
 		}
 	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
-		wg.Go(func() { p.sample(pctx, window.Seconds()) })
+		// The samplers start ahead of the window: attaching takes perf,
+		// py-spy and rbspy a moment (seconds on a loaded machine), and a
+		// window they join late would be profiled in part.
+		p.tree = newTreeSampler(p.s)
+		p.tree.end = time.Now().Add(samplerLead + window) // the longest it can last
+		started := make(chan struct{})
+		p.tree.onStart = func() { close(started) }
+		wg.Go(func() { p.sample(pctx, window) })
+		select {
+		case <-started:
+			p.tree.waitAttached(pctx, samplerLead)
+		case <-pctx.Done():
+		}
+		p.tree.begin(window)
 	}
 	go func() {
 		wg.Wait()
@@ -220,26 +236,20 @@ func (p *profileSet) trace(ctx context.Context, secs int) {
 	p.s.addProfile("trace", "pprof", "profiles/trace.out", 0)
 }
 
-func (p *profileSet) sample(ctx context.Context, seconds float64) {
-	var prof *profile.Profile
-	var err error
-	pid := p.s.proc.PID()
-	switch p.mode {
-	case ProfilerPySpy:
-		prof, err = capture.PySpyRecord(ctx, pid, seconds, p.s.cfg.PerfHz)
-	case ProfilerRbSpy:
-		prof, err = capture.RbSpyRecord(ctx, pid, seconds, p.s.cfg.PerfHz)
-	default:
-		prof, err = capture.PerfRecord(ctx, capture.PerfConfig{PIDs: p.s.proc.PIDs(), Seconds: seconds, Hz: p.s.cfg.PerfHz})
-	}
+func (p *profileSet) sample(ctx context.Context, d time.Duration) {
+	prof, err := p.tree.run(ctx, d)
 	if err != nil {
 		p.failed(ctx, "the CPU profile failed: "+p.mode+": "+err.Error())
 		return
 	}
+	if src := p.tree.source(); src != "" {
+		p.mode = src
+	}
 	p.mu.Lock()
 	p.cpu = prof
 	p.mu.Unlock()
-	p.save("cpu", nil, prof)
+	// Saved by after, on the run's goroutine: saving reads the window's
+	// bounds, which the run sets while the samplers finish.
 }
 
 // failed records a CPU profile that did not come: the run is degraded,
@@ -256,6 +266,9 @@ func (p *profileSet) failed(ctx context.Context, msg string) {
 // after takes the end-of-window snapshots.
 func (p *profileSet) after(ctx context.Context) {
 	if p.mode != ProfilerPprof {
+		if p.tree != nil && p.cpu != nil {
+			p.save("cpu", nil, p.cpu)
+		}
 		return
 	}
 	if a, _, err := p.client.Fetch(ctx, p.base, "allocs", ""); err != nil {

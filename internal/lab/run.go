@@ -90,6 +90,9 @@ func (s *session) startTarget(ctx context.Context) error {
 		if !c.NoGCTrace {
 			env = append(env, "GODEBUG="+withGCTrace(envValue(c.Env, "GODEBUG")))
 		}
+		if !c.NoPerfMap {
+			env = append(env, "NODE_OPTIONS="+withPerfMap(envValue(c.Env, "NODE_OPTIONS")))
+		}
 		c.Log(fmt.Sprintf("starting %s (%s)", strings.Join(c.Command, " "), c.Budget))
 		s.proc, err = target.Launch(ctx, target.LaunchConfig{
 			Command: c.Command, Env: env, Dir: c.Dir, Budget: c.Budget, Name: c.Name,
@@ -98,6 +101,8 @@ func (s *session) startTarget(ctx context.Context) error {
 		})
 	case c.PID > 0:
 		s.proc, err = target.Attach(c.PID)
+	case c.Cgroup != "":
+		s.proc, err = target.AttachCgroup(c.Cgroup)
 	default:
 		return nil
 	}
@@ -135,6 +140,9 @@ func (s *session) stopTarget() {
 	}
 	if err := s.proc.Stop(s.cfg.StopGrace); err != nil {
 		s.warn("stopping the service: " + err.Error())
+	}
+	if len(s.cfg.Command) > 0 && !s.cfg.NoPerfMap {
+		removePerfMaps(s.seenPIDs())
 	}
 	if code := s.proc.ExitCode(); code != nil {
 		if s.run.Target == nil {

@@ -55,9 +55,14 @@ func (s *session) summarize() {
 	r.Quality = s.quality(from, to, r.Target, r.Load)
 	p := s.prof
 	r.GC = s.gcSummary(from, to)
+	r.Profiling = s.profilingSummary(p.cpu)
+	uc, verdictCPU := s.userCode(), s.verdictCPU()
 	if p.cpu != nil {
 		s.checkCPUProfile(len(p.cpu.Sample), r.Target)
-		r.Hot = analysis.Hot(p.cpu, requests, hotRows)
+		r.Hot = analysis.HotFor(p.cpu, requests, hotRows, uc)
+		if pr := r.Profiling; pr.Coverage > 1 && s.wallClockSpy() {
+			scaleHot(r.Hot, 1/pr.Coverage)
+		}
 		for i := range r.Profiles {
 			if r.Profiles[i].Type == "cpu" {
 				r.Profiles[i].StartS = 0
@@ -72,12 +77,24 @@ func (s *session) summarize() {
 		}
 	}
 	r.Findings = analysis.Findings(analysis.FindingInput{
-		CPU: p.cpu, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
+		CPU: verdictCPU, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
-		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality,
+		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),
 	})
 	s.culprit()
+}
+
+// verdictCPU is the CPU profile the findings read: none when it cannot
+// account for the CPU measured (its functions are not the verdict).
+func (s *session) verdictCPU() *profile.Profile {
+	if s.run.Profiling != nil && s.run.Profiling.NotRepresentative != "" {
+		if s.prof.cpu != nil && len(s.prof.cpu.Sample) > 0 { // none: checkCPUProfile says so
+			s.degrade(s.run.Profiling.NotRepresentative)
+		}
+		return nil
+	}
+	return s.prof.cpu
 }
 
 // sampleTotal sums a profile's values of the named sample type.

@@ -124,7 +124,7 @@ func tinyCPU(ns int64) *profile.Profile {
 
 func TestWriteSweepText(t *testing.T) {
 	c := sampleComparison()
-	s := &runfmt.Sweep{Env: "GOGC", Values: []string{"100", "400"}, Comparisons: []runfmt.Comparison{*c}}
+	s := &runfmt.Comparison{Env: "GOGC", Values: []string{"100", "400"}, Comparisons: []runfmt.Comparison{*c}}
 	var b bytes.Buffer
 	if err := WriteSweepText(&b, s); err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ var sweepMetrics = []string{runfmt.MetricCPU, runfmt.MetricRSS, runfmt.MetricRPS
 // WriteSweepText writes a sweep side by side: one row per value of the
 // swept variable with the median of each metric and its change against the
 // first value ("~" not significant, "?" too few runs), then the warnings.
-func WriteSweepText(w io.Writer, s *runfmt.Sweep) error {
+func WriteSweepText(w io.Writer, s *runfmt.Comparison) error {
 	p := &printer{w: w}
 	if len(s.Comparisons) == 0 {
 		p.f("nothing to compare: the sweep of %s finished fewer than two values\n", s.Env)
@@ -62,7 +62,7 @@ func WriteSweepText(w io.Writer, s *runfmt.Sweep) error {
 
 // sweepComparison returns the comparison holding value i and whether the
 // value is its base side.
-func sweepComparison(s *runfmt.Sweep, i int) (*runfmt.Comparison, bool) {
+func sweepComparison(s *runfmt.Comparison, i int) (*runfmt.Comparison, bool) {
 	if i == 0 {
 		return &s.Comparisons[0], true
 	}

@@ -16,6 +16,7 @@ import (
 func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	p := &printer{w: w}
 	p.f("\nService:\n")
+	p.profiling(r.Profiling)
 	if t := r.Target; t != nil {
 		p.target(t)
 	} else {
@@ -34,7 +35,9 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	}
 	p.findings(r.Findings)
 	p.endpoints(r)
-	p.hot(r.Hot)
+	if r.Profiling == nil || r.Profiling.NotRepresentative == "" {
+		p.hot(r.Hot)
+	}
 	p.runFiles(r, dir)
 	return p.err
 }

@@ -1,10 +1,16 @@
 package runfmt
 
-// Comparison is what `perflab compare`, `perflab ab` and each step of
-// `perflab sweep` print with --json: two groups of runs, metric by metric
-// (benchstat's method: medians, 95% confidence intervals, Mann–Whitney U),
-// the functions whose cost per request changed most, and the --fail-on
-// verdict.
+// Comparison is what `perflab compare`, `perflab ab` and `perflab sweep`
+// print with --json, one shape for the three: two groups of runs, metric by
+// metric (benchstat's method: medians, 95% confidence intervals,
+// Mann–Whitney U), the functions whose cost per request changed most, the
+// --fail-on checks and the verdict.
+//
+// A sweep of an environment variable has Env, Values and Comparisons (each
+// value against the first, in order); its top level is then the comparison
+// of the first value with the last (the whole range of the setting), with
+// Thresholds, Failed and Warnings gathered from every step and the verdict
+// of them all.
 type Comparison struct {
 	Base Group `json:"base"`
 	New  Group `json:"new"`
@@ -22,6 +28,15 @@ type Comparison struct {
 	// that were violated (the command then exits 1).
 	Thresholds []ThresholdCheck `json:"thresholds,omitempty"`
 	Failed     []string         `json:"failed,omitempty"`
+	// Verdict is the one-line answer: pass, fail (a --fail-on rule was
+	// violated) or warn (the measurement cannot settle it).
+	Verdict *Verdict `json:"verdict,omitempty"`
+
+	// Env and Values are the swept variable and its values (sweep only).
+	Env    string   `json:"env,omitempty"`
+	Values []string `json:"values,omitempty"`
+	// Comparisons[i] compares Values[0] (base) with Values[i+1] (sweep only).
+	Comparisons []Comparison `json:"comparisons,omitempty"`
 }
 
 // Group names the runs on one side of a comparison.
@@ -30,6 +45,12 @@ type Group struct {
 	Runs  []string `json:"runs"`
 	// Requests is the mean number of requests of a run's measured window.
 	Requests float64 `json:"requests_mean"`
+	// NoisyRuns counts the runs measured on a noisy machine (their
+	// quality's verdict).
+	NoisyRuns int `json:"noisy_runs,omitempty"`
+	// Revision is the git revision every run of the group measured (ab
+	// --git), when they share one.
+	Revision *Revision `json:"revision,omitempty"`
 }
 
 // Metric names, the names --fail-on uses.
@@ -111,14 +132,8 @@ type ThresholdCheck struct {
 	// Measured is false when neither group measured the metric.
 	Measured bool `json:"measured"`
 	Violated bool `json:"violated"`
-}
-
-// Sweep is what `perflab sweep --json` prints: one comparison of each value
-// of the swept variable against the first value.
-type Sweep struct {
-	Env    string   `json:"env"`
-	Values []string `json:"values"`
-	// Comparisons[i] compares Values[0] (base) with Values[i+1] (new).
-	Comparisons []Comparison `json:"comparisons"`
-	Warnings    []string     `json:"warnings,omitempty"`
+	// TooFew says there were too few runs to tell: the rule could not fail.
+	TooFew bool `json:"too_few,omitempty"`
+	// Step names the sweep's value the check belongs to (sweep only).
+	Step string `json:"step,omitempty"`
 }

@@ -54,6 +54,11 @@ type Run struct {
 	Endpoints *Endpoints `json:"endpoints,omitempty"`
 	// Quality is the machine during the measured window (see Quality).
 	Quality *Quality `json:"quality,omitempty"`
+	// Revision is the git revision measured, for runs of perflab ab --git.
+	Revision *Revision `json:"revision,omitempty"`
+	// Profiling says how the CPU profile was taken and whether it can
+	// explain the CPU measured (see profiling.go).
+	Profiling *Profiling `json:"profiling,omitempty"`
 }
 
 // Config records how the run was asked for, so two runs can be checked for

@@ -1,0 +1,134 @@
+package analysis
+
+// The JSON records of `perflab top --json` and `perflab list --json`: the
+// tables as computed, costs in the profile's unit (Unit), per request
+// where the run's request count is known.
+
+// TopRecord is a top table.
+type TopRecord struct {
+	SampleType string `json:"sample_type"`
+	Unit       string `json:"unit"`
+	Total      int64  `json:"total"`
+	Requests   int64  `json:"requests,omitempty"`
+	// Functions counts the rows before the -n limit.
+	Functions int  `json:"functions"`
+	User      bool `json:"user,omitempty"`
+	Lines     bool `json:"lines,omitempty"`
+	NoLines   bool `json:"no_lines,omitempty"`
+	// Rows are the table's rows, in its order.
+	Rows     []TopRowRecord `json:"rows"`
+	Comments []string       `json:"comments,omitempty"`
+}
+
+// TopRowRecord is one row of a top table.
+type TopRowRecord struct {
+	Function string  `json:"function"`
+	File     string  `json:"file,omitempty"`
+	Line     int64   `json:"line,omitempty"`
+	Flat     int64   `json:"flat"`
+	FlatPct  float64 `json:"flat_pct"`
+	SumPct   float64 `json:"sum_pct"`
+	Cum      int64   `json:"cum"`
+	CumPct   float64 `json:"cum_pct"`
+	// FlatPerRequest and CumPerRequest are in Unit per request.
+	FlatPerRequest float64 `json:"flat_per_request,omitempty"`
+	CumPerRequest  float64 `json:"cum_per_request,omitempty"`
+	// Attributed is the library and runtime cost charged to a user
+	// function (with --user, Flat includes it).
+	Attributed int64 `json:"attributed,omitempty"`
+	UserCode   bool  `json:"user_code"`
+}
+
+// Record is t as `perflab top --json` prints it.
+func (t *Table) Record() TopRecord {
+	r := TopRecord{SampleType: t.SampleType, Unit: t.Unit, Total: t.Total, Requests: t.Requests, Functions: t.Funcs,
+		User: t.User, Lines: t.Lines, NoLines: t.NoLines, Rows: []TopRowRecord{}, Comments: t.Comments}
+	for _, row := range t.Rows {
+		r.Rows = append(r.Rows, TopRowRecord{Function: row.Function, File: row.File, Line: row.Line,
+			Flat: row.Flat, FlatPct: row.FlatPct, SumPct: row.SumPct, Cum: row.Cum, CumPct: row.CumPct,
+			FlatPerRequest: row.FlatPerReq, CumPerRequest: row.CumPerReq, Attributed: row.Attributed, UserCode: row.User})
+	}
+	return r
+}
+
+// ListRecord is a listing.
+type ListRecord struct {
+	SampleType string             `json:"sample_type"`
+	Unit       string             `json:"unit"`
+	Total      int64              `json:"total"`
+	Requests   int64              `json:"requests,omitempty"`
+	NoLines    bool               `json:"no_lines,omitempty"`
+	Functions  []ListedFuncRecord `json:"functions"`
+	Comments   []string           `json:"comments,omitempty"`
+}
+
+// ListedFuncRecord is one listed function.
+type ListedFuncRecord struct {
+	Function string `json:"function"`
+	File     string `json:"file,omitempty"`
+	Flat     int64  `json:"flat"`
+	Cum      int64  `json:"cum"`
+	// Source is the file read, SourceError why none was.
+	Source      string `json:"source,omitempty"`
+	SourceError string `json:"source_error,omitempty"`
+	// Changed: sampled lines no longer match the source; Modified: the
+	// file changed after the profile was taken.
+	Changed  bool               `json:"changed,omitempty"`
+	Modified bool               `json:"modified,omitempty"`
+	Lines    []ListedLineRecord `json:"lines"`
+	Calls    []CallRecord       `json:"calls,omitempty"`
+	Callees  []CalleeRecord     `json:"callees,omitempty"`
+}
+
+// ListedLineRecord is one source line; Line 0 marks a gap.
+type ListedLineRecord struct {
+	Line     int64  `json:"line"`
+	Text     string `json:"text,omitempty"`
+	Flat     int64  `json:"flat"`
+	Cum      int64  `json:"cum"`
+	Mismatch bool   `json:"mismatch,omitempty"`
+}
+
+// CallRecord is a call from one line to a function.
+type CallRecord struct {
+	Line     int64  `json:"line"`
+	Function string `json:"function"`
+	File     string `json:"file,omitempty"`
+	Cum      int64  `json:"cum"`
+}
+
+// CalleeRecord is a costly line of a called function.
+type CalleeRecord struct {
+	Function string `json:"function"`
+	File     string `json:"file,omitempty"`
+	Line     int64  `json:"line"`
+	Text     string `json:"text,omitempty"`
+	Flat     int64  `json:"flat"`
+	Cum      int64  `json:"cum"`
+}
+
+// Record is l as `perflab list --json` prints it.
+func (l *Listing) Record() ListRecord {
+	r := ListRecord{SampleType: l.SampleType, Unit: l.Unit, Total: l.Total, Requests: l.Requests, NoLines: l.NoLines,
+		Functions: []ListedFuncRecord{}, Comments: l.Comments}
+	for _, f := range l.Funcs {
+		fr := ListedFuncRecord{Function: f.Name, File: f.File, Flat: f.Flat, Cum: f.Cum, Changed: f.Changed, Modified: f.Modified, Lines: []ListedLineRecord{}}
+		if s := f.Source; s != nil {
+			fr.Source = s.Path
+			if s.Err != nil {
+				fr.SourceError = s.Err.Error()
+			}
+		}
+		for _, ln := range f.Lines {
+			fr.Lines = append(fr.Lines, ListedLineRecord(ln))
+		}
+		for _, c := range f.Calls {
+			fr.Calls = append(fr.Calls, CallRecord(c))
+		}
+		for _, c := range f.Callees {
+			fr.Callees = append(fr.Callees, CalleeRecord(c))
+		}
+		r.Functions = append(r.Functions, fr)
+	}
+	return r
+}

@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"perflab/internal/lab"
+	"perflab/internal/revision"
+)
+
+// gitFlags are ab's flags for revisions of a git repository.
+type gitFlags struct {
+	rng          gitRange
+	build        string
+	buildTimeout time.Duration
+	uncommitted  bool
+	repo         string
+}
+
+// gitRange is --git's value, parsed when the flag is.
+type gitRange struct {
+	r   revision.Range
+	set bool
+}
+
+func (g *gitRange) String() string {
+	if !g.set {
+		return ""
+	}
+	return g.r.String()
+}
+func (g *gitRange) Type() string { return "BASE..NEW" }
+func (g *gitRange) Set(s string) error {
+	r, err := revision.ParseRange(s)
+	if err != nil {
+		return err
+	}
+	g.r, g.set = r, true
+	return nil
+}
+
+func (g *gitFlags) register(fs *pflag.FlagSet) {
+	fs.Var(&g.rng, "git", "compare two revisions of the git repository: `BASE..NEW` (BASE...NEW: from their merge base; NEW alone: from its merge base with the default branch); each is checked out into a temporary worktree and built once with --build, then the command after -- runs it ({out} is the built binary)")
+	fs.StringVar(&g.build, "build", "", "with --git: shell `command` that builds a side in its worktree and writes the binary to {out}, e.g. \"go build -o {out} ./cmd/server\" (default: none, the command after -- runs inside each worktree)")
+	fs.DurationVar(&g.buildTimeout, "build-timeout", 10*time.Minute, "with --git: give up on a build after this long")
+	fs.BoolVar(&g.uncommitted, "uncommitted", false, "with --git: NEW is the working tree with its uncommitted changes (tracked files, and untracked files not ignored), instead of HEAD as committed")
+	fs.StringVar(&g.repo, "repo", ".", "with --git: a `directory` of the git repository")
+}
+
+// check refuses --git's companions without it.
+func (g *gitFlags) check(fs *pflag.FlagSet) error {
+	if g.rng.set {
+		if g.buildTimeout <= 0 {
+			return usageErr("--build-timeout %s: must be more than 0", g.buildTimeout)
+		}
+		return nil
+	}
+	for _, name := range []string{"build", "build-timeout", "uncommitted", "repo"} {
+		if fs.Changed(name) {
+			return usageErr("--%s goes with --git BASE..NEW", name)
+		}
+	}
+	return nil
+}
+
+// runABGit is ab --git: build both revisions, run them interleaved, compare.
+func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitFlags, args []string, runs int) error {
+	if cmd.Flags().Changed("base") || cmd.Flags().Changed("new") {
+		return usageErr("--git builds BASE and NEW itself: give the service's command after -- (with {out} for the built binary), not --base/--new")
+	}
+	urls, command := splitDash(cmd, args)
+	if len(command) == 0 {
+		return usageErr("--git: give the service's command after --, e.g. -- {out} -addr 127.0.0.1:8080")
+	}
+	cf.json = f.json
+	opt, err := cf.options()
+	if err != nil {
+		return err
+	}
+	c, err := f.config(env, urls, command)
+	if err != nil {
+		return err
+	}
+	if f.name == "" {
+		c.Name = "" // ABGit names the runs after the repository
+	}
+	f.hooks(env, &c)
+	c.Force = cf.force
+	cf.runsDir = f.dir
+	stopNote := context.AfterFunc(cmd.Context(), func() {
+		fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it); the worktrees are removed")
+	})
+	defer stopNote()
+	gc := lab.GitConfig{RepoDir: g.repo, Range: g.rng.r, Build: g.build, BuildTimeout: g.buildTimeout,
+		Uncommitted: g.uncommitted, DefaultBranch: env.getenv("GITHUB_BASE_REF")}
+	b, n, prep, err := lab.ABGit(cmd.Context(), gc, c, runs, runLine(env, runs))
+	if prep.Cleanup > 0 && !f.quiet {
+		fmt.Fprintf(env.Stderr, "perflab: removed the worktrees and builds in %.2fs\n", prep.Cleanup.Seconds())
+	}
+	if len(b) == 0 && len(n) == 0 {
+		return gitErr(env, cmd.Context(), err)
+	}
+	opt.Expected = []string{"command"}
+	return finishExperiment(env, err, func() error {
+		if len(b) == 0 || len(n) == 0 {
+			return errNothing
+		}
+		return runCompare(env, entries(b), entries(n), opt, cf)
+	})
+}
+
+// gitErr maps an error of ab --git before any run finished: bad input
+// exits 2, a failed build shows its output and exits 3.
+func gitErr(env Env, ctx context.Context, err error) error {
+	var be *revision.BuildError
+	switch {
+	case err == nil:
+		return failed(errNothing)
+	case errors.Is(err, revision.ErrInput):
+		msg := strings.TrimPrefix(err.Error(), revision.ErrInput.Error()+": ")
+		return usageErr("--git: %s", msg)
+	case errors.As(err, &be):
+		if out := strings.TrimRight(be.Output, "\n"); out != "" {
+			fmt.Fprintf(env.Stderr, "perflab: output of the build of %s (%s):\n%s\n", be.Rev.Side, be.Rev.Short(), out)
+		}
+		return failed(err)
+	case ctx.Err() != nil:
+		return &exitError{code: ExitInterrupted, err: err}
+	}
+	return failed(err)
+}
+
+// getenv reads the environment, empty when the Env has none.
+func (e Env) getenv(key string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(key)
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"perflab/internal/runfmt"
+	"perflab/internal/store"
+)
+
+// runsListJSON prints `perflab runs --json`: every run, newest first.
+func runsListJSON(env Env, entries []store.Entry) error {
+	out := []runfmt.RunListing{}
+	for _, e := range entries {
+		out = append(out, runfmt.Listing(filepath.Base(e.Dir), e.Dir, e.Run, e.Err))
+	}
+	if err := writeJSON(env.Stdout, out); err != nil {
+		return failed(err)
+	}
+	return nil
+}
+
+// pruneRuns keeps the newest keep runs of each name in st and removes the
+// older ones (each printed; none with dryRun). Directories whose run.json
+// cannot be read are left alone.
+func pruneRuns(env Env, st store.Store, keep int, dryRun bool) error {
+	if keep < 0 {
+		return usageErr("--prune-keep %d: want the number of runs of each name to keep (0 removes them all)", keep)
+	}
+	entries, err := st.List()
+	if err != nil {
+		return failed(err)
+	}
+	verb := "removed"
+	if dryRun {
+		verb = "would remove"
+	}
+	seen := map[string]int{}
+	removed := 0
+	for _, e := range entries { // newest first
+		if e.Err != nil || e.Run == nil {
+			continue
+		}
+		seen[e.Run.Name]++
+		if seen[e.Run.Name] <= keep {
+			continue
+		}
+		if !dryRun {
+			if err := st.Remove(e); err != nil {
+				return failed(err)
+			}
+		}
+		removed++
+		fmt.Fprintf(env.Stdout, "%s %s\n", verb, e.Dir)
+	}
+	fmt.Fprintf(env.Stderr, "perflab: %s %d run%s, kept the newest %d of each of %d name%s in %s\n", verb, removed, plural(removed), keep, len(seen), plural(len(seen)), st.Root)
+	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

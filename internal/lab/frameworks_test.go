@@ -1,0 +1,359 @@
+package lab
+
+// Acceptance tests of services as they are deployed: pre-fork servers of
+// real frameworks (gunicorn + Flask, uvicorn, puma + Rack) and an express
+// app, each launched through its console script, through its interpreter
+// (python3 -m, ruby) and attached with --pid MASTER: three consecutive
+// runs each, and each must name the planted function of the application
+// among the top 3 findings, profile every worker, and (attached, where the
+// CPU is summed over /proc) measure CPU per request within 10% of the
+// test's own /proc reading of the master and its workers. The frameworks
+// are installed by .ci/setup at pinned versions; a missing one skips its
+// test with the reason. Windows are short (2 s, 1 s warm-up): these runs
+// are the heaviest of the suite.
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"perflab/internal/labtest"
+	"perflab/internal/load"
+	"perflab/internal/runfmt"
+)
+
+// framework is one test service under one framework.
+type framework struct {
+	dir     string // under testdata/services
+	path    string // the load's URL path
+	planted string // the function the verdict must name
+	// launchers are the commands of the three runs, given the address;
+	// "" stands for an attach to a master the test starts with attach.
+	launchers []func(addr string) []string
+	attach    func(addr string) []string
+	needs     []string // commands that must be installed
+	conns     int
+	processes int // processes that must have samples; 0 means 2 (two workers)
+}
+
+func frameworkDir(t *testing.T, name string) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "services", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func needCommands(t *testing.T, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if _, err := exec.LookPath(n); err != nil {
+			t.Skipf("%s not installed (.ci/setup installs it)", n)
+		}
+	}
+}
+
+func needPython(t *testing.T, modules ...string) {
+	t.Helper()
+	needCommands(t, "python3", "py-spy")
+	for _, m := range modules {
+		if err := exec.Command("python3", "-c", "import "+m).Run(); err != nil {
+			t.Skipf("python module %s not installed (.ci/setup installs it)", m)
+		}
+	}
+}
+
+func gunicornCmd(prefix ...string) func(string) []string {
+	return func(addr string) []string {
+		return append(prefix, "-w", "2", "-b", addr, "--worker-class", "sync", "app:app")
+	}
+}
+
+func uvicornCmd(prefix ...string) func(string) []string {
+	return func(addr string) []string {
+		host, port, _ := strings.Cut(addr, ":")
+		return append(prefix, "--workers", "2", "--host", host, "--port", port, "--no-access-log", "app:app")
+	}
+}
+
+func pumaCmd(prefix ...string) func(string) []string {
+	return func(addr string) []string {
+		return append(prefix, "-w", "2", "-t", "2:2", "-b", "tcp://"+addr, "config.ru")
+	}
+}
+
+func TestAcceptanceFrameworks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: runs framework servers under load for seconds")
+	}
+	gunicorn, uvicorn, puma := gunicornCmd("gunicorn"), uvicornCmd("uvicorn"), pumaCmd("puma")
+	for _, tc := range []struct {
+		name string
+		fw   framework
+	}{
+		{"gunicorn-flask", framework{dir: "flaskapp", path: "/report", planted: "render_report", conns: 2,
+			launchers: []func(string) []string{gunicorn, gunicornCmd("python3", "-m", "gunicorn"), nil}, attach: gunicorn}},
+		{"gunicorn-flask-json", framework{dir: "flaskapp", path: "/export", planted: "export_orders", conns: 2,
+			launchers: []func(string) []string{gunicorn, gunicorn, gunicorn}}},
+		{"uvicorn", framework{dir: "asgiapp", path: "/score", planted: "score_items", conns: 2,
+			launchers: []func(string) []string{uvicorn, uvicornCmd("python3", "-m", "uvicorn"), nil}, attach: uvicorn}},
+		{"puma-rack", framework{dir: "rackapp", path: "/quote", planted: "build_table", conns: 4,
+			launchers: []func(string) []string{puma, pumaCmd("ruby", "/usr/bin/puma"), nil}, attach: puma,
+			needs: []string{"ruby", "puma", "rbspy"}}},
+		{"java", framework{dir: "javahot", path: "/rank", planted: "Server.rankItems", conns: 2, processes: 1,
+			launchers: []func(string) []string{javaCmd, javaCmd, javaCmd}, needs: []string{"java", "jcmd", "perf"}}},
+		{"express", framework{dir: "expressapp", path: "/digest", planted: "digestCatalog", conns: 2,
+			launchers: []func(string) []string{nodeCmd, nodeCmd, nodeCmd}, needs: []string{"node", "perf"}, processes: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fw := tc.fw
+			switch fw.dir {
+			case "flaskapp":
+				needPython(t, "flask", "gunicorn")
+			case "asgiapp":
+				needPython(t, "uvicorn")
+			}
+			needCommands(t, fw.needs...)
+			dir := frameworkDir(t, fw.dir)
+			if fw.dir == "expressapp" {
+				if _, err := os.Stat(filepath.Join(dir, "node_modules", "express")); err != nil {
+					t.Skip("express not installed in testdata/services/expressapp (.ci/setup runs npm ci there)")
+				}
+			}
+			for i, launch := range fw.launchers {
+				r := runFramework(t, fw, dir, launch)
+				name := "attach"
+				if launch != nil {
+					name = strings.Join(launch("ADDR"), " ")
+				}
+				t.Logf("run %d (%s): %.3f ms CPU/request, %d requests, profile covers %.0f%% of the CPU; profilers used %.3f CPU-s, %.1f%% of the service's",
+					i+1, name, r.Target.CPUMsPerRequest, r.Load.Requests, 100*r.Profiling.Coverage, r.Profiling.ProfilerCPUSeconds, 100*r.Profiling.ProfilerOverhead)
+				checkPlanted(t, r, fw.planted)
+				checkNotRuntimeBlamed(t, r)
+				if t.Failed() {
+					t.Logf("warnings: %q; hot: %+v", r.Warnings, r.Hot)
+				}
+			}
+		})
+	}
+}
+
+func nodeCmd(addr string) []string { return []string{"node", "app.js", "--addr", addr} }
+
+func javaCmd(addr string) []string { return []string{"java", "Server.java", "--addr", addr} }
+
+// runFramework runs one service: launched by perflab, or (launch nil)
+// started by the test and attached with --pid MASTER.
+func runFramework(t *testing.T, fw framework, dir string, launch func(string) []string) *runfmt.Run {
+	t.Helper()
+	addr := labtest.FreeAddr(t)
+	if launch == nil {
+		return attachFramework(t, fw, dir, addr)
+	}
+	cfg := acceptanceConfig(t, addr, fw.path, launch(addr)...)
+	cfg.Dir, cfg.Load.Duration, cfg.Load.Concurrency, cfg.Budget.CPUs = dir, 2*time.Second, fw.conns, 2
+	r, _ := runAcceptance(t, cfg)
+	checkWorkers(t, r, cmp.Or(fw.processes, 2))
+	return r
+}
+
+// attachFramework starts the server, attaches to its master and compares
+// the CPU per request with the test's own /proc reading of the master and
+// every worker.
+func attachFramework(t *testing.T, fw framework, dir, addr string) *runfmt.Run {
+	t.Helper()
+	argv := fw.attach(addr)
+	cmd := startServer(t, dir, argv...)
+	cfg := acceptanceConfig(t, addr, fw.path)
+	cfg.PID, cfg.Budget.CPUs, cfg.Warmup = cmd.Process.Pid, 0, 0
+	cfg.Load.Duration, cfg.Load.Concurrency = 3*time.Second, fw.conns
+	if err := waitHTTP("http://"+addr+fw.path, 20*time.Second); err != nil {
+		t.Fatalf("%s did not start: %v", argv[0], err)
+	}
+	// The truth: the tree's CPU read by the test from /proc when the
+	// measured load starts and when it ends (no warm-up: the only load).
+	var before, after float64
+	cfg.Watch = func(*load.Attacker) func() {
+		before = treeCPU(t, cmd.Process.Pid)
+		return func() { after = treeCPU(t, cmd.Process.Pid) }
+	}
+	r, _ := runAcceptance(t, cfg)
+	truth := (after - before) * 1000 / float64(r.Load.Requests)
+	t.Logf("attached: perflab %.3f ms CPU/request, /proc truth %.3f ms over the master and its workers", r.Target.CPUMsPerRequest, truth)
+	if d := math.Abs(r.Target.CPUMsPerRequest-truth) / truth; d > 0.10 {
+		t.Errorf("CPU per request %.3f ms is %.0f%% off the /proc truth %.3f ms (want within 10%%)", r.Target.CPUMsPerRequest, 100*d, truth)
+	}
+	checkWorkers(t, r, 2)
+	return r
+}
+
+// startServer starts argv in dir, in a process group of its own that the
+// test's cleanup kills (the master and every worker).
+func startServer(t *testing.T, dir string, argv ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	return cmd
+}
+
+// waitHTTP polls url until it answers.
+func waitHTTP(url string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		resp, err := (&http.Client{Timeout: 2 * time.Second}).Get(url)
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// treeCPU is the CPU seconds (utime+stime) of pid and its descendants now,
+// read from /proc without perflab's code.
+func treeCPU(t *testing.T, root int) float64 {
+	t.Helper()
+	parent := map[int]int{}
+	ticks := map[int]float64{}
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		ppid, _ := strconv.Atoi(f[1])
+		ut, _ := strconv.ParseFloat(f[11], 64)
+		st, _ := strconv.ParseFloat(f[12], 64)
+		parent[pid], ticks[pid] = ppid, ut+st
+	}
+	var sum float64
+	for pid, v := range ticks {
+		for q, hops := pid, 0; q > 0 && hops < 32; q, hops = parent[q], hops+1 {
+			if q == root {
+				sum += v
+				break
+			}
+		}
+	}
+	return sum / 100 // USER_HZ
+}
+
+// checkWorkers asserts that at least n processes of the service have
+// samples in the CPU profile (every worker of a 2-worker server).
+func checkWorkers(t *testing.T, r *runfmt.Run, n int) {
+	t.Helper()
+	if r.Profiling == nil {
+		t.Fatalf("run.json has no profiling block")
+	}
+	var sampled []string
+	for _, p := range r.Profiling.Processes {
+		if p.Samples > 0 {
+			sampled = append(sampled, fmt.Sprintf("%d (%s, %d samples)", p.PID, p.Runtime, p.Samples))
+		}
+	}
+	if len(sampled) < n {
+		t.Errorf("%d processes with samples, want every worker (%d): %v; processes %+v", len(sampled), n, sampled, r.Profiling.Processes)
+	}
+}
+
+// checkNotRuntimeBlamed asserts no user-code row of the verdict is the
+// language's own runtime or an installed package.
+func checkNotRuntimeBlamed(t *testing.T, r *runfmt.Run) {
+	t.Helper()
+	for _, h := range r.Hot {
+		if !h.UserCode {
+			continue
+		}
+		for _, bad := range []string{"/lib/python", "site-packages", "/gems/", "/lib/ruby/", "node_modules", "node:", "/bin/"} {
+			if strings.Contains(h.File, bad) {
+				t.Errorf("%s (%s) is presented as user code", h.Function, h.File)
+			}
+		}
+	}
+	if slices.ContainsFunc(r.Findings, func(f runfmt.Finding) bool { return strings.Contains(f.Title, "encoder.py") }) {
+		t.Errorf("a finding blames json/encoder.py: %s", describeFindings(r.Findings))
+	}
+}
+
+// TestAcceptanceWorkersReplaced: gunicorn recycles its workers every 40
+// requests, so workers die and are replaced during the window; the
+// profile keeps every one of them, says so in one line, and still names
+// the culprit.
+func TestAcceptanceWorkersReplaced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: runs a framework server under load for seconds")
+	}
+	needPython(t, "flask", "gunicorn")
+	addr := labtest.FreeAddr(t)
+	cfg := acceptanceConfig(t, addr, "/report", "gunicorn", "-w", "2", "--max-requests", "40", "-b", addr, "app:app")
+	cfg.Dir, cfg.Load.Duration, cfg.Load.Concurrency, cfg.Budget.CPUs = frameworkDir(t, "flaskapp"), 2*time.Second, 2, 2
+	r, _ := runAcceptance(t, cfg)
+	checkPlanted(t, r, "render_report")
+	checkWorkers(t, r, 3)
+	if !slices.ContainsFunc(r.Profiling.Notes, func(n string) bool { return strings.Contains(n, "exited during the window") }) {
+		t.Errorf("no note of the workers that exited: %q", r.Profiling.Notes)
+	}
+}
+
+// TestAcceptanceCgroupAttach: a gunicorn server placed in a cgroup of its
+// own (as systemd or a container runtime would) is attached with --cgroup:
+// its CPU is read from the group and every worker is profiled.
+func TestAcceptanceCgroupAttach(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: runs a framework server under load for seconds")
+	}
+	needPython(t, "flask", "gunicorn")
+	root := "/sys/fs/cgroup/cpuacct"
+	if _, err := os.Stat(root); err != nil {
+		root = "/sys/fs/cgroup"
+	}
+	group := filepath.Join(root, fmt.Sprintf("perflab-%s-%d", strings.ReplaceAll(t.Name(), "/", "-"), os.Getpid()))
+	if err := os.Mkdir(group, 0o755); err != nil {
+		t.Skipf("cannot create a cgroup: %v", err)
+	}
+	t.Cleanup(func() {
+		for i := 0; i < 50 && os.Remove(group) != nil; i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+	addr := labtest.FreeAddr(t)
+	// The shell puts itself in the group, then becomes gunicorn: the
+	// master and every worker it forks are in the group from the start.
+	startServer(t, frameworkDir(t, "flaskapp"), "sh", "-c", fmt.Sprintf("echo $$ > %s/cgroup.procs && exec gunicorn -w 2 -b %s app:app", group, addr))
+	if err := waitHTTP("http://"+addr+"/healthz", 20*time.Second); err != nil {
+		t.Fatalf("gunicorn did not start: %v", err)
+	}
+	cfg := acceptanceConfig(t, addr, "/report")
+	cfg.Cgroup, cfg.Budget.CPUs, cfg.Warmup, cfg.Load.Duration, cfg.Load.Concurrency = group, 0, time.Second, 2*time.Second, 2
+	r, _ := runAcceptance(t, cfg)
+	if !strings.HasPrefix(r.Target.Source, "cgroup") {
+		t.Errorf("CPU measured from %s, want the attached cgroup", r.Target.Source)
+	}
+	checkPlanted(t, r, "render_report")
+	checkWorkers(t, r, 2)
+}

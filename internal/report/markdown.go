@@ -1,0 +1,321 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"perflab/internal/runfmt"
+)
+
+// MarkdownOptions say where a markdown summary's links point.
+type MarkdownOptions struct {
+	// RunsURL, when set, is where the run directories are published (a CI
+	// artifact, a web server): each run links to RunsURL/ID/report.html.
+	RunsURL string
+	// RunsDir is the local directory of the runs, named when there is no
+	// RunsURL.
+	RunsDir string
+	// JobURL links to the CI job that ran perflab (its artifacts).
+	JobURL string
+	// Page is the comparison page written with --html, if any.
+	Page string
+	// Limit caps the size in bytes; 0 is MarkdownLimit.
+	Limit int
+}
+
+// WriteCompareMarkdown writes a comparison (compare, ab or sweep) as a
+// GitHub-flavoured markdown summary for a pull request comment or a CI
+// job's summary: the verdict in one line (✅, ❌ or ⚠️), the metric table
+// with benchstat's "~", the functions whose cost per request changed most,
+// the --fail-on checks, the warnings and links to the artifacts — under
+// opt.Limit bytes (fewer rows when it would not fit).
+func WriteCompareMarkdown(w io.Writer, c *runfmt.Comparison, opt MarkdownOptions) error {
+	s := fitMarkdown(opt.Limit, 4, func(level int) string {
+		var b strings.Builder
+		b.WriteString("### " + compareHeadline(c) + "\n\n")
+		if c.Env != "" {
+			mdSweep(&b, c)
+		} else {
+			mdGroups(&b, c)
+			mdMetrics(&b, c)
+			rows := []int{FunctionRows, 3, 1, 0}[level]
+			mdFunctions(&b, c.Functions, runfmt.FunctionCPU, "CPU per request by function", rows)
+			mdFunctions(&b, c.Functions, runfmt.FunctionAllocs, "Allocations per request by function", rows)
+		}
+		mdThresholds(&b, c.Thresholds)
+		mdWarnings(&b, c.Warnings, level < 3)
+		mdArtifacts(&b, c, opt)
+		return b.String()
+	})
+	_, err := io.WriteString(w, s)
+	return err
+}
+
+// compareHeadline is the one-line verdict.
+func compareHeadline(c *runfmt.Comparison) string {
+	status, reasons := runfmt.VerdictPass, []string(nil)
+	if v := c.Verdict; v != nil {
+		status, reasons = v.Status, v.Reasons
+	}
+	switch status {
+	case runfmt.VerdictFail:
+		line := markFail + " **Regression**: " + mdText(strings.Join(c.Failed, ", "))
+		if worst := worstFailed(c); worst != nil {
+			line += fmt.Sprintf(" — %s %s", mdText(cmpMetricTitle(worst.Name)), mdText(FormatMetricDelta(*worst)))
+		}
+		if f := topLoser(c.Functions, runfmt.FunctionCPU); f != nil && c.Env == "" {
+			line += fmt.Sprintf(", most in %s (%s per request)", mdCode(f.Function), mdText(cmpCostDelta(*f)))
+		}
+		return line
+	case runfmt.VerdictWarn:
+		return markWarn + " **Not conclusive**: " + mdText(strings.Join(reasons, "; ")) + changesSuffix(c)
+	}
+	if len(c.Thresholds) > 0 {
+		var rules []string
+		for _, t := range c.Thresholds {
+			rules = append(rules, t.Rule)
+		}
+		return markPass + " **No regression** beyond " + mdText(strings.Join(cmpUniq(rules), ", ")) + changesSuffix(c)
+	}
+	if changes := significantChanges(c); len(changes) > 0 {
+		return markPass + " **Changed**: " + mdText(strings.Join(changes, ", "))
+	}
+	return markPass + " **No significant change**"
+}
+
+func changesSuffix(c *runfmt.Comparison) string {
+	if changes := significantChanges(c); len(changes) > 0 {
+		return " — significant: " + mdText(strings.Join(changes, ", "))
+	}
+	return " — no significant change"
+}
+
+// significantChanges names the metrics that changed significantly.
+func significantChanges(c *runfmt.Comparison) []string {
+	var out []string
+	for _, m := range c.Metrics {
+		if m.Significant && !m.TooFew {
+			out = append(out, cmpMetricTitle(m.Name)+" "+FormatMetricDelta(m))
+		}
+	}
+	return out
+}
+
+// worstFailed is the metric of the violated rule that moved most.
+func worstFailed(c *runfmt.Comparison) *runfmt.MetricComparison {
+	var worst *runfmt.MetricComparison
+	for _, t := range c.Thresholds {
+		if !t.Violated || t.Step != "" {
+			continue
+		}
+		for i := range c.Metrics {
+			m := &c.Metrics[i]
+			if m.Name == t.Metric && (worst == nil || math.Abs(m.DeltaPct) > math.Abs(worst.DeltaPct)) {
+				worst = m
+			}
+		}
+	}
+	return worst
+}
+
+// topLoser is the significant function whose cost per request grew most,
+// user code first.
+func topLoser(fs []runfmt.FunctionDelta, kind string) *runfmt.FunctionDelta {
+	var best *runfmt.FunctionDelta
+	for i := range fs {
+		f := &fs[i]
+		if f.Profile != kind || f.Delta <= 0 || !f.Significant {
+			continue
+		}
+		if best == nil || f.UserCode && !best.UserCode || f.UserCode == best.UserCode && f.Delta > best.Delta {
+			best = f
+		}
+	}
+	return best
+}
+
+func mdGroups(b *strings.Builder, c *runfmt.Comparison) {
+	var parts []string
+	for _, g := range []runfmt.Group{c.Base, c.New} {
+		s := "**" + mdText(g.Label) + "**"
+		if r := g.Revision; r != nil {
+			s += " " + mdCode(r.Short()) + " " + mdText(r.Ref)
+			if r.Subject != "" {
+				s += " (" + mdText(r.Subject) + ")"
+			}
+		}
+		s += fmt.Sprintf(": %d run%s, %.0f requests each", len(g.Runs), plural(len(g.Runs)), g.Requests)
+		parts = append(parts, s)
+	}
+	b.WriteString(strings.Join(parts, " · ") + "\n\n")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func mdMetrics(b *strings.Builder, c *runfmt.Comparison) {
+	var rows [][]string
+	for _, m := range c.Metrics {
+		delta := mdText(FormatMetricDelta(m))
+		if m.Significant && !m.TooFew {
+			delta = "**" + delta + "**"
+		}
+		rows = append(rows, []string{mdText(cmpMetricTitle(m.Name)), mdText(FormatSummary(m.Base, m.Unit)),
+			mdText(FormatSummary(m.New, m.Unit)), delta, mdText(strings.Trim(cmpPN(m), "()"))})
+	}
+	mdTable(b, "lrrrl", []string{"metric", mdText(c.Base.Label), mdText(c.New.Label), "delta", ""}, rows)
+}
+
+// mdFunctions lists the n functions of one profile kind whose cost per
+// request grew most, then the n that shrank most.
+func mdFunctions(b *strings.Builder, fs []runfmt.FunctionDelta, kind, title string, n int) {
+	if n == 0 {
+		return
+	}
+	var losers, gainers [][]string
+	for _, f := range fs {
+		if f.Profile != kind {
+			continue
+		}
+		name := mdCode(f.Function)
+		if !f.UserCode {
+			name += " (library)"
+		}
+		row := []string{name, mdText(cmpCost(f.Base, f.Unit)), mdText(cmpCost(f.New, f.Unit)), mdText(cmpCostDelta(f)), mdText(cmpFuncP(f))}
+		switch {
+		case f.Delta > 0 && len(losers) < n:
+			losers = append(losers, row)
+		case f.Delta < 0 && len(gainers) < n:
+			gainers = append(gainers, row)
+		}
+	}
+	if len(losers)+len(gainers) == 0 {
+		return
+	}
+	b.WriteString("**" + mdText(title) + "** (user code counts the library code it calls)\n\n")
+	mdTable(b, "lrrrl", []string{"function", "base", "new", "delta", ""}, append(losers, gainers...))
+}
+
+func mdThresholds(b *strings.Builder, ths []runfmt.ThresholdCheck) {
+	if len(ths) == 0 {
+		return
+	}
+	var rows [][]string
+	for _, t := range ths {
+		rule := mdCode(t.Rule)
+		if t.Step != "" {
+			rule = mdText(t.Step) + " " + rule
+		}
+		change, result := fmt.Sprintf("%+.1f%%", t.DeltaPct), markPass+" passed"
+		switch {
+		case !t.Measured:
+			change, result = "not measured", markWarn+" not measured"
+		case t.TooFew:
+			change, result = change+" (too few runs)", markWarn+" too few runs to tell"
+		case !t.Significant:
+			change += " (~, not significant)"
+		}
+		if t.Violated {
+			result = markFail + " failed"
+		}
+		rows = append(rows, []string{rule, mdText(change), result})
+	}
+	b.WriteString("**--fail-on**\n\n")
+	mdTable(b, "lrl", []string{"rule", "change", "result"}, rows)
+}
+
+func mdWarnings(b *strings.Builder, ws []string, all bool) {
+	if len(ws) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "<details><summary>Warnings (%d)</summary>\n\n", len(ws))
+	for i, w := range ws {
+		if !all && i == 5 {
+			fmt.Fprintf(b, "- and %d more\n", len(ws)-5)
+			break
+		}
+		b.WriteString("- " + mdText(w) + "\n")
+	}
+	b.WriteString("\n</details>\n\n")
+}
+
+// mdArtifacts links the runs, the comparison page and the CI job.
+func mdArtifacts(b *strings.Builder, c *runfmt.Comparison, opt MarkdownOptions) {
+	var parts []string
+	groups := []runfmt.Group{c.Base, c.New}
+	if c.Env != "" {
+		groups = groups[:0]
+		for i, s := range c.Comparisons {
+			if i == 0 {
+				groups = append(groups, s.Base)
+			}
+			groups = append(groups, s.New)
+		}
+	}
+	for _, g := range groups {
+		parts = append(parts, mdText(g.Label)+": "+runLinks(g.Runs, opt))
+	}
+	if opt.Page != "" {
+		parts = append(parts, "comparison page "+mdCode(opt.Page))
+	}
+	if opt.JobURL != "" {
+		parts = append(parts, "[CI job and its artifacts]("+opt.JobURL+")")
+	}
+	b.WriteString("Runs " + strings.Join(parts, " · "))
+	if opt.RunsURL == "" && opt.RunsDir != "" {
+		b.WriteString(" (in " + mdCode(opt.RunsDir) + ")")
+	}
+	b.WriteString("\n\n<sub>perflab · benchstat's method: medians ± 95% confidence interval, Mann–Whitney U; ~ no significant change, ? too few runs</sub>\n")
+}
+
+// runLinks names runs, linked to their reports when they are published.
+func runLinks(ids []string, opt MarkdownOptions) string {
+	var out []string
+	for i, id := range ids {
+		if i == 6 {
+			out = append(out, fmt.Sprintf("and %d more", len(ids)-6))
+			break
+		}
+		if opt.RunsURL != "" {
+			out = append(out, "["+mdText(id)+"]("+strings.TrimSuffix(opt.RunsURL, "/")+"/"+id+"/report.html)")
+		} else {
+			out = append(out, mdCode(id))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// mdSweep writes the sweep side by side, one row per value.
+func mdSweep(b *strings.Builder, s *runfmt.Comparison) {
+	head := []string{mdText(s.Env), "runs"}
+	align := "lr"
+	for _, m := range sweepMetrics {
+		head = append(head, mdText(cmpMetricTitle(m)), "delta")
+		align += "rr"
+	}
+	var rows [][]string
+	for i, v := range s.Values {
+		c, base := sweepComparison(s, i)
+		if c == nil {
+			continue
+		}
+		n := len(c.New.Runs)
+		if base {
+			n = len(c.Base.Runs)
+		}
+		row := []string{mdCode(v), fmt.Sprint(n)}
+		for _, name := range sweepMetrics {
+			for _, cell := range sweepCell(c, name, base) {
+				row = append(row, mdText(cell))
+			}
+		}
+		rows = append(rows, row)
+	}
+	mdTable(b, align, head, rows)
+}

@@ -1,0 +1,64 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"perflab/internal/runfmt"
+)
+
+// profiling writes, at the top of the verdict, what limits the CPU
+// profile: a profiler that was missing (and how to install it), a fallback
+// to perf, a JIT without a perf map, a profile that cannot account for the
+// CPU measured; then which processes were sampled.
+func (p *printer) profiling(pr *runfmt.Profiling) {
+	if pr == nil {
+		return
+	}
+	for _, n := range pr.Notes {
+		p.f("  Profiling:\t%s\n", wrap(n, 100, "     "))
+	}
+	if pr.NotRepresentative != "" {
+		p.f("  NOT REPRESENTATIVE:\t%s\n", wrap(pr.NotRepresentative, 100, "     "))
+	}
+	if line := ProcessLine(pr.Processes); line != "" {
+		p.f("  Processes:\t%s\n", wrap(line, 100, "     "))
+	}
+	if pr.ProfilerCPUSeconds > 0 && pr.MeasuredCPUSeconds > 0 {
+		p.f("  Sampling cost:\t%.3f CPU-s for the profilers, %.1f%% of the service's CPU\n", pr.ProfilerCPUSeconds, 100*pr.ProfilerOverhead)
+	}
+}
+
+// ProcessLine lists the sampled processes with their share of the
+// profile, busiest first: "3 processes (python): 4242 1.02 s (py-spy),
+// 4243 0.98 s (py-spy), 4240 0.00 s (py-spy)". Empty for one process.
+func ProcessLine(ps []runfmt.ProcessProfile) string {
+	if len(ps) < 2 {
+		return ""
+	}
+	ps = append([]runfmt.ProcessProfile(nil), ps...)
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].CPUSeconds > ps[j].CPUSeconds })
+	runtimes := map[string]bool{}
+	var parts []string
+	for i, q := range ps {
+		if q.Runtime != "" {
+			runtimes[q.Runtime] = true
+		}
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("%d more", len(ps)-i))
+			break
+		}
+		tool := q.Profiler
+		if tool == "" {
+			tool = "not sampled"
+		}
+		parts = append(parts, fmt.Sprintf("%d %.2f CPU-s (%s)", q.PID, q.CPUSeconds, tool))
+	}
+	var rts []string
+	for r := range runtimes {
+		rts = append(rts, r)
+	}
+	sort.Strings(rts)
+	return fmt.Sprintf("%d processes (%s) in the profile: %s", len(ps), strings.Join(rts, ", "), strings.Join(parts, ", "))
+}

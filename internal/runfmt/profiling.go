@@ -1,0 +1,45 @@
+package runfmt
+
+// Profiling says how the service's CPU profile was taken (which processes,
+// what each runs, with which profiler), what perflab could not do and how
+// to fix it, and whether the profile accounts for the CPU measured.
+type Profiling struct {
+	// Processes are the service's processes seen during the window.
+	Processes []ProcessProfile `json:"processes,omitempty"`
+	// Notes are said at the top of the verdict: a missing profiler and how
+	// to install it, a fallback to perf, a JIT without a perf map.
+	Notes []string `json:"notes,omitempty"`
+	// ProfileCPUSeconds is the CPU time the profile's samples stand for;
+	// MeasuredCPUSeconds the service's CPU in the same window.
+	ProfileCPUSeconds  float64 `json:"profile_cpu_s,omitempty"`
+	MeasuredCPUSeconds float64 `json:"measured_cpu_s,omitempty"`
+	// Coverage is ProfileCPUSeconds / MeasuredCPUSeconds.
+	Coverage float64 `json:"coverage,omitempty"`
+	// ProfilerCPUSeconds is what the samplers (py-spy, rbspy, perf
+	// record) used themselves over the window; ProfilerOverhead that over
+	// MeasuredCPUSeconds.
+	ProfilerCPUSeconds float64 `json:"profiler_cpu_s,omitempty"`
+	ProfilerOverhead   float64 `json:"profiler_overhead,omitempty"`
+	// NotRepresentative says why the profile cannot explain the CPU
+	// measured (too few samples, an idle process while the service
+	// burned cores); its functions are then not presented as the verdict.
+	NotRepresentative string `json:"not_representative,omitempty"`
+	// Src is the project root that decides what is user code when in
+	// doubt; UserCode the --user-code pattern, when given.
+	Src      string `json:"src,omitempty"`
+	UserCode string `json:"user_code,omitempty"`
+}
+
+// ProcessProfile is one process of the service and how it was profiled.
+type ProcessProfile struct {
+	PID     int    `json:"pid"`
+	PPID    int    `json:"ppid,omitempty"`
+	Runtime string `json:"runtime"`
+	Exe     string `json:"exe,omitempty"`
+	Cmdline string `json:"cmdline,omitempty"`
+	// Profiler is py-spy, rbspy, perf or pprof; "" when not sampled.
+	Profiler string `json:"profiler,omitempty"`
+	// Samples and CPUSeconds are this process's share of the CPU profile.
+	Samples    int64   `json:"samples"`
+	CPUSeconds float64 `json:"cpu_s"`
+}

@@ -1,0 +1,203 @@
+package target
+
+import (
+	"bufio"
+	"bytes"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Runtimes a process can run, as DetectRuntime tells them.
+const (
+	RuntimeGo     = "go"
+	RuntimePython = "python"
+	RuntimeRuby   = "ruby"
+	RuntimeNode   = "node"
+	RuntimeJVM    = "jvm"
+	RuntimeNative = "native" // anything else: C, C++, Rust, a shell
+)
+
+// ProcessInfo is what a process is: its executable, command line and
+// the language runtime it runs, read from /proc.
+type ProcessInfo struct {
+	PID  int
+	PPID int
+	// Exe is the executable behind /proc/PID/exe.
+	Exe string
+	// Cmdline is the command line, arguments joined by spaces (at most
+	// 200 bytes).
+	Cmdline string
+	// Runtime is one of the Runtime constants.
+	Runtime string
+	// PerfMap says /tmp/perf-PID.map exists: a JIT (node
+	// --perf-basic-prof, a JVM agent, python -X perf) names its code for perf.
+	PerfMap bool
+}
+
+// Errors of DetectRuntime, for errors.Is.
+var (
+	ErrKernelThread = errors.New("is a kernel thread, not a service's process")
+	ErrNoProcess    = errors.New("no such process")
+	ErrNoPermission = errors.New("not permitted to read it (run perflab as root or as the process's user)")
+)
+
+// pfKthread is PF_KTHREAD in /proc/PID/stat's flags (field 9).
+const pfKthread = 0x00200000
+
+// maxMapsBytes bounds how much of /proc/PID/maps is read (a JVM maps
+// thousands of regions; the runtime's libraries come early).
+const maxMapsBytes = 4 << 20
+
+// DetectRuntime tells what pid runs from what it is, not from its
+// command's name: a pyenv shim, gunicorn, puma or `sh -c` wrapper says
+// nothing, its executable and mapped libraries do. libpython, libruby,
+// libnode and libjvm in /proc/PID/maps, then the executable's name
+// (python3.11, ruby, node, java), then a Go build ID or buildinfo section
+// in its ELF file; anything else is native.
+func DetectRuntime(pid int) (ProcessInfo, error) {
+	info := ProcessInfo{PID: pid}
+	dir := "/proc/" + strconv.Itoa(pid)
+	stat, err := os.ReadFile(dir + "/stat")
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return info, fmt.Errorf("pid %d: %w", pid, ErrNoProcess)
+		}
+		return info, fmt.Errorf("pid %d: %w", pid, err)
+	}
+	if flags, ppid, ok := statFlags(stat); ok {
+		info.PPID = ppid
+		if flags&pfKthread != 0 {
+			return info, fmt.Errorf("pid %d %w", pid, ErrKernelThread)
+		}
+	}
+	exe, err := os.Readlink(dir + "/exe")
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return info, fmt.Errorf("pid %d: %w", pid, ErrNoPermission)
+	case errors.Is(err, fs.ErrNotExist):
+		if _, serr := os.Stat(dir); serr != nil {
+			return info, fmt.Errorf("pid %d: %w", pid, ErrNoProcess)
+		}
+		return info, fmt.Errorf("pid %d %w", pid, ErrKernelThread) // no executable: a kernel thread or a zombie
+	case err != nil:
+		return info, fmt.Errorf("pid %d: reading its executable: %w", pid, err)
+	}
+	info.Exe = strings.TrimSuffix(exe, " (deleted)")
+	info.Cmdline = readCmdline(dir + "/cmdline")
+	_, err = os.Stat("/tmp/perf-" + strconv.Itoa(pid) + ".map")
+	info.PerfMap = err == nil
+	info.Runtime = runtimeFromMaps(dir + "/maps")
+	if info.Runtime == "" {
+		info.Runtime = runtimeFromExe(info.Exe, dir+"/exe")
+	}
+	return info, nil
+}
+
+// statFlags returns the flags (field 9) and parent pid (field 4) of a
+// /proc/PID/stat line.
+func statFlags(b []byte) (flags uint64, ppid int, ok bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(b[i+1:])) // f[0] is field 3
+	if len(f) < 7 {
+		return 0, 0, false
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	flags, err := strconv.ParseUint(f[6], 10, 64)
+	return flags, ppid, err == nil
+}
+
+func readCmdline(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 200))
+	return strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+}
+
+// runtimeLibs are shared libraries that say which runtime a process runs
+// (an interpreter built with --enable-shared, node linked to libnode, every
+// JVM).
+var runtimeLibs = []struct{ prefix, runtime string }{
+	{"libpython", RuntimePython}, {"libruby", RuntimeRuby},
+	{"libnode", RuntimeNode}, {"libjvm", RuntimeJVM},
+}
+
+func runtimeFromMaps(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, maxMapsBytes))
+	for sc.Scan() {
+		line := sc.Bytes()
+		slash := bytes.IndexByte(line, '/')
+		if slash < 0 {
+			continue
+		}
+		base := filepath.Base(string(line[slash:]))
+		for _, l := range runtimeLibs {
+			if strings.HasPrefix(base, l.prefix) && strings.Contains(base, ".so") {
+				return l.runtime
+			}
+		}
+	}
+	return ""
+}
+
+// runtimeFromExe tells the runtime from the executable's name, then from
+// its ELF file (read through /proc/PID/exe, which works for a deleted or
+// replaced binary).
+func runtimeFromExe(exe, procExe string) string {
+	base := filepath.Base(exe)
+	switch {
+	case strings.HasPrefix(base, "python") || strings.HasPrefix(base, "pypy"):
+		return RuntimePython
+	case base == "ruby" || strings.HasPrefix(base, "ruby"):
+		return RuntimeRuby
+	case base == "node" || base == "nodejs" || base == "bun" || base == "deno":
+		return RuntimeNode
+	case base == "java":
+		return RuntimeJVM
+	}
+	if isGoBinary(procExe) {
+		return RuntimeGo
+	}
+	return RuntimeNative
+}
+
+// isGoBinary says whether the ELF file carries Go's build information or
+// build ID (every binary the go command links has them).
+func isGoBinary(path string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return f.Section(".go.buildinfo") != nil || f.Section(".note.go.buildid") != nil
+}
+
+// ProcessCPUSeconds is the CPU time (user + system) pid has used so far.
+func ProcessCPUSeconds(pid int) (float64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	st, err := parseProcStat(b)
+	if err != nil {
+		return 0, err
+	}
+	return float64(st.UTime+st.STime) / userHZ, nil
+}

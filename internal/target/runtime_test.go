@@ -1,0 +1,128 @@
+package target
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDetectRuntimeGoBinary(t *testing.T) {
+	info, err := DetectRuntime(os.Getpid()) // the test binary: a Go program
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Runtime != RuntimeGo || info.Exe == "" || info.PPID != os.Getppid() {
+		t.Errorf("DetectRuntime(self) = %+v; want runtime go, its executable and parent", info)
+	}
+}
+
+// startIdle starts a command that sleeps and returns its pid.
+func startIdle(t *testing.T, name string, args ...string) int {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s not installed", name)
+	}
+	cmd := exec.Command(path, args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	time.Sleep(300 * time.Millisecond) // let the interpreter map its libraries
+	return cmd.Process.Pid
+}
+
+// waitRuntime detects pid's runtime until it is want or 10 s pass: the
+// command may be a launcher (a pyenv shim is bash, then pyenv, then the
+// interpreter) whose exec chain takes a while on a busy machine.
+func waitRuntime(t *testing.T, pid int, want string) ProcessInfo {
+	t.Helper()
+	var info ProcessInfo
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		var err error
+		if info, err = DetectRuntime(pid); err != nil {
+			t.Fatal(err)
+		}
+		if info.Runtime == want {
+			break
+		}
+	}
+	return info
+}
+
+func TestDetectRuntimeInterpreters(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		args []string
+		want string
+	}{
+		{"python3", []string{"-c", "import time; time.sleep(30)"}, RuntimePython},
+		{"ruby", []string{"-e", "sleep 30"}, RuntimeRuby},
+		{"node", []string{"-e", "setTimeout(() => {}, 30000)"}, RuntimeNode},
+		{"sleep", []string{"30"}, RuntimeNative},
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			info := waitRuntime(t, startIdle(t, tc.cmd, tc.args...), tc.want)
+			if info.Runtime != tc.want {
+				t.Errorf("%s: runtime %q (exe %s), want %q", tc.cmd, info.Runtime, info.Exe, tc.want)
+			}
+		})
+	}
+}
+
+// TestDetectRuntimeThroughLauncher: a shell that execs the interpreter (a
+// pyenv shim, a console script) is the interpreter, whatever its name.
+func TestDetectRuntimeThroughLauncher(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	info := waitRuntime(t, startIdle(t, "sh", "-c", "exec python3 -c 'import time; time.sleep(30)'"), RuntimePython)
+	if info.Runtime != RuntimePython {
+		t.Errorf("sh -c 'exec python3': runtime %q (exe %s), want python", info.Runtime, info.Exe)
+	}
+}
+
+func TestDetectRuntimeBadPIDs(t *testing.T) {
+	if _, err := DetectRuntime(2); !errors.Is(err, ErrKernelThread) { // kthreadd
+		t.Errorf("pid 2: %v, want a kernel thread error", err)
+	}
+	if _, err := DetectRuntime(1 << 30); !errors.Is(err, ErrNoProcess) {
+		t.Errorf("pid 2^30: %v, want no such process", err)
+	}
+}
+
+// TestDetectRuntimeNotPermitted reads a root process as another user.
+func TestDetectRuntimeNotPermitted(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run a helper as another user")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv not installed (util-linux)")
+	}
+	pid := startIdle(t, "sleep", "30")
+	exe, _ := os.Executable()
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", exe, "-test.run=^TestDetectRuntimeAsOtherUser$", "-test.v")
+	cmd.Env = append(os.Environ(), "PERFLAB_OTHER_PID="+strconv.Itoa(pid))
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "not permitted") {
+		t.Errorf("as nobody: %v\n%s", err, out)
+	}
+}
+
+// TestDetectRuntimeAsOtherUser runs under TestDetectRuntimeNotPermitted.
+func TestDetectRuntimeAsOtherUser(t *testing.T) {
+	pid, err := strconv.Atoi(os.Getenv("PERFLAB_OTHER_PID"))
+	if err != nil {
+		t.Skip("run by TestDetectRuntimeNotPermitted")
+	}
+	_, err = DetectRuntime(pid)
+	if !errors.Is(err, ErrNoPermission) {
+		t.Fatalf("DetectRuntime(%d) as uid %d: %v, want not permitted", pid, os.Getuid(), err)
+	}
+	t.Log(err)
+}
