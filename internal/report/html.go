@@ -44,7 +44,7 @@ type htmlView struct {
 	Partial   bool
 	Config    []kv
 	Cards     []card
-	Charts    []namedChart
+	Charts    []figure
 	Verdict   []kv
 	Findings  []htmlFinding
 	Hot       []htmlHot
@@ -67,13 +67,6 @@ type kv struct{ K, V string }
 type card struct {
 	Label, Value, Note string
 	Warn               bool
-}
-
-// namedChart is a rendered chart with its legend.
-type namedChart struct {
-	Title  string
-	Series []series
-	SVG    template.HTML
 }
 
 type htmlFinding struct {
@@ -211,7 +204,7 @@ func cards(r *runfmt.Run) []card {
 		}
 		cs = append(cs, card{Label: "GC share of CPU", Value: value, Note: fmt.Sprintf("%d cycles, pause p99 %.3f ms", g.Count, g.PauseP99Ms), Warn: g.CPUPct >= 20})
 	}
-	if b, o := allocTotals(r.Allocs); b > 0 && r.Load != nil {
+	if b, o := allocPerRequest(r); b > 0 {
 		cs = append(cs, card{Label: "Allocated per request", Value: FormatBytes(b), Note: fmt.Sprintf("%.0f objects", o)})
 	}
 	return cs
@@ -224,12 +217,14 @@ func memNote(t *runfmt.TargetSummary) string {
 	return "no memory limit"
 }
 
-func allocTotals(as []runfmt.AllocFunc) (bytes, objs float64) {
-	for _, a := range as {
-		bytes += a.BytesPerRequest
-		objs += a.ObjectsPerRequest
+// allocPerRequest is the allocation profile's total per request. The rows
+// of r.Allocs do not add up to it: user functions count the library code
+// they call, so summing them counts that code twice.
+func allocPerRequest(r *runfmt.Run) (bytes, objs float64) {
+	if r.Load == nil {
+		return 0, 0
 	}
-	return bytes, objs
+	return r.AllocBytesPerRequest, r.AllocObjectsPerRequest
 }
 
 func formatMs(ms float64) string {
@@ -262,8 +257,8 @@ func verdictRows(r *runfmt.Run) []kv {
 		}
 		rows = append(rows, kv{"Garbage collector", s})
 	}
-	if b, o := allocTotals(r.Allocs); b > 0 && r.Load != nil {
-		rows = append(rows, kv{"Allocations", fmt.Sprintf("%s and %.0f objects per request (top %d functions)", FormatBytes(b), o, len(r.Allocs))})
+	if b, o := allocPerRequest(r); b > 0 {
+		rows = append(rows, kv{"Allocations", fmt.Sprintf("%s and %.0f objects per request", FormatBytes(b), o)})
 	}
 	return rows
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"html"
 	"image/png"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/analysis"
@@ -36,7 +38,9 @@ func sampleRun() *runfmt.Run {
 			{Function: "main.handler.func1", CumPct: 85, CumUsPerRequest: 1050, UserCode: true, AttributedUsReq: 40},
 			{Function: "strings.ToLower", FlatPct: 60, CumPct: 75},
 		},
-		Allocs: []runfmt.AllocFunc{{Function: "main.search", UserCode: true, BytesPerRequest: 300 << 10, ObjectsPerRequest: 5000}},
+		Allocs: []runfmt.AllocFunc{{Function: "main.search", UserCode: true, BytesPerRequest: 300 << 10, ObjectsPerRequest: 5000},
+			{Function: "strings.ToLower", BytesPerRequest: 280 << 10, ObjectsPerRequest: 4900}},
+		AllocBytesPerRequest: 320 << 10, AllocObjectsPerRequest: 5100,
 		Findings: []runfmt.Finding{
 			{Kind: "cpu-bound", Title: "CPU-bound: 0.98 cores used of a 1-core budget", Detail: "each request costs 1.23 ms", CostUsPerRequest: 1234},
 			{Kind: "hot-user-function", Title: "main.search: 80% of CPU, mostly in strings.ToLower", Detail: "start here <now>", Functions: []string{"main.search", "strings.ToLower"}, CostUsPerRequest: 985, Share: 0.8},
@@ -50,8 +54,27 @@ func sampleRun() *runfmt.Run {
 			CPUCores: &cores, RSSBytes: &rss, ThrottledPct: &thr})
 	}
 	l.Series[4].Requests = 10 // the last, partial second
+	l.Histogram = testHistogram(3200, 4800)
 	r.Load = l
 	return r
+}
+
+// testHistogram is an encoded HDR histogram of n latencies around
+// medianUs microseconds with a tail to 10×.
+func testHistogram(n int, medianUs int64) string {
+	h := hdr.New(1, 60_000_000, 3)
+	for i := range n {
+		v := medianUs/2 + int64(i)*medianUs/int64(n)
+		if i%100 == 0 {
+			v *= 10
+		}
+		h.RecordValue(v)
+	}
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
 
 // sampleFlame is a flame page of a small CPU profile.
@@ -96,7 +119,7 @@ func TestWriteHTMLContent(t *testing.T) {
 		"CPU-bound at its budget",
 		"main.search: 80% of CPU, mostly in strings.ToLower", "985.0 µs CPU/request", "start here &lt;now&gt;",
 		"(mostly strings.ToLower)",
-		`<svg class="chart"`, "Throughput", "Latency", "Target CPU", "Resident memory", "CPU throttling", "budget 1",
+		`<svg class="chart"`, "Throughput", "Latency by percentile", "Latency over time", "CPU against the budget", "Memory and garbage collection", "throttled (%)", "1-core budget",
 		`<iframe class="flame"`, `sandbox="allow-scripts"`,
 		"concurrency=4 duration=4s", "no mutex profile &lt;enabled&gt;",
 		`<a href="profiles/cpu.pb.gz">`,
@@ -104,6 +127,11 @@ func TestWriteHTMLContent(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+	// Allocations per request are the profile's total, not the rows'
+	// sum (a user function's row counts the library code it calls).
+	if !strings.Contains(page, `<div class="value">320.0 KiB</div>`) || strings.Contains(page, "580.0 KiB") {
+		t.Error("the allocations card does not show the profile's total per request (320.0 KiB)")
 	}
 	// Only user code is listed as hot.
 	if strings.Contains(page, `<td class="fn">strings.ToLower`) {
@@ -121,9 +149,9 @@ func TestWriteHTMLContent(t *testing.T) {
 	if got := html.UnescapeString(m[1]); got != string(flame) {
 		t.Errorf("srcdoc unescapes to %d bytes, want the %d-byte flame page", len(got), len(flame))
 	}
-	// The partial last second is not drawn: 4 points per series.
-	if n := strings.Count(page, "<title>requests/s at "); n != 4 {
-		t.Errorf("throughput chart has %d points, want 4", n)
+	// The partial last second is not drawn: the time axis ends at 4 s.
+	if tp := figureSVG(t, page, "throughput"); strings.Contains(tp, ">5</text>") || !strings.Contains(tp, ">4</text>") {
+		t.Errorf("throughput chart's time axis does not end at 4 s:\n%.2000s", tp)
 	}
 }
 
@@ -146,23 +174,14 @@ func TestWriteHTMLPartialWithoutData(t *testing.T) {
 	}
 }
 
-func TestNiceTicks(t *testing.T) {
-	for _, tc := range []struct {
-		max  float64
-		want string
-	}{{0, "[0 1]"}, {1, "[0 0.25 0.5 0.75 1]"}, {796, "[0 200 400 600 800]"}, {1.02, "[0 0.5 1 1.5]"}, {12.5, "[0 5 10 15]"}} {
-		if got := strings.Join(strings.Fields(fmtSlice(niceTicks(tc.max))), " "); got != tc.want {
-			t.Errorf("niceTicks(%g) = %s, want %s", tc.max, got, tc.want)
-		}
+func TestPercentileTicks(t *testing.T) {
+	var got []string
+	for _, tk := range percentileTicks(20000) {
+		got = append(got, fmt.Sprintf("%g=%s", tk.Value, tk.Label))
 	}
-}
-
-func fmtSlice(v []float64) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = unitPlain("")(x)
+	if want := "1=0% 10=90% 100=99% 1000=99.9% 10000=99.99%"; strings.Join(got, " ") != want {
+		t.Errorf("percentileTicks(20000) = %s, want %s", strings.Join(got, " "), want)
 	}
-	return "[" + strings.Join(s, " ") + "]"
 }
 
 // TestHTMLScreenshot renders the report in headless Chromium and checks it

@@ -1,0 +1,93 @@
+package report
+
+import (
+	"html"
+	"regexp"
+	"strings"
+	"testing"
+
+	"perflab/internal/runfmt"
+)
+
+var (
+	figureRE = regexp.MustCompile(`(?s)<figure class="fig" id="fig-([a-z-]+)" data-x-label="([^"]*)" data-y-label="([^"]*)"( data-empty="1")?>(.*?)</figure>`)
+	svgText  = regexp.MustCompile(`(?s)<text[^>]*>([^<]*)</text>`)
+	svgPath  = regexp.MustCompile(`<path d="M`)
+)
+
+// figures returns the report's figures by ID: their labels and markup.
+func figures(page string) map[string][3]string {
+	out := map[string][3]string{}
+	for _, m := range figureRE.FindAllStringSubmatch(page, -1) {
+		out[m[1]] = [3]string{html.UnescapeString(m[2]), html.UnescapeString(m[3]), m[4] + m[5]}
+	}
+	return out
+}
+
+// figureSVG returns the markup of the report's figure id.
+func figureSVG(t *testing.T, page, id string) string {
+	t.Helper()
+	f, ok := figures(page)[id]
+	if !ok {
+		t.Fatalf("report has no figure %q", id)
+	}
+	return f[2]
+}
+
+// checkFigure checks a drawn chart's structure: an SVG with its axis
+// labels and every legend entry as text, tick labels on both axes, and
+// drawn lines or shapes.
+func checkFigure(t *testing.T, page, id string, legend ...string) {
+	t.Helper()
+	f, ok := figures(page)[id]
+	if !ok {
+		t.Errorf("report has no figure %q", id)
+		return
+	}
+	xLabel, yLabel, body := f[0], f[1], f[2]
+	if !strings.Contains(body, `<svg class="chart"`) {
+		t.Errorf("figure %s has no chart: %.300s", id, body)
+		return
+	}
+	texts := map[string]bool{}
+	for _, m := range svgText.FindAllStringSubmatch(body, -1) {
+		texts[html.UnescapeString(m[1])] = true
+	}
+	for _, want := range append([]string{xLabel, yLabel}, legend...) {
+		if want != "" && !texts[want] {
+			t.Errorf("figure %s: no text %q in its SVG (texts: %v)", id, want, keys(texts))
+		}
+	}
+	if xLabel == "" || yLabel == "" {
+		t.Errorf("figure %s: axis labels %q, %q; want both", id, xLabel, yLabel)
+	}
+	if len(texts) < 6 {
+		t.Errorf("figure %s: %d texts, want axis labels, ticks and a legend", id, len(texts))
+	}
+	if n := len(svgPath.FindAllString(body, -1)); n < 4 {
+		t.Errorf("figure %s: %d paths drawn, want axes, grid and data", id, n)
+	}
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestReportFiguresHaveAxesAndLegends(t *testing.T) {
+	r := sampleRun()
+	r.GC.Events = []runfmt.GCEvent{{T: 0.5, HeapStartMB: 12, HeapEndMB: 13, HeapLiveMB: 6, PauseMs: 0.3}, {T: 2.2, HeapStartMB: 12, HeapEndMB: 12, HeapLiveMB: 7}}
+	var b strings.Builder
+	if err := WriteHTML(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	checkFigure(t, page, "latency-percentiles", "all requests", "90%", "99%")
+	checkFigure(t, page, "latency-time", "p50", "p99")
+	checkFigure(t, page, "throughput", "requests/s", "errors/s")
+	checkFigure(t, page, "cpu", "cores used", "1-core budget", "throttled (%)", "% of periods throttled")
+	checkFigure(t, page, "memory", "RSS", "live heap after GC", "a collection", "budget 512.0 MiB")
+}
