@@ -117,14 +117,18 @@ type leanDecoder struct {
 	sv       []int64
 
 	locs  []rawLocation
+	locLines []rawLine // the locations' lines, see rawLocation
 	funcs []rawFunction
 	maps  map[uint64]int64 // mapping id -> filename string index
 	buf   []byte
 }
 
+// rawLocation is a location: its id, mapping, and its lines, which are
+// locLines[off : off+n] (one slice for all, not one per location: a large
+// profile has millions of locations).
 type rawLocation struct {
-	id, mapping, addr uint64
-	lines             []rawLine
+	id, mapping uint64
+	off, n      int32
 }
 
 // rawLine is one Line of a location: its function and line number.
@@ -407,7 +411,7 @@ func (d *leanDecoder) mapping(b []byte) error {
 }
 
 func (d *leanDecoder) location(b []byte) error {
-	var loc rawLocation
+	loc := rawLocation{off: int32(len(d.locLines))}
 	it := fieldIter{b: b}
 	for it.next() {
 		switch {
@@ -415,14 +419,13 @@ func (d *leanDecoder) location(b []byte) error {
 			loc.id = it.v
 		case it.field == 2 && it.wire == 0:
 			loc.mapping = it.v
-		case it.field == 3 && it.wire == 0:
-			loc.addr = it.v
 		case it.field == 4 && it.wire == 2:
 			ln, err := parseLine(it.data)
 			if err != nil {
 				return err
 			}
-			loc.lines = append(loc.lines, ln)
+			d.locLines = append(d.locLines, ln)
+			loc.n++
 		}
 	}
 	d.locs = append(d.locs, loc)
