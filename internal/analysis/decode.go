@@ -116,11 +116,11 @@ type leanDecoder struct {
 	ids      []uint64
 	sv       []int64
 
-	locs  []rawLocation
+	locs     []rawLocation
 	locLines []rawLine // the locations' lines, see rawLocation
-	funcs []rawFunction
-	maps  map[uint64]int64 // mapping id -> filename string index
-	buf   []byte
+	funcs    []rawFunction
+	maps     map[uint64]int64 // mapping id -> filename string index
+	buf      []byte
 }
 
 // rawLocation is a location: its id, mapping, and its lines, which are
