@@ -18,18 +18,43 @@ var assets embed.FS
 var reportTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{"sloValue": FormatSLOValue}).ParseFS(assets, "assets/report.html.tmpl"))
 
 // WriteHTML writes a run's report as one self-contained HTML page (no
-// network needed to view it): the run's name, status and configuration, the
-// load summary, per-second charts of throughput, latency, CPU cores, RSS and
-// throttling as inline SVG, the verdict (CPU per request, GC, allocations),
-// the findings, the hot user functions, and the interactive CPU flame graph.
-// flame is a page written by analysis.WriteFlameHTML, embedded in an
-// iframe; nil leaves the flame graph out.
+// network needed to view it): the run's name, status and configuration,
+// what the measurement is worth, the load summary, charts (latency by
+// percentile and over time, throughput, CPU against the budget with
+// throttling, memory with the GC) as inline SVG, the verdict (CPU per
+// request, GC, allocations), the findings with their culprit lines, the
+// per-endpoint table, the hot user functions, and the interactive CPU
+// flame graph. flame is a page written by analysis.WriteFlameHTML,
+// embedded in an iframe; nil leaves the flame graph out, saying why.
 func WriteHTML(w io.Writer, r *runfmt.Run, flame []byte) error {
+	return WriteHTMLWith(w, r, HTMLOptions{Flame: flame})
+}
+
+// HTMLOptions is what the page around a report adds to it.
+type HTMLOptions struct {
+	// Flame is the CPU flame graph page to embed (see WriteHTML).
+	Flame []byte
+	// Crumbs are breadcrumbs shown above the report: where it sits in the
+	// UI, the last one the report itself.
+	Crumbs []Crumb
+	// FlameURL and SourceURL, when set, give the links of a function's
+	// frame in a flame graph page and of its source view (in the UI);
+	// otherwise findings link to the embedded flame graph and to their
+	// source snippet in the page.
+	FlameURL, SourceURL func(function string) string
+}
+
+// Crumb is one step of breadcrumbs: a label and where it leads ("" for the
+// current page).
+type Crumb struct{ Label, Href string }
+
+// WriteHTMLWith writes a run's report as WriteHTML does, with opt.
+func WriteHTMLWith(w io.Writer, r *runfmt.Run, opt HTMLOptions) error {
 	css, err := assets.ReadFile("assets/report.css")
 	if err != nil {
 		return fmt.Errorf("writing HTML report: %w", err)
 	}
-	v := newHTMLView(r, flame)
+	v := newHTMLView(r, opt)
 	v.CSS = template.CSS(css)
 	if err := reportTmpl.Execute(w, v); err != nil {
 		return fmt.Errorf("writing HTML report: %w", err)
@@ -53,6 +78,9 @@ type htmlView struct {
 	Allocs    []htmlAlloc
 	Flame     string
 	HasFlame  bool
+	// NoFlame says why there is no flame graph.
+	NoFlame   string
+	Crumbs    []Crumb
 	Requests  int64
 	StartedAt string
 	// Headline is shown first: measurement, status, errors, SLO.
@@ -75,22 +103,29 @@ type htmlFinding struct {
 	Detail                   string
 	Functions                []string
 	Lines                    []htmlLine
+	// Frame names the function the finding's links show; FlameHref and
+	// SourceHref lead to its frame in a flame graph and its source ("" when
+	// there is none to show).
+	Frame, FlameHref, SourceHref string
 }
 
 type htmlHot struct {
 	Self, Cum, CumPct, Function, File, Callee string
 	Bar                                       float64 // width of the cost bar, 0-100
 	Line                                      string  // its costliest source line
+	FlameHref, SourceHref                     string
 }
 
 type htmlAlloc struct {
 	Bytes, Objects, Function string
 }
 
-func newHTMLView(r *runfmt.Run, flame []byte) *htmlView {
-	v := &htmlView{Run: r, Partial: r.Status != runfmt.StatusComplete, StartedAt: r.Started.Format("2006-01-02 15:04:05 MST")}
-	if len(flame) > 0 {
-		v.Flame, v.HasFlame = string(flame), true
+func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
+	v := &htmlView{Run: r, Partial: r.Status != runfmt.StatusComplete, StartedAt: r.Started.Format("2006-01-02 15:04:05 MST"), Crumbs: opt.Crumbs}
+	if len(opt.Flame) > 0 {
+		v.Flame, v.HasFlame = string(opt.Flame), true
+	} else {
+		v.NoFlame = noFlameReason(r)
 	}
 	if r.Load != nil {
 		v.Requests = r.Load.Requests
@@ -108,6 +143,7 @@ func newHTMLView(r *runfmt.Run, flame []byte) *htmlView {
 	v.Verdict = verdictRows(r)
 	v.Findings = findingsView(r.Findings)
 	v.Hot = hotView(r.Hot, v.Requests > 0)
+	v.addLinks(opt)
 	v.Endpoints = endpointTable(r)
 	if r.Endpoints != nil {
 		v.EndNote = r.Endpoints.Note
