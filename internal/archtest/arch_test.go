@@ -13,7 +13,7 @@ import (
 // A package missing here may import none.
 var allowed = map[string][]string{
 	"cli":      {"lab", "load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision"},
-	"ui":       {"compare", "report", "runfmt", "store"},
+	"ui":       {"analysis", "compare", "report", "runfmt", "store"},
 	"lab":      {"load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "revision"},
 	"revision": {},
 	"compare":  {"analysis", "stats", "runfmt", "store"},

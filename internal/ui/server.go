@@ -29,15 +29,17 @@ var index = template.Must(template.New("index.html").Funcs(template.FuncMap{
 // Server is perflab's local web UI over one run directory.
 type Server struct {
 	store store.Store
+	runs  *runList
 	pprof pprofViews
 	mux   *http.ServeMux
 }
 
 // New returns the UI of the runs kept in st.
 func New(st store.Store) *Server {
-	s := &Server{store: st, mux: http.NewServeMux()}
+	s := &Server{store: st, runs: &runList{root: st.Root}, mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /{$}", s.index)
 	s.mux.HandleFunc("GET /runs/{id}/{$}", s.report)
+	s.mux.HandleFunc("GET /runs/{id}/flame", s.flame)
 	s.mux.HandleFunc("GET /runs/{id}/files/{path...}", s.file)
 	// Any method: pprof's views save and delete their settings with POSTs.
 	s.mux.HandleFunc("/runs/{id}/pprof/{profile}/{view...}", s.pprofView)
@@ -49,66 +51,6 @@ func New(st store.Store) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	s.mux.ServeHTTP(w, r)
-}
-
-// runRow is one line of the index.
-type runRow struct {
-	ID, Name, Started, Status, Reason, Err string
-	RPS, P99, CPUMs                        float64
-	HasLoad, HasCPU                        bool
-	Finding                                string
-	Profiles                               []profileLink
-}
-
-// profileLink opens one profile in pprof's views.
-type profileLink struct{ Name, Type, File, Href string }
-
-func (s *Server) index(w http.ResponseWriter, r *http.Request) {
-	entries, err := s.store.List()
-	if err != nil {
-		http.Error(w, fmt.Sprintf("listing runs in %s: %v", s.store.Root, err), http.StatusInternalServerError)
-		return
-	}
-	var rows []runRow
-	for _, e := range entries {
-		rows = append(rows, newRunRow(e))
-	}
-	var b bytes.Buffer
-	err = index.Execute(&b, map[string]any{"Root": s.store.Root, "Runs": rows,
-		"Base": r.URL.Query().Get("base"), "New": r.URL.Query().Get("new")})
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(b.Bytes())
-}
-
-func newRunRow(e store.Entry) runRow {
-	row := runRow{ID: filepath.Base(e.Dir)}
-	if e.Err != nil {
-		row.Err = e.Err.Error()
-		return row
-	}
-	run := e.Run
-	row.Name, row.Status, row.Reason = run.Name, run.Status, run.PartialReason
-	row.Started = run.Started.Format("2006-01-02 15:04:05")
-	if run.Load != nil {
-		row.HasLoad, row.RPS, row.P99 = true, run.Load.RPS, run.Load.Latency.P99
-	}
-	if run.Target != nil && run.Target.CPUMsPerRequest > 0 {
-		row.HasCPU, row.CPUMs = true, run.Target.CPUMsPerRequest
-	}
-	if len(run.Findings) > 0 {
-		row.Finding = run.Findings[0].Title
-	}
-	for _, p := range run.Profiles {
-		if name, ok := strings.CutSuffix(filepath.Base(p.File), ".pb.gz"); ok {
-			row.Profiles = append(row.Profiles, profileLink{Name: name, Type: p.Type, File: p.File,
-				Href: "runs/" + row.ID + "/pprof/" + name + "/flamegraph"})
-		}
-	}
-	return row
 }
 
 // run finds the run with the ID in the request's path.
@@ -129,27 +71,6 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) (store.Entry, bool)
 		return store.Entry{}, false
 	}
 	return store.Entry{Dir: dir, Run: run}, true
-}
-
-// report serves the run's report.html, or renders one without a flame
-// graph for a run that has none (an interrupted one).
-func (s *Server) report(w http.ResponseWriter, r *http.Request) {
-	e, ok := s.run(w, r)
-	if !ok {
-		return
-	}
-	if b, err := os.ReadFile(filepath.Join(e.Dir, "report.html")); err == nil {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write(b)
-		return
-	}
-	var b bytes.Buffer
-	if err := report.WriteHTML(&b, e.Run, nil); err != nil {
-		http.Error(w, fmt.Sprintf("rendering run %s: %v", e.Run.ID, err), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(b.Bytes())
 }
 
 // file serves a file of the run directory (run.json, target.log, profiles).
@@ -184,7 +105,7 @@ func (s *Server) pprofView(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("profile")
 	var file string
 	for _, p := range e.Run.Profiles {
-		if strings.TrimSuffix(filepath.Base(p.File), ".pb.gz") == name && strings.HasSuffix(p.File, ".pb.gz") {
+		if strings.TrimSuffix(filepath.Base(p.File), ".pb.gz") == name && strings.HasSuffix(p.File, ".pb.gz") && filepath.IsLocal(p.File) {
 			file = filepath.Join(e.Dir, p.File)
 		}
 	}
@@ -198,7 +119,9 @@ func (s *Server) pprofView(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	prefix := "/runs/" + r.PathValue("id") + "/pprof/" + name
-	http.StripPrefix(prefix, h).ServeHTTP(w, r)
+	cw := &crumbWriter{ResponseWriter: w, crumbs: runCrumbs(rootOf(r), e.Run.ID, e.Run.Name, name+" profile (pprof)")}
+	http.StripPrefix(prefix, h).ServeHTTP(cw, r)
+	cw.finish()
 }
 
 // compare compares two runs or groups (?base=REF&new=REF[&force=1], REF as
@@ -206,22 +129,32 @@ func (s *Server) pprofView(w http.ResponseWriter, r *http.Request) {
 // comparison page with its differential flame graph.
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	refs := [2]string{strings.TrimSpace(q.Get("base")), strings.TrimSpace(q.Get("new"))}
+	if picks := q["pick"]; refs[0] == "" && refs[1] == "" && len(picks) > 0 {
+		// Ticked in the index, which lists the newest first: the lower
+		// (older) one is the base.
+		if len(picks) != 2 {
+			http.Error(w, fmt.Sprintf("compare: tick two groups or runs (%d ticked)", len(picks)), http.StatusBadRequest)
+			return
+		}
+		refs = [2]string{picks[1], picks[0]}
+	}
 	groups := [2][]store.Entry{}
+	var labels [2]string
 	for i, side := range []string{"base", "new"} {
-		ref := strings.TrimSpace(q.Get(side))
-		if ref == "" {
+		if refs[i] == "" {
 			http.Error(w, fmt.Sprintf("compare: %s is empty: give a run ID, name, glob or comma-separated list", side), http.StatusBadRequest)
 			return
 		}
-		es, err := s.resolve(ref)
+		es, err := s.resolve(refs[i])
 		if err != nil {
-			http.Error(w, fmt.Sprintf("compare: %s=%q: %v", side, ref, err), http.StatusBadRequest)
+			http.Error(w, fmt.Sprintf("compare: %s=%q: %v", side, refs[i], err), http.StatusBadRequest)
 			return
 		}
-		groups[i] = es
+		groups[i], labels[i] = es, groupLabel(es, refs[i])
 	}
 	res, err := compare.Compare(groups[0], groups[1], compare.Options{
-		Force: q.Get("force") == "1", BaseLabel: shorten(q.Get("base"), 24), NewLabel: shorten(q.Get("new"), 24)})
+		Force: q.Get("force") == "1", BaseLabel: labels[0], NewLabel: labels[1]})
 	if errors.Is(err, compare.ErrIncomparable) {
 		http.Error(w, fmt.Sprintf("compare: %v (add &force=1 to compare anyway)", err), http.StatusBadRequest)
 		return
@@ -239,8 +172,22 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("compare: %v", err), http.StatusInternalServerError)
 		return
 	}
+	crumbs := []crumb{{Label: "perflab runs", Href: "./"}, {Label: fmt.Sprintf("compare %s (base) with %s (new)", labels[0], labels[1])}}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(b.Bytes())
+	w.Write(withCrumbs(b.Bytes(), crumbs))
+}
+
+// groupLabel names a side of a comparison: its runs' name when they share
+// one, else the reference as given.
+func groupLabel(es []store.Entry, ref string) string {
+	name := ""
+	for i, e := range es {
+		if e.Run == nil || (i > 0 && e.Run.Name != name) {
+			return shorten(ref, 24)
+		}
+		name = e.Run.Name
+	}
+	return shorten(name, 24)
 }
 
 // resolve finds the runs of a comma-separated list of references inside

@@ -1,0 +1,97 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"regexp"
+
+	"perflab/internal/analysis"
+	"perflab/internal/report"
+	"perflab/internal/runfmt"
+)
+
+// report renders the run's report from its run.json (any run, an
+// interrupted one without report.html too), with breadcrumbs, the CPU
+// flame graph drawn from its profile, and each finding linked to its frame
+// on the run's flame graph page and to its source in pprof's source view.
+func (s *Server) report(w http.ResponseWriter, r *http.Request) {
+	e, ok := s.run(w, r)
+	if !ok {
+		return
+	}
+	opt := report.HTMLOptions{}
+	var crumbs []report.Crumb
+	for _, c := range runCrumbs(rootOf(r), e.Run.ID, e.Run.Name) {
+		crumbs = append(crumbs, report.Crumb{Label: c.Label, Href: c.Href})
+	}
+	opt.Crumbs = crumbs
+	if cpu := profileFile(e.Run, "cpu"); cpu != "" {
+		var fb bytes.Buffer
+		fopt := analysis.FlameOptions{Title: e.Run.ID + ": CPU", Requests: requests(e.Run)}
+		if err := analysis.WriteFlameHTMLFile(&fb, filepath.Join(e.Dir, cpu), fopt); err == nil {
+			opt.Flame = fb.Bytes()
+			opt.FlameURL = func(fn string) string { return "flame#focus=" + url.PathEscape(fn) }
+			opt.SourceURL = func(fn string) string {
+				return "pprof/cpu/source?f=" + url.QueryEscape("^"+regexp.QuoteMeta(fn)+"$")
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := report.WriteHTMLWith(&b, e.Run, opt); err != nil {
+		http.Error(w, fmt.Sprintf("rendering run %s: %v", e.Run.ID, err), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(b.Bytes())
+}
+
+// flame serves perflab's flame graph of one of the run's profiles
+// (?profile=cpu by default, or allocs...), per request, with breadcrumbs;
+// #focus=FUNCTION zooms to a function's frame.
+func (s *Server) flame(w http.ResponseWriter, r *http.Request) {
+	e, ok := s.run(w, r)
+	if !ok {
+		return
+	}
+	typ := r.URL.Query().Get("profile")
+	if typ == "" {
+		typ = "cpu"
+	}
+	file := profileFile(e.Run, typ)
+	if file == "" {
+		http.Error(w, fmt.Sprintf("profile %q: run %s has none (see its run.json)", typ, e.Run.ID), http.StatusNotFound)
+		return
+	}
+	opt := analysis.FlameOptions{Title: fmt.Sprintf("%s: %s", e.Run.ID, typ), Requests: requests(e.Run)}
+	if typ == "allocs" {
+		opt.SampleIndex = "alloc_space"
+	}
+	var b bytes.Buffer
+	if err := analysis.WriteFlameHTMLFile(&b, filepath.Join(e.Dir, file), opt); err != nil {
+		http.Error(w, fmt.Sprintf("flame graph of %s: %v", file, err), http.StatusUnprocessableEntity)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(withCrumbs(b.Bytes(), runCrumbs(rootOf(r), e.Run.ID, e.Run.Name, typ+" flame graph")))
+}
+
+// profileFile is the run's profile of a type, relative to its directory
+// ("" when it has none).
+func profileFile(r *runfmt.Run, typ string) string {
+	for _, p := range r.Profiles {
+		if p.Type == typ && filepath.IsLocal(p.File) {
+			return p.File
+		}
+	}
+	return ""
+}
+
+func requests(r *runfmt.Run) int64 {
+	if r.Load == nil {
+		return 0
+	}
+	return r.Load.Requests
+}
