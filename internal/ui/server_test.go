@@ -80,7 +80,7 @@ func TestMain(m *testing.M) {
 }
 
 // get fetches path from the UI and returns status, content type and body.
-func get(t *testing.T, h http.Handler, path string) (int, string, string) {
+func get(t testing.TB, h http.Handler, path string) (int, string, string) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	defer srv.Close()

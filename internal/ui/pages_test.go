@@ -1,0 +1,230 @@
+package ui
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"perflab/internal/runfmt"
+	"perflab/internal/store"
+)
+
+// payloads are the raw forms of the hostile names: none may appear
+// unescaped in any page.
+var payloads = []string{`<script>alert("name")`, `<img src=x onerror=alert(1)>`, `<b onmouseover=alert(2)>`, `<i>x</i>`, `<b>now</b>`}
+
+func checkEscaped(t *testing.T, page, body string) {
+	t.Helper()
+	for _, p := range payloads {
+		if strings.Contains(body, p) {
+			i := strings.Index(body, p)
+			t.Errorf("%s: %q unescaped: …%s…", page, p, body[max(i-80, 0):min(i+80, len(body))])
+		}
+	}
+}
+
+// TestPagesEscapeHostileNames loads every page of the UI with runs,
+// targets, functions and source lines named to inject markup, and checks
+// each page shows them escaped.
+func TestPagesEscapeHostileNames(t *testing.T) {
+	root, ids := fixtureRuns(t)
+	h := New(store.Store{Root: root})
+	evil, worker := ids[len(ids)-1], ids[1]
+	pages := []struct {
+		path string
+		want string // an escaped form the page must show
+	}{
+		{"/", "&lt;script&gt;alert(&#34;name&#34;)&lt;/script&gt;"},
+		{"/?q=" + url.QueryEscape(evilName), "&lt;script&gt;"},
+		{"/?q=%3Cscript%3E&status=complete", "&lt;script&gt;"},
+		{"/runs/" + evil + "/", "&lt;script&gt;alert(&#34;name&#34;)&lt;/script&gt;"},
+		{"/runs/" + worker + "/", "&lt;b onmouseover=alert(2)&gt;"},
+		{"/runs/" + worker + "/flame", `\u003cb onmouseover=alert(2)\u003e`},
+		{"/runs/" + evil + "/flame", "&lt;script&gt;"},
+		{"/runs/" + evil + "/pprof/cpu/top", "&lt;script&gt;"},
+		{"/compare?base=api&new=" + worker, "&lt;b onmouseover=alert(2)&gt;"},
+		{"/compare?pick=" + evil + "&pick=" + ids[0], "&lt;script&gt;"},
+	}
+	for _, p := range pages {
+		code, _, body := get(t, h, p.path)
+		if code != 200 {
+			t.Errorf("GET %s: %d %.300s", p.path, code, body)
+			continue
+		}
+		checkEscaped(t, p.path, body)
+		if !strings.Contains(body, p.want) {
+			t.Errorf("GET %s: does not show %q", p.path, p.want)
+		}
+		if !strings.Contains(body, `aria-label="breadcrumbs"`) {
+			t.Errorf("GET %s: no breadcrumbs", p.path)
+		}
+	}
+}
+
+// TestPagesReadOnlyInsideDir gives a run whose run.json names profiles
+// outside its directory: no page reads them.
+func TestPagesReadOnlyInsideDir(t *testing.T) {
+	root, ids := fixtureRuns(t)
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "cpu.pb.gz")
+	data, err := os.ReadFile(filepath.Join(root, ids[0], "profiles", "cpu.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(secret, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, ids[0])
+	r, err := runfmt.ReadFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, _ := filepath.Rel(dir, secret)
+	r.Profiles = []runfmt.ProfileRef{{Type: "cpu", Source: "pprof", File: rel}, {Type: "allocs", Source: "pprof", File: secret}}
+	if err := runfmt.WriteFile(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	h := New(store.Store{Root: root})
+	for _, c := range []struct {
+		path string
+		code int
+	}{
+		{"/runs/" + ids[0] + "/flame", 404},
+		{"/runs/" + ids[0] + "/flame?profile=allocs", 404},
+		{"/runs/" + ids[0] + "/pprof/cpu/top", 404},
+		{"/runs/" + ids[0] + "/files/" + url.PathEscape(rel), 400},
+		{"/runs/..%2F" + filepath.Base(outside) + "/", 400},
+	} {
+		if code, _, body := get(t, h, c.path); code != c.code {
+			t.Errorf("GET %s: %d %.200s; want %d", c.path, code, body, c.code)
+		}
+	}
+	code, _, body := get(t, h, "/runs/"+ids[0]+"/")
+	if code != 200 || strings.Contains(body, `id="flame-frame"`) || !strings.Contains(body, "could not be drawn") {
+		t.Errorf("report of a run whose profile lies outside: %d, embeds a flame graph: %t", code, strings.Contains(body, `id="flame-frame"`))
+	}
+}
+
+// TestIndexGroupsFiltersAndPicks checks the index: one group per run name
+// with its runs and sparklines, the filters, and compare from two ticks.
+func TestIndexGroupsFiltersAndPicks(t *testing.T) {
+	root, ids := fixtureRuns(t)
+	h := New(store.Store{Root: root})
+	_, _, body := get(t, h, "/")
+	if n := strings.Count(body, `<tbody class="group"`); n != 3 {
+		t.Errorf("index has %d groups, want 3 (api, worker, the evil name)", n)
+	}
+	if n := strings.Count(body, `<svg class="spark"`); n != 6 {
+		t.Errorf("index has %d sparklines, want 2 per group", n)
+	}
+	if !strings.Contains(body, "1 → 1.4 ms over 3 runs") {
+		t.Error("api's CPU per request trend (1 → 1.4 ms over 3 runs) is not shown")
+	}
+	_, _, body = get(t, h, "/?q=WORK")
+	if strings.Count(body, `<tbody class="group"`) != 1 || !strings.Contains(body, `data-name="worker"`) {
+		t.Error("filter q=WORK does not keep the worker group alone")
+	}
+	_, _, body = get(t, h, "/?status=partial")
+	if !strings.Contains(body, "No run matches this filter") {
+		t.Error("a filter matching nothing does not say so")
+	}
+	// Ticking two groups compares them, the lower (older) as the base.
+	api := strings.Join([]string{ids[4], ids[2], ids[0]}, ",")
+	wrk := strings.Join([]string{ids[5], ids[3], ids[1]}, ",")
+	code, _, body := get(t, h, "/compare?pick="+url.QueryEscape(wrk)+"&pick="+url.QueryEscape(api))
+	if code != 200 || !strings.Contains(body, "compare api (base) with worker (new)") {
+		t.Errorf("compare of two ticked groups: %d %.500s", code, body)
+	}
+	if code, _, body := get(t, h, "/compare?pick="+ids[0]); code != 400 || !strings.Contains(body, "tick two") {
+		t.Errorf("compare of one tick: %d %q", code, body)
+	}
+}
+
+// TestIndexOfAThousandRuns generates 1,000 stored runs and times the
+// index: in CPU time (the machine may be busy), the first request reads
+// every run.json, the next ones only the runs that changed.
+func TestIndexOfAThousandRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 1,000 runs")
+	}
+	root := thousandRuns(t)
+	h := New(store.Store{Root: root})
+	cold := cpuTime(func() {
+		if code, _, body := get(t, h, "/"); code != 200 || !strings.Contains(body, "1000 runs in") {
+			t.Fatalf("index of 1,000 runs: %d", code)
+		}
+	})
+	var warm []time.Duration
+	for range 5 {
+		warm = append(warm, cpuTime(func() { get(t, h, "/") }))
+	}
+	best := warm[0]
+	for _, w := range warm {
+		best = min(best, w)
+	}
+	t.Logf("index of 1,000 runs: first request %v of CPU, then %v (best of 5)", cold, best)
+	if best > 300*time.Millisecond {
+		t.Errorf("index of 1,000 runs took %v of CPU once read; want under 300 ms", best)
+	}
+	if cold > 3*time.Second {
+		t.Errorf("first index of 1,000 runs took %v of CPU; want under 3 s", cold)
+	}
+}
+
+// thousandRuns writes 1,000 runs of 20 services (copies of fixture runs
+// with their own IDs and figures), as a CI directory collects them.
+func thousandRuns(t testing.TB) string {
+	t.Helper()
+	root := t.TempDir()
+	src := fixtureRun{id: "x", name: "api", at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), fn: "main.search", cpuMs: 1, p99: 20}
+	dir := src.write(t, t.TempDir())
+	r, err := runfmt.ReadFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof, err := os.ReadFile(filepath.Join(dir, "profiles", "cpu.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1000 {
+		r.Name = fmt.Sprintf("service-%02d", i%20)
+		r.Started = src.at.Add(time.Duration(i) * time.Minute)
+		r.ID = r.Started.Format("20060102-150405") + "-" + r.Name
+		r.Target.CPUMsPerRequest = 1 + float64(i%7)/10
+		d := filepath.Join(root, r.ID)
+		if err := os.MkdirAll(filepath.Join(d, "profiles"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := runfmt.WriteFile(d, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "profiles", "cpu.pb.gz"), prof, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// cpuTime is the process's CPU time (user and system) spent while f ran.
+func cpuTime(f func()) time.Duration {
+	var a, b syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &a)
+	f()
+	syscall.Getrusage(syscall.RUSAGE_SELF, &b)
+	return time.Duration(b.Utime.Nano()-a.Utime.Nano()) + time.Duration(b.Stime.Nano()-a.Stime.Nano())
+}
+
+// BenchmarkIndex1000 serves the index of 1,000 stored runs once read.
+func BenchmarkIndex1000(b *testing.B) {
+	root := thousandRuns(b)
+	h := New(store.Store{Root: root})
+	get(b, h, "/")
+	for b.Loop() {
+		get(b, h, "/")
+	}
+}
