@@ -398,7 +398,7 @@ func cpuChart(r *runfmt.Run, s *timeSeries) figure {
 	if err != nil {
 		return f.failed(err)
 	}
-	poly.Color, poly.LineStyle.Width = colorRGBA(0xD5, 0x5E, 0x00, 0xaa), 0
+	poly.Color, poly.LineStyle.Width = okVermilion, 0
 	t.Add(poly)
 	t.Legend.Add("% of periods throttled", poly)
 	return f.drawStacked(p, t)

@@ -44,6 +44,8 @@ func New(st store.Store) *Server {
 	// Any method: pprof's views save and delete their settings with POSTs.
 	s.mux.HandleFunc("/runs/{id}/pprof/{profile}/{view...}", s.pprofView)
 	s.mux.HandleFunc("GET /compare", s.compare)
+	// No icon: answered, so browsers do not log a failed request.
+	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	return s
 }
 
