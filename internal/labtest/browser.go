@@ -3,8 +3,8 @@ package labtest
 import (
 	"bytes"
 	"context"
-	"image/png"
 	"fmt"
+	"image/png"
 	"os"
 	"strings"
 	"sync"

@@ -51,10 +51,10 @@ func (f fixtureRun) write(t testing.TB, root string) string {
 	}
 	pf.Close()
 	r := &runfmt.Run{SchemaVersion: runfmt.SchemaVersion, Name: f.name, ID: f.id, Started: f.at, Status: runfmt.StatusComplete,
-		Config: runfmt.Config{URL: "http://127.0.0.1:1/search", Command: []string{"./svc"}, CPUs: 1, Load: map[string]string{"c": "4"}},
-		Env:    runfmt.Environment{PerflabVersion: "test", GoVersion: "go1.26", Hostname: "box", HostCores: 2, Kernel: "6.1", CgroupVersion: "v2"},
-		Target: &runfmt.TargetSummary{CPUCoresMean: 0.9, CPUCoresMax: 1, CPUMsPerRequest: f.cpuMs, RSSMaxBytes: 40 << 20, CPULimitCores: 1, ThrottledPct: 12, Source: "cgroup-v2"},
-		GC:     &runfmt.GCSummary{Count: 3, CPUPct: 5, HeapMaxMB: 12},
+		Config:   runfmt.Config{URL: "http://127.0.0.1:1/search", Command: []string{"./svc"}, CPUs: 1, Load: map[string]string{"c": "4"}},
+		Env:      runfmt.Environment{PerflabVersion: "test", GoVersion: "go1.26", Hostname: "box", HostCores: 2, Kernel: "6.1", CgroupVersion: "v2"},
+		Target:   &runfmt.TargetSummary{CPUCoresMean: 0.9, CPUCoresMax: 1, CPUMsPerRequest: f.cpuMs, RSSMaxBytes: 40 << 20, CPULimitCores: 1, ThrottledPct: 12, Source: "cgroup-v2"},
+		GC:       &runfmt.GCSummary{Count: 3, CPUPct: 5, HeapMaxMB: 12},
 		Profiles: []runfmt.ProfileRef{{Type: "cpu", Source: "pprof", File: "profiles/cpu.pb.gz", Seconds: 5, Samples: int64(len(prof.Sample))}},
 		Hot: []runfmt.HotFunc{{Function: f.fn, CumPct: 80, FlatPct: 70, CumUsPerRequest: f.cpuMs * 800, CPUUsPerRequest: f.cpuMs * 700, UserCode: true,
 			Lines: []runfmt.SourceLine{{File: "/src/svc/search.go", Line: 42, Text: "for _, x := range items { <i>x</i> }", CostUsPerRequest: f.cpuMs * 700, Pct: 90,

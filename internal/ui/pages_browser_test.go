@@ -72,4 +72,3 @@ func TestBrowserEveryPage(t *testing.T) {
 	b.Open(t, srv.URL+"/runs/"+api+"/pprof/cpu/flamegraph")
 	b.Open(t, srv.URL+"/runs/"+api+"/pprof/cpu/source?f=main.search")
 }
-
