@@ -100,7 +100,7 @@ func TestIndexListsRuns(t *testing.T) {
 		t.Fatalf("GET /: %d %s", code, ctype)
 	}
 	for _, want := range []string{ids[0], ids[1], "tolower-buggy", "runs/" + ids[0] + "/pprof/cpu/flamegraph",
-		"runs/" + ids[1] + "/files/run.json", "2 runs in " + root, `action="compare"`} {
+		"runs/" + ids[1] + "/files/run.json", "2 runs in <code>" + root, `action="compare"`, "runs/" + ids[0] + "/flame"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("index lacks %q", want)
 		}
