@@ -442,7 +442,7 @@ func memoryChart(r *runfmt.Run, s *timeSeries) figure {
 		if err != nil {
 			return f.failed(err)
 		}
-		m.GlyphStyle.Color, m.GlyphStyle.Radius, m.GlyphStyle.Shape = okBlack, vg.Points(3), draw.TriangleGlyph{}
+		m.GlyphStyle.Color, m.GlyphStyle.Radius, m.GlyphStyle.Shape = okBlack, vg.Points(3), draw.PyramidGlyph{}
 		p.Add(m)
 		p.Legend.Add("a collection", m)
 		f.Note = fmt.Sprintf("%d collections in the window (gctrace); ▲ marks each.", len(events))
