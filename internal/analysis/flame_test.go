@@ -260,3 +260,21 @@ func dumpDOM(t *testing.T, bin, dir, url string) string {
 	}
 	return out.String()
 }
+
+// TestFlameOfAnIdleProfile checks that a profile without samples gives a
+// page that says so rather than a blank graph.
+func TestFlameOfAnIdleProfile(t *testing.T) {
+	p := cpuProfile(t)
+	p.Sample = nil
+	var buf bytes.Buffer
+	if err := WriteFlameHTML(&buf, p, FlameOptions{Requests: 10}); err != nil {
+		t.Fatal(err)
+	}
+	d := pageData(t, buf.Bytes())
+	if len(d.Nodes) != 3 || d.Nodes[1] != 0 {
+		t.Errorf("idle profile's nodes = %v, want the root alone, empty", d.Nodes)
+	}
+	if !bytes.Contains(buf.Bytes(), []byte("This profile has no samples")) {
+		t.Error("the page of an idle profile does not say it has no samples")
+	}
+}

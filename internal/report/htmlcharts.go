@@ -146,7 +146,7 @@ type timeSeries struct {
 	reqs, errs                []float64
 	p50, p99, maxLat          []float64
 	cpu, rss, throttled       []float64
-	duration, start, end      float64
+	duration, end             float64
 	budgetCores, budgetMemMiB float64
 }
 

@@ -33,12 +33,11 @@ var (
 	okOrange    = color.RGBA{0xE6, 0x9F, 0x00, 0xff}
 	okSky       = color.RGBA{0x56, 0xB4, 0xE9, 0xff}
 	okGreen     = color.RGBA{0x00, 0x9E, 0x73, 0xff}
-	okYellow    = color.RGBA{0xF0, 0xE4, 0x42, 0xff}
 	okBlue      = color.RGBA{0x00, 0x72, 0xB2, 0xff}
 	okVermilion = color.RGBA{0xD5, 0x5E, 0x00, 0xff}
 	okPurple    = color.RGBA{0xCC, 0x79, 0xA7, 0xff}
-	// seriesColors are the colours of a chart's lines in order (yellow is
-	// left out: too pale for a thin line on white).
+	// seriesColors are the colours of a chart's lines in order (Okabe–Ito's
+	// yellow is left out: too pale for a thin line on white).
 	seriesColors = []color.Color{okBlue, okVermilion, okGreen, okPurple, okOrange, okSky, okBlack}
 	gridColor    = color.Gray{0xe4}
 )
