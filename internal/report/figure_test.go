@@ -90,4 +90,9 @@ func TestReportFiguresHaveAxesAndLegends(t *testing.T) {
 	checkFigure(t, page, "throughput", "requests/s", "errors/s")
 	checkFigure(t, page, "cpu", "cores used", "1-core budget", "throttled (%)", "% of periods throttled")
 	checkFigure(t, page, "memory", "RSS", "live heap after GC", "a collection", "budget 512.0 MiB")
+	// Each second of a time chart tells its values on hover.
+	lt := figureSVG(t, page, "latency-time")
+	if n := strings.Count(lt, "<rect "); n != 4 || !strings.Contains(lt, "<title>2–3 s: p50 4.8 ms, p99 14 ms, max –</title>") {
+		t.Errorf("latency over time has %d hover columns; want 4, the third titled with its p50, p99 and max", n)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -257,6 +258,32 @@ func (s *timeSeries) lines(p *plot.Plot, name string, ys []float64, c color.Colo
 	return nil
 }
 
+// hover gives p a tooltip per second: the second's span, then label(i).
+func (s *timeSeries) hover(p *plot.Plot, label func(i int) string) *hoverColumns {
+	h := &hoverColumns{x: s.x, labels: make([]string, len(s.x))}
+	for i, x := range s.x {
+		h.labels[i] = fmt.Sprintf("%g–%g s: %s", x-0.5, x+0.5, label(i))
+	}
+	p.Add(h)
+	return h
+}
+
+// val formats a chart value with its unit ("–" when not measured).
+func val(v float64, unit string) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	return num(v) + unit
+}
+
+// num formats a value to 3 significant digits, whole from 100 up.
+func num(v float64) string {
+	if math.Abs(v) >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
 // timePlot is a plot over the load's seconds.
 func (s *timeSeries) timePlot(yLabel string) *plot.Plot {
 	p := newPlot("time since the load began (s)", yLabel)
@@ -296,7 +323,10 @@ func latencyOverTime(s *timeSeries) figure {
 		p.Add(sc)
 		p.Legend.Add("max", sc)
 	}
-	return f.draw(p)
+	hc := s.hover(p, func(i int) string {
+		return fmt.Sprintf("p50 %s, p99 %s, max %s", val(s.p50[i], " ms"), val(s.p99[i], " ms"), val(s.maxLat[i], " ms"))
+	})
+	return f.draw(p, hc)
 }
 
 // bandFill is the p50–p99 band: Okabe–Ito's sky blue, light.
@@ -350,7 +380,10 @@ func throughputChart(s *timeSeries) figure {
 	if err := s.lines(p, "errors/s", s.errs, okVermilion, 2); err != nil {
 		return f.failed(err)
 	}
-	return f.draw(p)
+	hc := s.hover(p, func(i int) string {
+		return fmt.Sprintf("%s requests, %s errors", val(s.reqs[i], ""), val(s.errs[i], ""))
+	})
+	return f.draw(p, hc)
 }
 
 // cpuChart draws the service's CPU against its budget and, below on the
@@ -371,12 +404,13 @@ func cpuChart(r *runfmt.Run, s *timeSeries) figure {
 		}
 		p.Y.Max = math.Max(p.Y.Max, s.budgetCores*1.15)
 	}
+	hc := s.hover(p, func(i int) string { return val(s.cpu[i], " cores") })
 	if !has(s.throttled) {
 		f.Note = "No CPU quota: throttling was not measured."
 		if s.budgetCores > 0 {
 			f.Note = "The cgroup reported no CFS periods: throttling was not measured."
 		}
-		return f.draw(p)
+		return f.draw(p, hc)
 	}
 	f.Note = "Below: the share of CFS periods in which the service ran out of its quota and was stopped."
 	p.X.Label.Text = "" // the throttling panel below carries the time axis
@@ -392,7 +426,7 @@ func cpuChart(r *runfmt.Run, s *timeSeries) figure {
 	if len(bars) == 0 {
 		p.X.Label.Text = f.XLabel
 		f.Note = "Never throttled: the service stayed within its CPU quota in every period."
-		return f.draw(p)
+		return f.draw(p, hc)
 	}
 	poly, err := plotter.NewPolygon(bars...)
 	if err != nil {
@@ -401,7 +435,10 @@ func cpuChart(r *runfmt.Run, s *timeSeries) figure {
 	poly.Color, poly.LineStyle.Width = okVermilion, 0
 	t.Add(poly)
 	t.Legend.Add("% of periods throttled", poly)
-	return f.drawStacked(p, t)
+	for i := range hc.labels {
+		hc.labels[i] += ", throttled in " + val(s.throttled[i], "%") + " of periods"
+	}
+	return f.drawStacked([]*plot.Plot{p, t}, hc)
 }
 
 // memoryChart draws the resident memory and, for a Go service run with
@@ -457,21 +494,24 @@ func memoryChart(r *runfmt.Run, s *timeSeries) figure {
 			return f.failed(err)
 		}
 	}
-	return f.draw(p)
+	hc := s.hover(p, func(i int) string {
+		return fmt.Sprintf("RSS %s", val(s.rss[i], " MiB"))
+	})
+	return f.draw(p, hc)
 }
 
 // draw renders one plot into the figure.
-func (f figure) draw(p *plot.Plot) figure {
-	return f.render([]*plot.Plot{p}, chartH)
+func (f figure) draw(p *plot.Plot, hovers ...*hoverColumns) figure {
+	return f.render([]*plot.Plot{p}, chartH, hovers)
 }
 
 // drawStacked renders plots one above the other, aligned.
-func (f figure) drawStacked(ps ...*plot.Plot) figure {
-	return f.render(ps, tallChartH)
+func (f figure) drawStacked(ps []*plot.Plot, hovers ...*hoverColumns) figure {
+	return f.render(ps, tallChartH, hovers)
 }
 
-func (f figure) render(ps []*plot.Plot, h float64) figure {
-	svg, err := renderSVG(ps, chartW, h, f.Title)
+func (f figure) render(ps []*plot.Plot, h float64, hovers []*hoverColumns) figure {
+	svg, err := renderSVG(ps, chartW, h, f.Title, hovers...)
 	if err != nil {
 		return f.failed(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -162,7 +163,7 @@ var svgHead = regexp.MustCompile(`(?s)^.*?<svg width="[^"]*" height="[^"]*"`)
 // renderSVG draws plots stacked in one column (aligned on their axes) on an
 // SVG canvas of w×h units and returns the markup to inline: without the
 // XML prologue, scaling to its container, labelled for screen readers.
-func renderSVG(plots []*plot.Plot, w, h float64, label string) (template.HTML, error) {
+func renderSVG(plots []*plot.Plot, w, h float64, label string, hovers ...*hoverColumns) (template.HTML, error) {
 	c := vgsvg.New(vg.Length(w), vg.Length(h))
 	dc := draw.New(c)
 	for _, p := range plots {
@@ -188,6 +189,14 @@ func renderSVG(plots []*plot.Plot, w, h float64, label string) (template.HTML, e
 	head := fmt.Sprintf(`<svg class="chart" role="img" aria-label="%s" preserveAspectRatio="xMidYMid meet"`, template.HTMLEscapeString(label))
 	out := svgHead.ReplaceAll(buf.Bytes(), []byte(head))
 	out = fontFamily.ReplaceAll(out, []byte(`font-family:'Liberation Sans',Arial,Helvetica,sans-serif;`))
+	var hover strings.Builder
+	for _, hc := range hovers {
+		hover.WriteString(hc.svg(h))
+	}
+	if hover.Len() > 0 {
+		end := bytes.LastIndex(out, []byte("</svg>"))
+		out = append(out[:end:end], append([]byte(hover.String()), out[end:]...)...)
+	}
 	return template.HTML(out), nil
 }
 
