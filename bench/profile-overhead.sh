@@ -47,7 +47,7 @@ one() {
 		jq -r '"\(.load.rps) \(.target.cpu_ms_per_request)"'
 }
 
-median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+. "$here/measure.sh"
 
 for load in "${loads[@]}"; do
 	for ((i = 0; i < ROUNDS; i++)); do

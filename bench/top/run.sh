@@ -21,24 +21,7 @@ go build -o "$dir/perflab" ./cmd/perflab
 echo "profile: $samples samples, $stacks stacks $*, $(stat -c %s "$dir/big.pb.gz") bytes gzipped"
 pprof_tool=$(go tool -n pprof) # the binary `go tool pprof` runs, without the go command's startup
 
-# measure NAME CMD...: runs CMD $runs times, prints median wall seconds and max RSS kB.
-measure() {
-	name=$1
-	shift
-	: >"$dir/$name.times"
-	i=0
-	while [ $i -lt $runs ]; do
-		/usr/bin/time -v "$@" >/dev/null 2>"$dir/time.out"
-		wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$dir/time.out" | awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
-		rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$dir/time.out")
-		echo "$wall $rss" >>"$dir/$name.times"
-		i=$((i + 1))
-	done
-	w=$(cut -d' ' -f1 "$dir/$name.times" | sort -g | sed -n "$(((runs + 1) / 2))p")
-	m=$(cut -d' ' -f2 "$dir/$name.times" | sort -g | sed -n "$(((runs + 1) / 2))p")
-	printf '%-22s median wall %6.2fs  median max RSS %8d kB\n' "$name" "$w" "$m"
-	echo "$w $m" >"$dir/$name.median"
-}
+. bench/measure.sh
 
 measure perflab-top "$dir/perflab" top "$dir/big.pb.gz"
 measure perflab-top-user "$dir/perflab" top --user --requests 10000 "$dir/big.pb.gz"
@@ -53,12 +36,6 @@ measure perflab-list "$dir/perflab" list "$list_re" "$dir/big.pb.gz"
 measure go-tool-pprof-list go tool pprof -list "$list_re" "$dir/big.pb.gz"
 measure pprof-binary-list "$pprof_tool" -list "$list_re" "$dir/big.pb.gz"
 
-ratio() {
-	read -r bw bm <"$dir/$1.median"
-	read -r pw pm <"$dir/$2.median"
-	awk -v bw="$bw" -v bm="$bm" -v pw="$pw" -v pm="$pm" -v a="$1" -v b="$2" \
-		'BEGIN { printf "%s vs %s: %.1fx faster, %.1fx less memory\n", a, b, bw / pw, bm / pm }'
-}
 ratio go-tool-pprof-top perflab-top
 ratio pprof-binary-top perflab-top
 ratio go-tool-pprof-top perflab-top-user

@@ -50,7 +50,7 @@ func cpuContention(in FindingInput, rq runqueue, latMs, cpuMs float64) (runfmt.F
 	if t == nil || rq.ms() <= 0 || rq.ms() < contentionMinShare*(latMs-cpuMs) && !rq.starved {
 		return runfmt.Finding{}, false
 	}
-	f := runfmt.Finding{Kind: KindCPUContention, Share: min(1, max(rq.ms()/latMs, 1-cpuMs/latMs)), CostUsPerRequest: 1000 * rq.ms()}
+	f := runfmt.Finding{Kind: KindCPUContention, Share: min(1, max(rq.ms()/latMs, 1-cpuMs/latMs)), WaitUsPerRequest: 1000 * rq.ms()}
 	f.Title = fmt.Sprintf("requests wait for a CPU: %.3g ms per request runnable but not running", rq.ms())
 	var d strings.Builder
 	fmt.Fprintf(&d, "A request takes %.3g ms on average and uses %.3g ms of CPU; %s per request was spent waiting in the kernel's run queue "+

@@ -19,13 +19,15 @@ const (
 	lockMinWindow      = 0.10 // lock delay / window, when latency is unknown
 	growthMinFactor    = 2.0
 	growthMinAbs       = 100
+	offExplainedShare  = 0.6 // wall-time findings explaining this much replace off-cpu
 )
 
 // syscallFrames mark CPU spent entering the kernel or polling the network.
 var syscallFrames = []string{"syscall.Syscall", "syscall.Syscall6", "syscall.RawSyscall", "syscall.RawSyscall6", "internal/runtime/syscall.Syscall6", "runtime.netpoll", "internal/poll.(*FD).Read", "internal/poll.(*FD).Write"}
 
-// offCPU reports requests that spend most of their time waiting.
-func offCPU(in FindingInput, cpu *cpuView) []ranked {
+// offCPU reports requests that spend most of their time waiting, unless the
+// wall-time findings (tw) explain most of it: then they say it better.
+func offCPU(in FindingInput, cpu *cpuView, tw *timeWaits) []ranked {
 	if in.Load == nil || cpu.usPerReq <= 0 || in.Load.Latency.Mean <= 0 {
 		return nil
 	}
@@ -45,6 +47,9 @@ func offCPU(in FindingInput, cpu *cpuView) []ranked {
 	}
 	if lat-rq.ms() < offCPUMinRatio*cpuMs {
 		return nil
+	}
+	if tw.explained >= offExplainedShare*(lat-cpuMs-rq.ms()) {
+		return nil // the wall-time findings say it better
 	}
 	f := runfmt.Finding{Kind: KindOffCPU}
 	f.Title = fmt.Sprintf("requests wait: %.3g ms mean latency for %.3g ms of CPU", lat, cpuMs)
@@ -74,7 +79,7 @@ func offCPU(in FindingInput, cpu *cpuView) []ranked {
 		sh := cpu.share(cpu.cumOf(syscallFrames))
 		fmt.Fprintf(&d, " %.0f%% of the CPU it does use is in system calls and network polling.", 100*sh)
 	}
-	d.WriteString(waitAdvice(in.Runtime))
+	d.WriteString(tw.explain(in, lat-cpuMs))
 	f.Detail = d.String()
 	return []ranked{{f, off}}
 }

@@ -12,9 +12,9 @@ import (
 // allowed lists, per internal package, the internal packages it may import.
 // A package missing here may import none.
 var allowed = map[string][]string{
-	"cli":      {"lab", "load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision"},
+	"cli":      {"lab", "load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision"},
 	"ui":       {"analysis", "compare", "report", "runfmt", "store"},
-	"lab":      {"load", "target", "capture", "analysis", "stats", "runfmt", "store", "report", "revision"},
+	"lab":      {"load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "revision"},
 	"revision": {},
 	"compare":  {"analysis", "stats", "runfmt", "store"},
 	"report":   {"analysis", "stats", "runfmt"},
@@ -23,6 +23,7 @@ var allowed = map[string][]string{
 	"target":   {"runfmt"},
 	"capture":  {"runfmt"},
 	"analysis": {"runfmt"},
+	"walltime": {"runfmt"},
 	"stats":    {},
 	"runfmt":   {},
 	"demo":     {"pprofmux"},

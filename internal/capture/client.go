@@ -29,6 +29,8 @@ const (
 	// like `go tool pprof`'s default for them, but shorter: 60s is long for
 	// an instant snapshot.
 	snapshotTimeout = 30 * time.Second
+	// traceGrace is the extra time a trace of N seconds may take.
+	traceGrace = 10 * time.Second
 	// maxProfileBytes bounds a response body; real profiles are far smaller.
 	maxProfileBytes = 512 << 20
 )
@@ -160,7 +162,9 @@ func (c *Client) Trace(ctx context.Context, base string, seconds int) ([]byte, e
 	if err != nil {
 		return nil, err
 	}
-	body, hdr, err := c.get(ctx, u, durationTimeout(seconds))
+	// A trace streams while it records, and a busy service (or machine)
+	// flushes its last generation late: more margin than a profile's.
+	body, hdr, err := c.get(ctx, u, durationTimeout(seconds)+traceGrace)
 	if err != nil {
 		return nil, err
 	}

@@ -46,25 +46,29 @@ stdout.`,
 			if err != nil {
 				return err
 			}
+			p := r.prof // a profile perflab derived (a wall-time view), else the file
 			if format != flameHTML {
-				data, err := os.ReadFile(r.path)
-				if err != nil {
-					return failed(fmt.Errorf("reading profile: %w", err))
-				}
-				p, err := capture.Decode(data)
-				if err != nil {
-					return failed(fmt.Errorf("reading profile %s: %w", r.path, err))
+				if p == nil {
+					data, err := os.ReadFile(r.path)
+					if err != nil {
+						return failed(fmt.Errorf("reading profile: %w", err))
+					}
+					if p, err = capture.Decode(data); err != nil {
+						return failed(fmt.Errorf("reading profile %s: %w", r.path, err))
+					}
 				}
 				return exportFlame(env, format, out, p, r)
+			}
+			opt := analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac, UserCode: r.userCode}
+			if p != nil {
+				return writeFlameFile(out, func(f *os.File) error { return analysis.WriteFlameHTML(f, p, opt) }, env)
 			}
 			if _, err := os.Stat(r.path); err != nil {
 				return failed(fmt.Errorf("reading profile: %w", err))
 			}
 			// The page reads the file with the lean decoder: a large
 			// profile costs little more to draw than to list with top.
-			return writeFlameFile(out, func(f *os.File) error {
-				return analysis.WriteFlameHTMLFile(f, r.path, analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac, UserCode: r.userCode})
-			}, env)
+			return writeFlameFile(out, func(f *os.File) error { return analysis.WriteFlameHTMLFile(f, r.path, opt) }, env)
 		},
 	}
 	fs := cmd.Flags()

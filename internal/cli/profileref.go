@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/google/pprof/profile"
 	"github.com/spf13/pflag"
 
 	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
+	"perflab/internal/walltime"
 )
 
 // profileRef is how `perflab top` and `perflab flame` name what they read:
@@ -19,6 +21,7 @@ import (
 type profileRef struct {
 	dir      string
 	allocs   bool
+	wall     bool
 	requests int64
 	sample   string
 }
@@ -26,15 +29,18 @@ type profileRef struct {
 func (f *profileRef) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
 	fs.BoolVar(&f.allocs, "allocs", false, "for a run: use its allocations profile (bytes allocated in the window) instead of CPU")
+	fs.BoolVar(&f.wall, "wall", false, "wall time instead of CPU: a run's time per request by stack (running, runnable, network, sync, syscall, gc, sleep; --sample offcpu for all but running), or a Go execution trace file")
 	fs.Int64Var(&f.requests, "requests", 0, "divide by this many `requests` for per-request columns (default: a run's request count)")
 	fs.StringVar(&f.sample, "sample", "", "sample `type` to show (cpu, samples, alloc_space, alloc_objects, inuse_space...; default: the profile's)")
 }
 
-// resolved is the profile file to read and what it is.
+// resolved is the profile file to read and what it is; prof, when set, is
+// the profile already read (a wall-time profile made from a trace).
 type resolved struct {
 	path, title string
 	requests    int64
 	sample      string
+	prof        *profile.Profile
 	run         string // the run's directory, when a run was named
 	// userCode is the run's rule of user code (its project root and
 	// --user-code), so top and flame agree with its verdict.
@@ -44,9 +50,15 @@ type resolved struct {
 // resolve finds the profile file arg names.
 func (f *profileRef) resolve(arg string) (resolved, error) {
 	r := resolved{path: arg, title: filepath.Base(arg), requests: f.requests, sample: f.sample}
+	if f.allocs && f.wall {
+		return r, usageErr("give either --allocs or --wall, not both")
+	}
 	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
 		if f.allocs {
 			return r, usageErr("--allocs: %s is a profile file, not a run (name a run, or give --sample alloc_space)", arg)
+		}
+		if f.wall {
+			return f.traceWall(r)
 		}
 		return r, nil
 	}
@@ -62,8 +74,11 @@ func (f *profileRef) resolve(arg string) (resolved, error) {
 			r.sample = "alloc_space"
 		}
 	}
+	if f.wall {
+		typ = "wall"
+	}
 	for _, p := range e.Run.Profiles {
-		if p.Type != typ {
+		if p.Type != typ && !(f.wall && p.Type == "offcpu") {
 			continue
 		}
 		r.path, r.run = filepath.Join(e.Dir, p.File), e.Dir
@@ -72,9 +87,35 @@ func (f *profileRef) resolve(arg string) (resolved, error) {
 			r.requests = e.Run.Load.Requests
 		}
 		r.userCode = runUserCode(e.Run.Profiling)
+		if t := e.Run.Time; f.wall && t != nil && f.requests == 0 {
+			r.requests = t.Requests // the requests of the traced slice
+		}
 		return r, nil
 	}
 	return r, failed(fmt.Errorf("run %s has no %s profile (see the warnings in %s)", e.Run.ID, typ, filepath.Join(e.Dir, "run.json")))
+}
+
+// traceWall reads a Go execution trace file into its wall-time profile.
+func (f *profileRef) traceWall(r resolved) (resolved, error) {
+	file, err := os.Open(r.path)
+	if err != nil {
+		return r, failed(err)
+	}
+	defer file.Close()
+	a, err := walltime.ReadWith(file, walltime.Options{Counts: analysis.IsUserFunc})
+	if err != nil {
+		return r, usageErr("--wall: %s: %v", r.path, err)
+	}
+	r.prof, r.title = a.Profile, r.title+": wall time of request goroutines"
+	return r, nil
+}
+
+// top computes the top table of the resolved profile.
+func (r resolved) top(opt analysis.TopOptions) (*analysis.Table, error) {
+	if r.prof != nil {
+		return analysis.Top(r.prof, opt)
+	}
+	return analysis.TopFile(r.path, opt)
 }
 
 // runUserCode is the user-code rule a run recorded.

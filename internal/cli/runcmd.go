@@ -29,6 +29,7 @@ type runFlags struct {
 	profiler     string
 	perfHz       int
 	trace        bool
+	noTrace      bool
 	noGCTrace    bool
 	name         string
 	dir          string
@@ -55,7 +56,8 @@ func newRunFlags() *runFlags {
 	fs.StringVar(&f.pprof, "pprof", "", "the service's net/http/pprof base `URL` (default: try the load URL's host, then 127.0.0.1:6060)")
 	fs.StringVar(&f.profiler, "profiler", "auto", "auto, pprof, perf, py-spy, rbspy or none")
 	fs.IntVar(&f.perfHz, "perf-hz", 99, "sampling frequency of perf, py-spy and rbspy")
-	fs.BoolVar(&f.trace, "trace", false, "also capture a Go execution trace of the measured window")
+	fs.BoolVar(&f.trace, "trace", false, "trace the whole measured window (default: a Go execution trace of 1-2 s in its middle)")
+	fs.BoolVar(&f.noTrace, "no-trace", false, "take no Go execution trace (no time split per request)")
 	fs.BoolVar(&f.noGCTrace, "no-gctrace", false, "do not set GODEBUG=gctrace=1 on the launched service")
 	fs.StringVar(&f.name, "name", "", "label of the run (default: the command's name)")
 	fs.StringVar(&f.dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
@@ -123,6 +125,9 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 	default:
 		return c, usageErr("--profiler %q: want auto, pprof, perf, py-spy, rbspy or none", f.profiler)
 	}
+	if f.trace && f.noTrace {
+		return c, usageErr("give either --trace or --no-trace, not both")
+	}
 	if f.perfHz < 1 || f.perfHz > 10000 {
 		return c, usageErr("--perf-hz %d: must be from 1 to 10000", f.perfHz)
 	}
@@ -143,7 +148,7 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 		Name: name, Store: store.Store{Root: f.dir}, Load: lc, LoadFlags: f.load.describe(),
 		Warmup: f.warmup, Command: command, Env: f.env, PID: f.pid, Budget: budget,
 		ReadyURL: ready, ReadyTimeout: f.readyTimeout, Pprof: f.pprof, Profiler: f.profiler,
-		PerfHz: f.perfHz, Trace: f.trace, NoGCTrace: f.noGCTrace, Version: Version,
+		PerfHz: f.perfHz, Trace: f.trace, NoTrace: f.noTrace, NoGCTrace: f.noGCTrace, Version: Version,
 		Force: f.force, LoadCPUs: f.cpuFlags.load.set,
 	}
 	return c, f.deploy.apply(&c)

@@ -41,7 +41,7 @@ by file (two classes' __init__ are two rows, named with their file).`,
 				return err
 			}
 			opt.SampleIndex, opt.Requests, opt.UserCode = r.sample, r.requests, r.userCode
-			t, err := analysis.TopFile(r.path, opt)
+			t, err := r.top(opt)
 			if err != nil {
 				return failed(err)
 			}

@@ -22,7 +22,8 @@ import (
 )
 
 // goServices are the Go test services, built once for the whole test binary.
-var goServices = &labtest.Services{Names: []string{"hello", "fmtprint", "tolower", "pngencode", "gcheavy", "cpuburn", "stall", "gomash"}}
+var goServices = &labtest.Services{Names: []string{"hello", "fmtprint", "tolower", "pngencode", "gcheavy", "cpuburn", "stall", "gomash",
+	"slowpeer", "downstream", "mutex", "sleepy", "leak"}}
 
 // serviceBinary returns the path of the Go test service name.
 func serviceBinary(t *testing.T, name string) string {

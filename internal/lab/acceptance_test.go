@@ -181,7 +181,7 @@ func checkPlanted(t *testing.T, r *runfmt.Run, fn string) {
 		t.Errorf("planted %s is not among the top 3 findings (rank %d):%s", fn, rank, describeFindings(r.Findings))
 		return
 	}
-	if f.CostUsPerRequest <= 0 && f.CostBytesPerRequest <= 0 {
+	if f.CostUsPerRequest <= 0 && f.WaitUsPerRequest <= 0 && f.CostBytesPerRequest <= 0 {
 		t.Errorf("finding %q naming %s has no cost per request", f.Title, fn)
 	}
 }

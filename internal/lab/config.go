@@ -57,7 +57,8 @@ type Config struct {
 	Force     bool
 	Profiler  string
 	PerfHz    int
-	Trace     bool // also capture a Go execution trace of the window
+	Trace     bool // trace the whole window (by default a slice of it is traced)
+	NoTrace   bool // take no execution trace
 	NoGCTrace bool // do not set GODEBUG=gctrace=1 on a launched service
 	// NoPerfMap does not add --perf-basic-prof-only-functions to
 	// NODE_OPTIONS of a launched service (node then shows no JS names).

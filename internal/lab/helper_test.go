@@ -31,6 +31,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	accServices.Remove()
+	waitServices.Remove()
 	os.Exit(code)
 }
 

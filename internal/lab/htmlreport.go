@@ -31,17 +31,18 @@ func (s *session) writeReport() {
 			flame = buf.Bytes()
 		}
 	}
-	if err := writeReportFile(filepath.Join(s.dir, reportFile), s, flame); err != nil {
+	flames := report.Flames{CPU: flame, OffCPU: s.offCPUFlame()}
+	if err := writeReportFile(filepath.Join(s.dir, reportFile), s, flames); err != nil {
 		s.warn(err.Error())
 	}
 }
 
-func writeReportFile(path string, s *session, flame []byte) error {
+func writeReportFile(path string, s *session, flames report.Flames) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", reportFile, err)
 	}
-	err = report.WriteHTML(f, s.run, flame)
+	err = report.WriteHTMLFlames(f, s.run, flames)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

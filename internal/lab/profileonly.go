@@ -25,6 +25,7 @@ func Profile(ctx context.Context, cfg Config, window time.Duration) (*Result, er
 	cfg.Warmup = 0
 	cfg.Load.Targets, cfg.Load.Duration = nil, window
 	cfg.LoadFlags = nil
+	cfg.NoTrace = !cfg.Trace // no requests to split: a trace (of the whole window) only when asked
 	return withSession(ctx, cfg, func(s *session) error { return s.profileOnly(ctx, window) }, (*session).summarizeProfile)
 }
 

@@ -35,6 +35,14 @@ type profileSet struct {
 	windowSecs        float64
 	// tree samples the service's processes when there is no pprof endpoint.
 	tree *treeSampler
+
+	heapStart *profile.Profile
+	heapEndAt time.Time
+	idle      *profile.Profile // a wall-clock sampler's stacks, idle threads included
+	spyWall   *profile.Profile // the request threads' wall time made from idle
+	sched     *profile.Profile // a native service's threads off a CPU (perf sched)
+	traced    *tracing
+	peers     *peerSampler
 }
 
 func newProfileSet(s *session) *profileSet { return &profileSet{s: s} }
@@ -61,6 +69,7 @@ func (p *profileSet) before(ctx context.Context) {
 		p.gorStart = g
 		p.save("goroutine-start", raw, nil)
 	}
+	p.heapBefore(ctx)
 }
 
 // choose decides how to profile, probing for a pprof endpoint that belongs
@@ -173,12 +182,13 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 	p.cancel = cancel
 	secs := max(1, int(window.Seconds()))
 	p.windowSecs = window.Seconds()
+	mode := p.mode // sample refines p.mode while the window runs
 	var wg sync.WaitGroup
 	switch p.mode {
 	case ProfilerPprof:
 		wg.Go(func() { p.pprofCPU(pctx, secs) })
-		if p.s.cfg.Trace {
-			wg.Go(func() { p.trace(pctx, secs) })
+		if !p.s.cfg.NoTrace {
+			wg.Go(func() { p.trace(pctx, window) })
 		}
 	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
 		// The samplers start ahead of the window: attaching takes perf,
@@ -195,6 +205,16 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 		case <-pctx.Done():
 		}
 		p.tree.begin(window)
+		switch {
+		case p.s.cfg.NoTrace:
+		case mode == ProfilerPySpy:
+			// Sampling before the load starts, so it covers the window.
+			if rec := p.startSpyIdle(pctx); rec != nil {
+				wg.Go(func() { p.spyIdle(pctx, rec, window) })
+			}
+		case mode == ProfilerPerf:
+			wg.Go(func() { p.perfSched(pctx, window.Seconds()) })
+		}
 	}
 	go func() {
 		wg.Wait()
@@ -220,20 +240,6 @@ func (p *profileSet) pprofCPU(ctx context.Context, secs int) {
 	p.cpu = prof
 	p.mu.Unlock()
 	p.save("cpu", raw, nil)
-}
-
-func (p *profileSet) trace(ctx context.Context, secs int) {
-	data, err := p.client.Trace(ctx, p.base, secs)
-	if err != nil {
-		p.s.warn("execution trace: " + err.Error())
-		return
-	}
-	path := filepath.Join(p.s.dir, "profiles", "trace.out")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		p.s.warn("saving the trace: " + err.Error())
-		return
-	}
-	p.s.addProfile("trace", "pprof", "profiles/trace.out", 0)
 }
 
 func (p *profileSet) sample(ctx context.Context, d time.Duration) {
@@ -282,7 +288,7 @@ func (p *profileSet) after(ctx context.Context) {
 		}
 	}
 	if h, raw, err := p.client.Fetch(ctx, p.base, "heap", "gc=1"); err == nil {
-		p.heap = h
+		p.heap, p.heapEndAt = h, time.Now()
 		p.save("heap", raw, nil)
 	}
 	if g, raw, err := p.client.Fetch(ctx, p.base, "goroutine", ""); err == nil {
@@ -306,6 +312,16 @@ func (p *profileSet) after(ctx context.Context) {
 // save writes a profile to profiles/NAME.pb.gz (raw bytes as served, or
 // prof encoded) and lists it in run.json.
 func (p *profileSet) save(name string, raw []byte, prof *profile.Profile) {
+	source := p.mode
+	if name != "cpu" {
+		source = ProfilerPprof
+	}
+	p.saveAs(name, source, raw, prof)
+}
+
+// saveAs is save with the profile's source (pprof, perf, go-trace...); it
+// returns the file's path in the run directory, "" if it was not written.
+func (p *profileSet) saveAs(name, source string, raw []byte, prof *profile.Profile) string {
 	rel := filepath.Join("profiles", name+".pb.gz")
 	path := filepath.Join(p.s.dir, rel)
 	var err error
@@ -322,7 +338,7 @@ func (p *profileSet) save(name string, raw []byte, prof *profile.Profile) {
 	}
 	if err != nil {
 		p.s.warn(fmt.Sprintf("saving the %s profile: %v", name, err))
-		return
+		return ""
 	}
 	var samples int64
 	if prof != nil {
@@ -330,9 +346,6 @@ func (p *profileSet) save(name string, raw []byte, prof *profile.Profile) {
 	} else if q, err := capture.Decode(raw); err == nil {
 		samples = int64(len(q.Sample))
 	}
-	source := p.mode
-	if name != "cpu" {
-		source = ProfilerPprof
-	}
 	p.s.addProfile(name, source, rel, samples)
+	return rel
 }

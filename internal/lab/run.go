@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"perflab/internal/capture"
@@ -37,6 +38,10 @@ type session struct {
 	limitCores  float64
 	limitMemory int64
 	pids        []int
+	env         map[string]string // the service's environment at start
+	// mu guards run.Warnings and run.Profiles: the window's captures (CPU
+	// profile, trace, samplers) finish concurrently.
+	mu sync.Mutex
 }
 
 // Run performs one run and writes its directory. The returned Result is
@@ -65,7 +70,9 @@ func recordConfig(c *Config) runfmt.Config {
 }
 
 func (s *session) warn(msg string) {
+	s.mu.Lock()
 	s.run.Warnings = append(s.run.Warnings, msg)
+	s.mu.Unlock()
 	s.cfg.Log("warning: " + msg)
 }
 
@@ -293,15 +300,20 @@ func firstKind(r *runfmt.LoadResult) string {
 
 // measure runs the measured window: the load, with profiles captured over it.
 func (s *session) measure(ctx context.Context) error {
+	s.env = s.serviceEnv()
 	s.prof.before(ctx)
 	window := s.windowLength()
 	s.cfg.Log(fmt.Sprintf("measuring for %s", window.Round(time.Millisecond)))
 	profDone := s.prof.during(ctx, window)
+	stopPeers := s.watchPeers()
 	r, a, err := s.runLoad(ctx, s.cfg.Load)
+	stopPeers()
+	s.mu.Lock() // captures still running read these in addProfile
 	if a != nil {
 		s.prof.from, s.prof.to = a.Started(), a.Started().Add(time.Duration(r.DurationS*float64(time.Second)))
 	}
 	s.run.Load = r
+	s.mu.Unlock()
 	if err != nil && a == nil {
 		return err
 	}

@@ -19,6 +19,8 @@ const (
 
 func (s *session) addProfile(typ, source, file string, samples int64) {
 	ref := runfmt.ProfileRef{Type: typ, Source: source, File: file, Samples: samples}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.prof != nil && !s.prof.from.IsZero() && s.run.Load != nil {
 		ref.Seconds = s.run.Load.DurationS
 	} else if s.prof != nil {
@@ -76,12 +78,18 @@ func (s *session) summarize() {
 			r.AllocObjectsPerRequest = float64(sampleTotal(p.allocs, "alloc_objects")) / float64(requests)
 		}
 	}
-	r.Findings = analysis.Findings(analysis.FindingInput{
+	s.analyseTrace()
+	s.analyseSpyWall()
+	r.GoRuntime = s.goRuntime(from, to)
+	r.Heap = s.heapGrowth(from, to, requests)
+	in := analysis.FindingInput{
 		CPU: verdictCPU, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
 		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),
-	})
+	}
+	s.waitInput(&in)
+	r.Findings = analysis.Findings(in)
 	s.culprit()
 }
 

@@ -30,10 +30,24 @@ func WriteHTML(w io.Writer, r *runfmt.Run, flame []byte) error {
 	return WriteHTMLWith(w, r, HTMLOptions{Flame: flame})
 }
 
+// Flames are the flame graph pages a report embeds (analysis.WriteFlameHTML
+// output; nil leaves one out): the CPU profile's and the off-CPU one of the
+// wall-time profile.
+type Flames struct {
+	CPU, OffCPU []byte
+}
+
+// WriteHTMLFlames is WriteHTML with the time per request's off-CPU flame
+// graph as well.
+func WriteHTMLFlames(w io.Writer, r *runfmt.Run, flames Flames) error {
+	return WriteHTMLWith(w, r, HTMLOptions{Flame: flames.CPU, OffCPUFlame: flames.OffCPU})
+}
+
 // HTMLOptions is what the page around a report adds to it.
 type HTMLOptions struct {
-	// Flame is the CPU flame graph page to embed (see WriteHTML).
-	Flame []byte
+	// Flame is the CPU flame graph page to embed (see WriteHTML), and
+	// OffCPUFlame the wall-time profile's off-CPU one.
+	Flame, OffCPUFlame []byte
 	// Crumbs are breadcrumbs shown above the report: where it sits in the
 	// UI, the last one the report itself.
 	Crumbs []Crumb
@@ -55,6 +69,10 @@ func WriteHTMLWith(w io.Writer, r *runfmt.Run, opt HTMLOptions) error {
 		return fmt.Errorf("writing HTML report: %w", err)
 	}
 	v := newHTMLView(r, opt)
+	v.Time = timeView(r)
+	if len(opt.OffCPUFlame) > 0 {
+		v.OffFlame, v.HasOffFlame = string(opt.OffCPUFlame), true
+	}
 	v.CSS = template.CSS(css)
 	if err := reportTmpl.Execute(w, v); err != nil {
 		return fmt.Errorf("writing HTML report: %w", err)
@@ -87,6 +105,11 @@ type htmlView struct {
 	Headline    *Headline
 	StatusClass string
 	SLOMissed   bool
+
+	// Time is the time per request; OffFlame the off-CPU flame graph.
+	Time        *htmlTime
+	OffFlame    string
+	HasOffFlame bool
 }
 
 type kv struct{ K, V string }
@@ -313,6 +336,8 @@ func findingsView(fs []runfmt.Finding) []htmlFinding {
 		switch {
 		case f.CostUsPerRequest > 0:
 			h.Cost = FormatMicros(f.CostUsPerRequest) + " CPU/request"
+		case f.WaitUsPerRequest > 0:
+			h.Cost = FormatMicros(f.WaitUsPerRequest) + " waited/request"
 		case f.CostBytesPerRequest > 0:
 			h.Cost = FormatBytes(f.CostBytesPerRequest) + "/request"
 		}

@@ -33,6 +33,8 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	if r.AllocBytesPerRequest > 0 {
 		p.f("  Allocations:\t%s and %.0f objects per request\n", FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest)
 	}
+	p.goRuntime(r.GoRuntime)
+	p.timePerRequest(r)
 	p.findings(r.Findings)
 	p.endpoints(r)
 	if r.Profiling == nil || r.Profiling.NotRepresentative == "" {
@@ -79,6 +81,8 @@ func (p *printer) findings(fs []runfmt.Finding) {
 		switch {
 		case f.CostUsPerRequest > 0:
 			cost = fmt.Sprintf(" — %s CPU/request", FormatMicros(f.CostUsPerRequest))
+		case f.WaitUsPerRequest > 0:
+			cost = fmt.Sprintf(" — %s waited/request", FormatMicros(f.WaitUsPerRequest))
 		case f.CostBytesPerRequest > 0:
 			cost = fmt.Sprintf(" — %s/request", FormatBytes(f.CostBytesPerRequest))
 		}

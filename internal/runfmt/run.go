@@ -59,6 +59,12 @@ type Run struct {
 	// Profiling says how the CPU profile was taken and whether it can
 	// explain the CPU measured (see profiling.go).
 	Profiling *Profiling `json:"profiling,omitempty"`
+
+	// Time is where a request's wall time goes (timing.go); GoRuntime the
+	// Go runtime's settings as used; Heap how the live heap changed.
+	Time      *TimePerRequest `json:"time_per_request,omitempty"`
+	GoRuntime *GoRuntime      `json:"go_runtime,omitempty"`
+	Heap      *HeapGrowth     `json:"heap_growth,omitempty"`
 }
 
 // Config records how the run was asked for, so two runs can be checked for
@@ -187,6 +193,9 @@ type Finding struct {
 	Functions []string `json:"functions,omitempty"`
 	// CostUsPerRequest is the CPU the finding explains, per request.
 	CostUsPerRequest float64 `json:"cost_us_per_request,omitempty"`
+	// WaitUsPerRequest is the wall time off a CPU (waiting) the finding
+	// explains, per request.
+	WaitUsPerRequest float64 `json:"wait_us_per_request,omitempty"`
 	// CostBytesPerRequest is the allocation the finding explains, per request.
 	CostBytesPerRequest float64 `json:"cost_bytes_per_request,omitempty"`
 	// Share is the fraction (0-1) of the target's CPU the finding explains.

@@ -28,6 +28,9 @@ type Service struct {
 	// Handler builds the API once flags are parsed; buggy is true for
 	// -mode=buggy (the planted cost) and false for -mode=fixed.
 	Handler func(buggy bool) (http.Handler, error)
+	// Report, if set, writes what the service measured of its planted
+	// cost to stdout after it stops (see Stopwatch).
+	Report func(w io.Writer)
 }
 
 // Run parses args, serves until SIGTERM or SIGINT and returns the exit
@@ -54,7 +57,11 @@ func Run(s Service, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", s.Name, err)
 		return 1
 	}
-	if err := serve(s.Name, *addr, *pprofAddr, h, stdout); err != nil {
+	err = serve(s.Name, *addr, *pprofAddr, h, stdout)
+	if s.Report != nil {
+		s.Report(stdout)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", s.Name, err)
 		return 1
 	}

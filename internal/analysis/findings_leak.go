@@ -1,0 +1,54 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+
+	"perflab/internal/runfmt"
+)
+
+// Thresholds of the memory-growth rule. gctrace prints whole megabytes,
+// so without heap profiles a smaller heap cannot show a trend.
+const (
+	growthMinMB        = 1.0  // in-use heap growth over the window (heap profiles)
+	growthMinShare     = 0.10 // of the heap at the start
+	gctraceGrowthMinMB = 4.0  // live heap growth when only gctrace tells
+)
+
+// memoryGrowth reports a live heap that grew over the window: gctrace's
+// live heap after each collection trends up, and the in-use heap profiles
+// (after a forced collection at both ends) grew and name the allocation
+// sites that retained it.
+func memoryGrowth(in FindingInput) []ranked {
+	h := in.Heap
+	if h == nil || h.SlopeMBPerS <= 0 {
+		return nil
+	}
+	from, to, least := h.LiveStartMB, h.LiveEndMB, gctraceGrowthMinMB
+	if h.InuseEndMB > 0 {
+		from, to, least = h.InuseStartMB, h.InuseEndMB, growthMinMB
+	}
+	grew := to - from
+	if grew < least || grew < growthMinShare*from {
+		return nil
+	}
+	f := runfmt.Finding{Kind: KindMemoryGrowth, CostBytesPerRequest: h.BytesPerRequest}
+	f.Title = fmt.Sprintf("live heap grows %.2g MB/s (%.1f → %.1f MB over the window)", h.SlopeMBPerS, h.LiveStartMB, h.LiveEndMB)
+	var sites []string
+	for _, s := range h.Sites {
+		f.Functions = append(f.Functions, s.Function)
+		sites = append(sites, fmt.Sprintf("%s %s/request (%.2g MB/s)", s.Function, FormatValue(s.BytesPerRequest, "bytes"), s.MBPerS))
+	}
+	if len(h.Sites) > 0 {
+		f.Title += fmt.Sprintf(": %s retains %s/request", h.Sites[0].Function, FormatValue(h.Sites[0].BytesPerRequest, "bytes"))
+	}
+	var d strings.Builder
+	fmt.Fprintf(&d, "The live heap after each of %d collections in the window (gctrace) grows %.2g MB/s, from %.1f MB to %.1f MB.", h.Collections, h.SlopeMBPerS, h.LiveStartMB, h.LiveEndMB)
+	if len(sites) > 0 {
+		fmt.Fprintf(&d, " Growth of the in-use heap by allocation site (heap profiles at the start and end of the window): %s.", strings.Join(sites, "; "))
+	}
+	d.WriteString(" Memory that grows with every request under steady load is a leak (a slice, map or cache that only grows) or a cache still filling: bound it, evict, or stop keeping per-request data.")
+	f.Detail = d.String()
+	rank := 0.5 + 0.5*grew/to
+	return []ranked{{f, rank}}
+}

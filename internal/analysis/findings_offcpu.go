@@ -1,0 +1,114 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// explain says what the off-CPU time (offMs per request) turned out to be:
+// the time split and the wall-time findings when there is a wall-time
+// profile, else what was checked and what could not be.
+func (tw *timeWaits) explain(in FindingInput, offMs float64) string {
+	var d strings.Builder
+	if t := in.Time; t != nil && tw.v != nil {
+		var parts []string
+		for _, k := range t.Kinds {
+			if k.MsPerRequest >= 0.005 {
+				parts = append(parts, fmt.Sprintf("%s %s", k.Kind, FormatValue(k.MsPerRequest*1e6, "nanoseconds")))
+			}
+		}
+		fmt.Fprintf(&d, " The %s (%.1f s, %d requests) splits a request's time: %s.", sourceName(t.Source), t.Seconds, t.Requests, strings.Join(parts, ", "))
+		explained := tw.explained
+		if st, ok := newSchedTime(in, tw); ok && st.total() >= waitMinShare*offMs {
+			fmt.Fprintf(&d, " %s of it is waiting for a CPU (runnable, or held off a CPU by the kernel", FormatValue(st.total()*1e6, "nanoseconds"))
+			if in.Target != nil && in.Target.RunqueueWaitSeconds > 0 {
+				fmt.Fprintf(&d, "; the service's threads waited %.2f s in the kernel's run queue over the window", in.Target.RunqueueWaitSeconds)
+			}
+			d.WriteString("), not I/O or locks.")
+			explained += st.total()
+		}
+		switch {
+		case tw.explained > 0:
+			fmt.Fprintf(&d, " The findings above name %s of it per request; %s stays unexplained.",
+				FormatValue(tw.explained*1e6, "nanoseconds"), FormatValue(max(0, offMs-explained)*1e6, "nanoseconds"))
+		case explained == 0:
+			d.WriteString(" No single wait takes 10% of it.")
+		}
+		if t.TotalMs < 0.5*(offMs) {
+			d.WriteString(" The service's own goroutines account for less than half the latency: the rest is outside it (the network, the load generator, the kernel's queues).")
+		}
+		return d.String()
+	}
+	if in.Wall != nil && in.Time == nil && in.Requests > 0 {
+		if s := offCPUSites(in.Wall, in.Requests); s != "" {
+			fmt.Fprintf(&d, " The kernel's scheduler events show where the service's threads waited off a CPU, per request: %s (threads waiting for work, in epoll_wait or accept, count too: not all of it is request time).", s)
+			return d.String()
+		}
+	}
+	d.WriteString(" What was checked:")
+	checks := append([]string(nil), in.WaitChecks...)
+	goService := in.Runtime == "" || in.Runtime == "go"
+	if goService && in.Mutex == nil && in.Block == nil {
+		checks = append(checks, "no mutex and block profiles (the service does not enable them: runtime.SetMutexProfileFraction, runtime.SetBlockProfileRate)")
+	}
+	if len(checks) == 0 {
+		checks = append(checks, "no wall-time profile of the service")
+	}
+	d.WriteString(" " + strings.Join(checks, "; ") + ".")
+	if !goService {
+		d.WriteString(waitAdvice(in.Runtime)) // what to look at next, in its terms
+	}
+	return d.String()
+}
+
+// sourceName names a wall-time source in a sentence.
+func sourceName(src string) string {
+	switch src {
+	case "go-trace":
+		return "Go execution trace"
+	case "py-spy", "rbspy":
+		return src + "'s wall-clock samples"
+	case "perf-sched":
+		return "kernel's scheduler events"
+	}
+	return src
+}
+
+// offCPUSites names the user functions with the most time off a CPU in a
+// wall-time profile, with their waits.
+func offCPUSites(wall *profile.Profile, requests int64) string {
+	v := newWaitView(wall, requests)
+	if v == nil {
+		return ""
+	}
+	type best struct {
+		s    site
+		wait string
+	}
+	var all []best
+	for name, c := range v.classes {
+		if name == "cpu" {
+			continue
+		}
+		for _, s := range c.sites(2) {
+			all = append(all, best{s, name})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].s.ns != all[j].s.ns {
+			return all[i].s.ns > all[j].s.ns
+		}
+		return all[i].s.fn < all[j].s.fn
+	})
+	var parts []string
+	for i, b := range all {
+		if i == 3 {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", FuncLabel(b.s.fn, b.s.file), FormatValue(v.ms(b.s.ns)*1e6, "nanoseconds"), b.wait))
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,196 @@
+package analysis
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
+)
+
+// wsmp is one sample of a hand-built wall-time profile: a stack written
+// root first, its wait label and its time.
+type wsmp struct {
+	stack, wait string
+	ns          int64
+}
+
+// waitKind is the kind of each wait label in these tests (walltime's and
+// the samplers' vocabulary).
+var waitKind = map[string]string{
+	"cpu": "running", "runnable": "runnable", "downstream": "network", "client": "network",
+	"lock": "sync", "channel": "sync", "pool": "sync", "sync": "sync", "waitgroup": "sync", "cond": "sync",
+	"syscall": "syscall", "gc-stop": "gc", "gc-wait": "gc", "gc-assist": "gc", "sleep": "sleep", "other": "other",
+}
+
+// buildWall makes a wall-time profile in runfmt's format.
+func buildWall(t testing.TB, samples ...wsmp) *profile.Profile {
+	t.Helper()
+	names := append([]string{runfmt.WallSample, runfmt.OffCPUSample}, runfmt.TimeKindNames...)
+	types := make([]string, len(names))
+	smps := make([]smp, len(samples))
+	for i, n := range names {
+		types[i] = n + "/nanoseconds"
+	}
+	for i, s := range samples {
+		v := make([]int64, len(names))
+		v[0] = s.ns
+		kind := waitKind[s.wait]
+		if kind != "running" {
+			v[1] = s.ns
+		}
+		for j, n := range names {
+			if n == kind {
+				v[j] = s.ns
+			}
+		}
+		smps[i] = smp{s.stack, v}
+	}
+	p := build(t, types, smps...)
+	p.DefaultSampleType = runfmt.WallSample
+	for i, s := range samples {
+		p.Sample[i].Label = map[string][]string{runfmt.WaitLabel: {s.wait}}
+	}
+	return p
+}
+
+const handlerStack = "runtime.goexit;net/http.(*conn).serve;net/http.serverHandler.ServeHTTP;main.handler"
+
+// plantedWall is 100 requests, each 1 ms running in main.handler, 20 ms in
+// a downstream call (plus 0.5 ms runnable after it) and 5 ms asleep.
+func plantedWall(t testing.TB) (*profile.Profile, *runfmt.TimePerRequest) {
+	const n = 100
+	down := handlerStack + ";main.fetchPrice;net/http.(*Client).Get;runtime.selectgo"
+	wall := buildWall(t,
+		wsmp{handlerStack, "cpu", n * 1e6},
+		wsmp{down, "downstream", n * 20e6},
+		wsmp{down, "runnable", n * 0.5e6},
+		wsmp{handlerStack + ";main.throttle;time.Sleep", "sleep", n * 5e6},
+	)
+	tm := &runfmt.TimePerRequest{Source: "go-trace", Seconds: 1, Requests: n, Kinds: TimeKinds(wall, n)}
+	for _, k := range tm.Kinds {
+		tm.TotalMs += k.MsPerRequest
+	}
+	return wall, tm
+}
+
+func TestTimeKinds(t *testing.T) {
+	_, tm := plantedWall(t)
+	want := map[string]float64{"running": 1, "runnable": 0.5, "network": 20, "sleep": 5}
+	for _, k := range tm.Kinds {
+		if math.Abs(k.MsPerRequest-want[k.Kind]) > 1e-9 {
+			t.Errorf("%s: %.3f ms/request; want %.3f", k.Kind, k.MsPerRequest, want[k.Kind])
+		}
+	}
+	if k := tm.Kind("network"); k.Top == nil || k.Top.Function != "main.fetchPrice" || k.Top.Callee != "net/http.(*Client).Get" || k.Waits["downstream"] != 20 {
+		t.Errorf("network = %+v (top %+v); want main.fetchPrice in net/http.(*Client).Get, all downstream", k, k.Top)
+	}
+	if math.Abs(tm.TotalMs-26.5) > 1e-9 {
+		t.Errorf("total %.3f ms; want 26.5", tm.TotalMs)
+	}
+}
+
+func TestWaitFindingsFromWall(t *testing.T) {
+	wall, tm := plantedWall(t)
+	fs := Findings(FindingInput{Wall: wall, Time: tm, Requests: 100, Peers: []string{"10.0.0.7:443 (4 connections)"},
+		Load: &runfmt.LoadResult{Latency: runfmt.Latency{Mean: 27}}, Target: &runfmt.TargetSummary{CPUMsPerRequest: 1}})
+	for _, f := range fs {
+		t.Logf("[%s] %s (%.0f µs waited) | %s", f.Kind, f.Title, f.WaitUsPerRequest, f.Detail)
+	}
+	if len(fs) < 2 {
+		t.Fatalf("%d findings; want the downstream wait and the sleep", len(fs))
+	}
+	d := fs[0]
+	if d.Kind != KindDownstreamWait || d.WaitUsPerRequest != 20500 || !hasFunc(d, "main.fetchPrice") || !hasFunc(d, "net/http.(*Client).Get") ||
+		!strings.Contains(d.Detail, "10.0.0.7:443") {
+		t.Errorf("first finding %+v; want the downstream wait of main.fetchPrice, 20.5 ms with the runnable after, naming the peer", d)
+	}
+	if s := fs[1]; s.Kind != KindSleep || s.WaitUsPerRequest != 5000 || !hasFunc(s, "main.throttle") {
+		t.Errorf("second finding %+v; want the 5 ms sleep in main.throttle", s)
+	}
+	for _, f := range fs {
+		if f.Kind == KindOffCPU {
+			t.Errorf("off-cpu finding %q though the waits explain the latency", f.Title)
+		}
+	}
+}
+
+func TestLockFindingNamesHolder(t *testing.T) {
+	lock := handlerStack + ";main.(*store).get;sync.(*Mutex).Lock;sync.(*Mutex).lockSlow"
+	wall := buildWall(t, wsmp{handlerStack, "cpu", 100 * 2e6}, wsmp{lock, "lock", 100 * 14e6})
+	tm := &runfmt.TimePerRequest{Source: "go-trace", Requests: 100, Kinds: TimeKinds(wall, 100), TotalMs: 16}
+	holders := buildWall(t, wsmp{handlerStack + ";main.(*store).put;sync.(*Mutex).Unlock", "lock", 100 * 14e6})
+	fs := Findings(FindingInput{Wall: wall, Holders: holders, Time: tm, Requests: 100})
+	if len(fs) == 0 || fs[0].Kind != KindLockContention || !hasFunc(fs[0], "main.(*store).get") || !strings.Contains(fs[0].Detail, "main.(*store).put") {
+		t.Fatalf("findings %+v; want lock contention in main.(*store).get, released in main.(*store).put", fs)
+	}
+}
+
+func TestWaitWithoutUserCodeIsNotNamed(t *testing.T) {
+	wall := buildWall(t, wsmp{handlerStack, "cpu", 1e6}, wsmp{"runtime.goexit;net/http.(*conn).serve;net/http.(*conn).readRequest;syscall.read", "syscall", 9e6})
+	tm := &runfmt.TimePerRequest{Source: "go-trace", Requests: 1, Kinds: TimeKinds(wall, 1), TotalMs: 10}
+	for _, f := range Findings(FindingInput{Wall: wall, Time: tm, Requests: 1}) {
+		if f.Kind == KindSyscallWait {
+			t.Errorf("syscall finding %q without user code to name", f.Title)
+		}
+	}
+}
+
+func TestGOMAXPROCSAboveBudget(t *testing.T) {
+	in := FindingInput{Requests: 1000,
+		Target:    &runfmt.TargetSummary{CPULimitCores: 1, CPUCoresMean: 0.98, ThrottledPct: 40, ThrottledSeconds: 1.2, CPUBound: true, CPUMsPerRequest: 2},
+		GoRuntime: &runfmt.GoRuntime{GOMAXPROCS: 8, GOMAXPROCSSource: "gctrace", GOMAXPROCSEnv: "8"},
+		Load:      &runfmt.LoadResult{Latency: runfmt.Latency{Mean: 9, P99: 40}}}
+	f := findKind(Findings(in), KindGOMAXPROCS)
+	if len(f) != 1 || f[0].WaitUsPerRequest != 7000 || !strings.Contains(f[0].Detail, "GOMAXPROCS=1") || !strings.Contains(f[0].Detail, "40%") {
+		t.Fatalf("gomaxprocs findings %+v; want one, 7 ms (latency beyond the CPU), advising GOMAXPROCS=1 with the throttling", f)
+	}
+	// Go's own floor under a 1-core limit is 2: not a finding.
+	in.GoRuntime.GOMAXPROCS = 2
+	if f := findKind(Findings(in), KindGOMAXPROCS); len(f) != 0 {
+		t.Errorf("GOMAXPROCS 2 under 1 core reported: %+v", f)
+	}
+}
+
+func TestMemoryGrowth(t *testing.T) {
+	h := &runfmt.HeapGrowth{LiveStartMB: 10, LiveEndMB: 40, SlopeMBPerS: 10, Collections: 6, InuseStartMB: 10, InuseEndMB: 40,
+		BytesPerRequest: 1100, Sites: []runfmt.HeapSite{{Function: "main.remember", BytesPerRequest: 1100, MBPerS: 10}}}
+	f := findKind(Findings(FindingInput{Heap: h, Requests: 30000}), KindMemoryGrowth)
+	if len(f) != 1 || f[0].CostBytesPerRequest != 1100 || !hasFunc(f[0], "main.remember") {
+		t.Fatalf("memory-growth findings %+v; want main.remember at 1100 B/request", f)
+	}
+	// gctrace's whole megabytes move by one on a small heap: not growth.
+	small := &runfmt.HeapGrowth{LiveStartMB: 1, LiveEndMB: 2, SlopeMBPerS: 0.3, Collections: 80, InuseStartMB: 4, InuseEndMB: 4}
+	if f := findKind(Findings(FindingInput{Heap: small, Requests: 1000}), KindMemoryGrowth); len(f) != 0 {
+		t.Errorf("memory growth reported for a steady heap: %+v", f)
+	}
+}
+
+func TestOffCPUSaysWhatWasChecked(t *testing.T) {
+	cpu := build(t, []string{"cpu/nanoseconds"}, smp{handlerStack, []int64{1e8}})
+	fs := Findings(FindingInput{CPU: cpu, Requests: 100, Load: &runfmt.LoadResult{Latency: runfmt.Latency{Mean: 30}},
+		WaitChecks: []string{"no execution trace (--no-trace)"}})
+	f := findKind(fs, KindOffCPU)
+	if len(f) != 1 || !strings.Contains(f[0].Detail, "What was checked") || !strings.Contains(f[0].Detail, "--no-trace") ||
+		strings.Contains(f[0].Detail, "Look at") {
+		t.Fatalf("off-cpu findings %+v; want what was checked, not advice to look", f)
+	}
+}
+
+// TestSyscallWaitOnAStarvedMachine: system calls that took long because the
+// service's threads waited for a CPU are CPU contention, not a syscall
+// finding.
+func TestSyscallWaitOnAStarvedMachine(t *testing.T) {
+	wall := buildWall(t, wsmp{handlerStack, "cpu", 100 * 1e6}, wsmp{handlerStack + ";main.readTable;io.ReadFull;syscall.read", "syscall", 100 * 5e6})
+	tm := &runfmt.TimePerRequest{Source: "go-trace", Requests: 100, Kinds: TimeKinds(wall, 100), TotalMs: 6}
+	in := FindingInput{Wall: wall, Time: tm, Requests: 100, Target: &runfmt.TargetSummary{RunqueueWaitSeconds: 0.001}}
+	if f := findKind(Findings(in), KindSyscallWait); len(f) != 1 || !hasFunc(f[0], "main.readTable") {
+		t.Fatalf("syscall findings %+v on a quiet machine; want main.readTable", f)
+	}
+	in.Target.RunqueueWaitSeconds = 1 // 10 ms a request waiting for a CPU
+	if f := findKind(Findings(in), KindSyscallWait); len(f) != 0 {
+		t.Errorf("syscall finding %+v while the service's threads waited 10 ms a request for a CPU", f)
+	}
+}

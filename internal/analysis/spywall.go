@@ -1,0 +1,305 @@
+package analysis
+
+import (
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
+)
+
+// Wall time from a wall-clock sampler (py-spy --idle): every thread's stack
+// at every tick, running or not. With a CPU profile of the same process
+// over the same window (the same sampler without --idle, at the same rate),
+// each stack's samples split into running (as many as the CPU profile has)
+// and off-CPU (the rest). Only the threads serving requests count: stacks
+// with a request-dispatch frame of the server and user code below it.
+// Threads waiting for the next request (the dispatch frame, no user code
+// under it) are idle, and the server's own threads (accept loops) do not
+// count.
+
+// dispatchFrames are the servers' per-request entry points, matched as the
+// end of a frame's function name: Python's http.server and wsgiref,
+// gunicorn's workers, uvicorn's ASGI cycle; Ruby's WEBrick and Puma.
+var dispatchFrames = []string{
+	"handle_one_request", "ServerHandler.run", "BaseHandler.run", "SimpleHandler.run",
+	"Worker.handle_request", "handle_request", "RequestResponseCycle.run_asgi",
+	"WEBrick::HTTPServer#service", "Puma::Server#process_client", "Puma::Request#handle_request",
+}
+
+// waitModules classify a wait by the standard-library module it happens
+// in (the base name of the leaf frame's file).
+var waitModules = map[string]string{
+	"socket.py": "downstream", "ssl.py": "downstream", "selectors.py": "downstream", "client.py": "downstream",
+	"connection.py": "downstream", "connectionpool.py": "downstream", "base_events.py": "downstream",
+	"threading.py": "lock", "queue.py": "channel", "_base.py": "channel", "synchronize.py": "lock",
+	"subprocess.py": "syscall",
+}
+
+// waitCalls classify a wait by the call on its source line, when the leaf
+// frame is the service's own code calling into C (py-spy shows no frame
+// for socket.recv or time.sleep).
+var waitCalls = []struct {
+	re   *regexp.Regexp
+	wait string
+}{
+	{regexp.MustCompile(`\bsleep\(`), "sleep"},
+	{regexp.MustCompile(`\.(recv|recv_into|recvfrom|send|sendall|connect|accept|makefile|getresponse|urlopen|request|get|post|put|delete|execute|fetch\w*|query)\(|\b(create_connection|getaddrinfo|urlopen)\(`), "downstream"},
+	{regexp.MustCompile(`\.(acquire|wait|join)\(|\bwith\s+\w*lock`), "lock"},
+	{regexp.MustCompile(`\.(read|readline|readinto|write|flush|fsync)\(|\bopen\(`), "syscall"},
+}
+
+// spyWaitKinds maps the waits a sampler finds to their kind.
+var spyWaitKinds = map[string]string{
+	"cpu": "running", "runnable": "runnable", "downstream": "network", "client": "network", "lock": "sync", "channel": "sync",
+	"syscall": "syscall", "sleep": "sleep", "other": "other",
+}
+
+// SpyWall builds a wall-time profile (the runfmt format: sample types
+// runfmt.WallSample, runfmt.OffCPUSample and one per kind, in nanoseconds,
+// each sample labelled with its wait) of the request threads from a
+// wall-clock sampler's profile (idle threads included) and a CPU profile
+// of the same window and rate. idleNs is the time request threads waited
+// for the next request. cpuNs, when > 0, is the CPU the service measured
+// over the window, which caps the running time. source, when set, returns
+// the text of a file's line (to tell what a wait in the service's own code
+// calls). ok is false when no stack serves requests.
+func SpyWall(wall, cpu *profile.Profile, cpuNs int64, source func(file string, line int64) string) (out *profile.Profile, idleNs int64, ok bool) {
+	if wall == nil || len(wall.Sample) == 0 || len(wall.SampleType) < 2 {
+		return nil, 0, false
+	}
+	onCPU := map[string]int64{}
+	if cpu != nil && len(cpu.SampleType) > 0 {
+		for _, s := range cpu.Sample {
+			onCPU[frameKey(s)] += s.Value[0]
+		}
+	}
+	// Each request stack's running samples: at most its CPU profile's.
+	type split struct {
+		s        *profile.Sample
+		run, off int64 // samples
+		per      int64 // ns per sample
+	}
+	var stacks []split
+	var runNs int64
+	for _, s := range wall.Sample {
+		n, ns := s.Value[0], s.Value[1]
+		if n <= 0 {
+			continue
+		}
+		switch requestStack(s) {
+		case stackIdle:
+			idleNs += ns
+			continue
+		case stackOther:
+			continue
+		}
+		key := frameKey(s)
+		run := min(n, onCPU[key])
+		onCPU[key] -= run
+		stacks = append(stacks, split{s, run, n - run, ns / n})
+		runNs += run * (ns / n)
+	}
+	// A sampler calls a thread active when it is ready to run, not only when
+	// it runs: the running time of the request threads cannot be more than
+	// the service's measured CPU; the excess waited for a CPU.
+	scale := 1.0
+	if cpuNs > 0 && runNs > cpuNs {
+		scale = float64(cpuNs) / float64(runNs)
+	}
+	missed := missedTicks(wall)
+	idleNs = int64(float64(idleNs) * missed)
+	b := newSpyBuilder(wall)
+	for _, st := range stacks {
+		active := st.run * st.per
+		run := int64(float64(active) * scale)
+		b.add(st.s, "cpu", int64(float64(run)*missed))
+		// Active but beyond the CPU measured: ready to run, waiting in the
+		// kernel's run queue (or for the GIL).
+		b.add(st.s, "runnable", int64(float64(active-run)*missed))
+		if off := st.off * st.per; off > 0 {
+			b.add(st.s, classifySpyWait(st.s, source), int64(float64(off)*missed))
+		}
+	}
+	if len(b.p.Sample) == 0 {
+		return nil, idleNs, false
+	}
+	sortSamples(b.p)
+	return b.p, idleNs, true
+}
+
+// Stack roles for SpyWall.
+const (
+	stackOther   = iota // a thread that does not serve requests
+	stackIdle           // a request thread waiting for the next request
+	stackRequest        // serving a request
+)
+
+// requestStack says what a sampler's stack is doing.
+func requestStack(s *profile.Sample) int {
+	frames := sampleFrames(s)
+	for d := len(frames) - 1; d >= 0; d-- {
+		if !isDispatch(frames[d].Function.Name) {
+			continue
+		}
+		for _, f := range frames[:d] {
+			if IsUserFunc(f.Function.Name, f.Function.Filename) {
+				return stackRequest
+			}
+		}
+		return stackIdle
+	}
+	return stackOther
+}
+
+func isDispatch(name string) bool {
+	for _, d := range dispatchFrames {
+		if strings.HasSuffix(name, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// sampleFrames lists a sample's frames, leaf first, inlined ones expanded.
+func sampleFrames(s *profile.Sample) []profile.Line {
+	var out []profile.Line
+	for _, l := range s.Location {
+		for i := len(l.Line) - 1; i >= 0; i-- {
+			if l.Line[i].Function != nil {
+				out = append(out, l.Line[i])
+			}
+		}
+	}
+	return out
+}
+
+// frameKey identifies a stack by its functions and lines, not files: the
+// CPU and wall-clock recordings may spell the same file differently.
+func frameKey(s *profile.Sample) string {
+	var b strings.Builder
+	for _, f := range sampleFrames(s) {
+		b.WriteString(f.Function.Name)
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatInt(f.Line, 10))
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+// classifySpyWait names the wait of a stack that was off a CPU: by the
+// library module it is in, else by the call on the service's source line,
+// else other.
+func classifySpyWait(s *profile.Sample, source func(string, int64) string) string {
+	frames := sampleFrames(s)
+	if len(frames) == 0 {
+		return "other"
+	}
+	leaf := frames[0]
+	if !IsUserFunc(leaf.Function.Name, leaf.Function.Filename) {
+		if w, ok := waitModules[path.Base(leaf.Function.Filename)]; ok {
+			if w == "downstream" && servesOwnConnection(frames) {
+				return "client"
+			}
+			return w
+		}
+		return "other"
+	}
+	if source != nil {
+		text := source(leaf.Function.Filename, leaf.Line)
+		for _, c := range waitCalls {
+			if c.re.MatchString(text) {
+				return c.wait
+			}
+		}
+	}
+	return "other"
+}
+
+// servesOwnConnection tells a socket wait on the request's own connection
+// (the server's library frames right above it) from a call elsewhere.
+func servesOwnConnection(frames []profile.Line) bool {
+	for _, f := range frames[1:] {
+		if IsUserFunc(f.Function.Name, f.Function.Filename) {
+			return false
+		}
+		switch path.Base(f.Function.Filename) {
+		case "server.py", "socketserver.py", "handlers.py", "simple_server.py", "wsgi.py", "body.py", "message.py":
+			return true
+		}
+	}
+	return false
+}
+
+// spyBuilder accumulates the wall-time profile of SpyWall.
+type spyBuilder struct {
+	p    *profile.Profile
+	kind map[string]int // sample type index per kind
+	seen map[string]*profile.Sample
+}
+
+func newSpyBuilder(src *profile.Profile) *spyBuilder {
+	p := &profile.Profile{
+		SampleType:        []*profile.ValueType{{Type: runfmt.WallSample, Unit: "nanoseconds"}, {Type: runfmt.OffCPUSample, Unit: "nanoseconds"}},
+		DefaultSampleType: runfmt.WallSample,
+		Location:          src.Location, Function: src.Function, Mapping: src.Mapping,
+		TimeNanos: src.TimeNanos, DurationNanos: src.DurationNanos,
+	}
+	b := &spyBuilder{p: p, kind: map[string]int{}, seen: map[string]*profile.Sample{}}
+	for _, k := range runfmt.TimeKindNames {
+		b.kind[k] = len(p.SampleType)
+		p.SampleType = append(p.SampleType, &profile.ValueType{Type: k, Unit: "nanoseconds"})
+	}
+	return b
+}
+
+// add charges ns of wait at s's stack.
+func (b *spyBuilder) add(s *profile.Sample, wait string, ns int64) {
+	if ns <= 0 {
+		return
+	}
+	key := stackKey(s) + "|" + wait
+	smp := b.seen[key]
+	if smp == nil {
+		smp = &profile.Sample{Location: s.Location, Value: make([]int64, len(b.p.SampleType)), Label: map[string][]string{runfmt.WaitLabel: {wait}}}
+		b.seen[key] = smp
+		b.p.Sample = append(b.p.Sample, smp)
+	}
+	kind := spyWaitKinds[wait]
+	smp.Value[0] += ns
+	if kind != "running" {
+		smp.Value[1] += ns
+	}
+	smp.Value[b.kind[kind]] += ns
+}
+
+// missedTicks corrects for the ticks a sampler missed (it runs outside the
+// service's budget, and a busy machine delays it): a Python program's main
+// thread (its stack starts at "<module>") is in every tick, so its samples
+// count the ticks taken, against the duration over the period. The factor
+// (1 when nothing was missed) is at most 2: beyond that the sampler's
+// figures are too thin to correct.
+func missedTicks(wall *profile.Profile) float64 {
+	var ticks, samples, ns int64
+	for _, s := range wall.Sample {
+		samples += s.Value[0]
+		ns += s.Value[1]
+		if fs := sampleFrames(s); len(fs) > 0 && fs[len(fs)-1].Function.Name == "<module>" {
+			ticks += s.Value[0]
+		}
+	}
+	if ticks == 0 || samples == 0 || wall.DurationNanos <= 0 {
+		return 1
+	}
+	want := float64(wall.DurationNanos) / (float64(ns) / float64(samples))
+	return min(2, max(1, want/float64(ticks)))
+}
+
+// sortSamples orders samples by descending wall time (stable output).
+func sortSamples(p *profile.Profile) {
+	sort.SliceStable(p.Sample, func(i, j int) bool { return p.Sample[i].Value[0] > p.Sample[j].Value[0] })
+}

@@ -1,0 +1,114 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
+)
+
+// pyProfile builds a sampler profile (samples/count, cpu/nanoseconds at
+// 10 ms a sample) of Python stacks written root first as "func@file:line".
+func pyProfile(t testing.TB, samples map[string]int64) *profile.Profile {
+	t.Helper()
+	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}}, DurationNanos: 1e9}
+	funcs := map[string]*profile.Function{}
+	for stack, n := range samples {
+		frames := strings.Split(stack, ";")
+		var locs []*profile.Location
+		for i := len(frames) - 1; i >= 0; i-- {
+			name, rest, _ := strings.Cut(frames[i], "@")
+			file, line, _ := strings.Cut(rest, ":")
+			fn := funcs[name+file]
+			if fn == nil {
+				fn = &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, Filename: file}
+				funcs[name+file] = fn
+				p.Function = append(p.Function, fn)
+			}
+			ln := int64(len(line)) // distinct lines are enough
+			l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: fn, Line: ln}}}
+			p.Location = append(p.Location, l)
+			locs = append(locs, l)
+		}
+		p.Sample = append(p.Sample, &profile.Sample{Location: locs, Value: []int64{n, n * 1e7}})
+	}
+	return p
+}
+
+const (
+	pyThread  = "Thread._bootstrap@/usr/lib/python3.11/threading.py:1;BaseHTTPRequestHandler.handle_one_request@/usr/lib/python3.11/http/server.py:1"
+	pyRequest = pyThread + ";Handler.do_GET@/srv/app/server.py:1;fetch_quote@/srv/app/server.py:32"
+	pyIdle    = pyThread + ";SocketIO.readinto@/usr/lib/python3.11/socket.py:1"
+	pyMain    = "<module>@/srv/app/server.py:1;BaseServer.serve_forever@/usr/lib/python3.11/socketserver.py:1;_PollLikeSelector.select@/usr/lib/python3.11/selectors.py:1"
+)
+
+func TestSpyWall(t *testing.T) {
+	// 100 ticks: the main thread in every one; a request thread 60 ticks in
+	// fetch_quote (6 of them on a CPU), 40 waiting for the next request.
+	wall := pyProfile(t, map[string]int64{pyRequest: 60, pyIdle: 40, pyMain: 100})
+	cpu := pyProfile(t, map[string]int64{pyRequest: 6})
+	source := func(file string, line int64) string {
+		if strings.HasSuffix(file, "server.py") {
+			return "b = s.recv(4096)"
+		}
+		return ""
+	}
+	p, idleNs, ok := SpyWall(wall, cpu, 0, source)
+	if !ok {
+		t.Fatal("no request stacks found")
+	}
+	if idleNs != 40*1e7 {
+		t.Errorf("idle %d ns; want the 40 samples between requests", idleNs)
+	}
+	kinds := TimeKinds(p, 10)
+	got := map[string]float64{}
+	for _, k := range kinds {
+		got[k.Kind] = k.MsPerRequest
+	}
+	if got["running"] != 6 || got["network"] != 54 || len(kinds) != len(runfmt.TimeKindNames) {
+		t.Errorf("per request %v; want running 6 ms, network 54 ms (the recv)", got)
+	}
+	if k := kindNamed(kinds, "network"); k.Top == nil || k.Top.Function != "fetch_quote" || k.Waits["downstream"] != 54 {
+		t.Errorf("network %+v; want fetch_quote, downstream", k)
+	}
+	// The CPU the service measured caps the running time: 2 of the 6
+	// active samples were ready to run, waiting for a CPU.
+	p, _, _ = SpyWall(wall, cpu, 4*1e7, source)
+	ks := TimeKinds(p, 10)
+	if run, ready := kindNamed(ks, "running"), kindNamed(ks, "runnable"); run.MsPerRequest != 4 || ready.MsPerRequest != 2 {
+		t.Errorf("running %.3f ms, runnable %.3f ms with 40 ms of CPU measured; want 4 and 2", run.MsPerRequest, ready.MsPerRequest)
+	}
+	// Ticks the sampler missed (the main thread in 80 of 100) scale up.
+	wall = pyProfile(t, map[string]int64{pyRequest: 48, pyIdle: 32, pyMain: 80})
+	p, _, _ = SpyWall(wall, nil, 0, nil)
+	if k := kindNamed(TimeKinds(p, 10), "other"); k.MsPerRequest != 60 {
+		t.Errorf("unclassified wait %.3f ms from 48 of 80 ticks; want 60 (scaled to 100 ticks)", k.MsPerRequest)
+	}
+}
+
+func kindNamed(ks []runfmt.TimeKind, name string) runfmt.TimeKind {
+	for _, k := range ks {
+		if k.Kind == name {
+			return k
+		}
+	}
+	return runfmt.TimeKind{}
+}
+
+func TestHeapDelta(t *testing.T) {
+	start := build(t, []string{"inuse_objects/count", "inuse_space/bytes"},
+		smp{"main.main;main.loadConfig;runtime.mallocgc", []int64{10, 1 << 20}},
+		smp{"net/http.(*conn).serve;main.handler;main.remember;runtime.growslice", []int64{1, 1 << 20}})
+	end := build(t, []string{"inuse_objects/count", "inuse_space/bytes"},
+		smp{"main.main;main.loadConfig;runtime.mallocgc", []int64{10, 1 << 20}},
+		smp{"net/http.(*conn).serve;main.handler;main.remember;runtime.growslice", []int64{1, 11 << 20}})
+	from, to, sites, ok := HeapDelta(start, end, 10240, 2, 3)
+	if !ok || from != 2<<20 || to != 12<<20 {
+		t.Fatalf("HeapDelta = %d, %d, ok %v; want 2 MiB to 12 MiB", from, to, ok)
+	}
+	if len(sites) != 1 || sites[0].Function != "main.remember" || sites[0].BytesPerRequest != 1024 || sites[0].MBPerS != 5 {
+		t.Errorf("sites %+v; want main.remember 1 KiB/request, 5 MB/s", sites)
+	}
+}

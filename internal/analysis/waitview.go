@@ -1,0 +1,190 @@
+package analysis
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
+)
+
+// waitView is a wall-time profile (runfmt.WallSample and one sample type
+// per kind, each sample labelled with its wait) grouped by wait class, each
+// class with user-code attribution of its wall time.
+type waitView struct {
+	requests int64
+	classes  map[string]*waitClass
+	totalNs  int64
+}
+
+// waitClass is the wall time of one wait: blocked there, and runnable after
+// (the time to get back on a CPU once the wait is over belongs to it).
+type waitClass struct {
+	name       string
+	c          *costs
+	blockedNs  int64
+	runnableNs int64
+}
+
+// Time charged per request, in ms.
+func (w *waitView) ms(ns int64) float64 {
+	if w.requests <= 0 {
+		return 0
+	}
+	return float64(ns) / 1e6 / float64(w.requests)
+}
+
+// newWaitView groups wall's samples by their wait label. A runnable sample
+// at a stack where a goroutine blocked joins that block's class. Nil when
+// wall has no wall sample type.
+func newWaitView(wall *profile.Profile, requests int64) *waitView {
+	if wall == nil {
+		return nil
+	}
+	vi := sampleTypeIndex(wall, runfmt.WallSample)
+	if vi < 0 {
+		return nil
+	}
+	blockAt := map[string]string{}
+	for _, s := range wall.Sample {
+		if w := waitOf(s); parks[w] {
+			blockAt[stackKey(s)] = w
+		}
+	}
+	groups := map[string][]*profile.Sample{}
+	runnable := map[string]int64{}
+	for _, s := range wall.Sample {
+		w := waitOf(s)
+		if w == "runnable" {
+			if b, ok := blockAt[stackKey(s)]; ok {
+				w = b
+				runnable[w] += s.Value[vi]
+			}
+		}
+		groups[w] = append(groups[w], s)
+	}
+	v := &waitView{requests: requests, classes: map[string]*waitClass{}}
+	for name, samples := range groups {
+		set := fromProfile(withSamples(wall, samples))
+		c := computeCosts(set, vi, UserCode{}, nil)
+		v.classes[name] = &waitClass{name: name, c: c, blockedNs: c.total - runnable[name], runnableNs: runnable[name]}
+		v.totalNs += c.total
+	}
+	return v
+}
+
+// withSamples is p with only samples (sharing their locations).
+func withSamples(p *profile.Profile, samples []*profile.Sample) *profile.Profile {
+	return &profile.Profile{SampleType: p.SampleType, DefaultSampleType: p.DefaultSampleType,
+		PeriodType: p.PeriodType, Period: p.Period, DurationNanos: p.DurationNanos, Sample: samples}
+}
+
+// parks are the waits that park a goroutine (or a thread) until something
+// else wakes it: the runnable time after them, at the same stack, is part of
+// the wait.
+var parks = map[string]bool{
+	"client": true, "downstream": true, "lock": true, "channel": true, "waitgroup": true, "cond": true,
+	"pool": true, "sync": true, "syscall": true, "gc-wait": true, "sleep": true,
+}
+
+func waitOf(s *profile.Sample) string {
+	if ls := s.Label[runfmt.WaitLabel]; len(ls) > 0 {
+		return ls[0]
+	}
+	return "cpu"
+}
+
+func stackKey(s *profile.Sample) string {
+	var b strings.Builder
+	for _, l := range s.Location {
+		b.WriteString(strconv.FormatUint(l.ID, 36))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+func sampleTypeIndex(p *profile.Profile, typ string) int {
+	for i, st := range p.SampleType {
+		if st.Type == typ {
+			return i
+		}
+	}
+	return -1
+}
+
+// totalNs is the wall time of the classes named.
+func (w *waitView) sum(names ...string) int64 {
+	var ns int64
+	for _, n := range names {
+		if c := w.classes[n]; c != nil {
+			ns += c.c.total
+		}
+	}
+	return ns
+}
+
+// site is the user function that waited most in classes, with the call
+// it waited in, or ok false.
+type site struct {
+	fn, file, callee string
+	ns               int64
+}
+
+// sites lists up to n user functions by their time in the class.
+func (c *waitClass) sites(n int) []site {
+	var out []site
+	for _, f := range c.c.ranked(true, n) {
+		fi := c.c.set.funcs[f]
+		s := site{fn: fi.Name, file: fi.File, ns: c.c.charg[f]}
+		if callee, v := c.c.topCallee(f); callee >= 0 && 2*v >= s.ns {
+			s.callee = c.c.set.funcs[callee].Name // the call that holds most of it
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TimeKinds splits a wall-time profile into the time-per-request table's
+// kinds (runfmt.TimeKindNames), each with its waits and its top user
+// function, per request. Kinds the profile lacks are reported as zero.
+func TimeKinds(wall *profile.Profile, requests int64) []runfmt.TimeKind {
+	if wall == nil || requests <= 0 {
+		return nil
+	}
+	set := fromProfile(wall)
+	per := func(ns int64) float64 { return float64(ns) / 1e6 / float64(requests) }
+	out := make([]runfmt.TimeKind, 0, len(runfmt.TimeKindNames))
+	for _, name := range runfmt.TimeKindNames {
+		k := runfmt.TimeKind{Kind: name}
+		vi := sampleTypeIndex(wall, name)
+		if vi < 0 {
+			out = append(out, k)
+			continue
+		}
+		waits := map[string]int64{}
+		for _, s := range wall.Sample {
+			if v := s.Value[vi]; v != 0 {
+				waits[waitOf(s)] += v
+			}
+		}
+		c := computeCosts(set, vi, UserCode{}, nil)
+		k.MsPerRequest = per(c.total)
+		if len(waits) > 1 || len(waits) == 1 && waits[name] == 0 && waits["cpu"] == 0 {
+			// more than the kind itself: name the waits
+			k.Waits = map[string]float64{}
+			for w, ns := range waits {
+				k.Waits[w] = per(ns)
+			}
+		}
+		if top := c.ranked(true, 1); len(top) > 0 && c.charg[top[0]] > 0 {
+			f := top[0]
+			k.Top = &runfmt.TimeSite{Function: set.funcs[f].Name, File: set.funcs[f].File, MsPerRequest: per(c.charg[f])}
+			if callee, v := c.topCallee(f); callee >= 0 && 2*v >= c.charg[f] {
+				k.Top.Callee = set.funcs[callee].Name
+			}
+		}
+		out = append(out, k)
+	}
+	return out
+}

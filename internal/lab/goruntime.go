@@ -1,0 +1,142 @@
+package lab
+
+import (
+	"context"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/analysis"
+	"perflab/internal/capture"
+	"perflab/internal/runfmt"
+	"perflab/internal/target"
+)
+
+// saveWall writes a wall-time profile to profiles/NAME.pb.gz.
+func (p *profileSet) saveWall(name string, prof *profile.Profile, source string) (string, bool) {
+	rel := p.saveAs(name, source, nil, prof)
+	return rel, rel != ""
+}
+
+// heapBefore takes the in-use heap after a forced collection before the
+// window: the start of the heap's growth by allocation site.
+func (p *profileSet) heapBefore(ctx context.Context) {
+	h, raw, err := p.client.Fetch(ctx, p.base, "heap", "gc=1")
+	if err != nil {
+		return // the end of the window fetches it again and warns
+	}
+	p.heapStart = h
+	p.save("heap-start", raw, nil)
+}
+
+// serviceEnv is the environment the service started with (its first
+// process's), nil when it cannot be read.
+func (s *session) serviceEnv() map[string]string {
+	if s.proc == nil {
+		return nil
+	}
+	env, err := target.Environ(s.proc.PID())
+	if err != nil {
+		return nil
+	}
+	return env
+}
+
+// goRuntime records GOMAXPROCS as the service used it (gctrace's "N P",
+// else the execution trace), GOGC and GOMEMLIMIT as set and the GOGC its
+// collections imply; nil for a service that shows none of them.
+func (s *session) goRuntime(from, to time.Time) *runfmt.GoRuntime {
+	g := &runfmt.GoRuntime{}
+	env := s.env
+	if env == nil {
+		env = map[string]string{}
+	}
+	g.GOGC, g.GOMEMLIMIT, g.GOMAXPROCSEnv = env["GOGC"], env["GOMEMLIMIT"], env["GOMAXPROCS"]
+	events, prev := s.gc.Events(from, to)
+	if !prev.Seen.IsZero() {
+		events = append([]capture.SeenGCEvent{prev}, events...)
+	}
+	if n := len(events); n > 0 {
+		g.GOMAXPROCS, g.GOMAXPROCSSource = events[n-1].Procs, "gctrace"
+	} else if tr := s.prof.traced; tr != nil && tr.wall != nil && tr.wall.GOMAXPROCS > 0 {
+		g.GOMAXPROCS, g.GOMAXPROCSSource = tr.wall.GOMAXPROCS, "execution trace"
+	}
+	g.GOGCEffective = effectiveGOGC(events)
+	if g.GOMAXPROCS == 0 && g.GOGC == "" && g.GOMEMLIMIT == "" && g.GOMAXPROCSEnv == "" {
+		return nil
+	}
+	return g
+}
+
+// effectiveGOGCMinLiveMB is the least live heap from which gctrace's whole
+// megabytes give the heap goal's ratio to better than ~10%.
+const effectiveGOGCMinLiveMB = 8
+
+// effectiveGOGC is the median GOGC implied by each collection's heap goal
+// and the previous one's live heap: goal = live + (live + stacks +
+// globals) × GOGC/100. 0 when the heap is too small to tell.
+func effectiveGOGC(events []capture.SeenGCEvent) float64 {
+	var vals []float64
+	for i := 1; i < len(events); i++ {
+		live, e := events[i-1].HeapLiveMB, events[i]
+		if live < effectiveGOGCMinLiveMB || e.GoalMB <= live {
+			continue
+		}
+		vals = append(vals, 100*(e.GoalMB-live)/(live+e.StacksMB+e.GlobalsMB))
+	}
+	if len(vals) == 0 {
+		return 0
+	}
+	slices.Sort(vals)
+	return math.Round(vals[len(vals)/2])
+}
+
+// heapGrowth is the live heap's trend over the window (gctrace's live heap
+// after each collection, from the forced one before the window to the one
+// after it) with the growth by allocation site from the heap profiles at
+// both ends.
+func (s *session) heapGrowth(from, to time.Time, requests int64) *runfmt.HeapGrowth {
+	p := s.prof
+	end := p.heapEndAt
+	if end.IsZero() {
+		end = to
+	}
+	events, prev := s.gc.Events(from, end.Add(100*time.Millisecond))
+	if !prev.Seen.IsZero() {
+		events = append([]capture.SeenGCEvent{prev}, events...)
+	}
+	if len(events) < 2 || events[len(events)-1].Seen.Sub(events[0].Seen) < to.Sub(from)/2 {
+		return nil // too few collections to tell a trend
+	}
+	h := &runfmt.HeapGrowth{Collections: len(events), LiveStartMB: events[0].HeapLiveMB, LiveEndMB: events[len(events)-1].HeapLiveMB}
+	h.SlopeMBPerS = liveSlope(events)
+	if a, b, sites, ok := analysis.HeapDelta(p.heapStart, p.heap, requests, to.Sub(from).Seconds(), 3); ok {
+		h.Sites = sites
+		h.InuseStartMB, h.InuseEndMB = float64(a)/(1<<20), float64(b)/(1<<20)
+		if requests > 0 && b > a {
+			h.BytesPerRequest = float64(b-a) / float64(requests)
+		}
+	}
+	return h
+}
+
+// liveSlope is the least-squares slope of the live heap (MB) over time (s).
+func liveSlope(events []capture.SeenGCEvent) float64 {
+	t0 := events[0].Seen
+	var n, sx, sy, sxx, sxy float64
+	for _, e := range events {
+		x, y := e.Seen.Sub(t0).Seconds(), e.HeapLiveMB
+		n++
+		sx += x
+		sy += y
+		sxx += x * x
+		sxy += x * y
+	}
+	den := n*sxx - sx*sx
+	if den <= 0 {
+		return 0
+	}
+	return (n*sxy - sx*sy) / den
+}

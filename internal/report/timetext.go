@@ -1,0 +1,125 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"perflab/internal/analysis"
+	"perflab/internal/runfmt"
+)
+
+// timeSource names where a time split came from, for headings.
+func timeSource(src string) string {
+	switch src {
+	case "go-trace":
+		return "Go execution trace"
+	case "py-spy":
+		return "py-spy, idle threads included"
+	case "rbspy":
+		return "rbspy"
+	case "perf-sched":
+		return "perf, scheduler events"
+	}
+	return src
+}
+
+// timePerRequest writes the "Time per request" table: the split of a
+// request's wall time by kind, with the user function that has the most of
+// each kind and the precise waits.
+func (p *printer) timePerRequest(r *runfmt.Run) {
+	t := r.Time
+	if t == nil || len(t.Kinds) == 0 {
+		return
+	}
+	p.f("\nTime per request (%s, %.1f s of the window, %d requests", timeSource(t.Source), t.Seconds, t.Requests)
+	if r.Load != nil && r.Load.Latency.Mean > 0 {
+		p.f("; mean latency %s", formatMs(r.Load.Latency.Mean))
+	}
+	p.f("):\n")
+	for _, k := range t.Kinds {
+		if k.Kind == "other" && k.MsPerRequest == 0 {
+			continue // only samplers have it
+		}
+		share := 0.0
+		if t.TotalMs > 0 {
+			share = 100 * k.MsPerRequest / t.TotalMs
+		}
+		p.f("%s\n", strings.TrimRight(fmt.Sprintf("  %-9s %10s %6.1f%%  %s", k.Kind, FormatMicros(1000*k.MsPerRequest), share, timeKindNote(k)), " "))
+	}
+	p.f("  %-9s %10s", "total", FormatMicros(1000*t.TotalMs))
+	if t.IdleMs > 0 {
+		p.f("          (connections idle between requests: %s per request, not counted)", FormatMicros(1000*t.IdleMs))
+	}
+	p.f("\n")
+	if s := t.Scheduler; s != nil {
+		p.f("  Scheduler: %d Ps busy %.0f%% of the time; the world stopped %.2f ms for %d GC cycles (%.2f ms in all); goroutines up to %d, %d created\n",
+			s.GOMAXPROCS, s.PBusyPct, s.GCStopMs, s.GCCycles, s.StopTheWorldMs, s.GoroutinesMax, s.GoroutinesCreated)
+	}
+}
+
+// timeKindNote is a kind's top site and its waits, for one table line.
+func timeKindNote(k runfmt.TimeKind) string {
+	var parts []string
+	if k.Top != nil {
+		s := analysis.FuncLabel(k.Top.Function, k.Top.File)
+		if k.Top.Callee != "" {
+			s += " in " + k.Top.Callee
+		}
+		parts = append(parts, s)
+	}
+	if len(k.Waits) > 0 {
+		var ws []string
+		for _, w := range sortedWaits(k.Waits) {
+			if k.Waits[w] >= 0.0005 {
+				ws = append(ws, fmt.Sprintf("%s %s", w, FormatMicros(1000*k.Waits[w])))
+			}
+		}
+		if len(ws) > 0 {
+			parts = append(parts, "("+strings.Join(ws, ", ")+")")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// sortedWaits lists the waits by descending time.
+func sortedWaits(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && (m[keys[j]] > m[keys[j-1]] || m[keys[j]] == m[keys[j-1]] && keys[j] < keys[j-1]); j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
+
+// goRuntime writes the Go runtime's settings as the service used them.
+func (p *printer) goRuntime(g *runfmt.GoRuntime) {
+	if g == nil {
+		return
+	}
+	var parts []string
+	if g.GOMAXPROCS > 0 {
+		s := fmt.Sprintf("GOMAXPROCS %d (%s", g.GOMAXPROCS, g.GOMAXPROCSSource)
+		if g.GOMAXPROCSEnv != "" {
+			s += "; GOMAXPROCS=" + g.GOMAXPROCSEnv + " in its environment"
+		}
+		parts = append(parts, s+")")
+	}
+	gogc := "GOGC unset (100)"
+	if g.GOGC != "" {
+		gogc = "GOGC=" + g.GOGC
+	}
+	if g.GOGCEffective > 0 {
+		gogc += fmt.Sprintf(", %.0f as its heap goals show", g.GOGCEffective)
+	}
+	parts = append(parts, gogc)
+	if g.GOMEMLIMIT != "" {
+		parts = append(parts, "GOMEMLIMIT="+g.GOMEMLIMIT)
+	} else {
+		parts = append(parts, "no GOMEMLIMIT")
+	}
+	p.f("  Go runtime:\t%s\n", strings.Join(parts, ", "))
+}
