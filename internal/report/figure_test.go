@@ -90,6 +90,15 @@ func TestReportFiguresHaveAxesAndLegends(t *testing.T) {
 	checkFigure(t, page, "throughput", "requests/s", "errors/s")
 	checkFigure(t, page, "cpu", "cores used", "1-core budget", "throttled (%)", "% of periods throttled")
 	checkFigure(t, page, "memory", "RSS", "live heap after GC", "a collection", "budget 512.0 MiB")
+	// The time per request, against the mean latency.
+	r.Time = &runfmt.TimePerRequest{Source: "go-trace", Seconds: 1, Requests: 100, TotalMs: 4.5, Kinds: []runfmt.TimeKind{
+		{Kind: "running", MsPerRequest: 1.2}, {Kind: "runnable", MsPerRequest: 0.3}, {Kind: "network", MsPerRequest: 3}}}
+	b.Reset()
+	if err := WriteHTML(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	page = b.String()
+	checkFigure(t, page, "time", "split", "latency (mean)", "running 1.20 ms", "network 3.00 ms", "mean latency 5.00 ms")
 	// Each second of a time chart tells its values on hover.
 	lt := figureSVG(t, page, "latency-time")
 	if n := strings.Count(lt, "<rect "); n != 4 || !strings.Contains(lt, "<title>2–3 s: p50 4.8 ms, p99 14 ms, max –</title>") {

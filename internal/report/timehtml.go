@@ -6,26 +6,15 @@ import (
 	"perflab/internal/runfmt"
 )
 
-// kindColors are the stacked bar's colours, one per kind of wall time
-// (runfmt.TimeKindNames); CPU warm, waits cool.
-var kindColors = map[string]string{
-	"running": "#e8743b", "runnable": "#f2c14e", "network": "#3b7dd8", "sync": "#7b5ea7",
-	"syscall": "#5aa469", "gc": "#a0a0a0", "sleep": "#5bc0de", "other": "#c7b8a0",
-}
-
 // htmlTime is the report's "Time per request" section: a stacked bar of the
 // split and its table.
 type htmlTime struct {
 	Source, Heading string
-	Segments        []htmlSegment
 	Rows            []htmlTimeRow
 	Total, Idle     string
 	Scheduler       string
-}
-
-type htmlSegment struct {
-	Kind, Color, Label string
-	Pct                float64
+	// Figure is the split as a chart.
+	Figure *figure
 }
 
 type htmlTimeRow struct {
@@ -48,11 +37,9 @@ func timeView(r *runfmt.Run) *htmlTime {
 		}
 		pct := 100 * k.MsPerRequest / t.TotalMs
 		ms := FormatMicros(1000 * k.MsPerRequest)
-		v.Rows = append(v.Rows, htmlTimeRow{Kind: k.Kind, Color: kindColors[k.Kind], Ms: ms, Pct: fmt.Sprintf("%.1f%%", pct), Note: timeKindNote(k)})
-		if pct >= 0.5 {
-			v.Segments = append(v.Segments, htmlSegment{Kind: k.Kind, Color: kindColors[k.Kind], Pct: pct, Label: fmt.Sprintf("%s %s (%.0f%%)", k.Kind, ms, pct)})
-		}
+		v.Rows = append(v.Rows, htmlTimeRow{Kind: k.Kind, Color: kindColor(k.Kind), Ms: ms, Pct: fmt.Sprintf("%.1f%%", pct), Note: timeKindNote(k)})
 	}
+	v.Figure = timeChart(r)
 	if t.IdleMs > 0 {
 		v.Idle = FormatMicros(1000 * t.IdleMs)
 	}
