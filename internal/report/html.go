@@ -56,6 +56,9 @@ type HTMLOptions struct {
 	// otherwise findings link to the embedded flame graph and to their
 	// source snippet in the page.
 	FlameURL, SourceURL func(function string) string
+	// OffCPUFlameURL is FlameURL for waits: a function's frame in the
+	// off-CPU flame graph.
+	OffCPUFlameURL func(function string) string
 }
 
 // Crumb is one step of breadcrumbs: a label and where it leads ("" for the
@@ -69,10 +72,6 @@ func WriteHTMLWith(w io.Writer, r *runfmt.Run, opt HTMLOptions) error {
 		return fmt.Errorf("writing HTML report: %w", err)
 	}
 	v := newHTMLView(r, opt)
-	v.Time = timeView(r)
-	if len(opt.OffCPUFlame) > 0 {
-		v.OffFlame, v.HasOffFlame = string(opt.OffCPUFlame), true
-	}
 	v.CSS = template.CSS(css)
 	if err := reportTmpl.Execute(w, v); err != nil {
 		return fmt.Errorf("writing HTML report: %w", err)
@@ -127,16 +126,18 @@ type htmlFinding struct {
 	Functions                []string
 	Lines                    []htmlLine
 	// Frame names the function the finding's links show; FlameHref and
-	// SourceHref lead to its frame in a flame graph and its source ("" when
+	// SourceHref lead to its frame in a flame graph (the off-CPU one for a
+	// wait, FlameFrame naming the embedded graph) and its source ("" when
 	// there is none to show).
-	Frame, FlameHref, SourceHref string
+	Frame, FlameHref, SourceHref, FlameFrame string
+	wait                                     bool
 }
 
 type htmlHot struct {
 	Self, Cum, CumPct, Function, File, Callee string
 	Bar                                       float64 // width of the cost bar, 0-100
 	Line                                      string  // its costliest source line
-	FlameHref, SourceHref                     string
+	FlameHref, SourceHref, FlameFrame         string
 }
 
 type htmlAlloc struct {
@@ -149,6 +150,10 @@ func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
 		v.Flame, v.HasFlame = string(opt.Flame), true
 	} else {
 		v.NoFlame = noFlameReason(r)
+	}
+	v.Time = timeView(r)
+	if len(opt.OffCPUFlame) > 0 {
+		v.OffFlame, v.HasOffFlame = string(opt.OffCPUFlame), true
 	}
 	if r.Load != nil {
 		v.Requests = r.Load.Requests
@@ -332,7 +337,8 @@ func rps(r *runfmt.Run) float64 {
 func findingsView(fs []runfmt.Finding) []htmlFinding {
 	out := make([]htmlFinding, 0, len(fs))
 	for i, f := range fs {
-		h := htmlFinding{Rank: i + 1, Kind: f.Kind, Title: f.Title, Detail: f.Detail, Functions: f.Functions, Lines: linesView(f.Lines)}
+		h := htmlFinding{Rank: i + 1, Kind: f.Kind, Title: f.Title, Detail: f.Detail, Functions: f.Functions, Lines: linesView(f.Lines),
+			wait: f.WaitUsPerRequest > 0 && f.CostUsPerRequest == 0}
 		switch {
 		case f.CostUsPerRequest > 0:
 			h.Cost = FormatMicros(f.CostUsPerRequest) + " CPU/request"

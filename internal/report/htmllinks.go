@@ -20,10 +20,15 @@ func (v *htmlView) addLinks(opt HTMLOptions) {
 		}
 		f.Frame = f.Functions[0]
 		switch {
+		case f.wait && opt.OffCPUFlameURL != nil:
+			f.FlameHref = opt.OffCPUFlameURL(f.Frame)
+		case f.wait && v.HasOffFlame:
+			f.FlameHref, f.FlameFrame = "#offcpu", "offcpu-frame"
+		case f.wait:
 		case opt.FlameURL != nil:
 			f.FlameHref = opt.FlameURL(f.Frame)
 		case hasCPU:
-			f.FlameHref = "#flame"
+			f.FlameHref, f.FlameFrame = "#flame", "flame-frame"
 		}
 		switch {
 		case opt.SourceURL != nil:
@@ -38,7 +43,7 @@ func (v *htmlView) addLinks(opt HTMLOptions) {
 		case opt.FlameURL != nil:
 			h.FlameHref = opt.FlameURL(h.Function)
 		case hasCPU:
-			h.FlameHref = "#flame"
+			h.FlameHref, h.FlameFrame = "#flame", "flame-frame"
 		}
 		if opt.SourceURL != nil {
 			h.SourceHref = opt.SourceURL(h.Function)

@@ -50,16 +50,30 @@ func (f fixtureRun) write(t testing.TB, root string) string {
 		t.Fatal(err)
 	}
 	pf.Close()
+	wall := cpuProfile(f.fn, int64(f.cpuMs*3e6*requests))
+	wall.SampleType = []*profile.ValueType{{Type: runfmt.WallSample, Unit: "nanoseconds"}, {Type: runfmt.OffCPUSample, Unit: "nanoseconds"}}
+	wf, err := os.Create(filepath.Join(dir, "profiles", "wall.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wall.Write(wf); err != nil {
+		t.Fatal(err)
+	}
+	wf.Close()
 	r := &runfmt.Run{SchemaVersion: runfmt.SchemaVersion, Name: f.name, ID: f.id, Started: f.at, Status: runfmt.StatusComplete,
 		Config:   runfmt.Config{URL: "http://127.0.0.1:1/search", Command: []string{"./svc"}, CPUs: 1, Load: map[string]string{"c": "4"}},
 		Env:      runfmt.Environment{PerflabVersion: "test", GoVersion: "go1.26", Hostname: "box", HostCores: 2, Kernel: "6.1", CgroupVersion: "v2"},
 		Target:   &runfmt.TargetSummary{CPUCoresMean: 0.9, CPUCoresMax: 1, CPUMsPerRequest: f.cpuMs, RSSMaxBytes: 40 << 20, CPULimitCores: 1, ThrottledPct: 12, Source: "cgroup-v2"},
 		GC:       &runfmt.GCSummary{Count: 3, CPUPct: 5, HeapMaxMB: 12},
-		Profiles: []runfmt.ProfileRef{{Type: "cpu", Source: "pprof", File: "profiles/cpu.pb.gz", Seconds: 5, Samples: int64(len(prof.Sample))}},
+		Profiles: []runfmt.ProfileRef{{Type: "cpu", Source: "pprof", File: "profiles/cpu.pb.gz", Seconds: 5, Samples: int64(len(prof.Sample))},
+			{Type: "wall", Source: "go-trace", File: "profiles/wall.pb.gz", Seconds: 5}},
+		Time: &runfmt.TimePerRequest{Source: "go-trace", Seconds: 5, Requests: requests, TotalMs: 4 * f.cpuMs, Kinds: []runfmt.TimeKind{
+			{Kind: "running", MsPerRequest: f.cpuMs}, {Kind: "network", MsPerRequest: 3 * f.cpuMs, Top: &runfmt.TimeSite{Function: f.fn, MsPerRequest: 3 * f.cpuMs, Callee: "net/http.(*Client).Do"}}}},
 		Hot: []runfmt.HotFunc{{Function: f.fn, CumPct: 80, FlatPct: 70, CumUsPerRequest: f.cpuMs * 800, CPUUsPerRequest: f.cpuMs * 700, UserCode: true,
 			Lines: []runfmt.SourceLine{{File: "/src/svc/search.go", Line: 42, Text: "for _, x := range items { <i>x</i> }", CostUsPerRequest: f.cpuMs * 700, Pct: 90,
 				Context: []string{"func search() {", "for _, x := range items { <i>x</i> }", "}"}, ContextStart: 41}}}},
-		Findings: []runfmt.Finding{{Kind: "hot-user-function", Title: f.fn + ": 80% of CPU", Detail: "start here <b>now</b>", Functions: []string{f.fn},
+		Findings: []runfmt.Finding{{Kind: "downstream-wait", Title: f.fn + " waits on a downstream call", Functions: []string{f.fn}, WaitUsPerRequest: f.cpuMs * 3000},
+			{Kind: "hot-user-function", Title: f.fn + ": 80% of CPU", Detail: "start here <b>now</b>", Functions: []string{f.fn},
 			CostUsPerRequest: f.cpuMs * 800, Share: 0.8,
 			Lines: []runfmt.SourceLine{{File: "/src/svc/search.go", Line: 42, Text: "for _, x := range items { <i>x</i> }", CostUsPerRequest: f.cpuMs * 700, Pct: 90,
 				Context: []string{"func search() {", "for _, x := range items { <i>x</i> }", "}"}, ContextStart: 41}}}},

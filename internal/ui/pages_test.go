@@ -46,6 +46,7 @@ func TestPagesEscapeHostileNames(t *testing.T) {
 		{"/runs/" + worker + "/", "&lt;b onmouseover=alert(2)&gt;"},
 		{"/runs/" + worker + "/flame", `\u003cb onmouseover=alert(2)\u003e`},
 		{"/runs/" + evil + "/flame", "&lt;script&gt;"},
+		{"/runs/" + worker + "/flame?profile=wall", `\u003cb onmouseover=alert(2)\u003e`},
 		{"/runs/" + evil + "/pprof/cpu/top", "&lt;script&gt;"},
 		{"/compare?base=api&new=" + worker, "&lt;b onmouseover=alert(2)&gt;"},
 		{"/compare?pick=" + evil + "&pick=" + ids[0], "&lt;script&gt;"},
@@ -63,6 +64,24 @@ func TestPagesEscapeHostileNames(t *testing.T) {
 		if !strings.Contains(body, `aria-label="breadcrumbs"`) {
 			t.Errorf("GET %s: no breadcrumbs", p.path)
 		}
+	}
+}
+
+// TestReportLinksWaitsToTheOffCPUGraph checks that the UI's report links a
+// wait to its frame in the off-CPU flame graph, a CPU finding to the CPU
+// one, and that the off-CPU page draws per traced request.
+func TestReportLinksWaitsToTheOffCPUGraph(t *testing.T) {
+	root, ids := fixtureRuns(t)
+	h := New(store.Store{Root: root})
+	_, _, body := get(t, h, "/runs/"+ids[0]+"/")
+	for _, want := range []string{`href="flame?profile=wall#focus=main.search"`, `href="flame#focus=main.search"`, `id="offcpu-frame"`, `id="fig-time"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the report lacks %s", want)
+		}
+	}
+	code, _, page := get(t, h, "/runs/"+ids[0]+"/flame?profile=wall")
+	if code != 200 || !strings.Contains(page, `"sample_type":"offcpu"`) || !strings.Contains(page, "off-CPU flame graph") {
+		t.Errorf("off-CPU flame page: %d, %.300s", code, page)
 	}
 }
 

@@ -39,6 +39,13 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	if wall := profileFile(e.Run, "wall"); wall != "" {
+		var fb bytes.Buffer
+		if err := analysis.WriteFlameHTMLFile(&fb, filepath.Join(e.Dir, wall), offCPUOptions(e.Run)); err == nil {
+			opt.OffCPUFlame = fb.Bytes()
+			opt.OffCPUFlameURL = func(fn string) string { return "flame?profile=wall#focus=" + url.PathEscape(fn) }
+		}
+	}
 	var b bytes.Buffer
 	if err := report.WriteHTMLWith(&b, e.Run, opt); err != nil {
 		http.Error(w, fmt.Sprintf("rendering run %s: %v", e.Run.ID, err), http.StatusInternalServerError)
@@ -66,8 +73,12 @@ func (s *Server) flame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opt := analysis.FlameOptions{Title: fmt.Sprintf("%s: %s", e.Run.ID, typ), Requests: requests(e.Run)}
-	if typ == "allocs" {
+	switch typ {
+	case "allocs":
 		opt.SampleIndex = "alloc_space"
+	case "wall":
+		opt = offCPUOptions(e.Run)
+		typ = "off-CPU"
 	}
 	var b bytes.Buffer
 	if err := analysis.WriteFlameHTMLFile(&b, filepath.Join(e.Dir, file), opt); err != nil {
@@ -87,6 +98,17 @@ func profileFile(r *runfmt.Run, typ string) string {
 		}
 	}
 	return ""
+}
+
+// offCPUOptions draws a run's wall-time profile as its time off a CPU, per
+// request of the slice it covers.
+func offCPUOptions(r *runfmt.Run) analysis.FlameOptions {
+	opt := analysis.FlameOptions{Title: r.ID + ": off-CPU time", SampleIndex: runfmt.OffCPUSample, Requests: requests(r)}
+	if t := r.Time; t != nil && t.Requests > 0 {
+		opt.Requests = t.Requests
+		opt.Title += " (" + t.Source + ")"
+	}
+	return opt
 }
 
 func requests(r *runfmt.Run) int64 {
