@@ -187,6 +187,9 @@ func TestIndexOfAThousandRuns(t *testing.T) {
 		best = min(best, w)
 	}
 	t.Logf("index of 1,000 runs: first request %v of CPU, then %v (best of 5)", cold, best)
+	if raceEnabled {
+		return // the race detector slows the index several times over
+	}
 	if best > 300*time.Millisecond {
 		t.Errorf("index of 1,000 runs took %v of CPU once read; want under 300 ms", best)
 	}
