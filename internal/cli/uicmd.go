@@ -32,8 +32,8 @@ differential flame graph. The UI reads only inside --dir.`,
 			if _, _, err := net.SplitHostPort(addr); err != nil {
 				return usageErr("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one)", addr)
 			}
-			st := store.Store{Root: dir}
-			runs, err := st.List()
+			srv := ui.New(store.Store{Root: dir})
+			runs, err := srv.Runs() // reads the runs once, so the first page is quick
 			if err != nil {
 				return failed(fmt.Errorf("--dir %s: %w", dir, err))
 			}
@@ -41,8 +41,8 @@ differential flame graph. The UI reads only inside --dir.`,
 			if err != nil {
 				return failed(fmt.Errorf("--addr %s: %w", addr, err))
 			}
-			fmt.Fprintf(env.Stderr, "perflab ui: %d runs in %s on http://%s/ (Ctrl-C stops)\n", len(runs), dir, ln.Addr())
-			return serveUntilDone(cmd.Context(), ln, ui.New(st))
+			fmt.Fprintf(env.Stderr, "perflab ui: %d runs in %s on http://%s/ (Ctrl-C stops)\n", runs, dir, ln.Addr())
+			return serveUntilDone(cmd.Context(), ln, srv)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")

@@ -49,6 +49,13 @@ func New(st store.Store) *Server {
 	return s
 }
 
+// Runs counts the stored runs, reading what the index shows of each (kept
+// for the index while their run.json files are unchanged).
+func (s *Server) Runs() (int, error) {
+	sums, err := s.runs.list()
+	return len(sums), err
+}
+
 // ServeHTTP serves the UI.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
