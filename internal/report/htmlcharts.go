@@ -10,7 +10,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"perflab/internal/runfmt"
@@ -240,14 +239,8 @@ func (s *timeSeries) lines(p *plot.Plot, name string, ys []float64, c color.Colo
 			n = ""
 		}
 		if len(xys) == 1 { // a lone second: a dot, so it shows
-			sc, err := plotter.NewScatter(xys)
-			if err != nil {
+			if err := dots(p, n, xys, c, 2.5, draw.CircleGlyph{}); err != nil {
 				return err
-			}
-			sc.GlyphStyle.Color, sc.GlyphStyle.Radius, sc.GlyphStyle.Shape = c, vg.Points(2.5), draw.CircleGlyph{}
-			p.Add(sc)
-			if n != "" {
-				p.Legend.Add(n, sc)
 			}
 			continue
 		}
@@ -315,13 +308,9 @@ func latencyOverTime(s *timeSeries) figure {
 		return f.failed(err)
 	}
 	if xys := flatten(s.runs(s.maxLat)); len(xys) > 0 {
-		sc, err := plotter.NewScatter(xys)
-		if err != nil {
+		if err := dots(p, "max", xys, okBlack, 2, draw.CircleGlyph{}); err != nil {
 			return f.failed(err)
 		}
-		sc.GlyphStyle.Color, sc.GlyphStyle.Radius, sc.GlyphStyle.Shape = okBlack, vg.Points(2), draw.CircleGlyph{}
-		p.Add(sc)
-		p.Legend.Add("max", sc)
 	}
 	hc := s.hover(p, func(i int) string {
 		return fmt.Sprintf("p50 %s, p99 %s, max %s", val(s.p50[i], " ms"), val(s.p99[i], " ms"), val(s.maxLat[i], " ms"))
@@ -468,20 +457,12 @@ func memoryChart(r *runfmt.Run, s *timeSeries) figure {
 		if err := line(p, "live heap after GC", live, okGreen, 2); err != nil {
 			return f.failed(err)
 		}
-		sc, err := plotter.NewScatter(start)
-		if err != nil {
+		if err := dots(p, "heap when GC started", start, okOrange, 2.5, draw.CircleGlyph{}); err != nil {
 			return f.failed(err)
 		}
-		sc.GlyphStyle.Color, sc.GlyphStyle.Radius, sc.GlyphStyle.Shape = okOrange, vg.Points(2.5), draw.CircleGlyph{}
-		p.Add(sc)
-		p.Legend.Add("heap when GC started", sc)
-		m, err := plotter.NewScatter(marks)
-		if err != nil {
+		if err := dots(p, "a collection", marks, okBlack, 3, draw.PyramidGlyph{}); err != nil {
 			return f.failed(err)
 		}
-		m.GlyphStyle.Color, m.GlyphStyle.Radius, m.GlyphStyle.Shape = okBlack, vg.Points(3), draw.PyramidGlyph{}
-		p.Add(m)
-		p.Legend.Add("a collection", m)
 		f.Note = fmt.Sprintf("%d collections in the window (gctrace); ▲ marks each.", len(events))
 		if r.GC.Count > len(events) {
 			f.Note = fmt.Sprintf("%d collections in the window (gctrace); %d of them drawn, ▲ marks each.", r.GC.Count, len(events))

@@ -103,6 +103,21 @@ func line(p *plot.Plot, name string, xys plotter.XYs, c color.Color, width float
 	return nil
 }
 
+// dots adds a point per xy in colour c, drawn as shape, to p with its
+// legend entry.
+func dots(p *plot.Plot, name string, xys plotter.XYs, c color.Color, radius float64, shape draw.GlyphDrawer) error {
+	sc, err := plotter.NewScatter(xys)
+	if err != nil {
+		return fmt.Errorf("plotting %s: %w", name, err)
+	}
+	sc.GlyphStyle.Color, sc.GlyphStyle.Radius, sc.GlyphStyle.Shape = c, vg.Points(radius), shape
+	p.Add(sc)
+	if name != "" {
+		p.Legend.Add(name, sc)
+	}
+	return nil
+}
+
 // hline adds a dashed horizontal line at y (a budget) across [x0, x1].
 func hline(p *plot.Plot, name string, y, x0, x1 float64, c color.Color) error {
 	return line(p, name, plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}}, c, 1.5, vg.Points(6), vg.Points(4))

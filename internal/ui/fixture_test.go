@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,24 +43,10 @@ func (f fixtureRun) write(t testing.TB, root string) string {
 	}
 	const requests = 4000
 	prof := cpuProfile(f.fn, int64(f.cpuMs*1e6*requests))
-	pf, err := os.Create(filepath.Join(dir, "profiles", "cpu.pb.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := prof.Write(pf); err != nil {
-		t.Fatal(err)
-	}
-	pf.Close()
+	writeProfile(t, filepath.Join(dir, "profiles", "cpu.pb.gz"), prof)
 	wall := cpuProfile(f.fn, int64(f.cpuMs*3e6*requests))
 	wall.SampleType = []*profile.ValueType{{Type: runfmt.WallSample, Unit: "nanoseconds"}, {Type: runfmt.OffCPUSample, Unit: "nanoseconds"}}
-	wf, err := os.Create(filepath.Join(dir, "profiles", "wall.pb.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wall.Write(wf); err != nil {
-		t.Fatal(err)
-	}
-	wf.Close()
+	writeProfile(t, filepath.Join(dir, "profiles", "wall.pb.gz"), wall)
 	r := &runfmt.Run{SchemaVersion: runfmt.SchemaVersion, Name: f.name, ID: f.id, Started: f.at, Status: runfmt.StatusComplete,
 		Config: runfmt.Config{URL: "http://127.0.0.1:1/search", Command: []string{"./svc"}, CPUs: 1, Load: map[string]string{"c": "4"}},
 		Env:    runfmt.Environment{PerflabVersion: "test", GoVersion: "go1.26", Hostname: "box", HostCores: 2, Kernel: "6.1", CgroupVersion: "v2"},
@@ -94,6 +81,17 @@ func (f fixtureRun) write(t testing.TB, root string) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+func writeProfile(t testing.TB, path string, p *profile.Profile) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // histogram is an encoded HDR histogram of n latencies up to p99 ms.
