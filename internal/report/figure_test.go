@@ -105,3 +105,30 @@ func TestReportFiguresHaveAxesAndLegends(t *testing.T) {
 		t.Errorf("latency over time has %d hover columns; want 4, the third titled with its p50, p99 and max", n)
 	}
 }
+
+// TestReportEscapesHostileNames gives a run a name, targets, functions and
+// source lines made to inject markup: report.html shows them all escaped,
+// in its charts' SVG too.
+func TestReportEscapesHostileNames(t *testing.T) {
+	r := sampleRun()
+	evil := `<script>alert(1)</script>`
+	r.Name = evil
+	r.Load.Targets = []runfmt.TargetStats{{Target: "GET http://127.0.0.1:1/" + evil, Requests: 10, Histogram: r.Load.Histogram}}
+	r.Findings[1].Functions = []string{"main." + evil}
+	r.Findings[1].Lines = []runfmt.SourceLine{{File: "/src/" + evil + ".go", Line: 3, Text: evil, Context: []string{evil}, ContextStart: 3, Pct: 50}}
+	r.Load.SLO = []runfmt.SLOCheck{{Objective: "p99<1ms" + evil, Metric: "p99", Limit: 1, Unit: "ms"}}
+	var b strings.Builder
+	if err := WriteHTMLWith(&b, r, HTMLOptions{Flame: sampleFlame(t), Crumbs: []Crumb{{Label: evil, Href: "/?q=" + evil}}}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if i := strings.Index(page, "<script>alert"); i >= 0 {
+		t.Errorf("report.html has a name unescaped: …%s…", page[max(i-100, 0):min(i+60, len(page))])
+	}
+	if !strings.Contains(figureSVG(t, page, "latency-percentiles"), "GET /%3Cscript%3Ealert%281%29%3C/script%3E") {
+		t.Error("the latency chart's legend does not name the hostile target (its path as sent)")
+	}
+	if !strings.Contains(page, "p99&lt;1ms&lt;script&gt;") {
+		t.Error("the SLO line's legend does not show its objective escaped")
+	}
+}
