@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/files"
+	"perflab/internal/runfmt"
 )
 
 // This file is a lean, streaming decoder of the pprof protocol buffer
@@ -44,8 +46,10 @@ const (
 
 // readStackSetFileAs decodes path with the lean decoder at function or line
 // granularity, falling back to profile.Parse for inputs it does not handle.
+// It reads regular files of at most runfmt.MaxProfileBytes, inflating to at
+// most runfmt.MaxProfileDecodedBytes.
 func readStackSetFileAs(path string, lines bool) (*stackSet, error) {
-	f, err := os.Open(path)
+	f, err := files.Open(path, runfmt.MaxProfileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading profile: %w", err)
 	}
@@ -54,10 +58,13 @@ func readStackSetFileAs(path string, lines bool) (*stackSet, error) {
 	if lerr == nil {
 		return s, nil
 	}
+	if errors.Is(lerr, files.ErrTooLarge) {
+		return nil, fmt.Errorf("reading profile %s: %w", path, lerr)
+	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("reading profile %s: %w", path, err)
 	}
-	p, err := profile.Parse(f)
+	p, err := parseBounded(f)
 	if err != nil {
 		return nil, fmt.Errorf("parsing profile %s: %w", path, err)
 	}
@@ -67,8 +74,35 @@ func readStackSetFileAs(path string, lines bool) (*stackSet, error) {
 	return fromProfile(p), nil
 }
 
-// readStackSet decodes an encoded profile (gzipped or not) from r.
-func readStackSet(r io.Reader) (*stackSet, error) { return readStackSetAs(r, false) }
+// ReadProfileFile parses the profile file at path as profile.Parse does,
+// reading a regular file of at most runfmt.MaxProfileBytes and inflating it
+// to at most runfmt.MaxProfileDecodedBytes.
+func ReadProfileFile(path string) (*profile.Profile, error) {
+	f, err := files.Open(path, runfmt.MaxProfileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("reading profile: %w", err)
+	}
+	defer f.Close()
+	p, err := parseBounded(f)
+	if err != nil {
+		return nil, fmt.Errorf("parsing profile %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// parseBounded is profile.Parse with the decompressed size bounded (Parse
+// would inflate a gzip bomb without limit).
+func parseBounded(r io.Reader) (*profile.Profile, error) {
+	br := bufio.NewReader(r)
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("decompressing profile: %w", err)
+		}
+		return profile.Parse(files.LimitReader(gz, runfmt.MaxProfileDecodedBytes, "decompressed profile"))
+	}
+	return profile.Parse(br)
+}
 
 // readStackSetAs is readStackSet at function or line granularity.
 func readStackSetAs(r io.Reader, lines bool) (*stackSet, error) {
@@ -78,8 +112,8 @@ func readStackSetAs(r io.Reader, lines bool) (*stackSet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("decompressing profile: %w", err)
 		}
-		pr := newPrefetchReader(gz)
-		defer pr.Close()
+		pr := newPrefetchReader(files.LimitReader(gz, runfmt.MaxProfileDecodedBytes, "decompressed profile"))
+		defer pr.stop()
 		br = bufio.NewReaderSize(pr, 256<<10)
 	}
 	d := &leanDecoder{stackIdx: map[string]int32{}, lines: lines}

@@ -2,15 +2,23 @@ package analysis
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/files"
 )
 
 // canonical renders a stackSet as sorted "frames=values" lines plus its
@@ -208,6 +216,75 @@ func FuzzReadStackSet(f *testing.F) {
 			projectUser(c, newHandlerFinder(c)).owners(3, 0.01, nil)
 		}
 	})
+}
+
+// TestTopFileFallbackAfterReadAhead reads a gzipped legacy profile large
+// enough that the decompressing read-ahead is still reading the file when
+// the lean decoder gives up and profile.Parse reads it again from the start:
+// the read-ahead must be stopped first, or the two readers share the file's
+// offset and the fallback sees corrupt gzip input.
+func TestTopFileFallbackAfterReadAhead(t *testing.T) {
+	// A legacy binary CPU profile (header, records of count, depth and
+	// PCs, trailer), with random PCs so that it stays large gzipped.
+	var raw bytes.Buffer
+	word := func(v uint64) { raw.Write(binary.LittleEndian.AppendUint64(nil, v)) }
+	for _, w := range []uint64{0, 3, 0, 10000, 0} {
+		word(w)
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for raw.Len() < 4<<20 {
+		word(1 + rnd.Uint64()%(1<<40))
+		word(2)
+		word(0x400000 + rnd.Uint64()%64)
+		word(0x500000 + rnd.Uint64()%64)
+	}
+	for _, w := range []uint64{0, 1, 0} {
+		word(w)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(raw.Bytes())
+	zw.Close()
+	if gz.Len() <= 1<<20 {
+		t.Fatalf("test profile is %d bytes gzipped, want more than the read-ahead's four 256 KiB chunks", gz.Len())
+	}
+	path := filepath.Join(t.TempDir(), "legacy.cpu.gz")
+	if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tries := 20 // without the fix the first try fails (the race is wide)
+	if raceEnabled {
+		tries = 3 // the race detector makes the legacy parser ten times slower
+	}
+	for i := range tries {
+		if _, err := TopFile(path, TopOptions{}); err != nil {
+			t.Fatalf("try %d: TopFile(gzipped legacy profile): %v", i, err)
+		}
+	}
+}
+
+// TestTopFileRefusesWhatItShouldNotRead: a 1 GiB file (sparse: it takes no
+// disk) is refused at once for its size, a FIFO without blocking.
+func TestTopFileRefusesWhatItShouldNotRead(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.pb.gz")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(1 << 30)
+	f.Close()
+	start := time.Now()
+	if _, err := TopFile(big, TopOptions{}); !errors.Is(err, files.ErrTooLarge) || time.Since(start) > time.Second {
+		t.Errorf("TopFile(1 GiB) = %v after %s; want ErrTooLarge at once", err, time.Since(start))
+	}
+	fifo := filepath.Join(dir, "cpu.pb.gz")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TopFile(fifo, TopOptions{}); !errors.Is(err, files.ErrNotRegular) {
+		t.Errorf("TopFile(FIFO) = %v; want ErrNotRegular", err)
+	}
 }
 
 // canonicalLines is canonical with each frame's line, and the comments.

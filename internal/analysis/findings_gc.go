@@ -10,7 +10,7 @@ import (
 )
 
 // gcMinShare is the GC share of CPU above which the GC is a finding.
-const gcMinShare = 0.10
+const gcMinShare = runfmt.GCNotablePct / 100
 
 // gcRoots are the runtime functions whose cumulative CPU is garbage
 // collection work; used when no gctrace summary is available.
@@ -64,10 +64,10 @@ func gcFinding(in FindingInput, cpu *cpuView) []ranked {
 		fmt.Fprintf(&d, ", %s per request", FormatValue(cpu.us(share)*1000, "nanoseconds"))
 	}
 	if in.GC != nil && in.GC.AllocMBPerS > 0 {
-		fmt.Fprintf(&d, "; allocation rate %.1f MB/s", in.GC.AllocMBPerS)
+		fmt.Fprintf(&d, "; allocation rate %s/s", FormatBytes(in.GC.AllocMBPerS*(1<<20)))
 	}
 	if in.GC != nil && in.GC.Count > 0 {
-		fmt.Fprintf(&d, "; %d collections, heap peak %.1f MB", in.GC.Count, in.GC.HeapMaxMB)
+		fmt.Fprintf(&d, "; %d collections, heap peak %s", in.GC.Count, FormatBytes(in.GC.HeapMaxMB*(1<<20)))
 	}
 	d.WriteString(".")
 	if in.Allocs != nil && in.Requests > 0 {

@@ -72,11 +72,29 @@ func WriteFlameHTML(w io.Writer, p *profile.Profile, opt FlameOptions) error {
 // read with the lean decoder (see decode.go), so a large profile costs
 // little more to draw than to list with top.
 func WriteFlameHTMLFile(w io.Writer, path string, opt FlameOptions) error {
-	s, err := readStackSetFileAs(path, false)
+	f, err := ReadFlameFile(path)
 	if err != nil {
 		return err
 	}
-	return writeFlameOf(w, s, opt)
+	return f.WriteHTML(w, opt)
+}
+
+// FlameFile is a profile file decoded for a flame graph, so a caller can
+// tell a profile it cannot read from an output it cannot write.
+type FlameFile struct{ set *stackSet }
+
+// ReadFlameFile reads the profile file at path with the lean decoder.
+func ReadFlameFile(path string) (*FlameFile, error) {
+	s, err := readStackSetFileAs(path, false)
+	if err != nil {
+		return nil, err
+	}
+	return &FlameFile{set: s}, nil
+}
+
+// WriteHTML writes the file's flame graph as WriteFlameHTML does.
+func (f *FlameFile) WriteHTML(w io.Writer, opt FlameOptions) error {
+	return writeFlameOf(w, f.set, opt)
 }
 
 func writeFlameOf(w io.Writer, s *stackSet, opt FlameOptions) error {

@@ -78,39 +78,6 @@ func TestAllocTopExact(t *testing.T) {
 	}
 }
 
-func TestDeltas(t *testing.T) {
-	base := build(t, []string{"cpu/nanoseconds"},
-		smp{"main.h;main.a", []int64{1000}},
-		smp{"main.h;main.b;strings.ToLower", []int64{500}},
-	)
-	new := build(t, []string{"cpu/nanoseconds"},
-		smp{"main.h;main.a", []int64{1000}},
-		smp{"main.h;main.c", []int64{600}},
-	)
-	d := Deltas(base, new, 10, 20, "")
-	byName := map[string]FuncDelta{}
-	for _, x := range d {
-		byName[x.Function] = x
-	}
-	check := func(fn string, b, n, delta, pct, bcum, ncum float64) {
-		t.Helper()
-		x := byName[fn]
-		if !near(x.Base, b) || !near(x.New, n) || !near(x.Delta, delta) || !(near(x.DeltaPct, pct) || math.IsInf(pct, 1) && math.IsInf(x.DeltaPct, 1)) || !near(x.BaseCum, bcum) || !near(x.NewCum, ncum) {
-			t.Errorf("Deltas %s = %+v; want base %v new %v delta %v (%v%%) cum %v -> %v", fn, x, b, n, delta, pct, bcum, ncum)
-		}
-	}
-	check("main.a", 100, 50, -50, -50, 100, 50)
-	check("strings.ToLower", 50, 0, -50, -100, 50, 0)
-	check("main.c", 0, 30, 30, math.Inf(1), 0, 30)
-	check("main.h", 0, 0, 0, 0, 150, 80)
-	if d[0].Function != "main.a" || d[1].Function != "strings.ToLower" || d[2].Function != "main.c" {
-		t.Errorf("Deltas order = %v %v %v, want main.a strings.ToLower main.c (by |delta|, then name)", d[0].Function, d[1].Function, d[2].Function)
-	}
-	if !byName["main.c"].User || byName["strings.ToLower"].User {
-		t.Error("Deltas user flags wrong")
-	}
-}
-
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
 func TestAsyncPreemptIsChargedToTheInterruptedFunction(t *testing.T) {

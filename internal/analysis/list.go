@@ -6,8 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/google/pprof/profile"
 )
 
 // ListOptions selects what List shows.
@@ -113,11 +111,6 @@ func (e *NoMatchError) Error() string {
 // maxListedFuncs bounds a listing: a regexp matching hundreds of functions
 // lists the costliest.
 const maxListedFuncs = 50
-
-// List lists the functions of p whose names match the regexp pattern.
-func List(p *profile.Profile, pattern string, opt ListOptions) (*Listing, error) {
-	return listOf(fromProfileLines(p), pattern, opt)
-}
 
 // ListFile lists the functions of the profile file at path whose names
 // match pattern, without building a *profile.Profile.

@@ -5,20 +5,23 @@ import "io"
 // prefetchReader decompresses ahead in its own goroutine so that gzip
 // inflation (single-threaded in compress/gzip) overlaps with decoding on a
 // second core. Chunks are recycled, so memory stays at a few chunks.
+// stop waits for the goroutine to stop reading: a caller may read the
+// underlying file again (from the start) once Close returns.
 type prefetchReader struct {
-	full  chan []byte
-	free  chan []byte
-	done  chan struct{}
-	errc  chan error
-	whole []byte // the chunk being read
-	cur   []byte // its unread part
-	err   error
+	full   chan []byte
+	free   chan []byte
+	done   chan struct{}
+	exited chan struct{} // closed when fill has returned
+	errc   chan error
+	whole  []byte // the chunk being read
+	cur    []byte // its unread part
+	err    error
 }
 
 const prefetchChunk = 256 << 10
 
 func newPrefetchReader(r io.Reader) *prefetchReader {
-	p := &prefetchReader{full: make(chan []byte, 3), free: make(chan []byte, 4), done: make(chan struct{}), errc: make(chan error, 1)}
+	p := &prefetchReader{full: make(chan []byte, 3), free: make(chan []byte, 4), done: make(chan struct{}), exited: make(chan struct{}), errc: make(chan error, 1)}
 	for i := 0; i < 4; i++ {
 		p.free <- make([]byte, prefetchChunk)
 	}
@@ -27,6 +30,7 @@ func newPrefetchReader(r io.Reader) *prefetchReader {
 }
 
 func (p *prefetchReader) fill(r io.Reader) {
+	defer close(p.exited)
 	defer close(p.full)
 	for {
 		var buf []byte
@@ -89,8 +93,9 @@ func (p *prefetchReader) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-// Close stops the decompressing goroutine.
-func (p *prefetchReader) Close() error {
+// stop stops the decompressing goroutine and waits until it no longer
+// reads (it finishes the chunk under way, at most prefetchChunk bytes).
+func (p *prefetchReader) stop() {
 	close(p.done)
-	return nil
+	<-p.exited
 }

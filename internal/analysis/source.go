@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"perflab/internal/files"
 )
 
 // Sources finds and reads the source files a profile names, for listings
@@ -96,7 +98,7 @@ func (s *Sources) candidates(name string) []string {
 // maxSourceBytes.
 func readSource(path string) *SourceFile {
 	f := &SourceFile{Path: path}
-	fh, err := os.Open(path)
+	fh, err := files.Open(path, maxSourceBytes) // no FIFO, nothing too large
 	if err != nil {
 		f.Err = err
 		return f

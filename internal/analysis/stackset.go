@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"strconv"
@@ -55,7 +56,7 @@ func (s *stackSet) value(i, vi int) int64 { return s.vals[i*len(s.sampleTypes)+v
 func (s *stackSet) sampleIndex(name string) (int, error) {
 	n := len(s.sampleTypes)
 	if n == 0 {
-		return 0, fmt.Errorf("selecting sample type: profile has no sample types")
+		return 0, fmt.Errorf("selecting sample type: %w: profile has none", ErrNoSampleType)
 	}
 	if name == "" {
 		name = s.defaultType
@@ -65,7 +66,7 @@ func (s *stackSet) sampleIndex(name string) (int, error) {
 	}
 	if i, err := strconv.Atoi(name); err == nil {
 		if i < 0 || i >= n {
-			return 0, fmt.Errorf("selecting sample type: index %d out of range [0, %d)", i, n)
+			return 0, fmt.Errorf("selecting sample type: %w: index %d out of range [0, %d)", ErrNoSampleType, i, n)
 		}
 		return i, nil
 	}
@@ -78,8 +79,11 @@ func (s *stackSet) sampleIndex(name string) (int, error) {
 	for i, st := range s.sampleTypes {
 		valid[i] = st.Type
 	}
-	return 0, fmt.Errorf("selecting sample type: %q not in profile; valid: %v", name, valid)
+	return 0, fmt.Errorf("selecting sample type: %w: %q not in profile; valid: %v", ErrNoSampleType, name, valid)
 }
+
+// ErrNoSampleType is a sample type (--sample) the profile does not have.
+var ErrNoSampleType = errors.New("no such sample type")
 
 // stackBuilder interns functions by name and stacks by their frame lists.
 type stackBuilder struct {

@@ -177,8 +177,8 @@ func TestFormatValue(t *testing.T) {
 		want string
 	}{
 		{0, "nanoseconds", "0"}, {1500, "nanoseconds", "1.5µs"}, {2.5e6, "nanoseconds", "2.5ms"},
-		{1.2e9, "nanoseconds", "1.2s"}, {123.456e9, "nanoseconds", "123.5s"}, {512, "bytes", "512B"},
-		{1536, "bytes", "1.5kB"}, {3 << 20, "bytes", "3MB"}, {1500, "count", "1.5k"}, {7, "count", "7"},
+		{1.2e9, "nanoseconds", "1.2s"}, {123.456e9, "nanoseconds", "123.5s"}, {512, "bytes", "512 B"},
+		{1536, "bytes", "1.5 KiB"}, {3 << 20, "bytes", "3.0 MiB"}, {1500, "count", "1.5k"}, {7, "count", "7"},
 	} {
 		if got := FormatValue(tc.v, tc.unit); got != tc.want {
 			t.Errorf("FormatValue(%v, %q) = %q, want %q", tc.v, tc.unit, got, tc.want)

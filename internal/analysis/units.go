@@ -7,8 +7,8 @@ import (
 )
 
 // FormatValue renders v in unit with a scaled suffix, as pprof does:
-// nanoseconds as "1.20s", "350ms", "12µs"; bytes as "1.50MB"; counts plain
-// with k/M/G.
+// nanoseconds as "1.20s", "350ms", "12µs"; bytes as FormatBytes does;
+// counts plain with k/M/G.
 func FormatValue(v float64, unit string) string {
 	switch strings.ToLower(unit) {
 	case "nanoseconds", "ns":
@@ -20,7 +20,7 @@ func FormatValue(v float64, unit string) string {
 	case "seconds", "s":
 		return scaleTime(v * 1e9)
 	case "bytes", "b":
-		return scale(v, 1024, []string{"B", "kB", "MB", "GB", "TB"})
+		return FormatBytes(v)
 	}
 	return scale(v, 1000, []string{"", "k", "M", "G", "T"})
 }
@@ -62,4 +62,20 @@ func trimNum(v float64) string {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
 	return s
+}
+
+// FormatBytes formats a byte count in binary units (B, KiB, MiB, GiB): the
+// one way perflab prints sizes. (The runtime's gctrace and pprof write
+// "MB" for the same 2^20 bytes.)
+func FormatBytes(b float64) string {
+	a := math.Abs(b)
+	switch {
+	case a >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", b/(1<<30))
+	case a >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	case a >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", b)
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
 )
 
 // Client fetches profiles from Go net/http/pprof endpoints. Its zero value
@@ -32,7 +34,7 @@ const (
 	// traceGrace is the extra time a trace of N seconds may take.
 	traceGrace = 10 * time.Second
 	// maxProfileBytes bounds a response body; real profiles are far smaller.
-	maxProfileBytes = 512 << 20
+	maxProfileBytes = runfmt.MaxProfileBytes
 )
 
 var defaultHTTP = &http.Client{}

@@ -2,10 +2,15 @@ package capture
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/files"
+	"perflab/internal/runfmt"
 )
 
 // Decode parses a profile in pprof's protobuf format, gzipped or not (or one
@@ -23,6 +28,17 @@ func Decode(data []byte) (p *profile.Profile, err error) {
 			p, err = nil, fmt.Errorf("decoding profile: corrupt profile data (%v)", r)
 		}
 	}()
+	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		// profile.ParseData would inflate without bound: a small gzip bomb
+		// from an endpoint would take gigabytes.
+		raw, gerr := gunzip(data)
+		if errors.Is(gerr, files.ErrTooLarge) {
+			return nil, fmt.Errorf("decoding profile: %w", gerr)
+		}
+		if gerr == nil {
+			data = raw
+		}
+	}
 	p, err = profile.ParseData(data)
 	if err == nil {
 		return p, nil
@@ -31,4 +47,13 @@ func Decode(data []byte) (p *profile.Profile, err error) {
 		return nil, fmt.Errorf("decoding profile: truncated or corrupt gzip data (%d bytes): %w", len(data), err)
 	}
 	return nil, fmt.Errorf("decoding profile: not a pprof profile (%d bytes starting %q): %w", len(data), snippet(data, 16), err)
+}
+
+// gunzip inflates data, at most runfmt.MaxProfileDecodedBytes of it.
+func gunzip(data []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(files.LimitReader(zr, runfmt.MaxProfileDecodedBytes, "decompressed profile"))
 }

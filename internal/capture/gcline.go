@@ -44,6 +44,13 @@ var gcLine = regexp.MustCompile(`(?:^|[^0-9A-Za-z_])gc ([0-9]+) @` + gcNum + `s 
 	`(?:` + gcNum + ` MB stacks, )?(?:` + gcNum + ` ?MB globals, )?` +
 	`([0-9]+) P( \(forced\))?`)
 
+// GCLineMatch is in every gctrace line: a log drain passes only the lines
+// containing it to ParseGCLine.
+const GCLineMatch = "gc "
+
+// IsGCLine says whether line is a gctrace line.
+func IsGCLine(line string) bool { return gcLine.MatchString(line) }
+
 // ParseGCLine parses one gctrace line. ok is false for any other line.
 func ParseGCLine(line string) (GCEvent, bool) {
 	m := gcLine.FindStringSubmatch(line)

@@ -3,10 +3,11 @@ package capture
 import (
 	"bufio"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
+
+	"perflab/internal/files"
 )
 
 // maxPerfMapBytes bounds how much of one perf map file is read.
@@ -85,7 +86,7 @@ func (j *jitMaps) lookup(path string, addr uint64) string {
 // readPerfMap reads "START SIZE NAME" lines (hexadecimal start and size);
 // nil when the file cannot be read.
 func readPerfMap(path string) *perfMap {
-	f, err := os.Open(path)
+	f, err := files.Open(path, 0) // in /tmp: refuse a FIFO planted there (the scan below is bounded)
 	if err != nil {
 		return nil
 	}

@@ -85,7 +85,7 @@ func StartPySpyIdle(ctx context.Context, pid, rate int, children bool) (*SpyReco
 				break
 			}
 		}
-		io.Copy(r.stderr, stdout)
+		_, _ = io.Copy(r.stderr, stdout) // py-spy's own messages, kept for errors
 		r.done <- r.cmd.Wait()
 	}()
 	timer := time.NewTimer(spyStartTimeout)
@@ -106,29 +106,26 @@ func StartPySpyIdle(ctx context.Context, pid, rate int, children bool) (*SpyReco
 	case <-ctx.Done():
 	case <-timer.C:
 	}
-	r.cmd.Process.Kill()
-	<-r.done
+	_ = r.cmd.Process.Kill() // gives up on a py-spy that did not start
+	ended := <-r.done
 	os.RemoveAll(dir)
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("py-spy record: %w", ctx.Err())
 	}
-	return nil, fmt.Errorf("py-spy record: did not start sampling process %d within %s: %s", pid, spyStartTimeout, lastLines(r.stderr.String(), 3))
+	return nil, fmt.Errorf("py-spy record: did not start sampling process %d within %s (then %v): %s", pid, spyStartTimeout, ended, lastLines(r.stderr.String(), 3))
 }
-
-// Started is when the recording began to sample.
-func (r *SpyRecording) Started() time.Time { return r.start }
 
 // Stop ends the recording (py-spy writes its stacks on SIGINT) and returns
 // them as a profile of wall time, each sample worth 1/rate seconds.
 func (r *SpyRecording) Stop() (*profile.Profile, error) {
 	defer os.RemoveAll(r.dir)
 	end := time.Now()
-	r.cmd.Process.Signal(syscall.SIGINT)
+	_ = r.cmd.Process.Signal(syscall.SIGINT) // an exited py-spy has written what it has
 	var err error
 	select {
 	case err = <-r.done:
 	case <-time.After(30 * time.Second):
-		r.cmd.Process.Kill()
+		_ = r.cmd.Process.Kill() // the wait below reports how it ended
 		err = <-r.done
 	}
 	f, oerr := os.Open(r.out)

@@ -68,18 +68,34 @@ func PerfRecord(ctx context.Context, cfg PerfConfig) (*profile.Profile, error) {
 	if err := cfg.record(ctx, perf, data); err != nil {
 		return nil, err
 	}
+	elapsed := time.Since(start)
 	if cfg.BeforeScript != nil {
 		cfg.BeforeScript()
 	}
-	p, err := perfScript(ctx, perf, data)
+	// perf script runs even when ctx ended the recording: the samples up
+	// to the interruption are kept. It has a time limit of its own.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), perfScriptTimeout)
+	defer cancel()
+	p, err := perfScript(sctx, perf, data)
 	if err != nil {
 		return nil, err
 	}
+	if ctx.Err() != nil && len(p.Sample) == 0 {
+		return nil, fmt.Errorf("perf record: %w before the first sample", ctx.Err())
+	}
 	p.TimeNanos = start.UnixNano()
-	p.DurationNanos = int64(cfg.Seconds * 1e9)
+	p.DurationNanos = min(int64(cfg.Seconds*1e9), elapsed.Nanoseconds())
 	p.Period = int64(1e9) / int64(cfg.hz())
 	return p, nil
 }
+
+// Time limits of perf: the recording may take its duration plus
+// perfStartTimeout (perf has to start, attach to every thread and, once
+// the duration is over, write its data), and perf script perfScriptTimeout.
+const (
+	perfStartTimeout  = 30 * time.Second
+	perfScriptTimeout = 60 * time.Second
+)
 
 func (cfg PerfConfig) hz() int {
 	if cfg.Hz == 0 {
@@ -117,8 +133,10 @@ func lookPerf(path string) (string, error) {
 	return p, nil
 }
 
-// record runs perf record into data. On cancellation perf gets SIGINT, so
-// it stops and the run ends with ctx's error.
+// record runs perf record into data, within the duration plus
+// perfStartTimeout. On cancellation perf gets SIGINT, so it stops and
+// writes what it sampled, which is kept: record then succeeds when perf
+// wrote data, and fails with ctx's error otherwise.
 func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 	pids := make([]string, len(cfg.PIDs))
 	for i, pid := range cfg.PIDs {
@@ -140,7 +158,10 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 		args = append(args, "-D", "-1", "--control", "fd:3,4")
 	}
 	args = append(args, "--", "sleep", strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
-	cmd := exec.CommandContext(ctx, perf, args...)
+	limit := time.Duration(cfg.Seconds*float64(time.Second)) + perfStartTimeout
+	rctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, perf, args...)
 	if ctl != nil {
 		cmd.ExtraFiles = ctl.childFiles()
 	}
@@ -175,10 +196,16 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 	if cfg.CPUUsed != nil && cmd.ProcessState != nil {
 		*cfg.CPUUsed = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
-	if ctx.Err() != nil {
+	switch {
+	case ctx.Err() != nil:
+		if st, serr := os.Stat(data); serr == nil && st.Size() > 0 {
+			return nil // interrupted: perf wrote the samples so far
+		}
 		return fmt.Errorf("perf record: %w", ctx.Err())
-	}
-	if err != nil {
+	case rctx.Err() != nil:
+		return fmt.Errorf("perf record: did not finish within %s (the %gs recording and %s to start and stop): %w",
+			limit, cfg.Seconds, perfStartTimeout, ErrTimeout)
+	case err != nil:
 		return perfRecordError(cfg.PIDs, err, stderr.String())
 	}
 	return nil

@@ -17,13 +17,13 @@ import (
 // periodic work at 100 Hz.
 const DefaultPerfHz = 99
 
-// perfScriptFields are the `perf script -F` fields ParsePerfScript expects.
+// perfScriptFields are the `perf script -F` fields parsePerfScript expects.
 const perfScriptFields = "comm,pid,tid,time,period,event,ip,sym,dso,symoff"
 
 // maxPerfLine bounds one line of perf script output (long C++ symbols fit).
 const maxPerfLine = 1 << 20
 
-// ParsePerfScript reads the text of `perf script` (best with
+// parsePerfScript reads the text of `perf script` (best with
 // -F comm,pid,tid,time,period,event,ip,sym,dso,symoff) into a CPU profile
 // with sample types samples/count and cpu/nanoseconds. Each sample is a
 // header line ("comm pid/tid time: period event:") followed by one line per
@@ -44,12 +44,7 @@ const maxPerfLine = 1 << 20
 // pprof's perf_to_profile, plus cpu/nanoseconds for cpu-clock or
 // task-clock samples; a comment in the profile says so, so that nothing is
 // summed across events.
-func ParsePerfScript(r io.Reader) (*profile.Profile, error) {
-	return parsePerfScript(r, nil)
-}
-
-// parsePerfScript is ParsePerfScript with JIT frames named from the perf
-// map files themselves (jit may be nil).
+// JIT frames are named from the perf map files in jit (which may be nil).
 func parsePerfScript(r io.Reader, jit *jitMaps) (*profile.Profile, error) {
 	const defaultPeriod = int64(1e9) / DefaultPerfHz
 	b := newBuilder(defaultPeriod)

@@ -14,24 +14,12 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/files"
+	"perflab/internal/runfmt"
 )
 
 var errEmptyCollapsed = errors.New("the profiler wrote no stacks (is the process busy, and is it the right language?)")
-
-// PySpyRecord samples a Python process with py-spy for seconds (rounded up
-// to whole seconds, as py-spy takes them) at rate samples per second (0
-// means 100), without pausing it (--nonblocking), and returns a CPU profile
-// of its Python stacks (see ParseCollapsed).
-func PySpyRecord(ctx context.Context, pid int, seconds float64, rate int) (*profile.Profile, error) {
-	return PySpy(ctx, SpyConfig{PID: pid, Seconds: seconds, Rate: rate})
-}
-
-// RbSpyRecord samples a Ruby process with rbspy for seconds (rounded up)
-// at rate samples per second (0 means 100), without pausing it, and
-// returns a CPU profile of its Ruby stacks (see ParseRbspyRaw).
-func RbSpyRecord(ctx context.Context, pid int, seconds float64, rate int) (*profile.Profile, error) {
-	return RbSpy(ctx, SpyConfig{PID: pid, Seconds: seconds, Rate: rate})
-}
 
 // SpyConfig says what py-spy or rbspy samples.
 type SpyConfig struct {
@@ -130,7 +118,12 @@ func spyRecord(ctx context.Context, tool spyTool, cfg SpyConfig) (*profile.Profi
 	out := filepath.Join(dir, "stacks.txt")
 	secs := int(math.Ceil(seconds))
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, bin, tool.args(pid, secs, rate, out)...)
+	// The recording may take its duration plus perfStartTimeout, whatever
+	// the profiler does.
+	limit := time.Duration(secs)*time.Second + perfStartTimeout
+	rctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, bin, tool.args(pid, secs, rate, out)...)
 	// Cancelled, the profiler gets SIGINT, as from Ctrl-C: it stops and
 	// writes what it sampled, which is kept.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
@@ -154,6 +147,8 @@ func spyRecord(ctx context.Context, tool spyTool, cfg SpyConfig) (*profile.Profi
 		// keeps what it sampled.
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("%s record: %w", tool.name, ctx.Err())
+	case rctx.Err() != nil:
+		return nil, fmt.Errorf("%s record: did not finish within %s: %w", tool.name, limit, ErrTimeout)
 	case runErr != nil:
 		return nil, spyError(tool.name, pid, runErr, stderr.String())
 	case errors.Is(perr, os.ErrNotExist):
@@ -171,7 +166,7 @@ func (tool spyTool) read(out string, period int64) (*profile.Profile, error) {
 	if tool.parse != nil {
 		return tool.parse(out, period)
 	}
-	f, err := os.Open(out)
+	f, err := files.Open(out, runfmt.MaxProfileDecodedBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,10 @@
 package capture
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,13 +25,17 @@ func TestPySpyRecord(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "busy.py")
 	// The loop ends by itself after 20 s if the test fails to kill it.
 	src := "import time\ndef perflab_py_hot(n):\n    s = 0\n    for i in range(n): s += i * i\n    return s\n" +
-		"end = time.time() + 20\nwhile time.time() < end: perflab_py_hot(100000)\n"
+		"end = time.time() + 30\nprint('hot', flush=True)\nwhile time.time() < end: perflab_py_hot(100000)\n"
 	if err := writeFile(script, src); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(py, script)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	startBusy(t, cmd)
-	time.Sleep(300 * time.Millisecond)
+	waitLine(t, out, "hot", 20*time.Second) // in the loop: not a guess at start-up time
 	p, err := PySpyRecord(context.Background(), cmd.Process.Pid, 1, 100)
 	if err != nil {
 		t.Fatalf("PySpyRecord: %v", err)
@@ -68,9 +74,16 @@ func TestRbSpyRecord(t *testing.T) {
 	}
 	home := t.TempDir() // where rbspy would keep a copy of each recording
 	t.Setenv("HOME", home)
-	cmd := exec.Command(rb, "-e", "def perflab_rb_hot; s = 0; 100000.times { |i| s += i }; s; end; t = Time.now + 20; perflab_rb_hot while Time.now < t")
+	// The recording starts once Ruby has booted and entered the loop (it
+	// says so), not after a guess at its start-up time: from then on every
+	// sample, however little CPU a busy machine gives Ruby, is in the loop.
+	cmd := exec.Command(rb, "-e", "def perflab_rb_hot; s = 0; 100000.times { |i| s += i }; s; end; $stdout.sync = true; t = Time.now + 30; puts 'hot'; perflab_rb_hot while Time.now < t")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	startBusy(t, cmd)
-	time.Sleep(300 * time.Millisecond)
+	waitLine(t, out, "hot", 20*time.Second)
 	p, err := RbSpyRecord(context.Background(), cmd.Process.Pid, 1, 100)
 	if err != nil {
 		t.Fatalf("RbSpyRecord: %v", err)
@@ -80,5 +93,29 @@ func TestRbSpyRecord(t *testing.T) {
 	}
 	if entries, err := os.ReadDir(filepath.Join(home, ".cache", "rbspy")); err == nil {
 		t.Errorf("rbspy left %d recordings in ~/.cache/rbspy; want them in the temporary directory only", len(entries))
+	}
+}
+
+// waitLine waits until r yields the line want, within timeout.
+func waitLine(t *testing.T, r io.Reader, want string, timeout time.Duration) {
+	t.Helper()
+	found := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			if sc.Text() == want {
+				found <- true
+				return
+			}
+		}
+		found <- false
+	}()
+	select {
+	case ok := <-found:
+		if !ok {
+			t.Fatalf("the process ended its output without printing %q", want)
+		}
+	case <-time.After(timeout):
+		t.Fatalf("no %q line within %s", want, timeout)
 	}
 }

@@ -16,6 +16,9 @@ import (
 // p <= 0.05, and benchmath needs 6 for a 95% confidence interval.
 const DefaultABRuns = 6
 
+// maxRuns bounds --runs of ab and sweep.
+const maxRuns = 1000
+
 func newABCmd(env Env) *cobra.Command {
 	f := newRunFlags()
 	var cf compareFlags
@@ -50,9 +53,6 @@ removed however ab ends. Uncommitted changes are measured only with
 			if cmd.ArgsLenAtDash() >= 0 {
 				return usageErr("ab takes the commands from --base and --new, not after --")
 			}
-			if runs < 1 {
-				return usageErr("--runs %d: want at least 1 (%d or more for a confident verdict)", runs, DefaultABRuns)
-			}
 			baseArgv, err := splitCommand("--base", baseCmd)
 			if err != nil {
 				return err
@@ -80,7 +80,7 @@ removed however ab ends. Uncommitted changes are measured only with
 			bc.Force, nc.Force = cf.force, cf.force
 			nc.Name = bc.Name
 			stopNote := context.AfterFunc(cmd.Context(), func() {
-				fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it)")
+				fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again interrupts it, and it is kept as partial)")
 			})
 			defer stopNote()
 			b, n, err := lab.AB(cmd.Context(), bc, nc, runs, runLine(env, runs))
@@ -95,9 +95,10 @@ removed however ab ends. Uncommitted changes are measured only with
 	}
 	f.addTo(cmd)
 	cmd.Flags().Lookup("json").Usage = "print the comparison as JSON"
-	cmd.Flags().StringVar(&baseCmd, "base", "", "the base build's command line (required)")
-	cmd.Flags().StringVar(&newCmd, "new", "", "the new build's command line (required)")
-	cmd.Flags().IntVar(&runs, "runs", DefaultABRuns, "runs of each side")
+	v := flagSet{cmd.Flags()}
+	v.checked(&baseCmd, "base", "", "", "command", nonEmpty, "the base build's command line (required)")
+	v.checked(&newCmd, "new", "", "", "command", nonEmpty, "the new build's command line (required)")
+	flagSet{cmd.Flags()}.int(&runs, "runs", "", DefaultABRuns, 1, maxRuns, "runs of each side")
 	cf.register(cmd, false)
 	g.register(cmd.Flags())
 	return cmd
@@ -130,7 +131,7 @@ func finishExperiment(env Env, runErr error, show func() error) error {
 }
 
 func codeFor(err error) ExitCode {
-	if errors.Is(err, context.Canceled) {
+	if interrupted(err) {
 		return ExitInterrupted
 	}
 	return ExitFailed

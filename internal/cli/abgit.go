@@ -47,10 +47,11 @@ func (g *gitRange) Set(s string) error {
 
 func (g *gitFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&g.rng, "git", "compare two revisions of the git repository: `BASE..NEW` (BASE...NEW: from their merge base; NEW alone: from its merge base with the default branch); each is checked out into a temporary worktree and built once with --build, then the command after -- runs it ({out} is the built binary)")
-	fs.StringVar(&g.build, "build", "", "with --git: shell `command` that builds a side in its worktree and writes the binary to {out}, e.g. \"go build -o {out} ./cmd/server\" (default: none, the command after -- runs inside each worktree)")
-	fs.DurationVar(&g.buildTimeout, "build-timeout", 10*time.Minute, "with --git: give up on a build after this long")
+	v := flagSet{fs}
+	v.checked(&g.build, "build", "", "", "command", nonEmpty, "with --git: shell `command` that builds a side in its worktree and writes the binary to {out}, e.g. \"go build -o {out} ./cmd/server\" (default: none, the command after -- runs inside each worktree)")
+	v.duration(&g.buildTimeout, "build-timeout", "", 10*time.Minute, time.Second, 24*time.Hour, "with --git: give up on a build after this long")
 	fs.BoolVar(&g.uncommitted, "uncommitted", false, "with --git: NEW is the working tree with its uncommitted changes (tracked files, and untracked files not ignored), instead of HEAD as committed")
-	fs.StringVar(&g.repo, "repo", ".", "with --git: a `directory` of the git repository")
+	v.checked(&g.repo, "repo", "", ".", "directory", checkDir, "with --git: a `directory` of the git repository")
 }
 
 // check refuses --git's companions without it.

@@ -17,9 +17,10 @@ type baselineFlags struct {
 }
 
 func (b *baselineFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&b.name, "baseline", "", "compare NEW against the last runs named `NAME` (e.g. runs of main kept in a CI cache): then give NEW only")
-	fs.IntVar(&b.last, "last", DefaultABRuns, "with --baseline: how many of NAME's newest runs make the baseline")
-	fs.StringVar(&b.dir, "baseline-dir", "", "with --baseline: `directory` that keeps the baseline's runs (default: --dir)")
+	v := flagSet{fs}
+	v.checked(&b.name, "baseline", "", "", "name", nonEmpty, "compare NEW against the last runs named `NAME` (e.g. runs of main kept in a CI cache): then give NEW only")
+	v.int(&b.last, "last", "", DefaultABRuns, 1, maxRuns, "with --baseline: how many of NAME's newest runs make the baseline")
+	v.checked(&b.dir, "baseline-dir", "", "", "directory", nonEmpty, "with --baseline: `directory` that keeps the baseline's runs (default: --dir)")
 }
 
 // check refuses the baseline's companions without it.

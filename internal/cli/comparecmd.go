@@ -10,8 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"perflab/internal/compare"
+	"perflab/internal/files"
 	"perflab/internal/lab"
 	"perflab/internal/report"
+	"perflab/internal/runfmt"
 	"perflab/internal/stats"
 	"perflab/internal/store"
 )
@@ -32,10 +34,16 @@ func (cf *compareFlags) register(cmd *cobra.Command, withJSON bool) {
 	if withJSON {
 		fs.BoolVar(&cf.json, "json", false, "print the comparison as JSON")
 	}
-	fs.StringVar(&cf.html, "html", "", "also write a self-contained HTML page (table and differential flame graph) to `file`")
-	fs.StringVar(&cf.failOn, "fail-on", "", "exit 1 when a metric changes significantly beyond a `threshold`, e.g. \"cpu_per_request>+5%,p99>+10%,rps<-5%\" (metrics: "+strings.Join(stats.FailOnMetrics, ", ")+")")
+	v := flagSet{fs}
+	v.checked(&cf.html, "html", "", "", "file", outputFile, "also write a self-contained HTML page (table and differential flame graph) to `file`")
+	v.checked(&cf.failOn, "fail-on", "", "", "thresholds", checkFailOn, "exit 1 when a metric changes significantly beyond a `threshold`, e.g. \"cpu_per_request>+5%,p99>+10%,rps<-5%\" (metrics: "+strings.Join(runfmt.MetricNames(), ", ")+")")
 	fs.BoolVar(&cf.force, "force", false, "compare runs of different URL paths instead of refusing")
 	cf.out.register(fs)
+}
+
+func checkFailOn(s string) error {
+	_, err := stats.ParseFailOn(s)
+	return err
 }
 
 // options checks the flags (cf.json set first) and returns the comparison's
@@ -100,7 +108,7 @@ main restored from a CI cache), so a branch needs only its own runs.`,
 		},
 	}
 	cf.register(cmd, true)
-	cmd.Flags().StringVar(&dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
+	flagSet{cmd.Flags()}.checked(&dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
 	bl.register(cmd.Flags())
 	return cmd
 }
@@ -174,19 +182,15 @@ func printComparison(env Env, res *compare.Result, cf compareFlags) error {
 }
 
 func writeCompareHTML(path string, res *compare.Result) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("writing --html: %w", err)
-	}
 	var flame *report.DiffFlame
 	if p := res.CPU; p != nil {
 		flame = &report.DiffFlame{Base: p.Base, New: p.New, BaseRequests: p.BaseRequests, NewRequests: p.NewRequests}
 	}
-	if err := report.WriteCompareHTML(f, res.Comparison, flame); err != nil {
-		f.Close()
-		return fmt.Errorf("writing --html %s: %w", path, err)
+	err := files.WriteAtomic(path, func(w io.Writer) error { return report.WriteCompareHTML(w, res.Comparison, flame) })
+	if err != nil {
+		return fmt.Errorf("--html: %w", err)
 	}
-	return f.Close()
+	return nil
 }
 
 // entries turns finished runs into store entries for compare.

@@ -12,16 +12,6 @@ import (
 	"perflab/internal/store"
 )
 
-// TestMain lets the test binary stand in for perflab's own: run with
-// "demo-service" as its first argument it is the bundled demo service, as
-// `perflab demo` launches it (env.Executable is the test binary).
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "demo-service" {
-		os.Exit(Main(context.Background(), os.Args[1:], OSEnv()))
-	}
-	os.Exit(m.Run())
-}
-
 // TestDemoPerEndpoint runs `perflab demo` (without its A/B) and checks its
 // verdict's per-endpoint table: every target of the load broken down, and
 // the four planted costs each under the endpoint that carries it.

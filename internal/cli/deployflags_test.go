@@ -26,7 +26,7 @@ func TestDeployBadInput(t *testing.T) {
 	}{
 		{[]string{"run", "--pid", "2", "http://127.0.0.1:1/"}, "--pid 2 is a kernel thread"},
 		{[]string{"profile", "--pid", "2"}, "--pid 2 is a kernel thread"},
-		{[]string{"run", "--pid", "1073741824", "http://127.0.0.1:1/"}, "no such process"},
+		{[]string{"run", "--pid", "1073741824", "http://127.0.0.1:1/"}, "--pid 1073741824: must be from 1 to"},
 		{[]string{"run", "--cgroup", "/sys/fs/cgroup/perflab-no-such-group", "http://127.0.0.1:1/"}, "no such cgroup"},
 		{[]string{"profile", "--cgroup", "perflab-no-such-group"}, "no such cgroup"},
 		{[]string{"run", "--cgroup", "x", "--pid", "1", "http://127.0.0.1:1/"}, "give one of --cgroup, --pid and -- CMD"},

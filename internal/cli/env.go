@@ -15,6 +15,9 @@ type Env struct {
 	StderrTTY bool
 	// Executable is perflab's own binary (to launch the bundled demo service).
 	Executable string
+	// Hurry is closed by a second Ctrl-C (see Signals): commands stop
+	// waiting, kill the service at once and write what they have.
+	Hurry <-chan struct{}
 }
 
 // OSEnv is the Env of the running process.

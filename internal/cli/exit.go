@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"perflab/internal/lab"
 )
 
 // ExitCode is perflab's process exit status.
@@ -38,6 +40,12 @@ func failed(err error) error { return &exitError{code: ExitFailed, err: err} }
 type silentExit struct{ code ExitCode }
 
 func (s *silentExit) Error() string { return fmt.Sprintf("exit %d", s.code) }
+
+// interrupted says whether err is the user's Ctrl-C (or SIGTERM) ending
+// the command, in whatever phase.
+func interrupted(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, lab.ErrInterrupted)
+}
 
 // codeOf maps an error to the exit code.
 func codeOf(ctx context.Context, err error) ExitCode {

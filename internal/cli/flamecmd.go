@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"perflab/internal/analysis"
 	"perflab/internal/capture"
+	"perflab/internal/files"
+	"perflab/internal/runfmt"
 )
 
 func newFlameCmd(env Env) *cobra.Command {
@@ -34,11 +37,6 @@ stdout.`,
   perflab flame --format speedscope latest -o cpu.speedscope.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch format {
-			case flameHTML, flameCollapsed, flameSpeedscope:
-			default:
-				return usageErr("--format %q: want html, collapsed or speedscope", format)
-			}
 			if out == "" && format == flameHTML {
 				return usageErr("-o FILE.html is required")
 			}
@@ -49,50 +47,42 @@ stdout.`,
 			p := r.prof // a profile perflab derived (a wall-time view), else the file
 			if format != flameHTML {
 				if p == nil {
-					data, err := os.ReadFile(r.path)
+					data, err := files.ReadFile(r.path, runfmt.MaxProfileBytes)
 					if err != nil {
-						return failed(fmt.Errorf("reading profile: %w", err))
+						return usageErr("reading profile: %v", err)
 					}
 					if p, err = capture.Decode(data); err != nil {
-						return failed(fmt.Errorf("reading profile %s: %w", r.path, err))
+						return usageErr("reading profile %s: %v", r.path, err)
 					}
 				}
 				return exportFlame(env, format, out, p, r)
 			}
 			opt := analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac, UserCode: r.userCode}
-			if p != nil {
-				return writeFlameFile(out, func(f *os.File) error { return analysis.WriteFlameHTML(f, p, opt) }, env)
+			write := func(w io.Writer) error { return analysis.WriteFlameHTML(w, p, opt) }
+			if p == nil {
+				// The page reads the file with the lean decoder: a large
+				// profile costs little more to draw than to list with top.
+				ff, err := analysis.ReadFlameFile(r.path)
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				write = func(w io.Writer) error { return ff.WriteHTML(w, opt) }
 			}
-			if _, err := os.Stat(r.path); err != nil {
-				return failed(fmt.Errorf("reading profile: %w", err))
+			if err := files.WriteAtomic(out, write); err != nil {
+				if errors.Is(err, analysis.ErrNoSampleType) {
+					return usageErr("%v", err)
+				}
+				return failed(err)
 			}
-			// The page reads the file with the lean decoder: a large
-			// profile costs little more to draw than to list with top.
-			return writeFlameFile(out, func(f *os.File) error { return analysis.WriteFlameHTMLFile(f, r.path, opt) }, env)
+			fmt.Fprintf(env.Stderr, "perflab: wrote %s\n", out)
+			return nil
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&out, "output", "o", "", "write the HTML page (or the export) to `FILE`")
-	fs.StringVar(&format, "format", flameHTML, "html (an interactive page), collapsed (folded stacks) or speedscope (JSON)")
-	fs.Float64Var(&minFrac, "min-fraction", 0, "fold frames below this `fraction` of the total into their parent (0: 0.0005; negative: keep all)")
+	v := flagSet{fs}
+	v.checked(&out, "output", "o", "", "file", outputFile, "write the HTML page (or the export) to `FILE`")
+	v.choice(&format, "format", flameHTML, []string{flameHTML, flameCollapsed, flameSpeedscope}, "html (an interactive page), collapsed (folded stacks) or speedscope (JSON)")
+	v.float(&minFrac, "min-fraction", "", 0, -1, 1, "fold frames below this `fraction` of the total into their parent, from -1 to 1 (0: 0.0005; negative: keep all)")
 	ref.register(fs)
 	return cmd
-}
-
-// writeFlameFile writes path with write, removing it on failure.
-func writeFlameFile(path string, write func(*os.File) error, env Env) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return failed(fmt.Errorf("creating %s: %w", path, err))
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return failed(fmt.Errorf("writing %s: %w", path, err))
-	}
-	fmt.Fprintf(env.Stderr, "perflab: wrote %s\n", path)
-	return nil
 }

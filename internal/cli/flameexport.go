@@ -7,6 +7,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/analysis"
+	"perflab/internal/files"
 )
 
 // Formats of perflab flame.
@@ -32,8 +33,8 @@ func exportFlame(env Env, format, path string, p *profile.Profile, r resolved) e
 		}
 		return nil
 	}
-	if err := writeFileAtomic(path, write); err != nil {
-		return failed(fmt.Errorf("writing %s: %w", path, err))
+	if err := files.WriteAtomic(path, write); err != nil {
+		return failed(err)
 	}
 	fmt.Fprintf(env.Stderr, "perflab: wrote %s\n", path)
 	return nil

@@ -78,7 +78,7 @@ rbspy carry line numbers; perf's do not (the listing then shows functions).`,
 	}
 	fs := cmd.Flags()
 	fs.BoolVar(&asJSON, "json", false, "print the listing as JSON (each function's lines with flat and cum, its calls and costliest callee lines)")
-	fs.IntVar(&opt.Callees, "callees", 10, "show the `N` costliest lines of the functions each one calls (0: none)")
+	flagSet{fs}.int(&opt.Callees, "callees", "", 10, 0, 1000, "show the `N` costliest lines of the functions each one calls (0: none)")
 	fs.StringSliceVar(&sourcePath, "source-path", nil, "look for source files under these `directories` too (comma-separated or repeated)")
 	ref.register(fs)
 	return cmd

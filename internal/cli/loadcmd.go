@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"perflab/internal/files"
 	"perflab/internal/load"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
@@ -66,13 +66,13 @@ omission), and arrivals that could not be sent on time are counted.`,
 	}
 	cmd.Flags().AddFlagSet(lf.fs)
 	registerOutput(cmd, &of)
-	cmd.Flags().StringVar(&sloSpec, "slo", "", "objectives checked at the end, exit 4 when one is missed: `METRIC<LIMIT,...` (p50..p999, max, mean in ms; errors in %)")
+	flagSet{cmd.Flags()}.checked(&sloSpec, "slo", "", "", "slo", checkSLO, "objectives checked at the end, exit 4 when one is missed: `METRIC<LIMIT,...` (p50..p999, max, mean in ms; errors in %)")
 	return cmd
 }
 
 func registerOutput(cmd *cobra.Command, of *outputFlags) {
 	cmd.Flags().BoolVar(&of.json, "json", false, "print the result as JSON instead of text")
-	cmd.Flags().StringVarP(&of.out, "out", "o", "", "also write the JSON result to `file`")
+	flagSet{cmd.Flags()}.checked(&of.out, "out", "o", "", "file", outputFile, "also write the JSON result to `file`")
 	cmd.Flags().BoolVar(&of.quiet, "quiet", false, "no progress output")
 }
 
@@ -91,14 +91,25 @@ func runLoad(ctx context.Context, env Env, cfg load.Config, quiet bool) (*runfmt
 	return res, nil
 }
 
-// writeLoad prints the result and writes --out; an interrupted load still
-// writes everything and then exits with ExitInterrupted.
+// writeLoad prints the result and writes --out (printLoad); an
+// interrupted load then exits with ExitInterrupted.
 func writeLoad(env Env, res *runfmt.LoadResult, of outputFlags) error {
-	if of.out != "" {
-		if err := writeJSONFile(of.out, res); err != nil {
-			return failed(fmt.Errorf("writing --out: %w", err))
-		}
+	if err := printLoad(env, res, of); err != nil {
+		return err
 	}
+	if res.Interrupted {
+		return &silentExit{code: ExitInterrupted}
+	}
+	if res.Requests == 0 && res.Unfinished > 0 {
+		return failed(fmt.Errorf("no request finished: %d were still in flight when the load ended, the oldest for %.1f s (the service does not answer within -d)",
+			res.Unfinished, res.UnfinishedOldestMs/1000))
+	}
+	return nil
+}
+
+// printLoad prints the result, then writes --out: what was measured
+// reaches the terminal even when the file cannot be written.
+func printLoad(env Env, res *runfmt.LoadResult, of outputFlags) error {
 	var err error
 	if of.json {
 		err = writeJSON(env.Stdout, res)
@@ -112,8 +123,10 @@ func writeLoad(env Env, res *runfmt.LoadResult, of outputFlags) error {
 	if err != nil {
 		return failed(err)
 	}
-	if res.Interrupted {
-		return &silentExit{code: ExitInterrupted}
+	if of.out != "" {
+		if err := writeJSONFile(of.out, res); err != nil {
+			return failed(fmt.Errorf("--out: %w (the result is printed above)", err))
+		}
 	}
 	return nil
 }
@@ -124,14 +137,7 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// writeJSONFile writes v as indented JSON to path, atomically.
 func writeJSONFile(path string, v any) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := writeJSON(f, v); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return files.WriteAtomic(path, func(w io.Writer) error { return writeJSON(w, v) })
 }

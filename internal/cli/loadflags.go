@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"os"
+	"errors"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"perflab/internal/files"
 	"perflab/internal/load"
 )
 
@@ -42,24 +43,44 @@ func newLoadFlags() *loadFlags {
 	return f
 }
 
+// Bounds of the load flags.
+const (
+	maxConcurrency = 100_000
+	maxInflight    = 1_000_000
+	maxDuration    = 7 * 24 * time.Hour
+	maxRateFlag    = 10_000_000
+)
+
 func (f *loadFlags) register(fs *pflag.FlagSet) {
-	fs.IntVarP(&f.concurrency, "concurrency", "c", 50, "closed model: `workers`, each with its own keep-alive connection (open model: connections opened up front)")
-	fs.Int64VarP(&f.requests, "requests", "n", 0, "closed model: stop after `N` requests (default: run for -d)")
-	fs.DurationVarP(&f.duration, "duration", "d", 0, "how long to send load (default 10s; with --stages, the stages' total)")
-	fs.Float64VarP(&f.qps, "qps", "q", 0, "closed model: cap each worker at `R` requests/s, like hey -q")
-	fs.StringVar(&f.rate, "rate", "", "open model: arrivals per second (`R`, or N/duration like 30000/1m); latency is measured from each intended start")
-	fs.StringVar(&f.stages, "stages", "", "open model: linear ramps `DUR:RATE,...` like k6's ramping-arrival-rate, e.g. 30s:10,3m:100,30s:0 (starting from --rate, default 0)")
-	fs.IntVar(&f.maxInflight, "max-inflight", 1000, "open model: at most `N` requests in flight; arrivals that find no free slot wait and are counted")
-	fs.StringVarP(&f.method, "method", "m", "GET", "HTTP `method`")
-	fs.StringArrayVarP(&f.headers, "header", "H", nil, "request header `\"Name: value\"` (repeatable)")
+	v := flagSet{fs}
+	v.int(&f.concurrency, "concurrency", "c", 50, 1, maxConcurrency, "closed model: `workers`, each with its own keep-alive connection (open model: connections opened up front)")
+	v.int64(&f.requests, "requests", "n", 0, 0, maxCount, "closed model: stop after `N` requests (default: run for -d)")
+	v.duration(&f.duration, "duration", "d", 0, time.Millisecond, maxDuration, "how long to send load (default 10s; with --stages, the stages' total)")
+	v.float(&f.qps, "qps", "q", 0, 0, maxRateFlag, "closed model: cap each worker at `R` requests/s, like hey -q")
+	v.checked(&f.rate, "rate", "", "", "rate", checkRate, "open model: arrivals per second (`R`, or N/duration like 30000/1m); latency is measured from each intended start")
+	v.checked(&f.stages, "stages", "", "", "stages", checkStages, "open model: linear ramps `DUR:RATE,...` like k6's ramping-arrival-rate, e.g. 30s:10,3m:100,30s:0 (starting from --rate, default 0; at most 24h in all)")
+	v.int(&f.maxInflight, "max-inflight", "", 1000, 1, maxInflight, "open model: at most `N` requests in flight; arrivals that find no free slot wait and are counted")
+	v.checked(&f.method, "method", "m", "GET", "string", checkMethod, "HTTP `method`")
+	v.list(&f.headers, "header", "H", "stringArray", checkHeader, "request header `\"Name: value\"` (repeatable)")
 	fs.StringVar(&f.body, "body", "", "request `body`")
-	fs.StringVar(&f.bodyFile, "body-file", "", "read the request body from `file`")
-	fs.DurationVar(&f.timeout, "timeout", 20*time.Second, "bound each request, connection set-up included")
-	fs.StringVar(&f.targetsFile, "targets", "", "send the requests of `file` in round robin (see README: METHOD URL, headers, @body or < body, blank line between)")
+	v.checked(&f.bodyFile, "body-file", "", "", "file", inputFile(maxBodyFile), "read the request body from `file` (at most 64 MiB)")
+	v.duration(&f.timeout, "timeout", "", 20*time.Second, time.Millisecond, 24*time.Hour, "bound each request, connection set-up included")
+	v.checked(&f.targetsFile, "targets", "", "", "file", inputFile(maxTargetsFile), "send the requests of `file` in round robin (see README: METHOD URL, headers, @body or < body, blank line between)")
 	fs.BoolVar(&f.http2, "http2", false, "use HTTP/2 (h2 over https, prior-knowledge h2c over http)")
 	fs.BoolVar(&f.disableKeepAlive, "disable-keepalive", false, "open a new connection for every request")
 	fs.BoolVarP(&f.insecure, "insecure", "k", false, "skip TLS certificate verification")
-	fs.StringVar(&f.shard, "shard", "", "take share `i/N` of the rate (or of -c and -n); combine the shards with perflab merge")
+	v.checked(&f.shard, "shard", "", "", "i/N", checkShard, "take share `i/N` of the rate (or of -c and -n); combine the shards with perflab merge")
+}
+
+// checkMethod accepts an HTTP method: a token (RFC 9110: letters, digits
+// and !#$%&'*+-.^_`|~).
+func checkMethod(s string) error {
+	if s == "" || strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r))
+	}) >= 0 {
+		return errors.New("not an HTTP method (GET, POST, ...)")
+	}
+	return nil
 }
 
 // config turns the flags and positional URLs into a load config.
@@ -69,18 +90,6 @@ func (f *loadFlags) config(urls []string) (load.Config, error) {
 		Concurrency: f.concurrency, Requests: f.requests, Duration: f.duration, QPS: f.qps,
 		MaxInflight: f.maxInflight, Timeout: f.timeout, HTTP2: f.http2,
 		DisableKeepAlive: f.disableKeepAlive, Insecure: f.insecure,
-	}
-	if c.Concurrency < 1 {
-		return c, usageErr("-c %d: must be at least 1", c.Concurrency)
-	}
-	if c.Timeout <= 0 {
-		return c, usageErr("--timeout %s: must be > 0", c.Timeout)
-	}
-	if fs.Changed("duration") && c.Duration <= 0 {
-		return c, usageErr("-d %s: must be > 0", c.Duration)
-	}
-	if fs.Changed("max-inflight") && c.MaxInflight < 1 {
-		return c, usageErr("--max-inflight %d: must be at least 1", c.MaxInflight)
 	}
 	if f.rate != "" {
 		r, err := load.ParseRate(f.rate)
@@ -122,12 +131,12 @@ func (f *loadFlags) targets(urls []string) ([]load.Target, error) {
 		if len(urls) > 0 {
 			return nil, usageErr("give either URLs or --targets, not both")
 		}
-		fh, err := os.Open(f.targetsFile)
+		fh, err := files.Open(f.targetsFile, maxTargetsFile)
 		if err != nil {
 			return nil, usageErr("--targets: %v", err)
 		}
 		defer fh.Close()
-		ts, err := load.ParseTargets(fh, filepath.Dir(f.targetsFile))
+		ts, err := load.ParseTargets(files.LimitReader(fh, maxTargetsFile, f.targetsFile), filepath.Dir(f.targetsFile))
 		if err != nil {
 			return nil, usageErr("--targets %s: %v", f.targetsFile, err)
 		}
@@ -141,7 +150,7 @@ func (f *loadFlags) targets(urls []string) ([]load.Target, error) {
 		if f.body != "" {
 			return nil, usageErr("give either --body or --body-file, not both")
 		}
-		b, err := os.ReadFile(f.bodyFile)
+		b, err := files.ReadFile(f.bodyFile, maxBodyFile)
 		if err != nil {
 			return nil, usageErr("--body-file: %v", err)
 		}
@@ -163,9 +172,6 @@ func (f *loadFlags) targets(urls []string) ([]load.Target, error) {
 			t.Header.Add(name, value)
 		}
 		out = append(out, t)
-	}
-	if method == "" || strings.ContainsAny(method, " \t\r\n") {
-		return nil, usageErr("-m %q: not an HTTP method", f.method)
 	}
 	return out, nil
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Version is perflab's version, set at build time with -ldflags.
@@ -28,6 +30,15 @@ func Main(ctx context.Context, args []string, env Env) int {
 	return int(codeOf(ctx, err))
 }
 
+// quoteArg quotes a value for a message when it is empty or holds spaces
+// or quotes.
+func quoteArg(s string) string {
+	if s == "" || strings.ContainsAny(s, " \t\n\"'") {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
 func oneLine(s string) string {
 	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ")
 }
@@ -45,6 +56,11 @@ it better, with statistics.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		var bad *pflag.InvalidValueError
+		if errors.As(err, &bad) {
+			// "--concurrency 0: must be from 1 to 100000"
+			return usageErr("--%s %s: %v (see '%s --help')", bad.GetFlag().Name, quoteArg(bad.GetValue()), errors.Unwrap(bad), c.CommandPath())
+		}
 		return usageErr("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
 	})
 	root.AddCommand(newLoadCmd(env), newMergeCmd(env), newRunCmd(env), newRunsCmd(env), newDemoCmd(env), newDemoServiceCmd(env), newProfileCmd(env), newTopCmd(env), newListCmd(env), newFlameCmd(env), newCompareCmd(env), newABCmd(env), newSweepCmd(env), newUICmd(env))

@@ -3,12 +3,11 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"perflab/internal/files"
 	"perflab/internal/load"
-	"perflab/internal/report"
 	"perflab/internal/runfmt"
 )
 
@@ -34,25 +33,21 @@ histograms, so they are exact, not averages of percentiles.`,
 			if err != nil {
 				return usageErr("merging: %v", err)
 			}
-			if of.out != "" {
-				if err := writeJSONFile(of.out, merged); err != nil {
-					return failed(err)
-				}
-			}
-			if of.json {
-				return writeJSON(env.Stdout, merged)
-			}
-			return report.WriteLoadText(env.Stdout, merged)
+			return printLoad(env, merged, of)
 		},
 	}
 	cmd.Flags().BoolVar(&of.json, "json", false, "print the merged result as JSON")
-	cmd.Flags().StringVarP(&of.out, "out", "o", "", "also write the merged JSON to `file`")
+	flagSet{cmd.Flags()}.checked(&of.out, "out", "o", "", "file", outputFile, "also write the merged JSON to `file`")
 	return cmd
 }
 
 // readLoadResult reads a `perflab load --json` file (or a run.json's load).
+// maxLoadResultFile bounds a shard's result (its series and histogram take
+// a few KB a second).
+const maxLoadResultFile = 256 << 20
+
 func readLoadResult(path string) (*runfmt.LoadResult, error) {
-	b, err := os.ReadFile(path)
+	b, err := files.ReadFile(path, maxLoadResultFile)
 	if err != nil {
 		return nil, err
 	}

@@ -3,13 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"perflab/internal/files"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
 )
@@ -33,13 +32,14 @@ type reportFlags struct {
 
 func (o *reportFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.format, "format", formatText, "what stdout gets: text, markdown (GitHub-flavoured: the verdict in one line, the tables, under 60 KiB) or json (as --json)")
-	fs.StringVar(&o.md, "md", "", "also write the markdown summary to `file` (e.g. \"$GITHUB_STEP_SUMMARY\", or a pull request comment's body)")
-	fs.StringVar(&o.junit, "junit", "", "write a JUnit XML report to `file`: one test case per --fail-on rule or --slo objective")
-	fs.StringVar(&o.runsURL, "runs-url", "", "in the markdown, link each run to `URL`/ID/report.html (where the run directories are published)")
+	v := flagSet{fs}
+	v.checked(&o.md, "md", "", "", "file", outputFile, "also write the markdown summary to `file` (e.g. \"$GITHUB_STEP_SUMMARY\", or a pull request comment's body)")
+	v.checked(&o.junit, "junit", "", "", "file", outputFile, "write a JUnit XML report to `file`: one test case per --fail-on rule or --slo objective")
+	v.checked(&o.runsURL, "runs-url", "", "", "URL", checkHTTPURL, "in the markdown, link each run to `URL`/ID/report.html (where the run directories are published)")
 }
 
-// resolve checks the flags before any work: the format, --json beside it,
-// and that the files can be written.
+// resolve checks the flags before any work: the format and --json beside
+// it.
 func (o *reportFlags) resolve(asJSON bool) error {
 	if o == nil {
 		return nil
@@ -61,18 +61,7 @@ func (o *reportFlags) resolve(asJSON bool) error {
 		}
 		o.format = formatJSON
 	}
-	for _, f := range []struct{ flag, path string }{{"--md", o.md}, {"--junit", o.junit}} {
-		if f.path == "" {
-			continue
-		}
-		if st, err := os.Stat(filepath.Dir(f.path)); err != nil || !st.IsDir() {
-			return usageErr("%s %s: its directory does not exist", f.flag, f.path)
-		}
-		if st, err := os.Stat(f.path); err == nil && !st.Mode().IsRegular() {
-			return usageErr("%s %s: not a regular file", f.flag, f.path)
-		}
-	}
-	return nil
+	return nil // --md and --junit were checked when parsed (outputFile)
 }
 
 // markdownOptions are the links of the markdown summary: the runs' URL,
@@ -134,34 +123,10 @@ func (o *reportFlags) files(env Env, md, junit func(io.Writer) error) error {
 		if f.path == "" {
 			continue
 		}
-		if err := writeFileAtomic(f.path, f.write); err != nil {
-			return failed(fmt.Errorf("writing %s %s: %w", f.flag, f.path, err))
+		if err := files.WriteAtomic(f.path, f.write); err != nil {
+			return failed(fmt.Errorf("%s: %w", f.flag, err))
 		}
 		fmt.Fprintf(env.Stderr, "perflab: wrote %s\n", f.path)
 	}
 	return nil
-}
-
-// writeFileAtomic writes path through a temporary file in its directory,
-// renamed into place once complete: a reader (a CI step, a comment bot)
-// never sees half a file.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }

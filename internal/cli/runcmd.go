@@ -47,21 +47,22 @@ type runFlags struct {
 func newRunFlags() *runFlags {
 	f := &runFlags{load: newLoadFlags(), fs: pflag.NewFlagSet("run", pflag.ContinueOnError)}
 	fs := f.fs
-	fs.StringVar(&f.cpus, "cpus", "", "CPU budget of the service in `cores` (0.5, 2): cgroup cpu.max / cfs quota")
-	fs.StringVar(&f.memory, "memory", "", "memory budget of the service (`size`: 512M, 2G): cgroup memory.max")
-	fs.DurationVar(&f.warmup, "warmup", 3*time.Second, "load the service this long before measuring (0 to skip)")
-	fs.StringVar(&f.ready, "ready", "", "`URL` that answers once the service is up (default: the load URL)")
-	fs.DurationVar(&f.readyTimeout, "ready-timeout", 30*time.Second, "give up if the service is not ready within this")
-	fs.IntVar(&f.pid, "pid", 0, "attach to the running service `PID` (and its children) instead of launching one")
-	fs.StringVar(&f.pprof, "pprof", "", "the service's net/http/pprof base `URL` (default: try the load URL's host, then 127.0.0.1:6060)")
-	fs.StringVar(&f.profiler, "profiler", "auto", "auto, pprof, perf, py-spy, rbspy or none")
-	fs.IntVar(&f.perfHz, "perf-hz", 99, "sampling frequency of perf, py-spy and rbspy")
+	v := flagSet{fs}
+	v.checked(&f.cpus, "cpus", "", "", "cores", checkCPUs, "CPU budget of the service in `cores` (0.5, 2): cgroup cpu.max / cfs quota")
+	v.checked(&f.memory, "memory", "", "", "size", checkMemory, "memory budget of the service (`size`: 512M, 2G): cgroup memory.max")
+	v.duration(&f.warmup, "warmup", "", 3*time.Second, 0, maxDuration, "load the service this long before measuring (0 to skip)")
+	v.checked(&f.ready, "ready", "", "", "URL", checkHTTPURL, "`URL` that answers once the service is up (default: the load URL)")
+	v.duration(&f.readyTimeout, "ready-timeout", "", 30*time.Second, time.Millisecond, 24*time.Hour, "give up if the service is not ready within this")
+	v.int(&f.pid, "pid", "", 0, 1, maxPID, "attach to the running service `PID` (and its children) instead of launching one")
+	v.checked(&f.pprof, "pprof", "", "", "URL", checkHTTPURL, "the service's net/http/pprof base `URL` (default: try the load URL's host, then 127.0.0.1:6060)")
+	v.choice(&f.profiler, "profiler", lab.ProfilerAuto, runProfilers, orList(runProfilers))
+	v.int(&f.perfHz, "perf-hz", "", 99, 1, 10000, "sampling frequency of perf, py-spy and rbspy (1 to 10000)")
 	fs.BoolVar(&f.trace, "trace", false, "trace the whole measured window (default: a Go execution trace of 1-2 s in its middle)")
 	fs.BoolVar(&f.noTrace, "no-trace", false, "take no Go execution trace (no time split per request)")
 	fs.BoolVar(&f.noGCTrace, "no-gctrace", false, "do not set GODEBUG=gctrace=1 on the launched service")
-	fs.StringVar(&f.name, "name", "", "label of the run (default: the command's name)")
-	fs.StringVar(&f.dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
-	fs.StringArrayVarP(&f.env, "env", "e", nil, "`KEY=VALUE` for the launched service (repeatable)")
+	v.checked(&f.name, "name", "", "", "string", checkRunName, "label of the run (default: the command's name)")
+	v.checked(&f.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
+	v.list(&f.env, "env", "e", "stringArray", checkKeyValue, "`KEY=VALUE` for the launched service (repeatable)")
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text verdict")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	f.cpuFlags.register(fs)
@@ -108,33 +109,14 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 	if f.pid != 0 && len(command) > 0 {
 		return c, usageErr("give either --pid or -- CMD, not both")
 	}
-	if f.pid < 0 {
-		return c, usageErr("--pid %d: not a process id", f.pid)
-	}
 	if f.pid != 0 && (budget.CPUs > 0 || budget.MemoryBytes > 0) {
 		return c, usageErr("--cpus and --memory apply to a service perflab launches (-- CMD), not to --pid")
 	}
 	if err := f.cpuFlags.check(f.pid); err != nil {
 		return c, err
 	}
-	if f.warmup < 0 {
-		return c, usageErr("--warmup %s: must be >= 0", f.warmup)
-	}
-	switch f.profiler {
-	case lab.ProfilerAuto, lab.ProfilerPprof, lab.ProfilerPerf, lab.ProfilerPySpy, lab.ProfilerRbSpy, lab.ProfilerNone:
-	default:
-		return c, usageErr("--profiler %q: want auto, pprof, perf, py-spy, rbspy or none", f.profiler)
-	}
 	if f.trace && f.noTrace {
 		return c, usageErr("give either --trace or --no-trace, not both")
-	}
-	if f.perfHz < 1 || f.perfHz > 10000 {
-		return c, usageErr("--perf-hz %d: must be from 1 to 10000", f.perfHz)
-	}
-	for _, kv := range f.env {
-		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return c, usageErr("--env %q: want KEY=VALUE", kv)
-		}
 	}
 	ready := f.ready
 	if ready == "" && (len(command) > 0 || f.pid > 0) {
@@ -144,14 +126,34 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 	if name == "" {
 		name = defaultName(command, f.pid)
 	}
+	st, err := writableStore(f.dir)
+	if err != nil {
+		return c, err
+	}
 	c = lab.Config{
-		Name: name, Store: store.Store{Root: f.dir}, Load: lc, LoadFlags: f.load.describe(),
+		Name: name, Store: st, Load: lc, LoadFlags: f.load.describe(),
 		Warmup: f.warmup, Command: command, Env: f.env, PID: f.pid, Budget: budget,
 		ReadyURL: ready, ReadyTimeout: f.readyTimeout, Pprof: f.pprof, Profiler: f.profiler,
-		PerfHz: f.perfHz, Trace: f.trace, NoTrace: f.noTrace, NoGCTrace: f.noGCTrace, Version: Version,
+		PerfHz: f.perfHz, Trace: f.trace, NoTrace: f.noTrace, NoGCTrace: f.noGCTrace, Version: Version, Hurry: env.Hurry,
 		Force: f.force, LoadCPUs: f.cpuFlags.load.set,
 	}
 	return c, f.deploy.apply(&c)
+}
+
+// maxPID is the kernel's largest process id (pid_max's limit).
+const maxPID = 1 << 22
+
+// runProfilers are --profiler's choices for run, ab, sweep and demo.
+var runProfilers = []string{lab.ProfilerAuto, lab.ProfilerPprof, lab.ProfilerPerf, lab.ProfilerPySpy, lab.ProfilerRbSpy, lab.ProfilerNone}
+
+func checkCPUs(s string) error {
+	_, err := target.ParseCPUs(s)
+	return err
+}
+
+func checkMemory(s string) error {
+	_, err := target.ParseMemory(s)
+	return err
 }
 
 func defaultName(command []string, pid int) string {
@@ -244,6 +246,9 @@ directory (run.json, profiles/*.pb.gz, target.log).`,
 // printRun prints a run's result; a partial run is still printed in full.
 func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 	if res == nil {
+		if interrupted(err) {
+			return &exitError{code: ExitInterrupted, err: err}
+		}
 		return failed(err)
 	}
 	var werr error
@@ -266,17 +271,29 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 	if werr != nil {
 		return failed(werr)
 	}
-	if err != nil {
-		if res.Run.Load != nil && res.Run.Load.Interrupted {
-			return &silentExit{code: ExitInterrupted}
-		}
-		if errors.Is(err, lab.ErrNotTheService) {
-			return &exitError{code: ExitUsage, err: err}
-		}
-		return failed(fmt.Errorf("run %s is partial: %w", res.Run.ID, err))
+	if err := runError(res, err); err != nil {
+		return err
 	}
 	if res.Run.Load != nil {
 		return sloExit(res.Run.Load.SLO, "run "+res.Run.ID)
 	}
 	return nil
+}
+
+// runError maps a run's error to the exit: 130 when Ctrl-C ended it, 2
+// when the service named is not the one that answers, 3 when the run is
+// partial or could not be saved (its measurements were printed).
+func runError(res *lab.Result, err error) error {
+	var save *lab.SaveError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &save):
+		return failed(fmt.Errorf("run %s: %v: %s (what it measured is printed above)", res.Run.ID, save.Err, save.Path))
+	case interrupted(err) || res.Run.Load != nil && res.Run.Load.Interrupted:
+		return &exitError{code: ExitInterrupted, err: fmt.Errorf("run %s is partial: %w", res.Run.ID, err)}
+	case errors.Is(err, lab.ErrNotTheService):
+		return &exitError{code: ExitUsage, err: err}
+	}
+	return failed(fmt.Errorf("run %s is partial: %w", res.Run.ID, err))
 }

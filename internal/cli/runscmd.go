@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"text/tabwriter"
+	"math"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"perflab/internal/report"
+	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
 
@@ -22,13 +24,17 @@ func newRunsCmd(env Env) *cobra.Command {
   perflab runs --json
   perflab runs --prune-keep 10 --dir ci-baseline    # a CI cache of baseline runs, bounded`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openStore(dir)
+			if err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("prune-keep") {
-				return pruneRuns(env, store.Store{Root: dir}, keep, dryRun)
+				return pruneRuns(env, st, keep, dryRun)
 			}
 			if dryRun {
 				return usageErr("--dry-run goes with --prune-keep")
 			}
-			entries, err := store.Store{Root: dir}.List()
+			entries, err := st.List()
 			if err != nil {
 				return failed(err)
 			}
@@ -39,46 +45,36 @@ func newRunsCmd(env Env) *cobra.Command {
 				fmt.Fprintf(env.Stdout, "no runs in %s\n", dir)
 				return nil
 			}
-			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tSTARTED\tREQ/S\tP99\tCPU MS/REQ\tSTATUS")
+			var rows []runfmt.RunListing
 			for _, e := range entries {
-				if e.Err != nil {
-					fmt.Fprintf(tw, "%s\t?\t?\t\t\t\tunreadable: %v\n", e.Dir, e.Err)
-					continue
-				}
-				r := e.Run
-				rps, p99, cpu := "-", "-", "-"
-				if r.Load != nil {
-					rps = fmt.Sprintf("%.0f", r.Load.RPS)
-					p99 = fmt.Sprintf("%.2fms", r.Load.Latency.P99)
-				}
-				if r.Target != nil && r.Target.CPUMsPerRequest > 0 {
-					cpu = fmt.Sprintf("%.3f", r.Target.CPUMsPerRequest)
-				}
-				status := r.Status
-				if r.PartialReason != "" {
-					status += ": " + r.PartialReason
-					if len(status) > 60 {
-						status = status[:60] + "..."
-					}
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Started.Format("2006-01-02 15:04:05"), rps, p99, cpu, status)
+				rows = append(rows, runfmt.Listing(filepath.Base(e.Dir), e.Dir, e.Run, e.Err))
 			}
-			return tw.Flush()
+			if err := report.WriteRunsTable(env.Stdout, rows); err != nil {
+				return failed(err)
+			}
+			return nil
 		},
 	}
-	cmd.PersistentFlags().StringVar(&dir, "dir", store.DefaultRoot, "`directory` that keeps the runs")
+	v := flagSet{cmd.PersistentFlags()}
+	v.checked(&dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "list the runs as JSON (id, name, dir, started, status, requests, rps, p99_ms, cpu_ms_per_request, measurement, revision)")
-	cmd.Flags().IntVar(&keep, "prune-keep", 0, "remove all but the newest `N` runs of each name (prints each one removed)")
+	flagSet{cmd.Flags()}.int(&keep, "prune-keep", "", 0, 0, math.MaxInt, "remove all but the newest `N` runs of each name (prints each one removed)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "with --prune-keep: print what would be removed, remove nothing")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "show RUN",
 		Short: "Print a run's summary and verdict (RUN: ID, name, path, glob or latest)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			es, err := store.Store{Root: dir}.Resolve(args[0])
+			st, err := openStore(dir)
+			if err != nil {
+				return err
+			}
+			es, err := st.Resolve(args[0])
 			if err != nil {
 				return usageErr("%v", err)
+			}
+			if len(es) > 1 {
+				return usageErr("%q names %d runs: show one at a time (%s, ...)", args[0], len(es), filepath.Base(es[0].Dir))
 			}
 			e := es[0]
 			if err := report.WriteHeadline(env.Stdout, e.Run); err != nil {
@@ -89,28 +85,97 @@ func newRunsCmd(env Env) *cobra.Command {
 					return failed(err)
 				}
 			}
-			return report.WriteVerdict(env.Stdout, e.Run, e.Dir)
-		},
-	}, &cobra.Command{
-		Use:   "rm RUN...",
-		Short: "Remove runs (RUN: ID, name, path or glob)",
-		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s := store.Store{Root: dir}
-			for _, ref := range args {
-				es, err := s.Resolve(ref)
-				if err != nil {
-					return usageErr("%v", err)
-				}
-				for _, e := range es {
-					if err := s.Remove(e); err != nil {
-						return failed(err)
-					}
-					fmt.Fprintf(env.Stdout, "removed %s\n", e.Dir)
-				}
+			if err := report.WriteVerdict(env.Stdout, e.Run, e.Dir); err != nil {
+				return failed(err)
 			}
 			return nil
 		},
-	})
+	}, newRunsRmCmd(env, &dir))
 	return cmd
+}
+
+func newRunsRmCmd(env Env, dir *string) *cobra.Command {
+	var all, dryRun bool
+	cmd := &cobra.Command{
+		Use:   "rm RUN... | rm --all",
+		Short: "Remove runs (RUN: ID, unique ID prefix, name, path or glob); prints each one removed",
+		Long: `Remove stored runs and print each one removed. Each RUN must name one run,
+unless it is a glob ('svc-*', '20261121-*'): a name shared by several runs, or
+a prefix of several IDs, is refused with the list of what it matches. --all
+accepts such references, and alone removes every run in --dir. --dry-run
+prints what would be removed and removes nothing. Only run directories that
+perflab wrote are removed (run.json, report.html, target.log, profiles/).`,
+		Example: `  perflab runs rm 20261121-063812-svc
+  perflab runs rm '20261121-*' --dry-run
+  perflab runs rm --all svc          # every run named svc
+  perflab runs rm --all              # every run in ./perflab-runs`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openStore(*dir)
+			if err != nil {
+				return err
+			}
+			targets, err := runsToRemove(st, args, all)
+			if err != nil {
+				return err
+			}
+			verb := "removed"
+			if dryRun {
+				verb = "would remove"
+			}
+			for _, e := range targets {
+				if !dryRun {
+					if err := st.Remove(e); err != nil {
+						return failed(err)
+					}
+				}
+				fmt.Fprintf(env.Stdout, "%s %s\n", verb, e.Dir)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "remove every run each RUN names (a name or prefix shared by several runs); alone, every run in --dir")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print what would be removed, remove nothing")
+	return cmd
+}
+
+// runsToRemove resolves rm's arguments: one run per reference unless it is
+// a glob or --all says so; each run once.
+func runsToRemove(st store.Store, refs []string, all bool) ([]store.Entry, error) {
+	if len(refs) == 0 {
+		if !all {
+			return nil, usageErr("runs rm: name the runs to remove (ID, name, glob or path), or give --all to remove every run in %s", st.Root)
+		}
+		es, err := st.List()
+		if err != nil {
+			return nil, failed(err)
+		}
+		for _, e := range es {
+			if e.Err != nil {
+				return nil, usageErr("%s: %v (remove it by hand if it is yours)", e.Dir, e.Err)
+			}
+		}
+		return es, nil
+	}
+	var out []store.Entry
+	seen := map[string]bool{}
+	for _, ref := range refs {
+		es, err := st.Resolve(ref)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		if len(es) > 1 && !all && !store.IsGlob(ref) {
+			var ids []string
+			for _, e := range es {
+				ids = append(ids, filepath.Base(e.Dir))
+			}
+			return nil, usageErr("%q names %d runs (%s): give --all to remove them all, or name one", ref, len(es), joinMax(ids, 5))
+		}
+		for _, e := range es {
+			if !seen[e.Dir] {
+				seen[e.Dir] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out, nil
 }

@@ -52,7 +52,7 @@ func TestSweepCmdBadInput(t *testing.T) {
 		{[]string{"sweep", "http://127.0.0.1:1/", "--", "x"}, "give the variable to sweep"},
 		{[]string{"sweep", "--env", "GOGC=100", "http://127.0.0.1:1/", "--", "x"}, "at least two values"},
 		{[]string{"sweep", "--env", "GOGC=100,,200", "http://127.0.0.1:1/", "--", "x"}, "empty value"},
-		{[]string{"sweep", "--env", "=1,2", "http://127.0.0.1:1/", "--", "x"}, "want NAME=V1,V2"},
+		{[]string{"sweep", "--env", "=1,2", "http://127.0.0.1:1/", "--", "x"}, "--env =1,2: want KEY=VALUE"},
 		{[]string{"sweep", "--env", "GOGC=1,2", "http://127.0.0.1:1/"}, "give its command after --"},
 		{[]string{"ab", "--base", "x", "--new", "'y", "http://127.0.0.1:1/"}, "unterminated"},
 		{[]string{"ab", "--new", "y", "http://127.0.0.1:1/"}, "--base: give the command line"},

@@ -39,9 +39,6 @@ compares what finished.`,
 			if len(command) == 0 {
 				return usageErr("sweep launches the service: give its command after --")
 			}
-			if runs < 1 {
-				return usageErr("--runs %d: want at least 1 (%d or more for a confident verdict)", runs, DefaultABRuns)
-			}
 			if len(f.env) == 0 {
 				return usageErr("give the variable to sweep: --env NAME=V1,V2,... (e.g. --env GOGC=100,400,2000)")
 			}
@@ -63,7 +60,7 @@ compares what finished.`,
 			}
 			f.hooks(env, &c)
 			stopNote := context.AfterFunc(cmd.Context(), func() {
-				fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it)")
+				fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again interrupts it, and it is kept as partial)")
 			})
 			defer stopNote()
 			groups, err := lab.Sweep(cmd.Context(), c, name, values, runs, runLine(env, runs))
@@ -76,8 +73,8 @@ compares what finished.`,
 	f.registerForce(cmd)
 	cmd.Flags().Lookup("env").Usage = "first: the variable to sweep, `NAME=V1,V2,...`; then KEY=VALUE set on every run (repeatable)"
 	cmd.Flags().Lookup("json").Usage = "print the comparisons as JSON"
-	cmd.Flags().IntVar(&runs, "runs", DefaultABRuns, "runs of each value")
-	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a value changes a metric significantly beyond a `threshold` against the first value, e.g. \"rss_max>+50%,p99>+10%\"")
+	flagSet{cmd.Flags()}.int(&runs, "runs", "", DefaultABRuns, 1, maxRuns, "runs of each value")
+	flagSet{cmd.Flags()}.checked(&failOn, "fail-on", "", "", "thresholds", checkFailOn, "exit 1 when a value changes a metric significantly beyond a `threshold` against the first value, e.g. \"rss_max>+50%,p99>+10%\"")
 	out.register(cmd.Flags())
 	return cmd
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"math"
+
 	"github.com/spf13/cobra"
 
 	"perflab/internal/analysis"
@@ -33,9 +35,6 @@ by file (two classes' __init__ are two rows, named with their file).`,
   perflab top --lines -n 15 latest`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opt.N < 0 {
-				return usageErr("-n %d: must be >= 0 (0 shows all)", opt.N)
-			}
 			r, err := ref.resolve(args[0])
 			if err != nil {
 				return err
@@ -43,7 +42,7 @@ by file (two classes' __init__ are two rows, named with their file).`,
 			opt.SampleIndex, opt.Requests, opt.UserCode = r.sample, r.requests, r.userCode
 			t, err := r.top(opt)
 			if err != nil {
-				return failed(err)
+				return usageErr("%v", err) // the profile or --sample the user named
 			}
 			if asJSON {
 				err = writeJSON(env.Stdout, t.Record())
@@ -60,8 +59,9 @@ by file (two classes' __init__ are two rows, named with their file).`,
 	fs.BoolVar(&asJSON, "json", false, "print the table as JSON (rows with flat, cum, shares and per-request costs)")
 	fs.BoolVar(&opt.Cum, "cum", false, "sort by cumulative cost (the function and what it calls)")
 	fs.BoolVar(&opt.User, "user", false, "only user code, each function charged with the library and runtime code it calls")
-	fs.IntVarP(&opt.N, "nodes", "n", 20, "show the top `N` functions (0: all)")
-	fs.StringVar(&opt.Focus, "focus", "", "keep only stacks with a function matching this `regexp`")
+	v := flagSet{fs}
+	v.int(&opt.N, "nodes", "n", 20, 0, math.MaxInt, "show the top `N` functions (0: all)")
+	v.checked(&opt.Focus, "focus", "", "", "regexp", checkRegexp, "keep only stacks with a function matching this `regexp`")
 	fs.BoolVar(&opt.Lines, "lines", false, "one row per source line (file:line) instead of per function")
 	ref.register(fs)
 	return cmd

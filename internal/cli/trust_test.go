@@ -117,8 +117,8 @@ func TestIsolationFlagsBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--service-cpus", "4000", "http://127.0.0.1:1/", "--", "true"}, `"--service-cpus" flag: CPU 4000 does not exist`},
-		{[]string{"run", "--load-cpus", "0-", "http://127.0.0.1:1/", "--", "true"}, `"--load-cpus" flag`},
+		{[]string{"run", "--service-cpus", "4000", "http://127.0.0.1:1/", "--", "true"}, `--service-cpus 4000: CPU 4000 does not exist`},
+		{[]string{"run", "--load-cpus", "0-", "http://127.0.0.1:1/", "--", "true"}, `--load-cpus 0-:`},
 		{[]string{"run", "--service-cpus", "0", "--load-cpus", "0", "http://127.0.0.1:1/", "--", "true"}, "--load-cpus 0 overlaps --service-cpus 0"},
 		{[]string{"run", "--service-cpus", "0", "--pid", "1", "http://127.0.0.1:1/"}, "--service-cpus applies to a service perflab launches"},
 		{[]string{"run", "--slo", "p99<fast", "http://127.0.0.1:1/", "--", "true"}, "--slo"},

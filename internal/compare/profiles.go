@@ -2,10 +2,11 @@ package compare
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/analysis"
 )
 
 // Profile kinds a comparison reads.
@@ -52,17 +53,10 @@ func profilePath(r run, kind string) string {
 	return ""
 }
 
+// readProfile reads a run's profile, bounded in size (see
+// analysis.ReadProfileFile).
 func readProfile(path string) (*profile.Profile, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading profile: %w", err)
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		return nil, fmt.Errorf("reading profile %s: %w", path, err)
-	}
-	return p, nil
+	return analysis.ReadProfileFile(path)
 }
 
 // pick returns the runs that have a profile of kind and their profiles.

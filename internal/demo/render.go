@@ -43,14 +43,6 @@ func newGridStore(w, h int) *gridStore {
 	return s
 }
 
-// set paints one pixel.
-func (s *gridStore) set(x, y int, c color.RGBA) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rows[y*s.w+x].C = c
-	s.version++
-}
-
 // loadImage reads every row into a new image, like a SELECT of the table.
 func (s *gridStore) loadImage() (*image.RGBA, uint64) {
 	s.mu.RLock()

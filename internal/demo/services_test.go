@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"perflab/internal/labtest"
 	"slices"
 	"strconv"
@@ -201,11 +202,14 @@ func TestServiceStall(t *testing.T) {
 	}
 }
 
-// TestServiceCpuburn checks that /burn?us=5000 costs 5ms of CPU per
-// request more than /burn?us=0, within 10%: the process's CPU (utime+stime
-// of all its threads in /proc/PID/stat) is read around each batch, so
-// neither the Go runtime's start-up nor the per-request HTTP cost (which
-// varies a lot between machines) counts against the burn.
+// TestServiceCpuburn checks that /burn?us=5000 costs at least 5ms of CPU
+// per request more than /burn?us=0 (less 5% for the clocks' granularity),
+// and not much more: the process's CPU (all its threads' schedstat) is read
+// around each batch, so neither the Go runtime's start-up nor the
+// per-request HTTP cost (which varies a lot between machines) counts
+// against the burn. The runtime's other threads (sysmon polls while a
+// goroutine runs) add CPU in proportion to the burn's wall time: 3-6% here,
+// 14% on a CI machine, so the upper bound is 25%.
 func TestServiceCpuburn(t *testing.T) {
 	const n, us = 100, 5000
 	s := startService(t, append([]string{serviceBinary(t, "cpuburn")}, freePorts...)...)
@@ -224,8 +228,8 @@ func TestServiceCpuburn(t *testing.T) {
 	base, burned := batch(0), batch(us)
 	perReq := (burned - base) / n
 	t.Logf("cpuburn: %v CPU for %d requests of %dus, %v for %d of 0us: %v per burn", burned, n, us, base, n, perReq)
-	if want := us * time.Microsecond; perReq < want*9/10 || perReq > want*11/10 {
-		t.Errorf("cpuburn: %v CPU per burn; want %v ±10%%", perReq, want)
+	if want := us * time.Microsecond; perReq < want*95/100 || perReq > want*125/100 {
+		t.Errorf("cpuburn: %v CPU per burn; want %v, -5%% to +25%%", perReq, want)
 	}
 	if code, _, _ := fetch(t, "GET", s.url+"/burn?us=-1", ""); code != 400 {
 		t.Errorf("/burn?us=-1: status %d; want 400", code)
@@ -236,26 +240,31 @@ func TestServiceCpuburn(t *testing.T) {
 // childCPU reads utime+stime of a whole process from /proc/PID/stat.
 func childCPU(t *testing.T, pid int) time.Duration {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Skipf("no /proc/PID/stat here: %v", err)
+	// The scheduler's own count of each thread's time on a CPU, in
+	// nanoseconds (the first field of /proc/PID/task/TID/schedstat): exact,
+	// where /proc/PID/stat's utime and stime are ticks of 10 ms charged to
+	// whoever runs when the tick comes, which a busy machine skews by 20%.
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil || len(tasks) == 0 {
+		t.Skipf("no /proc/%d/task/*/schedstat here", pid)
 	}
-	// Fields after the command name, which is in parentheses: state is
-	// field 3, utime 14 and stime 15 (man 5 proc).
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
-		t.Fatalf("/proc/%d/stat: %d fields after the name: %q", pid, len(f), b)
-	}
-	var ticks int64
-	for _, s := range f[11:13] {
-		v, err := strconv.ParseInt(s, 10, 64)
+	var ns int64
+	for _, task := range tasks {
+		b, err := os.ReadFile(task)
 		if err != nil {
-			t.Fatalf("/proc/%d/stat: %q: %v", pid, s, err)
+			continue // the thread exited
 		}
-		ticks += v
+		f := strings.Fields(string(b))
+		if len(f) < 1 {
+			t.Fatalf("%s: %q", task, b)
+		}
+		v, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", task, b, err)
+		}
+		ns += v
 	}
-	const userHZ = 100 // USER_HZ, fixed at 100 on Linux
-	return time.Duration(ticks) * time.Second / userHZ
+	return time.Duration(ns)
 }
 
 func TestServicePyhot(t *testing.T) {

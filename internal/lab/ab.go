@@ -54,8 +54,8 @@ func named(c Config, name string) Config {
 
 // interleave runs each arm once per repetition, in order, and groups the
 // results by arm. Cancelling ctx lets the run under way finish (it is kept)
-// and starts no other; the caller's second Ctrl-C, which ends the process,
-// is the way to abort a run midway.
+// and starts no other; closing the arms' Hurry (a second Ctrl-C)
+// interrupts the run under way, which is kept as partial.
 func interleave(ctx context.Context, arms []arm, runs int, done RunDone) ([][]*Result, error) {
 	groups := make([][]*Result, len(arms))
 	for rep := range runs {
@@ -63,7 +63,9 @@ func interleave(ctx context.Context, arms []arm, runs int, done RunDone) ([][]*R
 			if err := ctx.Err(); err != nil {
 				return groups, err
 			}
-			res, err := Run(context.WithoutCancel(ctx), a.cfg)
+			rctx, cancel := hurried(ctx, a.cfg.Hurry)
+			res, err := Run(rctx, a.cfg)
+			cancel()
 			measured := res != nil && res.Run.Load != nil
 			if measured {
 				groups[i] = append(groups[i], res)
@@ -80,4 +82,20 @@ func interleave(ctx context.Context, arms []arm, runs int, done RunDone) ([][]*R
 		}
 	}
 	return groups, ctx.Err()
+}
+
+// hurried is the context of one run of an experiment: the user's first
+// Ctrl-C (ctx) lets it finish, a second one (hurry) interrupts it.
+func hurried(ctx context.Context, hurry <-chan struct{}) (context.Context, context.CancelFunc) {
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	if hurry != nil {
+		go func() {
+			select {
+			case <-hurry:
+				cancel()
+			case <-rctx.Done():
+			}
+		}()
+	}
+	return rctx, cancel
 }

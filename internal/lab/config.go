@@ -49,6 +49,10 @@ type Config struct {
 	ReadyURL     string
 	ReadyTimeout time.Duration
 	StopGrace    time.Duration
+	// SnapshotTimeout bounds the profile snapshots taken before the window
+	// and after it (each set in all; default 10s), whatever the endpoint
+	// does: a hanging pprof endpoint costs the run at most that.
+	SnapshotTimeout time.Duration
 
 	// Pprof is the service's net/http/pprof base URL; "" probes the load
 	// URL's host and 127.0.0.1:6060.
@@ -81,6 +85,11 @@ type Config struct {
 	// Watch, if set, is called when a load starts (for live progress) and
 	// returns the function to call when it ends.
 	Watch func(*load.Attacker) (done func())
+	// Hurry, when closed (a second Ctrl-C), ends the waits that follow an
+	// interruption: the service is killed at once, profile fetches still
+	// under way are abandoned, and the run is written with what it has.
+	// In AB and Sweep it also interrupts the run under way.
+	Hurry <-chan struct{}
 }
 
 func (c *Config) defaults() {
@@ -92,6 +101,9 @@ func (c *Config) defaults() {
 	}
 	if c.StopGrace == 0 {
 		c.StopGrace = 5 * time.Second
+	}
+	if c.SnapshotTimeout <= 0 {
+		c.SnapshotTimeout = 10 * time.Second
 	}
 	if c.Profiler == "" {
 		c.Profiler = ProfilerAuto

@@ -93,17 +93,18 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 		finish(s)
 	}
 	s.stopMachine()
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrInterrupted) {
+		// Ctrl-C in any phase (the launch, the wait until ready, a
+		// profile fetch) is an interruption, whatever error it caused.
+		err = fmt.Errorf("%w: %v", ErrInterrupted, err)
+	}
 	switch {
 	case err != nil:
 		s.run.Status, s.run.PartialReason = runfmt.StatusPartial, oneLine(err.Error())
 	case len(s.run.DegradedReasons) > 0:
 		s.run.Status = runfmt.StatusDegraded
 	}
-	s.writeReport()
-	if werr := runfmt.WriteFile(dir, s.run); werr != nil && err == nil {
-		err = werr
-	}
-	return res, err
+	return res, s.save(err)
 }
 
 func (s *session) findMax(ctx context.Context, fm FindMaxConfig) error {
@@ -218,7 +219,7 @@ func (s *session) step(ctx context.Context, rate float64, fm FindMaxConfig) (ste
 		return stepResult{}, s.errExited(fmt.Sprintf("the step at %.0f/s", rate))
 	}
 	if ctx.Err() != nil {
-		return stepResult{}, errors.New("interrupted during the search")
+		return stepResult{}, fmt.Errorf("%w during the search", ErrInterrupted)
 	}
 	st := stepResult{}
 	st.FindMaxStep = runfmt.FindMaxStep{Rate: rate, RPS: r.RPS, P99Ms: r.Latency.P99, Requests: r.Requests, Errors: r.Errors}

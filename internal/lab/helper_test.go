@@ -113,3 +113,15 @@ func noLeftovers(t *testing.T, name, marker string) {
 		t.Errorf("leaked process %d: %q", pid, strings.ReplaceAll(string(b), "\x00", " "))
 	}
 }
+
+// countProcs counts the processes whose command line starts with name.
+func countProcs(name string) int {
+	n := 0
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.HasPrefix(string(b), name+"\x00") {
+			n++
+		}
+	}
+	return n
+}

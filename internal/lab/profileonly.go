@@ -48,7 +48,7 @@ func (s *session) profileOnly(ctx context.Context, window time.Duration) error {
 	select {
 	case <-done:
 	case <-ctx.Done():
-		err = errors.New("interrupted: the profiles cover what completed before Ctrl-C")
+		err = fmt.Errorf("%w: the profiles cover what completed before Ctrl-C", ErrInterrupted)
 	case <-exited:
 		err = s.errExited("profiling")
 	}
@@ -57,7 +57,7 @@ func (s *session) profileOnly(ctx context.Context, window time.Duration) error {
 		<-done
 	}
 	p.to = time.Now()
-	fin, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	fin, cancel := s.finishing(ctx)
 	defer cancel()
 	p.after(fin)
 	if err == nil && p.cpu == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/capture"
+	"perflab/internal/files"
 	"perflab/internal/target"
 )
 
@@ -60,6 +60,8 @@ func (p *profileSet) before(ctx context.Context) {
 	if p.mode != ProfilerPprof {
 		return
 	}
+	ctx, cancel := context.WithTimeout(ctx, p.s.cfg.SnapshotTimeout)
+	defer cancel()
 	if a, _, err := p.client.Fetch(ctx, p.base, "allocs", ""); err == nil {
 		p.allocsBefore = a
 	} else {
@@ -326,15 +328,9 @@ func (p *profileSet) saveAs(name, source string, raw []byte, prof *profile.Profi
 	path := filepath.Join(p.s.dir, rel)
 	var err error
 	if raw != nil {
-		err = os.WriteFile(path, raw, 0o644)
+		err = files.WriteFile(path, raw)
 	} else {
-		var f *os.File
-		if f, err = os.Create(path); err == nil {
-			err = prof.Write(f)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
+		err = files.WriteAtomic(path, prof.Write)
 	}
 	if err != nil {
 		p.s.warn(fmt.Sprintf("saving the %s profile: %v", name, err))

@@ -15,6 +15,10 @@ import (
 	"perflab/internal/target"
 )
 
+// ErrInterrupted is a run ended by its context (Ctrl-C, SIGTERM): it is
+// partial, and covers what completed before.
+var ErrInterrupted = errors.New("interrupted")
+
 // Result is a finished (or partial) run.
 type Result struct {
 	Run *runfmt.Run
@@ -39,8 +43,9 @@ type session struct {
 	limitMemory int64
 	pids        []int
 	env         map[string]string // the service's environment at start
-	// mu guards run.Warnings and run.Profiles: the window's captures (CPU
-	// profile, trace, samplers) finish concurrently.
+	// mu guards the run's Warnings and Profiles, which the capture
+	// goroutines of the measured window (CPU profile, trace, samplers) add
+	// to while the main one runs.
 	mu sync.Mutex
 }
 
@@ -94,18 +99,25 @@ func (s *session) startTarget(ctx context.Context) error {
 			s.warn("removing stale cgroups: " + err.Error())
 		}
 		env := append([]string(nil), c.Env...)
-		if !c.NoGCTrace {
-			env = append(env, "GODEBUG="+withGCTrace(envValue(c.Env, "GODEBUG")))
-		}
 		if !c.NoPerfMap {
 			env = append(env, "NODE_OPTIONS="+withPerfMap(envValue(c.Env, "NODE_OPTIONS")))
 		}
-		c.Log(fmt.Sprintf("starting %s (%s)", strings.Join(c.Command, " "), c.Budget))
-		s.proc, err = target.Launch(ctx, target.LaunchConfig{
-			Command: c.Command, Env: env, Dir: c.Dir, Budget: c.Budget, Name: c.Name,
+		lc := target.LaunchConfig{
+			Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name, Hurry: c.Hurry,
 			LogPath: filepath.Join(s.dir, "target.log"),
-			OnLine:  func(line string) { s.gc.Add(line, time.Now()) },
-		})
+			// Only GC trace lines are parsed: the drain does no other per-line work.
+			OnLine:    func(line string) { s.gc.Add(line, time.Now()) },
+			LineMatch: capture.GCLineMatch,
+		}
+		if godebug := envValue(c.Env, "GODEBUG"); !c.NoGCTrace && !strings.Contains(godebug, "gctrace=") {
+			env = append(env, "GODEBUG="+withGCTrace(godebug))
+			// The trace perflab asked for is not the service's own output:
+			// error messages quote the service's last lines without it.
+			lc.HideLine = capture.IsGCLine
+		}
+		lc.Env = env
+		c.Log(fmt.Sprintf("starting %s (%s)", strings.Join(c.Command, " "), c.Budget))
+		s.proc, err = target.Launch(ctx, lc)
 	case c.PID > 0:
 		s.proc, err = target.Attach(c.PID)
 	case c.Cgroup != "":
@@ -204,8 +216,7 @@ func (s *session) errExited(phase string) error {
 	if err := s.proc.ExitErr(); err != nil {
 		e.Status = err.Error()
 	}
-	s.proc.WaitLog(time.Second)
-	for _, line := range s.proc.LogTail(50) {
+	for _, line := range s.proc.LogTail(50) { // drained first (LogTail waits for it)
 		if _, gc := capture.ParseGCLine(line); !gc {
 			e.LastLines = append(e.LastLines, line)
 		}
@@ -284,7 +295,7 @@ func (s *session) warmup(ctx context.Context) error {
 	case err != nil:
 		return s.errExited("the warm-up")
 	case ctx.Err() != nil:
-		return errors.New("interrupted during the warm-up")
+		return fmt.Errorf("%w during the warm-up", ErrInterrupted)
 	case r.Requests > 0 && r.Errors == r.Requests:
 		s.warn(fmt.Sprintf("every warm-up request failed (%s)", firstKind(r)))
 	}
@@ -302,6 +313,9 @@ func firstKind(r *runfmt.LoadResult) string {
 func (s *session) measure(ctx context.Context) error {
 	s.env = s.serviceEnv()
 	s.prof.before(ctx)
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w before the measured window (while taking the first profile snapshots)", ErrInterrupted)
+	}
 	window := s.windowLength()
 	s.cfg.Log(fmt.Sprintf("measuring for %s", window.Round(time.Millisecond)))
 	profDone := s.prof.during(ctx, window)
@@ -317,7 +331,7 @@ func (s *session) measure(ctx context.Context) error {
 	if err != nil && a == nil {
 		return err
 	}
-	fin, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	fin, cancel := s.finishing(ctx)
 	defer cancel()
 	if ctx.Err() != nil || err != nil {
 		s.prof.abandon()
@@ -328,9 +342,32 @@ func (s *session) measure(ctx context.Context) error {
 	case err != nil:
 		return s.errExited("the measured window")
 	case ctx.Err() != nil:
-		return errors.New("interrupted: the run covers what completed before Ctrl-C")
+		return fmt.Errorf("%w: the run covers what completed before Ctrl-C", ErrInterrupted)
+	case r.Requests == 0 && r.Unfinished > 0:
+		return fmt.Errorf("no request finished in the window: %d were still in flight at its end, the oldest for %.1f s (the service does not answer)",
+			r.Unfinished, r.UnfinishedOldestMs/1000)
+	case r.Unfinished*100 > r.Requests:
+		s.warn(fmt.Sprintf("%d requests (%.1f%% of those that finished) were still in flight when the window ended, the oldest for %.1f s: the latency figures leave them out",
+			r.Unfinished, 100*float64(r.Unfinished)/float64(r.Requests), r.UnfinishedOldestMs/1000))
 	}
 	return nil
+}
+
+// finishing is the context of the work after the window (the last profile
+// snapshots): it outlives ctx's cancellation, by Config.SnapshotTimeout at
+// most, and ends at once when the user hurries (a second Ctrl-C).
+func (s *session) finishing(ctx context.Context) (context.Context, context.CancelFunc) {
+	fin, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.SnapshotTimeout)
+	if hurry := s.cfg.Hurry; hurry != nil {
+		go func() {
+			select {
+			case <-hurry:
+				cancel()
+			case <-fin.Done():
+			}
+		}()
+	}
+	return fin, cancel
 }
 
 func (s *session) windowLength() time.Duration {

@@ -98,8 +98,19 @@ func TestRunStopsAServiceThatIgnoresSIGTERMAndItsChildren(t *testing.T) {
 	cfg := testConfig(t, addr, "PERFLAB_TEST_IGNORE_TERM=1")
 	marker := "perflab-child-" + strings.ReplaceAll(addr, ":", "-")
 	exe := cfg.Command[0]
-	cfg.Command = []string{"sh", "-c", "(exec -a " + marker + " sleep 60) & (exec -a " + marker + " sleep 61) & exec " + exe}
+	// bash: dash (Debian's sh) has no exec -a, and the children would not
+	// exist for the test to check.
+	cfg.Command = []string{"bash", "-c", "(exec -a " + marker + " sleep 60) & (exec -a " + marker + " sleep 61) & exec " + exe}
+	children := 0
+	cfg.Log = func(msg string) {
+		if strings.HasPrefix(msg, "measuring") {
+			children = countProcs(marker)
+		}
+	}
 	res, err := Run(context.Background(), cfg)
+	if children != 2 {
+		t.Fatalf("%d children named %s ran during the window; want 2", children, marker)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +159,8 @@ func TestRunAttach(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Process.Kill()
-	go svc.Wait()
+	exited := make(chan struct{})
+	go func() { svc.Wait(); close(exited) }()
 	cfg := testConfig(t, addr)
 	cfg.Command, cfg.PID = nil, svc.Process.Pid
 	res, err := Run(context.Background(), cfg)
@@ -159,8 +171,10 @@ func TestRunAttach(t *testing.T) {
 	if r.Target == nil || r.Target.CPUSeconds <= 0 || r.Load.Requests == 0 {
 		t.Fatalf("attached run not measured: %+v", r.Target)
 	}
-	if svc.ProcessState != nil {
+	select {
+	case <-exited:
 		t.Error("perflab stopped a service it did not start")
+	default:
 	}
 	// The service exits (after 4s) during a second, longer run: partial.
 	cfg.Load.Duration = 5 * time.Second

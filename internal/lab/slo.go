@@ -63,7 +63,11 @@ func ParseSLO(s string) (SLO, error) {
 // Check tells whether a load met every objective, and if not, which it missed.
 func (slo SLO) Check(r *runfmt.LoadResult) (bool, string) {
 	for _, c := range slo.Evaluate(r) {
-		if !c.Pass {
+		switch {
+		case c.Pass:
+		case c.Measured < c.Limit && r.Unfinished > 0:
+			return false, fmt.Sprintf("%s: %d requests still in flight at the end, the oldest after %.4gms (limit %g%s)", c.Metric, r.Unfinished, r.UnfinishedOldestMs, c.Limit, c.Unit)
+		default:
 			return false, fmt.Sprintf("%s %.4g%s >= %g%s", c.Metric, c.Measured, c.Unit, c.Limit, c.Unit)
 		}
 	}
@@ -85,10 +89,25 @@ func (slo SLO) Evaluate(r *runfmt.LoadResult) []runfmt.SLOCheck {
 		} else {
 			c.Measured = latencyMetrics[o.Metric](r.Latency)
 		}
-		c.Pass = r.Requests > 0 && c.Measured < o.Limit
+		c.Pass = r.Requests > 0 && c.Measured < o.Limit && !unfinishedMiss(o, r)
 		out = append(out, c)
 	}
 	return out
+}
+
+// tailPct is the share of requests (percent) a latency percentile leaves
+// above it.
+var tailPct = map[string]float64{"p50": 50, "p90": 10, "p95": 5, "p99": 1, "p999": 0.1, "max": 0}
+
+// unfinishedMiss says whether the requests still in flight at the end of
+// the load (in no percentile) miss a latency objective by themselves: the
+// oldest is past the limit, and they are more than the percentile's tail.
+func unfinishedMiss(o Objective, r *runfmt.LoadResult) bool {
+	tail, ok := tailPct[o.Metric]
+	if !ok || r.Unfinished == 0 || r.UnfinishedOldestMs < o.Limit {
+		return false
+	}
+	return 100*float64(r.Unfinished) > tail*float64(r.Requests+r.Unfinished)
 }
 
 func (o Objective) String() string {

@@ -17,16 +17,16 @@ const (
 	allocRows = 25
 )
 
+// addProfile lists a saved profile in the run; capture goroutines call it.
+// Its Seconds is the planned window until summarize sets the measured one.
 func (s *session) addProfile(typ, source, file string, samples int64) {
 	ref := runfmt.ProfileRef{Type: typ, Source: source, File: file, Samples: samples}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.prof != nil && !s.prof.from.IsZero() && s.run.Load != nil {
-		ref.Seconds = s.run.Load.DurationS
-	} else if s.prof != nil {
+	if s.prof != nil {
 		ref.Seconds = s.prof.windowSecs
 	}
+	s.mu.Lock()
 	s.run.Profiles = append(s.run.Profiles, ref)
+	s.mu.Unlock()
 }
 
 // summarize turns what was measured into the run's summary, per request.
@@ -56,6 +56,11 @@ func (s *session) summarize() {
 	}
 	r.Quality = s.quality(from, to, r.Target, r.Load)
 	p := s.prof
+	for i := range r.Profiles {
+		if r.Profiles[i].Seconds > 0 { // captured over the window, not before it
+			r.Profiles[i].Seconds = r.Load.DurationS
+		}
+	}
 	r.GC = s.gcSummary(from, to)
 	r.Profiling = s.profilingSummary(p.cpu)
 	uc, verdictCPU := s.userCode(), s.verdictCPU()

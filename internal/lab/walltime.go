@@ -5,13 +5,13 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/analysis"
+	"perflab/internal/files"
 	"perflab/internal/runfmt"
 	"perflab/internal/walltime"
 )
@@ -64,7 +64,7 @@ func (p *profileSet) trace(ctx context.Context, window time.Duration) {
 		return
 	}
 	path := filepath.Join(p.s.dir, "profiles", "trace.out")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := files.WriteFile(path, data); err != nil {
 		p.s.warn("saving the trace: " + err.Error())
 	}
 	p.s.addProfile("trace", ProfilerPprof, "profiles/trace.out", 0)

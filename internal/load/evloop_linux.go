@@ -37,7 +37,10 @@ type evLoop struct {
 	retry  []*evConn // failed connections waiting for their next request
 	open   *openState
 	events [128]unix.EpollEvent
-	addrs  []unix.Sockaddr // per dialer
+	// addrs are the dialers' addresses, this loop's own copies: unix.Connect
+	// writes its raw form into the Sockaddr it is given, so loops must not
+	// share one.
+	addrs []unix.Sockaddr
 }
 
 type evConn struct {
@@ -82,7 +85,7 @@ func evLoopsFor(a *Attacker) []*evLoop {
 	if c.HTTP2 || c.QPS > 0 || c.engine == engineGoroutines {
 		return nil
 	}
-	addrs := make([]unix.Sockaddr, len(a.dialers))
+	addrs := make([]*net.TCPAddr, len(a.dialers))
 	for i, d := range a.dialers {
 		if d.tlsConfig != nil {
 			return nil
@@ -91,7 +94,7 @@ func evLoopsFor(a *Attacker) []*evLoop {
 		if err != nil {
 			return nil // the goroutine engine reports the error per request
 		}
-		addrs[i] = sockaddr(ta)
+		addrs[i] = ta
 	}
 	n := max(1, min(runtime.GOMAXPROCS(0), c.Concurrency))
 	if c.Open() {
@@ -131,7 +134,11 @@ func sockaddr(ta *net.TCPAddr) unix.Sockaddr {
 	return sa
 }
 
-func newEvLoop(a *Attacker, sh *shard, addrs []unix.Sockaddr) (*evLoop, error) {
+func newEvLoop(a *Attacker, sh *shard, tcpAddrs []*net.TCPAddr) (*evLoop, error) {
+	addrs := make([]unix.Sockaddr, len(tcpAddrs))
+	for i, ta := range tcpAddrs {
+		addrs[i] = sockaddr(ta)
+	}
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
@@ -162,7 +169,7 @@ func newEvLoop(a *Attacker, sh *shard, addrs []unix.Sockaddr) (*evLoop, error) {
 // interrupt ends the loop at once (called by Attacker.stop).
 func (l *evLoop) interrupt() {
 	var one = [8]byte{1}
-	unix.Write(l.wakefd, one[:])
+	_, _ = unix.Write(l.wakefd, one[:]) // fails only when the counter is full: already woken
 }
 
 func (l *evLoop) close() {
@@ -179,6 +186,7 @@ func (l *evLoop) close() {
 // run serves the loop's connections until the load stops.
 func (l *evLoop) run() {
 	defer l.close()
+	defer l.countUnfinished()
 	l.live = len(l.conns)
 	for _, c := range l.conns {
 		l.startNext(c)
@@ -317,7 +325,7 @@ func (l *evLoop) dial(c *evConn, addr int) error {
 	if err != nil {
 		return os.NewSyscallError("socket", err)
 	}
-	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1) // an optimisation: the socket works without
 	c.fd, c.addr, c.reused, c.dialing, c.dialAt = fd, addr, false, true, time.Now()
 	if err := unix.Connect(fd, sa); err != nil && err != unix.EINPROGRESS {
 		return &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", err)}
@@ -345,11 +353,20 @@ func (l *evLoop) flush(c *evConn) {
 
 func (l *evLoop) watch(c *evConn, events uint32) {
 	ev := unix.EpollEvent{Events: events, Fd: int32(c.id)}
-	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev)
+	// Fails only for a descriptor not in the set, which hangUp removed; the
+	// request's --timeout still ends it.
+	_ = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev)
 }
 
 func (l *evLoop) handle(c *evConn, events uint32) {
-	if c.fd < 0 || !c.busy {
+	if c.fd < 0 {
+		return
+	}
+	if !c.busy {
+		// Data or a hang-up on an idle keep-alive connection: nothing was
+		// asked (net/http's "unsolicited response"); close it rather than
+		// let the next request read it, or level-triggered epoll spin.
+		l.hangUp(c)
 		return
 	}
 	if c.dialing {
@@ -430,6 +447,13 @@ func (l *evLoop) read(c *evConn) {
 }
 
 func (l *evLoop) complete(c *evConn) {
+	if len(c.out) > 0 {
+		// The server answered before it had the whole request (it did not
+		// read it, or answered ahead of it): not a success, and the
+		// connection is out of step.
+		l.fail(c, errEarlyResponse)
+		return
+	}
 	now := time.Now()
 	o := outcome{start: c.start, sent: c.start, end: now, firstByte: c.first, connect: c.connect,
 		status: c.parser.head.status, bodyBytes: c.parser.body, reqBytes: int64(len(c.p.raw)), target: c.p.idx}
@@ -438,7 +462,9 @@ func (l *evLoop) complete(c *evConn) {
 	}
 	l.sh.record(&o, l.a.t0)
 	c.busy = false
-	if !c.parser.keep() || l.a.cfg.DisableKeepAlive {
+	if !c.parser.keep() || l.a.cfg.DisableKeepAlive || c.r < c.w {
+		// Bytes after the response were not asked for (the next request
+		// would read them as its answer): the connection is closed.
 		l.hangUp(c)
 	} else {
 		c.reused = true
@@ -459,16 +485,40 @@ func (l *evLoop) failOrRetry(c *evConn, err error) {
 }
 
 func (l *evLoop) fail(c *evConn, err error) {
-	if !l.a.stopped.Load() {
-		o := outcome{start: c.start, sent: c.start, end: time.Now(), connect: c.connect, err: err, reqBytes: int64(len(c.p.raw)), target: c.p.idx}
-		if l.open != nil {
-			o.start = c.intended
-		}
+	o := outcome{start: c.start, sent: c.start, end: time.Now(), connect: c.connect, err: err, reqBytes: int64(len(c.p.raw)), target: c.p.idx}
+	if l.open != nil {
+		o.start = c.intended
+	}
+	if l.a.stopped.Load() {
+		l.sh.recordUnfinished(o.start, o.end) // cut off by the end of the load
+	} else {
 		l.sh.record(&o, l.a.t0)
 	}
 	c.busy = false
 	l.hangUp(c)
 	l.retry = append(l.retry, c)
+}
+
+// countUnfinished counts what the end of the load cut off: the requests in
+// flight, and the open model's arrivals still waiting for a connection.
+func (l *evLoop) countUnfinished() {
+	now := time.Now()
+	for _, c := range l.conns {
+		if c.busy {
+			start := c.start
+			if l.open != nil {
+				start = c.intended
+			}
+			l.sh.recordUnfinished(start, now)
+			c.busy = false
+		}
+	}
+	if o := l.open; o != nil {
+		for _, due := range o.waiting[o.head:] {
+			l.sh.recordUnfinished(due, now)
+		}
+		o.waiting, o.head = o.waiting[:0], 0
+	}
 }
 
 // expire fails the requests that outlived --timeout.

@@ -18,6 +18,14 @@ const (
 	readBuf   = 4 << 10
 )
 
+// errEarlyResponse is a response that arrived before the request was
+// written; errUnsolicited, bytes on a connection before a request was
+// sent on it. Neither answers the request.
+var (
+	errEarlyResponse = fmt.Errorf("%w: the response came before the whole request was sent (the server did not read it)", errBadResponse)
+	errUnsolicited   = fmt.Errorf("%w: the server sent data before the request", errBadResponse)
+)
+
 // errHeaderTooLarge is a response whose header does not fit maxHeader.
 var errHeaderTooLarge = fmt.Errorf("%w: header larger than %d bytes", errBadResponse, maxHeader)
 
@@ -124,6 +132,9 @@ type exchange struct {
 // streams (a multi-gigabyte body is counted, never buffered).
 func (c *h1conn) roundTrip(req []byte, head bool, x *exchange) error {
 	*x = exchange{}
+	if c.r < c.w {
+		return errUnsolicited // bytes the previous response did not account for
+	}
 	if _, err := c.conn.Write(req); err != nil {
 		return err
 	}

@@ -61,6 +61,8 @@ func mergeCounts(out, p *runfmt.LoadResult) {
 	out.BytesIn += p.BytesIn
 	out.BytesOut += p.BytesOut
 	out.Interrupted = out.Interrupted || p.Interrupted
+	out.Unfinished += p.Unfinished
+	out.UnfinishedOldestMs = max(out.UnfinishedOldestMs, p.UnfinishedOldestMs)
 	for k, v := range p.Status {
 		out.Status[k] += v
 	}

@@ -86,7 +86,8 @@ func (a *Attacker) dispatch(jobs chan<- time.Time, spawn func()) {
 func (a *Attacker) openLoop(w *worker, jobs <-chan time.Time) {
 	for due := range jobs {
 		if a.stopped.Load() {
-			continue // drain: a stop abandons queued arrivals
+			w.sh.recordUnfinished(due, time.Now()) // a stop abandons queued arrivals
+			continue
 		}
 		a.busy.Add(1)
 		if time.Since(due) > a.cfg.Timeout {

@@ -48,11 +48,15 @@ type shard struct {
 	bytesIn   int64
 	bytesOut  int64
 	late      int64
-	requests  atomic.Int64
-	errors    atomic.Int64
-	series    *seriesCollector
-	targets   []targetAcc // per target, when the load has several
-	_         [64]byte    // keep shards on separate cache lines
+	// unfinished counts requests cut off by the end of the load; oldest
+	// is the longest any of them had waited.
+	unfinished int64
+	oldest     time.Duration
+	requests   atomic.Int64
+	errors     atomic.Int64
+	series     *seriesCollector
+	targets    []targetAcc // per target, when the load has several
+	_          [64]byte    // keep shards on separate cache lines
 }
 
 func newShard(sc *seriesCollector, open bool, ntargets int) *shard {
@@ -93,6 +97,15 @@ func micros(d time.Duration) int64 {
 		return histMax
 	}
 	return us
+}
+
+// recordUnfinished counts a request the end of the load cut off; start is
+// when it was sent (intended, in the open model).
+func (s *shard) recordUnfinished(start, end time.Time) {
+	s.mu.Lock()
+	s.unfinished++
+	s.oldest = max(s.oldest, end.Sub(start))
+	s.mu.Unlock()
 }
 
 // record adds one outcome. t0 is the start of the load.

@@ -51,6 +51,8 @@ func (a *Attacker) result(interrupted bool) *runfmt.LoadResult {
 		r.Requests += s.requests.Load()
 		r.Errors += s.errors.Load()
 		late += s.late
+		r.Unfinished += s.unfinished
+		r.UnfinishedOldestMs = max(r.UnfinishedOldestMs, msOf(s.oldest))
 		s.mu.Unlock()
 	}
 	if elapsed > 0 {

@@ -114,9 +114,6 @@ func NewSchedule(startRate float64, stages []Stage, duration time.Duration) *Sch
 // Duration is the schedule's length.
 func (s *Schedule) Duration() time.Duration { return s.end }
 
-// Total is the number of arrivals the schedule asks for.
-func (s *Schedule) Total() int64 { return int64(math.Floor(s.total + 1e-9)) }
-
 // MeanRate is the schedule's mean arrival rate.
 func (s *Schedule) MeanRate() float64 {
 	if s.end <= 0 {

@@ -6,9 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"perflab/internal/files"
 )
 
 // Target is one request to send.
@@ -30,6 +32,11 @@ func ParseURL(raw string) (*url.URL, error) {
 	}
 	if u.Host == "" || u.Hostname() == "" {
 		return nil, fmt.Errorf("URL %q: no host (e.g. http://127.0.0.1:8080/)", raw)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("URL %q: port %s must be from 1 to 65535", raw, p)
+		}
 	}
 	if u.Path == "" {
 		u.Path = "/"
@@ -63,6 +70,13 @@ func ParseHeader(s string) (name, value string, err error) {
 	return name, value, nil
 }
 
+// Bounds of the request bodies perflab keeps in memory and sends: one body
+// (--body-file, a targets file's @path), and all of a targets file's.
+const (
+	MaxBodyBytes       = 64 << 20
+	MaxTargetBodyBytes = 256 << 20
+)
+
 // ParseTargets reads a targets file: blocks separated by blank lines, each
 //
 //	METHOD URL
@@ -78,6 +92,7 @@ func ParseTargets(r io.Reader, baseDir string) ([]Target, error) {
 	var out []Target
 	var cur *Target
 	line := 0
+	budget := int64(MaxTargetBodyBytes)
 	for sc.Scan() {
 		line++
 		text := strings.TrimRight(sc.Text(), "\r")
@@ -89,7 +104,7 @@ func ParseTargets(r io.Reader, baseDir string) ([]Target, error) {
 			cur = nil
 			continue
 		}
-		if err := parseTargetLine(trimmed, baseDir, &cur, &out); err != nil {
+		if err := parseTargetLine(trimmed, baseDir, &cur, &out, &budget); err != nil {
 			return nil, fmt.Errorf("targets line %d: %w", line, err)
 		}
 	}
@@ -102,7 +117,7 @@ func ParseTargets(r io.Reader, baseDir string) ([]Target, error) {
 	return out, nil
 }
 
-func parseTargetLine(s, baseDir string, cur **Target, out *[]Target) error {
+func parseTargetLine(s, baseDir string, cur **Target, out *[]Target, budget *int64) error {
 	if *cur == nil {
 		method, rawURL, ok := strings.Cut(s, " ")
 		if !ok || !validMethod(method) {
@@ -123,10 +138,11 @@ func parseTargetLine(s, baseDir string, cur **Target, out *[]Target) error {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(baseDir, p)
 		}
-		b, err := os.ReadFile(p)
+		b, err := files.ReadFile(p, min(MaxBodyBytes, max(*budget, 1)))
 		if err != nil {
-			return fmt.Errorf("body file: %w", err)
+			return fmt.Errorf("body file: %w (the bodies of a targets file may take %d MiB in all)", err, MaxTargetBodyBytes>>20)
 		}
+		*budget -= int64(len(b))
 		t.Body = b
 	case strings.HasPrefix(s, "<"):
 		t.Body = []byte(strings.TrimSpace(s[1:]))
@@ -134,6 +150,9 @@ func parseTargetLine(s, baseDir string, cur **Target, out *[]Target) error {
 		name, value, err := ParseHeader(s)
 		if err != nil {
 			return err
+		}
+		if k := http.CanonicalHeaderKey(name); k == "Content-Length" || k == "Transfer-Encoding" {
+			return fmt.Errorf("%q: perflab sets %s from the body (@path or < text)", s, k)
 		}
 		t.Header.Add(name, value)
 	}

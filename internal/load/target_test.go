@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -133,4 +134,27 @@ func TestPrepareSendsOnlyWhatWasAsked(t *testing.T) {
 	if got := string(prepare(&Target{Method: "GET", URL: u, Header: http.Header{}}, &c).raw); !strings.Contains(got, "\r\nConnection: close\r\n") {
 		t.Errorf("--disable-keepalive: encoded %q; want Connection: close", got)
 	}
+}
+
+// FuzzParseURL: an accepted URL is http or https, has a host, a path, and
+// a port (if any) from 1 to 65535; nothing panics.
+func FuzzParseURL(f *testing.F) {
+	for _, s := range []string{"http://127.0.0.1:8080/", "https://h/p?q=1", "http://127.0.0.1:0/", "http://127.0.0.1:70000/",
+		"ftp://x/", "127.0.0.1:8080", "http://[::1]:8080/", "http://:80/", "http://h:-1/", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := ParseURL(s)
+		if err != nil {
+			return
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.Path == "" {
+			t.Fatalf("ParseURL(%q) accepted %#v", s, u)
+		}
+		if p := u.Port(); p != "" {
+			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				t.Fatalf("ParseURL(%q) accepted port %q", s, p)
+			}
+		}
+	})
 }

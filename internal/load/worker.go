@@ -71,7 +71,10 @@ func (w *worker) do(intended time.Time) {
 		o.start = intended
 	}
 	if o.err != nil && w.a.stopped.Load() {
-		return // interrupted by our own stop: not the server's failure
+		// Cut off by the end of the load, not the server's failure: counted
+		// apart, so a service that never answers is not "0 requests, 0 errors".
+		w.sh.recordUnfinished(o.start, o.end)
+		return
 	}
 	w.sh.record(o, w.a.t0)
 }

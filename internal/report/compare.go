@@ -7,19 +7,16 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 )
 
-// cmpMetricTitles are the row titles of the comparison table.
-var cmpMetricTitles = map[string]string{
-	runfmt.MetricRPS:    "requests/s",
-	runfmt.MetricP50:    "latency p50",
-	runfmt.MetricP90:    "latency p90",
-	runfmt.MetricP99:    "latency p99",
-	runfmt.MetricCPU:    "CPU per request",
-	runfmt.MetricAllocs: "allocs per request",
-	runfmt.MetricGC:     "GC share of CPU",
-	runfmt.MetricRSS:    "peak RSS",
+// metricTitle is a metric's row title in the comparison tables.
+func metricTitle(name string) string {
+	if m, ok := runfmt.Metric(name); ok {
+		return m.Title
+	}
+	return name
 }
 
 // FunctionRows is how many gainers and losers of each profile kind the text
@@ -38,7 +35,7 @@ func WriteCompareText(w io.Writer, c *runfmt.Comparison) error {
 	tp := &printer{w: tw}
 	tp.row("", c.Base.Label, c.New.Label, "delta")
 	for _, m := range c.Metrics {
-		tp.row(cmpMetricTitle(m.Name), FormatSummary(m.Base, m.Unit), FormatSummary(m.New, m.Unit), FormatMetricDelta(m), cmpPN(m))
+		tp.row(metricTitle(m.Name), FormatSummary(m.Base, m.Unit), FormatSummary(m.New, m.Unit), FormatMetricDelta(m), cmpPN(m))
 	}
 	if tp.err == nil {
 		tp.err = tw.Flush()
@@ -65,13 +62,6 @@ func cmpGroup(g runfmt.Group) string {
 	return fmt.Sprintf("%d run%s (%s), %.0f requests each on average", len(g.Runs), s, strings.Join(ids, ", "), g.Requests)
 }
 
-func cmpMetricTitle(name string) string {
-	if t, ok := cmpMetricTitles[name]; ok {
-		return t
-	}
-	return name
-}
-
 // FormatSummary formats a median with the half-width of its confidence
 // interval in percent ("2.40 ms ± 1%"), or "± ∞" when the group is too
 // small for an interval.
@@ -94,7 +84,7 @@ func FormatSummary(s runfmt.MetricSummary, unit string) string {
 func FormatMetric(v float64, unit string) string {
 	switch unit {
 	case runfmt.UnitBytes:
-		return FormatBytes(v)
+		return analysis.FormatBytes(v)
 	case runfmt.UnitMs:
 		return cmpSig3(v) + " ms"
 	case runfmt.UnitPct:
@@ -200,7 +190,7 @@ func cmpCost(v float64, unit string) string {
 	if unit == runfmt.FunctionUnitUs {
 		return FormatMicros(v)
 	}
-	return FormatBytes(v)
+	return analysis.FormatBytes(v)
 }
 
 func cmpCostDelta(r runfmt.FunctionDelta) string {

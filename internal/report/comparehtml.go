@@ -50,7 +50,7 @@ type compareView struct {
 }
 
 var compareTmpl = template.Must(template.New("compare").Funcs(template.FuncMap{
-	"title":   cmpMetricTitle,
+	"title":   metricTitle,
 	"summary": FormatSummary,
 	"delta":   FormatMetricDelta,
 	"pn":      cmpPN,

@@ -94,7 +94,7 @@ func TestHTMLSnippetsMerge(t *testing.T) {
 
 func TestHTMLCulpritSnippetAndEndpoints(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteHTML(&b, culpritRun(), nil); err != nil {
+	if err := writeHTML(&b, culpritRun(), nil); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

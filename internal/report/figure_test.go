@@ -81,7 +81,7 @@ func TestReportFiguresHaveAxesAndLegends(t *testing.T) {
 	r := sampleRun()
 	r.GC.Events = []runfmt.GCEvent{{T: 0.5, HeapStartMB: 12, HeapEndMB: 13, HeapLiveMB: 6, PauseMs: 0.3}, {T: 2.2, HeapStartMB: 12, HeapEndMB: 12, HeapLiveMB: 7}}
 	var b strings.Builder
-	if err := WriteHTML(&b, r, nil); err != nil {
+	if err := writeHTML(&b, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -94,7 +94,7 @@ func TestReportFiguresHaveAxesAndLegends(t *testing.T) {
 	r.Time = &runfmt.TimePerRequest{Source: "go-trace", Seconds: 1, Requests: 100, TotalMs: 4.5, Kinds: []runfmt.TimeKind{
 		{Kind: "running", MsPerRequest: 1.2}, {Kind: "runnable", MsPerRequest: 0.3}, {Kind: "network", MsPerRequest: 3}}}
 	b.Reset()
-	if err := WriteHTML(&b, r, nil); err != nil {
+	if err := writeHTML(&b, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	page = b.String()

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 )
 
@@ -17,19 +18,6 @@ var assets embed.FS
 
 var reportTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{"sloValue": FormatSLOValue}).ParseFS(assets, "assets/report.html.tmpl"))
 
-// WriteHTML writes a run's report as one self-contained HTML page (no
-// network needed to view it): the run's name, status and configuration,
-// what the measurement is worth, the load summary, charts (latency by
-// percentile and over time, throughput, CPU against the budget with
-// throttling, memory with the GC) as inline SVG, the verdict (CPU per
-// request, GC, allocations), the findings with their culprit lines, the
-// per-endpoint table, the hot user functions, and the interactive CPU
-// flame graph. flame is a page written by analysis.WriteFlameHTML,
-// embedded in an iframe; nil leaves the flame graph out, saying why.
-func WriteHTML(w io.Writer, r *runfmt.Run, flame []byte) error {
-	return WriteHTMLWith(w, r, HTMLOptions{Flame: flame})
-}
-
 // Flames are the flame graph pages a report embeds (analysis.WriteFlameHTML
 // output; nil leaves one out): the CPU profile's and the off-CPU one of the
 // wall-time profile.
@@ -37,15 +25,22 @@ type Flames struct {
 	CPU, OffCPU []byte
 }
 
-// WriteHTMLFlames is WriteHTML with the time per request's off-CPU flame
-// graph as well.
+// WriteHTMLFlames writes a run's report as one self-contained HTML page (no
+// network needed to view it): the run's name, status and configuration,
+// what the measurement is worth, the load summary, charts (latency by
+// percentile and over time, throughput, CPU against the budget with
+// throttling, memory with the GC) as inline SVG, the verdict (CPU per
+// request, GC, allocations), the findings with their culprit lines, the
+// per-endpoint table, the hot user functions, the time per request, and
+// the interactive flame graphs, embedded in iframes; a nil page leaves its
+// flame graph out, saying why.
 func WriteHTMLFlames(w io.Writer, r *runfmt.Run, flames Flames) error {
 	return WriteHTMLWith(w, r, HTMLOptions{Flame: flames.CPU, OffCPUFlame: flames.OffCPU})
 }
 
 // HTMLOptions is what the page around a report adds to it.
 type HTMLOptions struct {
-	// Flame is the CPU flame graph page to embed (see WriteHTML), and
+	// Flame is the CPU flame graph page to embed (see Flames), and
 	// OffCPUFlame the wall-time profile's off-CPU one.
 	Flame, OffCPUFlame []byte
 	// Crumbs are breadcrumbs shown above the report: where it sits in the
@@ -65,7 +60,7 @@ type HTMLOptions struct {
 // current page).
 type Crumb struct{ Label, Href string }
 
-// WriteHTMLWith writes a run's report as WriteHTML does, with opt.
+// WriteHTMLWith writes a run's report as WriteHTMLFlames does, with opt.
 func WriteHTMLWith(w io.Writer, r *runfmt.Run, opt HTMLOptions) error {
 	css, err := assets.ReadFile("assets/report.css")
 	if err != nil {
@@ -197,7 +192,7 @@ func configRows(r *runfmt.Run) []kv {
 		add("CPU budget", fmt.Sprintf("%g cores", c.CPUs))
 	}
 	if c.MemoryBytes > 0 {
-		add("Memory budget", FormatBytes(float64(c.MemoryBytes)))
+		add("Memory budget", analysis.FormatBytes(float64(c.MemoryBytes)))
 	}
 	add("Load", sortedPairs(c.Load))
 	if c.WarmupS > 0 {
@@ -257,38 +252,28 @@ func cards(r *runfmt.Run) []card {
 		}
 		cs = append(cs, card{Label: "CPU used", Value: fmt.Sprintf("%.2f cores", t.CPUCoresMean), Note: fmt.Sprintf("mean, max %.2f, %s", t.CPUCoresMax, limit), Warn: t.CPUBound})
 		if t.CPULimitCores > 0 {
-			cs = append(cs, card{Label: "Throttled", Value: fmt.Sprintf("%.1f%%", t.ThrottledPct), Note: fmt.Sprintf("of periods (%.2f s)", t.ThrottledSeconds), Warn: t.ThrottledPct >= 5})
+			cs = append(cs, card{Label: "Throttled", Value: fmt.Sprintf("%.1f%%", t.ThrottledPct), Note: fmt.Sprintf("of periods (%.2f s)", t.ThrottledSeconds), Warn: t.ThrottledPct >= runfmt.ThrottledNotablePct})
 		}
-		cs = append(cs, card{Label: "Peak RSS", Value: FormatBytes(float64(t.RSSMaxBytes)), Note: memNote(t)})
+		cs = append(cs, card{Label: "Peak RSS", Value: analysis.FormatBytes(float64(t.RSSMaxBytes)), Note: memNote(t)})
 	}
 	if g := r.GC; g != nil {
 		value := fmt.Sprintf("%.1f%%", g.CPUPct)
 		if g.CPUPctNote != "" {
 			value = "unknown"
 		}
-		cs = append(cs, card{Label: "GC share of CPU", Value: value, Note: fmt.Sprintf("%d cycles, pause p99 %.3f ms", g.Count, g.PauseP99Ms), Warn: g.CPUPct >= 20})
+		cs = append(cs, card{Label: "GC share of CPU", Value: value, Note: fmt.Sprintf("%d cycles, pause p99 %.3f ms", g.Count, g.PauseP99Ms), Warn: g.CPUPct >= runfmt.GCNotablePct})
 	}
-	if b, o := allocPerRequest(r); b > 0 {
-		cs = append(cs, card{Label: "Allocated per request", Value: FormatBytes(b), Note: fmt.Sprintf("%.0f objects", o)})
+	if b := r.AllocBytesPerRequest; b > 0 && r.Load != nil {
+		cs = append(cs, card{Label: "Allocated per request", Value: analysis.FormatBytes(b), Note: fmt.Sprintf("%.0f objects", r.AllocObjectsPerRequest)})
 	}
 	return cs
 }
 
 func memNote(t *runfmt.TargetSummary) string {
 	if t.MemoryLimitBytes > 0 {
-		return "of a " + FormatBytes(float64(t.MemoryLimitBytes)) + " budget"
+		return "of a " + analysis.FormatBytes(float64(t.MemoryLimitBytes)) + " budget"
 	}
 	return "no memory limit"
-}
-
-// allocPerRequest is the allocation profile's total per request. The rows
-// of r.Allocs do not add up to it: user functions count the library code
-// they call, so summing them counts that code twice.
-func allocPerRequest(r *runfmt.Run) (bytes, objs float64) {
-	if r.Load == nil {
-		return 0, 0
-	}
-	return r.AllocBytesPerRequest, r.AllocObjectsPerRequest
 }
 
 func formatMs(ms float64) string {
@@ -312,17 +297,20 @@ func verdictRows(r *runfmt.Run) []kv {
 		}
 	}
 	if g := r.GC; g != nil {
-		s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %.1f MB", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, g.HeapMaxMB)
+		s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, analysis.FormatBytes(g.HeapMaxMB*(1<<20)))
 		if g.AllocMBPerS > 0 {
-			s += fmt.Sprintf(", ~%.0f MB/s allocated", g.AllocMBPerS)
+			s += fmt.Sprintf(", ~%s/s allocated", analysis.FormatBytes(g.AllocMBPerS*(1<<20)))
 		}
 		if g.GOGC != "" {
 			s += ", GOGC=" + g.GOGC
 		}
 		rows = append(rows, kv{"Garbage collector", s})
 	}
-	if b, o := allocPerRequest(r); b > 0 {
-		rows = append(rows, kv{"Allocations", fmt.Sprintf("%s and %.0f objects per request", FormatBytes(b), o)})
+	if b := r.AllocBytesPerRequest; b > 0 && r.Load != nil {
+		// The allocation profile's total, as the text verdict prints it:
+		// the rows of r.Allocs overlap (user functions carry cumulative
+		// cost) and do not add up to it.
+		rows = append(rows, kv{"Allocations", fmt.Sprintf("%s and %.0f objects per request", analysis.FormatBytes(b), r.AllocObjectsPerRequest)})
 	}
 	return rows
 }
@@ -345,7 +333,7 @@ func findingsView(fs []runfmt.Finding) []htmlFinding {
 		case f.WaitUsPerRequest > 0:
 			h.Cost = FormatMicros(f.WaitUsPerRequest) + " waited/request"
 		case f.CostBytesPerRequest > 0:
-			h.Cost = FormatBytes(f.CostBytesPerRequest) + "/request"
+			h.Cost = analysis.FormatBytes(f.CostBytesPerRequest) + "/request"
 		}
 		if f.Share > 0 {
 			h.Share = fmt.Sprintf("%.0f%% of CPU", 100*f.Share)
@@ -393,7 +381,7 @@ func allocView(as []runfmt.AllocFunc) []htmlAlloc {
 		if !a.UserCode || len(out) == 10 {
 			continue
 		}
-		out = append(out, htmlAlloc{Bytes: FormatBytes(a.BytesPerRequest), Objects: fmt.Sprintf("%.0f", a.ObjectsPerRequest), Function: a.Function})
+		out = append(out, htmlAlloc{Bytes: analysis.FormatBytes(a.BytesPerRequest), Objects: fmt.Sprintf("%.0f", a.ObjectsPerRequest), Function: a.Function})
 	}
 	return out
 }

@@ -108,7 +108,7 @@ func sampleFlame(t *testing.T) []byte {
 func TestWriteHTMLContent(t *testing.T) {
 	var b bytes.Buffer
 	flame := sampleFlame(t)
-	if err := WriteHTML(&b, sampleRun(), flame); err != nil {
+	if err := writeHTML(&b, sampleRun(), flame); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -158,7 +158,7 @@ func TestWriteHTMLContent(t *testing.T) {
 func TestWriteHTMLPartialWithoutData(t *testing.T) {
 	r := &runfmt.Run{Name: "x", ID: "id", Status: runfmt.StatusPartial, PartialReason: "the service exited during the warm-up"}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, r, nil); err != nil {
+	if err := writeHTML(&b, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -198,7 +198,7 @@ func TestHTMLInChromium(t *testing.T) {
 	r := sampleRun()
 	r.GC.Events = []runfmt.GCEvent{{T: 0.5, HeapStartMB: 12, HeapEndMB: 13, HeapLiveMB: 6}, {T: 2.5, HeapStartMB: 13, HeapEndMB: 13, HeapLiveMB: 7}}
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, r, sampleFlame(t)); err != nil {
+	if err := writeHTML(&buf, r, sampleFlame(t)); err != nil {
 		t.Fatal(err)
 	}
 	page := filepath.Join(dir, "report.html")

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg/draw"
 
+	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 )
 
@@ -471,7 +472,7 @@ func memoryChart(r *runfmt.Run, s *timeSeries) figure {
 		f.Note = "No GC trace: the service is not a Go program run with gctrace (perflab sets GODEBUG=gctrace=1 on the Go services it launches)."
 	}
 	if s.budgetMemMiB > 0 {
-		if err := hline(p, "budget "+FormatBytes(s.budgetMemMiB*(1<<20)), s.budgetMemMiB, 0, p.X.Max, okVermilion); err != nil {
+		if err := hline(p, "budget "+analysis.FormatBytes(s.budgetMemMiB*(1<<20)), s.budgetMemMiB, 0, p.X.Max, okVermilion); err != nil {
 			return f.failed(err)
 		}
 	}

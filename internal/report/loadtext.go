@@ -65,6 +65,10 @@ func (p *printer) summary(r *runfmt.LoadResult) {
 		p.f("  Size/request:\t%d bytes\n", r.BytesIn/ok)
 	}
 	p.f("  Requests:\t%d (%d errors)\n", r.Requests, r.Errors)
+	if r.Unfinished > 0 {
+		p.f("  Unfinished:\t%d (in flight when the load ended, the oldest for %s; in no figure here)\n",
+			r.Unfinished, secs(r.UnfinishedOldestMs))
+	}
 }
 
 // histogram prints 11 linear buckets between fastest and slowest, as hey does.

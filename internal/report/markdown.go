@@ -63,7 +63,7 @@ func compareHeadline(c *runfmt.Comparison) string {
 	case runfmt.VerdictFail:
 		line := markFail + " **Regression**: " + mdText(strings.Join(c.Failed, ", "))
 		if worst := worstFailed(c); worst != nil {
-			line += fmt.Sprintf(" — %s %s", mdText(cmpMetricTitle(worst.Name)), mdText(FormatMetricDelta(*worst)))
+			line += fmt.Sprintf(" — %s %s", mdText(metricTitle(worst.Name)), mdText(FormatMetricDelta(*worst)))
 		}
 		if f := topLoser(c.Functions, runfmt.FunctionCPU); f != nil && c.Env == "" {
 			line += fmt.Sprintf(", most in %s (%s per request)", mdCode(f.Function), mdText(cmpCostDelta(*f)))
@@ -97,7 +97,7 @@ func significantChanges(c *runfmt.Comparison) []string {
 	var out []string
 	for _, m := range c.Metrics {
 		if m.Significant && !m.TooFew {
-			out = append(out, cmpMetricTitle(m.Name)+" "+FormatMetricDelta(m))
+			out = append(out, metricTitle(m.Name)+" "+FormatMetricDelta(m))
 		}
 	}
 	return out
@@ -166,7 +166,7 @@ func mdMetrics(b *strings.Builder, c *runfmt.Comparison) {
 		if m.Significant && !m.TooFew {
 			delta = "**" + delta + "**"
 		}
-		rows = append(rows, []string{mdText(cmpMetricTitle(m.Name)), mdText(FormatSummary(m.Base, m.Unit)),
+		rows = append(rows, []string{mdText(metricTitle(m.Name)), mdText(FormatSummary(m.Base, m.Unit)),
 			mdText(FormatSummary(m.New, m.Unit)), delta, mdText(strings.Trim(cmpPN(m), "()"))})
 	}
 	mdTable(b, "lrrrl", []string{"metric", mdText(c.Base.Label), mdText(c.New.Label), "delta", ""}, rows)
@@ -296,7 +296,7 @@ func mdSweep(b *strings.Builder, s *runfmt.Comparison) {
 	head := []string{mdText(s.Env), "runs"}
 	align := "lr"
 	for _, m := range sweepMetrics {
-		head = append(head, mdText(cmpMetricTitle(m)), "delta")
+		head = append(head, mdText(metricTitle(m)), "delta")
 		align += "rr"
 	}
 	var rows [][]string

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 )
 
@@ -98,10 +99,10 @@ func mdRunFigures(b *strings.Builder, r *runfmt.Run) {
 			cores += fmt.Sprintf(" of a %g-core budget (throttled %.1f%% of periods)", t.CPULimitCores, t.ThrottledPct)
 		}
 		add("CPU cores", cores)
-		add("peak RSS", FormatBytes(float64(t.RSSMaxBytes)))
+		add("peak RSS", analysis.FormatBytes(float64(t.RSSMaxBytes)))
 	}
 	if r.AllocBytesPerRequest > 0 {
-		add("allocations per request", fmt.Sprintf("%s, %.0f objects", FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest))
+		add("allocations per request", fmt.Sprintf("%s, %.0f objects", analysis.FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest))
 	}
 	if r.GC != nil {
 		add("GC", GCShareText(r.GC))

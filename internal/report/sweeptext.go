@@ -27,7 +27,7 @@ func WriteSweepText(w io.Writer, s *runfmt.Comparison) error {
 	tp := &printer{w: tw}
 	head := []string{s.Env, "runs"}
 	for _, m := range sweepMetrics {
-		head = append(head, cmpMetricTitle(m), "")
+		head = append(head, metricTitle(m), "")
 	}
 	tp.row(head...)
 	for i, v := range s.Values {

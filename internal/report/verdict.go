@@ -24,14 +24,14 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	}
 	if r.GC != nil {
 		g := r.GC
-		p.f("  GC:\t%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %.1f MB", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, g.HeapMaxMB)
+		p.f("  GC:	%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, analysis.FormatBytes(g.HeapMaxMB*(1<<20)))
 		if g.AllocMBPerS > 0 {
-			p.f(", ~%.0f MB/s allocated", g.AllocMBPerS)
+			p.f(", ~%s/s allocated", analysis.FormatBytes(g.AllocMBPerS*(1<<20)))
 		}
 		p.f("\n")
 	}
 	if r.AllocBytesPerRequest > 0 {
-		p.f("  Allocations:\t%s and %.0f objects per request\n", FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest)
+		p.f("  Allocations:\t%s and %.0f objects per request\n", analysis.FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest)
 	}
 	p.goRuntime(r.GoRuntime)
 	p.timePerRequest(r)
@@ -51,9 +51,9 @@ func (p *printer) target(t *runfmt.TargetSummary) {
 	}
 	p.f("  CPU used:\tmean %.2f cores, p95 %.2f, max %.2f (%s; measured from %s)\n", t.CPUCoresMean, t.CPUCoresP95, t.CPUCoresMax, limit, t.Source)
 	p.f("  CPU per request:\t%.3f ms\n", t.CPUMsPerRequest)
-	p.f("  Peak RSS:\t%s", FormatBytes(float64(t.RSSMaxBytes)))
+	p.f("  Peak RSS:\t%s", analysis.FormatBytes(float64(t.RSSMaxBytes)))
 	if t.MemoryLimitBytes > 0 {
-		p.f(" (memory budget %s)", FormatBytes(float64(t.MemoryLimitBytes)))
+		p.f(" (memory budget %s)", analysis.FormatBytes(float64(t.MemoryLimitBytes)))
 	}
 	p.f("\n")
 	if t.CPULimitCores > 0 {
@@ -84,7 +84,7 @@ func (p *printer) findings(fs []runfmt.Finding) {
 		case f.WaitUsPerRequest > 0:
 			cost = fmt.Sprintf(" — %s waited/request", FormatMicros(f.WaitUsPerRequest))
 		case f.CostBytesPerRequest > 0:
-			cost = fmt.Sprintf(" — %s/request", FormatBytes(f.CostBytesPerRequest))
+			cost = fmt.Sprintf(" — %s/request", analysis.FormatBytes(f.CostBytesPerRequest))
 		}
 		p.f("  %d. [%s] %s%s\n", i+1, f.Kind, f.Title, cost)
 		p.lines(f.Lines, "     ")
@@ -145,19 +145,6 @@ func GCShareText(g *runfmt.GCSummary) string {
 		return fmt.Sprintf("%.1f%% of CPU", g.CPUPct)
 	}
 	return fmt.Sprintf("%.1f%% of CPU (%s)", g.CPUPct, g.CPUPctSource)
-}
-
-// FormatBytes formats a byte count with a binary unit.
-func FormatBytes(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", b/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", b/(1<<10))
-	}
-	return fmt.Sprintf("%.0f B", b)
 }
 
 // FormatMicros formats a duration given in microseconds.

@@ -1,8 +1,9 @@
 // Package runfmt is perflab's data model: the versioned records a run leaves
 // behind (run.json), the result of a load (what `perflab load --json` prints),
 // the per-second time series, and the summaries of the target, its profiles,
-// its garbage collector and the findings. It imports the standard library only,
-// so every other package can share these types.
+// its garbage collector and the findings. It imports the standard library and
+// perflab's file access (package files) only, so every other package can share
+// these types.
 //
 // # Compatibility
 //

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"perflab/internal/files"
 )
 
 // FileName is the name of the record inside a run directory.
@@ -33,38 +35,31 @@ func Read(rd io.Reader) (*Run, error) {
 	return &r, nil
 }
 
-// ReadFile reads dir/run.json (or the file itself when path names a file).
+// MaxFileBytes bounds the run.json perflab reads: a real one is well under
+// a megabyte (its largest part, the per-second series, is 1 KB a second).
+const MaxFileBytes = 64 << 20
+
+// ReadFile reads dir/run.json (or the file itself when path names a file);
+// it reads regular files of at most MaxFileBytes only (files.Open).
 func ReadFile(path string) (*Run, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, FileName)
 	}
-	f, err := os.Open(path)
+	f, err := files.Open(path, MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r, err := Read(f)
+	r, err := Read(files.LimitReader(f, MaxFileBytes, path))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
 }
 
-// WriteFile writes r to dir/run.json atomically (temporary file, then rename),
-// so a crash never leaves a half-written record.
+// WriteFile writes r to dir/run.json atomically (temporary file, synced,
+// then renamed), so a crash or a full disk never leaves a half-written
+// record or destroys the previous one.
 func WriteFile(dir string, r *Run) error {
-	tmp, err := os.CreateTemp(dir, ".run-*.json")
-	if err != nil {
-		return err
-	}
-	if err := Write(tmp, r); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, FileName))
+	return files.WriteAtomic(filepath.Join(dir, FileName), func(w io.Writer) error { return Write(w, r) })
 }

@@ -35,6 +35,12 @@ type LoadResult struct {
 	Shard  string   `json:"shard,omitempty"`
 	Shards int      `json:"shards,omitempty"`
 	URLs   []string `json:"urls,omitempty"`
+	// Unfinished counts the requests still in flight (or, in the open
+	// model, waiting for a connection) when the load ended, at -d or on
+	// Ctrl-C: no figure above includes them. UnfinishedOldestMs is how long
+	// the oldest of them had been waiting for its response.
+	Unfinished         int64   `json:"unfinished,omitempty"`
+	UnfinishedOldestMs float64 `json:"unfinished_oldest_ms,omitempty"`
 	// Targets breaks the load down per target when it has several.
 	Targets []TargetStats `json:"targets,omitempty"`
 	// SLO is each --slo objective checked against this load.

@@ -60,18 +60,3 @@ func prefixed(prefix string, ws []string) []string {
 	}
 	return out
 }
-
-// FormatDelta formats DeltaPct benchstat-style: "+12.3%" when the change
-// is significant, "~" when it is not, "?" when there are too few runs or
-// the base median is 0.
-func (c Comparison) FormatDelta() string {
-	switch {
-	case c.TooFew:
-		return "?"
-	case !c.Significant:
-		return "~"
-	case c.Base.Median == 0 && c.New.Median != 0:
-		return "?"
-	}
-	return fmt.Sprintf("%+.1f%%", c.DeltaPct)
-}

@@ -4,16 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
-)
 
-// FailOnMetrics are the metric names a --fail-on threshold may name.
-var FailOnMetrics = []string{
-	"rps", "p50", "p90", "p99",
-	"cpu_per_request", "allocs_per_request", "gc_pct", "rss_max",
-}
+	"perflab/internal/runfmt"
+)
 
 // Threshold is one --fail-on rule: the metric's median changed by more
 // than Pct percent in the direction of Op. "p99>+10%" is
@@ -50,8 +45,8 @@ func (t Threshold) Violated(c Comparison) bool {
 }
 
 // ParseFailOn parses a comma-separated list of thresholds such as
-// "cpu_per_request>+5%,p99>+10%,rps<-5%". Each item is a metric from
-// FailOnMetrics, '>' or '<', and a percentage with a '%' suffix
+// "cpu_per_request>+5%,p99>+10%,rps<-5%". Each item is a metric named in
+// runfmt.Metrics, '>' or '<', and a percentage with a '%' suffix
 // (its sign is optional). An empty string gives no thresholds.
 func ParseFailOn(s string) ([]Threshold, error) {
 	if strings.TrimSpace(s) == "" {
@@ -79,9 +74,9 @@ func parseThreshold(item string) (Threshold, error) {
 		return Threshold{}, fmt.Errorf("item %q has no '>' or '<': %s", item, failOnForm)
 	}
 	t := Threshold{Metric: strings.TrimSpace(item[:i]), Op: item[i]}
-	if !slices.Contains(FailOnMetrics, t.Metric) {
+	if _, ok := runfmt.Metric(t.Metric); !ok {
 		return Threshold{}, fmt.Errorf("item %q: unknown metric %q (valid: %s)",
-			item, t.Metric, strings.Join(FailOnMetrics, ", "))
+			item, t.Metric, strings.Join(runfmt.MetricNames(), ", "))
 	}
 	pct, err := parsePct(strings.TrimSpace(item[i+1:]))
 	if err != nil {

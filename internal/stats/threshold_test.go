@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"perflab/internal/runfmt"
 )
 
 func TestParseFailOn(t *testing.T) {
@@ -94,7 +96,7 @@ func FuzzParseFailOn(f *testing.F) {
 		}
 		var parts []string
 		for _, th := range ths {
-			if !slices.Contains(FailOnMetrics, th.Metric) || (th.Op != '>' && th.Op != '<') ||
+			if !slices.Contains(runfmt.MetricNames(), th.Metric) || (th.Op != '>' && th.Op != '<') ||
 				math.IsNaN(th.Pct) || math.IsInf(th.Pct, 0) {
 				t.Fatalf("ParseFailOn(%q) gave invalid %#v", s, th)
 			}

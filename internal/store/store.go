@@ -5,6 +5,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,7 +28,12 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // Create makes a new run directory named <time>-<name> and its profiles/
 // subdirectory, and returns its path and ID.
 func (s Store) Create(name string, at time.Time) (dir, id string, err error) {
-	name = strings.Trim(unsafeName.ReplaceAllString(name, "-"), "-")
+	// A name becomes part of a directory's name: no separators, and no
+	// ".." (the UI refuses references holding one).
+	name = strings.Trim(unsafeName.ReplaceAllString(name, "-"), "-.")
+	for strings.Contains(name, "..") {
+		name = strings.ReplaceAll(name, "..", ".")
+	}
 	if name == "" {
 		name = "run"
 	}
@@ -110,15 +116,26 @@ func (s Store) ResolveGroup(refs string) ([]Entry, error) {
 }
 
 // Resolve finds the runs a reference names: a directory path, an ID, a glob
-// over IDs, a unique ID prefix, or a run name (every run with that name,
-// newest first). "latest" is the newest run.
+// over IDs, a run name (every run with that name, newest first), or a
+// unique ID prefix; "latest" is the newest run. An empty reference names
+// nothing, and a prefix of several IDs is an error that lists them: a
+// reference never matches more than the user wrote.
 func (s Store) Resolve(ref string) ([]Entry, error) {
+	if strings.TrimSpace(ref) == "" {
+		return nil, errors.New("empty run reference: name a run by ID, name, glob, path or \"latest\"")
+	}
 	if st, err := os.Stat(ref); err == nil && st.IsDir() {
 		r, err := runfmt.ReadFile(ref)
 		if err != nil {
 			return nil, err
 		}
 		return []Entry{{Dir: ref, Run: r}}, nil
+	}
+	glob := IsGlob(ref)
+	if glob {
+		if _, err := filepath.Match(ref, ""); err != nil {
+			return nil, fmt.Errorf("run glob %q: %w", ref, err)
+		}
 	}
 	all, err := s.List()
 	if err != nil {
@@ -130,17 +147,22 @@ func (s Store) Resolve(ref string) ([]Entry, error) {
 	var byID, byGlob, byPrefix, byName []Entry
 	for _, e := range all {
 		id := filepath.Base(e.Dir)
-		ok, _ := filepath.Match(ref, id)
 		switch {
 		case id == ref:
 			byID = append(byID, e)
-		case ok:
-			byGlob = append(byGlob, e)
-		case strings.HasPrefix(id, ref):
-			byPrefix = append(byPrefix, e)
+		case glob:
+			if ok, _ := filepath.Match(ref, id); ok {
+				byGlob = append(byGlob, e)
+			}
 		case e.Run != nil && e.Run.Name == ref:
 			byName = append(byName, e)
+		case strings.HasPrefix(id, ref):
+			byPrefix = append(byPrefix, e)
 		}
+	}
+	if len(byID)+len(byGlob)+len(byName) == 0 && len(byPrefix) > 1 {
+		return nil, fmt.Errorf("%q is the prefix of %d runs: %s (give more of the ID, or the glob '%s*' to mean them all)",
+			ref, len(byPrefix), listIDs(byPrefix, 5), ref)
 	}
 	for _, set := range [][]Entry{byID, byGlob, byName, byPrefix} {
 		if len(set) > 0 {
@@ -155,10 +177,73 @@ func (s Store) Resolve(ref string) ([]Entry, error) {
 	return nil, fmt.Errorf("no run matches %q in %s (see 'perflab runs')", ref, s.Root)
 }
 
-// Remove deletes one run directory, refusing anything that is not a run.
+// IsGlob says whether a reference is a glob (it holds *, ? or [).
+func IsGlob(ref string) bool { return strings.ContainsAny(ref, "*?[") }
+
+// listIDs names up to n runs, and how many more there are.
+func listIDs(es []Entry, n int) string {
+	var ids []string
+	for i, e := range es {
+		if i == n {
+			ids = append(ids, fmt.Sprintf("and %d more", len(es)-n))
+			break
+		}
+		ids = append(ids, filepath.Base(e.Dir))
+	}
+	return strings.Join(ids, ", ")
+}
+
+// Remove deletes one run directory. It removes only what perflab made: a
+// directory directly inside Root (not a link), holding run.json, whose
+// entries are files and at most the profiles/ directory of files; anything
+// else is refused and left as it is.
 func (s Store) Remove(e Entry) error {
-	if _, err := os.Stat(filepath.Join(e.Dir, runfmt.FileName)); err != nil {
-		return fmt.Errorf("%s is not a perflab run directory", e.Dir)
+	if err := s.removable(e.Dir); err != nil {
+		return fmt.Errorf("not removing %s: %w", e.Dir, err)
 	}
 	return os.RemoveAll(e.Dir)
+}
+
+func (s Store) removable(dir string) error {
+	root, err := filepath.Abs(s.Root)
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if filepath.Dir(abs) != root {
+		return fmt.Errorf("it is not a run of %s", s.Root)
+	}
+	if st, err := os.Lstat(abs); err != nil {
+		return err
+	} else if !st.IsDir() {
+		return errors.New("not a run directory (a link or a file)")
+	}
+	if _, err := os.Stat(filepath.Join(abs, runfmt.FileName)); err != nil {
+		return errors.New("not a perflab run directory (no run.json)")
+	}
+	return onlyFiles(abs, true)
+}
+
+// onlyFiles checks that dir holds regular files only, plus, at the top, a
+// profiles/ directory of regular files.
+func onlyFiles(dir string, top bool) error {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, de := range des {
+		switch {
+		case de.Type().IsRegular():
+		case top && de.IsDir() && de.Name() == "profiles":
+			if err := onlyFiles(filepath.Join(dir, de.Name()), false); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("it holds %s, which perflab did not write", filepath.Join(dir, de.Name()))
+		}
+	}
+	return nil
 }

@@ -83,7 +83,7 @@ func createGroup(l layout, name string, b Budget) (*group, []string, error) {
 		g, warns, err = createV1(l, name, b)
 	}
 	if err != nil && g != nil {
-		g.remove()
+		_ = g.remove() // the creation's error is the one to report
 		g = nil
 	}
 	return g, warns, err

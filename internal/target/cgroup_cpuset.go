@@ -62,12 +62,3 @@ func (g *group) cpusetV2(parent string, enabled bool, cpus CPUSet) []string {
 	g.cpusetDir = g.dirs[0]
 	return nil
 }
-
-// CPUSetDir is the cgroup directory confining the service's CPUs ("" when
-// --service-cpus was not asked for or is applied as affinity only).
-func (p *Process) CPUSetDir() string {
-	if p.grp == nil {
-		return ""
-	}
-	return p.grp.cpusetDir
-}

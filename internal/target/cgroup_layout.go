@@ -86,21 +86,6 @@ func detectLayout() layout {
 	return l
 }
 
-// unifiedLayout returns the v2 tree mounted at dir, if it is one. Tests use
-// it to exercise the v2 code on a hybrid host's /sys/fs/cgroup/unified.
-func unifiedLayout(dir string) (layout, error) {
-	mounts, err := procfs.GetMounts()
-	if err != nil {
-		return layout{}, err
-	}
-	for _, m := range mounts {
-		if m.FSType == "cgroup2" && m.MountPoint == dir {
-			return layout{v2: &hierarchy{mount: m.MountPoint, root: m.Root}}, nil
-		}
-	}
-	return layout{}, fmt.Errorf("no cgroup2 mount at %s", dir)
-}
-
 // procCgroups reads /proc/PID/cgroup: v1 controller paths and the v2 path.
 func procCgroups(pid int) (map[string]string, string, error) {
 	return cgroups.ParseCgroupFileUnified(fmt.Sprintf("/proc/%d/cgroup", pid))

@@ -5,21 +5,42 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// CleanupStale removes perflab-* cgroups left by perflab processes that are
-// gone (killed before they could stop their service) and that hold no
-// process. Groups of a running perflab, and groups whose service still
-// runs, are left alone.
+// CleanupStale removes the perflab-* cgroups of perflab processes that are
+// gone (killed before they could stop their service, by kill -9 or a third
+// Ctrl-C), with every process still in them: the cgroup is the record of
+// what such a perflab launched, daemons that left its process group
+// included. Groups of a running perflab are left alone.
 func CleanupStale() error {
 	return cleanupStale(detectLayout())
 }
 
 func cleanupStale(l layout) error {
+	var errs []error
+	for _, parent := range groupParents(l) {
+		entries, err := os.ReadDir(parent)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.IsDir() && stale(e.Name()) {
+				errs = append(errs, killAndRemove(filepath.Join(parent, e.Name())))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// groupParents lists, once each, the directories perflab creates groups
+// in: the v2 mount, perflab's own groups, the v1 mounts.
+func groupParents(l layout) []string {
 	var parents []string
 	if l.v2 != nil {
 		parents = append(parents, l.v2.mount)
@@ -30,24 +51,8 @@ func cleanupStale(l layout) error {
 	for _, h := range l.v1 {
 		parents = append(parents, h.mount)
 	}
-	var errs []error
-	seen := map[string]bool{}
-	for _, parent := range parents {
-		if seen[parent] {
-			continue
-		}
-		seen[parent] = true
-		entries, err := os.ReadDir(parent)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if e.IsDir() && stale(e.Name()) {
-				errs = append(errs, removeIfEmpty(filepath.Join(parent, e.Name())))
-			}
-		}
-	}
-	return errors.Join(errs...)
+	slices.Sort(parents)
+	return slices.Compact(parents)
 }
 
 // stale says whether a group name is perflab's and its creator is gone.
@@ -63,17 +68,37 @@ func stale(name string) bool {
 	return err == nil && creator > 0 && !pidAlive(creator)
 }
 
-func removeIfEmpty(dir string) error {
+// killAndRemove kills every process of the group dir (cgroup.kill where
+// the kernel has it, SIGKILL to each listed process otherwise, again until
+// none is left: a process may fork while it is being killed) and removes
+// the group. It gives up after killTimeout.
+func killAndRemove(dir string) error {
 	var r fileReader
-	b, err := r.read(filepath.Join(dir, "cgroup.procs"))
-	if err != nil {
-		return nil
-	}
-	if pids, _ := parsePIDs(nil, b); len(pids) > 0 {
-		return nil
+	procs := filepath.Join(dir, "cgroup.procs")
+	_ = os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0) // v2 (Linux 5.14+); absent on v1
+	deadline := time.Now().Add(killTimeout)
+	for {
+		b, err := r.read(procs)
+		if err != nil {
+			return nil // gone already
+		}
+		pids, _ := parsePIDs(nil, b)
+		if len(pids) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("removing stale cgroup %s: processes %v survive SIGKILL", dir, pids)
+		}
+		for _, pid := range pids {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	if err := unix.Rmdir(dir); err != nil && err != unix.ENOENT {
 		return fmt.Errorf("removing stale cgroup %s: %w", dir, err)
 	}
 	return nil
 }
+
+// killTimeout bounds the killing of a stale group's processes.
+const killTimeout = 5 * time.Second

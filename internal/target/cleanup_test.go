@@ -1,12 +1,16 @@
 package target
 
 import (
+	"bufio"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestCleanupStale makes a group named after a perflab that is gone and one
@@ -56,4 +60,89 @@ func TestStaleName(t *testing.T) {
 			t.Errorf("stale(%q) = %v; want %v", name, got, want)
 		}
 	}
+}
+
+// TestKillNineLeavesNothing: a perflab killed with SIGKILL cannot stop its
+// service; the service's main process dies with it (Pdeathsig), but a
+// daemon that left the process group survives, in the group. The next
+// perflab's CleanupStale kills it and removes the group.
+func TestKillNineLeavesNothing(t *testing.T) {
+	if detectLayout().none() {
+		t.Skip("no cgroup hierarchy")
+	}
+	marker := "perflab-test-daemon-" + strconv.Itoa(os.Getpid())
+	cmd, env := helperCmd(t, "perflab", marker)
+	c := exec.Command(cmd[0], cmd[1:]...)
+	c.Env = append(os.Environ(), env...)
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c.Process.Kill()
+		c.Wait()
+		for _, pid := range findProcs(marker) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if !strings.HasPrefix(line, "launched") {
+		t.Fatalf("helper perflab: %q", line)
+	}
+	if strings.Contains(line, "proc") {
+		t.Skipf("helper perflab had no cgroup (%s)", strings.TrimSpace(line))
+	}
+	for deadline := time.Now().Add(5 * time.Second); len(findProcs(marker)) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the daemon did not start")
+		}
+	}
+	c.Process.Signal(syscall.SIGKILL)
+	c.Wait()
+	time.Sleep(200 * time.Millisecond)
+	if len(findProcs(marker)) == 0 {
+		t.Fatal("the daemon died with perflab: this test needs one that escapes")
+	}
+	if err := CleanupStale(); err != nil {
+		t.Fatalf("CleanupStale: %v", err)
+	}
+	if left := findProcs(marker); len(left) > 0 {
+		t.Errorf("the daemon %v survives the next perflab's cleanup", left)
+	}
+	suffix := "-" + strconv.Itoa(c.Process.Pid) + "-"
+	for _, dir := range staleGroupDirs() {
+		if strings.Contains(filepath.Base(dir), suffix) {
+			t.Errorf("the killed perflab's group %s is left", dir)
+		}
+	}
+}
+
+// findProcs lists the processes whose command line starts with name.
+func findProcs(name string) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.HasPrefix(string(b), name+"\x00") {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// staleGroupDirs lists every perflab group where cleanupStale looks.
+func staleGroupDirs() []string {
+	var out []string
+	for _, p := range groupParents(detectLayout()) {
+		m, _ := filepath.Glob(filepath.Join(p, "perflab-*"))
+		out = append(out, m...)
+	}
+	return out
 }

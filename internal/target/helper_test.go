@@ -64,8 +64,23 @@ func leftoverGroups() []string {
 //	spinfor DURATION  spin on one core for DURATION of wall time, then exit
 //	serve ADDR        HTTP server answering 200 on ADDR
 //	serve-crash ADDR  serve, then exit with status 2 after 300ms
+//	perflab MARKER    act as a perflab: launch a service that starts a
+//	                  daemon (setsid, out of its process group) named
+//	                  MARKER, print "launched", then wait to be killed
 func runHelper(mode string, args []string) {
 	switch mode {
+	case "perflab":
+		script := "setsid bash -c 'exec -a " + args[0] + " sleep 300' </dev/null >/dev/null 2>&1 & exec sleep 300"
+		p, err := Launch(context.Background(), LaunchConfig{Command: []string{"sh", "-c", script}, Name: "orphan"})
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		for deadline := time.Now().Add(10 * time.Second); len(p.PIDs()) < 2 && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		fmt.Println("launched", p.Source())
+		time.Sleep(time.Hour)
 	case "burn":
 		n, _ := strconv.Atoi(args[0])
 		runtime.GOMAXPROCS(n)

@@ -12,22 +12,32 @@ import (
 // is 0.
 const DefaultLogLimit = 1 << 20
 
-// tailLines is how many lines of the service's output are kept in memory.
+// tailLines is how many lines of the service's output LogTail returns at most.
 const tailLines = 200
 
-// maxLine truncates very long lines kept in memory.
+// tailBytes is how much of the service's latest output LogTail reads its
+// lines from, and the ring's size when there is no log file.
+const tailBytes = 64 << 10
+
+// maxLine cuts the lines given to OnLine and returned by LogTail.
 const maxLine = 4096
 
-// logSink receives the service's stdout and stderr. The file keeps the first
-// half of the limit as written; after that, the most recent half is kept in
-// a ring and written after the head (with a marker counting what was left
-// out) at most once a second and on close, so the file stays bounded and
-// still ends with the service's last words.
+// logSink receives the service's stdout and stderr. It must keep up with a
+// service that writes hundreds of megabytes a second, so a write does no
+// per-line work: it copies the bytes into the file's head or into a ring, and
+// searches them (bytes.Index, vectorised) for lines containing match, the
+// only lines OnLine receives. The file keeps the first half of the limit as
+// written; after that, the most recent half is kept in the ring and written
+// after the head (with a marker counting what was left out) at most once a
+// second and on close, so the file stays bounded and still ends with the
+// service's last words. The last lines (LogTail) are cut from the ring and
+// the head when asked for, not kept line by line.
 type logSink struct {
 	mu      sync.Mutex
 	f       *os.File
 	headMax int64
 	head    int64
+	headEnd []byte // the head's last tailBytes, for tail
 	ring    []byte
 	ringPos int
 	ringLen int
@@ -35,23 +45,27 @@ type logSink struct {
 	dirty   bool
 	flushed time.Time
 
-	lines   [tailLines]string
-	nLines  int
+	// match selects the lines given to onLine (nil: every line); partial
+	// is the last maxLine bytes of the unfinished line, kept only then.
+	match   []byte
 	partial []byte
-
-	// onLine receives each complete line, called by Write after the lock
+	// onLine receives the matching lines, called by Write after the lock
 	// is released; fresh holds the lines of the current Write for it.
 	onLine func(string)
 	fresh  []string
+	// hide leaves lines out of tail (output perflab asked for, such as
+	// the GC trace).
+	hide func(string) bool
 }
 
 func newLogSink(path string, limit int64) (*logSink, error) {
 	if limit <= 0 {
 		limit = DefaultLogLimit
 	}
-	l := &logSink{headMax: limit / 2}
+	l := &logSink{ring: make([]byte, tailBytes)}
 	if path != "" {
-		l.ring = make([]byte, limit-limit/2)
+		l.headMax = limit / 2
+		l.ring = make([]byte, max(limit-limit/2, 1))
 		f, err := os.Create(path)
 		if err != nil {
 			return nil, fmt.Errorf("creating the service's log: %w", err)
@@ -65,37 +79,99 @@ func newLogSink(path string, limit int64) (*logSink, error) {
 // full disk.
 func (l *logSink) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	n, err := l.write(p)
+	l.write(p)
 	fresh := l.fresh
-	l.fresh = nil
+	l.fresh = l.fresh[:0]
 	l.mu.Unlock()
 	for _, line := range fresh {
 		l.onLine(line)
 	}
-	return n, err
+	return len(p), nil
 }
 
-func (l *logSink) write(p []byte) (int, error) {
+func (l *logSink) write(p []byte) {
 	l.total += int64(len(p))
-	l.addLines(p)
-	if l.f == nil {
-		return len(p), nil
+	if l.onLine != nil {
+		l.scanLines(p)
 	}
 	rest := p
 	if l.head < l.headMax {
 		n := min(int64(len(rest)), l.headMax-l.head)
 		_, _ = l.f.WriteAt(rest[:n], l.head)
 		l.head += n
+		l.keepHeadEnd(rest[:n])
 		rest = rest[n:]
 	}
-	if len(rest) > 0 {
-		l.toRing(rest)
+	if len(rest) == 0 {
+		return
+	}
+	l.toRing(rest)
+	if l.f != nil {
 		l.dirty = true
 		if time.Since(l.flushed) > time.Second {
 			l.flush()
 		}
 	}
-	return len(p), nil
+}
+
+// scanLines finds the complete lines of p (with the unfinished line before
+// it) that contain match and queues them for onLine.
+func (l *logSink) scanLines(p []byte) {
+	nl := bytes.IndexByte(p, '\n')
+	if nl < 0 {
+		l.keepPartial(p)
+		return
+	}
+	l.keepPartial(p[:nl])
+	if l.match == nil || bytes.Contains(l.partial, l.match) {
+		l.emit(l.partial)
+	}
+	l.partial = l.partial[:0]
+	rest := p[nl+1:]
+	last := bytes.LastIndexByte(rest, '\n')
+	body := rest[:last+1] // complete lines only
+	for len(body) > 0 {
+		k := 0
+		if l.match != nil {
+			if k = bytes.Index(body, l.match); k < 0 {
+				break
+			}
+		}
+		start := bytes.LastIndexByte(body[:k], '\n') + 1
+		end := k + bytes.IndexByte(body[k:], '\n')
+		l.emit(body[start:end])
+		body = body[end+1:]
+	}
+	l.keepPartial(rest[last+1:])
+}
+
+func (l *logSink) keepHeadEnd(b []byte) {
+	if len(b) >= tailBytes {
+		l.headEnd = append(l.headEnd[:0], b[len(b)-tailBytes:]...)
+		return
+	}
+	if over := len(l.headEnd) + len(b) - tailBytes; over > 0 {
+		l.headEnd = append(l.headEnd[:0], l.headEnd[over:]...)
+	}
+	l.headEnd = append(l.headEnd, b...)
+}
+
+// keepPartial appends b to the unfinished line, keeping its last maxLine
+// bytes (a GC trace line ends an unfinished line that another writer began).
+func (l *logSink) keepPartial(b []byte) {
+	if len(b) >= maxLine {
+		l.partial = append(l.partial[:0], b[len(b)-maxLine:]...)
+		return
+	}
+	if over := len(l.partial) + len(b) - maxLine; over > 0 {
+		l.partial = append(l.partial[:0], l.partial[over:]...)
+	}
+	l.partial = append(l.partial, b...)
+}
+
+func (l *logSink) emit(line []byte) {
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	l.fresh = append(l.fresh, string(line[:min(len(line), maxLine)]))
 }
 
 func (l *logSink) toRing(p []byte) {
@@ -108,6 +184,16 @@ func (l *logSink) toRing(p []byte) {
 		l.ringLen = min(l.ringLen+n, len(l.ring))
 		p = p[n:]
 	}
+}
+
+// ringBytes appends the ring's content, oldest first, to dst.
+func (l *logSink) ringBytes(dst []byte) []byte {
+	start := (l.ringPos - l.ringLen + len(l.ring)) % len(l.ring)
+	if start+l.ringLen <= len(l.ring) {
+		return append(dst, l.ring[start:start+l.ringLen]...)
+	}
+	dst = append(dst, l.ring[start:]...)
+	return append(dst, l.ring[:l.ringPos]...)
 }
 
 // flush writes the ring after the head and truncates the file there.
@@ -123,62 +209,58 @@ func (l *logSink) flush() {
 		_, _ = l.f.WriteAt([]byte(m), off)
 		off += int64(len(m))
 	}
-	start := (l.ringPos - l.ringLen + len(l.ring)) % len(l.ring)
-	if start+l.ringLen <= len(l.ring) {
-		_, _ = l.f.WriteAt(l.ring[start:start+l.ringLen], off)
-	} else {
-		n, _ := l.f.WriteAt(l.ring[start:], off)
-		_, _ = l.f.WriteAt(l.ring[:l.ringPos], off+int64(n))
-	}
+	_, _ = l.f.WriteAt(l.ringBytes(nil), off)
 	_ = l.f.Truncate(off + int64(l.ringLen))
 }
 
-func (l *logSink) addLines(p []byte) {
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			if len(l.partial) < maxLine {
-				l.partial = append(l.partial, p[:min(len(p), maxLine-len(l.partial))]...)
-			}
-			return
-		}
-		if len(l.partial) < maxLine {
-			l.partial = append(l.partial, p[:min(i, maxLine-len(l.partial))]...)
-		}
-		l.pushLine()
-		p = p[i+1:]
+// latest returns up to tailBytes of the most recent output: the ring's
+// end, preceded by the head's end when nothing was left out between them.
+func (l *logSink) latest() []byte {
+	var b []byte
+	if l.ringLen < tailBytes && l.total == l.head+int64(l.ringLen) {
+		b = append(b, l.headEnd...)
 	}
+	b = l.ringBytes(b)
+	return b[max(0, len(b)-tailBytes):]
 }
 
-func (l *logSink) pushLine() {
-	s := string(l.partial)
-	if n := len(s); n > 0 && s[n-1] == '\r' {
-		s = s[:n-1]
-	}
-	l.lines[l.nLines%tailLines] = s
-	l.nLines++
-	if l.onLine != nil {
-		l.fresh = append(l.fresh, s)
-	}
-	l.partial = l.partial[:0]
-}
-
-// tail returns the last n lines, the unfinished last line included.
+// tail returns the last n lines (n < 0: up to tailLines), the unfinished
+// last line included, without the lines hide leaves out.
 func (l *logSink) tail(n int) []string {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	have := min(l.nLines, tailLines)
+	b := l.latest()
+	cut := int64(len(b)) < l.total
+	hide := l.hide
+	l.mu.Unlock()
+	if n < 0 || n > tailLines {
+		n = tailLines
+	}
+	lines := bytes.Split(bytes.TrimSuffix(b, []byte{'\n'}), []byte{'\n'})
+	if cut && len(lines) > 0 {
+		lines = lines[1:] // the first line is cut by the window
+	}
 	var out []string
-	for i := l.nLines - have; i < l.nLines; i++ {
-		out = append(out, l.lines[i%tailLines])
+	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
+		s := string(bytes.TrimSuffix(lines[i], []byte{'\r'}))
+		if len(s) > maxLine {
+			s = s[:maxLine]
+		}
+		if (s == "" && len(out) == 0) || hide != nil && hide(s) {
+			continue
+		}
+		out = append(out, s)
 	}
-	if len(l.partial) > 0 {
-		out = append(out, string(l.partial))
-	}
-	if n >= 0 && len(out) > n {
-		out = out[len(out)-n:]
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
 	}
 	return out
+}
+
+// written is how many bytes the service has written so far.
+func (l *logSink) written() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.total
 }
 
 // close writes what the ring holds and closes the file.

@@ -6,6 +6,9 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Process is the service under test: launched by perflab (and then owned,
@@ -19,6 +22,7 @@ type Process struct {
 	log      *logSink
 	logDone  chan struct{}
 	logPipe  *os.File
+	hurry    <-chan struct{} // LaunchConfig.Hurry
 
 	exited chan struct{}
 	mu     sync.Mutex
@@ -71,12 +75,62 @@ func (p *Process) ExitCode() *int {
 }
 
 // LogTail returns the last n lines (at most 200) the launched service wrote
-// to stdout and stderr.
+// to stdout and stderr, without the lines LaunchConfig.HideLine leaves out.
+// Once the service has exited it first waits, up to a second, until what
+// the service wrote before it exited has been drained from the pipe, so a
+// crash is quoted in the service's own last words.
 func (p *Process) LogTail(n int) []string {
 	if p.log == nil {
 		return nil
 	}
+	p.syncLog()
 	return p.log.tail(n)
+}
+
+// syncLog waits until the pipe's content is in the log, if the service has
+// exited: until every writer closed the pipe, or, when a process that
+// escaped the group holds it open, until it stays empty.
+func (p *Process) syncLog() {
+	select {
+	case <-p.exited:
+	default:
+		return
+	}
+	select {
+	case <-p.logDone:
+		return
+	case <-time.After(100 * time.Millisecond):
+	}
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); {
+		before := p.log.written()
+		time.Sleep(20 * time.Millisecond)
+		if pipeEmpty(p.logPipe) && p.log.written() == before {
+			return
+		}
+	}
+}
+
+// pipeEmpty says whether the pipe holds no unread byte (or is closed):
+// TIOCINQ is FIONREAD, which pipes answer too.
+func pipeEmpty(f *os.File) bool {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return true
+	}
+	n := 0
+	if err := rc.Control(func(fd uintptr) { n, err = unix.IoctlGetInt(int(fd), unix.TIOCINQ) }); err != nil {
+		return true
+	}
+	return err != nil || n == 0
+}
+
+// LogWritten is how many bytes the launched service has written to stdout
+// and stderr.
+func (p *Process) LogWritten() int64 {
+	if p.log == nil {
+		return 0
+	}
+	return p.log.written()
 }
 
 // Source says where CPU is read: "cgroup-v1", "cgroup-v2" or "proc".
@@ -105,15 +159,6 @@ func (p *Process) MemoryLimitBytes() int64 {
 		return 0
 	}
 	return p.grp.memLimit()
-}
-
-// CgroupDirs lists the cgroup directories holding the service (empty when
-// measured through /proc).
-func (p *Process) CgroupDirs() []string {
-	if p.grp == nil {
-		return nil
-	}
-	return append([]string(nil), p.grp.dirs...)
 }
 
 // setExit records how the launched process ended and closes Exited.

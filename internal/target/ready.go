@@ -90,17 +90,15 @@ func logLines(p *Process) string {
 	if p == nil {
 		return ""
 	}
-	select {
-	case <-p.Exited(): // its last words may still be in the pipe
-		p.WaitLog(time.Second)
-	default:
-	}
-	lines := p.LogTail(readyLogLines)
-	if len(lines) == 0 {
-		if p.launched {
-			return "; the service printed nothing"
-		}
+	lines := p.LogTail(readyLogLines) // after an exit, once its last words are drained
+	switch {
+	case len(lines) > 0:
+	case !p.launched:
 		return ""
+	case p.LogWritten() > 0:
+		return "; the service printed no line of its own (only the output perflab asked for, such as the GC trace)"
+	default:
+		return "; the service printed nothing"
 	}
 	return "; last log lines:\n\t" + strings.Join(lines, "\n\t")
 }

@@ -26,10 +26,10 @@ func (p *Process) stop(grace time.Duration) error {
 	var errs []error
 	pids := p.PIDs()
 	p.signal(unix.SIGTERM, pids)
-	if !p.waitGone(pids, grace) {
+	if !p.waitGone(pids, grace, p.hurry) {
 		pids = append(pids, p.PIDs()...)
 		p.signal(unix.SIGKILL, pids)
-		if !p.waitGone(pids, 5*time.Second) {
+		if !p.waitGone(pids, 5*time.Second, nil) {
 			errs = append(errs, fmt.Errorf("stopping the service: pid %d survives SIGKILL", p.pid))
 		}
 	}
@@ -59,8 +59,8 @@ func (p *Process) signal(sig unix.Signal, pids []int) {
 }
 
 // waitGone waits up to d for the main process to exit and every other
-// process of the service to be gone.
-func (p *Process) waitGone(pids []int, d time.Duration) bool {
+// process of the service to be gone; closing hurry ends the wait.
+func (p *Process) waitGone(pids []int, d time.Duration, hurry <-chan struct{}) bool {
 	deadline := time.Now().Add(d)
 	for {
 		if p.gone(pids) {
@@ -69,7 +69,11 @@ func (p *Process) waitGone(pids []int, d time.Duration) bool {
 		if !time.Now().Before(deadline) {
 			return false
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-hurry:
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
 
@@ -112,6 +116,9 @@ func (p *Process) closeLog() error {
 	select {
 	case <-p.logDone:
 	case <-time.After(time.Second):
+		p.logPipe.Close()
+		<-p.logDone
+	case <-p.hurry:
 		p.logPipe.Close()
 		<-p.logDone
 	}

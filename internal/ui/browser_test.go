@@ -22,7 +22,7 @@ func TestBrowserComparePicksAndPprofViews(t *testing.T) {
 		t.Skip("headless Chromium test: /usr/bin/chromium not installed (apt-get install -y chromium)")
 	}
 	root, ids := realRuns(t)
-	srv := httptest.NewServer(New(store.Store{Root: root}))
+	srv := httptest.NewServer(New(store.Store{Root: root}, Options{}))
 	defer srv.Close()
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,

@@ -18,7 +18,7 @@ import (
 // back, the diff flame graph's views and list, and compare from two ticks.
 func TestBrowserEveryPage(t *testing.T) {
 	root, ids := fixtureRuns(t)
-	srv := httptest.NewServer(New(store.Store{Root: root}))
+	srv := httptest.NewServer(New(store.Store{Root: root}, Options{}))
 	defer srv.Close()
 	b := labtest.NewBrowser(t)
 	api := ids[4] // the newest run of api

@@ -33,7 +33,7 @@ func checkEscaped(t *testing.T, page, body string) {
 // each page shows them escaped.
 func TestPagesEscapeHostileNames(t *testing.T) {
 	root, ids := fixtureRuns(t)
-	h := New(store.Store{Root: root})
+	h := New(store.Store{Root: root}, Options{})
 	evil, worker := ids[len(ids)-1], ids[1]
 	pages := []struct {
 		path string
@@ -72,7 +72,7 @@ func TestPagesEscapeHostileNames(t *testing.T) {
 // one, and that the off-CPU page draws per traced request.
 func TestReportLinksWaitsToTheOffCPUGraph(t *testing.T) {
 	root, ids := fixtureRuns(t)
-	h := New(store.Store{Root: root})
+	h := New(store.Store{Root: root}, Options{})
 	_, _, body := get(t, h, "/runs/"+ids[0]+"/")
 	for _, want := range []string{`href="flame?profile=wall#focus=main.search"`, `href="flame#focus=main.search"`, `id="offcpu-frame"`, `id="fig-time"`} {
 		if !strings.Contains(body, want) {
@@ -108,7 +108,7 @@ func TestPagesReadOnlyInsideDir(t *testing.T) {
 	if err := runfmt.WriteFile(dir, r); err != nil {
 		t.Fatal(err)
 	}
-	h := New(store.Store{Root: root})
+	h := New(store.Store{Root: root}, Options{})
 	for _, c := range []struct {
 		path string
 		code int
@@ -133,7 +133,7 @@ func TestPagesReadOnlyInsideDir(t *testing.T) {
 // with its runs and sparklines, the filters, and compare from two ticks.
 func TestIndexGroupsFiltersAndPicks(t *testing.T) {
 	root, ids := fixtureRuns(t)
-	h := New(store.Store{Root: root})
+	h := New(store.Store{Root: root}, Options{})
 	_, _, body := get(t, h, "/")
 	if n := strings.Count(body, `<tbody class="group"`); n != 3 {
 		t.Errorf("index has %d groups, want 3 (api, worker, the evil name)", n)
@@ -172,7 +172,7 @@ func TestIndexOfAThousandRuns(t *testing.T) {
 		t.Skip("writes 1,000 runs")
 	}
 	root := thousandRuns(t)
-	h := New(store.Store{Root: root})
+	h := New(store.Store{Root: root}, Options{})
 	cold := cpuTime(func() {
 		if code, _, body := get(t, h, "/"); code != 200 || !strings.Contains(body, "1000 runs in") {
 			t.Fatalf("index of 1,000 runs: %d", code)
@@ -244,7 +244,7 @@ func cpuTime(f func()) time.Duration {
 // BenchmarkIndex1000 serves the index of 1,000 stored runs once read.
 func BenchmarkIndex1000(b *testing.B) {
 	root := thousandRuns(b)
-	h := New(store.Store{Root: root})
+	h := New(store.Store{Root: root}, Options{})
 	get(b, h, "/")
 	for b.Loop() {
 		get(b, h, "/")

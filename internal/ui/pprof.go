@@ -1,13 +1,20 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/google/pprof/driver"
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/analysis"
 )
 
 // pprofViews embeds pprof's own web interface (graph, flame graph, top,
@@ -18,6 +25,9 @@ import (
 type pprofViews struct {
 	mu       sync.Mutex
 	handlers map[string]map[string]http.Handler // by profile path, then pprof's route
+	// sourceDirs are the only directories the source view reads (see
+	// sourceFetcher).
+	sourceDirs []string
 }
 
 // handler returns pprof's web interface for the profile at path, loading
@@ -35,6 +45,8 @@ func (v *pprofViews) handler(path string) (http.Handler, error) {
 			"no_browser": "true",
 			"symbolize":  "none", // perflab's profiles are symbolised when captured
 		}},
+		Fetch:  sourceFetcher{dirs: v.sourceDirs},
+		Obj:    noObjects{},
 		UI:     quietUI{},
 		Writer: discardWriter{},
 		HTTPServer: func(args *driver.HTTPServerArgs) error {
@@ -55,15 +67,24 @@ func (v *pprofViews) handler(path string) (http.Handler, error) {
 	return mux(hs), nil
 }
 
-// mux routes pprof's paths ("/", "/top", "/flamegraph", ...).
+// mux routes pprof's paths ("/", "/top", "/flamegraph", ...). The two
+// routes that change state, saving and deleting pprof's settings in the
+// user's ~/.config/pprof, take only the methods pprof's own pages send
+// (POST, DELETE), which Go's cross-origin protection (see guard) refuses
+// from other sites; a GET of them (a link or an image on a hostile page)
+// is refused here.
 func mux(hs map[string]http.Handler) http.Handler {
 	m := http.NewServeMux()
+	methods := map[string]string{"/saveconfig": http.MethodPost, "/deleteconfig": http.MethodDelete}
 	for p, h := range hs {
-		if p == "/" {
+		switch {
+		case p == "/":
 			m.Handle("/{$}", h)
-			continue
+		case methods[p] != "":
+			m.Handle(methods[p]+" "+p, h)
+		default:
+			m.Handle(p, h)
 		}
-		m.Handle(p, h)
 	}
 	return m
 }
@@ -133,4 +154,57 @@ type discardWriter struct{}
 
 func (discardWriter) Open(name string) (io.WriteCloser, error) {
 	return nil, fmt.Errorf("perflab ui writes no files (pprof asked for %s)", name)
+}
+
+// sourceFetcher reads the profile pprof is given and rewrites its source
+// file names: pprof's source view opens any absolute path a profile names
+// and searches relative ones up every parent of the current directory, so
+// a profile from someone else could show any file of the user's. A file
+// name is kept, made absolute, only when it resolves (links included) to a
+// regular file inside one of dirs; otherwise it is cleared and the view
+// shows no source for it.
+type sourceFetcher struct{ dirs []string }
+
+func (f sourceFetcher) Fetch(src string, _, _ time.Duration) (*profile.Profile, string, error) {
+	p, err := analysis.ReadProfileFile(src)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, fn := range p.Function {
+		fn.Filename = allowedSource(fn.Filename, f.dirs)
+	}
+	return p, src, nil
+}
+
+// allowedSource is name resolved inside one of dirs, or "".
+func allowedSource(name string, dirs []string) string {
+	if name == "" {
+		return ""
+	}
+	for _, dir := range dirs {
+		path := name
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		if resolved, err := within(dir, path); err == nil {
+			if st, err := os.Stat(resolved); err == nil && st.Mode().IsRegular() {
+				return resolved
+			}
+		}
+	}
+	return ""
+}
+
+// noObjects refuses pprof's object files: the disassembly views would run
+// objdump on whatever binary path a profile's mappings name.
+type noObjects struct{}
+
+var errNoObjects = errors.New("perflab ui reads no binaries (disassembly is not served)")
+
+func (noObjects) Open(string, uint64, uint64, uint64, string) (driver.ObjFile, error) {
+	return nil, errNoObjects
+}
+
+func (noObjects) Disasm(string, uint64, uint64, bool) ([]driver.Inst, error) {
+	return nil, errNoObjects
 }

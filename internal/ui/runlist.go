@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"perflab/internal/files"
 	"perflab/internal/runfmt"
 )
 
@@ -152,13 +153,14 @@ func (l *runList) list() ([]*runSummary, error) {
 // as runfmt.Read does.
 func readSummary(id, dir string) *runSummary {
 	s := &runSummary{ID: id}
-	f, err := os.Open(filepath.Join(dir, runfmt.FileName))
+	path := filepath.Join(dir, runfmt.FileName)
+	f, err := files.Open(path, runfmt.MaxFileBytes)
 	if err != nil {
 		s.Err = err.Error()
 		return s
 	}
 	defer f.Close()
-	if err := json.NewDecoder(f).Decode(s); err != nil {
+	if err := json.NewDecoder(files.LimitReader(f, runfmt.MaxFileBytes, path)).Decode(s); err != nil {
 		return &runSummary{ID: id, Err: "decoding run.json: " + err.Error()}
 	}
 	switch {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"perflab/internal/analysis"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
+	"perflab/internal/store"
 )
 
 // report renders the run's report from its run.json (any run, an
@@ -28,10 +30,10 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 		crumbs = append(crumbs, report.Crumb{Label: c.Label, Href: c.Href})
 	}
 	opt.Crumbs = crumbs
-	if cpu := profileFile(e.Run, "cpu"); cpu != "" {
+	if cpu, err := profilePath(e, "cpu"); err == nil {
 		var fb bytes.Buffer
 		fopt := analysis.FlameOptions{Title: e.Run.ID + ": CPU", Requests: requests(e.Run)}
-		if err := analysis.WriteFlameHTMLFile(&fb, filepath.Join(e.Dir, cpu), fopt); err == nil {
+		if err := analysis.WriteFlameHTMLFile(&fb, cpu, fopt); err == nil {
 			opt.Flame = fb.Bytes()
 			opt.FlameURL = func(fn string) string { return "flame#focus=" + url.PathEscape(fn) }
 			opt.SourceURL = func(fn string) string {
@@ -39,9 +41,9 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if wall := profileFile(e.Run, "wall"); wall != "" {
+	if wall, err := profilePath(e, "wall"); err == nil {
 		var fb bytes.Buffer
-		if err := analysis.WriteFlameHTMLFile(&fb, filepath.Join(e.Dir, wall), offCPUOptions(e.Run)); err == nil {
+		if err := analysis.WriteFlameHTMLFile(&fb, wall, offCPUOptions(e.Run)); err == nil {
 			opt.OffCPUFlame = fb.Bytes()
 			opt.OffCPUFlameURL = func(fn string) string { return "flame?profile=wall#focus=" + url.PathEscape(fn) }
 		}
@@ -67,9 +69,13 @@ func (s *Server) flame(w http.ResponseWriter, r *http.Request) {
 	if typ == "" {
 		typ = "cpu"
 	}
-	file := profileFile(e.Run, typ)
-	if file == "" {
-		http.Error(w, fmt.Sprintf("profile %q: run %s has none (see its run.json)", typ, e.Run.ID), http.StatusNotFound)
+	file, err := profilePath(e, typ)
+	if errors.Is(err, errOutside) {
+		http.Error(w, fmt.Sprintf("profile %q: %v", typ, err), http.StatusForbidden)
+		return
+	}
+	if err != nil {
+		http.Error(w, fmt.Sprintf("profile %q: %v", typ, err), http.StatusNotFound)
 		return
 	}
 	opt := analysis.FlameOptions{Title: fmt.Sprintf("%s: %s", e.Run.ID, typ), Requests: requests(e.Run)}
@@ -81,23 +87,24 @@ func (s *Server) flame(w http.ResponseWriter, r *http.Request) {
 		typ = "off-CPU"
 	}
 	var b bytes.Buffer
-	if err := analysis.WriteFlameHTMLFile(&b, filepath.Join(e.Dir, file), opt); err != nil {
-		http.Error(w, fmt.Sprintf("flame graph of %s: %v", file, err), http.StatusUnprocessableEntity)
+	if err := analysis.WriteFlameHTMLFile(&b, file, opt); err != nil {
+		http.Error(w, fmt.Sprintf("flame graph of the %s profile: %v", typ, err), http.StatusUnprocessableEntity)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Write(withCrumbs(b.Bytes(), runCrumbs(rootOf(r), e.Run.ID, e.Run.Name, typ+" flame graph")))
 }
 
-// profileFile is the run's profile of a type, relative to its directory
-// ("" when it has none).
-func profileFile(r *runfmt.Run, typ string) string {
-	for _, p := range r.Profiles {
+// profilePath is the path of the run's profile of a type, resolved and
+// checked to stay inside the run directory (errOutside for a link out of
+// it).
+func profilePath(e store.Entry, typ string) (string, error) {
+	for _, p := range e.Run.Profiles {
 		if p.Type == typ && filepath.IsLocal(p.File) {
-			return p.File
+			return within(e.Dir, filepath.Join(e.Dir, p.File))
 		}
 	}
-	return ""
+	return "", fmt.Errorf("run %s has none (see its run.json)", e.Run.ID)
 }
 
 // offCPUOptions draws a run's wall-time profile as its time off a CPU, per

@@ -28,15 +28,19 @@ var index = template.Must(template.New("index.html").Funcs(template.FuncMap{
 
 // Server is perflab's local web UI over one run directory.
 type Server struct {
-	store store.Store
-	runs  *runList
-	pprof pprofViews
-	mux   *http.ServeMux
+	store   store.Store
+	opt     Options
+	runs    *runList
+	pprof   pprofViews
+	mux     *http.ServeMux
+	handler http.Handler
 }
 
 // New returns the UI of the runs kept in st.
-func New(st store.Store) *Server {
-	s := &Server{store: st, runs: &runList{root: st.Root}, mux: http.NewServeMux()}
+func New(st store.Store, opt Options) *Server {
+	s := &Server{store: st, opt: opt, runs: &runList{root: st.Root}, mux: http.NewServeMux(),
+		pprof: pprofViews{sourceDirs: opt.SourceDirs}}
+	s.handler = s.guard(s.mux)
 	s.mux.HandleFunc("GET /{$}", s.index)
 	s.mux.HandleFunc("GET /runs/{id}/{$}", s.report)
 	s.mux.HandleFunc("GET /runs/{id}/flame", s.flame)
@@ -59,7 +63,7 @@ func (s *Server) Runs() (int, error) {
 // ServeHTTP serves the UI.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	s.mux.ServeHTTP(w, r)
+	s.handler.ServeHTTP(w, r)
 }
 
 // run finds the run with the ID in the request's path.
@@ -70,6 +74,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) (store.Entry, bool)
 		return store.Entry{}, false
 	}
 	dir := filepath.Join(s.store.Root, id)
+	if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
+		// A link (to a directory elsewhere) is not a run of --dir.
+		http.Error(w, fmt.Sprintf("run %s: not in %s", id, s.store.Root), http.StatusNotFound)
+		return store.Entry{}, false
+	}
 	run, err := runfmt.ReadFile(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		http.Error(w, fmt.Sprintf("run %s: not in %s", id, s.store.Root), http.StatusNotFound)
@@ -93,8 +102,12 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("file %q: not inside the run directory", rel), http.StatusBadRequest)
 		return
 	}
-	path := filepath.Join(e.Dir, rel)
-	if st, err := os.Stat(path); err != nil || st.IsDir() {
+	path, err := within(e.Dir, filepath.Join(e.Dir, rel))
+	if errors.Is(err, errOutside) {
+		http.Error(w, fmt.Sprintf("file %s: a link out of the run directory", rel), http.StatusForbidden)
+		return
+	}
+	if st, serr := os.Stat(path); err != nil || serr != nil || !st.Mode().IsRegular() {
 		http.Error(w, fmt.Sprintf("file %s: not in run %s", rel, e.Run.ID), http.StatusNotFound)
 		return
 	}
@@ -120,6 +133,11 @@ func (s *Server) pprofView(w http.ResponseWriter, r *http.Request) {
 	}
 	if file == "" {
 		http.Error(w, fmt.Sprintf("profile %q: run %s has none (see its run.json)", name, e.Run.ID), http.StatusNotFound)
+		return
+	}
+	file, err := within(e.Dir, file)
+	if err != nil {
+		http.Error(w, fmt.Sprintf("profile %q: %v", name, err), http.StatusForbidden)
 		return
 	}
 	h, err := s.pprof.handler(file)

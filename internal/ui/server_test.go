@@ -95,7 +95,7 @@ func get(t testing.TB, h http.Handler, path string) (int, string, string) {
 
 func TestIndexListsRuns(t *testing.T) {
 	root, ids := realRuns(t)
-	code, ctype, body := get(t, New(store.Store{Root: root}), "/")
+	code, ctype, body := get(t, New(store.Store{Root: root}, Options{}), "/")
 	if code != 200 || !strings.HasPrefix(ctype, "text/html") {
 		t.Fatalf("GET /: %d %s", code, ctype)
 	}
@@ -111,7 +111,7 @@ func TestIndexListsRuns(t *testing.T) {
 }
 
 func TestIndexOfAnEmptyDirectory(t *testing.T) {
-	code, _, body := get(t, New(store.Store{Root: t.TempDir()}), "/")
+	code, _, body := get(t, New(store.Store{Root: t.TempDir()}, Options{}), "/")
 	if code != 200 || !strings.Contains(body, "No runs yet") {
 		t.Errorf("empty directory: %d, %q", code, body)
 	}
@@ -119,7 +119,7 @@ func TestIndexOfAnEmptyDirectory(t *testing.T) {
 
 func TestRunReportAndFiles(t *testing.T) {
 	root, ids := realRuns(t)
-	h := New(store.Store{Root: root})
+	h := New(store.Store{Root: root}, Options{})
 	if code, _, body := get(t, h, "/runs/"+ids[0]+"/"); code != 200 || !strings.Contains(body, "main.search") {
 		t.Errorf("report: %d, names main.search: %t", code, strings.Contains(body, "main.search"))
 	}
@@ -142,7 +142,7 @@ func TestRunReportAndFiles(t *testing.T) {
 
 func TestBadRequestsAreRefused(t *testing.T) {
 	root, ids := realRuns(t)
-	h := New(store.Store{Root: root})
+	h := New(store.Store{Root: root}, Options{})
 	for _, c := range []struct {
 		path string
 		code int
@@ -166,7 +166,7 @@ func TestBadRequestsAreRefused(t *testing.T) {
 
 func TestPprofViews(t *testing.T) {
 	root, ids := realRuns(t)
-	h := New(store.Store{Root: root})
+	h := New(store.Store{Root: root}, Options{})
 	base := "/runs/" + ids[0] + "/pprof/cpu/"
 	for _, view := range []string{"flamegraph", "top", "source?f=main.search", "peek?f=main.search"} {
 		code, _, body := get(t, h, base+view)
@@ -189,7 +189,7 @@ func TestPprofViews(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	root, ids := realRuns(t)
-	code, _, body := get(t, New(store.Store{Root: root}), "/compare?base=tolower-buggy&new="+ids[1])
+	code, _, body := get(t, New(store.Store{Root: root}, Options{}), "/compare?base=tolower-buggy&new="+ids[1])
 	if code != 200 {
 		t.Fatalf("compare: %d %s", code, body)
 	}

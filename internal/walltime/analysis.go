@@ -55,20 +55,3 @@ type Analysis struct {
 	// ended in the trace.
 	GoroutinesMax, GoroutinesCreated, GoroutinesEnded int
 }
-
-// PerRequest is the analysis's time of kind k divided by requests.
-func (a *Analysis) PerRequest(k Kind, requests int64) time.Duration {
-	if requests <= 0 {
-		return 0
-	}
-	return a.Time[k] / time.Duration(requests)
-}
-
-// Total is the request goroutines' time over every kind.
-func (a *Analysis) Total() time.Duration {
-	var t time.Duration
-	for _, d := range a.Time {
-		t += d
-	}
-	return t
-}

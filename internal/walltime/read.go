@@ -20,10 +20,6 @@ type Options struct {
 	Counts func(fn, file string) bool
 }
 
-// Read parses a Go execution trace from r and analyses it with the default
-// options (see ReadWith).
-func Read(r io.Reader) (*Analysis, error) { return ReadWith(r, Options{}) }
-
 // ReadWith parses a Go execution trace from r and analyses it. It reads the
 // trace as a stream, keeping per-goroutine state and the distinct stacks,
 // not the events. A trace that is not one, is of a Go version this build

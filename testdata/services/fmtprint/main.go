@@ -2,7 +2,8 @@
 // of large responses. In -mode=buggy a leftover debug print formats the
 // whole cached response per request (main.logRequest), like the case
 // study's fmt.Println of a protobuf. -stdout prints to stdout instead of
-// io.Discard.
+// io.Discard; -kib sets the size of a cached file (24 KiB prints about
+// 88 KB per request, 100 KiB about 370 KB).
 package main
 
 import (
@@ -23,21 +24,29 @@ type cacheResponse struct {
 	Metadata map[string]string
 }
 
-const files, fileSize = 16, 24 << 10
+const files = 16
 
-var toStdout bool
+var (
+	toStdout bool
+	fileKiB  int
+)
 
 func main() {
 	os.Exit(svc.Run(svc.Service{
 		Name: "fmtprint",
 		Flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&toStdout, "stdout", false, "print the debug line to stdout instead of discarding it")
+			fs.IntVar(&fileKiB, "kib", 24, "size of each cached file in KiB")
 		},
 		Handler: handler,
 	}, os.Args[1:], os.Stdout, os.Stderr))
 }
 
 func handler(buggy bool) (http.Handler, error) {
+	if fileKiB < 1 || fileKiB > 64<<10 {
+		return nil, fmt.Errorf("-kib %d: must be from 1 to 65536", fileKiB)
+	}
+	fileSize := fileKiB << 10
 	cache := map[string]*cacheResponse{}
 	for i := range files {
 		r := &cacheResponse{Name: strconv.Itoa(i), Data: make([]byte, fileSize), Metadata: map[string]string{}}

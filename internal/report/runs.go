@@ -1,0 +1,161 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"text/tabwriter"
+
+	"perflab/internal/analysis"
+	"perflab/internal/runfmt"
+)
+
+// WriteRunsTable writes the runs table from the records `perflab runs
+// --json` prints: ID, name, start, requests/s, p99, CPU ms per request and
+// status, one run a line in the order given.
+func WriteRunsTable(w io.Writer, runs []runfmt.RunListing) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	p := &printer{w: tw}
+	p.f("ID\tNAME\tSTARTED\tREQ/S\tP99\tCPU MS/REQ\tSTATUS\n")
+	for _, l := range runs {
+		if l.Error != "" {
+			p.f("%s\t?\t?\t\t\t\tunreadable: %s\n", l.Dir, l.Error)
+			continue
+		}
+		rps, p99, cpu := "-", "-", "-"
+		if l.Requests > 0 || l.RPS > 0 {
+			rps = fmt.Sprintf("%.0f", l.RPS)
+			p99 = fmt.Sprintf("%.2fms", l.P99Ms)
+		}
+		if l.CPUMsPerRequest > 0 {
+			cpu = fmt.Sprintf("%.3f", l.CPUMsPerRequest)
+		}
+		status := l.Status
+		if l.PartialReason != "" {
+			status += ": " + l.PartialReason
+			if len(status) > 60 {
+				status = status[:60] + "..."
+			}
+		}
+		p.f("%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.ID, l.Name, l.Started.Format("2006-01-02 15:04:05"), rps, p99, cpu, status)
+	}
+	if p.err != nil {
+		return p.err
+	}
+	return tw.Flush()
+}
+
+// FindMaxTable writes `perflab run --find-max` as it goes: a header, then
+// one line per rate tried (Step), then the result (Done).
+type FindMaxTable struct {
+	W   io.Writer
+	SLO string
+}
+
+// Header writes the search's first lines.
+func (t FindMaxTable) Header(step string) error {
+	p := &printer{w: t.W}
+	p.f("Searching the highest rate within %s (steps of %s):\n", t.SLO, step)
+	p.f("  %10s %10s %10s %8s %10s %12s %8s  %s\n", "rate", "achieved", "p99", "errors", "CPU cores", "CPU ms/req", "machine", "verdict")
+	return p.err
+}
+
+// Step writes one rate tried.
+func (t FindMaxTable) Step(st runfmt.FindMaxStep) error {
+	verdict := "pass"
+	if !st.Pass {
+		verdict = "fail: " + st.Reason
+	}
+	errPct := 0.0
+	if st.Requests > 0 {
+		errPct = 100 * float64(st.Errors) / float64(st.Requests)
+	}
+	p := &printer{w: t.W}
+	p.f("  %8.0f/s %8.0f/s %8.2fms %7.2f%% %10.2f %12.3f %8s  %s\n", st.Rate, st.RPS, st.P99Ms, errPct, st.CPUCores, st.CPUMsPerRequest, st.Measurement, verdict)
+	return p.err
+}
+
+// Done writes the highest sustainable rate found, how far the machine can
+// be trusted for it, and where the run is.
+func (t FindMaxTable) Done(r *runfmt.Run, dir string, cpuLimit float64) error {
+	m := r.FindMax
+	budget := "no CPU limit"
+	if cpuLimit > 0 {
+		budget = fmt.Sprintf("%g CPU", cpuLimit)
+	}
+	p := &printer{w: t.W}
+	p.f("\nHighest sustainable rate: %.0f requests/s on %s within %s, at %.3f CPU ms per request\n", m.MaxRPS, budget, t.SLO, m.CPUMsPerRequest)
+	if q := r.Quality; q != nil {
+		p.f("Measurement: %s\n", q.Summary)
+		if q.Noisy() {
+			p.f("  (a noisy machine moves find-max rates: this rate is not the service's capacity)\n")
+		}
+	}
+	if m.BelowBudget != "" {
+		p.f("Warning: %s\n", m.BelowBudget)
+	}
+	p.f("Run %s: %s\n", r.ID, dir)
+	return p.err
+}
+
+// WriteProfileSummary writes what `perflab profile` captured: the CPU
+// used, the top user-code functions of each CPU profile (read from dir),
+// the first findings, the status and the profiles' paths.
+func WriteProfileSummary(w io.Writer, r *runfmt.Run, dir string) error {
+	if err := WriteHeadline(w, r); err != nil {
+		return err
+	}
+	p := &printer{w: w}
+	if t := r.Target; t != nil {
+		p.f("CPU used: mean %.2f cores, max %.2f (measured from %s)\n", t.CPUCoresMean, t.CPUCoresMax, t.Source)
+	}
+	if pr := r.Profiling; pr != nil {
+		for _, n := range pr.Notes {
+			p.f("Profiling: %s\n", n)
+		}
+		if pr.NotRepresentative != "" {
+			p.f("NOT REPRESENTATIVE: %s\n", pr.NotRepresentative)
+		}
+		if line := ProcessLine(pr.Processes); line != "" {
+			p.f("Processes: %s\n", line)
+		}
+	}
+	for _, pr := range r.Profiles {
+		if pr.Type != "cpu" || r.Profiling != nil && r.Profiling.NotRepresentative != "" {
+			continue
+		}
+		if pr.Samples == 0 {
+			p.f("\nThe CPU profile (%s) has no samples: the service was idle (load it while profiling).\n", pr.Source)
+			continue
+		}
+		t, err := analysis.TopFile(filepath.Join(dir, pr.File), analysis.TopOptions{User: true, N: 10})
+		if err != nil {
+			return fmt.Errorf("reading the CPU profile: %w", err)
+		}
+		p.f("\nTop user-code functions (%s, %d samples):\n", pr.Source, pr.Samples)
+		if p.err == nil {
+			p.err = t.WriteText(w)
+		}
+	}
+	for i, fd := range r.Findings {
+		if i == 0 {
+			p.f("\nFindings:\n")
+		}
+		if i == 5 {
+			break
+		}
+		p.f("  %d. [%s] %s\n", i+1, fd.Kind, fd.Title)
+	}
+	p.f("\nRun %s: %s", r.ID, r.Status)
+	if r.PartialReason != "" {
+		p.f(" (%s)", r.PartialReason)
+	}
+	p.f("\n")
+	for _, pr := range r.Profiles {
+		p.f("  %-10s %s\n", pr.Type, filepath.Join(dir, pr.File))
+	}
+	for _, warn := range r.Warnings {
+		p.f("  warning: %s\n", warn)
+	}
+	return p.err
+}

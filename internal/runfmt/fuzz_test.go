@@ -1,0 +1,34 @@
+package runfmt
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// FuzzRead: run.json from anywhere (a hand-edited file, another version)
+// never panics the reader, and what it accepts has a schema version it
+// knows and writes back.
+func FuzzRead(f *testing.F) {
+	var b bytes.Buffer
+	Write(&b, &Run{SchemaVersion: SchemaVersion, Name: "x", ID: "20260101-000000-x", Status: StatusComplete,
+		Load: &LoadResult{Requests: 10, Status: map[string]int64{"200": 10}}})
+	f.Add(b.String())
+	for _, s := range []string{"", "{}", `{"schema_version": 99}`, `{"schema_version": 1, "load": {"requests": -1}}`,
+		`{"schema_version": 1e400}`, strings.Repeat("[", 100000), `{"schema_version": 1, "target": {"exit_code": "x"}}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := Read(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		if r.SchemaVersion < 1 || r.SchemaVersion > SchemaVersion {
+			t.Fatalf("Read accepted schema_version %d", r.SchemaVersion)
+		}
+		var out bytes.Buffer
+		if err := Write(&out, r); err != nil {
+			t.Fatalf("a run Read accepts does not write back: %v", err)
+		}
+	})
+}
