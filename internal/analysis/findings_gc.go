@@ -36,7 +36,7 @@ func cpuBound(in FindingInput, cpu *cpuView) []ranked {
 			f.Detail += fmt.Sprintf(", so the budget caps throughput near %.0f requests/s", limit*1000/t.CPUMsPerRequest)
 		}
 	}
-	f.Detail += ". Throughput grows only by making requests cheaper (see the findings below) or by giving the service more CPU."
+	f.Detail += ". Throughput grows only by making requests cheaper (see the findings above) or by giving the service more CPU."
 	return []ranked{{f, 1}}
 }
 

@@ -13,6 +13,9 @@ const (
 	growthMinMB        = 1.0  // in-use heap growth over the window (heap profiles)
 	growthMinShare     = 0.10 // of the heap at the start
 	gctraceGrowthMinMB = 4.0  // live heap growth when only gctrace tells
+	// gctraceMinCollections is how many collections in the window make
+	// gctrace's live heap the judge of whether it grew at all.
+	gctraceMinCollections = 3
 )
 
 // memoryGrowth reports a live heap that grew over the window: gctrace's
@@ -32,8 +35,15 @@ func memoryGrowth(in FindingInput) []ranked {
 	if grew < least || grew < growthMinShare*from {
 		return nil
 	}
+	if h.Collections >= gctraceMinCollections && h.LiveEndMB-h.LiveStartMB < growthMinMB {
+		// The heap profiles are sampled (one sample per 512 KiB allocated)
+		// and a ring or cache that churns moves their in-use figures by
+		// megabytes; gctrace's live heap after every collection is exact
+		// and says it did not grow.
+		return nil
+	}
 	f := runfmt.Finding{Kind: KindMemoryGrowth, CostBytesPerRequest: h.BytesPerRequest}
-	f.Title = fmt.Sprintf("live heap grows %.2g MB/s (%.1f → %.1f MB over the window)", h.SlopeMBPerS, h.LiveStartMB, h.LiveEndMB)
+	f.Title = fmt.Sprintf("live heap grows %.2g MB/s (%.1f → %.1f MB over the window)", h.SlopeMBPerS, from, to)
 	var sites []string
 	for _, s := range h.Sites {
 		f.Functions = append(f.Functions, s.Function)
@@ -49,6 +59,8 @@ func memoryGrowth(in FindingInput) []ranked {
 	}
 	d.WriteString(" Memory that grows with every request under steady load is a leak (a slice, map or cache that only grows) or a cache still filling: bound it, evict, or stop keeping per-request data.")
 	f.Detail = d.String()
-	rank := 0.5 + 0.5*grew/to
+	// A growing heap costs no time per request by itself: it ranks by how
+	// much of the heap the window added, next to the costs of time.
+	rank := grew / to
 	return []ranked{{f, rank}}
 }

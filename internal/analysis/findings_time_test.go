@@ -166,6 +166,13 @@ func TestMemoryGrowth(t *testing.T) {
 	if f := findKind(Findings(FindingInput{Heap: small, Requests: 1000}), KindMemoryGrowth); len(f) != 0 {
 		t.Errorf("memory growth reported for a steady heap: %+v", f)
 	}
+	// The demo's log tail churns: the sampled in-use profiles moved 7.5 MB
+	// while gctrace's exact live heap stayed at 25 MB over 54 collections.
+	churn := &runfmt.HeapGrowth{LiveStartMB: 25, LiveEndMB: 25, SlopeMBPerS: 0.045, Collections: 54, InuseStartMB: 21.3, InuseEndMB: 28.8,
+		BytesPerRequest: 2536, Sites: []runfmt.HeapSite{{Function: "main.parse", BytesPerRequest: 2536, MBPerS: 0.75}}}
+	if f := findKind(Findings(FindingInput{Heap: churn, Requests: 3000}), KindMemoryGrowth); len(f) != 0 {
+		t.Errorf("memory growth reported where gctrace's live heap stayed flat: %+v", f)
+	}
 }
 
 func TestOffCPUSaysWhatWasChecked(t *testing.T) {
