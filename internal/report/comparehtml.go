@@ -84,7 +84,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1200px;paddi
 table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{padding:.25em .8em;text-align:right;border-bottom:1px solid #ddd}
 th:first-child,td:first-child{text-align:left}.better{color:#1565c0;font-weight:600}.worse{color:#c62828;font-weight:600}
 .same{color:#777}.failed{color:#c62828;font-weight:700}code{font-size:13px}
-iframe{width:100%;height:680px;border:1px solid #ccc}ul.warn li{color:#8a5a00}
+iframe{width:100%;height:680px;border:1px solid #ccc}.nodata{color:#8a5a00}ul.warn li{color:#8a5a00}
 </style></head><body>
 <h1>{{.C.New.Label}} vs {{.C.Base.Label}}</h1>
 <p>{{.C.Base.Label}}: {{len .C.Base.Runs}} run(s) ({{range $i, $r := .C.Base.Runs}}{{if $i}}, {{end}}<code>{{$r}}</code>{{end}});
@@ -98,7 +98,8 @@ Medians ± the half-width of their 95% confidence intervals; "~" marks no signif
 {{end}}</table>{{end}}
 {{if .Flame}}<h2>Differential flame graph (CPU per request)</h2>
 <p>Widths follow {{.C.New.Label}} per request; vermilion frames cost more per request than in {{.C.Base.Label}}, blue frames less. "new" and "base" show each profile alone; the list beside the graph names the functions whose own cost changed most (click one to find it).</p>
-<iframe title="differential flame graph" srcdoc="{{.Flame}}"></iframe>{{end}}
+<iframe title="differential flame graph" srcdoc="{{.Flame}}"></iframe>{{else}}<h2>Differential flame graph (CPU per request)</h2>
+<p class="nodata">Not drawn: a CPU profile is needed on both sides, and {{if .C.Warnings}}the warnings below say which runs had none{{else}}these runs had none{{end}}.</p>{{end}}
 {{range $kind, $rows := .Functions}}<h2>{{if eq $kind "cpu"}}CPU{{else}}Allocations{{end}} per request by function</h2>
 <p>User code counts the library code it calls; library rows count their own cost.</p>
 <table><tr><th>function</th><th>base</th><th>new</th><th>delta</th><th></th></tr>

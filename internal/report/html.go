@@ -76,12 +76,14 @@ func WriteHTMLWith(w io.Writer, r *runfmt.Run, opt HTMLOptions) error {
 
 // htmlView is what the template shows, computed from the run.
 type htmlView struct {
-	Run       *runfmt.Run
-	CSS       template.CSS
-	Partial   bool
-	Config    []kv
-	Cards     []card
-	Charts    []figure
+	Run     *runfmt.Run
+	CSS     template.CSS
+	Partial bool
+	Config  []kv
+	Cards   []card
+	Charts  []figure
+	// NoCharts says why there are no charts (no load was measured).
+	NoCharts  string
 	Verdict   []kv
 	Findings  []htmlFinding
 	Hot       []htmlHot
@@ -163,6 +165,9 @@ func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
 	v.Config = configRows(r)
 	v.Cards = cards(r)
 	v.Charts = charts(r)
+	if len(v.Charts) == 0 {
+		v.NoCharts = noChartsReason(r)
+	}
 	v.Verdict = verdictRows(r)
 	v.Findings = findingsView(r.Findings)
 	v.Hot = hotView(r.Hot, v.Requests > 0)

@@ -8,9 +8,11 @@ import (
 )
 
 // addLinks links each finding and hot function to its frame in a flame
-// graph and to its source: in the UI, to its flame graph page and source
-// view; in a report on its own, to the embedded flame graph (the page's
-// script zooms it to the frame) and to the finding's source snippet.
+// graph and to its source: in the UI, to its flame graph page; in a report
+// on its own, to the embedded flame graph (the page's script zooms it to
+// the frame). A finding's source link leads to its culprit lines in the
+// page (run.json keeps them, read when the run was measured), else to the
+// UI's source view (opt.SourceURL); a hot function's to the source view.
 func (v *htmlView) addLinks(opt HTMLOptions) {
 	hasCPU := v.HasFlame || opt.FlameURL != nil
 	for i := range v.Findings {
@@ -31,10 +33,10 @@ func (v *htmlView) addLinks(opt HTMLOptions) {
 			f.FlameHref, f.FlameFrame = "#flame", "flame-frame"
 		}
 		switch {
-		case opt.SourceURL != nil:
-			f.SourceHref = opt.SourceURL(f.Frame)
 		case hasSource(f.Lines):
 			f.SourceHref = fmt.Sprintf("#src-%d", f.Rank)
+		case opt.SourceURL != nil:
+			f.SourceHref = opt.SourceURL(f.Frame)
 		}
 	}
 	for i := range v.Hot {
@@ -80,4 +82,12 @@ func noFlameReason(r *runfmt.Run) string {
 		return "No CPU profile: the run stopped before its profile was taken (" + r.PartialReason + ")."
 	}
 	return "No CPU profile was taken in this run (--profiler none, or no profiler could sample the service: see the warnings below)."
+}
+
+// noChartsReason says why a report has no charts: the run measured no load.
+func noChartsReason(r *runfmt.Run) string {
+	if r.Status == runfmt.StatusPartial && r.PartialReason != "" {
+		return "No load was measured: the run stopped before its window (" + r.PartialReason + "), so there is no latency, throughput, CPU or memory to chart."
+	}
+	return "No load was measured in this run, so there is no latency, throughput, CPU or memory to chart."
 }

@@ -85,6 +85,25 @@ func TestReportLinksWaitsToTheOffCPUGraph(t *testing.T) {
 	}
 }
 
+// TestReportLinksFindingsToSource checks where the UI's report sends a
+// reader for source: a finding to its culprit lines in the page (kept in
+// run.json), a hot function to pprof's source view only when --source-dir
+// lets that view show the files.
+func TestReportLinksFindingsToSource(t *testing.T) {
+	root, ids := fixtureRuns(t)
+	_, _, body := get(t, New(store.Store{Root: root}, Options{}), "/runs/"+ids[0]+"/")
+	if !strings.Contains(body, `class="to-source" href="#src-2"`) || !strings.Contains(body, `id="src-2"`) {
+		t.Error("the report does not link its finding to the culprit lines in the page")
+	}
+	if strings.Contains(body, "pprof/cpu/source") {
+		t.Error("without --source-dir the report links to pprof's source view, which has no file to show")
+	}
+	_, _, body = get(t, New(store.Store{Root: root}, Options{SourceDirs: []string{t.TempDir()}}), "/runs/"+ids[0]+"/")
+	if want := `href="pprof/cpu/source?f=%5Emain%5C.search%24"`; !strings.Contains(body, want) {
+		t.Errorf("with --source-dir the hot function does not link to %s", want)
+	}
+}
+
 // TestPagesReadOnlyInsideDir gives a run whose run.json names profiles
 // outside its directory: no page reads them.
 func TestPagesReadOnlyInsideDir(t *testing.T) {

@@ -18,7 +18,9 @@ import (
 // report renders the run's report from its run.json (any run, an
 // interrupted one without report.html too), with breadcrumbs, the CPU
 // flame graph drawn from its profile, and each finding linked to its frame
-// on the run's flame graph page and to its source in pprof's source view.
+// on the run's flame graph page and to its culprit source lines (those
+// run.json keeps, or pprof's source view when --source-dir gives it the
+// files).
 func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 	e, ok := s.run(w, r)
 	if !ok {
@@ -36,8 +38,12 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 		if err := analysis.WriteFlameHTMLFile(&fb, cpu, fopt); err == nil {
 			opt.Flame = fb.Bytes()
 			opt.FlameURL = func(fn string) string { return "flame#focus=" + url.PathEscape(fn) }
-			opt.SourceURL = func(fn string) string {
-				return "pprof/cpu/source?f=" + url.QueryEscape("^"+regexp.QuoteMeta(fn)+"$")
+			if len(s.opt.SourceDirs) > 0 {
+				// pprof's source view shows files of --source-dir only:
+				// without one it has line numbers and no text.
+				opt.SourceURL = func(fn string) string {
+					return "pprof/cpu/source?f=" + url.QueryEscape("^"+regexp.QuoteMeta(fn)+"$")
+				}
 			}
 		}
 	}
