@@ -17,7 +17,8 @@ cd "$(dirname "$0")/../.."
 rounds=${1:-5}
 inferno_version=0.12.3
 export PATH="$HOME/.cargo/bin:$PATH"
-if ! inferno-flamegraph --version 2>/dev/null | grep -q "$inferno_version"; then
+# inferno's commands take no --version: ask cargo what it installed.
+if ! cargo install --list 2>/dev/null | grep -q "^inferno v$inferno_version:"; then
 	cargo install inferno --version "$inferno_version" --locked
 fi
 dir=$(mktemp -d)
