@@ -1,9 +1,14 @@
 package report
 
 import (
+	"bytes"
 	"image/color"
 	"math"
+	"regexp"
+	"strconv"
 	"testing"
+
+	"perflab/internal/analysis"
 )
 
 // Machado, Oliveira and Fernandes (2009) matrices of full (severity 1.0)
@@ -68,4 +73,45 @@ func toLab(c [3]float64) [3]float64 {
 
 func dist(a, b [3]float64) float64 {
 	return math.Sqrt((a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2]))
+}
+
+// TestDiffFlamePaletteSurvivesColourBlindness checks the differential
+// flame graph's diverging scale as the page draws it: black frame names
+// stay readable on its ends (WCAG contrast of at least 4.5:1), and "less"
+// (blue) and "more" (vermilion) stay apart, and apart from "no change",
+// under each simulated colour-vision deficiency.
+func TestDiffFlamePaletteSurvivesColourBlindness(t *testing.T) {
+	var b bytes.Buffer
+	if err := analysis.WriteDiffFlameHTML(&b, tinyCPU(3000), tinyCPU(1000), 100, 100, analysis.FlameOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`const LESS=\[(\d+),(\d+),(\d+)\], MORE=\[(\d+),(\d+),(\d+)\], MID=\[(\d+),(\d+),(\d+)\]`).FindStringSubmatch(b.String())
+	if m == nil {
+		t.Fatal("the diff flame page does not define its LESS, MORE and MID colours")
+	}
+	var cs [3]color.RGBA
+	for i := range cs {
+		var v [3]uint8
+		for j := range v {
+			n, _ := strconv.Atoi(m[1+3*i+j])
+			v[j] = uint8(n)
+		}
+		cs[i] = color.RGBA{v[0], v[1], v[2], 0xff}
+	}
+	less, more, mid := cs[0], cs[1], cs[2]
+	for name, c := range map[string]color.RGBA{"less": less, "more": more} {
+		lin := simulate(cvdSimulations["normal vision"], c)
+		if contrast := (0.2126*lin[0] + 0.7152*lin[1] + 0.0722*lin[2] + 0.05) / 0.05; contrast < 4.5 {
+			t.Errorf("black text on %q (%v): contrast %.1f:1, want at least 4.5:1", name, c, contrast)
+		}
+	}
+	for kind, sim := range cvdSimulations {
+		l, mo, mi := toLab(simulate(sim, less)), toLab(simulate(sim, more)), toLab(simulate(sim, mid))
+		if d := dist(l, mo); d < 15 {
+			t.Errorf("%s: less and more are %.1f apart in CIELAB; want at least 15", kind, d)
+		}
+		if d := min(dist(l, mi), dist(mo, mi)); d < 15 {
+			t.Errorf("%s: an end of the scale is %.1f from no change; want at least 15", kind, d)
+		}
+	}
 }
