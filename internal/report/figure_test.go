@@ -132,3 +132,42 @@ func TestReportEscapesHostileNames(t *testing.T) {
 		t.Error("the SLO line's legend does not show its objective escaped")
 	}
 }
+
+// TestReportChartsSayWhatIsMissing: a chart without its data is a figure
+// that says what is missing, never a blank or an empty frame.
+func TestReportChartsSayWhatIsMissing(t *testing.T) {
+	r := sampleRun()
+	for i := range r.Load.Series {
+		p := &r.Load.Series[i]
+		p.CPUCores, p.RSSBytes, p.ThrottledPct = nil, nil, nil
+	}
+	r.GC.Events = nil
+	r.Load.Histogram, r.Load.Targets = "", nil
+	var b strings.Builder
+	if err := writeHTML(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for id, want := range map[string]string{
+		"latency-percentiles": "No latency histogram in this run",
+		"cpu":                 "CPU was not sampled in this run",
+		"memory":              "memory was not sampled in this run",
+	} {
+		if f := figureSVG(t, page, id); strings.Contains(f, "<svg") || !strings.Contains(f, want) {
+			t.Errorf("figure %s without data: %.300s; want no chart and %q", id, f, want)
+		}
+	}
+	// RSS sampled, and collections counted by an older perflab that kept
+	// no GC events: the chart says why it shows none.
+	rss := int64(40 << 20)
+	for i := range r.Load.Series {
+		r.Load.Series[i].RSSBytes = &rss
+	}
+	b.Reset()
+	if err := writeHTML(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if f := figureSVG(t, b.String(), "memory"); !strings.Contains(f, "12 collections in the window (see the verdict), not drawn") {
+		t.Errorf("memory chart of a run with collections but no GC events does not say so: %.2000s", f)
+	}
+}

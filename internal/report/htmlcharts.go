@@ -41,9 +41,20 @@ func latencyDistribution(r *runfmt.Run) figure {
 	f := figure{ID: "latency-percentiles", Title: "Latency by percentile", XLabel: "percentile", YLabel: "latency (ms)",
 		Note: "HDR percentile distribution: the tail on a log scale (90%, 99%, 99.9%…); every request counted, from its intended start in the open model."}
 	l := r.Load
-	all, err := percentileLine(l.Histogram)
-	if err != nil || len(all) == 0 {
-		f.Empty = "No latency histogram in this run (no request completed)."
+	var all plotter.XYs
+	var err error
+	if l.Histogram != "" {
+		all, err = percentileLine(l.Histogram)
+	}
+	switch {
+	case l.Requests == 0 || err == nil && l.Histogram != "" && len(all) == 0:
+		f.Empty = "No request completed: no latency to draw."
+		return f
+	case l.Histogram == "":
+		f.Empty = "No latency histogram in this run's run.json."
+		return f
+	case err != nil:
+		f.Empty = "The latency histogram could not be read: " + err.Error() + "."
 		return f
 	}
 	p := newPlot(f.XLabel, f.YLabel)
@@ -468,6 +479,8 @@ func memoryChart(r *runfmt.Run, s *timeSeries) figure {
 		if r.GC.Count > len(events) {
 			f.Note = fmt.Sprintf("%d collections in the window (gctrace); %d of them drawn, ▲ marks each.", r.GC.Count, len(events))
 		}
+	} else if r.GC != nil && r.GC.Count > 0 {
+		f.Note = fmt.Sprintf("%d collections in the window (see the verdict), not drawn: this run.json keeps no GC events (it was written before perflab recorded them).", r.GC.Count)
 	} else {
 		f.Note = "No GC trace: the service is not a Go program run with gctrace (perflab sets GODEBUG=gctrace=1 on the Go services it launches)."
 	}

@@ -68,7 +68,8 @@ func TestBrowserEveryPage(t *testing.T) {
 	}
 	b.Settle(t, "report again")
 
-	// pprof's views under breadcrumbs.
+	// The off-CPU flame graph and pprof's views, under breadcrumbs.
+	b.Open(t, srv.URL+"/runs/"+api+"/flame?profile=wall")
 	b.Open(t, srv.URL+"/runs/"+api+"/pprof/cpu/flamegraph")
 	b.Open(t, srv.URL+"/runs/"+api+"/pprof/cpu/source?f=main.search")
 }
