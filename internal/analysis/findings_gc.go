@@ -73,7 +73,7 @@ func gcFinding(in FindingInput, cpu *cpuView) []ranked {
 	if in.Allocs != nil && in.Requests > 0 {
 		var total float64
 		var tops []string
-		for _, a := range AllocTop(in.Allocs, in.Requests, 3) {
+		for _, a := range allocTop(in.Allocs, in.Requests, 3, in.UserCode) {
 			if !a.UserCode {
 				continue
 			}
@@ -157,7 +157,7 @@ func (v *cpuView) mallocCallers(n int) []string {
 	for i, f := range s.funcs {
 		isMalloc[i] = f.Name == "runtime.mallocgc"
 	}
-	c := computeCosts(s, v.c.vi, UserCode{}, func(st []int32) bool {
+	c := computeCosts(s, v.c.vi, v.uc, func(st []int32) bool {
 		for _, f := range st {
 			if isMalloc[f] {
 				return true

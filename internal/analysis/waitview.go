@@ -36,9 +36,9 @@ func (w *waitView) ms(ns int64) float64 {
 }
 
 // newWaitView groups wall's samples by their wait label. A runnable sample
-// at a stack where a goroutine blocked joins that block's class. Nil when
-// wall has no wall sample type.
-func newWaitView(wall *profile.Profile, requests int64) *waitView {
+// at a stack where a goroutine blocked joins that block's class; uc decides
+// which functions are the user's. Nil when wall has no wall sample type.
+func newWaitView(wall *profile.Profile, requests int64, uc UserCode) *waitView {
 	if wall == nil {
 		return nil
 	}
@@ -67,7 +67,7 @@ func newWaitView(wall *profile.Profile, requests int64) *waitView {
 	v := &waitView{requests: requests, classes: map[string]*waitClass{}}
 	for name, samples := range groups {
 		set := fromProfile(withSamples(wall, samples))
-		c := computeCosts(set, vi, UserCode{}, nil)
+		c := computeCosts(set, vi, uc, nil)
 		v.classes[name] = &waitClass{name: name, c: c, blockedNs: c.total - runnable[name], runnableNs: runnable[name]}
 		v.totalNs += c.total
 	}
