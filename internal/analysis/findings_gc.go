@@ -82,7 +82,11 @@ func gcFinding(in FindingInput, cpu *cpuView) []ranked {
 			tops = append(tops, fmt.Sprintf("%s %s/request (%.0f objects)", a.Function, FormatValue(a.BytesPerRequest, "bytes"), a.ObjectsPerRequest))
 		}
 		f.CostBytesPerRequest = allocBytesPerRequest(in)
-		fmt.Fprintf(&d, " Requests allocate %s each; the top allocating user functions: %s.", FormatValue(f.CostBytesPerRequest, "bytes"), strings.Join(tops, "; "))
+		fmt.Fprintf(&d, " Requests allocate %s each", FormatValue(f.CostBytesPerRequest, "bytes"))
+		if len(tops) > 0 {
+			fmt.Fprintf(&d, "; the top allocating user functions: %s", strings.Join(tops, "; "))
+		}
+		d.WriteString(".")
 	}
 	if in.Allocs == nil && cpu.c != nil {
 		if names := cpu.mallocCallers(3); len(names) > 0 {

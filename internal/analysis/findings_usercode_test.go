@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 
 	"perflab/internal/runfmt"
@@ -50,4 +51,17 @@ func TestFindingsFollowUserCode(t *testing.T) {
 	check("default rule", UserCode{}, lib)
 	check("--user-code ^main\\.", UserCode{Match: regexp.MustCompile(`^main\.`)}, "main.handler")
 	check("not user: github.com/acme/", UserCode{NotUser: []string{"github.com/acme/"}}, "main.handler")
+}
+
+// TestGCFindingWithoutUserAllocators: when no user function allocates
+// (the allocations are all net/http's), the GC finding says what requests
+// allocate and names no empty list of functions.
+func TestGCFindingWithoutUserAllocators(t *testing.T) {
+	allocs := build(t, []string{"alloc_objects/count", "alloc_space/bytes"},
+		smp{"runtime.goexit;net/http.(*conn).serve;net/http.(*conn).readRequest;runtime.mallocgc", []int64{1000, 1 << 20}})
+	for _, f := range Findings(FindingInput{Allocs: allocs, Requests: 100, GC: &runfmt.GCSummary{CPUPct: 30}}) {
+		if f.Kind == KindGC && (strings.Contains(f.Detail, ": .") || !strings.Contains(f.Detail, "Requests allocate 10.2 KiB each")) {
+			t.Errorf("GC finding detail %q; want the bytes per request and no empty list", f.Detail)
+		}
+	}
 }
