@@ -8,13 +8,14 @@ import (
 )
 
 // procScan is one pass over every process of the host: the CPU used since
-// the previous pass by perflab's helpers (profilers it started) and by the
-// processes that are neither perflab nor the service, with those processes
-// named. Ticks are USER_HZ clock ticks.
+// the previous pass by perflab's helpers (profilers it started), by the
+// service's process tree, and by the processes that are neither perflab
+// nor the service, with those processes named. Ticks are USER_HZ clock
+// ticks.
 type procScan struct {
-	T                       time.Time
-	helperTicks, otherTicks int64
-	others                  []procUse
+	T                                     time.Time
+	helperTicks, serviceTicks, otherTicks int64
+	others                                []procUse
 }
 
 // procUse is the CPU one process used between two scans.
@@ -156,6 +157,8 @@ func (s *procScanner) account(out *procScan, self, service int) {
 		switch s.classify(pid, self, service) {
 		case classHelper:
 			out.helperTicks += g
+		case classService:
+			out.serviceTicks += g
 		case classOther:
 			out.otherTicks += g
 			e := s.cur[pid]
