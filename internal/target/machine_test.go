@@ -23,7 +23,7 @@ func TestParseHostStat(t *testing.T) {
 	if err != nil || old.User != 3 || old.Steal != 0 || old.CPUs != 1 {
 		t.Errorf("a kernel without iowait/steal columns: %+v, %v", old, err)
 	}
-	for _, bad := range []string{"", "intr 1 2 3\n", "cpu  1 x 3 4 5\n", "cpu  1 2\n", "cpu  -1 2 3 4 5\n"} {
+	for _, bad := range []string{"", "intr 1 2 3\n", "cpu  1 x 3 4 5\n", "cpu  1 2\n", "cpu  -1 2 3 4 5\n", "cpu  9223372036854775807 9223372036854775807 1 1 1\n"} {
 		if _, err := parseHostStat([]byte(bad)); err == nil {
 			t.Errorf("parseHostStat(%q): want an error", bad)
 		}
