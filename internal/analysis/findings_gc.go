@@ -73,7 +73,7 @@ func gcFinding(in FindingInput, cpu *cpuView) []ranked {
 	if in.Allocs != nil && in.Requests > 0 {
 		var total float64
 		var tops []string
-		for _, a := range allocTop(in.Allocs, in.Requests, 3, in.UserCode) {
+		for _, a := range AllocTopFor(in.Allocs, in.Requests, 3, in.UserCode) {
 			if !a.UserCode {
 				continue
 			}

@@ -16,7 +16,7 @@ func TestFindingsFollowUserCode(t *testing.T) {
 	const lib = "github.com/acme/client.(*Client).Fetch"
 	down := handlerStack + ";" + lib + ";net/http.(*Client).Get;runtime.selectgo"
 	wall := buildWall(t, wsmp{handlerStack, "cpu", 100 * 1e6}, wsmp{down, "downstream", 100 * 20e6})
-	tm := &runfmt.TimePerRequest{Source: "go-trace", Seconds: 1, Requests: 100, Kinds: TimeKinds(wall, 100), TotalMs: 21}
+	tm := &runfmt.TimePerRequest{Source: "go-trace", Seconds: 1, Requests: 100, Kinds: TimeKinds(wall, 100, UserCode{}), TotalMs: 21}
 	mutex := build(t, []string{"contentions/count", "delay/nanoseconds"},
 		smp{handlerStack + ";" + lib + ";sync.(*Mutex).Lock", []int64{10, 100 * 5e6}})
 	allocs := build(t, []string{"alloc_objects/count", "alloc_space/bytes"},

@@ -118,11 +118,12 @@ func nanosPer(unit string) (float64, bool) {
 // request. It reads the alloc_space and alloc_objects sample types (falling
 // back to the default type for bytes). Up to n of each kind.
 func AllocTop(allocs *profile.Profile, requests int64, n int) []runfmt.AllocFunc {
-	return allocTop(allocs, requests, n, UserCode{})
+	return AllocTopFor(allocs, requests, n, UserCode{})
 }
 
-// allocTop is AllocTop with user code decided by uc.
-func allocTop(allocs *profile.Profile, requests int64, n int, uc UserCode) []runfmt.AllocFunc {
+// AllocTopFor is AllocTop with user code decided by uc (a project root,
+// --user-code).
+func AllocTopFor(allocs *profile.Profile, requests int64, n int, uc UserCode) []runfmt.AllocFunc {
 	if allocs == nil {
 		return nil
 	}
