@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/google/pprof/profile"
 
@@ -254,12 +255,9 @@ func (d *leanDecoder) message(br *bufio.Reader, field uint64) error {
 		_, err := br.Discard(int(n))
 		return unexpected(err)
 	}
-	if cap(d.buf) < int(n) {
-		d.buf = make([]byte, n)
-	}
-	b := d.buf[:n]
-	if _, err := io.ReadFull(br, b); err != nil {
-		return unexpected(err)
+	b, err := d.readField(br, int(n))
+	if err != nil {
+		return err
 	}
 	switch field {
 	case fProfileSampleType:
@@ -289,6 +287,22 @@ func (d *leanDecoder) message(br *bufio.Reader, field uint64) error {
 		d.strs = append(d.strs, string(b))
 		return nil
 	}
+}
+
+// readField reads a field's n bytes into d.buf, growing it as the bytes
+// arrive rather than by the declared length: a few bytes that declare a
+// 1 GiB field are a short file, not 1 GiB to allocate.
+func (d *leanDecoder) readField(br *bufio.Reader, n int) ([]byte, error) {
+	const step = 1 << 20
+	d.buf = d.buf[:0]
+	for len(d.buf) < n {
+		start := len(d.buf)
+		d.buf = slices.Grow(d.buf, min(n-start, step))[:start+min(n-start, step)]
+		if _, err := io.ReadFull(br, d.buf[start:]); err != nil {
+			return nil, unexpected(err)
+		}
+	}
+	return d.buf, nil
 }
 
 // fieldIter walks the fields of an embedded message.

@@ -62,7 +62,7 @@ func TestSpyWall(t *testing.T) {
 	if idleNs != 40*1e7 {
 		t.Errorf("idle %d ns; want the 40 samples between requests", idleNs)
 	}
-	kinds := TimeKinds(p, 10)
+	kinds := TimeKinds(p, 10, UserCode{})
 	got := map[string]float64{}
 	for _, k := range kinds {
 		got[k.Kind] = k.MsPerRequest
@@ -76,14 +76,14 @@ func TestSpyWall(t *testing.T) {
 	// The CPU the service measured caps the running time: 2 of the 6
 	// active samples were ready to run, waiting for a CPU.
 	p, _, _ = SpyWall(wall, cpu, 4*1e7, source)
-	ks := TimeKinds(p, 10)
+	ks := TimeKinds(p, 10, UserCode{})
 	if run, ready := kindNamed(ks, "running"), kindNamed(ks, "runnable"); run.MsPerRequest != 4 || ready.MsPerRequest != 2 {
 		t.Errorf("running %.3f ms, runnable %.3f ms with 40 ms of CPU measured; want 4 and 2", run.MsPerRequest, ready.MsPerRequest)
 	}
 	// Ticks the sampler missed (the main thread in 80 of 100) scale up.
 	wall = pyProfile(t, map[string]int64{pyRequest: 48, pyIdle: 32, pyMain: 80})
 	p, _, _ = SpyWall(wall, nil, 0, nil)
-	if k := kindNamed(TimeKinds(p, 10), "other"); k.MsPerRequest != 60 {
+	if k := kindNamed(TimeKinds(p, 10, UserCode{}), "other"); k.MsPerRequest != 60 {
 		t.Errorf("unclassified wait %.3f ms from 48 of 80 ticks; want 60 (scaled to 100 ticks)", k.MsPerRequest)
 	}
 }
@@ -104,7 +104,7 @@ func TestHeapDelta(t *testing.T) {
 	end := build(t, []string{"inuse_objects/count", "inuse_space/bytes"},
 		smp{"main.main;main.loadConfig;runtime.mallocgc", []int64{10, 1 << 20}},
 		smp{"net/http.(*conn).serve;main.handler;main.remember;runtime.growslice", []int64{1, 11 << 20}})
-	from, to, sites, ok := HeapDelta(start, end, 10240, 2, 3)
+	from, to, sites, ok := HeapDelta(start, end, 10240, 2, 3, UserCode{})
 	if !ok || from != 2<<20 || to != 12<<20 {
 		t.Fatalf("HeapDelta = %d, %d, ok %v; want 2 MiB to 12 MiB", from, to, ok)
 	}

@@ -66,7 +66,7 @@ func (s *session) analyseSpyWall() {
 	requests := s.run.Load.Requests
 	t := &runfmt.TimePerRequest{Source: ProfilerPySpy, Seconds: s.run.Load.DurationS, Requests: requests,
 		IdleMs: float64(idleNs) / 1e6 / float64(requests)}
-	t.Kinds = analysis.TimeKinds(wall, requests)
+	t.Kinds = analysis.TimeKinds(wall, requests, s.userCode())
 	for _, k := range t.Kinds {
 		t.TotalMs += k.MsPerRequest
 	}
