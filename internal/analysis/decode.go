@@ -67,7 +67,7 @@ func readStackSetFileAs(path string, lines bool) (*stackSet, error) {
 	}
 	p, err := parseBounded(f)
 	if err != nil {
-		return nil, fmt.Errorf("parsing profile %s: %w", path, err)
+		return nil, fmt.Errorf("reading profile %s: %w", path, err)
 	}
 	if lines {
 		return fromProfileLines(p), nil
@@ -86,7 +86,7 @@ func ReadProfileFile(path string) (*profile.Profile, error) {
 	defer f.Close()
 	p, err := parseBounded(f)
 	if err != nil {
-		return nil, fmt.Errorf("parsing profile %s: %w", path, err)
+		return nil, fmt.Errorf("reading profile %s: %w", path, err)
 	}
 	return p, nil
 }
