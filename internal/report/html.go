@@ -106,6 +106,9 @@ type htmlView struct {
 	Time        *htmlTime
 	OffFlame    string
 	HasOffFlame bool
+
+	// NoHot says why the hot functions are not listed.
+	NoHot string
 }
 
 type kv struct{ K, V string }
@@ -155,7 +158,9 @@ func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
 	if r.Load != nil {
 		v.Requests = r.Load.Requests
 	}
-	if h := NewHeadline(r); len(h.Lines) > 0 || len(h.SLO) > 0 {
+	h := NewHeadline(r)
+	h.Lines = append(h.Lines, profilingLines(r)...)
+	if len(h.Lines) > 0 || len(h.SLO) > 0 {
 		v.Headline, v.SLOMissed = &h, runfmt.SLOMissed(h.SLO)
 	}
 	v.StatusClass = map[string]string{runfmt.StatusComplete: "ok", runfmt.StatusDegraded: "degraded"}[r.Status]
@@ -170,7 +175,11 @@ func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
 	}
 	v.Verdict = verdictRows(r)
 	v.Findings = findingsView(r.Findings)
-	v.Hot = hotView(r.Hot, v.Requests > 0)
+	if profileRepresentative(r) {
+		v.Hot = hotView(r.Hot, v.Requests > 0)
+	} else {
+		v.NoHot = "Not listed: the CPU profile does not account for the CPU measured (" + r.Profiling.NotRepresentative + ")."
+	}
 	v.addLinks(opt)
 	v.Endpoints = endpointTable(r)
 	if r.Endpoints != nil {

@@ -37,7 +37,7 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	p.timePerRequest(r)
 	p.findings(r.Findings)
 	p.endpoints(r)
-	if r.Profiling == nil || r.Profiling.NotRepresentative == "" {
+	if profileRepresentative(r) {
 		p.hot(r.Hot)
 	}
 	p.runFiles(r, dir)
