@@ -290,16 +290,6 @@ func memNote(t *runfmt.TargetSummary) string {
 	return "no memory limit"
 }
 
-func formatMs(ms float64) string {
-	switch {
-	case ms >= 1000:
-		return fmt.Sprintf("%.2f s", ms/1000)
-	case ms >= 10:
-		return fmt.Sprintf("%.1f ms", ms)
-	}
-	return fmt.Sprintf("%.2f ms", ms)
-}
-
 func verdictRows(r *runfmt.Run) []kv {
 	var rows []kv
 	if t := r.Target; t != nil {

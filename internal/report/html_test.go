@@ -115,7 +115,7 @@ func TestWriteHTMLContent(t *testing.T) {
 	for _, want := range []string{
 		"<title>perflab: tolower (20260101-120000-tolower)</title>",
 		`<span class="badge ok">complete</span>`,
-		"796.0 req/s", "4.80 ms", "12.5 ms", "1.234 ms", "0.98 cores", "40.0%", "8.5%", "300.0 KiB",
+		"796.0 req/s", "4.80 ms", "12.50 ms", "1.234 ms", "0.98 cores", "40.0%", "8.5%", "300.0 KiB",
 		"CPU-bound at its budget",
 		"main.search: 80% of CPU, mostly in strings.ToLower", "985.0 µs CPU/request", "start here &lt;now&gt;",
 		"(mostly strings.ToLower)",

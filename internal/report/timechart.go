@@ -60,7 +60,7 @@ func timeChart(r *runfmt.Run) *figure {
 		}
 		below = b
 		p.Add(b)
-		p.Legend.Add(fmt.Sprintf("%s %s", k.Kind, FormatMicros(1000*k.MsPerRequest)), b)
+		p.Legend.Add(fmt.Sprintf("%s %s", k.Kind, formatMs(k.MsPerRequest)), b)
 	}
 	if r.Load != nil && r.Load.Latency.Mean > 0 {
 		b, err := plotter.NewBarChart(plotter.Values{r.Load.Latency.Mean, 0}, vg.Points(34))

@@ -26,7 +26,7 @@ func timeView(r *runfmt.Run) *htmlTime {
 	if t == nil || len(t.Kinds) == 0 || t.TotalMs <= 0 {
 		return nil
 	}
-	v := &htmlTime{Source: timeSource(t.Source), Total: FormatMicros(1000 * t.TotalMs)}
+	v := &htmlTime{Source: timeSource(t.Source), Total: formatMs(t.TotalMs)}
 	v.Heading = fmt.Sprintf("%s, %.1f s of the window, %d requests", v.Source, t.Seconds, t.Requests)
 	if r.Load != nil && r.Load.Latency.Mean > 0 {
 		v.Heading += "; mean latency " + formatMs(r.Load.Latency.Mean)
@@ -36,12 +36,12 @@ func timeView(r *runfmt.Run) *htmlTime {
 			continue // only samplers have it
 		}
 		pct := 100 * k.MsPerRequest / t.TotalMs
-		ms := FormatMicros(1000 * k.MsPerRequest)
+		ms := formatMs(k.MsPerRequest)
 		v.Rows = append(v.Rows, htmlTimeRow{Kind: k.Kind, Color: kindColor(k.Kind), Ms: ms, Pct: fmt.Sprintf("%.1f%%", pct), Note: timeKindNote(k)})
 	}
 	v.Figure = timeChart(r)
 	if t.IdleMs > 0 {
-		v.Idle = FormatMicros(1000 * t.IdleMs)
+		v.Idle = formatMs(t.IdleMs)
 	}
 	if s := t.Scheduler; s != nil {
 		v.Scheduler = fmt.Sprintf("%d Ps busy %.0f%% of the time; the world stopped %.2f ms for %d GC cycles (%.2f ms in all); goroutines up to %d, %d created",

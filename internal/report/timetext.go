@@ -44,11 +44,11 @@ func (p *printer) timePerRequest(r *runfmt.Run) {
 		if t.TotalMs > 0 {
 			share = 100 * k.MsPerRequest / t.TotalMs
 		}
-		p.f("%s\n", strings.TrimRight(fmt.Sprintf("  %-9s %10s %6.1f%%  %s", k.Kind, FormatMicros(1000*k.MsPerRequest), share, timeKindNote(k)), " "))
+		p.f("%s\n", strings.TrimRight(fmt.Sprintf("  %-9s %10s %6.1f%%  %s", k.Kind, formatMs(k.MsPerRequest), share, timeKindNote(k)), " "))
 	}
-	p.f("  %-9s %10s", "total", FormatMicros(1000*t.TotalMs))
+	p.f("  %-9s %10s", "total", formatMs(t.TotalMs))
 	if t.IdleMs > 0 {
-		p.f("          (connections idle between requests: %s per request, not counted)", FormatMicros(1000*t.IdleMs))
+		p.f("          (connections idle between requests: %s per request, not counted)", formatMs(t.IdleMs))
 	}
 	p.f("\n")
 	if s := t.Scheduler; s != nil {
@@ -71,7 +71,7 @@ func timeKindNote(k runfmt.TimeKind) string {
 		var ws []string
 		for _, w := range sortedWaits(k.Waits) {
 			if k.Waits[w] >= 0.0005 {
-				ws = append(ws, fmt.Sprintf("%s %s", w, FormatMicros(1000*k.Waits[w])))
+				ws = append(ws, fmt.Sprintf("%s %s", w, formatMs(k.Waits[w])))
 			}
 		}
 		if len(ws) > 0 {

@@ -147,7 +147,8 @@ func GCShareText(g *runfmt.GCSummary) string {
 	return fmt.Sprintf("%.1f%% of CPU (%s)", g.CPUPct, g.CPUPctSource)
 }
 
-// FormatMicros formats a duration given in microseconds.
+// FormatMicros formats a duration given in microseconds: the one way the
+// reports print a time per request ("985.0 µs", "12.40 ms", "1.20 s").
 func FormatMicros(us float64) string {
 	switch {
 	case us >= 1e6:
@@ -157,6 +158,9 @@ func FormatMicros(us float64) string {
 	}
 	return fmt.Sprintf("%.1f µs", us)
 }
+
+// formatMs formats a duration given in milliseconds as FormatMicros does.
+func formatMs(ms float64) string { return FormatMicros(1000 * ms) }
 
 func wrap(s string, width int, indent string) string {
 	var b strings.Builder
