@@ -269,3 +269,26 @@ func BenchmarkIndex1000(b *testing.B) {
 		get(b, h, "/")
 	}
 }
+
+// TestRunJSONLinkedOutsideDir: a run directory whose run.json is a link to
+// a file elsewhere is not read, on the index or the run's pages.
+func TestRunJSONLinkedOutsideDir(t *testing.T) {
+	root, ids := fixtureRuns(t)
+	outside := t.TempDir()
+	dir := filepath.Join(root, ids[0])
+	if err := os.Rename(filepath.Join(dir, runfmt.FileName), filepath.Join(outside, runfmt.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, runfmt.FileName), filepath.Join(dir, runfmt.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	h := New(store.Store{Root: root}, Options{})
+	for _, p := range []string{"/runs/" + ids[0] + "/", "/runs/" + ids[0] + "/flame"} {
+		if code, _, body := get(t, h, p); code != 403 {
+			t.Errorf("GET %s of a run whose run.json links outside: %d %.200s; want 403", p, code, body)
+		}
+	}
+	if _, _, body := get(t, h, "/"); !strings.Contains(body, "a link out of the run directory") || strings.Contains(body, `href="runs/`+ids[0]+`/"`) {
+		t.Error("the index reads a run.json that links outside the run directory")
+	}
+}

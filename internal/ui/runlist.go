@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -154,6 +155,10 @@ func (l *runList) list() ([]*runSummary, error) {
 func readSummary(id, dir string) *runSummary {
 	s := &runSummary{ID: id}
 	path := filepath.Join(dir, runfmt.FileName)
+	if _, err := within(dir, path); errors.Is(err, errOutside) {
+		s.Err = runfmt.FileName + " is a link out of the run directory"
+		return s
+	}
 	f, err := files.Open(path, runfmt.MaxFileBytes)
 	if err != nil {
 		s.Err = err.Error()

@@ -79,6 +79,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) (store.Entry, bool)
 		http.Error(w, fmt.Sprintf("run %s: not in %s", id, s.store.Root), http.StatusNotFound)
 		return store.Entry{}, false
 	}
+	if _, err := within(dir, filepath.Join(dir, runfmt.FileName)); errors.Is(err, errOutside) {
+		http.Error(w, fmt.Sprintf("run %s: its %s is a link out of the run directory", id, runfmt.FileName), http.StatusForbidden)
+		return store.Entry{}, false
+	}
 	run, err := runfmt.ReadFile(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		http.Error(w, fmt.Sprintf("run %s: not in %s", id, s.store.Root), http.StatusNotFound)
