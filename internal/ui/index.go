@@ -142,7 +142,7 @@ func groupRuns(rows []runRow) []*runGroup {
 		}
 		g.Pick = strings.Join(ids, ",")
 		var cpu, p99 []float64
-		for i := len(g.Runs) - 1; i >= 0 && len(cpu) < maxSpark; i-- {
+		for i := min(len(g.Runs), maxSpark) - 1; i >= 0; i-- { // the newest, oldest first
 			r := g.Runs[i]
 			cpu = append(cpu, valueOr(r.HasCPU, r.CPUMs))
 			p99 = append(p99, valueOr(r.HasLoad, r.P99))

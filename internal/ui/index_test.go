@@ -1,0 +1,24 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestSparklineShowsTheNewestRuns: a service with more runs than a
+// sparkline holds shows its newest ones, ending on the latest run.
+func TestSparklineShowsTheNewestRuns(t *testing.T) {
+	var rows []runRow // newest first: CPU 1.0 ms for the newest, rising to the oldest
+	for i := range maxSpark + 10 {
+		rows = append(rows, runRow{ID: fmt.Sprintf("run-%03d", 999-i), Name: "api", HasCPU: true, CPUMs: 1 + float64(i)/100})
+	}
+	g := groupRuns(rows)[0]
+	want := fmt.Sprintf("1.39 → 1 ms over %d runs", maxSpark)
+	if g.CPUTrend != want {
+		t.Errorf("trend of %d runs = %q; want the newest %d: %q", len(rows), g.CPUTrend, maxSpark, want)
+	}
+	if !strings.Contains(string(g.CPUSpark), want) {
+		t.Errorf("sparkline's title does not say %q: %s", want, g.CPUSpark)
+	}
+}
