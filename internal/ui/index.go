@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	"perflab/internal/runfmt"
 )
 
 // runRow is one run in the index.
@@ -105,7 +107,7 @@ func newRunRow(s *runSummary) runRow {
 	if ms := s.cpuMs(); ms > 0 {
 		row.HasCPU, row.CPUMs = true, ms
 	}
-	row.Noisy = s.Quality != nil && s.Quality.Verdict == "noisy"
+	row.Noisy = s.Quality != nil && s.Quality.Verdict == runfmt.QualityNoisy
 	if len(s.Findings) > 0 {
 		row.Finding = s.Findings[0].Title
 	}
@@ -142,13 +144,15 @@ func groupRuns(rows []runRow) []*runGroup {
 		}
 		g.Pick = strings.Join(ids, ",")
 		var cpu, p99 []float64
-		for i := min(len(g.Runs), maxSpark) - 1; i >= 0; i-- { // the newest, oldest first
+		var noisy []bool
+		for i := min(len(g.Runs), maxSpark) - 1; i >= 0; i-- {
 			r := g.Runs[i]
 			cpu = append(cpu, valueOr(r.HasCPU, r.CPUMs))
 			p99 = append(p99, valueOr(r.HasLoad, r.P99))
+			noisy = append(noisy, r.Noisy)
 		}
-		g.CPUSpark, g.CPUTrend = sparkline(cpu, "CPU per request", "ms"), trend(cpu, "ms")
-		g.P99Spark, g.P99Trend = sparkline(p99, "p99 latency", "ms"), trend(p99, "ms")
+		g.CPUSpark, g.CPUTrend = sparkline(cpu, noisy, "CPU per request", "ms"), trend(cpu, noisy, "ms")
+		g.P99Spark, g.P99Trend = sparkline(p99, noisy, "p99 latency", "ms"), trend(p99, noisy, "ms")
 	}
 	return groups
 }
@@ -163,11 +167,12 @@ func valueOr(ok bool, v float64) float64 {
 	return v
 }
 
-// trend words a series' first and last values: "1.20 → 1.35 ms over 8 runs".
-func trend(vs []float64, unit string) string {
+// trend words a series' first and last values, and how many of its runs
+// were measured on a noisy machine: "1.20 → 1.35 ms over 8 runs (2 noisy)".
+func trend(vs []float64, noisy []bool, unit string) string {
 	var first, last float64 = math.NaN(), math.NaN()
-	n := 0
-	for _, v := range vs {
+	n, nn := 0, 0
+	for i, v := range vs {
 		if math.IsNaN(v) {
 			continue
 		}
@@ -175,14 +180,23 @@ func trend(vs []float64, unit string) string {
 			first = v
 		}
 		last, n = v, n+1
+		if noisy[i] {
+			nn++
+		}
 	}
+	var s string
 	switch n {
 	case 0:
 		return "not measured"
 	case 1:
-		return fmt.Sprintf("%s %s, one run", num(last), unit)
+		s = fmt.Sprintf("%s %s, one run", num(last), unit)
+	default:
+		s = fmt.Sprintf("%s → %s %s over %d runs", num(first), num(last), unit, n)
 	}
-	return fmt.Sprintf("%s → %s %s over %d runs", num(first), num(last), unit, n)
+	if nn > 0 {
+		s += fmt.Sprintf(" (%d noisy)", nn)
+	}
+	return s
 }
 
 func num(v float64) string {
@@ -193,11 +207,12 @@ func num(v float64) string {
 }
 
 // sparkline draws vs (NaN: not measured) as a small inline SVG line with a
-// dot on the newest value. Written by hand rather than with the report's
+// dot on the newest value and a ring on each value measured on a noisy
+// machine. Written by hand rather than with the report's
 // plotting library: a sparkline is one polyline without axes, and the index
 // draws two per service, where a plot's axes and text would weigh 50 times
 // more.
-func sparkline(vs []float64, what, unit string) template.HTML {
+func sparkline(vs []float64, noisy []bool, what, unit string) template.HTML {
 	const w, h, pad = 110.0, 26.0, 3.0
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range vs {
@@ -216,6 +231,7 @@ func sparkline(vs []float64, what, unit string) template.HTML {
 		step = (w - 2*pad) / float64(len(vs)-1)
 	}
 	var pts []string
+	var rings strings.Builder
 	var lx, ly float64
 	for i, v := range vs {
 		if math.IsNaN(v) {
@@ -223,9 +239,12 @@ func sparkline(vs []float64, what, unit string) template.HTML {
 		}
 		lx, ly = pad+float64(i)*step, h-pad-(v-lo)/(hi-lo)*(h-2*pad)
 		pts = append(pts, fmt.Sprintf("%.1f,%.1f", lx, ly))
+		if noisy[i] {
+			fmt.Fprintf(&rings, `<circle class="noisy" cx="%.1f" cy="%.1f" r="2.4" fill="none" stroke="#E69F00" stroke-width="1.2"/>`, lx, ly)
+		}
 	}
-	title := template.HTMLEscapeString(fmt.Sprintf("%s over the last %d runs (oldest first): %s", what, len(vs), trend(vs, unit)))
+	title := template.HTMLEscapeString(fmt.Sprintf("%s over the last %d runs (oldest first): %s", what, len(vs), trend(vs, noisy, unit)))
 	return template.HTML(fmt.Sprintf(`<svg class="spark" viewBox="0 0 %g %g" width="%g" height="%g" role="img" aria-label="%s"><title>%s</title>`+
-		`<polyline fill="none" stroke="#0072B2" stroke-width="1.5" points="%s"/><circle cx="%.1f" cy="%.1f" r="2.2" fill="#D55E00"/></svg>`,
-		w, h, w, h, title, title, strings.Join(pts, " "), lx, ly))
+		`<polyline fill="none" stroke="#0072B2" stroke-width="1.5" points="%s"/>%s<circle cx="%.1f" cy="%.1f" r="2.2" fill="#D55E00"/></svg>`,
+		w, h, w, h, title, title, strings.Join(pts, " "), rings.String(), lx, ly))
 }

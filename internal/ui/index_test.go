@@ -22,3 +22,20 @@ func TestSparklineShowsTheNewestRuns(t *testing.T) {
 		t.Errorf("sparkline's title does not say %q: %s", want, g.CPUSpark)
 	}
 }
+
+// TestTrendSaysWhichRunsWereNoisy: a run measured on a noisy machine is
+// marked on the sparklines and counted in the trend's words.
+func TestTrendSaysWhichRunsWereNoisy(t *testing.T) {
+	rows := []runRow{
+		{ID: "3", Name: "api", HasCPU: true, CPUMs: 1.4, Noisy: true},
+		{ID: "2", Name: "api", HasCPU: true, CPUMs: 1.2},
+		{ID: "1", Name: "api", HasCPU: true, CPUMs: 1},
+	}
+	g := groupRuns(rows)[0]
+	if want := "1 → 1.4 ms over 3 runs (1 noisy)"; g.CPUTrend != want {
+		t.Errorf("trend %q; want %q", g.CPUTrend, want)
+	}
+	if n := strings.Count(string(g.CPUSpark), `class="noisy"`); n != 1 {
+		t.Errorf("sparkline marks %d noisy runs; want 1: %s", n, g.CPUSpark)
+	}
+}
