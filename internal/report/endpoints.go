@@ -43,9 +43,7 @@ func endpointTable(r *runfmt.Run) []endpointRow {
 			P50: latencyCell(t.Latency.P50), P99: latencyCell(t.Latency.P99), Status: statusText(t.Status)}
 		for hi, h := range handlers {
 			if containsStr(h.Targets, t.Target) {
-				if !used[hi] || row.Handler == "" {
-					row.fillCPU(h)
-				}
+				row.fillCPU(h)
 				used[hi] = true
 				break
 			}
