@@ -301,10 +301,7 @@ func verdictRows(r *runfmt.Run) []kv {
 		}
 	}
 	if g := r.GC; g != nil {
-		s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, analysis.FormatBytes(g.HeapMaxMB*(1<<20)))
-		if g.AllocMBPerS > 0 {
-			s += fmt.Sprintf(", ~%s/s allocated", analysis.FormatBytes(g.AllocMBPerS*(1<<20)))
-		}
+		s := gcText(g)
 		if g.GOGC != "" {
 			s += ", GOGC=" + g.GOGC
 		}

@@ -9,10 +9,10 @@ import (
 // htmlTime is the report's "Time per request" section: a stacked bar of the
 // split and its table.
 type htmlTime struct {
-	Source, Heading string
-	Rows            []htmlTimeRow
-	Total, Idle     string
-	Scheduler       string
+	Heading     string
+	Rows        []htmlTimeRow
+	Total, Idle string
+	Scheduler   string
 	// Figure is the split as a chart.
 	Figure *figure
 }
@@ -26,11 +26,8 @@ func timeView(r *runfmt.Run) *htmlTime {
 	if t == nil || len(t.Kinds) == 0 || t.TotalMs <= 0 {
 		return nil
 	}
-	v := &htmlTime{Source: timeSource(t.Source), Total: formatMs(t.TotalMs)}
-	v.Heading = fmt.Sprintf("%s, %.1f s of the window, %d requests", v.Source, t.Seconds, t.Requests)
-	if r.Load != nil && r.Load.Latency.Mean > 0 {
-		v.Heading += "; mean latency " + formatMs(r.Load.Latency.Mean)
-	}
+	v := &htmlTime{Total: formatMs(t.TotalMs)}
+	v.Heading = timeHeading(r)
 	for _, k := range t.Kinds {
 		if k.Kind == "other" && k.MsPerRequest == 0 {
 			continue // only samplers have it
@@ -44,8 +41,7 @@ func timeView(r *runfmt.Run) *htmlTime {
 		v.Idle = formatMs(t.IdleMs)
 	}
 	if s := t.Scheduler; s != nil {
-		v.Scheduler = fmt.Sprintf("%d Ps busy %.0f%% of the time; the world stopped %.2f ms for %d GC cycles (%.2f ms in all); goroutines up to %d, %d created",
-			s.GOMAXPROCS, s.PBusyPct, s.GCStopMs, s.GCCycles, s.StopTheWorldMs, s.GoroutinesMax, s.GoroutinesCreated)
+		v.Scheduler = schedulerText(s)
 	}
 	return v
 }

@@ -23,12 +23,7 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 		p.f("  not measured (no process: give -- CMD or --pid)\n")
 	}
 	if r.GC != nil {
-		g := r.GC
-		p.f("  GC:	%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, analysis.FormatBytes(g.HeapMaxMB*(1<<20)))
-		if g.AllocMBPerS > 0 {
-			p.f(", ~%s/s allocated", analysis.FormatBytes(g.AllocMBPerS*(1<<20)))
-		}
-		p.f("\n")
+		p.f("  GC:	%s\n", gcText(r.GC))
 	}
 	if r.AllocBytesPerRequest > 0 {
 		p.f("  Allocations:\t%s and %.0f objects per request\n", analysis.FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest)
@@ -145,6 +140,16 @@ func GCShareText(g *runfmt.GCSummary) string {
 		return fmt.Sprintf("%.1f%% of CPU", g.CPUPct)
 	}
 	return fmt.Sprintf("%.1f%% of CPU (%s)", g.CPUPct, g.CPUPctSource)
+}
+
+// gcText is the GC's line of a verdict: cycles, share of the CPU, pauses,
+// heap and allocation rate.
+func gcText(g *runfmt.GCSummary) string {
+	s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, analysis.FormatBytes(g.HeapMaxMB*(1<<20)))
+	if g.AllocMBPerS > 0 {
+		s += fmt.Sprintf(", ~%s/s allocated", analysis.FormatBytes(g.AllocMBPerS*(1<<20)))
+	}
+	return s
 }
 
 // FormatMicros formats a duration given in microseconds: the one way the
