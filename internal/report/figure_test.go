@@ -171,3 +171,22 @@ func TestReportChartsSayWhatIsMissing(t *testing.T) {
 		t.Errorf("memory chart of a run with collections but no GC events does not say so: %.2000s", f)
 	}
 }
+
+// TestThroughputOfAPartialLastSecond: a load that ends 0.7 s into its last
+// second draws that second's throughput as a rate, not as a 30% drop.
+func TestThroughputOfAPartialLastSecond(t *testing.T) {
+	r := sampleRun()
+	r.Load.DurationS = 3.7
+	r.Load.Series = r.Load.Series[:4]
+	for i := range r.Load.Series {
+		r.Load.Series[i].Requests, r.Load.Series[i].Errors = 100, 0
+	}
+	r.Load.Series[3].Requests = 70
+	var b strings.Builder
+	if err := writeHTML(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if f := figureSVG(t, b.String(), "throughput"); !strings.Contains(f, "<title>3–4 s: 100 requests/s, 0 errors/s</title>") {
+		t.Errorf("throughput of the last 0.7 s (70 requests) is not drawn as 100 requests/s: %.3000s", f)
+	}
+}

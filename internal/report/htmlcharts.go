@@ -196,8 +196,14 @@ func newTimeSeries(r *runfmt.Run) *timeSeries {
 		}
 		return float64(*p.RSSBytes) / (1 << 20), true
 	})
-	if len(pts) > 0 {
-		s.end = pts[len(pts)-1].T + 1
+	if n := len(pts); n > 0 {
+		s.end = pts[n-1].T + 1
+		// A last second the load covered in part (0.5 to 1 s of it) has
+		// its counts as rates, so throughput does not drop at the end.
+		if part := r.Load.DurationS - pts[n-1].T; part >= 0.5 && part < 1 {
+			s.reqs[n-1] /= part
+			s.errs[n-1] /= part
+		}
 	}
 	if t := r.Target; t != nil {
 		s.budgetCores = t.CPULimitCores
@@ -369,7 +375,7 @@ func flatten(runs []plotter.XYs) plotter.XYs {
 
 func throughputChart(s *timeSeries) figure {
 	f := figure{ID: "throughput", Title: "Throughput", XLabel: "time since the load began (s)", YLabel: "per second",
-		Note: "Requests completed and failed in each second."}
+		Note: "Requests completed and failed in each second (a last second the load covered in part, as a rate)."}
 	if len(s.x) == 0 {
 		f.Empty = "The load lasted less than a second: no per-second series."
 		return f
@@ -382,7 +388,7 @@ func throughputChart(s *timeSeries) figure {
 		return f.failed(err)
 	}
 	hc := s.hover(p, func(i int) string {
-		return fmt.Sprintf("%s requests, %s errors", val(s.reqs[i], ""), val(s.errs[i], ""))
+		return fmt.Sprintf("%s requests/s, %s errors/s", val(s.reqs[i], ""), val(s.errs[i], ""))
 	})
 	return f.draw(p, hc)
 }
