@@ -211,6 +211,12 @@ func TestHTMLInChromium(t *testing.T) {
 	if err != nil || len(problems) > 0 {
 		t.Errorf("charts: %v %v", problems, err)
 	}
+	// The sample run has the data of every chart: none may stand empty,
+	// even with a sentence saying why.
+	empty, err := chromedp.Run(b.Ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("figure.fig[data-empty]")].map(f => f.id + ": " + f.textContent.trim())`))
+	if err != nil || len(empty) > 0 {
+		t.Errorf("charts not drawn: %v %v", empty, err)
+	}
 	b.CheckColours(t, "#fig-latency-time", labtest.OkabeItoBlue, labtest.OkabeItoVermilion)
 	b.CheckColours(t, "#fig-cpu", labtest.OkabeItoBlue, labtest.OkabeItoVermilion)
 	if err := chromedp.Do(b.Ctx, chromedp.Click(chromedp.CSS("#finding-2 a.to-flame"))); err != nil {

@@ -47,6 +47,10 @@ func TestBrowserEveryPage(t *testing.T) {
 	if err != nil || len(problems) > 0 {
 		t.Errorf("report's charts: %v %v", problems, err)
 	}
+	empty, err := chromedp.Run(b.Ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("figure.fig[data-empty]")].map(f => f.id + ": " + f.textContent.trim())`))
+	if err != nil || len(empty) > 0 {
+		t.Errorf("report's charts not drawn from a run with their data: %v %v", empty, err)
+	}
 	b.CheckColours(t, "#fig-latency-time", labtest.OkabeItoBlue, labtest.OkabeItoVermilion)
 	err = chromedp.Do(b.Ctx,
 		chromedp.Click(chromedp.CSS(`#finding-1 a.to-flame`)),
