@@ -54,6 +54,9 @@ type HTMLOptions struct {
 	// OffCPUFlameURL is FlameURL for waits: a function's frame in the
 	// off-CPU flame graph.
 	OffCPUFlameURL func(function string) string
+	// FilesHref is where the run directory's files are, relative to the
+	// page ("files/" in the UI); "" for report.html, which sits in it.
+	FilesHref string
 }
 
 // Crumb is one step of breadcrumbs: a label and where it leads ("" for the
@@ -109,6 +112,8 @@ type htmlView struct {
 
 	// NoHot says why the hot functions are not listed.
 	NoHot string
+	// FilesHref leads to the run directory's files (see HTMLOptions).
+	FilesHref string
 }
 
 type kv struct{ K, V string }
@@ -145,7 +150,7 @@ type htmlAlloc struct {
 }
 
 func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
-	v := &htmlView{Run: r, Partial: r.Status != runfmt.StatusComplete, StartedAt: r.Started.Format("2006-01-02 15:04:05 MST"), Crumbs: opt.Crumbs}
+	v := &htmlView{Run: r, Partial: r.Status != runfmt.StatusComplete, StartedAt: r.Started.Format("2006-01-02 15:04:05 MST"), Crumbs: opt.Crumbs, FilesHref: opt.FilesHref}
 	if len(opt.Flame) > 0 {
 		v.Flame, v.HasFlame = string(opt.Flame), true
 	} else {

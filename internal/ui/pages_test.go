@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -290,5 +291,21 @@ func TestRunJSONLinkedOutsideDir(t *testing.T) {
 	}
 	if _, _, body := get(t, h, "/"); !strings.Contains(body, "a link out of the run directory") || strings.Contains(body, `href="runs/`+ids[0]+`/"`) {
 		t.Error("the index reads a run.json that links outside the run directory")
+	}
+}
+
+// TestReportPageLinksItsProfiles: the profile files a run's report page
+// lists open from the UI (the report's links are relative to the run
+// directory, which the UI serves under files/).
+func TestReportPageLinksItsProfiles(t *testing.T) {
+	root, ids := fixtureRuns(t)
+	h := New(store.Store{Root: root}, Options{})
+	_, _, body := get(t, h, "/runs/"+ids[0]+"/")
+	links := regexp.MustCompile(`<a href="([^"]*cpu\.pb\.gz)">`).FindStringSubmatch(body)
+	if links == nil {
+		t.Fatal("the report page lists no link to its CPU profile")
+	}
+	if code, _, _ := get(t, h, "/runs/"+ids[0]+"/"+links[1]); code != 200 {
+		t.Errorf("the report page's link %q to its CPU profile answers %d", links[1], code)
 	}
 }

@@ -26,7 +26,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	opt := report.HTMLOptions{}
+	opt := report.HTMLOptions{FilesHref: "files/"}
 	var crumbs []report.Crumb
 	for _, c := range runCrumbs(rootOf(r), e.Run.ID, e.Run.Name) {
 		crumbs = append(crumbs, report.Crumb{Label: c.Label, Href: c.Href})
