@@ -3,6 +3,8 @@ package ui
 import (
 	"bytes"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -307,5 +309,25 @@ func TestReportPageLinksItsProfiles(t *testing.T) {
 	}
 	if code, _, _ := get(t, h, "/runs/"+ids[0]+"/"+links[1]); code != 200 {
 		t.Errorf("the report page's link %q to its CPU profile answers %d", links[1], code)
+	}
+}
+
+// TestRunFilesServedSandboxed: an HTML file in a run directory (someone
+// else's run can hold any) is served in a sandbox, never in the UI's
+// origin.
+func TestRunFilesServedSandboxed(t *testing.T) {
+	root, ids := fixtureRuns(t)
+	if err := os.WriteFile(filepath.Join(root, ids[0], "page.html"), []byte(`<script>fetch("/")</script>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(New(store.Store{Root: root}, Options{}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/runs/" + ids[0] + "/files/page.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "sandbox") {
+		t.Errorf("an HTML file of a run directory is served with Content-Security-Policy %q; want a sandbox", csp)
 	}
 }

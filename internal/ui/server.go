@@ -118,6 +118,10 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 	if strings.HasSuffix(rel, ".log") {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	}
+	// A run directory may come from someone else: a page in it (its
+	// report.html, or any HTML file) runs in an origin of its own, not the
+	// UI's, so its scripts cannot act on the UI.
+	w.Header().Set("Content-Security-Policy", "sandbox allow-scripts")
 	http.ServeFile(w, r, path)
 }
 
