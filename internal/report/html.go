@@ -255,10 +255,14 @@ func cards(r *runfmt.Run) []card {
 		if l.TargetRPS > 0 {
 			note += fmt.Sprintf(", target %.0f/s", l.TargetRPS)
 		}
+		p50 := card{Label: "Latency p50", Value: formatMs(l.Latency.P50), Note: fmt.Sprintf("mean %s", formatMs(l.Latency.Mean))}
+		p99 := card{Label: "Latency p99", Value: formatMs(l.Latency.P99), Note: fmt.Sprintf("p95 %s, max %s", formatMs(l.Latency.P95), formatMs(l.Latency.Max))}
+		if l.Requests == l.Errors { // no latency was measured, not a latency of 0
+			p50.Value, p50.Note, p50.Warn = "–", "no request succeeded", true
+			p99.Value, p99.Note, p99.Warn = "–", "no request succeeded", true
+		}
 		cs = append(cs,
-			card{Label: "Throughput", Value: fmt.Sprintf("%.1f req/s", l.RPS), Note: note},
-			card{Label: "Latency p50", Value: formatMs(l.Latency.P50), Note: fmt.Sprintf("mean %s", formatMs(l.Latency.Mean))},
-			card{Label: "Latency p99", Value: formatMs(l.Latency.P99), Note: fmt.Sprintf("p95 %s, max %s", formatMs(l.Latency.P95), formatMs(l.Latency.Max))},
+			card{Label: "Throughput", Value: fmt.Sprintf("%.1f req/s", l.RPS), Note: note}, p50, p99,
 			card{Label: "Errors", Value: fmt.Sprintf("%.2f%%", errPct), Note: fmt.Sprintf("%d of %d", l.Errors, l.Requests), Warn: l.Errors > 0})
 	}
 	if t := r.Target; t != nil {

@@ -57,3 +57,17 @@ func TestDurationsPrintedOneWay(t *testing.T) {
 		t.Errorf("the text verdict lacks the mean latency as report.html prints it:\n%s", text.String())
 	}
 }
+
+// TestLatencyCardsOfAFailedLoad: a load whose every request failed has no
+// latency, and report.html's cards say so instead of a latency of 0.
+func TestLatencyCardsOfAFailedLoad(t *testing.T) {
+	r := sampleRun()
+	r.Load.Errors, r.Load.Latency = r.Load.Requests, runfmt.Latency{}
+	var page strings.Builder
+	if err := writeHTML(&page, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(page.String(), `<div class="value">0.0 µs</div>`) || strings.Count(page.String(), "no request succeeded") != 2 {
+		t.Error("report.html of a load whose every request failed shows a latency of 0, not that none was measured")
+	}
+}
