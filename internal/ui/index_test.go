@@ -2,8 +2,12 @@ package ui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"perflab/internal/runfmt"
+	"perflab/internal/store"
 )
 
 // TestSparklineShowsTheNewestRuns: a service with more runs than a
@@ -37,5 +41,24 @@ func TestTrendSaysWhichRunsWereNoisy(t *testing.T) {
 	}
 	if n := strings.Count(string(g.CPUSpark), `class="noisy"`); n != 1 {
 		t.Errorf("sparkline marks %d noisy runs; want 1: %s", n, g.CPUSpark)
+	}
+}
+
+// TestIndexP99OfAFailedLoad: a run whose every request failed has no p99,
+// and the index shows none rather than 0.00.
+func TestIndexP99OfAFailedLoad(t *testing.T) {
+	root, ids := fixtureRuns(t)
+	dir := filepath.Join(root, ids[len(ids)-1])
+	r, err := runfmt.ReadFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Load.Errors, r.Load.Latency = r.Load.Requests, runfmt.Latency{}
+	if err := runfmt.WriteFile(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	_, _, body := get(t, New(store.Store{Root: root}, Options{}), "/")
+	if strings.Contains(body, `<td class="num">0.00</td>`) {
+		t.Error("the index shows a p99 of 0.00 for a run whose every request failed")
 	}
 }
