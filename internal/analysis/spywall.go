@@ -63,26 +63,33 @@ var spyWaitKinds = map[string]string{
 // runfmt.WallSample, runfmt.OffCPUSample and one per kind, in nanoseconds,
 // each sample labelled with its wait) of the request threads from a
 // wall-clock sampler's profile (idle threads included) and a CPU profile
-// of the same window and rate. idleNs is the time request threads waited
-// for the next request. cpuNs, when > 0, is the CPU the service measured
-// over the window, which caps the running time. source, when set, returns
-// the text of a file's line (to tell what a wait in the service's own code
+// taken at the same rate over a window that holds the wall-clock
+// recording's. cpuShare is the part of the CPU profile's samples that fall
+// in the wall-clock recording, by the CPU the service used then (1: the
+// same window; a slice of it gets its share of every stack's samples).
+// idleNs is the time request threads waited for the next request. cpuNs,
+// when > 0, is the CPU the service measured over the wall-clock
+// recording, which caps the running time. source, when set, returns the
+// text of a file's line (to tell what a wait in the service's own code
 // calls). ok is false when no stack serves requests.
-func SpyWall(wall, cpu *profile.Profile, cpuNs int64, source func(file string, line int64) string) (out *profile.Profile, idleNs int64, ok bool) {
+func SpyWall(wall, cpu *profile.Profile, cpuShare float64, cpuNs int64, source func(file string, line int64) string) (out *profile.Profile, idleNs int64, ok bool) {
 	if wall == nil || len(wall.Sample) == 0 || len(wall.SampleType) < 2 {
 		return nil, 0, false
 	}
-	onCPU := map[string]int64{}
+	if cpuShare <= 0 || cpuShare > 1 {
+		cpuShare = 1
+	}
+	onCPU := map[string]float64{}
 	if cpu != nil && len(cpu.SampleType) > 0 {
 		for _, s := range cpu.Sample {
-			onCPU[frameKey(s)] += s.Value[0]
+			onCPU[frameKey(s)] += float64(s.Value[0]) * cpuShare
 		}
 	}
 	// Each request stack's running samples: at most its CPU profile's.
 	type split struct {
 		s        *profile.Sample
-		run, off int64 // samples
-		per      int64 // ns per sample
+		run, off float64 // samples
+		per      int64   // ns per sample
 	}
 	var stacks []split
 	var runNs int64
@@ -99,10 +106,10 @@ func SpyWall(wall, cpu *profile.Profile, cpuNs int64, source func(file string, l
 			continue
 		}
 		key := frameKey(s)
-		run := min(n, onCPU[key])
+		run := min(float64(n), onCPU[key])
 		onCPU[key] -= run
-		stacks = append(stacks, split{s, run, n - run, ns / n})
-		runNs += run * (ns / n)
+		stacks = append(stacks, split{s, run, float64(n) - run, ns / n})
+		runNs += int64(run * float64(ns/n))
 	}
 	// A sampler calls a thread active when it is ready to run, not only when
 	// it runs: the running time of the request threads cannot be more than
@@ -111,17 +118,17 @@ func SpyWall(wall, cpu *profile.Profile, cpuNs int64, source func(file string, l
 	if cpuNs > 0 && runNs > cpuNs {
 		scale = float64(cpuNs) / float64(runNs)
 	}
-	missed := missedTicks(wall)
+	missed := tickScale(wall)
 	idleNs = int64(float64(idleNs) * missed)
 	b := newSpyBuilder(wall)
 	for _, st := range stacks {
-		active := st.run * st.per
+		active := int64(st.run * float64(st.per))
 		run := int64(float64(active) * scale)
 		b.add(st.s, "cpu", int64(float64(run)*missed))
 		// Active but beyond the CPU measured: ready to run, waiting in the
 		// kernel's run queue (or for the GIL).
 		b.add(st.s, "runnable", int64(float64(active-run)*missed))
-		if off := st.off * st.per; off > 0 {
+		if off := int64(st.off * float64(st.per)); off > 0 {
 			b.add(st.s, classifySpyWait(st.s, source), int64(float64(off)*missed))
 		}
 	}
@@ -277,26 +284,41 @@ func (b *spyBuilder) add(s *profile.Sample, wait string, ns int64) {
 	smp.Value[b.kind[kind]] += ns
 }
 
-// missedTicks corrects for the ticks a sampler missed (it runs outside the
-// service's budget, and a busy machine delays it): a Python program's main
-// thread (its stack starts at "<module>") is in every tick, so its samples
-// count the ticks taken, against the duration over the period. The factor
-// (1 when nothing was missed) is at most 2: beyond that the sampler's
-// figures are too thin to correct.
-func missedTicks(wall *profile.Profile) float64 {
-	var ticks, samples, ns int64
+// tickScale is the wall time a sampler's tick stands for, over its
+// nominal period. The sampler runs outside the service's budget, so a
+// busy machine delays it and it misses ticks; and py-spy spaces its ticks
+// at random around the period, so at a few ticks a second their count is
+// off either way by chance (±22% over a second at 19 Hz): correcting only
+// the shortfalls would inflate every wait. A Python program's main thread
+// (its stack starts at "<module>") is in every tick, so its samples count
+// the ticks each process took (by the pid label), against the recording's
+// duration over the period. The scale (1 when the count is as expected) is
+// kept within 1/2 and 2: beyond, the sampler's figures are too thin to
+// correct.
+func tickScale(wall *profile.Profile) float64 {
+	var samples, ns int64
+	ticks := map[int64]int64{} // main-thread samples by pid
 	for _, s := range wall.Sample {
 		samples += s.Value[0]
 		ns += s.Value[1]
 		if fs := sampleFrames(s); len(fs) > 0 && fs[len(fs)-1].Function.Name == "<module>" {
-			ticks += s.Value[0]
+			var pid int64
+			if p := s.NumLabel["pid"]; len(p) > 0 {
+				pid = p[0]
+			}
+			ticks[pid] += s.Value[0]
 		}
 	}
-	if ticks == 0 || samples == 0 || wall.DurationNanos <= 0 {
+	if len(ticks) == 0 || samples == 0 || wall.DurationNanos <= 0 {
 		return 1
 	}
+	var all int64
+	for _, n := range ticks {
+		all += n
+	}
+	perProcess := float64(all) / float64(len(ticks))
 	want := float64(wall.DurationNanos) / (float64(ns) / float64(samples))
-	return min(2, max(1, want/float64(ticks)))
+	return min(2, max(0.5, want/perProcess))
 }
 
 // sortSamples orders samples by descending wall time (stable output).

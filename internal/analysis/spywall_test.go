@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestSpyWall(t *testing.T) {
 		}
 		return ""
 	}
-	p, idleNs, ok := SpyWall(wall, cpu, 0, source)
+	p, idleNs, ok := SpyWall(wall, cpu, 1, 0, source)
 	if !ok {
 		t.Fatal("no request stacks found")
 	}
@@ -73,18 +74,49 @@ func TestSpyWall(t *testing.T) {
 	if k := kindNamed(kinds, "network"); k.Top == nil || k.Top.Function != "fetch_quote" || k.Waits["downstream"] != 54 {
 		t.Errorf("network %+v; want fetch_quote, downstream", k)
 	}
+	// A wall-clock slice of a fifth of the CPU profile's window gets a
+	// fifth of each stack's CPU samples (31 * 0.2 = 6.2 of its 60).
+	long := pyProfile(t, map[string]int64{pyRequest: 31})
+	p, _, _ = SpyWall(wall, long, 0.2, 0, source)
+	if run := kindNamed(TimeKinds(p, 10, UserCode{}), "running"); math.Abs(run.MsPerRequest-6.2) > 1e-9 {
+		t.Errorf("running %.3f ms from a fifth of 31 CPU samples; want 6.2", run.MsPerRequest)
+	}
 	// The CPU the service measured caps the running time: 2 of the 6
 	// active samples were ready to run, waiting for a CPU.
-	p, _, _ = SpyWall(wall, cpu, 4*1e7, source)
+	p, _, _ = SpyWall(wall, cpu, 1, 4*1e7, source)
 	ks := TimeKinds(p, 10, UserCode{})
 	if run, ready := kindNamed(ks, "running"), kindNamed(ks, "runnable"); run.MsPerRequest != 4 || ready.MsPerRequest != 2 {
 		t.Errorf("running %.3f ms, runnable %.3f ms with 40 ms of CPU measured; want 4 and 2", run.MsPerRequest, ready.MsPerRequest)
 	}
 	// Ticks the sampler missed (the main thread in 80 of 100) scale up.
 	wall = pyProfile(t, map[string]int64{pyRequest: 48, pyIdle: 32, pyMain: 80})
-	p, _, _ = SpyWall(wall, nil, 0, nil)
+	p, _, _ = SpyWall(wall, nil, 1, 0, nil)
 	if k := kindNamed(TimeKinds(p, 10, UserCode{}), "other"); k.MsPerRequest != 60 {
 		t.Errorf("unclassified wait %.3f ms from 48 of 80 ticks; want 60 (scaled to 100 ticks)", k.MsPerRequest)
+	}
+	// Ticks py-spy's random spacing put in excess (125 of 100) scale down.
+	wall = pyProfile(t, map[string]int64{pyRequest: 75, pyIdle: 50, pyMain: 125})
+	p, _, _ = SpyWall(wall, nil, 1, 0, nil)
+	if k := kindNamed(TimeKinds(p, 10, UserCode{}), "other"); math.Abs(k.MsPerRequest-60) > 1e-9 {
+		t.Errorf("unclassified wait %.3f ms from 75 of 125 ticks; want 60 (scaled to 100 ticks)", k.MsPerRequest)
+	}
+	// Each process's ticks count (two processes, by their pid labels).
+	for _, s := range wall.Sample {
+		s.NumLabel = map[string][]int64{"pid": {1}}
+	}
+	two := pyProfile(t, map[string]int64{pyRequest: 75, pyIdle: 50, pyMain: 125})
+	for _, s := range two.Sample {
+		s.NumLabel = map[string][]int64{"pid": {2}}
+	}
+	wall.PeriodType, two.PeriodType = &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}, &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}
+	merged, err := profile.Merge([]*profile.Profile{wall, two})
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged.DurationNanos = wall.DurationNanos
+	p, _, _ = SpyWall(merged, nil, 1, 0, nil)
+	if k := kindNamed(TimeKinds(p, 10, UserCode{}), "other"); math.Abs(k.MsPerRequest-120) > 1e-9 {
+		t.Errorf("unclassified wait %.3f ms from two processes' 75 of 125 ticks; want 120 (each scaled to 100 ticks)", k.MsPerRequest)
 	}
 }
 

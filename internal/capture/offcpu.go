@@ -35,18 +35,21 @@ type SpyRecording struct {
 // spyStartTimeout bounds how long py-spy may take to attach.
 const spyStartTimeout = 10 * time.Second
 
-// StartPySpyIdle starts py-spy on pid at rate samples per second (0 means
-// 100) with --idle, and returns once it samples (it prints so), so a
-// recording started before a load covers all of it. Files are named in full
+// StartPySpyIdle starts py-spy on cfg.PID at cfg.Rate samples per second
+// (0 means DefaultSpyHz) with --idle until Stop (cfg.Seconds is not
+// used), and returns once it samples (it prints so), so a recording
+// started before a load covers all of it. Files are named in full
 // (--full-filenames): the standard library is told from the service's code
-// by its path. With children, the process's children are sampled too
-// (--subprocesses).
-func StartPySpyIdle(ctx context.Context, pid, rate int, children bool) (*SpyRecording, error) {
+// by its path. With cfg.Subprocesses, the process's children are sampled
+// too. cfg.OnStart, when set, is called with py-spy's process ID as soon
+// as it runs, before it samples.
+func StartPySpyIdle(ctx context.Context, cfg SpyConfig) (*SpyRecording, error) {
+	pid, rate, children := cfg.PID, cfg.Rate, cfg.Subprocesses
 	if pid <= 0 || rate < 0 {
-		return nil, fmt.Errorf("py-spy record: pid %d, %d Hz: want a positive pid and a rate ≥ 0 (0 for 100)", pid, rate)
+		return nil, fmt.Errorf("py-spy record: pid %d, %d Hz: want a positive pid and a rate ≥ 0 (0 for %d)", pid, rate, DefaultSpyHz)
 	}
 	if rate == 0 {
-		rate = 100
+		rate = DefaultSpyHz
 	}
 	bin, err := exec.LookPath("py-spy")
 	if err != nil {
@@ -74,13 +77,16 @@ func StartPySpyIdle(ctx context.Context, pid, rate int, children bool) (*SpyReco
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("py-spy record: %w", err)
 	}
+	if cfg.OnStart != nil {
+		cfg.OnStart(r.cmd.Process.Pid)
+	}
 	sampling := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
 			line := sc.Text()
 			fmt.Fprintln(r.stderr, line)
-			if strings.Contains(line, "Sampling process") {
+			if strings.Contains(line, pySpySampling) {
 				close(sampling)
 				break
 			}
@@ -113,6 +119,18 @@ func StartPySpyIdle(ctx context.Context, pid, rate int, children bool) (*SpyReco
 		return nil, fmt.Errorf("py-spy record: %w", ctx.Err())
 	}
 	return nil, fmt.Errorf("py-spy record: did not start sampling process %d within %s (then %v): %s", pid, spyStartTimeout, ended, lastLines(r.stderr.String(), 3))
+}
+
+// PID is the py-spy process's ID.
+func (r *SpyRecording) PID() int { return r.cmd.Process.Pid }
+
+// CPUUsed is what py-spy used of the CPU (user + system) over its life,
+// known once Stop has returned; 0 before.
+func (r *SpyRecording) CPUUsed() time.Duration {
+	if st := r.cmd.ProcessState; st != nil {
+		return st.UserTime() + st.SystemTime()
+	}
+	return 0
 }
 
 // Stop ends the recording (py-spy writes its stacks on SIGINT) and returns

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -29,6 +28,9 @@ type PerfConfig struct {
 	// CPUUsed, when set, receives perf record's own CPU time (user +
 	// system) over the recording.
 	CPUUsed *time.Duration
+	// OnStart, when set, is called with perf record's process ID once it
+	// runs.
+	OnStart func(pid int)
 	// BeforeScript, when set, runs after the recording and before perf
 	// script reads it: the moment to have a JIT write its perf map.
 	BeforeScript func()
@@ -162,43 +164,20 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 	rctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	cmd := exec.CommandContext(rctx, perf, args...)
-	if ctl != nil {
-		cmd.ExtraFiles = ctl.childFiles()
-	}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 5 * time.Second
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
-	err := cmd.Start()
-	var stopped atomic.Bool
-	if err == nil {
-		if ctl != nil {
-			ctl.started()
-			go ctl.enable(cfg.OnAttached)
-		}
-		waited := make(chan struct{})
-		if cfg.Stop != nil {
-			go func() {
-				select {
-				case <-cfg.Stop:
-					stopped.Store(true)
-					_ = cmd.Process.Signal(syscall.SIGINT)
-				case <-waited:
-				}
-			}()
-		}
-		err = cmd.Wait()
-		close(waited)
-	}
-	if st, serr := os.Stat(data); err != nil && stopped.Load() && serr == nil && st.Size() > 0 {
+	stopped, cpu, err := perfRun{onStart: cfg.OnStart, ctl: ctl, attached: cfg.OnAttached, stop: cfg.Stop}.run(cmd)
+	if err != nil && stopped && wrote(data) {
 		err = nil // stopped early on purpose: perf wrote what it recorded
 	}
-	if cfg.CPUUsed != nil && cmd.ProcessState != nil {
-		*cfg.CPUUsed = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if cfg.CPUUsed != nil {
+		*cfg.CPUUsed = cpu
 	}
 	switch {
 	case ctx.Err() != nil:
-		if st, serr := os.Stat(data); serr == nil && st.Size() > 0 {
+		if wrote(data) {
 			return nil // interrupted: perf wrote the samples so far
 		}
 		return fmt.Errorf("perf record: %w", ctx.Err())

@@ -3,7 +3,11 @@ package capture
 import (
 	"bufio"
 	"os"
+	"os/exec"
 	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
 )
 
 // perfControl drives perf record's --control descriptors: perflab writes
@@ -53,4 +57,57 @@ func (c *perfControl) close() {
 	for _, f := range []*os.File{c.ctlR, c.ctlW, c.ackR, c.ackW} {
 		f.Close()
 	}
+}
+
+// perfRun is how one perf record process runs: onStart gets its process
+// ID once it runs; with ctl, its events are enabled as soon as it takes
+// the command and attached is called then; stop, when closed, ends it with
+// SIGINT (perf then writes what it recorded).
+type perfRun struct {
+	onStart  func(pid int)
+	ctl      *perfControl
+	attached func()
+	stop     <-chan struct{}
+}
+
+// run starts cmd and waits for it. It returns whether stop ended it, its
+// CPU time (user + system), and Wait's error (or Start's).
+func (r perfRun) run(cmd *exec.Cmd) (stopped bool, cpu time.Duration, err error) {
+	if r.ctl != nil {
+		cmd.ExtraFiles = r.ctl.childFiles()
+	}
+	if err := cmd.Start(); err != nil {
+		return false, 0, err
+	}
+	if r.onStart != nil {
+		r.onStart(cmd.Process.Pid)
+	}
+	if r.ctl != nil {
+		r.ctl.started()
+		go r.ctl.enable(r.attached)
+	}
+	var byStop atomic.Bool
+	waited := make(chan struct{})
+	if r.stop != nil {
+		go func() {
+			select {
+			case <-r.stop:
+				byStop.Store(true)
+				_ = cmd.Process.Signal(syscall.SIGINT)
+			case <-waited:
+			}
+		}()
+	}
+	err = cmd.Wait()
+	close(waited)
+	if st := cmd.ProcessState; st != nil {
+		cpu = st.UserTime() + st.SystemTime()
+	}
+	return byStop.Load(), cpu, err
+}
+
+// wrote says whether perf wrote data.
+func wrote(data string) bool {
+	st, err := os.Stat(data)
+	return err == nil && st.Size() > 0
 }

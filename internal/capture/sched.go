@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -42,6 +43,19 @@ type SchedConfig struct {
 	Seconds float64 // how long
 	// Perf is the perf binary ("" finds it in PATH).
 	Perf string
+	// OnStart, when set, is called with perf record's process ID once it
+	// runs; CPUUsed, when set, receives its CPU time (user + system).
+	OnStart func(pid int)
+	CPUUsed *time.Duration
+	// OnAttached, when set, makes perf start with its events disabled,
+	// enables them as soon as perf can take the command (perf -a first
+	// reads every process's mappings: a tenth of a second of CPU), and is
+	// called then: a recording started ahead of a window does its
+	// start-up before it. The profile's duration then runs from there.
+	OnAttached func()
+	// Stop, when closed, ends the recording before Seconds: perf gets
+	// SIGINT and what it recorded is read as usual.
+	Stop <-chan struct{}
 }
 
 // maxSchedThreads bounds the threads followed: the tracepoint filter names
@@ -82,13 +96,36 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 	for _, t := range tids {
 		filter = append(filter, fmt.Sprintf("prev_pid == %d || next_pid == %d", t, t))
 	}
-	cmd := exec.CommandContext(ctx, perf, "record", "-e", "sched:sched_switch", "--filter", strings.Join(filter, " || "),
-		"-a", "-g", "-o", data, "--", "sleep", strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
+	args := []string{"record", "-e", "sched:sched_switch", "--filter", strings.Join(filter, " || "), "-a", "-g", "-o", data}
+	var ctl *perfControl
+	if cfg.OnAttached != nil {
+		if ctl, err = newPerfControl(); err != nil {
+			return nil, fmt.Errorf("perf sched record: %w", err)
+		}
+		defer ctl.close()
+		args = append(args, "-D", "-1", "--control", "fd:3,4")
+	}
+	args = append(args, "--", "sleep", strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
+	cmd := exec.CommandContext(ctx, perf, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 5 * time.Second
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
-	if err := cmd.Run(); err != nil {
+	start := time.Now()
+	var attachedAt atomic.Int64
+	attached := func() {
+		attachedAt.Store(time.Now().UnixNano())
+		cfg.OnAttached()
+	}
+	stopped, cpu, err := perfRun{onStart: cfg.OnStart, ctl: ctl, attached: attached, stop: cfg.Stop}.run(cmd)
+	end := time.Now()
+	if cfg.CPUUsed != nil {
+		*cfg.CPUUsed = cpu
+	}
+	if err != nil && stopped && ctx.Err() == nil && wrote(data) {
+		err = nil // stopped early on purpose: perf wrote what it recorded
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("perf sched record: %w", ctx.Err())
 		}
@@ -116,7 +153,10 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 	if perr != nil {
 		return nil, fmt.Errorf("perf script: %w", perr)
 	}
-	p.DurationNanos = int64(cfg.Seconds * 1e9)
+	p.TimeNanos, p.DurationNanos = start.UnixNano(), min(int64(cfg.Seconds*1e9), end.Sub(start).Nanoseconds())
+	if at := attachedAt.Load(); at > 0 {
+		p.TimeNanos, p.DurationNanos = at, end.UnixNano()-at
+	}
 	return p, nil
 }
 

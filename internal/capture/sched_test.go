@@ -83,6 +83,37 @@ func TestPerfSchedRecord(t *testing.T) {
 	if off < 5e8 {
 		t.Errorf("the shell waiting for sleep was off a CPU %.3f s of 1 s; want most of it", float64(off)/1e9)
 	}
+
+	// Started ahead of a window: perf says when its events are on, and
+	// stopping it a second later keeps that second (of a 30 s recording),
+	// its duration counted from then.
+	attached, stop := make(chan struct{}), make(chan struct{})
+	var recorder int
+	var used time.Duration
+	go func() {
+		select {
+		case <-attached:
+			time.Sleep(time.Second)
+		case <-ctx.Done():
+		}
+		close(stop)
+	}()
+	begin := time.Now()
+	p, err = PerfSchedRecord(ctx, SchedConfig{PIDs: []int{cmd.Process.Pid}, Seconds: 30, CPUUsed: &used,
+		OnStart: func(pid int) { recorder = pid }, OnAttached: func() { close(attached) }, Stop: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(begin); took > 15*time.Second || recorder <= 0 || used <= 0 {
+		t.Errorf("stopped recording took %s, recorder pid %d, %s of CPU; want it stopped early, both known", took, recorder, used)
+	}
+	off = 0
+	for _, s := range p.Sample {
+		off += s.Value[1]
+	}
+	if d := time.Duration(p.DurationNanos); d < time.Second || d > 10*time.Second || off < 5e8 || off > int64(d) {
+		t.Errorf("recorded %s, %.3f s off a CPU; want about the second after perf attached, most of it off a CPU", d, float64(off)/1e9)
+	}
 }
 
 func FuzzParseSchedSwitches(f *testing.F) {

@@ -1,9 +1,11 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -21,6 +23,18 @@ import (
 
 var errEmptyCollapsed = errors.New("the profiler wrote no stacks (is the process busy, and is it the right language?)")
 
+// DefaultSpyHz is the sampling rate of py-spy and rbspy when none is set,
+// lower than perf's: perf's cpu-clock fires only while a thread runs, so
+// its cost follows the service's CPU, but py-spy and rbspy read a
+// process's stacks out of its memory at every tick (process_vm_readv, a
+// /proc read per thread), whatever the process does, about half a
+// millisecond of CPU per process and tick on a 2-core VM: 4–5% of a core
+// per process at 99 Hz, 1% at 19 Hz. A pre-fork server's master and two
+// workers sampled at 19 Hz cost about 3% of a core; the rate is odd, out
+// of step with periodic work at round frequencies (as perf's 99 Hz). See
+// the README's performance section.
+const DefaultSpyHz = 19
+
 // SpyConfig says what py-spy or rbspy samples.
 type SpyConfig struct {
 	// PID is the process to sample.
@@ -28,7 +42,7 @@ type SpyConfig struct {
 	// Seconds is how long (rounded up to whole seconds); cancelling the
 	// context stops the recording earlier, keeping what it sampled.
 	Seconds float64
-	// Rate is samples per second; 0 means 100.
+	// Rate is samples per second; 0 means DefaultSpyHz.
 	Rate int
 	// Subprocesses also samples every descendant of PID, those running
 	// and those forked during the recording (a pre-fork server's workers,
@@ -40,6 +54,10 @@ type SpyConfig struct {
 	// OnStart, when set, is called with the profiler's process ID once it
 	// runs.
 	OnStart func(pid int)
+	// OnSampling, when set, is called once the profiler says it samples
+	// (py-spy does, once it has read the interpreter: a tenth of a second
+	// of CPU; rbspy, silent, never does).
+	OnSampling func()
 }
 
 // PySpy samples a Python process (and with Subprocesses its descendants)
@@ -48,7 +66,7 @@ type SpyConfig struct {
 // library and installed packages can be told from the application.
 func PySpy(ctx context.Context, cfg SpyConfig) (*profile.Profile, error) {
 	return spyRecord(ctx, spyTool{
-		name: "py-spy", install: "pip install py-spy", lang: "Python",
+		name: "py-spy", install: "pip install py-spy", lang: "Python", sampling: pySpySampling,
 		args: func(pid, secs, rate int, out string) []string {
 			args := []string{"record", "--pid", strconv.Itoa(pid), "--duration", strconv.Itoa(secs),
 				"--rate", strconv.Itoa(rate), "--format", "raw", "--output", out, "--nonblocking", "--full-filenames"}
@@ -93,6 +111,7 @@ func RbSpy(ctx context.Context, cfg SpyConfig) (*profile.Profile, error) {
 // spyTool describes a sampling profiler that writes collapsed stacks.
 type spyTool struct {
 	name, install, lang string
+	sampling            string // what it prints once it samples, if anything
 	args                func(pid, seconds, rate int, out string) []string
 	// parse reads the recording; nil reads out as collapsed stacks.
 	parse func(out string, periodNanos int64) (*profile.Profile, error)
@@ -101,10 +120,10 @@ type spyTool struct {
 func spyRecord(ctx context.Context, tool spyTool, cfg SpyConfig) (*profile.Profile, error) {
 	pid, seconds, rate := cfg.PID, cfg.Seconds, cfg.Rate
 	if pid <= 0 || seconds <= 0 || rate < 0 {
-		return nil, fmt.Errorf("%s record: pid %d, %gs, %d Hz: want a positive pid and duration, and a rate ≥ 0 (0 for 100)", tool.name, pid, seconds, rate)
+		return nil, fmt.Errorf("%s record: pid %d, %gs, %d Hz: want a positive pid and duration, and a rate ≥ 0 (0 for %d)", tool.name, pid, seconds, rate, DefaultSpyHz)
 	}
 	if rate == 0 {
-		rate = 100
+		rate = DefaultSpyHz
 	}
 	bin, err := exec.LookPath(tool.name)
 	if err != nil {
@@ -130,6 +149,9 @@ func spyRecord(ctx context.Context, tool spyTool, cfg SpyConfig) (*profile.Profi
 	cmd.WaitDelay = 5 * time.Second
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stdout, cmd.Stderr = stderr, stderr
+	if cfg.OnSampling != nil && tool.sampling != "" {
+		cmd.Stdout = &watchWriter{w: stderr, needle: []byte(tool.sampling), found: cfg.OnSampling}
+	}
 	runErr := cmd.Start()
 	if runErr == nil {
 		if cfg.OnStart != nil {
@@ -185,4 +207,29 @@ func spyError(name string, pid int, err error, out string) error {
 			name, pid, lastLines(out, 2), ErrNotPermitted)
 	}
 	return fmt.Errorf("%s record: %w: %s", name, err, lastLines(out, 4))
+}
+
+// pySpySampling is what py-spy prints once it samples.
+const pySpySampling = "Sampling process"
+
+// watchWriter passes what is written to w and calls found, once, when
+// needle has been written.
+type watchWriter struct {
+	w      io.Writer
+	needle []byte
+	found  func()
+	seen   bool
+	last   []byte // the end of what came before, for a needle cut in two
+}
+
+func (ww *watchWriter) Write(p []byte) (int, error) {
+	if !ww.seen {
+		buf := append(ww.last, p...)
+		if bytes.Contains(buf, ww.needle) {
+			ww.seen = true
+			ww.found()
+		}
+		ww.last = append(ww.last[:0], buf[max(0, len(buf)-len(ww.needle)):]...)
+	}
+	return ww.w.Write(p)
 }

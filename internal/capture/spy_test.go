@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -117,5 +118,23 @@ func waitLine(t *testing.T, r io.Reader, want string, timeout time.Duration) {
 		}
 	case <-time.After(timeout):
 		t.Fatalf("no %q line within %s", want, timeout)
+	}
+}
+
+func TestWatchWriterFindsTheLineOnce(t *testing.T) {
+	var out bytes.Buffer
+	calls := 0
+	w := &watchWriter{w: &out, needle: []byte(pySpySampling), found: func() { calls++ }}
+	// py-spy's line, cut in two between writes, then said again.
+	for _, s := range []string{"Collecting... ", "Samp", "ling process 19 times a second.\n", "Sampling process\n"} {
+		if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", s, n, err)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("found called %d times; want once", calls)
+	}
+	if !strings.Contains(out.String(), "Sampling process 19 times") {
+		t.Errorf("output %q: the writes must pass through", out.String())
 	}
 }

@@ -36,7 +36,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	v.int(&f.pid, "pid", "", 0, 1, maxPID, "sample the running process `PID` (and its children) with perf, py-spy or rbspy")
 	v.float(&f.seconds, "seconds", "", 10, 0.001, 3600, "length of the capture in `seconds` (at most 3600)")
 	v.choice(&f.profiler, "profiler", lab.ProfilerAuto, profileProfilers, orList(profileProfilers))
-	v.int(&f.perfHz, "perf-hz", "", 99, 1, 10000, "sampling frequency of perf, py-spy and rbspy (1 to 10000)")
+	v.int(&f.perfHz, "perf-hz", "", 0, 1, 10000, perfHzUsage)
 	v.checked(&f.cpus, "cpus", "", "", "cores", checkCPUs, "CPU budget in `cores` of a service launched with -- CMD")
 	v.checked(&f.memory, "memory", "", "", "size", checkMemory, "memory budget (`size`: 512M, 2G) of a service launched with -- CMD")
 	v.checked(&f.ready, "ready", "", "", "URL", checkHTTPURL, "with -- CMD: wait until this `URL` answers before profiling")

@@ -9,12 +9,17 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"perflab/internal/capture"
 	"perflab/internal/lab"
 	"perflab/internal/load"
 	"perflab/internal/report"
 	"perflab/internal/store"
 	"perflab/internal/target"
 )
+
+// perfHzUsage is --perf-hz's help: each profiler has a default of its own.
+var perfHzUsage = fmt.Sprintf("sampling frequency of perf, py-spy and rbspy (1 to 10000; default %d Hz for perf, %d for py-spy and rbspy over a window of 10 s or more, faster over a shorter one)",
+	capture.DefaultPerfHz, capture.DefaultSpyHz)
 
 // runFlags are the flags of an experiment on a service; run, ab, sweep and
 // demo share them.
@@ -56,9 +61,9 @@ func newRunFlags() *runFlags {
 	v.int(&f.pid, "pid", "", 0, 1, maxPID, "attach to the running service `PID` (and its children) instead of launching one")
 	v.checked(&f.pprof, "pprof", "", "", "URL", checkHTTPURL, "the service's net/http/pprof base `URL` (default: try the load URL's host, then 127.0.0.1:6060)")
 	v.choice(&f.profiler, "profiler", lab.ProfilerAuto, runProfilers, orList(runProfilers))
-	v.int(&f.perfHz, "perf-hz", "", 99, 1, 10000, "sampling frequency of perf, py-spy and rbspy (1 to 10000)")
-	fs.BoolVar(&f.trace, "trace", false, "trace the whole measured window (default: a Go execution trace of 1-2 s in its middle)")
-	fs.BoolVar(&f.noTrace, "no-trace", false, "take no Go execution trace (no time split per request)")
+	v.int(&f.perfHz, "perf-hz", "", 0, 1, 10000, perfHzUsage)
+	fs.BoolVar(&f.trace, "trace", false, "trace the whole measured window (default: a Go execution trace, or py-spy's idle stacks, of 1-2 s in its middle)")
+	fs.BoolVar(&f.noTrace, "no-trace", false, "take no Go execution trace and no off-CPU stacks (no time split per request)")
 	fs.BoolVar(&f.noGCTrace, "no-gctrace", false, "do not set GODEBUG=gctrace=1 on the launched service")
 	v.checked(&f.name, "name", "", "", "string", checkRunName, "label of the run (default: the command's name)")
 	v.checked(&f.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")

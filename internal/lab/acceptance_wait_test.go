@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -186,17 +187,7 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 		cfg := waitService(t, "sleepy", "/")
 		cfg.Trace = false
 		r, _ := runAcceptance(t, cfg)
-		logTime(t, r)
-		tm := r.Time
-		if tm == nil || tm.Source != "go-trace" {
-			t.Fatalf("time per request %+v; want one from the default trace slice (warnings %v)", tm, r.Warnings)
-		}
-		if tm.Seconds < 0.9 || tm.Seconds > 1.5 || tm.StartS < 0.8 || tm.StartS+tm.Seconds > r.Load.DurationS+0.2 {
-			t.Errorf("slice %.2f s from %.2f s of a %.2f s window; want about 1 s in its middle", tm.Seconds, tm.StartS, r.Load.DurationS)
-		}
-		if perSec := float64(r.Load.Requests) / r.Load.DurationS; math.Abs(float64(tm.Requests)-perSec*tm.Seconds) > 0.5*perSec*tm.Seconds {
-			t.Errorf("%d requests in the %.2f s slice at %.0f/s", tm.Requests, tm.Seconds, perSec)
-		}
+		checkSlice(t, r, "go-trace", 0.9, 0.8, "in its middle")
 		if rank, f := plantedRank(r.Findings, "main.throttle"); rank == 0 || rank > 3 || f.Kind != "sleep" {
 			t.Errorf("main.throttle's sleep is not in the top 3 (rank %d):%s", rank, describeFindings(r.Findings))
 		}
@@ -219,20 +210,12 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 		}
 	})
 	// The Python service waits on a socket: its CPU profile sees nothing,
-	// py-spy's idle stacks name the wait.
+	// py-spy's idle stacks name the wait. Recorded over the whole window
+	// (--trace), as the Go services are traced: what the service times of
+	// its calls covers the window.
 	t.Run("pyslow", func(t *testing.T) {
-		python, err := exec.LookPath("python3")
-		if err != nil {
-			t.Skip("python3 not installed")
-		}
-		if _, err := exec.LookPath("py-spy"); err != nil {
-			t.Skip("py-spy not installed (pip install py-spy)")
-		}
-		peer := strings.TrimSuffix(strings.TrimPrefix(startSlowPeer(t), "http://"), "/")
-		addr := labtest.FreeAddr(t)
-		script, _ := filepath.Abs("../../testdata/services/pyslow/server.py")
-		cfg := acceptanceConfig(t, addr, "/quote", python, script, "--addr", addr, "--peer", peer)
-		cfg.Profiler, cfg.Warmup = ProfilerAuto, 0 // a python command: py-spy
+		cfg, peer := pySlow(t)
+		cfg.Trace = true
 		r, dir := runAcceptance(t, cfg)
 		want := measured(t, dir, "downstream calls")
 		t.Logf("planted: the peer answers after 20 ms; the service's calls took %.3f ms", want)
@@ -242,6 +225,22 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 		f := checkWait(t, r, "downstream-wait", "fetch_quote", want)
 		if !strings.Contains(f.Detail, peer) {
 			t.Errorf("downstream finding does not name the peer %s: %s", peer, f.Detail)
+		}
+	})
+	// The default: py-spy's idle stacks of the window's last second (a
+	// third of it), normalised by the requests completed in it.
+	t.Run("pyslow-slice", func(t *testing.T) {
+		cfg, _ := pySlow(t)
+		r, _ := runAcceptance(t, cfg)
+		// Its length runs from when py-spy samples: attaching takes a
+		// moment of the slice.
+		checkSlice(t, r, "py-spy", 0.5, 1.2, "at its end")
+		if rank, f := plantedRank(r.Findings, "fetch_quote"); rank == 0 || rank > 3 || f.Kind != "downstream-wait" {
+			t.Errorf("fetch_quote's downstream wait is not in the top 3 (rank %d):%s", rank, describeFindings(r.Findings))
+		}
+		pr := r.Profiling
+		if i := slices.IndexFunc(pr.Profilers, func(u runfmt.ProfilerUse) bool { return u.Role == roleOffCPU }); i < 0 || pr.Profilers[i].Tool != ProfilerPySpy {
+			t.Errorf("profilers %+v; want py-spy's off-CPU recorder's CPU in the window", pr.Profilers)
 		}
 	})
 	t.Run("leak", func(t *testing.T) {
@@ -257,4 +256,42 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 			t.Errorf("retained %.0f B/request; want %d ±20%%", f.CostBytesPerRequest, recordBytes)
 		}
 	})
+}
+
+// pySlow is the config of the Python service that waits on a slow peer
+// (py-spy samples it: a python command), and the peer's address.
+func pySlow(t *testing.T) (Config, string) {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed")
+	}
+	if _, err := exec.LookPath("py-spy"); err != nil {
+		t.Skip("py-spy not installed (pip install py-spy)")
+	}
+	peer := strings.TrimSuffix(strings.TrimPrefix(startSlowPeer(t), "http://"), "/")
+	addr := labtest.FreeAddr(t)
+	script, _ := filepath.Abs("../../testdata/services/pyslow/server.py")
+	cfg := acceptanceConfig(t, addr, "/quote", python, script, "--addr", addr, "--peer", peer)
+	cfg.Profiler, cfg.Warmup = ProfilerAuto, 0
+	return cfg, peer
+}
+
+// checkSlice checks that r's time per request comes from source over a
+// slice of about 1 s (at least minSeconds) of its 3 s window, starting
+// minStart seconds in at the earliest (where says where), normalised by
+// the requests completed in it.
+func checkSlice(t *testing.T, r *runfmt.Run, source string, minSeconds, minStart float64, where string) {
+	t.Helper()
+	logTime(t, r)
+	tm := r.Time
+	if tm == nil || tm.Source != source {
+		t.Fatalf("time per request %+v; want one from %s over the default slice (warnings %v)", tm, source, r.Warnings)
+	}
+	if tm.Seconds < minSeconds || tm.Seconds > 1.5 || tm.StartS < minStart || tm.StartS+tm.Seconds > r.Load.DurationS+0.2 {
+		t.Errorf("slice %.2f s from %.2f s of a %.2f s window; want about 1 s %s", tm.Seconds, tm.StartS, r.Load.DurationS, where)
+	}
+	if perSec := float64(r.Load.Requests) / r.Load.DurationS; math.Abs(float64(tm.Requests)-perSec*tm.Seconds) > 0.5*perSec*tm.Seconds {
+		t.Errorf("%d requests in the %.2f s slice at %.0f/s", tm.Requests, tm.Seconds, perSec)
+	}
 }

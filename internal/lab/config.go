@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"time"
 
+	"perflab/internal/capture"
 	"perflab/internal/load"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
@@ -58,8 +59,10 @@ type Config struct {
 	// URL's host and 127.0.0.1:6060.
 	Pprof string
 	// Force profiles an explicit Pprof endpoint that is not the service's.
-	Force     bool
-	Profiler  string
+	Force    bool
+	Profiler string
+	// PerfHz is the sampling rate of every profiler perflab starts (perf,
+	// py-spy, rbspy); 0 leaves each at its default (see samplerHz).
 	PerfHz    int
 	Trace     bool // trace the whole window (by default a slice of it is traced)
 	NoTrace   bool // take no execution trace
@@ -92,6 +95,36 @@ type Config struct {
 	Hurry <-chan struct{}
 }
 
+// spyTicks is how many ticks py-spy and rbspy take at least over a window
+// at their default rate: capture.DefaultSpyHz over perflab's default 10 s
+// window. A shorter window is sampled faster (spyRates, up to 99 Hz), so
+// its profile still has enough samples to speak: the same ticks, and so
+// about the same profiler CPU, per window.
+const spyTicks = 190
+
+// spyRates are the spies' default rates, slowest first: odd, out of step
+// with periodic work at round frequencies.
+var spyRates = []int{capture.DefaultSpyHz, 29, 49, 99}
+
+// samplerHz is the rate tool samples a window of window at: PerfHz when
+// set, else the tool's default (perf 99 Hz; py-spy and rbspy the slowest
+// of spyRates that takes spyTicks ticks, as their cost does not follow the
+// service's CPU: see capture.DefaultSpyHz).
+func (c *Config) samplerHz(tool string, window time.Duration) int {
+	switch {
+	case c.PerfHz > 0:
+		return c.PerfHz
+	case tool == ProfilerPySpy, tool == ProfilerRbSpy:
+		for _, hz := range spyRates {
+			if float64(hz)*window.Seconds() >= spyTicks {
+				return hz
+			}
+		}
+		return spyRates[len(spyRates)-1]
+	}
+	return capture.DefaultPerfHz
+}
+
 func (c *Config) defaults() {
 	if c.Warmup < 0 {
 		c.Warmup = 0
@@ -107,9 +140,6 @@ func (c *Config) defaults() {
 	}
 	if c.Profiler == "" {
 		c.Profiler = ProfilerAuto
-	}
-	if c.PerfHz == 0 {
-		c.PerfHz = 99
 	}
 	if c.Log == nil {
 		c.Log = func(string) {}

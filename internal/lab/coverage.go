@@ -34,8 +34,8 @@ func (s *session) profilingSummary(cpu *profile.Profile) *runfmt.Profiling {
 	if t := s.prof.tree; t != nil {
 		pr.Processes = t.processes()
 		pr.Notes = append(pr.Notes, t.notesSnapshot()...)
-		pr.ProfilerCPUSeconds = t.profilerCPU().Seconds()
 	}
+	pr.Profilers, pr.ProfilerCPUSeconds = s.prof.meter.uses()
 	if cpu == nil || s.run.Target == nil {
 		return pr
 	}
@@ -48,7 +48,7 @@ func (s *session) profilingSummary(cpu *profile.Profile) *runfmt.Profiling {
 		return pr
 	}
 	pr.Coverage = pr.ProfileCPUSeconds / pr.MeasuredCPUSeconds
-	pr.NotRepresentative = notRepresentative(pr.ProfileCPUSeconds, pr.MeasuredCPUSeconds, sampleCount(cpu), s.coverageHint())
+	pr.NotRepresentative = notRepresentative(pr.ProfileCPUSeconds, pr.MeasuredCPUSeconds, sampleCount(cpu), s.coverageHint(sampleCount(cpu)))
 	return pr
 }
 
@@ -63,13 +63,18 @@ func notRepresentative(profileCPU, measuredCPU float64, samples int64, hint stri
 		100*profileCPU/measuredCPU, profileCPU, measuredCPU, samples, hint)
 }
 
-// coverageHint says what to try when the profile misses most of the CPU.
-func (s *session) coverageHint() string {
+// fewSamples is a profile whose coverage sampling noise alone can halve.
+const fewSamples = 50
+
+// coverageHint says what to try when the profile (of samples samples)
+// misses most of the CPU.
+func (s *session) coverageHint(samples int64) string {
 	switch {
 	case s.prof.mode == ProfilerPprof:
 		return " (is the pprof endpoint the service's own, and does the service run more processes?)"
-	case s.cfg.PerfHz < 50:
-		return fmt.Sprintf(" (sampled at %d Hz: raise --perf-hz)", s.cfg.PerfHz)
+	case samples < fewSamples:
+		tool, _, _ := strings.Cut(s.prof.mode, "+")
+		return fmt.Sprintf(" (sampled at %d Hz: raise --perf-hz or lengthen the window)", s.cfg.samplerHz(tool, seconds(s.prof.windowSecs)))
 	}
 	return " (see the processes in run.json's profiling block: were they all sampled?)"
 }

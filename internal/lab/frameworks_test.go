@@ -44,6 +44,11 @@ type framework struct {
 	needs     []string // commands that must be installed
 	conns     int
 	processes int // processes that must have samples; 0 means 2 (two workers)
+	// newConns opens a connection per request: an asyncio worker accepts
+	// every connection waiting when it wakes, so a load's few keep-alive
+	// connections, opened at once, often all land on one of uvicorn's
+	// workers and leave the other nothing to do (and no samples).
+	newConns bool
 }
 
 func frameworkDir(t *testing.T, name string) string {
@@ -106,7 +111,7 @@ func TestAcceptanceFrameworks(t *testing.T) {
 			launchers: []func(string) []string{gunicorn, gunicornCmd("python3", "-m", "gunicorn"), nil}, attach: gunicorn}},
 		{"gunicorn-flask-json", framework{dir: "flaskapp", path: "/export", planted: "export_orders", conns: 2,
 			launchers: []func(string) []string{gunicorn, gunicorn, gunicorn}}},
-		{"uvicorn", framework{dir: "asgiapp", path: "/score", planted: "score_items", conns: 2,
+		{"uvicorn", framework{dir: "asgiapp", path: "/score", planted: "score_items", conns: 2, newConns: true,
 			launchers: []func(string) []string{uvicorn, uvicornCmd("python3", "-m", "uvicorn"), nil}, attach: uvicorn}},
 		{"puma-rack", framework{dir: "rackapp", path: "/quote", planted: "build_table", conns: 4,
 			launchers: []func(string) []string{puma, pumaCmd("ruby", "/usr/bin/puma"), nil}, attach: puma,
@@ -163,6 +168,7 @@ func runFramework(t *testing.T, fw framework, dir string, launch func(string) []
 	}
 	cfg := acceptanceConfig(t, addr, fw.path, launch(addr)...)
 	cfg.Dir, cfg.Load.Duration, cfg.Load.Concurrency, cfg.Budget.CPUs = dir, 2*time.Second, fw.conns, 2
+	cfg.Load.DisableKeepAlive = fw.newConns
 	r, _ := runAcceptance(t, cfg)
 	checkWorkers(t, r, cmp.Or(fw.processes, 2))
 	return r
@@ -177,7 +183,7 @@ func attachFramework(t *testing.T, fw framework, dir, addr string) *runfmt.Run {
 	cmd := startServer(t, dir, argv...)
 	cfg := acceptanceConfig(t, addr, fw.path)
 	cfg.PID, cfg.Budget.CPUs, cfg.Warmup = cmd.Process.Pid, 0, 0
-	cfg.Load.Duration, cfg.Load.Concurrency = 3*time.Second, fw.conns
+	cfg.Load.Duration, cfg.Load.Concurrency, cfg.Load.DisableKeepAlive = 3*time.Second, fw.conns, fw.newConns
 	if err := waitHTTP("http://"+addr+fw.path, 20*time.Second); err != nil {
 		t.Fatalf("%s did not start: %v", argv[0], err)
 	}

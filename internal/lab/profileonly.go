@@ -40,6 +40,7 @@ func (s *session) profileOnly(ctx context.Context, window time.Duration) error {
 	s.cfg.Log(fmt.Sprintf("profiling with %s for %s", p.mode, window.Round(time.Millisecond)))
 	done := p.during(ctx, window) // returns when the samplers sample
 	p.from = time.Now()
+	p.meter.begin()
 	var exited <-chan struct{}
 	if s.proc != nil {
 		exited = s.proc.Exited()
@@ -57,6 +58,7 @@ func (s *session) profileOnly(ctx context.Context, window time.Duration) error {
 		<-done
 	}
 	p.to = time.Now()
+	p.meter.end()
 	fin, cancel := s.finishing(ctx)
 	defer cancel()
 	p.after(fin)

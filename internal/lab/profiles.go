@@ -43,9 +43,14 @@ type profileSet struct {
 	sched     *profile.Profile // a native service's threads off a CPU (perf sched)
 	traced    *tracing
 	peers     *peerSampler
+	// meter measures the profilers' own CPU in the window.
+	meter *profilerMeter
+	// warmIdle are the service's processes that stayed idle through the
+	// warm-up (see idleUnderLoad).
+	warmIdle map[int]bool
 }
 
-func newProfileSet(s *session) *profileSet { return &profileSet{s: s} }
+func newProfileSet(s *session) *profileSet { return &profileSet{s: s, meter: newProfilerMeter()} }
 
 // pick decides how the service will be profiled; an explicit --pprof
 // endpoint that is not the service's is an error.
@@ -197,25 +202,42 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 		// py-spy and rbspy a moment (seconds on a loaded machine), and a
 		// window they join late would be profiled in part.
 		p.tree = newTreeSampler(p.s)
+		p.tree.meter = p.meter
+		p.tree.hz = func(tool string) int { return p.s.cfg.samplerHz(tool, window) }
 		p.tree.end = time.Now().Add(samplerLead + window) // the longest it can last
 		started := make(chan struct{})
 		p.tree.onStart = func() { close(started) }
+		deadline := time.Now().Add(samplerLead)
+		var sched *schedRecording
+		if mode == ProfilerPerf && !p.s.cfg.NoTrace {
+			sched = p.startPerfSched(pctx, &wg, window)
+		}
+		// At the window's end the profilers' CPU is read before they are
+		// told to stop: what they do then (writing and converting their
+		// samples) is not the window's.
+		p.tree.atEnd = func() {
+			p.meter.end()
+			sched.end()
+		}
 		wg.Go(func() { p.sample(pctx, window) })
+		var idle *idleRecording
+		if mode == ProfilerPySpy && p.s.cfg.Trace {
+			idle = p.startSpyIdle(pctx) // sampling before the load starts, as the CPU profile does
+		}
 		select {
 		case <-started:
-			p.tree.waitAttached(pctx, samplerLead)
+			p.tree.waitAttached(pctx, time.Until(deadline))
 		case <-pctx.Done():
 		}
+		sched.waitAttached(pctx, deadline)
+		idle.waitAttached(pctx, deadline)
 		p.tree.begin(window)
+		sched.begin(window)
 		switch {
-		case p.s.cfg.NoTrace:
-		case mode == ProfilerPySpy:
-			// Sampling before the load starts, so it covers the window.
-			if rec := p.startSpyIdle(pctx); rec != nil {
-				wg.Go(func() { p.spyIdle(pctx, rec, window) })
-			}
-		case mode == ProfilerPerf:
-			wg.Go(func() { p.perfSched(pctx, window.Seconds()) })
+		case idle != nil:
+			wg.Go(func() { p.spyIdle(pctx, idle, window+spyIdleTail) })
+		case mode == ProfilerPySpy && !p.s.cfg.NoTrace:
+			wg.Go(func() { p.spyIdleSlice(pctx, window) })
 		}
 	}
 	go func() {

@@ -295,7 +295,14 @@ func (s *session) warmup(ctx context.Context) error {
 	if wc.Rate == 0 && len(s.cfg.Load.Stages) > 0 {
 		wc.Rate = s.cfg.Load.Stages[0].Target
 	}
+	var before map[int]float64
+	if s.proc != nil {
+		before = processCPU(s.proc.PIDs())
+	}
 	r, _, err := s.runLoad(ctx, wc)
+	if before != nil && err == nil {
+		s.prof.warmIdle = idleUnderLoad(before, processCPU(s.proc.PIDs()))
+	}
 	switch {
 	case err != nil:
 		return s.errExited("the warm-up")
@@ -325,7 +332,9 @@ func (s *session) measure(ctx context.Context) error {
 	s.cfg.Log(fmt.Sprintf("measuring for %s", window.Round(time.Millisecond)))
 	profDone := s.prof.during(ctx, window)
 	stopPeers := s.watchPeers()
+	s.prof.meter.begin()
 	r, a, err := s.runLoad(ctx, s.cfg.Load)
+	s.prof.meter.end()
 	stopPeers()
 	s.mu.Lock() // captures still running read these in addProfile
 	if a != nil {

@@ -25,15 +25,17 @@ import (
 const samplerLead = 2 * time.Second
 
 // treeRefresh is how often the sampler looks for processes the service
-// forked (pre-fork workers, replaced workers) during the window.
-const treeRefresh = 500 * time.Millisecond
+// forked (pre-fork workers, replaced workers) during the window: as often
+// as py-spy --subprocesses looks for children, but in the service's
+// cgroup (or its process tree), not in every process of the host.
+const treeRefresh = 100 * time.Millisecond
 
 // treeSampler profiles every process of the service over the window, each
-// with the best profiler for its runtime: py-spy --subprocesses for a
-// Python process tree, rbspy --subprocesses for Ruby, perf -p for the rest.
+// with the best profiler for its runtime: py-spy for each Python process,
+// rbspy --subprocesses for a Ruby process tree, perf -p for the rest.
 // Processes that appear during the window are picked up within
-// treeRefresh (py-spy and rbspy follow their root's children themselves; a
-// new process outside a sampled tree gets its own recorder). The
+// treeRefresh (rbspy follows its root's children itself; a new process
+// outside a sampled tree gets its own recorder). The
 // recordings are merged into one profile whose samples keep pid and comm
 // labels.
 type treeSampler struct {
@@ -41,8 +43,9 @@ type treeSampler struct {
 	// stopAt ends at the window's end (or with the run): py-spy and rbspy
 	// stop then; perf records exactly what is left of the window.
 	stopAt context.Context
-	// onStart, if set, is called once the first recorders are started.
-	onStart func()
+	// onStart, if set, is called once the first recorders are started;
+	// atEnd, if set, when the window ends, before they are stopped.
+	onStart, atEnd func()
 	// end is when the window ends (set by begin when the samplers start
 	// ahead of it).
 	end time.Time
@@ -50,11 +53,19 @@ type treeSampler struct {
 	// started; spies and perfs count those launched, perfAttached the perf
 	// recorders whose events are enabled.
 	recorders             []int
+	pySpies               map[int]int  // py-spy recorders: the process each samples
+	sampling              map[int]bool // the processes whose py-spy said it samples
 	spies, perfs, perfsOn int
-	hz                    int
+	hz                    func(tool string) int // the rate of each profiler
+	meter                 *profilerMeter
 	list                  func() []int
 	warn                  func(string)
 	lookTool              func(string) error
+
+	// idle are the processes idle through the warm-up (see idleUnderLoad);
+	// watch those of them not sampled yet, with their CPU when first seen.
+	idle  map[int]bool
+	watch map[int]float64
 
 	mu       sync.Mutex
 	procs    map[int]*runfmt.ProcessProfile
@@ -64,7 +75,6 @@ type treeSampler struct {
 	tools    map[string]bool
 	notes    []string
 	missing  map[string]bool
-	cpuUsed  time.Duration // the recorders' own CPU
 	// refreshes counts the looks at the process list; started are the
 	// processes first seen after the first, exited those seen gone.
 	refreshes int
@@ -76,10 +86,11 @@ type treeSampler struct {
 
 func newTreeSampler(s *session) *treeSampler {
 	t := &treeSampler{
-		hz: s.cfg.PerfHz, list: s.proc.PIDs, warn: s.warn,
+		list: s.proc.PIDs, warn: s.warn, idle: s.prof.warmIdle, watch: map[int]float64{},
 		lookTool: func(name string) error { _, err := exec.LookPath(name); return err },
 		procs:    map[int]*runfmt.ProcessProfile{}, roots: map[int]string{}, done: map[int]bool{},
 		tools: map[string]bool{}, missing: map[string]bool{}, exited: map[int]bool{},
+		pySpies: map[int]int{}, sampling: map[int]bool{},
 	}
 	switch s.cfg.Profiler {
 	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
@@ -106,6 +117,9 @@ func (t *treeSampler) run(ctx context.Context, window time.Duration) (*profile.P
 		}
 		left := time.Until(t.windowEnd())
 		if left <= 0 {
+			if t.atEnd != nil {
+				t.atEnd()
+			}
 			break
 		}
 		select {
@@ -171,8 +185,15 @@ func (t *treeSampler) refresh(ctx context.Context, left time.Duration) {
 		if t.covered(pid, tool) {
 			continue
 		}
+		if t.watched(pid, tool) {
+			t.mu.Lock()
+			t.procs[pid].Profiler = ""
+			t.mu.Unlock()
+			continue
+		}
 		t.start(ctx, tool, []int{pid}, left)
 	}
+	t.watchIdle(ctx, left)
 	if len(perfPIDs) > 0 {
 		t.start(ctx, ProfilerPerf, perfPIDs, left)
 	}
@@ -273,41 +294,68 @@ func (t *treeSampler) covered(pid int, tool string) bool {
 	return false
 }
 
-// start records pids with tool for what is left of the window.
+// start records pids with tool for what is left of the window. rbspy
+// follows the process's descendants itself (--subprocesses, looking for
+// new ones once a second); py-spy records one process each: its
+// --subprocesses looks for new children ten times a second by reading
+// every process's /proc/PID/stat, which costs 1.5–2% of a core on a host
+// of a hundred processes, more than sampling a process at its default
+// rate, while refresh finds the service's new processes in its cgroup.
 func (t *treeSampler) start(ctx context.Context, tool string, pids []int, left time.Duration) {
+	follows := tool == ProfilerRbSpy
 	t.mu.Lock()
-	if tool != ProfilerPerf {
+	if follows {
 		t.roots[pids[0]] = tool
+	}
+	if tool != ProfilerPerf {
 		t.spies++
 	} else {
 		t.perfs++
 	}
 	t.mu.Unlock()
+	hz := t.hz(tool)
+	var recorder int
+	onStart := func(pid int) {
+		recorder = pid
+		t.meter.started(pid, tool, roleCPU, hz)
+		if tool == ProfilerPySpy {
+			t.mu.Lock()
+			t.pySpies[pid] = pids[0]
+			t.mu.Unlock()
+		}
+		if tool != ProfilerPerf {
+			t.recorderStarted(pid)
+		}
+	}
+	onSampling := func() { t.spySampling(pids[0]) }
 	t.wg.Go(func() {
 		var prof *profile.Profile
 		var err error
 		var used time.Duration
 		secs := left.Seconds()
 		switch tool {
-		case ProfilerPySpy:
+		case ProfilerPySpy, ProfilerRbSpy:
 			// py-spy and rbspy take whole seconds: they are stopped (and
 			// keep what they sampled) when the window ends.
-			prof, err = capture.PySpy(t.stopAt, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true, CPUUsed: &used, OnStart: t.recorderStarted})
-		case ProfilerRbSpy:
-			prof, err = capture.RbSpy(t.stopAt, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: t.hz, Subprocesses: true, CPUUsed: &used, OnStart: t.recorderStarted})
+			record := capture.PySpy
+			if tool == ProfilerRbSpy {
+				record = capture.RbSpy
+			}
+			prof, err = record(t.stopAt, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: hz, Subprocesses: follows, CPUUsed: &used, OnStart: onStart, OnSampling: onSampling})
 		default:
 			var maps []string
-			prof, err = capture.PerfRecord(ctx, capture.PerfConfig{PIDs: pids, Seconds: secs, Hz: t.hz, CPUUsed: &used, OnAttached: t.perfAttached,
+			prof, err = capture.PerfRecord(ctx, capture.PerfConfig{PIDs: pids, Seconds: secs, Hz: hz, CPUUsed: &used, OnAttached: t.perfAttached,
+				OnStart:      onStart,
 				Stop:         t.stopAt.Done(),
 				BeforeScript: func() { maps = t.jvmPerfMaps(pids) }})
 			for _, m := range maps {
 				_ = os.Remove(m)
 			}
 		}
+		t.meter.exited(recorder, used)
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		t.cpuUsed += used
-		if tool != ProfilerPerf {
+		if follows {
 			t.done[pids[0]] = true
 		}
 		if err != nil {
@@ -414,13 +462,6 @@ func (t *treeSampler) notesSnapshot() []string {
 	return out
 }
 
-// profilerCPU is the CPU the recorders used themselves.
-func (t *treeSampler) profilerCPU() time.Duration {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.cpuUsed
-}
-
 func (t *treeSampler) perfAttached() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -433,25 +474,42 @@ func (t *treeSampler) recorderStarted(pid int) {
 	t.recorders = append(t.recorders, pid)
 }
 
-// recorderStartupCPU is the CPU py-spy or rbspy uses before it samples
-// (reading the interpreter's symbols, tens of milliseconds).
+// spySampling notes that the py-spy recorder of process pid said it
+// samples.
+func (t *treeSampler) spySampling(pid int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sampling[pid] = true
+}
+
+// recorderStartupCPU is the CPU rbspy uses before it samples (reading the
+// interpreter's symbols, tens of milliseconds).
 const recorderStartupCPU = 0.02
 
 // waitAttached waits, at most limit, until every profiler started so far
-// samples: perf has acknowledged enabling its events, py-spy and rbspy
-// run and have done their start-up work (used recorderStartupCPU of CPU).
-// The measured window then starts with the samplers sampling: on a loaded
-// machine a profiler can take a second of wall time to get there.
+// samples: perf has acknowledged enabling its events, py-spy has said it
+// samples, rbspy runs and has done its start-up work (used
+// recorderStartupCPU of CPU). The measured window then starts with the
+// samplers sampling, and their start-up (py-spy's takes a tenth of a
+// second of CPU) is not counted in it: on a loaded machine a profiler can
+// take a second of wall time to get there.
 func (t *treeSampler) waitAttached(ctx context.Context, limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		t.mu.Lock()
 		pids := append([]int(nil), t.recorders...)
 		ready := len(pids) >= t.spies && t.perfsOn >= t.perfs
+		waiting := map[int]bool{} // py-spy recorders that have not said they sample
+		for _, pid := range pids {
+			if of, ok := t.pySpies[pid]; ok && !t.sampling[of] {
+				waiting[pid] = true
+			}
+		}
 		t.mu.Unlock()
 		for _, pid := range pids {
-			if cpu, err := target.ProcessCPUSeconds(pid); err == nil && cpu < recorderStartupCPU {
-				ready = false
+			cpu, err := target.ProcessCPUSeconds(pid)
+			if err == nil && (waiting[pid] || cpu < recorderStartupCPU) {
+				ready = false // a recorder that is gone is waited for no more
 			}
 		}
 		if ready {

@@ -15,11 +15,13 @@ type Profiling struct {
 	MeasuredCPUSeconds float64 `json:"measured_cpu_s,omitempty"`
 	// Coverage is ProfileCPUSeconds / MeasuredCPUSeconds.
 	Coverage float64 `json:"coverage,omitempty"`
-	// ProfilerCPUSeconds is what the samplers (py-spy, rbspy, perf
-	// record) used themselves over the window; ProfilerOverhead that over
-	// MeasuredCPUSeconds.
-	ProfilerCPUSeconds float64 `json:"profiler_cpu_s,omitempty"`
-	ProfilerOverhead   float64 `json:"profiler_overhead,omitempty"`
+	// ProfilerCPUSeconds is what the profilers perflab started (py-spy,
+	// rbspy, perf record, the off-CPU recorders) used themselves inside
+	// the window, read from /proc at its edges; ProfilerOverhead that over
+	// MeasuredCPUSeconds; Profilers the same by tool and role.
+	ProfilerCPUSeconds float64       `json:"profiler_cpu_s,omitempty"`
+	ProfilerOverhead   float64       `json:"profiler_overhead,omitempty"`
+	Profilers          []ProfilerUse `json:"profilers,omitempty"`
 	// NotRepresentative says why the profile cannot explain the CPU
 	// measured (too few samples, an idle process while the service
 	// burned cores); its functions are then not presented as the verdict.
