@@ -128,3 +128,15 @@ func TestSynthProfileValid(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkFlameFile is `perflab flame` on a large file: lean decoding plus
+// the pruned tree and the page (compare with BenchmarkTop).
+func BenchmarkFlameFile(b *testing.B) {
+	path := benchProfile(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := WriteFlameHTMLFile(io.Discard, path, FlameOptions{Requests: 1000}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/google/pprof/profile"
 
@@ -66,7 +67,7 @@ func readStackSetFileAs(path string, lines bool) (*stackSet, error) {
 	}
 	p, err := parseBounded(f)
 	if err != nil {
-		return nil, fmt.Errorf("parsing profile %s: %w", path, err)
+		return nil, fmt.Errorf("reading profile %s: %w", path, err)
 	}
 	if lines {
 		return fromProfileLines(p), nil
@@ -85,7 +86,7 @@ func ReadProfileFile(path string) (*profile.Profile, error) {
 	defer f.Close()
 	p, err := parseBounded(f)
 	if err != nil {
-		return nil, fmt.Errorf("parsing profile %s: %w", path, err)
+		return nil, fmt.Errorf("reading profile %s: %w", path, err)
 	}
 	return p, nil
 }
@@ -150,15 +151,19 @@ type leanDecoder struct {
 	ids      []uint64
 	sv       []int64
 
-	locs  []rawLocation
-	funcs []rawFunction
-	maps  map[uint64]int64 // mapping id -> filename string index
-	buf   []byte
+	locs     []rawLocation
+	locLines []rawLine // the locations' lines, see rawLocation
+	funcs    []rawFunction
+	maps     map[uint64]int64 // mapping id -> filename string index
+	buf      []byte
 }
 
+// rawLocation is a location: its id, mapping, and its lines, which are
+// locLines[off : off+n] (one slice for all, not one per location: a large
+// profile has millions of locations).
 type rawLocation struct {
-	id, mapping, addr uint64
-	lines             []rawLine
+	id, mapping uint64
+	off, n      int32
 }
 
 // rawLine is one Line of a location: its function and line number.
@@ -250,12 +255,9 @@ func (d *leanDecoder) message(br *bufio.Reader, field uint64) error {
 		_, err := br.Discard(int(n))
 		return unexpected(err)
 	}
-	if cap(d.buf) < int(n) {
-		d.buf = make([]byte, n)
-	}
-	b := d.buf[:n]
-	if _, err := io.ReadFull(br, b); err != nil {
-		return unexpected(err)
+	b, err := d.readField(br, int(n))
+	if err != nil {
+		return err
 	}
 	switch field {
 	case fProfileSampleType:
@@ -285,6 +287,22 @@ func (d *leanDecoder) message(br *bufio.Reader, field uint64) error {
 		d.strs = append(d.strs, string(b))
 		return nil
 	}
+}
+
+// readField reads a field's n bytes into d.buf, growing it as the bytes
+// arrive rather than by the declared length: a few bytes that declare a
+// 1 GiB field are a short file, not 1 GiB to allocate.
+func (d *leanDecoder) readField(br *bufio.Reader, n int) ([]byte, error) {
+	const step = 1 << 20
+	d.buf = d.buf[:0]
+	for len(d.buf) < n {
+		start := len(d.buf)
+		d.buf = slices.Grow(d.buf, min(n-start, step))[:start+min(n-start, step)]
+		if _, err := io.ReadFull(br, d.buf[start:]); err != nil {
+			return nil, unexpected(err)
+		}
+	}
+	return d.buf, nil
 }
 
 // fieldIter walks the fields of an embedded message.
@@ -441,7 +459,7 @@ func (d *leanDecoder) mapping(b []byte) error {
 }
 
 func (d *leanDecoder) location(b []byte) error {
-	var loc rawLocation
+	loc := rawLocation{off: int32(len(d.locLines))}
 	it := fieldIter{b: b}
 	for it.next() {
 		switch {
@@ -449,14 +467,13 @@ func (d *leanDecoder) location(b []byte) error {
 			loc.id = it.v
 		case it.field == 2 && it.wire == 0:
 			loc.mapping = it.v
-		case it.field == 3 && it.wire == 0:
-			loc.addr = it.v
 		case it.field == 4 && it.wire == 2:
 			ln, err := parseLine(it.data)
 			if err != nil {
 				return err
 			}
-			loc.lines = append(loc.lines, ln)
+			d.locLines = append(d.locLines, ln)
+			loc.n++
 		}
 	}
 	d.locs = append(d.locs, loc)

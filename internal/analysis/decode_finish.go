@@ -61,6 +61,7 @@ func (d *leanDecoder) finish() (*stackSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.locs, d.locLines = nil, nil // done with: let the collector have them
 	// Stacks are distinct by location, and nearly always by function too,
 	// so they are appended without merging (the analyses do not need it).
 	s.vals = make([]int64, 0, nstacks*d.nv)
@@ -70,7 +71,8 @@ func (d *leanDecoder) finish() (*stackSet, error) {
 		for b := []byte(key); len(b) > 0; {
 			id, n := binary.Uvarint(b)
 			b = b[n:]
-			nframes += len(locFrames[id].frames)
+			f, _, _ := locFrames.get(id)
+			nframes += len(f)
 		}
 	}
 	s.frames = make([]int32, 0, nframes)
@@ -82,20 +84,21 @@ func (d *leanDecoder) finish() (*stackSet, error) {
 		for b := []byte(key); len(b) > 0; {
 			id, n := binary.Uvarint(b)
 			b = b[n:]
-			lf, ok := locFrames[id]
+			lf, state, ok := locFrames.get(id)
 			if !ok {
 				return nil, fmt.Errorf("decoding profile: sample refers to unknown location %d", id)
 			}
 			if pr != nil {
-				ids, states = append(ids, id), append(states, lf.state)
+				ids, states = append(ids, id), append(states, state)
 				continue
 			}
-			frames = append(frames, lf.frames...)
+			frames = append(frames, lf...)
 		}
 		if pr != nil {
 			lo, hi := pruneStack(states)
 			for _, id := range ids[lo:hi] {
-				frames = append(frames, locFrames[id].frames...)
+				lf, _, _ := locFrames.get(id)
+				frames = append(frames, lf...)
 			}
 		}
 		frames = trimPreempt(s, frames)
@@ -106,15 +109,68 @@ func (d *leanDecoder) finish() (*stackSet, error) {
 	return s, nil
 }
 
-// locFrame is a location's frames, innermost first, and how drop_frames
-// prunes it.
-type locFrame struct {
-	frames []int32
-	state  pruneState
+// locTable is each location's frames, innermost first, and how
+// drop_frames prunes it, in flat slices (a large profile has millions of
+// locations): by id through a slice when the ids are dense, as profiles
+// number them, else through a map.
+type locTable struct {
+	dense  []int32 // id -> entry + 1 (0: none)
+	sparse map[uint64]int32
+	frames []int32 // entry i has frames[off[i]:off[i+1]]
+	off    []int32
+	state  []pruneState
+}
+
+func newLocTable(locs []rawLocation) *locTable {
+	t := &locTable{off: make([]int32, 1, len(locs)+1), state: make([]pruneState, 0, len(locs))}
+	var maxID uint64
+	for _, l := range locs {
+		maxID = max(maxID, l.id)
+	}
+	if maxID <= 4*uint64(len(locs))+64 {
+		t.dense = make([]int32, maxID+1)
+	} else {
+		t.sparse = make(map[uint64]int32, len(locs))
+	}
+	return t
+}
+
+// add records the next location's entry; false if its id was seen.
+func (t *locTable) add(id uint64, frames []int32, state pruneState) bool {
+	if _, _, seen := t.get(id); seen {
+		return false
+	}
+	e := int32(len(t.state))
+	if t.dense != nil {
+		t.dense[id] = e + 1
+	} else {
+		t.sparse[id] = e
+	}
+	t.frames = append(t.frames, frames...)
+	t.off = append(t.off, int32(len(t.frames)))
+	t.state = append(t.state, state)
+	return true
+}
+
+// get returns a location's frames and pruning state.
+func (t *locTable) get(id uint64) ([]int32, pruneState, bool) {
+	var e int32
+	if t.dense != nil {
+		if id >= uint64(len(t.dense)) || t.dense[id] == 0 {
+			return nil, keepAll, false
+		}
+		e = t.dense[id] - 1
+	} else {
+		var ok bool
+		if e, ok = t.sparse[id]; !ok {
+			return nil, keepAll, false
+		}
+	}
+	return t.frames[t.off[e]:t.off[e+1]], t.state[e], true
 }
 
 // locationFrames maps each location id to its frames (pr may be nil).
-func (d *leanDecoder) locationFrames(b *stackBuilder, pr *pruner) (map[uint64]locFrame, error) {
+func (d *leanDecoder) locationFrames(b *stackBuilder, pr *pruner) (*locTable, error) {
 	type fnInfo struct {
 		name, file string
 		start      int64
@@ -142,14 +198,12 @@ func (d *leanDecoder) locationFrames(b *stackBuilder, pr *pruner) (map[uint64]lo
 		}
 		funcs[fn.id] = fi
 	}
-	out := make(map[uint64]locFrame, len(d.locs))
+	out := newLocTable(d.locs)
 	var names []string
+	var frames []int32
 	for _, loc := range d.locs {
 		if loc.id == 0 {
 			return nil, fmt.Errorf("decoding profile: location with id 0")
-		}
-		if _, dup := out[loc.id]; dup {
-			return nil, fmt.Errorf("decoding profile: duplicate location id %d", loc.id)
 		}
 		mapFile := ""
 		if loc.mapping != 0 {
@@ -162,15 +216,16 @@ func (d *leanDecoder) locationFrames(b *stackBuilder, pr *pruner) (map[uint64]lo
 				return nil, err
 			}
 		}
-		lines := loc.lines
-		var lf locFrame
+		lines := d.locLines[loc.off : loc.off+loc.n]
+		state := keepAll
+		frames = frames[:0]
 		if pr != nil {
 			names = names[:0]
 			for _, ln := range lines {
 				names = append(names, funcs[ln.fid].name)
 			}
 			var from int
-			from, lf.state = pr.location(names)
+			from, state = pr.location(names)
 			lines = lines[from:]
 		}
 		for _, ln := range lines {
@@ -186,17 +241,19 @@ func (d *leanDecoder) locationFrames(b *stackBuilder, pr *pruner) (map[uint64]lo
 			}
 			switch {
 			case fi.name == "":
-				lf.frames = append(lf.frames, b.function(binaryName(mapFile), mapFile))
+				frames = append(frames, b.function(binaryName(mapFile), mapFile))
 			case fi.idx >= 0:
-				lf.frames = append(lf.frames, fi.idx)
+				frames = append(frames, fi.idx)
 			default:
-				lf.frames = append(lf.frames, b.frame(fi.name, fi.file, ln.line, fi.start))
+				frames = append(frames, b.frame(fi.name, fi.file, ln.line, fi.start))
 			}
 		}
-		if len(lf.frames) == 0 {
-			lf.frames = append(lf.frames, b.function(binaryName(mapFile), mapFile))
+		if len(frames) == 0 {
+			frames = append(frames, b.function(binaryName(mapFile), mapFile))
 		}
-		out[loc.id] = lf
+		if !out.add(loc.id, frames, state) {
+			return nil, fmt.Errorf("decoding profile: duplicate location id %d", loc.id)
+		}
 	}
 	return out, nil
 }

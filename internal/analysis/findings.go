@@ -73,7 +73,13 @@ type ranked struct {
 
 // timeKey is what findings are sorted by: the time per request a finding
 // explains (CPU or wall), else its share scaled to the request's time.
+// The CPU-bound finding says what the service's state was, not where its
+// cost goes: it ranks after every finding that does, so the first finding
+// names what to change.
 func timeKey(r ranked, in FindingInput, cpu *cpuView) float64 {
+	if r.f.Kind == KindCPUBound {
+		return 0
+	}
 	if t := r.f.CostUsPerRequest + r.f.WaitUsPerRequest; t > 0 {
 		return t
 	}

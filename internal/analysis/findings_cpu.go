@@ -14,10 +14,11 @@ type cpuView struct {
 	c        *costs
 	usPerReq float64 // CPU per request in µs (measured, else profiled)
 	requests int64
+	uc       UserCode
 }
 
 func newCPUView(in FindingInput) *cpuView {
-	v := &cpuView{requests: in.Requests}
+	v := &cpuView{requests: in.Requests, uc: in.UserCode}
 	if in.CPU != nil {
 		s := fromProfile(in.CPU)
 		if vi, err := s.sampleIndex(""); err == nil {

@@ -36,7 +36,7 @@ func cpuBound(in FindingInput, cpu *cpuView) []ranked {
 			f.Detail += fmt.Sprintf(", so the budget caps throughput near %.0f requests/s", limit*1000/t.CPUMsPerRequest)
 		}
 	}
-	f.Detail += ". Throughput grows only by making requests cheaper (see the findings below) or by giving the service more CPU."
+	f.Detail += ". Throughput grows only by making requests cheaper (see the findings above) or by giving the service more CPU."
 	return []ranked{{f, 1}}
 }
 
@@ -73,7 +73,7 @@ func gcFinding(in FindingInput, cpu *cpuView) []ranked {
 	if in.Allocs != nil && in.Requests > 0 {
 		var total float64
 		var tops []string
-		for _, a := range AllocTop(in.Allocs, in.Requests, 3) {
+		for _, a := range AllocTopFor(in.Allocs, in.Requests, 3, in.UserCode) {
 			if !a.UserCode {
 				continue
 			}
@@ -82,7 +82,11 @@ func gcFinding(in FindingInput, cpu *cpuView) []ranked {
 			tops = append(tops, fmt.Sprintf("%s %s/request (%.0f objects)", a.Function, FormatValue(a.BytesPerRequest, "bytes"), a.ObjectsPerRequest))
 		}
 		f.CostBytesPerRequest = allocBytesPerRequest(in)
-		fmt.Fprintf(&d, " Requests allocate %s each; the top allocating user functions: %s.", FormatValue(f.CostBytesPerRequest, "bytes"), strings.Join(tops, "; "))
+		fmt.Fprintf(&d, " Requests allocate %s each", FormatValue(f.CostBytesPerRequest, "bytes"))
+		if len(tops) > 0 {
+			fmt.Fprintf(&d, "; the top allocating user functions: %s", strings.Join(tops, "; "))
+		}
+		d.WriteString(".")
 	}
 	if in.Allocs == nil && cpu.c != nil {
 		if names := cpu.mallocCallers(3); len(names) > 0 {
@@ -157,7 +161,7 @@ func (v *cpuView) mallocCallers(n int) []string {
 	for i, f := range s.funcs {
 		isMalloc[i] = f.Name == "runtime.mallocgc"
 	}
-	c := computeCosts(s, v.c.vi, UserCode{}, func(st []int32) bool {
+	c := computeCosts(s, v.c.vi, v.uc, func(st []int32) bool {
 		for _, f := range st {
 			if isMalloc[f] {
 				return true

@@ -43,7 +43,7 @@ func (tw *timeWaits) explain(in FindingInput, offMs float64) string {
 		return d.String()
 	}
 	if in.Wall != nil && in.Time == nil && in.Requests > 0 {
-		if s := offCPUSites(in.Wall, in.Requests); s != "" {
+		if s := offCPUSites(in.Wall, in.Requests, in.UserCode); s != "" {
 			fmt.Fprintf(&d, " The kernel's scheduler events show where the service's threads waited off a CPU, per request: %s (threads waiting for work, in epoll_wait or accept, count too: not all of it is request time).", s)
 			return d.String()
 		}
@@ -79,8 +79,8 @@ func sourceName(src string) string {
 
 // offCPUSites names the user functions with the most time off a CPU in a
 // wall-time profile, with their waits.
-func offCPUSites(wall *profile.Profile, requests int64) string {
-	v := newWaitView(wall, requests)
+func offCPUSites(wall *profile.Profile, requests int64, uc UserCode) string {
+	v := newWaitView(wall, requests, uc)
 	if v == nil {
 		return ""
 	}

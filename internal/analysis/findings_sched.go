@@ -11,8 +11,9 @@ import (
 // Thresholds of the scheduler rules.
 const (
 	// gomaxprocsMinThrottled is the share of throttled periods (percent)
-	// from which GOMAXPROCS above the budget matters.
-	gomaxprocsMinThrottled = 5.0
+	// from which GOMAXPROCS above the budget matters: the throttling the
+	// report highlights.
+	gomaxprocsMinThrottled = runfmt.ThrottledNotablePct
 	// gomaxprocsFloor is the least GOMAXPROCS Go itself picks under a CPU
 	// limit (Go 1.25+): never reported.
 	gomaxprocsFloor = 2

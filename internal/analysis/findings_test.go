@@ -95,8 +95,11 @@ func TestFindingsTargetAndGC(t *testing.T) {
 		GC:     &runfmt.GCSummary{CPUPct: 25, Count: 40, HeapMaxMB: 12, AllocMBPerS: 300},
 	}
 	fs := Findings(in)
-	if fs[0].Kind != KindCPUBound || !strings.Contains(fs[0].Detail, "160 requests/s") {
-		t.Errorf("first finding = %+v; want cpu-bound with the 2/12.5ms = 160 rps cap", fs[0])
+	if c := findKind(fs, KindCPUBound); len(c) != 1 || !strings.Contains(c[0].Detail, "160 requests/s") {
+		t.Errorf("cpu-bound findings = %+v; want one with the 2/12.5ms = 160 rps cap", c)
+	}
+	if fs[0].Kind == KindCPUBound || fs[len(fs)-1].Kind != KindCPUBound {
+		t.Errorf("findings %v: want the cost findings first and the service's state (cpu-bound) after them", kinds(fs))
 	}
 	g := findKind(fs, KindGC)
 	if len(g) != 1 || !near(g[0].Share, 0.25) || !near(g[0].CostUsPerRequest, 0.25*12500) || g[0].CostBytesPerRequest <= 0 {
@@ -187,4 +190,13 @@ func TestFindingsEmpty(t *testing.T) {
 	if fs := Findings(FindingInput{}); len(fs) != 0 {
 		t.Errorf("Findings(empty) = %+v", fs)
 	}
+}
+
+// kinds lists the findings' kinds in their order.
+func kinds(fs []runfmt.Finding) []string {
+	var k []string
+	for _, f := range fs {
+		k = append(k, f.Kind)
+	}
+	return k
 }

@@ -98,7 +98,7 @@ func newTimeWaits(in FindingInput) *timeWaits {
 	if t == nil || t.Requests <= 0 {
 		return &timeWaits{}
 	}
-	v := newWaitView(in.Wall, t.Requests)
+	v := newWaitView(in.Wall, t.Requests, in.UserCode)
 	if v == nil || v.totalNs == 0 {
 		return &timeWaits{}
 	}
@@ -207,7 +207,7 @@ func holders(in FindingInput, requests int64) string {
 		return ""
 	}
 	s := fromProfile(in.Holders)
-	c := computeCosts(s, 0, UserCode{}, nil)
+	c := computeCosts(s, 0, in.UserCode, nil)
 	var parts []string
 	for _, f := range c.ranked(true, 2) {
 		parts = append(parts, fmt.Sprintf("%s (%.0f%% of the wait)", s.funcs[f].Name, pct(c.charg[f], c.total)))

@@ -69,7 +69,7 @@ func plantedWall(t testing.TB) (*profile.Profile, *runfmt.TimePerRequest) {
 		wsmp{down, "runnable", n * 0.5e6},
 		wsmp{handlerStack + ";main.throttle;time.Sleep", "sleep", n * 5e6},
 	)
-	tm := &runfmt.TimePerRequest{Source: "go-trace", Seconds: 1, Requests: n, Kinds: TimeKinds(wall, n)}
+	tm := &runfmt.TimePerRequest{Source: "go-trace", Seconds: 1, Requests: n, Kinds: TimeKinds(wall, n, UserCode{})}
 	for _, k := range tm.Kinds {
 		tm.TotalMs += k.MsPerRequest
 	}
@@ -120,7 +120,7 @@ func TestWaitFindingsFromWall(t *testing.T) {
 func TestLockFindingNamesHolder(t *testing.T) {
 	lock := handlerStack + ";main.(*store).get;sync.(*Mutex).Lock;sync.(*Mutex).lockSlow"
 	wall := buildWall(t, wsmp{handlerStack, "cpu", 100 * 2e6}, wsmp{lock, "lock", 100 * 14e6})
-	tm := &runfmt.TimePerRequest{Source: "go-trace", Requests: 100, Kinds: TimeKinds(wall, 100), TotalMs: 16}
+	tm := &runfmt.TimePerRequest{Source: "go-trace", Requests: 100, Kinds: TimeKinds(wall, 100, UserCode{}), TotalMs: 16}
 	holders := buildWall(t, wsmp{handlerStack + ";main.(*store).put;sync.(*Mutex).Unlock", "lock", 100 * 14e6})
 	fs := Findings(FindingInput{Wall: wall, Holders: holders, Time: tm, Requests: 100})
 	if len(fs) == 0 || fs[0].Kind != KindLockContention || !hasFunc(fs[0], "main.(*store).get") || !strings.Contains(fs[0].Detail, "main.(*store).put") {
@@ -130,7 +130,7 @@ func TestLockFindingNamesHolder(t *testing.T) {
 
 func TestWaitWithoutUserCodeIsNotNamed(t *testing.T) {
 	wall := buildWall(t, wsmp{handlerStack, "cpu", 1e6}, wsmp{"runtime.goexit;net/http.(*conn).serve;net/http.(*conn).readRequest;syscall.read", "syscall", 9e6})
-	tm := &runfmt.TimePerRequest{Source: "go-trace", Requests: 1, Kinds: TimeKinds(wall, 1), TotalMs: 10}
+	tm := &runfmt.TimePerRequest{Source: "go-trace", Requests: 1, Kinds: TimeKinds(wall, 1, UserCode{}), TotalMs: 10}
 	for _, f := range Findings(FindingInput{Wall: wall, Time: tm, Requests: 1}) {
 		if f.Kind == KindSyscallWait {
 			t.Errorf("syscall finding %q without user code to name", f.Title)
@@ -166,6 +166,13 @@ func TestMemoryGrowth(t *testing.T) {
 	if f := findKind(Findings(FindingInput{Heap: small, Requests: 1000}), KindMemoryGrowth); len(f) != 0 {
 		t.Errorf("memory growth reported for a steady heap: %+v", f)
 	}
+	// The demo's log tail churns: the sampled in-use profiles moved 7.5 MB
+	// while gctrace's exact live heap stayed at 25 MB over 54 collections.
+	churn := &runfmt.HeapGrowth{LiveStartMB: 25, LiveEndMB: 25, SlopeMBPerS: 0.045, Collections: 54, InuseStartMB: 21.3, InuseEndMB: 28.8,
+		BytesPerRequest: 2536, Sites: []runfmt.HeapSite{{Function: "main.parse", BytesPerRequest: 2536, MBPerS: 0.75}}}
+	if f := findKind(Findings(FindingInput{Heap: churn, Requests: 3000}), KindMemoryGrowth); len(f) != 0 {
+		t.Errorf("memory growth reported where gctrace's live heap stayed flat: %+v", f)
+	}
 }
 
 func TestOffCPUSaysWhatWasChecked(t *testing.T) {
@@ -184,7 +191,7 @@ func TestOffCPUSaysWhatWasChecked(t *testing.T) {
 // finding.
 func TestSyscallWaitOnAStarvedMachine(t *testing.T) {
 	wall := buildWall(t, wsmp{handlerStack, "cpu", 100 * 1e6}, wsmp{handlerStack + ";main.readTable;io.ReadFull;syscall.read", "syscall", 100 * 5e6})
-	tm := &runfmt.TimePerRequest{Source: "go-trace", Requests: 100, Kinds: TimeKinds(wall, 100), TotalMs: 6}
+	tm := &runfmt.TimePerRequest{Source: "go-trace", Requests: 100, Kinds: TimeKinds(wall, 100, UserCode{}), TotalMs: 6}
 	in := FindingInput{Wall: wall, Time: tm, Requests: 100, Target: &runfmt.TargetSummary{RunqueueWaitSeconds: 0.001}}
 	if f := findKind(Findings(in), KindSyscallWait); len(f) != 1 || !hasFunc(f[0], "main.readTable") {
 		t.Fatalf("syscall findings %+v on a quiet machine; want main.readTable", f)

@@ -110,7 +110,7 @@ func lockFinding(in FindingInput, p *profile.Profile, what string) (ranked, bool
 			return ranked{}, false
 		}
 	}
-	c := computeCosts(s, vi, UserCode{}, nil)
+	c := computeCosts(s, vi, in.UserCode, nil)
 	users := c.ranked(true, 3)
 	if len(users) == 0 || c.total == 0 {
 		return ranked{}, false
@@ -170,12 +170,12 @@ func goroutineGrowth(in FindingInput) []ranked {
 	}
 	f := runfmt.Finding{Kind: KindGoroutineGrowth}
 	f.Title = fmt.Sprintf("goroutines grew from %d to %d", start, end)
-	before := chargedByName(in.GoroutinesStart)
+	before := chargedByName(in.GoroutinesStart, in.UserCode)
 	s := fromProfile(in.GoroutinesEnd)
 	if len(s.sampleTypes) == 0 {
 		return nil
 	}
-	c := computeCosts(s, len(s.sampleTypes)-1, UserCode{}, nil)
+	c := computeCosts(s, len(s.sampleTypes)-1, in.UserCode, nil)
 	growth := map[int32]int64{}
 	for fn := range s.funcs {
 		if d := c.charg[fn] - before[s.funcs[fn].Name]; d > 0 {
@@ -205,13 +205,13 @@ func goroutineGrowth(in FindingInput) []ranked {
 }
 
 // chargedByName is the attributed goroutine count per function name.
-func chargedByName(p *profile.Profile) map[string]int64 {
+func chargedByName(p *profile.Profile, uc UserCode) map[string]int64 {
 	s := fromProfile(p)
 	out := map[string]int64{}
 	if len(s.sampleTypes) == 0 {
 		return out
 	}
-	c := computeCosts(s, len(s.sampleTypes)-1, UserCode{}, nil)
+	c := computeCosts(s, len(s.sampleTypes)-1, uc, nil)
 	for fn, fi := range s.funcs {
 		out[fi.Name] = c.charg[fn]
 	}

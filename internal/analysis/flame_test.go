@@ -3,10 +3,12 @@ package analysis
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -134,8 +136,8 @@ func TestFlamePruningKeepsTotals(t *testing.T) {
 	if sum != 1000 {
 		t.Errorf("self values after pruning sum to %d, want 1000", sum)
 	}
-	if d.Pruned != 2 || !bytes.Contains(buf.Bytes(), []byte("merged into their parents")) {
-		t.Errorf("pruned = %d, want 2 (gcBgMarkWorker, gcDrain) and a note in the page", d.Pruned)
+	if d.Pruned != 1 || !bytes.Contains(buf.Bytes(), []byte("merged into their callers")) {
+		t.Errorf("pruned = %d, want 1 (the call path of gcBgMarkWorker) and a note in the page", d.Pruned)
 	}
 }
 
@@ -159,6 +161,36 @@ func TestDiffFlame(t *testing.T) {
 			t.Errorf("diff node %s = %v, want new/base %v", name, vals[name], want)
 		}
 	}
+	// Gains first (main.b: 100/request to 0), then losses by size (main.a:
+	// 100 to 150, main.c: 0 to 50, equal: either order).
+	var changes []string
+	for i := 0; i+2 < len(d.Changes); i += 3 {
+		changes = append(changes, fmt.Sprintf("%s %d %d", d.Names[d.Changes[i]], d.Changes[i+1], d.Changes[i+2]))
+	}
+	if len(changes) != 3 || changes[0] != "main.b 0 1000" || !slices.Contains(changes, "main.a 3000 1000") || !slices.Contains(changes, "main.c 1000 0") {
+		t.Errorf("diff changes = %q, want main.b's gain then the losses of main.a and main.c", changes)
+	}
+}
+
+// TestFlameKeepsOnlyDrawnNames checks that a pruned page carries the names
+// of the frames it draws, not every function of the profile.
+func TestFlameKeepsOnlyDrawnNames(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteFlameHTML(&buf, synthProfile(20000, 4000), FlameOptions{MinFraction: 0.01}); err != nil {
+		t.Fatal(err)
+	}
+	d := pageData(t, buf.Bytes())
+	used := map[int64]bool{}
+	for i := 0; i < len(d.Nodes); i += d.Stride {
+		used[d.Nodes[i]] = true
+	}
+	if len(used) != len(d.Names) || len(d.User) != len(d.Names) {
+		t.Errorf("page has %d names (%d user flags) for %d drawn names", len(d.Names), len(d.User), len(used))
+	}
+	if d.Pruned == 0 {
+		t.Error("1% pruning of 4000 stacks pruned nothing")
+	}
+	folded(t, d) // no node smaller than its children
 }
 
 // TestFlameRendersInChromium loads flame graphs of a large synthetic profile
@@ -227,4 +259,22 @@ func dumpDOM(t *testing.T, bin, dir, url string) string {
 		t.Fatalf("chromium did not finish in 60s\n%s", stderr.String())
 	}
 	return out.String()
+}
+
+// TestFlameOfAnIdleProfile checks that a profile without samples gives a
+// page that says so rather than a blank graph.
+func TestFlameOfAnIdleProfile(t *testing.T) {
+	p := cpuProfile(t)
+	p.Sample = nil
+	var buf bytes.Buffer
+	if err := WriteFlameHTML(&buf, p, FlameOptions{Requests: 10}); err != nil {
+		t.Fatal(err)
+	}
+	d := pageData(t, buf.Bytes())
+	if len(d.Nodes) != 3 || d.Nodes[1] != 0 {
+		t.Errorf("idle profile's nodes = %v, want the root alone, empty", d.Nodes)
+	}
+	if !bytes.Contains(buf.Bytes(), []byte("This profile has no samples")) {
+		t.Error("the page of an idle profile does not say it has no samples")
+	}
 }

@@ -1,113 +1,204 @@
 package analysis
 
 import (
+	"slices"
 	"sort"
 )
 
-// flameTree is the call tree of one or two profiles: each node a function
-// called along one path from the root, with the cost of its subtree.
+// The flame graph's call tree is built without a tree of maps (one map
+// entry per node: a profile of 700k distinct stacks has millions of nodes,
+// of which a few thousand are drawn): see flameBuilder.
+
+// flameTree is the pruned call tree in preorder.
 type flameTree struct {
-	names   []string
-	user    []bool
-	nameIdx map[string]int32
-	name    []int32
-	val     [2][]int64 // [0] new (or the only profile), [1] base
-	kids    map[uint64]int32
-	child   [][]int32
-	isDiff  bool
+	names []string // frame names, by name id
+	user  []bool
+	name  []int32 // per node: name id
+	val   [2][]int64
+	kids  []int32
+	// pruned counts the subtrees left out, their cost in their parents.
+	pruned int
+	diff   bool
+	// flat is each name's own (leaf) cost per side, for a diff's list of
+	// gains and losses; indexed like names before remapping (see buildFlame).
+	flat [2][]int64
 }
 
-func newFlameTree(diff bool) *flameTree {
-	t := &flameTree{nameIdx: map[string]int32{}, kids: map[uint64]int32{}, isDiff: diff}
-	t.node(-1, t.intern("root", false))
-	return t
+// flameSide is one profile of a flame graph: its stacks, the sample type
+// to read and the weight of one unit (1 / requests in a diff, 1 otherwise).
+type flameSide struct {
+	set    *stackSet
+	vi     int
+	weight float64
 }
 
-func (t *flameTree) intern(name string, user bool) int32 {
-	if i, ok := t.nameIdx[name]; ok {
-		return i
-	}
-	i := int32(len(t.names))
-	t.names = append(t.names, name)
-	t.user = append(t.user, user)
-	t.nameIdx[name] = i
-	return i
+// flameStack is one stack of one side in the sort.
+type flameStack struct {
+	side  int8
+	stack int32
+	val   int64
 }
 
-// node returns the child of parent named name, creating it.
-func (t *flameTree) node(parent, name int32) int32 {
-	key := uint64(uint32(parent))<<32 | uint64(uint32(name))
-	if i, ok := t.kids[key]; ok {
-		return i
-	}
-	i := int32(len(t.name))
-	t.name = append(t.name, name)
-	t.val[0] = append(t.val[0], 0)
-	t.val[1] = append(t.val[1], 0)
-	t.child = append(t.child, nil)
-	if parent >= 0 {
-		t.child[parent] = append(t.child[parent], i)
-	}
-	t.kids[key] = i
-	return i
-}
-
-// add adds the stacks of s (sample type vi) to side 0 (new) or 1 (base).
-func (t *flameTree) add(s *stackSet, vi, side int, uc UserCode) {
-	fn := make([]int32, len(s.funcs))
-	for i, f := range s.funcs {
-		fn[i] = t.intern(f.Name, uc.IsUser(f.Name, f.File))
-	}
-	for si := 0; si < s.numStacks(); si++ {
-		v := s.value(si, vi)
-		if v == 0 {
-			continue
-		}
-		n := int32(0)
-		t.val[side][0] += v
-		st := s.stack(si)
-		for i := len(st) - 1; i >= 0; i-- {
-			n = t.node(n, fn[st[i]])
-			t.val[side][n] += v
+// buildFlame builds the tree of sides (one, or new then base), dropping
+// nodes whose weight (the largest of the sides' weighted values) is below
+// minFraction of the root's.
+func buildFlame(sides []flameSide, uc UserCode, minFraction float64) *flameTree {
+	// Frame names: one id per distinct name over both sides, ranked by name.
+	nameID := map[string]int32{}
+	var names []string
+	var user []bool
+	fid := make([][]int32, len(sides)) // per side: function index -> name id
+	for k, sd := range sides {
+		fid[k] = make([]int32, len(sd.set.funcs))
+		for i, f := range sd.set.funcs {
+			id, ok := nameID[f.Name]
+			if !ok {
+				id = int32(len(names))
+				nameID[f.Name] = id
+				names = append(names, f.Name)
+				user = append(user, uc.IsUser(f.Name, f.File))
+			}
+			fid[k][i] = id
 		}
 	}
-}
-
-// flatten writes the tree in preorder, children by name, as groups of
-// (name index, value..., child count), dropping subtrees whose weight (as
-// given by keep) is too small; their cost stays in the parent's value. It
-// returns the encoded nodes and the number of dropped nodes.
-func (t *flameTree) flatten(keep func(n int32) bool) (out []int64, pruned int) {
-	var walk func(n int32)
-	walk = func(n int32) {
-		kids := t.child[n][:0:0]
-		for _, c := range t.child[n] {
-			if keep(c) {
-				kids = append(kids, c)
-			} else {
-				pruned += t.subtreeSize(c)
+	byName := make([]int32, len(names))
+	for i := range byName {
+		byName[i] = int32(i)
+	}
+	sort.Slice(byName, func(i, j int) bool { return names[byName[i]] < names[byName[j]] })
+	rank := make([]int32, len(names))
+	for r, id := range byName {
+		rank[id] = int32(r)
+	}
+	// Per side, function index -> rank, and the stacks with a value.
+	frank := make([][]int32, len(sides))
+	var stacks []flameStack
+	var total [2]int64
+	flat := [2][]int64{make([]int64, len(names)), make([]int64, len(names))}
+	for k, sd := range sides {
+		frank[k] = make([]int32, len(fid[k]))
+		for i, id := range fid[k] {
+			frank[k][i] = rank[id]
+		}
+		for si := 0; si < sd.set.numStacks(); si++ {
+			if v := sd.set.value(si, sd.vi); v != 0 {
+				stacks = append(stacks, flameStack{side: int8(k), stack: int32(si), val: v})
+				total[k] += v
+				if st := sd.set.stack(si); len(st) > 0 {
+					flat[k][fid[k][st[0]]] += v
+				}
 			}
 		}
-		sort.Slice(kids, func(i, j int) bool { return t.names[t.name[kids[i]]] < t.names[t.name[kids[j]]] })
-		out = append(out, int64(t.name[n]), t.val[0][n])
-		if t.diff() {
-			out = append(out, t.val[1][n])
-		}
-		out = append(out, int64(len(kids)))
-		for _, c := range kids {
-			walk(c)
-		}
 	}
-	walk(0)
-	return out, pruned
+	b := &flameBuilder{sides: sides, frank: frank, byName: byName, threshold: minFraction}
+	for k := range sides {
+		b.rootWeight = max(b.rootWeight, float64(total[k])*sides[k].weight)
+	}
+	b.t.names, b.t.user, b.t.flat, b.t.diff = names, user, flat, len(sides) > 1
+	b.node(-1, total)
+	b.children(0, stacks, 0)
+	return &b.t
 }
 
-func (t *flameTree) diff() bool { return t.isDiff }
+// flameBuilder builds the tree top-down: the stacks under a node, which
+// share its path from the root, are sorted by their next frame, each run of
+// equal frames becoming a child (in name order, as the frames are ranked by
+// name); a child too light to draw is not descended into, so the work
+// follows the nodes drawn rather than the distinct stacks.
+type flameBuilder struct {
+	sides      []flameSide
+	frank      [][]int32 // per side: function index -> rank of its name
+	byName     []int32   // rank -> name id
+	t          flameTree
+	threshold  float64 // a fraction of rootWeight; < 0 keeps every node
+	rootWeight float64
+	keys       []uint64 // scratch: (next frame's rank + 1) << 32 | position
+	tmp        []flameStack
+}
 
-func (t *flameTree) subtreeSize(n int32) int {
-	size := 1
-	for _, c := range t.child[n] {
-		size += t.subtreeSize(c)
+// node appends a node in preorder and returns its index.
+func (b *flameBuilder) node(name int32, val [2]int64) int32 {
+	t := &b.t
+	t.name = append(t.name, name)
+	t.val[0] = append(t.val[0], val[0])
+	t.val[1] = append(t.val[1], val[1])
+	t.kids = append(t.kids, 0)
+	return int32(len(t.name) - 1)
+}
+
+// next is the rank of the frame at depth d from the root of s, or -1 when
+// s ends above d.
+func (b *flameBuilder) next(s flameStack, d int) int32 {
+	st := b.sides[s.side].set.stack(int(s.stack))
+	if d >= len(st) {
+		return -1
 	}
-	return size
+	return b.frank[s.side][st[len(st)-1-d]]
+}
+
+// children adds the children of node parent, whose stacks are stacks (all
+// at least d frames deep and equal to depth d), in preorder.
+func (b *flameBuilder) children(parent int32, stacks []flameStack, d int) {
+	b.sortByNext(stacks, d)
+	for lo := 0; lo < len(stacks); {
+		key := b.next(stacks[lo], d)
+		hi := lo + 1
+		for hi < len(stacks) && b.next(stacks[hi], d) == key {
+			hi++
+		}
+		group := stacks[lo:hi]
+		lo = hi
+		if key < 0 {
+			continue // stacks that end at parent: its own cost
+		}
+		var val [2]int64
+		for _, s := range group {
+			val[s.side] += s.val
+		}
+		if !b.heavy(val) {
+			b.t.pruned++
+			continue
+		}
+		b.t.kids[parent]++
+		n := b.node(b.byName[key], val)
+		b.children(n, group, d+1)
+	}
+}
+
+// heavy says whether a node of these values is drawn: its weight (the
+// larger of the sides' weighted values) is at least the threshold's share
+// of the root's.
+func (b *flameBuilder) heavy(val [2]int64) bool {
+	if b.threshold < 0 {
+		return true
+	}
+	w := 0.0
+	for k, sd := range b.sides {
+		w = max(w, float64(val[k])*sd.weight)
+	}
+	return b.rootWeight > 0 && w >= b.threshold*b.rootWeight
+}
+
+// sortByNext sorts stacks by their frame at depth d (stacks that end first).
+func (b *flameBuilder) sortByNext(stacks []flameStack, d int) {
+	if len(stacks) < 2 {
+		return
+	}
+	b.keys = b.keys[:0]
+	sorted := true
+	prev := int32(-2)
+	for i, s := range stacks {
+		k := b.next(s, d)
+		sorted = sorted && k >= prev
+		prev = k
+		b.keys = append(b.keys, uint64(uint32(k+1))<<32|uint64(i))
+	}
+	if sorted {
+		return
+	}
+	slices.Sort(b.keys)
+	b.tmp = append(b.tmp[:0], stacks...)
+	for i, k := range b.keys {
+		stacks[i] = b.tmp[uint32(k)]
+	}
 }

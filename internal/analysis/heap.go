@@ -14,9 +14,9 @@ import (
 // library code that allocated for them) whose in-use bytes grew most, per
 // request and per second; from and to are the in-use bytes at both ends.
 // ok is false when either profile lacks inuse_space.
-func HeapDelta(start, end *profile.Profile, requests int64, seconds float64, n int) (from, to int64, sites []runfmt.HeapSite, ok bool) {
-	a, aok := inuseByUser(start)
-	b, bok := inuseByUser(end)
+func HeapDelta(start, end *profile.Profile, requests int64, seconds float64, n int, uc UserCode) (from, to int64, sites []runfmt.HeapSite, ok bool) {
+	a, aok := inuseByUser(start, uc)
+	b, bok := inuseByUser(end, uc)
 	if !aok || !bok {
 		return 0, 0, nil, false
 	}
@@ -56,7 +56,7 @@ func HeapDelta(start, end *profile.Profile, requests int64, seconds float64, n i
 
 // inuseByUser is a heap profile's in-use bytes charged to user functions,
 // with the total under "".
-func inuseByUser(p *profile.Profile) (map[string]int64, bool) {
+func inuseByUser(p *profile.Profile, uc UserCode) (map[string]int64, bool) {
 	if p == nil {
 		return nil, false
 	}
@@ -65,7 +65,7 @@ func inuseByUser(p *profile.Profile) (map[string]int64, bool) {
 	if err != nil {
 		return nil, false
 	}
-	c := computeCosts(s, vi, UserCode{}, nil)
+	c := computeCosts(s, vi, uc, nil)
 	out := map[string]int64{"": c.total}
 	for f, v := range c.charg {
 		if c.user[f] && v > 0 {

@@ -118,6 +118,12 @@ func nanosPer(unit string) (float64, bool) {
 // request. It reads the alloc_space and alloc_objects sample types (falling
 // back to the default type for bytes). Up to n of each kind.
 func AllocTop(allocs *profile.Profile, requests int64, n int) []runfmt.AllocFunc {
+	return AllocTopFor(allocs, requests, n, UserCode{})
+}
+
+// AllocTopFor is AllocTop with user code decided by uc (a project root,
+// --user-code).
+func AllocTopFor(allocs *profile.Profile, requests int64, n int, uc UserCode) []runfmt.AllocFunc {
 	if allocs == nil {
 		return nil
 	}
@@ -128,10 +134,10 @@ func AllocTop(allocs *profile.Profile, requests int64, n int) []runfmt.AllocFunc
 			return nil
 		}
 	}
-	bytes := computeCosts(s, bi, UserCode{}, nil)
+	bytes := computeCosts(s, bi, uc, nil)
 	var objs *costs
 	if oi, err := s.sampleIndex("alloc_objects"); err == nil {
-		objs = computeCosts(s, oi, UserCode{}, nil)
+		objs = computeCosts(s, oi, uc, nil)
 	}
 	per := func(v int64) float64 {
 		if requests <= 0 {

@@ -63,7 +63,7 @@ func TestSpyWall(t *testing.T) {
 	if idleNs != 40*1e7 {
 		t.Errorf("idle %d ns; want the 40 samples between requests", idleNs)
 	}
-	kinds := TimeKinds(p, 10)
+	kinds := TimeKinds(p, 10, UserCode{})
 	got := map[string]float64{}
 	for _, k := range kinds {
 		got[k.Kind] = k.MsPerRequest
@@ -78,26 +78,26 @@ func TestSpyWall(t *testing.T) {
 	// fifth of each stack's CPU samples (31 * 0.2 = 6.2 of its 60).
 	long := pyProfile(t, map[string]int64{pyRequest: 31})
 	p, _, _ = SpyWall(wall, long, 0.2, 0, source)
-	if run := kindNamed(TimeKinds(p, 10), "running"); math.Abs(run.MsPerRequest-6.2) > 1e-9 {
+	if run := kindNamed(TimeKinds(p, 10, UserCode{}), "running"); math.Abs(run.MsPerRequest-6.2) > 1e-9 {
 		t.Errorf("running %.3f ms from a fifth of 31 CPU samples; want 6.2", run.MsPerRequest)
 	}
 	// The CPU the service measured caps the running time: 2 of the 6
 	// active samples were ready to run, waiting for a CPU.
 	p, _, _ = SpyWall(wall, cpu, 1, 4*1e7, source)
-	ks := TimeKinds(p, 10)
+	ks := TimeKinds(p, 10, UserCode{})
 	if run, ready := kindNamed(ks, "running"), kindNamed(ks, "runnable"); run.MsPerRequest != 4 || ready.MsPerRequest != 2 {
 		t.Errorf("running %.3f ms, runnable %.3f ms with 40 ms of CPU measured; want 4 and 2", run.MsPerRequest, ready.MsPerRequest)
 	}
 	// Ticks the sampler missed (the main thread in 80 of 100) scale up.
 	wall = pyProfile(t, map[string]int64{pyRequest: 48, pyIdle: 32, pyMain: 80})
 	p, _, _ = SpyWall(wall, nil, 1, 0, nil)
-	if k := kindNamed(TimeKinds(p, 10), "other"); k.MsPerRequest != 60 {
+	if k := kindNamed(TimeKinds(p, 10, UserCode{}), "other"); k.MsPerRequest != 60 {
 		t.Errorf("unclassified wait %.3f ms from 48 of 80 ticks; want 60 (scaled to 100 ticks)", k.MsPerRequest)
 	}
 	// Ticks py-spy's random spacing put in excess (125 of 100) scale down.
 	wall = pyProfile(t, map[string]int64{pyRequest: 75, pyIdle: 50, pyMain: 125})
 	p, _, _ = SpyWall(wall, nil, 1, 0, nil)
-	if k := kindNamed(TimeKinds(p, 10), "other"); math.Abs(k.MsPerRequest-60) > 1e-9 {
+	if k := kindNamed(TimeKinds(p, 10, UserCode{}), "other"); math.Abs(k.MsPerRequest-60) > 1e-9 {
 		t.Errorf("unclassified wait %.3f ms from 75 of 125 ticks; want 60 (scaled to 100 ticks)", k.MsPerRequest)
 	}
 	// Each process's ticks count (two processes, by their pid labels).
@@ -115,7 +115,7 @@ func TestSpyWall(t *testing.T) {
 	}
 	merged.DurationNanos = wall.DurationNanos
 	p, _, _ = SpyWall(merged, nil, 1, 0, nil)
-	if k := kindNamed(TimeKinds(p, 10), "other"); math.Abs(k.MsPerRequest-120) > 1e-9 {
+	if k := kindNamed(TimeKinds(p, 10, UserCode{}), "other"); math.Abs(k.MsPerRequest-120) > 1e-9 {
 		t.Errorf("unclassified wait %.3f ms from two processes' 75 of 125 ticks; want 120 (each scaled to 100 ticks)", k.MsPerRequest)
 	}
 }
@@ -136,7 +136,7 @@ func TestHeapDelta(t *testing.T) {
 	end := build(t, []string{"inuse_objects/count", "inuse_space/bytes"},
 		smp{"main.main;main.loadConfig;runtime.mallocgc", []int64{10, 1 << 20}},
 		smp{"net/http.(*conn).serve;main.handler;main.remember;runtime.growslice", []int64{1, 11 << 20}})
-	from, to, sites, ok := HeapDelta(start, end, 10240, 2, 3)
+	from, to, sites, ok := HeapDelta(start, end, 10240, 2, 3, UserCode{})
 	if !ok || from != 2<<20 || to != 12<<20 {
 		t.Fatalf("HeapDelta = %d, %d, ok %v; want 2 MiB to 12 MiB", from, to, ok)
 	}

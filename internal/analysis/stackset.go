@@ -264,14 +264,16 @@ func (b *stackBuilder) locationFrames(loc *profile.Location, pr *pruner) ([]int3
 		if fn == nil {
 			continue
 		}
-		name, file := fn.Name, fn.Filename
-		if name == "" {
-			name, file = binaryName(mapFile), mapFile
-		}
 		if ln.Line > 0 {
 			b.set.hasLines = true
 		}
-		out = append(out, b.frame(name, file, ln.Line, fn.StartLine))
+		if fn.Name == "" {
+			// Named by its binary, one row whatever its line (as the
+			// lean decoder does).
+			out = append(out, b.function(binaryName(mapFile), mapFile))
+			continue
+		}
+		out = append(out, b.frame(fn.Name, fn.Filename, ln.Line, fn.StartLine))
 	}
 	if len(out) == 0 {
 		out = append(out, b.function(binaryName(mapFile), mapFile))

@@ -15,7 +15,7 @@ import (
 //	     500ms 39.68% 39.68%      800ms 63.49%     2.50ms        4ms  main.handler
 //
 // The per-request columns appear when Requests > 0. Values are scaled to
-// readable units (µs, ms, s; kB, MB). User functions that were charged
+// readable units (µs, ms, s; KiB, MiB). User functions that were charged
 // attributed cost are marked with the share it makes of their flat.
 func (t *Table) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)

@@ -36,9 +36,9 @@ func (w *waitView) ms(ns int64) float64 {
 }
 
 // newWaitView groups wall's samples by their wait label. A runnable sample
-// at a stack where a goroutine blocked joins that block's class. Nil when
-// wall has no wall sample type.
-func newWaitView(wall *profile.Profile, requests int64) *waitView {
+// at a stack where a goroutine blocked joins that block's class; uc decides
+// which functions are the user's. Nil when wall has no wall sample type.
+func newWaitView(wall *profile.Profile, requests int64, uc UserCode) *waitView {
 	if wall == nil {
 		return nil
 	}
@@ -67,7 +67,7 @@ func newWaitView(wall *profile.Profile, requests int64) *waitView {
 	v := &waitView{requests: requests, classes: map[string]*waitClass{}}
 	for name, samples := range groups {
 		set := fromProfile(withSamples(wall, samples))
-		c := computeCosts(set, vi, UserCode{}, nil)
+		c := computeCosts(set, vi, uc, nil)
 		v.classes[name] = &waitClass{name: name, c: c, blockedNs: c.total - runnable[name], runnableNs: runnable[name]}
 		v.totalNs += c.total
 	}
@@ -147,8 +147,9 @@ func (c *waitClass) sites(n int) []site {
 
 // TimeKinds splits a wall-time profile into the time-per-request table's
 // kinds (runfmt.TimeKindNames), each with its waits and its top user
-// function, per request. Kinds the profile lacks are reported as zero.
-func TimeKinds(wall *profile.Profile, requests int64) []runfmt.TimeKind {
+// function (user code decided by uc), per request. Kinds the profile lacks
+// are reported as zero.
+func TimeKinds(wall *profile.Profile, requests int64, uc UserCode) []runfmt.TimeKind {
 	if wall == nil || requests <= 0 {
 		return nil
 	}
@@ -168,7 +169,7 @@ func TimeKinds(wall *profile.Profile, requests int64) []runfmt.TimeKind {
 				waits[waitOf(s)] += v
 			}
 		}
-		c := computeCosts(set, vi, UserCode{}, nil)
+		c := computeCosts(set, vi, uc, nil)
 		k.MsPerRequest = per(c.total)
 		if len(waits) > 1 || len(waits) == 1 && waits[name] == 0 && waits["cpu"] == 0 {
 			// more than the kind itself: name the waits

@@ -134,3 +134,28 @@ func percentile(sorted []float64, p float64) float64 {
 	i := int(math.Ceil(p/100*float64(len(sorted)))) - 1
 	return sorted[min(max(i, 0), len(sorted)-1)]
 }
+
+// Timeline returns the GC events seen in [from, to] as run.json keeps them,
+// timed in seconds since from; when there are more than limit, limit of
+// them evenly spread over the window.
+func (g *GCTrace) Timeline(from, to time.Time, limit int) []runfmt.GCEvent {
+	in, _ := g.Events(from, to)
+	if len(in) == 0 || limit <= 0 {
+		return nil
+	}
+	step := 1.0
+	if len(in) > limit {
+		step = float64(len(in)) / float64(limit)
+	}
+	var out []runfmt.GCEvent
+	for f := 0.0; int(f) < len(in) && len(out) < limit; f += step {
+		e := in[int(f)]
+		var pause time.Duration
+		for _, p := range e.Pauses() {
+			pause += p
+		}
+		out = append(out, runfmt.GCEvent{T: e.Seen.Sub(from).Seconds(), HeapStartMB: e.HeapStartMB, HeapEndMB: e.HeapEndMB,
+			HeapLiveMB: e.HeapLiveMB, PauseMs: float64(pause) / float64(time.Millisecond), Forced: e.Forced})
+	}
+	return out
+}

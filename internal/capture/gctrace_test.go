@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -54,6 +55,27 @@ func near(t *testing.T, name string, got, want float64) {
 
 // TestGCTraceRealProgram runs a Go program that allocates hard with
 // GODEBUG=gctrace=1 and feeds its stderr to a GCTrace, as the lab does.
+func TestGCTraceTimeline(t *testing.T) {
+	var g GCTrace
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 10 {
+		line := fmt.Sprintf("gc %d @%d.000s 10%%: 0.5+1+0.25 ms clock, 0.2+1/2/3+0.2 ms cpu, %d->%d->%d MB, 16 MB goal, 0 MB stacks, 0 MB globals, 2 P", i+1, i, 10+i, 12+i, 6+i)
+		g.Add(line, t0.Add(time.Duration(i)*time.Second))
+	}
+	all := g.Timeline(t0.Add(500*time.Millisecond), t0.Add(20*time.Second), 100)
+	if len(all) != 9 {
+		t.Fatalf("Timeline kept %d events, want the 9 in the window", len(all))
+	}
+	e := all[0]
+	if e.T != 0.5 || e.HeapStartMB != 11 || e.HeapEndMB != 13 || e.HeapLiveMB != 7 || e.PauseMs != 0.75 {
+		t.Errorf("first event = %+v, want gc 2 at 0.5 s: 11->13->7 MB, pauses 0.75 ms", e)
+	}
+	few := g.Timeline(t0, t0.Add(20*time.Second), 3)
+	if len(few) != 3 || few[0].T != 0 || few[2].T < 6 {
+		t.Errorf("Timeline bounded to 3 = %+v, want 3 spread over the window", few)
+	}
+}
+
 func TestGCTraceRealProgram(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(buildProgram(t, "gcload"))

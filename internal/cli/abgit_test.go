@@ -61,44 +61,44 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// leftovers lists what an ab --git may leave behind: workspaces in the
-// temporary directory (other than those in before), the repository's
+// leftovers lists what an ab --git may leave behind: workspaces in tmp
+// (the test's own temporary directory, see privateTemp), the repository's
 // extra worktrees, and processes running a binary built in a workspace.
-func leftovers(t *testing.T, repo string, before map[string]bool) []string {
+func leftovers(t *testing.T, repo, tmp string) []string {
 	t.Helper()
 	var out []string
-	ws, _ := filepath.Glob(filepath.Join(os.TempDir(), "perflab-ab-*"))
+	ws, _ := filepath.Glob(filepath.Join(tmp, "perflab-ab-*"))
 	for _, w := range ws {
-		if !before[w] {
-			out = append(out, "workspace "+w)
-		}
+		out = append(out, "workspace "+w)
 	}
 	if list := gitRun(t, repo, "worktree", "list"); strings.Count(list, "\n") > 0 {
 		out = append(out, "worktrees:\n"+list)
 	}
 	exes, _ := filepath.Glob("/proc/[0-9]*/exe")
 	for _, e := range exes {
-		if target, err := os.Readlink(e); err == nil && strings.Contains(target, "/perflab-ab-") && !before[target] {
+		if target, err := os.Readlink(e); err == nil && strings.HasPrefix(target, tmp+"/") {
 			out = append(out, "process "+e+" -> "+target)
 		}
 	}
 	return out
 }
 
-func workspacesNow() map[string]bool {
-	m := map[string]bool{}
-	ws, _ := filepath.Glob(filepath.Join(os.TempDir(), "perflab-ab-*"))
-	for _, w := range ws {
-		m[w] = true
-	}
-	return m
+// privateTemp points TMPDIR, for this test and the perflab processes it
+// starts, at a directory of its own: what this test's ab --git leaves
+// behind is then told apart from the workspaces of other perflab runs on a
+// shared machine.
+func privateTemp(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	return dir
 }
 
 // TestABGitBadInput: each mistake is one line and exit 2, or for a build
 // that fails, its output and exit 3; nothing is left behind.
 func TestABGitBadInput(t *testing.T) {
 	repo := checksumRepo(t)
-	before := workspacesNow()
+	tmp := privateTemp(t)
 	url := "http://127.0.0.1:1/sum"
 	build := "go build -o {out} ./testdata/services/checksum"
 	for _, tc := range []struct {
@@ -143,7 +143,7 @@ func TestABGitBadInput(t *testing.T) {
 	if code != int(ExitUsage) || !strings.Contains(errb, "uncommitted changes (go.mod)") || !strings.Contains(errb, "--uncommitted") {
 		t.Errorf("dirty tree: exit %d %q; want 2 naming go.mod and --uncommitted", code, errb)
 	}
-	if l := leftovers(t, repo, before); len(l) > 0 {
+	if l := leftovers(t, repo, tmp); len(l) > 0 {
 		t.Errorf("left behind: %q", l)
 	}
 }
@@ -179,7 +179,7 @@ func TestABGitInterrupted(t *testing.T) {
 		t.Skip("builds two revisions and runs the service once (~15 s)")
 	}
 	repo := checksumRepo(t)
-	before := workspacesNow()
+	tmp := privateTemp(t)
 	api, pp := labtest.FreeAddr(t), labtest.FreeAddr(t)
 	for _, tc := range []struct{ name, build, at string }{
 		{"during the build", "echo building; sleep 67.25", "building base"},
@@ -195,7 +195,7 @@ func TestABGitInterrupted(t *testing.T) {
 		if code != int(ExitInterrupted) {
 			t.Errorf("%s: exit %d; want 130\n%s", tc.name, code, errw)
 		}
-		if l := leftovers(t, repo, before); len(l) > 0 {
+		if l := leftovers(t, repo, tmp); len(l) > 0 {
 			t.Errorf("%s: left behind: %q\n%s", tc.name, l, errw)
 		}
 		if exec.Command("pgrep", "-f", "^sleep 67.25$").Run() == nil {

@@ -69,7 +69,7 @@ func TestCIRecipe(t *testing.T) {
 		t.Fatalf("go build perflab: %v\n%s", err, out)
 	}
 	repo := checksumRepo(t)
-	before := workspacesNow()
+	tmp := privateTemp(t)
 	for _, tc := range []struct {
 		git     string
 		code    int
@@ -118,7 +118,7 @@ func TestCIRecipe(t *testing.T) {
 			junit.Suites[0].Failures != tc.code || junit.Suites[0].Cases[0].Name != job.Env["PERFLAB_FAIL_ON"] {
 			t.Errorf("--git %s: JUnit report %s (%v); want one case, %s, failed %d", tc.git, raw, err, job.Env["PERFLAB_FAIL_ON"], tc.code)
 		}
-		if l := leftovers(t, repo, before); len(l) > 0 {
+		if l := leftovers(t, repo, tmp); len(l) > 0 {
 			t.Errorf("--git %s: left behind: %q", tc.git, l)
 		}
 	}

@@ -63,8 +63,17 @@ func TestDemoPerEndpoint(t *testing.T) {
 	if r.Endpoints.ExplainedPct < 50 {
 		t.Errorf("handlers explain %.0f%% of CPU; want most of it", r.Endpoints.ExplainedPct)
 	}
-	if _, err := os.Stat(filepath.Join(es[0].Dir, "report.html")); err != nil {
-		t.Error(err)
+	report, err := os.ReadFile(filepath.Join(es[0].Dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// report.html stays one small offline file, with the GC on its memory
+	// chart (gctrace's collections of the window, kept in run.json).
+	if len(report) > 1536<<10 {
+		t.Errorf("the demo's report.html is %d KiB; want under 1.5 MiB", len(report)>>10)
+	}
+	if r.GC == nil || len(r.GC.Events) == 0 || !strings.Contains(string(report), "a collection") {
+		t.Errorf("the demo's run has no GC events on its memory chart (gc %+v)", r.GC)
 	}
 }
 

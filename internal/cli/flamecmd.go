@@ -44,21 +44,31 @@ stdout.`,
 			if err != nil {
 				return err
 			}
-			p := r.prof
-			if p == nil {
-				data, err := files.ReadFile(r.path, runfmt.MaxProfileBytes)
-				if err != nil {
-					return usageErr("reading profile: %v", err)
-				}
-				if p, err = capture.Decode(data); err != nil {
-					return usageErr("reading profile %s: %v", r.path, err)
-				}
-			}
+			p := r.prof // a profile perflab derived (a wall-time view), else the file
 			if format != flameHTML {
+				if p == nil {
+					data, err := files.ReadFile(r.path, runfmt.MaxProfileBytes)
+					if err != nil {
+						return usageErr("reading profile: %v", err)
+					}
+					if p, err = capture.Decode(data); err != nil {
+						return usageErr("reading profile %s: %v", r.path, err)
+					}
+				}
 				return exportFlame(env, format, out, p, r)
 			}
 			opt := analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac, UserCode: r.userCode}
-			if err := files.WriteAtomic(out, func(w io.Writer) error { return analysis.WriteFlameHTML(w, p, opt) }); err != nil {
+			write := func(w io.Writer) error { return analysis.WriteFlameHTML(w, p, opt) }
+			if p == nil {
+				// The page reads the file with the lean decoder: a large
+				// profile costs little more to draw than to list with top.
+				ff, err := analysis.ReadFlameFile(r.path)
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				write = func(w io.Writer) error { return ff.WriteHTML(w, opt) }
+			}
+			if err := files.WriteAtomic(out, write); err != nil {
 				if errors.Is(err, analysis.ErrNoSampleType) {
 					return usageErr("%v", err)
 				}

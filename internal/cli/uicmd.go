@@ -43,20 +43,22 @@ a non-loopback --addr is served to anyone who can reach it, with a warning.`,
 			if _, err := os.Stat(dir); err != nil {
 				return usageErr("--dir %s: %v (no runs there yet: run perflab run first)", dir, err)
 			}
-			runs, err := st.List()
-			if err != nil {
-				return failed(fmt.Errorf("--dir %s: %w", dir, err))
-			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return usageErr("--addr %s: %v", addr, err)
 			}
 			local := loopbackListener(ln.Addr())
+			srv := ui.New(st, ui.Options{LocalOnly: local, SourceDirs: sourceDirs})
+			runs, err := srv.Runs() // reads the runs once, so the first page is quick
+			if err != nil {
+				ln.Close()
+				return failed(fmt.Errorf("--dir %s: %w", dir, err))
+			}
 			if !local {
 				fmt.Fprintf(env.Stderr, "perflab ui: warning: listening on %s, not loopback: anyone who can reach it sees the runs, and the UI has no authentication\n", ln.Addr())
 			}
-			fmt.Fprintf(env.Stderr, "perflab ui: %d runs in %s on http://%s/ (Ctrl-C stops)\n", len(runs), dir, ln.Addr())
-			return serveUntilDone(cmd.Context(), ln, ui.New(st, ui.Options{LocalOnly: local, SourceDirs: sourceDirs}))
+			fmt.Fprintf(env.Stderr, "perflab ui: %d runs in %s on http://%s/ (Ctrl-C stops)\n", runs, dir, ln.Addr())
+			return serveUntilDone(cmd.Context(), ln, srv)
 		},
 	}
 	v := flagSet{cmd.Flags()}

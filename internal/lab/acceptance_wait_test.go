@@ -155,7 +155,7 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{`<section id="time">`, `class="tbar"`, "main.fetchPrice", `title="Off-CPU flame graph"`} {
+		for _, want := range []string{`<section id="time">`, `id="fig-time"`, "main.fetchPrice", `title="Off-CPU flame graph"`} {
 			if !strings.Contains(string(b), want) {
 				t.Errorf("report.html lacks %q", want)
 			}

@@ -112,7 +112,7 @@ func (s *session) heapGrowth(from, to time.Time, requests int64) *runfmt.HeapGro
 	}
 	h := &runfmt.HeapGrowth{Collections: len(events), LiveStartMB: events[0].HeapLiveMB, LiveEndMB: events[len(events)-1].HeapLiveMB}
 	h.SlopeMBPerS = liveSlope(events)
-	if a, b, sites, ok := analysis.HeapDelta(p.heapStart, p.heap, requests, to.Sub(from).Seconds(), 3); ok {
+	if a, b, sites, ok := analysis.HeapDelta(p.heapStart, p.heap, requests, to.Sub(from).Seconds(), 3, s.userCode()); ok {
 		h.Sites = sites
 		h.InuseStartMB, h.InuseEndMB = float64(a)/(1<<20), float64(b)/(1<<20)
 		if requests > 0 && b > a {

@@ -22,7 +22,7 @@ import (
 // PERFLAB_TEST_EXIT_AFTER (exit 2 after a duration) and
 // PERFLAB_TEST_IGNORE_TERM (ignore SIGTERM).
 func TestMain(m *testing.M) {
-	if runMachineHelper() {
+	if runMachineHelper() || runProxyHelper() {
 		return
 	}
 	if addr := os.Getenv("PERFLAB_TEST_SERVICE"); addr != "" {
@@ -36,6 +36,7 @@ func TestMain(m *testing.M) {
 }
 
 func serveTestService(addr string) {
+	servePprof()
 	if os.Getenv("PERFLAB_TEST_IGNORE_TERM") != "" {
 		signal.Ignore(syscall.SIGTERM)
 	}

@@ -68,25 +68,47 @@ func (p *profileSet) owner(ctx context.Context, base string) ownership {
 	}
 	octx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	pid, found, err := target.ListenerOwner(octx, host, pids)
+	listener, found, err := target.ListenerOwner(octx, host, pids)
 	switch {
 	case err != nil:
 		return ownership{why: fmt.Sprintf("finding who listens on %s: %v", host, err)}
-	case found && slices.Contains(pids, pid):
-		return ownership{ok: true, verified: true, why: fmt.Sprintf("%s is the service's (%s)", host, target.ProcessName(pid))}
-	case found:
-		return ownership{why: fmt.Sprintf("%s is served by %s, not by the service (%s)", host, target.ProcessName(pid), pidList(pids))}
+	case found && slices.Contains(pids, listener):
+		return ownership{ok: true, verified: true, why: fmt.Sprintf("%s is the service's (%s)", host, target.ProcessName(listener))}
+	}
+	// No local socket, or another process's. That process may be a proxy
+	// (docker-proxy for a container's published port, a sidecar) that
+	// forwards to the service: then the command line the endpoint reports
+	// is not the listener's own, and it has the last word.
+	via := ""
+	if found {
+		via = fmt.Sprintf("%s is served by %s, not by the service (%s)", host, target.ProcessName(listener), pidList(pids))
 	}
 	args, err := p.client.Cmdline(octx, base)
-	if err != nil {
+	switch {
+	case err != nil && via != "":
+		return ownership{why: via}
+	case err != nil:
 		return ownership{ok: true, why: "its process could not be identified: " + err.Error()}
+	}
+	if found {
+		if own, err := target.Cmdline(listener); err != nil || slices.Equal(own, args) {
+			return ownership{why: via} // the listener answers for itself
+		}
 	}
 	for _, pid := range pids {
 		if cl, err := target.Cmdline(pid); err == nil && slices.Equal(cl, args) {
-			return ownership{ok: true, verified: true, why: fmt.Sprintf("its command line is the service's (%s)", target.ProcessName(pid))}
+			why := fmt.Sprintf("its command line is the service's (%s)", target.ProcessName(pid))
+			if via != "" {
+				why += fmt.Sprintf(", reached through %s on %s", target.ProcessName(listener), host)
+			}
+			return ownership{ok: true, verified: true, why: why}
 		}
 	}
-	return ownership{why: fmt.Sprintf("%s reports the command line %q, which no process of the service (%s) has", base, strings.Join(args, " "), pidList(pids))}
+	why := fmt.Sprintf("%s reports the command line %q, which no process of the service (%s) has", base, strings.Join(args, " "), pidList(pids))
+	if via != "" {
+		why = via + "; " + why
+	}
+	return ownership{why: why}
 }
 
 // pidList renders "pid 12" or "pids 12, 13, 14 and 5 more".

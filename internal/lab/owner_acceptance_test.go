@@ -101,7 +101,7 @@ const KindHotUserFunction = "hot-user-function"
 
 // firstCodeFinding returns the first finding that names code as its
 // culprit (a user function owning CPU, or library work under one), and its
-// 1-based rank; findings about the budget, the GC or waiting come first
+// 1-based rank; findings about the GC or waiting come first
 // when they explain more.
 func firstCodeFinding(fs []runfmt.Finding) (runfmt.Finding, int) {
 	for i, f := range fs {

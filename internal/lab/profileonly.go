@@ -94,7 +94,7 @@ func (s *session) summarizeProfile() {
 		r.Hot = analysis.HotFor(p.cpu, 0, hotRows, uc)
 	}
 	if p.allocs != nil {
-		r.Allocs = analysis.AllocTop(p.allocs, 0, allocRows)
+		r.Allocs = analysis.AllocTopFor(p.allocs, 0, allocRows, uc)
 	}
 	r.Findings = analysis.Findings(analysis.FindingInput{
 		CPU: verdictCPU, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,

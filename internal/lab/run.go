@@ -123,6 +123,11 @@ func (s *session) startTarget(ctx context.Context) error {
 	case c.Cgroup != "":
 		s.proc, err = target.AttachCgroup(c.Cgroup)
 	default:
+		// A URL alone: the local process listening on it is the service, so
+		// the machine's measurement does not count its CPU as another's.
+		if pids := s.servicePIDs(ctx); len(pids) > 0 && s.machine != nil {
+			s.machine.SetService(pids[0])
+		}
 		return nil
 	}
 	if err != nil {

@@ -179,7 +179,7 @@ func (s *session) analyseSpyWall() {
 	}
 	t := &runfmt.TimePerRequest{Source: ProfilerPySpy, StartS: span.startS, Seconds: span.seconds, Requests: span.requests,
 		IdleMs: float64(idleNs) / 1e6 / float64(span.requests)}
-	t.Kinds = analysis.TimeKinds(wall, span.requests)
+	t.Kinds = analysis.TimeKinds(wall, span.requests, s.userCode())
 	for _, k := range t.Kinds {
 		t.TotalMs += k.MsPerRequest
 	}

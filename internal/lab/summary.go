@@ -77,7 +77,7 @@ func (s *session) summarize() {
 		}
 	}
 	if p.allocs != nil {
-		r.Allocs = analysis.AllocTop(p.allocs, requests, allocRows)
+		r.Allocs = analysis.AllocTopFor(p.allocs, requests, allocRows, uc)
 		if requests > 0 {
 			r.AllocBytesPerRequest = float64(sampleTotal(p.allocs, "alloc_space")) / float64(requests)
 			r.AllocObjectsPerRequest = float64(sampleTotal(p.allocs, "alloc_objects")) / float64(requests)
@@ -141,6 +141,7 @@ func (s *session) gcSummary(from, to time.Time) *runfmt.GCSummary {
 		}
 	}
 	gc.GOGC = envValue(s.cfg.Env, "GOGC")
+	gc.Events = s.gc.Timeline(from, to, runfmt.MaxGCEvents)
 	return &gc
 }
 

@@ -104,7 +104,7 @@ func (s *session) analyseTrace() {
 	}
 	t := &runfmt.TimePerRequest{Source: "go-trace", StartS: startS, Seconds: end.Sub(start).Seconds(), Requests: requests,
 		IdleMs: a.Idle.Seconds() * 1000 / float64(requests)}
-	t.Kinds = analysis.TimeKinds(a.Profile, requests)
+	t.Kinds = analysis.TimeKinds(a.Profile, requests, s.userCode())
 	for _, k := range t.Kinds {
 		t.TotalMs += k.MsPerRequest
 	}

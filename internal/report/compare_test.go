@@ -107,8 +107,8 @@ func TestWriteCompareHTML(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := WriteCompareHTML(&b, sampleComparison(), nil); err != nil || strings.Contains(b.String(), "<iframe") {
-		t.Errorf("without profiles: err %v, iframe present %v; want a page without the flame graph", err, strings.Contains(b.String(), "<iframe"))
+	if err := WriteCompareHTML(&b, sampleComparison(), nil); err != nil || strings.Contains(b.String(), "<iframe") || !strings.Contains(b.String(), "Not drawn: a CPU profile is needed on both sides") {
+		t.Errorf("without profiles: err %v, iframe present %v; want a page that says why it has no flame graph", err, strings.Contains(b.String(), "<iframe"))
 	}
 }
 

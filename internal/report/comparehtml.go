@@ -23,7 +23,7 @@ type DiffFlame struct {
 // WriteCompareHTML writes a self-contained page of a comparison: the metric
 // table, the function gainers and losers, the --fail-on verdict, the
 // warnings and, when flame is non-nil, the differential flame graph per
-// request (red where new spends more, blue where less) in an iframe whose
+// request (vermilion where new spends more, blue where less) in an iframe whose
 // document is inlined with srcdoc, so the page needs no other file and no
 // network.
 func WriteCompareHTML(w io.Writer, c *runfmt.Comparison, flame *DiffFlame) error {
@@ -84,7 +84,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1200px;paddi
 table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{padding:.25em .8em;text-align:right;border-bottom:1px solid #ddd}
 th:first-child,td:first-child{text-align:left}.better{color:#1565c0;font-weight:600}.worse{color:#c62828;font-weight:600}
 .same{color:#777}.failed{color:#c62828;font-weight:700}code{font-size:13px}
-iframe{width:100%;height:640px;border:1px solid #ccc}ul.warn li{color:#8a5a00}
+iframe{width:100%;height:680px;border:1px solid #ccc}.nodata{color:#8a5a00}ul.warn li{color:#8a5a00}
 </style></head><body>
 <h1>{{.C.New.Label}} vs {{.C.Base.Label}}</h1>
 <p>{{.C.Base.Label}}: {{len .C.Base.Runs}} run(s) ({{range $i, $r := .C.Base.Runs}}{{if $i}}, {{end}}<code>{{$r}}</code>{{end}});
@@ -96,14 +96,16 @@ Medians ± the half-width of their 95% confidence intervals; "~" marks no signif
 {{with .C.Thresholds}}<h2>--fail-on</h2><table><tr><th>rule</th><th>change</th><th>significant</th><th>result</th></tr>
 {{range .}}<tr><td><code>{{.Rule}}</code></td><td>{{if .Measured}}{{printf "%+.1f%%" .DeltaPct}}{{else}}not measured{{end}}</td><td>{{.Significant}}</td><td{{if .Violated}} class="failed"{{end}}>{{if .Violated}}FAILED{{else}}ok{{end}}</td></tr>
 {{end}}</table>{{end}}
+{{if .Flame}}<h2>Differential flame graph (CPU per request)</h2>
+<p>Widths follow {{.C.New.Label}} per request; vermilion frames cost more per request than in {{.C.Base.Label}}, blue frames less. "new" and "base" show each profile alone; the list beside the graph names the functions whose own cost changed most (click one to find it).</p>
+<iframe title="differential flame graph" srcdoc="{{.Flame}}"></iframe>{{else}}<h2>Differential flame graph (CPU per request)</h2>
+<p class="nodata">Not drawn: a CPU profile is needed on both sides, and {{if .C.Warnings}}the warnings below say which runs had none{{else}}these runs had none{{end}}.</p>{{end}}
 {{range $kind, $rows := .Functions}}<h2>{{if eq $kind "cpu"}}CPU{{else}}Allocations{{end}} per request by function</h2>
 <p>User code counts the library code it calls; library rows count their own cost.</p>
 <table><tr><th>function</th><th>base</th><th>new</th><th>delta</th><th></th></tr>
 {{range $rows}}<tr><td><code>{{fname .}}</code></td><td>{{cost .Base .Unit}}</td><td>{{cost .New .Unit}}</td><td class="{{sign .Delta}}">{{cdelta .}}</td><td>{{fp .}}</td></tr>
 {{end}}</table>{{end}}
 {{with .C.Warnings}}<h2>Warnings</h2><ul class="warn">{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{if .Flame}}<h2>Differential flame graph (CPU per request)</h2>
-<p>Widths follow {{.C.New.Label}}; red frames cost more per request than in {{.C.Base.Label}}, blue frames less.</p>
-<iframe title="differential flame graph" srcdoc="{{.Flame}}"></iframe>{{end}}
+
 </body></html>
 `

@@ -18,10 +18,7 @@ func lineText(l runfmt.SourceLine) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:%d", path.Base(l.File), l.Line)
 	if t := l.Text; t != "" {
-		if len(t) > maxLineText {
-			t = t[:maxLineText-3] + "..."
-		}
-		b.WriteString("  " + t)
+		b.WriteString("  " + shorten(t, maxLineText))
 	}
 	b.WriteString("  —")
 	if l.CostUsPerRequest > 0 {

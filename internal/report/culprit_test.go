@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"perflab/internal/runfmt"
 )
@@ -94,7 +95,7 @@ func TestHTMLSnippetsMerge(t *testing.T) {
 
 func TestHTMLCulpritSnippetAndEndpoints(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteHTML(&b, culpritRun(), nil); err != nil {
+	if err := writeHTML(&b, culpritRun(), nil); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -108,5 +109,15 @@ func TestHTMLCulpritSnippetAndEndpoints(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+}
+
+// TestLongCulpritLineCutOnACharacter: a long source line is shortened on a
+// character boundary, never into invalid UTF-8.
+func TestLongCulpritLineCutOnACharacter(t *testing.T) {
+	text := `log.Printf("` + strings.Repeat("é", 100) + `")`
+	got := lineText(runfmt.SourceLine{File: "/src/a.go", Line: 3, Text: text, Pct: 50})
+	if !utf8.ValidString(got) || !strings.Contains(got, "…") {
+		t.Errorf("lineText of a long line = %q; want it shortened on a character, ending in …", got)
 	}
 }

@@ -40,12 +40,10 @@ func endpointTable(r *runfmt.Run) []endpointRow {
 	used := map[int]bool{}
 	for ti, t := range targets {
 		row := endpointRow{Target: short[ti], Requests: fmt.Sprint(t.Requests), Errors: fmt.Sprint(t.Errors),
-			P50: fmtMs(t.Latency.P50), P99: fmtMs(t.Latency.P99), Status: statusText(t.Status)}
+			P50: latencyCell(t.Latency.P50), P99: latencyCell(t.Latency.P99), Status: statusText(t.Status)}
 		for hi, h := range handlers {
 			if containsStr(h.Targets, t.Target) {
-				if !used[hi] || row.Handler == "" {
-					row.fillCPU(h)
-				}
+				row.fillCPU(h)
 				used[hi] = true
 				break
 			}
@@ -114,11 +112,13 @@ func statusText(st map[string]int64) string {
 	return strings.Join(parts, " ")
 }
 
-func fmtMs(ms float64) string {
+// latencyCell is a latency for a table: "-" when none was measured (no
+// request of the target succeeded).
+func latencyCell(ms float64) string {
 	if ms == 0 {
 		return "-"
 	}
-	return FormatMicros(ms * 1000)
+	return formatMs(ms)
 }
 
 func containsStr(list []string, s string) bool {
@@ -209,7 +209,7 @@ func (p *printer) targets(ts []runfmt.TargetStats) {
 			}
 		}
 		cells = append(cells, []string{short[i], fmt.Sprint(t.Requests), fmt.Sprint(t.Errors),
-			fmtMs(t.Latency.P50), fmtMs(t.Latency.P90), fmtMs(t.Latency.P99), fmtMs(t.Latency.Max), strings.TrimSpace(st)})
+			latencyCell(t.Latency.P50), latencyCell(t.Latency.P90), latencyCell(t.Latency.P99), latencyCell(t.Latency.Max), strings.TrimSpace(st)})
 	}
 	p.table(cells, "  ", false, true, true, true, true, true, true, false)
 }

@@ -47,7 +47,7 @@ SLO: 2 of 2 missed
 // The report shows the headline above everything else.
 func TestHeadlineHTMLFirst(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteHTML(&b, headlineRun(), nil); err != nil {
+	if err := writeHTML(&b, headlineRun(), nil); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

@@ -18,17 +18,6 @@ var assets embed.FS
 
 var reportTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{"sloValue": FormatSLOValue}).ParseFS(assets, "assets/report.html.tmpl"))
 
-// WriteHTML writes a run's report as one self-contained HTML page (no
-// network needed to view it): the run's name, status and configuration, the
-// load summary, per-second charts of throughput, latency, CPU cores, RSS and
-// throttling as inline SVG, the verdict (CPU per request, GC, allocations),
-// the findings, the hot user functions, and the interactive CPU flame graph.
-// flame is a page written by analysis.WriteFlameHTML, embedded in an
-// iframe; nil leaves the flame graph out.
-func WriteHTML(w io.Writer, r *runfmt.Run, flame []byte) error {
-	return WriteHTMLFlames(w, r, Flames{CPU: flame})
-}
-
 // Flames are the flame graph pages a report embeds (analysis.WriteFlameHTML
 // output; nil leaves one out): the CPU profile's and the off-CPU one of the
 // wall-time profile.
@@ -36,18 +25,51 @@ type Flames struct {
 	CPU, OffCPU []byte
 }
 
-// WriteHTMLFlames is WriteHTML with the time per request's off-CPU flame
-// graph as well.
+// WriteHTMLFlames writes a run's report as one self-contained HTML page (no
+// network needed to view it): the run's name, status and configuration,
+// what the measurement is worth, the load summary, charts (latency by
+// percentile and over time, throughput, CPU against the budget with
+// throttling, memory with the GC) as inline SVG, the verdict (CPU per
+// request, GC, allocations), the findings with their culprit lines, the
+// per-endpoint table, the hot user functions, the time per request, and
+// the interactive flame graphs, embedded in iframes; a nil page leaves its
+// flame graph out, saying why.
 func WriteHTMLFlames(w io.Writer, r *runfmt.Run, flames Flames) error {
+	return WriteHTMLWith(w, r, HTMLOptions{Flame: flames.CPU, OffCPUFlame: flames.OffCPU})
+}
+
+// HTMLOptions is what the page around a report adds to it.
+type HTMLOptions struct {
+	// Flame is the CPU flame graph page to embed (see Flames), and
+	// OffCPUFlame the wall-time profile's off-CPU one.
+	Flame, OffCPUFlame []byte
+	// Crumbs are breadcrumbs shown above the report: where it sits in the
+	// UI, the last one the report itself.
+	Crumbs []Crumb
+	// FlameURL and SourceURL, when set, give the links of a function's
+	// frame in a flame graph page and of its source view (in the UI);
+	// otherwise findings link to the embedded flame graph and to their
+	// source snippet in the page.
+	FlameURL, SourceURL func(function string) string
+	// OffCPUFlameURL is FlameURL for waits: a function's frame in the
+	// off-CPU flame graph.
+	OffCPUFlameURL func(function string) string
+	// FilesHref is where the run directory's files are, relative to the
+	// page ("files/" in the UI); "" for report.html, which sits in it.
+	FilesHref string
+}
+
+// Crumb is one step of breadcrumbs: a label and where it leads ("" for the
+// current page).
+type Crumb struct{ Label, Href string }
+
+// WriteHTMLWith writes a run's report as WriteHTMLFlames does, with opt.
+func WriteHTMLWith(w io.Writer, r *runfmt.Run, opt HTMLOptions) error {
 	css, err := assets.ReadFile("assets/report.css")
 	if err != nil {
 		return fmt.Errorf("writing HTML report: %w", err)
 	}
-	v := newHTMLView(r, flames.CPU)
-	v.Time = timeView(r)
-	if len(flames.OffCPU) > 0 {
-		v.OffFlame, v.HasOffFlame = string(flames.OffCPU), true
-	}
+	v := newHTMLView(r, opt)
 	v.CSS = template.CSS(css)
 	if err := reportTmpl.Execute(w, v); err != nil {
 		return fmt.Errorf("writing HTML report: %w", err)
@@ -57,12 +79,14 @@ func WriteHTMLFlames(w io.Writer, r *runfmt.Run, flames Flames) error {
 
 // htmlView is what the template shows, computed from the run.
 type htmlView struct {
-	Run       *runfmt.Run
-	CSS       template.CSS
-	Partial   bool
-	Config    []kv
-	Cards     []card
-	Charts    []namedChart
+	Run     *runfmt.Run
+	CSS     template.CSS
+	Partial bool
+	Config  []kv
+	Cards   []card
+	Charts  []figure
+	// NoCharts says why there are no charts (no load was measured).
+	NoCharts  string
 	Verdict   []kv
 	Findings  []htmlFinding
 	Hot       []htmlHot
@@ -71,6 +95,9 @@ type htmlView struct {
 	Allocs    []htmlAlloc
 	Flame     string
 	HasFlame  bool
+	// NoFlame says why there is no flame graph.
+	NoFlame   string
+	Crumbs    []Crumb
 	Requests  int64
 	StartedAt string
 	// Headline is shown first: measurement, status, errors, SLO.
@@ -82,6 +109,11 @@ type htmlView struct {
 	Time        *htmlTime
 	OffFlame    string
 	HasOffFlame bool
+
+	// NoHot says why the hot functions are not listed.
+	NoHot string
+	// FilesHref leads to the run directory's files (see HTMLOptions).
+	FilesHref string
 }
 
 type kv struct{ K, V string }
@@ -92,40 +124,48 @@ type card struct {
 	Warn               bool
 }
 
-// namedChart is a rendered chart with its legend.
-type namedChart struct {
-	Title  string
-	Series []series
-	SVG    template.HTML
-}
-
 type htmlFinding struct {
 	Rank                     int
 	Kind, Title, Cost, Share string
 	Detail                   string
 	Functions                []string
 	Lines                    []htmlLine
+	// Frame names the function the finding's links show; FlameHref and
+	// SourceHref lead to its frame in a flame graph (the off-CPU one for a
+	// wait, FlameFrame naming the embedded graph) and its source ("" when
+	// there is none to show).
+	Frame, FlameHref, SourceHref, FlameFrame string
+	wait                                     bool
 }
 
 type htmlHot struct {
 	Self, Cum, CumPct, Function, File, Callee string
 	Bar                                       float64 // width of the cost bar, 0-100
 	Line                                      string  // its costliest source line
+	FlameHref, SourceHref, FlameFrame         string
 }
 
 type htmlAlloc struct {
 	Bytes, Objects, Function string
 }
 
-func newHTMLView(r *runfmt.Run, flame []byte) *htmlView {
-	v := &htmlView{Run: r, Partial: r.Status != runfmt.StatusComplete, StartedAt: r.Started.Format("2006-01-02 15:04:05 MST")}
-	if len(flame) > 0 {
-		v.Flame, v.HasFlame = string(flame), true
+func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
+	v := &htmlView{Run: r, Partial: r.Status != runfmt.StatusComplete, StartedAt: r.Started.Format("2006-01-02 15:04:05 MST"), Crumbs: opt.Crumbs, FilesHref: opt.FilesHref}
+	if len(opt.Flame) > 0 {
+		v.Flame, v.HasFlame = string(opt.Flame), true
+	} else {
+		v.NoFlame = noFlameReason(r)
+	}
+	v.Time = timeView(r)
+	if len(opt.OffCPUFlame) > 0 {
+		v.OffFlame, v.HasOffFlame = string(opt.OffCPUFlame), true
 	}
 	if r.Load != nil {
 		v.Requests = r.Load.Requests
 	}
-	if h := NewHeadline(r); len(h.Lines) > 0 || len(h.SLO) > 0 {
+	h := NewHeadline(r)
+	h.Lines = append(h.Lines, profilingLines(r)...)
+	if len(h.Lines) > 0 || len(h.SLO) > 0 {
 		v.Headline, v.SLOMissed = &h, runfmt.SLOMissed(h.SLO)
 	}
 	v.StatusClass = map[string]string{runfmt.StatusComplete: "ok", runfmt.StatusDegraded: "degraded"}[r.Status]
@@ -135,9 +175,17 @@ func newHTMLView(r *runfmt.Run, flame []byte) *htmlView {
 	v.Config = configRows(r)
 	v.Cards = cards(r)
 	v.Charts = charts(r)
+	if len(v.Charts) == 0 {
+		v.NoCharts = noChartsReason(r)
+	}
 	v.Verdict = verdictRows(r)
 	v.Findings = findingsView(r.Findings)
-	v.Hot = hotView(r.Hot, v.Requests > 0)
+	if profileRepresentative(r) {
+		v.Hot = hotView(r.Hot, v.Requests > 0)
+	} else {
+		v.NoHot = "Not listed: the CPU profile does not account for the CPU measured (" + r.Profiling.NotRepresentative + ")."
+	}
+	v.addLinks(opt)
 	v.Endpoints = endpointTable(r)
 	if r.Endpoints != nil {
 		v.EndNote = r.Endpoints.Note
@@ -207,10 +255,14 @@ func cards(r *runfmt.Run) []card {
 		if l.TargetRPS > 0 {
 			note += fmt.Sprintf(", target %.0f/s", l.TargetRPS)
 		}
+		p50 := card{Label: "Latency p50", Value: formatMs(l.Latency.P50), Note: fmt.Sprintf("mean %s", formatMs(l.Latency.Mean))}
+		p99 := card{Label: "Latency p99", Value: formatMs(l.Latency.P99), Note: fmt.Sprintf("p95 %s, max %s", formatMs(l.Latency.P95), formatMs(l.Latency.Max))}
+		if l.Requests == l.Errors { // no latency was measured, not a latency of 0
+			p50.Value, p50.Note, p50.Warn = "–", "no request succeeded", true
+			p99.Value, p99.Note, p99.Warn = "–", "no request succeeded", true
+		}
 		cs = append(cs,
-			card{Label: "Throughput", Value: fmt.Sprintf("%.1f req/s", l.RPS), Note: note},
-			card{Label: "Latency p50", Value: formatMs(l.Latency.P50), Note: fmt.Sprintf("mean %s", formatMs(l.Latency.Mean))},
-			card{Label: "Latency p99", Value: formatMs(l.Latency.P99), Note: fmt.Sprintf("p95 %s, max %s", formatMs(l.Latency.P95), formatMs(l.Latency.Max))},
+			card{Label: "Throughput", Value: fmt.Sprintf("%.1f req/s", l.RPS), Note: note}, p50, p99,
 			card{Label: "Errors", Value: fmt.Sprintf("%.2f%%", errPct), Note: fmt.Sprintf("%d of %d", l.Errors, l.Requests), Warn: l.Errors > 0})
 	}
 	if t := r.Target; t != nil {
@@ -247,16 +299,6 @@ func memNote(t *runfmt.TargetSummary) string {
 	return "no memory limit"
 }
 
-func formatMs(ms float64) string {
-	switch {
-	case ms >= 1000:
-		return fmt.Sprintf("%.2f s", ms/1000)
-	case ms >= 10:
-		return fmt.Sprintf("%.1f ms", ms)
-	}
-	return fmt.Sprintf("%.2f ms", ms)
-}
-
 func verdictRows(r *runfmt.Run) []kv {
 	var rows []kv
 	if t := r.Target; t != nil {
@@ -268,10 +310,7 @@ func verdictRows(r *runfmt.Run) []kv {
 		}
 	}
 	if g := r.GC; g != nil {
-		s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, analysis.FormatBytes(g.HeapMaxMB*(1<<20)))
-		if g.AllocMBPerS > 0 {
-			s += fmt.Sprintf(", ~%s/s allocated", analysis.FormatBytes(g.AllocMBPerS*(1<<20)))
-		}
+		s := gcText(g)
 		if g.GOGC != "" {
 			s += ", GOGC=" + g.GOGC
 		}
@@ -296,7 +335,8 @@ func rps(r *runfmt.Run) float64 {
 func findingsView(fs []runfmt.Finding) []htmlFinding {
 	out := make([]htmlFinding, 0, len(fs))
 	for i, f := range fs {
-		h := htmlFinding{Rank: i + 1, Kind: f.Kind, Title: f.Title, Detail: f.Detail, Functions: f.Functions, Lines: linesView(f.Lines)}
+		h := htmlFinding{Rank: i + 1, Kind: f.Kind, Title: f.Title, Detail: f.Detail, Functions: f.Functions, Lines: linesView(f.Lines),
+			wait: f.WaitUsPerRequest > 0 && f.CostUsPerRequest == 0}
 		switch {
 		case f.CostUsPerRequest > 0:
 			h.Cost = FormatMicros(f.CostUsPerRequest) + " CPU/request"

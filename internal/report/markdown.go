@@ -299,23 +299,12 @@ func mdSweep(b *strings.Builder, s *runfmt.Comparison) {
 		head = append(head, mdText(metricTitle(m)), "delta")
 		align += "rr"
 	}
-	var rows [][]string
-	for i, v := range s.Values {
-		c, base := sweepComparison(s, i)
-		if c == nil {
-			continue
+	rows := sweepRows(s)
+	for _, row := range rows {
+		row[0] = mdCode(row[0])
+		for i := 1; i < len(row); i++ {
+			row[i] = mdText(row[i])
 		}
-		n := len(c.New.Runs)
-		if base {
-			n = len(c.Base.Runs)
-		}
-		row := []string{mdCode(v), fmt.Sprint(n)}
-		for _, name := range sweepMetrics {
-			for _, cell := range sweepCell(c, name, base) {
-				row = append(row, mdText(cell))
-			}
-		}
-		rows = append(rows, row)
 	}
 	mdTable(b, align, head, rows)
 }

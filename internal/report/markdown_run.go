@@ -50,13 +50,15 @@ func WriteRunMarkdown(w io.Writer, r *runfmt.Run, dir string, opt MarkdownOption
 	s := fitMarkdown(opt.Limit, 3, func(level int) string {
 		var b strings.Builder
 		b.WriteString("### " + runHeadline(r) + "\n\n")
-		for _, l := range NewHeadline(r).Lines {
+		for _, l := range append(NewHeadline(r).Lines, profilingLines(r)...) {
 			b.WriteString("**" + mdText(l.Label) + "**: " + mdText(l.Text) + "  \n")
 		}
 		b.WriteString("\n")
 		mdRunFigures(&b, r)
 		mdSLO(&b, r)
-		mdHot(&b, r.Hot, []int{10, 5, 0}[level])
+		if profileRepresentative(r) {
+			mdHot(&b, r.Hot, []int{10, 5, 0}[level])
+		}
 		mdFindings(&b, r.Findings, []int{10, 5, 3}[level])
 		mdRunFiles(&b, r, dir, opt)
 		return b.String()

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -61,4 +62,30 @@ func ProcessLine(ps []runfmt.ProcessProfile) string {
 	}
 	sort.Strings(rts)
 	return fmt.Sprintf("%d processes (%s) in the profile: %s", len(ps), strings.Join(rts, ", "), strings.Join(parts, ", "))
+}
+
+// profileRepresentative says whether the run's CPU profile accounts for
+// the CPU measured: when it does not, its functions are not the verdict,
+// and no report lists them as where the CPU goes.
+func profileRepresentative(r *runfmt.Run) bool {
+	return r.Profiling == nil || r.Profiling.NotRepresentative == ""
+}
+
+// profilingLines are the headline lines of what limits the CPU profile,
+// for the pages that show the headline and not the text verdict (whose
+// "Service" section says the same): the profiling notes, and a profile
+// that is not representative unless the status line already says why.
+func profilingLines(r *runfmt.Run) []HeadlineLine {
+	pr := r.Profiling
+	if pr == nil {
+		return nil
+	}
+	var out []HeadlineLine
+	if nr := pr.NotRepresentative; nr != "" && !slices.Contains(r.DegradedReasons, nr) {
+		out = append(out, HeadlineLine{Label: "Not representative", Text: nr, Class: "bad"})
+	}
+	for _, n := range pr.Notes {
+		out = append(out, HeadlineLine{Label: "Profiling", Text: n, Class: "warn"})
+	}
+	return out
 }

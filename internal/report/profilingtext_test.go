@@ -39,3 +39,52 @@ func TestVerdictProfiling(t *testing.T) {
 		t.Errorf("the profiling notes come after the figures; want them at the top:\n%s", out)
 	}
 }
+
+// TestReportsSayTheProfileIsNotRepresentative: report.html and the
+// markdown summary say at the top what limits the CPU profile, as the
+// text verdict does, and do not list the functions of a profile that does
+// not account for the CPU measured as where the CPU goes.
+func TestReportsSayTheProfileIsNotRepresentative(t *testing.T) {
+	r := sampleRun()
+	r.Hot = append(r.Hot, runfmt.HotFunc{Function: "run", File: "/usr/lib/gems/puma/cluster.rb", UserCode: true, CPUUsPerRequest: 3000, CumPct: 90})
+	r.Profiling = &runfmt.Profiling{
+		Notes:             []string{"Ruby service sampled with perf: rbspy is not installed"},
+		NotRepresentative: "the CPU profile accounts for 1% of the CPU measured",
+	}
+	var b strings.Builder
+	if err := writeHTML(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	head, _, _ := strings.Cut(page, `id="summary"`)
+	for _, want := range []string{"rbspy is not installed", "accounts for 1% of the CPU measured"} {
+		if !strings.Contains(head, want) {
+			t.Errorf("report.html does not say %q above its figures", want)
+		}
+	}
+	_, hot, _ := strings.Cut(page, `<section id="hot">`)
+	hot, _, _ = strings.Cut(hot, "</section>")
+	if strings.Contains(page, "cluster.rb") || strings.Contains(hot, "<table") || !strings.Contains(hot, "Not listed") {
+		t.Error("report.html lists the hot functions of a profile that is not representative")
+	}
+	b.Reset()
+	if err := WriteRunMarkdown(&b, r, "", MarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	if !strings.Contains(md, "rbspy is not installed") || !strings.Contains(md, "accounts for 1% of the CPU measured") {
+		t.Errorf("the markdown summary does not say what limits the profile:\n%s", md)
+	}
+	if strings.Contains(md, "Where the CPU goes") {
+		t.Errorf("the markdown summary lists where the CPU goes from a profile that is not representative:\n%s", md)
+	}
+	// Said once: a run degraded for it states it in its status line.
+	r.Status, r.DegradedReasons = runfmt.StatusDegraded, []string{r.Profiling.NotRepresentative}
+	b.Reset()
+	if err := writeHTML(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "accounts for 1% of the CPU measured"); n != 2 { // the status line and the hot section's note
+		t.Errorf("report.html of a degraded run says the profile is not representative %d times; want the status line and the hot section", n)
+	}
+}

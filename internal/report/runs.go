@@ -32,10 +32,7 @@ func WriteRunsTable(w io.Writer, runs []runfmt.RunListing) error {
 		}
 		status := l.Status
 		if l.PartialReason != "" {
-			status += ": " + l.PartialReason
-			if len(status) > 60 {
-				status = status[:60] + "..."
-			}
+			status = shorten(status+": "+l.PartialReason, 61)
 		}
 		p.f("%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.ID, l.Name, l.Started.Format("2006-01-02 15:04:05"), rps, p99, cpu, status)
 	}

@@ -30,19 +30,7 @@ func WriteSweepText(w io.Writer, s *runfmt.Comparison) error {
 		head = append(head, metricTitle(m), "")
 	}
 	tp.row(head...)
-	for i, v := range s.Values {
-		c, base := sweepComparison(s, i)
-		if c == nil {
-			continue
-		}
-		n := len(c.New.Runs)
-		if base {
-			n = len(c.Base.Runs)
-		}
-		cells := []string{v, strconv.Itoa(n)}
-		for _, name := range sweepMetrics {
-			cells = append(cells, sweepCell(c, name, base)...)
-		}
+	for _, cells := range sweepRows(s) {
 		tp.row(cells...)
 	}
 	if tp.err == nil {
@@ -96,4 +84,26 @@ func cmpUniq(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// sweepRows are the sweep's table rows, one per value compared: the value,
+// its runs, then each of sweepMetrics' cells.
+func sweepRows(s *runfmt.Comparison) [][]string {
+	var rows [][]string
+	for i, v := range s.Values {
+		c, base := sweepComparison(s, i)
+		if c == nil {
+			continue
+		}
+		n := len(c.New.Runs)
+		if base {
+			n = len(c.Base.Runs)
+		}
+		row := []string{v, strconv.Itoa(n)}
+		for _, name := range sweepMetrics {
+			row = append(row, sweepCell(c, name, base)...)
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }

@@ -6,26 +6,15 @@ import (
 	"perflab/internal/runfmt"
 )
 
-// kindColors are the stacked bar's colours, one per kind of wall time
-// (runfmt.TimeKindNames); CPU warm, waits cool.
-var kindColors = map[string]string{
-	"running": "#e8743b", "runnable": "#f2c14e", "network": "#3b7dd8", "sync": "#7b5ea7",
-	"syscall": "#5aa469", "gc": "#a0a0a0", "sleep": "#5bc0de", "other": "#c7b8a0",
-}
-
 // htmlTime is the report's "Time per request" section: a stacked bar of the
 // split and its table.
 type htmlTime struct {
-	Source, Heading string
-	Segments        []htmlSegment
-	Rows            []htmlTimeRow
-	Total, Idle     string
-	Scheduler       string
-}
-
-type htmlSegment struct {
-	Kind, Color, Label string
-	Pct                float64
+	Heading     string
+	Rows        []htmlTimeRow
+	Total, Idle string
+	Scheduler   string
+	// Figure is the split as a chart.
+	Figure *figure
 }
 
 type htmlTimeRow struct {
@@ -37,28 +26,22 @@ func timeView(r *runfmt.Run) *htmlTime {
 	if t == nil || len(t.Kinds) == 0 || t.TotalMs <= 0 {
 		return nil
 	}
-	v := &htmlTime{Source: timeSource(t.Source), Total: FormatMicros(1000 * t.TotalMs)}
-	v.Heading = fmt.Sprintf("%s, %.1f s of the window, %d requests", v.Source, t.Seconds, t.Requests)
-	if r.Load != nil && r.Load.Latency.Mean > 0 {
-		v.Heading += "; mean latency " + formatMs(r.Load.Latency.Mean)
-	}
+	v := &htmlTime{Total: formatMs(t.TotalMs)}
+	v.Heading = timeHeading(r)
 	for _, k := range t.Kinds {
 		if k.Kind == "other" && k.MsPerRequest == 0 {
 			continue // only samplers have it
 		}
 		pct := 100 * k.MsPerRequest / t.TotalMs
-		ms := FormatMicros(1000 * k.MsPerRequest)
-		v.Rows = append(v.Rows, htmlTimeRow{Kind: k.Kind, Color: kindColors[k.Kind], Ms: ms, Pct: fmt.Sprintf("%.1f%%", pct), Note: timeKindNote(k)})
-		if pct >= 0.5 {
-			v.Segments = append(v.Segments, htmlSegment{Kind: k.Kind, Color: kindColors[k.Kind], Pct: pct, Label: fmt.Sprintf("%s %s (%.0f%%)", k.Kind, ms, pct)})
-		}
+		ms := formatMs(k.MsPerRequest)
+		v.Rows = append(v.Rows, htmlTimeRow{Kind: k.Kind, Color: kindColor(k.Kind), Ms: ms, Pct: fmt.Sprintf("%.1f%%", pct), Note: timeKindNote(k)})
 	}
+	v.Figure = timeChart(r)
 	if t.IdleMs > 0 {
-		v.Idle = FormatMicros(1000 * t.IdleMs)
+		v.Idle = formatMs(t.IdleMs)
 	}
 	if s := t.Scheduler; s != nil {
-		v.Scheduler = fmt.Sprintf("%d Ps busy %.0f%% of the time; the world stopped %.2f ms for %d GC cycles (%.2f ms in all); goroutines up to %d, %d created",
-			s.GOMAXPROCS, s.PBusyPct, s.GCStopMs, s.GCCycles, s.StopTheWorldMs, s.GoroutinesMax, s.GoroutinesCreated)
+		v.Scheduler = schedulerText(s)
 	}
 	return v
 }

@@ -31,11 +31,7 @@ func (p *printer) timePerRequest(r *runfmt.Run) {
 	if t == nil || len(t.Kinds) == 0 {
 		return
 	}
-	p.f("\nTime per request (%s, %.1f s of the window, %d requests", timeSource(t.Source), t.Seconds, t.Requests)
-	if r.Load != nil && r.Load.Latency.Mean > 0 {
-		p.f("; mean latency %s", formatMs(r.Load.Latency.Mean))
-	}
-	p.f("):\n")
+	p.f("\nTime per request (%s):\n", timeHeading(r))
 	for _, k := range t.Kinds {
 		if k.Kind == "other" && k.MsPerRequest == 0 {
 			continue // only samplers have it
@@ -44,17 +40,33 @@ func (p *printer) timePerRequest(r *runfmt.Run) {
 		if t.TotalMs > 0 {
 			share = 100 * k.MsPerRequest / t.TotalMs
 		}
-		p.f("%s\n", strings.TrimRight(fmt.Sprintf("  %-9s %10s %6.1f%%  %s", k.Kind, FormatMicros(1000*k.MsPerRequest), share, timeKindNote(k)), " "))
+		p.f("%s\n", strings.TrimRight(fmt.Sprintf("  %-9s %10s %6.1f%%  %s", k.Kind, formatMs(k.MsPerRequest), share, timeKindNote(k)), " "))
 	}
-	p.f("  %-9s %10s", "total", FormatMicros(1000*t.TotalMs))
+	p.f("  %-9s %10s", "total", formatMs(t.TotalMs))
 	if t.IdleMs > 0 {
-		p.f("          (connections idle between requests: %s per request, not counted)", FormatMicros(1000*t.IdleMs))
+		p.f("          (connections idle between requests: %s per request, not counted)", formatMs(t.IdleMs))
 	}
 	p.f("\n")
 	if s := t.Scheduler; s != nil {
-		p.f("  Scheduler: %d Ps busy %.0f%% of the time; the world stopped %.2f ms for %d GC cycles (%.2f ms in all); goroutines up to %d, %d created\n",
-			s.GOMAXPROCS, s.PBusyPct, s.GCStopMs, s.GCCycles, s.StopTheWorldMs, s.GoroutinesMax, s.GoroutinesCreated)
+		p.f("  Scheduler: %s\n", schedulerText(s))
 	}
+}
+
+// timeHeading says where a time split comes from, what it covers and the
+// mean latency to hold it against.
+func timeHeading(r *runfmt.Run) string {
+	t := r.Time
+	s := fmt.Sprintf("%s, %.1f s of the window, %d requests", timeSource(t.Source), t.Seconds, t.Requests)
+	if r.Load != nil && r.Load.Latency.Mean > 0 {
+		s += "; mean latency " + formatMs(r.Load.Latency.Mean)
+	}
+	return s
+}
+
+// schedulerText is what the Go execution trace saw of the scheduler.
+func schedulerText(s *runfmt.GoScheduler) string {
+	return fmt.Sprintf("%d Ps busy %.0f%% of the time; the world stopped %.2f ms for %d GC cycles (%.2f ms in all); goroutines up to %d, %d created",
+		s.GOMAXPROCS, s.PBusyPct, s.GCStopMs, s.GCCycles, s.StopTheWorldMs, s.GoroutinesMax, s.GoroutinesCreated)
 }
 
 // timeKindNote is a kind's top site and its waits, for one table line.
@@ -71,7 +83,7 @@ func timeKindNote(k runfmt.TimeKind) string {
 		var ws []string
 		for _, w := range sortedWaits(k.Waits) {
 			if k.Waits[w] >= 0.0005 {
-				ws = append(ws, fmt.Sprintf("%s %s", w, FormatMicros(1000*k.Waits[w])))
+				ws = append(ws, fmt.Sprintf("%s %s", w, formatMs(k.Waits[w])))
 			}
 		}
 		if len(ws) > 0 {

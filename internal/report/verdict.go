@@ -23,12 +23,7 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 		p.f("  not measured (no process: give -- CMD or --pid)\n")
 	}
 	if r.GC != nil {
-		g := r.GC
-		p.f("  GC:	%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, analysis.FormatBytes(g.HeapMaxMB*(1<<20)))
-		if g.AllocMBPerS > 0 {
-			p.f(", ~%s/s allocated", analysis.FormatBytes(g.AllocMBPerS*(1<<20)))
-		}
-		p.f("\n")
+		p.f("  GC:	%s\n", gcText(r.GC))
 	}
 	if r.AllocBytesPerRequest > 0 {
 		p.f("  Allocations:\t%s and %.0f objects per request\n", analysis.FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest)
@@ -37,7 +32,7 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	p.timePerRequest(r)
 	p.findings(r.Findings)
 	p.endpoints(r)
-	if r.Profiling == nil || r.Profiling.NotRepresentative == "" {
+	if profileRepresentative(r) {
 		p.hot(r.Hot)
 	}
 	p.runFiles(r, dir)
@@ -147,7 +142,18 @@ func GCShareText(g *runfmt.GCSummary) string {
 	return fmt.Sprintf("%.1f%% of CPU (%s)", g.CPUPct, g.CPUPctSource)
 }
 
-// FormatMicros formats a duration given in microseconds.
+// gcText is the GC's line of a verdict: cycles, share of the CPU, pauses,
+// heap and allocation rate.
+func gcText(g *runfmt.GCSummary) string {
+	s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, analysis.FormatBytes(g.HeapMaxMB*(1<<20)))
+	if g.AllocMBPerS > 0 {
+		s += fmt.Sprintf(", ~%s/s allocated", analysis.FormatBytes(g.AllocMBPerS*(1<<20)))
+	}
+	return s
+}
+
+// FormatMicros formats a duration given in microseconds: the one way the
+// reports print a time per request ("985.0 µs", "12.40 ms", "1.20 s").
 func FormatMicros(us float64) string {
 	switch {
 	case us >= 1e6:
@@ -157,6 +163,9 @@ func FormatMicros(us float64) string {
 	}
 	return fmt.Sprintf("%.1f µs", us)
 }
+
+// formatMs formats a duration given in milliseconds as FormatMicros does.
+func formatMs(ms float64) string { return FormatMicros(1000 * ms) }
 
 func wrap(s string, width int, indent string) string {
 	var b strings.Builder

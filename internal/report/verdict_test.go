@@ -32,3 +32,42 @@ func TestVerdictHotAddsOwnAndCalledCPU(t *testing.T) {
 		}
 	}
 }
+
+// TestDurationsPrintedOneWay: a latency of a fast service reads the same
+// on report.html's cards, in its time per request and in the text
+// verdict's, in the unit a reader compares it with ("350.0 µs", as the
+// CPU per request of its functions).
+func TestDurationsPrintedOneWay(t *testing.T) {
+	r := sampleRun()
+	r.Load.Latency.P50, r.Load.Latency.Mean = 0.35, 0.35
+	r.Time = &runfmt.TimePerRequest{Source: "go-trace", Seconds: 1, Requests: 100, TotalMs: 0.3, Kinds: []runfmt.TimeKind{{Kind: "running", MsPerRequest: 0.3}}}
+	var page, text strings.Builder
+	if err := writeHTML(&page, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteVerdict(&text, r, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<div class="value">350.0 µs</div>`, "mean latency 350.0 µs", "300.0 µs"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if !strings.Contains(text.String(), "mean latency 350.0 µs") {
+		t.Errorf("the text verdict lacks the mean latency as report.html prints it:\n%s", text.String())
+	}
+}
+
+// TestLatencyCardsOfAFailedLoad: a load whose every request failed has no
+// latency, and report.html's cards say so instead of a latency of 0.
+func TestLatencyCardsOfAFailedLoad(t *testing.T) {
+	r := sampleRun()
+	r.Load.Errors, r.Load.Latency = r.Load.Requests, runfmt.Latency{}
+	var page strings.Builder
+	if err := writeHTML(&page, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(page.String(), `<div class="value">0.0 µs</div>`) || strings.Count(page.String(), "no request succeeded") != 2 {
+		t.Error("report.html of a load whose every request failed shows a latency of 0, not that none was measured")
+	}
+}

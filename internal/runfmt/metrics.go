@@ -47,6 +47,7 @@ const (
 	// GC is a finding and its card is highlighted.
 	GCNotablePct = 10.0
 	// ThrottledNotablePct is the share of CPU periods throttled (percent)
-	// from which the report highlights throttling.
+	// from which the report highlights throttling and GOMAXPROCS above
+	// the CPU budget is a finding.
 	ThrottledNotablePct = 5.0
 )

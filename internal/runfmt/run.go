@@ -181,6 +181,8 @@ type GCSummary struct {
 	HeapMaxMB   float64 `json:"heap_max_mb"`
 	GOGC        string  `json:"gogc,omitempty"`
 	AllocMBPerS float64 `json:"alloc_mb_per_s,omitempty"`
+	// Events are the window's collections (at most MaxGCEvents).
+	Events []GCEvent `json:"events,omitempty"`
 }
 
 // Finding is one rule-based observation, ranked by cost.

@@ -22,6 +22,11 @@ type hostCPU struct {
 	CPUs int
 }
 
+// maxTicks bounds a /proc/stat field: far beyond any uptime (10^16 years
+// at 100 Hz), and small enough that the sums of two fields (user and nice,
+// irq and softirq) cannot overflow.
+const maxTicks = 1 << 61
+
 // procBusy is the CPU the host's processes used (user and system): the
 // figure the service's and perflab's CPU are subtracted from.
 func (h hostCPU) procBusy() int64 { return h.User + h.System }
@@ -39,7 +44,7 @@ func parseHostStat(b []byte) (hostCPU, error) {
 	var v [8]int64
 	for i := 1; i < len(f) && i <= len(v); i++ {
 		n, err := strconv.ParseInt(string(f[i]), 10, 64)
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > maxTicks {
 			return h, fmt.Errorf("parsing /proc/stat: field %d is %q, want a tick count", i, truncate(f[i], 30))
 		}
 		v[i-1] = n

@@ -23,7 +23,7 @@ func TestParseHostStat(t *testing.T) {
 	if err != nil || old.User != 3 || old.Steal != 0 || old.CPUs != 1 {
 		t.Errorf("a kernel without iowait/steal columns: %+v, %v", old, err)
 	}
-	for _, bad := range []string{"", "intr 1 2 3\n", "cpu  1 x 3 4 5\n", "cpu  1 2\n", "cpu  -1 2 3 4 5\n"} {
+	for _, bad := range []string{"", "intr 1 2 3\n", "cpu  1 x 3 4 5\n", "cpu  1 2\n", "cpu  -1 2 3 4 5\n", "cpu  9223372036854775807 9223372036854775807 1 1 1\n"} {
 		if _, err := parseHostStat([]byte(bad)); err == nil {
 			t.Errorf("parseHostStat(%q): want an error", bad)
 		}
@@ -200,5 +200,25 @@ func TestScanAccountsReapedChildrenOnce(t *testing.T) {
 	}
 	if got["bash"] != 17 || got["stress"] != 100 || out.otherTicks != 117 {
 		t.Errorf("accounted %v (others %d); want bash 17 (go's and link's last ticks), stress 100", got, out.otherTicks)
+	}
+}
+
+// TestScanKeepsParentCPUOfUnwaitedChild: a parent that ignores SIGCHLD
+// does not collect its children's CPU in cutime; a child of it that ended
+// between two scans must not be taken out of the parent's own CPU.
+func TestScanKeepsParentCPUOfUnwaitedChild(t *testing.T) {
+	const self, parent, child = 100, 200, 201
+	s := procScanner{bootTicks: 10000, scanned: true, class: map[int]int8{}, names: map[procKey]string{}}
+	s.last = map[int]scanEntry{
+		parent: {start: 50, ppid: 1, total: 10, name: []byte("daemon")},
+		child:  {start: 60, ppid: parent, total: 30, name: []byte("job")},
+	}
+	s.cur = map[int]scanEntry{
+		parent: {start: 50, ppid: 1, total: 10 + 40, name: []byte("daemon")},
+	}
+	var out procScan
+	s.account(&out, self, 0)
+	if len(out.others) != 1 || out.others[0].ticks != 40 || out.otherTicks != 40 {
+		t.Errorf("accounted %+v (others %d); want daemon 40, its own ticks", out.others, out.otherTicks)
 	}
 }

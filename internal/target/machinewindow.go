@@ -27,6 +27,10 @@ type MachineWindow struct {
 	// CPU.
 	SelfCores               float64
 	SelfRunqueueWaitSeconds float64
+	// ServiceCores is the service's process tree (SetService) as the
+	// process scans saw it: the service's CPU when no Sampler measured it
+	// (a run given only the service's URL).
+	ServiceCores float64
 	// Top are the other processes that used the most CPU, from the process
 	// scans; ScanSeconds is how much of the window the scans cover (its
 	// ends may lie before the first scan or after the last).
@@ -72,22 +76,30 @@ func (m *MachineSampler) Window(from, to time.Time) (MachineWindow, bool) {
 	w.StealCores = ticks(func(h hostCPU) int64 { return h.Steal })
 	w.SelfCores = rate(func(s MachineSample) float64 { return s.SelfCPUSeconds })
 	w.SelfRunqueueWaitSeconds = rate(func(s MachineSample) float64 { return s.SelfRunqueueWaitSeconds }) * secs
-	helpers, top, span := scanWindow(m.scansCopy(), lo, hi)
-	w.Top, w.ScanSeconds = top, span
-	w.SelfCores += helpers
+	sums := scanWindow(m.scansCopy(), lo, hi)
+	w.Top, w.ScanSeconds, w.ServiceCores = sums.top, sums.covered, sums.service
+	w.SelfCores += sums.helper
 	return w, true
+}
+
+// scanSums is what the process scans say of a window: perflab's helpers'
+// and the service's cores, the top other processes, and how much of the
+// window the scans cover (seconds).
+type scanSums struct {
+	helper, service float64
+	top             []ProcessUse
+	covered         float64
 }
 
 // scanWindow sums the scans over [from, to]: each scan's CPU is spread
 // evenly over the time since the previous scan, and the part of that time
-// inside the window counts. It returns perflab's helpers' cores, the top
-// other processes, and how much of the window the scans cover.
-func scanWindow(scans []procScan, from, to time.Time) (float64, []ProcessUse, float64) {
+// inside the window counts.
+func scanWindow(scans []procScan, from, to time.Time) scanSums {
 	secs := to.Sub(from).Seconds()
 	if len(scans) < 2 || secs <= 0 {
-		return 0, nil, 0
+		return scanSums{}
 	}
-	var helper, covered float64
+	var helper, service, covered float64
 	use := map[procKey]*ProcessUse{}
 	var order []procKey
 	for i := 1; i < len(scans); i++ {
@@ -100,6 +112,7 @@ func scanWindow(scans []procScan, from, to time.Time) (float64, []ProcessUse, fl
 		covered += inside
 		weight := inside / span / userHZ / secs // ticks to cores of the window
 		helper += float64(scans[i].helperTicks) * weight
+		service += float64(scans[i].serviceTicks) * weight
 		for _, p := range scans[i].others {
 			k := procKey{p.pid, p.start}
 			u := use[k]
@@ -116,5 +129,5 @@ func scanWindow(scans []procScan, from, to time.Time) (float64, []ProcessUse, fl
 		top = append(top, *use[k])
 	}
 	slices.SortStableFunc(top, func(x, y ProcessUse) int { return cmp.Compare(y.Cores, x.Cores) })
-	return helper, top[:min(len(top), topProcesses)], covered
+	return scanSums{helper: helper, service: service, top: top[:min(len(top), topProcesses)], covered: covered}
 }

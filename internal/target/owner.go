@@ -15,48 +15,9 @@ import (
 	"time"
 )
 
-// tcpListen is the state of a listening socket in /proc/net/tcp{,6}.
+// tcpListen is the state of a listening socket in /proc/net/tcp{,6}
+// (include/net/tcp_states.h; tcpEstablished is beside parseProcNetTCP).
 const tcpListen = 0x0A
-
-// listener is one listening socket of /proc/net/tcp{,6}.
-type listener struct {
-	addr  netip.AddrPort
-	inode uint64
-}
-
-// parseNetTCP parses /proc/net/tcp or /proc/net/tcp6 and returns the
-// listening sockets. Addresses are hex in the kernel's byte order: each
-// 32-bit word of the address as the host stores it (little-endian here),
-// the port in network order.
-func parseNetTCP(b []byte) ([]listener, error) {
-	var out []listener
-	for i, line := range bytes.Split(b, []byte{'\n'}) {
-		f := bytes.Fields(line)
-		if i == 0 || len(f) == 0 {
-			continue // the header
-		}
-		if len(f) < 10 {
-			return out, fmt.Errorf("parsing /proc/net/tcp line %d: %d fields, want at least 10", i+1, len(f))
-		}
-		st, err := strconv.ParseUint(string(f[3]), 16, 8)
-		if err != nil {
-			return out, fmt.Errorf("parsing /proc/net/tcp line %d: state %q", i+1, truncate(f[3], 10))
-		}
-		if st != tcpListen {
-			continue
-		}
-		ap, err := parseHexAddr(f[1])
-		if err != nil {
-			return out, fmt.Errorf("parsing /proc/net/tcp line %d: %w", i+1, err)
-		}
-		inode, err := strconv.ParseUint(string(f[9]), 10, 64)
-		if err != nil {
-			return out, fmt.Errorf("parsing /proc/net/tcp line %d: inode %q", i+1, truncate(f[9], 20))
-		}
-		out = append(out, listener{ap, inode})
-	}
-	return out, nil
-}
 
 // parseHexAddr parses "0100007F:1F90" (127.0.0.1:8080) or the 32-digit
 // IPv6 form.
@@ -78,12 +39,14 @@ func parseHexAddr(b []byte) (netip.AddrPort, error) {
 }
 
 // serves says whether a socket listening on l accepts connections to a.
-func (l listener) serves(a netip.AddrPort) bool {
-	if l.addr.Port() != a.Port() {
+// Its address is unmapped: a dual-stack wildcard stays "::", which takes
+// IPv4 too; "0.0.0.0" takes IPv4 only.
+func (l tcpSocket) serves(a netip.AddrPort) bool {
+	if l.local.Port() != a.Port() {
 		return false
 	}
-	la, want := l.addr.Addr().Unmap(), a.Addr().Unmap()
-	return la == want || la.IsUnspecified() && (l.addr.Addr().Is6() || want.Is4())
+	la, want := l.local.Addr(), a.Addr().Unmap()
+	return la == want || la.IsUnspecified() && (la.Is6() || want.Is4())
 }
 
 // ListenerOwner returns the process that listens on hostport (a local TCP
@@ -98,16 +61,17 @@ func ListenerOwner(ctx context.Context, hostport string, candidates []int) (pid 
 	}
 	var inodes []uint64
 	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		b, err := os.ReadFile(file)
+		f, err := os.Open(file)
 		if err != nil {
 			continue // no IPv6, or no procfs net
 		}
-		ls, err := parseNetTCP(b)
+		socks, err := parseProcNetTCP(f, maxNetTCPBytes)
+		f.Close()
 		if err != nil {
-			return 0, false, err
+			return 0, false, fmt.Errorf("reading %s: %w", file, err)
 		}
-		for _, l := range ls {
-			if slices.ContainsFunc(addrs, l.serves) {
+		for _, l := range socks {
+			if l.state == tcpListen && slices.ContainsFunc(addrs, l.serves) {
 				inodes = append(inodes, l.inode)
 			}
 		}
@@ -162,27 +126,7 @@ func resolveLocal(ctx context.Context, hostport string) ([]netip.AddrPort, error
 // holdsSocket says whether one of pid's file descriptors is one of the
 // sockets.
 func holdsSocket(pid int, inodes []uint64) bool {
-	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
-	f, err := os.Open(dir)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return false
-	}
-	for _, n := range names {
-		link, err := os.Readlink(dir + "/" + n)
-		if err != nil || !strings.HasPrefix(link, "socket:[") {
-			continue
-		}
-		ino, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]"), 10, 64)
-		if err == nil && slices.Contains(inodes, ino) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(socketInodes(pid), func(ino uint64) bool { return slices.Contains(inodes, ino) })
 }
 
 // ProcessName describes a process for a message: "python3 (pid 4242)",

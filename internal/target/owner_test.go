@@ -13,70 +13,48 @@ import (
 	"perflab/internal/labtest"
 )
 
-func TestParseNetTCP(t *testing.T) {
+// TestListenersServe reads listeners from /proc/net/tcp{,6} text and checks
+// which addresses each accepts connections to.
+func TestListenersServe(t *testing.T) {
 	tcp := `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
    0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4242 1 0000000000000000 100 0 0 10 0
    1: 00000000:17AC 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4343 1 0000000000000000 100 0 0 10 0
-   2: 0100007F:1F90 0100007F:D2A4 01 00000000:00000000 00:00000000 00000000     0        0 9999 1 0000000000000000 20 4 30 10 -1
 `
-	ls, err := parseNetTCP([]byte(tcp))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []listener{
-		{netip.MustParseAddrPort("127.0.0.1:8080"), 4242},
-		{netip.MustParseAddrPort("0.0.0.0:6060"), 4343},
-	}
-	if len(ls) != 2 || ls[0] != want[0] || ls[1] != want[1] {
-		t.Fatalf("parseNetTCP = %+v; want %+v (the established connection left out)", ls, want)
+	ls, err := parseProcNetTCP(strings.NewReader(tcp), 1<<20)
+	if err != nil || len(ls) != 2 || ls[0].state != tcpListen {
+		t.Fatalf("parseProcNetTCP = %+v, %v; want 2 listeners", ls, err)
 	}
 	tcp6 := `  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
    0: 00000000000000000000000000000000:1F90 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 77 1 0000000000000000 100 0 0 10 0
    1: 0000000000000000FFFF00000100007F:17AC 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 78 1 0000000000000000 100 0 0 10 0
 `
-	ls6, err := parseNetTCP([]byte(tcp6))
+	ls6, err := parseProcNetTCP(strings.NewReader(tcp6), 1<<20)
 	if err != nil || len(ls6) != 2 {
-		t.Fatalf("parseNetTCP(tcp6) = %+v, %v", ls6, err)
+		t.Fatalf("parseProcNetTCP(tcp6) = %+v, %v", ls6, err)
 	}
-	if ls6[0].addr != netip.MustParseAddrPort("[::]:8080") || ls6[1].addr != netip.MustParseAddrPort("[::ffff:127.0.0.1]:6060") {
-		t.Errorf("tcp6 addresses = %v, %v", ls6[0].addr, ls6[1].addr)
+	if ls6[0].local != netip.MustParseAddrPort("[::]:8080") || ls6[1].local != netip.MustParseAddrPort("127.0.0.1:6060") {
+		t.Errorf("tcp6 addresses = %v, %v; want [::]:8080 and 127.0.0.1:6060 (unmapped)", ls6[0].local, ls6[1].local)
 	}
 	for _, tc := range []struct {
-		l    listener
+		l    tcpSocket
 		a    string
 		want bool
 	}{
-		{want[0], "127.0.0.1:8080", true},
-		{want[0], "127.0.0.1:8081", false},
-		{want[0], "10.0.0.1:8080", false},
-		{want[1], "127.0.0.1:6060", true},
-		{want[1], "[::1]:6060", false}, // 0.0.0.0 takes IPv4 only
+		{ls[0], "127.0.0.1:8080", true},
+		{ls[0], "127.0.0.1:8081", false},
+		{ls[0], "10.0.0.1:8080", false},
+		{ls[1], "127.0.0.1:6060", true},
+		{ls[1], "[::1]:6060", false}, // 0.0.0.0 takes IPv4 only
 		{ls6[0], "127.0.0.1:8080", true},
 		{ls6[0], "[::1]:8080", true},
 		{ls6[1], "127.0.0.1:6060", true},
+		{ls6[1], "[::ffff:127.0.0.1]:6060", true},
+		{ls6[1], "[::1]:6060", false},
 	} {
 		if got := tc.l.serves(netip.MustParseAddrPort(tc.a)); got != tc.want {
-			t.Errorf("%v serves %s = %v; want %v", tc.l.addr, tc.a, got, tc.want)
+			t.Errorf("%v serves %s = %v; want %v", tc.l.local, tc.a, got, tc.want)
 		}
 	}
-	for _, bad := range []string{"h\n 0: zz:1F90 0 0A a b c d e 1", "h\n 0: 0100007F:1F90 0 0A a b c d e x", "h\n 0: 0100:1F90 0 0A a b c d e 1", "h\n 0: 1 2"} {
-		if _, err := parseNetTCP([]byte(bad)); err == nil {
-			t.Errorf("parseNetTCP(%q): want an error", bad)
-		}
-	}
-}
-
-func FuzzParseNetTCP(f *testing.F) {
-	f.Add([]byte("sl local\n 0: 0100007F:1F90 00000000:0000 0A 0:0 0:0 0 0 0 4242 1\n"))
-	f.Add([]byte("sl local\n 0: 00000000000000000000000000000000:1F90 0:0 0A 0:0 0:0 0 0 0 77 1\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		ls, _ := parseNetTCP(b)
-		for _, l := range ls {
-			if !l.addr.IsValid() {
-				t.Errorf("invalid address from %q", b)
-			}
-		}
-	})
 }
 
 // TestListenerOwner finds the process behind a listening socket: this test

@@ -31,7 +31,7 @@ func Peers(pids []int) (map[string]int, error) {
 		if err != nil {
 			continue
 		}
-		s, err := parseProcNetTCP(f, 1<<20)
+		s, err := parseProcNetTCP(f, maxNetTCPBytes)
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("reading /proc/%d/net/%s: %w", pids[0], name, err)
@@ -74,8 +74,12 @@ func socketInodes(pid int) []uint64 {
 }
 
 // tcpEstablished is the state of a connected socket in /proc/net/tcp{,6}
-// (include/net/tcp_states.h; tcpListen is beside parseNetTCP).
+// (include/net/tcp_states.h; tcpListen is beside ListenerOwner).
 const tcpEstablished = 0x01
+
+// maxNetTCPBytes bounds a read of /proc/net/tcp{,6}: about 50,000 sockets
+// of ~150 bytes. The kernel lists the listening sockets first.
+const maxNetTCPBytes = 8 << 20
 
 type tcpSocket struct {
 	local, remote netip.AddrPort

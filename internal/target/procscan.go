@@ -8,13 +8,14 @@ import (
 )
 
 // procScan is one pass over every process of the host: the CPU used since
-// the previous pass by perflab's helpers (profilers it started) and by the
-// processes that are neither perflab nor the service, with those processes
-// named. Ticks are USER_HZ clock ticks.
+// the previous pass by perflab's helpers (profilers it started), by the
+// service's process tree, and by the processes that are neither perflab
+// nor the service, with those processes named. Ticks are USER_HZ clock
+// ticks.
 type procScan struct {
-	T                       time.Time
-	helperTicks, otherTicks int64
-	others                  []procUse
+	T                                     time.Time
+	helperTicks, serviceTicks, otherTicks int64
+	others                                []procUse
 }
 
 // procUse is the CPU one process used between two scans.
@@ -106,16 +107,23 @@ func (s *procScanner) scan(now time.Time, self, service int) procScan {
 // account fills out with each process's CPU since the last scan: its own
 // growth and its cutime's, less what the processes seen last time that are
 // gone now brought into their surviving ancestor's cutime when they were
-// reaped (counted already, up to the last scan, while they ran). A process
-// and its parent that both end between two scans pass their counts up to
-// the nearest ancestor still running.
+// reaped (counted already, up to the last scan, while they ran). Only the
+// ancestor's cutime growth can hold them: a child the kernel reaped without
+// a wait (its parent ignores SIGCHLD) adds nothing there, and the parent's
+// own CPU is not taken for it. A process and its parent that both end
+// between two scans pass their counts up to the nearest ancestor still
+// running. (cpuAccount does the same for the service's tree.)
 func (s *procScanner) account(out *procScan, self, service int) {
 	growth := make(map[int]int64, 64)
+	reaped := make(map[int]int64, 16) // cutime growth not yet explained
 	for pid, e := range s.cur {
 		old, ok := s.last[pid]
 		switch {
 		case ok && old.start == e.start:
 			growth[pid] = max(e.total-old.total, 0)
+			if d := e.child - old.child; d > 0 {
+				reaped[pid] = d
+			}
 		case e.start+userHZ >= s.bootTicks:
 			growth[pid] = e.total // born since the last scan
 		}
@@ -135,8 +143,10 @@ func (s *procScanner) account(out *procScan, self, service int) {
 			}
 			p = s.last[p].ppid
 		}
-		if g := growth[p]; g > 0 {
-			growth[p] = g - min(old.total, g)
+		if b := reaped[p]; b > 0 {
+			d := min(old.total, b)
+			growth[p] -= d
+			reaped[p] = b - d
 		}
 	}
 	clear(s.class)
@@ -147,6 +157,8 @@ func (s *procScanner) account(out *procScan, self, service int) {
 		switch s.classify(pid, self, service) {
 		case classHelper:
 			out.helperTicks += g
+		case classService:
+			out.serviceTicks += g
 		case classOther:
 			out.otherTicks += g
 			e := s.cur[pid]

@@ -38,7 +38,8 @@ var (
 // QualityInput is what Assess judges.
 type QualityInput struct {
 	Machine MachineWindow
-	// Service is what the service used in the window (nil: no process).
+	// Service is what the service used in the window (nil: not sampled;
+	// Machine.ServiceCores stands for it then).
 	Service *runfmt.TargetSummary
 	// Requests and LatencyMeanMs are the window's load (0 without one).
 	Requests      int64
@@ -58,6 +59,8 @@ func Assess(in QualityInput) runfmt.Quality {
 	}
 	if s := in.Service; s != nil {
 		q.ServiceCores, q.ServiceRunqueueWaitS, q.ServiceThrottledPct = s.CPUCoresMean, s.RunqueueWaitSeconds, s.ThrottledPct
+	} else {
+		q.ServiceCores = m.ServiceCores // the scans' figure: the service is not another process
 	}
 	q.OtherCores = max(m.ProcCores-q.ServiceCores-q.PerflabCores, 0)
 	if in.Requests > 0 {

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-
-	"perflab/internal/files"
 )
 
 // Options say what the UI may show and to whom.
@@ -88,16 +86,3 @@ func within(dir, path string) (string, error) {
 	}
 	return rpath, nil
 }
-
-// readWithin reads a file of the run directory dir, refusing links out of
-// it.
-func readWithin(dir, path string) ([]byte, error) {
-	rpath, err := within(dir, path)
-	if err != nil {
-		return nil, err
-	}
-	return files.ReadFile(rpath, maxPageBytes)
-}
-
-// maxPageBytes bounds a report.html the UI serves.
-const maxPageBytes = 256 << 20

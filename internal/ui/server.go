@@ -30,6 +30,7 @@ var index = template.Must(template.New("index.html").Funcs(template.FuncMap{
 type Server struct {
 	store   store.Store
 	opt     Options
+	runs    *runList
 	pprof   pprofViews
 	mux     *http.ServeMux
 	handler http.Handler
@@ -37,81 +38,32 @@ type Server struct {
 
 // New returns the UI of the runs kept in st.
 func New(st store.Store, opt Options) *Server {
-	s := &Server{store: st, opt: opt, mux: http.NewServeMux(), pprof: pprofViews{sourceDirs: opt.SourceDirs}}
+	s := &Server{store: st, opt: opt, runs: &runList{root: st.Root}, mux: http.NewServeMux(),
+		pprof: pprofViews{sourceDirs: opt.SourceDirs}}
 	s.handler = s.guard(s.mux)
 	s.mux.HandleFunc("GET /{$}", s.index)
 	s.mux.HandleFunc("GET /runs/{id}/{$}", s.report)
+	s.mux.HandleFunc("GET /runs/{id}/flame", s.flame)
 	s.mux.HandleFunc("GET /runs/{id}/files/{path...}", s.file)
 	// Any method: pprof's views save and delete their settings with POSTs.
 	s.mux.HandleFunc("/runs/{id}/pprof/{profile}/{view...}", s.pprofView)
 	s.mux.HandleFunc("GET /compare", s.compare)
+	// No icon: answered, so browsers do not log a failed request.
+	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	return s
+}
+
+// Runs counts the stored runs, reading what the index shows of each (kept
+// for the index while their run.json files are unchanged).
+func (s *Server) Runs() (int, error) {
+	sums, err := s.runs.list()
+	return len(sums), err
 }
 
 // ServeHTTP serves the UI.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	s.handler.ServeHTTP(w, r)
-}
-
-// runRow is one line of the index.
-type runRow struct {
-	ID, Name, Started, Status, Reason, Err string
-	RPS, P99, CPUMs                        float64
-	HasLoad, HasCPU                        bool
-	Finding                                string
-	Profiles                               []profileLink
-}
-
-// profileLink opens one profile in pprof's views.
-type profileLink struct{ Name, Type, File, Href string }
-
-func (s *Server) index(w http.ResponseWriter, r *http.Request) {
-	entries, err := s.store.List()
-	if err != nil {
-		http.Error(w, fmt.Sprintf("listing runs in %s: %v", s.store.Root, err), http.StatusInternalServerError)
-		return
-	}
-	var rows []runRow
-	for _, e := range entries {
-		rows = append(rows, newRunRow(e))
-	}
-	var b bytes.Buffer
-	err = index.Execute(&b, map[string]any{"Root": s.store.Root, "Runs": rows,
-		"Base": r.URL.Query().Get("base"), "New": r.URL.Query().Get("new")})
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(b.Bytes())
-}
-
-func newRunRow(e store.Entry) runRow {
-	row := runRow{ID: filepath.Base(e.Dir)}
-	if e.Err != nil {
-		row.Err = e.Err.Error()
-		return row
-	}
-	run := e.Run
-	row.Name, row.Status, row.Reason = run.Name, run.Status, run.PartialReason
-	row.Started = run.Started.Format("2006-01-02 15:04:05")
-	if run.Load != nil {
-		row.HasLoad, row.RPS, row.P99 = true, run.Load.RPS, run.Load.Latency.P99
-	}
-	if run.Target != nil && run.Target.CPUMsPerRequest > 0 {
-		row.HasCPU, row.CPUMs = true, run.Target.CPUMsPerRequest
-	}
-	if len(run.Findings) > 0 {
-		row.Finding = run.Findings[0].Title
-	}
-	for _, p := range run.Profiles {
-		if name, ok := strings.CutSuffix(filepath.Base(p.File), ".pb.gz"); ok {
-			row.Profiles = append(row.Profiles, profileLink{Name: name, Type: p.Type, File: p.File,
-				Href: "runs/" + row.ID + "/pprof/" + name + "/flamegraph"})
-		}
-	}
-	return row
 }
 
 // run finds the run with the ID in the request's path.
@@ -127,6 +79,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) (store.Entry, bool)
 		http.Error(w, fmt.Sprintf("run %s: not in %s", id, s.store.Root), http.StatusNotFound)
 		return store.Entry{}, false
 	}
+	if _, err := within(dir, filepath.Join(dir, runfmt.FileName)); errors.Is(err, errOutside) {
+		http.Error(w, fmt.Sprintf("run %s: its %s is a link out of the run directory", id, runfmt.FileName), http.StatusForbidden)
+		return store.Entry{}, false
+	}
 	run, err := runfmt.ReadFile(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		http.Error(w, fmt.Sprintf("run %s: not in %s", id, s.store.Root), http.StatusNotFound)
@@ -137,27 +93,6 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) (store.Entry, bool)
 		return store.Entry{}, false
 	}
 	return store.Entry{Dir: dir, Run: run}, true
-}
-
-// report serves the run's report.html, or renders one without a flame
-// graph for a run that has none (an interrupted one).
-func (s *Server) report(w http.ResponseWriter, r *http.Request) {
-	e, ok := s.run(w, r)
-	if !ok {
-		return
-	}
-	if b, err := readWithin(e.Dir, filepath.Join(e.Dir, "report.html")); err == nil {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write(b)
-		return
-	}
-	var b bytes.Buffer
-	if err := report.WriteHTML(&b, e.Run, nil); err != nil {
-		http.Error(w, fmt.Sprintf("rendering run %s: %v", e.Run.ID, err), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(b.Bytes())
 }
 
 // file serves a file of the run directory (run.json, target.log, profiles).
@@ -183,6 +118,10 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 	if strings.HasSuffix(rel, ".log") {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	}
+	// A run directory may come from someone else: a page in it (its
+	// report.html, or any HTML file) runs in an origin of its own, not the
+	// UI's, so its scripts cannot act on the UI.
+	w.Header().Set("Content-Security-Policy", "sandbox allow-scripts")
 	http.ServeFile(w, r, path)
 }
 
@@ -196,7 +135,7 @@ func (s *Server) pprofView(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("profile")
 	var file string
 	for _, p := range e.Run.Profiles {
-		if strings.TrimSuffix(filepath.Base(p.File), ".pb.gz") == name && strings.HasSuffix(p.File, ".pb.gz") {
+		if strings.TrimSuffix(filepath.Base(p.File), ".pb.gz") == name && strings.HasSuffix(p.File, ".pb.gz") && filepath.IsLocal(p.File) {
 			file = filepath.Join(e.Dir, p.File)
 		}
 	}
@@ -215,7 +154,9 @@ func (s *Server) pprofView(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	prefix := "/runs/" + r.PathValue("id") + "/pprof/" + name
-	http.StripPrefix(prefix, h).ServeHTTP(w, r)
+	cw := &crumbWriter{ResponseWriter: w, crumbs: runCrumbs(rootOf(r), e.Run.ID, e.Run.Name, name+" profile (pprof)")}
+	http.StripPrefix(prefix, h).ServeHTTP(cw, r)
+	cw.finish()
 }
 
 // compare compares two runs or groups (?base=REF&new=REF[&force=1], REF as
@@ -223,22 +164,32 @@ func (s *Server) pprofView(w http.ResponseWriter, r *http.Request) {
 // comparison page with its differential flame graph.
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	refs := [2]string{strings.TrimSpace(q.Get("base")), strings.TrimSpace(q.Get("new"))}
+	if picks := q["pick"]; refs[0] == "" && refs[1] == "" && len(picks) > 0 {
+		// Ticked in the index, which lists the newest first: the lower
+		// (older) one is the base.
+		if len(picks) != 2 {
+			http.Error(w, fmt.Sprintf("compare: tick two groups or runs (%d ticked)", len(picks)), http.StatusBadRequest)
+			return
+		}
+		refs = [2]string{picks[1], picks[0]}
+	}
 	groups := [2][]store.Entry{}
+	var labels [2]string
 	for i, side := range []string{"base", "new"} {
-		ref := strings.TrimSpace(q.Get(side))
-		if ref == "" {
+		if refs[i] == "" {
 			http.Error(w, fmt.Sprintf("compare: %s is empty: give a run ID, name, glob or comma-separated list", side), http.StatusBadRequest)
 			return
 		}
-		es, err := s.resolve(ref)
+		es, err := s.resolve(refs[i])
 		if err != nil {
-			http.Error(w, fmt.Sprintf("compare: %s=%q: %v", side, ref, err), http.StatusBadRequest)
+			http.Error(w, fmt.Sprintf("compare: %s=%q: %v", side, refs[i], err), http.StatusBadRequest)
 			return
 		}
-		groups[i] = es
+		groups[i], labels[i] = es, groupLabel(es, refs[i])
 	}
 	res, err := compare.Compare(groups[0], groups[1], compare.Options{
-		Force: q.Get("force") == "1", BaseLabel: shorten(q.Get("base"), 24), NewLabel: shorten(q.Get("new"), 24)})
+		Force: q.Get("force") == "1", BaseLabel: labels[0], NewLabel: labels[1]})
 	if errors.Is(err, compare.ErrIncomparable) {
 		http.Error(w, fmt.Sprintf("compare: %v (add &force=1 to compare anyway)", err), http.StatusBadRequest)
 		return
@@ -256,8 +207,22 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("compare: %v", err), http.StatusInternalServerError)
 		return
 	}
+	crumbs := []crumb{{Label: "perflab runs", Href: "./"}, {Label: fmt.Sprintf("compare %s (base) with %s (new)", labels[0], labels[1])}}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(b.Bytes())
+	w.Write(withCrumbs(b.Bytes(), crumbs))
+}
+
+// groupLabel names a side of a comparison: its runs' name when they share
+// one, else the reference as given.
+func groupLabel(es []store.Entry, ref string) string {
+	name := ""
+	for i, e := range es {
+		if e.Run == nil || (i > 0 && e.Run.Name != name) {
+			return shorten(ref, 24)
+		}
+		name = e.Run.Name
+	}
+	return shorten(name, 24)
 }
 
 // resolve finds the runs of a comma-separated list of references inside

@@ -80,7 +80,7 @@ func TestMain(m *testing.M) {
 }
 
 // get fetches path from the UI and returns status, content type and body.
-func get(t *testing.T, h http.Handler, path string) (int, string, string) {
+func get(t testing.TB, h http.Handler, path string) (int, string, string) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -100,7 +100,7 @@ func TestIndexListsRuns(t *testing.T) {
 		t.Fatalf("GET /: %d %s", code, ctype)
 	}
 	for _, want := range []string{ids[0], ids[1], "tolower-buggy", "runs/" + ids[0] + "/pprof/cpu/flamegraph",
-		"runs/" + ids[1] + "/files/run.json", "2 runs in " + root, `action="compare"`} {
+		"runs/" + ids[1] + "/files/run.json", "2 runs in <code>" + root, `action="compare"`, "runs/" + ids[0] + "/flame"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("index lacks %q", want)
 		}

@@ -1,6 +1,7 @@
 package walltime
 
 import (
+	"math/bits"
 	"time"
 
 	"golang.org/x/exp/trace"
@@ -83,16 +84,18 @@ func (a *analyzer) placeRunning() {
 			delete(a.acc, k)
 		}
 	}
-	left := total
+	left, most := total, int32(-1)
 	for st, c := range counts {
-		share := total * int64(c) / int64(n)
-		a.acc[accKey{st, WaitCPU}] += share
-		left -= share
-	}
-	if left > 0 {
-		for st := range counts {
-			a.acc[accKey{st, WaitCPU}] += left
-			break
+		// total·c overflows an int64 for long traces of many cores.
+		hi, lo := bits.Mul64(uint64(total), uint64(c))
+		share, _ := bits.Div64(hi, lo, uint64(n))
+		a.acc[accKey{st, WaitCPU}] += int64(share)
+		left -= int64(share)
+		if most < 0 || c > counts[most] || c == counts[most] && st < most {
+			most = st
 		}
 	}
+	// The rounding remainder goes to the stack with most samples, so that
+	// the profile does not depend on the map's order.
+	a.acc[accKey{most, WaitCPU}] += left
 }

@@ -3,7 +3,7 @@
 // Go service (net/http serving user handlers that call into the standard
 // library), gzipped in pprof's format.
 //
-//	go run ./bench/top/gen -o /tmp/big.pb.gz [-samples 600000] [-stacks 60000] [-lines 4] [-aggregate]
+//	go run ./bench/top/gen -o /tmp/big.pb.gz [-samples 600000] [-stacks 60000] [-funcs 2000] [-lines 4] [-aggregate]
 //
 // Samples are written one record each, as perf-converted profiles are;
 // -aggregate merges equal stacks into one record, as runtime/pprof does.
@@ -12,6 +12,7 @@
 package main
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -34,13 +35,23 @@ func run(args []string) error {
 	stacks := fs.Int("stacks", 60000, "number of distinct stacks")
 	aggregate := fs.Bool("aggregate", false, "merge equal stacks into one sample record")
 	lines := fs.Int("lines", 4, "source lines (locations) per function")
+	funcs := fs.Int("funcs", 2000, "number of user functions")
+	perfScript := fs.String("perf-script", "", "also write the same samples as `perf script` text to this file (for peers that read perf's output)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *lines < 1 {
 		return fmt.Errorf("-lines %d: want at least 1", *lines)
 	}
-	p := generate(*samples, *stacks, *lines, *aggregate)
+	if *funcs < 1 {
+		return fmt.Errorf("-funcs %d: want at least 1", *funcs)
+	}
+	p := generate(*samples, *stacks, *funcs, *lines, *aggregate)
+	if *perfScript != "" {
+		if err := writePerfScript(*perfScript, p); err != nil {
+			return err
+		}
+	}
 	f, err := os.Create(*out)
 	if err != nil {
 		return err
@@ -137,9 +148,9 @@ func (g *callGraph) stack(r *rand.Rand) []*profile.Location {
 	return out
 }
 
-func generate(nsamples, nstacks, nlines int, aggregate bool) *profile.Profile {
+func generate(nsamples, nstacks, nfuncs, nlines int, aggregate bool) *profile.Profile {
 	r := rand.New(rand.NewPCG(1, 2))
-	g := newCallGraph(r, 2000, nlines)
+	g := newCallGraph(r, nfuncs, nlines)
 	seen := map[string]bool{}
 	var stacks [][]*profile.Location
 	for len(stacks) < nstacks {
@@ -178,4 +189,31 @@ func locIDs(st []*profile.Location) []uint64 {
 		ids[i] = l.ID
 	}
 	return ids
+}
+
+// writePerfScript writes p's samples as `perf script` prints a cpu-clock
+// recording: one record per sample (a record of count n, n times), leaf
+// frame first, each frame "address symbol+offset (binary)".
+func writePerfScript(path string, p *profile.Profile) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	ts := 0.0
+	for _, s := range p.Sample {
+		for n := int64(0); n < s.Value[0]; n++ {
+			ts += 0.0001
+			fmt.Fprintf(w, "shop 4242 [000] %.6f: %d cpu-clock:\n", ts, p.Period)
+			for _, loc := range s.Location {
+				fmt.Fprintf(w, "\t%16x %s+0x0 (%s)\n", loc.Address, loc.Line[0].Function.Name, loc.Mapping.File)
+			}
+			w.WriteString("\n")
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
 }

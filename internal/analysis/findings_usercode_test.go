@@ -1,0 +1,67 @@
+package analysis
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"perflab/internal/runfmt"
+)
+
+// TestFindingsFollowUserCode: the user's rule of what is their code
+// (--user-code) decides the functions every finding names, not only the
+// CPU findings: a wait, a lock and an allocation inside a vendored client
+// library are the handler's when the library is not the user's.
+func TestFindingsFollowUserCode(t *testing.T) {
+	const lib = "github.com/acme/client.(*Client).Fetch"
+	down := handlerStack + ";" + lib + ";net/http.(*Client).Get;runtime.selectgo"
+	wall := buildWall(t, wsmp{handlerStack, "cpu", 100 * 1e6}, wsmp{down, "downstream", 100 * 20e6})
+	tm := &runfmt.TimePerRequest{Source: "go-trace", Seconds: 1, Requests: 100, Kinds: TimeKinds(wall, 100, UserCode{}), TotalMs: 21}
+	mutex := build(t, []string{"contentions/count", "delay/nanoseconds"},
+		smp{handlerStack + ";" + lib + ";sync.(*Mutex).Lock", []int64{10, 100 * 5e6}})
+	allocs := build(t, []string{"alloc_objects/count", "alloc_space/bytes"},
+		smp{handlerStack + ";" + lib + ";runtime.mallocgc", []int64{1000, 1 << 30}})
+	in := FindingInput{Wall: wall, Time: tm, Mutex: mutex, Allocs: allocs, Requests: 100,
+		GC: &runfmt.GCSummary{CPUPct: 30}, Load: &runfmt.LoadResult{Latency: runfmt.Latency{Mean: 26}},
+		Target: &runfmt.TargetSummary{CPUMsPerRequest: 1}}
+	check := func(name string, uc UserCode, want string) {
+		t.Helper()
+		in.UserCode = uc
+		kinds := map[string]bool{}
+		for _, f := range Findings(in) {
+			switch f.Kind {
+			case KindDownstreamWait, KindGC:
+				kinds[f.Kind] = true
+				if len(f.Functions) == 0 || f.Functions[0] != want {
+					t.Errorf("%s: [%s] %q names %v first; want %s", name, f.Kind, f.Title, f.Functions, want)
+				}
+			}
+		}
+		if !kinds[KindDownstreamWait] || !kinds[KindGC] {
+			t.Errorf("%s: findings %v; want a downstream wait and a GC finding", name, kinds)
+		}
+		in.Wall = nil // the mutex profile is read only without a wall-time profile
+		for _, f := range Findings(in) {
+			if f.Kind == KindLockContention && f.Functions[0] != want {
+				t.Errorf("%s: [%s] %q names %v first; want %s", name, f.Kind, f.Title, f.Functions, want)
+			}
+		}
+		in.Wall = wall
+	}
+	check("default rule", UserCode{}, lib)
+	check("--user-code ^main\\.", UserCode{Match: regexp.MustCompile(`^main\.`)}, "main.handler")
+	check("not user: github.com/acme/", UserCode{NotUser: []string{"github.com/acme/"}}, "main.handler")
+}
+
+// TestGCFindingWithoutUserAllocators: when no user function allocates
+// (the allocations are all net/http's), the GC finding says what requests
+// allocate and names no empty list of functions.
+func TestGCFindingWithoutUserAllocators(t *testing.T) {
+	allocs := build(t, []string{"alloc_objects/count", "alloc_space/bytes"},
+		smp{"runtime.goexit;net/http.(*conn).serve;net/http.(*conn).readRequest;runtime.mallocgc", []int64{1000, 1 << 20}})
+	for _, f := range Findings(FindingInput{Allocs: allocs, Requests: 100, GC: &runfmt.GCSummary{CPUPct: 30}}) {
+		if f.Kind == KindGC && (strings.Contains(f.Detail, ": .") || !strings.Contains(f.Detail, "Requests allocate 10.2 KiB each")) {
+			t.Errorf("GC finding detail %q; want the bytes per request and no empty list", f.Detail)
+		}
+	}
+}
