@@ -83,13 +83,20 @@ func (p *profileSet) startSpyIdle(ctx context.Context) *idleRecording {
 // the window starts when it is called.
 func (p *profileSet) spyIdleSlice(ctx context.Context, window time.Duration) {
 	_, secs := traceSlice(window, false)
+	// The recorders start spyIdleLead ahead of the slice: the slice runs
+	// from when they sample, and attaching took 0.7 s of a 1 s slice on a
+	// busy machine under the race detector.
+	slice := min(time.Duration(secs)*time.Second+spyIdleLead, window)
 	select {
-	case <-time.After(window - min(time.Duration(secs)*time.Second, window)):
+	case <-time.After(window - slice):
 	case <-ctx.Done():
 		return
 	}
-	p.spyIdle(ctx, p.startSpyIdle(ctx), min(time.Duration(secs)*time.Second, window)+spyIdleTail)
+	p.spyIdle(ctx, p.startSpyIdle(ctx), slice+spyIdleTail)
 }
+
+// spyIdleLead is how long before the slice the idle recorders start.
+const spyIdleLead = 300 * time.Millisecond
 
 // pythonPIDs are the Python processes of pids.
 func pythonPIDs(pids []int) []int {
