@@ -81,8 +81,13 @@ func knownCPU(t *testing.T, p *Process, burners int) {
 		t.Fatal("sample failed")
 	}
 	t.Logf("%s: sampled %.3fs, getrusage %.3fs", smp.Source, smp.CPUSeconds, truth)
-	if truth < 0.5 || math.Abs(smp.CPUSeconds-truth) > 0.05*truth {
-		t.Errorf("sampled CPU %.3fs; want within 5%% of %.3fs", smp.CPUSeconds, truth)
+	// Each burner reports what it burned; the process also spent CPU
+	// starting and exiting (the Go runtime, the test binary's init: tens
+	// of milliseconds on a busy machine, more under the race detector),
+	// which the sample rightly counts: up to startUp per burner above.
+	const startUp = 0.05
+	if truth < 0.5 || smp.CPUSeconds < 0.95*truth || smp.CPUSeconds > 1.05*truth+startUp*float64(burners) {
+		t.Errorf("sampled CPU %.3fs; want %.3fs -5%%/+5%% and %.2fs of start-up per process", smp.CPUSeconds, truth, startUp)
 	}
 }
 
