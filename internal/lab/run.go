@@ -33,7 +33,7 @@ type session struct {
 	proc    *target.Process
 	sampler *target.Sampler
 	gc      capture.GCTrace
-	stopSmp context.CancelFunc
+	stopSmp func()
 	prof    *profileSet
 	// machine samples the host beside the service for the whole session.
 	machine     *target.MachineSampler
@@ -141,9 +141,14 @@ func (s *session) startTarget(ctx context.Context) error {
 		s.machine.SetService(s.proc.PID())
 	}
 	sctx, cancel := context.WithCancel(context.Background())
-	s.stopSmp = cancel
 	s.sampler = target.NewSampler(s.proc, 200*time.Millisecond)
-	go s.sampler.Run(sctx)
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		s.sampler.Run(sctx)
+	}()
+	// Stopping waits for the sampler's last sample, which summarize needs.
+	s.stopSmp = func() { cancel(); <-sampled }
 	if c.ReadyURL != "" {
 		c.Log("waiting for " + c.ReadyURL)
 		if err := target.WaitReady(ctx, c.ReadyURL, c.ReadyTimeout, s.proc); err != nil {

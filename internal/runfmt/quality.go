@@ -40,7 +40,8 @@ type Quality struct {
 	// PerflabCores is perflab's own CPU: the load generator, the samplers
 	// and the profilers it started.
 	PerflabCores float64 `json:"perflab_cores"`
-	// OtherCores is HostBusyCores less the service's and perflab's CPU.
+	// OtherCores is HostBusyCores less the service's and perflab's CPU,
+	// and at least what the process scans saw the other processes use.
 	OtherCores float64 `json:"other_cores"`
 	// PerflabRunqueueWaitS is how long perflab's threads were runnable but
 	// waited for a CPU; the generator's waiting is inside every latency it

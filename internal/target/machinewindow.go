@@ -36,6 +36,11 @@ type MachineWindow struct {
 	// ends may lie before the first scan or after the last).
 	Top         []ProcessUse
 	ScanSeconds float64
+	// OtherScannedCores is every other process the scans saw, summed: a
+	// floor for the host's figure less the service's and perflab's, which
+	// reads low where the kernel books softirq or steal time in /proc/stat
+	// apart from the processes whose own times include it.
+	OtherScannedCores float64
 }
 
 // ProcessUse is one process's CPU over a window.
@@ -77,18 +82,18 @@ func (m *MachineSampler) Window(from, to time.Time) (MachineWindow, bool) {
 	w.SelfCores = rate(func(s MachineSample) float64 { return s.SelfCPUSeconds })
 	w.SelfRunqueueWaitSeconds = rate(func(s MachineSample) float64 { return s.SelfRunqueueWaitSeconds }) * secs
 	sums := scanWindow(m.scansCopy(), lo, hi)
-	w.Top, w.ScanSeconds, w.ServiceCores = sums.top, sums.covered, sums.service
+	w.Top, w.ScanSeconds, w.ServiceCores, w.OtherScannedCores = sums.top, sums.covered, sums.service, sums.others
 	w.SelfCores += sums.helper
 	return w, true
 }
 
-// scanSums is what the process scans say of a window: perflab's helpers'
-// and the service's cores, the top other processes, and how much of the
-// window the scans cover (seconds).
+// scanSums is what the process scans say of a window: perflab's helpers',
+// the service's and all other processes' cores, the top other processes,
+// and how much of the window the scans cover (seconds).
 type scanSums struct {
-	helper, service float64
-	top             []ProcessUse
-	covered         float64
+	helper, service, others float64
+	top                     []ProcessUse
+	covered                 float64
 }
 
 // scanWindow sums the scans over [from, to]: each scan's CPU is spread
@@ -99,7 +104,7 @@ func scanWindow(scans []procScan, from, to time.Time) scanSums {
 	if len(scans) < 2 || secs <= 0 {
 		return scanSums{}
 	}
-	var helper, service, covered float64
+	var helper, service, others, covered float64
 	use := map[procKey]*ProcessUse{}
 	var order []procKey
 	for i := 1; i < len(scans); i++ {
@@ -113,6 +118,7 @@ func scanWindow(scans []procScan, from, to time.Time) scanSums {
 		weight := inside / span / userHZ / secs // ticks to cores of the window
 		helper += float64(scans[i].helperTicks) * weight
 		service += float64(scans[i].serviceTicks) * weight
+		others += float64(scans[i].otherTicks) * weight
 		for _, p := range scans[i].others {
 			k := procKey{p.pid, p.start}
 			u := use[k]
@@ -129,5 +135,5 @@ func scanWindow(scans []procScan, from, to time.Time) scanSums {
 		top = append(top, *use[k])
 	}
 	slices.SortStableFunc(top, func(x, y ProcessUse) int { return cmp.Compare(y.Cores, x.Cores) })
-	return scanSums{helper: helper, service: service, top: top[:min(len(top), topProcesses)], covered: covered}
+	return scanSums{helper: helper, service: service, others: others, top: top[:min(len(top), topProcesses)], covered: covered}
 }

@@ -62,7 +62,11 @@ func Assess(in QualityInput) runfmt.Quality {
 	} else {
 		q.ServiceCores = m.ServiceCores // the scans' figure: the service is not another process
 	}
-	q.OtherCores = max(m.ProcCores-q.ServiceCores-q.PerflabCores, 0)
+	// The host's busy time less the service's and perflab's catches the
+	// processes that came and went between scans; the scans' own sum is
+	// the floor where the host's figure reads low (softirq or steal time
+	// that /proc/stat books apart but the processes' times include).
+	q.OtherCores = max(m.ProcCores-q.ServiceCores-q.PerflabCores, m.OtherScannedCores, 0)
 	if in.Requests > 0 {
 		q.PerflabWaitMsPerRequest = q.PerflabRunqueueWaitS * 1000 / float64(in.Requests)
 		q.ServiceWaitMsPerRequest = q.ServiceRunqueueWaitS * 1000 / float64(in.Requests)

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"math"
 	"testing"
 
 	"perflab/internal/runfmt"
@@ -42,5 +43,22 @@ func TestScanCountsTheServiceTree(t *testing.T) {
 	s.account(&out, self, service)
 	if out.serviceTicks != 81 || out.otherTicks != 30 || len(out.others) != 1 || out.others[0].pid != other {
 		t.Errorf("service %d ticks, others %d %+v; want the service's tree 81 (master 1, worker 80), stress 30", out.serviceTicks, out.otherTicks, out.others)
+	}
+}
+
+// TestAssessOthersScannedFloor: where the host's user and system time less
+// the service's and perflab's reads below what the scans saw the other
+// processes use (the processes' times include softirq work /proc/stat
+// books apart), the scans' sum stands.
+func TestAssessOthersScannedFloor(t *testing.T) {
+	m := MachineWindow{Seconds: 3, HostCores: 2, ProcCores: 1.96, SelfCores: 0.46, OtherScannedCores: 0.72,
+		Top: []ProcessUse{{PID: 7, Name: "spin", Cores: 0.39}, {PID: 8, Name: "spin", Cores: 0.33}}}
+	q := Assess(QualityInput{Machine: m, Service: &runfmt.TargetSummary{CPUCoresMean: 1.0}, Requests: 1000, LatencyMeanMs: 1})
+	if q.OtherCores != 0.72 || !q.Noisy() {
+		t.Errorf("Assess = %s (other %.2f cores); want noisy, the scanned 0.72 cores", q.Summary, q.OtherCores)
+	}
+	m.OtherScannedCores = 0.1
+	if q = Assess(QualityInput{Machine: m, Service: &runfmt.TargetSummary{CPUCoresMean: 1.0}}); math.Abs(q.OtherCores-0.5) > 1e-9 {
+		t.Errorf("other %.2f cores; want the host's 0.50 where the scans saw less", q.OtherCores)
 	}
 }

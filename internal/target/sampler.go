@@ -67,8 +67,10 @@ func NewSampler(p *Process, interval time.Duration) *Sampler {
 }
 
 // Run samples at once, then every interval, until ctx is done or the main
-// process exits (a last sample is taken then). Call it once, usually in
-// its own goroutine.
+// process exits; either way a last sample is taken then, so a window that
+// ended just before has a sample past its end (without it the CPU of up to
+// one interval is missing from the window while its requests are counted).
+// Call it once, usually in its own goroutine.
 func (s *Sampler) Run(ctx context.Context) {
 	t := time.NewTicker(s.interval)
 	defer t.Stop()
@@ -76,6 +78,7 @@ func (s *Sampler) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			s.take()
 			return
 		case <-s.p.Exited():
 			s.take()
