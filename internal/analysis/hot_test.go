@@ -1,9 +1,10 @@
 package analysis
 
 import (
-	"github.com/google/pprof/profile"
 	"math"
 	"testing"
+
+	"github.com/google/pprof/profile"
 )
 
 func TestHotExact(t *testing.T) {

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"perflab/internal/labtest"
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 
 	"perflab/internal/runfmt"
 )

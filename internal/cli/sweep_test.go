@@ -3,9 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"perflab/internal/labtest"
 	"strings"
 	"testing"
+
+	"perflab/internal/labtest"
 
 	"perflab/internal/runfmt"
 )

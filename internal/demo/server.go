@@ -7,8 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"perflab/internal/pprofmux"
 	"time"
+
+	"perflab/internal/pprofmux"
 )
 
 // Config configures a demo Server.

@@ -13,13 +13,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"perflab/internal/labtest"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 // goServices are the Go test services, built once for the whole test binary.

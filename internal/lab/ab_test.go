@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"perflab/internal/labtest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 // shortConfig is a half-second run of the test binary as a service.

@@ -2,9 +2,10 @@ package lab
 
 import (
 	"context"
-	"perflab/internal/labtest"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 
 	"perflab/internal/target"
 )

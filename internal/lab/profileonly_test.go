@@ -3,10 +3,11 @@ package lab
 import (
 	"context"
 	"net/http"
-	"perflab/internal/labtest"
 	"slices"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 
 	"perflab/internal/runfmt"
 )

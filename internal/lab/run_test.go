@@ -5,10 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"perflab/internal/labtest"
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 
 	"perflab/internal/runfmt"
 )

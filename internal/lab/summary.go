@@ -3,8 +3,9 @@ package lab
 import (
 	"runtime"
 
-	"github.com/google/pprof/profile"
 	"time"
+
+	"github.com/google/pprof/profile"
 
 	"perflab/internal/analysis"
 	"perflab/internal/runfmt"

@@ -5,11 +5,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"perflab/internal/labtest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 
 	"golang.org/x/sys/unix"
 )

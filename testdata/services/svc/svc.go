@@ -14,9 +14,10 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"perflab/internal/pprofmux"
 	"syscall"
 	"time"
+
+	"perflab/internal/pprofmux"
 )
 
 // Service describes one test service.
