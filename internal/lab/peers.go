@@ -18,8 +18,9 @@ type peerSampler struct {
 	done chan struct{}
 }
 
-// peerInterval is how often the sockets are read: short connections (a
-// call per request without keep-alive) show up in some of the reads.
+// peerInterval is how often the service's sockets are listed: short
+// connections (a call per request without keep-alive) show up in some of
+// the lists (the reader spaces its reads of the socket tables further).
 const peerInterval = 250 * time.Millisecond
 
 func startPeerSampler(ctx context.Context, pids func() []int) *peerSampler {
@@ -28,8 +29,9 @@ func startPeerSampler(ctx context.Context, pids func() []int) *peerSampler {
 		defer close(ps.done)
 		tick := time.NewTicker(peerInterval)
 		defer tick.Stop()
+		reader := target.NewPeerReader()
 		for {
-			ps.sample(pids())
+			ps.sample(reader, pids())
 			select {
 			case <-ctx.Done():
 				return
@@ -40,8 +42,8 @@ func startPeerSampler(ctx context.Context, pids func() []int) *peerSampler {
 	return ps
 }
 
-func (ps *peerSampler) sample(pids []int) {
-	peers, err := target.Peers(pids)
+func (ps *peerSampler) sample(reader *target.PeerReader, pids []int) {
+	peers, err := reader.Peers(pids)
 	if err != nil {
 		return
 	}

@@ -9,48 +9,122 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
+
+// PeerReader reads the remote addresses of processes' outbound TCP
+// connections, again and again over a window. Listing a process's sockets
+// (/proc/PID/fd) is cheap; finding their addresses means reading the
+// kernel's whole socket tables (/proc/PID/net/tcp{,6}), whose cost grows
+// with the host's hash table, not with the sockets: 10 ms for both on a
+// 24 GiB host (262,144 buckets). So the reader remembers every socket it
+// has read, re-reads the tables only when the processes hold a socket it
+// has not seen (or every peerRefresh, for states that changed), and spaces
+// those reads so they cost at most peerReadShare of a core.
+//
+// A connected socket's addresses never change, which is what makes the
+// memory sound; inet_diag over netlink walks the same hash table, so it
+// would cost as much per read.
+type PeerReader struct {
+	known    map[uint64]tcpSocket
+	lastRead time.Time
+	cost     time.Duration
+	// Reads counts the table reads, for tests and benchmarks.
+	Reads int
+	now   func() time.Time
+}
+
+const (
+	// peerRefresh re-reads the tables this often even when no socket is
+	// new: a remembered connection may have closed while its descriptor
+	// stays open (CLOSE_WAIT).
+	peerRefresh = 5 * time.Second
+	// peerReadShare bounds the table reads' cost: one read of cost c waits
+	// c/peerReadShare before the next.
+	peerReadShare = 0.01
+)
+
+// NewPeerReader returns a reader with nothing remembered.
+func NewPeerReader() *PeerReader {
+	return &PeerReader{known: map[uint64]tcpSocket{}, now: time.Now}
+}
 
 // Peers returns the remote addresses of the processes' outbound TCP
 // connections (established sockets whose local port is not one they
 // listen on: not the connections clients made to them), with how many
-// connections each has. It reads /proc/PID/fd and /proc/PID/net/tcp{,6}.
-func Peers(pids []int) (map[string]int, error) {
-	owned := map[uint64]bool{}
+// connections each has. A socket opened since the last table read is
+// missed until the next one (at most peerRefresh later).
+func (r *PeerReader) Peers(pids []int) (map[string]int, error) {
+	var owned []uint64
 	for _, pid := range pids {
-		for _, ino := range socketInodes(pid) {
-			owned[ino] = true
-		}
+		owned = append(owned, socketInodes(pid)...)
 	}
-	if len(owned) == 0 || len(pids) == 0 {
+	if len(owned) == 0 {
 		return nil, nil
 	}
-	var socks []tcpSocket
-	for _, name := range []string{"tcp", "tcp6"} {
-		f, err := os.Open(filepath.Join("/proc", strconv.Itoa(pids[0]), "net", name))
-		if err != nil {
-			continue
+	if r.due(owned) {
+		if err := r.read(pids[0]); err != nil {
+			return nil, err
 		}
-		s, err := parseProcNetTCP(f, maxNetTCPBytes)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("reading /proc/%d/net/%s: %w", pids[0], name, err)
-		}
-		socks = append(socks, s...)
 	}
 	listening := map[uint16]bool{}
-	for _, s := range socks {
-		if owned[s.inode] && s.state == tcpListen {
+	for _, ino := range owned {
+		if s, ok := r.known[ino]; ok && s.state == tcpListen {
 			listening[s.local.Port()] = true
 		}
 	}
 	out := map[string]int{}
-	for _, s := range socks {
-		if owned[s.inode] && s.state == tcpEstablished && !listening[s.local.Port()] {
+	for _, ino := range owned {
+		if s, ok := r.known[ino]; ok && s.state == tcpEstablished && !listening[s.local.Port()] {
 			out[s.remote.String()]++
 		}
 	}
 	return out, nil
+}
+
+// due tells whether to read the tables now: some owned socket is unknown
+// and the last read's cost allows another, or the refresh is due.
+func (r *PeerReader) due(owned []uint64) bool {
+	if r.lastRead.IsZero() {
+		return true
+	}
+	since := r.now().Sub(r.lastRead)
+	if since >= peerRefresh {
+		return true
+	}
+	if since < time.Duration(float64(r.cost)/peerReadShare) {
+		return false
+	}
+	for _, ino := range owned {
+		if _, ok := r.known[ino]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// read replaces what the reader knows with pid's network namespace's TCP
+// sockets.
+func (r *PeerReader) read(pid int) error {
+	start := r.now()
+	known := map[uint64]tcpSocket{}
+	for _, name := range []string{"tcp", "tcp6"} {
+		f, err := os.Open(filepath.Join("/proc", strconv.Itoa(pid), "net", name))
+		if err != nil {
+			continue
+		}
+		socks, err := parseProcNetTCP(f, maxNetTCPBytes)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("reading /proc/%d/net/%s: %w", pid, name, err)
+		}
+		for _, s := range socks {
+			known[s.inode] = s
+		}
+	}
+	r.known, r.lastRead, r.Reads = known, r.now(), r.Reads+1
+	r.cost = r.lastRead.Sub(start)
+	return nil
 }
 
 // socketInodes lists the socket inodes among pid's open files.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 const procNetTCP = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
@@ -58,7 +59,7 @@ func TestPeersOfThisProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer out.Close()
-	peers, err := Peers([]int{os.Getpid()})
+	peers, err := NewPeerReader().Peers([]int{os.Getpid()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +68,98 @@ func TestPeersOfThisProcess(t *testing.T) {
 	if peers[other.Addr().String()] != 1 || len(peers) != 1 {
 		t.Errorf("peers = %v; want only %s", peers, other.Addr())
 	}
+}
+
+// TestPeerReaderRereadsOnlyForNewSockets: the socket tables are read again
+// only for a socket the reader has not seen, once the last read's cost
+// allows, or when the refresh is due.
+func TestPeerReaderRereadsOnlyForNewSockets(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	now := time.Unix(1000, 0)
+	r := NewPeerReader()
+	r.now = func() time.Time { return now }
+	pids := []int{os.Getpid()}
+	peers := func() map[string]int {
+		t.Helper()
+		p, err := r.Peers(pids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	c1 := dial()
+	defer c1.Close()
+	peers()
+	now = now.Add(500 * time.Millisecond)
+	if peers(); r.Reads != 1 {
+		t.Errorf("%d table reads with no new socket; want 1", r.Reads)
+	}
+	c2 := dial()
+	defer c2.Close()
+	r.cost = 10 * time.Millisecond // the next read waits 1 s
+	now = now.Add(300 * time.Millisecond)
+	if p := peers(); r.Reads != 1 || p[ln.Addr().String()] != 1 {
+		t.Errorf("%d reads, peers %v within the read's cost; want 1 read, the known connection alone", r.Reads, p)
+	}
+	r.cost = time.Millisecond
+	if p := peers(); r.Reads != 2 || p[ln.Addr().String()] != 2 {
+		t.Errorf("%d reads, peers %v after a new socket; want 2 reads, both connections", r.Reads, p)
+	}
+	now = now.Add(peerRefresh)
+	if peers(); r.Reads != 3 {
+		t.Errorf("%d reads after %v; want the refresh's 3rd", r.Reads, peerRefresh)
+	}
+}
+
+// BenchmarkPeers reads this process's peers: every table read (a new
+// reader each time) against the remembered sockets.
+func BenchmarkPeers(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	pids := []int{os.Getpid()}
+	b.Run("read", func(b *testing.B) {
+		for range b.N {
+			if _, err := NewPeerReader().Peers(pids); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("remembered", func(b *testing.B) {
+		r := NewPeerReader()
+		for range b.N {
+			if _, err := r.Peers(pids); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 func FuzzParseProcNetTCP(f *testing.F) {
