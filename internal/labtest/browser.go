@@ -61,6 +61,31 @@ func NewBrowser(t testing.TB) *Browser {
 	return b
 }
 
+// Frame returns a context whose actions run in the tab's frame at url
+// ("about:srcdoc" for an iframe's srcdoc): a sandboxed or cross-site frame
+// is a target of its own, whose document the page's context cannot reach.
+// The context ends with the test.
+func (b *Browser) Frame(t testing.TB, url string) context.Context {
+	t.Helper()
+	infos, err := chromedp.Targets(b.Ctx)
+	if err != nil {
+		t.Fatalf("listing Chromium's targets: %v", err)
+	}
+	for _, info := range infos {
+		if info.Type == "iframe" && info.URL == url {
+			ctx, cancel := chromedp.NewContext(b.Ctx, chromedp.WithTargetID(info.TargetID))
+			t.Cleanup(cancel)
+			return ctx
+		}
+	}
+	var seen []string
+	for _, info := range infos {
+		seen = append(seen, info.Type+" "+info.URL)
+	}
+	t.Fatalf("no frame at %s among Chromium's targets %q", url, seen)
+	return nil
+}
+
 // record keeps the errors among the tab's events.
 func (b *Browser) record(ev any) {
 	b.mu.Lock()

@@ -96,7 +96,7 @@ func TestWriteCompareHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, want := range []string{"<td>CPU per request</td>", "-74.2% (better)", "main.search", "<iframe", "srcdoc=\"&lt;!DOCTYPE html&gt;", "Warnings"} {
+	for _, want := range []string{"<td>CPU per request</td>", "-74.2% (better)", "main.search", "<iframe", `sandbox="allow-scripts"`, "srcdoc=\"&lt;!DOCTYPE html&gt;", "Warnings"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}

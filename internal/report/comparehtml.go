@@ -98,7 +98,7 @@ Medians ± the half-width of their 95% confidence intervals; "~" marks no signif
 {{end}}</table>{{end}}
 {{if .Flame}}<h2>Differential flame graph (CPU per request)</h2>
 <p>Widths follow {{.C.New.Label}} per request; vermilion frames cost more per request than in {{.C.Base.Label}}, blue frames less. "new" and "base" show each profile alone; the list beside the graph names the functions whose own cost changed most (click one to find it).</p>
-<iframe title="differential flame graph" srcdoc="{{.Flame}}"></iframe>{{else}}<h2>Differential flame graph (CPU per request)</h2>
+<iframe title="differential flame graph" sandbox="allow-scripts" srcdoc="{{.Flame}}"></iframe>{{else}}<h2>Differential flame graph (CPU per request)</h2>
 <p class="nodata">Not drawn: a CPU profile is needed on both sides, and {{if .C.Warnings}}the warnings below say which runs had none{{else}}these runs had none{{end}}.</p>{{end}}
 {{range $kind, $rows := .Functions}}<h2>{{if eq $kind "cpu"}}CPU{{else}}Allocations{{end}} per request by function</h2>
 <p>User code counts the library code it calls; library rows count their own cost.</p>

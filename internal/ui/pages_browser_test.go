@@ -35,10 +35,16 @@ func TestBrowserEveryPage(t *testing.T) {
 		t.Fatalf("comparing two ticked groups: %v", err)
 	}
 	b.Settle(t, "compare")
-	changes, err1 := chromedp.Run(b.Ctx, chromedp.Evaluate[int](`document.querySelector("iframe").contentDocument.querySelectorAll("aside#changes li.gain, aside#changes li.loss").length`))
-	mode, err2 := chromedp.Run(b.Ctx, chromedp.Evaluate[string](`(() => { const d = document.querySelector("iframe").contentDocument; d.querySelector('#mode button[data-mode="base"]').click(); return d.body.dataset.mode; })()`))
+	// The flame graph is a sandboxed frame, which Chromium runs as a
+	// target of its own: the test attaches to it to look inside.
+	fctx := b.Frame(t, "about:srcdoc")
+	changes, err1 := chromedp.Run(fctx, chromedp.Evaluate[int](`document.querySelectorAll("aside#changes li.gain, aside#changes li.loss").length`))
+	mode, err2 := chromedp.Run(fctx, chromedp.Evaluate[string](`(() => { document.querySelector('#mode button[data-mode="base"]').click(); return document.body.dataset.mode; })()`))
 	if err1 != nil || err2 != nil || changes == 0 || mode != "base" {
 		t.Errorf("diff flame graph: %d gains and losses listed, view after clicking base %q (%v, %v)", changes, mode, err1, err2)
+	}
+	if sandbox, _ := chromedp.Run(b.Ctx, chromedp.Evaluate[string](`document.querySelector("iframe").getAttribute("sandbox")`)); sandbox != "allow-scripts" {
+		t.Errorf("the diff flame graph's frame has sandbox %q; want allow-scripts", sandbox)
 	}
 
 	// A run's report: charts, then a finding's flame frame and back.

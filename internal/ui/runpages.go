@@ -33,10 +33,9 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 	}
 	opt.Crumbs = crumbs
 	if cpu, err := profilePath(e, "cpu"); err == nil {
-		var fb bytes.Buffer
 		fopt := analysis.FlameOptions{Title: e.Run.ID + ": CPU", Requests: requests(e.Run)}
-		if err := analysis.WriteFlameHTMLFile(&fb, cpu, fopt); err == nil {
-			opt.Flame = fb.Bytes()
+		if page, err := s.flames.page(cpu, fopt); err == nil {
+			opt.Flame = page
 			opt.FlameURL = func(fn string) string { return "flame#focus=" + url.PathEscape(fn) }
 			if len(s.opt.SourceDirs) > 0 {
 				// pprof's source view shows files of --source-dir only:
@@ -48,9 +47,8 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if wall, err := profilePath(e, "wall"); err == nil {
-		var fb bytes.Buffer
-		if err := analysis.WriteFlameHTMLFile(&fb, wall, offCPUOptions(e.Run)); err == nil {
-			opt.OffCPUFlame = fb.Bytes()
+		if page, err := s.flames.page(wall, offCPUOptions(e.Run)); err == nil {
+			opt.OffCPUFlame = page
 			opt.OffCPUFlameURL = func(fn string) string { return "flame?profile=wall#focus=" + url.PathEscape(fn) }
 		}
 	}
@@ -92,13 +90,13 @@ func (s *Server) flame(w http.ResponseWriter, r *http.Request) {
 		opt = offCPUOptions(e.Run)
 		typ = "off-CPU"
 	}
-	var b bytes.Buffer
-	if err := analysis.WriteFlameHTMLFile(&b, file, opt); err != nil {
+	page, err := s.flames.page(file, opt)
+	if err != nil {
 		http.Error(w, fmt.Sprintf("flame graph of the %s profile: %v", typ, err), http.StatusUnprocessableEntity)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(withCrumbs(b.Bytes(), runCrumbs(rootOf(r), e.Run.ID, e.Run.Name, typ+" flame graph")))
+	w.Write(withCrumbs(page, runCrumbs(rootOf(r), e.Run.ID, e.Run.Name, typ+" flame graph")))
 }
 
 // profilePath is the path of the run's profile of a type, resolved and

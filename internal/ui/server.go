@@ -32,6 +32,7 @@ type Server struct {
 	opt     Options
 	runs    *runList
 	pprof   pprofViews
+	flames  *flameCache
 	mux     *http.ServeMux
 	handler http.Handler
 }
@@ -39,7 +40,7 @@ type Server struct {
 // New returns the UI of the runs kept in st.
 func New(st store.Store, opt Options) *Server {
 	s := &Server{store: st, opt: opt, runs: &runList{root: st.Root}, mux: http.NewServeMux(),
-		pprof: pprofViews{sourceDirs: opt.SourceDirs}}
+		pprof: pprofViews{sourceDirs: opt.SourceDirs}, flames: newFlameCache(flameCacheBytes)}
 	s.handler = s.guard(s.mux)
 	s.mux.HandleFunc("GET /{$}", s.index)
 	s.mux.HandleFunc("GET /runs/{id}/{$}", s.report)
