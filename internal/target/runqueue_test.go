@@ -22,18 +22,18 @@ func TestParseSchedstatWait(t *testing.T) {
 // A one-thread service (a shell loop) that never sleeps, pinned to a core another process
 // also spins on, is at every moment either running or waiting for the core:
 // its run time plus its measured run-queue wait make up the window's wall
-// time, and the rival alone keeps it waiting about half of it. Other load on
-// the machine shifts time from running to waiting, never out of the sum, so
-// the test holds on a busy machine.
+// time, and the rival alone keeps it waiting about half of it. The rival is
+// launched the same way, into a sibling cgroup of the same weight: the
+// scheduler shares a core between groups first, so a rival in the test's
+// own group would share its half with whatever else runs there (on a busy
+// machine the service then got 72% of the core). Other load on the machine
+// shifts time from running to waiting, never out of the sum, so the test
+// holds on a busy machine.
 func TestRunqueueWaitSeesCPUContention(t *testing.T) {
 	if _, err := exec.LookPath("taskset"); err != nil {
 		t.Skip("taskset not installed (util-linux)")
 	}
-	rival := exec.Command("taskset", "-c", "0", "sh", "-c", "while :; do :; done")
-	if err := rival.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { rival.Process.Kill(); rival.Wait() }()
+	launchT(t, LaunchConfig{Command: []string{"taskset", "-c", "0", "sh", "-c", "while :; do :; done"}})
 	p := launchT(t, LaunchConfig{Command: []string{"taskset", "-c", "0", "sh", "-c", "while :; do :; done"}})
 	samples := sampleFor(t, p, 100*time.Millisecond, 1500*time.Millisecond)
 	from, to := samples[0].T, samples[len(samples)-1].T
