@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // runqueue is the time per request that the service's threads and the
@@ -20,7 +21,7 @@ type runqueue struct {
 func (r runqueue) ms() float64 { return r.serviceMs + r.generatorMs }
 
 func (r runqueue) text() string {
-	return fmt.Sprintf("%.3g ms (the service's threads %.3g ms, the load generator's %.3g ms)", r.ms(), r.serviceMs, r.generatorMs)
+	return fmt.Sprintf("%s (the service's threads %s, the load generator's %s)", units.FormatMs(r.ms()), units.FormatMs(r.serviceMs), units.FormatMs(r.generatorMs))
 }
 
 func runqueueOf(in FindingInput) runqueue {
@@ -51,10 +52,10 @@ func cpuContention(in FindingInput, rq runqueue, latMs, cpuMs float64) (runfmt.F
 		return runfmt.Finding{}, false
 	}
 	f := runfmt.Finding{Kind: KindCPUContention, Share: min(1, max(rq.ms()/latMs, 1-cpuMs/latMs)), WaitUsPerRequest: 1000 * rq.ms()}
-	f.Title = fmt.Sprintf("requests wait for a CPU: %.3g ms per request runnable but not running", rq.ms())
+	f.Title = fmt.Sprintf("requests wait for a CPU: %s per request runnable but not running", units.FormatMs(rq.ms()))
 	var d strings.Builder
-	fmt.Fprintf(&d, "A request takes %.3g ms on average and uses %.3g ms of CPU; %s per request was spent waiting in the kernel's run queue "+
-		"(the service's threads %.2f s in the window while they ran %.2f s, using %.2f cores", latMs, cpuMs, rq.text(), t.RunqueueWaitSeconds, t.CPUSeconds, t.CPUCoresMean)
+	fmt.Fprintf(&d, "A request takes %s on average and uses %s of CPU; %s per request was spent waiting in the kernel's run queue "+
+		"(the service's threads %.2f s in the window while they ran %.2f s, using %.2f cores", units.FormatMs(latMs), units.FormatMs(cpuMs), rq.text(), t.RunqueueWaitSeconds, t.CPUSeconds, t.CPUCoresMean)
 	if t.CPULimitCores > 0 {
 		fmt.Fprintf(&d, " of a %g-core budget", t.CPULimitCores)
 	}

@@ -50,7 +50,7 @@ func TestFindingsOffCPULeavesOutRunqueueWait(t *testing.T) {
 	if len(o) != 1 || len(findKind(fs, KindCPUContention)) != 0 {
 		t.Fatalf("findings = %+v; want off-cpu (5 of 49 ms off-CPU is the run queue)", fs)
 	}
-	if !strings.Contains(o[0].Detail, "5 ms (the service's threads 3 ms, the load generator's 2 ms)") || !strings.Contains(o[0].Detail, "the other 44 ms is waiting on I/O") {
+	if !strings.Contains(o[0].Detail, "5.00 ms (the service's threads 3.00 ms, the load generator's 2.00 ms)") || !strings.Contains(o[0].Detail, "the other 44.00 ms is waiting on I/O") {
 		t.Errorf("off-cpu detail does not take the run-queue wait out: %s", o[0].Detail)
 	}
 	// A wait that explains all but 4x the CPU leaves nothing to blame on I/O.

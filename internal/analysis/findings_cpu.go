@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // cpuView is the CPU profile prepared for the rules: costs with attribution
@@ -49,7 +50,7 @@ func (v *cpuView) us(share float64) float64 { return share * v.usPerReq }
 func (v *cpuView) perReqText(share float64) string {
 	s := fmt.Sprintf("%.0f%% of CPU", 100*share)
 	if v.usPerReq > 0 {
-		s += ", " + FormatValue(v.us(share)*1000, "nanoseconds") + "/request"
+		s += ", " + units.FormatValue(v.us(share)*1000, "nanoseconds") + "/request"
 	}
 	return s
 }

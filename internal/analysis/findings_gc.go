@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // gcMinShare is the GC share of CPU above which the GC is a finding.
@@ -31,7 +32,7 @@ func cpuBound(in FindingInput, cpu *cpuView) []ranked {
 		f.Detail += fmt.Sprintf(" of its %.2g-core budget and was throttled %.1f%% of periods", limit, t.ThrottledPct)
 	}
 	if t.CPUMsPerRequest > 0 {
-		f.Detail += fmt.Sprintf("; each request costs %.3g ms of CPU", t.CPUMsPerRequest)
+		f.Detail += fmt.Sprintf("; each request costs %s of CPU", units.FormatMs(t.CPUMsPerRequest))
 		if limit > 0 {
 			f.Detail += fmt.Sprintf(", so the budget caps throughput near %.0f requests/s", limit*1000/t.CPUMsPerRequest)
 		}
@@ -61,13 +62,13 @@ func gcFinding(in FindingInput, cpu *cpuView) []ranked {
 	var d strings.Builder
 	fmt.Fprintf(&d, "The GC used %.1f%% of the target's CPU (from %s)", 100*share, src)
 	if cpu.usPerReq > 0 {
-		fmt.Fprintf(&d, ", %s per request", FormatValue(cpu.us(share)*1000, "nanoseconds"))
+		fmt.Fprintf(&d, ", %s per request", units.FormatValue(cpu.us(share)*1000, "nanoseconds"))
 	}
 	if in.GC != nil && in.GC.AllocMBPerS > 0 {
-		fmt.Fprintf(&d, "; allocation rate %s/s", FormatBytes(in.GC.AllocMBPerS*(1<<20)))
+		fmt.Fprintf(&d, "; allocation rate %s/s", units.FormatBytes(in.GC.AllocMBPerS*(1<<20)))
 	}
 	if in.GC != nil && in.GC.Count > 0 {
-		fmt.Fprintf(&d, "; %d collections, heap peak %s", in.GC.Count, FormatBytes(in.GC.HeapMaxMB*(1<<20)))
+		fmt.Fprintf(&d, "; %d collections, heap peak %s", in.GC.Count, units.FormatBytes(in.GC.HeapMaxMB*(1<<20)))
 	}
 	d.WriteString(".")
 	if in.Allocs != nil && in.Requests > 0 {
@@ -79,10 +80,10 @@ func gcFinding(in FindingInput, cpu *cpuView) []ranked {
 			}
 			total += a.BytesPerRequest
 			f.Functions = append(f.Functions, a.Function)
-			tops = append(tops, fmt.Sprintf("%s %s/request (%.0f objects)", a.Function, FormatValue(a.BytesPerRequest, "bytes"), a.ObjectsPerRequest))
+			tops = append(tops, fmt.Sprintf("%s %s/request (%.0f objects)", a.Function, units.FormatValue(a.BytesPerRequest, "bytes"), a.ObjectsPerRequest))
 		}
 		f.CostBytesPerRequest = allocBytesPerRequest(in)
-		fmt.Fprintf(&d, " Requests allocate %s each", FormatValue(f.CostBytesPerRequest, "bytes"))
+		fmt.Fprintf(&d, " Requests allocate %s each", units.FormatValue(f.CostBytesPerRequest, "bytes"))
 		if len(tops) > 0 {
 			fmt.Fprintf(&d, "; the top allocating user functions: %s", strings.Join(tops, "; "))
 		}

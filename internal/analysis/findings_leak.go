@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // Thresholds of the memory-growth rule. gctrace prints whole megabytes,
@@ -49,17 +50,17 @@ func memoryGrowth(in FindingInput) []ranked {
 	if h.InuseEndMB > 0 {
 		source = "in-use heap profiles"
 	}
-	f.Title = fmt.Sprintf("live heap grows %s/s (%s → %s over the window, %s)", FormatBytes(h.SlopeMBPerS*mib), FormatBytes(from*mib), FormatBytes(to*mib), source)
+	f.Title = fmt.Sprintf("live heap grows %s/s (%s → %s over the window, %s)", units.FormatBytes(h.SlopeMBPerS*mib), units.FormatBytes(from*mib), units.FormatBytes(to*mib), source)
 	var sites []string
 	for _, s := range h.Sites {
 		f.Functions = append(f.Functions, s.Function)
-		sites = append(sites, fmt.Sprintf("%s %s/request (%s/s)", s.Function, FormatValue(s.BytesPerRequest, "bytes"), FormatBytes(s.MBPerS*mib)))
+		sites = append(sites, fmt.Sprintf("%s %s/request (%s/s)", s.Function, units.FormatValue(s.BytesPerRequest, "bytes"), units.FormatBytes(s.MBPerS*mib)))
 	}
 	if len(h.Sites) > 0 {
-		f.Title += fmt.Sprintf(": %s retains %s/request", h.Sites[0].Function, FormatValue(h.Sites[0].BytesPerRequest, "bytes"))
+		f.Title += fmt.Sprintf(": %s retains %s/request", h.Sites[0].Function, units.FormatValue(h.Sites[0].BytesPerRequest, "bytes"))
 	}
 	var d strings.Builder
-	fmt.Fprintf(&d, "The live heap after each of %d collections in the window (gctrace) grows %s/s, from %s to %s.", h.Collections, FormatBytes(h.SlopeMBPerS*mib), FormatBytes(h.LiveStartMB*mib), FormatBytes(h.LiveEndMB*mib))
+	fmt.Fprintf(&d, "The live heap after each of %d collections in the window (gctrace) grows %s/s, from %s to %s.", h.Collections, units.FormatBytes(h.SlopeMBPerS*mib), units.FormatBytes(h.LiveStartMB*mib), units.FormatBytes(h.LiveEndMB*mib))
 	if len(sites) > 0 {
 		fmt.Fprintf(&d, " Growth of the in-use heap by allocation site (heap profiles at the start and end of the window): %s.", strings.Join(sites, "; "))
 	}

@@ -127,7 +127,7 @@ func TestFindingsOffCPU(t *testing.T) {
 	if fs[0].Kind != KindOffCPU {
 		t.Fatalf("first finding = %+v, want off-cpu", fs[0])
 	}
-	for _, want := range []string{"98%", "ttfb 49 ms", "60% of the CPU it does use is in system calls"} {
+	for _, want := range []string{"98%", "ttfb 49.00 ms", "60% of the CPU it does use is in system calls"} {
 		if !strings.Contains(fs[0].Detail, want) {
 			t.Errorf("off-cpu detail lacks %q: %s", want, fs[0].Detail)
 		}
@@ -140,7 +140,7 @@ func TestFindingsCPUContention(t *testing.T) {
 	target := &runfmt.TargetSummary{CPUCoresMean: 0.6, CPULimitCores: 2, CPUMsPerRequest: 1, RunqueueWaitSeconds: 15}
 	fs := Findings(FindingInput{CPU: cpu, Requests: 1000, Load: load, Target: target})
 	c := findKind(fs, KindCPUContention)
-	if len(c) != 1 || !strings.Contains(c[0].Title, "15 ms per request") || len(findKind(fs, KindOffCPU)) != 0 {
+	if len(c) != 1 || !strings.Contains(c[0].Title, "15.00 ms per request") || len(findKind(fs, KindOffCPU)) != 0 {
 		t.Fatalf("findings = %+v; want cpu-contention (15 of 19 ms off-CPU waiting for a CPU) instead of off-cpu", fs)
 	}
 	// A little run-queue wait leaves the off-CPU verdict as it was.

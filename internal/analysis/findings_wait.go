@@ -8,6 +8,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // Thresholds of the waiting rules.
@@ -52,11 +53,11 @@ func offCPU(in FindingInput, cpu *cpuView, tw *timeWaits) []ranked {
 		return nil // the wall-time findings say it better
 	}
 	f := runfmt.Finding{Kind: KindOffCPU}
-	f.Title = fmt.Sprintf("requests wait: %.3g ms mean latency for %.3g ms of CPU", lat, cpuMs)
+	f.Title = fmt.Sprintf("requests wait: %s mean latency for %s of CPU", units.FormatMs(lat), units.FormatMs(cpuMs))
 	var d strings.Builder
-	fmt.Fprintf(&d, "A request takes %.3g ms on average but uses %.3g ms of CPU, so %.0f%% of its time is spent off-CPU", lat, cpuMs, 100*off)
+	fmt.Fprintf(&d, "A request takes %s on average but uses %s of CPU, so %.0f%% of its time is spent off-CPU", units.FormatMs(lat), units.FormatMs(cpuMs), 100*off)
 	if rq.ms() > 0 {
-		fmt.Fprintf(&d, "; %s of it is waiting for a CPU (the run queue), the other %.3g ms is waiting on I/O, locks, a downstream service or a queue.", rq.text(), lat-cpuMs-rq.ms())
+		fmt.Fprintf(&d, "; %s of it is waiting for a CPU (the run queue), the other %s is waiting on I/O, locks, a downstream service or a queue.", rq.text(), units.FormatMs(lat-cpuMs-rq.ms()))
 	} else {
 		d.WriteString(": waiting on I/O, locks, a downstream service or a queue.")
 	}
@@ -71,7 +72,7 @@ func offCPU(in FindingInput, cpu *cpuView, tw *timeWaits) []ranked {
 		sort.Strings(names)
 		var ps []string
 		for _, n := range names {
-			ps = append(ps, fmt.Sprintf("%s %.3g ms", n, in.Load.Phases[n].Mean))
+			ps = append(ps, fmt.Sprintf("%s %s", n, units.FormatMs(in.Load.Phases[n].Mean)))
 		}
 		fmt.Fprintf(&d, " Client-side phases (mean): %s.", strings.Join(ps, ", "))
 	}
@@ -142,9 +143,9 @@ func lockFinding(in FindingInput, p *profile.Profile, what string) (ranked, bool
 	}
 	per := func(v int64) string {
 		if in.Requests > 0 {
-			return FormatValue(float64(v)*toMs*1e6/float64(in.Requests), "nanoseconds") + "/request"
+			return units.FormatValue(float64(v)*toMs*1e6/float64(in.Requests), "nanoseconds") + "/request"
 		}
-		return FormatValue(float64(v)*toMs*1e6, "nanoseconds") + " total"
+		return units.FormatValue(float64(v)*toMs*1e6, "nanoseconds") + " total"
 	}
 	f.Title = fmt.Sprintf("contention in %s: %s waiting", name, per(c.charg[top]))
 	if wait != "" {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"perflab/internal/units"
 )
 
 // WriteText writes the listing in pprof's list layout, with per-request
@@ -27,9 +29,9 @@ func (l *Listing) WriteText(w io.Writer) error {
 	for _, c := range l.Comments {
 		fmt.Fprintf(bw, "Note: %s\n", c)
 	}
-	fmt.Fprintf(bw, "Total: %s", FormatValue(float64(l.Total), l.Unit))
+	fmt.Fprintf(bw, "Total: %s", units.FormatValue(float64(l.Total), l.Unit))
 	if l.Requests > 0 {
-		fmt.Fprintf(bw, " over %d requests, %s/request", l.Requests, FormatValue(float64(l.Total)/float64(l.Requests), l.Unit))
+		fmt.Fprintf(bw, " over %d requests, %s/request", l.Requests, units.FormatValue(float64(l.Total)/float64(l.Requests), l.Unit))
 	}
 	bw.WriteString("\n")
 	if l.NoLines {
@@ -47,7 +49,7 @@ func (l *Listing) cols(flat, cum int64) string {
 		if x == 0 {
 			return "."
 		}
-		return FormatValue(float64(x), l.Unit)
+		return units.FormatValue(float64(x), l.Unit)
 	}
 	s := fmt.Sprintf("%10s %10s", v(flat), v(cum))
 	if l.Requests > 0 {
@@ -55,7 +57,7 @@ func (l *Listing) cols(flat, cum int64) string {
 			if x == 0 {
 				return "."
 			}
-			return FormatValue(float64(x)/float64(l.Requests), l.Unit)
+			return units.FormatValue(float64(x)/float64(l.Requests), l.Unit)
 		}
 		s += fmt.Sprintf(" %10s %10s", pr(flat), pr(cum))
 	}
@@ -64,9 +66,9 @@ func (l *Listing) cols(flat, cum int64) string {
 
 func (l *Listing) writeFunc(bw *bufio.Writer, f *ListedFunc) {
 	fmt.Fprintf(bw, "ROUTINE ======================== %s in %s\n", f.Name, orUnknown(f.File))
-	fmt.Fprintf(bw, "%10s %10s (flat, cum) %.2f%% of Total", FormatValue(float64(f.Flat), l.Unit), FormatValue(float64(f.Cum), l.Unit), pct(f.Cum, l.Total))
+	fmt.Fprintf(bw, "%10s %10s (flat, cum) %.2f%% of Total", units.FormatValue(float64(f.Flat), l.Unit), units.FormatValue(float64(f.Cum), l.Unit), pct(f.Cum, l.Total))
 	if l.Requests > 0 {
-		fmt.Fprintf(bw, "; per request %s flat, %s cum", FormatValue(float64(f.Flat)/float64(l.Requests), l.Unit), FormatValue(float64(f.Cum)/float64(l.Requests), l.Unit))
+		fmt.Fprintf(bw, "; per request %s flat, %s cum", units.FormatValue(float64(f.Flat)/float64(l.Requests), l.Unit), units.FormatValue(float64(f.Cum)/float64(l.Requests), l.Unit))
 	}
 	bw.WriteString("\n")
 	if !l.NoLines {

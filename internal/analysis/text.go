@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"perflab/internal/units"
 )
 
 // WriteText writes the table in pprof's -top layout:
@@ -26,7 +28,7 @@ func (t *Table) WriteText(w io.Writer) error {
 	if t.NoLines {
 		bw.WriteString("Note: the profile has no line numbers (perf records none, nor py-spy with --nolineno): rows are functions\n")
 	}
-	fmt.Fprintf(bw, "Showing nodes accounting for %s, %.2f%% of %s total", FormatValue(float64(t.Shown), t.Unit), pct(t.Shown, t.Total), FormatValue(float64(t.Total), t.Unit))
+	fmt.Fprintf(bw, "Showing nodes accounting for %s, %.2f%% of %s total", units.FormatValue(float64(t.Shown), t.Unit), pct(t.Shown, t.Total), units.FormatValue(float64(t.Total), t.Unit))
 	if t.Requests > 0 {
 		fmt.Fprintf(bw, " (%d requests)", t.Requests)
 	}
@@ -44,9 +46,9 @@ func (t *Table) WriteText(w io.Writer) error {
 	}
 	bw.WriteString(" name\n")
 	for _, r := range t.Rows {
-		fmt.Fprintf(bw, "%10s %5.2f%% %5.2f%% %10s %5.2f%% ", FormatValue(float64(r.Flat), t.Unit), r.FlatPct, r.SumPct, FormatValue(float64(r.Cum), t.Unit), r.CumPct)
+		fmt.Fprintf(bw, "%10s %5.2f%% %5.2f%% %10s %5.2f%% ", units.FormatValue(float64(r.Flat), t.Unit), r.FlatPct, r.SumPct, units.FormatValue(float64(r.Cum), t.Unit), r.CumPct)
 		if t.Requests > 0 {
-			fmt.Fprintf(bw, "%10s %10s ", FormatValue(r.FlatPerReq, t.Unit), FormatValue(r.CumPerReq, t.Unit))
+			fmt.Fprintf(bw, "%10s %10s ", units.FormatValue(r.FlatPerReq, t.Unit), units.FormatValue(r.CumPerReq, t.Unit))
 		}
 		bw.WriteString(" " + RowLabel(r))
 		if t.User && r.User && r.Attributed > 0 {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"perflab/internal/units"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden files")
@@ -180,8 +182,8 @@ func TestFormatValue(t *testing.T) {
 		{1.2e9, "nanoseconds", "1.2s"}, {123.456e9, "nanoseconds", "123.5s"}, {512, "bytes", "512 B"},
 		{1536, "bytes", "1.5 KiB"}, {3 << 20, "bytes", "3.0 MiB"}, {1500, "count", "1.5k"}, {7, "count", "7"},
 	} {
-		if got := FormatValue(tc.v, tc.unit); got != tc.want {
-			t.Errorf("FormatValue(%v, %q) = %q, want %q", tc.v, tc.unit, got, tc.want)
+		if got := units.FormatValue(tc.v, tc.unit); got != tc.want {
+			t.Errorf("units.FormatValue(%v, %q) = %q, want %q", tc.v, tc.unit, got, tc.want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
+	"perflab/internal/units"
 )
 
 // FindMaxConfig tunes the search for the highest sustainable rate.
@@ -180,12 +181,12 @@ func belowBudget(best *stepResult, limit float64, host int) string {
 		"The bottleneck was elsewhere: ", best.Rate, best.CPUCores, 100*best.CPUCores/budget, what)
 	var parts []string
 	if q := best.quality; q != nil {
-		parts = append(parts, fmt.Sprintf("the load generator (perflab used %.2f cores and waited %.2g ms per request for a CPU)", q.PerflabCores, q.PerflabWaitMsPerRequest),
+		parts = append(parts, fmt.Sprintf("the load generator (perflab used %.2f cores and waited %s per request for a CPU)", q.PerflabCores, units.FormatMs(q.PerflabWaitMsPerRequest)),
 			fmt.Sprintf("the machine (other processes used %.2f of %d cores)", q.OtherCores, q.HostCores))
 	} else {
 		parts = append(parts, "the load generator", "the machine")
 	}
-	parts = append(parts, fmt.Sprintf("or the service's own waiting (p99 %.3g ms for %.3g ms of CPU per request: locks, downstream calls, too few workers)", best.P99Ms, best.CPUMsPerRequest))
+	parts = append(parts, fmt.Sprintf("or the service's own waiting (p99 %s for %s of CPU per request: locks, downstream calls, too few workers)", units.FormatMs(best.P99Ms), units.FormatMs(best.CPUMsPerRequest)))
 	return msg + strings.Join(parts, ", ")
 }
 

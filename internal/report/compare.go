@@ -7,8 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // metricTitle is a metric's row title in the comparison tables.
@@ -84,7 +84,7 @@ func FormatSummary(s runfmt.MetricSummary, unit string) string {
 func FormatMetric(v float64, unit string) string {
 	switch unit {
 	case runfmt.UnitBytes:
-		return analysis.FormatBytes(v)
+		return units.FormatBytes(v)
 	case runfmt.UnitMs:
 		return cmpSig3(v) + " ms"
 	case runfmt.UnitPct:
@@ -188,9 +188,9 @@ func cmpFuncName(r runfmt.FunctionDelta) string {
 
 func cmpCost(v float64, unit string) string {
 	if unit == runfmt.FunctionUnitUs {
-		return FormatMicros(v)
+		return units.FormatMicros(v)
 	}
-	return analysis.FormatBytes(v)
+	return units.FormatBytes(v)
 }
 
 func cmpCostDelta(r runfmt.FunctionDelta) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // maxLineText bounds a source line quoted in a verdict.
@@ -18,11 +19,11 @@ func lineText(l runfmt.SourceLine) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:%d", path.Base(l.File), l.Line)
 	if t := l.Text; t != "" {
-		b.WriteString("  " + shorten(t, maxLineText))
+		b.WriteString("  " + units.Shorten(t, maxLineText))
 	}
 	b.WriteString("  —")
 	if l.CostUsPerRequest > 0 {
-		b.WriteString(" " + FormatMicros(l.CostUsPerRequest) + "/request,")
+		b.WriteString(" " + units.FormatMicros(l.CostUsPerRequest) + "/request,")
 	}
 	fmt.Fprintf(&b, " %.0f%%", l.Pct)
 	if l.SourceChanged {
@@ -66,7 +67,7 @@ func linesView(ls []runfmt.SourceLine) []htmlLine {
 	for _, l := range ls {
 		note := htmlNote{Where: fmt.Sprintf("%s:%d", l.File, l.Line), Changed: l.SourceChanged, Cost: fmt.Sprintf("%.0f%%", l.Pct)}
 		if l.CostUsPerRequest > 0 {
-			note.Cost = FormatMicros(l.CostUsPerRequest) + "/request, " + note.Cost
+			note.Cost = units.FormatMicros(l.CostUsPerRequest) + "/request, " + note.Cost
 		}
 		src := l.Context
 		start := l.ContextStart

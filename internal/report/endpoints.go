@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // endpointRow is one row of the per-endpoint table: a load target with the
@@ -65,7 +66,7 @@ func (row *endpointRow) fillCPU(h runfmt.EndpointCPU) {
 	row.Handler = shortName(h.Handler)
 	row.CPUPct = fmt.Sprintf("%.0f%%", h.CPUPct)
 	if h.CPUUsPerRequest > 0 {
-		row.CPU = FormatMicros(h.CPUUsPerRequest)
+		row.CPU = units.FormatMicros(h.CPUUsPerRequest)
 		if !h.PerTargetRequest {
 			row.CPU += "*"
 		}
@@ -118,7 +119,7 @@ func latencyCell(ms float64) string {
 	if ms == 0 {
 		return "-"
 	}
-	return formatMs(ms)
+	return units.FormatMs(ms)
 }
 
 func containsStr(list []string, s string) bool {

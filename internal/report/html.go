@@ -9,8 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 //go:embed assets/report.html.tmpl assets/report.css
@@ -211,7 +211,7 @@ func configRows(r *runfmt.Run) []kv {
 		add("CPU budget", fmt.Sprintf("%g cores", c.CPUs))
 	}
 	if c.MemoryBytes > 0 {
-		add("Memory budget", analysis.FormatBytes(float64(c.MemoryBytes)))
+		add("Memory budget", units.FormatBytes(float64(c.MemoryBytes)))
 	}
 	add("Load", sortedPairs(c.Load))
 	if c.WarmupS > 0 {
@@ -255,8 +255,8 @@ func cards(r *runfmt.Run) []card {
 		if l.TargetRPS > 0 {
 			note += fmt.Sprintf(", target %.0f/s", l.TargetRPS)
 		}
-		p50 := card{Label: "Latency p50", Value: formatMs(l.Latency.P50), Note: fmt.Sprintf("mean %s", formatMs(l.Latency.Mean))}
-		p99 := card{Label: "Latency p99", Value: formatMs(l.Latency.P99), Note: fmt.Sprintf("p95 %s, max %s", formatMs(l.Latency.P95), formatMs(l.Latency.Max))}
+		p50 := card{Label: "Latency p50", Value: units.FormatMs(l.Latency.P50), Note: fmt.Sprintf("mean %s", units.FormatMs(l.Latency.Mean))}
+		p99 := card{Label: "Latency p99", Value: units.FormatMs(l.Latency.P99), Note: fmt.Sprintf("p95 %s, max %s", units.FormatMs(l.Latency.P95), units.FormatMs(l.Latency.Max))}
 		if l.Requests == l.Errors { // no latency was measured, not a latency of 0
 			p50.Value, p50.Note, p50.Warn = "–", "no request succeeded", true
 			p99.Value, p99.Note, p99.Warn = "–", "no request succeeded", true
@@ -277,7 +277,7 @@ func cards(r *runfmt.Run) []card {
 		if t.CPULimitCores > 0 {
 			cs = append(cs, card{Label: "Throttled", Value: fmt.Sprintf("%.1f%%", t.ThrottledPct), Note: fmt.Sprintf("of periods (%.2f s)", t.ThrottledSeconds), Warn: t.ThrottledPct >= runfmt.ThrottledNotablePct})
 		}
-		cs = append(cs, card{Label: "Peak RSS", Value: analysis.FormatBytes(float64(t.RSSMaxBytes)), Note: memNote(t)})
+		cs = append(cs, card{Label: "Peak RSS", Value: units.FormatBytes(float64(t.RSSMaxBytes)), Note: memNote(t)})
 	}
 	if g := r.GC; g != nil {
 		value := fmt.Sprintf("%.1f%%", g.CPUPct)
@@ -287,14 +287,14 @@ func cards(r *runfmt.Run) []card {
 		cs = append(cs, card{Label: "GC share of CPU", Value: value, Note: fmt.Sprintf("%d cycles, pause p99 %.3f ms", g.Count, g.PauseP99Ms), Warn: g.CPUPct >= runfmt.GCNotablePct})
 	}
 	if b := r.AllocBytesPerRequest; b > 0 && r.Load != nil {
-		cs = append(cs, card{Label: "Allocated per request", Value: analysis.FormatBytes(b), Note: fmt.Sprintf("%.0f objects", r.AllocObjectsPerRequest)})
+		cs = append(cs, card{Label: "Allocated per request", Value: units.FormatBytes(b), Note: fmt.Sprintf("%.0f objects", r.AllocObjectsPerRequest)})
 	}
 	return cs
 }
 
 func memNote(t *runfmt.TargetSummary) string {
 	if t.MemoryLimitBytes > 0 {
-		return "of a " + analysis.FormatBytes(float64(t.MemoryLimitBytes)) + " budget"
+		return "of a " + units.FormatBytes(float64(t.MemoryLimitBytes)) + " budget"
 	}
 	return "no memory limit"
 }
@@ -320,7 +320,7 @@ func verdictRows(r *runfmt.Run) []kv {
 		// The allocation profile's total, as the text verdict prints it:
 		// the rows of r.Allocs overlap (user functions carry cumulative
 		// cost) and do not add up to it.
-		rows = append(rows, kv{"Allocations", fmt.Sprintf("%s and %.0f objects per request", analysis.FormatBytes(b), r.AllocObjectsPerRequest)})
+		rows = append(rows, kv{"Allocations", fmt.Sprintf("%s and %.0f objects per request", units.FormatBytes(b), r.AllocObjectsPerRequest)})
 	}
 	return rows
 }
@@ -339,11 +339,11 @@ func findingsView(fs []runfmt.Finding) []htmlFinding {
 			wait: f.WaitUsPerRequest > 0 && f.CostUsPerRequest == 0}
 		switch {
 		case f.CostUsPerRequest > 0:
-			h.Cost = FormatMicros(f.CostUsPerRequest) + " CPU/request"
+			h.Cost = units.FormatMicros(f.CostUsPerRequest) + " CPU/request"
 		case f.WaitUsPerRequest > 0:
-			h.Cost = FormatMicros(f.WaitUsPerRequest) + " waited/request"
+			h.Cost = units.FormatMicros(f.WaitUsPerRequest) + " waited/request"
 		case f.CostBytesPerRequest > 0:
-			h.Cost = analysis.FormatBytes(f.CostBytesPerRequest) + "/request"
+			h.Cost = units.FormatBytes(f.CostBytesPerRequest) + "/request"
 		}
 		if f.Share > 0 {
 			h.Share = fmt.Sprintf("%.0f%% of CPU", 100*f.Share)
@@ -373,7 +373,7 @@ func hotView(hot []runfmt.HotFunc, perReq bool) []htmlHot {
 			row.Line = lineText(h.Lines[0])
 		}
 		if perReq {
-			row.Self, row.Cum = FormatMicros(self), FormatMicros(h.CumUsPerRequest)
+			row.Self, row.Cum = units.FormatMicros(self), units.FormatMicros(h.CumUsPerRequest)
 		} else {
 			row.Self, row.Cum = fmt.Sprintf("%.1f%%", h.FlatPct), "-"
 		}
@@ -391,7 +391,7 @@ func allocView(as []runfmt.AllocFunc) []htmlAlloc {
 		if !a.UserCode || len(out) == 10 {
 			continue
 		}
-		out = append(out, htmlAlloc{Bytes: analysis.FormatBytes(a.BytesPerRequest), Objects: fmt.Sprintf("%.0f", a.ObjectsPerRequest), Function: a.Function})
+		out = append(out, htmlAlloc{Bytes: units.FormatBytes(a.BytesPerRequest), Objects: fmt.Sprintf("%.0f", a.ObjectsPerRequest), Function: a.Function})
 	}
 	return out
 }

@@ -5,15 +5,14 @@ import (
 	"image/color"
 	"math"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg/draw"
 
-	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // charts builds the report's charts of a run: the latency distribution,
@@ -136,19 +135,12 @@ func percentileTicks(xmax float64) plot.ConstantTicks {
 func shortTarget(t string) string {
 	method, raw, ok := strings.Cut(t, " ")
 	if !ok {
-		return shorten(t, 48)
+		return units.Shorten(t, 48)
 	}
 	if u, err := url.Parse(raw); err == nil && u.Path != "" {
 		raw = u.RequestURI()
 	}
-	return shorten(method+" "+raw, 48)
-}
-
-func shorten(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	return units.Shorten(method+" "+raw, 48)
 }
 
 // timeSeries is the run's per-second series as chart columns; NaN where a
@@ -284,15 +276,7 @@ func val(v float64, unit string) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
 	}
-	return num(v) + unit
-}
-
-// num formats a value to 3 significant digits, whole from 100 up.
-func num(v float64) string {
-	if math.Abs(v) >= 100 {
-		return fmt.Sprintf("%.0f", v)
-	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
+	return units.Sig(v) + unit
 }
 
 // timePlot is a plot over the load's seconds.
@@ -491,7 +475,7 @@ func memoryChart(r *runfmt.Run, s *timeSeries) figure {
 		f.Note = "No GC trace: the service is not a Go program run with gctrace (perflab sets GODEBUG=gctrace=1 on the Go services it launches)."
 	}
 	if s.budgetMemMiB > 0 {
-		if err := hline(p, "budget "+analysis.FormatBytes(s.budgetMemMiB*(1<<20)), s.budgetMemMiB, 0, p.X.Max, okVermilion); err != nil {
+		if err := hline(p, "budget "+units.FormatBytes(s.budgetMemMiB*(1<<20)), s.budgetMemMiB, 0, p.X.Max, okVermilion); err != nil {
 			return f.failed(err)
 		}
 	}

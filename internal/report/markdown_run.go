@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // RunVerdict settles a run for CI: fail when it is partial or missed an
@@ -101,10 +101,10 @@ func mdRunFigures(b *strings.Builder, r *runfmt.Run) {
 			cores += fmt.Sprintf(" of a %g-core budget (throttled %.1f%% of periods)", t.CPULimitCores, t.ThrottledPct)
 		}
 		add("CPU cores", cores)
-		add("peak RSS", analysis.FormatBytes(float64(t.RSSMaxBytes)))
+		add("peak RSS", units.FormatBytes(float64(t.RSSMaxBytes)))
 	}
 	if r.AllocBytesPerRequest > 0 {
-		add("allocations per request", fmt.Sprintf("%s, %.0f objects", analysis.FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest))
+		add("allocations per request", fmt.Sprintf("%s, %.0f objects", units.FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest))
 	}
 	if r.GC != nil {
 		add("GC", GCShareText(r.GC))
@@ -143,7 +143,7 @@ func mdHot(b *strings.Builder, hot []runfmt.HotFunc, n int) {
 		if !h.UserCode {
 			name += " (library)"
 		}
-		rows = append(rows, []string{name, mdText(FormatMicros(h.CPUUsPerRequest + h.AttributedUsReq))})
+		rows = append(rows, []string{name, mdText(units.FormatMicros(h.CPUUsPerRequest + h.AttributedUsReq))})
 	}
 	b.WriteString("**Where the CPU goes** (per request; user code counts the library code it calls)\n\n")
 	mdTable(b, "lr", []string{"function", "CPU per request"}, rows)

@@ -8,6 +8,7 @@ import (
 
 	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // WriteRunsTable writes the runs table from the records `perflab runs
@@ -32,7 +33,7 @@ func WriteRunsTable(w io.Writer, runs []runfmt.RunListing) error {
 		}
 		status := l.Status
 		if l.PartialReason != "" {
-			status = shorten(status+": "+l.PartialReason, 61)
+			status = units.Shorten(status+": "+l.PartialReason, 61)
 		}
 		p.f("%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.ID, l.Name, l.Started.Format("2006-01-02 15:04:05"), rps, p99, cpu, status)
 	}

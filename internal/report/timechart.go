@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // kindPalette colours each kind of wall time (runfmt.TimeKindNames) with
@@ -60,7 +61,7 @@ func timeChart(r *runfmt.Run) *figure {
 		}
 		below = b
 		p.Add(b)
-		p.Legend.Add(fmt.Sprintf("%s %s", k.Kind, formatMs(k.MsPerRequest)), b)
+		p.Legend.Add(fmt.Sprintf("%s %s", k.Kind, units.FormatMs(k.MsPerRequest)), b)
 	}
 	if r.Load != nil && r.Load.Latency.Mean > 0 {
 		b, err := plotter.NewBarChart(plotter.Values{r.Load.Latency.Mean, 0}, vg.Points(34))
@@ -70,7 +71,7 @@ func timeChart(r *runfmt.Run) *figure {
 		}
 		b.Horizontal, b.Color, b.LineStyle.Width = true, color.Gray{0x55}, 0
 		p.Add(b)
-		p.Legend.Add("mean latency "+formatMs(r.Load.Latency.Mean), b)
+		p.Legend.Add("mean latency "+units.FormatMs(r.Load.Latency.Mean), b)
 		p.X.Max = math.Max(p.X.Max, r.Load.Latency.Mean)
 	}
 	v := f.draw(p)

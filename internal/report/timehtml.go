@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // htmlTime is the report's "Time per request" section: a stacked bar of the
@@ -26,19 +27,19 @@ func timeView(r *runfmt.Run) *htmlTime {
 	if t == nil || len(t.Kinds) == 0 || t.TotalMs <= 0 {
 		return nil
 	}
-	v := &htmlTime{Total: formatMs(t.TotalMs)}
+	v := &htmlTime{Total: units.FormatMs(t.TotalMs)}
 	v.Heading = timeHeading(r)
 	for _, k := range t.Kinds {
 		if k.Kind == "other" && k.MsPerRequest == 0 {
 			continue // only samplers have it
 		}
 		pct := 100 * k.MsPerRequest / t.TotalMs
-		ms := formatMs(k.MsPerRequest)
+		ms := units.FormatMs(k.MsPerRequest)
 		v.Rows = append(v.Rows, htmlTimeRow{Kind: k.Kind, Color: kindColor(k.Kind), Ms: ms, Pct: fmt.Sprintf("%.1f%%", pct), Note: timeKindNote(k)})
 	}
 	v.Figure = timeChart(r)
 	if t.IdleMs > 0 {
-		v.Idle = formatMs(t.IdleMs)
+		v.Idle = units.FormatMs(t.IdleMs)
 	}
 	if s := t.Scheduler; s != nil {
 		v.Scheduler = schedulerText(s)

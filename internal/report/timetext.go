@@ -6,6 +6,7 @@ import (
 
 	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // timeSource names where a time split came from, for headings.
@@ -40,11 +41,11 @@ func (p *printer) timePerRequest(r *runfmt.Run) {
 		if t.TotalMs > 0 {
 			share = 100 * k.MsPerRequest / t.TotalMs
 		}
-		p.f("%s\n", strings.TrimRight(fmt.Sprintf("  %-9s %10s %6.1f%%  %s", k.Kind, formatMs(k.MsPerRequest), share, timeKindNote(k)), " "))
+		p.f("%s\n", strings.TrimRight(fmt.Sprintf("  %-9s %10s %6.1f%%  %s", k.Kind, units.FormatMs(k.MsPerRequest), share, timeKindNote(k)), " "))
 	}
-	p.f("  %-9s %10s", "total", formatMs(t.TotalMs))
+	p.f("  %-9s %10s", "total", units.FormatMs(t.TotalMs))
 	if t.IdleMs > 0 {
-		p.f("          (connections idle between requests: %s per request, not counted)", formatMs(t.IdleMs))
+		p.f("          (connections idle between requests: %s per request, not counted)", units.FormatMs(t.IdleMs))
 	}
 	p.f("\n")
 	if s := t.Scheduler; s != nil {
@@ -58,7 +59,7 @@ func timeHeading(r *runfmt.Run) string {
 	t := r.Time
 	s := fmt.Sprintf("%s, %.1f s of the window, %d requests", timeSource(t.Source), t.Seconds, t.Requests)
 	if r.Load != nil && r.Load.Latency.Mean > 0 {
-		s += "; mean latency " + formatMs(r.Load.Latency.Mean)
+		s += "; mean latency " + units.FormatMs(r.Load.Latency.Mean)
 	}
 	return s
 }
@@ -83,7 +84,7 @@ func timeKindNote(k runfmt.TimeKind) string {
 		var ws []string
 		for _, w := range sortedWaits(k.Waits) {
 			if k.Waits[w] >= 0.0005 {
-				ws = append(ws, fmt.Sprintf("%s %s", w, formatMs(k.Waits[w])))
+				ws = append(ws, fmt.Sprintf("%s %s", w, units.FormatMs(k.Waits[w])))
 			}
 		}
 		if len(ws) > 0 {

@@ -8,6 +8,7 @@ import (
 
 	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // WriteVerdict writes what a run found after its load summary: what the
@@ -26,7 +27,7 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 		p.f("  GC:	%s\n", gcText(r.GC))
 	}
 	if r.AllocBytesPerRequest > 0 {
-		p.f("  Allocations:\t%s and %.0f objects per request\n", analysis.FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest)
+		p.f("  Allocations:\t%s and %.0f objects per request\n", units.FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest)
 	}
 	p.goRuntime(r.GoRuntime)
 	p.timePerRequest(r)
@@ -46,9 +47,9 @@ func (p *printer) target(t *runfmt.TargetSummary) {
 	}
 	p.f("  CPU used:\tmean %.2f cores, p95 %.2f, max %.2f (%s; measured from %s)\n", t.CPUCoresMean, t.CPUCoresP95, t.CPUCoresMax, limit, t.Source)
 	p.f("  CPU per request:\t%.3f ms\n", t.CPUMsPerRequest)
-	p.f("  Peak RSS:\t%s", analysis.FormatBytes(float64(t.RSSMaxBytes)))
+	p.f("  Peak RSS:\t%s", units.FormatBytes(float64(t.RSSMaxBytes)))
 	if t.MemoryLimitBytes > 0 {
-		p.f(" (memory budget %s)", analysis.FormatBytes(float64(t.MemoryLimitBytes)))
+		p.f(" (memory budget %s)", units.FormatBytes(float64(t.MemoryLimitBytes)))
 	}
 	p.f("\n")
 	if t.CPULimitCores > 0 {
@@ -75,11 +76,11 @@ func (p *printer) findings(fs []runfmt.Finding) {
 		cost := ""
 		switch {
 		case f.CostUsPerRequest > 0:
-			cost = fmt.Sprintf(" — %s CPU/request", FormatMicros(f.CostUsPerRequest))
+			cost = fmt.Sprintf(" — %s CPU/request", units.FormatMicros(f.CostUsPerRequest))
 		case f.WaitUsPerRequest > 0:
-			cost = fmt.Sprintf(" — %s waited/request", FormatMicros(f.WaitUsPerRequest))
+			cost = fmt.Sprintf(" — %s waited/request", units.FormatMicros(f.WaitUsPerRequest))
 		case f.CostBytesPerRequest > 0:
-			cost = fmt.Sprintf(" — %s/request", analysis.FormatBytes(f.CostBytesPerRequest))
+			cost = fmt.Sprintf(" — %s/request", units.FormatBytes(f.CostBytesPerRequest))
 		}
 		p.f("  %d. [%s] %s%s\n", i+1, f.Kind, f.Title, cost)
 		p.lines(f.Lines, "     ")
@@ -106,7 +107,7 @@ func (p *printer) hot(hot []runfmt.HotFunc) {
 			break
 		}
 		self := h.CPUUsPerRequest + h.AttributedUsReq // its own code and what it called
-		p.f("  %12s %12s %6.1f%%  %s\n", FormatMicros(self), FormatMicros(h.CumUsPerRequest), h.CumPct, analysis.FuncLabel(h.Function, h.File))
+		p.f("  %12s %12s %6.1f%%  %s\n", units.FormatMicros(self), units.FormatMicros(h.CumUsPerRequest), h.CumPct, analysis.FuncLabel(h.Function, h.File))
 		if len(h.Lines) > 0 {
 			p.lines(h.Lines[:1], strings.Repeat(" ", 37)+"at ")
 		}
@@ -145,27 +146,12 @@ func GCShareText(g *runfmt.GCSummary) string {
 // gcText is the GC's line of a verdict: cycles, share of the CPU, pauses,
 // heap and allocation rate.
 func gcText(g *runfmt.GCSummary) string {
-	s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, analysis.FormatBytes(g.HeapMaxMB*(1<<20)))
+	s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, units.FormatBytes(g.HeapMaxMB*(1<<20)))
 	if g.AllocMBPerS > 0 {
-		s += fmt.Sprintf(", ~%s/s allocated", analysis.FormatBytes(g.AllocMBPerS*(1<<20)))
+		s += fmt.Sprintf(", ~%s/s allocated", units.FormatBytes(g.AllocMBPerS*(1<<20)))
 	}
 	return s
 }
-
-// FormatMicros formats a duration given in microseconds: the one way the
-// reports print a time per request ("985.0 µs", "12.40 ms", "1.20 s").
-func FormatMicros(us float64) string {
-	switch {
-	case us >= 1e6:
-		return fmt.Sprintf("%.2f s", us/1e6)
-	case us >= 1000:
-		return fmt.Sprintf("%.2f ms", us/1000)
-	}
-	return fmt.Sprintf("%.1f µs", us)
-}
-
-// formatMs formats a duration given in milliseconds as FormatMicros does.
-func formatMs(ms float64) string { return FormatMicros(1000 * ms) }
 
 func wrap(s string, width int, indent string) string {
 	var b strings.Builder

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // Thresholds of a noisy measurement.
@@ -106,7 +107,7 @@ func Assess(in QualityInput) runfmt.Quality {
 func generatorText(q runfmt.Quality) string {
 	switch {
 	case q.PerflabWaitMsPerRequest > 0:
-		return fmt.Sprintf("the load generator waited %s per request for a CPU (perflab used %.2f cores)", fmtMs(q.PerflabWaitMsPerRequest), q.PerflabCores)
+		return fmt.Sprintf("the load generator waited %s per request for a CPU (perflab used %.2f cores)", units.FormatMs(q.PerflabWaitMsPerRequest), q.PerflabCores)
 	case q.PerflabCores > 0:
 		return fmt.Sprintf("perflab used %.2f cores and waited %.2f s for a CPU", q.PerflabCores, q.PerflabRunqueueWaitS)
 	}
@@ -126,12 +127,4 @@ func topText(top []runfmt.ProcessCPU) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
-}
-
-// fmtMs formats milliseconds with 2 significant digits below 1 ms.
-func fmtMs(ms float64) string {
-	if ms < 1 {
-		return fmt.Sprintf("%.2g ms", ms)
-	}
-	return fmt.Sprintf("%.1f ms", ms)
 }

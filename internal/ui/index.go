@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // runRow is one run in the index.
@@ -189,21 +190,14 @@ func trend(vs []float64, noisy []bool, unit string) string {
 	case 0:
 		return "not measured"
 	case 1:
-		s = fmt.Sprintf("%s %s, one run", num(last), unit)
+		s = fmt.Sprintf("%s %s, one run", units.Sig(last), unit)
 	default:
-		s = fmt.Sprintf("%s → %s %s over %d runs", num(first), num(last), unit, n)
+		s = fmt.Sprintf("%s → %s %s over %d runs", units.Sig(first), units.Sig(last), unit, n)
 	}
 	if nn > 0 {
 		s += fmt.Sprintf(" (%d noisy)", nn)
 	}
 	return s
-}
-
-func num(v float64) string {
-	if v >= 100 {
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.3g", v)
 }
 
 // sparkline draws vs (NaN: not measured) as a small inline SVG line with a

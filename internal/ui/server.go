@@ -16,6 +16,7 @@ import (
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
+	"perflab/internal/units"
 )
 
 //go:embed index.html
@@ -23,7 +24,7 @@ var pages embed.FS
 
 var index = template.Must(template.New("index.html").Funcs(template.FuncMap{
 	"ms":    func(v float64) string { return fmt.Sprintf("%.3f", v) },
-	"short": func(s string, n int) string { return shorten(s, n) },
+	"short": func(s string, n int) string { return units.Shorten(s, n) },
 }).ParseFS(pages, "index.html"))
 
 // Server is perflab's local web UI over one run directory.
@@ -219,11 +220,11 @@ func groupLabel(es []store.Entry, ref string) string {
 	name := ""
 	for i, e := range es {
 		if e.Run == nil || (i > 0 && e.Run.Name != name) {
-			return shorten(ref, 24)
+			return units.Shorten(ref, 24)
 		}
 		name = e.Run.Name
 	}
-	return shorten(name, 24)
+	return units.Shorten(name, 24)
 }
 
 // resolve finds the runs of a comma-separated list of references inside
@@ -243,11 +244,4 @@ var refChars = regexp.MustCompile(`^[A-Za-z0-9._*?\[\]-]+$`)
 // validRef accepts run IDs, names and globs: no separators, no "..".
 func validRef(ref string) bool {
 	return refChars.MatchString(ref) && ref != "." && !strings.Contains(ref, "..")
-}
-
-func shorten(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -1,8 +1,14 @@
-package analysis
+// Package units is the one way perflab prints quantities: times per
+// request, byte sizes, pprof-style scaled values, numbers to three
+// significant digits and labels cut to a width. Every text, table and page
+// derives its figures from these, so one quantity reads the same in the
+// terminal, report.html, the UI and a pull-request comment.
+package units
 
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -78,4 +84,36 @@ func FormatBytes(b float64) string {
 		return fmt.Sprintf("%.1f KiB", b/(1<<10))
 	}
 	return fmt.Sprintf("%.0f B", b)
+}
+
+// FormatMicros formats a duration given in microseconds: the one way
+// perflab prints a time per request ("985.0 µs", "12.40 ms", "1.20 s").
+func FormatMicros(us float64) string {
+	switch a := math.Abs(us); {
+	case a >= 1e6:
+		return fmt.Sprintf("%.2f s", us/1e6)
+	case a >= 1000:
+		return fmt.Sprintf("%.2f ms", us/1000)
+	}
+	return fmt.Sprintf("%.1f µs", us)
+}
+
+// FormatMs formats a duration given in milliseconds as FormatMicros does.
+func FormatMs(ms float64) string { return FormatMicros(1000 * ms) }
+
+// Sig formats v to 3 significant digits, whole from 100 up: chart ticks,
+// sparkline values, table cells without a unit of their own.
+func Sig(v float64) string {
+	if math.Abs(v) >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// Shorten cuts s to n runes, the last one an ellipsis when cut.
+func Shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

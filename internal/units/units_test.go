@@ -1,0 +1,28 @@
+package units
+
+import "testing"
+
+func TestFormats(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{FormatMicros(985), "985.0 µs"},
+		{FormatMicros(12_400), "12.40 ms"},
+		{FormatMicros(1_200_000), "1.20 s"},
+		{FormatMicros(-1500), "-1.50 ms"},
+		{FormatMs(0.25), "250.0 µs"},
+		{FormatBytes(1536), "1.5 KiB"},
+		{FormatBytes(3 << 30), "3.00 GiB"},
+		{FormatValue(1.2e9, "nanoseconds"), "1.2s"},
+		{FormatValue(350e6, "ns"), "350ms"},
+		{FormatValue(2500, "count"), "2.5k"},
+		{Sig(0.012345), "0.0123"},
+		{Sig(123.4), "123"},
+		{Shorten("GET /api/items", 8), "GET /ap…"},
+		{Shorten("héllo", 5), "héllo"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q; want %q", c.got, c.want)
+		}
+	}
+}
