@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +60,9 @@ func (r *PeerReader) Peers(pids []int) (map[string]int, error) {
 	for _, pid := range pids {
 		owned = append(owned, socketInodes(pid)...)
 	}
+	// A socket a worker inherited from its master is one connection.
+	slices.Sort(owned)
+	owned = slices.Compact(owned)
 	if len(owned) == 0 {
 		return nil, nil
 	}

@@ -68,6 +68,11 @@ func TestPeersOfThisProcess(t *testing.T) {
 	if peers[other.Addr().String()] != 1 || len(peers) != 1 {
 		t.Errorf("peers = %v; want only %s", peers, other.Addr())
 	}
+	// Two processes holding the same socket (a worker's inherited
+	// descriptor) hold one connection.
+	if twice, err := NewPeerReader().Peers([]int{os.Getpid(), os.Getpid()}); err != nil || twice[other.Addr().String()] != 1 {
+		t.Errorf("peers of the same process twice = %v, %v; want one connection to %s", twice, err, other.Addr())
+	}
 }
 
 // TestPeerReaderRereadsOnlyForNewSockets: the socket tables are read again
