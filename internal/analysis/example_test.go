@@ -42,5 +42,5 @@ func Example() {
 	//       flat  flat%   sum%        cum   cum%   flat/req    cum/req  name
 	//      100ms 100.00% 100.00%      100ms 100.00%      100µs      100µs  main.search (90% in callees outside user code)
 	//          0  0.00% 100.00%      100ms 100.00%          0      100µs  main.handler
-	// hot-user-function: main.search: 100% of CPU, 100µs/request, mostly in strings.ToLower
+	// hot-user-function: main.search: 100% of CPU, 100.0 µs/request, mostly in strings.ToLower
 }

@@ -50,7 +50,7 @@ func (v *cpuView) us(share float64) float64 { return share * v.usPerReq }
 func (v *cpuView) perReqText(share float64) string {
 	s := fmt.Sprintf("%.0f%% of CPU", 100*share)
 	if v.usPerReq > 0 {
-		s += ", " + units.FormatValue(v.us(share)*1000, "nanoseconds") + "/request"
+		s += ", " + units.FormatMicros(v.us(share)) + "/request"
 	}
 	return s
 }

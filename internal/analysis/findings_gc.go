@@ -62,7 +62,7 @@ func gcFinding(in FindingInput, cpu *cpuView) []ranked {
 	var d strings.Builder
 	fmt.Fprintf(&d, "The GC used %.1f%% of the target's CPU (from %s)", 100*share, src)
 	if cpu.usPerReq > 0 {
-		fmt.Fprintf(&d, ", %s per request", units.FormatValue(cpu.us(share)*1000, "nanoseconds"))
+		fmt.Fprintf(&d, ", %s per request", units.FormatMicros(cpu.us(share)))
 	}
 	if in.GC != nil && in.GC.AllocMBPerS > 0 {
 		fmt.Fprintf(&d, "; allocation rate %s/s", units.FormatBytes(in.GC.AllocMBPerS*(1<<20)))
@@ -80,10 +80,10 @@ func gcFinding(in FindingInput, cpu *cpuView) []ranked {
 			}
 			total += a.BytesPerRequest
 			f.Functions = append(f.Functions, a.Function)
-			tops = append(tops, fmt.Sprintf("%s %s/request (%.0f objects)", a.Function, units.FormatValue(a.BytesPerRequest, "bytes"), a.ObjectsPerRequest))
+			tops = append(tops, fmt.Sprintf("%s %s/request (%.0f objects)", a.Function, units.FormatBytes(a.BytesPerRequest), a.ObjectsPerRequest))
 		}
 		f.CostBytesPerRequest = allocBytesPerRequest(in)
-		fmt.Fprintf(&d, " Requests allocate %s each", units.FormatValue(f.CostBytesPerRequest, "bytes"))
+		fmt.Fprintf(&d, " Requests allocate %s each", units.FormatBytes(f.CostBytesPerRequest))
 		if len(tops) > 0 {
 			fmt.Fprintf(&d, "; the top allocating user functions: %s", strings.Join(tops, "; "))
 		}

@@ -54,10 +54,10 @@ func memoryGrowth(in FindingInput) []ranked {
 	var sites []string
 	for _, s := range h.Sites {
 		f.Functions = append(f.Functions, s.Function)
-		sites = append(sites, fmt.Sprintf("%s %s/request (%s/s)", s.Function, units.FormatValue(s.BytesPerRequest, "bytes"), units.FormatBytes(s.MBPerS*mib)))
+		sites = append(sites, fmt.Sprintf("%s %s/request (%s/s)", s.Function, units.FormatBytes(s.BytesPerRequest), units.FormatBytes(s.MBPerS*mib)))
 	}
 	if len(h.Sites) > 0 {
-		f.Title += fmt.Sprintf(": %s retains %s/request", h.Sites[0].Function, units.FormatValue(h.Sites[0].BytesPerRequest, "bytes"))
+		f.Title += fmt.Sprintf(": %s retains %s/request", h.Sites[0].Function, units.FormatBytes(h.Sites[0].BytesPerRequest))
 	}
 	var d strings.Builder
 	fmt.Fprintf(&d, "The live heap after each of %d collections in the window (gctrace) grows %s/s, from %s to %s.", h.Collections, units.FormatBytes(h.SlopeMBPerS*mib), units.FormatBytes(h.LiveStartMB*mib), units.FormatBytes(h.LiveEndMB*mib))

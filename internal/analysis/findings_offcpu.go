@@ -19,13 +19,13 @@ func (tw *timeWaits) explain(in FindingInput, offMs float64) string {
 		var parts []string
 		for _, k := range t.Kinds {
 			if k.MsPerRequest >= 0.005 {
-				parts = append(parts, fmt.Sprintf("%s %s", k.Kind, units.FormatValue(k.MsPerRequest*1e6, "nanoseconds")))
+				parts = append(parts, fmt.Sprintf("%s %s", k.Kind, units.FormatMs(k.MsPerRequest)))
 			}
 		}
 		fmt.Fprintf(&d, " The %s (%.1f s, %d requests) splits a request's time: %s.", sourceName(t.Source), t.Seconds, t.Requests, strings.Join(parts, ", "))
 		explained := tw.explained
 		if st, ok := newSchedTime(in, tw); ok && st.total() >= waitMinShare*offMs {
-			fmt.Fprintf(&d, " %s of it is waiting for a CPU (runnable, or held off a CPU by the kernel", units.FormatValue(st.total()*1e6, "nanoseconds"))
+			fmt.Fprintf(&d, " %s of it is waiting for a CPU (runnable, or held off a CPU by the kernel", units.FormatMs(st.total()))
 			if in.Target != nil && in.Target.RunqueueWaitSeconds > 0 {
 				fmt.Fprintf(&d, "; the service's threads waited %.2f s in the kernel's run queue over the window", in.Target.RunqueueWaitSeconds)
 			}
@@ -35,7 +35,7 @@ func (tw *timeWaits) explain(in FindingInput, offMs float64) string {
 		switch {
 		case tw.explained > 0:
 			fmt.Fprintf(&d, " The findings above name %s of it per request; %s stays unexplained.",
-				units.FormatValue(tw.explained*1e6, "nanoseconds"), units.FormatValue(max(0, offMs-explained)*1e6, "nanoseconds"))
+				units.FormatMs(tw.explained), units.FormatMs(max(0, offMs-explained)))
 		case explained == 0:
 			d.WriteString(" No single wait takes 10% of it.")
 		}
@@ -110,7 +110,7 @@ func offCPUSites(wall *profile.Profile, requests int64, uc UserCode) string {
 		if i == 3 {
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s %s (%s)", FuncLabel(b.s.fn, b.s.file), units.FormatValue(v.ms(b.s.ns)*1e6, "nanoseconds"), b.wait))
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", FuncLabel(b.s.fn, b.s.file), units.FormatMs(v.ms(b.s.ns)), b.wait))
 	}
 	return strings.Join(parts, "; ")
 }

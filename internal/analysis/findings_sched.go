@@ -71,11 +71,11 @@ func schedulerFindings(in FindingInput, cpu *cpuView, tw *timeWaits) []ranked {
 		}
 	}
 	f := runfmt.Finding{Kind: KindSchedulerLatency, WaitUsPerRequest: 1000 * ms, Share: ms / in.Time.TotalMs}
-	f.Title = fmt.Sprintf("scheduler latency: %s/request ready to run but not running", units.FormatValue(ms*1e6, "nanoseconds"))
+	f.Title = fmt.Sprintf("scheduler latency: %s/request ready to run but not running", units.FormatMs(ms))
 	var d strings.Builder
-	fmt.Fprintf(&d, "Request goroutines waited %s per request for a P (runnable in Go's run queue)", units.FormatValue(st.runnableMs*1e6, "nanoseconds"))
+	fmt.Fprintf(&d, "Request goroutines waited %s per request for a P (runnable in Go's run queue)", units.FormatMs(st.runnableMs))
 	if st.kernelMs > 0 {
-		fmt.Fprintf(&d, " and ran %s per request longer than the CPU they used (their threads waited for a CPU in the kernel)", units.FormatValue(st.kernelMs*1e6, "nanoseconds"))
+		fmt.Fprintf(&d, " and ran %s per request longer than the CPU they used (their threads waited for a CPU in the kernel)", units.FormatMs(st.kernelMs))
 	}
 	d.WriteString(".")
 	if s := in.Time.Scheduler; s != nil {
@@ -109,7 +109,7 @@ func gomaxprocsFinding(in FindingInput, cpu *cpuView, st schedTime, traced bool)
 	}
 	match := max(1, int(math.Ceil(t.CPULimitCores)))
 	f := runfmt.Finding{Kind: KindGOMAXPROCS, WaitUsPerRequest: 1000 * waitMs}
-	f.Title = fmt.Sprintf("GOMAXPROCS %d above the %g-core CPU budget: requests wait %s each for a CPU", g.GOMAXPROCS, t.CPULimitCores, units.FormatValue(waitMs*1e6, "nanoseconds"))
+	f.Title = fmt.Sprintf("GOMAXPROCS %d above the %g-core CPU budget: requests wait %s each for a CPU", g.GOMAXPROCS, t.CPULimitCores, units.FormatMs(waitMs))
 	var d strings.Builder
 	fmt.Fprintf(&d, "The service runs %d Ps (%s) under a budget of %g cores: up to %d threads run at once on what %g cores allow.", g.GOMAXPROCS, g.GOMAXPROCSSource, t.CPULimitCores, g.GOMAXPROCS, t.CPULimitCores)
 	if t.ThrottledPct >= gomaxprocsMinThrottled {
@@ -117,7 +117,7 @@ func gomaxprocsFinding(in FindingInput, cpu *cpuView, st schedTime, traced bool)
 	} else {
 		fmt.Fprintf(&d, " It used %.2f cores on average and was throttled in %.0f%% of periods; its threads also waited %.2f s in the kernel's run queue (the machine's other processes take cores too).", t.CPUCoresMean, t.ThrottledPct, t.RunqueueWaitSeconds)
 	}
-	fmt.Fprintf(&d, " Requests waited %s each for a CPU (%s)", units.FormatValue(waitMs*1e6, "nanoseconds"), how)
+	fmt.Fprintf(&d, " Requests waited %s each for a CPU (%s)", units.FormatMs(waitMs), how)
 	if in.Load != nil {
 		fmt.Fprintf(&d, "; p99 latency %s", units.FormatMs(in.Load.Latency.P99))
 	}

@@ -109,7 +109,7 @@ func TestFindingsTargetAndGC(t *testing.T) {
 		t.Errorf("gc finding lacks the allocating function or the GOGC trade-off: %+v", g[0])
 	}
 	// Measured CPU per request scales the shares: 40% of 12.5ms = 5ms.
-	if f := findKind(fs, KindFormatting); len(f) != 1 || !near(f[0].CostUsPerRequest, 5000) || !strings.Contains(f[0].Title, "5ms/request") {
+	if f := findKind(fs, KindFormatting); len(f) != 1 || !near(f[0].CostUsPerRequest, 5000) || !strings.Contains(f[0].Title, "5.00 ms/request") {
 		t.Errorf("formatting finding with measured CPU = %+v", f)
 	}
 	if len(findKind(fs, KindOffCPU)) != 0 {
@@ -159,7 +159,7 @@ func TestFindingsLocks(t *testing.T) {
 	load := &runfmt.LoadResult{Latency: runfmt.Latency{Mean: 20}}
 	fs := Findings(FindingInput{Mutex: mutex, Requests: 1000, Load: load})
 	l := findKind(fs, KindLockContention)
-	if len(l) != 1 || l[0].Functions[0] != "main.(*cache).get" || l[0].Functions[1] != "sync.(*Mutex).Lock" || !strings.Contains(l[0].Title, "2ms/request") {
+	if len(l) != 1 || l[0].Functions[0] != "main.(*cache).get" || l[0].Functions[1] != "sync.(*Mutex).Lock" || !strings.Contains(l[0].Title, "2.00 ms/request") {
 		t.Errorf("lock findings = %+v", l)
 	}
 	// Below 5% of latency: nothing.

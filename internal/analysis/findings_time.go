@@ -149,7 +149,7 @@ func (tw *timeWaits) rule(in FindingInput, rule waitRule) (runfmt.Finding, bool)
 		}
 	}
 	f := runfmt.Finding{Kind: rule.kind, WaitUsPerRequest: 1000 * ms}
-	msText := units.FormatValue(ms*1e6, "nanoseconds")
+	msText := units.FormatMs(ms)
 	s := site{fn: "requests"}
 	if len(sites) > 0 {
 		s = sites[0]
@@ -163,13 +163,13 @@ func (tw *timeWaits) rule(in FindingInput, rule waitRule) (runfmt.Finding, bool)
 	var d strings.Builder
 	fmt.Fprintf(&d, "A request spends %s here (%.0f%% of its traced time", msText, 100*f.Share)
 	if runnable > 0 {
-		fmt.Fprintf(&d, ": %s blocked, %s runnable after", units.FormatValue(v.ms(blocked)*1e6, "nanoseconds"), units.FormatValue(v.ms(runnable)*1e6, "nanoseconds"))
+		fmt.Fprintf(&d, ": %s blocked, %s runnable after", units.FormatMs(v.ms(blocked)), units.FormatMs(v.ms(runnable)))
 	}
 	d.WriteString(").")
 	if len(sites) > 0 {
 		var parts []string
 		for _, st := range sites {
-			p := fmt.Sprintf("%s %s", FuncLabel(st.fn, st.file), units.FormatValue(v.ms(st.ns)*1e6, "nanoseconds"))
+			p := fmt.Sprintf("%s %s", FuncLabel(st.fn, st.file), units.FormatMs(v.ms(st.ns)))
 			if st.callee != "" {
 				p += " in " + st.callee
 			}

@@ -143,9 +143,9 @@ func lockFinding(in FindingInput, p *profile.Profile, what string) (ranked, bool
 	}
 	per := func(v int64) string {
 		if in.Requests > 0 {
-			return units.FormatValue(float64(v)*toMs*1e6/float64(in.Requests), "nanoseconds") + "/request"
+			return units.FormatMs(float64(v)*toMs/float64(in.Requests)) + "/request"
 		}
-		return units.FormatValue(float64(v)*toMs*1e6, "nanoseconds") + " total"
+		return units.FormatMs(float64(v)*toMs) + " total"
 	}
 	f.Title = fmt.Sprintf("contention in %s: %s waiting", name, per(c.charg[top]))
 	if wait != "" {

@@ -73,14 +73,20 @@ func (p *printer) findings(fs []runfmt.Finding) {
 			p.f("  ... %d more in run.json\n", len(fs)-i)
 			break
 		}
-		cost := ""
+		figure, cost := "", ""
 		switch {
 		case f.CostUsPerRequest > 0:
-			cost = fmt.Sprintf(" — %s CPU/request", units.FormatMicros(f.CostUsPerRequest))
+			figure = units.FormatMicros(f.CostUsPerRequest)
+			cost = " — " + figure + " CPU/request"
 		case f.WaitUsPerRequest > 0:
-			cost = fmt.Sprintf(" — %s waited/request", units.FormatMicros(f.WaitUsPerRequest))
+			figure = units.FormatMicros(f.WaitUsPerRequest)
+			cost = " — " + figure + " waited/request"
 		case f.CostBytesPerRequest > 0:
-			cost = fmt.Sprintf(" — %s/request", units.FormatBytes(f.CostBytesPerRequest))
+			figure = units.FormatBytes(f.CostBytesPerRequest)
+			cost = " — " + figure + "/request"
+		}
+		if figure != "" && strings.Contains(f.Title, figure) {
+			cost = "" // the title says it already
 		}
 		p.f("  %d. [%s] %s%s\n", i+1, f.Kind, f.Title, cost)
 		p.lines(f.Lines, "     ")

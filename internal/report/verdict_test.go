@@ -71,3 +71,23 @@ func TestLatencyCardsOfAFailedLoad(t *testing.T) {
 		t.Error("report.html of a load whose every request failed shows a latency of 0, not that none was measured")
 	}
 }
+
+// TestVerdictFindingCostSaidOnce: a finding whose title gives its cost per
+// request is not followed by the same figure again; one whose title does
+// not is.
+func TestVerdictFindingCostSaidOnce(t *testing.T) {
+	r := &runfmt.Run{SchemaVersion: runfmt.SchemaVersion, Status: runfmt.StatusComplete,
+		Load: &runfmt.LoadResult{Requests: 100, RPS: 10},
+		Findings: []runfmt.Finding{
+			{Kind: "formatting", Title: "fmt.Fprintln under main.print: 26% of CPU, 734.4 µs/request", CostUsPerRequest: 734.4},
+			{Kind: "gc", Title: "garbage collection takes 16% of CPU", CostUsPerRequest: 457.6},
+		}}
+	var b bytes.Buffer
+	if err := WriteVerdict(&b, r, ""); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Count(out, "734.4 µs") != 1 || !strings.Contains(out, "takes 16% of CPU — 457.6 µs CPU/request") {
+		t.Errorf("findings' costs: want 734.4 µs once, the GC's added to its title:\n%s", out)
+	}
+}
