@@ -84,6 +84,7 @@ func TestPeerReaderRereadsOnlyForNewSockets(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
+	accepted := make(chan struct{})
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -91,13 +92,17 @@ func TestPeerReaderRereadsOnlyForNewSockets(t *testing.T) {
 				return
 			}
 			defer c.Close()
+			accepted <- struct{}{}
 		}
 	}()
+	// dial connects and waits for the accepted end, so both sockets are
+	// in this process's descriptors before the reader looks.
 	dial := func() net.Conn {
 		c, err := net.Dial("tcp", ln.Addr().String())
 		if err != nil {
 			t.Fatal(err)
 		}
+		<-accepted
 		return c
 	}
 	now := time.Unix(1000, 0)
