@@ -64,26 +64,29 @@ func NewBrowser(t testing.TB) *Browser {
 // Frame returns a context whose actions run in the tab's frame at url
 // ("about:srcdoc" for an iframe's srcdoc): a sandboxed or cross-site frame
 // is a target of its own, whose document the page's context cannot reach.
-// The context ends with the test.
+// The context ends with the test. A frame the browser has not listed
+// within 10 s fails the test.
 func (b *Browser) Frame(t testing.TB, url string) context.Context {
 	t.Helper()
-	infos, err := chromedp.Targets(b.Ctx)
-	if err != nil {
-		t.Fatalf("listing Chromium's targets: %v", err)
-	}
-	for _, info := range infos {
-		if info.Type == "iframe" && info.URL == url {
-			ctx, cancel := chromedp.NewContext(b.Ctx, chromedp.WithTargetID(info.TargetID))
-			t.Cleanup(cancel)
-			return ctx
+	var seen []string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		infos, err := chromedp.Targets(b.Ctx)
+		if err != nil {
+			t.Fatalf("listing Chromium's targets: %v", err)
+		}
+		seen = seen[:0]
+		for _, info := range infos {
+			if info.Type == "iframe" && info.URL == url {
+				ctx, cancel := chromedp.NewContext(b.Ctx, chromedp.WithTargetID(info.TargetID))
+				t.Cleanup(cancel)
+				return ctx
+			}
+			seen = append(seen, info.Type+" "+info.URL)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no frame at %s among Chromium's targets %q", url, seen)
 		}
 	}
-	var seen []string
-	for _, info := range infos {
-		seen = append(seen, info.Type+" "+info.URL)
-	}
-	t.Fatalf("no frame at %s among Chromium's targets %q", url, seen)
-	return nil
 }
 
 // record keeps the errors among the tab's events.
