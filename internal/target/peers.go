@@ -17,11 +17,11 @@ import (
 // connections, again and again over a window. Listing a process's sockets
 // (/proc/PID/fd) is cheap; finding their addresses means reading the
 // kernel's whole socket tables (/proc/PID/net/tcp{,6}), whose cost grows
-// with the host's hash table, not with the sockets: 10 ms for both on a
+// with the host's hash table, not with the sockets: 10-15 ms for both on a
 // 24 GiB host (262,144 buckets). So the reader remembers every socket it
-// has read, re-reads the tables only when the processes hold a socket it
-// has not seen (or every peerRefresh, for states that changed), and spaces
-// those reads so they cost at most peerReadShare of a core.
+// has read and reads the tables again only when the processes hold a
+// socket it has not seen, at most once per peerRetry, and every
+// peerRefresh for states that changed.
 //
 // A connected socket's addresses never change, which is what makes the
 // memory sound; inet_diag over netlink walks the same hash table, so it
@@ -29,20 +29,21 @@ import (
 type PeerReader struct {
 	known    map[uint64]tcpSocket
 	lastRead time.Time
-	cost     time.Duration
 	// Reads counts the table reads, for tests and benchmarks.
 	Reads int
 	now   func() time.Time
 }
 
 const (
+	// peerRetry spaces the reads a new socket calls for: a service that
+	// opens a connection per call (or is sent one per request) has new
+	// sockets at every look, and a read a second names its peers within
+	// a window's first seconds for 1-1.5% of a core here.
+	peerRetry = time.Second
 	// peerRefresh re-reads the tables this often even when no socket is
 	// new: a remembered connection may have closed while its descriptor
 	// stays open (CLOSE_WAIT).
 	peerRefresh = 5 * time.Second
-	// peerReadShare bounds the table reads' cost: one read of cost c waits
-	// c/peerReadShare before the next.
-	peerReadShare = 0.01
 )
 
 // NewPeerReader returns a reader with nothing remembered.
@@ -56,21 +57,43 @@ func NewPeerReader() *PeerReader {
 // connections each has. A socket opened since the last table read is
 // missed until the next one (at most peerRefresh later).
 func (r *PeerReader) Peers(pids []int) (map[string]int, error) {
+	owned := ownedSockets(pids)
+	if len(owned) == 0 {
+		return nil, nil
+	}
+	if !r.due(owned) {
+		return r.outbound(owned), nil
+	}
+	if err := r.read(pids[0]); err != nil {
+		return nil, err
+	}
+	// Reading the tables takes milliseconds, as long as a short
+	// connection (one per call) lives: one open before the read may have
+	// closed when its row was read, one opened during it is in the tables
+	// but not in the first list. The processes' sockets listed after the
+	// read as well catch those, counted per list so no address gets more
+	// connections than it had at once.
+	out := r.outbound(owned)
+	for addr, n := range r.outbound(ownedSockets(pids)) {
+		out[addr] = max(out[addr], n)
+	}
+	return out, nil
+}
+
+// ownedSockets lists the socket inodes the processes hold, once each: a
+// socket a worker inherited from its master is one connection.
+func ownedSockets(pids []int) []uint64 {
 	var owned []uint64
 	for _, pid := range pids {
 		owned = append(owned, socketInodes(pid)...)
 	}
-	// A socket a worker inherited from its master is one connection.
 	slices.Sort(owned)
-	owned = slices.Compact(owned)
-	if len(owned) == 0 {
-		return nil, nil
-	}
-	if r.due(owned) {
-		if err := r.read(pids[0]); err != nil {
-			return nil, err
-		}
-	}
+	return slices.Compact(owned)
+}
+
+// outbound counts the known established sockets among owned whose local
+// port is not one of owned's listening ports, per remote address.
+func (r *PeerReader) outbound(owned []uint64) map[string]int {
 	listening := map[uint16]bool{}
 	for _, ino := range owned {
 		if s, ok := r.known[ino]; ok && s.state == tcpListen {
@@ -83,11 +106,11 @@ func (r *PeerReader) Peers(pids []int) (map[string]int, error) {
 			out[s.remote.String()]++
 		}
 	}
-	return out, nil
+	return out
 }
 
 // due tells whether to read the tables now: some owned socket is unknown
-// and the last read's cost allows another, or the refresh is due.
+// and the last read is peerRetry old, or the refresh is due.
 func (r *PeerReader) due(owned []uint64) bool {
 	if r.lastRead.IsZero() {
 		return true
@@ -96,7 +119,7 @@ func (r *PeerReader) due(owned []uint64) bool {
 	if since >= peerRefresh {
 		return true
 	}
-	if since < time.Duration(float64(r.cost)/peerReadShare) {
+	if since < peerRetry {
 		return false
 	}
 	for _, ino := range owned {
@@ -110,7 +133,6 @@ func (r *PeerReader) due(owned []uint64) bool {
 // read replaces what the reader knows with pid's network namespace's TCP
 // sockets.
 func (r *PeerReader) read(pid int) error {
-	start := r.now()
 	known := map[uint64]tcpSocket{}
 	for _, name := range []string{"tcp", "tcp6"} {
 		f, err := os.Open(filepath.Join("/proc", strconv.Itoa(pid), "net", name))
@@ -127,7 +149,6 @@ func (r *PeerReader) read(pid int) error {
 		}
 	}
 	r.known, r.lastRead, r.Reads = known, r.now(), r.Reads+1
-	r.cost = r.lastRead.Sub(start)
 	return nil
 }
 

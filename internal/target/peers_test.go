@@ -76,8 +76,8 @@ func TestPeersOfThisProcess(t *testing.T) {
 }
 
 // TestPeerReaderRereadsOnlyForNewSockets: the socket tables are read again
-// only for a socket the reader has not seen, once the last read's cost
-// allows, or when the refresh is due.
+// only for a socket the reader has not seen, at most once per peerRetry, or
+// when the refresh is due.
 func TestPeerReaderRereadsOnlyForNewSockets(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -126,12 +126,11 @@ func TestPeerReaderRereadsOnlyForNewSockets(t *testing.T) {
 	}
 	c2 := dial()
 	defer c2.Close()
-	r.cost = 10 * time.Millisecond // the next read waits 1 s
 	now = now.Add(300 * time.Millisecond)
 	if p := peers(); r.Reads != 1 || p[ln.Addr().String()] != 1 {
-		t.Errorf("%d reads, peers %v within the read's cost; want 1 read, the known connection alone", r.Reads, p)
+		t.Errorf("%d reads, peers %v %v after the last read; want 1 read, the known connection alone", r.Reads, p, 800*time.Millisecond)
 	}
-	r.cost = time.Millisecond
+	now = now.Add(peerRetry - 800*time.Millisecond)
 	if p := peers(); r.Reads != 2 || p[ln.Addr().String()] != 2 {
 		t.Errorf("%d reads, peers %v after a new socket; want 2 reads, both connections", r.Reads, p)
 	}
