@@ -55,7 +55,7 @@ func NewPeerReader() *PeerReader {
 // connections (established sockets whose local port is not one they
 // listen on: not the connections clients made to them), with how many
 // connections each has. A socket opened since the last table read is
-// missed until the next one (at most peerRefresh later).
+// missed until the next one, at most peerRetry later.
 func (r *PeerReader) Peers(pids []int) (map[string]int, error) {
 	owned := ownedSockets(pids)
 	if len(owned) == 0 {
