@@ -40,25 +40,8 @@ func TestPeersOfThisProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	other, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	go func() {
-		for {
-			c, err := other.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
-	out, err := net.Dial("tcp", other.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
+	other := newAcceptor(t)
+	defer other.dial(t).Close()
 	peers, err := NewPeerReader().Peers([]int{os.Getpid()})
 	if err != nil {
 		t.Fatal(err)
@@ -75,16 +58,20 @@ func TestPeersOfThisProcess(t *testing.T) {
 	}
 }
 
-// TestPeerReaderRereadsOnlyForNewSockets: the socket tables are read again
-// only for a socket the reader has not seen, at most once per peerRetry, or
-// when the refresh is due.
-func TestPeerReaderRereadsOnlyForNewSockets(t *testing.T) {
+// acceptor is a listener of this process that accepts every connection
+// and keeps it open until the test ends.
+type acceptor struct {
+	net.Listener
+	accepted chan struct{}
+}
+
+func newAcceptor(t *testing.T) *acceptor {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	accepted := make(chan struct{})
+	a := &acceptor{Listener: ln, accepted: make(chan struct{}, 16)}
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -92,19 +79,31 @@ func TestPeerReaderRereadsOnlyForNewSockets(t *testing.T) {
 				return
 			}
 			defer c.Close()
-			accepted <- struct{}{}
+			a.accepted <- struct{}{}
 		}
 	}()
-	// dial connects and waits for the accepted end, so both sockets are
-	// in this process's descriptors before the reader looks.
-	dial := func() net.Conn {
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		<-accepted
-		return c
+	t.Cleanup(func() { ln.Close() })
+	return a
+}
+
+// dial connects and waits for the accepted end, so both sockets are in
+// this process's descriptors before a reader looks.
+func (a *acceptor) dial(t *testing.T) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", a.Addr().String())
+	if err != nil {
+		t.Fatal(err)
 	}
+	<-a.accepted
+	return c
+}
+
+// TestPeerReaderRereadsOnlyForNewSockets: the socket tables are read again
+// only for a socket the reader has not seen, at most once per peerRetry, or
+// when the refresh is due.
+func TestPeerReaderRereadsOnlyForNewSockets(t *testing.T) {
+	ln := newAcceptor(t)
+	dial := func() net.Conn { return ln.dial(t) }
 	now := time.Unix(1000, 0)
 	r := NewPeerReader()
 	r.now = func() time.Time { return now }
