@@ -176,10 +176,7 @@ func (p *printer) cmpFunctions(rows []runfmt.FunctionDelta, kind, title string) 
 }
 
 func cmpFuncName(r runfmt.FunctionDelta) string {
-	name := r.Function
-	if rs := []rune(name); len(rs) > 70 {
-		name = string(rs[:69]) + "…" // long generic instantiations
-	}
+	name := units.Shorten(r.Function, 70) // long generic instantiations
 	if r.UserCode {
 		return name
 	}

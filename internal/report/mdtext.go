@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"perflab/internal/units"
 )
 
 // MarkdownLimit is the most a markdown summary may weigh: under GitHub's
@@ -56,11 +58,7 @@ func mdCode(s string) string {
 
 // oneLineText folds newlines and tabs into spaces and cuts very long text.
 func oneLineText(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if rs := []rune(s); len(rs) > 400 {
-		s = string(rs[:399]) + "…"
-	}
-	return s
+	return units.Shorten(strings.Join(strings.Fields(s), " "), 400)
 }
 
 // mdTable writes a GFM table; align holds "l" or "r" per column.

@@ -29,9 +29,8 @@ import (
 type PeerReader struct {
 	known    map[uint64]tcpSocket
 	lastRead time.Time
-	// Reads counts the table reads, for tests and benchmarks.
-	Reads int
-	now   func() time.Time
+	reads    int // table reads, for the tests
+	now      func() time.Time
 }
 
 const (
@@ -148,7 +147,7 @@ func (r *PeerReader) read(pid int) error {
 			known[s.inode] = s
 		}
 	}
-	r.known, r.lastRead, r.Reads = known, r.now(), r.Reads+1
+	r.known, r.lastRead, r.reads = known, r.now(), r.reads+1
 	return nil
 }
 

@@ -120,22 +120,22 @@ func TestPeerReaderRereadsOnlyForNewSockets(t *testing.T) {
 	defer c1.Close()
 	peers()
 	now = now.Add(500 * time.Millisecond)
-	if peers(); r.Reads != 1 {
-		t.Errorf("%d table reads with no new socket; want 1", r.Reads)
+	if peers(); r.reads != 1 {
+		t.Errorf("%d table reads with no new socket; want 1", r.reads)
 	}
 	c2 := dial()
 	defer c2.Close()
 	now = now.Add(300 * time.Millisecond)
-	if p := peers(); r.Reads != 1 || p[ln.Addr().String()] != 1 {
-		t.Errorf("%d reads, peers %v %v after the last read; want 1 read, the known connection alone", r.Reads, p, 800*time.Millisecond)
+	if p := peers(); r.reads != 1 || p[ln.Addr().String()] != 1 {
+		t.Errorf("%d reads, peers %v %v after the last read; want 1 read, the known connection alone", r.reads, p, 800*time.Millisecond)
 	}
 	now = now.Add(peerRetry - 800*time.Millisecond)
-	if p := peers(); r.Reads != 2 || p[ln.Addr().String()] != 2 {
-		t.Errorf("%d reads, peers %v after a new socket; want 2 reads, both connections", r.Reads, p)
+	if p := peers(); r.reads != 2 || p[ln.Addr().String()] != 2 {
+		t.Errorf("%d reads, peers %v after a new socket; want 2 reads, both connections", r.reads, p)
 	}
 	now = now.Add(peerRefresh)
-	if peers(); r.Reads != 3 {
-		t.Errorf("%d reads after %v; want the refresh's 3rd", r.Reads, peerRefresh)
+	if peers(); r.reads != 3 {
+		t.Errorf("%d reads after %v; want the refresh's 3rd", r.reads, peerRefresh)
 	}
 }
 
