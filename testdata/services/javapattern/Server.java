@@ -3,9 +3,9 @@
 //	javac -d DIR Server.java && java -cp DIR Server --addr HOST:PORT [--mode buggy|fixed]
 //
 // GET /summarize?doc=N counts, in review N (0 to 63), the mentions of the
-// shop's 4000 products ("SKU-" and a name). Planted cost, in the
+// shop's 20000 products ("SKU-" and a name). Planted cost, in the
 // application's own code: Server.summarize builds the products' regular
-// expression (some 40 KB) and compiles it with
+// expression (some 240 KB) and compiles it with
 // java.util.regex.Pattern.compile on every call; --mode fixed compiles it
 // once (Server.PRODUCTS) and only matches. Both answer the same. GET
 // /healthz answers ok. Responses go out with TCP_NODELAY (see main).
@@ -29,11 +29,11 @@ public class Server {
     static final Pattern PRODUCTS = Pattern.compile(productRegex());
     static boolean buggy = true;
 
-    // productWords returns the 4000 products' names, four syllables each.
+    // productWords returns the 20000 products' names, five syllables each.
     static List<String> productWords() {
         List<String> w = new ArrayList<>();
-        for (int i = 0; i < 4000; i++) {
-            w.add(SYLLABLES[i % 10] + SYLLABLES[i / 10 % 10] + SYLLABLES[i / 100 % 10] + SYLLABLES[i / 1000]);
+        for (int i = 0; i < 20000; i++) {
+            w.add(SYLLABLES[i % 10] + SYLLABLES[i / 10 % 10] + SYLLABLES[i / 100 % 10] + SYLLABLES[i / 1000 % 10] + SYLLABLES[i / 10000]);
         }
         return w;
     }
@@ -47,8 +47,8 @@ public class Server {
         String[] docs = new String[64];
         for (int d = 0; d < docs.length; d++) {
             StringBuilder b = new StringBuilder();
-            for (int s = 0; s < 6; s++) {
-                b.append("I bought SKU-").append(WORDS.get((d * 37 + s * 1013) % WORDS.size()))
+            for (int s = 0; s < 3; s++) {
+                b.append("I bought SKU-").append(WORDS.get((d * 37 + s * 7001) % WORDS.size()))
                     .append(" last week and it works better than my old one. ");
             }
             docs[d] = b.toString();
