@@ -7,7 +7,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,5 +67,14 @@ func TestServiceRsscount(t *testing.T) {
 	}
 	if code, _, stderr := runBatch(t, bin, "-dir", t.TempDir()); code != 1 {
 		t.Errorf("rsscount -dir EMPTY: exit %d, stderr %q; want 1", code, stderr)
+	}
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "cut.xml"), []byte("<rss><channel><item><title>pres"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"buggy", "fixed"} {
+		if code, _, stderr := runBatch(t, bin, "-mode", mode, "-dir", broken); code != 1 || !strings.Contains(stderr, "cut.xml") {
+			t.Errorf("rsscount -mode %s of a cut document: exit %d, stderr %q; want 1 naming it", mode, code, stderr)
+		}
 	}
 }

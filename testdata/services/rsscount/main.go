@@ -141,16 +141,27 @@ type document struct {
 	URI     string
 }
 
-// freq counts the items of docs that mention topic, one document after the
-// other.
+// freq counts the items of docs that mention topic in the title or,
+// failing that, in the description, one document after the other. Its
+// loop body is freqConcurrent's, written out in each as the lesson's
+// program does, so a profile charges the decoding to the function's own
+// line.
 func freq(topic string, docs []string) (int, error) {
 	var found int
 	for _, doc := range docs {
-		n, err := count(topic, doc)
+		data, err := os.ReadFile(doc)
 		if err != nil {
 			return 0, err
 		}
-		found += n
+		var d document
+		if err := xml.Unmarshal(data, &d); err != nil {
+			return 0, fmt.Errorf("decoding %s: %w", doc, err)
+		}
+		for _, it := range d.Channel.Items {
+			if strings.Contains(it.Title, topic) || strings.Contains(it.Description, topic) {
+				found++
+			}
+		}
 	}
 	return found, nil
 }
@@ -170,12 +181,21 @@ func freqConcurrent(topic string, docs []string) (int, error) {
 		wg.Go(func() {
 			var local int
 			for doc := range ch {
-				n, err := count(topic, doc)
+				data, err := os.ReadFile(doc)
 				if err != nil {
 					errs.Store(doc, err)
 					return
 				}
-				local += n
+				var d document
+				if err := xml.Unmarshal(data, &d); err != nil {
+					errs.Store(doc, fmt.Errorf("decoding %s: %w", doc, err))
+					return
+				}
+				for _, it := range d.Channel.Items {
+					if strings.Contains(it.Title, topic) || strings.Contains(it.Description, topic) {
+						local++
+					}
+				}
 			}
 			found.Add(int64(local))
 		})
@@ -184,24 +204,4 @@ func freqConcurrent(topic string, docs []string) (int, error) {
 	var err error
 	errs.Range(func(_, v any) bool { err = errors.Join(err, v.(error)); return true })
 	return int(found.Load()), err
-}
-
-// count decodes one document and counts its items that mention topic in
-// the title or, failing that, in the description.
-func count(topic, doc string) (int, error) {
-	data, err := os.ReadFile(doc)
-	if err != nil {
-		return 0, err
-	}
-	var d document
-	if err := xml.Unmarshal(data, &d); err != nil {
-		return 0, fmt.Errorf("decoding %s: %w", doc, err)
-	}
-	var found int
-	for _, it := range d.Channel.Items {
-		if strings.Contains(it.Title, topic) || strings.Contains(it.Description, topic) {
-			found++
-		}
-	}
-	return found, nil
 }
