@@ -19,6 +19,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	goServices.Remove()
+	moreServices.Remove()
 	os.Exit(code)
 }
 
