@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
 )
 
 // PerfConfig says what PerfRecord samples and for how long.
@@ -126,7 +128,7 @@ func (cfg PerfConfig) check() error {
 
 func lookPerf(path string) (string, error) {
 	if path == "" {
-		path = "perf"
+		path = string(runfmt.ProfilerPerf) // the profiler's binary
 	}
 	p, err := exec.LookPath(path)
 	if err != nil {

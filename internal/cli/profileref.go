@@ -68,18 +68,18 @@ func (f *profileRef) resolve(arg string) (resolved, error) {
 		return r, usageErr("%s: not a profile file, and not a run in %s: %v", arg, f.dir, err)
 	}
 	e := es[0]
-	typ := "cpu"
+	typ := runfmt.ProfileCPU
 	if f.allocs {
-		typ = "allocs"
+		typ = runfmt.ProfileAllocs
 		if r.sample == "" {
 			r.sample = "alloc_space"
 		}
 	}
 	if f.wall {
-		typ = "wall"
+		typ = runfmt.ProfileWall
 	}
 	for _, p := range e.Run.Profiles {
-		if p.Type != typ && !(f.wall && p.Type == "offcpu") {
+		if p.Type != typ && !(f.wall && p.Type == runfmt.ProfileOffCPU) {
 			continue
 		}
 		r.path, r.run = filepath.Join(e.Dir, p.File), e.Dir

@@ -69,8 +69,6 @@ const (
 	UnitPct          = "%"
 	BetterHigher     = "higher"
 	BetterLower      = "lower"
-	FunctionCPU      = "cpu"
-	FunctionAllocs   = "allocs"
 	FunctionUnitUs   = "us"
 	FunctionUnitByte = "B"
 )
@@ -107,14 +105,14 @@ type MetricSummary struct {
 // calls (as in perflab run's hot table); for other code it is the flat cost.
 type FunctionDelta struct {
 	Function string `json:"function"`
-	// Profile is "cpu" (Unit "us": CPU microseconds per request) or
-	// "allocs" (Unit "B": bytes allocated per request).
-	Profile  string  `json:"profile"`
-	Unit     string  `json:"unit"`
-	UserCode bool    `json:"user_code"`
-	Base     float64 `json:"base"`
-	New      float64 `json:"new"`
-	Delta    float64 `json:"delta"`
+	// Profile is ProfileCPU (Unit "us": CPU microseconds per request) or
+	// ProfileAllocs (Unit "B": bytes allocated per request).
+	Profile  ProfileType `json:"profile"`
+	Unit     string      `json:"unit"`
+	UserCode bool        `json:"user_code"`
+	Base     float64     `json:"base"`
+	New      float64     `json:"new"`
+	Delta    float64     `json:"delta"`
 	// DeltaPct is null when the function is absent from the base.
 	DeltaPct *float64 `json:"delta_pct"`
 	// PValue compares the runs' per-request costs; null when there are too
