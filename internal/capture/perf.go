@@ -101,6 +101,10 @@ const (
 	perfScriptTimeout = 60 * time.Second
 )
 
+// sleepCommand is the command perf record runs for as long as it records
+// (perf record -p PIDS -- sleep SECONDS).
+const sleepCommand = "sleep"
+
 func (cfg PerfConfig) hz() int {
 	if cfg.Hz == 0 {
 		return DefaultPerfHz
@@ -161,7 +165,7 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 		// descriptors (fds 3 and 4 in perf): its ack says perf is sampling.
 		args = append(args, "-D", "-1", "--control", "fd:3,4")
 	}
-	args = append(args, "--", "sleep", strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
+	args = append(args, "--", sleepCommand, strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
 	limit := time.Duration(cfg.Seconds*float64(time.Second)) + perfStartTimeout
 	rctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()

@@ -33,7 +33,7 @@ type profileFlags struct {
 func (f *profileFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	v := flagSet{fs}
-	v.checked(&f.pprof, "pprof", "", "", "URL", checkHTTPURL, "the service's net/http/pprof base `URL` (e.g. http://127.0.0.1:6060)")
+	v.checked(&f.pprof, string(runfmt.ProfilerPprof), "", "", "URL", checkHTTPURL, "the service's net/http/pprof base `URL` (e.g. http://127.0.0.1:6060)")
 	v.int(&f.pid, "pid", "", 0, 1, maxPID, "sample the running process `PID` (and its children) with perf, py-spy or rbspy")
 	v.float(&f.seconds, "seconds", "", 10, 0.001, 3600, "length of the capture in `seconds` (at most 3600)")
 	v.choice(&f.profiler, "profiler", string(lab.ProfilerAuto), profileProfilers, orList(profileProfilers))
@@ -42,7 +42,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	v.checked(&f.memory, "memory", "", "", "size", checkMemory, "memory budget (`size`: 512M, 2G) of a service launched with -- CMD")
 	v.checked(&f.ready, "ready", "", "", "URL", checkHTTPURL, "with -- CMD: wait until this `URL` answers before profiling")
 	v.list(&f.env, "env", "e", "stringArray", checkKeyValue, "`KEY=VALUE` for the launched service (repeatable)")
-	fs.BoolVar(&f.trace, "trace", false, "also capture a Go execution trace (pprof endpoint only)")
+	fs.BoolVar(&f.trace, string(runfmt.ProfileTrace), false, "also capture a Go execution trace (pprof endpoint only)")
 	v.checked(&f.name, "name", "", "", "string", checkRunName, "label of the run (default: profile)")
 	v.checked(&f.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text summary")
