@@ -5,6 +5,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"slices"
@@ -19,7 +20,15 @@ type FieldError struct {
 	Err   error
 }
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+// Error names the field and the word (`findings[2].kind: unknown finding
+// kind "foo"`); the vocabulary's words, which ParseX lists, are left out:
+// run.json is perflab's, not typed by hand.
+func (e *FieldError) Error() string {
+	if ue := (*UnknownError)(nil); errors.As(e.Err, &ue) {
+		return fmt.Sprintf("%s: unknown %s %q", e.Field, ue.Vocabulary, ue.Word)
+	}
+	return e.Field + ": " + e.Err.Error()
+}
 func (e *FieldError) Unwrap() error { return e.Err }
 
 // Decode decodes the JSON value rd holds into v (a Run, or a type with
