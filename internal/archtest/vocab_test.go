@@ -16,22 +16,14 @@ import (
 // everywhere else by their constants.
 func vocabularies() map[string][]string {
 	return map[string][]string{
-		"kind of wall time": words(runfmt.TimeKinds()),
-		"wait":              words(runfmt.Waits()),
-		"profile type":      words(runfmt.ProfileTypes()),
-		"time source":       words(runfmt.TimeSources()),
-		"profiler":          words(runfmt.Profilers()),
-		"runtime":           words(runfmt.Runtimes()),
-		"finding kind":      words(runfmt.FindingKinds()),
+		"kind of wall time": runfmt.Words(runfmt.TimeKinds()),
+		"wait":              runfmt.Words(runfmt.Waits()),
+		"profile type":      runfmt.Words(runfmt.ProfileTypes()),
+		"time source":       runfmt.Words(runfmt.TimeSources()),
+		"profiler":          runfmt.Words(runfmt.Profilers()),
+		"runtime":           runfmt.Words(runfmt.Runtimes()),
+		"finding kind":      runfmt.Words(runfmt.FindingKinds()),
 	}
-}
-
-func words[T ~string](ws []T) []string {
-	out := make([]string, len(ws))
-	for i, w := range ws {
-		out[i] = string(w)
-	}
-	return out
 }
 
 // otherMeanings are the literals outside runfmt that spell a vocabulary's

@@ -12,11 +12,11 @@ import (
 )
 
 // metricTitle is a metric's row title in the comparison tables.
-func metricTitle(name string) string {
+func metricTitle(name runfmt.MetricName) string {
 	if m, ok := runfmt.Metric(name); ok {
 		return m.Title
 	}
-	return name
+	return string(name)
 }
 
 // FunctionRows is how many gainers and losers of each profile kind the text

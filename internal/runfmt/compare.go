@@ -53,16 +53,9 @@ type Group struct {
 	Revision *Revision `json:"revision,omitempty"`
 }
 
-// Metric names, the names --fail-on uses.
+// Units of the metrics, which side of a change is better, and units of a
+// function's cost.
 const (
-	MetricRPS        = "rps"
-	MetricP50        = "p50"
-	MetricP90        = "p90"
-	MetricP99        = "p99"
-	MetricCPU        = "cpu_per_request"
-	MetricAllocs     = "allocs_per_request"
-	MetricGC         = "gc_pct"
-	MetricRSS        = "rss_max"
 	UnitRPS          = "req/s"
 	UnitMs           = "ms"
 	UnitBytes        = "B"
@@ -75,7 +68,7 @@ const (
 
 // MetricComparison is one metric in both groups.
 type MetricComparison struct {
-	Name string `json:"name"`
+	Name MetricName `json:"name"`
 	// Unit is req/s, ms, B or %.
 	Unit string `json:"unit"`
 	// Better is "higher" (rps) or "lower" (everything else).
@@ -123,10 +116,10 @@ type FunctionDelta struct {
 
 // ThresholdCheck is one --fail-on rule applied to its metric.
 type ThresholdCheck struct {
-	Rule        string  `json:"rule"`
-	Metric      string  `json:"metric"`
-	DeltaPct    float64 `json:"delta_pct"`
-	Significant bool    `json:"significant"`
+	Rule        string     `json:"rule"`
+	Metric      MetricName `json:"metric"`
+	DeltaPct    float64    `json:"delta_pct"`
+	Significant bool       `json:"significant"`
 	// Measured is false when neither group measured the metric.
 	Measured bool `json:"measured"`
 	Violated bool `json:"violated"`

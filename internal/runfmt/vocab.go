@@ -28,17 +28,22 @@ func (e *UnknownError) Error() string {
 	return fmt.Sprintf("unknown %s %q (known: %s)", e.Vocabulary, e.Word, strings.Join(e.Known, ", "))
 }
 
+// Words is a vocabulary's words as strings ("rps, p50, ..." in a message).
+func Words[T ~string](ws []T) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = string(w)
+	}
+	return out
+}
+
 // parseWord returns s as one of the words known, or an *UnknownError that
 // names the vocabulary.
 func parseWord[T ~string](vocabulary string, known []T, s string) (T, error) {
 	if w := T(s); slices.Contains(known, w) {
 		return w, nil
 	}
-	names := make([]string, len(known))
-	for i, w := range known {
-		names[i] = string(w)
-	}
-	return "", &UnknownError{Vocabulary: vocabulary, Word: s, Known: names}
+	return "", &UnknownError{Vocabulary: vocabulary, Word: s, Known: Words(known)}
 }
 
 // unmarshalWord sets *w from run.json's text with parse; "" is the zero

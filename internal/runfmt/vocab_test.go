@@ -26,6 +26,7 @@ func testVocabularies() []testVocabulary {
 		vocabOf("wait", Waits(), ParseWait),
 		vocabOf("runtime", Runtimes(), ParseRuntime),
 		vocabOf("finding kind", FindingKinds(), ParseFindingKind),
+		vocabOf("metric", MetricNames(), ParseMetric),
 	}
 }
 
