@@ -199,7 +199,6 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 	p.cancel = cancel
 	secs := max(1, int(window.Seconds()))
 	p.windowSecs = window.Seconds()
-	mode := p.mode
 	var wg sync.WaitGroup
 	switch p.mode {
 	case runfmt.ProfilerPprof:
@@ -219,7 +218,7 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 		p.tree.onStart = func() { close(started) }
 		deadline := time.Now().Add(samplerLead)
 		var sched *schedRecording
-		if mode == runfmt.ProfilerPerf && !p.s.cfg.NoTrace {
+		if p.mode == runfmt.ProfilerPerf && !p.s.cfg.NoTrace {
 			sched = p.startPerfSched(pctx, &wg, window)
 		}
 		// At the window's end the profilers' CPU is read before they are
@@ -231,7 +230,7 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 		}
 		wg.Go(func() { p.sample(pctx, window) })
 		var idle *idleRecording
-		if mode == runfmt.ProfilerPySpy && p.s.cfg.Trace {
+		if p.mode == runfmt.ProfilerPySpy && p.s.cfg.Trace {
 			idle = p.startSpyIdle(pctx) // sampling before the load starts, as the CPU profile does
 		}
 		select {
@@ -246,7 +245,7 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 		switch {
 		case idle != nil:
 			wg.Go(func() { p.spyIdle(pctx, idle, window+spyIdleTail) })
-		case mode == runfmt.ProfilerPySpy && !p.s.cfg.NoTrace:
+		case p.mode == runfmt.ProfilerPySpy && !p.s.cfg.NoTrace:
 			wg.Go(func() { p.spyIdleSlice(pctx, window) })
 		}
 	}
