@@ -113,10 +113,10 @@ func culpritLines(s *stackSet, vi int, fns []string, keep func(st []int32) bool)
 // lineKinds are the finding kinds whose first function is code whose
 // lines carry the cost, and (for the library categories) whose second is
 // the library entry the cost goes through.
-var lineKinds = map[string]bool{
-	KindHotUserFunction: false,
-	KindFormatting:      true, KindEncoding: true, KindCompression: true,
-	KindRegexp: true, KindReflection: true, KindRepeatedWork: true,
+var lineKinds = map[runfmt.FindingKind]bool{
+	runfmt.FindingHotUserFunction: false,
+	runfmt.FindingFormatting:      true, runfmt.FindingEncoding: true, runfmt.FindingCompression: true,
+	runfmt.FindingRegexp: true, runfmt.FindingReflection: true, runfmt.FindingRepeatedWork: true,
 }
 
 // AttachLines fills the culprit lines of the findings and hot functions
@@ -194,7 +194,7 @@ func sourceLines(ls []lineCost, fn string, usPerReq float64, src *Sources) []run
 		sl := runfmt.SourceLine{File: l.file, Line: l.line, Pct: 100 * l.share, CostUsPerRequest: usPerReq * l.share}
 		if f := src.File(l.file); f.Err == nil {
 			text, ok := f.Line(l.line)
-			if sourceLang(f.Path) == "rb" && isRubyEnd(text) {
+			if sourceLang(f.Path) == runfmt.RuntimeRuby && isRubyEnd(text) {
 				continue
 			}
 			sl.Text = strings.TrimSpace(text)

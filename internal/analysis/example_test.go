@@ -34,7 +34,7 @@ func Example() {
 	}
 	t.WriteText(os.Stdout)
 	for _, f := range analysis.Findings(analysis.FindingInput{CPU: p, Requests: 1000}) {
-		fmt.Println(f.Kind + ": " + f.Title)
+		fmt.Println(string(f.Kind) + ": " + f.Title)
 	}
 	// Output:
 	// Type: cpu

@@ -25,7 +25,7 @@ type FindingInput struct {
 	UserCode UserCode
 	// Runtime is what the service runs (go, python, ruby, node, jvm,
 	// native; "" for Go): advice is given in its terms.
-	Runtime string
+	Runtime runfmt.Runtime
 
 	// Wall is the request goroutines' (threads') wall time by stack, from
 	// a Go execution trace or a wall-clock sampler (sample types
@@ -45,23 +45,6 @@ type FindingInput struct {
 	WaitChecks []string
 }
 
-// Finding kinds.
-const (
-	KindCPUBound        = "cpu-bound"
-	KindGC              = "gc"
-	KindFormatting      = "formatting"
-	KindEncoding        = "encoding"
-	KindReflection      = "reflection"
-	KindCompression     = "compression"
-	KindRegexp          = "regexp"
-	KindHotUserFunction = "hot-user-function"
-	KindRepeatedWork    = "repeated-work"
-	KindOffCPU          = "off-cpu"
-	KindCPUContention   = "cpu-contention"
-	KindLockContention  = "lock-contention"
-	KindGoroutineGrowth = "goroutine-growth"
-)
-
 // ranked is a finding with its rank: a share (of CPU, or for findings
 // about waiting the share of latency they explain) or a cost per request in
 // µs. Findings are sorted by their cost per request in time (see timeKey),
@@ -77,7 +60,7 @@ type ranked struct {
 // cost goes: it ranks after every finding that does, so the first finding
 // names what to change.
 func timeKey(r ranked, in FindingInput, cpu *cpuView) float64 {
-	if r.f.Kind == KindCPUBound {
+	if r.f.Kind == runfmt.FindingCPUBound {
 		return 0
 	}
 	if t := r.f.CostUsPerRequest + r.f.WaitUsPerRequest; t > 0 {

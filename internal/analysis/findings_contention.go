@@ -51,7 +51,7 @@ func cpuContention(in FindingInput, rq runqueue, latMs, cpuMs float64) (runfmt.F
 	if t == nil || rq.ms() <= 0 || rq.ms() < contentionMinShare*(latMs-cpuMs) && !rq.starved {
 		return runfmt.Finding{}, false
 	}
-	f := runfmt.Finding{Kind: KindCPUContention, Share: min(1, max(rq.ms()/latMs, 1-cpuMs/latMs)), WaitUsPerRequest: 1000 * rq.ms()}
+	f := runfmt.Finding{Kind: runfmt.FindingCPUContention, Share: min(1, max(rq.ms()/latMs, 1-cpuMs/latMs)), WaitUsPerRequest: 1000 * rq.ms()}
 	f.Title = fmt.Sprintf("requests wait for a CPU: %s per request runnable but not running", units.FormatMs(rq.ms()))
 	var d strings.Builder
 	fmt.Fprintf(&d, "A request takes %s on average and uses %s of CPU; %s per request was spent waiting in the kernel's run queue "+

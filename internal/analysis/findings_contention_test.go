@@ -27,8 +27,8 @@ func TestFindingsContentionOnANoisyMachine(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := Findings(FindingInput{CPU: cpu, Requests: 1000, Load: load, Target: &tc.target, Quality: tc.q})
-			c := findKind(fs, KindCPUContention)
-			if len(c) != 1 || len(findKind(fs, KindOffCPU)) != 0 {
+			c := findKind(fs, runfmt.FindingCPUContention)
+			if len(c) != 1 || len(findKind(fs, runfmt.FindingOffCPU)) != 0 {
 				t.Fatalf("findings = %+v; want cpu-contention and no off-cpu", fs)
 			}
 			for _, want := range []string{tc.want, "--service-cpus", "--load-cpus", "CPU per request and allocations far less"} {
@@ -46,8 +46,8 @@ func TestFindingsOffCPULeavesOutRunqueueWait(t *testing.T) {
 	target := &runfmt.TargetSummary{CPUCoresMean: 0.1, CPULimitCores: 2, CPUMsPerRequest: 1, CPUSeconds: 5, RunqueueWaitSeconds: 3}
 	q := &runfmt.Quality{Verdict: runfmt.QualityClean, PerflabRunqueueWaitS: 2}
 	fs := Findings(FindingInput{CPU: cpu, Requests: 1000, Load: load, Target: target, Quality: q})
-	o := findKind(fs, KindOffCPU)
-	if len(o) != 1 || len(findKind(fs, KindCPUContention)) != 0 {
+	o := findKind(fs, runfmt.FindingOffCPU)
+	if len(o) != 1 || len(findKind(fs, runfmt.FindingCPUContention)) != 0 {
 		t.Fatalf("findings = %+v; want off-cpu (5 of 49 ms off-CPU is the run queue)", fs)
 	}
 	if !strings.Contains(o[0].Detail, "5.00 ms (the service's threads 3.00 ms, the load generator's 2.00 ms)") || !strings.Contains(o[0].Detail, "the other 44.00 ms is waiting on I/O") {
@@ -58,7 +58,7 @@ func TestFindingsOffCPULeavesOutRunqueueWait(t *testing.T) {
 	target.CPUSeconds = 50
 	q.PerflabRunqueueWaitS = 6
 	fs = Findings(FindingInput{CPU: cpu, Requests: 1000, Load: load, Target: target, Quality: q})
-	if len(findKind(fs, KindOffCPU)) != 0 {
+	if len(findKind(fs, runfmt.FindingOffCPU)) != 0 {
 		t.Errorf("off-cpu finding although the run queue explains the waiting: %+v", fs)
 	}
 }

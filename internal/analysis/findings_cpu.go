@@ -55,21 +55,31 @@ func (v *cpuView) perReqText(share float64) string {
 	return s
 }
 
-// category groups library code by the kind of work it does.
+// category groups library code by the kind of work it does; its label
+// names the work in a finding's detail ("" for the kind's own name).
 type category struct {
-	kind, label, advice string
-	prefixes            []string
-	cacheable           bool
+	kind          runfmt.FindingKind
+	label, advice string
+	prefixes      []string
+	cacheable     bool
+}
+
+// name is the work the category's finding names.
+func (c category) name() string {
+	if c.label == "" {
+		return string(c.kind)
+	}
+	return c.label
 }
 
 var categories = []category{
-	{KindFormatting, "formatting", "build the string with strconv.Append*/strings.Builder or precompute it; fmt with %v walks values by reflection", []string{"fmt."}, false},
-	{KindEncoding, "encoding", "reuse encoders and buffers, encode only what changed, or cache the encoded bytes", []string{"encoding/json.", "encoding/xml.", "encoding/gob.", "encoding/csv.", "google.golang.org/protobuf/", "github.com/golang/protobuf/", "image/png.", "image/jpeg.", "image/gif."}, true},
-	{KindEncoding, "template execution", "cache the rendered output when its inputs rarely change", []string{"html/template.", "text/template."}, true},
-	{KindCompression, "compression", "lower the compression level, skip small or already-compressed bodies, or cache compressed output", []string{"compress/", "github.com/klauspost/compress/"}, true},
-	{KindRepeatedWork, "database/file reads", "read once and cache the result, or query only what changed", []string{"database/sql.", "github.com/mattn/go-sqlite3", "modernc.org/sqlite", "os.ReadFile", "os.(*File).Read", "io/ioutil.ReadFile"}, true},
-	{KindRegexp, "regular expressions", "compile once outside the handler, or use strings functions for fixed patterns", []string{"regexp."}, false},
-	{KindReflection, "reflection", "avoid reflect on the request path: use concrete types or generated code", []string{"reflect."}, false},
+	{runfmt.FindingFormatting, "", "build the string with strconv.Append*/strings.Builder or precompute it; fmt with %v walks values by reflection", []string{"fmt."}, false},
+	{runfmt.FindingEncoding, "", "reuse encoders and buffers, encode only what changed, or cache the encoded bytes", []string{"encoding/json.", "encoding/xml.", "encoding/gob.", "encoding/csv.", "google.golang.org/protobuf/", "github.com/golang/protobuf/", "image/png.", "image/jpeg.", "image/gif."}, true},
+	{runfmt.FindingEncoding, "template execution", "cache the rendered output when its inputs rarely change", []string{"html/template.", "text/template."}, true},
+	{runfmt.FindingCompression, "", "lower the compression level, skip small or already-compressed bodies, or cache compressed output", []string{"compress/", "github.com/klauspost/compress/"}, true},
+	{runfmt.FindingRepeatedWork, "database/file reads", "read once and cache the result, or query only what changed", []string{"database/sql.", "github.com/mattn/go-sqlite3", "modernc.org/sqlite", "os.ReadFile", "os.(*File).Read", "io/ioutil.ReadFile"}, true},
+	{runfmt.FindingRegexp, "regular expressions", "compile once outside the handler, or use strings functions for fixed patterns", []string{"regexp."}, false},
+	{runfmt.FindingReflection, "", "avoid reflect on the request path: use concrete types or generated code", []string{"reflect."}, false},
 }
 
 func categoryOf(name string) int {
@@ -182,9 +192,9 @@ func (v *cpuView) categoryFinding(k catKey, cat category, cost int64, entries ma
 		parts = append(parts, fmt.Sprintf("%s %.0f%%", s.funcs[fn].Name, 100*v.share(entries[fn])))
 	}
 	f.Title = fmt.Sprintf("%s under %s: %s", top, owner, v.perReqText(sh))
-	f.Detail = fmt.Sprintf("%s spends %s in %s (%s). %s.", owner, v.perReqText(sh), cat.label, strings.Join(parts, ", "), capitalize(cat.advice))
+	f.Detail = fmt.Sprintf("%s spends %s in %s (%s). %s.", owner, v.perReqText(sh), cat.name(), strings.Join(parts, ", "), capitalize(cat.advice))
 	if repeated {
-		f.Kind = KindRepeatedWork
+		f.Kind = runfmt.FindingRepeatedWork
 		f.Title = fmt.Sprintf("%s repeats %s on every request: %s", owner, top, v.perReqText(sh))
 		f.Detail += " If the result is the same for many requests (data that changes once a second, a rendered page, an image), compute it once and serve the cached result."
 	}

@@ -23,7 +23,7 @@ func cpuBound(in FindingInput, cpu *cpuView) []ranked {
 	if t == nil || !t.CPUBound {
 		return nil
 	}
-	f := runfmt.Finding{Kind: KindCPUBound, Share: 1, CostUsPerRequest: cpu.usPerReq}
+	f := runfmt.Finding{Kind: runfmt.FindingCPUBound, Share: 1, CostUsPerRequest: cpu.usPerReq}
 	limit := t.CPULimitCores
 	f.Title = fmt.Sprintf("CPU-bound: %.2f cores used", t.CPUCoresMean)
 	f.Detail = fmt.Sprintf("The target used %.2f cores on average (max %.2f)", t.CPUCoresMean, t.CPUCoresMax)
@@ -57,7 +57,7 @@ func gcFinding(in FindingInput, cpu *cpuView) []ranked {
 	if share <= gcMinShare {
 		return nil
 	}
-	f := runfmt.Finding{Kind: KindGC, Share: share, CostUsPerRequest: cpu.us(share), Functions: nil}
+	f := runfmt.Finding{Kind: runfmt.FindingGC, Share: share, CostUsPerRequest: cpu.us(share), Functions: nil}
 	f.Title = fmt.Sprintf("garbage collection takes %.0f%% of CPU", 100*share)
 	var d strings.Builder
 	fmt.Fprintf(&d, "The GC used %.1f%% of the target's CPU (from %s)", 100*share, src)

@@ -45,7 +45,7 @@ func memoryGrowth(in FindingInput) []ranked {
 		// and says it did not grow.
 		return nil
 	}
-	f := runfmt.Finding{Kind: KindMemoryGrowth, CostBytesPerRequest: h.BytesPerRequest}
+	f := runfmt.Finding{Kind: runfmt.FindingMemoryGrowth, CostBytesPerRequest: h.BytesPerRequest}
 	source := "gctrace's live heap"
 	if h.InuseEndMB > 0 {
 		source = "in-use heap profiles"

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"perflab/internal/runfmt"
 	"perflab/internal/units"
 
 	"github.com/google/pprof/profile"
@@ -52,7 +53,7 @@ func (tw *timeWaits) explain(in FindingInput, offMs float64) string {
 	}
 	d.WriteString(" What was checked:")
 	checks := append([]string(nil), in.WaitChecks...)
-	goService := in.Runtime == "" || in.Runtime == "go"
+	goService := in.Runtime == "" || in.Runtime == runfmt.RuntimeGo
 	if goService && in.Mutex == nil && in.Block == nil {
 		checks = append(checks, "no mutex and block profiles (the service does not enable them: runtime.SetMutexProfileFraction, runtime.SetBlockProfileRate)")
 	}
@@ -67,16 +68,16 @@ func (tw *timeWaits) explain(in FindingInput, offMs float64) string {
 }
 
 // sourceName names a wall-time source in a sentence.
-func sourceName(src string) string {
+func sourceName(src runfmt.TimeSource) string {
 	switch src {
-	case "go-trace":
+	case runfmt.TimeSourceGoTrace:
 		return "Go execution trace"
-	case "py-spy", "rbspy":
-		return src + "'s wall-clock samples"
-	case "perf-sched":
+	case runfmt.TimeSourcePySpy, runfmt.TimeSourceRbSpy:
+		return string(src) + "'s wall-clock samples"
+	case runfmt.TimeSourcePerfSched:
 		return "kernel's scheduler events"
 	}
-	return src
+	return string(src)
 }
 
 // offCPUSites names the user functions with the most time off a CPU in a
@@ -88,11 +89,11 @@ func offCPUSites(wall *profile.Profile, requests int64, uc UserCode) string {
 	}
 	type best struct {
 		s    site
-		wait string
+		wait runfmt.Wait
 	}
 	var all []best
 	for name, c := range v.classes {
-		if name == "cpu" {
+		if name == runfmt.WaitCPU {
 			continue
 		}
 		for _, s := range c.sites(2) {

@@ -20,7 +20,7 @@ func (v *cpuView) ownerFindings(prev []ranked) []ranked {
 	}
 	explained := map[string]float64{}
 	for _, r := range prev {
-		if len(r.f.Functions) > 0 && r.f.Kind != KindCPUBound && r.f.Kind != KindGC {
+		if len(r.f.Functions) > 0 && r.f.Kind != runfmt.FindingCPUBound && r.f.Kind != runfmt.FindingGC {
 			explained[r.f.Functions[0]] += r.f.Share
 		}
 	}
@@ -49,7 +49,7 @@ func (v *cpuView) ownerFinding(o Owner) runfmt.Finding {
 	short := func(f int32) string { return shortFuncName(s.funcs[f].Name, s.funcs[f].File) }
 	name := s.funcs[o.Func].Name
 	sh := v.share(o.Cum)
-	fd := runfmt.Finding{Kind: KindHotUserFunction, Functions: []string{name}, Share: sh, CostUsPerRequest: v.us(sh)}
+	fd := runfmt.Finding{Kind: runfmt.FindingHotUserFunction, Functions: []string{name}, Share: sh, CostUsPerRequest: v.us(sh)}
 	fd.Title = fmt.Sprintf("%s: %s", label(o.Func), v.perReqText(sh))
 	var parts []string
 	for i, c := range o.Callees {

@@ -34,14 +34,14 @@ type schedTime struct {
 func (s schedTime) total() float64 { return s.runnableMs + s.kernelMs }
 
 func newSchedTime(in FindingInput, tw *timeWaits) (schedTime, bool) {
-	if tw.v == nil || in.Time == nil || in.Time.Source != "go-trace" {
+	if tw.v == nil || in.Time == nil || in.Time.Source != runfmt.TimeSourceGoTrace {
 		return schedTime{}, false
 	}
 	var st schedTime
-	if c := tw.v.classes["runnable"]; c != nil {
+	if c := tw.v.classes[runfmt.WaitRunnable]; c != nil {
 		st.runnableMs = tw.v.ms(c.c.total)
 	}
-	if c := tw.v.classes["cpu"]; c != nil && in.Target != nil && in.Target.CPUMsPerRequest > 0 {
+	if c := tw.v.classes[runfmt.WaitCPU]; c != nil && in.Target != nil && in.Target.CPUMsPerRequest > 0 {
 		st.kernelMs = max(0, tw.v.ms(c.c.total)-in.Target.CPUMsPerRequest)
 	}
 	return st, true
@@ -70,7 +70,7 @@ func schedulerFindings(in FindingInput, cpu *cpuView, tw *timeWaits) []ranked {
 			return nil // the same: it names who held the cores
 		}
 	}
-	f := runfmt.Finding{Kind: KindSchedulerLatency, WaitUsPerRequest: 1000 * ms, Share: ms / in.Time.TotalMs}
+	f := runfmt.Finding{Kind: runfmt.FindingSchedulerLatency, WaitUsPerRequest: 1000 * ms, Share: ms / in.Time.TotalMs}
 	f.Title = fmt.Sprintf("scheduler latency: %s/request ready to run but not running", units.FormatMs(ms))
 	var d strings.Builder
 	fmt.Fprintf(&d, "Request goroutines waited %s per request for a P (runnable in Go's run queue)", units.FormatMs(st.runnableMs))
@@ -108,7 +108,7 @@ func gomaxprocsFinding(in FindingInput, cpu *cpuView, st schedTime, traced bool)
 		return runfmt.Finding{}, false // idle, and not waiting for a CPU: the extra Ps do not matter
 	}
 	match := max(1, int(math.Ceil(t.CPULimitCores)))
-	f := runfmt.Finding{Kind: KindGOMAXPROCS, WaitUsPerRequest: 1000 * waitMs}
+	f := runfmt.Finding{Kind: runfmt.FindingGOMAXPROCS, WaitUsPerRequest: 1000 * waitMs}
 	f.Title = fmt.Sprintf("GOMAXPROCS %d above the %g-core CPU budget: requests wait %s each for a CPU", g.GOMAXPROCS, t.CPULimitCores, units.FormatMs(waitMs))
 	var d strings.Builder
 	fmt.Fprintf(&d, "The service runs %d Ps (%s) under a budget of %g cores: up to %d threads run at once on what %g cores allow.", g.GOMAXPROCS, g.GOMAXPROCSSource, t.CPULimitCores, g.GOMAXPROCS, t.CPULimitCores)
@@ -152,7 +152,7 @@ func cpuWait(in FindingInput, cpu *cpuView, st schedTime, traced bool) (float64,
 	if rest >= 0 && in.Time != nil {
 		for _, k := range in.Time.Kinds {
 			switch k.Kind {
-			case "network", "sync", "sleep":
+			case runfmt.TimeNetwork, runfmt.TimeSync, runfmt.TimeSleep:
 				rest -= k.MsPerRequest
 			}
 		}

@@ -9,7 +9,7 @@ import (
 	"perflab/internal/runfmt"
 )
 
-func findKind(fs []runfmt.Finding, kind string) []runfmt.Finding {
+func findKind(fs []runfmt.Finding, kind runfmt.FindingKind) []runfmt.Finding {
 	var out []runfmt.Finding
 	for _, f := range fs {
 		if f.Kind == kind {
@@ -33,11 +33,11 @@ func TestFindingsRealProfile(t *testing.T) {
 	for _, f := range fs {
 		t.Logf("%s: %s | %s", f.Kind, f.Title, f.Detail)
 	}
-	check := func(kind, user, std string) {
+	check := func(kind runfmt.FindingKind, user, std string) {
 		t.Helper()
 		candidates := findKind(fs, kind)
-		if kind == KindRepeatedWork { // below 30% of CPU it is reported as encoding
-			candidates = append(candidates, findKind(fs, KindEncoding)...)
+		if kind == runfmt.FindingRepeatedWork { // below 30% of CPU it is reported as encoding
+			candidates = append(candidates, findKind(fs, runfmt.FindingEncoding)...)
 		}
 		for _, f := range candidates {
 			if len(f.Functions) > 1 && f.Functions[0] == pkgPath+user && hasFunc(f, std) {
@@ -49,19 +49,19 @@ func TestFindingsRealProfile(t *testing.T) {
 		}
 		t.Errorf("no %s finding naming %s then %s", kind, user, std)
 	}
-	check(KindFormatting, "plantedFormat", "fmt.Sprintf")
+	check(runfmt.FindingFormatting, "plantedFormat", "fmt.Sprintf")
 	// plantedLower's cost is its own (strings.ToLower under it); the code
 	// above it calls three planted functions, so the owner walk names
 	// either plantedLower or that caller with plantedLower among the
 	// callees its cost is spread over.
 	named := false
-	for _, f := range findKind(fs, KindHotUserFunction) {
+	for _, f := range findKind(fs, runfmt.FindingHotUserFunction) {
 		named = named || hasFunc(f, pkgPath+"plantedLower") && strings.Contains(f.Title, "plantedLower")
 	}
 	if !named {
 		t.Error("no hot-user-function finding naming plantedLower")
 	}
-	check(KindRepeatedWork, "plantedPNG", "image/png.Encode")
+	check(runfmt.FindingRepeatedWork, "plantedPNG", "image/png.Encode")
 	for i := 1; i < len(fs); i++ {
 		if fs[i].Share > fs[i-1].Share {
 			t.Errorf("findings not ranked by share: %v before %v", fs[i-1].Share, fs[i].Share)
@@ -72,17 +72,17 @@ func TestFindingsRealProfile(t *testing.T) {
 func TestFindingsExactShares(t *testing.T) {
 	fs := Findings(FindingInput{CPU: cpuProfile(t), Requests: 10})
 	// main.render: 400 of 1000 in fmt -> formatting 40%, 40ns/request.
-	f := findKind(fs, KindFormatting)
+	f := findKind(fs, runfmt.FindingFormatting)
 	if len(f) != 1 || !near(f[0].Share, 0.4) || !near(f[0].CostUsPerRequest, 0.04) || f[0].Functions[0] != "main.render" || f[0].Functions[1] != "fmt.Sprintf" {
 		t.Fatalf("formatting findings = %+v", f)
 	}
 	// main.search: 400 charged, 300 through strings.ToLower.
-	h := findKind(fs, KindHotUserFunction)
+	h := findKind(fs, runfmt.FindingHotUserFunction)
 	if len(h) != 1 || h[0].Functions[0] != "main.search" || h[0].Functions[1] != "strings.ToLower" || !near(h[0].Share, 0.4) {
 		t.Errorf("hot-user-function findings = %+v", h)
 	}
 	// The GC workers take 15% of the profile.
-	g := findKind(fs, KindGC)
+	g := findKind(fs, runfmt.FindingGC)
 	if len(g) != 1 || !near(g[0].Share, 0.15) || len(g[0].Functions) != 1 || g[0].Functions[0] != "main.search" {
 		t.Errorf("gc findings = %+v; want 15%% and main.search named as the allocating caller", g)
 	}
@@ -95,13 +95,13 @@ func TestFindingsTargetAndGC(t *testing.T) {
 		GC:     &runfmt.GCSummary{CPUPct: 25, Count: 40, HeapMaxMB: 12, AllocMBPerS: 300},
 	}
 	fs := Findings(in)
-	if c := findKind(fs, KindCPUBound); len(c) != 1 || !strings.Contains(c[0].Detail, "160 requests/s") {
+	if c := findKind(fs, runfmt.FindingCPUBound); len(c) != 1 || !strings.Contains(c[0].Detail, "160 requests/s") {
 		t.Errorf("cpu-bound findings = %+v; want one with the 2/12.5ms = 160 rps cap", c)
 	}
-	if fs[0].Kind == KindCPUBound || fs[len(fs)-1].Kind != KindCPUBound {
+	if fs[0].Kind == runfmt.FindingCPUBound || fs[len(fs)-1].Kind != runfmt.FindingCPUBound {
 		t.Errorf("findings %v: want the cost findings first and the service's state (cpu-bound) after them", kinds(fs))
 	}
-	g := findKind(fs, KindGC)
+	g := findKind(fs, runfmt.FindingGC)
 	if len(g) != 1 || !near(g[0].Share, 0.25) || !near(g[0].CostUsPerRequest, 0.25*12500) || g[0].CostBytesPerRequest <= 0 {
 		t.Fatalf("gc finding = %+v", g)
 	}
@@ -109,10 +109,10 @@ func TestFindingsTargetAndGC(t *testing.T) {
 		t.Errorf("gc finding lacks the allocating function or the GOGC trade-off: %+v", g[0])
 	}
 	// Measured CPU per request scales the shares: 40% of 12.5ms = 5ms.
-	if f := findKind(fs, KindFormatting); len(f) != 1 || !near(f[0].CostUsPerRequest, 5000) || !strings.Contains(f[0].Title, "5.00 ms/request") {
+	if f := findKind(fs, runfmt.FindingFormatting); len(f) != 1 || !near(f[0].CostUsPerRequest, 5000) || !strings.Contains(f[0].Title, "5.00 ms/request") {
 		t.Errorf("formatting finding with measured CPU = %+v", f)
 	}
-	if len(findKind(fs, KindOffCPU)) != 0 {
+	if len(findKind(fs, runfmt.FindingOffCPU)) != 0 {
 		t.Error("off-cpu finding for a CPU-bound target")
 	}
 }
@@ -124,7 +124,7 @@ func TestFindingsOffCPU(t *testing.T) {
 	)
 	load := &runfmt.LoadResult{Requests: 1000, Latency: runfmt.Latency{Mean: 50}, Phases: map[string]runfmt.Latency{"connect": {Mean: 0.2}, "ttfb": {Mean: 49}}}
 	fs := Findings(FindingInput{CPU: cpu, Requests: 1000, Load: load, Target: &runfmt.TargetSummary{CPUCoresMean: 0.1, CPULimitCores: 2, CPUMsPerRequest: 1}})
-	if fs[0].Kind != KindOffCPU {
+	if fs[0].Kind != runfmt.FindingOffCPU {
 		t.Fatalf("first finding = %+v, want off-cpu", fs[0])
 	}
 	for _, want := range []string{"98%", "ttfb 49.00 ms", "60% of the CPU it does use is in system calls"} {
@@ -139,14 +139,14 @@ func TestFindingsCPUContention(t *testing.T) {
 	load := &runfmt.LoadResult{Requests: 1000, Latency: runfmt.Latency{Mean: 20}}
 	target := &runfmt.TargetSummary{CPUCoresMean: 0.6, CPULimitCores: 2, CPUMsPerRequest: 1, RunqueueWaitSeconds: 15}
 	fs := Findings(FindingInput{CPU: cpu, Requests: 1000, Load: load, Target: target})
-	c := findKind(fs, KindCPUContention)
-	if len(c) != 1 || !strings.Contains(c[0].Title, "15.00 ms per request") || len(findKind(fs, KindOffCPU)) != 0 {
+	c := findKind(fs, runfmt.FindingCPUContention)
+	if len(c) != 1 || !strings.Contains(c[0].Title, "15.00 ms per request") || len(findKind(fs, runfmt.FindingOffCPU)) != 0 {
 		t.Fatalf("findings = %+v; want cpu-contention (15 of 19 ms off-CPU waiting for a CPU) instead of off-cpu", fs)
 	}
 	// A little run-queue wait leaves the off-CPU verdict as it was.
 	target.RunqueueWaitSeconds = 2
 	fs = Findings(FindingInput{CPU: cpu, Requests: 1000, Load: load, Target: target})
-	if len(findKind(fs, KindOffCPU)) != 1 || len(findKind(fs, KindCPUContention)) != 0 {
+	if len(findKind(fs, runfmt.FindingOffCPU)) != 1 || len(findKind(fs, runfmt.FindingCPUContention)) != 0 {
 		t.Errorf("findings = %+v; want off-cpu when the run-queue wait is small", fs)
 	}
 }
@@ -158,12 +158,12 @@ func TestFindingsLocks(t *testing.T) {
 	)
 	load := &runfmt.LoadResult{Latency: runfmt.Latency{Mean: 20}}
 	fs := Findings(FindingInput{Mutex: mutex, Requests: 1000, Load: load})
-	l := findKind(fs, KindLockContention)
+	l := findKind(fs, runfmt.FindingLockContention)
 	if len(l) != 1 || l[0].Functions[0] != "main.(*cache).get" || l[0].Functions[1] != "sync.(*Mutex).Lock" || !strings.Contains(l[0].Title, "2.00 ms/request") {
 		t.Errorf("lock findings = %+v", l)
 	}
 	// Below 5% of latency: nothing.
-	if fs := Findings(FindingInput{Mutex: mutex, Requests: 1000000, Load: load}); len(findKind(fs, KindLockContention)) != 0 {
+	if fs := Findings(FindingInput{Mutex: mutex, Requests: 1000000, Load: load}); len(findKind(fs, runfmt.FindingLockContention)) != 0 {
 		t.Errorf("lock finding for negligible contention: %+v", fs)
 	}
 }
@@ -177,7 +177,7 @@ func TestFindingsGoroutineGrowth(t *testing.T) {
 		)
 	}
 	fs := Findings(FindingInput{GoroutinesStart: g(5), GoroutinesEnd: g(505)})
-	f := findKind(fs, KindGoroutineGrowth)
+	f := findKind(fs, runfmt.FindingGoroutineGrowth)
 	if len(f) != 1 || f[0].Functions[0] != "main.worker" || f[0].Functions[1] != "runtime.chanrecv1" || !strings.Contains(f[0].Title, "from 10 to 510") {
 		t.Errorf("goroutine findings = %+v", f)
 	}
@@ -193,8 +193,8 @@ func TestFindingsEmpty(t *testing.T) {
 }
 
 // kinds lists the findings' kinds in their order.
-func kinds(fs []runfmt.Finding) []string {
-	var k []string
+func kinds(fs []runfmt.Finding) []runfmt.FindingKind {
+	var k []runfmt.FindingKind
 	for _, f := range fs {
 		k = append(k, f.Kind)
 	}

@@ -8,20 +8,6 @@ import (
 	"perflab/internal/units"
 )
 
-// Finding kinds of the wall-time rules.
-const (
-	KindDownstreamWait   = "downstream-wait"
-	KindPoolWait         = "pool-wait"
-	KindSyncWait         = "sync-wait"
-	KindSleep            = "sleep"
-	KindSyscallWait      = "syscall-wait"
-	KindClientIO         = "client-io"
-	KindGCPause          = "gc-pause"
-	KindSchedulerLatency = "scheduler-latency"
-	KindGOMAXPROCS       = "gomaxprocs"
-	KindMemoryGrowth     = "memory-growth"
-)
-
 // Thresholds of the wall-time rules.
 const (
 	waitMinShare = 0.10 // of a request's traced time
@@ -30,51 +16,51 @@ const (
 
 // waitRule turns the time in some wait classes into a finding.
 type waitRule struct {
-	kind    string
-	classes []string
+	kind    runfmt.FindingKind
+	classes []runfmt.Wait
 	// title is the finding's title for the top site and its ms/request.
 	title  func(s site, ms string) string
 	advice string
 }
 
 var waitRules = []waitRule{
-	{KindDownstreamWait, []string{"downstream"},
+	{runfmt.FindingDownstreamWait, []runfmt.Wait{runfmt.WaitDownstream},
 		func(s site, ms string) string {
 			return fmt.Sprintf("downstream wait in %s: %s/request%s", s.fn, ms, inCallee(s.callee))
 		},
 		"Call it concurrently with other work, cache its answers, batch the calls, or make the other service faster; give the call a timeout."},
-	{KindLockContention, []string{"lock", "cond"},
+	{runfmt.FindingLockContention, []runfmt.Wait{runfmt.WaitLock, runfmt.WaitCond},
 		func(s site, ms string) string {
 			return fmt.Sprintf("lock contention in %s: %s/request waiting%s", s.fn, ms, inCallee(s.callee))
 		},
 		"Hold the lock for less time (move work out of the critical section), shard it, use an RWMutex for readers, or avoid shared state on the request path."},
-	{KindPoolWait, []string{"pool"},
+	{runfmt.FindingPoolWait, []runfmt.Wait{runfmt.WaitPool},
 		func(s site, ms string) string {
 			return fmt.Sprintf("pool wait in %s: %s/request waiting for a connection or slot%s", s.fn, ms, inCallee(s.callee))
 		},
 		"The pool (or semaphore) is smaller than the concurrency, or its connections are held too long: raise its size (sql.DB.SetMaxOpenConns, http.Transport.MaxConnsPerHost) or release connections sooner."},
-	{KindSyncWait, []string{"channel", "waitgroup", "sync"},
+	{runfmt.FindingSyncWait, []runfmt.Wait{runfmt.WaitChannel, runfmt.WaitGroup, runfmt.WaitSync},
 		func(s site, ms string) string {
 			return fmt.Sprintf("sync wait in %s: %s/request%s", s.fn, ms, inCallee(s.callee))
 		},
 		"The request waits for another goroutine (a channel, a select, a WaitGroup): look at what that goroutine does, or whether the request needs to wait for it at all."},
-	{KindSleep, []string{"sleep"},
+	{runfmt.FindingSleep, []runfmt.Wait{runfmt.WaitSleep},
 		func(s site, ms string) string {
 			return fmt.Sprintf("sleep on the request path in %s: %s/request%s", s.fn, ms, inCallee(s.callee))
 		},
 		"A sleep in a handler is a retry backoff, a rate limiter, a polling loop or a leftover: remove it, or wait on the event itself."},
-	{KindSyscallWait, []string{"syscall"},
+	{runfmt.FindingSyscallWait, []runfmt.Wait{runfmt.WaitSyscall},
 		func(s site, ms string) string {
 			return fmt.Sprintf("system calls in %s: %s/request%s", s.fn, ms, inCallee(s.callee))
 		},
 		"Blocking system calls (file I/O, DNS through cgo, fsync) hold a thread each: cache what is read, or move the work off the request path."},
-	{KindClientIO, []string{"client"},
+	{runfmt.FindingClientIO, []runfmt.Wait{runfmt.WaitClient},
 		func(s site, ms string) string {
 			return fmt.Sprintf("the client's connection in %s: %s/request reading its body or writing the response%s", s.fn, ms, inCallee(s.callee))
 		},
 		"The request's own connection is slow: a large upload or download, a slow client or network. Stream instead of buffering, and set server read/write timeouts."},
 	// Assists are CPU work, in the CPU profile's GC share; pauses are not.
-	{KindGCPause, []string{"gc-stop", "gc-wait"},
+	{runfmt.FindingGCPause, []runfmt.Wait{runfmt.WaitGCStop, runfmt.WaitGCWait},
 		func(s site, ms string) string { return fmt.Sprintf("garbage collection in requests: %s/request", ms) },
 		"Allocate less on the request path (see the allocation findings), or give the heap more room (a higher GOGC, or a GOMEMLIMIT with headroom)."},
 }
@@ -121,7 +107,7 @@ func (tw *timeWaits) rule(in FindingInput, rule waitRule) (runfmt.Finding, bool)
 	if ms < waitMinMs || float64(ns) < waitMinShare*float64(v.totalNs) {
 		return runfmt.Finding{}, false
 	}
-	if rule.kind == KindSyscallWait && runqueueOf(in).serviceMs >= 0.5*ms {
+	if rule.kind == runfmt.FindingSyscallWait && runqueueOf(in).serviceMs >= 0.5*ms {
 		// A thread in a system call waits for a CPU like any other: on a
 		// machine that starves the service this is CPU contention.
 		return runfmt.Finding{}, false
@@ -141,7 +127,7 @@ func (tw *timeWaits) rule(in FindingInput, rule waitRule) (runfmt.Finding, bool)
 	}
 	var sites []site
 	switch {
-	case rule.kind == KindGCPause:
+	case rule.kind == runfmt.FindingGCPause:
 		// the collector stops every goroutine wherever it is: no site
 	default:
 		if sites = top.sites(3); len(sites) == 0 {
@@ -187,15 +173,15 @@ func (tw *timeWaits) rule(in FindingInput, rule waitRule) (runfmt.Finding, bool)
 // wait, the holders of a lock, the collector's stops.
 func (tw *timeWaits) detail(d *strings.Builder, in FindingInput, rule waitRule) {
 	switch rule.kind {
-	case KindDownstreamWait:
+	case runfmt.FindingDownstreamWait:
 		if len(in.Peers) > 0 {
 			fmt.Fprintf(d, " The service's outbound connections in the window: %s.", strings.Join(in.Peers, ", "))
 		}
-	case KindLockContention:
+	case runfmt.FindingLockContention:
 		if h := holders(in, tw.v.requests); h != "" {
 			fmt.Fprintf(d, " The waits ended where the lock was released: %s (the code holding it).", h)
 		}
-	case KindGCPause:
+	case runfmt.FindingGCPause:
 		if s := in.Time.Scheduler; s != nil {
 			fmt.Fprintf(d, " The world was stopped %.2f ms by the collector over %d cycles in the %.1f s traced.", s.GCStopMs, s.GCCycles, in.Time.Seconds)
 		}

@@ -17,18 +17,13 @@ type wsmp struct {
 	ns          int64
 }
 
-// waitKind is the kind of each wait label in these tests (walltime's and
-// the samplers' vocabulary).
-var waitKind = map[string]string{
-	"cpu": "running", "runnable": "runnable", "downstream": "network", "client": "network",
-	"lock": "sync", "channel": "sync", "pool": "sync", "sync": "sync", "waitgroup": "sync", "cond": "sync",
-	"syscall": "syscall", "gc-stop": "gc", "gc-wait": "gc", "gc-assist": "gc", "sleep": "sleep", "other": "other",
-}
-
 // buildWall makes a wall-time profile in runfmt's format.
 func buildWall(t testing.TB, samples ...wsmp) *profile.Profile {
 	t.Helper()
-	names := append([]string{runfmt.WallSample, runfmt.OffCPUSample}, runfmt.TimeKindNames...)
+	names := []string{runfmt.WallSample, runfmt.OffCPUSample}
+	for _, k := range runfmt.TimeKinds() {
+		names = append(names, string(k))
+	}
 	types := make([]string, len(names))
 	smps := make([]smp, len(samples))
 	for i, n := range names {
@@ -37,8 +32,8 @@ func buildWall(t testing.TB, samples ...wsmp) *profile.Profile {
 	for i, s := range samples {
 		v := make([]int64, len(names))
 		v[0] = s.ns
-		kind := waitKind[s.wait]
-		if kind != "running" {
+		kind := string(runfmt.Wait(s.wait).Kind())
+		if kind != string(runfmt.TimeRunning) {
 			v[1] = s.ns
 		}
 		for j, n := range names {
@@ -78,7 +73,7 @@ func plantedWall(t testing.TB) (*profile.Profile, *runfmt.TimePerRequest) {
 
 func TestTimeKinds(t *testing.T) {
 	_, tm := plantedWall(t)
-	want := map[string]float64{"running": 1, "runnable": 0.5, "network": 20, "sleep": 5}
+	want := map[runfmt.TimeKind]float64{"running": 1, "runnable": 0.5, "network": 20, "sleep": 5}
 	for _, k := range tm.Kinds {
 		if math.Abs(k.MsPerRequest-want[k.Kind]) > 1e-9 {
 			t.Errorf("%s: %.3f ms/request; want %.3f", k.Kind, k.MsPerRequest, want[k.Kind])
@@ -103,15 +98,15 @@ func TestWaitFindingsFromWall(t *testing.T) {
 		t.Fatalf("%d findings; want the downstream wait and the sleep", len(fs))
 	}
 	d := fs[0]
-	if d.Kind != KindDownstreamWait || d.WaitUsPerRequest != 20500 || !hasFunc(d, "main.fetchPrice") || !hasFunc(d, "net/http.(*Client).Get") ||
+	if d.Kind != runfmt.FindingDownstreamWait || d.WaitUsPerRequest != 20500 || !hasFunc(d, "main.fetchPrice") || !hasFunc(d, "net/http.(*Client).Get") ||
 		!strings.Contains(d.Detail, "10.0.0.7:443") {
 		t.Errorf("first finding %+v; want the downstream wait of main.fetchPrice, 20.5 ms with the runnable after, naming the peer", d)
 	}
-	if s := fs[1]; s.Kind != KindSleep || s.WaitUsPerRequest != 5000 || !hasFunc(s, "main.throttle") {
+	if s := fs[1]; s.Kind != runfmt.FindingSleep || s.WaitUsPerRequest != 5000 || !hasFunc(s, "main.throttle") {
 		t.Errorf("second finding %+v; want the 5 ms sleep in main.throttle", s)
 	}
 	for _, f := range fs {
-		if f.Kind == KindOffCPU {
+		if f.Kind == runfmt.FindingOffCPU {
 			t.Errorf("off-cpu finding %q though the waits explain the latency", f.Title)
 		}
 	}
@@ -123,7 +118,7 @@ func TestLockFindingNamesHolder(t *testing.T) {
 	tm := &runfmt.TimePerRequest{Source: "go-trace", Requests: 100, Kinds: TimeKinds(wall, 100, UserCode{}), TotalMs: 16}
 	holders := buildWall(t, wsmp{handlerStack + ";main.(*store).put;sync.(*Mutex).Unlock", "lock", 100 * 14e6})
 	fs := Findings(FindingInput{Wall: wall, Holders: holders, Time: tm, Requests: 100})
-	if len(fs) == 0 || fs[0].Kind != KindLockContention || !hasFunc(fs[0], "main.(*store).get") || !strings.Contains(fs[0].Detail, "main.(*store).put") {
+	if len(fs) == 0 || fs[0].Kind != runfmt.FindingLockContention || !hasFunc(fs[0], "main.(*store).get") || !strings.Contains(fs[0].Detail, "main.(*store).put") {
 		t.Fatalf("findings %+v; want lock contention in main.(*store).get, released in main.(*store).put", fs)
 	}
 }
@@ -132,7 +127,7 @@ func TestWaitWithoutUserCodeIsNotNamed(t *testing.T) {
 	wall := buildWall(t, wsmp{handlerStack, "cpu", 1e6}, wsmp{"runtime.goexit;net/http.(*conn).serve;net/http.(*conn).readRequest;syscall.read", "syscall", 9e6})
 	tm := &runfmt.TimePerRequest{Source: "go-trace", Requests: 1, Kinds: TimeKinds(wall, 1, UserCode{}), TotalMs: 10}
 	for _, f := range Findings(FindingInput{Wall: wall, Time: tm, Requests: 1}) {
-		if f.Kind == KindSyscallWait {
+		if f.Kind == runfmt.FindingSyscallWait {
 			t.Errorf("syscall finding %q without user code to name", f.Title)
 		}
 	}
@@ -143,13 +138,13 @@ func TestGOMAXPROCSAboveBudget(t *testing.T) {
 		Target:    &runfmt.TargetSummary{CPULimitCores: 1, CPUCoresMean: 0.98, ThrottledPct: 40, ThrottledSeconds: 1.2, CPUBound: true, CPUMsPerRequest: 2},
 		GoRuntime: &runfmt.GoRuntime{GOMAXPROCS: 8, GOMAXPROCSSource: "gctrace", GOMAXPROCSEnv: "8"},
 		Load:      &runfmt.LoadResult{Latency: runfmt.Latency{Mean: 9, P99: 40}}}
-	f := findKind(Findings(in), KindGOMAXPROCS)
+	f := findKind(Findings(in), runfmt.FindingGOMAXPROCS)
 	if len(f) != 1 || f[0].WaitUsPerRequest != 7000 || !strings.Contains(f[0].Detail, "GOMAXPROCS=1") || !strings.Contains(f[0].Detail, "40%") {
 		t.Fatalf("gomaxprocs findings %+v; want one, 7 ms (latency beyond the CPU), advising GOMAXPROCS=1 with the throttling", f)
 	}
 	// Go's own floor under a 1-core limit is 2: not a finding.
 	in.GoRuntime.GOMAXPROCS = 2
-	if f := findKind(Findings(in), KindGOMAXPROCS); len(f) != 0 {
+	if f := findKind(Findings(in), runfmt.FindingGOMAXPROCS); len(f) != 0 {
 		t.Errorf("GOMAXPROCS 2 under 1 core reported: %+v", f)
 	}
 }
@@ -157,20 +152,20 @@ func TestGOMAXPROCSAboveBudget(t *testing.T) {
 func TestMemoryGrowth(t *testing.T) {
 	h := &runfmt.HeapGrowth{LiveStartMB: 10, LiveEndMB: 40, SlopeMBPerS: 10, Collections: 6, InuseStartMB: 10, InuseEndMB: 40,
 		BytesPerRequest: 1100, Sites: []runfmt.HeapSite{{Function: "main.remember", BytesPerRequest: 1100, MBPerS: 10}}}
-	f := findKind(Findings(FindingInput{Heap: h, Requests: 30000}), KindMemoryGrowth)
+	f := findKind(Findings(FindingInput{Heap: h, Requests: 30000}), runfmt.FindingMemoryGrowth)
 	if len(f) != 1 || f[0].CostBytesPerRequest != 1100 || !hasFunc(f[0], "main.remember") {
 		t.Fatalf("memory-growth findings %+v; want main.remember at 1100 B/request", f)
 	}
 	// gctrace's whole megabytes move by one on a small heap: not growth.
 	small := &runfmt.HeapGrowth{LiveStartMB: 1, LiveEndMB: 2, SlopeMBPerS: 0.3, Collections: 80, InuseStartMB: 4, InuseEndMB: 4}
-	if f := findKind(Findings(FindingInput{Heap: small, Requests: 1000}), KindMemoryGrowth); len(f) != 0 {
+	if f := findKind(Findings(FindingInput{Heap: small, Requests: 1000}), runfmt.FindingMemoryGrowth); len(f) != 0 {
 		t.Errorf("memory growth reported for a steady heap: %+v", f)
 	}
 	// The demo's log tail churns: the sampled in-use profiles moved 7.5 MB
 	// while gctrace's exact live heap stayed at 25 MB over 54 collections.
 	churn := &runfmt.HeapGrowth{LiveStartMB: 25, LiveEndMB: 25, SlopeMBPerS: 0.045, Collections: 54, InuseStartMB: 21.3, InuseEndMB: 28.8,
 		BytesPerRequest: 2536, Sites: []runfmt.HeapSite{{Function: "main.parse", BytesPerRequest: 2536, MBPerS: 0.75}}}
-	if f := findKind(Findings(FindingInput{Heap: churn, Requests: 3000}), KindMemoryGrowth); len(f) != 0 {
+	if f := findKind(Findings(FindingInput{Heap: churn, Requests: 3000}), runfmt.FindingMemoryGrowth); len(f) != 0 {
 		t.Errorf("memory growth reported where gctrace's live heap stayed flat: %+v", f)
 	}
 }
@@ -179,7 +174,7 @@ func TestOffCPUSaysWhatWasChecked(t *testing.T) {
 	cpu := build(t, []string{"cpu/nanoseconds"}, smp{handlerStack, []int64{1e8}})
 	fs := Findings(FindingInput{CPU: cpu, Requests: 100, Load: &runfmt.LoadResult{Latency: runfmt.Latency{Mean: 30}},
 		WaitChecks: []string{"no execution trace (--no-trace)"}})
-	f := findKind(fs, KindOffCPU)
+	f := findKind(fs, runfmt.FindingOffCPU)
 	if len(f) != 1 || !strings.Contains(f[0].Detail, "What was checked") || !strings.Contains(f[0].Detail, "--no-trace") ||
 		strings.Contains(f[0].Detail, "Look at") {
 		t.Fatalf("off-cpu findings %+v; want what was checked, not advice to look", f)
@@ -193,11 +188,11 @@ func TestSyscallWaitOnAStarvedMachine(t *testing.T) {
 	wall := buildWall(t, wsmp{handlerStack, "cpu", 100 * 1e6}, wsmp{handlerStack + ";main.readTable;io.ReadFull;syscall.read", "syscall", 100 * 5e6})
 	tm := &runfmt.TimePerRequest{Source: "go-trace", Requests: 100, Kinds: TimeKinds(wall, 100, UserCode{}), TotalMs: 6}
 	in := FindingInput{Wall: wall, Time: tm, Requests: 100, Target: &runfmt.TargetSummary{RunqueueWaitSeconds: 0.001}}
-	if f := findKind(Findings(in), KindSyscallWait); len(f) != 1 || !hasFunc(f[0], "main.readTable") {
+	if f := findKind(Findings(in), runfmt.FindingSyscallWait); len(f) != 1 || !hasFunc(f[0], "main.readTable") {
 		t.Fatalf("syscall findings %+v on a quiet machine; want main.readTable", f)
 	}
 	in.Target.RunqueueWaitSeconds = 1 // 10 ms a request waiting for a CPU
-	if f := findKind(Findings(in), KindSyscallWait); len(f) != 0 {
+	if f := findKind(Findings(in), runfmt.FindingSyscallWait); len(f) != 0 {
 		t.Errorf("syscall finding %+v while the service's threads waited 10 ms a request for a CPU", f)
 	}
 }

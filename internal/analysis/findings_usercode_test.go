@@ -27,22 +27,22 @@ func TestFindingsFollowUserCode(t *testing.T) {
 	check := func(name string, uc UserCode, want string) {
 		t.Helper()
 		in.UserCode = uc
-		kinds := map[string]bool{}
+		kinds := map[runfmt.FindingKind]bool{}
 		for _, f := range Findings(in) {
 			switch f.Kind {
-			case KindDownstreamWait, KindGC:
+			case runfmt.FindingDownstreamWait, runfmt.FindingGC:
 				kinds[f.Kind] = true
 				if len(f.Functions) == 0 || f.Functions[0] != want {
 					t.Errorf("%s: [%s] %q names %v first; want %s", name, f.Kind, f.Title, f.Functions, want)
 				}
 			}
 		}
-		if !kinds[KindDownstreamWait] || !kinds[KindGC] {
+		if !kinds[runfmt.FindingDownstreamWait] || !kinds[runfmt.FindingGC] {
 			t.Errorf("%s: findings %v; want a downstream wait and a GC finding", name, kinds)
 		}
 		in.Wall = nil // the mutex profile is read only without a wall-time profile
 		for _, f := range Findings(in) {
-			if f.Kind == KindLockContention && f.Functions[0] != want {
+			if f.Kind == runfmt.FindingLockContention && f.Functions[0] != want {
 				t.Errorf("%s: [%s] %q names %v first; want %s", name, f.Kind, f.Title, f.Functions, want)
 			}
 		}
@@ -60,7 +60,7 @@ func TestGCFindingWithoutUserAllocators(t *testing.T) {
 	allocs := build(t, []string{"alloc_objects/count", "alloc_space/bytes"},
 		smp{"runtime.goexit;net/http.(*conn).serve;net/http.(*conn).readRequest;runtime.mallocgc", []int64{1000, 1 << 20}})
 	for _, f := range Findings(FindingInput{Allocs: allocs, Requests: 100, GC: &runfmt.GCSummary{CPUPct: 30}}) {
-		if f.Kind == KindGC && (strings.Contains(f.Detail, ": .") || !strings.Contains(f.Detail, "Requests allocate 10.2 KiB each")) {
+		if f.Kind == runfmt.FindingGC && (strings.Contains(f.Detail, ": .") || !strings.Contains(f.Detail, "Requests allocate 10.2 KiB each")) {
 			t.Errorf("GC finding detail %q; want the bytes per request and no empty list", f.Detail)
 		}
 	}

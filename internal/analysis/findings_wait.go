@@ -52,7 +52,7 @@ func offCPU(in FindingInput, cpu *cpuView, tw *timeWaits) []ranked {
 	if tw.explained >= offExplainedShare*(lat-cpuMs-rq.ms()) {
 		return nil // the wall-time findings say it better
 	}
-	f := runfmt.Finding{Kind: KindOffCPU}
+	f := runfmt.Finding{Kind: runfmt.FindingOffCPU}
 	f.Title = fmt.Sprintf("requests wait: %s mean latency for %s of CPU", units.FormatMs(lat), units.FormatMs(cpuMs))
 	var d strings.Builder
 	fmt.Fprintf(&d, "A request takes %s on average but uses %s of CPU, so %.0f%% of its time is spent off-CPU", units.FormatMs(lat), units.FormatMs(cpuMs), 100*off)
@@ -91,8 +91,8 @@ func lockFindings(in FindingInput) []ranked {
 	var out []ranked
 	for _, src := range []struct {
 		p    *profile.Profile
-		what string
-	}{{in.Mutex, "mutex"}, {in.Block, "block"}} {
+		what runfmt.ProfileType
+	}{{in.Mutex, runfmt.ProfileMutex}, {in.Block, runfmt.ProfileBlock}} {
 		if src.p == nil {
 			continue
 		}
@@ -103,7 +103,7 @@ func lockFindings(in FindingInput) []ranked {
 	return out
 }
 
-func lockFinding(in FindingInput, p *profile.Profile, what string) (ranked, bool) {
+func lockFinding(in FindingInput, p *profile.Profile, what runfmt.ProfileType) (ranked, bool) {
 	s := fromProfile(p)
 	vi, err := s.sampleIndex("delay")
 	if err != nil {
@@ -135,7 +135,7 @@ func lockFinding(in FindingInput, p *profile.Profile, what string) (ranked, bool
 	}
 	top := users[0]
 	name := s.funcs[top].Name
-	f := runfmt.Finding{Kind: KindLockContention, Functions: []string{name}}
+	f := runfmt.Finding{Kind: runfmt.FindingLockContention, Functions: []string{name}}
 	wait := ""
 	if callee, _ := c.topCallee(top); callee >= 0 {
 		wait = s.funcs[callee].Name
@@ -169,7 +169,7 @@ func goroutineGrowth(in FindingInput) []ranked {
 	if end-start < growthMinAbs || float64(end) < growthMinFactor*float64(start) {
 		return nil
 	}
-	f := runfmt.Finding{Kind: KindGoroutineGrowth}
+	f := runfmt.Finding{Kind: runfmt.FindingGoroutineGrowth}
 	f.Title = fmt.Sprintf("goroutines grew from %d to %d", start, end)
 	before := chargedByName(in.GoroutinesStart, in.UserCode)
 	s := fromProfile(in.GoroutinesEnd)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"perflab/internal/runfmt"
 )
 
 // ListOptions selects what List shows.
@@ -306,7 +308,7 @@ func listFunc(s *stackSet, g *listGroup, src *Sources, l *Listing, ncallees int)
 		ends := 0
 		for _, ln := range lf.Lines {
 			lf.Changed = lf.Changed || ln.Mismatch
-			if _, isSampled := cum[ln.Line]; isSampled && sourceLang(lf.Source.Path) == "rb" && isRubyEnd(ln.Text) {
+			if _, isSampled := cum[ln.Line]; isSampled && sourceLang(lf.Source.Path) == runfmt.RuntimeRuby && isRubyEnd(ln.Text) {
 				ends++
 			}
 		}
@@ -420,7 +422,7 @@ func defLine(src *SourceFile, fn string, n int64) int64 {
 	}
 	for i := n; i >= 1 && n-i < 2000; i-- {
 		if name, _ := declName(src.Lines[i-1], lang); name == want {
-			if lang == "go" {
+			if lang == runfmt.RuntimeGo {
 				return commentStart(src, i)
 			}
 			return i

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
 )
 
 // buildLines makes a CPU profile (nanoseconds) from stacks written root
@@ -324,16 +326,20 @@ end
 }
 
 func TestDefName(t *testing.T) {
-	for _, tc := range []struct{ fn, lang, want string }{
+	for _, tc := range []struct {
+		fn   string
+		lang runfmt.Runtime
+		want string
+	}{
 		{"main.(*server).search", "go", "search"},
 		{"main.handler.func1", "go", "handler"},
 		{"github.com/acme/api.(*Cache[...]).Get", "go", "Get"},
 		{"main.(*app).routes.func2.1", "go", "routes"},
 		{"main.init.0", "go", ""},
-		{"Mash.__init__", "py", "__init__"},
-		{"<module>", "py", ""},
-		{"block (2 levels) in Mash#initialize", "rb", "initialize"},
-		{"respond_to?", "rb", "respond_to?"},
+		{"Mash.__init__", "python", "__init__"},
+		{"<module>", "python", ""},
+		{"block (2 levels) in Mash#initialize", "ruby", "initialize"},
+		{"respond_to?", "ruby", "respond_to?"},
 	} {
 		if got := defName(tc.fn, tc.lang); got != tc.want {
 			t.Errorf("defName(%q, %s) = %q, want %q", tc.fn, tc.lang, got, tc.want)

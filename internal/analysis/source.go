@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"perflab/internal/files"
+	"perflab/internal/runfmt"
 )
 
 // Sources finds and reads the source files a profile names, for listings
@@ -176,7 +177,7 @@ func (f *SourceFile) DeclaredAt(fn string, n int64) (ok, known bool) {
 // subject is what the checks of line n against fn compare: the file's
 // language, the name fn's definition carries, and the line; known is false
 // when no check applies.
-func (f *SourceFile) subject(fn string, n int64) (lang, want, text string, exists, known bool) {
+func (f *SourceFile) subject(fn string, n int64) (lang runfmt.Runtime, want, text string, exists, known bool) {
 	if f == nil || f.Err != nil || n <= 0 {
 		return "", "", "", false, false
 	}
@@ -191,18 +192,18 @@ func (f *SourceFile) subject(fn string, n int64) (lang, want, text string, exist
 
 // declName returns the name a line declares ("func (a *app) handle(" ->
 // handle; "  def __init__(self" -> __init__) and its indentation.
-func declName(text, lang string) (string, int) {
+func declName(text string, lang runfmt.Runtime) (string, int) {
 	var m []string
 	switch lang {
-	case "go":
+	case runfmt.RuntimeGo:
 		if m = goFuncDecl.FindStringSubmatch(text); m != nil {
 			return m[1], 0
 		}
-	case "py":
+	case runfmt.RuntimePython:
 		if m = pyDefDecl.FindStringSubmatch(text); m != nil {
 			return m[2], len(m[1])
 		}
-	case "rb":
+	case runfmt.RuntimeRuby:
 		if m = rbDefDecl.FindStringSubmatch(text); m != nil {
 			return m[2], len(m[1])
 		}
@@ -211,16 +212,18 @@ func declName(text, lang string) (string, int) {
 }
 
 // lineComment is each language's line-comment prefix.
-var lineComment = map[string]string{"go": "//", "py": "#", "rb": "#"}
+var lineComment = map[runfmt.Runtime]string{runfmt.RuntimeGo: "//", runfmt.RuntimePython: "#", runfmt.RuntimeRuby: "#"}
 
-func sourceLang(path string) string {
+// sourceLang is the runtime a source file is written for, by its
+// extension; "" for another.
+func sourceLang(path string) runfmt.Runtime {
 	switch filepath.Ext(path) {
 	case ".go":
-		return "go"
+		return runfmt.RuntimeGo
 	case ".py", ".pyx":
-		return "py"
+		return runfmt.RuntimePython
 	case ".rb":
-		return "rb"
+		return runfmt.RuntimeRuby
 	}
 	return ""
 }
@@ -234,17 +237,17 @@ var (
 // enclosingDef finds the definition line n belongs to and returns its name:
 // for Go the nearest top-level func at or above n; for Python and Ruby the
 // nearest def at n or above it that is indented less than line n.
-func (f *SourceFile) enclosingDef(n int64, lang string) (string, bool) {
+func (f *SourceFile) enclosingDef(n int64, lang runfmt.Runtime) (string, bool) {
 	line := f.Lines[n-1]
 	if name, _ := declName(line, lang); name != "" {
 		return name, true
 	}
 	indent := len(line) - len(strings.TrimLeft(line, " \t"))
-	if lang == "rb" && isRubyEnd(line) {
+	if lang == runfmt.RuntimeRuby && isRubyEnd(line) {
 		indent++ // a method's own "end" lines up with its def
 	}
 	for i := n - 1; i >= 1; i-- {
-		if name, in := declName(f.Lines[i-1], lang); name != "" && (lang == "go" || in < indent) {
+		if name, in := declName(f.Lines[i-1], lang); name != "" && (lang == runfmt.RuntimeGo || in < indent) {
 			return name, true
 		}
 	}
@@ -288,9 +291,9 @@ var goClosure = regexp.MustCompile(`(\.(func|gowrap|deferwrap)[0-9]+(\.[0-9]+)*|
 // defName is the name fn's definition carries in the source: the method or
 // function name without package, receiver, class or closure suffix; "" when
 // it cannot be told.
-func defName(fn, lang string) string {
+func defName(fn string, lang runfmt.Runtime) string {
 	switch lang {
-	case "go":
+	case runfmt.RuntimeGo:
 		fn = goClosure.ReplaceAllString(stripTypeArgs(fn), "")
 		rel := fn[strings.LastIndexByte(fn, '/')+1:]
 		if _, r, ok := strings.Cut(rel, "."); ok {
@@ -300,11 +303,11 @@ func defName(fn, lang string) string {
 			return "" // package initialisers have no declaration of their own
 		}
 		return rel[strings.LastIndexByte(rel, '.')+1:]
-	case "py":
+	case runfmt.RuntimePython:
 		if i := strings.LastIndexByte(fn, '.'); i >= 0 {
 			fn = fn[i+1:]
 		}
-	case "rb":
+	case runfmt.RuntimeRuby:
 		if m := rubyBlockLabel.FindStringSubmatch(fn); m != nil {
 			fn = m[1]
 		}

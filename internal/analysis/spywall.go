@@ -33,11 +33,12 @@ var dispatchFrames = []string{
 
 // waitModules classify a wait by the standard-library module it happens
 // in (the base name of the leaf frame's file).
-var waitModules = map[string]string{
-	"socket.py": "downstream", "ssl.py": "downstream", "selectors.py": "downstream", "client.py": "downstream",
-	"connection.py": "downstream", "connectionpool.py": "downstream", "base_events.py": "downstream",
-	"threading.py": "lock", "queue.py": "channel", "_base.py": "channel", "synchronize.py": "lock",
-	"subprocess.py": "syscall",
+var waitModules = map[string]runfmt.Wait{
+	"socket.py": runfmt.WaitDownstream, "ssl.py": runfmt.WaitDownstream, "selectors.py": runfmt.WaitDownstream,
+	"client.py": runfmt.WaitDownstream, "connection.py": runfmt.WaitDownstream, "connectionpool.py": runfmt.WaitDownstream,
+	"base_events.py": runfmt.WaitDownstream,
+	"threading.py":   runfmt.WaitLock, "queue.py": runfmt.WaitChannel, "_base.py": runfmt.WaitChannel, "synchronize.py": runfmt.WaitLock,
+	"subprocess.py": runfmt.WaitSyscall,
 }
 
 // waitCalls classify a wait by the call on its source line, when the leaf
@@ -45,18 +46,12 @@ var waitModules = map[string]string{
 // for socket.recv or time.sleep).
 var waitCalls = []struct {
 	re   *regexp.Regexp
-	wait string
+	wait runfmt.Wait
 }{
-	{regexp.MustCompile(`\bsleep\(`), "sleep"},
-	{regexp.MustCompile(`\.(recv|recv_into|recvfrom|send|sendall|connect|accept|makefile|getresponse|urlopen|request|get|post|put|delete|execute|fetch\w*|query)\(|\b(create_connection|getaddrinfo|urlopen)\(`), "downstream"},
-	{regexp.MustCompile(`\.(acquire|wait|join)\(|\bwith\s+\w*lock`), "lock"},
-	{regexp.MustCompile(`\.(read|readline|readinto|write|flush|fsync)\(|\bopen\(`), "syscall"},
-}
-
-// spyWaitKinds maps the waits a sampler finds to their kind.
-var spyWaitKinds = map[string]string{
-	"cpu": "running", "runnable": "runnable", "downstream": "network", "client": "network", "lock": "sync", "channel": "sync",
-	"syscall": "syscall", "sleep": "sleep", "other": "other",
+	{regexp.MustCompile(`\bsleep\(`), runfmt.WaitSleep},
+	{regexp.MustCompile(`\.(recv|recv_into|recvfrom|send|sendall|connect|accept|makefile|getresponse|urlopen|request|get|post|put|delete|execute|fetch\w*|query)\(|\b(create_connection|getaddrinfo|urlopen)\(`), runfmt.WaitDownstream},
+	{regexp.MustCompile(`\.(acquire|wait|join)\(|\bwith\s+\w*lock`), runfmt.WaitLock},
+	{regexp.MustCompile(`\.(read|readline|readinto|write|flush|fsync)\(|\bopen\(`), runfmt.WaitSyscall},
 }
 
 // SpyWall builds a wall-time profile (the runfmt format: sample types
@@ -124,10 +119,10 @@ func SpyWall(wall, cpu *profile.Profile, cpuShare float64, cpuNs int64, source f
 	for _, st := range stacks {
 		active := int64(st.run * float64(st.per))
 		run := int64(float64(active) * scale)
-		b.add(st.s, "cpu", int64(float64(run)*missed))
+		b.add(st.s, runfmt.WaitCPU, int64(float64(run)*missed))
 		// Active but beyond the CPU measured: ready to run, waiting in the
 		// kernel's run queue (or for the GIL).
-		b.add(st.s, "runnable", int64(float64(active-run)*missed))
+		b.add(st.s, runfmt.WaitRunnable, int64(float64(active-run)*missed))
 		if off := int64(st.off * float64(st.per)); off > 0 {
 			b.add(st.s, classifySpyWait(st.s, source), int64(float64(off)*missed))
 		}
@@ -201,20 +196,20 @@ func frameKey(s *profile.Sample) string {
 // classifySpyWait names the wait of a stack that was off a CPU: by the
 // library module it is in, else by the call on the service's source line,
 // else other.
-func classifySpyWait(s *profile.Sample, source func(string, int64) string) string {
+func classifySpyWait(s *profile.Sample, source func(string, int64) string) runfmt.Wait {
 	frames := sampleFrames(s)
 	if len(frames) == 0 {
-		return "other"
+		return runfmt.WaitOther
 	}
 	leaf := frames[0]
 	if !IsUserFunc(leaf.Function.Name, leaf.Function.Filename) {
 		if w, ok := waitModules[path.Base(leaf.Function.Filename)]; ok {
-			if w == "downstream" && servesOwnConnection(frames) {
-				return "client"
+			if w == runfmt.WaitDownstream && servesOwnConnection(frames) {
+				return runfmt.WaitClient
 			}
 			return w
 		}
-		return "other"
+		return runfmt.WaitOther
 	}
 	if source != nil {
 		text := source(leaf.Function.Filename, leaf.Line)
@@ -224,7 +219,7 @@ func classifySpyWait(s *profile.Sample, source func(string, int64) string) strin
 			}
 		}
 	}
-	return "other"
+	return runfmt.WaitOther
 }
 
 // servesOwnConnection tells a socket wait on the request's own connection
@@ -245,7 +240,7 @@ func servesOwnConnection(frames []profile.Line) bool {
 // spyBuilder accumulates the wall-time profile of SpyWall.
 type spyBuilder struct {
 	p    *profile.Profile
-	kind map[string]int // sample type index per kind
+	kind map[runfmt.TimeKind]int // sample type index per kind
 	seen map[string]*profile.Sample
 }
 
@@ -256,29 +251,29 @@ func newSpyBuilder(src *profile.Profile) *spyBuilder {
 		Location:          src.Location, Function: src.Function, Mapping: src.Mapping,
 		TimeNanos: src.TimeNanos, DurationNanos: src.DurationNanos,
 	}
-	b := &spyBuilder{p: p, kind: map[string]int{}, seen: map[string]*profile.Sample{}}
-	for _, k := range runfmt.TimeKindNames {
+	b := &spyBuilder{p: p, kind: map[runfmt.TimeKind]int{}, seen: map[string]*profile.Sample{}}
+	for _, k := range runfmt.TimeKinds() {
 		b.kind[k] = len(p.SampleType)
-		p.SampleType = append(p.SampleType, &profile.ValueType{Type: k, Unit: "nanoseconds"})
+		p.SampleType = append(p.SampleType, &profile.ValueType{Type: string(k), Unit: "nanoseconds"})
 	}
 	return b
 }
 
 // add charges ns of wait at s's stack.
-func (b *spyBuilder) add(s *profile.Sample, wait string, ns int64) {
+func (b *spyBuilder) add(s *profile.Sample, wait runfmt.Wait, ns int64) {
 	if ns <= 0 {
 		return
 	}
-	key := stackKey(s) + "|" + wait
+	key := stackKey(s) + "|" + string(wait)
 	smp := b.seen[key]
 	if smp == nil {
-		smp = &profile.Sample{Location: s.Location, Value: make([]int64, len(b.p.SampleType)), Label: map[string][]string{runfmt.WaitLabel: {wait}}}
+		smp = &profile.Sample{Location: s.Location, Value: make([]int64, len(b.p.SampleType)), Label: map[string][]string{runfmt.WaitLabel: {string(wait)}}}
 		b.seen[key] = smp
 		b.p.Sample = append(b.p.Sample, smp)
 	}
-	kind := spyWaitKinds[wait]
+	kind := wait.Kind()
 	smp.Value[0] += ns
-	if kind != "running" {
+	if kind != runfmt.TimeRunning {
 		smp.Value[1] += ns
 	}
 	smp.Value[b.kind[kind]] += ns

@@ -64,11 +64,11 @@ func TestSpyWall(t *testing.T) {
 		t.Errorf("idle %d ns; want the 40 samples between requests", idleNs)
 	}
 	kinds := TimeKinds(p, 10, UserCode{})
-	got := map[string]float64{}
+	got := map[runfmt.TimeKind]float64{}
 	for _, k := range kinds {
 		got[k.Kind] = k.MsPerRequest
 	}
-	if got["running"] != 6 || got["network"] != 54 || len(kinds) != len(runfmt.TimeKindNames) {
+	if got["running"] != 6 || got["network"] != 54 || len(kinds) != len(runfmt.TimeKinds()) {
 		t.Errorf("per request %v; want running 6 ms, network 54 ms (the recv)", got)
 	}
 	if k := kindNamed(kinds, "network"); k.Top == nil || k.Top.Function != "fetch_quote" || k.Waits["downstream"] != 54 {
@@ -120,13 +120,13 @@ func TestSpyWall(t *testing.T) {
 	}
 }
 
-func kindNamed(ks []runfmt.TimeKind, name string) runfmt.TimeKind {
+func kindNamed(ks []runfmt.TimeRow, name runfmt.TimeKind) runfmt.TimeRow {
 	for _, k := range ks {
 		if k.Kind == name {
 			return k
 		}
 	}
-	return runfmt.TimeKind{}
+	return runfmt.TimeRow{}
 }
 
 func TestHeapDelta(t *testing.T) {

@@ -14,14 +14,14 @@ import (
 // class with user-code attribution of its wall time.
 type waitView struct {
 	requests int64
-	classes  map[string]*waitClass
+	classes  map[runfmt.Wait]*waitClass
 	totalNs  int64
 }
 
 // waitClass is the wall time of one wait: blocked there, and runnable after
 // (the time to get back on a CPU once the wait is over belongs to it).
 type waitClass struct {
-	name       string
+	name       runfmt.Wait
 	c          *costs
 	blockedNs  int64
 	runnableNs int64
@@ -46,17 +46,17 @@ func newWaitView(wall *profile.Profile, requests int64, uc UserCode) *waitView {
 	if vi < 0 {
 		return nil
 	}
-	blockAt := map[string]string{}
+	blockAt := map[string]runfmt.Wait{}
 	for _, s := range wall.Sample {
-		if w := waitOf(s); parks[w] {
+		if w := waitOf(s); w.Parks() {
 			blockAt[stackKey(s)] = w
 		}
 	}
-	groups := map[string][]*profile.Sample{}
-	runnable := map[string]int64{}
+	groups := map[runfmt.Wait][]*profile.Sample{}
+	runnable := map[runfmt.Wait]int64{}
 	for _, s := range wall.Sample {
 		w := waitOf(s)
-		if w == "runnable" {
+		if w == runfmt.WaitRunnable {
 			if b, ok := blockAt[stackKey(s)]; ok {
 				w = b
 				runnable[w] += s.Value[vi]
@@ -64,7 +64,7 @@ func newWaitView(wall *profile.Profile, requests int64, uc UserCode) *waitView {
 		}
 		groups[w] = append(groups[w], s)
 	}
-	v := &waitView{requests: requests, classes: map[string]*waitClass{}}
+	v := &waitView{requests: requests, classes: map[runfmt.Wait]*waitClass{}}
 	for name, samples := range groups {
 		set := fromProfile(withSamples(wall, samples))
 		c := computeCosts(set, vi, uc, nil)
@@ -80,19 +80,14 @@ func withSamples(p *profile.Profile, samples []*profile.Sample) *profile.Profile
 		PeriodType: p.PeriodType, Period: p.Period, DurationNanos: p.DurationNanos, Sample: samples}
 }
 
-// parks are the waits that park a goroutine (or a thread) until something
-// else wakes it: the runnable time after them, at the same stack, is part of
-// the wait.
-var parks = map[string]bool{
-	"client": true, "downstream": true, "lock": true, "channel": true, "waitgroup": true, "cond": true,
-	"pool": true, "sync": true, "syscall": true, "gc-wait": true, "sleep": true,
-}
-
-func waitOf(s *profile.Sample) string {
+// waitOf is the wait a sample's label names (running without one). The
+// runnable time after a wait that parks (runfmt.Wait.Parks), at the same
+// stack, is part of the wait.
+func waitOf(s *profile.Sample) runfmt.Wait {
 	if ls := s.Label[runfmt.WaitLabel]; len(ls) > 0 {
-		return ls[0]
+		return runfmt.Wait(ls[0])
 	}
-	return "cpu"
+	return runfmt.WaitCPU
 }
 
 func stackKey(s *profile.Sample) string {
@@ -114,7 +109,7 @@ func sampleTypeIndex(p *profile.Profile, typ string) int {
 }
 
 // totalNs is the wall time of the classes named.
-func (w *waitView) sum(names ...string) int64 {
+func (w *waitView) sum(names ...runfmt.Wait) int64 {
 	var ns int64
 	for _, n := range names {
 		if c := w.classes[n]; c != nil {
@@ -146,24 +141,25 @@ func (c *waitClass) sites(n int) []site {
 }
 
 // TimeKinds splits a wall-time profile into the time-per-request table's
-// kinds (runfmt.TimeKindNames), each with its waits and its top user
-// function (user code decided by uc), per request. Kinds the profile lacks
-// are reported as zero.
-func TimeKinds(wall *profile.Profile, requests int64, uc UserCode) []runfmt.TimeKind {
+// kinds (runfmt.TimeKinds), each with its waits and its top user function
+// (user code decided by uc), per request. Kinds the profile lacks are
+// reported as zero.
+func TimeKinds(wall *profile.Profile, requests int64, uc UserCode) []runfmt.TimeRow {
 	if wall == nil || requests <= 0 {
 		return nil
 	}
 	set := fromProfile(wall)
 	per := func(ns int64) float64 { return float64(ns) / 1e6 / float64(requests) }
-	out := make([]runfmt.TimeKind, 0, len(runfmt.TimeKindNames))
-	for _, name := range runfmt.TimeKindNames {
-		k := runfmt.TimeKind{Kind: name}
-		vi := sampleTypeIndex(wall, name)
+	kinds := runfmt.TimeKinds()
+	out := make([]runfmt.TimeRow, 0, len(kinds))
+	for _, kind := range kinds {
+		k := runfmt.TimeRow{Kind: kind}
+		vi := sampleTypeIndex(wall, string(kind))
 		if vi < 0 {
 			out = append(out, k)
 			continue
 		}
-		waits := map[string]int64{}
+		waits := map[runfmt.Wait]int64{}
 		for _, s := range wall.Sample {
 			if v := s.Value[vi]; v != 0 {
 				waits[waitOf(s)] += v
@@ -171,9 +167,10 @@ func TimeKinds(wall *profile.Profile, requests int64, uc UserCode) []runfmt.Time
 		}
 		c := computeCosts(set, vi, uc, nil)
 		k.MsPerRequest = per(c.total)
-		if len(waits) > 1 || len(waits) == 1 && waits[name] == 0 && waits["cpu"] == 0 {
-			// more than the kind itself: name the waits
-			k.Waits = map[string]float64{}
+		if len(waits) > 1 || len(waits) == 1 && waits[runfmt.Wait(kind)] == 0 && waits[runfmt.WaitCPU] == 0 {
+			// more than the kind itself (its wait of the same name, or
+			// running's cpu): name the waits
+			k.Waits = map[runfmt.Wait]float64{}
 			for w, ns := range waits {
 				k.Waits[w] = per(ns)
 			}

@@ -1,10 +1,15 @@
 // Package archtest checks perflab's package structure: which internal
 // packages may import which (imports point one way, see the README's
-// layout), and that only cmd/ and cli end the process or use its streams.
+// layout), that only cmd/ and cli end the process or use its streams, that
+// outputs are written atomically, and that the words of each vocabulary
+// are written in runfmt only. The checks read the Go files themselves
+// (go/parser), and fail when they cannot.
 package archtest
 
 import (
+	"go/token"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -60,15 +65,15 @@ func TestImportsPointOneWay(t *testing.T) {
 }
 
 func TestOnlyCommandsExitOrPrint(t *testing.T) {
-	out, _ := exec.Command("grep", "-rnE", `os\.Exit\(|os\.Std(out|err)\b`, "--include=*.go", "../../internal").Output()
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		file, code, _ := strings.Cut(line, ":")
-		_, code, _ = strings.Cut(code, ":")
-		if line == "" || strings.HasSuffix(file, "_test.go") || strings.Contains(file, "/testdata/") ||
-			strings.HasPrefix(file, "../../internal/cli/") || strings.HasPrefix(strings.TrimSpace(code), "//") {
+	for _, f := range goFiles(t) {
+		if !strings.HasPrefix(f.path, "../../internal/") || strings.HasPrefix(f.path, "../../internal/cli/") {
 			continue
 		}
-		t.Errorf("only cmd/ and internal/cli may exit or use the process's streams: %s", line)
+		f.selectors(func(pkg, name string, pos token.Pos) {
+			if pkg == "os" && (name == "Exit" || name == "Stdout" || name == "Stderr") {
+				t.Errorf("only cmd/ and internal/cli may exit or use the process's streams: %s: os.%s", f.at(pos), name)
+			}
+		})
 	}
 }
 
@@ -93,21 +98,22 @@ var writers = map[string]string{
 	"../../bench/":                     "benchmark generators",
 }
 
+// openFlags are the os.OpenFile flags that create or write a file.
+var openFlags = regexp.MustCompile(`^O_(CREATE|WRONLY|RDWR|TRUNC|APPEND)$`)
+
 func TestOutputsAreWrittenAtomically(t *testing.T) {
-	out, _ := exec.Command("grep", "-rnE", `os\.(Create|WriteFile)\(|O_(CREATE|WRONLY|RDWR|TRUNC|APPEND)`, "--include=*.go", "../../internal", "../../cmd", "../../bench").Output()
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		file, _, _ := strings.Cut(line, ":")
-		if line == "" || strings.HasSuffix(file, "_test.go") || strings.Contains(file, "/testdata/") {
-			continue
-		}
+	for _, f := range goFiles(t) {
 		allowed := false
 		for prefix := range writers {
-			if strings.HasPrefix(file, prefix) {
-				allowed = true
+			allowed = allowed || strings.HasPrefix(f.path, prefix)
+		}
+		if allowed {
+			continue
+		}
+		f.selectors(func(pkg, name string, pos token.Pos) {
+			if pkg == "os" && (name == "Create" || name == "WriteFile") || openFlags.MatchString(name) {
+				t.Errorf("write outputs through package files (WriteAtomic, WriteFile): %s: %s.%s", f.at(pos), pkg, name)
 			}
-		}
-		if !allowed {
-			t.Errorf("write outputs through package files (WriteAtomic, WriteFile): %s", line)
-		}
+		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
 )
 
 // builder assembles a CPU profile from stacks read from a profiler's text
@@ -47,10 +49,10 @@ func newBuilder(periodNanos int64) *builder {
 		p: &profile.Profile{
 			SampleType: []*profile.ValueType{
 				{Type: "samples", Unit: "count"},
-				{Type: "cpu", Unit: "nanoseconds"},
+				{Type: runfmt.CPUSample, Unit: "nanoseconds"},
 			},
-			DefaultSampleType: "cpu",
-			PeriodType:        &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
+			DefaultSampleType: runfmt.CPUSample,
+			PeriodType:        &profile.ValueType{Type: runfmt.CPUSample, Unit: "nanoseconds"},
 			Period:            periodNanos,
 		},
 		funcs:   map[funcKey]*profile.Function{},

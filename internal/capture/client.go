@@ -58,14 +58,14 @@ var profileName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
 // endpointURL joins base ("http://host:port", with or without a trailing
 // /debug/pprof) with /debug/pprof/name and query.
-func endpointURL(base, name, query string) (string, error) {
+func endpointURL(base string, e Endpoint, query string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(base))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", fmt.Errorf("pprof base URL %q: want http://host:port", base)
 	}
 	p := strings.TrimSuffix(u.Path, "/")
 	p = strings.TrimSuffix(p, "/debug/pprof")
-	u.Path = p + "/debug/pprof/" + name
+	u.Path = p + "/debug/pprof/" + string(e)
 	u.RawQuery = query
 	return u.String(), nil
 }
@@ -99,7 +99,7 @@ func (c *Client) Probe(ctx context.Context, base string) error {
 	if errors.Is(err, ErrTimeout) || ctx.Err() != nil {
 		return fmt.Errorf("probing pprof endpoint: %w", err)
 	}
-	cmdline, _ := endpointURL(base, "cmdline", "")
+	cmdline, _ := endpointURL(base, EndpointCmdline, "")
 	body, hdr, err := c.get(ctx, cmdline, probeTimeout)
 	if err == nil && strings.HasPrefix(hdr.Get("Content-Type"), "text/plain") &&
 		hdr.Get("X-Content-Type-Options") == "nosniff" && !looksHTML(body, hdr) {
@@ -117,19 +117,19 @@ func (c *Client) CPU(ctx context.Context, base string, seconds int) (*profile.Pr
 	if seconds < 1 {
 		return nil, nil, fmt.Errorf("cpu profile seconds %d: must be at least 1", seconds)
 	}
-	return c.Fetch(ctx, base, "profile", "seconds="+strconv.Itoa(seconds))
+	return c.Fetch(ctx, base, EndpointProfile, "seconds="+strconv.Itoa(seconds))
 }
 
-// Fetch gets the named profile from base's /debug/pprof/name?query and checks
-// that it is of that kind. name is one of profile (cpu), allocs, heap,
-// goroutine, mutex, block, threadcreate, or a custom profile's name; query
-// is e.g. "gc=1" or "seconds=10" (a delta profile over 10s). Requests with
-// seconds=N time out after max(1.5×N, N+2s), others after 30s.
-func (c *Client) Fetch(ctx context.Context, base, name string, query string) (*profile.Profile, []byte, error) {
-	if !profileName.MatchString(name) {
-		return nil, nil, fmt.Errorf("profile name %q: want allocs, heap, goroutine, mutex, block, threadcreate or profile", name)
+// Fetch gets the profile endpoint e serves from base's
+// /debug/pprof/e?query and checks that it is of that kind. e is one of the
+// Endpoint constants or a custom profile's name; query is e.g. "gc=1" or
+// "seconds=10" (a delta profile over 10s). Requests with seconds=N time
+// out after max(1.5×N, N+2s), others after 30s.
+func (c *Client) Fetch(ctx context.Context, base string, e Endpoint, query string) (*profile.Profile, []byte, error) {
+	if !profileName.MatchString(string(e)) {
+		return nil, nil, fmt.Errorf("profile name %q: want allocs, heap, goroutine, mutex, block, threadcreate or profile", e)
 	}
-	u, err := endpointURL(base, name, query)
+	u, err := endpointURL(base, e, query)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -148,7 +148,7 @@ func (c *Client) Fetch(ctx context.Context, base, name string, query string) (*p
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading profile from %s: %w", u, err)
 	}
-	if err := checkKind(p, name); err != nil {
+	if err := checkKind(p, e); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", u, err)
 	}
 	return p, body, nil
@@ -160,7 +160,7 @@ func (c *Client) Trace(ctx context.Context, base string, seconds int) ([]byte, e
 	if seconds < 1 {
 		return nil, fmt.Errorf("trace seconds %d: must be at least 1", seconds)
 	}
-	u, err := endpointURL(base, "trace", "seconds="+strconv.Itoa(seconds))
+	u, err := endpointURL(base, EndpointTrace, "seconds="+strconv.Itoa(seconds))
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,10 @@ func TestCPUUnderLoad(t *testing.T) {
 func TestFetchSnapshots(t *testing.T) {
 	ts := newPprofServer(t)
 	var c Client
-	for _, tc := range []struct{ name, query, wantType string }{
+	for _, tc := range []struct {
+		name            Endpoint
+		query, wantType string
+	}{
 		{"allocs", "", "alloc_space"},
 		{"heap", "gc=1", "inuse_space"},
 		{"goroutine", "", "goroutine"},

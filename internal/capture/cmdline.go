@@ -10,7 +10,7 @@ import (
 // net/http/pprof, from /debug/pprof/cmdline (its os.Args joined with NUL
 // bytes), within 5s: what tells one Go process's endpoint from another's.
 func (c *Client) Cmdline(ctx context.Context, base string) ([]string, error) {
-	u, err := endpointURL(base, "cmdline", "")
+	u, err := endpointURL(base, EndpointCmdline, "")
 	if err != nil {
 		return nil, err
 	}

@@ -63,9 +63,11 @@ func TestFetchErrors(t *testing.T) {
 	var c Client
 	ctx := context.Background()
 	for _, tc := range []struct {
-		base, name, query string
-		want              []string
-		is                error
+		base  string
+		name  Endpoint
+		query string
+		want  []string
+		is    error
 	}{
 		{"/hang", "profile", "seconds=1", []string{"did not answer within 3s"}, ErrTimeout},
 		{"/missing", "heap", "", []string{"404 Not Found", "net/http/pprof"}, ErrNoEndpoint},
@@ -77,7 +79,7 @@ func TestFetchErrors(t *testing.T) {
 	} {
 		start := time.Now()
 		_, _, err := c.Fetch(ctx, ts.URL+tc.base, tc.name, tc.query)
-		u := ts.URL + tc.base + "/debug/pprof/" + tc.name
+		u := ts.URL + tc.base + "/debug/pprof/" + string(tc.name)
 		t.Logf("%s: %v", tc.base, err)
 		if err == nil {
 			t.Errorf("Fetch(%s) = nil error, want %q", u, tc.want)

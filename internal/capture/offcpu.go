@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
 )
 
 // SpyRecording is a py-spy recording of a Python process that runs until
@@ -51,7 +53,7 @@ func StartPySpyIdle(ctx context.Context, cfg SpyConfig) (*SpyRecording, error) {
 	if rate == 0 {
 		rate = DefaultSpyHz
 	}
-	bin, err := exec.LookPath("py-spy")
+	bin, err := exec.LookPath(string(runfmt.ProfilerPySpy))
 	if err != nil {
 		return nil, fmt.Errorf("py-spy not found: pip install py-spy to get Python frames: %w", ErrToolMissing)
 	}
@@ -108,7 +110,7 @@ func StartPySpyIdle(ctx context.Context, cfg SpyConfig) (*SpyRecording, error) {
 		if out := r.stderr.String(); strings.Contains(out, "No python processes found") {
 			return nil, fmt.Errorf("py-spy record: no Python process it may read in process %d or its children (not permitted: run as root or with CAP_SYS_PTRACE; or not Python): %w", pid, ErrNotPermitted)
 		}
-		return nil, spyError("py-spy", pid, err, r.stderr.String())
+		return nil, spyError(runfmt.ProfilerPySpy, pid, err, r.stderr.String())
 	case <-ctx.Done():
 	case <-timer.C:
 	}
@@ -151,7 +153,7 @@ func (r *SpyRecording) Stop() (*profile.Profile, error) {
 		if err == nil {
 			err = oerr
 		}
-		return nil, spyError("py-spy", r.pid, err, r.stderr.String())
+		return nil, spyError(runfmt.ProfilerPySpy, r.pid, err, r.stderr.String())
 	}
 	defer f.Close()
 	p, perr := ParseCollapsed(f, int64(1e9)/int64(r.rate))

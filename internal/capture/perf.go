@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
 )
 
 // PerfConfig says what PerfRecord samples and for how long.
@@ -99,6 +101,10 @@ const (
 	perfScriptTimeout = 60 * time.Second
 )
 
+// sleepCommand is the command perf record runs for as long as it records
+// (perf record -p PIDS -- sleep SECONDS).
+const sleepCommand = "sleep"
+
 func (cfg PerfConfig) hz() int {
 	if cfg.Hz == 0 {
 		return DefaultPerfHz
@@ -126,7 +132,7 @@ func (cfg PerfConfig) check() error {
 
 func lookPerf(path string) (string, error) {
 	if path == "" {
-		path = "perf"
+		path = string(runfmt.ProfilerPerf) // the profiler's binary
 	}
 	p, err := exec.LookPath(path)
 	if err != nil {
@@ -159,7 +165,7 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 		// descriptors (fds 3 and 4 in perf): its ack says perf is sampling.
 		args = append(args, "-D", "-1", "--control", "fd:3,4")
 	}
-	args = append(args, "--", "sleep", strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
+	args = append(args, "--", sleepCommand, strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
 	limit := time.Duration(cfg.Seconds*float64(time.Second)) + perfStartTimeout
 	rctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
 )
 
 // DefaultPerfHz is the sampling frequency PerfRecord uses when none is set:
@@ -208,7 +210,7 @@ func splitEvents(p *profile.Profile, events []string) {
 	cpu := -1
 	if clock {
 		cpu = len(types)
-		types = append(types, &profile.ValueType{Type: "cpu", Unit: "nanoseconds"})
+		types = append(types, &profile.ValueType{Type: runfmt.CPUSample, Unit: "nanoseconds"})
 	}
 	for i, s := range p.Sample {
 		v := make([]int64, len(types))
@@ -222,7 +224,7 @@ func splitEvents(p *profile.Profile, events []string) {
 	p.SampleType = types
 	p.DefaultSampleType = types[1].Type
 	if clock {
-		p.DefaultSampleType = "cpu"
+		p.DefaultSampleType = runfmt.CPUSample
 	} else {
 		p.PeriodType = &profile.ValueType{Type: types[1].Type, Unit: "count"}
 		p.Period = 1

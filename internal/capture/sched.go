@@ -105,7 +105,7 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 		defer ctl.close()
 		args = append(args, "-D", "-1", "--control", "fd:3,4")
 	}
-	args = append(args, "--", "sleep", strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
+	args = append(args, "--", sleepCommand, strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
 	cmd := exec.CommandContext(ctx, perf, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 5 * time.Second
@@ -180,7 +180,7 @@ func threadIDs(pids []int) []int {
 // switchOut is a thread's last departure from a CPU.
 type switchOut struct {
 	at    int64 // nanoseconds
-	wait  string
+	wait  runfmt.Wait
 	stack []frame
 }
 
@@ -299,65 +299,60 @@ func parseNanos(s string) (int64, bool) {
 
 // schedWait names why a thread left the CPU from its state and its kernel
 // stack (leaf first).
-func schedWait(state string, stack []frame) string {
+func schedWait(state string, stack []frame) runfmt.Wait {
 	switch {
 	case strings.HasPrefix(state, "R"):
-		return "runnable"
+		return runfmt.WaitRunnable
 	case strings.HasPrefix(state, "D"):
-		return "syscall"
+		return runfmt.WaitSyscall
 	}
 	for _, f := range stack {
 		n := f.name
 		switch {
 		case strings.Contains(n, "futex"):
-			return "lock"
+			return runfmt.WaitLock
 		case strings.Contains(n, "nanosleep") || strings.HasPrefix(n, "do_sleep"):
-			return "sleep"
+			return runfmt.WaitSleep
 		case strings.Contains(n, "epoll") || strings.Contains(n, "poll_schedule") || strings.Contains(n, "do_select") ||
 			strings.Contains(n, "sk_wait") || strings.Contains(n, "tcp_") || strings.Contains(n, "inet_csk_accept") ||
 			strings.Contains(n, "unix_stream") || strings.Contains(n, "sock_"):
-			return "downstream"
+			return runfmt.WaitDownstream
 		case strings.Contains(n, "pipe_") || strings.Contains(n, "wait_woken"):
-			return "other"
+			return runfmt.WaitOther
 		}
 	}
-	return "other"
-}
-
-// wallKinds is the kind of each wait a scheduler recording names.
-var wallKinds = map[string]string{
-	"runnable": "runnable", "syscall": "syscall", "lock": "sync", "sleep": "sleep", "downstream": "network", "other": "other",
+	return runfmt.WaitOther
 }
 
 // wallBuilder builds a wall-time profile (runfmt's format) from stacks.
 type wallBuilder struct {
 	*builder
-	kind map[string]int
+	kind map[runfmt.TimeKind]int
 }
 
 func newWallBuilder() *wallBuilder {
-	b := &wallBuilder{builder: newBuilder(1), kind: map[string]int{}}
+	b := &wallBuilder{builder: newBuilder(1), kind: map[runfmt.TimeKind]int{}}
 	b.p.SampleType = []*profile.ValueType{{Type: runfmt.WallSample, Unit: "nanoseconds"}, {Type: runfmt.OffCPUSample, Unit: "nanoseconds"}}
-	for _, k := range runfmt.TimeKindNames {
+	for _, k := range runfmt.TimeKinds() {
 		b.kind[k] = len(b.p.SampleType)
-		b.p.SampleType = append(b.p.SampleType, &profile.ValueType{Type: k, Unit: "nanoseconds"})
+		b.p.SampleType = append(b.p.SampleType, &profile.ValueType{Type: string(k), Unit: "nanoseconds"})
 	}
 	b.p.DefaultSampleType, b.p.PeriodType, b.p.Period = runfmt.OffCPUSample, nil, 0
 	return b
 }
 
 // add charges ns of wait to stack.
-func (b *wallBuilder) add(stack []frame, wait string, ns int64) {
+func (b *wallBuilder) add(stack []frame, wait runfmt.Wait, ns int64) {
 	if ns <= 0 || len(stack) == 0 {
 		return
 	}
-	key := wait
+	key := string(wait)
 	for _, f := range stack {
 		key += ";" + f.name + "@" + f.dso
 	}
 	s := b.samples[key]
 	if s == nil {
-		s = &profile.Sample{Value: make([]int64, len(b.p.SampleType)), Label: map[string][]string{runfmt.WaitLabel: {wait}}}
+		s = &profile.Sample{Value: make([]int64, len(b.p.SampleType)), Label: map[string][]string{runfmt.WaitLabel: {string(wait)}}}
 		for _, f := range stack {
 			s.Location = append(s.Location, b.location(f))
 		}
@@ -366,5 +361,5 @@ func (b *wallBuilder) add(stack []frame, wait string, ns int64) {
 	}
 	s.Value[0] += ns
 	s.Value[1] += ns
-	s.Value[b.kind[wallKinds[wait]]] += ns
+	s.Value[b.kind[wait.Kind()]] += ns
 }

@@ -66,7 +66,7 @@ type SpyConfig struct {
 // library and installed packages can be told from the application.
 func PySpy(ctx context.Context, cfg SpyConfig) (*profile.Profile, error) {
 	return spyRecord(ctx, spyTool{
-		name: "py-spy", install: "pip install py-spy", lang: "Python", sampling: pySpySampling,
+		name: runfmt.ProfilerPySpy, install: "pip install py-spy", lang: "Python", sampling: pySpySampling,
 		args: func(pid, secs, rate int, out string) []string {
 			args := []string{"record", "--pid", strconv.Itoa(pid), "--duration", strconv.Itoa(secs),
 				"--rate", strconv.Itoa(rate), "--format", "raw", "--output", out, "--nonblocking", "--full-filenames"}
@@ -84,7 +84,7 @@ func PySpy(ctx context.Context, cfg SpyConfig) (*profile.Profile, error) {
 // read from rbspy's raw recording so that samples keep their pid.
 func RbSpy(ctx context.Context, cfg SpyConfig) (*profile.Profile, error) {
 	return spyRecord(ctx, spyTool{
-		name: "rbspy", install: "cargo install rbspy", lang: "Ruby",
+		name: runfmt.ProfilerRbSpy, install: "cargo install rbspy", lang: "Ruby",
 		args: func(pid, secs, rate int, out string) []string {
 			args := []string{"record", "--pid", strconv.Itoa(pid), "--duration", strconv.Itoa(secs),
 				"--rate", strconv.Itoa(rate), "--format", "collapsed", "--file", out, "--nonblocking", "--silent",
@@ -110,9 +110,10 @@ func RbSpy(ctx context.Context, cfg SpyConfig) (*profile.Profile, error) {
 
 // spyTool describes a sampling profiler that writes collapsed stacks.
 type spyTool struct {
-	name, install, lang string
-	sampling            string // what it prints once it samples, if anything
-	args                func(pid, seconds, rate int, out string) []string
+	name          runfmt.Profiler // also its binary's name
+	install, lang string
+	sampling      string // what it prints once it samples, if anything
+	args          func(pid, seconds, rate int, out string) []string
 	// parse reads the recording; nil reads out as collapsed stacks.
 	parse func(out string, periodNanos int64) (*profile.Profile, error)
 }
@@ -125,11 +126,11 @@ func spyRecord(ctx context.Context, tool spyTool, cfg SpyConfig) (*profile.Profi
 	if rate == 0 {
 		rate = DefaultSpyHz
 	}
-	bin, err := exec.LookPath(tool.name)
+	bin, err := exec.LookPath(string(tool.name))
 	if err != nil {
 		return nil, fmt.Errorf("%s not found: %s to get %s frames: %w", tool.name, tool.install, tool.lang, ErrToolMissing)
 	}
-	dir, err := os.MkdirTemp("", "perflab-"+tool.name+"-")
+	dir, err := os.MkdirTemp("", "perflab-"+string(tool.name)+"-")
 	if err != nil {
 		return nil, fmt.Errorf("%s record: %w", tool.name, err)
 	}
@@ -197,7 +198,7 @@ func (tool spyTool) read(out string, period int64) (*profile.Profile, error) {
 }
 
 // spyError explains why py-spy or rbspy failed from what it printed.
-func spyError(name string, pid int, err error, out string) error {
+func spyError(name runfmt.Profiler, pid int, err error, out string) error {
 	low := strings.ToLower(out)
 	switch {
 	case strings.Contains(low, "no such process") || strings.Contains(low, "no such file"):

@@ -56,7 +56,7 @@ func TestABAcceptance(t *testing.T) {
 		t.Fatalf("cpu_per_request = %+v; want a significant drop over 5+5 runs", cpu)
 	}
 	t.Logf("cpu_per_request: %.3f ms -> %.3f ms (%+.1f%%, p=%.4f)", cpu.Base.Median, cpu.New.Median, cpu.DeltaPct, *cpu.PValue)
-	top := topGainer(c.Functions, runfmt.FunctionCPU)
+	top := topGainer(c.Functions, runfmt.ProfileCPU)
 	if top == nil || top.Function != "main.search" || !top.Significant {
 		t.Errorf("top CPU gainer = %+v; want main.search, significant", top)
 	} else {
@@ -74,7 +74,7 @@ func TestABAcceptance(t *testing.T) {
 }
 
 // topGainer is the user-code function whose cost per request fell most.
-func topGainer(rows []runfmt.FunctionDelta, kind string) *runfmt.FunctionDelta {
+func topGainer(rows []runfmt.FunctionDelta, kind runfmt.ProfileType) *runfmt.FunctionDelta {
 	var best *runfmt.FunctionDelta
 	for i := range rows {
 		r := &rows[i]

@@ -8,11 +8,12 @@ import (
 
 	"perflab/internal/lab"
 	"perflab/internal/report"
+	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
 
 // profileProfilers are --profiler's choices for perflab profile.
-var profileProfilers = []string{lab.ProfilerAuto, lab.ProfilerPprof, lab.ProfilerPerf, lab.ProfilerPySpy, lab.ProfilerRbSpy}
+var profileProfilers = profilerChoices(lab.ProfilerAuto)
 
 // profileFlags are the flags of `perflab profile`.
 type profileFlags struct {
@@ -32,16 +33,16 @@ type profileFlags struct {
 func (f *profileFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	v := flagSet{fs}
-	v.checked(&f.pprof, "pprof", "", "", "URL", checkHTTPURL, "the service's net/http/pprof base `URL` (e.g. http://127.0.0.1:6060)")
+	v.checked(&f.pprof, string(runfmt.ProfilerPprof), "", "", "URL", checkHTTPURL, "the service's net/http/pprof base `URL` (e.g. http://127.0.0.1:6060)")
 	v.int(&f.pid, "pid", "", 0, 1, maxPID, "sample the running process `PID` (and its children) with perf, py-spy or rbspy")
 	v.float(&f.seconds, "seconds", "", 10, 0.001, 3600, "length of the capture in `seconds` (at most 3600)")
-	v.choice(&f.profiler, "profiler", lab.ProfilerAuto, profileProfilers, orList(profileProfilers))
+	v.choice(&f.profiler, "profiler", string(lab.ProfilerAuto), profileProfilers, orList(profileProfilers))
 	v.int(&f.perfHz, "perf-hz", "", 0, 1, 10000, perfHzUsage)
 	v.checked(&f.cpus, "cpus", "", "", "cores", checkCPUs, "CPU budget in `cores` of a service launched with -- CMD")
 	v.checked(&f.memory, "memory", "", "", "size", checkMemory, "memory budget (`size`: 512M, 2G) of a service launched with -- CMD")
 	v.checked(&f.ready, "ready", "", "", "URL", checkHTTPURL, "with -- CMD: wait until this `URL` answers before profiling")
 	v.list(&f.env, "env", "e", "stringArray", checkKeyValue, "`KEY=VALUE` for the launched service (repeatable)")
-	fs.BoolVar(&f.trace, "trace", false, "also capture a Go execution trace (pprof endpoint only)")
+	fs.BoolVar(&f.trace, string(runfmt.ProfileTrace), false, "also capture a Go execution trace (pprof endpoint only)")
 	v.checked(&f.name, "name", "", "", "string", checkRunName, "label of the run (default: profile)")
 	v.checked(&f.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
 	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text summary")
@@ -97,10 +98,10 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 	case f.pid != 0 && len(command) > 0:
 		return c, usageErr("give either --pid or -- CMD, not both")
 	}
-	if f.profiler == lab.ProfilerPprof && f.pprof == "" {
+	if f.profiler == string(runfmt.ProfilerPprof) && f.pprof == "" {
 		return c, usageErr("--profiler pprof needs --pprof URL")
 	}
-	if f.profiler != lab.ProfilerAuto && f.profiler != lab.ProfilerPprof && f.pid == 0 && len(command) == 0 && f.deploy.cgroup == "" {
+	if f.profiler != string(lab.ProfilerAuto) && f.profiler != string(runfmt.ProfilerPprof) && f.pid == 0 && len(command) == 0 && f.deploy.cgroup == "" {
 		return c, usageErr("--profiler %s samples a process: give --pid PID or -- CMD", f.profiler)
 	}
 	budget, err := (&runFlags{cpus: f.cpus, memory: f.memory}).budget()
@@ -123,7 +124,7 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 	}
 	c = lab.Config{
 		Name: name, Store: st, Command: command, Env: f.env, PID: f.pid,
-		Budget: budget, ReadyURL: f.ready, Pprof: f.pprof, Profiler: f.profiler, PerfHz: f.perfHz,
+		Budget: budget, ReadyURL: f.ready, Pprof: f.pprof, Profiler: lab.ProfilerChoice(f.profiler), PerfHz: f.perfHz,
 		Trace: f.trace, Version: Version, Hurry: env.Hurry, Force: f.force,
 	}
 	if !f.quiet {

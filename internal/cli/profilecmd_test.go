@@ -58,7 +58,7 @@ func storedRun(t *testing.T, root string) string {
 	writeCPUProfile(t, filepath.Join(dir, "profiles", "cpu.pb.gz"))
 	r := &runfmt.Run{SchemaVersion: runfmt.SchemaVersion, Name: "tolower", ID: "20260101-120000-tolower", Status: runfmt.StatusComplete,
 		Load:     &runfmt.LoadResult{Requests: 1000, DurationS: 1},
-		Profiles: []runfmt.ProfileRef{{Type: "cpu", Source: "pprof", File: "profiles/cpu.pb.gz"}}}
+		Profiles: []runfmt.ProfileRef{{Type: "cpu", Source: runfmt.SourceProfilers(runfmt.ProfilerPprof), File: "profiles/cpu.pb.gz"}}}
 	if err := runfmt.WriteFile(dir, r); err != nil {
 		t.Fatal(err)
 	}

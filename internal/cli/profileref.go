@@ -29,8 +29,8 @@ type profileRef struct {
 func (f *profileRef) register(fs *pflag.FlagSet) {
 	v := flagSet{fs}
 	v.checked(&f.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
-	fs.BoolVar(&f.allocs, "allocs", false, "for a run: use its allocations profile (bytes allocated in the window) instead of CPU")
-	fs.BoolVar(&f.wall, "wall", false, "wall time instead of CPU: a run's time per request by stack (running, runnable, network, sync, syscall, gc, sleep; --sample offcpu for all but running), or a Go execution trace file")
+	fs.BoolVar(&f.allocs, string(runfmt.ProfileAllocs), false, "for a run: use its allocations profile (bytes allocated in the window) instead of CPU")
+	fs.BoolVar(&f.wall, string(runfmt.ProfileWall), false, "wall time instead of CPU: a run's time per request by stack (running, runnable, network, sync, syscall, gc, sleep; --sample offcpu for all but running), or a Go execution trace file")
 	v.int64(&f.requests, "requests", "", 0, 1, maxCount, "divide by this many `requests` for per-request columns (default: a run's request count)")
 	fs.StringVar(&f.sample, "sample", "", "sample `type` to show (cpu, samples, alloc_space, alloc_objects, inuse_space...; default: the profile's)")
 }
@@ -68,18 +68,18 @@ func (f *profileRef) resolve(arg string) (resolved, error) {
 		return r, usageErr("%s: not a profile file, and not a run in %s: %v", arg, f.dir, err)
 	}
 	e := es[0]
-	typ := "cpu"
+	typ := runfmt.ProfileCPU
 	if f.allocs {
-		typ = "allocs"
+		typ = runfmt.ProfileAllocs
 		if r.sample == "" {
 			r.sample = "alloc_space"
 		}
 	}
 	if f.wall {
-		typ = "wall"
+		typ = runfmt.ProfileWall
 	}
 	for _, p := range e.Run.Profiles {
-		if p.Type != typ && !(f.wall && p.Type == "offcpu") {
+		if p.Type != typ && !(f.wall && p.Type == runfmt.ProfileOffCPU) {
 			continue
 		}
 		r.path, r.run = filepath.Join(e.Dir, p.File), e.Dir

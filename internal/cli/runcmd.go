@@ -13,6 +13,7 @@ import (
 	"perflab/internal/lab"
 	"perflab/internal/load"
 	"perflab/internal/report"
+	"perflab/internal/runfmt"
 	"perflab/internal/store"
 	"perflab/internal/target"
 )
@@ -59,10 +60,10 @@ func newRunFlags() *runFlags {
 	v.checked(&f.ready, "ready", "", "", "URL", checkHTTPURL, "`URL` that answers once the service is up (default: the load URL)")
 	v.duration(&f.readyTimeout, "ready-timeout", "", 30*time.Second, time.Millisecond, 24*time.Hour, "give up if the service is not ready within this")
 	v.int(&f.pid, "pid", "", 0, 1, maxPID, "attach to the running service `PID` (and its children) instead of launching one")
-	v.checked(&f.pprof, "pprof", "", "", "URL", checkHTTPURL, "the service's net/http/pprof base `URL` (default: try the load URL's host, then 127.0.0.1:6060)")
-	v.choice(&f.profiler, "profiler", lab.ProfilerAuto, runProfilers, orList(runProfilers))
+	v.checked(&f.pprof, string(runfmt.ProfilerPprof), "", "", "URL", checkHTTPURL, "the service's net/http/pprof base `URL` (default: try the load URL's host, then 127.0.0.1:6060)")
+	v.choice(&f.profiler, "profiler", string(lab.ProfilerAuto), runProfilers, orList(runProfilers))
 	v.int(&f.perfHz, "perf-hz", "", 0, 1, 10000, perfHzUsage)
-	fs.BoolVar(&f.trace, "trace", false, "trace the whole measured window (default: a Go execution trace, or py-spy's idle stacks, of 1-2 s in its middle)")
+	fs.BoolVar(&f.trace, string(runfmt.ProfileTrace), false, "trace the whole measured window (default: a Go execution trace, or py-spy's idle stacks, of 1-2 s in its middle)")
 	fs.BoolVar(&f.noTrace, "no-trace", false, "take no Go execution trace and no off-CPU stacks (no time split per request)")
 	fs.BoolVar(&f.noGCTrace, "no-gctrace", false, "do not set GODEBUG=gctrace=1 on the launched service")
 	v.checked(&f.name, "name", "", "", "string", checkRunName, "label of the run (default: the command's name)")
@@ -138,7 +139,7 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 	c = lab.Config{
 		Name: name, Store: st, Load: lc, LoadFlags: f.load.describe(),
 		Warmup: f.warmup, Command: command, Env: f.env, PID: f.pid, Budget: budget,
-		ReadyURL: ready, ReadyTimeout: f.readyTimeout, Pprof: f.pprof, Profiler: f.profiler,
+		ReadyURL: ready, ReadyTimeout: f.readyTimeout, Pprof: f.pprof, Profiler: lab.ProfilerChoice(f.profiler),
 		PerfHz: f.perfHz, Trace: f.trace, NoTrace: f.noTrace, NoGCTrace: f.noGCTrace, Version: Version, Hurry: env.Hurry,
 		Force: f.force, LoadCPUs: f.cpuFlags.load.set,
 	}
@@ -149,7 +150,20 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 const maxPID = 1 << 22
 
 // runProfilers are --profiler's choices for run, ab, sweep and demo.
-var runProfilers = []string{lab.ProfilerAuto, lab.ProfilerPprof, lab.ProfilerPerf, lab.ProfilerPySpy, lab.ProfilerRbSpy, lab.ProfilerNone}
+var runProfilers = profilerChoices(lab.ProfilerAuto, lab.ProfilerNone)
+
+// profilerChoices are --profiler's words: the first choice, the profilers,
+// then the rest.
+func profilerChoices(first lab.ProfilerChoice, rest ...lab.ProfilerChoice) []string {
+	out := []string{string(first)}
+	for _, p := range runfmt.Profilers() {
+		out = append(out, string(p))
+	}
+	for _, c := range rest {
+		out = append(out, string(c))
+	}
+	return out
+}
 
 func checkCPUs(s string) error {
 	_, err := target.ParseCPUs(s)

@@ -61,7 +61,7 @@ by file (two classes' __init__ are two rows, named with their file).`,
 	fs.BoolVar(&opt.User, "user", false, "only user code, each function charged with the library and runtime code it calls")
 	v := flagSet{fs}
 	v.int(&opt.N, "nodes", "n", 20, 0, math.MaxInt, "show the top `N` functions (0: all)")
-	v.checked(&opt.Focus, "focus", "", "", "regexp", checkRegexp, "keep only stacks with a function matching this `regexp`")
+	v.checked(&opt.Focus, "focus", "", "", "REGEX", checkRegexp, "keep only stacks with a function matching this `regexp`")
 	fs.BoolVar(&opt.Lines, "lines", false, "one row per source line (file:line) instead of per function")
 	ref.register(fs)
 	return cmd

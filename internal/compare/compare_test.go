@@ -35,7 +35,7 @@ func group5(t *testing.T, root string, f func(int) spec, offset int) []store.Ent
 	return es
 }
 
-func metric(t *testing.T, c *runfmt.Comparison, name string) runfmt.MetricComparison {
+func metric(t *testing.T, c *runfmt.Comparison, name runfmt.MetricName) runfmt.MetricComparison {
 	t.Helper()
 	for _, m := range c.Metrics {
 		if m.Name == name {

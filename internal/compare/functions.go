@@ -23,9 +23,9 @@ type funcCost struct {
 // function is charged its own cost plus that of the library and runtime
 // code it calls, so the planted function, not strings.ToLower under it,
 // is the one that changes; other functions count their flat cost.
-func costs(p *profile.Profile, kind string, requests int64) map[string]funcCost {
+func costs(p *profile.Profile, kind runfmt.ProfileType, requests int64) map[string]funcCost {
 	out := map[string]funcCost{}
-	if kind == kindCPU {
+	if kind == runfmt.ProfileCPU {
 		for _, h := range analysis.Hot(p, requests, 0) {
 			c := h.CPUUsPerRequest
 			if h.UserCode {
@@ -45,10 +45,10 @@ func costs(p *profile.Profile, kind string, requests int64) map[string]funcCost 
 // profiles and returns the merged profiles.
 func compareProfiles(c *runfmt.Comparison, base, new []run, n int) (cpu, allocs *ProfilePair) {
 	var rows []runfmt.FunctionDelta
-	for _, kind := range []string{kindCPU, kindAllocs} {
+	for _, kind := range []runfmt.ProfileType{runfmt.ProfileCPU, runfmt.ProfileAllocs} {
 		pair, r := compareKind(kind, base, new, n, &c.Warnings)
 		rows = append(rows, r...)
-		if kind == kindCPU {
+		if kind == runfmt.ProfileCPU {
 			cpu = pair
 		} else {
 			allocs = pair
@@ -60,7 +60,7 @@ func compareProfiles(c *runfmt.Comparison, base, new []run, n int) (cpu, allocs 
 	return cpu, allocs
 }
 
-func compareKind(kind string, base, new []run, n int, warn *[]string) (*ProfilePair, []runfmt.FunctionDelta) {
+func compareKind(kind runfmt.ProfileType, base, new []run, n int, warn *[]string) (*ProfilePair, []runfmt.FunctionDelta) {
 	br, bp := pick(base, kind)
 	nr, np := pick(new, kind)
 	if !profilesPresent(kind, base, new, len(br), len(nr), warn) {
@@ -81,7 +81,7 @@ func compareKind(kind string, base, new []run, n int, warn *[]string) (*ProfileP
 
 // profilesPresent warns about runs without the profile and reports whether
 // both groups have at least one.
-func profilesPresent(kind string, base, new []run, nb, nn int, warn *[]string) bool {
+func profilesPresent(kind runfmt.ProfileType, base, new []run, nb, nn int, warn *[]string) bool {
 	switch {
 	case nb == 0 && nn == 0:
 		return false
@@ -101,11 +101,11 @@ func profilesPresent(kind string, base, new []run, nb, nn int, warn *[]string) b
 
 // functionRows compares per-request costs function by function: the values
 // come from the merged profiles, the p-values from the runs' own costs.
-func functionRows(kind string, pair *ProfilePair, br, nr []run, n int) []runfmt.FunctionDelta {
+func functionRows(kind runfmt.ProfileType, pair *ProfilePair, br, nr []run, n int) []runfmt.FunctionDelta {
 	bc, nc := costs(pair.Base, kind, pair.BaseRequests), costs(pair.New, kind, pair.NewRequests)
 	bper, nper := perRun(kind, br), perRun(kind, nr)
 	unit := runfmt.FunctionUnitUs
-	if kind == kindAllocs {
+	if kind == runfmt.ProfileAllocs {
 		unit = runfmt.FunctionUnitByte
 	}
 	var rows []runfmt.FunctionDelta
@@ -154,11 +154,11 @@ func capRows(rows []runfmt.FunctionDelta, n int) []runfmt.FunctionDelta {
 	return out
 }
 
-func perRun(kind string, runs []run) []map[string]funcCost {
+func perRun(kind runfmt.ProfileType, runs []run) []map[string]funcCost {
 	out := make([]map[string]funcCost, len(runs))
 	for i, r := range runs {
 		p := r.cpu
-		if kind == kindAllocs {
+		if kind == runfmt.ProfileAllocs {
 			p = r.allocs
 		}
 		out[i] = costs(p, kind, r.r.Load.Requests)

@@ -79,8 +79,8 @@ func writeRun(t *testing.T, root string, i int, s spec) store.Entry {
 		writeProfile(t, dir, "cpu", cpuProfile(s))
 		writeProfile(t, dir, "allocs", allocsProfile(s))
 		r.Profiles = []runfmt.ProfileRef{
-			{Type: "cpu", Source: "pprof", File: "profiles/cpu.pb.gz"},
-			{Type: "allocs", Source: "pprof", File: "profiles/allocs.pb.gz"},
+			{Type: "cpu", Source: runfmt.SourceProfilers(runfmt.ProfilerPprof), File: "profiles/cpu.pb.gz"},
+			{Type: "allocs", Source: runfmt.SourceProfilers(runfmt.ProfilerPprof), File: "profiles/allocs.pb.gz"},
 		}
 	}
 	if err := runfmt.WriteFile(dir, r); err != nil {

@@ -9,33 +9,34 @@ import (
 	"perflab/internal/stats"
 )
 
-// metricDef is how one metric is read off a run.
+// metricDef is how one metric is read off a run; its unit and better side
+// are runfmt's (runfmt.Metric).
 type metricDef struct {
-	name, unit, better string
+	name runfmt.MetricName
 	// value returns the run's value and whether it was measured.
 	value func(r run) (float64, bool)
 }
 
 // metricDefs lists the metrics in the order they are printed.
 var metricDefs = []metricDef{
-	{runfmt.MetricRPS, runfmt.UnitRPS, runfmt.BetterHigher, func(r run) (float64, bool) { return r.r.Load.RPS, true }},
-	{runfmt.MetricP50, runfmt.UnitMs, runfmt.BetterLower, latency(func(l runfmt.Latency) float64 { return l.P50 })},
-	{runfmt.MetricP90, runfmt.UnitMs, runfmt.BetterLower, latency(func(l runfmt.Latency) float64 { return l.P90 })},
-	{runfmt.MetricP99, runfmt.UnitMs, runfmt.BetterLower, latency(func(l runfmt.Latency) float64 { return l.P99 })},
-	{runfmt.MetricCPU, runfmt.UnitMs, runfmt.BetterLower, func(r run) (float64, bool) {
+	{runfmt.MetricRPS, func(r run) (float64, bool) { return r.r.Load.RPS, true }},
+	{runfmt.MetricP50, latency(func(l runfmt.Latency) float64 { return l.P50 })},
+	{runfmt.MetricP90, latency(func(l runfmt.Latency) float64 { return l.P90 })},
+	{runfmt.MetricP99, latency(func(l runfmt.Latency) float64 { return l.P99 })},
+	{runfmt.MetricCPU, func(r run) (float64, bool) {
 		if t := r.r.Target; t != nil && t.CPUMsPerRequest > 0 {
 			return t.CPUMsPerRequest, true
 		}
 		return 0, false
 	}},
-	{runfmt.MetricAllocs, runfmt.UnitBytes, runfmt.BetterLower, allocsPerRequest},
-	{runfmt.MetricGC, runfmt.UnitPct, runfmt.BetterLower, func(r run) (float64, bool) {
+	{runfmt.MetricAllocs, allocsPerRequest},
+	{runfmt.MetricGC, func(r run) (float64, bool) {
 		if g := r.r.GC; g != nil {
 			return g.CPUPct, true
 		}
 		return 0, false
 	}},
-	{runfmt.MetricRSS, runfmt.UnitBytes, runfmt.BetterLower, func(r run) (float64, bool) {
+	{runfmt.MetricRSS, func(r run) (float64, bool) {
 		if t := r.r.Target; t != nil && t.RSSMaxBytes > 0 {
 			return float64(t.RSSMaxBytes), true
 		}
@@ -85,8 +86,9 @@ func values(runs []run, m metricDef) []float64 {
 }
 
 func metricRow(m metricDef, c stats.Comparison, warn *[]string) runfmt.MetricComparison {
+	def, _ := runfmt.Metric(m.name)
 	row := runfmt.MetricComparison{
-		Name: m.name, Unit: m.unit, Better: m.better,
+		Name: m.name, Unit: def.Unit, Better: def.Better,
 		Base: summary(c.Base), New: summary(c.New),
 		DeltaPct: c.DeltaPct, Significant: c.Significant, TooFew: c.TooFew,
 	}
@@ -95,7 +97,7 @@ func metricRow(m metricDef, c stats.Comparison, warn *[]string) runfmt.MetricCom
 		row.PValue = &p
 	}
 	for _, w := range c.Warnings {
-		*warn = append(*warn, metricWarning(m.name, w))
+		*warn = append(*warn, metricWarning(string(m.name), w))
 	}
 	return row
 }

@@ -7,12 +7,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/analysis"
-)
-
-// Profile kinds a comparison reads.
-const (
-	kindCPU    = "cpu"
-	kindAllocs = "allocs"
+	"perflab/internal/runfmt"
 )
 
 // ProfilePair is one profile kind merged per group, with the number of
@@ -25,7 +20,7 @@ type ProfilePair struct {
 // loadProfiles reads the run's CPU and allocation profiles; a profile the
 // run lists but that cannot be read becomes a warning.
 func loadProfiles(r *run, warn *[]string) {
-	for _, kind := range []string{kindCPU, kindAllocs} {
+	for _, kind := range []runfmt.ProfileType{runfmt.ProfileCPU, runfmt.ProfileAllocs} {
 		path := profilePath(*r, kind)
 		if path == "" {
 			continue
@@ -35,7 +30,7 @@ func loadProfiles(r *run, warn *[]string) {
 			*warn = append(*warn, fmt.Sprintf("run %s: %v: its %s profile is left out", r.id(), err, kind))
 			continue
 		}
-		if kind == kindCPU {
+		if kind == runfmt.ProfileCPU {
 			r.cpu = p
 		} else {
 			r.allocs = p
@@ -44,7 +39,7 @@ func loadProfiles(r *run, warn *[]string) {
 }
 
 // profilePath is where the run keeps a profile of kind, or "".
-func profilePath(r run, kind string) string {
+func profilePath(r run, kind runfmt.ProfileType) string {
 	for _, ref := range r.r.Profiles {
 		if ref.Type == kind && ref.File != "" {
 			return filepath.Join(r.dir, ref.File)
@@ -60,12 +55,12 @@ func readProfile(path string) (*profile.Profile, error) {
 }
 
 // pick returns the runs that have a profile of kind and their profiles.
-func pick(runs []run, kind string) ([]run, []*profile.Profile) {
+func pick(runs []run, kind runfmt.ProfileType) ([]run, []*profile.Profile) {
 	var rs []run
 	var ps []*profile.Profile
 	for _, r := range runs {
 		p := r.cpu
-		if kind == kindAllocs {
+		if kind == runfmt.ProfileAllocs {
 			p = r.allocs
 		}
 		if p != nil {

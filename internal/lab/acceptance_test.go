@@ -62,7 +62,7 @@ func acceptanceConfig(t *testing.T, addr, path string, command ...string) Config
 func goService(t *testing.T, name, path string) Config {
 	addr, pprofAddr := labtest.FreeAddr(t), labtest.FreeAddr(t)
 	cfg := acceptanceConfig(t, addr, path, acceptanceBinary(t, name), "-addr", addr, "-pprof-addr", pprofAddr)
-	cfg.Pprof, cfg.Profiler = "http://"+pprofAddr, ProfilerPprof
+	cfg.Pprof, cfg.Profiler = "http://"+pprofAddr, ProfilerChoice(runfmt.ProfilerPprof)
 	return cfg
 }
 
@@ -123,18 +123,18 @@ func TestAcceptancePlantedCosts(t *testing.T) {
 		if err != nil {
 			t.Skip("python3 not installed")
 		}
-		profiler := ProfilerPySpy
+		profiler := runfmt.ProfilerPySpy
 		if _, err := exec.LookPath("py-spy"); err != nil {
-			profiler = ProfilerPerf // perf sees the interpreter's frames only with -X perf
+			profiler = runfmt.ProfilerPerf // perf sees the interpreter's frames only with -X perf
 		}
 		addr := labtest.FreeAddr(t)
 		script, _ := filepath.Abs("../../testdata/services/pyhot/server.py")
 		command := []string{python, script, "--addr", addr}
-		if profiler == ProfilerPerf {
+		if profiler == runfmt.ProfilerPerf {
 			command = []string{python, "-X", "perf", script, "--addr", addr}
 		}
 		cfg := acceptanceConfig(t, addr, "/checksum", command...)
-		cfg.Profiler = profiler
+		cfg.Profiler = ProfilerChoice(profiler)
 		r, _ := runAcceptance(t, cfg)
 		checkPlanted(t, r, "hot_checksum")
 	})
@@ -154,7 +154,7 @@ func TestAcceptancePlantedCosts(t *testing.T) {
 		cfg := acceptanceConfig(t, addr, "/price?sku=1234", ruby, script, "--addr", addr)
 		cfg.Profiler = ProfilerAuto // a ruby command: rbspy
 		r, _ := runAcceptance(t, cfg)
-		if !slices.ContainsFunc(r.Profiles, func(p runfmt.ProfileRef) bool { return p.Source == "rbspy" }) {
+		if !slices.ContainsFunc(r.Profiles, func(p runfmt.ProfileRef) bool { return p.Source == runfmt.SourceProfilers(runfmt.ProfilerRbSpy) }) {
 			t.Errorf("profiles %+v; want the CPU profile from rbspy", r.Profiles)
 		}
 		// rbspy names the class from Ruby 3.3 on; before, the method and

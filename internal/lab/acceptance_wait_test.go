@@ -31,7 +31,7 @@ func waitService(t *testing.T, name, path string, args ...string) Config {
 	addr, pprofAddr := labtest.FreeAddr(t), labtest.FreeAddr(t)
 	command := append([]string{waitServices.Binary(t, name), "-addr", addr, "-pprof-addr", pprofAddr}, args...)
 	cfg := acceptanceConfig(t, addr, path, command...)
-	cfg.Pprof, cfg.Profiler = "http://"+pprofAddr, ProfilerPprof
+	cfg.Pprof, cfg.Profiler = "http://"+pprofAddr, ProfilerChoice(runfmt.ProfilerPprof)
 	// No warm-up, and the whole window traced: what the service times of
 	// its planted wait covers the window alone (a few readiness probes
 	// aside), and so does the trace; a slice of a busy machine's window
@@ -67,7 +67,7 @@ func startSlowPeer(t *testing.T) string {
 
 // checkWait asserts a finding of kind naming fn is in the top 3, with a
 // wait per request within 20% of wantMs, and returns it.
-func checkWait(t *testing.T, r *runfmt.Run, kind, fn string, wantMs float64) runfmt.Finding {
+func checkWait(t *testing.T, r *runfmt.Run, kind runfmt.FindingKind, fn string, wantMs float64) runfmt.Finding {
 	t.Helper()
 	logTime(t, r)
 	for i, f := range r.Findings {
@@ -239,7 +239,7 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 			t.Errorf("fetch_quote's downstream wait is not in the top 3 (rank %d):%s", rank, describeFindings(r.Findings))
 		}
 		pr := r.Profiling
-		if i := slices.IndexFunc(pr.Profilers, func(u runfmt.ProfilerUse) bool { return u.Role == roleOffCPU }); i < 0 || pr.Profilers[i].Tool != ProfilerPySpy {
+		if i := slices.IndexFunc(pr.Profilers, func(u runfmt.ProfilerUse) bool { return u.Role == runfmt.RoleOffCPU }); i < 0 || pr.Profilers[i].Tool != runfmt.ProfilerPySpy {
 			t.Errorf("profilers %+v; want py-spy's off-CPU recorder's CPU in the window", pr.Profilers)
 		}
 	})
@@ -281,7 +281,7 @@ func pySlow(t *testing.T) (Config, string) {
 // slice of about 1 s (at least minSeconds) of its 3 s window, starting
 // minStart seconds in at the earliest (where says where), normalised by
 // the requests completed in it.
-func checkSlice(t *testing.T, r *runfmt.Run, source string, minSeconds, minStart float64, where string) {
+func checkSlice(t *testing.T, r *runfmt.Run, source runfmt.TimeSource, minSeconds, minStart float64, where string) {
 	t.Helper()
 	logTime(t, r)
 	tm := r.Time

@@ -10,6 +10,7 @@ import (
 
 	"perflab/internal/load"
 	"perflab/internal/pprofmux"
+	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
 
@@ -30,21 +31,21 @@ func TestCapturesRecordEveryProfile(t *testing.T) {
 		Name:  "captures",
 		Store: store.Store{Root: t.TempDir()},
 		Load:  load.Config{Targets: []load.Target{{Method: "GET", URL: u, Header: http.Header{}}}, Concurrency: 2, Duration: time.Second},
-		Pprof: srv.URL, Profiler: ProfilerPprof, Trace: true,
+		Pprof: srv.URL, Profiler: ProfilerChoice(runfmt.ProfilerPprof), Trace: true,
 	}
 	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := readRun(t, res)
-	have := map[string]bool{}
+	have := map[runfmt.ProfileType]bool{}
 	for _, p := range r.Profiles {
 		have[p.Type] = true
-		if p.Seconds <= 0 && !strings.HasSuffix(p.Type, "-start") { // snapshots before the window
+		if p.Seconds <= 0 && !strings.HasSuffix(string(p.Type), "-start") { // snapshots before the window
 			t.Errorf("profile %s: seconds %g, want the window's length", p.Type, p.Seconds)
 		}
 	}
-	for _, want := range []string{"cpu", "trace", "heap", "goroutine"} {
+	for _, want := range []runfmt.ProfileType{"cpu", "trace", "heap", "goroutine"} {
 		if !have[want] {
 			t.Errorf("run.json lists no %s profile: %+v (warnings %q)", want, r.Profiles, r.Warnings)
 		}
@@ -83,7 +84,7 @@ func TestHangingPprofEndpointIsBounded(t *testing.T) {
 		Name:  "hanging-pprof",
 		Store: store.Store{Root: t.TempDir()},
 		Load:  load.Config{Targets: []load.Target{{Method: "GET", URL: u, Header: http.Header{}}}, Concurrency: 2, Duration: time.Second},
-		Pprof: srv.URL, Profiler: ProfilerPprof, SnapshotTimeout: time.Second,
+		Pprof: srv.URL, Profiler: ProfilerChoice(runfmt.ProfilerPprof), SnapshotTimeout: time.Second,
 	}
 	start := time.Now()
 	res, _ := Run(context.Background(), cfg)

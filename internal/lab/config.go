@@ -11,15 +11,25 @@ import (
 	"perflab/internal/target"
 )
 
-// Profiler choices.
+// ProfilerChoice is how the service is to be profiled (--profiler): with
+// one profiler (ProfilerChoice(runfmt.ProfilerPerf)), or as one of the
+// choices below.
+type ProfilerChoice string
+
+// The choices besides a profiler.
 const (
-	ProfilerAuto  = "auto"  // pprof endpoint if found, else perf (py-spy/rbspy for Python/Ruby)
-	ProfilerPprof = "pprof" // the service's net/http/pprof endpoint only
-	ProfilerPerf  = "perf"  // perf record -e cpu-clock
-	ProfilerPySpy = "py-spy"
-	ProfilerRbSpy = "rbspy"
-	ProfilerNone  = "none"
+	// ProfilerAuto is the service's pprof endpoint if it has one, else
+	// per process by its runtime: py-spy, rbspy, perf for the others.
+	ProfilerAuto ProfilerChoice = "auto"
+	// ProfilerNone takes no profiles.
+	ProfilerNone ProfilerChoice = "none"
 )
+
+// Profiler is the profiler chosen; false for auto and none.
+func (c ProfilerChoice) Profiler() (runfmt.Profiler, bool) {
+	p, err := runfmt.ParseProfiler(string(c))
+	return p, err == nil
+}
 
 // Config describes one run.
 type Config struct {
@@ -60,7 +70,7 @@ type Config struct {
 	Pprof string
 	// Force profiles an explicit Pprof endpoint that is not the service's.
 	Force    bool
-	Profiler string
+	Profiler ProfilerChoice
 	// PerfHz is the sampling rate of every profiler perflab starts (perf,
 	// py-spy, rbspy); 0 leaves each at its default (see samplerHz).
 	PerfHz    int
@@ -110,11 +120,11 @@ var spyRates = []int{capture.DefaultSpyHz, 29, 49, 99}
 // set, else the tool's default (perf 99 Hz; py-spy and rbspy the slowest
 // of spyRates that takes spyTicks ticks, as their cost does not follow the
 // service's CPU: see capture.DefaultSpyHz).
-func (c *Config) samplerHz(tool string, window time.Duration) int {
+func (c *Config) samplerHz(tool runfmt.Profiler, window time.Duration) int {
 	switch {
 	case c.PerfHz > 0:
 		return c.PerfHz
-	case tool == ProfilerPySpy, tool == ProfilerRbSpy:
+	case tool == runfmt.ProfilerPySpy, tool == runfmt.ProfilerRbSpy:
 		for _, hz := range spyRates {
 			if float64(hz)*window.Seconds() >= spyTicks {
 				return hz

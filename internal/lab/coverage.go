@@ -2,12 +2,10 @@ package lab
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
 )
 
 // A CPU profile must account for at least minCoverage of the CPU the
@@ -70,10 +68,13 @@ const fewSamples = 50
 // misses most of the CPU.
 func (s *session) coverageHint(samples int64) string {
 	switch {
-	case s.prof.mode == ProfilerPprof:
+	case s.prof.mode == runfmt.ProfilerPprof:
 		return " (is the pprof endpoint the service's own, and does the service run more processes?)"
 	case samples < fewSamples:
-		tool, _, _ := strings.Cut(s.prof.mode, "+")
+		tool := s.prof.mode
+		if used := s.prof.used.List(); len(used) > 0 {
+			tool = used[0]
+		}
 		return fmt.Sprintf(" (sampled at %d Hz: raise --perf-hz or lengthen the window)", s.cfg.samplerHz(tool, seconds(s.prof.windowSecs)))
 	}
 	return " (see the processes in run.json's profiling block: were they all sampled?)"
@@ -81,7 +82,7 @@ func (s *session) coverageHint(samples int64) string {
 
 func cpuNanos(p *profile.Profile) float64 {
 	for i, st := range p.SampleType {
-		if st.Type == "cpu" && st.Unit == "nanoseconds" {
+		if st.Type == runfmt.CPUSample && st.Unit == "nanoseconds" {
 			var sum int64
 			for _, s := range p.Sample {
 				sum += s.Value[i]
@@ -105,7 +106,8 @@ func sampleCount(p *profile.Profile) int64 {
 // working: on a busy machine such a profile stands for more CPU than the
 // service used.
 func (s *session) wallClockSpy() bool {
-	return strings.Contains(s.prof.mode, ProfilerPySpy) || strings.Contains(s.prof.mode, ProfilerRbSpy)
+	src := s.prof.cpuSource().Profilers
+	return src.Has(runfmt.ProfilerPySpy) || src.Has(runfmt.ProfilerRbSpy)
 }
 
 // scaleHot rescales the per-request figures of hot functions by f: a
@@ -122,14 +124,14 @@ func scaleHot(hot []runfmt.HotFunc, f float64) {
 
 // serviceRuntime is the runtime of the service's busiest process: "go" for
 // a service profiled through its pprof endpoint, "" when unknown.
-func (s *session) serviceRuntime() string {
+func (s *session) serviceRuntime() runfmt.Runtime {
 	if s.prof == nil {
 		return ""
 	}
-	if s.prof.mode == ProfilerPprof {
-		return target.RuntimeGo
+	if s.prof.mode == runfmt.ProfilerPprof {
+		return runfmt.RuntimeGo
 	}
-	best, rt := -1.0, ""
+	best, rt := -1.0, runfmt.Runtime("")
 	if s.run.Profiling != nil {
 		for _, p := range s.run.Profiling.Processes {
 			if p.CPUSeconds > best && p.Runtime != "" {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"perflab/internal/runfmt"
 )
 
 func TestNotRepresentative(t *testing.T) {
@@ -35,7 +37,7 @@ func TestNotRepresentative(t *testing.T) {
 // install; other runtimes always get perf.
 func TestTreeSamplerFallsBackToPerf(t *testing.T) {
 	ts := &treeSampler{missing: map[string]bool{}, lookTool: func(string) error { return errors.New("not found") }}
-	for rt, want := range map[string]string{"python": ProfilerPerf, "ruby": ProfilerPerf, "node": ProfilerPerf, "go": ProfilerPerf} {
+	for rt, want := range map[runfmt.Runtime]runfmt.Profiler{"python": runfmt.ProfilerPerf, "ruby": runfmt.ProfilerPerf, "node": runfmt.ProfilerPerf, "go": runfmt.ProfilerPerf} {
 		if got := ts.toolFor(rt); got != want {
 			t.Errorf("toolFor(%s) without spies = %s, want %s", rt, got, want)
 		}
@@ -47,11 +49,11 @@ func TestTreeSamplerFallsBackToPerf(t *testing.T) {
 		}
 	}
 	ts = &treeSampler{missing: map[string]bool{}, lookTool: func(string) error { return nil }}
-	if ts.toolFor("python") != ProfilerPySpy || ts.toolFor("ruby") != ProfilerRbSpy || len(ts.notes) != 0 {
+	if ts.toolFor("python") != runfmt.ProfilerPySpy || ts.toolFor("ruby") != runfmt.ProfilerRbSpy || len(ts.notes) != 0 {
 		t.Errorf("with the spies installed: python %s, ruby %s, notes %q", ts.toolFor("python"), ts.toolFor("ruby"), ts.notes)
 	}
-	ts = &treeSampler{forced: ProfilerPySpy, missing: map[string]bool{}}
-	if ts.toolFor("node") != "" || ts.toolFor("python") != ProfilerPySpy {
+	ts = &treeSampler{forced: runfmt.ProfilerPySpy, missing: map[string]bool{}}
+	if ts.toolFor("node") != "" || ts.toolFor("python") != runfmt.ProfilerPySpy {
 		t.Error("--profiler py-spy must sample the Python processes only")
 	}
 }

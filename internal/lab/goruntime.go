@@ -14,21 +14,21 @@ import (
 	"perflab/internal/target"
 )
 
-// saveWall writes a wall-time profile to profiles/NAME.pb.gz.
-func (p *profileSet) saveWall(name string, prof *profile.Profile, source string) (string, bool) {
-	rel := p.saveAs(name, source, nil, prof)
+// saveWall writes a wall-time profile to profiles/wall.pb.gz.
+func (p *profileSet) saveWall(prof *profile.Profile, source runfmt.ProfileSource) (string, bool) {
+	rel := p.saveAs(runfmt.ProfileWall, source, nil, prof)
 	return rel, rel != ""
 }
 
 // heapBefore takes the in-use heap after a forced collection before the
 // window: the start of the heap's growth by allocation site.
 func (p *profileSet) heapBefore(ctx context.Context) {
-	h, raw, err := p.client.Fetch(ctx, p.base, "heap", "gc=1")
+	h, raw, err := p.fetch(ctx, runfmt.ProfileHeapStart, "gc=1")
 	if err != nil {
 		return // the end of the window fetches it again and warns
 	}
 	p.heapStart = h
-	p.save("heap-start", raw, nil)
+	p.save(runfmt.ProfileHeapStart, raw, nil)
 }
 
 // serviceEnv is the environment the service started with (its first

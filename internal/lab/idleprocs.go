@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
 
@@ -74,17 +75,17 @@ func (t *treeSampler) watchIdle(ctx context.Context, left time.Duration) {
 		case cpu-base >= wakeCPU:
 			delete(t.watch, pid)
 			t.mu.Lock()
-			t.procs[pid].Profiler = ProfilerPySpy
+			t.procs[pid].Profiler = runfmt.ProfilerPySpy
 			t.mu.Unlock()
-			t.start(ctx, ProfilerPySpy, []int{pid}, left)
+			t.start(ctx, runfmt.ProfilerPySpy, []int{pid}, left)
 		}
 	}
 }
 
 // watched says whether pid, sampled with tool, is idle under load: it is
 // then watched instead of sampled.
-func (t *treeSampler) watched(pid int, tool string) bool {
-	if tool != ProfilerPySpy || !t.idle[pid] {
+func (t *treeSampler) watched(pid int, tool runfmt.Profiler) bool {
+	if tool != runfmt.ProfilerPySpy || !t.idle[pid] {
 		return false
 	}
 	cpu, err := target.ProcessCPUSeconds(pid)

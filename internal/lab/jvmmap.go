@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strconv"
 	"time"
+
+	"perflab/internal/runfmt"
 )
 
 // jvmPerfMaps has every JVM among pids write its perf map with the JDK's
@@ -20,7 +22,7 @@ func (t *treeSampler) jvmPerfMaps(pids []int) []string {
 		t.mu.Lock()
 		p := t.procs[pid]
 		t.mu.Unlock()
-		if p == nil || p.Runtime != "jvm" {
+		if p == nil || p.Runtime != runfmt.RuntimeJVM {
 			continue
 		}
 		path := "/tmp/perf-" + strconv.Itoa(pid) + ".map"

@@ -38,11 +38,11 @@ func TestAcceptanceConstructorOwnsCost(t *testing.T) {
 			return goService(t, "gomash", "/price?sku=1234")
 		}, []string{"main.NewMash"}, []string{"main.(*Mash).deepUpdate", "main.convertKey", "main.convertValue", "main.(*Mash).customWriter", "main.(*Mash).respondTo"}},
 		{"python", func(t *testing.T) Config {
-			return scriptService(t, "python3", "py-spy", ProfilerPySpy, "pymash/server.py")
+			return scriptService(t, "python3", "py-spy", runfmt.ProfilerPySpy, "pymash/server.py")
 		}, []string{"Mash.__init__", "__init__"}, []string{"Mash.deep_update", "Mash.convert_key", "Mash.convert_value", "Mash.custom_writer", "Mash.respond_to",
 			"deep_update", "convert_key", "convert_value", "custom_writer", "respond_to"}},
 		{"ruby", func(t *testing.T) Config {
-			return scriptService(t, "ruby", "rbspy", ProfilerRbSpy, "rbhot/server.rb")
+			return scriptService(t, "ruby", "rbspy", runfmt.ProfilerRbSpy, "rbhot/server.rb")
 		}, []string{"Mash#initialize", "initialize"}, []string{"Mash#deep_update", "Mash#convert_key", "Mash#convert_value", "Mash#custom_writer", "Mash#respond_to_missing?",
 			"deep_update", "convert_key", "convert_value", "custom_writer", "respond_to_missing?"}},
 	}
@@ -79,7 +79,7 @@ func TestAcceptanceConstructorOwnsCost(t *testing.T) {
 // scriptService is the config of a Python or Ruby test service serving
 // /price, profiled by its language's sampler; the test skips, saying why,
 // when the interpreter or the sampler is missing.
-func scriptService(t *testing.T, interpreter, sampler, profiler, script string) Config {
+func scriptService(t *testing.T, interpreter, sampler string, profiler runfmt.Profiler, script string) Config {
 	t.Helper()
 	bin, err := exec.LookPath(interpreter)
 	if err != nil {
@@ -91,7 +91,7 @@ func scriptService(t *testing.T, interpreter, sampler, profiler, script string) 
 	addr := labtest.FreeAddr(t)
 	path, _ := filepath.Abs("../../testdata/services/" + script)
 	cfg := acceptanceConfig(t, addr, "/price?sku=1234", bin, path, "--addr", addr)
-	cfg.Profiler = profiler
+	cfg.Profiler = ProfilerChoice(profiler)
 	return cfg
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"perflab/internal/labtest"
 	"perflab/internal/pprofmux"
+	"perflab/internal/runfmt"
 )
 
 // runProxyHelper makes the test binary a TCP proxy, as docker-proxy is for
@@ -84,7 +85,7 @@ func TestPprofThroughAProxy(t *testing.T) {
 	r := readRun(t, res)
 	var fromPprof bool
 	for _, p := range r.Profiles {
-		fromPprof = fromPprof || p.Source == ProfilerPprof
+		fromPprof = fromPprof || p.Source == runfmt.SourceProfilers(runfmt.ProfilerPprof)
 	}
 	if !fromPprof {
 		t.Errorf("no profile taken through the proxy: profiles %+v, warnings %q", r.Profiles, r.Warnings)

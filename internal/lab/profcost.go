@@ -10,12 +10,6 @@ import (
 	"perflab/internal/target"
 )
 
-// Roles of the profilers perflab starts.
-const (
-	roleCPU    = "cpu"     // the CPU profile (py-spy, rbspy, perf record)
-	roleOffCPU = "off-cpu" // the off-CPU recording (py-spy --idle, perf sched)
-)
-
 // profilerMeter measures what the profilers perflab starts use of the CPU
 // during the measured window: each recorder's CPU time (utime + stime of
 // /proc/PID/stat, every thread) when the window starts and when it ends,
@@ -41,12 +35,13 @@ const (
 
 // recorderCPU is one recorder process.
 type recorderCPU struct {
-	pid        int
-	tool, role string
-	hz         int
-	base       float64 // CPU seconds when the window started (0: started in it)
-	used       float64 // CPU seconds used in the window, once known
-	known      bool    // used is final
+	pid   int
+	tool  runfmt.Profiler
+	role  runfmt.ProfilerRole
+	hz    int
+	base  float64 // CPU seconds when the window started (0: started in it)
+	used  float64 // CPU seconds used in the window, once known
+	known bool    // used is final
 }
 
 func newProfilerMeter() *profilerMeter {
@@ -55,7 +50,7 @@ func newProfilerMeter() *profilerMeter {
 
 // started registers a recorder process once it runs; hz is its sampling
 // rate (0 for an event recorder such as perf sched). Nil-safe.
-func (m *profilerMeter) started(pid int, tool, role string, hz int) {
+func (m *profilerMeter) started(pid int, tool runfmt.Profiler, role runfmt.ProfilerRole, hz int) {
 	if m == nil || pid <= 0 {
 		return
 	}

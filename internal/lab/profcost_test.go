@@ -27,40 +27,40 @@ func TestProfilerMeterCountsTheWindowOnly(t *testing.T) {
 	m := &profilerMeter{read: cpu.read}
 	// Before the window: two py-spy recorders attach (0.10 s of CPU each
 	// by the window's start), one ends at once, perf records.
-	m.started(11, ProfilerPySpy, roleCPU, 19)
-	m.started(12, ProfilerPySpy, roleCPU, 19)
-	m.started(13, ProfilerPySpy, roleCPU, 19)
-	m.started(20, ProfilerPerf, roleCPU, 99)
+	m.started(11, runfmt.ProfilerPySpy, runfmt.RoleCPU, 19)
+	m.started(12, runfmt.ProfilerPySpy, runfmt.RoleCPU, 19)
+	m.started(13, runfmt.ProfilerPySpy, runfmt.RoleCPU, 19)
+	m.started(20, runfmt.ProfilerPerf, runfmt.RoleCPU, 99)
 	m.exited(13, 90*time.Millisecond)
 	cpu[11], cpu[12], cpu[20] = 0.10, 0.10, 0.20
 	m.begin()
 	// During it: 12 exits having used 0.25 s in all; the off-CPU slice
 	// starts and stops (its start-up counts).
 	m.exited(12, 250*time.Millisecond)
-	m.started(30, ProfilerPySpy, roleOffCPU, 19)
+	m.started(30, runfmt.ProfilerPySpy, runfmt.RoleOffCPU, 19)
 	m.exited(30, 180*time.Millisecond)
 	cpu[11], cpu[20] = 0.40, 0.21
 	// A recorder that exited at the end and reports after it.
-	m.started(14, ProfilerPySpy, roleCPU, 19)
+	m.started(14, runfmt.ProfilerPySpy, runfmt.RoleCPU, 19)
 	m.end()
 	m.exited(14, 50*time.Millisecond)
 	// After it: what they do counts no more; a recorder started now is not listed.
 	cpu[11] = 0.90
 	m.exited(11, 900*time.Millisecond)
-	m.started(40, ProfilerRbSpy, roleCPU, 49)
+	m.started(40, runfmt.ProfilerRbSpy, runfmt.RoleCPU, 49)
 
 	uses, total := m.uses()
 	want := map[string]runfmt.ProfilerUse{
-		"py-spy/cpu":     {Tool: ProfilerPySpy, Role: roleCPU, Hz: 19, Processes: 4, CPUSeconds: 0.30 + 0.15 + 0.05},
-		"py-spy/off-cpu": {Tool: ProfilerPySpy, Role: roleOffCPU, Hz: 19, Processes: 1, CPUSeconds: 0.18},
-		"perf/cpu":       {Tool: ProfilerPerf, Role: roleCPU, Hz: 99, Processes: 1, CPUSeconds: 0.01},
+		"py-spy/cpu":     {Tool: runfmt.ProfilerPySpy, Role: runfmt.RoleCPU, Hz: 19, Processes: 4, CPUSeconds: 0.30 + 0.15 + 0.05},
+		"py-spy/off-cpu": {Tool: runfmt.ProfilerPySpy, Role: runfmt.RoleOffCPU, Hz: 19, Processes: 1, CPUSeconds: 0.18},
+		"perf/cpu":       {Tool: runfmt.ProfilerPerf, Role: runfmt.RoleCPU, Hz: 99, Processes: 1, CPUSeconds: 0.01},
 	}
 	if len(uses) != len(want) {
 		t.Fatalf("uses %+v; want %d kinds", uses, len(want))
 	}
 	var sum float64
 	for _, u := range uses {
-		w, ok := want[u.Tool+"/"+u.Role]
+		w, ok := want[string(u.Tool)+"/"+string(u.Role)]
 		if !ok || u.Hz != w.Hz || u.Processes != w.Processes || math.Abs(u.CPUSeconds-w.CPUSeconds) > 1e-9 {
 			t.Errorf("%s/%s: %+v; want %+v", u.Tool, u.Role, u, w)
 		}
@@ -73,13 +73,13 @@ func TestProfilerMeterCountsTheWindowOnly(t *testing.T) {
 
 func TestProfilerMeterNilAndUnfinished(t *testing.T) {
 	var m *profilerMeter // no profiling: nothing to say, nothing to fail
-	m.started(1, ProfilerPerf, roleCPU, 99)
+	m.started(1, runfmt.ProfilerPerf, runfmt.RoleCPU, 99)
 	m.exited(1, time.Second)
 	if uses, total := m.uses(); uses != nil || total != 0 {
 		t.Errorf("nil meter: %+v, %g", uses, total)
 	}
 	m = &profilerMeter{read: fakeCPU{1: 1}.read}
-	m.started(1, ProfilerPerf, roleCPU, 99)
+	m.started(1, runfmt.ProfilerPerf, runfmt.RoleCPU, 99)
 	m.begin()
 	if uses, _ := m.uses(); uses != nil {
 		t.Errorf("uses before the window ended: %+v; want none (not measured yet)", uses)
@@ -90,7 +90,7 @@ func TestProfilerMeterNilAndUnfinished(t *testing.T) {
 // burns, and the meter sees it between the window's edges.
 func TestProfilerMeterReadsProc(t *testing.T) {
 	m := newProfilerMeter()
-	m.started(os.Getpid(), ProfilerPerf, roleCPU, 99)
+	m.started(os.Getpid(), runfmt.ProfilerPerf, runfmt.RoleCPU, 99)
 	m.begin()
 	burnCPU(50 * time.Millisecond)
 	m.end()
@@ -118,19 +118,19 @@ func burnCPU(d time.Duration) {
 
 func TestSamplerHz(t *testing.T) {
 	for _, tc := range []struct {
-		tool   string
+		tool   runfmt.Profiler
 		window time.Duration
 		perfHz int
 		want   int
 	}{
-		{ProfilerPySpy, 10 * time.Second, 0, 19}, // the default window
-		{ProfilerRbSpy, 60 * time.Second, 0, 19},
-		{ProfilerPySpy, 5 * time.Second, 0, 49}, // 29 Hz would take 145 ticks
-		{ProfilerPySpy, 3 * time.Second, 0, 99},
-		{ProfilerPySpy, time.Second, 0, 99}, // as fast as it goes
-		{ProfilerPerf, 3 * time.Second, 0, 99},
-		{ProfilerPySpy, 3 * time.Second, 7, 7}, // --perf-hz sets them all
-		{ProfilerPerf, 10 * time.Second, 7, 7},
+		{runfmt.ProfilerPySpy, 10 * time.Second, 0, 19}, // the default window
+		{runfmt.ProfilerRbSpy, 60 * time.Second, 0, 19},
+		{runfmt.ProfilerPySpy, 5 * time.Second, 0, 49}, // 29 Hz would take 145 ticks
+		{runfmt.ProfilerPySpy, 3 * time.Second, 0, 99},
+		{runfmt.ProfilerPySpy, time.Second, 0, 99}, // as fast as it goes
+		{runfmt.ProfilerPerf, 3 * time.Second, 0, 99},
+		{runfmt.ProfilerPySpy, 3 * time.Second, 7, 7}, // --perf-hz sets them all
+		{runfmt.ProfilerPerf, 10 * time.Second, 7, 7},
 	} {
 		c := Config{PerfHz: tc.perfHz}
 		if got := c.samplerHz(tc.tool, tc.window); got != tc.want {

@@ -34,7 +34,7 @@ func Profile(ctx context.Context, cfg Config, window time.Duration) (*Result, er
 func (s *session) profileOnly(ctx context.Context, window time.Duration) error {
 	p := s.prof
 	p.before(ctx)
-	if p.mode == ProfilerNone {
+	if p.mode == "" {
 		return errors.New("no profiler could be used (give --pprof URL, --pid PID or -- CMD)")
 	}
 	s.cfg.Log(fmt.Sprintf("profiling with %s for %s", p.mode, window.Round(time.Millisecond)))

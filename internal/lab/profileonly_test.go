@@ -41,11 +41,11 @@ func TestProfileOnly(t *testing.T) {
 	if r.Status != runfmt.StatusComplete || r.Load != nil || r.Target == nil || r.Target.CPUCoresMean <= 0 {
 		t.Errorf("status %s, load %v, target %+v: want a complete run without load, with the service's CPU", r.Status, r.Load, r.Target)
 	}
-	var types []string
+	var types []runfmt.ProfileType
 	for _, p := range r.Profiles {
 		types = append(types, p.Type)
 	}
-	for _, want := range []string{"cpu", "allocs", "heap", "goroutine"} {
+	for _, want := range []runfmt.ProfileType{"cpu", "allocs", "heap", "goroutine"} {
 		if !slices.Contains(types, want) {
 			t.Errorf("profiles %v lack %s", types, want)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"perflab/internal/capture"
 	"perflab/internal/files"
+	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
 
@@ -21,8 +22,11 @@ import (
 type profileSet struct {
 	s      *session
 	client capture.Client
-	base   string // net/http/pprof base URL, "" if none
-	mode   string // pprof, perf, py-spy, rbspy or none
+	base   string          // net/http/pprof base URL, "" if none
+	mode   runfmt.Profiler // the profiler chosen; "" for none
+	// used are the profilers that sampled the CPU profile, when the
+	// processes were sampled (perf, py-spy, rbspy, or several).
+	used runfmt.ProfilerSet
 
 	cancel   context.CancelFunc
 	from, to time.Time
@@ -62,36 +66,42 @@ func (p *profileSet) pick(ctx context.Context) error {
 
 // before takes the snapshots that the window's deltas start from.
 func (p *profileSet) before(ctx context.Context) {
-	if p.mode != ProfilerPprof {
+	if p.mode != runfmt.ProfilerPprof {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.s.cfg.SnapshotTimeout)
 	defer cancel()
-	if a, _, err := p.client.Fetch(ctx, p.base, "allocs", ""); err == nil {
+	if a, _, err := p.fetch(ctx, runfmt.ProfileAllocs, ""); err == nil {
 		p.allocsBefore = a
 	} else {
 		p.s.warn("allocs profile before the window: " + err.Error())
 	}
-	if g, raw, err := p.client.Fetch(ctx, p.base, "goroutine", ""); err == nil {
+	if g, raw, err := p.fetch(ctx, runfmt.ProfileGoroutineStart, ""); err == nil {
 		p.gorStart = g
-		p.save("goroutine-start", raw, nil)
+		p.save(runfmt.ProfileGoroutineStart, raw, nil)
 	}
 	p.heapBefore(ctx)
 }
 
-// choose decides how to profile, probing for a pprof endpoint that belongs
-// to the service.
-func (p *profileSet) choose(ctx context.Context) (string, error) {
+// fetch gets a profile of type t from the service's pprof endpoint.
+func (p *profileSet) fetch(ctx context.Context, t runfmt.ProfileType, query string) (*profile.Profile, []byte, error) {
+	return p.client.Fetch(ctx, p.base, capture.EndpointOf(t), query)
+}
+
+// choose decides how to profile ("" for not at all), probing for a pprof
+// endpoint that belongs to the service.
+func (p *profileSet) choose(ctx context.Context) (runfmt.Profiler, error) {
 	c := &p.s.cfg
-	switch c.Profiler {
-	case ProfilerNone:
-		return ProfilerNone, nil
-	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
-		return c.Profiler, nil
+	chosen, one := c.Profiler.Profiler()
+	switch {
+	case c.Profiler == ProfilerNone:
+		return "", nil
+	case one && chosen != runfmt.ProfilerPprof:
+		return chosen, nil
 	}
 	runtimes := p.runtimes()
 	for _, base := range p.candidates() {
-		if c.Pprof == "" && len(runtimes) > 0 && !runtimes[target.RuntimeGo] {
+		if c.Pprof == "" && len(runtimes) > 0 && !runtimes[runfmt.RuntimeGo] {
 			break // no Go process in the service: a pprof endpoint found there is another's
 		}
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -105,31 +115,31 @@ func (p *profileSet) choose(ctx context.Context) (string, error) {
 		}
 		if ok, err := p.accept(ctx, base); err != nil || !ok {
 			if err != nil {
-				return ProfilerNone, err
+				return "", err
 			}
 			continue
 		}
 		p.base = base
 		p.s.cfg.Log("profiling through " + base + "/debug/pprof/")
-		return ProfilerPprof, nil
+		return runfmt.ProfilerPprof, nil
 	}
-	if c.Profiler == ProfilerPprof {
+	if chosen == runfmt.ProfilerPprof {
 		p.s.degrade("no net/http/pprof endpoint of the service found: no profiles (give --pprof URL)")
-		return ProfilerNone, nil
+		return "", nil
 	}
 	if p.s.proc == nil {
 		if c.Pprof == "" {
 			p.s.degrade("no net/http/pprof endpoint of the service found and no process to sample: no profiles (give --pprof URL or --pid)")
 		}
-		return ProfilerNone, nil
+		return "", nil
 	}
 	switch {
-	case runtimes[target.RuntimePython]:
-		return ProfilerPySpy, nil
-	case runtimes[target.RuntimeRuby]:
-		return ProfilerRbSpy, nil
+	case runtimes[runfmt.RuntimePython]:
+		return runfmt.ProfilerPySpy, nil
+	case runtimes[runfmt.RuntimeRuby]:
+		return runfmt.ProfilerRbSpy, nil
 	}
-	return ProfilerPerf, nil
+	return runfmt.ProfilerPerf, nil
 }
 
 // accept checks that a pprof endpoint that answers is the service's. A
@@ -155,8 +165,8 @@ func (p *profileSet) accept(ctx context.Context, base string) (bool, error) {
 }
 
 // runtimes are the runtimes of the service's processes now.
-func (p *profileSet) runtimes() map[string]bool {
-	out := map[string]bool{}
+func (p *profileSet) runtimes() map[runfmt.Runtime]bool {
+	out := map[runfmt.Runtime]bool{}
 	if p.s.proc == nil {
 		return out
 	}
@@ -189,27 +199,26 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 	p.cancel = cancel
 	secs := max(1, int(window.Seconds()))
 	p.windowSecs = window.Seconds()
-	mode := p.mode // sample refines p.mode while the window runs
 	var wg sync.WaitGroup
 	switch p.mode {
-	case ProfilerPprof:
+	case runfmt.ProfilerPprof:
 		wg.Go(func() { p.pprofCPU(pctx, secs) })
 		if !p.s.cfg.NoTrace {
 			wg.Go(func() { p.trace(pctx, window) })
 		}
-	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
+	case runfmt.ProfilerPerf, runfmt.ProfilerPySpy, runfmt.ProfilerRbSpy:
 		// The samplers start ahead of the window: attaching takes perf,
 		// py-spy and rbspy a moment (seconds on a loaded machine), and a
 		// window they join late would be profiled in part.
 		p.tree = newTreeSampler(p.s)
 		p.tree.meter = p.meter
-		p.tree.hz = func(tool string) int { return p.s.cfg.samplerHz(tool, window) }
+		p.tree.hz = func(tool runfmt.Profiler) int { return p.s.cfg.samplerHz(tool, window) }
 		p.tree.end = time.Now().Add(samplerLead + window) // the longest it can last
 		started := make(chan struct{})
 		p.tree.onStart = func() { close(started) }
 		deadline := time.Now().Add(samplerLead)
 		var sched *schedRecording
-		if mode == ProfilerPerf && !p.s.cfg.NoTrace {
+		if p.mode == runfmt.ProfilerPerf && !p.s.cfg.NoTrace {
 			sched = p.startPerfSched(pctx, &wg, window)
 		}
 		// At the window's end the profilers' CPU is read before they are
@@ -221,7 +230,7 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 		}
 		wg.Go(func() { p.sample(pctx, window) })
 		var idle *idleRecording
-		if mode == ProfilerPySpy && p.s.cfg.Trace {
+		if p.mode == runfmt.ProfilerPySpy && p.s.cfg.Trace {
 			idle = p.startSpyIdle(pctx) // sampling before the load starts, as the CPU profile does
 		}
 		select {
@@ -236,7 +245,7 @@ func (p *profileSet) during(ctx context.Context, window time.Duration) <-chan st
 		switch {
 		case idle != nil:
 			wg.Go(func() { p.spyIdle(pctx, idle, window+spyIdleTail) })
-		case mode == ProfilerPySpy && !p.s.cfg.NoTrace:
+		case p.mode == runfmt.ProfilerPySpy && !p.s.cfg.NoTrace:
 			wg.Go(func() { p.spyIdleSlice(pctx, window) })
 		}
 	}
@@ -263,18 +272,16 @@ func (p *profileSet) pprofCPU(ctx context.Context, secs int) {
 	p.mu.Lock()
 	p.cpu = prof
 	p.mu.Unlock()
-	p.save("cpu", raw, nil)
+	p.save(runfmt.ProfileCPU, raw, nil)
 }
 
 func (p *profileSet) sample(ctx context.Context, d time.Duration) {
 	prof, err := p.tree.run(ctx, d)
 	if err != nil {
-		p.failed(ctx, "the CPU profile failed: "+p.mode+": "+err.Error())
+		p.failed(ctx, "the CPU profile failed: "+string(p.mode)+": "+err.Error())
 		return
 	}
-	if src := p.tree.source(); src != "" {
-		p.mode = src
-	}
+	p.used = p.tree.source()
 	p.mu.Lock()
 	p.cpu = prof
 	p.mu.Unlock()
@@ -295,57 +302,67 @@ func (p *profileSet) failed(ctx context.Context, msg string) {
 
 // after takes the end-of-window snapshots.
 func (p *profileSet) after(ctx context.Context) {
-	if p.mode != ProfilerPprof {
+	if p.mode != runfmt.ProfilerPprof {
 		if p.tree != nil && p.cpu != nil {
-			p.save("cpu", nil, p.cpu)
+			p.save(runfmt.ProfileCPU, nil, p.cpu)
 		}
 		return
 	}
-	if a, _, err := p.client.Fetch(ctx, p.base, "allocs", ""); err != nil {
+	if a, _, err := p.fetch(ctx, runfmt.ProfileAllocs, ""); err != nil {
 		p.s.warn("allocs profile after the window: " + err.Error())
 	} else if p.allocsBefore != nil {
 		if d, err := capture.Delta(p.allocsBefore, a); err != nil {
 			p.s.warn("allocations of the window: " + err.Error())
 		} else {
 			p.allocs = d
-			p.save("allocs", nil, d)
+			p.save(runfmt.ProfileAllocs, nil, d)
 		}
 	}
-	if h, raw, err := p.client.Fetch(ctx, p.base, "heap", "gc=1"); err == nil {
+	if h, raw, err := p.fetch(ctx, runfmt.ProfileHeap, "gc=1"); err == nil {
 		p.heap, p.heapEndAt = h, time.Now()
-		p.save("heap", raw, nil)
+		p.save(runfmt.ProfileHeap, raw, nil)
 	}
-	if g, raw, err := p.client.Fetch(ctx, p.base, "goroutine", ""); err == nil {
+	if g, raw, err := p.fetch(ctx, runfmt.ProfileGoroutine, ""); err == nil {
 		p.gorEnd = g
-		p.save("goroutine", raw, nil)
+		p.save(runfmt.ProfileGoroutine, raw, nil)
 	}
-	for _, name := range []string{"mutex", "block"} {
-		prof, raw, err := p.client.Fetch(ctx, p.base, name, "")
+	for _, typ := range []runfmt.ProfileType{runfmt.ProfileMutex, runfmt.ProfileBlock} {
+		prof, raw, err := p.fetch(ctx, typ, "")
 		if err != nil || len(prof.Sample) == 0 {
 			continue // not enabled by the service (runtime.SetMutexProfileFraction / SetBlockProfileRate)
 		}
-		if name == "mutex" {
+		if typ == runfmt.ProfileMutex {
 			p.mutex = prof
 		} else {
 			p.block = prof
 		}
-		p.save(name, raw, nil)
+		p.save(typ, raw, nil)
 	}
 }
 
-// save writes a profile to profiles/NAME.pb.gz (raw bytes as served, or
+// save writes a profile to profiles/TYPE.pb.gz (raw bytes as served, or
 // prof encoded) and lists it in run.json.
-func (p *profileSet) save(name string, raw []byte, prof *profile.Profile) {
-	source := p.mode
-	if name != "cpu" {
-		source = ProfilerPprof
+func (p *profileSet) save(typ runfmt.ProfileType, raw []byte, prof *profile.Profile) {
+	source := runfmt.SourceProfilers(runfmt.ProfilerPprof)
+	if typ == runfmt.ProfileCPU {
+		source = p.cpuSource()
 	}
-	p.saveAs(name, source, raw, prof)
+	p.saveAs(typ, source, raw, prof)
+}
+
+// cpuSource is what recorded the CPU profile: the profilers that sampled
+// the processes, or the one chosen.
+func (p *profileSet) cpuSource() runfmt.ProfileSource {
+	if p.used != 0 {
+		return runfmt.ProfileSource{Profilers: p.used}
+	}
+	return runfmt.SourceProfilers(p.mode)
 }
 
 // saveAs is save with the profile's source (pprof, perf, go-trace...); it
 // returns the file's path in the run directory, "" if it was not written.
-func (p *profileSet) saveAs(name, source string, raw []byte, prof *profile.Profile) string {
+func (p *profileSet) saveAs(typ runfmt.ProfileType, source runfmt.ProfileSource, raw []byte, prof *profile.Profile) string {
+	name := string(typ)
 	rel := filepath.Join("profiles", name+".pb.gz")
 	path := filepath.Join(p.s.dir, rel)
 	var err error
@@ -364,6 +381,6 @@ func (p *profileSet) saveAs(name, source string, raw []byte, prof *profile.Profi
 	} else if q, err := capture.Decode(raw); err == nil {
 		samples = int64(len(q.Sample))
 	}
-	p.s.addProfile(name, source, rel, samples)
+	p.s.addProfile(typ, source, rel, samples)
 	return rel
 }

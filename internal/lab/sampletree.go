@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -39,7 +38,7 @@ const treeRefresh = 100 * time.Millisecond
 // recordings are merged into one profile whose samples keep pid and comm
 // labels.
 type treeSampler struct {
-	forced string // --profiler perf, py-spy or rbspy; "" decides per process
+	forced runfmt.Profiler // --profiler perf, py-spy or rbspy; "" decides per process
 	// stopAt ends at the window's end (or with the run): py-spy and rbspy
 	// stop then; perf records exactly what is left of the window.
 	stopAt context.Context
@@ -56,7 +55,7 @@ type treeSampler struct {
 	pySpies               map[int]int  // py-spy recorders: the process each samples
 	sampling              map[int]bool // the processes whose py-spy said it samples
 	spies, perfs, perfsOn int
-	hz                    func(tool string) int // the rate of each profiler
+	hz                    func(tool runfmt.Profiler) int // the rate of each profiler
 	meter                 *profilerMeter
 	list                  func() []int
 	warn                  func(string)
@@ -69,10 +68,10 @@ type treeSampler struct {
 
 	mu       sync.Mutex
 	procs    map[int]*runfmt.ProcessProfile
-	roots    map[int]string // spy roots sampled with --subprocesses: pid -> tool
-	done     map[int]bool   // roots whose recorder has ended
+	roots    map[int]runfmt.Profiler // spy roots sampled with --subprocesses: pid -> tool
+	done     map[int]bool            // roots whose recorder has ended
 	profiles []*profile.Profile
-	tools    map[string]bool
+	tools    runfmt.ProfilerSet
 	notes    []string
 	missing  map[string]bool
 	// refreshes counts the looks at the process list; started are the
@@ -88,13 +87,12 @@ func newTreeSampler(s *session) *treeSampler {
 	t := &treeSampler{
 		list: s.proc.PIDs, warn: s.warn, idle: s.prof.warmIdle, watch: map[int]float64{},
 		lookTool: func(name string) error { _, err := exec.LookPath(name); return err },
-		procs:    map[int]*runfmt.ProcessProfile{}, roots: map[int]string{}, done: map[int]bool{},
-		tools: map[string]bool{}, missing: map[string]bool{}, exited: map[int]bool{},
+		procs:    map[int]*runfmt.ProcessProfile{}, roots: map[int]runfmt.Profiler{}, done: map[int]bool{},
+		missing: map[string]bool{}, exited: map[int]bool{},
 		pySpies: map[int]int{}, sampling: map[int]bool{},
 	}
-	switch s.cfg.Profiler {
-	case ProfilerPerf, ProfilerPySpy, ProfilerRbSpy:
-		t.forced = s.cfg.Profiler
+	if p, ok := s.cfg.Profiler.Profiler(); ok && p != runfmt.ProfilerPprof {
+		t.forced = p
 	}
 	return t
 }
@@ -161,7 +159,7 @@ func (t *treeSampler) refresh(ctx context.Context, left time.Duration) {
 			continue
 		}
 		info, err := target.DetectRuntime(pid)
-		tool := ""
+		var tool runfmt.Profiler
 		if err == nil {
 			t.noteRuntime(info)
 			tool = t.toolFor(info.Runtime)
@@ -178,7 +176,7 @@ func (t *treeSampler) refresh(ctx context.Context, left time.Duration) {
 		if tool == "" {
 			continue
 		}
-		if tool == ProfilerPerf {
+		if tool == runfmt.ProfilerPerf {
 			perfPIDs = append(perfPIDs, pid)
 			continue
 		}
@@ -195,7 +193,7 @@ func (t *treeSampler) refresh(ctx context.Context, left time.Duration) {
 	}
 	t.watchIdle(ctx, left)
 	if len(perfPIDs) > 0 {
-		t.start(ctx, ProfilerPerf, perfPIDs, left)
+		t.start(ctx, runfmt.ProfilerPerf, perfPIDs, left)
 	}
 	t.mu.Lock()
 	t.refreshes++
@@ -234,38 +232,39 @@ func (t *treeSampler) startedNote() string {
 
 // toolFor picks the profiler for a runtime; a missing py-spy or rbspy
 // falls back to perf, with a note saying what was lost and how to fix it.
-func (t *treeSampler) toolFor(runtime string) string {
+func (t *treeSampler) toolFor(runtime runfmt.Runtime) runfmt.Profiler {
 	if t.forced != "" {
-		want := map[string]string{ProfilerPySpy: target.RuntimePython, ProfilerRbSpy: target.RuntimeRuby}[t.forced]
+		want := map[runfmt.Profiler]runfmt.Runtime{runfmt.ProfilerPySpy: runfmt.RuntimePython, runfmt.ProfilerRbSpy: runfmt.RuntimeRuby}[t.forced]
 		if want != "" && runtime != want {
 			return "" // --profiler py-spy samples the Python processes only
 		}
 		return t.forced
 	}
-	spy, lang, install := "", "", ""
+	var spy runfmt.Profiler
+	var lang, install string
 	switch runtime {
-	case target.RuntimePython:
-		spy, lang, install = ProfilerPySpy, "Python", "pip install py-spy"
-	case target.RuntimeRuby:
-		spy, lang, install = ProfilerRbSpy, "Ruby", "cargo install rbspy"
+	case runfmt.RuntimePython:
+		spy, lang, install = runfmt.ProfilerPySpy, "Python", "pip install py-spy"
+	case runfmt.RuntimeRuby:
+		spy, lang, install = runfmt.ProfilerRbSpy, "Ruby", "cargo install rbspy"
 	default:
-		return ProfilerPerf
+		return runfmt.ProfilerPerf
 	}
-	if t.lookTool(spy) == nil {
+	if t.lookTool(string(spy)) == nil {
 		return spy
 	}
-	t.note(spy+" missing", fmt.Sprintf("%s service sampled with perf: %s is not installed (%s), so the profile shows the %s interpreter's C functions, not your %s functions",
+	t.note(string(spy)+" missing", fmt.Sprintf("%s service sampled with perf: %s is not installed (%s), so the profile shows the %s interpreter's C functions, not your %s functions",
 		lang, spy, install, lang, lang))
-	return ProfilerPerf
+	return runfmt.ProfilerPerf
 }
 
 // noteRuntime says what a JIT runtime needs for perf to name its code.
 func (t *treeSampler) noteRuntime(info target.ProcessInfo) {
-	if info.PerfMap || t.forced == ProfilerPySpy || t.forced == ProfilerRbSpy {
+	if info.PerfMap || t.forced == runfmt.ProfilerPySpy || t.forced == runfmt.ProfilerRbSpy {
 		return
 	}
 	switch info.Runtime {
-	case target.RuntimeNode:
+	case runfmt.RuntimeNode:
 		t.note("node perf map", "node process without a perf map (/tmp/perf-PID.map): JavaScript frames show as addresses; "+
 			"start it with node --perf-basic-prof-only-functions (or NODE_OPTIONS=--perf-basic-prof-only-functions) to see function names")
 	}
@@ -282,7 +281,7 @@ func (t *treeSampler) note(key, msg string) {
 
 // covered says whether an ancestor of pid is a root sampled by tool with
 // --subprocesses whose recorder still runs (it follows pid itself).
-func (t *treeSampler) covered(pid int, tool string) bool {
+func (t *treeSampler) covered(pid int, tool runfmt.Profiler) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for hops, p := 0, t.procs[pid]; p != nil && hops < 64; hops++ {
@@ -301,13 +300,13 @@ func (t *treeSampler) covered(pid int, tool string) bool {
 // every process's /proc/PID/stat, which costs 1.5–2% of a core on a host
 // of a hundred processes, more than sampling a process at its default
 // rate, while refresh finds the service's new processes in its cgroup.
-func (t *treeSampler) start(ctx context.Context, tool string, pids []int, left time.Duration) {
-	follows := tool == ProfilerRbSpy
+func (t *treeSampler) start(ctx context.Context, tool runfmt.Profiler, pids []int, left time.Duration) {
+	follows := tool == runfmt.ProfilerRbSpy
 	t.mu.Lock()
 	if follows {
 		t.roots[pids[0]] = tool
 	}
-	if tool != ProfilerPerf {
+	if tool != runfmt.ProfilerPerf {
 		t.spies++
 	} else {
 		t.perfs++
@@ -317,13 +316,13 @@ func (t *treeSampler) start(ctx context.Context, tool string, pids []int, left t
 	var recorder int
 	onStart := func(pid int) {
 		recorder = pid
-		t.meter.started(pid, tool, roleCPU, hz)
-		if tool == ProfilerPySpy {
+		t.meter.started(pid, tool, runfmt.RoleCPU, hz)
+		if tool == runfmt.ProfilerPySpy {
 			t.mu.Lock()
 			t.pySpies[pid] = pids[0]
 			t.mu.Unlock()
 		}
-		if tool != ProfilerPerf {
+		if tool != runfmt.ProfilerPerf {
 			t.recorderStarted(pid)
 		}
 	}
@@ -334,11 +333,11 @@ func (t *treeSampler) start(ctx context.Context, tool string, pids []int, left t
 		var used time.Duration
 		secs := left.Seconds()
 		switch tool {
-		case ProfilerPySpy, ProfilerRbSpy:
+		case runfmt.ProfilerPySpy, runfmt.ProfilerRbSpy:
 			// py-spy and rbspy take whole seconds: they are stopped (and
 			// keep what they sampled) when the window ends.
 			record := capture.PySpy
-			if tool == ProfilerRbSpy {
+			if tool == runfmt.ProfilerRbSpy {
 				record = capture.RbSpy
 			}
 			prof, err = record(t.stopAt, capture.SpyConfig{PID: pids[0], Seconds: secs, Rate: hz, Subprocesses: follows, CPUUsed: &used, OnStart: onStart, OnSampling: onSampling})
@@ -367,7 +366,7 @@ func (t *treeSampler) start(ctx context.Context, tool string, pids []int, left t
 		if len(prof.Sample) > 0 {
 			labelPIDs(prof, pids[0])
 			t.profiles = append(t.profiles, prof)
-			t.tools[tool] = true
+			t.tools = t.tools.With(tool)
 		}
 	})
 }
@@ -390,7 +389,7 @@ func labelPIDs(p *profile.Profile, pid int) {
 func (t *treeSampler) account(p *profile.Profile) {
 	ci := len(p.SampleType) - 1
 	for i, st := range p.SampleType {
-		if st.Type == "cpu" {
+		if st.Type == runfmt.CPUSample {
 			ci = i
 		}
 	}
@@ -415,17 +414,11 @@ func (t *treeSampler) account(p *profile.Profile) {
 	}
 }
 
-// source names the profilers that produced samples: "py-spy", "perf",
-// "py-spy+perf".
-func (t *treeSampler) source() string {
+// source is the profilers that produced samples.
+func (t *treeSampler) source() runfmt.ProfilerSet {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var out []string
-	for tool := range t.tools {
-		out = append(out, tool)
-	}
-	sort.Strings(out)
-	return strings.Join(out, "+")
+	return t.tools
 }
 
 // processes lists the processes seen, by pid, with their share of the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"perflab/internal/capture"
+	"perflab/internal/runfmt"
 )
 
 // schedRecording is a recording of a native service's context switches
@@ -68,7 +69,7 @@ func (p *profileSet) perfSched(ctx context.Context, r *schedRecording, seconds f
 	var recorder int
 	var used time.Duration
 	prof, err := capture.PerfSchedRecord(ctx, capture.SchedConfig{PIDs: p.s.proc.PIDs(), Seconds: seconds, CPUUsed: &used,
-		OnStart:    func(pid int) { recorder = pid; p.meter.started(pid, ProfilerPerf, roleOffCPU, 0) },
+		OnStart:    func(pid int) { recorder = pid; p.meter.started(pid, runfmt.ProfilerPerf, runfmt.RoleOffCPU, 0) },
 		OnAttached: func() { close(r.attached) },
 		Stop:       r.stop})
 	p.meter.exited(recorder, used)
@@ -81,5 +82,5 @@ func (p *profileSet) perfSched(ctx context.Context, r *schedRecording, seconds f
 	p.mu.Lock()
 	p.sched = prof
 	p.mu.Unlock()
-	p.saveAs("offcpu", "perf-sched", nil, prof)
+	p.saveAs(runfmt.ProfileOffCPU, runfmt.SourceTime(runfmt.TimeSourcePerfSched), nil, prof)
 }

@@ -49,7 +49,7 @@ type idleRecording struct {
 // --trace, else of the processes sampled from the start; waitAttached
 // waits for it.
 func (p *profileSet) startSpyIdle(ctx context.Context) *idleRecording {
-	hz := p.s.cfg.samplerHz(ProfilerPySpy, seconds(p.windowSecs))
+	hz := p.s.cfg.samplerHz(runfmt.ProfilerPySpy, seconds(p.windowSecs))
 	pids, children := []int{p.s.proc.PID()}, len(p.s.proc.PIDs()) > 1
 	if !p.s.cfg.Trace {
 		pids, children = nil, false
@@ -63,7 +63,7 @@ func (p *profileSet) startSpyIdle(ctx context.Context) *idleRecording {
 	for _, pid := range pids {
 		ir.started.Go(func() {
 			rec, err := capture.StartPySpyIdle(ctx, capture.SpyConfig{PID: pid, Rate: hz, Subprocesses: children,
-				OnStart: func(spy int) { p.meter.started(spy, ProfilerPySpy, roleOffCPU, hz) }})
+				OnStart: func(spy int) { p.meter.started(spy, runfmt.ProfilerPySpy, runfmt.RoleOffCPU, hz) }})
 			ir.mu.Lock()
 			defer ir.mu.Unlock()
 			if err != nil {
@@ -102,7 +102,7 @@ const spyIdleLead = 300 * time.Millisecond
 func pythonPIDs(pids []int) []int {
 	var out []int
 	for _, pid := range pids {
-		if info, err := target.DetectRuntime(pid); err == nil && info.Runtime == target.RuntimePython {
+		if info, err := target.DetectRuntime(pid); err == nil && info.Runtime == runfmt.RuntimePython {
 			out = append(out, pid)
 		}
 	}
@@ -165,7 +165,7 @@ func (p *profileSet) spyIdle(ctx context.Context, ir *idleRecording, d time.Dura
 	p.mu.Lock()
 	p.idle = prof
 	p.mu.Unlock()
-	p.saveAs("idle", ProfilerPySpy, nil, prof)
+	p.saveAs(runfmt.ProfileIdle, runfmt.SourceProfilers(runfmt.ProfilerPySpy), nil, prof)
 }
 
 // analyseSpyWall turns the idle-inclusive stacks and the CPU profile into
@@ -184,13 +184,13 @@ func (s *session) analyseSpyWall() {
 		s.warn("py-spy --idle: no thread was serving a request in a server perflab knows (http.server, wsgiref, gunicorn, uvicorn): no time split per request")
 		return
 	}
-	t := &runfmt.TimePerRequest{Source: ProfilerPySpy, StartS: span.startS, Seconds: span.seconds, Requests: span.requests,
+	t := &runfmt.TimePerRequest{Source: runfmt.TimeSourcePySpy, StartS: span.startS, Seconds: span.seconds, Requests: span.requests,
 		IdleMs: float64(idleNs) / 1e6 / float64(span.requests)}
 	t.Kinds = analysis.TimeKinds(wall, span.requests, s.userCode())
 	for _, k := range t.Kinds {
 		t.TotalMs += k.MsPerRequest
 	}
-	if rel, ok := p.saveWall("wall", wall, ProfilerPySpy); ok {
+	if rel, ok := p.saveWall(wall, runfmt.SourceTime(runfmt.TimeSourcePySpy)); ok {
 		t.Profile = rel
 	}
 	p.spyWall = wall

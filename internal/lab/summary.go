@@ -20,7 +20,7 @@ const (
 
 // addProfile lists a saved profile in the run; capture goroutines call it.
 // Its Seconds is the planned window until summarize sets the measured one.
-func (s *session) addProfile(typ, source, file string, samples int64) {
+func (s *session) addProfile(typ runfmt.ProfileType, source runfmt.ProfileSource, file string, samples int64) {
 	ref := runfmt.ProfileRef{Type: typ, Source: source, File: file, Samples: samples}
 	if s.prof != nil {
 		ref.Seconds = s.prof.windowSecs
@@ -72,7 +72,7 @@ func (s *session) summarize() {
 			scaleHot(r.Hot, 1/pr.Coverage)
 		}
 		for i := range r.Profiles {
-			if r.Profiles[i].Type == "cpu" {
+			if r.Profiles[i].Type == runfmt.ProfileCPU {
 				r.Profiles[i].StartS = 0
 			}
 		}

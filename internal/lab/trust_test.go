@@ -30,7 +30,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"perflab/internal/analysis"
 	"perflab/internal/capture"
 	"perflab/internal/labtest"
 	"perflab/internal/pprofmux"
@@ -207,7 +206,7 @@ func TestNoisyMachine(t *testing.T) {
 	if q.OtherCores < 0.8*used {
 		t.Errorf("other processes' cores %.2f; the spinners alone used %.2f", q.OtherCores, used)
 	}
-	if slices.ContainsFunc(r.Findings, func(f runfmt.Finding) bool { return f.Kind == analysis.KindOffCPU }) {
+	if slices.ContainsFunc(r.Findings, func(f runfmt.Finding) bool { return f.Kind == runfmt.FindingOffCPU }) {
 		t.Errorf("an off-cpu finding on a machine the spinners starve: %s", describeFindings(r.Findings))
 	}
 	t.Logf("quality: %s\nfindings: %s", q.Summary, describeFindings(r.Findings))
@@ -302,7 +301,7 @@ func TestDecoyPprofIsNotTheService(t *testing.T) {
 		}
 		r := readRun(t, res)
 		for _, p := range r.Profiles {
-			if p.Source == ProfilerPprof {
+			if p.Source == runfmt.SourceProfilers(runfmt.ProfilerPprof) {
 				t.Errorf("profile %s taken from a pprof endpoint: %+v", p.Type, p)
 			}
 		}
@@ -351,7 +350,7 @@ func TestDecoyPprofIsNotTheService(t *testing.T) {
 		res, _ := Profile(context.Background(), cfg, time.Second)
 		r := readRun(t, res)
 		for _, p := range r.Profiles {
-			if p.Source == ProfilerPprof {
+			if p.Source == runfmt.SourceProfilers(runfmt.ProfilerPprof) {
 				t.Errorf("profile --pid took %s from the decoy: %+v", p.Type, p)
 			}
 		}
@@ -378,7 +377,7 @@ func TestSecondRunOnABusyPprofEndpointIsDegraded(t *testing.T) {
 	attach := func(name string, window time.Duration) Config {
 		cfg := acceptanceConfig(t, addr, "/parse")
 		cfg.Name, cfg.Command, cfg.PID, cfg.Budget = name, nil, svc.Process.Pid, target.Budget{}
-		cfg.Pprof, cfg.Profiler, cfg.Load.Duration, cfg.Warmup = "http://"+pprofAddr, ProfilerPprof, window, 0
+		cfg.Pprof, cfg.Profiler, cfg.Load.Duration, cfg.Warmup = "http://"+pprofAddr, ProfilerChoice(runfmt.ProfilerPprof), window, 0
 		return cfg
 	}
 	first := make(chan *Result, 1)

@@ -80,7 +80,7 @@ func TestPySpyIdleNotPermitted(t *testing.T) {
 	script, _ := filepath.Abs("../../testdata/services/pyslow/server.py")
 	peer := strings.TrimSuffix(strings.TrimPrefix(startSlowPeer(t), "http://"), "/")
 	cfg := acceptanceConfig(t, addr, "/quote", python, script, "--addr", addr, "--peer", peer)
-	cfg.Profiler, cfg.Warmup, cfg.Load.Duration = ProfilerPySpy, 0, 2*time.Second
+	cfg.Profiler, cfg.Warmup, cfg.Load.Duration = ProfilerChoice(runfmt.ProfilerPySpy), 0, 2*time.Second
 	r, _ := runAcceptance(t, cfg)
 	var idle []string
 	for _, w := range r.Warnings {
@@ -97,12 +97,12 @@ func TestPySpyIdleNotPermitted(t *testing.T) {
 	}
 	cpu := false
 	for _, p := range r.Profiles {
-		cpu = cpu || p.Type == "cpu" && p.Source == ProfilerPySpy
+		cpu = cpu || p.Type == runfmt.ProfileCPU && p.Source == runfmt.SourceProfilers(runfmt.ProfilerPySpy)
 	}
 	if !cpu {
 		t.Errorf("profiles %+v; want the CPU profile from py-spy, unaffected", r.Profiles)
 	}
-	wallKinds := map[string]bool{"downstream-wait": true, "lock-contention": true, "pool-wait": true, "sync-wait": true,
+	wallKinds := map[runfmt.FindingKind]bool{"downstream-wait": true, "lock-contention": true, "pool-wait": true, "sync-wait": true,
 		"sleep": true, "syscall-wait": true, "client-io": true, "gc-pause": true, "scheduler-latency": true}
 	for _, f := range r.Findings {
 		if wallKinds[f.Kind] {

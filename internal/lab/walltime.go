@@ -67,7 +67,7 @@ func (p *profileSet) trace(ctx context.Context, window time.Duration) {
 	if err := files.WriteFile(path, data); err != nil {
 		p.s.warn("saving the trace: " + err.Error())
 	}
-	p.s.addProfile("trace", ProfilerPprof, "profiles/trace.out", 0)
+	p.s.addProfile(runfmt.ProfileTrace, runfmt.SourceProfilers(runfmt.ProfilerPprof), "profiles/trace.out", 0)
 	p.mu.Lock()
 	p.traced = &tracing{data: data, from: from, to: time.Now(), offset: offset}
 	p.mu.Unlock()
@@ -102,7 +102,7 @@ func (s *session) analyseTrace() {
 		s.warn("execution trace: no goroutine served requests through net/http (another HTTP server?): no time split per request")
 		return
 	}
-	t := &runfmt.TimePerRequest{Source: "go-trace", StartS: startS, Seconds: end.Sub(start).Seconds(), Requests: requests,
+	t := &runfmt.TimePerRequest{Source: runfmt.TimeSourceGoTrace, StartS: startS, Seconds: end.Sub(start).Seconds(), Requests: requests,
 		IdleMs: a.Idle.Seconds() * 1000 / float64(requests)}
 	t.Kinds = analysis.TimeKinds(a.Profile, requests, s.userCode())
 	for _, k := range t.Kinds {
@@ -114,7 +114,7 @@ func (s *session) analyseTrace() {
 		GoroutinesMax: a.GoroutinesMax, GoroutinesCreated: a.GoroutinesCreated, GoroutinesEnded: a.GoroutinesEnded,
 		ServingGoroutines: a.ServingGoroutines, StartedGoroutines: a.StartedGoroutines, CPUSamples: a.CPUSamples,
 	}
-	if rel, ok := s.prof.saveWall("wall", a.Profile, "go-trace"); ok {
+	if rel, ok := s.prof.saveWall(a.Profile, runfmt.SourceTime(runfmt.TimeSourceGoTrace)); ok {
 		t.Profile = rel
 	}
 	s.run.Time = t
@@ -164,7 +164,7 @@ func (s *session) waitInput(in *analysis.FindingInput) {
 	case r.Time != nil, p.sched != nil:
 	case s.cfg.NoTrace:
 		in.WaitChecks = append(in.WaitChecks, "no execution trace or off-CPU sampling (--no-trace)")
-	case p.mode == ProfilerPprof:
+	case p.mode == runfmt.ProfilerPprof:
 		in.WaitChecks = append(in.WaitChecks, "no usable execution trace (see the warnings)")
 	default:
 		in.WaitChecks = append(in.WaitChecks, "no wall-clock profile of the service's threads")
@@ -180,7 +180,7 @@ func (s *session) offCPUFlame() []byte {
 	}
 	requests, source := s.run.Load.Requests, "perf sched"
 	if t := s.run.Time; t != nil {
-		requests, source = t.Requests, t.Source
+		requests, source = t.Requests, string(t.Source)
 	}
 	var buf bytes.Buffer
 	opt := analysis.FlameOptions{Title: s.run.ID + ": off-CPU time (" + source + ")", SampleIndex: runfmt.OffCPUSample, Requests: requests}

@@ -12,11 +12,11 @@ import (
 )
 
 // metricTitle is a metric's row title in the comparison tables.
-func metricTitle(name string) string {
+func metricTitle(name runfmt.MetricName) string {
 	if m, ok := runfmt.Metric(name); ok {
 		return m.Title
 	}
-	return name
+	return string(name)
 }
 
 // FunctionRows is how many gainers and losers of each profile kind the text
@@ -43,8 +43,8 @@ func WriteCompareText(w io.Writer, c *runfmt.Comparison) error {
 	if p.err == nil {
 		p.err = tp.err
 	}
-	p.cmpFunctions(c.Functions, runfmt.FunctionCPU, "CPU per request by function")
-	p.cmpFunctions(c.Functions, runfmt.FunctionAllocs, "Allocations per request by function")
+	p.cmpFunctions(c.Functions, runfmt.ProfileCPU, "CPU per request by function")
+	p.cmpFunctions(c.Functions, runfmt.ProfileAllocs, "Allocations per request by function")
 	p.cmpThresholds(c.Thresholds)
 	p.cmpWarnings(c.Warnings)
 	return p.err
@@ -138,7 +138,7 @@ func cmpPN(m runfmt.MetricComparison) string {
 }
 
 // functions writes the biggest gainers and losers of one profile kind.
-func (p *printer) cmpFunctions(rows []runfmt.FunctionDelta, kind, title string) {
+func (p *printer) cmpFunctions(rows []runfmt.FunctionDelta, kind runfmt.ProfileType, title string) {
 	var gainers, losers []runfmt.FunctionDelta
 	for _, r := range rows {
 		switch {

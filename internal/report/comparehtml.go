@@ -29,7 +29,7 @@ type DiffFlame struct {
 func WriteCompareHTML(w io.Writer, c *runfmt.Comparison, flame *DiffFlame) error {
 	v := compareView{C: c, Functions: map[string][]runfmt.FunctionDelta{}}
 	for _, r := range c.Functions {
-		v.Functions[r.Profile] = append(v.Functions[r.Profile], r)
+		v.Functions[string(r.Profile)] = append(v.Functions[string(r.Profile)], r)
 	}
 	if flame != nil && flame.Base != nil && flame.New != nil {
 		var buf bytes.Buffer

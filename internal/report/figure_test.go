@@ -91,7 +91,7 @@ func TestReportFiguresHaveAxesAndLegends(t *testing.T) {
 	checkFigure(t, page, "cpu", "cores used", "1-core budget", "throttled (%)", "% of periods throttled")
 	checkFigure(t, page, "memory", "RSS", "live heap after GC", "a collection", "budget 512.0 MiB")
 	// The time per request, against the mean latency.
-	r.Time = &runfmt.TimePerRequest{Source: "go-trace", Seconds: 1, Requests: 100, TotalMs: 4.5, Kinds: []runfmt.TimeKind{
+	r.Time = &runfmt.TimePerRequest{Source: "go-trace", Seconds: 1, Requests: 100, TotalMs: 4.5, Kinds: []runfmt.TimeRow{
 		{Kind: "running", MsPerRequest: 1.2}, {Kind: "runnable", MsPerRequest: 0.3}, {Kind: "network", MsPerRequest: 3}}}
 	b.Reset()
 	if err := writeHTML(&b, r, nil); err != nil {

@@ -335,7 +335,7 @@ func rps(r *runfmt.Run) float64 {
 func findingsView(fs []runfmt.Finding) []htmlFinding {
 	out := make([]htmlFinding, 0, len(fs))
 	for i, f := range fs {
-		h := htmlFinding{Rank: i + 1, Kind: f.Kind, Title: f.Title, Detail: f.Detail, Functions: f.Functions, Lines: linesView(f.Lines),
+		h := htmlFinding{Rank: i + 1, Kind: string(f.Kind), Title: f.Title, Detail: f.Detail, Functions: f.Functions, Lines: linesView(f.Lines),
 			wait: f.WaitUsPerRequest > 0 && f.CostUsPerRequest == 0}
 		switch {
 		case f.CostUsPerRequest > 0:

@@ -32,7 +32,7 @@ func sampleRun() *runfmt.Run {
 		Env:      runfmt.Environment{PerflabVersion: "0.1.0-test", GoVersion: "go1.26", Hostname: "box", HostCores: 2, Kernel: "6.1", CgroupVersion: "v1"},
 		Target:   &runfmt.TargetSummary{CPUCoresMean: 0.98, CPUCoresMax: 1.02, CPUMsPerRequest: 1.234, RSSMaxBytes: 40 << 20, CPULimitCores: 1, MemoryLimitBytes: 512 << 20, ThrottledPct: 40, Source: "cgroup-v1", CPUBound: true, Verdict: "CPU-bound at its budget"},
 		GC:       &runfmt.GCSummary{Count: 12, CPUPct: 8.5, PauseP50Ms: 0.05, PauseP99Ms: 0.4, HeapMaxMB: 12},
-		Profiles: []runfmt.ProfileRef{{Type: "cpu", Source: "pprof", File: "profiles/cpu.pb.gz", Seconds: 4, Samples: 390}},
+		Profiles: []runfmt.ProfileRef{{Type: "cpu", Source: runfmt.SourceProfilers(runfmt.ProfilerPprof), File: "profiles/cpu.pb.gz", Seconds: 4, Samples: 390}},
 		Hot: []runfmt.HotFunc{
 			{Function: "main.search", FlatPct: 1, CumPct: 80, CPUUsPerRequest: 10, CumUsPerRequest: 990, UserCode: true, AttributedUsReq: 985, AttributedSample: "strings.ToLower"},
 			{Function: "main.handler.func1", CumPct: 85, CumUsPerRequest: 1050, UserCode: true, AttributedUsReq: 40},

@@ -65,7 +65,7 @@ func hasSource(ls []htmlLine) bool {
 // noFlameReason says why a report has no CPU flame graph.
 func noFlameReason(r *runfmt.Run) string {
 	for _, p := range r.Profiles {
-		if p.Type == "cpu" {
+		if p.Type == runfmt.ProfileCPU {
 			return "The flame graph could not be drawn from the CPU profile (see the warnings below); " + p.File + " still opens in go tool pprof."
 		}
 	}

@@ -41,8 +41,8 @@ func WriteCompareMarkdown(w io.Writer, c *runfmt.Comparison, opt MarkdownOptions
 			mdGroups(&b, c)
 			mdMetrics(&b, c)
 			rows := []int{FunctionRows, 3, 1, 0}[level]
-			mdFunctions(&b, c.Functions, runfmt.FunctionCPU, "CPU per request by function", rows)
-			mdFunctions(&b, c.Functions, runfmt.FunctionAllocs, "Allocations per request by function", rows)
+			mdFunctions(&b, c.Functions, runfmt.ProfileCPU, "CPU per request by function", rows)
+			mdFunctions(&b, c.Functions, runfmt.ProfileAllocs, "Allocations per request by function", rows)
 		}
 		mdThresholds(&b, c.Thresholds)
 		mdWarnings(&b, c.Warnings, level < 3)
@@ -65,7 +65,7 @@ func compareHeadline(c *runfmt.Comparison) string {
 		if worst := worstFailed(c); worst != nil {
 			line += fmt.Sprintf(" — %s %s", mdText(metricTitle(worst.Name)), mdText(FormatMetricDelta(*worst)))
 		}
-		if f := topLoser(c.Functions, runfmt.FunctionCPU); f != nil && c.Env == "" {
+		if f := topLoser(c.Functions, runfmt.ProfileCPU); f != nil && c.Env == "" {
 			line += fmt.Sprintf(", most in %s (%s per request)", mdCode(f.Function), mdText(cmpCostDelta(*f)))
 		}
 		return line
@@ -122,7 +122,7 @@ func worstFailed(c *runfmt.Comparison) *runfmt.MetricComparison {
 
 // topLoser is the significant function whose cost per request grew most,
 // user code first.
-func topLoser(fs []runfmt.FunctionDelta, kind string) *runfmt.FunctionDelta {
+func topLoser(fs []runfmt.FunctionDelta, kind runfmt.ProfileType) *runfmt.FunctionDelta {
 	var best *runfmt.FunctionDelta
 	for i := range fs {
 		f := &fs[i]
@@ -174,7 +174,7 @@ func mdMetrics(b *strings.Builder, c *runfmt.Comparison) {
 
 // mdFunctions lists the n functions of one profile kind whose cost per
 // request grew most, then the n that shrank most.
-func mdFunctions(b *strings.Builder, fs []runfmt.FunctionDelta, kind, title string, n int) {
+func mdFunctions(b *strings.Builder, fs []runfmt.FunctionDelta, kind runfmt.ProfileType, title string, n int) {
 	if n == 0 {
 		return
 	}

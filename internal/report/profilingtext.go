@@ -40,7 +40,7 @@ func ProcessLine(ps []runfmt.ProcessProfile) string {
 	}
 	ps = append([]runfmt.ProcessProfile(nil), ps...)
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].CPUSeconds > ps[j].CPUSeconds })
-	runtimes := map[string]bool{}
+	runtimes := map[runfmt.Runtime]bool{}
 	var parts []string
 	for i, q := range ps {
 		if q.Runtime != "" {
@@ -50,7 +50,7 @@ func ProcessLine(ps []runfmt.ProcessProfile) string {
 			parts = append(parts, fmt.Sprintf("%d more", len(ps)-i))
 			break
 		}
-		tool := q.Profiler
+		tool := string(q.Profiler)
 		if tool == "" {
 			tool = "not sampled"
 		}
@@ -58,7 +58,7 @@ func ProcessLine(ps []runfmt.ProcessProfile) string {
 	}
 	var rts []string
 	for r := range runtimes {
-		rts = append(rts, r)
+		rts = append(rts, string(r))
 	}
 	sort.Strings(rts)
 	return fmt.Sprintf("%d processes (%s) in the profile: %s", len(ps), strings.Join(rts, ", "), strings.Join(parts, ", "))

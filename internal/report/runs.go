@@ -119,7 +119,7 @@ func WriteProfileSummary(w io.Writer, r *runfmt.Run, dir string) error {
 		}
 	}
 	for _, pr := range r.Profiles {
-		if pr.Type != "cpu" || r.Profiling != nil && r.Profiling.NotRepresentative != "" {
+		if pr.Type != runfmt.ProfileCPU || r.Profiling != nil && r.Profiling.NotRepresentative != "" {
 			continue
 		}
 		if pr.Samples == 0 {

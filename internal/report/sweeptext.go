@@ -10,7 +10,7 @@ import (
 
 // sweepMetrics are the columns of the sweep table: the cost per request
 // against peak memory, throughput and tail latency, and the GC's share.
-var sweepMetrics = []string{runfmt.MetricCPU, runfmt.MetricRSS, runfmt.MetricRPS, runfmt.MetricP99, runfmt.MetricGC}
+var sweepMetrics = []runfmt.MetricName{runfmt.MetricCPU, runfmt.MetricRSS, runfmt.MetricRPS, runfmt.MetricP99, runfmt.MetricGC}
 
 // WriteSweepText writes a sweep side by side: one row per value of the
 // swept variable with the median of each metric and its change against the
@@ -61,7 +61,7 @@ func sweepComparison(s *runfmt.Comparison, i int) (*runfmt.Comparison, bool) {
 }
 
 // sweepCell is a metric's median and, off the base value, its change.
-func sweepCell(c *runfmt.Comparison, name string, base bool) []string {
+func sweepCell(c *runfmt.Comparison, name runfmt.MetricName, base bool) []string {
 	for _, m := range c.Metrics {
 		if m.Name != name {
 			continue

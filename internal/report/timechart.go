@@ -13,16 +13,16 @@ import (
 	"perflab/internal/units"
 )
 
-// kindPalette colours each kind of wall time (runfmt.TimeKindNames) with
-// an Okabe–Ito colour: CPU warm (running vermilion, runnable orange), waits
+// kindPalette colours each kind of wall time (runfmt.TimeKinds) with an
+// Okabe–Ito colour: CPU warm (running vermilion, runnable orange), waits
 // cool, the GC grey; the same in the chart and its table.
-var kindPalette = map[string]color.RGBA{
-	"running": okVermilion, "runnable": okOrange, "network": okBlue, "sync": okPurple,
-	"syscall": okGreen, "gc": {0x99, 0x99, 0x99, 0xff}, "sleep": okSky, "other": {0xF0, 0xE4, 0x42, 0xff},
+var kindPalette = map[runfmt.TimeKind]color.RGBA{
+	runfmt.TimeRunning: okVermilion, runfmt.TimeRunnable: okOrange, runfmt.TimeNetwork: okBlue, runfmt.TimeSync: okPurple,
+	runfmt.TimeSyscall: okGreen, runfmt.TimeGC: {0x99, 0x99, 0x99, 0xff}, runfmt.TimeSleep: okSky, runfmt.TimeOther: {0xF0, 0xE4, 0x42, 0xff},
 }
 
 // kindColor is a kind's colour as CSS.
-func kindColor(kind string) string {
+func kindColor(kind runfmt.TimeKind) string {
 	c, ok := kindPalette[kind]
 	if !ok {
 		c = color.RGBA{0xcc, 0xcc, 0xcc, 0xff}

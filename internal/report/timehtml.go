@@ -30,12 +30,12 @@ func timeView(r *runfmt.Run) *htmlTime {
 	v := &htmlTime{Total: units.FormatMs(t.TotalMs)}
 	v.Heading = timeHeading(r)
 	for _, k := range t.Kinds {
-		if k.Kind == "other" && k.MsPerRequest == 0 {
+		if k.Kind == runfmt.TimeOther && k.MsPerRequest == 0 {
 			continue // only samplers have it
 		}
 		pct := 100 * k.MsPerRequest / t.TotalMs
 		ms := units.FormatMs(k.MsPerRequest)
-		v.Rows = append(v.Rows, htmlTimeRow{Kind: k.Kind, Color: kindColor(k.Kind), Ms: ms, Pct: fmt.Sprintf("%.1f%%", pct), Note: timeKindNote(k)})
+		v.Rows = append(v.Rows, htmlTimeRow{Kind: string(k.Kind), Color: kindColor(k.Kind), Ms: ms, Pct: fmt.Sprintf("%.1f%%", pct), Note: timeKindNote(k)})
 	}
 	v.Figure = timeChart(r)
 	if t.IdleMs > 0 {

@@ -10,18 +10,16 @@ import (
 )
 
 // timeSource names where a time split came from, for headings.
-func timeSource(src string) string {
+func timeSource(src runfmt.TimeSource) string {
 	switch src {
-	case "go-trace":
+	case runfmt.TimeSourceGoTrace:
 		return "Go execution trace"
-	case "py-spy":
+	case runfmt.TimeSourcePySpy:
 		return "py-spy, idle threads included"
-	case "rbspy":
-		return "rbspy"
-	case "perf-sched":
+	case runfmt.TimeSourcePerfSched:
 		return "perf, scheduler events"
 	}
-	return src
+	return string(src)
 }
 
 // timePerRequest writes the "Time per request" table: the split of a
@@ -34,7 +32,7 @@ func (p *printer) timePerRequest(r *runfmt.Run) {
 	}
 	p.f("\nTime per request (%s):\n", timeHeading(r))
 	for _, k := range t.Kinds {
-		if k.Kind == "other" && k.MsPerRequest == 0 {
+		if k.Kind == runfmt.TimeOther && k.MsPerRequest == 0 {
 			continue // only samplers have it
 		}
 		share := 0.0
@@ -71,7 +69,7 @@ func schedulerText(s *runfmt.GoScheduler) string {
 }
 
 // timeKindNote is a kind's top site and its waits, for one table line.
-func timeKindNote(k runfmt.TimeKind) string {
+func timeKindNote(k runfmt.TimeRow) string {
 	var parts []string
 	if k.Top != nil {
 		s := analysis.FuncLabel(k.Top.Function, k.Top.File)
@@ -95,8 +93,8 @@ func timeKindNote(k runfmt.TimeKind) string {
 }
 
 // sortedWaits lists the waits by descending time.
-func sortedWaits(m map[string]float64) []string {
-	keys := make([]string, 0, len(m))
+func sortedWaits(m map[runfmt.Wait]float64) []runfmt.Wait {
+	keys := make([]runfmt.Wait, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}

@@ -127,7 +127,7 @@ func (p *printer) runFiles(r *runfmt.Run, dir string) {
 	}
 	p.f("\n  %s\n", filepath.Join(dir, runfmt.FileName))
 	for _, pr := range r.Profiles {
-		if pr.Type == "cpu" {
+		if pr.Type == runfmt.ProfileCPU {
 			p.f("  go tool pprof %s\n", filepath.Join(dir, pr.File))
 		}
 	}

@@ -40,7 +40,7 @@ func TestVerdictHotAddsOwnAndCalledCPU(t *testing.T) {
 func TestDurationsPrintedOneWay(t *testing.T) {
 	r := sampleRun()
 	r.Load.Latency.P50, r.Load.Latency.Mean = 0.35, 0.35
-	r.Time = &runfmt.TimePerRequest{Source: "go-trace", Seconds: 1, Requests: 100, TotalMs: 0.3, Kinds: []runfmt.TimeKind{{Kind: "running", MsPerRequest: 0.3}}}
+	r.Time = &runfmt.TimePerRequest{Source: "go-trace", Seconds: 1, Requests: 100, TotalMs: 0.3, Kinds: []runfmt.TimeRow{{Kind: "running", MsPerRequest: 0.3}}}
 	var page, text strings.Builder
 	if err := writeHTML(&page, r, nil); err != nil {
 		t.Fatal(err)

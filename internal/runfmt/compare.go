@@ -53,31 +53,22 @@ type Group struct {
 	Revision *Revision `json:"revision,omitempty"`
 }
 
-// Metric names, the names --fail-on uses.
+// Units of the metrics, which side of a change is better, and units of a
+// function's cost.
 const (
-	MetricRPS        = "rps"
-	MetricP50        = "p50"
-	MetricP90        = "p90"
-	MetricP99        = "p99"
-	MetricCPU        = "cpu_per_request"
-	MetricAllocs     = "allocs_per_request"
-	MetricGC         = "gc_pct"
-	MetricRSS        = "rss_max"
 	UnitRPS          = "req/s"
 	UnitMs           = "ms"
 	UnitBytes        = "B"
 	UnitPct          = "%"
 	BetterHigher     = "higher"
 	BetterLower      = "lower"
-	FunctionCPU      = "cpu"
-	FunctionAllocs   = "allocs"
 	FunctionUnitUs   = "us"
 	FunctionUnitByte = "B"
 )
 
 // MetricComparison is one metric in both groups.
 type MetricComparison struct {
-	Name string `json:"name"`
+	Name MetricName `json:"name"`
 	// Unit is req/s, ms, B or %.
 	Unit string `json:"unit"`
 	// Better is "higher" (rps) or "lower" (everything else).
@@ -107,14 +98,14 @@ type MetricSummary struct {
 // calls (as in perflab run's hot table); for other code it is the flat cost.
 type FunctionDelta struct {
 	Function string `json:"function"`
-	// Profile is "cpu" (Unit "us": CPU microseconds per request) or
-	// "allocs" (Unit "B": bytes allocated per request).
-	Profile  string  `json:"profile"`
-	Unit     string  `json:"unit"`
-	UserCode bool    `json:"user_code"`
-	Base     float64 `json:"base"`
-	New      float64 `json:"new"`
-	Delta    float64 `json:"delta"`
+	// Profile is ProfileCPU (Unit "us": CPU microseconds per request) or
+	// ProfileAllocs (Unit "B": bytes allocated per request).
+	Profile  ProfileType `json:"profile"`
+	Unit     string      `json:"unit"`
+	UserCode bool        `json:"user_code"`
+	Base     float64     `json:"base"`
+	New      float64     `json:"new"`
+	Delta    float64     `json:"delta"`
 	// DeltaPct is null when the function is absent from the base.
 	DeltaPct *float64 `json:"delta_pct"`
 	// PValue compares the runs' per-request costs; null when there are too
@@ -125,10 +116,10 @@ type FunctionDelta struct {
 
 // ThresholdCheck is one --fail-on rule applied to its metric.
 type ThresholdCheck struct {
-	Rule        string  `json:"rule"`
-	Metric      string  `json:"metric"`
-	DeltaPct    float64 `json:"delta_pct"`
-	Significant bool    `json:"significant"`
+	Rule        string     `json:"rule"`
+	Metric      MetricName `json:"metric"`
+	DeltaPct    float64    `json:"delta_pct"`
+	Significant bool       `json:"significant"`
 	// Measured is false when neither group measured the metric.
 	Measured bool `json:"measured"`
 	Violated bool `json:"violated"`

@@ -10,4 +10,49 @@
 // Fields are added, never renamed. SchemaVersion is raised when a change would
 // make an older reader misread a newer file; Read refuses files newer than it
 // knows.
+//
+// # Vocabularies
+//
+// The words run.json holds for one concept form a closed vocabulary: a
+// string type declared once, in a file of its own that documents each word
+// (the list below is checked against those declarations). Every other
+// package uses the words by their constants. Read refuses a word its
+// vocabulary does not know and names its field (FieldError); the empty word
+// reads as not set.
+//
+//   - Profiler (profiler.go): pprof, perf, py-spy, rbspy.
+//     In profiles[].source, profiling.processes[].profiler and
+//     profiling.profilers[].tool.
+//   - ProfilerRole (profilerrole.go): cpu, off-cpu.
+//     In profiling.profilers[].role.
+//   - ProfileType (profiletype.go): cpu, allocs, heap, heap-start, goroutine,
+//     goroutine-start, mutex, block, trace, wall, idle, offcpu.
+//     In profiles[].type; a profile's file is profiles/TYPE.pb.gz
+//     (profiles/trace.out for the trace).
+//   - TimeSource (timesource.go): go-trace, py-spy, rbspy, perf-sched.
+//     In time_per_request.source.
+//   - ProfileSource (profilesource.go): a profiler's or a time source's name,
+//     or a list of profilers' names.
+//     In profiles[].source.
+//   - TimeKind (timekind.go): running, runnable, network, sync, syscall, gc,
+//     sleep, other.
+//     In time_per_request.kinds[].kind, and the sample types of a wall-time
+//     profile after WallSample and OffCPUSample.
+//   - Wait (wait.go): cpu, runnable, client, downstream, lock, channel,
+//     waitgroup, cond, pool, sync, syscall, gc-assist, gc-wait, gc-stop,
+//     sleep, other.
+//     The keys of time_per_request.kinds[].waits, and the WaitLabel of a
+//     wall-time profile's samples.
+//   - Runtime (runtime.go): go, python, ruby, node, jvm, native.
+//     In profiling.processes[].runtime.
+//   - FindingKind (findingkind.go): cpu-bound, gc, formatting, encoding,
+//     reflection, compression, regexp, hot-user-function, repeated-work,
+//     off-cpu, cpu-contention, lock-contention, goroutine-growth,
+//     downstream-wait, pool-wait, sync-wait, sleep, syscall-wait, client-io,
+//     gc-pause, scheduler-latency, gomaxprocs, memory-growth.
+//     In findings[].kind.
+//   - MetricName (metrics.go): rps, p50, p90, p99, cpu_per_request,
+//     allocs_per_request, gc_pct, rss_max.
+//     In a comparison's metrics[].name and thresholds[].metric, and in
+//     --fail-on.
 package runfmt

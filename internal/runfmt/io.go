@@ -2,6 +2,7 @@ package runfmt
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,19 +21,33 @@ func Write(w io.Writer, r *Run) error {
 	return enc.Encode(r)
 }
 
-// Read decodes a run record and refuses one written by a newer schema.
+// Read decodes a run record and refuses one written by a newer schema, or
+// one with a word a vocabulary does not know: "run.json: findings[2].kind:
+// unknown finding kind ..." (a *FieldError, see Decode).
 func Read(rd io.Reader) (*Run, error) {
 	var r Run
-	if err := json.NewDecoder(rd).Decode(&r); err != nil {
+	err := Decode(rd, &r)
+	if fe := (*FieldError)(nil); errors.As(err, &fe) {
+		// A newer perflab's words: say so rather than name the first.
+		if r.SchemaVersion > SchemaVersion {
+			return nil, newerError(r.SchemaVersion)
+		}
+		return nil, fmt.Errorf("%s: %w", FileName, err)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("decoding run.json: %w", err)
 	}
 	if r.SchemaVersion > SchemaVersion {
-		return nil, fmt.Errorf("run.json has schema_version %d, newer than this perflab understands (%d): upgrade perflab", r.SchemaVersion, SchemaVersion)
+		return nil, newerError(r.SchemaVersion)
 	}
 	if r.SchemaVersion < 1 {
 		return nil, fmt.Errorf("run.json has no schema_version: not a perflab run")
 	}
 	return &r, nil
+}
+
+func newerError(v int) error {
+	return fmt.Errorf("run.json has schema_version %d, newer than this perflab understands (%d): upgrade perflab", v, SchemaVersion)
 }
 
 // MaxFileBytes bounds the run.json perflab reads: a real one is well under
@@ -51,6 +66,9 @@ func ReadFile(path string) (*Run, error) {
 	}
 	defer f.Close()
 	r, err := Read(files.LimitReader(f, MaxFileBytes, path))
+	if fe := (*FieldError)(nil); errors.As(err, &fe) {
+		return nil, fmt.Errorf("%s: %w", path, fe) // path names run.json
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

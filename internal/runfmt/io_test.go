@@ -1,6 +1,8 @@
 package runfmt
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,7 +17,12 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	in := &Run{SchemaVersion: SchemaVersion, Name: "svc", ID: "20260102-030405-svc", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Status: StatusPartial, PartialReason: "interrupted", Config: Config{URL: "http://127.0.0.1:8080/", CPUs: 0.5, Load: map[string]string{"rate": "100"}},
 		Load:   &LoadResult{Model: "open", Requests: 10, Status: map[string]int64{"200": 10}, Series: []SeriesPoint{{T: 0, Requests: 10, CPUCores: &cores}}},
-		Target: &TargetSummary{CPUMsPerRequest: 1.5, Source: "cgroup-v2"}, Findings: []Finding{{Kind: "gc", Title: "t", Share: 0.2}}}
+		Target: &TargetSummary{CPUMsPerRequest: 1.5, Source: "cgroup-v2"}, Findings: []Finding{{Kind: FindingGC, Title: "t", Share: 0.2}},
+		Profiles: []ProfileRef{{Type: ProfileCPU, Source: SourceProfilers(ProfilerPerf, ProfilerPySpy), File: "profiles/cpu.pb.gz"},
+			{Type: ProfileWall, Source: SourceTime(TimeSourceGoTrace), File: "profiles/wall.pb.gz"}},
+		Time: &TimePerRequest{Source: TimeSourceGoTrace, Kinds: []TimeRow{{Kind: TimeSync, MsPerRequest: 2, Waits: map[Wait]float64{WaitLock: 1.5, WaitChannel: 0.5}}}},
+		Profiling: &Profiling{Processes: []ProcessProfile{{PID: 7, Runtime: RuntimePython, Profiler: ProfilerPySpy}},
+			Profilers: []ProfilerUse{{Tool: ProfilerPySpy, Role: RoleOffCPU, Processes: 1}}}}
 	if err := WriteFile(dir, in); err != nil {
 		t.Fatal(err)
 	}
@@ -42,5 +49,57 @@ func TestReadRefusesNewerAndForeignFiles(t *testing.T) {
 		if _, err := ReadFile(path); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ReadFile(%s) = %v; want an error with %q", tc.body, err, tc.want)
 		}
+	}
+}
+
+// TestReadNamesTheFieldOfAnUnknownWord: a run.json with a word no
+// vocabulary knows is refused in one line that names the field (with its
+// index) and the word; a newer perflab's run says to upgrade instead.
+func TestReadNamesTheFieldOfAnUnknownWord(t *testing.T) {
+	const ok = `{"schema_version": 2, "name": "x", "findings": [{"kind": "gc"}, {"kind": "off-cpu"}, %s],
+		"profiles": [%s], "time_per_request": {"source": %s, "kinds": [{"kind": "running"}, %s]},
+		"profiling": {"processes": [{"pid": 1, "runtime": %s, "profiler": "perf"}]}}`
+	good := []string{`{"kind": "sleep"}`, `{"type": "cpu", "source": "perf+py-spy"}`, `"go-trace"`, `{"kind": "sync", "waits": {"lock": 1}}`, `"python"`}
+	fill := func(i int, v string) string {
+		args := make([]any, len(good))
+		for j, g := range good {
+			args[j] = g
+		}
+		if i >= 0 {
+			args[i] = v
+		}
+		return fmt.Sprintf(ok, args...)
+	}
+	if _, err := Read(strings.NewReader(fill(-1, ""))); err != nil {
+		t.Fatalf("a run.json with known words: %v", err)
+	}
+	for _, tc := range []struct {
+		arg   int
+		value string
+		want  string
+		vocab string
+	}{
+		{0, `{"kind": "foo"}`, `run.json: findings[2].kind: unknown finding kind "foo"`, "finding kind"},
+		{1, `{"type": "flame", "source": "pprof"}`, `run.json: profiles[0].type: unknown profile type "flame"`, "profile type"},
+		{1, `{"type": "cpu", "source": "jfr"}`, `run.json: profiles[0].source: unknown profile source "jfr"`, "profile source"},
+		{2, `"strace"`, `run.json: time_per_request.source: unknown time source "strace"`, "time source"},
+		{3, `{"kind": "waiting"}`, `run.json: time_per_request.kinds[1].kind: unknown kind of wall time "waiting"`, "kind of wall time"},
+		{3, `{"kind": "sync", "waits": {"lock": 1, "spin": 2}}`, `run.json: time_per_request.kinds[1].waits["spin"]: unknown wait "spin"`, "wait"},
+		{4, `"cobol"`, `run.json: profiling.processes[0].runtime: unknown runtime "cobol"`, "runtime"},
+	} {
+		_, err := Read(strings.NewReader(fill(tc.arg, tc.value)))
+		var ue *UnknownError
+		if err == nil || err.Error() != tc.want || !errors.As(err, &ue) || ue.Vocabulary != tc.vocab || len(ue.Known) == 0 {
+			t.Errorf("%s: %v; want %q", tc.value, err, tc.want)
+		}
+	}
+	newer := strings.Replace(fill(0, `{"kind": "foo"}`), `"schema_version": 2`, `"schema_version": 99`, 1)
+	if _, err := Read(strings.NewReader(newer)); err == nil || !strings.Contains(err.Error(), "newer than this perflab") {
+		t.Errorf("a newer perflab's run with a new finding kind: %v; want the upgrade message", err)
+	}
+	path := filepath.Join(t.TempDir(), FileName)
+	os.WriteFile(path, []byte(fill(0, `{"kind": "foo"}`)), 0o644)
+	if _, err := ReadFile(path); err == nil || err.Error() != path+`: findings[2].kind: unknown finding kind "foo"` {
+		t.Errorf("ReadFile: %v; want the file, the field and the word", err)
 	}
 }

@@ -1,9 +1,25 @@
 package runfmt
 
-// MetricDef is one metric of a run as perflab compares, thresholds
-// (--fail-on) and prints it: the vocabulary every package uses.
+// MetricName is a metric of a run as perflab compares, thresholds
+// (--fail-on) and prints it: its name in --fail-on, a comparison's JSON and
+// its threshold checks. Metrics has each one's title, unit and better side.
+type MetricName string
+
+// The metrics, in the order a comparison prints them.
+const (
+	MetricRPS    MetricName = "rps"                // requests per second
+	MetricP50    MetricName = "p50"                // median latency, ms
+	MetricP90    MetricName = "p90"                // 90th percentile of latency, ms
+	MetricP99    MetricName = "p99"                // 99th percentile of latency, ms
+	MetricCPU    MetricName = "cpu_per_request"    // the service's CPU per request, ms
+	MetricAllocs MetricName = "allocs_per_request" // bytes allocated per request
+	MetricGC     MetricName = "gc_pct"             // the garbage collector's share of the CPU
+	MetricRSS    MetricName = "rss_max"            // peak resident memory, bytes
+)
+
+// MetricDef is one metric with how it is shown and judged.
 type MetricDef struct {
-	Name   string // as in --fail-on and the comparison's JSON
+	Name   MetricName
 	Title  string // as the comparison tables print it
 	Unit   string // UnitRPS, UnitMs, UnitBytes or UnitPct
 	Better string // BetterHigher or BetterLower
@@ -22,16 +38,29 @@ var Metrics = []MetricDef{
 }
 
 // MetricNames lists the metrics' names in order (what --fail-on accepts).
-func MetricNames() []string {
-	names := make([]string, len(Metrics))
+func MetricNames() []MetricName {
+	names := make([]MetricName, len(Metrics))
 	for i, m := range Metrics {
 		names[i] = m.Name
 	}
 	return names
 }
 
+// ParseMetric returns the metric named s, or an error naming s and the
+// metrics.
+func ParseMetric(s string) (MetricName, error) { return parseWord("metric", MetricNames(), s) }
+
+// String is the metric's name.
+func (m MetricName) String() string { return string(m) }
+
+// MarshalText writes the metric's name.
+func (m MetricName) MarshalText() ([]byte, error) { return marshalWord(m) }
+
+// UnmarshalText reads a metric's name, refusing one it does not know.
+func (m *MetricName) UnmarshalText(b []byte) error { return unmarshalWord(m, b, ParseMetric) }
+
 // Metric returns the definition of the named metric.
-func Metric(name string) (MetricDef, bool) {
+func Metric(name MetricName) (MetricDef, bool) {
 	for _, m := range Metrics {
 		if m.Name == name {
 			return m, true

@@ -4,10 +4,9 @@ package runfmt
 // of the CPU during the measured window: the cost of looking, against the
 // service's own CPU (Profiling.MeasuredCPUSeconds).
 type ProfilerUse struct {
-	// Tool is py-spy, rbspy or perf; Role is "cpu" (the CPU profile) or
-	// "off-cpu" (py-spy --idle, perf's scheduler events).
-	Tool string `json:"tool"`
-	Role string `json:"role"`
+	// Tool is the profiler (py-spy, rbspy or perf); Role what it recorded.
+	Tool Profiler     `json:"tool"`
+	Role ProfilerRole `json:"role"`
 	// Hz is the sampling rate; 0 for a recorder of events.
 	Hz int `json:"hz,omitempty"`
 	// Processes counts the recorder processes (one per sampled process

@@ -34,13 +34,13 @@ type Profiling struct {
 
 // ProcessProfile is one process of the service and how it was profiled.
 type ProcessProfile struct {
-	PID     int    `json:"pid"`
-	PPID    int    `json:"ppid,omitempty"`
-	Runtime string `json:"runtime"`
-	Exe     string `json:"exe,omitempty"`
-	Cmdline string `json:"cmdline,omitempty"`
-	// Profiler is py-spy, rbspy, perf or pprof; "" when not sampled.
-	Profiler string `json:"profiler,omitempty"`
+	PID     int     `json:"pid"`
+	PPID    int     `json:"ppid,omitempty"`
+	Runtime Runtime `json:"runtime"`
+	Exe     string  `json:"exe,omitempty"`
+	Cmdline string  `json:"cmdline,omitempty"`
+	// Profiler is the profiler that sampled it; "" when not sampled.
+	Profiler Profiler `json:"profiler,omitempty"`
 	// Samples and CPUSeconds are this process's share of the CPU profile.
 	Samples    int64   `json:"samples"`
 	CPUSeconds float64 `json:"cpu_s"`

@@ -4,8 +4,9 @@ import "time"
 
 // SchemaVersion is the version of run.json this build writes. Version 2
 // added the "degraded" status (older readers know only complete and
-// partial) and the quality block.
-const SchemaVersion = 2
+// partial) and the quality block; version 3 writes the source of a profile
+// several profilers sampled as a list (see ProfileSource).
+const SchemaVersion = 3
 
 // Run statuses.
 const (
@@ -125,14 +126,13 @@ type TargetSummary struct {
 
 // ProfileRef names one saved profile of the run.
 type ProfileRef struct {
-	// Type is cpu, allocs, heap, goroutine, mutex, block or trace.
-	Type string `json:"type"`
-	// Source is pprof, perf, py-spy or rbspy.
-	Source  string  `json:"source"`
-	File    string  `json:"file"`
-	StartS  float64 `json:"start_s"`
-	Seconds float64 `json:"seconds"`
-	Samples int64   `json:"samples,omitempty"`
+	// Type is what it holds (see ProfileType); Source what recorded it.
+	Type    ProfileType   `json:"type"`
+	Source  ProfileSource `json:"source"`
+	File    string        `json:"file"`
+	StartS  float64       `json:"start_s"`
+	Seconds float64       `json:"seconds"`
+	Samples int64         `json:"samples,omitempty"`
 }
 
 // HotFunc is one row of the CPU top table, normalised per request.
@@ -187,10 +187,10 @@ type GCSummary struct {
 
 // Finding is one rule-based observation, ranked by cost.
 type Finding struct {
-	Kind      string   `json:"kind"`
-	Title     string   `json:"title"`
-	Detail    string   `json:"detail"`
-	Functions []string `json:"functions,omitempty"`
+	Kind      FindingKind `json:"kind"`
+	Title     string      `json:"title"`
+	Detail    string      `json:"detail"`
+	Functions []string    `json:"functions,omitempty"`
 	// CostUsPerRequest is the CPU the finding explains, per request.
 	CostUsPerRequest float64 `json:"cost_us_per_request,omitempty"`
 	// WaitUsPerRequest is the wall time off a CPU (waiting) the finding

@@ -5,8 +5,8 @@ package runfmt
 // syscall, gc, sleep), or for other languages the on- and off-CPU stacks of
 // a wall-clock sampler (py-spy --idle, perf's scheduler events).
 type TimePerRequest struct {
-	// Source is go-trace, py-spy, rbspy or perf-sched.
-	Source string `json:"source"`
+	// Source is what the time was split from.
+	Source TimeSource `json:"source"`
 	// StartS and Seconds place the measured slice in the window (seconds
 	// from its start); Requests is how many completed in it.
 	StartS   float64 `json:"start_s"`
@@ -16,8 +16,8 @@ type TimePerRequest struct {
 	// is their sum. Time in goroutines (threads) a request starts adds to
 	// the request's, as CPU time does, so TotalMs can exceed the latency of
 	// a handler that fans out.
-	Kinds   []TimeKind `json:"kinds"`
-	TotalMs float64    `json:"total_ms"`
+	Kinds   []TimeRow `json:"kinds"`
+	TotalMs float64   `json:"total_ms"`
 	// IdleMs is time connections waited for their next request, per
 	// request: not part of the split.
 	IdleMs float64 `json:"idle_ms,omitempty"`
@@ -28,12 +28,6 @@ type TimePerRequest struct {
 	Scheduler *GoScheduler `json:"scheduler,omitempty"`
 }
 
-// TimeKindNames are the kinds of wall time in report order: the names of
-// TimeKind.Kind and of a wall-time profile's sample types. "other" is time
-// off a CPU whose reason a wall-clock sampler cannot tell (a Go trace always
-// can).
-var TimeKindNames = []string{"running", "runnable", "network", "sync", "syscall", "gc", "sleep", "other"}
-
 // Sample types of a wall-time profile before the one per kind: all of the
 // time, and all but running (the off-CPU flame graph).
 const (
@@ -42,18 +36,17 @@ const (
 )
 
 // WaitLabel is the sample label of a wall-time profile that names the
-// precise wait of each sample (cpu, runnable, downstream, client, lock,
-// channel, waitgroup, cond, pool, sync, syscall, gc-assist, gc-wait,
-// gc-stop, sleep).
+// precise wait of each sample (see Wait).
 const WaitLabel = "wait"
 
-// TimeKind is one kind of wall time per request and where it happens.
-type TimeKind struct {
-	Kind         string  `json:"kind"`
-	MsPerRequest float64 `json:"ms_per_request"`
+// TimeRow is one kind of wall time per request and where it happens: a row
+// of the split.
+type TimeRow struct {
+	Kind         TimeKind `json:"kind"`
+	MsPerRequest float64  `json:"ms_per_request"`
 	// Waits splits the kind by its precise wait (lock, channel, pool,
 	// downstream, client...), in ms per request.
-	Waits map[string]float64 `json:"waits,omitempty"`
+	Waits map[Wait]float64 `json:"waits,omitempty"`
 	// Top is the user function with the most of this kind, charged with
 	// the library code it called.
 	Top *TimeSite `json:"top,omitempty"`
@@ -92,10 +85,10 @@ type GoScheduler struct {
 	CPUSamples int `json:"cpu_samples"`
 }
 
-// Kind returns the named kind of t, or nil.
-func (t *TimePerRequest) Kind(name string) *TimeKind {
+// Kind returns the row of kind k, or nil.
+func (t *TimePerRequest) Kind(k TimeKind) *TimeRow {
 	for i := range t.Kinds {
-		if t.Kinds[i].Kind == name {
+		if t.Kinds[i].Kind == k {
 			return &t.Kinds[i]
 		}
 	}

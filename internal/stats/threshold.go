@@ -14,7 +14,7 @@ import (
 // than Pct percent in the direction of Op. "p99>+10%" is
 // Threshold{Metric: "p99", Op: '>', Pct: 10}.
 type Threshold struct {
-	Metric string
+	Metric runfmt.MetricName
 	Op     byte // '>' or '<'
 	Pct    float64
 }
@@ -25,7 +25,7 @@ func (t Threshold) String() string {
 	if !math.Signbit(t.Pct) {
 		sign = "+"
 	}
-	return t.Metric + string(t.Op) + sign + strconv.FormatFloat(t.Pct, 'f', -1, 64) + "%"
+	return string(t.Metric) + string(t.Op) + sign + strconv.FormatFloat(t.Pct, 'f', -1, 64) + "%"
 }
 
 // Violated reports whether c is a significant change beyond t: DeltaPct
@@ -73,11 +73,12 @@ func parseThreshold(item string) (Threshold, error) {
 	if i < 0 {
 		return Threshold{}, fmt.Errorf("item %q has no '>' or '<': %s", item, failOnForm)
 	}
-	t := Threshold{Metric: strings.TrimSpace(item[:i]), Op: item[i]}
-	if _, ok := runfmt.Metric(t.Metric); !ok {
-		return Threshold{}, fmt.Errorf("item %q: unknown metric %q (valid: %s)",
-			item, t.Metric, strings.Join(runfmt.MetricNames(), ", "))
+	name := strings.TrimSpace(item[:i])
+	m, err := runfmt.ParseMetric(name)
+	if err != nil {
+		return Threshold{}, fmt.Errorf("item %q: unknown metric %q (valid: %s)", item, name, strings.Join(runfmt.Words(runfmt.MetricNames()), ", "))
 	}
+	t := Threshold{Metric: m, Op: item[i]}
 	pct, err := parsePct(strings.TrimSpace(item[i+1:]))
 	if err != nil {
 		return Threshold{}, fmt.Errorf("item %q: %w", item, err)

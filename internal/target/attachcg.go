@@ -74,7 +74,7 @@ func openGroup(l layout, path string) (*group, error) {
 		if l.v2 != nil {
 			dirs = append(dirs, filepath.Join(l.v2.mount, path))
 		}
-		for _, c := range []string{"cpuacct", "cpu", "memory"} {
+		for _, c := range []string{"cpuacct", cpuController, "memory"} {
 			if h, ok := l.v1[c]; ok {
 				dirs = append(dirs, h.dir(filepath.Join(h.root, path)))
 			}

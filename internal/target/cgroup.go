@@ -92,7 +92,7 @@ func createGroup(l layout, name string, b Budget) (*group, []string, error) {
 // setDir records the directory of a v1 controller.
 func (g *group) setDir(controller, dir string) {
 	switch controller {
-	case "cpu":
+	case cpuController:
 		g.cpuDir = dir
 	case "cpuacct":
 		g.acctDir = dir
@@ -160,7 +160,7 @@ func createV2(h hierarchy, name string, b Budget) (*group, []string, error) {
 	}
 	// Enable cpu and memory for the children of the parent even without a
 	// budget: they add throttling counts and memory.current to the samples.
-	for _, c := range []string{"cpu", "memory", cpusetController} {
+	for _, c := range []string{cpuController, "memory", cpusetController} {
 		if c == cpusetController && len(b.CPUSet) == 0 {
 			continue
 		}
@@ -176,7 +176,7 @@ func createV2(h hierarchy, name string, b Budget) (*group, []string, error) {
 	}
 	g := &group{version: 2, owned: true, dirs: []string{dir}, cpuDir: dir, memDir: dir, procsDir: dir}
 	if b.CPUs > 0 {
-		if !avail["cpu"] {
+		if !avail[cpuController] {
 			warns = append(warns, fmt.Sprintf("the cgroup v2 cpu controller cannot be enabled in %s: the --cpus budget is not enforced", parent))
 		} else if err := writeFile(filepath.Join(dir, "cpu.max"), fmt.Sprintf("%d 100000", quotaUsec(b.CPUs, 100000))); err != nil {
 			return g, warns, err

@@ -25,9 +25,13 @@ func CgroupVersion() string {
 	return "none"
 }
 
+// cpuController is the cgroup controller of the CPU quota and throttling
+// (v1 and v2).
+const cpuController = "cpu"
+
 // v1Controllers are the v1 controllers perflab uses: cpu for the quota and
 // throttling, cpuacct for CPU time, memory for the limit and usage.
-var v1Controllers = []string{"cpu", "cpuacct", "memory"}
+var v1Controllers = []string{cpuController, "cpuacct", "memory"}
 
 // hierarchy is one mounted cgroup tree.
 type hierarchy struct {

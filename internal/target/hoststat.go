@@ -31,6 +31,10 @@ const maxTicks = 1 << 61
 // figure the service's and perflab's CPU are subtracted from.
 func (h hostCPU) procBusy() int64 { return h.User + h.System }
 
+// statCPU labels /proc/stat's lines of CPU time: "cpu" for the total,
+// "cpuN" for each CPU.
+const statCPU = "cpu"
+
 // parseHostStat parses the "cpu  user nice system idle iowait irq softirq
 // steal ..." line that opens /proc/stat. Kernels before 2.6.11 lack steal;
 // the fields they lack read 0.
@@ -38,7 +42,7 @@ func parseHostStat(b []byte) (hostCPU, error) {
 	var h hostCPU
 	line, _, _ := bytes.Cut(b, []byte{'\n'})
 	f := bytes.Fields(line)
-	if len(f) < 5 || string(f[0]) != "cpu" {
+	if len(f) < 5 || string(f[0]) != statCPU {
 		return h, fmt.Errorf("parsing /proc/stat: first line %q is not the \"cpu ...\" total", truncate(line, 60))
 	}
 	var v [8]int64
@@ -53,7 +57,7 @@ func parseHostStat(b []byte) (hostCPU, error) {
 	h.IRQ, h.Steal = v[5]+v[6], v[7]
 	for rest := b; len(rest) > 0; {
 		line, rest, _ = bytes.Cut(rest, []byte{'\n'})
-		if len(line) > 3 && string(line[:3]) == "cpu" && line[3] >= '0' && line[3] <= '9' {
+		if len(line) > 3 && string(line[:3]) == statCPU && line[3] >= '0' && line[3] <= '9' {
 			h.CPUs++
 		}
 	}

@@ -12,16 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-)
 
-// Runtimes a process can run, as DetectRuntime tells them.
-const (
-	RuntimeGo     = "go"
-	RuntimePython = "python"
-	RuntimeRuby   = "ruby"
-	RuntimeNode   = "node"
-	RuntimeJVM    = "jvm"
-	RuntimeNative = "native" // anything else: C, C++, Rust, a shell
+	"perflab/internal/runfmt"
 )
 
 // ProcessInfo is what a process is: its executable, command line and
@@ -34,8 +26,8 @@ type ProcessInfo struct {
 	// Cmdline is the command line, arguments joined by spaces (at most
 	// 200 bytes).
 	Cmdline string
-	// Runtime is one of the Runtime constants.
-	Runtime string
+	// Runtime is what it runs.
+	Runtime runfmt.Runtime
 	// PerfMap says /tmp/perf-PID.map exists: a JIT (node
 	// --perf-basic-prof, a JVM agent, python -X perf) names its code for perf.
 	PerfMap bool
@@ -129,12 +121,15 @@ func readCmdline(path string) string {
 // runtimeLibs are shared libraries that say which runtime a process runs
 // (an interpreter built with --enable-shared, node linked to libnode, every
 // JVM).
-var runtimeLibs = []struct{ prefix, runtime string }{
-	{"libpython", RuntimePython}, {"libruby", RuntimeRuby},
-	{"libnode", RuntimeNode}, {"libjvm", RuntimeJVM},
+var runtimeLibs = []struct {
+	prefix  string
+	runtime runfmt.Runtime
+}{
+	{"libpython", runfmt.RuntimePython}, {"libruby", runfmt.RuntimeRuby},
+	{"libnode", runfmt.RuntimeNode}, {"libjvm", runfmt.RuntimeJVM},
 }
 
-func runtimeFromMaps(path string) string {
+func runtimeFromMaps(path string) runfmt.Runtime {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
@@ -160,22 +155,22 @@ func runtimeFromMaps(path string) string {
 // runtimeFromExe tells the runtime from the executable's name, then from
 // its ELF file (read through /proc/PID/exe, which works for a deleted or
 // replaced binary).
-func runtimeFromExe(exe, procExe string) string {
+func runtimeFromExe(exe, procExe string) runfmt.Runtime {
 	base := filepath.Base(exe)
 	switch {
 	case strings.HasPrefix(base, "python") || strings.HasPrefix(base, "pypy"):
-		return RuntimePython
-	case base == "ruby" || strings.HasPrefix(base, "ruby"):
-		return RuntimeRuby
+		return runfmt.RuntimePython
+	case strings.HasPrefix(base, "ruby"):
+		return runfmt.RuntimeRuby
 	case base == "node" || base == "nodejs" || base == "bun" || base == "deno":
-		return RuntimeNode
+		return runfmt.RuntimeNode
 	case base == "java":
-		return RuntimeJVM
+		return runfmt.RuntimeJVM
 	}
 	if isGoBinary(procExe) {
-		return RuntimeGo
+		return runfmt.RuntimeGo
 	}
-	return RuntimeNative
+	return runfmt.RuntimeNative
 }
 
 // isGoBinary says whether the ELF file carries Go's build information or

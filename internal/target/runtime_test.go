@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/runfmt"
 )
 
 func TestDetectRuntimeGoBinary(t *testing.T) {
@@ -15,7 +17,7 @@ func TestDetectRuntimeGoBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Runtime != RuntimeGo || info.Exe == "" || info.PPID != os.Getppid() {
+	if info.Runtime != runfmt.RuntimeGo || info.Exe == "" || info.PPID != os.Getppid() {
 		t.Errorf("DetectRuntime(self) = %+v; want runtime go, its executable and parent", info)
 	}
 }
@@ -39,7 +41,7 @@ func startIdle(t *testing.T, name string, args ...string) int {
 // waitRuntime detects pid's runtime until it is want or 10 s pass: the
 // command may be a launcher (a pyenv shim is bash, then pyenv, then the
 // interpreter) whose exec chain takes a while on a busy machine.
-func waitRuntime(t *testing.T, pid int, want string) ProcessInfo {
+func waitRuntime(t *testing.T, pid int, want runfmt.Runtime) ProcessInfo {
 	t.Helper()
 	var info ProcessInfo
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
@@ -58,12 +60,12 @@ func TestDetectRuntimeInterpreters(t *testing.T) {
 	for _, tc := range []struct {
 		cmd  string
 		args []string
-		want string
+		want runfmt.Runtime
 	}{
-		{"python3", []string{"-c", "import time; time.sleep(30)"}, RuntimePython},
-		{"ruby", []string{"-e", "sleep 30"}, RuntimeRuby},
-		{"node", []string{"-e", "setTimeout(() => {}, 30000)"}, RuntimeNode},
-		{"sleep", []string{"30"}, RuntimeNative},
+		{"python3", []string{"-c", "import time; time.sleep(30)"}, runfmt.RuntimePython},
+		{"ruby", []string{"-e", "sleep 30"}, runfmt.RuntimeRuby},
+		{"node", []string{"-e", "setTimeout(() => {}, 30000)"}, runfmt.RuntimeNode},
+		{"sleep", []string{"30"}, runfmt.RuntimeNative},
 	} {
 		t.Run(tc.cmd, func(t *testing.T) {
 			info := waitRuntime(t, startIdle(t, tc.cmd, tc.args...), tc.want)
@@ -80,8 +82,8 @@ func TestDetectRuntimeThroughLauncher(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not installed")
 	}
-	info := waitRuntime(t, startIdle(t, "sh", "-c", "exec python3 -c 'import time; time.sleep(30)'"), RuntimePython)
-	if info.Runtime != RuntimePython {
+	info := waitRuntime(t, startIdle(t, "sh", "-c", "exec python3 -c 'import time; time.sleep(30)'"), runfmt.RuntimePython)
+	if info.Runtime != runfmt.RuntimePython {
 		t.Errorf("sh -c 'exec python3': runtime %q (exe %s), want python", info.Runtime, info.Exe)
 	}
 }

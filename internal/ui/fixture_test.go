@@ -52,9 +52,9 @@ func (f fixtureRun) write(t testing.TB, root string) string {
 		Env:    runfmt.Environment{PerflabVersion: "test", GoVersion: "go1.26", Hostname: "box", HostCores: 2, Kernel: "6.1", CgroupVersion: "v2"},
 		Target: &runfmt.TargetSummary{CPUCoresMean: 0.9, CPUCoresMax: 1, CPUMsPerRequest: f.cpuMs, RSSMaxBytes: 40 << 20, CPULimitCores: 1, ThrottledPct: 12, Source: "cgroup-v2"},
 		GC:     &runfmt.GCSummary{Count: 3, CPUPct: 5, HeapMaxMB: 12},
-		Profiles: []runfmt.ProfileRef{{Type: "cpu", Source: "pprof", File: "profiles/cpu.pb.gz", Seconds: 5, Samples: int64(len(prof.Sample))},
-			{Type: "wall", Source: "go-trace", File: "profiles/wall.pb.gz", Seconds: 5}},
-		Time: &runfmt.TimePerRequest{Source: "go-trace", Seconds: 5, Requests: requests, TotalMs: 4 * f.cpuMs, Kinds: []runfmt.TimeKind{
+		Profiles: []runfmt.ProfileRef{{Type: "cpu", Source: runfmt.SourceProfilers(runfmt.ProfilerPprof), File: "profiles/cpu.pb.gz", Seconds: 5, Samples: int64(len(prof.Sample))},
+			{Type: "wall", Source: runfmt.SourceTime(runfmt.TimeSourceGoTrace), File: "profiles/wall.pb.gz", Seconds: 5}},
+		Time: &runfmt.TimePerRequest{Source: "go-trace", Seconds: 5, Requests: requests, TotalMs: 4 * f.cpuMs, Kinds: []runfmt.TimeRow{
 			{Kind: "running", MsPerRequest: f.cpuMs}, {Kind: "network", MsPerRequest: 3 * f.cpuMs, Top: &runfmt.TimeSite{Function: f.fn, MsPerRequest: 3 * f.cpuMs, Callee: "net/http.(*Client).Do"}}}},
 		Hot: []runfmt.HotFunc{{Function: f.fn, CumPct: 80, FlatPct: 70, CumUsPerRequest: f.cpuMs * 800, CPUUsPerRequest: f.cpuMs * 700, UserCode: true,
 			Lines: []runfmt.SourceLine{{File: "/src/svc/search.go", Line: 42, Text: "for _, x := range items { <i>x</i> }", CostUsPerRequest: f.cpuMs * 700, Pct: 90,

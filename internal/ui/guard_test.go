@@ -51,7 +51,7 @@ func hostileRun(t *testing.T, secret string) (string, string) {
 		t.Fatal(err)
 	}
 	run := &runfmt.Run{SchemaVersion: runfmt.SchemaVersion, Name: "hostile", ID: id, Status: runfmt.StatusComplete,
-		Profiles: []runfmt.ProfileRef{{Type: "cpu", Source: "pprof", File: "profiles/cpu.pb.gz", Samples: 1}}}
+		Profiles: []runfmt.ProfileRef{{Type: "cpu", Source: runfmt.SourceProfilers(runfmt.ProfilerPprof), File: "profiles/cpu.pb.gz", Samples: 1}}}
 	if err := runfmt.WriteFile(dir, run); err != nil {
 		t.Fatal(err)
 	}

@@ -113,11 +113,11 @@ func newRunRow(s *runSummary) runRow {
 		row.Finding = s.Findings[0].Title
 	}
 	for _, p := range s.Profiles {
-		if p.Type == "cpu" {
+		if p.Type == runfmt.ProfileCPU {
 			row.HasFlame = true
 		}
 		if name, ok := strings.CutSuffix(filepath.Base(p.File), ".pb.gz"); ok {
-			row.Profiles = append(row.Profiles, profileLink{Name: name, Type: p.Type, File: p.File,
+			row.Profiles = append(row.Profiles, profileLink{Name: name, Type: string(p.Type), File: p.File,
 				Href: "runs/" + row.ID + "/pprof/" + url.PathEscape(name) + "/flamegraph"})
 		}
 	}

@@ -127,7 +127,7 @@ func TestPagesReadOnlyInsideDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	rel, _ := filepath.Rel(dir, secret)
-	r.Profiles = []runfmt.ProfileRef{{Type: "cpu", Source: "pprof", File: rel}, {Type: "allocs", Source: "pprof", File: secret}}
+	r.Profiles = []runfmt.ProfileRef{{Type: "cpu", Source: runfmt.SourceProfilers(runfmt.ProfilerPprof), File: rel}, {Type: "allocs", Source: runfmt.SourceProfilers(runfmt.ProfilerPprof), File: secret}}
 	if err := runfmt.WriteFile(dir, r); err != nil {
 		t.Fatal(err)
 	}

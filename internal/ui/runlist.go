@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -19,7 +18,10 @@ import (
 // run.json. Decoding only these (encoding/json skips the rest: the series,
 // hot functions and source lines that make up most of a run.json) and
 // keeping them while the file is unchanged lets the index list a thousand
-// runs in well under the time it takes to read them all in full.
+// runs in well under the time it takes to read them all in full. The
+// fields that hold vocabulary words are decoded too, so that a run.json
+// runfmt.Read refuses for a word this perflab does not know is listed as
+// unreadable, with the field.
 type runSummary struct {
 	ID            string
 	Err           string
@@ -40,10 +42,13 @@ type runSummary struct {
 		CPUMsPerRequest float64 `json:"cpu_ms_per_request"`
 	} `json:"target"`
 	Findings []struct {
-		Title string `json:"title"`
+		Kind  runfmt.FindingKind `json:"kind"`
+		Title string             `json:"title"`
 	} `json:"findings"`
-	Profiles []runfmt.ProfileRef `json:"profiles"`
-	Quality  *struct {
+	Profiles  []runfmt.ProfileRef    `json:"profiles"`
+	Time      *runfmt.TimePerRequest `json:"time_per_request"`
+	Profiling *runfmt.Profiling      `json:"profiling"`
+	Quality   *struct {
 		Verdict string `json:"verdict"`
 	} `json:"quality"`
 }
@@ -165,10 +170,13 @@ func readSummary(id, dir string) *runSummary {
 		return s
 	}
 	defer f.Close()
-	if err := json.NewDecoder(files.LimitReader(f, runfmt.MaxFileBytes, path)).Decode(s); err != nil {
-		return &runSummary{ID: id, Err: "decoding run.json: " + err.Error()}
-	}
+	err = runfmt.Decode(files.LimitReader(f, runfmt.MaxFileBytes, path), s)
+	fe := (*runfmt.FieldError)(nil)
 	switch {
+	case errors.As(err, &fe) && s.SchemaVersion <= runfmt.SchemaVersion:
+		return &runSummary{ID: id, Err: runfmt.FileName + ": " + fe.Error()}
+	case err != nil && fe == nil:
+		return &runSummary{ID: id, Err: "decoding run.json: " + err.Error()}
 	case s.SchemaVersion > runfmt.SchemaVersion:
 		return &runSummary{ID: id, Err: "run.json has a newer schema than this perflab understands: upgrade perflab"}
 	case s.SchemaVersion < 1:

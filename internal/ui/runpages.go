@@ -32,7 +32,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 		crumbs = append(crumbs, report.Crumb{Label: c.Label, Href: c.Href})
 	}
 	opt.Crumbs = crumbs
-	if cpu, err := profilePath(e, "cpu"); err == nil {
+	if cpu, err := profilePath(e, runfmt.ProfileCPU); err == nil {
 		fopt := analysis.FlameOptions{Title: e.Run.ID + ": CPU", Requests: requests(e.Run)}
 		if page, err := s.flames.page(cpu, fopt); err == nil {
 			opt.Flame = page
@@ -46,7 +46,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if wall, err := profilePath(e, "wall"); err == nil {
+	if wall, err := profilePath(e, runfmt.ProfileWall); err == nil {
 		if page, err := s.flames.page(wall, offCPUOptions(e.Run)); err == nil {
 			opt.OffCPUFlame = page
 			opt.OffCPUFlameURL = func(fn string) string { return "flame?profile=wall#focus=" + url.PathEscape(fn) }
@@ -69,9 +69,9 @@ func (s *Server) flame(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	typ := r.URL.Query().Get("profile")
+	typ := runfmt.ProfileType(r.URL.Query().Get("profile")) // looked up in the run's profiles
 	if typ == "" {
-		typ = "cpu"
+		typ = runfmt.ProfileCPU
 	}
 	file, err := profilePath(e, typ)
 	if errors.Is(err, errOutside) {
@@ -82,27 +82,28 @@ func (s *Server) flame(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("profile %q: %v", typ, err), http.StatusNotFound)
 		return
 	}
+	what := string(typ)
 	opt := analysis.FlameOptions{Title: fmt.Sprintf("%s: %s", e.Run.ID, typ), Requests: requests(e.Run)}
 	switch typ {
-	case "allocs":
+	case runfmt.ProfileAllocs:
 		opt.SampleIndex = "alloc_space"
-	case "wall":
+	case runfmt.ProfileWall:
 		opt = offCPUOptions(e.Run)
-		typ = "off-CPU"
+		what = "off-CPU"
 	}
 	page, err := s.flames.page(file, opt)
 	if err != nil {
-		http.Error(w, fmt.Sprintf("flame graph of the %s profile: %v", typ, err), http.StatusUnprocessableEntity)
+		http.Error(w, fmt.Sprintf("flame graph of the %s profile: %v", what, err), http.StatusUnprocessableEntity)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(withCrumbs(page, runCrumbs(rootOf(r), e.Run.ID, e.Run.Name, typ+" flame graph")))
+	w.Write(withCrumbs(page, runCrumbs(rootOf(r), e.Run.ID, e.Run.Name, what+" flame graph")))
 }
 
 // profilePath is the path of the run's profile of a type, resolved and
 // checked to stay inside the run directory (errOutside for a link out of
 // it).
-func profilePath(e store.Entry, typ string) (string, error) {
+func profilePath(e store.Entry, typ runfmt.ProfileType) (string, error) {
 	for _, p := range e.Run.Profiles {
 		if p.Type == typ && filepath.IsLocal(p.File) {
 			return within(e.Dir, filepath.Join(e.Dir, p.File))
@@ -117,7 +118,7 @@ func offCPUOptions(r *runfmt.Run) analysis.FlameOptions {
 	opt := analysis.FlameOptions{Title: r.ID + ": off-CPU time", SampleIndex: runfmt.OffCPUSample, Requests: requests(r)}
 	if t := r.Time; t != nil && t.Requests > 0 {
 		opt.Requests = t.Requests
-		opt.Title += " (" + t.Source + ")"
+		opt.Title += " (" + string(t.Source) + ")"
 	}
 	return opt
 }

@@ -16,6 +16,7 @@ import (
 	"perflab/internal/lab"
 	"perflab/internal/labtest"
 	"perflab/internal/load"
+	"perflab/internal/runfmt"
 	"perflab/internal/store"
 	"perflab/internal/target"
 )
@@ -55,7 +56,7 @@ func realRuns(t *testing.T) (string, []string) {
 				Warmup:  500 * time.Millisecond,
 				Command: []string{bin, "-addr", addr, "-pprof-addr", pprofAddr, "-mode", mode},
 				Budget:  target.Budget{CPUs: 1},
-				Pprof:   "http://" + pprofAddr, Profiler: lab.ProfilerPprof,
+				Pprof:   "http://" + pprofAddr, Profiler: lab.ProfilerChoice(runfmt.ProfilerPprof),
 				ReadyURL: u.String(), ReadyTimeout: 15 * time.Second, StopGrace: 2 * time.Second,
 			})
 			if err != nil {

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
 )
 
 // Analysis is what a trace says about the time of its request goroutines
@@ -20,7 +22,7 @@ type Analysis struct {
 	// over them (see the package doc), over the traced interval.
 	Time [NumKinds]time.Duration
 	// ByWait splits Time by the precise wait.
-	ByWait map[string]time.Duration
+	ByWait map[runfmt.Wait]time.Duration
 	// Idle is the time connection goroutines waited for the next request:
 	// not request time, and not in Time.
 	Idle time.Duration

@@ -49,7 +49,7 @@ func (a *analyzer) finish() *Analysis {
 	}
 	for k, ns := range a.acc {
 		out.Time[k.wait.Kind()] += time.Duration(ns)
-		out.ByWait[k.wait.String()] += time.Duration(ns)
+		out.ByWait[k.wait.Name()] += time.Duration(ns)
 	}
 	if out.GOMAXPROCS > 0 && out.Duration > 0 {
 		out.PBusy = float64(a.procBusy) / float64(out.Duration) / float64(out.GOMAXPROCS)

@@ -1,9 +1,13 @@
 package walltime
 
-import "perflab/internal/runfmt"
+import (
+	"slices"
+
+	"perflab/internal/runfmt"
+)
 
 // Kind is where a goroutine's wall time goes: the columns of perflab's
-// time-per-request table.
+// time-per-request table, a dense index of runfmt.TimeKind.
 type Kind uint8
 
 // The kinds of wall time, in the order they are reported.
@@ -18,14 +22,20 @@ const (
 	NumKinds
 )
 
-// String is the kind's name as run.json and the profiles spell it
-// (runfmt.TimeKindNames).
-func (k Kind) String() string {
+// kindNames are the kinds' names, runfmt's in its order: a Kind is the
+// index of its name there (runfmt's last, "other", is not a Go trace's).
+var kindNames = runfmt.TimeKinds()[:NumKinds]
+
+// Name is the kind's name in run.json and the profiles.
+func (k Kind) Name() runfmt.TimeKind {
 	if k < NumKinds {
-		return runfmt.TimeKindNames[k]
+		return kindNames[k]
 	}
 	return "unknown"
 }
+
+// String is the kind's name.
+func (k Kind) String() string { return string(k.Name()) }
 
 // Kinds lists every kind in report order.
 func Kinds() []Kind {
@@ -37,7 +47,8 @@ func Kinds() []Kind {
 }
 
 // Wait is the precise reason behind an interval of wall time, finer than its
-// Kind; profiles carry it as the sample label "wait".
+// Kind; profiles carry its name (runfmt.Wait) as the sample label "wait".
+// A dense index of runfmt's waits, in their order.
 type Wait uint8
 
 // The waits. Each belongs to one Kind (see [Wait.Kind]).
@@ -60,39 +71,34 @@ const (
 	numWaits
 )
 
-var waitInfo = [numWaits]struct {
-	name string
-	kind Kind
-}{
-	WaitCPU:        {"cpu", Running},
-	WaitRunnable:   {"runnable", Runnable},
-	WaitClient:     {"client", Network},
-	WaitDownstream: {"downstream", Network},
-	WaitLock:       {"lock", Sync},
-	WaitChannel:    {"channel", Sync},
-	WaitGroup:      {"waitgroup", Sync},
-	WaitCond:       {"cond", Sync},
-	WaitPool:       {"pool", Sync},
-	WaitSync:       {"sync", Sync},
-	WaitSyscall:    {"syscall", Syscall},
-	WaitGCAssist:   {"gc-assist", GC},
-	WaitGCWait:     {"gc-wait", GC},
-	WaitGCStop:     {"gc-stop", GC},
-	WaitSleep:      {"sleep", Sleep},
-}
+// waitNames are the waits' names, runfmt's in its order: a Wait is the
+// index of its name there (runfmt's last, "other", is not a Go trace's);
+// waitKinds their kinds, looked up once.
+var (
+	waitNames = runfmt.Waits()[:numWaits]
+	waitKinds = func() (ks [numWaits]Kind) {
+		for w, name := range waitNames {
+			ks[w] = Kind(slices.Index(kindNames, name.Kind()))
+		}
+		return ks
+	}()
+)
 
-// String is the wait's label value.
-func (w Wait) String() string {
+// Name is the wait's label value.
+func (w Wait) Name() runfmt.Wait {
 	if w < numWaits {
-		return waitInfo[w].name
+		return waitNames[w]
 	}
 	return "unknown"
 }
 
+// String is the wait's label value.
+func (w Wait) String() string { return string(w.Name()) }
+
 // Kind is the kind of wall time the wait is.
 func (w Wait) Kind() Kind {
 	if w < numWaits {
-		return waitInfo[w].kind
+		return waitKinds[w]
 	}
 	return Sync
 }

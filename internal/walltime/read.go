@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/exp/trace"
+
+	"perflab/internal/runfmt"
 )
 
 // Options adjusts what counts as a request's time.
@@ -161,7 +163,7 @@ func newAnalyzer() *analyzer {
 		procSince: map[trace.ProcID]trace.Time{},
 		stwOpen:   -1,
 		gcOpen:    -1,
-		out:       Analysis{ByWait: map[string]time.Duration{}, StopTheWorld: map[string]time.Duration{}},
+		out:       Analysis{ByWait: map[runfmt.Wait]time.Duration{}, StopTheWorld: map[string]time.Duration{}},
 	}
 }
 

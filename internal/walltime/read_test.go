@@ -17,8 +17,8 @@ func analyse(t *testing.T, data []byte) *Analysis {
 	return a
 }
 
-func perReq(a *Analysis, requests int) map[string]time.Duration {
-	m := map[string]time.Duration{}
+func perReq(a *Analysis, requests int) map[runfmt.Wait]time.Duration {
+	m := map[runfmt.Wait]time.Duration{}
 	for w, d := range a.ByWait {
 		m[w] = d / time.Duration(requests)
 	}
@@ -56,11 +56,11 @@ func TestPlantedWaits(t *testing.T) {
 			if a.ServingGoroutines < tc.clients {
 				t.Errorf("serving goroutines %d; want at least %d (one per connection)", a.ServingGoroutines, tc.clients)
 			}
-			if d := got[tc.wait.String()]; float64(d) < tc.least*float64(measured) || float64(d) > 1.1*float64(measured) {
+			if d := got[tc.wait.Name()]; float64(d) < tc.least*float64(measured) || float64(d) > 1.1*float64(measured) {
 				t.Errorf("%s per request %v; the handlers measured %v", tc.wait, d, measured)
 			}
 			for w, d := range got {
-				if w != tc.wait.String() && w != WaitCPU.String() && d > got[tc.wait.String()] {
+				if w != tc.wait.Name() && w != WaitCPU.Name() && d > got[tc.wait.Name()] {
 					t.Errorf("%s per request %v is more than the planted %s", w, d, tc.wait)
 				}
 			}
@@ -68,14 +68,28 @@ func TestPlantedWaits(t *testing.T) {
 	}
 }
 
-func TestKindNamesMatchRunfmt(t *testing.T) {
-	for _, k := range Kinds() {
-		if k.String() != runfmt.TimeKindNames[k] {
-			t.Errorf("kind %d is %q; runfmt says %q", k, k, runfmt.TimeKindNames[k])
+func TestKindsAndWaitsMatchRunfmt(t *testing.T) {
+	kinds := map[Kind]runfmt.TimeKind{Running: runfmt.TimeRunning, Runnable: runfmt.TimeRunnable, Network: runfmt.TimeNetwork,
+		Sync: runfmt.TimeSync, Syscall: runfmt.TimeSyscall, GC: runfmt.TimeGC, Sleep: runfmt.TimeSleep}
+	if len(kinds) != int(NumKinds) {
+		t.Fatalf("the test names %d kinds; walltime has %d", len(kinds), NumKinds)
+	}
+	for k, want := range kinds {
+		if k.Name() != want {
+			t.Errorf("kind %d is %q; want %q", k, k.Name(), want)
 		}
 	}
-	if len(runfmt.TimeKindNames) != int(NumKinds)+1 || runfmt.TimeKindNames[NumKinds] != "other" {
-		t.Errorf("runfmt has kinds %v; want walltime's %d and other", runfmt.TimeKindNames, NumKinds)
+	waits := map[Wait]runfmt.Wait{WaitCPU: runfmt.WaitCPU, WaitRunnable: runfmt.WaitRunnable, WaitClient: runfmt.WaitClient,
+		WaitDownstream: runfmt.WaitDownstream, WaitLock: runfmt.WaitLock, WaitChannel: runfmt.WaitChannel, WaitGroup: runfmt.WaitGroup,
+		WaitCond: runfmt.WaitCond, WaitPool: runfmt.WaitPool, WaitSync: runfmt.WaitSync, WaitSyscall: runfmt.WaitSyscall,
+		WaitGCAssist: runfmt.WaitGCAssist, WaitGCWait: runfmt.WaitGCWait, WaitGCStop: runfmt.WaitGCStop, WaitSleep: runfmt.WaitSleep}
+	if len(waits) != int(numWaits) {
+		t.Fatalf("the test names %d waits; walltime has %d", len(waits), numWaits)
+	}
+	for w, want := range waits {
+		if w.Name() != want || w.Kind().Name() != want.Kind() {
+			t.Errorf("wait %d is %q of kind %q; want %q of kind %q", w, w.Name(), w.Kind().Name(), want, want.Kind())
+		}
 	}
 }
 

@@ -1,0 +1,94 @@
+package runfmt
+
+import "slices"
+
+// FindingKind is what a finding is about: run.json's findings[].kind, and
+// the tag the reports print before its title.
+type FindingKind string
+
+// The finding kinds. CPU: where the service's CPU goes.
+const (
+	// FindingCPUBound: the service ran at its CPU budget.
+	FindingCPUBound FindingKind = "cpu-bound"
+	// FindingGC: the garbage collector takes a large share of the CPU.
+	FindingGC FindingKind = "gc"
+	// FindingFormatting: string formatting (fmt) under a user function.
+	FindingFormatting FindingKind = "formatting"
+	// FindingEncoding: encoding (JSON, XML, protobuf, images) or template
+	// execution under a user function.
+	FindingEncoding FindingKind = "encoding"
+	// FindingReflection: reflection on the request path.
+	FindingReflection FindingKind = "reflection"
+	// FindingCompression: compressing responses.
+	FindingCompression FindingKind = "compression"
+	// FindingRegexp: regular expressions, compiled or run per request.
+	FindingRegexp FindingKind = "regexp"
+	// FindingHotUserFunction: a user function that owns much of the CPU.
+	FindingHotUserFunction FindingKind = "hot-user-function"
+	// FindingRepeatedWork: cacheable work (reads, encoding) done per
+	// request.
+	FindingRepeatedWork FindingKind = "repeated-work"
+)
+
+// Finding kinds about time off a CPU and the machine.
+const (
+	// FindingOffCPU: requests take longer than their CPU, and what was
+	// checked of the waiting.
+	FindingOffCPU FindingKind = "off-cpu"
+	// FindingCPUContention: the service waited for a CPU others held.
+	FindingCPUContention FindingKind = "cpu-contention"
+	// FindingLockContention: requests wait for locks (or a Cond).
+	FindingLockContention FindingKind = "lock-contention"
+	// FindingGoroutineGrowth: goroutines accumulate over the window.
+	FindingGoroutineGrowth FindingKind = "goroutine-growth"
+	// FindingDownstreamWait: requests wait for another service.
+	FindingDownstreamWait FindingKind = "downstream-wait"
+	// FindingPoolWait: requests wait for a pool's connection or a
+	// semaphore's slot.
+	FindingPoolWait FindingKind = "pool-wait"
+	// FindingSyncWait: requests wait for other goroutines (channels,
+	// select, WaitGroup).
+	FindingSyncWait FindingKind = "sync-wait"
+	// FindingSleep: requests sleep.
+	FindingSleep FindingKind = "sleep"
+	// FindingSyscallWait: requests wait in system calls.
+	FindingSyscallWait FindingKind = "syscall-wait"
+	// FindingClientIO: requests wait on their own connection (a slow
+	// client, a large body).
+	FindingClientIO FindingKind = "client-io"
+	// FindingGCPause: requests wait for the garbage collector.
+	FindingGCPause FindingKind = "gc-pause"
+	// FindingSchedulerLatency: runnable goroutines wait for a P.
+	FindingSchedulerLatency FindingKind = "scheduler-latency"
+	// FindingGOMAXPROCS: GOMAXPROCS above the CPU budget of a throttled
+	// service.
+	FindingGOMAXPROCS FindingKind = "gomaxprocs"
+	// FindingMemoryGrowth: the live heap grows over the window.
+	FindingMemoryGrowth FindingKind = "memory-growth"
+)
+
+var findingKindWords = []FindingKind{
+	FindingCPUBound, FindingGC, FindingFormatting, FindingEncoding, FindingReflection, FindingCompression,
+	FindingRegexp, FindingHotUserFunction, FindingRepeatedWork,
+	FindingOffCPU, FindingCPUContention, FindingLockContention, FindingGoroutineGrowth,
+	FindingDownstreamWait, FindingPoolWait, FindingSyncWait, FindingSleep, FindingSyscallWait,
+	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingMemoryGrowth,
+}
+
+// FindingKinds lists the finding kinds.
+func FindingKinds() []FindingKind { return slices.Clone(findingKindWords) }
+
+// ParseFindingKind returns the finding kind named s, or an error naming s
+// and the finding kinds.
+func ParseFindingKind(s string) (FindingKind, error) {
+	return parseWord("finding kind", FindingKinds(), s)
+}
+
+// String is the finding kind's name.
+func (k FindingKind) String() string { return string(k) }
+
+// MarshalText writes the finding kind's name.
+func (k FindingKind) MarshalText() ([]byte, error) { return marshalWord(k) }
+
+// UnmarshalText reads a finding kind's name, refusing one it does not know.
+func (k *FindingKind) UnmarshalText(b []byte) error { return unmarshalWord(k, b, ParseFindingKind) }

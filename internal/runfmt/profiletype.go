@@ -1,0 +1,70 @@
+package runfmt
+
+import "slices"
+
+// ProfileType is what a saved profile holds: run.json's profiles[].type,
+// and the name of its file under the run's profiles/ directory.
+type ProfileType string
+
+// The profile types a run saves.
+const (
+	// ProfileCPU is the CPU time of the window by stack (the pprof
+	// endpoint's profile, perf, py-spy or rbspy).
+	ProfileCPU ProfileType = "cpu"
+	// ProfileAllocs is the window's allocations: the difference of two
+	// allocs profiles of a Go service, at its edges.
+	ProfileAllocs ProfileType = "allocs"
+	// ProfileHeap is the live heap after a collection at the window's end;
+	// ProfileHeapStart the same at its start.
+	ProfileHeap      ProfileType = "heap"
+	ProfileHeapStart ProfileType = "heap-start"
+	// ProfileGoroutine is the goroutines at the window's end;
+	// ProfileGoroutineStart at its start.
+	ProfileGoroutine      ProfileType = "goroutine"
+	ProfileGoroutineStart ProfileType = "goroutine-start"
+	// ProfileMutex and ProfileBlock are the Go runtime's contention
+	// profiles, when the service enables them.
+	ProfileMutex ProfileType = "mutex"
+	ProfileBlock ProfileType = "block"
+	// ProfileTrace is a Go execution trace (profiles/trace.out, not a
+	// pprof profile).
+	ProfileTrace ProfileType = "trace"
+	// ProfileWall is the request goroutines' or threads' wall time by
+	// stack: sample types WallSample, OffCPUSample and one per TimeKind,
+	// each sample labelled with its Wait (WaitLabel).
+	ProfileWall ProfileType = "wall"
+	// ProfileIdle is a wall-clock sampler's stacks of every thread, idle
+	// ones included (py-spy --idle): what ProfileWall is made from.
+	ProfileIdle ProfileType = "idle"
+	// ProfileOffCPU is a native service's threads off a CPU, from the
+	// kernel's scheduler events (TimeSourcePerfSched), in ProfileWall's
+	// sample types.
+	ProfileOffCPU ProfileType = "offcpu"
+)
+
+var profileTypeWords = []ProfileType{
+	ProfileCPU, ProfileAllocs, ProfileHeap, ProfileHeapStart, ProfileGoroutine, ProfileGoroutineStart,
+	ProfileMutex, ProfileBlock, ProfileTrace, ProfileWall, ProfileIdle, ProfileOffCPU,
+}
+
+// ProfileTypes lists the profile types.
+func ProfileTypes() []ProfileType { return slices.Clone(profileTypeWords) }
+
+// ParseProfileType returns the profile type named s, or an error naming s
+// and the profile types.
+func ParseProfileType(s string) (ProfileType, error) {
+	return parseWord("profile type", ProfileTypes(), s)
+}
+
+// String is the profile type's name.
+func (t ProfileType) String() string { return string(t) }
+
+// MarshalText writes the profile type's name.
+func (t ProfileType) MarshalText() ([]byte, error) { return marshalWord(t) }
+
+// UnmarshalText reads a profile type's name, refusing one it does not know.
+func (t *ProfileType) UnmarshalText(b []byte) error { return unmarshalWord(t, b, ParseProfileType) }
+
+// CPUSample is the sample type (in nanoseconds) of the CPU time in a CPU
+// profile, as runtime/pprof and perflab's samplers write it.
+const CPUSample = "cpu"

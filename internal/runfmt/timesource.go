@@ -1,0 +1,53 @@
+package runfmt
+
+import "slices"
+
+// TimeSource is what a request's wall time was split from (run.json's
+// time_per_request.source): a recording of the service's threads or
+// goroutines that tells running from waiting, and waiting for what.
+type TimeSource string
+
+// The time sources.
+const (
+	// TimeSourceGoTrace is a Go execution trace, taken through the
+	// service's net/http/pprof endpoint.
+	TimeSourceGoTrace TimeSource = "go-trace"
+	// TimeSourcePySpy is py-spy's samples of the request threads, idle
+	// ones included (py-spy --idle).
+	TimeSourcePySpy = TimeSource(ProfilerPySpy)
+	// TimeSourceRbSpy is rbspy's samples of the request threads.
+	TimeSourceRbSpy = TimeSource(ProfilerRbSpy)
+	// TimeSourcePerfSched is the kernel's scheduler events, recorded by
+	// perf, of a native service's threads: where they left a CPU, not
+	// which request they served.
+	TimeSourcePerfSched TimeSource = "perf-sched"
+)
+
+var timeSourceWords = []TimeSource{TimeSourceGoTrace, TimeSourcePySpy, TimeSourceRbSpy, TimeSourcePerfSched}
+
+// TimeSources lists the time sources.
+func TimeSources() []TimeSource { return slices.Clone(timeSourceWords) }
+
+// ParseTimeSource returns the time source named s, or an error naming s
+// and the time sources.
+func ParseTimeSource(s string) (TimeSource, error) { return parseWord("time source", TimeSources(), s) }
+
+// String is the time source's name.
+func (t TimeSource) String() string { return string(t) }
+
+// Profiler is the profiler that records the time source.
+func (t TimeSource) Profiler() Profiler {
+	switch t {
+	case TimeSourceGoTrace:
+		return ProfilerPprof
+	case TimeSourcePerfSched:
+		return ProfilerPerf
+	}
+	return Profiler(t) // a wall-clock sampler is its own source
+}
+
+// MarshalText writes the time source's name.
+func (t TimeSource) MarshalText() ([]byte, error) { return marshalWord(t) }
+
+// UnmarshalText reads a time source's name, refusing one it does not know.
+func (t *TimeSource) UnmarshalText(b []byte) error { return unmarshalWord(t, b, ParseTimeSource) }
