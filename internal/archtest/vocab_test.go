@@ -23,6 +23,7 @@ func vocabularies() map[string][]string {
 		"profiler":          runfmt.Words(runfmt.Profilers()),
 		"runtime":           runfmt.Words(runfmt.Runtimes()),
 		"finding kind":      runfmt.Words(runfmt.FindingKinds()),
+		"stack source":      runfmt.Words(runfmt.StackSources()),
 	}
 }
 
@@ -34,6 +35,11 @@ var otherMeanings = []struct{ file, words, why string }{
 	{"internal/analysis/user.go", "encoding go regexp sync syscall", "paths of Go's standard library"},
 	{"internal/capture/endpoint.go", "allocs block goroutine heap mutex trace", "net/http/pprof's endpoints (capture.Endpoint) and sample types"},
 	{"internal/capture/perf.go", "sleep", "the command perf record runs for the window"},
+	{"internal/capture/snapshotgroup.go", "running runnable sleep syscall", "the Go runtime's goroutine states in a goroutine dump"},
+	{"internal/capture/snapshotkernel.go", "running syscall", "/proc/PID/task/TID/syscall's file name and its word for a running thread"},
+	{"internal/capture/snapshotpy.go", "idle", "py-spy dump's state of a thread that waits"},
+	{"internal/capture/snapshottool.go", "jcmd", "the JDK's jcmd command"},
+	{"internal/lab/jvmmap.go", "jcmd", "the JDK's jcmd command"},
 	{"internal/demo/tail.go", "other", "a log level of the demo service"},
 	{"internal/labtest/labtest.go", "go", "the go command"},
 	{"internal/load/errors.go", "other", "a load error's kind"},

@@ -337,6 +337,7 @@ func (s *session) measure(ctx context.Context) error {
 	s.cfg.Log(fmt.Sprintf("measuring for %s", window.Round(time.Millisecond)))
 	profDone := s.prof.during(ctx, window)
 	stopPeers := s.watchPeers()
+	stuck := s.watchStuck(ctx)
 	s.prof.meter.begin()
 	r, a, err := s.runLoad(ctx, s.cfg.Load)
 	s.prof.meter.end()
@@ -350,6 +351,7 @@ func (s *session) measure(ctx context.Context) error {
 	if err != nil && a == nil {
 		return err
 	}
+	stuck.finish(r, err != nil)
 	fin, cancel := s.finishing(ctx)
 	defer cancel()
 	if ctx.Err() != nil || err != nil {

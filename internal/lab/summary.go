@@ -95,7 +95,7 @@ func (s *session) summarize() {
 		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),
 	}
 	s.waitInput(&in)
-	r.Findings = analysis.Findings(in)
+	r.Findings = append(s.stuckFindings(), analysis.Findings(in)...)
 	s.culprit()
 }
 

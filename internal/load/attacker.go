@@ -23,6 +23,7 @@ type Attacker struct {
 
 	ctx     context.Context
 	t0      time.Time
+	began   atomic.Int64 // unix nanos of t0, for Progress on other goroutines
 	end     atomic.Int64 // unix nanos when the load stopped
 	stopped atomic.Bool
 	issued  atomic.Int64 // closed model with -n
@@ -71,6 +72,7 @@ func New(cfg Config) (*Attacker, error) {
 func (a *Attacker) Run(ctx context.Context) *runfmt.LoadResult {
 	a.ctx = ctx
 	a.t0 = time.Now()
+	a.began.Store(a.t0.UnixNano())
 	stopWatch := make(chan struct{})
 	go a.watch(ctx, stopWatch)
 	if a.cfg.Open() {
@@ -207,7 +209,10 @@ type Progress struct {
 
 // Progress returns the counts so far.
 func (a *Attacker) Progress() Progress {
-	p := Progress{Elapsed: time.Since(a.t0), Planned: a.cfg.Duration, Count: a.cfg.Requests, P99ms: a.series.lastP99()}
+	p := Progress{Planned: a.cfg.Duration, Count: a.cfg.Requests, P99ms: a.series.lastP99()}
+	if began := a.began.Load(); began != 0 { // 0 until Run starts
+		p.Elapsed = time.Since(time.Unix(0, began))
+	}
 	if a.schedule != nil {
 		p.Planned = a.schedule.Duration()
 		p.InFlight = a.busy.Load()

@@ -9,8 +9,8 @@ import (
 	"perflab/internal/units"
 )
 
-// RunVerdict settles a run for CI: fail when it is partial or missed an
-// --slo objective, warn when it is degraded or was measured on a noisy
+// RunVerdict settles a run for CI: fail when it is partial, its requests
+// stopped finishing (the service hung) or it missed an --slo objective, warn when it is degraded or was measured on a noisy
 // machine, pass otherwise.
 func RunVerdict(r *runfmt.Run) runfmt.Verdict {
 	v := runfmt.Verdict{Status: runfmt.VerdictPass, Reasons: []string{}}
@@ -20,6 +20,9 @@ func RunVerdict(r *runfmt.Run) runfmt.Verdict {
 	}
 	if r.Status == runfmt.StatusPartial {
 		fail("partial: " + r.PartialReason)
+	}
+	if r.Stuck != nil {
+		fail("requests stopped finishing: " + StuckTitle(r.Stuck))
 	}
 	if r.Load != nil {
 		for _, c := range r.Load.SLO {

@@ -31,6 +31,7 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	}
 	p.goRuntime(r.GoRuntime)
 	p.timePerRequest(r)
+	p.stuck(r.Stuck)
 	p.findings(r.Findings)
 	p.endpoints(r)
 	if profileRepresentative(r) {

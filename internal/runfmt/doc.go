@@ -49,8 +49,10 @@
 //     reflection, compression, regexp, hot-user-function, repeated-work,
 //     off-cpu, cpu-contention, lock-contention, goroutine-growth,
 //     downstream-wait, pool-wait, sync-wait, sleep, syscall-wait, client-io,
-//     gc-pause, scheduler-latency, gomaxprocs, memory-growth.
+//     gc-pause, scheduler-latency, gomaxprocs, memory-growth, stuck.
 //     In findings[].kind.
+//   - StackSource (stuck.go): pprof-goroutine, py-spy, rbspy, jcmd, kernel.
+//     In stuck.processes[].source and stuck.groups[].source.
 //   - MetricName (metrics.go): rps, p50, p90, p99, cpu_per_request,
 //     allocs_per_request, gc_pct, rss_max.
 //     In a comparison's metrics[].name and thresholds[].metric, and in

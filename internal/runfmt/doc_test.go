@@ -20,6 +20,7 @@ func TestDocListsTheVocabularies(t *testing.T) {
 		"Profiler": Words(Profilers()), "ProfilerRole": Words(ProfilerRoles()), "ProfileType": Words(ProfileTypes()),
 		"TimeSource": Words(TimeSources()), "TimeKind": Words(TimeKinds()), "Wait": Words(Waits()),
 		"Runtime": Words(Runtimes()), "FindingKind": Words(FindingKinds()), "MetricName": Words(MetricNames()),
+		"StackSource": Words(StackSources()),
 	}
 	item := regexp.MustCompile(`(?m)^//   - (\w+) \(\w+\.go\): ([^.]*)\.`)
 	seen := 0

@@ -65,6 +65,11 @@ const (
 	FindingGOMAXPROCS FindingKind = "gomaxprocs"
 	// FindingMemoryGrowth: the live heap grows over the window.
 	FindingMemoryGrowth FindingKind = "memory-growth"
+	// FindingStuck: requests stopped finishing; where the service's
+	// threads (or goroutines) wait, from one snapshot of all their stacks.
+	// It comes first among the findings; its line's Pct is the share of
+	// the requests in flight that wait there.
+	FindingStuck FindingKind = "stuck"
 )
 
 var findingKindWords = []FindingKind{
@@ -72,7 +77,7 @@ var findingKindWords = []FindingKind{
 	FindingRegexp, FindingHotUserFunction, FindingRepeatedWork,
 	FindingOffCPU, FindingCPUContention, FindingLockContention, FindingGoroutineGrowth,
 	FindingDownstreamWait, FindingPoolWait, FindingSyncWait, FindingSleep, FindingSyscallWait,
-	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingMemoryGrowth,
+	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingMemoryGrowth, FindingStuck,
 }
 
 // FindingKinds lists the finding kinds.

@@ -66,6 +66,9 @@ type Run struct {
 	Time      *TimePerRequest `json:"time_per_request,omitempty"`
 	GoRuntime *GoRuntime      `json:"go_runtime,omitempty"`
 	Heap      *HeapGrowth     `json:"heap_growth,omitempty"`
+	// Stuck is where the service's threads waited when its requests
+	// stopped finishing (stuck.go).
+	Stuck *Stuck `json:"stuck,omitempty"`
 }
 
 // Config records how the run was asked for, so two runs can be checked for

@@ -1,0 +1,69 @@
+package capture
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"perflab/internal/runfmt"
+)
+
+// RbSpySnapshot reads the stack of the Ruby thread of pid that holds the
+// interpreter's lock with `rbspy snapshot`: rbspy reads that one thread,
+// not the others. ctx bounds the time it may take.
+func RbSpySnapshot(ctx context.Context, pid int) (*Snapshot, error) {
+	out, elapsed, err := rbSpyTool.run(ctx, pid, "snapshot", "--pid", strconv.Itoa(pid))
+	if err != nil {
+		return nil, err
+	}
+	s, err := ParseRbSpySnapshot(bytes.NewReader(out))
+	if err != nil {
+		return nil, fmt.Errorf("rbspy snapshot of process %d: %w", pid, err)
+	}
+	s.PID, s.Elapsed = pid, elapsed
+	return s, nil
+}
+
+// ParseRbSpySnapshot reads what `rbspy snapshot` prints: one frame a
+// line, "method - file:line", the outermost first (the order is turned
+// over here: innermost first, as every snapshot keeps it). Lines of
+// another shape are skipped; at most MaxSnapshotBytes are read.
+func ParseRbSpySnapshot(r io.Reader) (*Snapshot, error) { return parseRbSpySnapshot(r, defaultLimits) }
+
+func parseRbSpySnapshot(r io.Reader, l limits) (*Snapshot, error) {
+	s := &Snapshot{Source: runfmt.StackSourceRbSpy, maxThreads: l.threads}
+	lr := newLineReader(r, l)
+	var frames []Frame
+	for {
+		line, ok := lr.next()
+		if !ok {
+			break
+		}
+		i := strings.LastIndex(line, " - ")
+		if i <= 0 {
+			continue
+		}
+		file, n := splitFileLine(strings.TrimSpace(line[i+3:]))
+		if file == "(unknown)" {
+			file = ""
+		}
+		frames = append(frames, Frame{Function: strings.TrimSpace(line[:i]), File: file, Line: n})
+		if len(frames) == 2*maxThreadFrames { // keep the innermost ones
+			frames = append(frames[:0], frames[maxThreadFrames:]...)
+		}
+	}
+	s.Bytes, s.Truncated = min(lr.n, l.bytes), lr.truncated
+	if err := lr.readErr(); err != nil {
+		return s, err
+	}
+	if len(frames) == 0 {
+		return s, errNoThreads
+	}
+	slices.Reverse(frames)
+	s.add(Thread{ID: 1, State: "holds the GVL", Frames: frames})
+	return s, nil
+}

@@ -1,0 +1,170 @@
+package lab
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"perflab/internal/load"
+	"perflab/internal/runfmt"
+	"perflab/internal/units"
+)
+
+// When requests stop finishing in the measured window, perflab takes one
+// snapshot of every thread's stack in the service's processes (see
+// readStacks), as one would send a hung Go service SIGQUIT or run py-spy
+// dump on a hung Python one, and puts where they wait at the top of the
+// verdict. It is taken once per run: during the window, when no request
+// has finished for a while with some in flight, or at its end, when the
+// window ends with more requests unfinished than finished. It takes at
+// most Config.SnapshotTimeout; one that times out says so, keeps what it
+// read, and the run is written as ever.
+
+// Bounds of the wait for requests to finish before the service is taken
+// for stuck: a third of the window, between these.
+const (
+	stallMin = 1500 * time.Millisecond
+	stallMax = 5 * time.Second
+	// stallP99s is how many times the p99 of the requests that finished
+	// the wait is at least: a slow service is not a stuck one.
+	stallP99s = 4
+	// stallTick is how often the window's progress is looked at.
+	stallTick = 100 * time.Millisecond
+)
+
+// stuckWatch watches the window's load for requests that stop finishing.
+type stuckWatch struct {
+	s    *session
+	ctx  context.Context
+	prev func(*load.Attacker) func()
+
+	mu      sync.Mutex
+	started time.Time // the window's start, once known
+	taken   bool
+	quit    chan struct{}
+	done    chan struct{} // closed when the watcher ends (its snapshot taken)
+	once    sync.Once
+}
+
+// watchStuck watches the next load the session runs (the window's), by
+// way of Config.Watch, which it wraps until finish.
+func (s *session) watchStuck(ctx context.Context) *stuckWatch {
+	w := &stuckWatch{s: s, ctx: ctx, prev: s.cfg.Watch, quit: make(chan struct{}), done: make(chan struct{})}
+	s.cfg.Watch = func(a *load.Attacker) func() {
+		var done func()
+		if w.prev != nil {
+			done = w.prev(a)
+		}
+		w.mu.Lock()
+		w.started = time.Now() // the load starts now (Started is set as it runs)
+		w.mu.Unlock()
+		go w.watch(a)
+		return func() {
+			w.stop()
+			if done != nil {
+				done()
+			}
+		}
+	}
+	return w
+}
+
+func (w *stuckWatch) stop() { w.once.Do(func() { close(w.quit) }) }
+
+// watch looks at the load's progress until it ends, and takes the
+// snapshot when no request has finished for the stall time with some in
+// flight.
+func (w *stuckWatch) watch(a *load.Attacker) {
+	defer close(w.done)
+	tick := time.NewTicker(stallTick)
+	defer tick.Stop()
+	last, since := int64(-1), time.Now()
+	for {
+		select {
+		case <-w.quit:
+			return
+		case <-w.ctx.Done():
+			return
+		case now := <-tick.C:
+			p := a.Progress()
+			if p.Requests != last {
+				last, since = p.Requests, now
+				continue
+			}
+			stall := w.stall(p)
+			if n := w.inFlight(p); n > 0 && now.Sub(since) >= stall {
+				w.take(w.ctx, fmt.Sprintf("no request finished for %s with %d in flight", units.FormatMs(float64(now.Sub(since).Milliseconds())), n), n)
+				return
+			}
+		}
+	}
+}
+
+// stall is how long no request may finish before the service is taken
+// for stuck: a third of the window within [stallMin, stallMax], and at
+// least stallP99s times the p99 of those that finished.
+func (w *stuckWatch) stall(p load.Progress) time.Duration {
+	d := min(max(w.s.windowLength()/3, stallMin), stallMax)
+	return max(d, time.Duration(stallP99s*p.P99ms*float64(time.Millisecond)))
+}
+
+// inFlight is how many requests are under way: counted in the open
+// model; in the closed one, every client has one (this shard's share of
+// the clients; a config without a count has the load's default, 50).
+func (w *stuckWatch) inFlight(p load.Progress) int64 {
+	l := w.s.cfg.Load
+	switch {
+	case l.Open():
+		return p.InFlight
+	case l.QPS > 0: // a paced client may be between requests
+		return 0
+	}
+	return int64(max(1, cmp.Or(l.Concurrency, 50)/max(1, l.Shards)))
+}
+
+// finish ends the watch once the window is over: it waits for a snapshot
+// under way, takes one if the window ended with more requests unfinished
+// than finished and none was taken, and gives Config.Watch back.
+func (w *stuckWatch) finish(r *runfmt.LoadResult, exited bool) {
+	w.stop()
+	w.s.cfg.Watch = w.prev
+	w.mu.Lock()
+	started := !w.started.IsZero()
+	w.mu.Unlock()
+	if started {
+		<-w.done
+	}
+	if w.taken || exited || r == nil || r.Unfinished == 0 || r.Unfinished <= r.Requests {
+		return
+	}
+	// After Ctrl-C too: a hung service is when one presses it.
+	ctx, cancel := w.s.finishing(w.ctx)
+	defer cancel()
+	w.take(ctx, fmt.Sprintf("the window ended with %d requests unfinished and %d finished", r.Unfinished, r.Requests), r.Unfinished)
+}
+
+// take takes the snapshot, within Config.SnapshotTimeout, and records it.
+func (w *stuckWatch) take(ctx context.Context, reason string, inFlight int64) {
+	w.taken = true
+	w.mu.Lock()
+	at := time.Since(w.started)
+	w.mu.Unlock()
+	s := w.s
+	s.cfg.Log("requests stopped finishing (" + reason + "): reading every thread's stack")
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.SnapshotTimeout)
+	defer cancel()
+	start := time.Now()
+	st := &runfmt.Stuck{Reason: reason, InFlight: inFlight, AtS: at.Seconds()}
+	snaps := s.readStacks(ctx, st)
+	st.Seconds = time.Since(start).Seconds()
+	if ctx.Err() != nil {
+		st.TimedOut = true
+		st.Notes = append(st.Notes, fmt.Sprintf("the snapshot did not finish within %s (the time limit of snapshots): what was read before is shown", s.cfg.SnapshotTimeout))
+	}
+	s.groupStacks(st, snaps)
+	s.mu.Lock()
+	s.run.Stuck = st
+	s.mu.Unlock()
+}
