@@ -65,6 +65,9 @@ type Run struct {
 	Time      *TimePerRequest `json:"time_per_request,omitempty"`
 	GoRuntime *GoRuntime      `json:"go_runtime,omitempty"`
 	Heap      *HeapGrowth     `json:"heap_growth,omitempty"`
+
+	// Bench is a `perflab bench` run's benchmarks (bench.go).
+	Bench *Bench `json:"bench,omitempty"`
 }
 
 // Config records how the run was asked for, so two runs can be checked for
