@@ -1,0 +1,58 @@
+package gobench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"perflab/internal/runfmt"
+)
+
+// profile takes each benchmark's CPU and allocation profiles in runs of
+// their own, into runDir/profiles, and fills bs (the side's benchmarks, in
+// the collector's order). It stops at ctx's end; a profile that fails is
+// a note on its benchmark, and makes the run degraded.
+func (s *side) profile(ctx context.Context, f Flags, runDir string, bs []runfmt.Benchmark) (refs []runfmt.ProfileRef, failed []string, err error) {
+	t0 := time.Now()
+	for i, k := range s.col.order {
+		if ctx.Err() != nil {
+			return refs, failed, ctx.Err()
+		}
+		t := s.col.byKey[k]
+		b := &bs[i]
+		abs, rel := profilePath(runDir, t.pkg, t.first, runfmt.FunctionCPU)
+		bp, perr := t.bin.cpuProfile(ctx, t.first, medianIters(t.iters), f, abs)
+		if bp != nil {
+			bp.File, b.CPU = rel, bp
+			refs = append(refs, runfmt.ProfileRef{Type: runfmt.FunctionCPU, Source: runfmt.BenchProfileSource, File: rel})
+		}
+		failed = s.noteFailure(ctx, b, "CPU", perr, failed)
+		allocs, _ := b.Metric(runfmt.BenchUnitAllocs)
+		if allocs.Summary.Median <= 0 {
+			b.Notes = append(b.Notes, "no allocation profile: it allocates nothing (0 allocs/op)")
+			continue
+		}
+		k := max(1, min(medianIters(t.iters), int(maxRecorded/math.Ceil(allocs.Summary.Median))))
+		abs, rel = profilePath(runDir, t.pkg, t.first, runfmt.FunctionAllocs)
+		ap, perr := t.bin.allocProfile(ctx, t.first, k, f, abs)
+		if ap != nil {
+			ap.File, b.Allocs = rel, ap
+			refs = append(refs, runfmt.ProfileRef{Type: runfmt.FunctionAllocs, Source: runfmt.BenchProfileSource, File: rel})
+		}
+		failed = s.noteFailure(ctx, b, "allocation", perr, failed)
+	}
+	s.profileS += time.Since(t0).Seconds()
+	return refs, failed, nil
+}
+
+// noteFailure records a profile that could not be taken (not for an
+// interruption, which the run says as a whole).
+func (s *side) noteFailure(ctx context.Context, b *runfmt.Benchmark, kind string, err error, failed []string) []string {
+	if err == nil || ctx.Err() != nil {
+		return failed
+	}
+	msg := fmt.Sprintf("the %s profile of %s was not taken: %s", kind, b.Name, oneLine(err.Error()))
+	b.Notes = append(b.Notes, msg)
+	return append(failed, msg)
+}
