@@ -20,7 +20,7 @@ const (
 	// run records (the larger records twice as many): every one costs a
 	// stack walk, microseconds on a busy machine. Every allocation is
 	// recorded, so more iterations would not make the figures more exact.
-	maxRecorded = 20_000
+	maxRecorded = 10_000
 	// maxLines is how many of the user's lines a profile lists.
 	maxLines = 5
 )
