@@ -88,7 +88,7 @@ func TestBenchStoresARun(t *testing.T) {
 	}
 	dir := benchModule(t)
 	runs := filepath.Join(dir, "runs")
-	code, stdout, stderr := perflab(t, "bench", "-bench", ".", "-count", "4", "-benchtime", "2000x", "--dir", runs, "--json", "./ok")
+	code, stdout, stderr := perflab(t, "bench", "-run", "none", "-bench", ".", "-count", "4", "-benchtime", "2000x", "-benchmem", "--dir", runs, "--json", "./ok")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

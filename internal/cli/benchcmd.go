@@ -24,6 +24,7 @@ type benchFlags struct {
 	flags       gobench.Flags
 	noProfiles  bool
 	benchmem    bool
+	run         string
 	name, dir   string
 	json, quiet bool
 	failOn      string
@@ -76,7 +77,9 @@ func (bf *benchFlags) register(fs *pflag.FlagSet) {
 	v.duration(&bf.flags.Timeout, "timeout", "", 10*time.Minute, 0, 7*24*time.Hour, "fail a test binary that runs longer than this (go test -timeout; 0: none)")
 	fs.BoolVar(&bf.noProfiles, "no-profiles", false, "skip the profile runs (no lines, the timed runs only)")
 	fs.BoolVar(&bf.benchmem, "benchmem", true, "allocations are always measured (accepted for go test's habit)")
+	fs.StringVar(&bf.run, "run", "^$", "tests never run, only benchmarks (go test's -run accepted and ignored)")
 	_ = fs.MarkHidden("benchmem")
+	_ = fs.MarkHidden("run")
 	v.checked(&bf.name, "name", "", "", "name", checkRunName, "label the run (default bench- and the first package's name)")
 	v.checked(&bf.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
 	fs.BoolVar(&bf.json, "json", false, "print the run (with --git, the comparison) as JSON")
@@ -230,7 +233,7 @@ func printOutput(env Env, what, out string) {
 
 // goTestFlags are the flags of perflab bench that go test users write with
 // one dash.
-var goTestFlags = []string{"bench", "count", "benchtime", "cpu", "timeout", "benchmem"}
+var goTestFlags = []string{"bench", "count", "benchtime", "cpu", "timeout", "benchmem", "run"}
 
 // withGoTestFlags rewrites `perflab bench -bench X -count 6` (go test's
 // spelling) into the double-dash flags perflab's parser reads; the other

@@ -2,6 +2,7 @@ package gobench
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -43,9 +44,13 @@ type Binary struct {
 	Path string
 }
 
-// Build compiles p's test binary into dir with go test -c.
+// Build compiles p's test binary into dir with go test -c. The binary's
+// name is the package's (its directory and import path), so a package
+// built before into the same dir and unchanged since is not linked again:
+// go test -c leaves a target whose build ID is current as it is.
 func Build(ctx context.Context, p *Package, dir string) (*Binary, error) {
-	out := filepath.Join(dir, fmt.Sprintf("%s-%d.test", filepath.Base(p.ImportPath), time.Now().UnixNano()))
+	sum := sha256.Sum256([]byte(p.Dir + "\x00" + p.ImportPath))
+	out := filepath.Join(dir, fmt.Sprintf("%s-%x.test", filepath.Base(p.ImportPath), sum[:8]))
 	ctx, cancel := context.WithTimeout(ctx, buildTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", out, "--", p.ImportPath)

@@ -2,6 +2,7 @@ package gobench
 
 import (
 	"context"
+	"debug/buildinfo"
 	"os"
 	"os/exec"
 	"runtime"
@@ -14,15 +15,18 @@ import (
 )
 
 // environment describes the machine, the Go toolchain that built the
-// benchmarks and, when dir is in a git repository, its commit.
-func environment(ctx context.Context, version, dir string) runfmt.Environment {
+// benchmarks (read from the test binary bin) and, when dir is in a git
+// repository, its commit.
+func environment(ctx context.Context, version, dir, bin string) runfmt.Environment {
 	e := runfmt.Environment{PerflabVersion: version, HostCores: runtime.NumCPU()}
 	e.Hostname, _ = os.Hostname()
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
 		e.Kernel = unix.ByteSliceToString(u.Release[:])
 	}
-	e.GoVersion, _ = command(ctx, dir, "go", "env", "GOVERSION")
+	if info, err := buildinfo.ReadFile(bin); err == nil {
+		e.GoVersion = info.GoVersion
+	}
 	if out, err := command(ctx, dir, "git", "rev-parse", "HEAD"); err == nil {
 		e.GitCommit = out
 		st, err := command(ctx, dir, "git", "status", "--porcelain", "--untracked-files=no")
