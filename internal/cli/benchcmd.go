@@ -39,8 +39,8 @@ func newBenchCmd(env Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench [packages] [--bench REGEX] [--count N] [--git BASE..NEW]",
 		Short: "Run Go benchmarks as benchstat needs them, with the lines that burn CPU and allocate",
-		Long: `Run the Go benchmarks of the packages (default ".") the way
-'go test -run '^$' -bench REGEX -benchmem -count N' does, with its test binary
+		Long: `Run the Go benchmarks of the packages (default ".") as
+go test -run '^$' -bench REGEX -benchmem -count N does, from their test binary
 built once, and print each benchmark's ns/op, B/op, allocs/op (and its own
 units) as medians with 95% confidence intervals, as benchstat does. Then each
 benchmark's CPU and allocation profiles are taken in runs of their own, so

@@ -64,10 +64,9 @@ func (b *Binary) cpuProfile(ctx context.Context, r Result, iters int, f Flags, p
 	if err != nil {
 		return nil, fmt.Errorf("reading the CPU profile of %s: %w", r.Name, err)
 	}
-	bp := &runfmt.BenchProfile{Ops: int64(ops), PerOp: float64(t.Total) / float64(ops),
-		Method: fmt.Sprintf("CPU profile of %d iterations in a run of its own (100 Hz)", ops)}
-	bp.Lines, bp.UserPerOp = userLines(t, nil, nil, float64(ops))
-	return bp, nil
+	cpu := perIteration(t, nil, float64(ops))
+	return &runfmt.BenchProfile{Ops: int64(ops), PerOp: cpu.total, UserPerOp: cpu.user, Lines: topLines(cpu, nil),
+		Method: fmt.Sprintf("CPU profile of %d iterations in a run of its own (100 Hz)", ops)}, nil
 }
 
 // allocProfile records every allocation of benchmark r over k and 2k
@@ -96,12 +95,10 @@ func (b *Binary) allocProfile(ctx context.Context, r Result, k int, f Flags, pat
 		}
 	}
 	ops := float64(ops2K - opsK)
-	bp := &runfmt.BenchProfile{Ops: int64(ops2K - opsK),
-		PerOp:        float64(tabs[1][0].Total-tabs[0][0].Total) / ops,
-		ObjectsPerOp: float64(tabs[1][1].Total-tabs[0][1].Total) / ops,
-		Method:       fmt.Sprintf("every allocation recorded (-memprofilerate=1) in runs of %d and %d iterations of their own; per iteration: their difference over %d", opsK, ops2K, ops2K-opsK)}
-	bp.Lines, bp.UserPerOp = userLines(tabs[1][0], tabs[0][0], &[2]*analysis.Table{tabs[1][1], tabs[0][1]}, ops)
-	return bp, nil
+	bytes, objects := perIteration(tabs[1][0], tabs[0][0], ops), perIteration(tabs[1][1], tabs[0][1], ops)
+	return &runfmt.BenchProfile{Ops: int64(ops2K - opsK), PerOp: bytes.total, ObjectsPerOp: objects.total, UserPerOp: bytes.user,
+		Lines:  topLines(bytes, &objects),
+		Method: fmt.Sprintf("every allocation recorded (-memprofilerate=1) in runs of %d and %d iterations of their own; per iteration: their difference over %d", opsK, ops2K, ops2K-opsK)}, nil
 }
 
 func (b *Binary) topOptions(sample string) analysis.TopOptions {
@@ -113,34 +110,53 @@ type lineKey struct {
 	line     int64
 }
 
-// userLines turns a top table by line (user code charged with what it
-// called) into the user's lines per iteration, costliest first: t less
-// base (when set) over ops; objects, when set, are the same tables of
-// allocation counts. It returns the first maxLines and what all the
-// user's lines hold per iteration.
-func userLines(t, base *analysis.Table, objects *[2]*analysis.Table, ops float64) ([]runfmt.BenchLine, float64) {
-	per := diffRows(t, base)
-	var objs map[lineKey]int64
-	if objects != nil {
-		objs = diffRows(objects[0], objects[1])
+// perOp is a top table by line (user code charged with what it called)
+// per iteration: each of the user's lines, what they hold together, and
+// the whole.
+type perOp struct {
+	lines       map[lineKey]float64
+	user, total float64
+}
+
+// perIteration is t, less base when set, over ops. The rest (the runtime,
+// the testing package) counts for at least 0 in the whole: a difference
+// of two runs can leave the runtime's own allocations slightly negative.
+func perIteration(t, base *analysis.Table, ops float64) perOp {
+	p := perOp{lines: map[lineKey]float64{}}
+	var other float64
+	add := func(tb *analysis.Table, sign float64) {
+		for _, r := range tb.Rows {
+			v := sign * float64(r.Flat) / ops
+			if r.User {
+				p.lines[lineKey{r.Function, r.File, r.Line}] += v
+			} else {
+				other += v
+			}
+		}
 	}
-	total := t.Total
+	add(t, 1)
 	if base != nil {
-		total -= base.Total
+		add(base, -1)
 	}
-	var lines []runfmt.BenchLine
-	var user float64
-	for k, v := range per {
+	for k, v := range p.lines {
 		if v <= 0 {
+			delete(p.lines, k)
 			continue
 		}
-		user += float64(v) / ops
-		l := runfmt.BenchLine{Function: k.fn, File: k.file, Line: k.line, PerOp: float64(v) / ops}
-		if total > 0 {
-			l.Pct = 100 * float64(v) / float64(total)
-		}
-		if objs != nil {
-			l.ObjectsPerOp = float64(objs[k]) / ops
+		p.user += v
+	}
+	p.total = p.user + max(0, other)
+	return p
+}
+
+// topLines is p's costliest maxLines lines, with their source text and,
+// when objects is set, their allocations per iteration.
+func topLines(p perOp, objects *perOp) []runfmt.BenchLine {
+	lines := []runfmt.BenchLine{}
+	for k, v := range p.lines {
+		l := runfmt.BenchLine{Function: k.fn, File: k.file, Line: k.line, PerOp: v, Pct: 100 * v / p.total}
+		if objects != nil {
+			l.ObjectsPerOp = objects.lines[k]
 		}
 		lines = append(lines, l)
 	}
@@ -154,25 +170,7 @@ func userLines(t, base *analysis.Table, objects *[2]*analysis.Table, ops float64
 		lines = lines[:maxLines]
 	}
 	addText(lines)
-	return lines, user
-}
-
-// diffRows is the user's rows of t, less those of base when set.
-func diffRows(t, base *analysis.Table) map[lineKey]int64 {
-	out := map[lineKey]int64{}
-	for _, r := range t.Rows {
-		if r.User {
-			out[lineKey{r.Function, r.File, r.Line}] += r.Flat
-		}
-	}
-	if base != nil {
-		for _, r := range base.Rows {
-			if r.User {
-				out[lineKey{r.Function, r.File, r.Line}] -= r.Flat
-			}
-		}
-	}
-	return out
+	return lines
 }
 
 // addText reads each line's source text.
