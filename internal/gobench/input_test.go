@@ -107,3 +107,21 @@ func BenchmarkSlow(b *testing.B) {
 		t.Errorf("partial reason %q", r.PartialReason)
 	}
 }
+
+// TestFailingBenchmark: a benchmark that fails ends the timed runs with
+// its output; the results before it are kept in a partial run.
+func TestFailingBenchmark(t *testing.T) {
+	dir := module(t, map[string]string{"fails/a_test.go": `package fails
+import "testing"
+func BenchmarkA(b *testing.B) { for b.Loop() {} }
+func BenchmarkB(b *testing.B) { b.Fatal("the fixture is missing") }
+`})
+	res, err := Run(context.Background(), Config{Dir: dir, Packages: []string{"./fails"}, Flags: Flags{Pattern: ".", Count: 1, Benchtime: "100x"}, Store: store.Store{Root: t.TempDir()}})
+	var re *RunError
+	if !errors.As(err, &re) || !strings.Contains(re.Output, "the fixture is missing") || res == nil {
+		t.Fatalf("Run = %+v, %v; want a RunError with the benchmark's message", res, err)
+	}
+	if r := res.Run; r.Status != runfmt.StatusPartial || len(r.Bench.Benchmarks) != 1 || !strings.HasPrefix(r.Bench.Benchmarks[0].Name, "A") {
+		t.Errorf("run %s with %+v; want partial with BenchmarkA's result", r.Status, r.Bench.Benchmarks)
+	}
+}
