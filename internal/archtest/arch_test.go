@@ -17,7 +17,8 @@ import (
 // allowed lists, per internal package, the internal packages it may import.
 // A package missing here may import none.
 var allowed = map[string][]string{
-	"cli":      {"lab", "load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units"},
+	"cli":      {"lab", "load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
+	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "runfmt", "store", "files", "units"},
 	"lab":      {"load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units"},
 	"revision": {},

@@ -32,6 +32,7 @@ type loadFlags struct {
 	disableKeepAlive bool
 	insecure         bool
 	shard            string
+	startAt          string
 	fs               *pflag.FlagSet
 }
 
@@ -70,6 +71,16 @@ func (f *loadFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.disableKeepAlive, "disable-keepalive", false, "open a new connection for every request")
 	fs.BoolVarP(&f.insecure, "insecure", "k", false, "skip TLS certificate verification")
 	v.checked(&f.shard, "shard", "", "", "i/N", checkShard, "take share `i/N` of the rate (or of -c and -n); combine the shards with perflab merge")
+	v.checked(&f.startAt, "start-at", "", "", "time", checkStartAt, "wait until `time` (RFC 3339, e.g. 2026-05-04T10:00:00Z, or Unix seconds; ahead, within a day) and start then: give every shard the same one, and their schedules and per-second series line up (run: the warm-up starts then)")
+}
+
+// checkStartAt accepts a --start-at ahead of now, within a day.
+func checkStartAt(s string) error {
+	t, err := load.ParseStartAt(s)
+	if err != nil {
+		return err
+	}
+	return load.CheckStartAt(t, time.Now())
 }
 
 // checkMethod accepts an HTTP method: a token (RFC 9110: letters, digits
@@ -114,6 +125,13 @@ func (f *loadFlags) config(urls []string) (load.Config, error) {
 			return c, usageErr("%v", err)
 		}
 		c.Shard, c.Shards = i, n
+	}
+	if f.startAt != "" {
+		t, err := load.ParseStartAt(f.startAt) // checked ahead when parsed
+		if err != nil {
+			return c, usageErr("--start-at %s: %v", quoteArg(f.startAt), err)
+		}
+		c.StartAt = t
 	}
 	targets, err := f.targets(urls)
 	if err != nil {

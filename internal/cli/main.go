@@ -19,7 +19,7 @@ var Version = "0.1.0-dev"
 // measured.
 func Main(ctx context.Context, args []string, env Env) int {
 	root := newRoot(env)
-	root.SetArgs(args)
+	root.SetArgs(withGoTestFlags(args))
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	err := root.ExecuteContext(ctx)
@@ -64,5 +64,6 @@ it better, with statistics.`,
 		return usageErr("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
 	})
 	root.AddCommand(newLoadCmd(env), newMergeCmd(env), newRunCmd(env), newRunsCmd(env), newDemoCmd(env), newDemoServiceCmd(env), newProfileCmd(env), newTopCmd(env), newListCmd(env), newFlameCmd(env), newCompareCmd(env), newABCmd(env), newSweepCmd(env), newUICmd(env))
+	root.AddCommand(newBenchCmd(env))
 	return root
 }

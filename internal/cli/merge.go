@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -32,6 +33,9 @@ histograms, so they are exact, not averages of percentiles.`,
 			merged, err := load.Merge(parts)
 			if err != nil {
 				return usageErr("merging: %v", err)
+			}
+			if d := load.StartSpread(parts); d > time.Second {
+				fmt.Fprintf(env.Stderr, "perflab: the shards started up to %s apart: their per-second series are added by their start times, to the nearest second (give them one --start-at to start them together)\n", d.Round(100*time.Millisecond))
 			}
 			return printLoad(env, merged, of)
 		},

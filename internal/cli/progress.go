@@ -50,6 +50,9 @@ func startProgress(env Env, a *load.Attacker) *progress {
 }
 
 func formatProgress(s load.Progress, rps float64) string {
+	if s.Waiting > 0 {
+		return fmt.Sprintf("waiting for --start-at: the load starts in %s", s.Waiting.Round(100*time.Millisecond))
+	}
 	elapsed := s.Elapsed.Truncate(100 * time.Millisecond)
 	total := ""
 	switch {

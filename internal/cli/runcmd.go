@@ -108,6 +108,9 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 	if lc.Duration == 0 && len(lc.Stages) == 0 {
 		lc.Duration = 10 * time.Second
 	}
+	if !lc.StartAt.IsZero() && f.warmup == 0 {
+		return c, usageErr("--start-at with --warmup 0: the shards' warm-ups start at --start-at and their windows right after; give a warm-up")
+	}
 	budget, err := f.budget()
 	if err != nil {
 		return c, err

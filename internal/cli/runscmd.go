@@ -77,6 +77,9 @@ func newRunsCmd(env Env) *cobra.Command {
 				return usageErr("%q names %d runs: show one at a time (%s, ...)", args[0], len(es), filepath.Base(es[0].Dir))
 			}
 			e := es[0]
+			if e.Run.Bench != nil {
+				return showBench(env, e.Run, e.Dir)
+			}
 			if err := report.WriteHeadline(env.Stdout, e.Run); err != nil {
 				return failed(err)
 			}

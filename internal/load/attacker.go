@@ -23,7 +23,7 @@ type Attacker struct {
 
 	ctx     context.Context
 	t0      time.Time
-	began   atomic.Int64 // unix nanos of t0, for Progress on other goroutines
+	started atomic.Int64 // unix nanos of t0, 0 while waiting for StartAt (read by Progress)
 	end     atomic.Int64 // unix nanos when the load stopped
 	stopped atomic.Bool
 	issued  atomic.Int64 // closed model with -n
@@ -71,8 +71,13 @@ func New(cfg Config) (*Attacker, error) {
 // says Interrupted when ctx ended it early).
 func (a *Attacker) Run(ctx context.Context) *runfmt.LoadResult {
 	a.ctx = ctx
-	a.t0 = time.Now()
-	a.began.Store(a.t0.UnixNano())
+	t0, ok := a.waitStart(ctx)
+	a.t0 = t0
+	a.started.Store(t0.UnixNano())
+	if !ok {
+		a.end.Store(t0.UnixNano())
+		return a.result(true)
+	}
 	stopWatch := make(chan struct{})
 	go a.watch(ctx, stopWatch)
 	if a.cfg.Open() {
@@ -205,13 +210,17 @@ type Progress struct {
 	Count    int64 // requested count (-n), 0 if none
 	P99ms    float64
 	InFlight int64
+	// Waiting is how long until StartAt, while the load waits for it.
+	Waiting time.Duration
 }
 
 // Progress returns the counts so far.
 func (a *Attacker) Progress() Progress {
 	p := Progress{Planned: a.cfg.Duration, Count: a.cfg.Requests, P99ms: a.series.lastP99()}
-	if began := a.began.Load(); began != 0 { // 0 until Run starts
-		p.Elapsed = time.Since(time.Unix(0, began))
+	if t0 := a.started.Load(); t0 != 0 {
+		p.Elapsed = time.Since(time.Unix(0, t0))
+	} else if !a.cfg.StartAt.IsZero() {
+		p.Waiting = max(0, time.Until(a.cfg.StartAt))
 	}
 	if a.schedule != nil {
 		p.Planned = a.schedule.Duration()

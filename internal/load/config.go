@@ -37,6 +37,10 @@ type Config struct {
 	Insecure bool
 	// Shard and Shards take the Shard-th (0-based) of Shards equal shares.
 	Shard, Shards int
+	// StartAt, when set, is when the load begins: Run waits until then,
+	// and the schedule and the per-second series count from it, so shards
+	// given one StartAt line up (see waitStart).
+	StartAt time.Time
 
 	// engine forces an engine (tests compare both).
 	engine string

@@ -23,7 +23,8 @@ func (a *Attacker) result(interrupted bool) *runfmt.LoadResult {
 	}
 	lag := newHist()
 	r := &runfmt.LoadResult{Model: "closed", Status: map[string]int64{}, ErrorKinds: map[string]int64{},
-		ErrorSamples: map[string]string{}, DurationS: elapsed.Seconds(), Interrupted: interrupted}
+		ErrorSamples: map[string]string{}, DurationS: elapsed.Seconds(), Interrupted: interrupted,
+		Start: a.t0.UTC().Format(time.RFC3339Nano)}
 	var late int64
 	for _, s := range a.shards {
 		s.mu.Lock()

@@ -66,18 +66,23 @@ func cmpGroup(g runfmt.Group) string {
 // interval in percent ("2.40 ms ± 1%"), or "± ∞" when the group is too
 // small for an interval.
 func FormatSummary(s runfmt.MetricSummary, unit string) string {
-	v := FormatMetric(s.Median, unit)
+	return FormatMetric(s.Median, unit) + ciSuffix(s)
+}
+
+// ciSuffix is the half-width of a summary's confidence interval in
+// percent of its median: " ± 1%", " ± ∞" without an interval.
+func ciSuffix(s runfmt.MetricSummary) string {
 	if s.CILow == nil || s.CIHigh == nil {
-		return v + " ± ∞"
+		return " ± ∞"
 	}
 	half := math.Max(*s.CIHigh-s.Median, s.Median-*s.CILow)
 	if s.Median == 0 {
 		if half == 0 {
-			return v + " ± 0%"
+			return " ± 0%"
 		}
-		return v + " ± ∞"
+		return " ± ∞"
 	}
-	return fmt.Sprintf("%s ± %.0f%%", v, 100*half/math.Abs(s.Median))
+	return fmt.Sprintf(" ± %.0f%%", 100*half/math.Abs(s.Median))
 }
 
 // FormatMetric formats a metric value in its unit.

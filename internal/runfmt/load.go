@@ -31,6 +31,10 @@ type LoadResult struct {
 	// Interrupted says the load was stopped early (signal or cancel); the
 	// numbers cover what completed.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Start is when the load began (RFC 3339, UTC; --start-at's instant
+	// when one was given): the per-second series count from it, and merge
+	// aligns the shards' series by it.
+	Start string `json:"start,omitempty"`
 	// Shard is "i/N" when this result is one shard of a larger load.
 	Shard  string   `json:"shard,omitempty"`
 	Shards int      `json:"shards,omitempty"`

@@ -69,6 +69,9 @@ type Run struct {
 	// Stuck is where the service's threads waited when its requests
 	// stopped finishing (stuck.go).
 	Stuck *Stuck `json:"stuck,omitempty"`
+
+	// Bench is a `perflab bench` run's benchmarks (bench.go).
+	Bench *Bench `json:"bench,omitempty"`
 }
 
 // Config records how the run was asked for, so two runs can be checked for

@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"perflab/internal/gobench"
+	"perflab/internal/report"
+	"perflab/internal/runfmt"
+	"perflab/internal/stats"
+	"perflab/internal/store"
+)
+
+// runBenchGit is perflab bench --git: both revisions benchmarked
+// interleaved, then compared.
+func runBenchGit(ctx context.Context, env Env, bf *benchFlags, cfg gobench.Config) error {
+	rules, err := stats.ParseBenchFailOn(bf.failOn)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	g := gobench.GitConfig{RepoDir: bf.repo, Range: bf.git.r, Uncommitted: bf.uncommitted, DefaultBranch: env.getenv("GITHUB_BASE_REF")}
+	stopNote := context.AfterFunc(ctx, func() {
+		fmt.Fprintln(env.Stderr, "perflab: stopping; what completed is written and compared, the worktrees are removed")
+	})
+	defer stopNote()
+	res, err := gobench.RunGit(ctx, cfg, g)
+	if res == nil || res.Base == nil || res.New == nil {
+		return benchErr(env, ctx, err)
+	}
+	c := gobench.Compare(res.Base.Run, res.New.Run, rules)
+	if perr := printBenchComparison(env, &bf.out, bf.dir, c); perr != nil {
+		return perr
+	}
+	if err != nil {
+		return benchErr(env, ctx, err)
+	}
+	return benchRegression(env, c)
+}
+
+// printBenchComparison prints a comparison of benchmark runs in the
+// chosen format and writes --md and --junit.
+func printBenchComparison(env Env, out *reportFlags, runsDir string, c *runfmt.BenchComparison) error {
+	mopt := out.markdownOptions(env, runsDir)
+	var err error
+	switch out.format {
+	case formatJSON:
+		err = writeJSON(env.Stdout, c)
+	case formatMarkdown:
+		err = report.WriteBenchCompareMarkdown(env.Stdout, c, mopt)
+	default:
+		err = report.WriteBenchCompareText(env.Stdout, c)
+	}
+	if err != nil {
+		return failed(err)
+	}
+	return out.files(env,
+		func(w io.Writer) error { return report.WriteBenchCompareMarkdown(w, c, mopt) },
+		func(w io.Writer) error {
+			return report.WriteJUnit(w, "perflab bench", report.BenchCheckCases(c), out.start, time.Since(out.start))
+		})
+}
+
+// benchRegression exits 1 when a --fail-on rule was crossed.
+func benchRegression(env Env, c *runfmt.BenchComparison) error {
+	if len(c.Failed) == 0 {
+		return nil
+	}
+	fmt.Fprintf(env.Stderr, "perflab: --fail-on: %s regressed significantly beyond the threshold\n", joinMax(c.Failed, 5))
+	return &silentExit{code: ExitRegression}
+}
+
+// compareBench is perflab compare of two benchmark runs (one a side).
+func compareBench(env Env, base, new []store.Entry, cf compareFlags) error {
+	if len(base) != 1 || len(new) != 1 || base[0].Run.Bench == nil || new[0].Run.Bench == nil {
+		return usageErr("benchmark runs (perflab bench) compare one with one, and not with service runs: name one bench run a side")
+	}
+	if cf.failOn != "" {
+		return usageErr("--fail-on %s: on benchmark runs, give benchmark units with perflab bench --git (e.g. \"ns/op>+5%%\")", cf.failOn)
+	}
+	c := gobench.Compare(base[0].Run, new[0].Run, nil)
+	return printBenchComparison(env, &cf.out, cf.runsDir, c)
+}
+
+// benchRuns says whether a group holds a benchmark run.
+func benchRuns(es []store.Entry) bool {
+	for _, e := range es {
+		if e.Run != nil && e.Run.Bench != nil {
+			return true
+		}
+	}
+	return false
+}

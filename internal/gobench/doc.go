@@ -1,0 +1,33 @@
+// Package gobench runs Go benchmarks the way benchstat wants them and says
+// where their cost goes. For each package it builds the test binary once
+// (go test -c), runs it with -benchmem a number of times (-count, or one
+// run per repetition interleaved with another revision's binary), parses
+// the output with golang.org/x/perf/benchfmt into typed results, and
+// summarises each benchmark's units with benchmath's median and 95%
+// confidence interval (package stats). Each benchmark's CPU and allocation
+// profiles are then taken in runs of their own, so profiling never
+// distorts the timed figures, and the user's source lines that burn CPU
+// and allocate are read from them (package analysis).
+//
+// # Profiles
+//
+// The CPU profile covers -benchtime Nx, N being the median b.N of the timed
+// runs, so it lasts about as long as one of them. The allocation profile
+// is recorded with -memprofilerate=1: every allocation is recorded, so a
+// line's bytes and allocations per iteration are counts, not estimates
+// from a sample every 512 KiB (a benchmark that allocates 53 bytes per
+// iteration would be sampled once in ten thousand). Recording every
+// allocation slows allocating code many times over, which is why it runs
+// apart from the timed runs and for at most maxRecorded allocations. It is
+// taken twice, at k and 2k iterations, and the per-iteration figures are
+// the difference divided by k: what the benchmark allocates before its
+// loop (setup, b.ResetTimer) cancels out, as it does in B/op.
+//
+// # User code
+//
+// The user's code is the benchmark's module: its functions, those of the
+// module's other packages and of the package's external tests. Library
+// and runtime frames are charged to the nearest user line that called
+// them (analysis's attribution), so "bytes.NewBuffer allocates 48 B" reads
+// as the line of the user's that called it.
+package gobench

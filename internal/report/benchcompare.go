@@ -1,0 +1,154 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+
+	"perflab/internal/runfmt"
+	"perflab/internal/units"
+)
+
+// WriteBenchCompareText writes a comparison of two benchmark runs the way
+// benchstat does: per benchmark and unit, each side's median ± the
+// half-width of its 95% confidence interval, the change ("~" when not
+// significant, "?" with too few runs) with its p-value and run counts;
+// then the --fail-on checks, the warnings and the verdict.
+func WriteBenchCompareText(w io.Writer, c *runfmt.BenchComparison) error {
+	p := &printer{w: w}
+	for _, s := range []runfmt.BenchSide{c.Base, c.New} {
+		p.f("%s: %s\n", s.Label, benchSideText(s))
+	}
+	p.f("\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tp := &printer{w: tw}
+	tp.row("", "", c.Base.Label, c.New.Label, "delta")
+	last := ""
+	for _, d := range c.Rows {
+		name := ""
+		if d.Benchmark != last {
+			name, last = d.Benchmark, d.Benchmark
+		}
+		tp.row(name, d.Unit, FormatBenchSummary(d.Base, d.Unit), FormatBenchSummary(d.New, d.Unit), FormatBenchDelta(d), benchPN(d))
+	}
+	if tp.err == nil {
+		tp.err = tw.Flush()
+	}
+	if p.err == nil {
+		p.err = tp.err
+	}
+	p.benchChecks(c.Thresholds)
+	p.cmpWarnings(c.Warnings)
+	if v := c.Verdict; v != nil && (len(c.Thresholds) > 0 || v.Status != runfmt.VerdictPass) {
+		p.f("\nVerdict: %s\n", v.Status)
+	}
+	return p.err
+}
+
+func benchSideText(s runfmt.BenchSide) string {
+	out := "run " + s.Run
+	if r := s.Revision; r != nil {
+		out = fmt.Sprintf("%s (%s)", r.Short(), r.Ref)
+		if r.Subject != "" {
+			out += " " + units.Shorten(r.Subject, 60)
+		}
+		out += ", run " + s.Run
+	}
+	return out
+}
+
+// FormatBenchDelta is benchstat's delta column for a benchmark unit:
+// "+12.3% (worse)" when significant, the change in the unit when the base
+// is 0 ("+2 (worse)"), "~" when not significant, "?" with too few runs.
+func FormatBenchDelta(d runfmt.BenchDelta) string {
+	switch {
+	case d.TooFew:
+		return "?"
+	case !d.Significant:
+		return "~"
+	}
+	s := fmt.Sprintf("%+.1f%%", d.DeltaPct)
+	if d.Base.Median == 0 {
+		sign := "+"
+		if d.Delta < 0 {
+			sign = "-"
+		}
+		s = sign + FormatBenchValue(math.Abs(d.Delta), d.Unit)
+	}
+	switch {
+	case d.Better == "":
+		return s
+	case (d.Delta > 0) == (d.Better == runfmt.BetterHigher):
+		return s + " (better)"
+	}
+	return s + " (worse)"
+}
+
+func benchPN(d runfmt.BenchDelta) string {
+	n := fmt.Sprintf("n=%d+%d", d.Base.N, d.New.N)
+	if d.PValue == nil {
+		return "(" + n + ")"
+	}
+	return fmt.Sprintf("(p=%.3f %s)", *d.PValue, n)
+}
+
+// benchCheckChange is a check's change: in percent, or in the unit.
+func benchCheckChange(t runfmt.BenchCheck) string {
+	if !t.Measured {
+		return "not measured"
+	}
+	s := fmt.Sprintf("%+.1f%%", t.DeltaPct)
+	if t.DeltaPct == 0 && t.Delta != 0 {
+		sign := "+"
+		if t.Delta < 0 {
+			sign = "-"
+		}
+		s = sign + FormatBenchValue(math.Abs(t.Delta), t.Unit)
+	}
+	switch {
+	case t.TooFew:
+		s += " (too few runs)"
+	case !t.Significant:
+		s += " (not significant)"
+	}
+	return s
+}
+
+// benchChecks writes the --fail-on verdict, one row per rule and
+// benchmark.
+func (p *printer) benchChecks(ths []runfmt.BenchCheck) {
+	if len(ths) == 0 {
+		return
+	}
+	failed := 0
+	for _, t := range ths {
+		if t.Violated {
+			failed++
+		}
+	}
+	verdict := "all passed"
+	if failed > 0 {
+		verdict = fmt.Sprintf("%d of %d FAILED", failed, len(ths))
+	}
+	p.f("\n--fail-on: %s\n", verdict)
+	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
+	tp := &printer{w: tw}
+	tp.row("  rule", "benchmark", "change", "result")
+	for _, t := range ths {
+		result := "ok"
+		switch {
+		case t.Violated:
+			result = "FAILED"
+		case !t.Measured:
+			result = "ok (not measured)"
+		}
+		tp.row("  "+t.Rule, t.Benchmark, benchCheckChange(t), result)
+	}
+	if tp.err == nil {
+		tp.err = tw.Flush()
+	}
+	if p.err == nil {
+		p.err = tp.err
+	}
+}

@@ -1,0 +1,3 @@
+module example.com/pair
+
+go 1.26
