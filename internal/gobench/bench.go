@@ -67,7 +67,7 @@ func (c *Config) wildcard() bool {
 
 // command is the go test command line the timed runs stand for.
 func (c *Config) command() []string {
-	cmd := []string{"go", "test", "-run", "^$", "-bench", c.Flags.Pattern, "-benchmem", "-count", strconv.Itoa(c.Flags.Count)}
+	cmd := []string{goCommand, "test", "-run", "^$", "-bench", c.Flags.Pattern, "-benchmem", "-count", strconv.Itoa(c.Flags.Count)}
 	if c.Flags.Benchtime != "" {
 		cmd = append(cmd, "-benchtime", c.Flags.Benchtime)
 	}

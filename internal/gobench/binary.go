@@ -15,6 +15,9 @@ import (
 	"time"
 )
 
+// goCommand is the go command, which builds and lists packages.
+const goCommand = "go"
+
 // BuildError is a package whose test binary did not build; Output is the
 // end of what the compiler printed.
 type BuildError struct {
@@ -53,7 +56,7 @@ func Build(ctx context.Context, p *Package, dir string) (*Binary, error) {
 	out := filepath.Join(dir, fmt.Sprintf("%s-%x.test", filepath.Base(p.ImportPath), sum[:8]))
 	ctx, cancel := context.WithTimeout(ctx, buildTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", out, "--", p.ImportPath)
+	cmd := exec.CommandContext(ctx, goCommand, "test", "-c", "-o", out, "--", p.ImportPath)
 	cmd.Dir = p.Dir
 	tail := &tailBuffer{max: maxOutputTail}
 	cmd.Stdout, cmd.Stderr = tail, tail

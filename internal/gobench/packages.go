@@ -60,7 +60,7 @@ func ListPackages(ctx context.Context, dir string, patterns []string) ([]Package
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
 	args := append([]string{"list", "-e", "-json=ImportPath,Dir,Module,GoFiles,TestGoFiles,XTestGoFiles,Error", "--"}, patterns...)
-	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd := exec.CommandContext(ctx, goCommand, args...)
 	cmd.Dir = dir
 	stderr := &tailBuffer{max: maxOutputTail}
 	cmd.Stderr = stderr

@@ -60,7 +60,7 @@ func (b *Binary) cpuProfile(ctx context.Context, r Result, iters int, f Flags, p
 	if err != nil {
 		return nil, err
 	}
-	t, err := analysis.TopFile(path, b.topOptions("cpu"))
+	t, err := analysis.TopFile(path, b.topOptions(runfmt.CPUSample))
 	if err != nil {
 		return nil, fmt.Errorf("reading the CPU profile of %s: %w", r.Name, err)
 	}
