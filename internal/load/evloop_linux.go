@@ -382,6 +382,12 @@ func (l *evLoop) handle(c *evConn, events uint32) {
 		}
 		c.dialing = false
 		c.connect = time.Since(c.dialAt)
+		if waiting(c.fd) {
+			// The server wrote before it was asked (a response on
+			// accept): whatever it says answers no request.
+			l.fail(c, errUnsolicited)
+			return
+		}
 		l.watch(c, unix.EPOLLIN)
 		l.send(c)
 		return
@@ -454,6 +460,12 @@ func (l *evLoop) complete(c *evConn) {
 		l.fail(c, errEarlyResponse)
 		return
 	}
+	if c.r < c.w {
+		// More bytes than the response: the server answers out of step
+		// (ahead of requests, or twice), so this answer may be another's.
+		l.fail(c, errExtraBytes)
+		return
+	}
 	now := time.Now()
 	o := outcome{start: c.start, sent: c.start, end: now, firstByte: c.first, connect: c.connect,
 		status: c.parser.head.status, bodyBytes: c.parser.body, reqBytes: int64(len(c.p.raw)), target: c.p.idx}
@@ -462,9 +474,7 @@ func (l *evLoop) complete(c *evConn) {
 	}
 	l.sh.record(&o, l.a.t0)
 	c.busy = false
-	if !c.parser.keep() || l.a.cfg.DisableKeepAlive || c.r < c.w {
-		// Bytes after the response were not asked for (the next request
-		// would read them as its answer): the connection is closed.
+	if !c.parser.keep() || l.a.cfg.DisableKeepAlive {
 		l.hangUp(c)
 	} else {
 		c.reused = true
@@ -536,6 +546,14 @@ func (l *evLoop) hangUp(c *evConn) {
 		c.fd = -1
 	}
 	c.dialing, c.out = false, nil
+}
+
+// waiting says whether the socket fd has bytes to read, without taking
+// them.
+func waiting(fd int) bool {
+	var b [1]byte
+	n, _, err := unix.Recvfrom(fd, b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+	return err == nil && n > 0
 }
 
 // rawIO is read(2) or write(2) on a non-blocking socket without the runtime's
