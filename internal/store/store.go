@@ -199,10 +199,21 @@ func listIDs(es []Entry, n int) string {
 // else is refused and left as it is.
 func (s Store) Remove(e Entry) error {
 	if err := s.removable(e.Dir); err != nil {
-		return fmt.Errorf("not removing %s: %w", e.Dir, err)
+		return fmt.Errorf("not removing %s: %w", e.Dir, &refusal{err})
 	}
 	return os.RemoveAll(e.Dir)
 }
+
+// ErrRefused is a directory Remove leaves as it is because perflab did not
+// make all of it (errors.Is).
+var ErrRefused = errors.New("refused")
+
+// refusal is why Remove refused a directory.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string        { return r.err.Error() }
+func (r *refusal) Unwrap() error        { return r.err }
+func (r *refusal) Is(target error) bool { return target == ErrRefused }
 
 func (s Store) removable(dir string) error {
 	root, err := filepath.Abs(s.Root)
