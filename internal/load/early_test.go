@@ -57,3 +57,27 @@ func TestResponseOnAcceptIsBadResponse(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenModelEndsWithinTimeoutOfTheSchedule: against a server that
+// never answers, arrivals that waited for one of the 2 slots get only what
+// is left of their --timeout, so the load ends within -d plus --timeout
+// (it took a wave of timeouts per slot before), every arrival counted.
+func TestOpenModelEndsWithinTimeoutOfTheSchedule(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine string) {
+		u := hostileServer(t, func(c net.Conn) {
+			r := bufio.NewReader(c)
+			readHeadBlock(r)
+			io.Copy(io.Discard, r)
+		})
+		const d, timeout = time.Second, 3 * time.Second
+		start := time.Now()
+		r := attack(t, Config{Targets: target(t, u), Rate: 20, Duration: d, MaxInflight: 2, Timeout: timeout, engine: engine})
+		took := time.Since(start)
+		if took > d+timeout+time.Second {
+			t.Errorf("the load took %s; want at most -d %s + --timeout %s (and a second to spare)", took.Round(time.Millisecond), d, timeout)
+		}
+		if r.Status["200"] != 0 || r.Requests+r.Unfinished != r.Open.Scheduled {
+			t.Errorf("requests %d (errors %v) + unfinished %d; want all %d arrivals counted, none answered", r.Requests, r.ErrorKinds, r.Unfinished, r.Open.Scheduled)
+		}
+	})
+}

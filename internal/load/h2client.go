@@ -44,9 +44,17 @@ func (h *h2client) cancel() {
 	h.mu.Unlock()
 }
 
-func (h *h2client) do(p *prepared, o *outcome) {
+// do sends one request; in the open model it ends --timeout after its
+// intended start at the latest (see worker.deadline).
+func (h *h2client) do(p *prepared, o *outcome, intended time.Time) {
 	t := p.target
-	ctx, cancel := context.WithCancel(context.Background())
+	var ctx context.Context
+	var cancel context.CancelFunc
+	if intended.IsZero() {
+		ctx, cancel = context.WithCancel(context.Background())
+	} else {
+		ctx, cancel = context.WithDeadline(context.Background(), intended.Add(h.client.Timeout))
+	}
 	h.mu.Lock()
 	h.cancelF = cancel
 	h.mu.Unlock()

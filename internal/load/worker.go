@@ -63,9 +63,9 @@ func (w *worker) do(intended time.Time) {
 	o := &w.out
 	*o = outcome{reqBytes: int64(len(p.raw)), target: p.idx}
 	if w.h2 != nil {
-		w.h2.do(p, o)
+		w.h2.do(p, o, intended)
 	} else {
-		w.doH1(p, o)
+		w.doH1(p, o, intended)
 	}
 	if !intended.IsZero() {
 		o.start = intended
@@ -79,7 +79,18 @@ func (w *worker) do(intended time.Time) {
 	w.sh.record(o, w.a.t0)
 }
 
-func (w *worker) doH1(p *prepared, o *outcome) {
+// deadline is when a request started at start must end: --timeout after
+// it, or, in the open model, after its intended start, so that an arrival
+// that waited for a slot has only what is left of its --timeout and the
+// load ends within -d plus --timeout.
+func (w *worker) deadline(start, intended time.Time) time.Time {
+	if !intended.IsZero() {
+		return intended.Add(w.a.cfg.Timeout)
+	}
+	return start.Add(w.a.cfg.Timeout)
+}
+
+func (w *worker) doH1(p *prepared, o *outcome, intended time.Time) {
 	ci := p.dialIdx
 	o.start = time.Now()
 	o.sent = o.start
@@ -88,7 +99,7 @@ func (w *worker) doH1(p *prepared, o *outcome) {
 		o.err, o.end = err, time.Now()
 		return
 	}
-	deadline := o.start.Add(w.a.cfg.Timeout)
+	deadline := w.deadline(o.start, intended)
 	c.setDeadline(deadline, w.a.cfg.Timeout)
 	var x exchange
 	err = c.roundTrip(p.raw, p.head, &x)
