@@ -84,8 +84,17 @@ func (s *session) warn(msg string) {
 // degrade records a profile the run needed and does not have: the run is
 // then "degraded", with msg at the top of its verdict.
 func (s *session) degrade(msg string) {
+	s.mu.Lock()
 	s.run.DegradedReasons = append(s.run.DegradedReasons, msg)
+	s.mu.Unlock()
 	s.cfg.Log("warning: " + msg)
+}
+
+// degradedReasons is a copy of the reasons recorded so far.
+func (s *session) degradedReasons() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.run.DegradedReasons...)
 }
 
 // startTarget launches or attaches to the service and waits until it answers.
