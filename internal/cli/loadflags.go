@@ -32,6 +32,7 @@ type loadFlags struct {
 	disableKeepAlive bool
 	insecure         bool
 	shard            string
+	expectStatus     string
 	fs               *pflag.FlagSet
 }
 
@@ -70,6 +71,13 @@ func (f *loadFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.disableKeepAlive, "disable-keepalive", false, "open a new connection for every request")
 	fs.BoolVarP(&f.insecure, "insecure", "k", false, "skip TLS certificate verification")
 	v.checked(&f.shard, "shard", "", "", "i/N", checkShard, "take share `i/N` of the rate (or of -c and -n); combine the shards with perflab merge")
+	v.checked(&f.expectStatus, "expect-status", "", load.DefaultExpectStatus, "statuses", checkExpectStatus, "response `statuses` that count as answered, like k6's expectedStatuses (e.g. 200-399, 200,204, 2xx,404); any other is an error of kind status-Nxx, and readiness waits for one of them")
+}
+
+// checkExpectStatus accepts --expect-status: codes, ranges and classes.
+func checkExpectStatus(s string) error {
+	_, err := load.ParseStatusSet(s)
+	return err
 }
 
 // checkMethod accepts an HTTP method: a token (RFC 9110: letters, digits
@@ -107,6 +115,13 @@ func (f *loadFlags) config(urls []string) (load.Config, error) {
 			return c, usageErr("--stages sets the duration itself: drop -d")
 		}
 		c.Stages = st
+	}
+	if f.expectStatus != load.DefaultExpectStatus {
+		set, err := load.ParseStatusSet(f.expectStatus)
+		if err != nil {
+			return c, usageErr("--expect-status: %v", err)
+		}
+		c.ExpectStatus = set
 	}
 	if f.shard != "" {
 		i, n, err := load.ParseShard(f.shard)

@@ -207,7 +207,7 @@ func (s *session) probeCapacity(ctx context.Context) (float64, error) {
 		return 0, s.errExited("the capacity probe")
 	}
 	if r.Requests == 0 || r.Errors == r.Requests {
-		return 0, fmt.Errorf("the capacity probe got no successful response (%s)", firstKind(r))
+		return 0, fmt.Errorf("the capacity probe got no successful response (%s)", mainKind(r))
 	}
 	return r.RPS, ctx.Err()
 }

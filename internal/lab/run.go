@@ -160,7 +160,7 @@ func (s *session) startTarget(ctx context.Context) error {
 	s.stopSmp = func() { cancel(); <-sampled }
 	if c.ReadyURL != "" {
 		c.Log("waiting for " + c.ReadyURL)
-		if err := target.WaitReady(ctx, c.ReadyURL, c.ReadyTimeout, s.proc); err != nil {
+		if err := target.WaitReady(ctx, c.ReadyURL, c.ReadyTimeout, s.proc, c.Load.ExpectStatus.Has); err != nil {
 			return err
 		}
 	}
@@ -323,16 +323,24 @@ func (s *session) warmup(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w during the warm-up", ErrInterrupted)
 	case r.Requests > 0 && r.Errors == r.Requests:
-		s.warn(fmt.Sprintf("every warm-up request failed (%s)", firstKind(r)))
+		s.warn(fmt.Sprintf("every warm-up request failed (%s)", mainKind(r)))
 	}
 	return nil
 }
 
-func firstKind(r *runfmt.LoadResult) string {
+// mainKind describes the load's most frequent error kind (ties by name,
+// so the same result always says the same): "97 refused: dial tcp ...".
+func mainKind(r *runfmt.LoadResult) string {
+	best, n := "", int64(-1)
 	for k, v := range r.ErrorKinds {
-		return fmt.Sprintf("%d %s: %s", v, k, r.ErrorSamples[k])
+		if v > n || v == n && k < best {
+			best, n = k, v
+		}
 	}
-	return ""
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("%d %s: %s", n, best, r.ErrorSamples[best])
 }
 
 // measure runs the measured window: the load, with profiles captured over it.
@@ -374,6 +382,11 @@ func (s *session) measure(ctx context.Context) error {
 	case r.Requests == 0 && r.Unfinished > 0:
 		return fmt.Errorf("no request finished in the window: %d were still in flight at its end, the oldest for %.1f s (the service does not answer)",
 			r.Unfinished, r.UnfinishedOldestMs/1000)
+	case r.Requests > 0 && r.Errors == r.Requests:
+		return fmt.Errorf("no request succeeded in the window: all %d failed (%s)", r.Requests, mainKind(r))
+	case 2*r.Errors > r.Requests:
+		s.degrade(fmt.Sprintf("%.1f%% of the %d requests failed (%s): the figures are of a service that mostly did not answer as expected",
+			100*float64(r.Errors)/float64(r.Requests), r.Requests, mainKind(r)))
 	case r.Unfinished*100 > r.Requests:
 		s.warn(fmt.Sprintf("%d requests (%.1f%% of those that finished) were still in flight when the window ended, the oldest for %.1f s: the latency figures leave them out",
 			r.Unfinished, 100*float64(r.Unfinished)/float64(r.Requests), r.UnfinishedOldestMs/1000))

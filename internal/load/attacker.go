@@ -60,7 +60,9 @@ func New(cfg Config) (*Attacker, error) {
 		a.schedule = NewSchedule(c.Rate, c.Stages, c.Duration)
 	}
 	for range n {
-		a.shards = append(a.shards, newShard(a.series, c.Open(), len(c.Targets)))
+		sh := newShard(a.series, c.Open(), len(c.Targets))
+		sh.expect = c.ExpectStatus
+		a.shards = append(a.shards, sh)
 	}
 	return a, nil
 }

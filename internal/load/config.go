@@ -37,6 +37,9 @@ type Config struct {
 	Insecure bool
 	// Shard and Shards take the Shard-th (0-based) of Shards equal shares.
 	Shard, Shards int
+	// ExpectStatus is the statuses counted as answered; any other is an
+	// error of kind status-Nxx. nil: DefaultExpectStatus (2xx and 3xx).
+	ExpectStatus *StatusSet
 
 	// engine forces an engine (tests compare both).
 	engine string

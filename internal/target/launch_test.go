@@ -201,7 +201,7 @@ func TestCommandNotFound(t *testing.T) {
 
 func TestExitsAtOnce(t *testing.T) {
 	p := launchT(t, LaunchConfig{Command: []string{"sh", "-c", "echo starting; echo 'fatal: port in use' >&2; exit 3"}})
-	err := WaitReady(t.Context(), "http://"+labtest.FreeAddr(t)+"/", 10*time.Second, p)
+	err := WaitReady(t.Context(), "http://"+labtest.FreeAddr(t)+"/", 10*time.Second, p, nil)
 	if err == nil || !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "fatal: port in use") {
 		t.Errorf("WaitReady = %v; want the exit status and the last log lines", err)
 	}
@@ -210,7 +210,7 @@ func TestExitsAtOnce(t *testing.T) {
 func TestNeverReady(t *testing.T) {
 	p := launchT(t, LaunchConfig{Command: []string{"sh", "-c", "echo warming up; sleep 60"}})
 	url := "http://" + labtest.FreeAddr(t) + "/health"
-	err := WaitReady(t.Context(), url, 500*time.Millisecond, p)
+	err := WaitReady(t.Context(), url, 500*time.Millisecond, p, nil)
 	if err == nil || !strings.Contains(err.Error(), "service not ready after 500ms at "+url) || !strings.Contains(err.Error(), "warming up") {
 		t.Errorf("WaitReady = %v", err)
 	}
@@ -220,7 +220,7 @@ func TestReadyAndCrash(t *testing.T) {
 	addr := labtest.FreeAddr(t)
 	cmd, env := helperCmd(t, "serve-crash", addr)
 	p := launchT(t, LaunchConfig{Command: cmd, Env: env, Name: "crash"})
-	if err := WaitReady(t.Context(), "http://"+addr+"/", 10*time.Second, p); err != nil {
+	if err := WaitReady(t.Context(), "http://"+addr+"/", 10*time.Second, p, nil); err != nil {
 		t.Fatalf("WaitReady: %v", err)
 	}
 	select {

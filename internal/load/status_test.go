@@ -1,0 +1,77 @@
+package load
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+)
+
+func TestParseStatusSet(t *testing.T) {
+	for _, tc := range []struct {
+		spec     string
+		in, out  []int
+		badInput bool
+	}{
+		{spec: "200-399", in: []int{200, 301, 399}, out: []int{199, 400, 404, 503}},
+		{spec: "200,204", in: []int{200, 204}, out: []int{201, 404}},
+		{spec: "2xx, 404", in: []int{200, 299, 404}, out: []int{300, 403, 500}},
+		{spec: "5XX", in: []int{500, 599}, out: []int{200}},
+		{spec: "", badInput: true},
+		{spec: "99", badInput: true},
+		{spec: "1000", badInput: true},
+		{spec: "399-200", badInput: true},
+		{spec: "200-", badInput: true},
+		{spec: "0xx", badInput: true},
+		{spec: "ok", badInput: true},
+	} {
+		set, err := ParseStatusSet(tc.spec)
+		if tc.badInput {
+			if err == nil {
+				t.Errorf("%q accepted", tc.spec)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.spec, err)
+			continue
+		}
+		for _, c := range tc.in {
+			if !set.Has(c) {
+				t.Errorf("%q does not hold %d", tc.spec, c)
+			}
+		}
+		for _, c := range tc.out {
+			if set.Has(c) {
+				t.Errorf("%q holds %d", tc.spec, c)
+			}
+		}
+	}
+	var none *StatusSet
+	if !none.Has(200) || !none.Has(399) || none.Has(404) || none.Has(503) || none.String() != DefaultExpectStatus {
+		t.Errorf("the default set is not 200-399")
+	}
+}
+
+// TestUnexpectedStatusIsAnError: a service answering 404 (or 503) to
+// everything does not serve the load: each response is an error of its
+// class's kind, unless --expect-status says that status is the answer.
+func TestUnexpectedStatusIsAnError(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine string) {
+		for _, code := range []int{404, 503} {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(code) }))
+			r := attack(t, Config{Targets: target(t, srv.URL), Concurrency: 2, Requests: 50, Timeout: 5 * time.Second, engine: engine})
+			kind := statusKind(code)
+			if r.Requests != 50 || r.Errors != 50 || r.ErrorKinds[kind] != 50 || r.Status[strconv.Itoa(code)] != 50 {
+				t.Errorf("all %d: requests %d, errors %v, status %v; want 50 errors of kind %s", code, r.Requests, r.ErrorKinds, r.Status, kind)
+			}
+			set, _ := ParseStatusSet(strconv.Itoa(code))
+			r = attack(t, Config{Targets: target(t, srv.URL), Concurrency: 2, Requests: 50, Timeout: 5 * time.Second, ExpectStatus: set, engine: engine})
+			if r.Requests != 50 || r.Errors != 0 {
+				t.Errorf("all %d with --expect-status %d: requests %d, errors %v; want none", code, code, r.Requests, r.ErrorKinds)
+			}
+			srv.Close()
+		}
+	})
+}
