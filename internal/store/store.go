@@ -29,7 +29,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // subdirectory, and returns its path and ID.
 func (s Store) Create(name string, at time.Time) (dir, id string, err error) {
 	// A name becomes part of a directory's name: no separators, and no
-	// ".." (the UI refuses references holding one).
+	// ".." (a reference of ".." alone would name the parent directory).
 	name = strings.Trim(unsafeName.ReplaceAllString(name, "-"), "-.")
 	for strings.Contains(name, "..") {
 		name = strings.ReplaceAll(name, "..", ".")
