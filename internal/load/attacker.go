@@ -21,11 +21,12 @@ type Attacker struct {
 	series      *seriesCollector
 	schedule    *Schedule // open model only
 
-	ctx     context.Context
-	t0      time.Time
-	end     atomic.Int64 // unix nanos when the load stopped
-	stopped atomic.Bool
-	issued  atomic.Int64 // closed model with -n
+	ctx      context.Context
+	t0       time.Time
+	end      atomic.Int64 // unix nanos when the load stopped
+	stopped  atomic.Bool
+	draining atomic.Bool  // closed model: Duration is over, in-flight requests may finish
+	issued   atomic.Int64 // closed model with -n
 
 	mu      sync.Mutex
 	workers []*worker
@@ -90,7 +91,8 @@ func (a *Attacker) Run(ctx context.Context) *runfmt.LoadResult {
 // Started is when the load began (valid once Run has started).
 func (a *Attacker) Started() time.Time { return a.t0 }
 
-// watch stops the load at its duration or when ctx ends.
+// watch stops the load at its duration (after the drain, if any) or when
+// ctx ends.
 func (a *Attacker) watch(ctx context.Context, done <-chan struct{}) {
 	var timeout <-chan time.Time
 	if a.cfg.Duration > 0 && !a.cfg.Open() {
@@ -100,12 +102,30 @@ func (a *Attacker) watch(ctx context.Context, done <-chan struct{}) {
 	}
 	select {
 	case <-done:
+		return
 	case <-ctx.Done():
 		a.stop()
+		return
 	case <-timeout:
+		if a.cfg.Drain <= 0 {
+			a.stop()
+			return
+		}
+	}
+	a.draining.Store(true) // no request starts; those in flight may finish
+	t := time.NewTimer(a.cfg.Drain)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		a.stop()
+	case <-t.C:
 		a.stop()
 	}
 }
+
+// closing says whether no new request may start.
+func (a *Attacker) closing() bool { return a.stopped.Load() || a.draining.Load() }
 
 // stop ends the load: no new requests start, and in-flight ones are
 // interrupted and not counted.
@@ -179,14 +199,14 @@ func (a *Attacker) closedLoop(w *worker) {
 		interval = time.Duration(float64(time.Second) / a.cfg.QPS)
 	}
 	next := time.Now()
-	for !a.stopped.Load() {
+	for !a.closing() {
 		if a.cfg.Requests > 0 && a.issued.Add(1) > a.cfg.Requests {
 			return
 		}
 		if interval > 0 {
 			if d := time.Until(next); d > 0 {
 				time.Sleep(d)
-				if a.stopped.Load() {
+				if a.closing() {
 					return
 				}
 			}

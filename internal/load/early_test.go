@@ -81,3 +81,34 @@ func TestOpenModelEndsWithinTimeoutOfTheSchedule(t *testing.T) {
 		}
 	})
 }
+
+// TestClosedModelDrain: with Drain, the requests in flight when -d ends
+// complete and count (none is cut off, none starts meanwhile); a server
+// that never answers is cut off once the drain is over.
+func TestClosedModelDrain(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine string) {
+		slow := hostileServer(t, func(c net.Conn) {
+			r := bufio.NewReader(c)
+			for readHeadBlock(r) == nil {
+				time.Sleep(300 * time.Millisecond)
+				if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"); err != nil {
+					return
+				}
+			}
+		})
+		r := attack(t, Config{Targets: target(t, slow), Concurrency: 4, Duration: 500 * time.Millisecond, Drain: 10 * time.Second, Timeout: 20 * time.Second, engine: engine})
+		if r.Unfinished != 0 || r.Errors != 0 || r.Requests < 4 || r.Requests%4 != 0 {
+			t.Errorf("slow server, drained: requests %d (errors %v), unfinished %d; want each worker's requests completed, none cut off", r.Requests, r.ErrorKinds, r.Unfinished)
+		}
+		silent := hostileServer(t, func(c net.Conn) {
+			r := bufio.NewReader(c)
+			readHeadBlock(r)
+			io.Copy(io.Discard, r)
+		})
+		start := time.Now()
+		r = attack(t, Config{Targets: target(t, silent), Concurrency: 4, Duration: 300 * time.Millisecond, Drain: 300 * time.Millisecond, Timeout: 20 * time.Second, engine: engine})
+		if took := time.Since(start); r.Unfinished != 4 || took > 10*time.Second {
+			t.Errorf("silent server: unfinished %d after %s; want the 4 cut off when the drain ends", r.Unfinished, took.Round(time.Millisecond))
+		}
+	})
+}

@@ -284,7 +284,7 @@ func (l *evLoop) after(c *evConn) {
 // load's request count is reached.
 func (l *evLoop) startNext(c *evConn) {
 	a := l.a
-	if a.stopped.Load() || (a.cfg.Requests > 0 && a.issued.Add(1) > a.cfg.Requests) {
+	if a.closing() || (a.cfg.Requests > 0 && a.issued.Add(1) > a.cfg.Requests) {
 		l.hangUp(c)
 		l.live--
 		return
@@ -329,6 +329,9 @@ func (l *evLoop) dial(c *evConn, addr int) error {
 	c.fd, c.addr, c.reused, c.dialing, c.dialAt = fd, addr, false, true, time.Now()
 	if err := unix.Connect(fd, sa); err != nil && err != unix.EINPROGRESS {
 		return &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", err)}
+	}
+	if ports := l.a.cfg.LocalPorts; ports != nil {
+		l.recordPort(ports, fd)
 	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT, Fd: int32(c.id)}
 	return unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev)
@@ -546,6 +549,17 @@ func (l *evLoop) hangUp(c *evConn) {
 		c.fd = -1
 	}
 	c.dialing, c.out = false, nil
+}
+
+// recordPort adds the local port connect bound fd to (one getsockname per
+// connection, only when the load records its ports).
+func (l *evLoop) recordPort(ports *PortSet, fd int) {
+	switch sa, _ := unix.Getsockname(fd); a := sa.(type) {
+	case *unix.SockaddrInet4:
+		ports.Add(a.Port)
+	case *unix.SockaddrInet6:
+		ports.Add(a.Port)
+	}
 }
 
 // waiting says whether the socket fd has bytes to read, without taking

@@ -3,7 +3,9 @@ package load
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 )
@@ -72,6 +74,36 @@ func TestUnexpectedStatusIsAnError(t *testing.T) {
 				t.Errorf("all %d with --expect-status %d: requests %d, errors %v; want none", code, code, r.Requests, r.ErrorKinds)
 			}
 			srv.Close()
+		}
+	})
+}
+
+// TestLocalPortsRecorded: every connection a load opens has its local
+// port recorded, with either engine.
+func TestLocalPortsRecorded(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine string) {
+		var seen sync.Map
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			seen.Store(r.RemoteAddr, true)
+		}))
+		srv.Start()
+		defer srv.Close()
+		var ports PortSet
+		attack(t, Config{Targets: target(t, srv.URL), Concurrency: 3, Requests: 30, DisableKeepAlive: true, Timeout: 5 * time.Second, LocalPorts: &ports, engine: engine})
+		n := 0
+		seen.Range(func(k, _ any) bool {
+			n++
+			ap, err := netip.ParseAddrPort(k.(string))
+			if err != nil || !ports.Has(ap.Port()) {
+				t.Errorf("client %v: its port is not recorded", k)
+			}
+			return true
+		})
+		if n == 0 {
+			t.Fatal("the server saw no client")
+		}
+		if ports.Has(1) {
+			t.Error("port 1 recorded")
 		}
 	})
 }
