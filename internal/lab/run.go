@@ -43,6 +43,14 @@ type session struct {
 	limitMemory int64
 	pids        []int
 	env         map[string]string // the service's environment at start
+	// loadPorts are the local ports of the load's connections: the
+	// service's other inbound connections are other clients'.
+	loadPorts load.PortSet
+	// otherClients counts the connections other clients made to the
+	// service in the window; perRequestNote says why no figure per request
+	// is given (see perRequest).
+	otherClients   int
+	perRequestNote string
 	// mu guards the run's Warnings and Profiles, which the capture
 	// goroutines of the measured window (CPU profile, trace, samplers) add
 	// to while the main one runs.
@@ -164,6 +172,7 @@ func (s *session) startTarget(ctx context.Context) error {
 			return err
 		}
 	}
+	s.checkLoadServed(ctx)
 	return nil
 }
 
@@ -258,8 +267,22 @@ func (s *session) exitedEarly() error {
 	}
 }
 
-// runLoad drives one load, ended early if the service exits.
+// loadDrain bounds how long a run's closed-model load lets the requests
+// in flight at its end complete (and --timeout, when shorter).
+const loadDrain = 2 * time.Second
+
+// runLoad drives one load, ended early if the service exits. A closed
+// model drains (see load.Config.Drain): the CPU the service spends in the
+// window is then that of requests the window counts, not also of requests
+// it cut off (nor, in the next window, of those the warm-up cut off).
 func (s *session) runLoad(ctx context.Context, cfg load.Config) (*runfmt.LoadResult, *load.Attacker, error) {
+	cfg.LocalPorts = &s.loadPorts
+	if cfg.Drain == 0 {
+		cfg.Drain = loadDrain
+		if cfg.Timeout > 0 {
+			cfg.Drain = min(cfg.Timeout, loadDrain)
+		}
+	}
 	a, err := load.New(cfg)
 	if err != nil {
 		return nil, nil, err
