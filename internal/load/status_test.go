@@ -5,9 +5,12 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"perflab/internal/runfmt"
 )
 
 func TestParseStatusSet(t *testing.T) {
@@ -106,4 +109,22 @@ func TestLocalPortsRecorded(t *testing.T) {
 			t.Error("port 1 recorded")
 		}
 	})
+}
+
+// TestHistogramEncodingErrorIsSaid: a histogram that cannot be encoded is
+// not dropped without a word: the result says why it has none, and merge
+// refuses it naming that.
+func TestHistogramEncodingErrorIsSaid(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	defer func(v int32) { histEncoding = v }(histEncoding)
+	histEncoding = -1 // not an encoding hdrhistogram-go knows
+	u := srv.URL
+	r := attack(t, Config{Targets: append(target(t, u), target(t, u+"/b")...), Concurrency: 2, Requests: 20, Timeout: 5 * time.Second})
+	if r.Histogram != "" || !strings.Contains(r.HistogramError, "encoding the latency histogram") || !strings.Contains(r.HistogramError, "target GET") {
+		t.Errorf("histogram %q, error %q; want none, and the error said for the load and its targets", r.Histogram, r.HistogramError)
+	}
+	if _, err := Merge([]*runfmt.LoadResult{r}); err == nil || !strings.Contains(err.Error(), "no latency histogram") {
+		t.Errorf("merge: %v; want it refused, saying why", err)
+	}
 }
