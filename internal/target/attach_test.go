@@ -95,7 +95,7 @@ func TestAttachOwnCgroup(t *testing.T) {
 	if p.Source() != l.Source() || p.CPULimitCores() != 0.5 {
 		t.Errorf("attached: Source %s, limit %v; want %s and 0.5", p.Source(), p.CPULimitCores(), l.Source())
 	}
-	ss := sampleQuiet(t, p, 100*time.Millisecond, 2500*time.Millisecond, 0.5)
+	ss := sampleFavoured(t, p, 100*time.Millisecond, 2500*time.Millisecond)
 	from, to := steady(ss)
 	w := Window(ss, from, to, p.CPULimitCores(), 2)
 	if w.CPUCoresMean < 0.4 || w.CPUCoresMean > 0.6 || w.ThrottledPct < 50 {

@@ -27,7 +27,7 @@ func TestHalfCoreBudget(t *testing.T) {
 	if got := p.CPULimitCores(); got != 0.5 {
 		t.Errorf("CPULimitCores = %v; want 0.5", got)
 	}
-	ss := sampleQuiet(t, p, 100*time.Millisecond, 4*time.Second, 0.5)
+	ss := sampleFavoured(t, p, 100*time.Millisecond, 4*time.Second)
 	from, to := steady(ss)
 	w := Window(ss, from, to, p.CPULimitCores(), 2)
 	t.Logf("%s: %+v", p.Source(), w)
@@ -46,7 +46,7 @@ func TestTwoCoresOneThread(t *testing.T) {
 	cmd, env := niceCmd(t, "burn", "1")
 	p := launchT(t, LaunchConfig{Command: cmd, Env: env, Budget: Budget{CPUs: 2}, Name: "two"})
 	needCgroup(t, p)
-	ss := sampleQuiet(t, p, 100*time.Millisecond, 3*time.Second, 1)
+	ss := sampleFavoured(t, p, 100*time.Millisecond, 3*time.Second)
 	from, to := steady(ss)
 	w := Window(ss, from, to, p.CPULimitCores(), 2)
 	t.Logf("%+v", w)
