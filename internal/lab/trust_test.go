@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"net/http"
@@ -250,15 +251,10 @@ func TestIsolatedCPUsKeepCPUPerRequest(t *testing.T) {
 	}
 }
 
-// decoy starts another Go process serving net/http/pprof on addr, unless
-// something already listens there (then that process is the decoy). It
-// returns the decoy's pid when it is ours, 0 otherwise.
+// decoy starts another Go process serving net/http/pprof on addr and
+// returns its pid.
 func decoy(t *testing.T, addr string) int {
 	t.Helper()
-	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-		c.Close()
-		return 0
-	}
 	exe, _ := os.Executable()
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), "PERFLAB_TEST_DECOY="+addr)
@@ -277,20 +273,19 @@ func decoy(t *testing.T, addr string) int {
 }
 
 // TestDecoyPprofIsNotTheService: another Go process serves net/http/pprof
-// on 127.0.0.1:6060 while perflab runs a service without one. The guess is
-// refused with the reason, an explicit --pprof to it is an error unless
-// --force, and `perflab profile --pid` refuses it too.
+// on the address perflab guesses (127.0.0.1:6060; a free port of the
+// test's own here, as other processes on a shared machine come and go on
+// 6060) while perflab runs a service without one. The guess is refused
+// with the reason, an explicit --pprof to it is an error unless --force,
+// and `perflab profile --pid` refuses it too.
 func TestDecoyPprofIsNotTheService(t *testing.T) {
-	const guess = "127.0.0.1:6060"
-	ours := decoy(t, guess)
-	owner, found, err := target.ListenerOwner(context.Background(), guess, nil)
-	if err != nil || !found {
-		t.Skipf("cannot tell who listens on %s (%v): the scenario cannot run", guess, err)
-	}
+	guess := labtest.FreeAddr(t)
+	defer func(g string) { pprofGuess = g }(pprofGuess)
+	pprofGuess = "http://" + guess
+	owner := decoy(t, guess)
 	if err := (&capture.Client{}).Probe(context.Background(), "http://"+guess); err != nil {
-		t.Skipf("%s is taken by %s, which does not serve net/http/pprof: no decoy to test with", guess, target.ProcessName(owner))
+		t.Fatalf("the decoy on %s does not serve net/http/pprof: %v", guess, err)
 	}
-	t.Logf("the decoy on %s: %s (ours: %v)", guess, target.ProcessName(owner), ours != 0)
 
 	t.Run("guessed", func(t *testing.T) {
 		addr := labtest.FreeAddr(t)
@@ -324,9 +319,6 @@ func TestDecoyPprofIsNotTheService(t *testing.T) {
 		}
 		if r := readRun(t, res); r.Status != runfmt.StatusPartial || !strings.Contains(r.PartialReason, "not by the service") {
 			t.Errorf("status %s, reason %q", r.Status, r.PartialReason)
-		}
-		if ours == 0 {
-			return // --force would profile a process that is not ours
 		}
 		cfg.Force, cfg.Name = true, cfg.Name+"-force"
 		res, err = Run(context.Background(), cfg)
@@ -386,7 +378,7 @@ func TestSecondRunOnABusyPprofEndpointIsDegraded(t *testing.T) {
 		res, _ := Run(context.Background(), attach("first", 6*time.Second))
 		first <- res
 	}()
-	time.Sleep(2500 * time.Millisecond) // the first run's CPU profile is under way
+	cpuProfileUnderWay(t, "http://"+pprofAddr, 30*time.Second)
 	res, err := Run(context.Background(), attach("second", 2*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -446,4 +438,23 @@ func checkShares(t *testing.T, r *runfmt.Run, raw []byte) {
 	if t.Failed() {
 		t.Logf("run.json: %s", raw)
 	}
+}
+
+// cpuProfileUnderWay waits until the service at base serves a CPU profile
+// (a goroutine of its in net/http/pprof.Profile), at most limit: the
+// goroutine profile tells without taking a CPU profile itself.
+func cpuProfileUnderWay(t *testing.T, base string, limit time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(base + "/debug/pprof/goroutine?debug=2")
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+		resp.Body.Close()
+		if bytes.Contains(b, []byte("net/http/pprof.Profile(")) {
+			return
+		}
+	}
+	t.Fatalf("no CPU profile of %s under way after %s", base, limit)
 }
