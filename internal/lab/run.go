@@ -185,6 +185,9 @@ func (s *session) stopTarget() {
 	if s.proc == nil || s.run.Target != nil && s.run.Target.ExitCode != nil {
 		return
 	}
+	if len(s.cfg.Command) > 0 {
+		s.cfg.Log(fmt.Sprintf("stopping the service (SIGTERM, then SIGKILL after %s)", s.cfg.StopGrace))
+	}
 	if err := s.proc.Stop(s.cfg.StopGrace); err != nil {
 		s.warn("stopping the service: " + err.Error())
 	}

@@ -75,11 +75,18 @@ func knownCPU(t *testing.T, p *Process, burners int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(100 * time.Millisecond)
+	// A burner that exits is counted once the shell reaps it (cutime):
+	// sample until the CPU it reported is there, 5 s at most.
 	s := NewSampler(p, 0)
-	smp, ok := s.sample(time.Now())
-	if !ok {
-		t.Fatal("sample failed")
+	var smp Sample
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var ok bool
+		if smp, ok = s.sample(time.Now()); !ok {
+			t.Fatal("sample failed")
+		}
+		if smp.CPUSeconds >= 0.95*truth || time.Now().After(deadline) {
+			break
+		}
 	}
 	t.Logf("%s: sampled %.3fs, getrusage %.3fs", smp.Source, smp.CPUSeconds, truth)
 	// Each burner reports what it burned; the process also spent CPU
