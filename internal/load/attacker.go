@@ -92,10 +92,19 @@ func (a *Attacker) Run(ctx context.Context) *runfmt.LoadResult {
 func (a *Attacker) Started() time.Time { return a.t0 }
 
 // watch stops the load at its duration (after the drain, if any) or when
-// ctx ends.
+// ctx ends. The open model runs until its last arrival is answered, but
+// stops --timeout after the schedule's end at the latest: an arrival that
+// waited for a slot still gets its whole --timeout once it has one, and
+// against a stalled service the waves of them took a --timeout each (42 s
+// for -d 5s); what is in flight or waiting then is unfinished.
 func (a *Attacker) watch(ctx context.Context, done <-chan struct{}) {
 	var timeout <-chan time.Time
-	if a.cfg.Duration > 0 && !a.cfg.Open() {
+	switch {
+	case a.cfg.Open():
+		t := time.NewTimer(a.schedule.Duration() + a.cfg.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	case a.cfg.Duration > 0:
 		t := time.NewTimer(a.cfg.Duration)
 		defer t.Stop()
 		timeout = t.C
@@ -107,7 +116,7 @@ func (a *Attacker) watch(ctx context.Context, done <-chan struct{}) {
 		a.stop()
 		return
 	case <-timeout:
-		if a.cfg.Drain <= 0 {
+		if a.cfg.Drain <= 0 || a.cfg.Open() {
 			a.stop()
 			return
 		}

@@ -59,9 +59,9 @@ func TestResponseOnAcceptIsBadResponse(t *testing.T) {
 }
 
 // TestOpenModelEndsWithinTimeoutOfTheSchedule: against a server that
-// never answers, arrivals that waited for one of the 2 slots get only what
-// is left of their --timeout, so the load ends within -d plus --timeout
-// (it took a wave of timeouts per slot before), every arrival counted.
+// never answers, arrivals wait for one of the 2 slots and each then gets
+// its --timeout; the load still ends --timeout after the schedule (it took
+// a wave of timeouts per slot before), what is left counted unfinished.
 func TestOpenModelEndsWithinTimeoutOfTheSchedule(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine string) {
 		u := hostileServer(t, func(c net.Conn) {

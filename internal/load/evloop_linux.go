@@ -528,7 +528,11 @@ func (l *evLoop) countUnfinished() {
 	}
 	if o := l.open; o != nil {
 		for _, due := range o.waiting[o.head:] {
-			l.sh.recordUnfinished(due, now)
+			if now.Sub(due) > l.a.cfg.Timeout {
+				l.drop(due, now) // expired while waiting: dropped, as it would have been
+			} else {
+				l.sh.recordUnfinished(due, now)
+			}
 		}
 		o.waiting, o.head = o.waiting[:0], 0
 	}

@@ -121,7 +121,7 @@ func (l *evLoop) startAt(c *evConn, due time.Time) {
 	a := l.a
 	c.p = c.nextTarget(a.targets)
 	c.intended, c.start = due, time.Now()
-	c.deadline = due.Add(a.cfg.Timeout) // what is left of its --timeout: the load ends within -d plus --timeout
+	c.deadline = c.start.Add(a.cfg.Timeout)
 	c.busy, c.retried, c.connect = true, false, 0
 	a.busy.Add(1)
 	l.send(c)

@@ -45,17 +45,9 @@ func (h *h2client) cancel() {
 	h.mu.Unlock()
 }
 
-// do sends one request; in the open model it ends --timeout after its
-// intended start at the latest (see worker.deadline).
-func (h *h2client) do(p *prepared, o *outcome, intended time.Time) {
+func (h *h2client) do(p *prepared, o *outcome) {
 	t := p.target
-	var ctx context.Context
-	var cancel context.CancelFunc
-	if intended.IsZero() {
-		ctx, cancel = context.WithCancel(context.Background())
-	} else {
-		ctx, cancel = context.WithDeadline(context.Background(), intended.Add(h.client.Timeout))
-	}
+	ctx, cancel := context.WithCancel(context.Background())
 	h.mu.Lock()
 	h.cancelF = cancel
 	h.mu.Unlock()

@@ -63,9 +63,9 @@ func (w *worker) do(intended time.Time) {
 	o := &w.out
 	*o = outcome{reqBytes: int64(len(p.raw)), target: p.idx}
 	if w.h2 != nil {
-		w.h2.do(p, o, intended)
+		w.h2.do(p, o)
 	} else {
-		w.doH1(p, o, intended)
+		w.doH1(p, o)
 	}
 	if !intended.IsZero() {
 		o.start = intended
@@ -79,18 +79,7 @@ func (w *worker) do(intended time.Time) {
 	w.sh.record(o, w.a.t0)
 }
 
-// deadline is when a request started at start must end: --timeout after
-// it, or, in the open model, after its intended start, so that an arrival
-// that waited for a slot has only what is left of its --timeout and the
-// load ends within -d plus --timeout.
-func (w *worker) deadline(start, intended time.Time) time.Time {
-	if !intended.IsZero() {
-		return intended.Add(w.a.cfg.Timeout)
-	}
-	return start.Add(w.a.cfg.Timeout)
-}
-
-func (w *worker) doH1(p *prepared, o *outcome, intended time.Time) {
+func (w *worker) doH1(p *prepared, o *outcome) {
 	ci := p.dialIdx
 	o.start = time.Now()
 	o.sent = o.start
@@ -99,7 +88,7 @@ func (w *worker) doH1(p *prepared, o *outcome, intended time.Time) {
 		o.err, o.end = err, time.Now()
 		return
 	}
-	deadline := w.deadline(o.start, intended)
+	deadline := o.start.Add(w.a.cfg.Timeout)
 	c.setDeadline(deadline, w.a.cfg.Timeout)
 	var x exchange
 	err = c.roundTrip(p.raw, p.head, &x)
