@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
 SPINNERS=${SPINNERS:-2}
 OUT=${OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
 cmd=("$@")
 [ ${#cmd[@]} -eq 0 ] && cmd=(.ci/test)
 
