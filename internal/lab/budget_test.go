@@ -20,7 +20,7 @@ func burnConfig(t *testing.T, cpus float64, concurrency int) Config {
 	cfg.Budget = target.Budget{CPUs: cpus}
 	u := *cfg.Load.Targets[0].URL
 	u.Path, u.RawQuery = "/burn", "us=2000"
-	cfg.Load.Targets[0].URL = &u
+	cfg.Load.Targets[0].URL, cfg.ReadyURL = &u, u.String() // cpuburn answers 404 at /
 	cfg.Load.Concurrency = concurrency
 	cfg.Load.Duration = 3 * time.Second
 	cfg.Warmup = 500 * time.Millisecond
