@@ -128,7 +128,7 @@ func spyRecord(ctx context.Context, tool spyTool, cfg SpyConfig) (*profile.Profi
 	}
 	bin, err := exec.LookPath(string(tool.name))
 	if err != nil {
-		return nil, fmt.Errorf("%s not found: %s to get %s frames: %w", tool.name, tool.install, tool.lang, ErrToolMissing)
+		return nil, &missingTool{fmt.Sprintf("%s is not installed: %s to get %s frames", tool.name, tool.install, tool.lang)}
 	}
 	dir, err := os.MkdirTemp("", "perflab-"+string(tool.name)+"-")
 	if err != nil {

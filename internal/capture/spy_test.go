@@ -56,11 +56,11 @@ func TestPySpyRecord(t *testing.T) {
 func TestSpyMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	_, err := PySpyRecord(context.Background(), 1, 1, 100)
-	if !errors.Is(err, ErrToolMissing) || !strings.Contains(err.Error(), "py-spy not found: pip install py-spy to get Python frames") {
+	if !errors.Is(err, ErrToolMissing) || !strings.Contains(err.Error(), "py-spy is not installed: pip install py-spy to get Python frames") {
 		t.Errorf("PySpyRecord without py-spy = %v; want the install hint", err)
 	}
 	_, err = RbSpyRecord(context.Background(), 1, 1, 100)
-	if !errors.Is(err, ErrToolMissing) || !strings.Contains(err.Error(), "rbspy not found") {
+	if !errors.Is(err, ErrToolMissing) || !strings.Contains(err.Error(), "rbspy is not installed") {
 		t.Errorf("RbSpyRecord without rbspy = %v; want the install hint", err)
 	}
 }

@@ -108,6 +108,7 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 		return gitErr(env, cmd.Context(), err)
 	}
 	opt.Expected = []string{"command"}
+	cf.notes = prep.Notes
 	return finishExperiment(env, err, func() error {
 		if len(b) == 0 || len(n) == 0 {
 			return errNothing

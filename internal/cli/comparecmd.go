@@ -27,6 +27,9 @@ type compareFlags struct {
 	out    reportFlags
 	// runsDir is where the compared runs are kept (named in the markdown).
 	runsDir string
+	// notes change what the comparison means (ab --git: uncommitted
+	// changes not measured): they lead its warnings, --quiet or not.
+	notes []string
 }
 
 func (cf *compareFlags) register(cmd *cobra.Command, withJSON bool) {
@@ -161,6 +164,7 @@ func runCompare(env Env, base, new []store.Entry, opt compare.Options, cf compar
 	if err != nil {
 		return failed(err)
 	}
+	res.Comparison.Warnings = append(append([]string(nil), cf.notes...), res.Comparison.Warnings...)
 	return printComparison(env, res, cf)
 }
 

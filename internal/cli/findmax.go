@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -27,10 +28,11 @@ func (f *findMaxFlags) register(fs *pflag.FlagSet) {
 	v.float(&f.start, "start-rate", "", 0, 0, maxRateFlag, "--find-max: first rate to try (default: half of a closed-model probe)")
 }
 
-// checkSLO accepts an SLO (or "", none).
+// checkSLO accepts an SLO. An empty one is refused: given on purpose it
+// would switch the gate off without a word (an unset shell variable).
 func checkSLO(s string) error {
 	if strings.TrimSpace(s) == "" {
-		return nil
+		return errors.New("empty: give objectives like p99<100ms,errors<1%, or leave --slo out")
 	}
 	_, err := lab.ParseSLO(s)
 	return err

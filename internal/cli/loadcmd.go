@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -104,7 +108,27 @@ func writeLoad(env Env, res *runfmt.LoadResult, of outputFlags) error {
 		return failed(fmt.Errorf("no request finished: %d were still in flight when the load ended, the oldest for %.1f s (the service does not answer within -d)",
 			res.Unfinished, res.UnfinishedOldestMs/1000))
 	}
+	if res.Requests > 0 && res.Errors == res.Requests {
+		return failed(fmt.Errorf("no request succeeded: all %d failed (%s)", res.Requests, kindCounts(res.ErrorKinds)))
+	}
 	return nil
+}
+
+// kindCounts words error counts, the most frequent first: "90 refused,
+// 10 timeout".
+func kindCounts(kinds map[string]int64) string {
+	names := slices.Collect(maps.Keys(kinds))
+	slices.SortFunc(names, func(a, b string) int {
+		if c := cmp.Compare(kinds[b], kinds[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%d %s", kinds[k], k)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // printLoad prints the result, then writes --out: what was measured

@@ -60,11 +60,11 @@ func ReadFile(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(LimitReader(f, max, path))
-	if err != nil {
-		return nil, err
+	var size int64
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
 	}
-	return b, nil
+	return ReadAll(f, max, size, path)
 }
 
 // LimitReader reads r and fails with ErrTooLarge, naming what, after max

@@ -64,6 +64,9 @@ func (s *session) profileOnly(ctx context.Context, window time.Duration) error {
 	p.after(fin)
 	if err == nil && p.cpu == nil {
 		err = errors.New("no CPU profile was captured (see the warnings)")
+		if r := s.degradedReasons(); len(r) > 0 {
+			err = errors.New("no CPU profile was captured: " + r[len(r)-1])
+		}
 	}
 	return err
 }

@@ -188,8 +188,13 @@ func (p *profileSet) candidates() []string {
 		u := c.Load.Targets[0].URL
 		out = append(out, (&url.URL{Scheme: u.Scheme, Host: u.Host}).String())
 	}
-	return append(out, "http://127.0.0.1:6060")
+	return append(out, pprofGuess)
 }
+
+// pprofGuess is the pprof endpoint tried when the load URL's host serves
+// none: net/http/pprof's customary address (a variable so that a test can
+// put a decoy on a port of its own).
+var pprofGuess = "http://127.0.0.1:6060"
 
 // during starts the window's CPU profile (and trace) in the background; the
 // returned channel closes when they are done.

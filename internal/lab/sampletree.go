@@ -71,6 +71,11 @@ type treeSampler struct {
 	roots    map[int]runfmt.Profiler // spy roots sampled with --subprocesses: pid -> tool
 	done     map[int]bool            // roots whose recorder has ended
 	profiles []*profile.Profile
+	// idleProf is the first recording that worked and has no sample (the
+	// process was idle); toolErr the first recorder that could not start
+	// because its profiler is not installed.
+	idleProf *profile.Profile
+	toolErr  error
 	tools    runfmt.ProfilerSet
 	notes    []string
 	missing  map[string]bool
@@ -132,6 +137,14 @@ func (t *treeSampler) run(ctx context.Context, window time.Duration) (*profile.P
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.profiles) == 0 {
+		switch {
+		case t.toolErr != nil:
+			return nil, t.toolErr // names the profiler and how to install it
+		case t.idleProf != nil:
+			// An idle process's profile is empty, not missing.
+			t.idleProf.DurationNanos = window.Nanoseconds()
+			return t.idleProf, nil
+		}
 		return nil, errors.New("no process could be sampled")
 	}
 	merged, err := profile.Merge(t.profiles)
@@ -358,6 +371,9 @@ func (t *treeSampler) start(ctx context.Context, tool runfmt.Profiler, pids []in
 			t.done[pids[0]] = true
 		}
 		if err != nil {
+			if errors.Is(err, capture.ErrToolMissing) && t.toolErr == nil {
+				t.toolErr = err
+			}
 			if ctx.Err() == nil || prof == nil {
 				t.notes = append(t.notes, fmt.Sprintf("%s of pid %s: %v", tool, joinPIDs(pids), err))
 			}
@@ -366,6 +382,9 @@ func (t *treeSampler) start(ctx context.Context, tool runfmt.Profiler, pids []in
 		if len(prof.Sample) > 0 {
 			labelPIDs(prof, pids[0])
 			t.profiles = append(t.profiles, prof)
+			t.tools = t.tools.With(tool)
+		} else if t.idleProf == nil {
+			t.idleProf = prof
 			t.tools = t.tools.With(tool)
 		}
 	})

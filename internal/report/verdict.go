@@ -47,7 +47,11 @@ func (p *printer) target(t *runfmt.TargetSummary) {
 		limit = fmt.Sprintf("of a %g-core budget", t.CPULimitCores)
 	}
 	p.f("  CPU used:\tmean %.2f cores, p95 %.2f, max %.2f (%s; measured from %s)\n", t.CPUCoresMean, t.CPUCoresP95, t.CPUCoresMax, limit, t.Source)
-	p.f("  CPU per request:\t%.3f ms\n", t.CPUMsPerRequest)
+	if t.CPUPerRequestNote != "" {
+		p.f("  CPU per request:\t%s\n", t.CPUPerRequestNote)
+	} else {
+		p.f("  CPU per request:\t%.3f ms\n", t.CPUMsPerRequest)
+	}
 	p.f("  Peak RSS:\t%s", units.FormatBytes(float64(t.RSSMaxBytes)))
 	if t.MemoryLimitBytes > 0 {
 		p.f(" (memory budget %s)", units.FormatBytes(float64(t.MemoryLimitBytes)))

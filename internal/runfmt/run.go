@@ -105,17 +105,22 @@ type Environment struct {
 
 // TargetSummary is what the target service consumed during the measured window.
 type TargetSummary struct {
-	PIDs             []int   `json:"pids,omitempty"`
-	CPUCoresMean     float64 `json:"cpu_cores_mean"`
-	CPUCoresP95      float64 `json:"cpu_cores_p95"`
-	CPUCoresMax      float64 `json:"cpu_cores_max"`
-	CPUSeconds       float64 `json:"cpu_seconds"`
-	CPUMsPerRequest  float64 `json:"cpu_ms_per_request"`
-	RSSMaxBytes      int64   `json:"rss_max_bytes"`
-	MemoryMaxBytes   int64   `json:"memory_max_bytes,omitempty"`
-	ThrottledPct     float64 `json:"throttled_pct"`
-	ThrottledSeconds float64 `json:"throttled_s"`
-	ThreadsMax       int64   `json:"threads_max,omitempty"`
+	PIDs            []int   `json:"pids,omitempty"`
+	CPUCoresMean    float64 `json:"cpu_cores_mean"`
+	CPUCoresP95     float64 `json:"cpu_cores_p95"`
+	CPUCoresMax     float64 `json:"cpu_cores_max"`
+	CPUSeconds      float64 `json:"cpu_seconds"`
+	CPUMsPerRequest float64 `json:"cpu_ms_per_request"`
+	// CPUPerRequestNote says why CPUMsPerRequest is not given (0): other
+	// clients reached the service in the window (OtherClients connections
+	// that were not perflab's), so its CPU is not the load's alone.
+	CPUPerRequestNote string  `json:"cpu_per_request_note,omitempty"`
+	OtherClients      int     `json:"other_clients,omitempty"`
+	RSSMaxBytes       int64   `json:"rss_max_bytes"`
+	MemoryMaxBytes    int64   `json:"memory_max_bytes,omitempty"`
+	ThrottledPct      float64 `json:"throttled_pct"`
+	ThrottledSeconds  float64 `json:"throttled_s"`
+	ThreadsMax        int64   `json:"threads_max,omitempty"`
 	// RunqueueWaitSeconds is how long the service's threads were runnable
 	// but waited for a CPU in the window: CPU contention (other processes,
 	// the quota, or more busy threads than cores), not I/O or locks.
