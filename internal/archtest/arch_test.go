@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"units":    {},
 	"demo":     {"pprofmux"},
 	"pprofmux": {},
+	"ktrace":   {},
 }
 
 func TestImportsPointOneWay(t *testing.T) {
