@@ -30,7 +30,7 @@ var allowed = map[string][]string{
 	"units":    {},
 	"demo":     {"pprofmux"},
 	"pprofmux": {},
-	"ktrace":   {},
+	"ktrace":   {"files"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {

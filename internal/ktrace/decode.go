@@ -54,7 +54,6 @@ const (
 	dropOffCPU
 	dropFlows
 	dropStacks
-	dropPorts
 	dropPending
 	nDrops
 )
@@ -172,7 +171,6 @@ func (t *Totals) setDrops(byIndex [nDrops]uint64) {
 		OffCPU:    byIndex[dropOffCPU],
 		Flows:     byIndex[dropFlows],
 		Stacks:    byIndex[dropStacks],
-		Ports:     byIndex[dropPorts],
 		Pending:   byIndex[dropPending],
 		Recursion: t.Dropped.Recursion,
 	}

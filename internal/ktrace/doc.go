@@ -22,6 +22,10 @@
 // copied out per event. Each program's own CPU time is counted by the
 // kernel (its run-time statistics, switched on for the session) and
 // returned as Totals.ProgramCPU, so a caller can state what measuring cost.
+// The programs run on every switch and socket operation of the machine;
+// all but the measured processes' leave after one lookup (a bitmap of
+// processes, or the socket's own storage). bench/ktrace-cost.sh measures
+// the cost.
 //
 // The programs attach to BTF tracepoints only (tp_btf: typed arguments,
 // CO-RE field access). Function hooks (fentry/fexit, kprobes) are not used:
@@ -35,37 +39,46 @@
 //
 // # What is measured, from which event to which
 //
-// Scheduler (sched_switch; sched_process_fork follows new processes):
+// Scheduler (sched_switch; sched_process_fork follows new processes). A
+// thread's time between two of its switch-outs is split at the second:
 //   - on a CPU and runnable: as the kernel itself counts them
 //     (se.sum_exec_runtime, sched_info.run_delay), read at each
 //     switch-out of a measured thread; runnable is from becoming runnable
 //     (a wake-up, or a preemption) to the switch-in;
-//   - off a CPU: from a switch-out asleep to the wake-up, computed at the
-//     thread's next switch-out as the time between the two switch-outs
-//     less the kernel's on-CPU and runnable time; classified by the sleep's
-//     state and the system call the thread slept in, read from its saved
-//     registers at switch-out (see WaitKind);
+//   - off a CPU: from a switch-out asleep to the wake-up: the time
+//     between the two switch-outs less the kernel's on-CPU and runnable
+//     time, so that a wake-up the tracepoints miss loses nothing;
+//     classified by the sleep's state and the system call the thread
+//     slept in, read from its saved registers at switch-out (see
+//     WaitKind);
 //   - with Config.Stacks, the user stack at each switch-out asleep.
 //
-// TCP, for connections accepted on the service's ports (inbound) and
-// opened by its processes (outbound):
+// TCP, for connections established on the service's listening ports
+// (inbound: from the handshake's end, inet_sock_set_state) and opened by
+// its processes (outbound: connect(), inet_sock_set_state SYN_SENT). The
+// listening ports are those of Config.Ports, those the processes listen
+// on when the session starts or a process is added, and each listen()
+// after. Connections open then are taken up too: an iterator over the
+// processes' open files (iter/task_file) finds them.
 //   - a request: the first bytes arriving (sk_data_ready) on an inbound
 //     connection that is new or on which the service has sent since
 //     (sock_send_length); waiting to be read: from that arrival to the
 //     service's first read returning data (sock_recv_length);
-//   - accept backlog: from the handshake's end (inet_sock_set_state
-//     SYN_RECV to ESTABLISHED) to accept() returning it (the return of the
-//     accept system call, sys_exit; its file descriptor resolved to the
-//     socket through the process's file table);
+//   - accept backlog, with Config.AcceptBacklog: from the handshake's end
+//     (SYN_RECV to ESTABLISHED) to accept() returning it (the return of
+//     the accept system call, sys_exit; its file descriptor resolved to
+//     the socket through the process's file table); a request that
+//     arrived before then waits to be read from accept() on;
 //   - an answer: the first bytes arriving on an outbound connection after
 //     the service sent on it; the peer's time: from the service's last
 //     send to that arrival; waiting to be read: from the arrival to the
 //     service's first read returning data (the service's own delay);
 //   - send stalls: from the return of a send that left bytes untransmitted
-//     (the socket's write_seq beyond snd_nxt) to the segment carrying the
-//     last of them being queued to the device (net_dev_queue, its TCP
-//     header's sequence), split by the socket's Nagle setting (tcp_sock
-//     nonagle) at the send.
+//     (the socket's write_seq beyond snd_nxt) to their transmission: the
+//     socket's last transmit time (tcp_wstamp_ns), read at the
+//     connection's next event once snd_nxt has passed them (the next
+//     request's arrival, the next send, read or close); split by the
+//     socket's Nagle setting (tcp_sock nonagle) at the send.
 //
 // All times are CLOCK_MONOTONIC (bpf_ktime_get_ns); only intervals are
 // returned, no timestamps. An interval is counted when it ends.
@@ -78,11 +91,12 @@
 // HTTP/2 or gRPC streams multiplexed on a connection, count as one request
 // (or answer) per burst of bytes after a send, timed from its first bytes;
 // TLS records and HTTP/2 control frames (pings, window updates) sent or
-// arriving between requests start or end exchanges of their own. A
-// connection opened before the session is taken up at its first send or
-// read only when Config.Ports is given. Accepts through io_uring are not
-// timed. A thread's time is counted at its switch-outs: one that never
-// leaves its CPU shows none until it does.
+// arriving between requests start or end exchanges of their own. MPTCP
+// connections (both ends MPTCP) are not seen; an MPTCP listener's
+// connections from TCP clients are. Accepts through io_uring are not
+// timed. A stall of a stream that keeps sending is timed to its last
+// transmission. A thread's time is counted at its switch-outs: one that
+// never leaves its CPU shows none until it does.
 //
 // # Building the kernel programs
 //

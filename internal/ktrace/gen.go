@@ -13,4 +13,4 @@ package ktrace
 // kernel's BTF when it loads); the second compiles and embeds the object.
 //
 //go:generate sh -c "bpftool btf dump file /sys/kernel/btf/vmlinux format c > bpf/vmlinux.h"
-//go:generate go run github.com/cilium/ebpf/cmd/bpf2go@v0.22.0 -cc clang -cflags "-O2 -g -Wall -Werror" -target amd64 -go-package ktrace ktrace bpf/ktrace.bpf.c -- -I./bpf
+//go:generate go run github.com/cilium/ebpf/cmd/bpf2go@v0.22.0 -cc clang -cflags "-O2 -g -Wall -Werror -mcpu=v3" -target amd64 -go-package ktrace ktrace bpf/ktrace.bpf.c -- -I./bpf

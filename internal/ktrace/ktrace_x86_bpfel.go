@@ -15,15 +15,17 @@ import (
 
 type ktraceConn struct {
 	_         structs.HostLayout
-	Key       ktraceFlowkey
 	UnreadTs  uint64
 	SendTs    uint64
 	HeldTs    uint64
 	HeldSeq   uint32
+	Slot      uint32
+	Dir       uint8
 	Idle      uint8
 	Sent      uint8
 	HeldNagle uint8
-	Pad       uint8
+	Pending   uint8
+	Pad       [3]uint8
 }
 
 type ktraceFlow struct {
@@ -62,10 +64,11 @@ type ktraceOffkey struct {
 }
 
 type ktracePending struct {
-	_     structs.HostLayout
-	EstTs uint64
-	Port  uint16
-	Pad   [3]uint16
+	_        structs.HostLayout
+	EstTs    uint64
+	AcceptTs uint64
+	Slot     uint32
+	Pad      uint32
 }
 
 type ktraceProc struct {
@@ -97,26 +100,29 @@ type ktraceWaitstat struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	ktraceMapConns      = "conns"
-	ktraceMapDrops      = "drops"
-	ktraceMapFlows      = "flows"
-	ktraceMapOffcpu     = "offcpu"
-	ktraceMapPending    = "pending"
-	ktraceMapPorts      = "ports"
-	ktraceMapProcs      = "procs"
-	ktraceMapStacks     = "stacks"
-	ktraceMapTargets    = "targets"
-	ktraceMapThreads    = "threads"
-	ktraceProgOnFork    = "on_fork"
-	ktraceProgOnReady   = "on_ready"
-	ktraceProgOnRecv    = "on_recv"
-	ktraceProgOnSend    = "on_send"
-	ktraceProgOnState   = "on_state"
-	ktraceProgOnSwitch  = "on_switch"
-	ktraceProgOnSysExit = "on_sys_exit"
-	ktraceProgOnXmit    = "on_xmit"
-	ktraceVarAdopt      = "adopt"
-	ktraceVarWantStacks = "want_stacks"
+	ktraceMapConns       = "conns"
+	ktraceMapDrops       = "drops"
+	ktraceMapFlows       = "flows"
+	ktraceMapFlowslots   = "flowslots"
+	ktraceMapNflows      = "nflows"
+	ktraceMapOffcpu      = "offcpu"
+	ktraceMapPending     = "pending"
+	ktraceMapPorts       = "ports"
+	ktraceMapProcs       = "procs"
+	ktraceMapStacks      = "stacks"
+	ktraceMapTargets     = "targets"
+	ktraceMapThreads     = "threads"
+	ktraceProgConnsPass  = "conns_pass"
+	ktraceProgOnFork     = "on_fork"
+	ktraceProgOnReady    = "on_ready"
+	ktraceProgOnRecv     = "on_recv"
+	ktraceProgOnSend     = "on_send"
+	ktraceProgOnState    = "on_state"
+	ktraceProgOnSwitch   = "on_switch"
+	ktraceProgOnSysExit  = "on_sys_exit"
+	ktraceProgPortsPass  = "ports_pass"
+	ktraceVarWantBacklog = "want_backlog"
+	ktraceVarWantStacks  = "want_stacks"
 )
 
 // loadKtrace returns the embedded CollectionSpec for ktrace.
@@ -161,6 +167,7 @@ type ktraceSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type ktraceProgramSpecs struct {
+	ConnsPass *ebpf.ProgramSpec `ebpf:"conns_pass"`
 	OnFork    *ebpf.ProgramSpec `ebpf:"on_fork"`
 	OnReady   *ebpf.ProgramSpec `ebpf:"on_ready"`
 	OnRecv    *ebpf.ProgramSpec `ebpf:"on_recv"`
@@ -168,31 +175,33 @@ type ktraceProgramSpecs struct {
 	OnState   *ebpf.ProgramSpec `ebpf:"on_state"`
 	OnSwitch  *ebpf.ProgramSpec `ebpf:"on_switch"`
 	OnSysExit *ebpf.ProgramSpec `ebpf:"on_sys_exit"`
-	OnXmit    *ebpf.ProgramSpec `ebpf:"on_xmit"`
+	PortsPass *ebpf.ProgramSpec `ebpf:"ports_pass"`
 }
 
 // ktraceMapSpecs contains maps before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type ktraceMapSpecs struct {
-	Conns   *ebpf.MapSpec `ebpf:"conns"`
-	Drops   *ebpf.MapSpec `ebpf:"drops"`
-	Flows   *ebpf.MapSpec `ebpf:"flows"`
-	Offcpu  *ebpf.MapSpec `ebpf:"offcpu"`
-	Pending *ebpf.MapSpec `ebpf:"pending"`
-	Ports   *ebpf.MapSpec `ebpf:"ports"`
-	Procs   *ebpf.MapSpec `ebpf:"procs"`
-	Stacks  *ebpf.MapSpec `ebpf:"stacks"`
-	Targets *ebpf.MapSpec `ebpf:"targets"`
-	Threads *ebpf.MapSpec `ebpf:"threads"`
+	Conns     *ebpf.MapSpec `ebpf:"conns"`
+	Drops     *ebpf.MapSpec `ebpf:"drops"`
+	Flows     *ebpf.MapSpec `ebpf:"flows"`
+	Flowslots *ebpf.MapSpec `ebpf:"flowslots"`
+	Nflows    *ebpf.MapSpec `ebpf:"nflows"`
+	Offcpu    *ebpf.MapSpec `ebpf:"offcpu"`
+	Pending   *ebpf.MapSpec `ebpf:"pending"`
+	Ports     *ebpf.MapSpec `ebpf:"ports"`
+	Procs     *ebpf.MapSpec `ebpf:"procs"`
+	Stacks    *ebpf.MapSpec `ebpf:"stacks"`
+	Targets   *ebpf.MapSpec `ebpf:"targets"`
+	Threads   *ebpf.MapSpec `ebpf:"threads"`
 }
 
 // ktraceVariableSpecs contains global variables before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type ktraceVariableSpecs struct {
-	Adopt      *ebpf.VariableSpec `ebpf:"adopt"`
-	WantStacks *ebpf.VariableSpec `ebpf:"want_stacks"`
+	WantBacklog *ebpf.VariableSpec `ebpf:"want_backlog"`
+	WantStacks  *ebpf.VariableSpec `ebpf:"want_stacks"`
 }
 
 // ktraceObjects contains all objects after they have been loaded into the kernel.
@@ -215,16 +224,18 @@ func (o *ktraceObjects) Close() error {
 //
 // It can be passed to loadKtraceObjects or ebpf.CollectionSpec.LoadAndAssign.
 type ktraceMaps struct {
-	Conns   *ebpf.Map `ebpf:"conns"`
-	Drops   *ebpf.Map `ebpf:"drops"`
-	Flows   *ebpf.Map `ebpf:"flows"`
-	Offcpu  *ebpf.Map `ebpf:"offcpu"`
-	Pending *ebpf.Map `ebpf:"pending"`
-	Ports   *ebpf.Map `ebpf:"ports"`
-	Procs   *ebpf.Map `ebpf:"procs"`
-	Stacks  *ebpf.Map `ebpf:"stacks"`
-	Targets *ebpf.Map `ebpf:"targets"`
-	Threads *ebpf.Map `ebpf:"threads"`
+	Conns     *ebpf.Map `ebpf:"conns"`
+	Drops     *ebpf.Map `ebpf:"drops"`
+	Flows     *ebpf.Map `ebpf:"flows"`
+	Flowslots *ebpf.Map `ebpf:"flowslots"`
+	Nflows    *ebpf.Map `ebpf:"nflows"`
+	Offcpu    *ebpf.Map `ebpf:"offcpu"`
+	Pending   *ebpf.Map `ebpf:"pending"`
+	Ports     *ebpf.Map `ebpf:"ports"`
+	Procs     *ebpf.Map `ebpf:"procs"`
+	Stacks    *ebpf.Map `ebpf:"stacks"`
+	Targets   *ebpf.Map `ebpf:"targets"`
+	Threads   *ebpf.Map `ebpf:"threads"`
 }
 
 func (m *ktraceMaps) Close() error {
@@ -232,6 +243,8 @@ func (m *ktraceMaps) Close() error {
 		m.Conns,
 		m.Drops,
 		m.Flows,
+		m.Flowslots,
+		m.Nflows,
 		m.Offcpu,
 		m.Pending,
 		m.Ports,
@@ -246,14 +259,15 @@ func (m *ktraceMaps) Close() error {
 //
 // It can be passed to loadKtraceObjects or ebpf.CollectionSpec.LoadAndAssign.
 type ktraceVariables struct {
-	Adopt      *ebpf.Variable `ebpf:"adopt"`
-	WantStacks *ebpf.Variable `ebpf:"want_stacks"`
+	WantBacklog *ebpf.Variable `ebpf:"want_backlog"`
+	WantStacks  *ebpf.Variable `ebpf:"want_stacks"`
 }
 
 // ktracePrograms contains all programs after they have been loaded into the kernel.
 //
 // It can be passed to loadKtraceObjects or ebpf.CollectionSpec.LoadAndAssign.
 type ktracePrograms struct {
+	ConnsPass *ebpf.Program `ebpf:"conns_pass"`
 	OnFork    *ebpf.Program `ebpf:"on_fork"`
 	OnReady   *ebpf.Program `ebpf:"on_ready"`
 	OnRecv    *ebpf.Program `ebpf:"on_recv"`
@@ -261,11 +275,12 @@ type ktracePrograms struct {
 	OnState   *ebpf.Program `ebpf:"on_state"`
 	OnSwitch  *ebpf.Program `ebpf:"on_switch"`
 	OnSysExit *ebpf.Program `ebpf:"on_sys_exit"`
-	OnXmit    *ebpf.Program `ebpf:"on_xmit"`
+	PortsPass *ebpf.Program `ebpf:"ports_pass"`
 }
 
 func (p *ktracePrograms) Close() error {
 	return _KtraceClose(
+		p.ConnsPass,
 		p.OnFork,
 		p.OnReady,
 		p.OnRecv,
@@ -273,7 +288,7 @@ func (p *ktracePrograms) Close() error {
 		p.OnState,
 		p.OnSwitch,
 		p.OnSysExit,
-		p.OnXmit,
+		p.PortsPass,
 	)
 }
 

@@ -19,10 +19,11 @@ func TestLayouts(t *testing.T) {
 	}{
 		{"procs", uint32(0), kProc{}},
 		{"offcpu", kOffKey{}, kWaitStat{}},
-		{"flows", kFlowKey{}, kFlow{}},
+		{"flowslots", kFlowKey{}, uint32(0)},
+		{"flows", uint32(0), kFlow{}},
 		{"drops", uint32(0), uint64(0)},
-		{"targets", uint32(0), uint8(0)},
-		{"ports", uint16(0), uint8(0)},
+		{"targets", uint32(0), uint64(0)},
+		{"ports", uint32(0), uint64(0)},
 	} {
 		ms := spec.Maps[c.m]
 		if ms == nil {
@@ -39,12 +40,13 @@ func TestLayouts(t *testing.T) {
 	if n := spec.Maps["stacks"].ValueSize; n != 127*8 {
 		t.Errorf("stack table's value is %d bytes, Session.Stack reads 127 frames", n)
 	}
-	for _, p := range programs {
+	all := append(append([]program{}, programs...), iterators...)
+	for _, p := range all {
 		if spec.Programs[p.name] == nil {
 			t.Errorf("no kernel program %s", p.name)
 		}
 	}
-	if len(spec.Programs) != len(programs) {
-		t.Errorf("%d kernel programs, %d attached", len(spec.Programs), len(programs))
+	if len(spec.Programs) != len(all) {
+		t.Errorf("%d kernel programs, %d loaded", len(spec.Programs), len(all))
 	}
 }

@@ -37,6 +37,10 @@ const (
 	AnswerWait Measure = "answers waiting to be read"
 	// ProgramCPU is Totals.ProgramCPU and Totals.Programs.
 	ProgramCPU Measure = "program cpu"
+	// OpenConnections is the connections open when the session started
+	// (or a process was added), and the ports listening then: without
+	// it, only those opened and listened on afterwards are seen.
+	OpenConnections Measure = "connections open at the start"
 )
 
 // program is one kernel program of bpf/ktrace.bpf.c and the measures that
@@ -46,6 +50,13 @@ type program struct {
 	measures []Measure
 }
 
+// iterators are run, in this order, when the session starts and when a
+// process is added: they take up its listening ports and connections.
+var iterators = []program{
+	{"ports_pass", []Measure{OpenConnections}},
+	{"conns_pass", []Measure{OpenConnections}},
+}
+
 // programs lists the kernel programs in the order they are attached.
 var programs = []program{
 	{"on_switch", []Measure{OnCPU, Runnable, OffCPU, Stacks}},
@@ -53,8 +64,7 @@ var programs = []program{
 	{"on_state", []Measure{Backlog, Requests, RequestWait, PeerTime, AnswerWait}},
 	{"on_sys_exit", []Measure{Backlog}},
 	{"on_send", []Measure{Requests, RequestWait, SendStalls, PeerTime, AnswerWait}},
-	{"on_xmit", []Measure{SendStalls}},
-	{"on_ready", []Measure{Requests, RequestWait, PeerTime, AnswerWait}},
+	{"on_ready", []Measure{Requests, RequestWait, PeerTime, AnswerWait, SendStalls}},
 	{"on_recv", []Measure{RequestWait, AnswerWait}},
 }
 
@@ -81,7 +91,7 @@ func (u unmeasured) reasons() map[Measure]string {
 type failure struct{ program, why string }
 
 // summary says why each program failed, the programs that failed alike
-// together: "on_switch, on_wakeup: why; on_xmit: why2".
+// together: "on_switch, on_send: why; on_recv: why2".
 func summary(failures []failure) string {
 	var whys []string
 	progs := map[string][]string{}

@@ -56,15 +56,24 @@ func (s *Session) readProcs(t *Totals) error {
 	return nil
 }
 
+// readFlows reads each flow key's slot, then its totals there.
 func (s *Session) readFlows(t *Totals) error {
 	var k kFlowKey
-	var flows []kFlow
-	it := s.maps["flows"].Iterate()
-	for it.Next(&k, &flows) {
-		t.addFlow(k, flows)
+	var slot uint32
+	slots := map[kFlowKey]uint32{}
+	it := s.maps["flowslots"].Iterate()
+	for it.Next(&k, &slot) {
+		slots[k] = slot
 	}
 	if err := it.Err(); err != nil {
-		return fmt.Errorf("ktrace: reading connection totals: %w", err)
+		return fmt.Errorf("ktrace: reading connection keys: %w", err)
+	}
+	for k, slot := range slots {
+		var flows []kFlow
+		if err := s.maps["flows"].Lookup(slot, &flows); err != nil {
+			return fmt.Errorf("ktrace: reading connection totals: %w", err)
+		}
+		t.addFlow(k, flows)
 	}
 	return nil
 }

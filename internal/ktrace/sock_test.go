@@ -175,6 +175,44 @@ func TestOutboundPeerTime(t *testing.T) {
 	if in := tot.Inbound[port]; in.Requests != requests || in.Unread.Count != requests {
 		t.Errorf("inbound on %d: %d requests, %d read, want %d", port, in.Requests, in.Unread.Count, requests)
 	}
+	if why := tot.Unmeasured[Backlog]; why != "not asked for" {
+		t.Errorf("accept backlog without Config.AcceptBacklog: %q, want not asked for", why)
+	}
+}
+
+// Connections open before the session, to a service whose port is not
+// given: its listening port and both connections are taken up at Start.
+func TestConnectionsOpenAtStart(t *testing.T) {
+	peer := startSlowPeer(t, 5*time.Millisecond)
+	api, line := startHelper(t, "api", "KTRACE_PEER="+peer.addr.String())
+	port := helperPort(t, line)
+	client := &http.Client{Timeout: 10 * time.Second}
+	get := func() {
+		t.Helper()
+		resp, err := client.Get(fmt.Sprintf("http://127.0.0.1:%d/", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	get() // opens both connections
+	s := startSession(t, Config{PIDs: []int{api.cmd.Process.Pid}})
+	const requests = 10
+	for range requests {
+		get()
+	}
+	tot := read(t, s)
+	if out := tot.Outbound[peer.addr]; out.Conns != 1 || out.Answers.Count != requests {
+		t.Errorf("peer %v: %d connections, %d answers; want the open one and %d", peer.addr, out.Conns, out.Answers.Count, requests)
+	}
+	if in := tot.Inbound[port]; in.Conns != 1 || in.Requests != requests {
+		t.Errorf("port %d: %d connections, %d requests; want the open one and %d", port, in.Conns, in.Requests, requests)
+	}
+	t.Logf("outbound %v inbound %v", tot.Outbound, tot.Inbound)
+	if len(tot.Unmeasured) != 2 { // stacks and backlog: not asked for
+		t.Errorf("unmeasured: %v", tot.Unmeasured)
+	}
 }
 
 // slowAcceptHelper accepts a connection every 20 ms, answers its request
@@ -204,7 +242,7 @@ func slowAcceptHelper() error {
 func TestAcceptBacklog(t *testing.T) {
 	svc, line := startHelper(t, "slowaccept")
 	port := helperPort(t, line)
-	s := startSession(t, Config{PIDs: []int{svc.cmd.Process.Pid}, Ports: []uint16{port}})
+	s := startSession(t, Config{PIDs: []int{svc.cmd.Process.Pid}, Ports: []uint16{port}, AcceptBacklog: true})
 	const clients, each = 4, 5
 	var mu sync.Mutex
 	var waited time.Duration
@@ -239,6 +277,11 @@ func TestAcceptBacklog(t *testing.T) {
 		t.Errorf("backlog over %d connections and %d requests, want %d", in.Backlog.Count, in.Requests, clients*each)
 	}
 	within(t, "accept backlog", in.Backlog.Time, waited, 0.15)
+	// The requests arrived before accept(): they wait to be read from
+	// accept() on, a few µs each, not counting the backlog twice.
+	if in.Unread.Count != clients*each || in.Unread.Time > in.Backlog.Time/20 {
+		t.Errorf("waiting to be read %v over %d requests beside a backlog of %v: counted twice?", in.Unread.Time, in.Unread.Count, in.Backlog.Time)
+	}
 }
 
 // nagleHelper answers each request line with headers and a body in two

@@ -95,7 +95,6 @@ func (d Dropped) sub(prev Dropped) Dropped {
 		OffCPU:    d.OffCPU - prev.OffCPU,
 		Flows:     d.Flows - prev.Flows,
 		Stacks:    d.Stacks - prev.Stacks,
-		Ports:     d.Ports - prev.Ports,
 		Pending:   d.Pending - prev.Pending,
 		Recursion: d.Recursion - prev.Recursion,
 	}

@@ -89,8 +89,8 @@ type Wait struct {
 
 // Sends are the figures of the service's sends on a set of connections.
 type Sends struct {
-	// Conns is the connections seen (accepted or opened, or in use when
-	// the session started and taken up at their first send or read).
+	// Conns is the connections seen: established or opened during the
+	// session, or open when it started (or their process was added).
 	Conns uint64
 	// NagleConns and NoDelayConns split the connections that sent by
 	// their setting at their first send: Nagle's algorithm on, or
@@ -117,7 +117,9 @@ type Inbound struct {
 	// queue, a busy event loop, the wake-up and run queue).
 	Unread Stat
 	// Backlog is from the handshake's end to accept() returning the
-	// connection: waiting to be accepted.
+	// connection: waiting to be accepted (with Config.AcceptBacklog). A
+	// request that arrived before accept() waits to be read (Unread)
+	// from accept() on: the two do not overlap.
 	Backlog Stat
 }
 
@@ -138,7 +140,8 @@ type Outbound struct {
 // full (or, for Recursion, runs the kernel skipped). All 0 means nothing
 // was lost.
 type Dropped struct {
-	// Targets: forked processes not followed (4096 processes).
+	// Targets: forked processes not followed (a pid beyond the kernel's
+	// pid_max when the session started).
 	Targets uint64
 	// Threads: threads whose state could not be kept.
 	Threads uint64
@@ -148,15 +151,13 @@ type Dropped struct {
 	Procs uint64
 	// OffCPU: off-CPU intervals lost to a full wait table (16384 keys).
 	OffCPU uint64
-	// Flows: connection figures lost to a full table (4096 ports and
-	// peers).
+	// Flows: connections whose figures could not be kept: more than
+	// 4096 ports and peers.
 	Flows uint64
 	// Stacks: stacks not recorded (table of 8192 full, or unreadable).
 	Stacks uint64
-	// Ports: listening ports not learned (256).
-	Ports uint64
 	// Pending: connections not followed from the handshake to accept()
-	// (16384 waiting at once).
+	// (16384 between the two at once).
 	Pending uint64
 	// Recursion: program runs the kernel skipped because another
 	// program was running on that CPU.
@@ -165,5 +166,5 @@ type Dropped struct {
 
 // Total is the sum of all drops.
 func (d Dropped) Total() uint64 {
-	return d.Targets + d.Threads + d.Conns + d.Procs + d.OffCPU + d.Flows + d.Stacks + d.Ports + d.Pending + d.Recursion
+	return d.Targets + d.Threads + d.Conns + d.Procs + d.OffCPU + d.Flows + d.Stacks + d.Pending + d.Recursion
 }

@@ -103,21 +103,21 @@ func TestStartRefusedProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	refuse(spec, "on_xmit")
+	refuse(spec, "on_fork")
 	s, err := start(spec, Config{PIDs: []int{os.Getpid()}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	tot := read(t, s)
-	why := tot.Unmeasured[SendStalls]
-	t.Logf("send stalls not measured: %s", why)
-	if !strings.HasPrefix(why, "on_xmit (tp_btf/net_dev_queue): the kernel's verifier refused it: ") ||
+	why := tot.Unmeasured[Children]
+	t.Logf("forked processes not measured: %s", why)
+	if !strings.HasPrefix(why, "on_fork (tp_btf/sched_process_fork): the kernel's verifier refused it: ") ||
 		!strings.Contains(why, "invalid bpf_context access") {
-		t.Errorf("send stalls: %q, want on_xmit refused by the verifier, with its reason", why)
+		t.Errorf("forked processes: %q, want on_fork refused by the verifier, with its reason", why)
 	}
-	if _, ok := tot.Unmeasured[OnCPU]; ok || len(tot.Unmeasured) != 2 { // SendStalls, and Stacks not asked for
-		t.Errorf("unmeasured: %v, want send stalls and stacks only", tot.Unmeasured)
+	if _, ok := tot.Unmeasured[OnCPU]; ok || len(tot.Unmeasured) != 3 { // and stacks and backlog: not asked for
+		t.Errorf("unmeasured: %v, want forked processes, and stacks and backlog not asked for", tot.Unmeasured)
 	}
 
 	spec, err = loadSpec()
@@ -135,14 +135,14 @@ func TestStartRefusedProgram(t *testing.T) {
 }
 
 // A full map counts what it could not hold: here the connection table holds
-// one flow, and a second peer is dropped, not lost silently.
+// one peer, and a second is dropped, not lost silently.
 func TestFullMapCountsDrops(t *testing.T) {
 	labtest.RequireRoot(t, "loading kernel programs")
 	spec, err := loadSpec()
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Maps["flows"].MaxEntries = 1
+	spec.Maps["flowslots"].MaxEntries = 1
 	s, err := start(spec, Config{PIDs: []int{os.Getpid()}})
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestReason(t *testing.T) {
 	}{
 		{fmt.Errorf("map targets: %w", unix.EPERM), 1000, "not root (uid 1000): loading kernel programs needs root, or CAP_BPF and CAP_PERFMON"},
 		{fmt.Errorf("map targets: %w", unix.EPERM), 0, "not permitted although root (a locked-down kernel, or a security module): map targets: operation not permitted"},
-		{fmt.Errorf("program on_xmit: %w", refused), 0, "the kernel's verifier refused it: : permission denied: 0: (79) r0 = *(u64 *)(r1 +4096): invalid bpf_context access off=4096 size=8"},
+		{fmt.Errorf("program on_fork: %w", refused), 0, "the kernel's verifier refused it: : permission denied: 0: (79) r0 = *(u64 *)(r1 +4096): invalid bpf_context access off=4096 size=8"},
 		{fmt.Errorf("attach: %w", ebpf.ErrNotSupported), 0, "not supported by this kernel: attach: not supported"},
 		{errors.New("no such program"), 0, "no such program"},
 	} {
