@@ -5,6 +5,7 @@
 #   no session       nothing attached
 #   session          the scheduler and socket programs
 #   +AcceptBacklog   and the program on every system call's return
+#   +Stacks          and a user stack at every switch-out asleep
 # Prints the medians: requests/s, the service's CPU per request, the
 # programs' CPU as the kernel counts it over the service's CPU, that less
 # the floor (what the kernel's run-time statistics count for an empty
@@ -18,4 +19,4 @@ ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-5}
 KTRACE_ROUNDS=$ROUNDS KTRACE_ROUND=${SECS}s \
 	go test -run '^$' -bench '^BenchmarkSessionCost$' -benchtime 1x -timeout 60m ./internal/ktrace |
-	sed -n 's/^ *cost_test.go:[0-9]*: //p'
+	grep -v '^\(goos\|goarch\|pkg\|cpu\|PASS\|ok \|Benchmark\)'

@@ -3,6 +3,7 @@ package ktrace
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	neturl "net/url"
 	"os"
 	"os/exec"
@@ -25,12 +26,14 @@ import (
 // BenchmarkSessionCost is what a session costs a service at saturation:
 // the hello test service under `perflab load -c 50` for KTRACE_ROUND
 // (default 5s) per round, KTRACE_ROUNDS times (default 5) each way,
-// interleaved: without a session, with one, with one and AcceptBacklog. It
-// reports the medians: requests/s and the service's CPU per request each
-// way, and the programs' CPU (the kernel's run-time statistics) over the
-// service's CPU. A last round with only an empty program attached measures
-// what the statistics count for a program that does nothing (the floor of
-// every run). bench/ktrace-cost.sh runs it.
+// interleaved: without anything attached; with only an empty program (at
+// sock_recv_length, the kernel's run-time statistics on: what they count
+// for a program that does nothing, the floor of every run); with a
+// session; with a session and AcceptBacklog; with a session and Stacks.
+// It prints the medians: requests/s and the service's CPU per request
+// each way, the programs' CPU (as the kernel counts it) over the
+// service's CPU, that less the floor, and per program its share, cost per
+// run and runs per request. bench/ktrace-cost.sh runs it.
 func BenchmarkSessionCost(b *testing.B) {
 	labtest.RequireRoot(b, "loading kernel programs")
 	rounds, round := envInt(b, "KTRACE_ROUNDS", 5), envDuration(b, "KTRACE_ROUND", 5*time.Second)
@@ -45,43 +48,54 @@ func BenchmarkSessionCost(b *testing.B) {
 		b.Fatal(err)
 	}
 	port, _ := strconv.ParseUint(u.Port(), 10, 16)
-	arms := []struct {
-		name string
-		cfg  *Config
-		runs []costRound
-	}{
-		{"no session", nil, nil},
-		{"session", &Config{PIDs: []int{hello}, Ports: []uint16{uint16(port)}}, nil},
-		{"+AcceptBacklog", &Config{PIDs: []int{hello}, Ports: []uint16{uint16(port)}, AcceptBacklog: true}, nil},
-	}
-	var floorNs float64
+	cfg := Config{PIDs: []int{hello}, Ports: []uint16{uint16(port)}}
+	backlog, stacks := cfg, cfg
+	backlog.AcceptBacklog, stacks.Stacks = true, true
+	arms := []*costArm{{name: "nothing"}, {name: "empty program", empty: true},
+		{name: "session", cfg: &cfg}, {name: "+AcceptBacklog", cfg: &backlog}, {name: "+Stacks", cfg: &stacks}}
 	for b.Loop() {
 		for range rounds {
-			for i := range arms {
-				arms[i].runs = append(arms[i].runs, loadRound(b, perflab, url, hello, round, arms[i].cfg))
+			for _, a := range arms {
+				a.runs = append(a.runs, loadRound(b, perflab, url, hello, round, a))
 			}
 		}
-		floorNs = floorRound(b, perflab, url, round)
 	}
+	printCosts(arms, rounds, round)
+	base, on := arms[0].runs, arms[2].runs
+	b.ReportMetric(median(on, costRound.rps)/median(base, costRound.rps), "rps-ratio")
+	b.ReportMetric(100*median(on, costRound.programShare), "programs-%-of-service-cpu")
+}
+
+// costArm is one way of running the rounds, and its rounds.
+type costArm struct {
+	name  string
+	empty bool    // only the empty program
+	cfg   *Config // a session for cfg
+	runs  []costRound
+}
+
+// printCosts prints the table (to the standard output: a benchmark's log
+// keeps only its first lines).
+func printCosts(arms []*costArm, rounds int, round time.Duration) {
 	base := arms[0].runs
-	b.Logf("%d rounds of %v per arm, medians; an empty program costs %.0f ns per run as the kernel counts it", rounds, round, floorNs)
-	b.Logf("%-15s %9s %7s %12s %7s %14s %12s", "arm", "req/s", "ratio", "svc µs/req", "ratio", "programs/svc", "less floor")
+	floor := median(arms[1].runs, costRound.nsPerRun)
+	fmt.Printf("%d rounds of %v per arm, medians; the empty program: %.0f ns per run as the kernel counts it\n", rounds, round, floor)
+	fmt.Printf("%-15s %9s %7s %12s %7s %14s %12s %s\n", "arm", "req/s", "ratio", "svc µs/req", "ratio", "programs/svc", "less floor", "dropped")
 	for _, a := range arms {
-		b.Logf("%-15s %9.0f %7.3f %12.1f %7.3f %13.2f%% %11.2f%%", a.name,
+		var dropped uint64
+		for _, r := range a.runs {
+			dropped += r.dropped
+		}
+		fmt.Printf("%-15s %9.0f %7.3f %12.1f %7.3f %13.2f%% %11.2f%% %d\n", a.name,
 			median(a.runs, costRound.rps), median(a.runs, costRound.rps)/median(base, costRound.rps),
 			median(a.runs, costRound.cpuPerRequest), median(a.runs, costRound.cpuPerRequest)/median(base, costRound.cpuPerRequest),
 			100*median(a.runs, costRound.programShare),
-			100*median(a.runs, func(r costRound) float64 { return r.programShare() - r.floorShare(floorNs) }))
+			100*median(a.runs, func(r costRound) float64 { return r.programShare() - r.floorShare(floor) }), dropped)
 	}
-	on := arms[1].runs
-	for _, p := range programs {
-		b.Logf("  %-12s %6.2f%% of the service's CPU, %4.0f ns per run, %5.2f runs per request", p.name,
-			100*median(on, func(r costRound) float64 { return r.programs[p.name].Time.Seconds() / r.serviceCPU.Seconds() }),
-			median(on, func(r costRound) float64 { return float64(r.programs[p.name].Mean().Nanoseconds()) }),
-			median(on, func(r costRound) float64 { return float64(r.programs[p.name].Count) / r.requests }))
+	for _, a := range arms[2:] {
+		fmt.Printf("%s, per program:\n", a.name)
+		programCosts(a.runs)
 	}
-	b.ReportMetric(median(on, costRound.rps)/median(base, costRound.rps), "rps-ratio")
-	b.ReportMetric(100*median(on, costRound.programShare), "programs-%-of-service-cpu")
 }
 
 // costRound is one round's figures.
@@ -91,6 +105,16 @@ type costRound struct {
 	serviceCPU time.Duration
 	programCPU time.Duration
 	programs   map[string]Stat
+	dropped    uint64
+}
+
+// nsPerRun is the programs' mean run time.
+func (r costRound) nsPerRun() float64 {
+	var runs uint64
+	for _, st := range r.programs {
+		runs += st.Count
+	}
+	return float64(r.programCPU.Nanoseconds()) / float64(max(runs, 1))
 }
 
 func (r costRound) rps() float64 { return r.requests / r.seconds }
@@ -119,29 +143,23 @@ func median(rs []costRound, f func(costRound) float64) float64 {
 }
 
 // loadRound runs the load for d and measures the service's CPU over it,
-// and with a session for cfg (if not nil) the programs' CPU.
-func loadRound(b *testing.B, perflab, url string, pid int, d time.Duration, cfg *Config) costRound {
+// and the programs' CPU of the arm's session or empty program.
+func loadRound(b *testing.B, perflab, url string, pid int, d time.Duration, arm *costArm) costRound {
 	b.Helper()
+	if arm.empty {
+		return emptyRound(b, perflab, url, pid, d)
+	}
 	var s *Session
-	if cfg != nil {
+	if arm.cfg != nil {
 		var err error
-		if s, err = Start(*cfg); err != nil {
+		if s, err = Start(*arm.cfg); err != nil {
 			b.Fatal(err)
 		}
 	}
-	proc, err := procfs.NewProc(pid)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cpu := func() time.Duration {
-		st, err := proc.Stat()
-		if err != nil {
-			b.Fatal(err)
-		}
-		return time.Duration(st.CPUTime() * float64(time.Second))
-	}
+	cpu := serviceCPU(b, pid)
 	var before Totals
 	if s != nil {
+		var err error
 		if before, err = s.Read(); err != nil {
 			b.Fatal(err)
 		}
@@ -156,10 +174,7 @@ func loadRound(b *testing.B, perflab, url string, pid int, d time.Duration, cfg 
 			b.Fatal(err)
 		}
 		w := after.Sub(before)
-		r.programCPU, r.programs = w.ProgramCPU, w.Programs
-		if w.Dropped.Total() > 0 {
-			b.Errorf("dropped: %+v", w.Dropped)
-		}
+		r.programCPU, r.programs, r.dropped = w.ProgramCPU, w.Programs, w.Dropped.Total()
 		if err := s.Close(); err != nil {
 			b.Fatal(err)
 		}
@@ -240,10 +255,24 @@ func load(b *testing.B, perflab, url string, d time.Duration) (float64, float64)
 	return res.Requests, res.Duration
 }
 
-// floorRound runs the load once with only an empty program attached at
-// sock_recv_length, the kernel's run-time statistics on, and returns its
-// run time per run.
-func floorRound(b *testing.B, perflab, url string, d time.Duration) float64 {
+// serviceCPU returns a function reading process pid's CPU time.
+func serviceCPU(b *testing.B, pid int) func() time.Duration {
+	proc, err := procfs.NewProc(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return func() time.Duration {
+		st, err := proc.Stat()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return time.Duration(st.CPUTime() * float64(time.Second))
+	}
+}
+
+// emptyRound runs the load with only an empty program attached at
+// sock_recv_length and the kernel's run-time statistics on.
+func emptyRound(b *testing.B, perflab, url string, pid int, d time.Duration) costRound {
 	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Type: ebpf.Tracing, AttachType: ebpf.AttachTraceRawTp, AttachTo: "sock_recv_length",
 		License: "GPL", Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}})
 	if err != nil {
@@ -259,13 +288,29 @@ func floorRound(b *testing.B, perflab, url string, d time.Duration) float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
-	load(b, perflab, url, d)
+	cpu := serviceCPU(b, pid)
+	cpu0 := cpu()
+	r := costRound{}
+	r.requests, r.seconds = load(b, perflab, url, d)
+	r.serviceCPU = cpu() - cpu0
 	if err := l.Close(); err != nil {
 		b.Fatal(err)
 	}
 	st, err := p.Stats()
-	if err != nil || st.RunCount == 0 {
-		b.Fatalf("empty program's statistics: %v (%d runs)", err, st.RunCount)
+	if err != nil {
+		b.Fatal(err)
 	}
-	return float64(st.Runtime.Nanoseconds()) / float64(st.RunCount)
+	r.programCPU, r.programs = st.Runtime, map[string]Stat{"empty": {Count: st.RunCount, Time: st.Runtime}}
+	return r
+}
+
+// programCosts prints each program's median share of the service's CPU,
+// cost per run and runs per request.
+func programCosts(rs []costRound) {
+	for _, p := range programs {
+		fmt.Printf("  %-12s %6.2f%% of the service's CPU, %4.0f ns per run, %5.2f runs per request\n", p.name,
+			100*median(rs, func(r costRound) float64 { return r.programs[p.name].Time.Seconds() / r.serviceCPU.Seconds() }),
+			median(rs, func(r costRound) float64 { return float64(r.programs[p.name].Mean().Nanoseconds()) }),
+			median(rs, func(r costRound) float64 { return float64(r.programs[p.name].Count) / r.requests }))
+	}
 }

@@ -131,16 +131,24 @@ func configure(spec *ebpf.CollectionSpec, cfg Config) error {
 	return nil
 }
 
+// pidMaxPath holds the kernel's largest process id.
+const pidMaxPath = "/proc/sys/kernel/pid_max"
+
 // readPidMax reads the kernel's largest process id.
 func readPidMax() (uint32, error) {
-	const path = "/proc/sys/kernel/pid_max"
-	b, err := files.ReadFile(path, 64)
+	b, err := files.ReadFile(pidMaxPath, 64)
 	if err != nil {
 		return 0, err
 	}
+	return parsePidMax(b)
+}
+
+// parsePidMax parses pid_max: a number from 1 to 4194304 (the kernel's
+// limit), and a newline.
+func parsePidMax(b []byte) (uint32, error) {
 	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 32)
 	if err != nil || n == 0 || n > 1<<22 {
-		return 0, fmt.Errorf("%s: %q: want a process id up to 4194304", path, b)
+		return 0, fmt.Errorf("%s: %q: want a process id up to 4194304", pidMaxPath, b)
 	}
 	return uint32(n), nil
 }

@@ -3,6 +3,7 @@ package ktrace
 import (
 	"net/netip"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -195,4 +196,27 @@ func TestConfigValidate(t *testing.T) {
 	if err := (Config{PIDs: []int{1}, Ports: []uint16{80}}).validate(); err != nil {
 		t.Errorf("a valid config: %v", err)
 	}
+}
+
+func TestParsePidMax(t *testing.T) {
+	for in, want := range map[string]uint32{"4194304\n": 4194304, "32768\n": 32768, " 1 ": 1} {
+		if got, err := parsePidMax([]byte(in)); err != nil || got != want {
+			t.Errorf("parsePidMax(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0\n", "4194305\n", "-1", "12ab", "99999999999"} {
+		if _, err := parsePidMax([]byte(in)); err == nil || !strings.Contains(err.Error(), "/proc/sys/kernel/pid_max") {
+			t.Errorf("parsePidMax(%q): %v, want an error naming the file", in, err)
+		}
+	}
+}
+
+// FuzzParsePidMax: any content gives a process id in range or an error.
+func FuzzParsePidMax(f *testing.F) {
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n, err := parsePidMax(b)
+		if err == nil && (n == 0 || n > 1<<22) {
+			t.Errorf("parsePidMax(%q) = %d", b, n)
+		}
+	})
 }

@@ -655,13 +655,14 @@ int BPF_PROG(on_ready, struct sock *sk)
 	struct conn *c = bpf_sk_storage_get(&conns, sk, 0, 0);
 	if (!c)
 		return 0;
+	if (c->held_ts) {
+		struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+		if (tp)
+			released(c, tp);
+	}
+	// TCP calls sk_data_ready when data is queued, and at the peer's
+	// FIN, which is not data.
 	if (BPF_CORE_READ_BITFIELD(sk, sk_shutdown) & RCV_SHUTDOWN)
-		return 0; // the peer closed: not data
-	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
-	if (!tp)
-		return 0;
-	released(c, tp);
-	if (tp->rcv_nxt == tp->copied_seq)
 		return 0;
 	if (c->dir == DIR_INBOUND) {
 		if (!c->idle || c->unread_ts)
