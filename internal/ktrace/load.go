@@ -62,6 +62,16 @@ func notAsked(cfg Config) unmeasured {
 	if !cfg.AcceptBacklog {
 		un.add(Backlog, "not asked for")
 	}
+	if cfg.SchedulerOnly {
+		for _, p := range programs {
+			if !p.scheduler() {
+				for _, m := range p.measures {
+					un.add(m, "not asked for")
+				}
+			}
+		}
+		un.add(OpenConnections, "not asked for")
+	}
 	if _, err := os.Stat("/proc/self/schedstat"); err != nil {
 		un.add(Runnable, "the kernel keeps no run-queue times (built without CONFIG_SCHED_INFO): waits for a CPU count as off-CPU time")
 	}
@@ -81,7 +91,7 @@ func (s *Session) load(spec *ebpf.CollectionSpec, cfg Config, un unmeasured, eui
 		failed = append(failed, f)
 	}
 	for _, p := range programs {
-		if p.name == "on_sys_exit" && !cfg.AcceptBacklog {
+		if p.name == "on_sys_exit" && !cfg.AcceptBacklog || cfg.SchedulerOnly && !p.scheduler() {
 			continue
 		}
 		prog, err := loadProgram(spec, p.name, s.maps, cache)
@@ -98,6 +108,9 @@ func (s *Session) load(spec *ebpf.CollectionSpec, cfg Config, un unmeasured, eui
 		s.links = append(s.links, l)
 	}
 	for _, p := range iterators {
+		if cfg.SchedulerOnly {
+			break
+		}
 		prog, err := loadProgram(spec, p.name, s.maps, cache)
 		if err != nil {
 			fail(p, err)

@@ -68,6 +68,10 @@ var programs = []program{
 	{"on_recv", []Measure{RequestWait, AnswerWait}},
 }
 
+// scheduler says whether the program is one of the scheduler's (what
+// Config.SchedulerOnly keeps).
+func (p program) scheduler() bool { return p.name == "on_switch" || p.name == "on_fork" }
+
 // unmeasured collects, per measure, why it is not measured; a measure
 // needing several programs that failed lists each failure once.
 type unmeasured map[Measure][]string

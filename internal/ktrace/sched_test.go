@@ -292,3 +292,32 @@ func waitExited(t *testing.T, pid int) {
 	}
 	t.Fatalf("process %d still there after 10 s", pid)
 }
+
+// SchedulerOnly measures the scheduler as a full session does (the forked
+// worker's 600 ms of sleep) with only the scheduler's programs attached:
+// the socket measures say "not asked for", and no socket program ran.
+func TestSchedulerOnly(t *testing.T) {
+	py, _ := startPython(t, pySleep)
+	s := startSession(t, Config{PIDs: []int{py.cmd.Process.Pid}, SchedulerOnly: true})
+	py.say(t, "go")
+	f := fields(py.line(t))
+	child, _ := strconv.Atoi(f[0])
+	waitExited(t, child)
+	tot := read(t, s)
+	within(t, "sleep", tot.Procs[child].OffCPU[WaitSleep].Time, 600*time.Millisecond, 0.15)
+	for _, m := range []Measure{Requests, RequestWait, SendStalls, PeerTime, AnswerWait, OpenConnections} {
+		if why := tot.Unmeasured[m]; why != "not asked for" {
+			t.Errorf("%s unmeasured %q; want \"not asked for\"", m, why)
+		}
+	}
+	for _, m := range []Measure{OnCPU, Runnable, OffCPU, Children} {
+		if why, off := tot.Unmeasured[m]; off {
+			t.Errorf("%s not measured: %s", m, why)
+		}
+	}
+	for name := range tot.Programs {
+		if name != "on_switch" && name != "on_fork" {
+			t.Errorf("program %s loaded; want the scheduler's only", name)
+		}
+	}
+}

@@ -37,6 +37,10 @@ type Config struct {
 	// HTTP service under load, 1.6% of its CPU: bench/ktrace-cost.sh), so
 	// it is asked for where connections are short (a new one per request).
 	AcceptBacklog bool
+	// SchedulerOnly attaches the scheduler's programs alone (a batch
+	// program's threads): no socket program runs on the machine's socket
+	// operations, and the TCP measures say "not asked for".
+	SchedulerOnly bool
 }
 
 // Session is kernel programs attached for a set of processes; its totals

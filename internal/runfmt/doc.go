@@ -49,12 +49,15 @@
 //     reflection, compression, regexp, hot-user-function, repeated-work,
 //     off-cpu, cpu-contention, lock-contention, goroutine-growth,
 //     downstream-wait, pool-wait, sync-wait, sleep, syscall-wait, client-io,
-//     gc-pause, scheduler-latency, gomaxprocs, memory-growth, stuck.
+//     gc-pause, scheduler-latency, gomaxprocs, memory-growth, stuck, serial.
 //     In findings[].kind.
 //   - StackSource (stuck.go): pprof-goroutine, py-spy, rbspy, jcmd, kernel.
 //     In stuck.processes[].source and stuck.groups[].source.
 //   - MetricName (metrics.go): rps, p50, p90, p99, cpu_per_request,
-//     allocs_per_request, gc_pct, rss_max.
+//     allocs_per_request, gc_pct, rss_max, wall, cpu.
 //     In a comparison's metrics[].name and thresholds[].metric, and in
 //     --fail-on.
+//   - ThreadState (threadstate.go): on-cpu, runnable, sleep, futex, disk,
+//     network, other.
+//     In batch.threads.states[].state.
 package runfmt
