@@ -43,6 +43,9 @@ type FindingInput struct {
 	// WaitChecks says, in the user's words, what could not be looked at
 	// for time off the CPU ("no execution trace: --no-trace").
 	WaitChecks []string
+	// Batch says the profile is one run of a batch program, not requests:
+	// no work repeats per request.
+	Batch bool
 }
 
 // ranked is a finding with its rank: a share (of CPU, or for findings

@@ -16,10 +16,11 @@ type cpuView struct {
 	usPerReq float64 // CPU per request in µs (measured, else profiled)
 	requests int64
 	uc       UserCode
+	batch    bool // FindingInput.Batch
 }
 
 func newCPUView(in FindingInput) *cpuView {
-	v := &cpuView{requests: in.Requests, uc: in.UserCode}
+	v := &cpuView{requests: in.Requests, uc: in.UserCode, batch: in.Batch}
 	if in.CPU != nil {
 		s := fromProfile(in.CPU)
 		if vi, err := s.sampleIndex(""); err == nil {
@@ -167,7 +168,7 @@ func (v *cpuView) categoryFindings() []ranked {
 	for _, k := range keys {
 		sh := v.share(cost[k])
 		cat := categories[k.cat]
-		if cat.cacheable && sh >= repeatedMinShare {
+		if cat.cacheable && sh >= repeatedMinShare && !v.batch {
 			out = append(out, v.categoryFinding(k, cat, cost[k], entry[k], true))
 		} else if sh >= categoryMinShare {
 			out = append(out, v.categoryFinding(k, cat, cost[k], entry[k], false))

@@ -161,7 +161,7 @@ func perRun(kind runfmt.ProfileType, runs []run) []map[string]funcCost {
 		if kind == runfmt.ProfileAllocs {
 			p = r.allocs
 		}
-		out[i] = costs(p, kind, r.r.Load.Requests)
+		out[i] = costs(p, kind, r.requests())
 	}
 	return out
 }

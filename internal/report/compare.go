@@ -43,8 +43,8 @@ func WriteCompareText(w io.Writer, c *runfmt.Comparison) error {
 	if p.err == nil {
 		p.err = tp.err
 	}
-	p.cmpFunctions(c.Functions, runfmt.ProfileCPU, "CPU per request by function")
-	p.cmpFunctions(c.Functions, runfmt.ProfileAllocs, "Allocations per request by function")
+	p.cmpFunctions(c.Functions, runfmt.ProfileCPU, "CPU per "+perUnit(c)+" by function", perUnit(c))
+	p.cmpFunctions(c.Functions, runfmt.ProfileAllocs, "Allocations per "+perUnit(c)+" by function", perUnit(c))
 	p.cmpThresholds(c.Thresholds)
 	p.cmpWarnings(c.Warnings)
 	return p.err
@@ -59,7 +59,19 @@ func cmpGroup(g runfmt.Group) string {
 	if len(ids) > 3 {
 		ids = append(append([]string(nil), ids[:2]...), "…", ids[len(ids)-1])
 	}
+	if g.Requests == 0 {
+		return fmt.Sprintf("%d run%s (%s)", len(g.Runs), s, strings.Join(ids, ", ")) // a batch program's
+	}
 	return fmt.Sprintf("%d run%s (%s), %.0f requests each on average", len(g.Runs), s, strings.Join(ids, ", "), g.Requests)
+}
+
+// perUnit is what the comparison's costs are per: a request, or a run of
+// a batch program.
+func perUnit(c *runfmt.Comparison) string {
+	if c.Batch {
+		return "run"
+	}
+	return "request"
 }
 
 // FormatSummary formats a median with the half-width of its confidence
@@ -143,7 +155,7 @@ func cmpPN(m runfmt.MetricComparison) string {
 }
 
 // functions writes the biggest gainers and losers of one profile kind.
-func (p *printer) cmpFunctions(rows []runfmt.FunctionDelta, kind runfmt.ProfileType, title string) {
+func (p *printer) cmpFunctions(rows []runfmt.FunctionDelta, kind runfmt.ProfileType, title, per string) {
 	var gainers, losers []runfmt.FunctionDelta
 	for _, r := range rows {
 		switch {
@@ -163,7 +175,7 @@ func (p *printer) cmpFunctions(rows []runfmt.FunctionDelta, kind runfmt.ProfileT
 	for _, part := range []struct {
 		name string
 		rows []runfmt.FunctionDelta
-	}{{"gainers (less per request)", gainers}, {"losers (more per request)", losers}} {
+	}{{"gainers (less per " + per + ")", gainers}, {"losers (more per " + per + ")", losers}} {
 		if len(part.rows) == 0 {
 			continue
 		}

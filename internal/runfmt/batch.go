@@ -27,22 +27,32 @@ type Batch struct {
 	CPUS    float64 `json:"cpu_s"`
 	// CoresMean is CPUS over WallS: the cores it used on average.
 	CoresMean float64 `json:"cores_mean"`
+	// RunnableS is how long its threads waited for a CPU, summed over
+	// them (the kernel's run-queue time: other work on the machine, the
+	// budget, or more busy threads than cores); RunnableSource says where
+	// it was read: "ebpf" (the scheduler's tracepoints) or "schedstat"
+	// (/proc/PID/task/TID/schedstat, sampled: a thread that exits between
+	// two samples takes its last wait with it).
+	RunnableS      float64 `json:"runnable_s"`
+	RunnableSource string  `json:"runnable_source,omitempty"`
 	// Busy is how many of its threads were on a CPU or waiting for one,
-	// on average over WallS (the kernel's on-CPU and runnable time over
-	// the wall time): the cores it would have used on an idle machine
-	// with enough of them. Absent when not measured (BusyNote says why).
-	Busy     *float64 `json:"busy_threads,omitempty"`
-	BusyNote string   `json:"busy_note,omitempty"`
+	// on average: (CPUS + RunnableS) / WallS. On a busy machine the
+	// runtime's helper threads inflate it (each wake-up waits for a CPU).
+	Busy *float64 `json:"busy_threads,omitempty"`
 	// Cores are the cores it could use.
 	Cores BatchCores `json:"cores"`
 
-	// RSSMaxBytes is its peak resident set size (ru_maxrss, as time -v
-	// prints it).
+	// RSSMaxBytes is its peak resident set size: the high-water mark of
+	// its processes' memory (VmHWM, read every 100 ms and summed over
+	// them), or the most the sampler saw at once.
 	RSSMaxBytes int64 `json:"rss_max_bytes"`
 	// ThrottledPct and ThrottledS are the CPU budget's throttling: the
 	// share of its periods the quota ran out in, and the time throttled.
 	ThrottledPct float64 `json:"throttled_pct"`
 	ThrottledS   float64 `json:"throttled_s"`
+	// GCPct is the Go garbage collector's share of its CPU profile
+	// (absent for other programs, or without a profile).
+	GCPct *float64 `json:"gc_pct,omitempty"`
 	// ThreadsMax is the most threads it ran at once (sampled).
 	ThreadsMax int64 `json:"threads_max,omitempty"`
 
@@ -57,6 +67,17 @@ type Batch struct {
 	LastLines []string `json:"last_lines,omitempty"`
 }
 
+// BatchAtOnceS is how soon a batch program that exits non-zero has
+// "exited at once": it refused its input rather than failed at its work,
+// and nothing of its run is worth showing but its output.
+const BatchAtOnceS = 0.5
+
+// ExitedAtOnce says whether the program exited non-zero within
+// BatchAtOnceS of its start.
+func (b *Batch) ExitedAtOnce() bool {
+	return b.ExitCode != nil && *b.ExitCode != 0 && !b.TimedOut && !b.Interrupted && b.WallS < BatchAtOnceS
+}
+
 // BatchCores are the cores a batch program could use: the fewest of the
 // host's, its CPU affinity's (the cpuset) and, for a Go program,
 // GOMAXPROCS; and apart from them its CPU budget (a quota, fractional).
@@ -64,9 +85,9 @@ type BatchCores struct {
 	Host   int `json:"host"`
 	CPUSet int `json:"cpuset"`
 	// GOMAXPROCS is the Go runtime's (0 for another program), and
-	// GOMAXPROCSSource where it was read: "gctrace" (as the runtime used
-	// it), "env" ($GOMAXPROCS), or "default" (the runtime's rule for the
-	// cpuset and the budget).
+	// GOMAXPROCSSource where it comes from: "env" ($GOMAXPROCS), or
+	// "default" (the runtime's rule for the cpuset and the budget; a
+	// program may still set its own).
 	GOMAXPROCS       int    `json:"gomaxprocs,omitempty"`
 	GOMAXPROCSSource string `json:"gomaxprocs_source,omitempty"`
 	// Usable is the fewest of the three; UsableBy names which limits it:

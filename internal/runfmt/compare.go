@@ -31,6 +31,9 @@ type Comparison struct {
 	// Verdict is the one-line answer: pass, fail (a --fail-on rule was
 	// violated) or warn (the measurement cannot settle it).
 	Verdict *Verdict `json:"verdict,omitempty"`
+	// Batch says the runs are a batch program's (perflab run -- CMD
+	// without a URL): no requests; the functions' costs are per run.
+	Batch bool `json:"batch,omitempty"`
 
 	// Env and Values are the swept variable and its values (sweep only).
 	Env    string   `json:"env,omitempty"`
@@ -70,7 +73,7 @@ const (
 // MetricComparison is one metric in both groups.
 type MetricComparison struct {
 	Name MetricName `json:"name"`
-	// Unit is req/s, ms, B or %.
+	// Unit is req/s, ms, s, B or %.
 	Unit string `json:"unit"`
 	// Better is "higher" (rps) or "lower" (everything else).
 	Better string        `json:"better"`

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 )
 
@@ -70,14 +69,13 @@ func (p *Process) takeGate() *os.File {
 	return gw
 }
 
-// Usage is what a launched process used over its life, as the kernel
+// Usage is the CPU a launched process used over its life, as the kernel
 // counted it when it exited (getrusage of wait4: the process and the
-// children it waited for).
+// children it waited for). Its ru_maxrss is left out: Go starts a child
+// with perflab's own memory until the exec, and the kernel keeps that
+// peak (see PeakRSS).
 type Usage struct {
 	User, System time.Duration
-	// MaxRSSBytes is the largest resident set size of the process (or of
-	// a child it waited for), ru_maxrss: the figure `time -v` prints.
-	MaxRSSBytes int64
 }
 
 // Usage returns what the launched process used, once it has exited; false
@@ -89,9 +87,5 @@ func (p *Process) Usage() (Usage, bool) {
 }
 
 func usageOf(ps *os.ProcessState) Usage {
-	u := Usage{User: ps.UserTime(), System: ps.SystemTime()}
-	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		u.MaxRSSBytes = ru.Maxrss << 10 // kilobytes on Linux
-	}
-	return u
+	return Usage{User: ps.UserTime(), System: ps.SystemTime()}
 }
