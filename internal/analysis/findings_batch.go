@@ -21,7 +21,7 @@ const (
 	// starvedWaiting: with more than this many threads waiting for a CPU
 	// on average, the cores used say more about the machine than about
 	// the program.
-	starvedWaiting = 0.5
+	starvedWaiting = 0.75
 )
 
 // BatchFindings are the findings of a batch program's run from its

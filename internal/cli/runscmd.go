@@ -80,6 +80,12 @@ func newRunsCmd(env Env) *cobra.Command {
 			if e.Run.Bench != nil {
 				return showBench(env, e.Run, e.Dir)
 			}
+			if e.Run.Batch != nil {
+				if err := report.WriteBatchText(env.Stdout, e.Run, e.Dir); err != nil {
+					return failed(err)
+				}
+				return nil
+			}
 			if err := report.WriteHeadline(env.Stdout, e.Run); err != nil {
 				return failed(err)
 			}

@@ -137,7 +137,7 @@ func (b *batch) cores() runfmt.BatchCores {
 		c.Usable, c.UsableBy = c.CPUSet, "cpuset"
 	}
 	if c.GOMAXPROCS > 0 && c.GOMAXPROCS < c.Usable {
-		c.Usable, c.UsableBy = c.GOMAXPROCS, "gomaxprocs"
+		c.Usable, c.UsableBy = c.GOMAXPROCS, "GOMAXPROCS"
 	}
 	return c
 }

@@ -91,7 +91,7 @@ type BatchCores struct {
 	GOMAXPROCS       int    `json:"gomaxprocs,omitempty"`
 	GOMAXPROCSSource string `json:"gomaxprocs_source,omitempty"`
 	// Usable is the fewest of the three; UsableBy names which limits it:
-	// "host", "cpuset" or "gomaxprocs".
+	// "host", "cpuset" or "GOMAXPROCS".
 	Usable   int    `json:"usable"`
 	UsableBy string `json:"usable_by"`
 	// BudgetCores is the CPU quota (--cpus; 0: none).
