@@ -17,11 +17,11 @@ type RunListing struct {
 	P99Ms           float64 `json:"p99_ms"`
 	CPUMsPerRequest float64 `json:"cpu_ms_per_request,omitempty"`
 	// Measurement is the quality verdict: clean or noisy.
-	Measurement string    `json:"measurement,omitempty"`
+	Measurement string `json:"measurement,omitempty"`
 	// WallS and CPUS are a batch program's wall time and CPU (seconds).
-	WallS float64 `json:"wall_s,omitempty"`
-	CPUS  float64 `json:"cpu_s,omitempty"`
-	Revision    *Revision `json:"revision,omitempty"`
+	WallS    float64   `json:"wall_s,omitempty"`
+	CPUS     float64   `json:"cpu_s,omitempty"`
+	Revision *Revision `json:"revision,omitempty"`
 	// Error says why run.json could not be read (the other fields are then
 	// empty but Dir and ID).
 	Error string `json:"error,omitempty"`
