@@ -52,11 +52,13 @@ func waiting(b *runfmt.Batch) (float64, bool) {
 }
 
 // serialFinding: the program kept about one core busy while it could use
-// two or more, and was not kept from more by other work on the machine.
+// two or more, and was not kept from more by other work on the machine
+// or by its budget.
 func serialFinding(b *runfmt.Batch, hot []runfmt.HotFunc) (runfmt.Finding, bool) {
 	c, cores := b.Cores, b.CoresMean
 	w, measured := waiting(b)
-	if c.Usable < 2 || b.WallS < serialMinWallS || cores < serialCoresMin || cores > serialCoresMax || w > starvedWaiting {
+	budgeted := c.BudgetCores > 0 && (c.BudgetCores < serialCoresMax+0.2 || b.ThrottledPct >= runfmt.ThrottledNotablePct)
+	if c.Usable < 2 || budgeted || b.WallS < serialMinWallS || cores < serialCoresMin || cores > serialCoresMax || w > starvedWaiting {
 		return runfmt.Finding{}, false
 	}
 	f := runfmt.Finding{

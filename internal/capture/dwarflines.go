@@ -58,8 +58,15 @@ type srcFrame struct {
 // errNoDWARF is a binary without debugging information.
 var errNoDWARF = errors.New("no DWARF")
 
-// openDWARF indexes the functions of the ELF binary at path.
-func openDWARF(path string) (*dwarfIndex, error) {
+// openDWARF indexes the functions of the ELF binary at path. A binary
+// the debug packages cannot make sense of (they may panic on a corrupt
+// one) is an error.
+func openDWARF(path string) (x *dwarfIndex, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			x, err = nil, fmt.Errorf("reading %s: corrupt ELF or DWARF: %v", path, r)
+		}
+	}()
 	f, err := elf.Open(path)
 	if err != nil {
 		return nil, err
@@ -69,7 +76,7 @@ func openDWARF(path string) (*dwarfIndex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoDWARF, err)
 	}
-	x := &dwarfIndex{d: d, names: map[dwarf.Offset]string{}, lines: map[dwarf.Offset]*cuLines{}}
+	x = &dwarfIndex{d: d, names: map[dwarf.Offset]string{}, lines: map[dwarf.Offset]*cuLines{}}
 	for _, ph := range f.Progs {
 		if ph.Type == elf.PT_LOAD {
 			x.loads = append(x.loads, ph.ProgHeader)
@@ -185,8 +192,18 @@ func (x *dwarfIndex) address(off uint64) (uint64, bool) {
 
 // frames returns the frames at pc, innermost first: the inlined calls'
 // functions, then the function the code belongs to; nil when the DWARF
-// says nothing of pc.
-func (x *dwarfIndex) frames(pc uint64) []srcFrame {
+// says nothing of pc, or its line table is corrupt (debug/dwarf may panic
+// on one).
+func (x *dwarfIndex) frames(pc uint64) (out []srcFrame) {
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
+	return x.framesAt(pc)
+}
+
+func (x *dwarfIndex) framesAt(pc uint64) []srcFrame {
 	i := sort.Search(len(x.funcs), func(i int) bool { return x.funcs[i].lo > pc }) - 1
 	if i < 0 || pc >= x.funcs[i].hi {
 		return nil

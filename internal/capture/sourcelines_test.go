@@ -1,7 +1,9 @@
 package capture
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -53,4 +55,27 @@ func inlinedSamples(p *profile.Profile) int64 {
 
 func is(l profile.Line, fn string, line int64) bool {
 	return l.Function.Name == fn && l.Line == line && strings.HasSuffix(l.Function.Filename, "testdata/perflines/main.go")
+}
+
+// FuzzOpenDWARF reads any file as a binary: corrupt ELF or DWARF is an
+// error, never a panic, and an address looked up in what reads gives
+// frames or none.
+func FuzzOpenDWARF(f *testing.F) {
+	f.Add([]byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x3e\x00\x01\x00\x00\x00"))
+	f.Add([]byte("not an ELF file"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(t.TempDir(), "bin")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		x, err := openDWARF(path)
+		if err != nil {
+			return
+		}
+		for _, off := range []uint64{0, 0x40, 0x1000, uint64(len(b))} {
+			if pc, ok := x.address(off); ok {
+				_ = x.frames(pc)
+			}
+		}
+	})
 }

@@ -246,7 +246,7 @@ func (b *batch) stopTarget() {
 // startMachine samples the machine beside the program for the run.
 func (b *batch) startMachine() {
 	ctx, cancel := context.WithCancel(context.Background())
-	b.machine = target.NewMachineSampler(machineInterval)
+	b.machine = target.NewMachineSampler(batchSampleInterval)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -271,8 +271,10 @@ func (b *batch) startSampler() {
 }
 
 // batchSampleInterval is how often the program's cgroup and processes
-// are read (the threads, throttling and RSS over its run).
-const batchSampleInterval = 200 * time.Millisecond
+// are read (its threads, throttling and RSS), and the machine beside it:
+// slower than a service's samplers (their cost is perflab's, beside the
+// program's; a run's figures are its totals, not a series).
+const batchSampleInterval = 500 * time.Millisecond
 
 func (b *batch) warn(msg string) {
 	b.run.Warnings = append(b.run.Warnings, msg)

@@ -1,9 +1,11 @@
 package lab
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -13,6 +15,7 @@ import (
 	"perflab/internal/analysis"
 	"perflab/internal/files"
 	"perflab/internal/ktrace"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
@@ -55,8 +58,25 @@ func (b *batch) summarize() {
 			src.SearchPath = []string{b.cfg.Dir}
 		}
 		analysis.AttachLines(b.cpu, r.Findings, r.Hot, src)
+		noPerRequestLines(r)
 	}
 	bt.LastLines = b.proc.LogTail(10)
+}
+
+// noPerRequestLines leaves the lines' shares of their function, without
+// a cost "per request": a batch run has none (its hot functions' costs
+// are the whole run's).
+func noPerRequestLines(r *runfmt.Run) {
+	for i := range r.Hot {
+		for j := range r.Hot[i].Lines {
+			r.Hot[i].Lines[j].CostUsPerRequest = 0
+		}
+	}
+	for i := range r.Findings {
+		for j := range r.Findings[i].Lines {
+			r.Findings[i].Lines[j].CostUsPerRequest = 0
+		}
+	}
 }
 
 // exitStatus records how the program ended.
@@ -286,7 +306,34 @@ func (b *batch) finish(ctx context.Context, err error) (*Result, error) {
 		b.run.Status, b.run.PartialReason = runfmt.StatusPartial, oneLine("not saved: "+werr.Error())
 		return res, &SaveError{Path: filepath.Join(b.dir, runfmt.FileName), Err: werr}
 	}
+	if rerr := b.writeReport(); rerr != nil {
+		b.warn(rerr.Error())
+		_ = runfmt.WriteFile(b.dir, b.run) // best effort: the first record stands
+	}
 	return res, err
+}
+
+// writeReport writes report.html: the run's figures, findings and its CPU
+// flame graph (for the whole run).
+func (b *batch) writeReport() error {
+	var flames report.Flames
+	if b.cpu != nil {
+		var buf bytes.Buffer
+		if err := analysis.WriteFlameHTML(&buf, b.cpu, analysis.FlameOptions{Title: b.run.ID + ": CPU"}); err != nil {
+			return fmt.Errorf("flame graph for %s: %w", reportFile, err)
+		}
+		flames.CPU = buf.Bytes()
+	}
+	return writeFile(filepath.Join(b.dir, reportFile), func(w io.Writer) error { return report.WriteHTMLFlames(w, b.run, flames) })
+}
+
+// writeFile writes a file of the run directory atomically, naming it in
+// the error.
+func writeFile(path string, write func(io.Writer) error) error {
+	if err := files.WriteAtomic(path, write); err != nil {
+		return fmt.Errorf("writing %s: %w", filepath.Base(path), err)
+	}
+	return nil
 }
 
 // hostCores is how many CPUs the host has online.
