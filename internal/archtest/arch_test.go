@@ -97,6 +97,7 @@ var writers = map[string]string{
 	"../../internal/target/cgroup.go":  "cgroup control files, not outputs",
 	"../../internal/target/cleanup.go": "cgroup control files (cgroup.kill), not outputs",
 	"../../internal/target/logsink.go": "the service's bounded log, written in place in perflab's own run directory",
+	"../../internal/labtest/favour.go": "cgroup control files of a test's cgroup, not outputs",
 	"../../bench/":                     "benchmark generators",
 }
 

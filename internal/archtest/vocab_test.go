@@ -47,6 +47,7 @@ var otherMeanings = []struct{ file, words, why string }{
 	{"internal/lab/jvmmap.go", "jcmd", "the JDK's jcmd command"},
 	{"internal/demo/tail.go", "other", "a log level of the demo service"},
 	{"internal/labtest/labtest.go", "go", "the go command"},
+	{"internal/labtest/favour.go", "cpu", "the cgroup controller"},
 	{"internal/load/errors.go", "other", "a load error's kind"},
 	{"internal/report/htmlcharts.go", "cpu", "the HTML id of the CPU chart"},
 	{"internal/report/htmllinks.go", "cpu", "a word looked for in a degraded run's reasons"},

@@ -45,7 +45,7 @@ removed however ab ends. Uncommitted changes are measured only with
 		Example: `  perflab ab --base "./server-old -addr :8080" --new "./server -addr :8080" --cpus 1 -c 8 -d 10s http://127.0.0.1:8080/
   perflab ab --base "./svc -mode=buggy" --new "./svc -mode=fixed" --runs 5 --fail-on "cpu_per_request>+5%" http://127.0.0.1:8080/
   perflab ab --git main..HEAD --build "go build -o {out} ./cmd/server" --fail-on "cpu_per_request>+10%" --md summary.md http://127.0.0.1:8080/ -- {out} -addr 127.0.0.1:8080
-  perflab ab --base "./trace -mode serial" --new "./trace -mode fanout" --fail-on "wall>+5%"`,
+  perflab ab --base "./trace -mode serial" --new "./trace -mode fanout" --fail-on "wall_time>+5%"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := g.check(cmd.Flags()); err != nil {
 				return err

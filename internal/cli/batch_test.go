@@ -28,7 +28,7 @@ func TestABBatch(t *testing.T) {
 	labtest.Favour(t)
 	dir := t.TempDir()
 	code, out, errb := runMain(t, "ab", "--dir", dir, "--quiet", "--json", "--cpus", "2", "--runs", "6",
-		"--base", bin+" -mode buggy", "--new", bin+" -mode fixed", "--fail-on", "wall>+5%")
+		"--base", bin+" -mode buggy", "--new", bin+" -mode fixed", "--fail-on", "wall_time>+5%")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errb)
 	}

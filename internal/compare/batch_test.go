@@ -41,7 +41,7 @@ func TestCompareBatch(t *testing.T) {
 		base = append(base, writeBatchRun(t, root, 2*i, 3+0.01*float64(i), 2.5, 2e9))
 		new = append(new, writeBatchRun(t, root, 2*i+1, 2+0.01*float64(i), 2.6, 1e9))
 	}
-	ths, err := stats.ParseFailOn("wall>+5%")
+	ths, err := stats.ParseFailOn("wall_time>+5%")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,10 +61,10 @@ func TestCompareBatch(t *testing.T) {
 		}
 	}
 	if len(names) != 3 || names[0] != runfmt.MetricWall || names[1] != runfmt.MetricCPUS || names[2] != runfmt.MetricRSS {
-		t.Errorf("metrics %v; want wall, cpu, rss_max", names)
+		t.Errorf("metrics %v; want wall_time, cpu_time, rss_max", names)
 	}
 	if len(c.Failed) != 0 || len(c.Thresholds) != 1 || !c.Thresholds[0].Measured {
-		t.Errorf("thresholds %+v, failed %v; want wall>+5%% measured and passed", c.Thresholds, c.Failed)
+		t.Errorf("thresholds %+v, failed %v; want wall_time>+5%% measured and passed", c.Thresholds, c.Failed)
 	}
 	for _, f := range c.Functions {
 		if f.Function == "main.search" && (f.Delta > -1.4e6 || f.Delta < -1.6e6) {

@@ -79,7 +79,9 @@ type batch struct {
 	start, end time.Time
 	timedOut   bool
 	cpu        *profile.Profile
-	threads    ktrace.Totals
+	// threads are the kernel's totals over the program's run, from
+	// threadsBefore (read as it was released) to its exit.
+	threads, threadsBefore ktrace.Totals
 	usage      target.Usage
 	usageOK    bool
 	perflabCPU time.Duration
@@ -159,12 +161,7 @@ func (b *batch) execute(ctx context.Context) error {
 	// perflab's collector.
 	runtime.GC()
 	self := selfCPU()
-	if b.kt != nil {
-		if err := b.kt.AddPIDs(b.proc.PID()); err != nil {
-			b.ktNote = "tracing the program: " + err.Error()
-			b.closeTracing()
-		}
-	}
+	b.traceProgram()
 	b.cfg.Log(fmt.Sprintf("running %s (%s)", strings.Join(b.cfg.Command, " "), b.cfg.Budget))
 	b.start = time.Now()
 	if err := b.proc.Release(); err != nil {

@@ -39,6 +39,23 @@ func (b *batch) startTracing() {
 	b.kt = s
 }
 
+// traceProgram adds the held program to the kernel tracing and reads the
+// totals its run's are counted from (the kernel programs' own CPU so far
+// is the session's start, not the run's).
+func (b *batch) traceProgram() {
+	if b.kt == nil {
+		return
+	}
+	err := b.kt.AddPIDs(b.proc.PID())
+	if err == nil {
+		b.threadsBefore, err = b.kt.Read()
+	}
+	if err != nil {
+		b.ktNote = "tracing the program: " + err.Error()
+		b.closeTracing()
+	}
+}
+
 func (b *batch) closeTracing() {
 	if b.kt != nil {
 		_ = b.kt.Close()
@@ -95,7 +112,7 @@ func (b *batch) collect() {
 		if err != nil {
 			b.ktNote = err.Error()
 		} else {
-			b.threads = t
+			b.threads = t.Sub(b.threadsBefore)
 		}
 		b.closeTracing()
 	}

@@ -16,7 +16,7 @@ type Comparison struct {
 	New  Group `json:"new"`
 	// Metrics has one row per metric both groups measured, in a fixed
 	// order: rps, p50, p90, p99, cpu_per_request, allocs_per_request,
-	// gc_pct, rss_max; for batch programs wall, cpu, rss_max.
+	// gc_pct, rss_max; for batch programs wall_time, cpu_time, rss_max.
 	Metrics []MetricComparison `json:"metrics"`
 	// Functions lists the biggest per-request changes, CPU rows first, then
 	// allocation rows; within each, user code first, by |delta|.

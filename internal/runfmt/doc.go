@@ -54,7 +54,7 @@
 //   - StackSource (stuck.go): pprof-goroutine, py-spy, rbspy, jcmd, kernel.
 //     In stuck.processes[].source and stuck.groups[].source.
 //   - MetricName (metrics.go): rps, p50, p90, p99, cpu_per_request,
-//     allocs_per_request, gc_pct, rss_max, wall, cpu.
+//     allocs_per_request, gc_pct, rss_max, wall_time, cpu_time.
 //     In a comparison's metrics[].name and thresholds[].metric, and in
 //     --fail-on.
 //   - ThreadState (threadstate.go): on-cpu, runnable, sleep, futex, disk,

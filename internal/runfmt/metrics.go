@@ -16,8 +16,8 @@ const (
 	MetricGC     MetricName = "gc_pct"             // the garbage collector's share of the CPU
 	MetricRSS    MetricName = "rss_max"            // peak resident memory, bytes
 	// A batch program's (perflab run -- CMD without a URL).
-	MetricWall MetricName = "wall" // from start to exit, s
-	MetricCPUS MetricName = "cpu"  // CPU time, user and system, s
+	MetricWall MetricName = "wall_time" // from start to exit, s
+	MetricCPUS MetricName = "cpu_time"  // CPU time, user and system, s
 )
 
 // MetricDef is one metric with how it is shown and judged.
