@@ -82,12 +82,12 @@ type batch struct {
 	// threads are the kernel's totals over the program's run, from
 	// threadsBefore (read as it was released) to its exit.
 	threads, threadsBefore ktrace.Totals
-	usage      target.Usage
-	usageOK    bool
-	perflabCPU time.Duration
-	peak       *peakSampler
-	cpusetSize int
-	limitCores float64
+	usage                  target.Usage
+	usageOK                bool
+	perflabCPU             time.Duration
+	peak                   *peakSampler
+	cpusetSize             int
+	limitCores             float64
 }
 
 // RunBatch runs a batch program once under the budget and measures it until

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -209,24 +211,44 @@ func (b *batch) threadTimes(bt *runfmt.Batch, sampledWaitS float64) {
 	}
 }
 
-// batchThreads sums the processes' thread times by state.
+// batchThreads sums the processes' thread times by state, and keeps each
+// process's when there were several.
 func batchThreads(t ktrace.Totals, cpuS float64) *runfmt.BatchThreads {
-	byState := map[runfmt.ThreadState]ktrace.Stat{}
-	for _, p := range t.Procs {
-		byState[runfmt.ThreadOnCPU] = addStat(byState[runfmt.ThreadOnCPU], p.OnCPU)
-		byState[runfmt.ThreadRunnable] = addStat(byState[runfmt.ThreadRunnable], p.Runnable)
-		for k, s := range p.OffCPU {
-			st := threadState(k)
-			byState[st] = addStat(byState[st], s)
+	total := map[runfmt.ThreadState]ktrace.Stat{}
+	th := &runfmt.BatchThreads{Processes: len(t.Procs), Dropped: t.Dropped.Total()}
+	pids := slices.Sorted(maps.Keys(t.Procs))
+	for _, pid := range pids {
+		own := procStates(t.Procs[pid])
+		for st, s := range own {
+			total[st] = addStat(total[st], s)
+		}
+		if len(pids) > 1 {
+			th.PerProcess = append(th.PerProcess, runfmt.BatchProcessThreads{PID: pid, States: stateRows(own)})
 		}
 	}
-	th := &runfmt.BatchThreads{Processes: len(t.Procs), Dropped: t.Dropped.Total()}
-	for _, st := range runfmt.ThreadStates() {
-		s := byState[st]
-		th.States = append(th.States, runfmt.BatchThreadState{State: st, Seconds: s.Time.Seconds(), Count: s.Count})
-	}
-	th.NotSeenCPUS = max(0, cpuS-byState[runfmt.ThreadOnCPU].Time.Seconds())
+	th.States = stateRows(total)
+	th.NotSeenCPUS = max(0, cpuS-total[runfmt.ThreadOnCPU].Time.Seconds())
 	return th
+}
+
+// procStates is one process's thread time by state.
+func procStates(p ktrace.Proc) map[runfmt.ThreadState]ktrace.Stat {
+	out := map[runfmt.ThreadState]ktrace.Stat{runfmt.ThreadOnCPU: p.OnCPU, runfmt.ThreadRunnable: p.Runnable}
+	for k, s := range p.OffCPU {
+		st := threadState(k)
+		out[st] = addStat(out[st], s)
+	}
+	return out
+}
+
+// stateRows lists the states in report order.
+func stateRows(m map[runfmt.ThreadState]ktrace.Stat) []runfmt.BatchThreadState {
+	var out []runfmt.BatchThreadState
+	for _, st := range runfmt.ThreadStates() {
+		s := m[st]
+		out = append(out, runfmt.BatchThreadState{State: st, Seconds: s.Time.Seconds(), Count: s.Count})
+	}
+	return out
 }
 
 func addStat(a, b ktrace.Stat) ktrace.Stat {

@@ -105,11 +105,20 @@ type BatchCores struct {
 // switch-outs did not see (before a thread's first one): CPUS less the
 // on-CPU state, at least 0.
 type BatchThreads struct {
-	States      []BatchThreadState `json:"states"`
-	Processes   int                `json:"processes"`
-	NotSeenCPUS float64            `json:"not_seen_cpu_s"`
+	States    []BatchThreadState `json:"states"`
+	Processes int                `json:"processes"`
+	// PerProcess splits States by process when the program ran several
+	// (the processes it forked, by pid, in order of pid).
+	PerProcess  []BatchProcessThreads `json:"per_process,omitempty"`
+	NotSeenCPUS float64               `json:"not_seen_cpu_s"`
 	// Dropped counts what the kernel side could not record (0: nothing).
 	Dropped uint64 `json:"dropped,omitempty"`
+}
+
+// BatchProcessThreads is one process's threads' time by state.
+type BatchProcessThreads struct {
+	PID    int                `json:"pid"`
+	States []BatchThreadState `json:"states"`
 }
 
 // BatchThreadState is one state's time: Seconds summed over threads, and
