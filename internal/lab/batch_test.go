@@ -165,3 +165,26 @@ func TestBatchTimeout(t *testing.T) {
 		t.Errorf("timed out %v, status %s; want a partial run that says it timed out", r.Batch.TimedOut, r.Status)
 	}
 }
+
+// TestBatchInterrupted: Ctrl-C stops the program; the run is written,
+// partial, as interrupted, with what was measured until then.
+func TestBatchInterrupted(t *testing.T) {
+	labtest.RequireRoot(t, "cgroups")
+	cfg := batchConfig(t, "sleep", "30")
+	cfg.Profiler = ProfilerNone
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg.Log = func(msg string) {
+		if strings.HasPrefix(msg, "running ") {
+			cancel() // Ctrl-C once the program runs
+		}
+	}
+	res, err := RunBatch(ctx, cfg)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("RunBatch error %v; want ErrInterrupted", err)
+	}
+	r := readRun(t, res)
+	if !r.Batch.Interrupted || r.Status != runfmt.StatusPartial || r.Batch.WallS <= 0 || r.Batch.WallS > 20 {
+		t.Errorf("interrupted %v, status %s, wall %g s; want a partial run of the time it ran", r.Batch.Interrupted, r.Status, r.Batch.WallS)
+	}
+}
