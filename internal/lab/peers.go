@@ -96,6 +96,6 @@ func (s *session) watchPeers() (stop func()) {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s.prof.peers = startPeerSampler(ctx, s.proc.PIDs)
+	s.waits.peers = startPeerSampler(ctx, s.proc.PIDs)
 	return cancel
 }

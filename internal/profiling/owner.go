@@ -1,4 +1,4 @@
-package lab
+package profiling
 
 import (
 	"context"
@@ -27,30 +27,13 @@ type ownership struct {
 	why string
 }
 
-// servicePIDs are the processes of the service: the launched or attached
-// process tree, else the owner of the load URL's listening socket (and its
-// children), else none known.
-func (s *session) servicePIDs(ctx context.Context) []int {
-	if s.proc != nil {
-		return s.proc.PIDs()
-	}
-	if len(s.cfg.Load.Targets) == 0 {
-		return nil
-	}
-	pid, found, err := target.ListenerOwner(ctx, s.cfg.Load.Targets[0].URL.Host, nil)
-	if err != nil || !found {
-		return nil
-	}
-	return target.ProcessTree(pid)
-}
-
 // owner proves that the pprof endpoint base belongs to the service: the
 // process listening on its address must be one of the service's, or, when
 // the address is not a local socket, the command line the endpoint reports
 // (/debug/pprof/cmdline) must be one of theirs. With no service process
 // known there is nothing to compare, and the endpoint is taken as given.
-func (p *profileSet) owner(ctx context.Context, base string) ownership {
-	pids := p.s.servicePIDs(ctx)
+func (p *Set) owner(ctx context.Context, base string) ownership {
+	pids := p.host.ServicePIDs(ctx)
 	if len(pids) == 0 {
 		return ownership{ok: true}
 	}

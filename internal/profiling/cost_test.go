@@ -1,4 +1,4 @@
-package lab
+package profiling
 
 import (
 	"errors"
@@ -116,7 +116,7 @@ func burnCPU(d time.Duration) {
 	}
 }
 
-func TestSamplerHz(t *testing.T) {
+func TestRate(t *testing.T) {
 	for _, tc := range []struct {
 		tool   runfmt.Profiler
 		window time.Duration
@@ -132,8 +132,11 @@ func TestSamplerHz(t *testing.T) {
 		{runfmt.ProfilerPySpy, 3 * time.Second, 7, 7}, // --perf-hz sets them all
 		{runfmt.ProfilerPerf, 10 * time.Second, 7, 7},
 	} {
-		c := Config{PerfHz: tc.perfHz}
-		if got := c.samplerHz(tc.tool, tc.window); got != tc.want {
+		pr, ok := find(tc.tool)
+		if !ok {
+			t.Fatalf("%s: not in the table", tc.tool)
+		}
+		if got := Rate(pr, tc.perfHz, tc.window); got != tc.want {
 			t.Errorf("%s over %s (--perf-hz %d): %d Hz; want %d", tc.tool, tc.window, tc.perfHz, got, tc.want)
 		}
 	}

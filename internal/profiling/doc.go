@@ -1,0 +1,30 @@
+// Package profiling is perflab's profiling strategy: which profiler
+// samples a service, how its recorders are started ahead of the measured
+// window and stopped at its end, what they cost, and where their profiles
+// go. Package lab orchestrates a run and hands it a Host (the run's
+// warnings, its directory, its list of profiles and the service's
+// processes); package capture runs the tools and reads what they write.
+//
+// # Profilers
+//
+// A profiler is one file: a type that implements Profiler (its name, the
+// runtimes it serves, how to install it, its default rate, and Record),
+// checked with `var _ Profiler = pySpy{}`, and a row of the table
+// (table.go). What only some profilers do is a small interface of its
+// own, beside Profiler: following a process's children (follower), saying
+// when they sample (readySignaller), recording several processes at once
+// (groupRecorder), reading stacks at every tick of wall time (tickSampler),
+// recording where threads wait off a CPU beside the CPU profile
+// (waitRecorder), and the pprof endpoint's snapshots and probe (endpoint).
+// The strategy picks from the table by runtime and by these capabilities,
+// never by a profiler's name.
+//
+// # Processes
+//
+// A service profiled through its processes (no pprof endpoint) is sampled
+// process by process, each with the first profiler of the table that
+// serves its runtime (perf serves all), by a tree sampler that also
+// follows the processes the service forks during the window, watches
+// those that stayed idle through the warm-up instead of sampling them,
+// and merges the recordings into one profile with pid and comm labels.
+package profiling
