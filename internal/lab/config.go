@@ -66,7 +66,7 @@ type Config struct {
 	Force    bool
 	Profiler ProfilerChoice
 	// PerfHz is the sampling rate of every profiler perflab starts (perf,
-	// py-spy, rbspy); 0 leaves each at its default (see profiling.Rate).
+	// py-spy, rbspy); 0 leaves each at its default (each profiler's Rate).
 	PerfHz    int
 	Trace     bool // trace the whole window (by default a slice of it is traced)
 	NoTrace   bool // take no execution trace

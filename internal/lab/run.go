@@ -380,17 +380,9 @@ func (s *session) measure(ctx context.Context) error {
 // snapshots): it outlives ctx's cancellation, by Config.SnapshotTimeout at
 // most, and ends at once when the user hurries (a second Ctrl-C).
 func (s *session) finishing(ctx context.Context) (context.Context, context.CancelFunc) {
-	fin, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.SnapshotTimeout)
-	if hurry := s.cfg.Hurry; hurry != nil {
-		go func() {
-			select {
-			case <-hurry:
-				cancel()
-			case <-fin.Done():
-			}
-		}()
-	}
-	return fin, cancel
+	h, stop := hurried(ctx, s.cfg.Hurry)
+	fin, cancel := context.WithTimeout(h, s.cfg.SnapshotTimeout)
+	return fin, func() { cancel(); stop() }
 }
 
 func (s *session) windowLength() time.Duration {

@@ -13,22 +13,11 @@ import (
 // withSession runs body with a started service, stops the service, calls
 // finish (if any) and writes the run directory whatever happened.
 func withSession(ctx context.Context, cfg Config, body func(*session) error, finish func(*session)) (*Result, error) {
-	cfg.defaults()
-	started := time.Now()
-	dir, id, err := cfg.Store.Create(cfg.Name, started)
+	s, err := newSession(cfg)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{cfg: cfg, dir: dir, run: &runfmt.Run{
-		SchemaVersion: runfmt.SchemaVersion, Name: cfg.Name, ID: id, Started: started,
-		Status: runfmt.StatusComplete, Config: recordConfig(&cfg), Env: environment(cfg.Version),
-	}}
-	s.prof = profiling.New(profileHost{s}, profilingConfig(&s.cfg))
-	if rev := cfg.Revision; rev != nil {
-		s.run.Revision = rev
-		s.run.Env.GitCommit, s.run.Env.GitDirty = rev.Commit, rev.Uncommitted
-	}
-	res := &Result{Run: s.run, Dir: dir}
+	res := &Result{Run: s.run, Dir: s.dir}
 	s.startMachine()
 	err = s.startTarget(ctx)
 	unpin := s.pinLoad()
@@ -52,9 +41,35 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 		finish(s)
 	}
 	s.stopMachine()
+	return res, s.save(s.setStatus(ctx, err))
+}
+
+// newSession creates the run's directory and record.
+func newSession(cfg Config) (*session, error) {
+	cfg.defaults()
+	started := time.Now()
+	dir, id, err := cfg.Store.Create(cfg.Name, started)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{cfg: cfg, dir: dir, run: &runfmt.Run{
+		SchemaVersion: runfmt.SchemaVersion, Name: cfg.Name, ID: id, Started: started,
+		Status: runfmt.StatusComplete, Config: recordConfig(&cfg), Env: environment(cfg.Version),
+	}}
+	s.prof = profiling.New(profileHost{s}, profilingConfig(&s.cfg))
+	if rev := cfg.Revision; rev != nil {
+		s.run.Revision = rev
+		s.run.Env.GitCommit, s.run.Env.GitDirty = rev.Commit, rev.Uncommitted
+	}
+	return s, nil
+}
+
+// setStatus records how the run ended, by its error err: partial with
+// the reason, degraded, or complete; it returns the run's error. Ctrl-C
+// in any phase (the launch, the wait until ready, a profile fetch) is an
+// interruption, whatever error it caused.
+func (s *session) setStatus(ctx context.Context, err error) error {
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrInterrupted) {
-		// Ctrl-C in any phase (the launch, the wait until ready, a
-		// profile fetch) is an interruption, whatever error it caused.
 		err = fmt.Errorf("%w: %v", ErrInterrupted, err)
 	}
 	switch {
@@ -63,5 +78,5 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 	case len(s.run.DegradedReasons) > 0:
 		s.run.Status = runfmt.StatusDegraded
 	}
-	return res, s.save(err)
+	return err
 }

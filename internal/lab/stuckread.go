@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"perflab/internal/capture"
@@ -206,10 +207,8 @@ func (s *session) stuckLine(st *runfmt.Stuck, g runfmt.StuckGroup) runfmt.Source
 }
 
 func appendOnce(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
+	if slices.Contains(list, s) {
+		return list
 	}
 	return append(list, s)
 }

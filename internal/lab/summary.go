@@ -44,8 +44,7 @@ func (s *session) summarize() {
 		s.checkTargetCPU(r.Target)
 	}
 	r.Quality = s.quality(from, to, r.Target, r.Load)
-	p := s.prof
-	cpu, allocs := p.Profile(runfmt.ProfileCPU), p.Profile(runfmt.ProfileAllocs)
+	p, cpu, allocs := s.prof, s.prof.Profile(runfmt.ProfileCPU), s.prof.Profile(runfmt.ProfileAllocs)
 	for i := range r.Profiles {
 		if r.Profiles[i].Seconds > 0 { // captured over the window, not before it
 			r.Profiles[i].Seconds = r.Load.DurationS

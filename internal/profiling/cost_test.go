@@ -115,29 +115,3 @@ func burnCPU(d time.Duration) {
 		}
 	}
 }
-
-func TestRate(t *testing.T) {
-	for _, tc := range []struct {
-		tool   runfmt.Profiler
-		window time.Duration
-		perfHz int
-		want   int
-	}{
-		{runfmt.ProfilerPySpy, 10 * time.Second, 0, 19}, // the default window
-		{runfmt.ProfilerRbSpy, 60 * time.Second, 0, 19},
-		{runfmt.ProfilerPySpy, 5 * time.Second, 0, 49}, // 29 Hz would take 145 ticks
-		{runfmt.ProfilerPySpy, 3 * time.Second, 0, 99},
-		{runfmt.ProfilerPySpy, time.Second, 0, 99}, // as fast as it goes
-		{runfmt.ProfilerPerf, 3 * time.Second, 0, 99},
-		{runfmt.ProfilerPySpy, 3 * time.Second, 7, 7}, // --perf-hz sets them all
-		{runfmt.ProfilerPerf, 10 * time.Second, 7, 7},
-	} {
-		pr, ok := find(tc.tool)
-		if !ok {
-			t.Fatalf("%s: not in the table", tc.tool)
-		}
-		if got := Rate(pr, tc.perfHz, tc.window); got != tc.want {
-			t.Errorf("%s over %s (--perf-hz %d): %d Hz; want %d", tc.tool, tc.window, tc.perfHz, got, tc.want)
-		}
-	}
-}

@@ -21,9 +21,7 @@ func (p *Set) During(ctx context.Context, window time.Duration) <-chan struct{} 
 	var wg sync.WaitGroup
 	if _, ok := p.chosen.(endpoint); ok {
 		wg.Go(func() { p.recordEndpoint(pctx, window) })
-		if w := p.startWaits(pctx, &wg, window); w != nil {
-			w.begin(pctx, &wg, window)
-		}
+		p.startWaits(pctx, &wg, window).begin(pctx, &wg, window)
 	} else if p.chosen != nil {
 		p.recordTree(pctx, &wg, window)
 	}
@@ -35,13 +33,22 @@ func (p *Set) During(ctx context.Context, window time.Duration) <-chan struct{} 
 }
 
 // startWaits starts the chosen profiler's recording of the service's
-// waits, nil when it takes none.
+// waits, if it takes one.
 func (p *Set) startWaits(ctx context.Context, wg *sync.WaitGroup, window time.Duration) waitRecording {
 	if w, ok := p.chosen.(waitRecorder); ok {
-		return w.startWaits(ctx, p, wg, window)
+		if r := w.startWaits(ctx, p, wg, window); r != nil {
+			return r
+		}
 	}
-	return nil
+	return noWaits{}
 }
+
+// noWaits is no recording of the service's waits.
+type noWaits struct{}
+
+func (noWaits) waitAttached(context.Context, time.Time)               {}
+func (noWaits) begin(context.Context, *sync.WaitGroup, time.Duration) {}
+func (noWaits) end()                                                  {}
 
 // recordTree samples the service's processes over the window. The
 // samplers start ahead of it: attaching takes perf, py-spy and rbspy a
@@ -56,7 +63,7 @@ func (p *Set) recordTree(ctx context.Context, wg *sync.WaitGroup, window time.Du
 	t := newTreeSampler(p.host.Service(), forced, p.host.Warn, p.warmIdle)
 	p.tree = t
 	t.meter = p.meter
-	t.hz = func(pr Profiler) int { return Rate(pr, p.cfg.PerfHz, window) }
+	t.hz = func(pr Profiler) int { return rate(pr, p.cfg.PerfHz, window) }
 	t.end = time.Now().Add(samplerLead + window) // the longest it can last
 	started := make(chan struct{})
 	t.onStart = func() { close(started) }
@@ -67,9 +74,7 @@ func (p *Set) recordTree(ctx context.Context, wg *sync.WaitGroup, window time.Du
 	// samples) is not the window's.
 	t.atEnd = func() {
 		p.meter.end()
-		if waits != nil {
-			waits.end()
-		}
+		waits.end()
 	}
 	wg.Go(func() { p.sample(ctx, window) })
 	select {
@@ -77,13 +82,9 @@ func (p *Set) recordTree(ctx context.Context, wg *sync.WaitGroup, window time.Du
 		t.waitAttached(ctx, time.Until(deadline))
 	case <-ctx.Done():
 	}
-	if waits != nil {
-		waits.waitAttached(ctx, deadline)
-	}
+	waits.waitAttached(ctx, deadline)
 	t.begin(window)
-	if waits != nil {
-		waits.begin(ctx, wg, window)
-	}
+	waits.begin(ctx, wg, window)
 }
 
 // sample runs the tree sampler and keeps its profile; it is saved by
@@ -97,4 +98,26 @@ func (p *Set) sample(ctx context.Context, d time.Duration) {
 	}
 	p.used = p.tree.source()
 	p.keep(runfmt.ProfileCPU, prof)
+}
+
+// recordEndpoint records the window's CPU profile through the endpoint.
+func (p *Set) recordEndpoint(ctx context.Context, window time.Duration) {
+	prof, _, err := p.chosen.Record(ctx, Job{Endpoint: p.base, Window: window})
+	if err != nil {
+		p.cpuFailed(ctx, "the CPU profile failed: "+err.Error())
+		return
+	}
+	p.keep(runfmt.ProfileCPU, prof)
+	p.save(runfmt.ProfileCPU, nil, prof)
+}
+
+// cpuFailed records a CPU profile that did not come: the run is degraded,
+// unless the window itself was cut short (the run is then partial, and the
+// profile's end is a consequence, not a cause).
+func (p *Set) cpuFailed(ctx context.Context, msg string) {
+	if ctx.Err() != nil {
+		p.host.Warn(msg)
+		return
+	}
+	p.host.Degrade(msg)
 }

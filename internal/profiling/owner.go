@@ -41,40 +41,58 @@ func (p *Set) owner(ctx context.Context, base string) ownership {
 	if err != nil {
 		return ownership{why: err.Error()}
 	}
-	host := u.Host
-	if u.Port() == "" {
-		port := "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-		host = net.JoinHostPort(u.Hostname(), port)
-	}
+	l := listener{host: hostPort(u)}
 	octx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	listener, found, err := target.ListenerOwner(octx, host, pids)
+	l.pid, l.found, err = target.ListenerOwner(octx, l.host, pids)
 	switch {
 	case err != nil:
-		return ownership{why: fmt.Sprintf("finding who listens on %s: %v", host, err)}
-	case found && slices.Contains(pids, listener):
-		return ownership{ok: true, verified: true, why: fmt.Sprintf("%s is the service's (%s)", host, target.ProcessName(listener))}
+		return ownership{why: fmt.Sprintf("finding who listens on %s: %v", l.host, err)}
+	case l.found && slices.Contains(pids, l.pid):
+		return ownership{ok: true, verified: true, why: fmt.Sprintf("%s is the service's (%s)", l.host, target.ProcessName(l.pid))}
 	}
-	// No local socket, or another process's. That process may be a proxy
-	// (docker-proxy for a container's published port, a sidecar) that
-	// forwards to the service: then the command line the endpoint reports
-	// is not the listener's own, and it has the last word.
+	return p.ownerByCmdline(octx, base, pids, l)
+}
+
+// listener is the local process listening on an endpoint's address, if
+// found.
+type listener struct {
+	host  string // host:port
+	pid   int
+	found bool
+}
+
+// hostPort is u's host with its port, the scheme's by default.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "80"
+	if u.Scheme == "https" {
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// ownerByCmdline judges an endpoint with no local socket, or another
+// process's. That process may be a proxy (docker-proxy for a container's
+// published port, a sidecar) that forwards to the service: then the
+// command line the endpoint reports is not the listener's own, and it has
+// the last word.
+func (p *Set) ownerByCmdline(ctx context.Context, base string, pids []int, l listener) ownership {
 	via := ""
-	if found {
-		via = fmt.Sprintf("%s is served by %s, not by the service (%s)", host, target.ProcessName(listener), pidList(pids))
+	if l.found {
+		via = fmt.Sprintf("%s is served by %s, not by the service (%s)", l.host, target.ProcessName(l.pid), pidList(pids))
 	}
-	args, err := p.client.Cmdline(octx, base)
+	args, err := p.client.Cmdline(ctx, base)
 	switch {
 	case err != nil && via != "":
 		return ownership{why: via}
 	case err != nil:
 		return ownership{ok: true, why: "its process could not be identified: " + err.Error()}
 	}
-	if found {
-		if own, err := target.Cmdline(listener); err != nil || slices.Equal(own, args) {
+	if l.found {
+		if own, err := target.Cmdline(l.pid); err != nil || slices.Equal(own, args) {
 			return ownership{why: via} // the listener answers for itself
 		}
 	}
@@ -82,7 +100,7 @@ func (p *Set) owner(ctx context.Context, base string) ownership {
 		if cl, err := target.Cmdline(pid); err == nil && slices.Equal(cl, args) {
 			why := fmt.Sprintf("its command line is the service's (%s)", target.ProcessName(pid))
 			if via != "" {
-				why += fmt.Sprintf(", reached through %s on %s", target.ProcessName(listener), host)
+				why += fmt.Sprintf(", reached through %s on %s", target.ProcessName(l.pid), l.host)
 			}
 			return ownership{ok: true, verified: true, why: why}
 		}

@@ -17,13 +17,7 @@ import (
 // sched) is a native service's waits.
 type perf struct{}
 
-var (
-	_ Profiler       = perf{}
-	_ readySignaller = perf{}
-	_ groupRecorder  = perf{}
-	_ processNoter   = perf{}
-	_ waitRecorder   = perf{}
-)
+var _ Profiler = perf{}
 
 func (perf) Name() runfmt.Profiler { return runfmt.ProfilerPerf }
 
@@ -49,8 +43,17 @@ func (perf) Record(ctx context.Context, job Job) (*profile.Profile, time.Duratio
 	return prof, used, err
 }
 
-func (perf) signalsReady()  {}
+// perf acknowledges enabling its events (see capture.PerfConfig.OnAttached).
+var _ readySignaller = perf{}
+
+func (perf) signalsReady() {}
+
+// perf records several processes at once (perf -p PID,PID,...).
+var _ groupRecorder = perf{}
+
 func (perf) recordsGroups() {}
+
+var _ processNoter = perf{}
 
 // noteProcess says what a JIT runtime needs for perf to name its code.
 func (perf) noteProcess(info target.ProcessInfo) (key, msg string) {

@@ -21,6 +21,8 @@ type schedRecording struct {
 	once     sync.Once
 }
 
+var _ waitRecorder = perf{}
+
 // startWaits starts perf's recording of the service's context switches
 // (unless --no-trace) for a window of window at most samplerLead from
 // now; nil when the kernel has no scheduler tracepoint (one warning).

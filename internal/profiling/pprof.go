@@ -2,8 +2,6 @@ package profiling
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"time"
 
 	"github.com/google/pprof/profile"
@@ -17,11 +15,7 @@ import (
 // block snapshots around it, and the execution trace of its waits.
 type pprofEndpoint struct{}
 
-var (
-	_ Profiler     = pprofEndpoint{}
-	_ endpoint     = pprofEndpoint{}
-	_ waitRecorder = pprofEndpoint{}
-)
+var _ Profiler = pprofEndpoint{}
 
 func (pprofEndpoint) Name() runfmt.Profiler { return runfmt.ProfilerPprof }
 
@@ -41,6 +35,8 @@ func (pprofEndpoint) Record(ctx context.Context, job Job) (*profile.Profile, tim
 	prof, _, err := c.CPU(ctx, job.Endpoint, max(1, int(job.Window.Seconds())))
 	return prof, 0, err
 }
+
+var _ endpoint = pprofEndpoint{}
 
 // before takes the allocations, goroutines and heap the window's deltas
 // start from.
@@ -114,36 +110,4 @@ func (p *Set) allocsDelta(ctx context.Context) {
 // fetch gets a profile of type t from the service's pprof endpoint.
 func (p *Set) fetch(ctx context.Context, t runfmt.ProfileType, query string) (*profile.Profile, []byte, error) {
 	return p.client.Fetch(ctx, p.base, capture.EndpointOf(t), query)
-}
-
-// startWaits prepares the window's execution trace (unless --no-trace):
-// a slice by default, the whole window with --trace; it starts with the
-// window.
-func (pprofEndpoint) startWaits(_ context.Context, p *Set, _ *sync.WaitGroup, _ time.Duration) waitRecording {
-	if p.cfg.NoTrace {
-		return nil
-	}
-	return goTrace{p: p}
-}
-
-// cpuFailed records a CPU profile that did not come: the run is degraded,
-// unless the window itself was cut short (the run is then partial, and the
-// profile's end is a consequence, not a cause).
-func (p *Set) cpuFailed(ctx context.Context, msg string) {
-	if ctx.Err() != nil {
-		p.host.Warn(msg)
-		return
-	}
-	p.host.Degrade(msg)
-}
-
-// recordEndpoint records the window's CPU profile through the endpoint.
-func (p *Set) recordEndpoint(ctx context.Context, window time.Duration) {
-	prof, _, err := p.chosen.Record(ctx, Job{Endpoint: p.base, Window: window})
-	if err != nil {
-		p.cpuFailed(ctx, fmt.Sprintf("the CPU profile failed: %v", err))
-		return
-	}
-	p.keep(runfmt.ProfileCPU, prof)
-	p.save(runfmt.ProfileCPU, nil, prof)
 }

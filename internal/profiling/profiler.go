@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"perflab/internal/capture"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
@@ -143,26 +142,4 @@ type endpoint interface {
 func serves(pr Profiler, rt runfmt.Runtime) bool {
 	rts := pr.Runtimes()
 	return rts == nil || slices.Contains(rts, rt)
-}
-
-// recordSpy records job's first process with a profiler that reads a
-// process's stacks (py-spy, rbspy), and with children its descendants.
-// The profiler takes whole seconds: it is stopped, and keeps what it
-// sampled, when the window ends.
-func recordSpy(ctx context.Context, record func(context.Context, capture.SpyConfig) (*profile.Profile, error), job Job, children bool) (*profile.Profile, time.Duration, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if job.Stop != nil {
-		go func() {
-			select {
-			case <-job.Stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-	}
-	var used time.Duration
-	prof, err := record(ctx, capture.SpyConfig{PID: job.Processes[0].PID, Seconds: job.Window.Seconds(), Rate: job.Hz, Subprocesses: children,
-		CPUUsed: &used, OnStart: job.Started, OnSampling: job.Ready})
-	return prof, used, err
 }

@@ -48,6 +48,8 @@ type idleRecording struct {
 	started sync.WaitGroup // the recorders' start-ups
 }
 
+var _ waitRecorder = pySpy{}
+
 // startWaits starts the idle recording of the whole window with --trace;
 // by default it prepares the slice, which starts with the window; none
 // with --no-trace.
@@ -68,7 +70,7 @@ func (pySpy) startWaits(ctx context.Context, p *Set, _ *sync.WaitGroup, window t
 func (ir *idleRecording) start(ctx context.Context, window time.Duration) {
 	p := ir.p
 	svc := p.host.Service()
-	hz := Rate(pySpy{}, p.cfg.PerfHz, window)
+	hz := rate(pySpy{}, p.cfg.PerfHz, window)
 	pids, children := []int{svc.PID()}, len(svc.PIDs()) > 1
 	if !ir.whole {
 		pids, children = nil, false

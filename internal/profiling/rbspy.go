@@ -10,16 +10,11 @@ import (
 	"perflab/internal/runfmt"
 )
 
-// rbSpy is rbspy, for Ruby processes: one recorder per process tree, that
-// follows the process's descendants itself (--subprocesses, looking for
-// new ones once a second).
-type rbSpy struct{}
+// rbSpy is rbspy, for Ruby processes: one recorder per process tree. It
+// reads stacks at every tick (tickSampled).
+type rbSpy struct{ tickSampled }
 
-var (
-	_ Profiler    = rbSpy{}
-	_ follower    = rbSpy{}
-	_ tickSampler = rbSpy{}
-)
+var _ Profiler = rbSpy{}
 
 func (rbSpy) Name() runfmt.Profiler { return runfmt.ProfilerRbSpy }
 
@@ -27,11 +22,17 @@ func (rbSpy) Runtimes() []runfmt.Runtime { return []runfmt.Runtime{runfmt.Runtim
 
 func (rbSpy) Install() string { return "cargo install rbspy" }
 
-func (rbSpy) Rate(w time.Duration) int { return tickRate(w) }
-
 func (rbSpy) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
 	return recordSpy(ctx, capture.RbSpy, job, true)
 }
 
+// rbspy follows the process's descendants itself (--subprocesses,
+// looking for new ones once a second).
+var _ follower = rbSpy{}
+
 func (rbSpy) followsChildren() {}
-func (rbSpy) readsEveryTick()  {}
+
+// rbspy reads the process's stacks at every tick of wall time.
+var _ tickSampler = rbSpy{}
+
+func (rbSpy) readsEveryTick() {}

@@ -77,7 +77,7 @@ func (p *Set) coverageHint(samples int64) string {
 		p.mu.Lock()
 		window := seconds(p.windowSecs)
 		p.mu.Unlock()
-		return fmt.Sprintf(" (sampled at %d Hz: raise --perf-hz or lengthen the window)", Rate(tool, p.cfg.PerfHz, window))
+		return fmt.Sprintf(" (sampled at %d Hz: raise --perf-hz or lengthen the window)", rate(tool, p.cfg.PerfHz, window))
 	}
 	return " (see the processes in run.json's profiling block: were they all sampled?)"
 }

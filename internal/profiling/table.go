@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"perflab/internal/capture"
 	"perflab/internal/runfmt"
 )
 
@@ -76,35 +75,11 @@ func forRuntimes(rts map[runfmt.Runtime]bool) Profiler {
 	return forRuntime(runfmt.RuntimeNative)
 }
 
-// Rate is the rate pr samples a window of w at: perfHz when set (it sets
+// rate is the rate pr samples a window of w at: perfHz when set (it sets
 // every profiler's, --perf-hz), else pr's own default.
-func Rate(pr Profiler, perfHz int, w time.Duration) int {
+func rate(pr Profiler, perfHz int, w time.Duration) int {
 	if perfHz > 0 {
 		return perfHz
 	}
 	return pr.Rate(w)
-}
-
-// tickRates are the default rates of the profilers that read stacks at
-// every tick, slowest first: odd, out of step with periodic work at round
-// frequencies.
-var tickRates = []int{capture.DefaultSpyHz, 29, 49, 99}
-
-// minTicks is how many ticks such a profiler takes at least over a window
-// at its default rate: capture.DefaultSpyHz over perflab's
-// default 10 s window. A shorter window is sampled faster, up to 99 Hz,
-// so its profile still has enough samples to speak: the same ticks, and
-// so about the same profiler CPU, per window.
-const minTicks = 190
-
-// tickRate is the default rate of a tickSampler over a window of w: the
-// slowest of tickRates that takes minTicks ticks, as its cost does not
-// follow the service's CPU (see capture.DefaultSpyHz).
-func tickRate(w time.Duration) int {
-	for _, hz := range tickRates {
-		if float64(hz)*w.Seconds() >= minTicks {
-			return hz
-		}
-	}
-	return tickRates[len(tickRates)-1]
 }

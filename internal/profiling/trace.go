@@ -47,6 +47,18 @@ func (p *Set) Trace() *Trace {
 	return p.trace
 }
 
+var _ waitRecorder = pprofEndpoint{}
+
+// startWaits prepares the window's execution trace (unless --no-trace):
+// a slice by default, the whole window with --trace; it starts with the
+// window.
+func (pprofEndpoint) startWaits(_ context.Context, p *Set, _ *sync.WaitGroup, _ time.Duration) waitRecording {
+	if p.cfg.NoTrace {
+		return nil
+	}
+	return goTrace{p: p}
+}
+
 // goTrace is the Go execution trace of the window, taken through the
 // pprof endpoint when the window starts.
 type goTrace struct{ p *Set }
