@@ -2,6 +2,7 @@ package profiling
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/google/pprof/profile"
@@ -21,14 +22,29 @@ type pySpy struct{ tickSampled }
 
 var _ Profiler = pySpy{}
 
-func (pySpy) Name() runfmt.Profiler { return runfmt.ProfilerPySpy }
+// pySpyTool records without pausing the process (--nonblocking), with
+// full file names, so the standard library and installed packages can be
+// told from the application.
+var pySpyTool = capture.SpyTool{
+	Name: runfmt.ProfilerPySpy, Install: "pip install py-spy", Lang: "Python", Sampling: capture.PySpySampling,
+	Args: func(cfg capture.SpyConfig, secs, rate int, out string) []string {
+		args := []string{"record", "--pid", strconv.Itoa(cfg.PID), "--duration", strconv.Itoa(secs),
+			"--rate", strconv.Itoa(rate), "--format", "raw", "--output", out, "--nonblocking", "--full-filenames"}
+		if cfg.Subprocesses {
+			args = append(args, "--subprocesses")
+		}
+		return args
+	},
+}
+
+func (pySpy) Name() runfmt.Profiler { return pySpyTool.Name }
 
 func (pySpy) Runtimes() []runfmt.Runtime { return []runfmt.Runtime{runfmt.RuntimePython} }
 
-func (pySpy) Install() string { return "pip install py-spy" }
+func (pySpy) Install() string { return pySpyTool.Install }
 
 func (pySpy) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
-	return recordSpy(ctx, capture.PySpy, job, false)
+	return recordSpy(ctx, pySpyTool, job, false)
 }
 
 // py-spy prints that it samples once it has read the interpreter.

@@ -40,11 +40,10 @@ func (tickSampled) Rate(w time.Duration) int {
 	return tickRates[len(tickRates)-1]
 }
 
-// recordSpy records job's first process with a profiler that reads a
-// process's stacks (py-spy, rbspy), and with children its descendants.
-// The profiler takes whole seconds: it is stopped, and keeps what it
-// sampled, when the window ends.
-func recordSpy(ctx context.Context, record func(context.Context, capture.SpyConfig) (*profile.Profile, error), job Job, children bool) (*profile.Profile, time.Duration, error) {
+// recordSpy records job's first process with tool, and with children its
+// descendants. The profiler takes whole seconds: it is stopped, and keeps
+// what it sampled, when the window ends.
+func recordSpy(ctx context.Context, tool capture.SpyTool, job Job, children bool) (*profile.Profile, time.Duration, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if job.Stop != nil {
@@ -57,7 +56,7 @@ func recordSpy(ctx context.Context, record func(context.Context, capture.SpyConf
 		}()
 	}
 	var used time.Duration
-	prof, err := record(ctx, capture.SpyConfig{PID: job.Processes[0].PID, Seconds: job.Window.Seconds(), Rate: job.Hz, Subprocesses: children,
-		CPUUsed: &used, OnStart: job.Started, OnSampling: job.Ready})
+	prof, err := capture.RecordSpy(ctx, tool, capture.SpyConfig{PID: job.Processes[0].PID, Seconds: job.Window.Seconds(), Rate: job.Hz,
+		Subprocesses: children, CPUUsed: &used, OnStart: job.Started, OnSampling: job.Ready})
 	return prof, used, err
 }
