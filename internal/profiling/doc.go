@@ -1,7 +1,7 @@
 // Package profiling is perflab's profiling strategy: which profiler
 // samples a service, how its recorders are started ahead of the measured
 // window and stopped at its end, what they cost, and where their profiles
-// go. Package lab orchestrates a run and hands it a Host (the run's
+// go. Package lab orchestrates a run and hands its Set a Host (the run's
 // warnings, its directory, its list of profiles and the service's
 // processes); package capture runs the tools and reads what they write.
 //
@@ -10,13 +10,17 @@
 // A profiler is one file: a type that implements Profiler (its name, the
 // runtimes it serves, how to install it, its default rate, and Record),
 // checked with `var _ Profiler = pySpy{}`, and a row of the table
-// (table.go). What only some profilers do is a small interface of its
-// own, beside Profiler: following a process's children (follower), saying
-// when they sample (readySignaller), recording several processes at once
-// (groupRecorder), reading stacks at every tick of wall time (tickSampler),
-// recording where threads wait off a CPU beside the CPU profile
-// (waitRecorder), and the pprof endpoint's snapshots and probe (endpoint).
-// The strategy picks from the table by runtime and by these capabilities,
+// (table.go); its name is a word of runfmt's Profiler vocabulary. What
+// only some profilers do is a small interface of its own, checked beside
+// the method that gives it: following a process's children (follower),
+// saying when they sample (readySignaller), recording several processes
+// at once (groupRecorder), reading stacks at every tick of wall time
+// (tickSampler), having something to say about a process
+// (processNoter), recording where threads wait off a CPU beside the CPU
+// profile (waitRecorder: py-spy --idle, perf sched, the Go execution
+// trace), and sampling through the service's own endpoint, with its
+// snapshots before and after the window (endpoint: net/http/pprof). The
+// strategy picks from the table by runtime and by these capabilities,
 // never by a profiler's name.
 //
 // # Processes
