@@ -91,6 +91,9 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	if f.name == "" {
 		c.Name = "" // ABGit names the runs after the repository
 	}
+	if err := f.pgo.check(cmd.Flags(), c); err != nil {
+		return err
+	}
 	f.hooks(env, &c)
 	c.Force = cf.force
 	cf.runsDir = f.dir
@@ -108,12 +111,12 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 		return gitErr(env, cmd.Context(), err)
 	}
 	opt.Expected = []string{"command"}
-	return finishExperiment(env, err, func() error {
+	return f.pgo.write(env, f.quiet, " of the "+f.pgo.side+" side", pickSide(f.pgo.side, b, n), finishExperiment(env, err, func() error {
 		if len(b) == 0 || len(n) == 0 {
 			return errNothing
 		}
 		return runCompare(env, entries(b), entries(n), opt, cf)
-	})
+	}))
 }
 
 // gitErr maps an error of ab --git before any run finished: bad input
