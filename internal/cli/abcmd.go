@@ -74,6 +74,9 @@ removed however ab ends. Uncommitted changes are measured only with
 			if err != nil {
 				return err
 			}
+			if err := f.pgo.check(cmd.Flags(), pickSide(f.pgo.side, bc, nc)); err != nil {
+				return err
+			}
 			f.hooks(env, &bc)
 			f.hooks(env, &nc)
 			cf.runsDir = f.dir
@@ -85,12 +88,12 @@ removed however ab ends. Uncommitted changes are measured only with
 			defer stopNote()
 			b, n, err := lab.AB(cmd.Context(), bc, nc, runs, runLine(env, runs))
 			opt.Expected = []string{"command"}
-			return finishExperiment(env, err, func() error {
+			return f.pgo.write(env, f.quiet, " of the "+f.pgo.side+" side", pickSide(f.pgo.side, b, n), finishExperiment(env, err, func() error {
 				if len(b) == 0 || len(n) == 0 {
 					return errNothing
 				}
 				return runCompare(env, entries(b), entries(n), opt, cf)
-			})
+			}))
 		},
 	}
 	f.addTo(cmd)
@@ -101,6 +104,7 @@ removed however ab ends. Uncommitted changes are measured only with
 	flagSet{cmd.Flags()}.int(&runs, "runs", "", DefaultABRuns, 1, maxRuns, "runs of each side")
 	cf.register(cmd, false)
 	g.register(cmd.Flags())
+	f.pgo.registerSide(cmd.Flags())
 	return cmd
 }
 

@@ -91,6 +91,9 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	if f.name == "" {
 		c.Name = "" // ABGit names the runs after the repository
 	}
+	if err := f.pgo.check(cmd.Flags(), c); err != nil {
+		return err
+	}
 	f.hooks(env, &c)
 	c.Force = cf.force
 	cf.runsDir = f.dir
@@ -109,12 +112,12 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	}
 	opt.Expected = []string{"command"}
 	cf.notes = prep.Notes
-	return finishExperiment(env, err, func() error {
+	return f.pgo.write(env, f.quiet, " of the "+f.pgo.side+" side", pickSide(f.pgo.side, b, n), finishExperiment(env, err, func() error {
 		if len(b) == 0 || len(n) == 0 {
 			return errNothing
 		}
 		return runCompare(env, entries(b), entries(n), opt, cf)
-	})
+	}))
 }
 
 // gitErr maps an error of ab --git before any run finished: bad input

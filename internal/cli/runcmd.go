@@ -45,6 +45,7 @@ type runFlags struct {
 	force        bool
 	cpuFlags     isolationFlags
 	deploy       deployFlags
+	pgo          pgoFlags
 	fs           *pflag.FlagSet
 	// out, when set, adds --format, --md and --junit (perflab run).
 	out *reportFlags
@@ -73,6 +74,7 @@ func newRunFlags() *runFlags {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	f.cpuFlags.register(fs)
 	f.deploy.register(fs)
+	f.pgo.register(fs)
 	return f
 }
 
@@ -247,14 +249,20 @@ directory (run.json, profiles/*.pb.gz, target.log).`,
 			if fm.enabled && (f.out.format == formatMarkdown || f.out.md != "" || f.out.junit != "") {
 				return usageErr("--find-max prints its steps as text or --json: --format markdown, --md and --junit are for a run's verdict")
 			}
+			if fm.enabled && f.pgo.path != "" {
+				return usageErr("--pgo with --find-max: its steps load the service beyond what it serves, not as it runs; take the profile with a run at the load you ship for")
+			}
 			if fm.enabled {
 				return runFindMax(cmd, env, c, fm, f)
 			}
 			if c.SLO, err = parseSLO(fm.slo); err != nil {
 				return err
 			}
+			if err := f.pgo.check(cmd.Flags(), c); err != nil {
+				return err
+			}
 			res, err := lab.Run(cmd.Context(), c)
-			return printRun(env, f, res, err)
+			return f.pgo.write(env, f.quiet, "", results(res), printRun(env, f, res, err))
 		},
 	}
 	f.addTo(cmd)

@@ -58,15 +58,22 @@ compares what finished.`,
 			if err != nil {
 				return err
 			}
+			pgoAt, err := f.pgo.pick(values)
+			if err != nil {
+				return err
+			}
+			if err := f.pgo.check(cmd.Flags(), c); err != nil {
+				return err
+			}
 			f.hooks(env, &c)
 			stopNote := context.AfterFunc(cmd.Context(), func() {
 				fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again interrupts it, and it is kept as partial)")
 			})
 			defer stopNote()
 			groups, err := lab.Sweep(cmd.Context(), c, name, values, runs, runLine(env, runs))
-			return finishExperiment(env, err, func() error {
+			return f.pgo.write(env, f.quiet, " of "+name+"="+values[pgoAt], groupAt(groups, pgoAt), finishExperiment(env, err, func() error {
 				return printSweep(env, &out, out.markdownOptions(env, f.dir), sweepSpec{name, values, ths}, groups)
-			})
+			}))
 		},
 	}
 	f.addTo(cmd)
@@ -76,6 +83,7 @@ compares what finished.`,
 	flagSet{cmd.Flags()}.int(&runs, "runs", "", DefaultABRuns, 1, maxRuns, "runs of each value")
 	flagSet{cmd.Flags()}.checked(&failOn, "fail-on", "", "", "thresholds", checkFailOn, "exit 1 when a value changes a metric significantly beyond a `threshold` against the first value, e.g. \"rss_max>+50%,p99>+10%\"")
 	out.register(cmd.Flags())
+	f.pgo.registerValue(cmd.Flags())
 	return cmd
 }
 
