@@ -61,7 +61,6 @@ removed however ab ends. Uncommitted changes are measured only with
 			if err != nil {
 				return err
 			}
-			cf.json = f.json
 			opt, err := cf.options()
 			if err != nil {
 				return err
@@ -94,12 +93,11 @@ removed however ab ends. Uncommitted changes are measured only with
 		},
 	}
 	f.addTo(cmd)
-	cmd.Flags().Lookup("json").Usage = "print the comparison as JSON"
 	v := flagSet{cmd.Flags()}
 	v.checked(&baseCmd, "base", "", "", "command", nonEmpty, "the base build's command line (required)")
 	v.checked(&newCmd, "new", "", "", "command", nonEmpty, "the new build's command line (required)")
 	flagSet{cmd.Flags()}.int(&runs, "runs", "", DefaultABRuns, 1, maxRuns, "runs of each side")
-	cf.register(cmd, false)
+	cf.register(cmd)
 	g.register(cmd.Flags())
 	return cmd
 }

@@ -79,7 +79,6 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	if len(command) == 0 {
 		return usageErr("--git: give the service's command after --, e.g. -- {out} -addr 127.0.0.1:8080")
 	}
-	cf.json = f.json
 	opt, err := cf.options()
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,11 +52,18 @@ func demoAB(cmd *cobra.Command, env Env, f *runFlags, api, pprofAddr string) err
 		if err != nil {
 			return failed(err)
 		}
-		fmt.Fprintf(env.Stdout, "\nA/B verdict: the demo service with its planted costs vs -fixed\n\n")
-		if err := report.WriteCompareText(env.Stdout, res.Comparison); err != nil {
+		c := res.Comparison
+		err = f.out.format.write(env.Stdout, views{
+			formatText: func(w io.Writer) error {
+				fmt.Fprintf(w, "\nA/B verdict: the demo service with its planted costs vs -fixed\n\n")
+				return report.WriteCompareText(w, c)
+			},
+			formatJSON: jsonView(c),
+		})
+		if err != nil {
 			return failed(err)
 		}
-		if demoABRuns < DefaultABRuns {
+		if demoABRuns < DefaultABRuns && f.out.format.is(formatText) {
 			fmt.Fprintf(env.Stdout, "\n(%d runs a side keep the demo short: enough for a significance test, not for\nconfidence intervals; 'perflab ab' runs %d a side by default.)\n", demoABRuns, DefaultABRuns)
 		}
 		return nil

@@ -40,7 +40,7 @@ histograms, so they are exact, not averages of percentiles.`,
 			return printLoad(env, merged, of)
 		},
 	}
-	cmd.Flags().BoolVar(&of.json, "json", false, "print the merged result as JSON")
+	of.format = addFormatFlag(cmd, "print the merged result as JSON", formatText, formatJSON)
 	flagSet{cmd.Flags()}.checked(&of.out, "out", "o", "", "file", outputFile, "also write the merged JSON to `file`")
 	return cmd
 }
