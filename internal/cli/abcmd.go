@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"perflab/internal/lab"
+	"perflab/internal/units"
 )
 
 // DefaultABRuns is the default number of runs per side of ab and sweep: 4
@@ -142,9 +143,9 @@ func runLine(env Env, runs int) lab.RunDone {
 		if res != nil {
 			msg = res.Dir
 			if r := res.Run; r.Load != nil {
-				msg = fmt.Sprintf("%.0f req/s, p99 %.2f ms", r.Load.RPS, r.Load.Latency.P99)
+				msg = fmt.Sprintf("%.0f req/s, p99 %s", r.Load.RPS, units.FormatMs(r.Load.Latency.P99))
 				if r.Target != nil && r.Target.CPUMsPerRequest > 0 {
-					msg += fmt.Sprintf(", %.3f ms CPU/request", r.Target.CPUMsPerRequest)
+					msg += ", " + units.FormatMs(r.Target.CPUMsPerRequest) + " CPU/request"
 				}
 				msg += " (" + res.Dir + ")"
 			}

@@ -10,6 +10,7 @@ import (
 	"perflab/internal/compare"
 	"perflab/internal/lab"
 	"perflab/internal/report"
+	"perflab/internal/units"
 )
 
 // The demo's closing A/B: short enough that the whole demo stays under two
@@ -40,7 +41,7 @@ func demoAB(cmd *cobra.Command, env Env, f *runFlags, api, pprofAddr string) err
 	}
 	nc := bc
 	nc.Command = fixed
-	fmt.Fprintf(env.Stderr, "\nperflab: A/B: the demo service with its planted costs (base) against -fixed (new), %d runs each of %s, interleaved\n", demoABRuns, demoABWindow)
+	fmt.Fprintf(env.Stderr, "\nperflab: A/B: the demo service with its planted costs (base) against -fixed (new), %d runs each of %s, interleaved\n", demoABRuns, units.FormatDuration(demoABWindow))
 	b, n, err := lab.AB(cmd.Context(), bc, nc, demoABRuns, runLine(env, demoABRuns))
 	return finishExperiment(env, err, func() error {
 		if len(b) == 0 || len(n) == 0 {

@@ -12,6 +12,7 @@ import (
 	"perflab/internal/load"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // outputFlags choose where a load's result goes.
@@ -101,8 +102,8 @@ func writeLoad(env Env, res *runfmt.LoadResult, of outputFlags) error {
 		return &silentExit{code: ExitInterrupted}
 	}
 	if res.Requests == 0 && res.Unfinished > 0 {
-		return failed(fmt.Errorf("no request finished: %d were still in flight when the load ended, the oldest for %.1f s (the service does not answer within -d)",
-			res.Unfinished, res.UnfinishedOldestMs/1000))
+		return failed(fmt.Errorf("no request finished: %d were still in flight when the load ended, the oldest for %s (the service does not answer within -d)",
+			res.Unfinished, units.FormatMs(res.UnfinishedOldestMs)))
 	}
 	return nil
 }
