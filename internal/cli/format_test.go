@@ -111,6 +111,13 @@ func TestUnsupportedFormatIsRefused(t *testing.T) {
 			t.Errorf("%q: exit %d, %q; want exit 2 and --json and --format refused together", args, code, errb)
 		}
 	}
+	// --find-max prints its steps: text or json, refused before it starts.
+	for _, f := range []string{"markdown", "junit"} {
+		code, _, errb := runMain(t, "run", "--find-max", "--dir", t.TempDir(), "--format", f, "http://127.0.0.1:1/", "--", "true")
+		if code != int(ExitUsage) || !strings.Contains(errb, "--find-max prints its steps as text or json") {
+			t.Errorf("run --find-max --format %s: exit %d, %q; want exit 2", f, code, errb)
+		}
+	}
 	// --json with --format json says the same twice: accepted.
 	if code, out, errb := runMain(t, "runs", "--dir", root, "--json", "--format", "json"); code != 0 || !json.Valid([]byte(out)) {
 		t.Errorf("runs --json --format json: exit %d %s\n%s", code, errb, out)
