@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"perflab/internal/lab"
+	"perflab/internal/units"
 )
 
 // DefaultABRuns is the default number of runs per side of ab and sweep: 4
@@ -61,7 +62,6 @@ removed however ab ends. Uncommitted changes are measured only with
 			if err != nil {
 				return err
 			}
-			cf.json = f.json
 			opt, err := cf.options()
 			if err != nil {
 				return err
@@ -97,12 +97,11 @@ removed however ab ends. Uncommitted changes are measured only with
 		},
 	}
 	f.addTo(cmd)
-	cmd.Flags().Lookup("json").Usage = "print the comparison as JSON"
 	v := flagSet{cmd.Flags()}
 	v.checked(&baseCmd, "base", "", "", "command", nonEmpty, "the base build's command line (required)")
 	v.checked(&newCmd, "new", "", "", "command", nonEmpty, "the new build's command line (required)")
 	flagSet{cmd.Flags()}.int(&runs, "runs", "", DefaultABRuns, 1, maxRuns, "runs of each side")
-	cf.register(cmd, false)
+	cf.register(cmd)
 	g.register(cmd.Flags())
 	f.pgo.registerSide(cmd.Flags())
 	return cmd
@@ -148,9 +147,9 @@ func runLine(env Env, runs int) lab.RunDone {
 		if res != nil {
 			msg = res.Dir
 			if r := res.Run; r.Load != nil {
-				msg = fmt.Sprintf("%.0f req/s, p99 %.2f ms", r.Load.RPS, r.Load.Latency.P99)
+				msg = fmt.Sprintf("%.0f req/s, p99 %s", r.Load.RPS, units.FormatMs(r.Load.Latency.P99))
 				if r.Target != nil && r.Target.CPUMsPerRequest > 0 {
-					msg += fmt.Sprintf(", %.3f ms CPU/request", r.Target.CPUMsPerRequest)
+					msg += ", " + units.FormatMs(r.Target.CPUMsPerRequest) + " CPU/request"
 				}
 				msg += " (" + res.Dir + ")"
 			}

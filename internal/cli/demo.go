@@ -60,7 +60,9 @@ Any 'perflab run' flag changes the experiment.`,
 			if runErr != nil && !(errors.As(runErr, &ee) && ee.code == ExitSLO) || noAB || cmd.Context().Err() != nil {
 				return runErr
 			}
-			fmt.Fprintf(env.Stdout, "\nBefore and after: the same service with its planted costs removed (-fixed), interleaved runs:\n")
+			if !f.out.format.is(formatJSON) {
+				fmt.Fprintf(env.Stdout, "\nBefore and after: the same service with its planted costs removed (-fixed), interleaved runs:\n")
+			}
 			if err := demoAB(cmd, env, f, api, pprofAddr); err != nil {
 				return err
 			}
@@ -70,6 +72,7 @@ Any 'perflab run' flag changes the experiment.`,
 	f.addTo(cmd)
 	f.registerForce(cmd)
 	fm.register(cmd.Flags())
+	f.out = &reportFlags{format: addFormatFlag(cmd, runJSONUsage, formatText, formatJSON)}
 	cmd.Flags().BoolVar(&noAB, "no-ab", false, "skip the closing A/B of the demo service against its fixed build")
 	for name, value := range map[string]string{"cpus": "1", "duration": "10s", "concurrency": "8", "warmup": "2s", "name": "demo"} {
 		setDefault(cmd, name, value)

@@ -47,9 +47,6 @@ compares what finished.`,
 				return err
 			}
 			f.env = f.env[1:]
-			if err := out.resolve(f.json); err != nil {
-				return err
-			}
 			ths, err := stats.ParseFailOn(failOn)
 			if err != nil {
 				return usageErr("%v", err)
@@ -79,10 +76,9 @@ compares what finished.`,
 	f.addTo(cmd)
 	f.registerForce(cmd)
 	cmd.Flags().Lookup("env").Usage = "first: the variable to sweep, `NAME=V1,V2,...`; then KEY=VALUE set on every run (repeatable)"
-	cmd.Flags().Lookup("json").Usage = "print the comparisons as JSON"
 	flagSet{cmd.Flags()}.int(&runs, "runs", "", DefaultABRuns, 1, maxRuns, "runs of each value")
 	flagSet{cmd.Flags()}.checked(&failOn, "fail-on", "", "", "thresholds", checkFailOn, "exit 1 when a value changes a metric significantly beyond a `threshold` against the first value, e.g. \"rss_max>+50%,p99>+10%\"")
-	out.register(cmd.Flags())
+	out.register(cmd, "print the comparisons as JSON")
 	f.pgo.registerValue(cmd.Flags())
 	return cmd
 }
@@ -140,7 +136,7 @@ func printSweep(env Env, out *reportFlags, mopt report.MarkdownOptions, sp sweep
 		steps = append(steps, *res.Comparison)
 	}
 	c := compare.Sweep(sp.name, values, steps, warnings)
-	if err := out.comparison(env, c, mopt, func(w io.Writer) error { return report.WriteSweepText(w, c) }); err != nil {
+	if err := out.print(env, out.comparisonViews(c, mopt, func(w io.Writer) error { return report.WriteSweepText(w, c) })); err != nil {
 		return err
 	}
 	if len(c.Failed) > 0 {

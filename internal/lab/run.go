@@ -13,6 +13,7 @@ import (
 	"perflab/internal/load"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
+	"perflab/internal/units"
 )
 
 // ErrInterrupted is a run ended by its context (Ctrl-C, SIGTERM): it is
@@ -377,7 +378,7 @@ func (s *session) measure(ctx context.Context) error {
 		return fmt.Errorf("%w before the measured window (while taking the first profile snapshots)", ErrInterrupted)
 	}
 	window := s.windowLength()
-	s.cfg.Log(fmt.Sprintf("measuring for %s", window.Round(time.Millisecond)))
+	s.cfg.Log("measuring for " + units.FormatDuration(window.Round(time.Millisecond)))
 	profDone := s.prof.during(ctx, window)
 	stopPeers := s.watchPeers()
 	stuck := s.watchStuck(ctx)
@@ -408,16 +409,16 @@ func (s *session) measure(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w: the run covers what completed before Ctrl-C", ErrInterrupted)
 	case r.Requests == 0 && r.Unfinished > 0:
-		return fmt.Errorf("no request finished in the window: %d were still in flight at its end, the oldest for %.1f s (the service does not answer)",
-			r.Unfinished, r.UnfinishedOldestMs/1000)
+		return fmt.Errorf("no request finished in the window: %d were still in flight at its end, the oldest for %s (the service does not answer)",
+			r.Unfinished, units.FormatMs(r.UnfinishedOldestMs))
 	case r.Requests > 0 && r.Errors == r.Requests:
 		return fmt.Errorf("no request succeeded in the window: all %d failed (%s)", r.Requests, mainKind(r))
 	case 2*r.Errors > r.Requests:
 		s.degrade(fmt.Sprintf("%.1f%% of the %d requests failed (%s): the figures are of a service that mostly did not answer as expected",
 			100*float64(r.Errors)/float64(r.Requests), r.Requests, mainKind(r)))
 	case r.Unfinished*100 > r.Requests:
-		s.warn(fmt.Sprintf("%d requests (%.1f%% of those that finished) were still in flight when the window ended, the oldest for %.1f s: the latency figures leave them out",
-			r.Unfinished, 100*float64(r.Unfinished)/float64(r.Requests), r.UnfinishedOldestMs/1000))
+		s.warn(fmt.Sprintf("%d requests (%.1f%% of those that finished) were still in flight when the window ended, the oldest for %s: the latency figures leave them out",
+			r.Unfinished, 100*float64(r.Unfinished)/float64(r.Requests), units.FormatMs(r.UnfinishedOldestMs)))
 	}
 	return nil
 }

@@ -157,9 +157,9 @@ func GCShareText(g *runfmt.GCSummary) string {
 // gcText is the GC's line of a verdict: cycles, share of the CPU, pauses,
 // heap and allocation rate.
 func gcText(g *runfmt.GCSummary) string {
-	s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, units.FormatBytes(g.HeapMaxMB*(1<<20)))
-	if g.AllocMBPerS > 0 {
-		s += fmt.Sprintf(", ~%s/s allocated", units.FormatBytes(g.AllocMBPerS*(1<<20)))
+	s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, units.FormatBytes(g.HeapMaxMiB*(1<<20)))
+	if g.AllocMiBPerS > 0 {
+		s += fmt.Sprintf(", ~%s/s allocated", units.FormatBytes(g.AllocMiBPerS*(1<<20)))
 	}
 	return s
 }

@@ -185,13 +185,16 @@ type GCSummary struct {
 	// time and so overstates a throttled service's GC.
 	GCTraceCPUPct float64 `json:"gctrace_cpu_pct,omitempty"`
 	// CPUPctNote replaces CPUPct when no share could be measured (then 0).
-	CPUPctNote  string  `json:"cpu_pct_note,omitempty"`
-	PauseP50Ms  float64 `json:"pause_p50_ms"`
-	PauseP99Ms  float64 `json:"pause_p99_ms"`
-	PauseMaxMs  float64 `json:"pause_max_ms"`
-	HeapMaxMB   float64 `json:"heap_max_mb"`
-	GOGC        string  `json:"gogc,omitempty"`
-	AllocMBPerS float64 `json:"alloc_mb_per_s,omitempty"`
+	CPUPctNote string  `json:"cpu_pct_note,omitempty"`
+	PauseP50Ms float64 `json:"pause_p50_ms"`
+	PauseP99Ms float64 `json:"pause_p99_ms"`
+	PauseMaxMs float64 `json:"pause_max_ms"`
+	// HeapMaxMiB is the largest heap gctrace reported and AllocMiBPerS
+	// the allocation rate, in MiB (gctrace's "MB"; see mib.go for the
+	// keys of earlier files).
+	HeapMaxMiB   float64 `json:"heap_max_mib"`
+	GOGC         string  `json:"gogc,omitempty"`
+	AllocMiBPerS float64 `json:"alloc_mib_per_s,omitempty"`
 	// Events are the window's collections (at most MaxGCEvents).
 	Events []GCEvent `json:"events,omitempty"`
 }
