@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"perflab/internal/files"
 	"perflab/internal/runfmt"
 )
 
@@ -39,7 +40,7 @@ func environment(ctx context.Context, version, dir, bin string) runfmt.Environme
 func command(ctx context.Context, dir, name string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out := &tailBuffer{max: 4096}
+	out := files.NewTail(4096)
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
 	cmd.Stdout = out
