@@ -166,6 +166,20 @@ func (lr *lineReader) readErr() error {
 	return lr.err
 }
 
+// finish records in s how much of the output lr read and whether it was
+// cut; the error is the one that ended the read, or errNoThreads when s
+// holds no thread. s keeps what was read even with an error.
+func (lr *lineReader) finish(s *Snapshot) (*Snapshot, error) {
+	s.Bytes, s.Truncated = min(lr.n, lr.limit), s.Truncated || lr.truncated
+	if err := lr.readErr(); err != nil {
+		return s, err
+	}
+	if len(s.Threads) == 0 {
+		return s, errNoThreads
+	}
+	return s, nil
+}
+
 // splitFileLine splits "file:line" at its last colon; line is 0 when
 // there is none.
 func splitFileLine(s string) (string, int) {
