@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"text/tabwriter"
 
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
@@ -21,23 +20,17 @@ func WriteBenchCompareText(w io.Writer, c *runfmt.BenchComparison) error {
 		p.f("%s: %s\n", s.Label, benchSideText(s))
 	}
 	p.f("\n")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	tp := &printer{w: tw}
-	tp.row("", "", c.Base.Label, c.New.Label, "delta")
-	last := ""
-	for _, d := range c.Rows {
-		name := ""
-		if d.Benchmark != last {
-			name, last = d.Benchmark, d.Benchmark
+	p.tabbed(func(tp *printer) {
+		tp.row("", "", c.Base.Label, c.New.Label, "delta")
+		last := ""
+		for _, d := range c.Rows {
+			name := ""
+			if d.Benchmark != last {
+				name, last = d.Benchmark, d.Benchmark
+			}
+			tp.row(name, d.Unit, FormatBenchSummary(d.Base, d.Unit), FormatBenchSummary(d.New, d.Unit), FormatBenchDelta(d), benchPN(d))
 		}
-		tp.row(name, d.Unit, FormatBenchSummary(d.Base, d.Unit), FormatBenchSummary(d.New, d.Unit), FormatBenchDelta(d), benchPN(d))
-	}
-	if tp.err == nil {
-		tp.err = tw.Flush()
-	}
-	if p.err == nil {
-		p.err = tp.err
-	}
+	})
 	p.benchChecks(c.Thresholds)
 	p.cmpWarnings(c.Warnings)
 	if v := c.Verdict; v != nil && (len(c.Thresholds) > 0 || v.Status != runfmt.VerdictPass) {
@@ -85,13 +78,7 @@ func FormatBenchDelta(d runfmt.BenchDelta) string {
 	return s + " (worse)"
 }
 
-func benchPN(d runfmt.BenchDelta) string {
-	n := fmt.Sprintf("n=%d+%d", d.Base.N, d.New.N)
-	if d.PValue == nil {
-		return "(" + n + ")"
-	}
-	return fmt.Sprintf("(p=%.3f %s)", *d.PValue, n)
-}
+func benchPN(d runfmt.BenchDelta) string { return pnNote(d.Base, d.New, d.PValue) }
 
 // benchCheckChange is a check's change: in percent, or in the unit.
 func benchCheckChange(t runfmt.BenchCheck) string {
@@ -127,28 +114,18 @@ func (p *printer) benchChecks(ths []runfmt.BenchCheck) {
 			failed++
 		}
 	}
-	verdict := "all passed"
-	if failed > 0 {
-		verdict = fmt.Sprintf("%d of %d FAILED", failed, len(ths))
-	}
-	p.f("\n--fail-on: %s\n", verdict)
-	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
-	tp := &printer{w: tw}
-	tp.row("  rule", "benchmark", "change", "result")
-	for _, t := range ths {
-		result := "ok"
-		switch {
-		case t.Violated:
-			result = "FAILED"
-		case !t.Measured:
-			result = "ok (not measured)"
+	p.failOnVerdict(failed, len(ths))
+	p.tabbed(func(tp *printer) {
+		tp.row("  rule", "benchmark", "change", "result")
+		for _, t := range ths {
+			result := "ok"
+			switch {
+			case t.Violated:
+				result = "FAILED"
+			case !t.Measured:
+				result = "ok (not measured)"
+			}
+			tp.row("  "+t.Rule, t.Benchmark, benchCheckChange(t), result)
 		}
-		tp.row("  "+t.Rule, t.Benchmark, benchCheckChange(t), result)
-	}
-	if tp.err == nil {
-		tp.err = tw.Flush()
-	}
-	if p.err == nil {
-		p.err = tp.err
-	}
+	})
 }

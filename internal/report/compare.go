@@ -31,18 +31,12 @@ const FunctionRows = 5
 func WriteCompareText(w io.Writer, c *runfmt.Comparison) error {
 	p := &printer{w: w}
 	p.f("%s: %s\n%s: %s\n\n", c.Base.Label, cmpGroup(c.Base), c.New.Label, cmpGroup(c.New))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	tp := &printer{w: tw}
-	tp.row("", c.Base.Label, c.New.Label, "delta")
-	for _, m := range c.Metrics {
-		tp.row(metricTitle(m.Name), FormatSummary(m.Base, m.Unit), FormatSummary(m.New, m.Unit), FormatMetricDelta(m), cmpPN(m))
-	}
-	if tp.err == nil {
-		tp.err = tw.Flush()
-	}
-	if p.err == nil {
-		p.err = tp.err
-	}
+	p.tabbed(func(tp *printer) {
+		tp.row("", c.Base.Label, c.New.Label, "delta")
+		for _, m := range c.Metrics {
+			tp.row(metricTitle(m.Name), FormatSummary(m.Base, m.Unit), FormatSummary(m.New, m.Unit), FormatMetricDelta(m), cmpPN(m))
+		}
+	})
 	p.cmpFunctions(c.Functions, runfmt.ProfileCPU, "CPU per request by function")
 	p.cmpFunctions(c.Functions, runfmt.ProfileAllocs, "Allocations per request by function")
 	p.cmpThresholds(c.Thresholds)
@@ -134,12 +128,16 @@ func FormatMetricDelta(m runfmt.MetricComparison) string {
 }
 
 // cmpPN is the "(p=0.008 n=5+5)" note of a row.
-func cmpPN(m runfmt.MetricComparison) string {
-	n := fmt.Sprintf("n=%d+%d", m.Base.N, m.New.N)
-	if m.PValue == nil {
+func cmpPN(m runfmt.MetricComparison) string { return pnNote(m.Base, m.New, m.PValue) }
+
+// pnNote is a comparison's "(p=0.008 n=5+5)": its p-value, when it has
+// one, and the runs of each side.
+func pnNote(base, nw runfmt.MetricSummary, p *float64) string {
+	n := fmt.Sprintf("n=%d+%d", base.N, nw.N)
+	if p == nil {
 		return "(" + n + ")"
 	}
-	return fmt.Sprintf("(p=%.3f %s)", *m.PValue, n)
+	return fmt.Sprintf("(p=%.3f %s)", *p, n)
 }
 
 // functions writes the biggest gainers and losers of one profile kind.
@@ -158,26 +156,20 @@ func (p *printer) cmpFunctions(rows []runfmt.FunctionDelta, kind runfmt.ProfileT
 		return
 	}
 	p.f("\n%s (user code counts the library code it calls):\n", title)
-	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
-	tp := &printer{w: tw}
-	for _, part := range []struct {
-		name string
-		rows []runfmt.FunctionDelta
-	}{{"gainers (less per request)", gainers}, {"losers (more per request)", losers}} {
-		if len(part.rows) == 0 {
-			continue
+	p.tabbed(func(tp *printer) {
+		for _, part := range []struct {
+			name string
+			rows []runfmt.FunctionDelta
+		}{{"gainers (less per request)", gainers}, {"losers (more per request)", losers}} {
+			if len(part.rows) == 0 {
+				continue
+			}
+			tp.row("  "+part.name, "base", "new", "delta")
+			for _, r := range part.rows {
+				tp.row("  "+cmpFuncName(r), cmpCost(r.Base, r.Unit), cmpCost(r.New, r.Unit), cmpCostDelta(r), cmpFuncP(r))
+			}
 		}
-		tp.row("  "+part.name, "base", "new", "delta")
-		for _, r := range part.rows {
-			tp.row("  "+cmpFuncName(r), cmpCost(r.Base, r.Unit), cmpCost(r.New, r.Unit), cmpCostDelta(r), cmpFuncP(r))
-		}
-	}
-	if tp.err == nil {
-		tp.err = tw.Flush()
-	}
-	if p.err == nil {
-		p.err = tp.err
-	}
+	})
 }
 
 func cmpFuncName(r runfmt.FunctionDelta) string {
@@ -233,33 +225,33 @@ func (p *printer) cmpThresholds(ths []runfmt.ThresholdCheck) {
 			failed++
 		}
 	}
+	p.failOnVerdict(failed, len(ths))
+	p.tabbed(func(tp *printer) {
+		tp.row("  rule", "change", "result")
+		for _, t := range ths {
+			change, result := fmt.Sprintf("%+.1f%%", t.DeltaPct), "ok"
+			switch {
+			case !t.Measured:
+				change, result = "not measured", "ok (not measured)"
+			case !t.Significant:
+				change += " (not significant)"
+			}
+			if t.Violated {
+				result = "FAILED"
+			}
+			tp.row("  "+t.Rule, change, result)
+		}
+	})
+}
+
+// failOnVerdict writes the heading of the --fail-on checks: "all passed",
+// or how many of the rules failed.
+func (p *printer) failOnVerdict(failed, rules int) {
 	verdict := "all passed"
 	if failed > 0 {
-		verdict = fmt.Sprintf("%d of %d FAILED", failed, len(ths))
+		verdict = fmt.Sprintf("%d of %d FAILED", failed, rules)
 	}
 	p.f("\n--fail-on: %s\n", verdict)
-	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
-	tp := &printer{w: tw}
-	tp.row("  rule", "change", "result")
-	for _, t := range ths {
-		change, result := fmt.Sprintf("%+.1f%%", t.DeltaPct), "ok"
-		switch {
-		case !t.Measured:
-			change, result = "not measured", "ok (not measured)"
-		case !t.Significant:
-			change += " (not significant)"
-		}
-		if t.Violated {
-			result = "FAILED"
-		}
-		tp.row("  "+t.Rule, change, result)
-	}
-	if tp.err == nil {
-		tp.err = tw.Flush()
-	}
-	if p.err == nil {
-		p.err = tp.err
-	}
 }
 
 func (p *printer) cmpWarnings(ws []string) {
@@ -269,6 +261,20 @@ func (p *printer) cmpWarnings(ws []string) {
 	p.f("\nWarnings:\n")
 	for _, w := range ws {
 		p.f("  - %s\n", w)
+	}
+}
+
+// tabbed writes the rows fill writes to tp (tab-separated cells, see
+// row) in columns two spaces apart, through text/tabwriter.
+func (p *printer) tabbed(fill func(tp *printer)) {
+	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
+	tp := &printer{w: tw}
+	fill(tp)
+	if tp.err == nil {
+		tp.err = tw.Flush()
+	}
+	if p.err == nil {
+		p.err = tp.err
 	}
 }
 
