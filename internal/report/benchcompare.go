@@ -105,27 +105,15 @@ func benchCheckChange(t runfmt.BenchCheck) string {
 // benchChecks writes the --fail-on verdict, one row per rule and
 // benchmark.
 func (p *printer) benchChecks(ths []runfmt.BenchCheck) {
-	if len(ths) == 0 {
-		return
-	}
-	failed := 0
-	for _, t := range ths {
-		if t.Violated {
-			failed++
+	p.failOnTable(len(ths), []string{"  rule", "benchmark", "change", "result"}, func(i int) (bool, []string) {
+		t := ths[i]
+		result := "ok"
+		switch {
+		case t.Violated:
+			result = "FAILED"
+		case !t.Measured:
+			result = "ok (not measured)"
 		}
-	}
-	p.failOnVerdict(failed, len(ths))
-	p.tabbed(func(tp *printer) {
-		tp.row("  rule", "benchmark", "change", "result")
-		for _, t := range ths {
-			result := "ok"
-			switch {
-			case t.Violated:
-				result = "FAILED"
-			case !t.Measured:
-				result = "ok (not measured)"
-			}
-			tp.row("  "+t.Rule, t.Benchmark, benchCheckChange(t), result)
-		}
+		return t.Violated, []string{"  " + t.Rule, t.Benchmark, benchCheckChange(t), result}
 	})
 }

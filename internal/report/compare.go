@@ -216,42 +216,48 @@ func cmpFuncP(r runfmt.FunctionDelta) string {
 
 // thresholds writes the --fail-on verdict, one row per rule.
 func (p *printer) cmpThresholds(ths []runfmt.ThresholdCheck) {
-	if len(ths) == 0 {
-		return
-	}
-	failed := 0
-	for _, t := range ths {
+	p.failOnTable(len(ths), []string{"  rule", "change", "result"}, func(i int) (bool, []string) {
+		t := ths[i]
+		change, result := fmt.Sprintf("%+.1f%%", t.DeltaPct), "ok"
+		switch {
+		case !t.Measured:
+			change, result = "not measured", "ok (not measured)"
+		case !t.Significant:
+			change += " (not significant)"
+		}
 		if t.Violated {
-			failed++
+			result = "FAILED"
 		}
-	}
-	p.failOnVerdict(failed, len(ths))
-	p.tabbed(func(tp *printer) {
-		tp.row("  rule", "change", "result")
-		for _, t := range ths {
-			change, result := fmt.Sprintf("%+.1f%%", t.DeltaPct), "ok"
-			switch {
-			case !t.Measured:
-				change, result = "not measured", "ok (not measured)"
-			case !t.Significant:
-				change += " (not significant)"
-			}
-			if t.Violated {
-				result = "FAILED"
-			}
-			tp.row("  "+t.Rule, change, result)
-		}
+		return t.Violated, []string{"  " + t.Rule, change, result}
 	})
 }
 
-// failOnVerdict writes the heading of the --fail-on checks: "all passed",
-// or how many of the rules failed.
-func (p *printer) failOnVerdict(failed, rules int) {
+// failOnTable writes n --fail-on checks, when there are any: a heading,
+// "all passed" or how many failed, then the table with the row check
+// gives of each check i, under head.
+func (p *printer) failOnTable(n int, head []string, check func(i int) (violated bool, row []string)) {
+	if n == 0 {
+		return
+	}
+	failed, rows := 0, make([][]string, n)
+	for i := range n {
+		violated, row := check(i)
+		if violated {
+			failed++
+		}
+		rows[i] = row
+	}
 	verdict := "all passed"
 	if failed > 0 {
-		verdict = fmt.Sprintf("%d of %d FAILED", failed, rules)
+		verdict = fmt.Sprintf("%d of %d FAILED", failed, n)
 	}
 	p.f("\n--fail-on: %s\n", verdict)
+	p.tabbed(func(tp *printer) {
+		tp.row(head...)
+		for _, row := range rows {
+			tp.row(row...)
+		}
+	})
 }
 
 func (p *printer) cmpWarnings(ws []string) {
