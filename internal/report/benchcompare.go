@@ -55,11 +55,8 @@ func benchSideText(s runfmt.BenchSide) string {
 // "+12.3% (worse)" when significant, the change in the unit when the base
 // is 0 ("+2 (worse)"), "~" when not significant, "?" with too few runs.
 func FormatBenchDelta(d runfmt.BenchDelta) string {
-	switch {
-	case d.TooFew:
-		return "?"
-	case !d.Significant:
-		return "~"
+	if mark := unstated(d.TooFew, d.Significant); mark != "" {
+		return mark
 	}
 	s := fmt.Sprintf("%+.1f%%", d.DeltaPct)
 	if d.Base.Median == 0 {
@@ -69,13 +66,10 @@ func FormatBenchDelta(d runfmt.BenchDelta) string {
 		}
 		s = sign + FormatBenchValue(math.Abs(d.Delta), d.Unit)
 	}
-	switch {
-	case d.Better == "":
+	if d.Better == "" {
 		return s
-	case (d.Delta > 0) == (d.Better == runfmt.BetterHigher):
-		return s + " (better)"
 	}
-	return s + " (worse)"
+	return s + " (" + direction(d.Delta, d.Better) + ")"
 }
 
 func benchPN(d runfmt.BenchDelta) string { return pnNote(d.Base, d.New, d.PValue) }

@@ -112,19 +112,34 @@ func cmpSig3(v float64) string {
 // followed by whether that is better or worse; "~" when the change is not
 // significant; "?" when there are too few runs to tell.
 func FormatMetricDelta(m runfmt.MetricComparison) string {
+	if mark := unstated(m.TooFew, m.Significant); mark != "" {
+		return mark
+	}
+	if m.Base.Median == 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%+.1f%% (%s)", m.DeltaPct, direction(m.DeltaPct, m.Better))
+}
+
+// unstated is benchstat's delta where no change can be stated: "?" with
+// too few runs, "~" when the change is not significant; "" when it can.
+func unstated(tooFew, significant bool) string {
 	switch {
-	case m.TooFew:
+	case tooFew:
 		return "?"
-	case !m.Significant:
+	case !significant:
 		return "~"
-	case m.Base.Median == 0:
-		return "?"
 	}
-	verdict := "worse"
-	if (m.DeltaPct > 0) == (m.Better == runfmt.BetterHigher) {
-		verdict = "better"
+	return ""
+}
+
+// direction is whether a change of sign delta is "better" or "worse" for
+// a figure whose better is higher (runfmt.BetterHigher) or lower.
+func direction(delta float64, better string) string {
+	if (delta > 0) == (better == runfmt.BetterHigher) {
+		return "better"
 	}
-	return fmt.Sprintf("%+.1f%% (%s)", m.DeltaPct, verdict)
+	return "worse"
 }
 
 // cmpPN is the "(p=0.008 n=5+5)" note of a row.
