@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"io"
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -156,6 +157,18 @@ func (lr *lineReader) next() (string, bool) {
 		}
 	}
 	return strings.TrimRight(text, "\r\n"), true
+}
+
+// lines are the lines next returns, to the end of the output.
+func (lr *lineReader) lines() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for {
+			line, ok := lr.next()
+			if !ok || !yield(line) {
+				return
+			}
+		}
+	}
 }
 
 // readErr is the error that ended the read, nil at the end of the output.

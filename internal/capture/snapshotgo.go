@@ -70,11 +70,7 @@ func parseGoroutines(r io.Reader, l limits) (*Snapshot, error) {
 		}
 		g, fn = nil, ""
 	}
-	for {
-		line, ok := lr.next()
-		if !ok {
-			break
-		}
+	for line := range lr.lines() {
 		if h, ok := goroutineHeader(line); ok {
 			flush()
 			g = h

@@ -36,11 +36,7 @@ func parseJcmdThreads(r io.Reader, l limits) (*Snapshot, error) {
 		}
 		t = nil
 	}
-	for {
-		line, ok := lr.next()
-		if !ok {
-			break
-		}
+	for line := range lr.lines() {
 		if h, ok := jvmHeader(line); ok {
 			flush()
 			t = &h

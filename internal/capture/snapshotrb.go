@@ -27,11 +27,7 @@ func parseRbSpySnapshot(r io.Reader, l limits) (*Snapshot, error) {
 	s := &Snapshot{Source: runfmt.StackSourceRbSpy, maxThreads: l.threads}
 	lr := newLineReader(r, l)
 	var frames []Frame
-	for {
-		line, ok := lr.next()
-		if !ok {
-			break
-		}
+	for line := range lr.lines() {
 		i := strings.LastIndex(line, " - ")
 		if i <= 0 {
 			continue
