@@ -3,10 +3,8 @@ package lab
 import (
 	"context"
 	"fmt"
-	"net"
 	"slices"
 	"strings"
-	"time"
 
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
@@ -52,24 +50,14 @@ func (s *session) checkLoadServed(ctx context.Context) {
 	if s.proc == nil || len(s.cfg.Load.Targets) == 0 || (s.cfg.PID == 0 && s.cfg.Cgroup == "") {
 		return
 	}
-	u := s.cfg.Load.Targets[0].URL
-	host := u.Host
-	if u.Port() == "" {
-		port := "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-		host = net.JoinHostPort(u.Hostname(), port)
-	}
-	pids := s.proc.PIDs()
-	octx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	host, pids := hostPort(s.cfg.Load.Targets[0].URL), s.proc.PIDs()
+	octx, cancel := context.WithTimeout(ctx, ownerTimeout)
 	defer cancel()
 	owner, found, err := target.ListenerOwner(octx, host, pids)
 	switch {
 	case err != nil || !found:
 		// A remote host or another network namespace: nothing to compare.
 	case !slices.Contains(pids, owner):
-		s.warn(fmt.Sprintf("the load URL's %s is served by %s, not by the service (%s): the load reaches the service through it or not at all, so the service's CPU is not what the load cost",
-			host, target.ProcessName(owner), pidList(pids)))
+		s.warn("the load URL's " + servedBy(host, owner, pids) + ": the load reaches the service through it or not at all, so the service's CPU is not what the load cost")
 	}
 }

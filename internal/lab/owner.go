@@ -58,15 +58,8 @@ func (p *profileSet) owner(ctx context.Context, base string) ownership {
 	if err != nil {
 		return ownership{why: err.Error()}
 	}
-	host := u.Host
-	if u.Port() == "" {
-		port := "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-		host = net.JoinHostPort(u.Hostname(), port)
-	}
-	octx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	host := hostPort(u)
+	octx, cancel := context.WithTimeout(ctx, ownerTimeout)
 	defer cancel()
 	listener, found, err := target.ListenerOwner(octx, host, pids)
 	switch {
@@ -81,7 +74,7 @@ func (p *profileSet) owner(ctx context.Context, base string) ownership {
 	// is not the listener's own, and it has the last word.
 	via := ""
 	if found {
-		via = fmt.Sprintf("%s is served by %s, not by the service (%s)", host, target.ProcessName(listener), pidList(pids))
+		via = servedBy(host, listener, pids)
 	}
 	args, err := p.client.Cmdline(octx, base)
 	switch {
@@ -109,6 +102,29 @@ func (p *profileSet) owner(ctx context.Context, base string) ownership {
 		why = via + "; " + why
 	}
 	return ownership{why: why}
+}
+
+// ownerTimeout bounds the search for who listens on an address, and the
+// question to a pprof endpoint whose process it is.
+const ownerTimeout = 5 * time.Second
+
+// hostPort is the host:port u's requests go to, the scheme's port when u
+// names none.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "80"
+	if u.Scheme == "https" {
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// servedBy says that host is served by the process listener, which is not
+// one of the service's processes pids.
+func servedBy(host string, listener int, pids []int) string {
+	return fmt.Sprintf("%s is served by %s, not by the service (%s)", host, target.ProcessName(listener), pidList(pids))
 }
 
 // pidList renders "pid 12" or "pids 12, 13, 14 and 5 more".
