@@ -64,11 +64,11 @@ func gcFinding(in FindingInput, cpu *cpuView) []ranked {
 	if cpu.usPerReq > 0 {
 		fmt.Fprintf(&d, ", %s per request", units.FormatMicros(cpu.us(share)))
 	}
-	if in.GC != nil && in.GC.AllocMBPerS > 0 {
-		fmt.Fprintf(&d, "; allocation rate %s/s", units.FormatBytes(in.GC.AllocMBPerS*(1<<20)))
+	if in.GC != nil && in.GC.AllocMiBPerS > 0 {
+		fmt.Fprintf(&d, "; allocation rate %s/s", units.FormatBytes(in.GC.AllocMiBPerS*(1<<20)))
 	}
 	if in.GC != nil && in.GC.Count > 0 {
-		fmt.Fprintf(&d, "; %d collections, heap peak %s", in.GC.Count, units.FormatBytes(in.GC.HeapMaxMB*(1<<20)))
+		fmt.Fprintf(&d, "; %d collections, heap peak %s", in.GC.Count, units.FormatBytes(in.GC.HeapMaxMiB*(1<<20)))
 	}
 	d.WriteString(".")
 	if in.Allocs != nil && in.Requests > 0 {

@@ -27,18 +27,18 @@ const (
 // sites that retained it.
 func memoryGrowth(in FindingInput) []ranked {
 	h := in.Heap
-	if h == nil || h.SlopeMBPerS <= 0 {
+	if h == nil || h.SlopeMiBPerS <= 0 {
 		return nil
 	}
-	from, to, least := h.LiveStartMB, h.LiveEndMB, gctraceGrowthMinMB
-	if h.InuseEndMB > 0 {
-		from, to, least = h.InuseStartMB, h.InuseEndMB, growthMinMB
+	from, to, least := h.LiveStartMiB, h.LiveEndMiB, gctraceGrowthMinMB
+	if h.InuseEndMiB > 0 {
+		from, to, least = h.InuseStartMiB, h.InuseEndMiB, growthMinMB
 	}
 	grew := to - from
 	if grew < least || grew < growthMinShare*from {
 		return nil
 	}
-	if h.Collections >= gctraceMinCollections && h.LiveEndMB-h.LiveStartMB < growthMinMB {
+	if h.Collections >= gctraceMinCollections && h.LiveEndMiB-h.LiveStartMiB < growthMinMB {
 		// The heap profiles are sampled (one sample per 512 KiB allocated)
 		// and a ring or cache that churns moves their in-use figures by
 		// megabytes; gctrace's live heap after every collection is exact
@@ -47,20 +47,20 @@ func memoryGrowth(in FindingInput) []ranked {
 	}
 	f := runfmt.Finding{Kind: runfmt.FindingMemoryGrowth, CostBytesPerRequest: h.BytesPerRequest}
 	source := "gctrace's live heap"
-	if h.InuseEndMB > 0 {
+	if h.InuseEndMiB > 0 {
 		source = "in-use heap profiles"
 	}
-	f.Title = fmt.Sprintf("live heap grows %s/s (%s → %s over the window, %s)", units.FormatBytes(h.SlopeMBPerS*mib), units.FormatBytes(from*mib), units.FormatBytes(to*mib), source)
+	f.Title = fmt.Sprintf("live heap grows %s/s (%s → %s over the window, %s)", units.FormatBytes(h.SlopeMiBPerS*mib), units.FormatBytes(from*mib), units.FormatBytes(to*mib), source)
 	var sites []string
 	for _, s := range h.Sites {
 		f.Functions = append(f.Functions, s.Function)
-		sites = append(sites, fmt.Sprintf("%s %s/request (%s/s)", s.Function, units.FormatBytes(s.BytesPerRequest), units.FormatBytes(s.MBPerS*mib)))
+		sites = append(sites, fmt.Sprintf("%s %s/request (%s/s)", s.Function, units.FormatBytes(s.BytesPerRequest), units.FormatBytes(s.MiBPerS*mib)))
 	}
 	if len(h.Sites) > 0 {
 		f.Title += fmt.Sprintf(": %s retains %s/request", h.Sites[0].Function, units.FormatBytes(h.Sites[0].BytesPerRequest))
 	}
 	var d strings.Builder
-	fmt.Fprintf(&d, "The live heap after each of %d collections in the window (gctrace) grows %s/s, from %s to %s.", h.Collections, units.FormatBytes(h.SlopeMBPerS*mib), units.FormatBytes(h.LiveStartMB*mib), units.FormatBytes(h.LiveEndMB*mib))
+	fmt.Fprintf(&d, "The live heap after each of %d collections in the window (gctrace) grows %s/s, from %s to %s.", h.Collections, units.FormatBytes(h.SlopeMiBPerS*mib), units.FormatBytes(h.LiveStartMiB*mib), units.FormatBytes(h.LiveEndMiB*mib))
 	if len(sites) > 0 {
 		fmt.Fprintf(&d, " Growth of the in-use heap by allocation site (heap profiles at the start and end of the window): %s.", strings.Join(sites, "; "))
 	}

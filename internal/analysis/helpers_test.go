@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
 )
 
 // smp is one sample of a hand-built profile: a stack written root first as
@@ -64,4 +66,14 @@ func cpuProfile(t testing.TB) *profile.Profile {
 		smp{"runtime.goexit;net/http.(*conn).serve;main.handler;main.render;fmt.Sprintf;fmt.(*pp).doPrintf", []int64{4, 400}},
 		smp{"runtime.goexit;runtime.gcBgMarkWorker;runtime.gcDrain", []int64{1, 150}},
 	)
+}
+
+// Hot is HotFor by the default rule of user code.
+func Hot(cpu *profile.Profile, requests int64, n int) []runfmt.HotFunc {
+	return HotFor(cpu, requests, n, UserCode{})
+}
+
+// AllocTop is AllocTopFor by the default rule of user code.
+func AllocTop(allocs *profile.Profile, requests int64, n int) []runfmt.AllocFunc {
+	return AllocTopFor(allocs, requests, n, UserCode{})
 }

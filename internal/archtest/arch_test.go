@@ -21,7 +21,7 @@ var allowed = map[string][]string{
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "runfmt", "store", "files", "units"},
 	"lab":      {"load", "target", "capture", "profiling", "analysis", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units"},
-	"revision": {},
+	"revision": {"files"},
 	"compare":  {"analysis", "stats", "runfmt", "store", "files", "units"},
 	"report":   {"analysis", "stats", "runfmt", "files", "units"},
 	"store":    {"runfmt", "files"},

@@ -95,7 +95,7 @@ func RecordSpy(ctx context.Context, tool SpyTool, cfg SpyConfig) (*profile.Profi
 	}
 	bin, err := exec.LookPath(string(tool.Name))
 	if err != nil {
-		return nil, fmt.Errorf("%s not found: %s to get %s frames: %w", tool.Name, tool.Install, tool.Lang, ErrToolMissing)
+		return nil, &missingTool{fmt.Sprintf("%s is not installed: %s to get %s frames", tool.Name, tool.Install, tool.Lang)}
 	}
 	dir, err := os.MkdirTemp("", "perflab-"+string(tool.Name)+"-")
 	if err != nil {

@@ -61,7 +61,7 @@ func TestSpyMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	tool := SpyTool{Name: runfmt.ProfilerPySpy, Install: "pip install py-spy", Lang: "Python"}
 	_, err := RecordSpy(context.Background(), tool, SpyConfig{PID: 1, Seconds: 1, Rate: 100})
-	if !errors.Is(err, ErrToolMissing) || !strings.Contains(err.Error(), "py-spy not found: pip install py-spy to get Python frames") {
+	if !errors.Is(err, ErrToolMissing) || !strings.Contains(err.Error(), "py-spy is not installed: pip install py-spy to get Python frames") {
 		t.Errorf("RecordSpy without py-spy = %v; want the install hint", err)
 	}
 }

@@ -151,7 +151,7 @@ func (s *session) probeCapacity(ctx context.Context) (float64, error) {
 		return 0, s.errExited("the capacity probe")
 	}
 	if r.Requests == 0 || r.Errors == r.Requests {
-		return 0, fmt.Errorf("the capacity probe got no successful response (%s)", firstKind(r))
+		return 0, fmt.Errorf("the capacity probe got no successful response (%s)", mainKind(r))
 	}
 	return r.RPS, ctx.Err()
 }
@@ -175,8 +175,8 @@ func (s *session) step(ctx context.Context, rate float64, fm FindMaxConfig) (ste
 	if s.sampler != nil {
 		from := a.Started()
 		ts := target.Window(s.sampler.Samples(), from, from.Add(time.Duration(r.DurationS*float64(time.Second))), s.limitCores, runtime.NumCPU())
-		if r.Requests > 0 {
-			ts.CPUMsPerRequest = ts.CPUSeconds * 1000 / float64(r.Requests)
+		if n := answered(r); n > 0 {
+			ts.CPUMsPerRequest = ts.CPUSeconds * 1000 / float64(n)
 		}
 		st.CPUCores, st.CPUMsPerRequest, st.target = ts.CPUCoresMean, ts.CPUMsPerRequest, &ts
 	}

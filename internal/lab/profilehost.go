@@ -37,13 +37,18 @@ func (h profileHost) ServicePIDs(ctx context.Context) []int { return h.s.service
 
 // profilingConfig is what the run's profiles need of its configuration.
 func profilingConfig(c *Config) profiling.Config {
-	pc := profiling.Config{Choice: c.Profiler, Pprof: c.Pprof, Force: c.Force, PerfHz: c.PerfHz,
+	pc := profiling.Config{Choice: c.Profiler, Pprof: c.Pprof, Guess: pprofGuess, Force: c.Force, PerfHz: c.PerfHz,
 		Trace: c.Trace, NoTrace: c.NoTrace, SnapshotTimeout: c.SnapshotTimeout, Log: c.Log}
 	if len(c.Load.Targets) > 0 {
 		pc.LoadURL = c.Load.Targets[0].URL
 	}
 	return pc
 }
+
+// pprofGuess, when set, is the pprof endpoint tried when the load URL's
+// host serves none, instead of net/http/pprof's customary address (a
+// variable so that a test can put a decoy on a port of its own).
+var pprofGuess string
 
 // servicePIDs are the processes of the service: the launched or attached
 // process tree, else the owner of the load URL's listening socket (and its

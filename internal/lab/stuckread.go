@@ -11,6 +11,7 @@ import (
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
+	"perflab/internal/units"
 )
 
 // Bounds of a stuck snapshot's record.
@@ -71,7 +72,7 @@ func (s *session) readStacks(ctx context.Context, st *runfmt.Stuck) []*capture.S
 			st.Notes = appendOnce(st.Notes, fmt.Sprintf("process %d: %s", pr.PID, pr.Error))
 		}
 		if pr.Truncated {
-			st.Notes = append(st.Notes, fmt.Sprintf("process %d: the output of %s was cut at %d MiB", pr.PID, pr.Source, capture.MaxSnapshotBytes>>20))
+			st.Notes = append(st.Notes, fmt.Sprintf("process %d: the output of %s was cut at %s", pr.PID, pr.Source, units.FormatBytes(capture.MaxSnapshotBytes)))
 		}
 	}
 	return snaps

@@ -25,7 +25,7 @@ func (s *session) summarize() {
 		return
 	}
 	from, to := s.prof.Window()
-	requests := r.Load.Requests
+	requests := s.perRequest(r.Load)
 	if len(s.cfg.SLO) > 0 {
 		r.Load.SLO = s.cfg.SLO.Evaluate(r.Load)
 	}
@@ -39,6 +39,7 @@ func (s *session) summarize() {
 		if requests > 0 {
 			ts.CPUMsPerRequest = ts.CPUSeconds * 1000 / float64(requests)
 		}
+		ts.OtherClients, ts.CPUPerRequestNote = s.otherClients, s.perRequestNote
 		r.Target = &ts
 		addTargetSeries(r.Load.Series, s.sampler.Samples(), from)
 		s.checkTargetCPU(r.Target)

@@ -120,7 +120,8 @@ func (p *Set) runtimes() map[runfmt.Runtime]bool {
 }
 
 // candidates are the endpoints to probe: --pprof, else the load URL's
-// host and 127.0.0.1:6060.
+// host and the guessed endpoint (Config.Guess, by default
+// net/http/pprof's customary 127.0.0.1:6060).
 func (p *Set) candidates() []string {
 	c := &p.cfg
 	if c.Pprof != "" {
@@ -130,5 +131,12 @@ func (p *Set) candidates() []string {
 	if u := c.LoadURL; u != nil {
 		out = append(out, (&url.URL{Scheme: u.Scheme, Host: u.Host}).String())
 	}
-	return append(out, "http://127.0.0.1:6060")
+	if c.Guess != "" {
+		return append(out, c.Guess)
+	}
+	return append(out, defaultGuess)
 }
+
+// defaultGuess is the pprof endpoint tried when the load URL's host serves
+// none: net/http/pprof's customary address.
+const defaultGuess = "http://127.0.0.1:6060"

@@ -32,9 +32,12 @@ func (c Choice) Profiler() (runfmt.Profiler, bool) {
 type Config struct {
 	Choice Choice
 	// Pprof is the service's net/http/pprof base URL; "" probes the load
-	// URL's host (LoadURL) and 127.0.0.1:6060.
+	// URL's host (LoadURL) and Guess.
 	Pprof   string
 	LoadURL *url.URL
+	// Guess is the endpoint tried when the load URL's host serves none;
+	// "" is net/http/pprof's customary http://127.0.0.1:6060.
+	Guess string
 	// Force profiles an explicit Pprof endpoint that is not the service's.
 	Force bool
 	// PerfHz is the sampling rate of every profiler perflab starts; 0

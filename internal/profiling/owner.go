@@ -41,10 +41,9 @@ func (p *Set) owner(ctx context.Context, base string) ownership {
 	if err != nil {
 		return ownership{why: err.Error()}
 	}
-	l := listener{host: hostPort(u)}
-	octx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	octx, cancel := context.WithTimeout(ctx, ownerTimeout)
 	defer cancel()
-	l.pid, l.found, err = target.ListenerOwner(octx, l.host, pids)
+	l, err := findListener(octx, u, pids)
 	switch {
 	case err != nil:
 		return ownership{why: fmt.Sprintf("finding who listens on %s: %v", l.host, err)}
@@ -54,24 +53,35 @@ func (p *Set) owner(ctx context.Context, base string) ownership {
 	return p.ownerByCmdline(octx, base, pids, l)
 }
 
-// listener is the local process listening on an endpoint's address, if
-// found.
+// listener is the local process listening on an address, if found.
 type listener struct {
 	host  string // host:port
 	pid   int
 	found bool
 }
 
-// hostPort is u's host with its port, the scheme's by default.
-func hostPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
+// findListener finds the local process listening on u's address, looking
+// at the service's processes pids first.
+func findListener(ctx context.Context, u *url.URL, pids []int) (listener, error) {
+	l := listener{host: hostPort(u)}
+	var err error
+	l.pid, l.found, err = target.ListenerOwner(ctx, l.host, pids)
+	return l, err
+}
+
+// OtherListener says which local process serves u's address when it is
+// not one of the service's processes pids ("127.0.0.1:8080 is served by
+// nginx (pid 9), not by the service (pid 12)"); "" when one of pids
+// serves it or no local process is found (a remote host, another network
+// namespace).
+func OtherListener(ctx context.Context, u *url.URL, pids []int) string {
+	octx, cancel := context.WithTimeout(ctx, ownerTimeout)
+	defer cancel()
+	l, err := findListener(octx, u, pids)
+	if err != nil || !l.found || slices.Contains(pids, l.pid) {
+		return ""
 	}
-	port := "80"
-	if u.Scheme == "https" {
-		port = "443"
-	}
-	return net.JoinHostPort(u.Hostname(), port)
+	return servedBy(l.host, l.pid, pids)
 }
 
 // ownerByCmdline judges an endpoint with no local socket, or another
@@ -82,7 +92,7 @@ func hostPort(u *url.URL) string {
 func (p *Set) ownerByCmdline(ctx context.Context, base string, pids []int, l listener) ownership {
 	via := ""
 	if l.found {
-		via = fmt.Sprintf("%s is served by %s, not by the service (%s)", l.host, target.ProcessName(l.pid), pidList(pids))
+		via = servedBy(l.host, l.pid, pids)
 	}
 	args, err := p.client.Cmdline(ctx, base)
 	switch {
@@ -110,6 +120,29 @@ func (p *Set) ownerByCmdline(ctx context.Context, base string, pids []int, l lis
 		why = via + "; " + why
 	}
 	return ownership{why: why}
+}
+
+// ownerTimeout bounds the search for who listens on an address, and the
+// question to a pprof endpoint whose process it is.
+const ownerTimeout = 5 * time.Second
+
+// hostPort is the host:port u's requests go to, the scheme's port when u
+// names none.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "80"
+	if u.Scheme == "https" {
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// servedBy says that host is served by the process listener, which is not
+// one of the service's processes pids.
+func servedBy(host string, listener int, pids []int) string {
+	return fmt.Sprintf("%s is served by %s, not by the service (%s)", host, target.ProcessName(listener), pidList(pids))
 }
 
 // pidList renders "pid 12" or "pids 12, 13, 14 and 5 more".

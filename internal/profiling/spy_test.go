@@ -125,7 +125,7 @@ func TestSpiesMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	for _, pr := range []Profiler{pySpy{}, rbSpy{}} {
 		_, _, err := pr.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: 1}}, Window: time.Second, Hz: 100})
-		if !errors.Is(err, capture.ErrToolMissing) || !strings.Contains(err.Error(), string(pr.Name())+" not found: "+pr.Install()) {
+		if !errors.Is(err, capture.ErrToolMissing) || !strings.Contains(err.Error(), string(pr.Name())+" is not installed: "+pr.Install()) {
 			t.Errorf("%s without its binary: %v; want the install hint", pr.Name(), err)
 		}
 	}

@@ -62,6 +62,11 @@ type treeSampler struct {
 	roots    map[int]Profiler // followers' roots: pid -> profiler
 	done     map[int]bool     // roots whose recorder has ended
 	profiles []*profile.Profile
+	// idleProf is the first recording that worked and has no sample (the
+	// process was idle); toolErr the first recorder that could not start
+	// because its profiler is not installed.
+	idleProf *profile.Profile
+	toolErr  error
 	tools    runfmt.ProfilerSet
 	notes    []string
 	missing  map[string]bool
@@ -86,7 +91,9 @@ func newTreeSampler(svc *target.Process, forced Profiler, warn func(string), idl
 }
 
 // run samples until the window ends (or ctx is cancelled, keeping what was
-// recorded) and returns the merged profile, nil when nothing was recorded.
+// recorded) and returns the merged profile. With no sample at all it is an
+// idle process's empty recording, else the error of a profiler that is
+// not installed (naming how to install it), else an error.
 func (t *treeSampler) run(ctx context.Context, window time.Duration) (*profile.Profile, error) {
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -102,6 +109,14 @@ func (t *treeSampler) run(ctx context.Context, window time.Duration) (*profile.P
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.profiles) == 0 {
+		switch {
+		case t.toolErr != nil:
+			return nil, t.toolErr // names the profiler and how to install it
+		case t.idleProf != nil:
+			// An idle process's profile is empty, not missing.
+			t.idleProf.DurationNanos = window.Nanoseconds()
+			return t.idleProf, nil
+		}
 		return nil, errors.New("no process could be sampled")
 	}
 	merged, err := profile.Merge(t.profiles)

@@ -2,6 +2,7 @@ package profiling
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/capture"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
@@ -62,6 +64,9 @@ func (t *treeSampler) start(ctx context.Context, tool Profiler, procs []target.P
 			t.done[root] = true
 		}
 		if err != nil {
+			if errors.Is(err, capture.ErrToolMissing) && t.toolErr == nil {
+				t.toolErr = err
+			}
 			if ctx.Err() == nil || prof == nil {
 				t.notes = append(t.notes, fmt.Sprintf("%s of pid %s: %v", tool.Name(), joinPIDs(job.pids()), err))
 			}
@@ -70,6 +75,9 @@ func (t *treeSampler) start(ctx context.Context, tool Profiler, procs []target.P
 		if len(prof.Sample) > 0 {
 			labelPIDs(prof, root)
 			t.profiles = append(t.profiles, prof)
+			t.tools = t.tools.With(tool.Name())
+		} else if t.idleProf == nil {
+			t.idleProf = prof
 			t.tools = t.tools.With(tool.Name())
 		}
 	})

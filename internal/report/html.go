@@ -266,6 +266,9 @@ func cards(r *runfmt.Run) []card {
 			card{Label: "Errors", Value: fmt.Sprintf("%.2f%%", errPct), Note: fmt.Sprintf("%d of %d", l.Errors, l.Requests), Warn: l.Errors > 0})
 	}
 	if t := r.Target; t != nil {
+		if t.CPUPerRequestNote != "" {
+			cs = append(cs, card{Label: "CPU per request", Value: "—", Note: t.CPUPerRequestNote})
+		}
 		if t.CPUMsPerRequest > 0 {
 			cs = append(cs, card{Label: "CPU per request", Value: fmt.Sprintf("%.3f ms", t.CPUMsPerRequest), Note: fmt.Sprintf("measured from %s", t.Source)})
 		}

@@ -47,7 +47,11 @@ func (p *printer) target(t *runfmt.TargetSummary) {
 		limit = fmt.Sprintf("of a %g-core budget", t.CPULimitCores)
 	}
 	p.f("  CPU used:\tmean %.2f cores, p95 %.2f, max %.2f (%s; measured from %s)\n", t.CPUCoresMean, t.CPUCoresP95, t.CPUCoresMax, limit, t.Source)
-	p.f("  CPU per request:\t%.3f ms\n", t.CPUMsPerRequest)
+	if t.CPUPerRequestNote != "" {
+		p.f("  CPU per request:\t%s\n", t.CPUPerRequestNote)
+	} else {
+		p.f("  CPU per request:\t%.3f ms\n", t.CPUMsPerRequest)
+	}
 	p.f("  Peak RSS:\t%s", units.FormatBytes(float64(t.RSSMaxBytes)))
 	if t.MemoryLimitBytes > 0 {
 		p.f(" (memory budget %s)", units.FormatBytes(float64(t.MemoryLimitBytes)))
@@ -153,9 +157,9 @@ func GCShareText(g *runfmt.GCSummary) string {
 // gcText is the GC's line of a verdict: cycles, share of the CPU, pauses,
 // heap and allocation rate.
 func gcText(g *runfmt.GCSummary) string {
-	s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, units.FormatBytes(g.HeapMaxMB*(1<<20)))
-	if g.AllocMBPerS > 0 {
-		s += fmt.Sprintf(", ~%s/s allocated", units.FormatBytes(g.AllocMBPerS*(1<<20)))
+	s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, units.FormatBytes(g.HeapMaxMiB*(1<<20)))
+	if g.AllocMiBPerS > 0 {
+		s += fmt.Sprintf(", ~%s/s allocated", units.FormatBytes(g.AllocMiBPerS*(1<<20)))
 	}
 	return s
 }

@@ -20,7 +20,8 @@ func FuzzRead(f *testing.F) {
 		`{"schema_version": 2, "profiles": [{"type": "cpu", "source": "perf+py-spy"}, {"type": "wall", "source": "go-trace"}]}`,
 		`{"schema_version": 3, "profiles": [{"type": "cpu", "source": ["perf", 1]}]}`,
 		`{"schema_version": 2, "findings": [{"kind": "gc"}, {"kind": "foo\nbar"}]}`,
-		`{"schema_version": 2, "time_per_request": {"source": "py-spy", "kinds": [{"kind": "sync", "waits": {"lock": 1, "": 2}}]}}`} {
+		`{"schema_version": 2, "time_per_request": {"source": "py-spy", "kinds": [{"kind": "sync", "waits": {"lock": 1, "": 2}}]}}`,
+		`{"schema_version": 3, "gc": {"heap_max_mb": 12.5, "heap_max_mib": "x", "events": [{"heap_live_mb": null}, 3]}, "heap_growth": {"sites": [{"mb_per_s": 1e999}]}}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // FormatValue renders v in unit with a scaled suffix, as pprof does:
@@ -100,6 +101,11 @@ func FormatMicros(us float64) string {
 
 // FormatMs formats a duration given in milliseconds as FormatMicros does.
 func FormatMs(ms float64) string { return FormatMicros(1000 * ms) }
+
+// FormatDuration formats d as FormatMicros does ("350.0 µs", "1.20 s").
+func FormatDuration(d time.Duration) string {
+	return FormatMicros(float64(d) / float64(time.Microsecond))
+}
 
 // Sig formats v to 3 significant digits, whole from 100 up: chart ticks,
 // sparkline values, table cells without a unit of their own.
