@@ -20,7 +20,7 @@ var allowed = map[string][]string{
 	"cli":      {"lab", "load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "runfmt", "store", "files", "units"},
-	"lab":      {"load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units"},
+	"lab":      {"load", "target", "capture", "profiling", "analysis", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units"},
 	"revision": {"files"},
 	"compare":  {"analysis", "stats", "runfmt", "store", "files", "units"},
 	"report":   {"analysis", "stats", "runfmt", "files", "units"},
@@ -36,6 +36,8 @@ var allowed = map[string][]string{
 	"units":    {},
 	"demo":     {"pprofmux"},
 	"pprofmux": {},
+
+	"profiling": {"capture", "target", "runfmt", "files"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {

@@ -3,11 +3,10 @@ package lab
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
+	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
 )
 
 // answered is how many of the load's requests the service answered, with
@@ -29,7 +28,7 @@ func answered(l *runfmt.LoadResult) int64 {
 // its CPU, profile and allocations hold too. It says so in a warning and
 // in the target's note.
 func (s *session) perRequest(l *runfmt.LoadResult) int64 {
-	n, hosts := s.prof.peers.clients()
+	n, hosts := s.waits.peers.clients()
 	if n == 0 {
 		return answered(l)
 	}
@@ -50,14 +49,7 @@ func (s *session) checkLoadServed(ctx context.Context) {
 	if s.proc == nil || len(s.cfg.Load.Targets) == 0 || (s.cfg.PID == 0 && s.cfg.Cgroup == "") {
 		return
 	}
-	host, pids := hostPort(s.cfg.Load.Targets[0].URL), s.proc.PIDs()
-	octx, cancel := context.WithTimeout(ctx, ownerTimeout)
-	defer cancel()
-	owner, found, err := target.ListenerOwner(octx, host, pids)
-	switch {
-	case err != nil || !found:
-		// A remote host or another network namespace: nothing to compare.
-	case !slices.Contains(pids, owner):
-		s.warn("the load URL's " + servedBy(host, owner, pids) + ": the load reaches the service through it or not at all, so the service's CPU is not what the load cost")
+	if via := profiling.OtherListener(ctx, s.cfg.Load.Targets[0].URL, s.proc.PIDs()); via != "" {
+		s.warn("the load URL's " + via + ": the load reaches the service through it or not at all, so the service's CPU is not what the load cost")
 	}
 }

@@ -1,35 +1,15 @@
 package lab
 
 import (
-	"context"
 	"math"
 	"slices"
 	"time"
-
-	"github.com/google/pprof/profile"
 
 	"perflab/internal/analysis"
 	"perflab/internal/capture"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
-
-// saveWall writes a wall-time profile to profiles/wall.pb.gz.
-func (p *profileSet) saveWall(prof *profile.Profile, source runfmt.ProfileSource) (string, bool) {
-	rel := p.saveAs(runfmt.ProfileWall, source, nil, prof)
-	return rel, rel != ""
-}
-
-// heapBefore takes the in-use heap after a forced collection before the
-// window: the start of the heap's growth by allocation site.
-func (p *profileSet) heapBefore(ctx context.Context) {
-	h, raw, err := p.fetch(ctx, runfmt.ProfileHeapStart, "gc=1")
-	if err != nil {
-		return // the end of the window fetches it again and warns
-	}
-	p.heapStart = h
-	p.save(runfmt.ProfileHeapStart, raw, nil)
-}
 
 // serviceEnv is the environment the service started with (its first
 // process's), nil when it cannot be read.
@@ -60,8 +40,8 @@ func (s *session) goRuntime(from, to time.Time) *runfmt.GoRuntime {
 	}
 	if n := len(events); n > 0 {
 		g.GOMAXPROCS, g.GOMAXPROCSSource = events[n-1].Procs, "gctrace"
-	} else if tr := s.prof.traced; tr != nil && tr.wall != nil && tr.wall.GOMAXPROCS > 0 {
-		g.GOMAXPROCS, g.GOMAXPROCSSource = tr.wall.GOMAXPROCS, "execution trace"
+	} else if tr := s.waits.trace; tr != nil && tr.GOMAXPROCS > 0 {
+		g.GOMAXPROCS, g.GOMAXPROCSSource = tr.GOMAXPROCS, "execution trace"
 	}
 	g.GOGCEffective = effectiveGOGC(events)
 	if g.GOMAXPROCS == 0 && g.GOGC == "" && g.GOMEMLIMIT == "" && g.GOMAXPROCSEnv == "" {
@@ -99,7 +79,7 @@ func effectiveGOGC(events []capture.SeenGCEvent) float64 {
 // both ends.
 func (s *session) heapGrowth(from, to time.Time, requests int64) *runfmt.HeapGrowth {
 	p := s.prof
-	end := p.heapEndAt
+	end := p.HeapEndAt()
 	if end.IsZero() {
 		end = to
 	}
@@ -112,7 +92,7 @@ func (s *session) heapGrowth(from, to time.Time, requests int64) *runfmt.HeapGro
 	}
 	h := &runfmt.HeapGrowth{Collections: len(events), LiveStartMiB: events[0].HeapLiveMiB, LiveEndMiB: events[len(events)-1].HeapLiveMiB}
 	h.SlopeMiBPerS = liveSlope(events)
-	if a, b, sites, ok := analysis.HeapDelta(p.heapStart, p.heap, requests, to.Sub(from).Seconds(), 3, s.userCode()); ok {
+	if a, b, sites, ok := analysis.HeapDelta(p.Profile(runfmt.ProfileHeapStart), p.Profile(runfmt.ProfileHeap), requests, to.Sub(from).Seconds(), 3, s.userCode()); ok {
 		h.Sites = sites
 		h.InuseStartMiB, h.InuseEndMiB = float64(a)/(1<<20), float64(b)/(1<<20)
 		if requests > 0 && b > a {

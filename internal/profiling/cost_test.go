@@ -1,4 +1,4 @@
-package lab
+package profiling
 
 import (
 	"errors"
@@ -112,29 +112,6 @@ func burnCPU(d time.Duration) {
 	for x := 1; ; x++ {
 		if x%4096 == 0 && (cpu()-start >= d || time.Since(wall) > 10*d) {
 			return
-		}
-	}
-}
-
-func TestSamplerHz(t *testing.T) {
-	for _, tc := range []struct {
-		tool   runfmt.Profiler
-		window time.Duration
-		perfHz int
-		want   int
-	}{
-		{runfmt.ProfilerPySpy, 10 * time.Second, 0, 19}, // the default window
-		{runfmt.ProfilerRbSpy, 60 * time.Second, 0, 19},
-		{runfmt.ProfilerPySpy, 5 * time.Second, 0, 49}, // 29 Hz would take 145 ticks
-		{runfmt.ProfilerPySpy, 3 * time.Second, 0, 99},
-		{runfmt.ProfilerPySpy, time.Second, 0, 99}, // as fast as it goes
-		{runfmt.ProfilerPerf, 3 * time.Second, 0, 99},
-		{runfmt.ProfilerPySpy, 3 * time.Second, 7, 7}, // --perf-hz sets them all
-		{runfmt.ProfilerPerf, 10 * time.Second, 7, 7},
-	} {
-		c := Config{PerfHz: tc.perfHz}
-		if got := c.samplerHz(tc.tool, tc.window); got != tc.want {
-			t.Errorf("%s over %s (--perf-hz %d): %d Hz; want %d", tc.tool, tc.window, tc.perfHz, got, tc.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package lab
+package profiling
 
 import (
 	"os"
@@ -15,8 +15,8 @@ func TestWithPerfMap(t *testing.T) {
 		"--perf-basic-prof":         "--perf-basic-prof",
 		"--perf-prof --no-warnings": "--perf-prof --no-warnings",
 	} {
-		if got := withPerfMap(in); got != want {
-			t.Errorf("withPerfMap(%q) = %q, want %q", in, got, want)
+		if got := WithPerfMap(in); got != want {
+			t.Errorf("WithPerfMap(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

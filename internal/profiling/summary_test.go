@@ -1,4 +1,4 @@
-package lab
+package profiling
 
 import (
 	"errors"
@@ -36,9 +36,15 @@ func TestNotRepresentative(t *testing.T) {
 // and Ruby processes are sampled with perf and the note says what to
 // install; other runtimes always get perf.
 func TestTreeSamplerFallsBackToPerf(t *testing.T) {
+	name := func(pr Profiler) runfmt.Profiler {
+		if pr == nil {
+			return ""
+		}
+		return pr.Name()
+	}
 	ts := &treeSampler{missing: map[string]bool{}, lookTool: func(string) error { return errors.New("not found") }}
 	for rt, want := range map[runfmt.Runtime]runfmt.Profiler{"python": runfmt.ProfilerPerf, "ruby": runfmt.ProfilerPerf, "node": runfmt.ProfilerPerf, "go": runfmt.ProfilerPerf} {
-		if got := ts.toolFor(rt); got != want {
+		if got := name(ts.toolFor(rt)); got != want {
 			t.Errorf("toolFor(%s) without spies = %s, want %s", rt, got, want)
 		}
 	}
@@ -49,11 +55,11 @@ func TestTreeSamplerFallsBackToPerf(t *testing.T) {
 		}
 	}
 	ts = &treeSampler{missing: map[string]bool{}, lookTool: func(string) error { return nil }}
-	if ts.toolFor("python") != runfmt.ProfilerPySpy || ts.toolFor("ruby") != runfmt.ProfilerRbSpy || len(ts.notes) != 0 {
-		t.Errorf("with the spies installed: python %s, ruby %s, notes %q", ts.toolFor("python"), ts.toolFor("ruby"), ts.notes)
+	if name(ts.toolFor("python")) != runfmt.ProfilerPySpy || name(ts.toolFor("ruby")) != runfmt.ProfilerRbSpy || len(ts.notes) != 0 {
+		t.Errorf("with the spies installed: python %s, ruby %s, notes %q", name(ts.toolFor("python")), name(ts.toolFor("ruby")), ts.notes)
 	}
-	ts = &treeSampler{forced: runfmt.ProfilerPySpy, missing: map[string]bool{}}
-	if ts.toolFor("node") != "" || ts.toolFor("python") != runfmt.ProfilerPySpy {
+	ts = &treeSampler{forced: pySpy{}, missing: map[string]bool{}}
+	if ts.toolFor("node") != nil || name(ts.toolFor("python")) != runfmt.ProfilerPySpy {
 		t.Error("--profiler py-spy must sample the Python processes only")
 	}
 }

@@ -1,4 +1,4 @@
-package lab
+package profiling
 
 import (
 	"context"
@@ -21,12 +21,17 @@ type schedRecording struct {
 	once     sync.Once
 }
 
-// startPerfSched starts the recording for a window of window at most
-// samplerLead from now; nil when the kernel has no scheduler tracepoint
-// (one warning).
-func (p *profileSet) startPerfSched(ctx context.Context, wg *sync.WaitGroup, window time.Duration) *schedRecording {
+var _ waitRecorder = perf{}
+
+// startWaits starts perf's recording of the service's context switches
+// (unless --no-trace) for a window of window at most samplerLead from
+// now; nil when the kernel has no scheduler tracepoint (one warning).
+func (perf) startWaits(ctx context.Context, p *Set, wg *sync.WaitGroup, window time.Duration) waitRecording {
+	if p.cfg.NoTrace {
+		return nil
+	}
 	if err := capture.SchedAvailable(); err != nil {
-		p.s.warn(err.Error())
+		p.host.Warn(err.Error())
 		return nil
 	}
 	r := &schedRecording{attached: make(chan struct{}), stop: make(chan struct{})}
@@ -36,9 +41,6 @@ func (p *profileSet) startPerfSched(ctx context.Context, wg *sync.WaitGroup, win
 
 // waitAttached waits until perf records, ctx ends or deadline passes.
 func (r *schedRecording) waitAttached(ctx context.Context, deadline time.Time) {
-	if r == nil {
-		return
-	}
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
@@ -50,37 +52,31 @@ func (r *schedRecording) waitAttached(ctx context.Context, deadline time.Time) {
 
 // begin says the window starts now: the recording stops when end is
 // called, and a second after the window at the latest.
-func (r *schedRecording) begin(window time.Duration) {
-	if r != nil {
-		time.AfterFunc(window+time.Second, r.end)
-	}
+func (r *schedRecording) begin(_ context.Context, _ *sync.WaitGroup, window time.Duration) {
+	time.AfterFunc(window+time.Second, r.end)
 }
 
 // end stops the recording: the window is over.
 func (r *schedRecording) end() {
-	if r != nil {
-		r.once.Do(func() { close(r.stop) })
-	}
+	r.once.Do(func() { close(r.stop) })
 }
 
 // perfSched runs the recording r for at most seconds and keeps its
 // off-CPU stacks.
-func (p *profileSet) perfSched(ctx context.Context, r *schedRecording, seconds float64) {
+func (p *Set) perfSched(ctx context.Context, r *schedRecording, seconds float64) {
 	var recorder int
 	var used time.Duration
-	prof, err := capture.PerfSchedRecord(ctx, capture.SchedConfig{PIDs: p.s.proc.PIDs(), Seconds: seconds, CPUUsed: &used,
+	prof, err := capture.PerfSchedRecord(ctx, capture.SchedConfig{PIDs: p.host.Service().PIDs(), Seconds: seconds, CPUUsed: &used,
 		OnStart:    func(pid int) { recorder = pid; p.meter.started(pid, runfmt.ProfilerPerf, runfmt.RoleOffCPU, 0) },
 		OnAttached: func() { close(r.attached) },
 		Stop:       r.stop})
 	p.meter.exited(recorder, used)
 	if err != nil {
 		if ctx.Err() == nil {
-			p.s.warn("off-CPU stacks: " + err.Error())
+			p.host.Warn("off-CPU stacks: " + err.Error())
 		}
 		return
 	}
-	p.mu.Lock()
-	p.sched = prof
-	p.mu.Unlock()
+	p.keep(runfmt.ProfileOffCPU, prof)
 	p.saveAs(runfmt.ProfileOffCPU, runfmt.SourceTime(runfmt.TimeSourcePerfSched), nil, prof)
 }

@@ -1,4 +1,4 @@
-package lab
+package profiling
 
 import (
 	"context"
@@ -27,30 +27,13 @@ type ownership struct {
 	why string
 }
 
-// servicePIDs are the processes of the service: the launched or attached
-// process tree, else the owner of the load URL's listening socket (and its
-// children), else none known.
-func (s *session) servicePIDs(ctx context.Context) []int {
-	if s.proc != nil {
-		return s.proc.PIDs()
-	}
-	if len(s.cfg.Load.Targets) == 0 {
-		return nil
-	}
-	pid, found, err := target.ListenerOwner(ctx, s.cfg.Load.Targets[0].URL.Host, nil)
-	if err != nil || !found {
-		return nil
-	}
-	return target.ProcessTree(pid)
-}
-
 // owner proves that the pprof endpoint base belongs to the service: the
 // process listening on its address must be one of the service's, or, when
 // the address is not a local socket, the command line the endpoint reports
 // (/debug/pprof/cmdline) must be one of theirs. With no service process
 // known there is nothing to compare, and the endpoint is taken as given.
-func (p *profileSet) owner(ctx context.Context, base string) ownership {
-	pids := p.s.servicePIDs(ctx)
+func (p *Set) owner(ctx context.Context, base string) ownership {
+	pids := p.host.ServicePIDs(ctx)
 	if len(pids) == 0 {
 		return ownership{ok: true}
 	}
@@ -58,33 +41,68 @@ func (p *profileSet) owner(ctx context.Context, base string) ownership {
 	if err != nil {
 		return ownership{why: err.Error()}
 	}
-	host := hostPort(u)
 	octx, cancel := context.WithTimeout(ctx, ownerTimeout)
 	defer cancel()
-	listener, found, err := target.ListenerOwner(octx, host, pids)
+	l, err := findListener(octx, u, pids)
 	switch {
 	case err != nil:
-		return ownership{why: fmt.Sprintf("finding who listens on %s: %v", host, err)}
-	case found && slices.Contains(pids, listener):
-		return ownership{ok: true, verified: true, why: fmt.Sprintf("%s is the service's (%s)", host, target.ProcessName(listener))}
+		return ownership{why: fmt.Sprintf("finding who listens on %s: %v", l.host, err)}
+	case l.found && slices.Contains(pids, l.pid):
+		return ownership{ok: true, verified: true, why: fmt.Sprintf("%s is the service's (%s)", l.host, target.ProcessName(l.pid))}
 	}
-	// No local socket, or another process's. That process may be a proxy
-	// (docker-proxy for a container's published port, a sidecar) that
-	// forwards to the service: then the command line the endpoint reports
-	// is not the listener's own, and it has the last word.
+	return p.ownerByCmdline(octx, base, pids, l)
+}
+
+// listener is the local process listening on an address, if found.
+type listener struct {
+	host  string // host:port
+	pid   int
+	found bool
+}
+
+// findListener finds the local process listening on u's address, looking
+// at the service's processes pids first.
+func findListener(ctx context.Context, u *url.URL, pids []int) (listener, error) {
+	l := listener{host: hostPort(u)}
+	var err error
+	l.pid, l.found, err = target.ListenerOwner(ctx, l.host, pids)
+	return l, err
+}
+
+// OtherListener says which local process serves u's address when it is
+// not one of the service's processes pids ("127.0.0.1:8080 is served by
+// nginx (pid 9), not by the service (pid 12)"); "" when one of pids
+// serves it or no local process is found (a remote host, another network
+// namespace).
+func OtherListener(ctx context.Context, u *url.URL, pids []int) string {
+	octx, cancel := context.WithTimeout(ctx, ownerTimeout)
+	defer cancel()
+	l, err := findListener(octx, u, pids)
+	if err != nil || !l.found || slices.Contains(pids, l.pid) {
+		return ""
+	}
+	return servedBy(l.host, l.pid, pids)
+}
+
+// ownerByCmdline judges an endpoint with no local socket, or another
+// process's. That process may be a proxy (docker-proxy for a container's
+// published port, a sidecar) that forwards to the service: then the
+// command line the endpoint reports is not the listener's own, and it has
+// the last word.
+func (p *Set) ownerByCmdline(ctx context.Context, base string, pids []int, l listener) ownership {
 	via := ""
-	if found {
-		via = servedBy(host, listener, pids)
+	if l.found {
+		via = servedBy(l.host, l.pid, pids)
 	}
-	args, err := p.client.Cmdline(octx, base)
+	args, err := p.client.Cmdline(ctx, base)
 	switch {
 	case err != nil && via != "":
 		return ownership{why: via}
 	case err != nil:
 		return ownership{ok: true, why: "its process could not be identified: " + err.Error()}
 	}
-	if found {
-		if own, err := target.Cmdline(listener); err != nil || slices.Equal(own, args) {
+	if l.found {
+		if own, err := target.Cmdline(l.pid); err != nil || slices.Equal(own, args) {
 			return ownership{why: via} // the listener answers for itself
 		}
 	}
@@ -92,7 +110,7 @@ func (p *profileSet) owner(ctx context.Context, base string) ownership {
 		if cl, err := target.Cmdline(pid); err == nil && slices.Equal(cl, args) {
 			why := fmt.Sprintf("its command line is the service's (%s)", target.ProcessName(pid))
 			if via != "" {
-				why += fmt.Sprintf(", reached through %s on %s", target.ProcessName(listener), host)
+				why += fmt.Sprintf(", reached through %s on %s", target.ProcessName(l.pid), l.host)
 			}
 			return ownership{ok: true, verified: true, why: why}
 		}
