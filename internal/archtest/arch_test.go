@@ -30,6 +30,8 @@ var allowed = map[string][]string{
 	"units":    {},
 	"demo":     {"pprofmux"},
 	"pprofmux": {},
+
+	"ownership": {"files"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {
