@@ -220,6 +220,9 @@ func TestNode(t *testing.T) {
 		{Frame{Func: "Builtin:ArrayPrototypePush", File: mp, Binary: mp}, Runtime, "V8", "", NoRole},
 		{Frame{Func: "v8::internal::Heap::CollectGarbage", File: "/usr/bin/node"}, Runtime, "V8", "", NoRole},
 		{Frame{File: mp, Binary: mp}, Unknown, "", "", NoRole},
+		{Frame{Func: "(program)"}, Runtime, "V8", "", NoRole},
+		{Frame{Func: "(garbage collector)"}, Runtime, "V8", "", NoRole},
+		{Frame{Func: "(root)"}, Unknown, "", "", NoRole},
 		{Frame{Func: "perf-11058.map+0x7f472b8fd78e", File: "/tmp/perf-11058.map"}, Unknown, "", "", NoRole},
 	})
 }

@@ -247,7 +247,11 @@ func pseudoFrame(name, bin string) (Class, bool) {
 		return Class{Kind: Runtime, Lang: LangNative, Package: "kernel"}, true
 	case name == "(garbage collection)":
 		return Class{Kind: Runtime, Lang: LangRuby, Package: "ruby", mark: markGC}, true
-	case strings.HasPrefix(name, "(anonymous)"), strings.HasPrefix(name, "(root)"), strings.HasPrefix(name, "(program)"):
+	case name == "(garbage collector)":
+		return Class{Kind: Runtime, Lang: LangNode, Package: "V8", mark: markGC}, true // V8's CPU profiles
+	case name == "(program)" || name == "(idle)":
+		return Class{Kind: Runtime, Lang: LangNode, Package: "V8"}, true
+	case strings.HasPrefix(name, "(anonymous)"):
 		return Class{}, false // node names anonymous functions "(anonymous):LINE"
 	}
 	return Class{Kind: Unknown, Package: libName(bin)}, true
