@@ -38,6 +38,7 @@ var allowed = map[string][]string{
 	"pprofmux": {},
 
 	"profiling": {"capture", "target", "runfmt", "files"},
+	"ownership": {"files"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {
