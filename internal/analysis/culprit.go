@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"perflab/internal/stacks"
 	"sort"
 	"strings"
 
@@ -32,14 +33,14 @@ type lineCost struct {
 // culpritLines computes the costliest lines of the functions named in fns
 // over the stacks that keep selects (nil: all), from a line-granularity
 // stack set.
-func culpritLines(s *stackSet, vi int, fns []string, keep func(st []int32) bool) map[string][]lineCost {
+func culpritLines(s *stacks.Set, vi int, fns []string, keep func(st []int32) bool) map[string][]lineCost {
 	want := map[string]int{}
 	for i, f := range fns {
 		want[f] = i
 	}
 	// Which function of fns each line entry belongs to (-1 for none).
-	of := make([]int, len(s.funcs))
-	for i, f := range s.funcs {
+	of := make([]int, len(s.Funcs))
+	for i, f := range s.Funcs {
 		of[i] = -1
 		if k, ok := want[f.Name]; ok {
 			of[i] = k
@@ -57,9 +58,9 @@ func culpritLines(s *stackSet, vi int, fns []string, keep func(st []int32) bool)
 	cost := map[key]int64{}
 	total := make([]int64, len(fns))
 	outer := make([]int32, len(fns))
-	for si := 0; si < s.numStacks(); si++ {
-		v := s.value(si, vi)
-		st := s.stack(si)
+	for si := 0; si < s.NumStacks(); si++ {
+		v := s.Value(si, vi)
+		st := s.Stack(si)
 		if v == 0 || keep != nil && !keep(st) {
 			continue
 		}
@@ -77,7 +78,7 @@ func culpritLines(s *stackSet, vi int, fns []string, keep func(st []int32) bool)
 		}
 		for k, f := range outer {
 			if f >= 0 {
-				fi := s.funcs[f]
+				fi := s.Funcs[f]
 				cost[key{k, fi.File, fi.Line}] += v
 				total[k] += v
 			}
@@ -132,9 +133,9 @@ func AttachLines(cpu *profile.Profile, findings []runfmt.Finding, hot []runfmt.H
 	if src == nil {
 		src = &Sources{}
 	}
-	s := fromProfileLines(cpu)
-	vi, err := s.sampleIndex("")
-	if err != nil || !s.hasLines {
+	s := stacks.FromProfileLines(cpu)
+	vi, err := s.SampleIndex("")
+	if err != nil || !s.HasLines {
 		return
 	}
 	var all []string
@@ -170,9 +171,9 @@ func AttachLines(cpu *profile.Profile, findings []runfmt.Finding, hot []runfmt.H
 }
 
 // stacksWith selects the stacks with a frame of the function named name.
-func stacksWith(s *stackSet, name string) func([]int32) bool {
-	match := make([]bool, len(s.funcs))
-	for i, f := range s.funcs {
+func stacksWith(s *stacks.Set, name string) func([]int32) bool {
+	match := make([]bool, len(s.Funcs))
+	for i, f := range s.Funcs {
 		match[i] = f.Name == name
 	}
 	return func(st []int32) bool {

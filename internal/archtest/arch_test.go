@@ -17,18 +17,20 @@ import (
 // allowed lists, per internal package, the internal packages it may import.
 // A package missing here may import none.
 var allowed = map[string][]string{
-	"cli":      {"lab", "load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
+	"cli":      {"lab", "load", "target", "capture", "analysis", "stacks", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
-	"ui":       {"compare", "report", "analysis", "runfmt", "store", "files", "units"},
-	"lab":      {"load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units"},
+	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
+	"lab":      {"load", "target", "capture", "analysis", "findings", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units"},
 	"revision": {},
-	"compare":  {"analysis", "stats", "runfmt", "store", "files", "units"},
+	"compare":  {"analysis", "stacks", "stats", "runfmt", "store", "files", "units"},
 	"report":   {"analysis", "stats", "runfmt", "files", "units"},
 	"store":    {"runfmt", "files"},
 	"load":     {"runfmt", "files"},
 	"target":   {"runfmt", "units"},
 	"capture":  {"runfmt", "files"},
-	"analysis": {"runfmt", "files", "units"},
+	"findings": {"analysis", "stacks", "runfmt", "units"},
+	"analysis": {"stacks", "runfmt", "files", "units"},
+	"stacks":   {"runfmt", "files"},
 	"walltime": {"runfmt"},
 	"stats":    {"runfmt"},
 	"runfmt":   {"files"},
@@ -36,6 +38,7 @@ var allowed = map[string][]string{
 	"units":    {},
 	"demo":     {"pprofmux"},
 	"pprofmux": {},
+	"labtest":  {"runfmt"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {

@@ -23,7 +23,7 @@ func (s *session) culprit() {
 	if r.Load != nil {
 		requests = r.Load.Requests
 	}
-	r.Endpoints = analysis.Endpoints(analysis.FindingInput{CPU: p.cpu, Requests: requests, Target: r.Target, Load: r.Load})
+	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: p.cpu, Requests: requests, Target: r.Target, Load: r.Load})
 }
 
 // sources looks for source files in the service's working directory:

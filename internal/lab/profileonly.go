@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"perflab/internal/analysis"
+	"perflab/internal/findings"
 	"perflab/internal/target"
 )
 
@@ -96,7 +97,7 @@ func (s *session) summarizeProfile() {
 	if p.allocs != nil {
 		r.Allocs = analysis.AllocTopFor(p.allocs, 0, allocRows, uc)
 	}
-	r.Findings = analysis.Findings(analysis.FindingInput{
+	r.Findings = findings.Findings(findings.FindingInput{
 		CPU: verdictCPU, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
 		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),

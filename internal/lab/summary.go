@@ -2,12 +2,12 @@ package lab
 
 import (
 	"runtime"
-
 	"time"
 
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/analysis"
+	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
@@ -88,14 +88,14 @@ func (s *session) summarize() {
 	s.analyseSpyWall()
 	r.GoRuntime = s.goRuntime(from, to)
 	r.Heap = s.heapGrowth(from, to, requests)
-	in := analysis.FindingInput{
+	in := findings.FindingInput{
 		CPU: verdictCPU, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
 		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
 		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),
 	}
 	s.waitInput(&in)
-	r.Findings = append(s.stuckFindings(), analysis.Findings(in)...)
+	r.Findings = append(s.stuckFindings(), findings.Findings(in)...)
 	s.culprit()
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"perflab/internal/analysis"
 	"perflab/internal/files"
+	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 	"perflab/internal/walltime"
 )
@@ -147,7 +148,7 @@ func requestsIn(series []runfmt.SeriesPoint, from, to float64) int64 {
 // waitInput adds to in what the window says about time off the CPU: the
 // wall-time profile and its split, the peers, the runtime settings, the
 // heap's growth, and what could not be looked at.
-func (s *session) waitInput(in *analysis.FindingInput) {
+func (s *session) waitInput(in *findings.FindingInput) {
 	r, p := s.run, s.prof
 	in.Time, in.GoRuntime, in.Heap = r.Time, r.GoRuntime, r.Heap
 	in.Peers = p.peers.list()
