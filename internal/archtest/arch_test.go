@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	"lab":      {"load", "target", "capture", "analysis", "findings", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units"},
 	"revision": {},
 	"compare":  {"analysis", "stacks", "stats", "runfmt", "store", "files", "units"},
-	"report":   {"analysis", "stats", "runfmt", "files", "units"},
+	"report":   {"analysis", "findings", "stats", "runfmt", "files", "units"},
 	"store":    {"runfmt", "files"},
 	"load":     {"runfmt", "files"},
 	"target":   {"runfmt", "units"},
@@ -99,6 +99,7 @@ var writers = map[string]string{
 	"../../internal/target/cgroup.go":  "cgroup control files, not outputs",
 	"../../internal/target/cleanup.go": "cgroup control files (cgroup.kill), not outputs",
 	"../../internal/target/logsink.go": "the service's bounded log, written in place in perflab's own run directory",
+	"../../internal/labtest/golden.go": "tests' golden files, rewritten under -update",
 	"../../bench/":                     "benchmark generators",
 }
 

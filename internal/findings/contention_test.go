@@ -35,8 +35,8 @@ func TestFindingsContentionOnANoisyMachine(t *testing.T) {
 				t.Fatalf("findings = %+v; want cpu-contention and no off-cpu", fs)
 			}
 			for _, want := range []string{tc.want, "--service-cpus", "--load-cpus", "CPU per request and allocations far less"} {
-				if !strings.Contains(c[0].Detail, want) {
-					t.Errorf("contention detail lacks %q: %s", want, c[0].Detail)
+				if !strings.Contains(detail(c[0]), want) {
+					t.Errorf("contention detail lacks %q: %s", want, detail(c[0]))
 				}
 			}
 		})
@@ -55,8 +55,8 @@ func TestFindingsOffCPULeavesOutRunqueueWait(t *testing.T) {
 	if len(o) != 1 || len(findKind(fs, runfmt.FindingCPUContention)) != 0 {
 		t.Fatalf("findings = %+v; want off-cpu (5 of 49 ms off-CPU is the run queue)", fs)
 	}
-	if !strings.Contains(o[0].Detail, "5.00 ms (the service's threads 3.00 ms, the load generator's 2.00 ms)") || !strings.Contains(o[0].Detail, "the other 44.00 ms is waiting on I/O") {
-		t.Errorf("off-cpu detail does not take the run-queue wait out: %s", o[0].Detail)
+	if !strings.Contains(detail(o[0]), "5.00 ms (the service's threads 3.00 ms, the load generator's 2.00 ms)") || !strings.Contains(detail(o[0]), "the other 44.00 ms is waiting on I/O") {
+		t.Errorf("off-cpu detail does not take the run-queue wait out: %s", detail(o[0]))
 	}
 	// A wait that explains all but 4x the CPU leaves nothing to blame on I/O.
 	target.RunqueueWaitSeconds = 40

@@ -46,6 +46,51 @@ type FindingInput struct {
 	WaitChecks []string
 }
 
+// A rule finds one kind of finding, or a few related kinds, and words
+// them: find computes each finding's figures and evidence from the input,
+// words holds how each of its kinds reads.
+type rule struct {
+	// find applies the rule to what the rules before it found (nil for a
+	// finding made elsewhere: Stuck).
+	find  func(c *context) []ranked
+	words map[runfmt.FindingKind]wording
+}
+
+// rules are perflab's rules, in the order they apply: a rule may read
+// what the rules before it found (c.found). Adding a finding is adding a
+// file with its rule and its words, and a row here.
+var rules = []rule{
+	cpuBoundRule, gcRule, categoryRule, ownerRule, waitRule, gomaxprocsRule, schedulerRule, contentionRule,
+	offCPURule, lockProfileRule, goroutineRule, memoryRule, stuckRule,
+}
+
+// wording is how findings of one kind read, written from their data
+// only: a title, a detail, and the words of each advice they give.
+type wording struct {
+	title, detail func(v view, p *Prose)
+	advice        advices
+}
+
+// advices are the words of each advice a kind of finding gives.
+type advices = map[runfmt.Advice]func(v view, p *Prose)
+
+// oneKind is a rule that finds one kind of finding.
+func oneKind(k runfmt.FindingKind, find func(*context) []ranked, title, detail func(view, *Prose), advice advices) rule {
+	return rule{find: find, words: map[runfmt.FindingKind]wording{k: {title: title, detail: detail, advice: advice}}}
+}
+
+// fixed is advice without figures.
+func fixed(s string) func(view, *Prose) { return func(_ view, p *Prose) { p.words(s) } }
+
+// context is what the rules share while they apply: the input, its CPU
+// profile prepared once, the wall-time findings, what was found so far.
+type context struct {
+	in    FindingInput
+	cpu   *cpuView
+	tw    *timeWaits
+	found []ranked
+}
+
 // ranked is a finding with its rank: a share (of CPU, or for findings
 // about waiting the share of latency they explain) or a cost per request in
 // µs. Findings are sorted by their cost per request in time (see timeKey),
@@ -64,7 +109,7 @@ func timeKey(r ranked, in FindingInput, cpu *cpuView) float64 {
 	if r.f.Kind == runfmt.FindingCPUBound {
 		return 0
 	}
-	if t := r.f.CostUsPerRequest + r.f.WaitUsPerRequest; t > 0 {
+	if t := r.f.Figures[runfmt.FigCPUPerRequest] + r.f.Figures[runfmt.FigWaitPerRequest]; t > 0 {
 		return t
 	}
 	scale := cpu.UsPerRequest
@@ -78,27 +123,20 @@ func timeKey(r ranked, in FindingInput, cpu *cpuView) float64 {
 }
 
 // Findings applies perflab's rules to a run's profiles and summaries and
-// returns the findings ranked by the share of cost they explain. Each names
-// the code the user can change first, then the standard-library functions
-// that are the evidence, with numbers per request in Detail.
+// returns the findings ranked by the time per request they explain. Each
+// names the code the user can change first, then the standard-library
+// functions that are the evidence, with its figures per request.
 func Findings(in FindingInput) []runfmt.Finding {
-	var all []ranked
-	cpu := newCPUView(in)
-	all = append(all, cpuBound(in, cpu)...)
-	all = append(all, gcFinding(in, cpu)...)
-	all = append(all, cpu.categoryFindings()...)
-	all = append(all, cpu.ownerFindings(all)...)
-	tw := newTimeWaits(in)
-	all = append(all, tw.found...)
-	all = append(all, schedulerFindings(in, cpu, tw)...)
-	all = append(all, offCPU(in, cpu, tw)...)
-	if tw.v == nil {
-		all = append(all, lockFindings(in)...)
+	c := &context{in: in, cpu: newCPUView(in)}
+	c.tw = newTimeWaits(in)
+	for _, r := range rules {
+		if r.find != nil {
+			c.found = append(c.found, r.find(c)...)
+		}
 	}
-	all = append(all, goroutineGrowth(in)...)
-	all = append(all, memoryGrowth(in)...)
+	all := c.found
 	for i := range all {
-		all[i].rank = timeKey(all[i], in, cpu)
+		all[i].rank = timeKey(all[i], in, c.cpu)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].rank > all[j].rank })
 	out := make([]runfmt.Finding, len(all))
@@ -106,4 +144,43 @@ func Findings(in FindingInput) []runfmt.Finding {
 		out[i] = r.f
 	}
 	return out
+}
+
+// Words are how a finding reads: its title, and its detail ending in its
+// advice.
+type Words struct {
+	Title, Detail Prose
+}
+
+// Wording writes f's words from its data. A finding of a run of schema 3
+// or older reads as it was stored.
+func Wording(f *runfmt.Finding) Words {
+	if f.Title != "" || f.Detail != "" {
+		return Words{Title: Prose{word(f.Title)}, Detail: Prose{word(f.Detail)}}
+	}
+	w, ok := wordingOf(f.Kind)
+	if !ok {
+		return Words{Title: Prose{word(string(f.Kind))}}
+	}
+	v := view{f}
+	var out Words
+	w.title(v, &out.Title)
+	w.detail(v, &out.Detail)
+	if a, ok := w.advice[f.Advice]; ok {
+		if len(out.Detail) > 0 {
+			out.Detail.words(" ")
+		}
+		a(v, &out.Detail)
+	}
+	return out
+}
+
+// wordingOf is the wording of a kind of finding.
+func wordingOf(k runfmt.FindingKind) (wording, bool) {
+	for _, r := range rules {
+		if w, ok := r.words[k]; ok {
+			return w, true
+		}
+	}
+	return wording{}, false
 }

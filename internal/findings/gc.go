@@ -1,104 +1,121 @@
 package findings
 
 import (
-	"fmt"
-	"strings"
-
 	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 	"perflab/internal/stacks"
-	"perflab/internal/units"
 )
 
-// gcMinShare is the GC share of CPU above which the GC is a finding.
-const gcMinShare = runfmt.GCNotablePct / 100
+// gcRule reports a garbage collector taking a notable share of the CPU
+// (runfmt.GCNotable), with the user functions that allocate most per
+// request.
+var gcRule = oneKind(runfmt.FindingGC, gcFinding,
+	func(v view, p *Prose) { p.say("garbage collection takes %v of CPU", v.fig(runfmt.FigShare)) },
+	gcDetail, advices{runfmt.AdviceAllocateLess: gcAdvice})
 
-// cpuBound reports that the target ran at its CPU budget.
-func cpuBound(in FindingInput, cpu *cpuView) []ranked {
-	t := in.Target
-	if t == nil || !t.CPUBound {
-		return nil
-	}
-	f := runfmt.Finding{Kind: runfmt.FindingCPUBound, Share: 1, CostUsPerRequest: cpu.UsPerRequest}
-	limit := t.CPULimitCores
-	f.Title = fmt.Sprintf("CPU-bound: %.2f cores used", t.CPUCoresMean)
-	f.Detail = fmt.Sprintf("The target used %.2f cores on average (max %.2f)", t.CPUCoresMean, t.CPUCoresMax)
-	if limit > 0 {
-		f.Title += fmt.Sprintf(" of a %.2g-core budget", limit)
-		f.Detail += fmt.Sprintf(" of its %.2g-core budget and was throttled %.1f%% of periods", limit, t.ThrottledPct)
-	}
-	if t.CPUMsPerRequest > 0 {
-		f.Detail += fmt.Sprintf("; each request costs %s of CPU", units.FormatMs(t.CPUMsPerRequest))
-		if limit > 0 {
-			f.Detail += fmt.Sprintf(", so the budget caps throughput near %.0f requests/s", limit*1000/t.CPUMsPerRequest)
-		}
-	}
-	f.Detail += ". Throughput grows only by making requests cheaper (see the findings above) or by giving the service more CPU."
-	return []ranked{{f, 1}}
-}
-
-// gcFinding reports a garbage collector taking a large share of CPU, with
-// the user functions that allocate most per request.
-func gcFinding(in FindingInput, cpu *cpuView) []ranked {
+func gcFinding(c *context) []ranked {
+	in, cpu := c.in, c.cpu
 	share, src := 0.0, ""
 	switch {
 	case in.GC != nil:
 		share, src = in.GC.CPUPct/100, in.GC.CPUPctSource
 		if src == "" {
-			src = "gctrace"
+			src = runfmt.SourceGCTrace
 		}
 	case cpu.Costs != nil:
-		share, src = cpu.GCShare(), "CPU profile (GC workers and assists)"
+		share, src = cpu.GCShare(), runfmt.SourceCPUProfile
 	}
-	if share <= gcMinShare {
+	if !runfmt.GCNotable(100 * share) {
 		return nil
 	}
-	f := runfmt.Finding{Kind: runfmt.FindingGC, Share: share, CostUsPerRequest: cpu.Us(share), Functions: nil}
-	f.Title = fmt.Sprintf("garbage collection takes %.0f%% of CPU", 100*share)
-	var d strings.Builder
-	fmt.Fprintf(&d, "The GC used %.1f%% of the target's CPU (from %s)", 100*share, src)
-	if cpu.UsPerRequest > 0 {
-		fmt.Fprintf(&d, ", %s per request", units.FormatMicros(cpu.Us(share)))
-	}
-	if in.GC != nil && in.GC.AllocMBPerS > 0 {
-		fmt.Fprintf(&d, "; allocation rate %s/s", units.FormatBytes(in.GC.AllocMBPerS*(1<<20)))
-	}
-	if in.GC != nil && in.GC.Count > 0 {
-		fmt.Fprintf(&d, "; %d collections, heap peak %s", in.GC.Count, units.FormatBytes(in.GC.HeapMaxMB*(1<<20)))
-	}
-	d.WriteString(".")
-	if in.Allocs != nil && in.Requests > 0 {
-		var total float64
-		var tops []string
-		for _, a := range analysis.AllocTopFor(in.Allocs, in.Requests, 3, in.UserCode) {
-			if !a.UserCode {
-				continue
-			}
-			total += a.BytesPerRequest
-			f.Functions = append(f.Functions, a.Function)
-			tops = append(tops, fmt.Sprintf("%s %s/request (%.0f objects)", a.Function, units.FormatBytes(a.BytesPerRequest), a.ObjectsPerRequest))
-		}
-		f.CostBytesPerRequest = allocBytesPerRequest(in)
-		fmt.Fprintf(&d, " Requests allocate %s each", units.FormatBytes(f.CostBytesPerRequest))
-		if len(tops) > 0 {
-			fmt.Fprintf(&d, "; the top allocating user functions: %s", strings.Join(tops, "; "))
-		}
-		d.WriteString(".")
-	}
-	if in.Allocs == nil && cpu.Costs != nil {
-		if names := cpu.mallocCallers(3); len(names) > 0 {
-			f.Functions = names
-			fmt.Fprintf(&d, " No allocation profile; by CPU spent allocating (runtime.mallocgc), the user functions allocating most are %s.", strings.Join(names, ", "))
-		}
-	}
+	f := runfmt.Finding{Kind: runfmt.FindingGC, Advice: runfmt.AdviceAllocateLess, Figures: runfmt.Figures{runfmt.FigShare: share}}
 	gogc := "100"
 	if in.GC != nil && in.GC.GOGC != "" {
 		gogc = in.GC.GOGC
 	}
-	fmt.Fprintf(&d, " Allocate less on the request path (reuse buffers, avoid conversions to string and []byte, preallocate slices), or trade memory for CPU: raising GOGC (now %s) makes collections rarer and cuts GC CPU at the cost of a larger heap; GOMEMLIMIT caps the heap so a high GOGC stays safe (try `perflab sweep --env GOGC=100,400,800`).", gogc)
-	f.Detail = d.String()
+	f.Settings = f.Settings.With(runfmt.SettingSource, src).With(runfmt.SettingGOGC, gogc)
+	if cpu.UsPerRequest > 0 {
+		f.Figures[runfmt.FigCPUPerRequest] = cpu.Us(share)
+	}
+	if g := in.GC; g != nil {
+		if g.AllocMBPerS > 0 {
+			f.Figures[runfmt.FigAllocRate] = g.AllocMBPerS * mib
+		}
+		if g.Count > 0 {
+			f.Figures[runfmt.FigCollections], f.Figures[runfmt.FigHeapPeak] = float64(g.Count), g.HeapMaxMB*mib
+		}
+	}
+	allocators(c, &f)
 	return []ranked{{f, share}}
 }
+
+// allocators names the user functions that allocate most per request:
+// from the allocation profile, else by CPU spent allocating.
+func allocators(c *context, f *runfmt.Finding) {
+	in := c.in
+	if in.Allocs != nil && in.Requests > 0 {
+		for _, a := range analysis.AllocTopFor(in.Allocs, in.Requests, 3, in.UserCode) {
+			if a.UserCode {
+				f.Evidence.Functions = append(f.Evidence.Functions, runfmt.FuncEvidence{Role: runfmt.RoleAllocator, Function: a.Function,
+					Figures: runfmt.Figures{runfmt.FigBytesPerRequest: a.BytesPerRequest, runfmt.FigObjectsPerRequest: a.ObjectsPerRequest}})
+			}
+		}
+		f.Figures[runfmt.FigBytesPerRequest] = allocBytesPerRequest(in)
+		return
+	}
+	if in.Allocs == nil && c.cpu.Costs != nil {
+		for _, name := range c.cpu.mallocCallers(3) {
+			f.Evidence.Functions = append(f.Evidence.Functions, runfmt.FuncEvidence{Role: runfmt.RoleAllocator, Function: name})
+		}
+	}
+}
+
+func gcDetail(v view, p *Prose) {
+	p.say("The GC used %v of the target's CPU (from %v)", v.fig(runfmt.FigShare), word(gcSource(v.set(runfmt.SettingSource))))
+	if v.has(runfmt.FigCPUPerRequest) {
+		p.say(", %v per request", v.fig(runfmt.FigCPUPerRequest))
+	}
+	if v.has(runfmt.FigAllocRate) {
+		p.say("; allocation rate %v", v.fig(runfmt.FigAllocRate))
+	}
+	if v.has(runfmt.FigCollections) {
+		p.say("; %v collections, heap peak %v", v.fig(runfmt.FigCollections), v.fig(runfmt.FigHeapPeak))
+	}
+	p.words(".")
+	as := v.funcs(runfmt.RoleAllocator)
+	switch {
+	case v.has(runfmt.FigBytesPerRequest):
+		p.say(" Requests allocate %v each", v.fig(runfmt.FigBytesPerRequest))
+		if len(as) > 0 {
+			p.words("; the top allocating user functions: ")
+			p.join("; ", len(as), func(i int) {
+				p.say("%v %v/request (%v objects)", code(as[i].Function), efig(as[i], runfmt.FigBytesPerRequest), efig(as[i], runfmt.FigObjectsPerRequest))
+			})
+		}
+		p.words(".")
+	case len(as) > 0:
+		p.words(" No allocation profile; by CPU spent allocating (runtime.mallocgc), the user functions allocating most are ")
+		p.join(", ", len(as), func(i int) { p.say("%v", code(as[i].Function)) })
+		p.words(".")
+	}
+}
+
+// gcSource names where the GC's share was read.
+func gcSource(src string) string {
+	if src == runfmt.SourceCPUProfile {
+		return "the CPU profile's GC workers and assists"
+	}
+	return src
+}
+
+func gcAdvice(v view, p *Prose) {
+	p.say("Allocate less on the request path (reuse buffers, avoid conversions to string and []byte, preallocate slices), "+
+		"or trade memory for CPU: raising GOGC (now %v) makes collections rarer and cuts GC CPU at the cost of a larger heap; "+
+		"GOMEMLIMIT caps the heap so a high GOGC stays safe (try %v).", code(v.set(runfmt.SettingGOGC)), code("perflab sweep --env GOGC=100,400,800"))
+}
+
+// mib is the runtime's "MB" (gctrace, run.json's _mb fields) in bytes.
+const mib = 1 << 20
 
 // allocBytesPerRequest is the total allocated bytes per request.
 func allocBytesPerRequest(in FindingInput) float64 {

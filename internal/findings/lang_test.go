@@ -28,14 +28,14 @@ func TestFindingsAdviceFitsTheLanguage(t *testing.T) {
 	} {
 		fs := Findings(FindingInput{CPU: cpu, Requests: 1000, Load: load, Target: target, Runtime: tc.runtime})
 		off := findKind(fs, runfmt.FindingOffCPU)
-		if len(off) != 1 || !strings.Contains(off[0].Detail, tc.want) || strings.Contains(off[0].Detail, tc.not) {
+		if len(off) != 1 || !strings.Contains(detail(off[0]), tc.want) || strings.Contains(detail(off[0]), tc.not) {
 			t.Errorf("runtime %q: off-cpu finding %+v; want advice with %q, without %q", tc.runtime, off, tc.want, tc.not)
 		}
 	}
 	contended := *target
 	contended.RunqueueWaitSeconds = 40
 	fs := Findings(FindingInput{CPU: cpu, Requests: 1000, Load: load, Target: &contended, Runtime: "python"})
-	if c := findKind(fs, runfmt.FindingCPUContention); len(c) != 1 || strings.Contains(c[0].Detail, "GOMAXPROCS") || !strings.Contains(c[0].Detail, "fewer workers") {
+	if c := findKind(fs, runfmt.FindingCPUContention); len(c) != 1 || strings.Contains(detail(c[0]), "GOMAXPROCS") || !strings.Contains(detail(c[0]), "fewer workers") {
 		t.Errorf("python cpu-contention finding %+v; want one, with fewer workers and without GOMAXPROCS", c)
 	}
 }

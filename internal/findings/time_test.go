@@ -26,22 +26,22 @@ func TestWaitFindingsFromWall(t *testing.T) {
 	fs := Findings(FindingInput{Wall: wall, Time: tm, Requests: 100, Peers: []string{"10.0.0.7:443 (4 connections)"},
 		Load: &runfmt.LoadResult{Latency: runfmt.Latency{Mean: 27}}, Target: &runfmt.TargetSummary{CPUMsPerRequest: 1}})
 	for _, f := range fs {
-		t.Logf("[%s] %s (%.0f µs waited) | %s", f.Kind, f.Title, f.WaitUsPerRequest, f.Detail)
+		t.Logf("[%s] %s (%.0f µs waited) | %s", f.Kind, title(f), f.Figures[runfmt.FigWaitPerRequest], detail(f))
 	}
 	if len(fs) < 2 {
 		t.Fatalf("%d findings; want the downstream wait and the sleep", len(fs))
 	}
 	d := fs[0]
-	if d.Kind != runfmt.FindingDownstreamWait || d.WaitUsPerRequest != 20500 || !hasFunc(d, "main.fetchPrice") || !hasFunc(d, "net/http.(*Client).Get") ||
-		!strings.Contains(d.Detail, "10.0.0.7:443") {
+	if d.Kind != runfmt.FindingDownstreamWait || d.Figures[runfmt.FigWaitPerRequest] != 20500 || !hasFunc(d, "main.fetchPrice") || !hasFunc(d, "net/http.(*Client).Get") ||
+		!strings.Contains(detail(d), "10.0.0.7:443") {
 		t.Errorf("first finding %+v; want the downstream wait of main.fetchPrice, 20.5 ms with the runnable after, naming the peer", d)
 	}
-	if s := fs[1]; s.Kind != runfmt.FindingSleep || s.WaitUsPerRequest != 5000 || !hasFunc(s, "main.throttle") {
+	if s := fs[1]; s.Kind != runfmt.FindingSleep || s.Figures[runfmt.FigWaitPerRequest] != 5000 || !hasFunc(s, "main.throttle") {
 		t.Errorf("second finding %+v; want the 5 ms sleep in main.throttle", s)
 	}
 	for _, f := range fs {
 		if f.Kind == runfmt.FindingOffCPU {
-			t.Errorf("off-cpu finding %q though the waits explain the latency", f.Title)
+			t.Errorf("off-cpu finding %q though the waits explain the latency", title(f))
 		}
 	}
 }
@@ -57,7 +57,7 @@ func TestLockFindingNamesHolder(t *testing.T) {
 		Add(labtest.HandlerStack+";main.(*store).put;sync.(*Mutex).Unlock", runfmt.WaitLock, 100*14e6).
 		Profile()
 	fs := Findings(FindingInput{Wall: wall, Holders: holders, Time: tm, Requests: 100})
-	if len(fs) == 0 || fs[0].Kind != runfmt.FindingLockContention || !hasFunc(fs[0], "main.(*store).get") || !strings.Contains(fs[0].Detail, "main.(*store).put") {
+	if len(fs) == 0 || fs[0].Kind != runfmt.FindingLockContention || !hasFunc(fs[0], "main.(*store).get") || !strings.Contains(detail(fs[0]), "main.(*store).put") {
 		t.Fatalf("findings %+v; want lock contention in main.(*store).get, released in main.(*store).put", fs)
 	}
 }
@@ -70,7 +70,7 @@ func TestWaitWithoutUserCodeIsNotNamed(t *testing.T) {
 	tm := &runfmt.TimePerRequest{Source: "go-trace", Requests: 1, Kinds: analysis.TimeKinds(wall, 1, analysis.UserCode{}), TotalMs: 10}
 	for _, f := range Findings(FindingInput{Wall: wall, Time: tm, Requests: 1}) {
 		if f.Kind == runfmt.FindingSyscallWait {
-			t.Errorf("syscall finding %q without user code to name", f.Title)
+			t.Errorf("syscall finding %q without user code to name", title(f))
 		}
 	}
 }
@@ -81,7 +81,7 @@ func TestGOMAXPROCSAboveBudget(t *testing.T) {
 		GoRuntime: &runfmt.GoRuntime{GOMAXPROCS: 8, GOMAXPROCSSource: "gctrace", GOMAXPROCSEnv: "8"},
 		Load:      &runfmt.LoadResult{Latency: runfmt.Latency{Mean: 9, P99: 40}}}
 	f := findKind(Findings(in), runfmt.FindingGOMAXPROCS)
-	if len(f) != 1 || f[0].WaitUsPerRequest != 7000 || !strings.Contains(f[0].Detail, "GOMAXPROCS=1") || !strings.Contains(f[0].Detail, "40%") {
+	if len(f) != 1 || f[0].Figures[runfmt.FigWaitPerRequest] != 7000 || !strings.Contains(detail(f[0]), "GOMAXPROCS=1") || !strings.Contains(detail(f[0]), "40%") {
 		t.Fatalf("gomaxprocs findings %+v; want one, 7 ms (latency beyond the CPU), advising GOMAXPROCS=1 with the throttling", f)
 	}
 	// Go's own floor under a 1-core limit is 2: not a finding.
@@ -95,7 +95,7 @@ func TestMemoryGrowth(t *testing.T) {
 	h := &runfmt.HeapGrowth{LiveStartMB: 10, LiveEndMB: 40, SlopeMBPerS: 10, Collections: 6, InuseStartMB: 10, InuseEndMB: 40,
 		BytesPerRequest: 1100, Sites: []runfmt.HeapSite{{Function: "main.remember", BytesPerRequest: 1100, MBPerS: 10}}}
 	f := findKind(Findings(FindingInput{Heap: h, Requests: 30000}), runfmt.FindingMemoryGrowth)
-	if len(f) != 1 || f[0].CostBytesPerRequest != 1100 || !hasFunc(f[0], "main.remember") {
+	if len(f) != 1 || f[0].Figures[runfmt.FigBytesPerRequest] != 1100 || !hasFunc(f[0], "main.remember") {
 		t.Fatalf("memory-growth findings %+v; want main.remember at 1100 B/request", f)
 	}
 	// gctrace's whole megabytes move by one on a small heap: not growth.
@@ -119,8 +119,8 @@ func TestOffCPUSaysWhatWasChecked(t *testing.T) {
 	fs := Findings(FindingInput{CPU: cpu, Requests: 100, Load: &runfmt.LoadResult{Latency: runfmt.Latency{Mean: 30}},
 		WaitChecks: []string{"no execution trace (--no-trace)"}})
 	f := findKind(fs, runfmt.FindingOffCPU)
-	if len(f) != 1 || !strings.Contains(f[0].Detail, "What was checked") || !strings.Contains(f[0].Detail, "--no-trace") ||
-		strings.Contains(f[0].Detail, "Look at") {
+	if len(f) != 1 || !strings.Contains(detail(f[0]), "What was checked") || !strings.Contains(detail(f[0]), "--no-trace") ||
+		strings.Contains(detail(f[0]), "Look at") {
 		t.Fatalf("off-cpu findings %+v; want what was checked, not advice to look", f)
 	}
 }

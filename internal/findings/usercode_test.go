@@ -39,8 +39,8 @@ func TestFindingsFollowUserCode(t *testing.T) {
 			switch f.Kind {
 			case runfmt.FindingDownstreamWait, runfmt.FindingGC:
 				kinds[f.Kind] = true
-				if len(f.Functions) == 0 || f.Functions[0] != want {
-					t.Errorf("%s: [%s] %q names %v first; want %s", name, f.Kind, f.Title, f.Functions, want)
+				if len(f.Names()) == 0 || f.Names()[0] != want {
+					t.Errorf("%s: [%s] %q names %v first; want %s", name, f.Kind, title(f), f.Names(), want)
 				}
 			}
 		}
@@ -49,8 +49,8 @@ func TestFindingsFollowUserCode(t *testing.T) {
 		}
 		in.Wall = nil // the mutex profile is read only without a wall-time profile
 		for _, f := range Findings(in) {
-			if f.Kind == runfmt.FindingLockContention && f.Functions[0] != want {
-				t.Errorf("%s: [%s] %q names %v first; want %s", name, f.Kind, f.Title, f.Functions, want)
+			if f.Kind == runfmt.FindingLockContention && f.Names()[0] != want {
+				t.Errorf("%s: [%s] %q names %v first; want %s", name, f.Kind, title(f), f.Names(), want)
 			}
 		}
 		in.Wall = wall
@@ -68,8 +68,8 @@ func TestGCFindingWithoutUserAllocators(t *testing.T) {
 		Add("runtime.goexit;net/http.(*conn).serve;net/http.(*conn).readRequest;runtime.mallocgc", 1000, 1<<20).
 		Profile()
 	for _, f := range Findings(FindingInput{Allocs: allocs, Requests: 100, GC: &runfmt.GCSummary{CPUPct: 30}}) {
-		if f.Kind == runfmt.FindingGC && (strings.Contains(f.Detail, ": .") || !strings.Contains(f.Detail, "Requests allocate 10.2 KiB each")) {
-			t.Errorf("GC finding detail %q; want the bytes per request and no empty list", f.Detail)
+		if f.Kind == runfmt.FindingGC && (strings.Contains(detail(f), ": .") || !strings.Contains(detail(f), "Requests allocate 10.2 KiB each")) {
+			t.Errorf("GC finding detail %q; want the bytes per request and no empty list", detail(f))
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"perflab/internal/analysis"
+	"perflab/internal/findings"
 )
 
 // culprit adds to the run what names the culprit exactly: the costliest
@@ -18,7 +19,7 @@ func (s *session) culprit() {
 	if p == nil || p.cpu == nil {
 		return
 	}
-	analysis.AttachLines(p.cpu, r.Findings, r.Hot, s.sources())
+	findings.AttachLines(p.cpu, r.Findings, r.Hot, s.sources())
 	var requests int64
 	if r.Load != nil {
 		requests = r.Load.Requests

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // errorsNotable is the error rate above which the headline states it.
@@ -130,7 +131,7 @@ func WriteSLO(w io.Writer, checks []runfmt.SLOCheck) error {
 // FormatSLOValue formats an objective's measured value in its unit.
 func FormatSLOValue(c runfmt.SLOCheck) string {
 	if c.Unit == "%" {
-		return fmt.Sprintf("%.2f%%", c.Measured)
+		return units.FormatPct(c.Measured)
 	}
-	return fmt.Sprintf("%.4gms", c.Measured)
+	return units.FormatMs(c.Measured)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -22,7 +23,8 @@ func RunVerdict(r *runfmt.Run) runfmt.Verdict {
 		fail("partial: " + r.PartialReason)
 	}
 	if r.Stuck != nil {
-		fail("requests stopped finishing: " + StuckTitle(r.Stuck))
+		stuck := findings.Stuck(r.Stuck)
+		fail("requests stopped finishing: " + FindingTitle(stuck))
 	}
 	if r.Load != nil {
 		for _, c := range r.Load.SLO {
@@ -157,18 +159,19 @@ func mdFindings(b *strings.Builder, fs []runfmt.Finding, n int) {
 		return
 	}
 	b.WriteString("**Findings**\n\n")
-	for i, f := range fs {
+	for i := range fs {
 		if i == n {
 			fmt.Fprintf(b, "- and %d more in the run's report\n", len(fs)-n)
 			break
 		}
-		line := "- **" + mdText(f.Title) + "**"
-		if len(f.Functions) > 0 {
-			var names []string
-			for _, fn := range f.Functions[:min(len(f.Functions), 3)] {
-				names = append(names, mdCode(fn))
+		f := &fs[i]
+		line := "- **" + proseMarkdown(findings.Wording(f).Title) + "**"
+		if names := f.Names(); len(names) > 0 {
+			var codes []string
+			for _, fn := range names[:min(len(names), 3)] {
+				codes = append(codes, mdCode(fn))
 			}
-			line += " in " + strings.Join(names, ", ")
+			line += " in " + strings.Join(codes, ", ")
 		}
 		b.WriteString(line + "\n")
 	}

@@ -51,6 +51,39 @@
 //     downstream-wait, pool-wait, sync-wait, sleep, syscall-wait, client-io,
 //     gc-pause, scheduler-latency, gomaxprocs, memory-growth, stuck.
 //     In findings[].kind.
+//   - Figure (figure.go): share, cpu_us_per_request, wait_us_per_request,
+//     wait_total_us, bytes_per_request, objects_per_request, own_share,
+//     cores_mean, cores_max, cpu_limit_cores, throttled_share, throttled_s,
+//     max_rps, cpu_s, runqueue_wait_s, host_cores, other_cores,
+//     perflab_cores, steal_cores, service_cores, latency_us, p99_us,
+//     cpu_us, off_cpu_share, runqueue_us, service_runqueue_us,
+//     generator_runqueue_us, other_wait_us, syscall_share, blocked_us,
+//     runnable_us, kernel_wait_us, sched_wait_us, explained_us,
+//     unexplained_us, traced_s, traced_requests, traced_us,
+//     alloc_bytes_per_s, collections, heap_peak_bytes, gomaxprocs,
+//     gomaxprocs_match, p_busy_share, gc_stop_us, gc_cycles,
+//     gc_stop_mean_us, goroutines_start, goroutines_end, goroutines_added,
+//     heap_bytes_per_s, heap_from_bytes, heap_to_bytes, live_start_bytes,
+//     live_end_bytes, count.
+//     The keys of findings[].figures and of its evidence.functions[].figures;
+//     each has one Measure.
+//   - Setting (setting.go): source, gogc, gomaxprocs_source,
+//     gomaxprocs_env, profile, wait_method, lock_profiles.
+//     The keys of findings[].settings.
+//   - Role (role.go): culprit, entry, callee, library, path, site, holder,
+//     allocator.
+//     In findings[].evidence.functions[].role.
+//   - Advice (advice.go): cheaper-or-more-cpu, allocate-less,
+//     build-strings, reuse-encoders, cache-rendered, compress-less,
+//     cache-reads, compile-once, avoid-reflect, cache-or-callees,
+//     start-here, check-locks, check-workers, check-event-loop,
+//     check-threads, lower-gomaxprocs, fewer-workers, fewer-processes,
+//     shrink-pools, shard-locks, shorten-locks, fix-leak,
+//     call-concurrently, size-pool, wait-less, remove-sleep,
+//     avoid-syscalls, stream-bodies, heap-room, more-cpu, match-gomaxprocs,
+//     bound-growth, free-pool-slots, call-timeouts, release-locks,
+//     end-retries, end-loops.
+//     In findings[].advice.
 //   - StackSource (stuck.go): pprof-goroutine, py-spy, rbspy, jcmd, kernel.
 //     In stuck.processes[].source and stuck.groups[].source.
 //   - MetricName (metrics.go): rps, p50, p90, p99, cpu_per_request,
