@@ -32,7 +32,7 @@
 // not a leaf: [Costs.Owners] walks from the costliest user code toward the
 // callee holding most of its cost and stops where the cost fans out, stays
 // in the function or recurses (see owner.go), and names that owner with the
-// callees its cost is spread over. [AttachLines] adds the source lines the
+// callees its cost is spread over. [CulpritLines] finds the source lines the
 // cost goes through; [List] is pprof's list, per request, reading sources
 // through [Sources]; [Endpoints] attributes a Go server's CPU to the
 // handlers net/http ran and the load targets they served.

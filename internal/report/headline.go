@@ -82,7 +82,7 @@ func errorText(l *runfmt.LoadResult) string {
 		}
 		parts = append(parts, part)
 	}
-	return fmt.Sprintf("%.1f%% of %d requests failed (%s)", pct, l.Requests, strings.Join(parts, ", "))
+	return fmt.Sprintf("%s of %d requests failed (%s)", units.FormatPct(pct), l.Requests, strings.Join(parts, ", "))
 }
 
 // WriteHeadline writes a run's headline as text, first thing before its

@@ -94,7 +94,7 @@ func mdRunFigures(b *strings.Builder, r *runfmt.Run) {
 	var rows [][]string
 	add := func(k, v string) { rows = append(rows, []string{k, mdText(v)}) }
 	if l := r.Load; l != nil {
-		add("requests", fmt.Sprintf("%d in %.1f s, %d errors", l.Requests, l.DurationS, l.Errors))
+		add("requests", fmt.Sprintf("%d in %s, %d errors", l.Requests, units.FormatSeconds(l.DurationS), l.Errors))
 		add("requests/s", cmpSig3(l.RPS))
 		add("latency p50 · p90 · p99 · max", fmt.Sprintf("%s · %s · %s · %s", FormatMetric(l.Latency.P50, runfmt.UnitMs),
 			FormatMetric(l.Latency.P90, runfmt.UnitMs), FormatMetric(l.Latency.P99, runfmt.UnitMs), FormatMetric(l.Latency.Max, runfmt.UnitMs)))
@@ -103,7 +103,7 @@ func mdRunFigures(b *strings.Builder, r *runfmt.Run) {
 		add("CPU per request", FormatMetric(t.CPUMsPerRequest, runfmt.UnitMs))
 		cores := fmt.Sprintf("mean %.2f, max %.2f", t.CPUCoresMean, t.CPUCoresMax)
 		if t.CPULimitCores > 0 {
-			cores += fmt.Sprintf(" of a %g-core budget (throttled %.1f%% of periods)", t.CPULimitCores, t.ThrottledPct)
+			cores += fmt.Sprintf(" of a %s-core budget (throttled %s of periods)", units.Sig(t.CPULimitCores), units.FormatPct(t.ThrottledPct))
 		}
 		add("CPU cores", cores)
 		add("peak RSS", units.FormatBytes(float64(t.RSSMaxBytes)))
