@@ -1,7 +1,9 @@
 package analysis
 
 import (
-	"sort"
+	"cmp"
+	"maps"
+	"slices"
 
 	"perflab/internal/stacks"
 )
@@ -40,15 +42,7 @@ func (c *Costs) Owners(n int, minShare float64) []Owner {
 // ByCost returns the functions of m (their costs) by descending cost,
 // then index.
 func ByCost(m map[int32]int64) []int32 {
-	ks := make([]int32, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Slice(ks, func(i, j int) bool {
-		if m[ks[i]] != m[ks[j]] {
-			return m[ks[i]] > m[ks[j]]
-		}
-		return ks[i] < ks[j]
-	})
+	ks := slices.Collect(maps.Keys(m))
+	slices.SortFunc(ks, func(a, b int32) int { return cmp.Or(cmp.Compare(m[b], m[a]), cmp.Compare(a, b)) })
 	return ks
 }

@@ -1,7 +1,9 @@
 package findings
 
 import (
-	"sort"
+	"cmp"
+	"maps"
+	"slices"
 	"strings"
 
 	"perflab/internal/analysis"
@@ -146,15 +148,9 @@ func categoryFindings(c *context) []ranked {
 		return nil
 	}
 	cost, entry := v.categoryCosts()
-	keys := make([]catKey, 0, len(cost))
-	for k := range cost {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if cost[keys[i]] != cost[keys[j]] {
-			return cost[keys[i]] > cost[keys[j]]
-		}
-		return keys[i].cat < keys[j].cat || keys[i].cat == keys[j].cat && keys[i].owner < keys[j].owner
+	keys := slices.Collect(maps.Keys(cost))
+	slices.SortFunc(keys, func(a, b catKey) int {
+		return cmp.Or(cmp.Compare(cost[b], cost[a]), cmp.Compare(a.cat, b.cat), cmp.Compare(a.owner, b.owner))
 	})
 	var out []ranked
 	for _, k := range keys {

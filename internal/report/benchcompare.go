@@ -123,17 +123,9 @@ func (p *printer) benchChecks(ths []runfmt.BenchCheck) {
 	}
 	failed := 0
 	for _, t := range ths {
-		if t.Violated {
-			failed++
-		}
+		failed += btoi(t.Violated)
 	}
-	verdict := "all passed"
-	if failed > 0 {
-		verdict = fmt.Sprintf("%d of %d FAILED", failed, len(ths))
-	}
-	p.f("\n--fail-on: %s\n", verdict)
-	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
-	tp := &printer{w: tw}
+	tp := p.failOn(failed, len(ths))
 	tp.row("  rule", "benchmark", "change", "result")
 	for _, t := range ths {
 		result := "ok"
@@ -145,10 +137,5 @@ func (p *printer) benchChecks(ths []runfmt.BenchCheck) {
 		}
 		tp.row("  "+t.Rule, t.Benchmark, benchCheckChange(t), result)
 	}
-	if tp.err == nil {
-		tp.err = tw.Flush()
-	}
-	if p.err == nil {
-		p.err = tp.err
-	}
+	p.flushRows(tp)
 }

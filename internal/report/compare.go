@@ -229,17 +229,9 @@ func (p *printer) cmpThresholds(ths []runfmt.ThresholdCheck) {
 	}
 	failed := 0
 	for _, t := range ths {
-		if t.Violated {
-			failed++
-		}
+		failed += btoi(t.Violated)
 	}
-	verdict := "all passed"
-	if failed > 0 {
-		verdict = fmt.Sprintf("%d of %d FAILED", failed, len(ths))
-	}
-	p.f("\n--fail-on: %s\n", verdict)
-	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
-	tp := &printer{w: tw}
+	tp := p.failOn(failed, len(ths))
 	tp.row("  rule", "change", "result")
 	for _, t := range ths {
 		change, result := fmt.Sprintf("%+.1f%%", t.DeltaPct), "ok"
@@ -254,12 +246,36 @@ func (p *printer) cmpThresholds(ths []runfmt.ThresholdCheck) {
 		}
 		tp.row("  "+t.Rule, change, result)
 	}
-	if tp.err == nil {
+	p.flushRows(tp)
+}
+
+// failOn writes the --fail-on verdict's heading, how many of n rules
+// failed, and returns the printer of its aligned rows (see flushRows).
+func (p *printer) failOn(failed, n int) *printer {
+	verdict := "all passed"
+	if failed > 0 {
+		verdict = fmt.Sprintf("%d of %d FAILED", failed, n)
+	}
+	p.f("\n--fail-on: %s\n", verdict)
+	return &printer{w: tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)}
+}
+
+// flushRows writes the rows failOn's printer aligned.
+func (p *printer) flushRows(tp *printer) {
+	if tw, ok := tp.w.(*tabwriter.Writer); ok && tp.err == nil {
 		tp.err = tw.Flush()
 	}
 	if p.err == nil {
 		p.err = tp.err
 	}
+}
+
+// btoi is 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (p *printer) cmpWarnings(ws []string) {

@@ -51,20 +51,20 @@
 //     downstream-wait, pool-wait, sync-wait, sleep, syscall-wait, client-io,
 //     gc-pause, scheduler-latency, gomaxprocs, memory-growth, stuck.
 //     In findings[].kind.
-//   - Figure (figure.go): share, cpu_us_per_request, wait_us_per_request,
-//     wait_total_us, bytes_per_request, objects_per_request, own_share,
-//     cores_mean, cores_max, cpu_limit_cores, throttled_share, throttled_s,
-//     max_rps, cpu_s, runqueue_wait_s, host_cores, other_cores,
-//     perflab_cores, steal_cores, service_cores, latency_us, p99_us,
-//     cpu_us, off_cpu_share, runqueue_us, service_runqueue_us,
-//     generator_runqueue_us, other_wait_us, syscall_share, blocked_us,
-//     runnable_us, kernel_wait_us, sched_wait_us, explained_us,
-//     unexplained_us, traced_s, traced_requests, traced_us,
-//     alloc_bytes_per_s, collections, heap_peak_bytes, gomaxprocs,
-//     gomaxprocs_match, p_busy_share, gc_stop_us, gc_cycles,
-//     gc_stop_mean_us, goroutines_start, goroutines_end, goroutines_added,
-//     heap_bytes_per_s, heap_from_bytes, heap_to_bytes, live_start_bytes,
-//     live_end_bytes, count.
+//   - Figure (figure.go): alloc_bytes_per_s, blocked_us, bytes_per_request,
+//     collections, cores_max, cores_mean, count, cpu_limit_cores, cpu_s,
+//     cpu_us, cpu_us_per_request, explained_us, gc_cycles, gc_stop_mean_us,
+//     gc_stop_us, generator_runqueue_us, gomaxprocs, gomaxprocs_match,
+//     goroutines_added, goroutines_end, goroutines_start, heap_bytes_per_s,
+//     heap_from_bytes, heap_peak_bytes, heap_to_bytes, host_cores,
+//     kernel_wait_us, latency_us, live_end_bytes, live_start_bytes,
+//     max_rps, objects_per_request, off_cpu_share, other_cores,
+//     other_wait_us, own_share, p99_us, p_busy_share, perflab_cores,
+//     runnable_us, runqueue_us, runqueue_wait_s, sched_wait_us,
+//     service_cores, service_runqueue_us, share, steal_cores,
+//     syscall_share, throttled_s, throttled_share, traced_requests,
+//     traced_s, traced_us, unexplained_us, wait_total_us,
+//     wait_us_per_request.
 //     The keys of findings[].figures and of its evidence.functions[].figures;
 //     each has one Measure.
 //   - Setting (setting.go): source, gogc, gomaxprocs_source,

@@ -1,6 +1,9 @@
 package runfmt
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // Figure is a quantity a finding holds: the keys of run.json's
 // findings[].figures and of its evidence's figures. Each figure has one
@@ -107,52 +110,44 @@ const (
 	FigCount           Figure = "count"             // threads or goroutines
 )
 
-type figureDef struct {
-	name    Figure
-	measure Measure
+// figuresBy lists the figures of each measure.
+var figuresBy = map[Measure][]Figure{
+	MeasureShare: {FigShare, FigOwnShare, FigThrottled, FigOffShare, FigSyscallShare, FigPBusy},
+	MeasureMicros: {FigCPUPerRequest, FigWaitPerRequest, FigWaitTotal, FigLatency, FigLatencyP99, FigCPU, FigRunqueue,
+		FigServiceQueue, FigGeneratorQueue, FigOtherWait, FigBlocked, FigRunnable, FigKernelWait, FigSchedWait,
+		FigExplained, FigUnexplained, FigTracedTotal, FigGCStop, FigGCStopMean},
+	MeasureBytes: {FigBytesPerRequest, FigHeapPeak, FigHeapFrom, FigHeapTo, FigLiveStart, FigLiveEnd},
+	MeasureCount: {FigObjectsPerRequest, FigHostCores, FigTracedRequests, FigCollections, FigGOMAXPROCS,
+		FigGOMAXPROCSMatch, FigGCCycles, FigGoroutinesStart, FigGoroutinesEnd, FigGoroutinesAdded, FigCount},
+	MeasureCores:   {FigCoresMean, FigCoresMax, FigCPULimit, FigOtherCores, FigPerflabCores, FigStealCores, FigServiceCores},
+	MeasureSeconds: {FigThrottledTime, FigCPUTime, FigRunqueueTime, FigTraced},
+	MeasureRate:    {FigMaxRPS},
+	MeasureBytesPS: {FigAllocRate, FigHeapSlope},
 }
 
-var figureDefs = []figureDef{
-	{FigShare, MeasureShare}, {FigCPUPerRequest, MeasureMicros}, {FigWaitPerRequest, MeasureMicros},
-	{FigWaitTotal, MeasureMicros}, {FigBytesPerRequest, MeasureBytes}, {FigObjectsPerRequest, MeasureCount},
-	{FigOwnShare, MeasureShare},
-	{FigCoresMean, MeasureCores}, {FigCoresMax, MeasureCores}, {FigCPULimit, MeasureCores},
-	{FigThrottled, MeasureShare}, {FigThrottledTime, MeasureSeconds}, {FigMaxRPS, MeasureRate},
-	{FigCPUTime, MeasureSeconds}, {FigRunqueueTime, MeasureSeconds}, {FigHostCores, MeasureCount},
-	{FigOtherCores, MeasureCores}, {FigPerflabCores, MeasureCores}, {FigStealCores, MeasureCores},
-	{FigServiceCores, MeasureCores},
-	{FigLatency, MeasureMicros}, {FigLatencyP99, MeasureMicros}, {FigCPU, MeasureMicros},
-	{FigOffShare, MeasureShare}, {FigRunqueue, MeasureMicros}, {FigServiceQueue, MeasureMicros},
-	{FigGeneratorQueue, MeasureMicros}, {FigOtherWait, MeasureMicros}, {FigSyscallShare, MeasureShare},
-	{FigBlocked, MeasureMicros}, {FigRunnable, MeasureMicros}, {FigKernelWait, MeasureMicros},
-	{FigSchedWait, MeasureMicros}, {FigExplained, MeasureMicros}, {FigUnexplained, MeasureMicros},
-	{FigTraced, MeasureSeconds}, {FigTracedRequests, MeasureCount}, {FigTracedTotal, MeasureMicros},
-	{FigAllocRate, MeasureBytesPS}, {FigCollections, MeasureCount},
-	{FigHeapPeak, MeasureBytes}, {FigGOMAXPROCS, MeasureCount}, {FigGOMAXPROCSMatch, MeasureCount},
-	{FigPBusy, MeasureShare}, {FigGCStop, MeasureMicros}, {FigGCCycles, MeasureCount},
-	{FigGCStopMean, MeasureMicros},
-	{FigGoroutinesStart, MeasureCount}, {FigGoroutinesEnd, MeasureCount}, {FigGoroutinesAdded, MeasureCount},
-	{FigHeapSlope, MeasureBytesPS}, {FigHeapFrom, MeasureBytes}, {FigHeapTo, MeasureBytes},
-	{FigLiveStart, MeasureBytes}, {FigLiveEnd, MeasureBytes}, {FigCount, MeasureCount},
-}
-
-// FigureNames lists the figures.
-func FigureNames() []Figure {
-	out := make([]Figure, len(figureDefs))
-	for i, d := range figureDefs {
-		out[i] = d.name
+// figureMeasures is each figure's measure.
+var figureMeasures = func() map[Figure]Measure {
+	out := map[Figure]Measure{}
+	for m, fs := range figuresBy {
+		for _, f := range fs {
+			out[f] = m
+		}
 	}
 	return out
-}
+}()
+
+// FigureNames lists the figures, in alphabetical order.
+func FigureNames() []Figure { return slices.Sorted(maps.Keys(figureMeasures)) }
 
 // ParseFigure returns the figure named s, or an error naming s and the
 // figures.
 func ParseFigure(s string) (Figure, error) { return parseWord("figure", FigureNames(), s) }
 
-// Measure is what the figure's value counts.
+// Measure is what the figure's value counts (a count for a figure it
+// does not know).
 func (f Figure) Measure() Measure {
-	if i := slices.IndexFunc(figureDefs, func(d figureDef) bool { return d.name == f }); i >= 0 {
-		return figureDefs[i].measure
+	if m, ok := figureMeasures[f]; ok {
+		return m
 	}
 	return MeasureCount
 }
