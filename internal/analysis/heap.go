@@ -48,7 +48,7 @@ func HeapDelta(start, end *profile.Profile, requests int64, seconds float64, n i
 			s.BytesPerRequest = float64(x.d) / float64(requests)
 		}
 		if seconds > 0 {
-			s.MBPerS = float64(x.d) / seconds / (1 << 20)
+			s.MiBPerS = float64(x.d) / seconds / (1 << 20)
 		}
 		sites = append(sites, s)
 	}

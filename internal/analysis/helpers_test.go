@@ -6,6 +6,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/labtest"
+	"perflab/internal/runfmt"
 )
 
 // smp is one sample of a hand-built profile: a stack written root first as
@@ -36,3 +37,13 @@ var (
 	realAllocProfile = labtest.RealAllocProfile
 	raceEnabled      = labtest.RaceEnabled
 )
+
+// Hot is HotFor by the default rule of user code.
+func Hot(cpu *profile.Profile, requests int64, n int) []runfmt.HotFunc {
+	return HotFor(cpu, requests, n, UserCode{})
+}
+
+// AllocTop is AllocTopFor by the default rule of user code.
+func AllocTop(allocs *profile.Profile, requests int64, n int) []runfmt.AllocFunc {
+	return AllocTopFor(allocs, requests, n, UserCode{})
+}

@@ -9,16 +9,12 @@ import (
 	"perflab/internal/runfmt"
 )
 
-// Hot lists the hot functions of a CPU profile for run.json: up to n user
-// functions ranked by their attributed cost (own CPU plus the standard-library
-// and runtime CPU they called, AttributedFrom naming the biggest such callee),
+// HotFor lists the hot functions of a CPU profile for run.json: up to n
+// user functions (by uc: the default rule, a project root, --user-code)
+// ranked by their attributed cost (own CPU plus the standard-library and
+// runtime CPU they called, AttributedFrom naming the biggest such callee),
 // followed by up to n standard-library and runtime functions ranked by flat
 // CPU, with user_code false. Per-request figures are zero when requests <= 0.
-func Hot(cpu *profile.Profile, requests int64, n int) []runfmt.HotFunc {
-	return HotFor(cpu, requests, n, UserCode{})
-}
-
-// HotFor is Hot with user code decided by uc (a project root, --user-code).
 func HotFor(cpu *profile.Profile, requests int64, n int, uc UserCode) []runfmt.HotFunc {
 	if cpu == nil {
 		return nil
@@ -113,17 +109,12 @@ func nanosPer(unit string) (float64, bool) {
 	return 0, false
 }
 
-// AllocTop lists allocating functions for run.json: user functions with the
-// allocations of the standard-library and runtime code they called charged
-// to them, then non-user allocation sites, each with bytes and objects per
-// request. It reads the alloc_space and alloc_objects sample types (falling
-// back to the default type for bytes). Up to n of each kind.
-func AllocTop(allocs *profile.Profile, requests int64, n int) []runfmt.AllocFunc {
-	return AllocTopFor(allocs, requests, n, UserCode{})
-}
-
-// AllocTopFor is AllocTop with user code decided by uc (a project root,
-// --user-code).
+// AllocTopFor lists allocating functions for run.json: user functions (by
+// uc: the default rule, a project root, --user-code) with the allocations of
+// the standard-library and runtime code they called charged to them, then
+// non-user allocation sites, each with bytes and objects per request. It
+// reads the alloc_space and alloc_objects sample types (falling back to the
+// default type for bytes). Up to n of each kind.
 func AllocTopFor(allocs *profile.Profile, requests int64, n int, uc UserCode) []runfmt.AllocFunc {
 	if allocs == nil {
 		return nil

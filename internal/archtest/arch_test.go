@@ -20,8 +20,8 @@ var allowed = map[string][]string{
 	"cli":      {"lab", "load", "target", "capture", "analysis", "stacks", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
-	"lab":      {"load", "target", "capture", "analysis", "findings", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units"},
-	"revision": {},
+	"lab":      {"load", "target", "capture", "profiling", "analysis", "stacks", "findings", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units"},
+	"revision": {"files"},
 	"compare":  {"analysis", "stacks", "stats", "runfmt", "store", "files", "units"},
 	"report":   {"analysis", "findings", "stats", "runfmt", "files", "units"},
 	"store":    {"runfmt", "files"},
@@ -39,6 +39,8 @@ var allowed = map[string][]string{
 	"demo":     {"pprofmux"},
 	"pprofmux": {},
 	"labtest":  {"runfmt"},
+
+	"profiling": {"capture", "target", "runfmt", "files"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {

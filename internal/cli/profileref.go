@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"github.com/google/pprof/profile"
 	"github.com/spf13/pflag"
@@ -88,7 +87,7 @@ func (f *profileRef) resolve(arg string) (resolved, error) {
 		if r.requests == 0 && e.Run.Load != nil {
 			r.requests = e.Run.Load.Requests
 		}
-		r.userCode = runUserCode(e.Run.Profiling)
+		r.userCode = analysis.RunUserCode(e.Run.Profiling)
 		if t := e.Run.Time; f.wall && t != nil && f.requests == 0 {
 			r.requests = t.Requests // the requests of the traced slice
 		}
@@ -118,17 +117,4 @@ func (r resolved) top(opt analysis.TopOptions) (*analysis.Table, error) {
 		return analysis.Top(r.prof, opt)
 	}
 	return analysis.TopFile(r.path, opt)
-}
-
-// runUserCode is the user-code rule a run recorded.
-func runUserCode(pr *runfmt.Profiling) analysis.UserCode {
-	var uc analysis.UserCode
-	if pr == nil {
-		return uc
-	}
-	uc.Root = pr.Src
-	if pr.UserCode != "" {
-		uc.Match, _ = regexp.Compile(pr.UserCode) // compiled when the run was made
-	}
-	return uc
 }

@@ -34,6 +34,9 @@ type spec struct {
 	noProfiles bool
 	partial    string
 	noLoad     bool
+	// userCode and src are the run's --user-code and project root, as
+	// run.json's profiling records them.
+	userCode, src string
 }
 
 func (s spec) withDefaults() spec {
@@ -74,6 +77,9 @@ func writeRun(t *testing.T, root string, i int, s spec) store.Entry {
 	}
 	if s.partial != "" {
 		r.Status, r.PartialReason = runfmt.StatusPartial, s.partial
+	}
+	if s.userCode != "" || s.src != "" {
+		r.Profiling = &runfmt.Profiling{UserCode: s.userCode, Src: s.src}
 	}
 	if !s.noProfiles && !s.noLoad {
 		writeProfile(t, dir, "cpu", cpuProfile(s))

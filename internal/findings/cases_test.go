@@ -101,7 +101,7 @@ func budgetInput(t *testing.T) FindingInput {
 		Profile()
 	return FindingInput{CPU: labtest.CPUProfile(t), Allocs: allocs, Requests: 1000,
 		Target: &runfmt.TargetSummary{CPUBound: true, CPUCoresMean: 1.97, CPUCoresMax: 2, CPULimitCores: 2, CPUMsPerRequest: 1.25, ThrottledPct: 40},
-		GC:     &runfmt.GCSummary{CPUPct: 25, CPUPctSource: runfmt.SourceGCTrace, Count: 40, HeapMaxMB: 12, AllocMBPerS: 300, GOGC: "100"}}
+		GC:     &runfmt.GCSummary{CPUPct: 25, CPUPctSource: runfmt.SourceGCTrace, Count: 40, HeapMaxMiB: 12, AllocMiBPerS: 300, GOGC: "100"}}
 }
 
 // categoriesInput is library work under five user functions: encoding,
@@ -215,8 +215,8 @@ func gomaxprocsInput(*testing.T) FindingInput {
 // memoryInput is a live heap that grows 10 MB a second, main.remember
 // retaining 1100 B a request.
 func memoryInput(*testing.T) FindingInput {
-	return FindingInput{Requests: 30000, Heap: &runfmt.HeapGrowth{LiveStartMB: 10, LiveEndMB: 40, SlopeMBPerS: 10, Collections: 6, InuseStartMB: 10, InuseEndMB: 40,
-		BytesPerRequest: 1100, Sites: []runfmt.HeapSite{{Function: "main.remember", BytesPerRequest: 1100, MBPerS: 10}}}}
+	return FindingInput{Requests: 30000, Heap: &runfmt.HeapGrowth{LiveStartMiB: 10, LiveEndMiB: 40, SlopeMiBPerS: 10, Collections: 6, InuseStartMiB: 10, InuseEndMiB: 40,
+		BytesPerRequest: 1100, Sites: []runfmt.HeapSite{{Function: "main.remember", BytesPerRequest: 1100, MiBPerS: 10}}}}
 }
 
 // stuckSnapshot is a deadlocked service's threads: a lock nobody

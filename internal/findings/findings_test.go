@@ -93,7 +93,7 @@ func TestFindingsTargetAndGC(t *testing.T) {
 	in := FindingInput{
 		CPU: labtest.CPUProfile(t), Allocs: labtest.RealAllocProfile(t), Requests: 50,
 		Target: &runfmt.TargetSummary{CPUBound: true, CPUCoresMean: 1.97, CPUCoresMax: 2, CPULimitCores: 2, CPUMsPerRequest: 12.5, ThrottledPct: 40},
-		GC:     &runfmt.GCSummary{CPUPct: 25, Count: 40, HeapMaxMB: 12, AllocMBPerS: 300},
+		GC:     &runfmt.GCSummary{CPUPct: 25, Count: 40, HeapMaxMiB: 12, AllocMiBPerS: 300},
 	}
 	fs := Findings(in)
 	if c := findKind(fs, runfmt.FindingCPUBound); len(c) != 1 || !strings.Contains(detail(c[0]), "160 requests/s") {

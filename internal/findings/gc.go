@@ -38,11 +38,11 @@ func gcFinding(c *context) []ranked {
 		f.Figures[runfmt.FigCPUPerRequest] = cpu.Us(share)
 	}
 	if g := in.GC; g != nil {
-		if g.AllocMBPerS > 0 {
-			f.Figures[runfmt.FigAllocRate] = g.AllocMBPerS * mib
+		if g.AllocMiBPerS > 0 {
+			f.Figures[runfmt.FigAllocRate] = g.AllocMiBPerS * mib
 		}
 		if g.Count > 0 {
-			f.Figures[runfmt.FigCollections], f.Figures[runfmt.FigHeapPeak] = float64(g.Count), g.HeapMaxMB*mib
+			f.Figures[runfmt.FigCollections], f.Figures[runfmt.FigHeapPeak] = float64(g.Count), g.HeapMaxMiB*mib
 		}
 	}
 	allocators(c, &f)

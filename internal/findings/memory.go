@@ -23,18 +23,18 @@ var memoryRule = oneKind(runfmt.FindingMemoryGrowth, memoryGrowth, memoryTitle, 
 
 func memoryGrowth(c *context) []ranked {
 	h := c.in.Heap
-	if h == nil || h.SlopeMBPerS <= 0 {
+	if h == nil || h.SlopeMiBPerS <= 0 {
 		return nil
 	}
-	from, to, least, source := h.LiveStartMB, h.LiveEndMB, gctraceGrowthMinMB, runfmt.SourceGCTrace
-	if h.InuseEndMB > 0 {
-		from, to, least, source = h.InuseStartMB, h.InuseEndMB, growthMinMB, runfmt.SourceHeapProfiles
+	from, to, least, source := h.LiveStartMiB, h.LiveEndMiB, gctraceGrowthMinMB, runfmt.SourceGCTrace
+	if h.InuseEndMiB > 0 {
+		from, to, least, source = h.InuseStartMiB, h.InuseEndMiB, growthMinMB, runfmt.SourceHeapProfiles
 	}
 	grew := to - from
 	if grew < least || grew < growthMinShare*from {
 		return nil
 	}
-	if h.Collections >= gctraceMinCollections && h.LiveEndMB-h.LiveStartMB < growthMinMB {
+	if h.Collections >= gctraceMinCollections && h.LiveEndMiB-h.LiveStartMiB < growthMinMB {
 		// The heap profiles are sampled (one sample per 512 KiB allocated)
 		// and a ring or cache that churns moves their in-use figures by
 		// megabytes; gctrace's live heap after every collection is exact
@@ -42,8 +42,8 @@ func memoryGrowth(c *context) []ranked {
 		return nil
 	}
 	f := runfmt.Finding{Kind: runfmt.FindingMemoryGrowth, Advice: runfmt.AdviceBoundGrowth, Figures: runfmt.Figures{
-		runfmt.FigHeapSlope: h.SlopeMBPerS * mib, runfmt.FigHeapFrom: from * mib, runfmt.FigHeapTo: to * mib,
-		runfmt.FigCollections: float64(h.Collections), runfmt.FigLiveStart: h.LiveStartMB * mib, runfmt.FigLiveEnd: h.LiveEndMB * mib,
+		runfmt.FigHeapSlope: h.SlopeMiBPerS * mib, runfmt.FigHeapFrom: from * mib, runfmt.FigHeapTo: to * mib,
+		runfmt.FigCollections: float64(h.Collections), runfmt.FigLiveStart: h.LiveStartMiB * mib, runfmt.FigLiveEnd: h.LiveEndMiB * mib,
 	}}
 	if h.BytesPerRequest != 0 {
 		f.Figures[runfmt.FigBytesPerRequest] = h.BytesPerRequest
@@ -55,7 +55,7 @@ func memoryGrowth(c *context) []ranked {
 			role = runfmt.RoleCulprit
 		}
 		f.Evidence.Functions = append(f.Evidence.Functions, runfmt.FuncEvidence{Role: role, Function: s.Function,
-			Figures: runfmt.Figures{runfmt.FigBytesPerRequest: s.BytesPerRequest, runfmt.FigHeapSlope: s.MBPerS * mib}})
+			Figures: runfmt.Figures{runfmt.FigBytesPerRequest: s.BytesPerRequest, runfmt.FigHeapSlope: s.MiBPerS * mib}})
 	}
 	// A growing heap costs no time per request by itself: it ranks by how
 	// much of the heap the window added, next to the costs of time.

@@ -92,21 +92,21 @@ func TestGOMAXPROCSAboveBudget(t *testing.T) {
 }
 
 func TestMemoryGrowth(t *testing.T) {
-	h := &runfmt.HeapGrowth{LiveStartMB: 10, LiveEndMB: 40, SlopeMBPerS: 10, Collections: 6, InuseStartMB: 10, InuseEndMB: 40,
-		BytesPerRequest: 1100, Sites: []runfmt.HeapSite{{Function: "main.remember", BytesPerRequest: 1100, MBPerS: 10}}}
+	h := &runfmt.HeapGrowth{LiveStartMiB: 10, LiveEndMiB: 40, SlopeMiBPerS: 10, Collections: 6, InuseStartMiB: 10, InuseEndMiB: 40,
+		BytesPerRequest: 1100, Sites: []runfmt.HeapSite{{Function: "main.remember", BytesPerRequest: 1100, MiBPerS: 10}}}
 	f := findKind(Findings(FindingInput{Heap: h, Requests: 30000}), runfmt.FindingMemoryGrowth)
 	if len(f) != 1 || f[0].Figures[runfmt.FigBytesPerRequest] != 1100 || !hasFunc(f[0], "main.remember") {
 		t.Fatalf("memory-growth findings %+v; want main.remember at 1100 B/request", f)
 	}
 	// gctrace's whole megabytes move by one on a small heap: not growth.
-	small := &runfmt.HeapGrowth{LiveStartMB: 1, LiveEndMB: 2, SlopeMBPerS: 0.3, Collections: 80, InuseStartMB: 4, InuseEndMB: 4}
+	small := &runfmt.HeapGrowth{LiveStartMiB: 1, LiveEndMiB: 2, SlopeMiBPerS: 0.3, Collections: 80, InuseStartMiB: 4, InuseEndMiB: 4}
 	if f := findKind(Findings(FindingInput{Heap: small, Requests: 1000}), runfmt.FindingMemoryGrowth); len(f) != 0 {
 		t.Errorf("memory growth reported for a steady heap: %+v", f)
 	}
 	// The demo's log tail churns: the sampled in-use profiles moved 7.5 MB
 	// while gctrace's exact live heap stayed at 25 MB over 54 collections.
-	churn := &runfmt.HeapGrowth{LiveStartMB: 25, LiveEndMB: 25, SlopeMBPerS: 0.045, Collections: 54, InuseStartMB: 21.3, InuseEndMB: 28.8,
-		BytesPerRequest: 2536, Sites: []runfmt.HeapSite{{Function: "main.parse", BytesPerRequest: 2536, MBPerS: 0.75}}}
+	churn := &runfmt.HeapGrowth{LiveStartMiB: 25, LiveEndMiB: 25, SlopeMiBPerS: 0.045, Collections: 54, InuseStartMiB: 21.3, InuseEndMiB: 28.8,
+		BytesPerRequest: 2536, Sites: []runfmt.HeapSite{{Function: "main.parse", BytesPerRequest: 2536, MiBPerS: 0.75}}}
 	if f := findKind(Findings(FindingInput{Heap: churn, Requests: 3000}), runfmt.FindingMemoryGrowth); len(f) != 0 {
 		t.Errorf("memory growth reported where gctrace's live heap stayed flat: %+v", f)
 	}

@@ -237,10 +237,10 @@ func TestStuckSnapshotTimesOut(t *testing.T) {
 		t.Fatalf("snapshot %+v; want one that timed out", st)
 	}
 	t.Logf("run %s in %s; snapshot %.2f s; notes %q", r.Status, time.Since(start), st.Seconds, st.Notes)
-	if !strings.Contains(strings.Join(st.Notes, " "), "did not finish within 2s") || len(st.Processes) == 0 || !strings.HasPrefix(st.Processes[0].Error, "timed out") {
+	if !strings.Contains(strings.Join(st.Notes, " "), "did not finish within 2.00 s") || len(st.Processes) == 0 || !strings.HasPrefix(st.Processes[0].Error, "timed out") {
 		t.Errorf("notes %q, processes %+v; want the time-out said", st.Notes, st.Processes)
 	}
-	if f := r.Findings[0]; f.Kind != runfmt.FindingStuck || !strings.Contains(detail(f), "did not finish within 2s") {
+	if f := r.Findings[0]; f.Kind != runfmt.FindingStuck || !strings.Contains(detail(f), "did not finish within 2.00 s") {
 		t.Errorf("first finding [%s] %s: %s; want the stuck finding saying the snapshot timed out", f.Kind, title(f), detail(f))
 	}
 	if r.Load == nil || r.Load.Requests == 0 || r.Target == nil {

@@ -267,6 +267,9 @@ func cards(r *runfmt.Run) []card {
 			card{Label: "Errors", Value: units.FormatPct(errPct), Note: fmt.Sprintf("%d of %d", l.Errors, l.Requests), Warn: l.Errors > 0})
 	}
 	if t := r.Target; t != nil {
+		if t.CPUPerRequestNote != "" {
+			cs = append(cs, card{Label: "CPU per request", Value: "—", Note: t.CPUPerRequestNote})
+		}
 		if t.CPUMsPerRequest > 0 {
 			cs = append(cs, card{Label: "CPU per request", Value: units.FormatMs(t.CPUMsPerRequest), Note: fmt.Sprintf("measured from %s", t.Source)})
 		}

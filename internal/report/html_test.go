@@ -31,7 +31,7 @@ func sampleRun() *runfmt.Run {
 			CPUs: 1, MemoryBytes: 512 << 20, WarmupS: 1, Load: map[string]string{"concurrency": "4", "duration": "4s"}},
 		Env:      runfmt.Environment{PerflabVersion: "0.1.0-test", GoVersion: "go1.26", Hostname: "box", HostCores: 2, Kernel: "6.1", CgroupVersion: "v1"},
 		Target:   &runfmt.TargetSummary{CPUCoresMean: 0.98, CPUCoresMax: 1.02, CPUMsPerRequest: 1.234, RSSMaxBytes: 40 << 20, CPULimitCores: 1, MemoryLimitBytes: 512 << 20, ThrottledPct: 40, Source: "cgroup-v1", CPUBound: true, Verdict: "CPU-bound at its budget"},
-		GC:       &runfmt.GCSummary{Count: 12, CPUPct: 8.5, PauseP50Ms: 0.05, PauseP99Ms: 0.4, HeapMaxMB: 12},
+		GC:       &runfmt.GCSummary{Count: 12, CPUPct: 8.5, PauseP50Ms: 0.05, PauseP99Ms: 0.4, HeapMaxMiB: 12},
 		Profiles: []runfmt.ProfileRef{{Type: "cpu", Source: runfmt.SourceProfilers(runfmt.ProfilerPprof), File: "profiles/cpu.pb.gz", Seconds: 4, Samples: 390}},
 		Hot: []runfmt.HotFunc{
 			{Function: "main.search", FlatPct: 1, CumPct: 80, CPUUsPerRequest: 10, CumUsPerRequest: 990, UserCode: true, AttributedUsReq: 985, AttributedSample: "strings.ToLower"},
@@ -202,7 +202,7 @@ func TestHTMLInChromium(t *testing.T) {
 	b := labtest.NewBrowser(t)
 	dir := t.TempDir()
 	r := sampleRun()
-	r.GC.Events = []runfmt.GCEvent{{T: 0.5, HeapStartMB: 12, HeapEndMB: 13, HeapLiveMB: 6}, {T: 2.5, HeapStartMB: 13, HeapEndMB: 13, HeapLiveMB: 7}}
+	r.GC.Events = []runfmt.GCEvent{{T: 0.5, HeapStartMiB: 12, HeapEndMiB: 13, HeapLiveMiB: 6}, {T: 2.5, HeapStartMiB: 13, HeapEndMiB: 13, HeapLiveMiB: 7}}
 	var buf bytes.Buffer
 	if err := writeHTML(&buf, r, sampleFlame(t)); err != nil {
 		t.Fatal(err)

@@ -48,7 +48,11 @@ func (p *printer) target(t *runfmt.TargetSummary) {
 		limit = fmt.Sprintf("of a %g-core budget", t.CPULimitCores)
 	}
 	p.f("  CPU used:\tmean %s, p95 %s, max %s (%s; measured from %s)\n", units.FormatCores(t.CPUCoresMean), units.Sig(t.CPUCoresP95), units.Sig(t.CPUCoresMax), limit, t.Source)
-	p.f("  CPU per request:\t%s\n", units.FormatMs(t.CPUMsPerRequest))
+	if t.CPUPerRequestNote != "" {
+		p.f("  CPU per request:\t%s\n", t.CPUPerRequestNote)
+	} else {
+		p.f("  CPU per request:\t%s\n", units.FormatMs(t.CPUMsPerRequest))
+	}
 	p.f("  Peak RSS:\t%s", units.FormatBytes(float64(t.RSSMaxBytes)))
 	if t.MemoryLimitBytes > 0 {
 		p.f(" (memory budget %s)", units.FormatBytes(float64(t.MemoryLimitBytes)))
@@ -145,9 +149,9 @@ func GCShareText(g *runfmt.GCSummary) string {
 // gcText is the GC's line of a verdict: cycles, share of the CPU, pauses,
 // heap and allocation rate.
 func gcText(g *runfmt.GCSummary) string {
-	s := fmt.Sprintf("%d cycles, %s, pauses p50 %s, p99 %s, heap up to %s", g.Count, GCShareText(g), units.FormatMs(g.PauseP50Ms), units.FormatMs(g.PauseP99Ms), units.FormatBytes(g.HeapMaxMB*(1<<20)))
-	if g.AllocMBPerS > 0 {
-		s += fmt.Sprintf(", ~%s/s allocated", units.FormatBytes(g.AllocMBPerS*(1<<20)))
+	s := fmt.Sprintf("%d cycles, %s, pauses p50 %s, p99 %s, heap up to %s", g.Count, GCShareText(g), units.FormatMs(g.PauseP50Ms), units.FormatMs(g.PauseP99Ms), units.FormatBytes(g.HeapMaxMiB*(1<<20)))
+	if g.AllocMiBPerS > 0 {
+		s += fmt.Sprintf(", ~%s/s allocated", units.FormatBytes(g.AllocMiBPerS*(1<<20)))
 	}
 	return s
 }

@@ -9,7 +9,8 @@
 //
 // Fields are added, never renamed. SchemaVersion is raised when a change would
 // make an older reader misread a newer file; Read refuses files newer than it
-// knows.
+// knows. The one exception, a key renamed to say what it holds (the heap sizes
+// in MiB that were keyed *_mb), is still read under its old name (mib.go).
 //
 // # Vocabularies
 //

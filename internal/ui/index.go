@@ -17,12 +17,13 @@ import (
 
 // runRow is one run in the index.
 type runRow struct {
-	ID, Name, Started, Status, Reason, Err string
-	RPS, P99, CPUMs                        float64
-	HasLoad, HasCPU, Noisy                 bool
-	Finding                                string
-	HasFlame                               bool
-	Profiles                               []profileLink
+	// Href is the run's page, "runs/ID/" with the ID escaped for a path.
+	ID, Href, Name, Started, Status, Reason, Err string
+	RPS, P99, CPUMs                              float64
+	HasLoad, HasCPU, Noisy                       bool
+	Finding                                      string
+	HasFlame                                     bool
+	Profiles                                     []profileLink
 }
 
 // profileLink opens one profile in pprof's views.
@@ -93,7 +94,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 }
 
 func newRunRow(s *runSummary) runRow {
-	row := runRow{ID: s.ID}
+	row := runRow{ID: s.ID, Href: "runs/" + url.PathEscape(s.ID) + "/"}
 	if s.Err != "" {
 		row.Err = s.Err
 		return row
@@ -119,7 +120,7 @@ func newRunRow(s *runSummary) runRow {
 		}
 		if name, ok := strings.CutSuffix(filepath.Base(p.File), ".pb.gz"); ok {
 			row.Profiles = append(row.Profiles, profileLink{Name: name, Type: string(p.Type), File: p.File,
-				Href: "runs/" + row.ID + "/pprof/" + url.PathEscape(name) + "/flamegraph"})
+				Href: row.Href + "pprof/" + url.PathEscape(name) + "/flamegraph"})
 		}
 	}
 	return row

@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // FormatValue renders v in unit with a scaled suffix, as pprof does:
@@ -128,6 +129,11 @@ func FormatCores(c float64) string { return Sig(c) + " cores" }
 
 // FormatShare formats a fraction (0 to 1) as FormatPct does.
 func FormatShare(f float64) string { return FormatPct(100 * f) }
+
+// FormatDuration formats d as FormatMicros does ("350.0 µs", "1.20 s").
+func FormatDuration(d time.Duration) string {
+	return FormatMicros(float64(d) / float64(time.Microsecond))
+}
 
 // Sig formats v to 3 significant digits, whole from 100 up: chart ticks,
 // sparkline values, table cells without a unit of their own.

@@ -1,6 +1,9 @@
 package units
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestFormats(t *testing.T) {
 	for _, c := range []struct {
@@ -11,6 +14,8 @@ func TestFormats(t *testing.T) {
 		{FormatMicros(1_200_000), "1.20 s"},
 		{FormatMicros(-1500), "-1.50 ms"},
 		{FormatMs(0.25), "250.0 µs"},
+		{FormatDuration(1500 * time.Millisecond), "1.50 s"},
+		{FormatDuration(350 * time.Microsecond), "350.0 µs"},
 		{FormatBytes(1536), "1.5 KiB"},
 		{FormatBytes(3 << 30), "3.00 GiB"},
 		{FormatValue(1.2e9, "nanoseconds"), "1.2s"},
