@@ -11,6 +11,7 @@ import (
 	"perflab/internal/capture"
 	"perflab/internal/files"
 	"perflab/internal/runfmt"
+	"perflab/internal/stacks"
 )
 
 func newFlameCmd(env Env) *cobra.Command {
@@ -69,7 +70,7 @@ stdout.`,
 				write = func(w io.Writer) error { return ff.WriteHTML(w, opt) }
 			}
 			if err := files.WriteAtomic(out, write); err != nil {
-				if errors.Is(err, analysis.ErrNoSampleType) {
+				if errors.Is(err, stacks.ErrNoSampleType) {
 					return usageErr("%v", err)
 				}
 				return failed(err)

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"perflab/internal/analysis"
 	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
+	"perflab/internal/stacks"
 )
 
 // TestPGOBadInput: --pgo that cannot be written, or a service whose
@@ -150,7 +150,7 @@ func sideSamples(t *testing.T, dir, name string) int64 {
 // cpuSamples is the samples/count total of a CPU profile.
 func cpuSamples(t *testing.T, path string) int64 {
 	t.Helper()
-	p, err := analysis.ReadProfileFile(path)
+	p, err := stacks.ReadProfileFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"perflab/internal/analysis"
+	"perflab/internal/files"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
 	"perflab/internal/walltime"
@@ -97,12 +98,12 @@ func (f *profileRef) resolve(arg string) (resolved, error) {
 
 // traceWall reads a Go execution trace file into its wall-time profile.
 func (f *profileRef) traceWall(r resolved) (resolved, error) {
-	file, err := os.Open(r.path)
+	file, err := files.Open(r.path, runfmt.MaxProfileBytes) // a regular file: a FIFO would block
 	if err != nil {
 		return r, failed(err)
 	}
 	defer file.Close()
-	a, err := walltime.ReadWith(file, walltime.Options{Counts: analysis.IsUserFunc})
+	a, err := walltime.ReadWith(files.LimitReader(file, runfmt.MaxProfileBytes, r.path), walltime.Options{Counts: analysis.IsUserFunc})
 	if err != nil {
 		return r, usageErr("--wall: %s: %v", r.path, err)
 	}

@@ -13,15 +13,11 @@ func (s *session) profilingSummary() *runfmt.Profiling {
 	return pr
 }
 
-// wallClockSpy says whether the CPU profile came from py-spy or rbspy,
-// whose samples count a thread that is runnable but waiting for a CPU as
-// working: on a busy machine such a profile stands for more CPU than the
-// service used.
-func (s *session) wallClockSpy() bool { return s.prof.CountsRunnable() }
-
 // scaleHot rescales the per-request figures of hot functions by f: a
-// profile whose samples stand for more CPU than was measured keeps its
-// shares, and its per-request costs add up to the CPU measured.
+// profile whose samples stand for more or less CPU than was measured
+// (py-spy and rbspy count a thread that waits for a CPU as working; a
+// throttled Go service's profile misses some) keeps its shares, and its
+// per-request costs add up to the CPU measured, as the findings' do.
 func scaleHot(hot []runfmt.HotFunc, f float64) {
 	for i := range hot {
 		h := &hot[i]

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"perflab/internal/analysis"
+	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 )
 
@@ -19,12 +20,12 @@ func (s *session) culprit() {
 	if cpu == nil {
 		return
 	}
-	analysis.AttachLines(cpu, r.Findings, r.Hot, s.sources())
+	findings.AttachLines(cpu, r.Findings, r.Hot, s.sources())
 	var requests int64
 	if r.Load != nil {
 		requests = r.Load.Requests
 	}
-	r.Endpoints = analysis.Endpoints(analysis.FindingInput{CPU: cpu, Requests: requests, Target: r.Target, Load: r.Load})
+	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: requests, Target: r.Target, Load: r.Load})
 }
 
 // sources looks for source files in the service's working directory:

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"perflab/internal/analysis"
 	"perflab/internal/files"
 	"perflab/internal/runfmt"
+	"perflab/internal/stacks"
 )
 
 // PGOProfile is the CPU profile WritePGO wrote for go build -pgo.
@@ -87,7 +87,7 @@ func pgoInput(res *Result) (*profile.Profile, error) {
 	if ref.Source != runfmt.SourceProfilers(runfmt.ProfilerPprof) {
 		return nil, notRuntimeProfile(r, ref.Source)
 	}
-	p, err := analysis.ReadProfileFile(filepath.Join(res.Dir, ref.File))
+	p, err := stacks.ReadProfileFile(filepath.Join(res.Dir, ref.File))
 	if err != nil {
 		return nil, err
 	}

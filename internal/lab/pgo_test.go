@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"perflab/internal/analysis"
 	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
+	"perflab/internal/stacks"
 	"perflab/internal/target"
 )
 
@@ -112,7 +112,7 @@ func samplesOf(t *testing.T, res *Result) int64 {
 
 func profileSamples(t *testing.T, path string) int64 {
 	t.Helper()
-	p, err := analysis.ReadProfileFile(path)
+	p, err := stacks.ReadProfileFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

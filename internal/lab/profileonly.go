@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"perflab/internal/analysis"
+	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
@@ -101,7 +102,7 @@ func (s *session) summarizeProfile() {
 	if allocs != nil {
 		r.Allocs = analysis.AllocTopFor(allocs, 0, allocRows, uc)
 	}
-	r.Findings = analysis.Findings(analysis.FindingInput{
+	r.Findings = findings.Findings(findings.FindingInput{
 		CPU: verdictCPU, Allocs: allocs, Mutex: p.Profile(runfmt.ProfileMutex), Block: p.Profile(runfmt.ProfileBlock),
 		GoroutinesStart: p.Profile(runfmt.ProfileGoroutineStart), GoroutinesEnd: p.Profile(runfmt.ProfileGoroutine),
 		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),

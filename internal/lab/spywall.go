@@ -1,12 +1,8 @@
 package lab
 
 import (
-	"bufio"
-	"io"
-	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/google/pprof/profile"
@@ -27,7 +23,7 @@ func (s *session) analyseSpyWall() {
 	if !ok {
 		return
 	}
-	wall, idleNs, ok := analysis.SpyWall(idle, cpu, span.cpuShare, int64(span.cpuS*1e9), newSourceLines().line)
+	wall, idleNs, ok := analysis.SpyWall(idle, cpu, span.cpuShare, int64(span.cpuS*1e9), sourceLine(&analysis.Sources{}))
 	if !ok {
 		s.warn("py-spy --idle: no thread was serving a request in a server perflab knows (http.server, wsgiref, gunicorn, uvicorn): no time split per request")
 		return
@@ -88,33 +84,15 @@ func (s *session) spySpan(idle *profile.Profile) (spyRange, bool) {
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-// sourceLines reads lines of the service's source files for
-// analysis.SpyWall, each file once and at most 4 MiB of it.
-type sourceLines struct {
-	files map[string][]string
-}
-
-func newSourceLines() *sourceLines { return &sourceLines{files: map[string][]string{}} }
-
-const maxSourceBytes = 4 << 20
-
-func (sl *sourceLines) line(file string, n int64) string {
-	if !filepath.IsAbs(file) || n <= 0 {
-		return ""
-	}
-	lines, ok := sl.files[file]
-	if !ok {
-		if f, err := os.Open(file); err == nil {
-			sc := bufio.NewScanner(io.LimitReader(f, maxSourceBytes))
-			for sc.Scan() {
-				lines = append(lines, sc.Text())
-			}
-			f.Close()
+// sourceLine reads lines of the service's source files for
+// analysis.SpyWall through src (each file once, bounded, regular files
+// only: a FIFO named like a source file is refused, never read), at the
+// paths the profile records when they are absolute.
+func sourceLine(src *analysis.Sources) func(file string, n int64) string {
+	return func(file string, n int64) string {
+		if !filepath.IsAbs(file) {
+			return ""
 		}
-		sl.files[file] = lines
+		return src.Text(file, n)
 	}
-	if int(n) > len(lines) {
-		return ""
-	}
-	return strings.TrimSpace(lines[n-1])
 }

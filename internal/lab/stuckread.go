@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"perflab/internal/capture"
-	"perflab/internal/report"
+	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 	"perflab/internal/units"
@@ -169,11 +169,9 @@ func (s *session) stuckFindings() []runfmt.Finding {
 	if st == nil {
 		return nil
 	}
-	f := runfmt.Finding{Kind: runfmt.FindingStuck, Title: report.StuckTitle(st), Detail: report.StuckDetail(st)}
+	f := findings.Stuck(st)
 	if len(st.Groups) > 0 && st.Groups[0].Located() {
-		g := st.Groups[0]
-		f.Functions = []string{g.Function}
-		f.Lines = []runfmt.SourceLine{s.stuckLine(st, g)}
+		f.Lines = []runfmt.SourceLine{s.stuckLine(st, st.Groups[0])}
 	}
 	return []runfmt.Finding{f}
 }

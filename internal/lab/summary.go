@@ -2,12 +2,12 @@ package lab
 
 import (
 	"runtime"
-
 	"time"
 
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/analysis"
+	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
@@ -57,7 +57,7 @@ func (s *session) summarize() {
 	if cpu != nil {
 		s.checkCPUProfile(len(cpu.Sample), r.Target)
 		r.Hot = analysis.HotFor(cpu, requests, hotRows, uc)
-		if pr := r.Profiling; pr.Coverage > 1 && s.wallClockSpy() {
+		if pr := r.Profiling; pr.Coverage > 0 { // one cost per function: the findings' too
 			scaleHot(r.Hot, 1/pr.Coverage)
 		}
 		for i := range r.Profiles {
@@ -77,14 +77,14 @@ func (s *session) summarize() {
 	s.analyseSpyWall()
 	r.GoRuntime = s.goRuntime(from, to)
 	r.Heap = s.heapGrowth(from, to, requests)
-	in := analysis.FindingInput{
+	in := findings.FindingInput{
 		CPU: verdictCPU, Allocs: allocs, Mutex: p.Profile(runfmt.ProfileMutex), Block: p.Profile(runfmt.ProfileBlock),
 		GoroutinesStart: p.Profile(runfmt.ProfileGoroutineStart), GoroutinesEnd: p.Profile(runfmt.ProfileGoroutine),
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
 		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),
 	}
 	s.waitInput(&in)
-	r.Findings = append(s.stuckFindings(), analysis.Findings(in)...)
+	r.Findings = append(s.stuckFindings(), findings.Findings(in)...)
 	s.culprit()
 }
 

@@ -108,7 +108,7 @@ func TestPySpyIdleNotPermitted(t *testing.T) {
 		"sleep": true, "syscall-wait": true, "client-io": true, "gc-pause": true, "scheduler-latency": true}
 	for _, f := range r.Findings {
 		if wallKinds[f.Kind] {
-			t.Errorf("[%s] %q from wall time that was not recorded", f.Kind, f.Title)
+			t.Errorf("[%s] %q from wall time that was not recorded", f.Kind, title(f))
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/analysis"
+	"perflab/internal/findings"
 	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
 	"perflab/internal/walltime"
@@ -97,7 +98,7 @@ func requestsIn(series []runfmt.SeriesPoint, from, to float64) int64 {
 // waitInput adds to in what the window says about time off the CPU: the
 // wall-time profile and its split, the peers, the runtime settings, the
 // heap's growth, and what could not be looked at.
-func (s *session) waitInput(in *analysis.FindingInput) {
+func (s *session) waitInput(in *findings.FindingInput) {
 	r, w := s.run, &s.waits
 	sched := s.prof.Profile(runfmt.ProfileOffCPU)
 	in.Time, in.GoRuntime, in.Heap = r.Time, r.GoRuntime, r.Heap

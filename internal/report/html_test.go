@@ -42,8 +42,12 @@ func sampleRun() *runfmt.Run {
 			{Function: "strings.ToLower", BytesPerRequest: 280 << 10, ObjectsPerRequest: 4900}},
 		AllocBytesPerRequest: 320 << 10, AllocObjectsPerRequest: 5100,
 		Findings: []runfmt.Finding{
-			{Kind: "cpu-bound", Title: "CPU-bound: 0.98 cores used of a 1-core budget", Detail: "each request costs 1.23 ms", CostUsPerRequest: 1234},
-			{Kind: "hot-user-function", Title: "main.search: 80% of CPU, mostly in strings.ToLower", Detail: "start here <now>", Functions: []string{"main.search", "strings.ToLower"}, CostUsPerRequest: 985, Share: 0.8},
+			{Kind: runfmt.FindingCPUBound, Advice: runfmt.AdviceCheaperOrMoreCPU, Figures: runfmt.Figures{runfmt.FigShare: 1, runfmt.FigCoresMean: 0.98, runfmt.FigCoresMax: 1.02,
+				runfmt.FigCPULimit: 1, runfmt.FigThrottled: 0.4, runfmt.FigCPUPerRequest: 1234, runfmt.FigMaxRPS: 810}},
+			{Kind: runfmt.FindingHotUserFunction, Advice: runfmt.AdviceStartHere, Figures: runfmt.Figures{runfmt.FigShare: 0.8, runfmt.FigCPUPerRequest: 985, runfmt.FigOwnShare: 0.01},
+				Evidence: runfmt.Evidence{Functions: []runfmt.FuncEvidence{{Role: runfmt.RoleCulprit, Function: "main.search"},
+					{Role: runfmt.RoleEntry, Function: "strings.ToLower", Figures: runfmt.Figures{runfmt.FigShare: 0.79, runfmt.FigCPUPerRequest: 975}}}}},
+			{Kind: runfmt.FindingOffCPU, Schema3: runfmt.Schema3{Title: "a finding of schema 3", Detail: "start here <now>"}},
 		},
 	}
 	l := &runfmt.LoadResult{Model: "closed", Requests: 3200, Errors: 3, DurationS: 4.02, RPS: 796,
@@ -115,9 +119,10 @@ func TestWriteHTMLContent(t *testing.T) {
 	for _, want := range []string{
 		"<title>perflab: tolower (20260101-120000-tolower)</title>",
 		`<span class="badge ok">complete</span>`,
-		"796.0 req/s", "4.80 ms", "12.50 ms", "1.234 ms", "0.98 cores", "40.0%", "8.5%", "300.0 KiB",
+		"796.0 req/s", "4.80 ms", "12.50 ms", "1.23 ms", "0.98 cores", "40%", "8.5%", "300.0 KiB",
 		"CPU-bound at its budget",
-		"main.search: 80% of CPU, mostly in strings.ToLower", "985.0 µs CPU/request", "start here &lt;now&gt;",
+		`<code>main.search</code>: <span class="fig">80%</span> of CPU, <span class="fig">985.0 µs</span>/request, mostly in <code>strings.ToLower</code>`,
+		"985.0 µs CPU/request", "start here &lt;now&gt;", "a finding of schema 3",
 		"(mostly strings.ToLower)",
 		`<svg class="chart"`, "Throughput", "Latency by percentile", "Latency over time", "CPU against the budget", "Memory and garbage collection", "throttled (%)", "1-core budget",
 		`<iframe class="flame"`, `sandbox="allow-scripts"`,

@@ -27,6 +27,10 @@ func testVocabularies() []testVocabulary {
 		vocabOf("runtime", Runtimes(), ParseRuntime),
 		vocabOf("finding kind", FindingKinds(), ParseFindingKind),
 		vocabOf("metric", MetricNames(), ParseMetric),
+		vocabOf("figure", FigureNames(), ParseFigure),
+		vocabOf("setting", SettingNames(), ParseSetting),
+		vocabOf("role", Roles(), ParseRole),
+		vocabOf("advice", Advices(), ParseAdvice),
 	}
 }
 
