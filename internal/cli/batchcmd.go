@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -78,10 +79,7 @@ func (f *runFlags) batchConfig(env Env, fs *pflag.FlagSet, command []string) (la
 
 // runBatch runs a batch program once and prints its run.
 func runBatch(cmd *cobra.Command, env Env, f *runFlags, command []string) error {
-	if err := f.out.resolve(f.json); err != nil {
-		return err
-	}
-	if f.out.format == formatMarkdown || f.out.md != "" || f.out.junit != "" {
+	if f.out.format.is(formatMarkdown, formatJUnit) || f.out.md != "" || f.out.junit != "" {
 		return usageErr("a batch program's run prints as text or --json (--format markdown, --md and --junit are for a service's run and comparisons)")
 	}
 	bc, err := f.batchConfig(env, cmd.Flags(), command)
@@ -98,21 +96,22 @@ func runBatch(cmd *cobra.Command, env Env, f *runFlags, command []string) error 
 		}
 		return failed(err)
 	}
-	var werr error
-	if f.out.format == formatJSON {
-		werr = writeJSON(env.Stdout, res.Run)
-	} else {
-		werr = report.WriteBatchText(env.Stdout, res.Run, res.Dir)
-	}
-	if werr != nil {
+	if werr := f.out.format.write(env.Stdout, batchViews(res.Run, res.Dir)); werr != nil {
 		return failed(werr)
 	}
 	return runError(res, err)
 }
 
+// batchViews renders a batch program's run: its text, or run.json.
+func batchViews(r *runfmt.Run, dir string) views {
+	return views{
+		formatText: func(w io.Writer) error { return report.WriteBatchText(w, r, dir) },
+		formatJSON: jsonView(r),
+	}
+}
+
 // runABBatch runs two batch programs interleaved and compares them.
 func runABBatch(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, argv [2][]string, runs int) error {
-	cf.json = f.json
 	opt, err := cf.options()
 	if err != nil {
 		return err

@@ -165,7 +165,7 @@ func TestCompareOutputs(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--format", "html"}, "want text, markdown or json"},
+		{[]string{"--format", "html"}, "--format html: perflab compare writes text, json, markdown or junit"},
 		{[]string{"--json", "--format", "markdown"}, "give one"},
 		{[]string{"--md", filepath.Join(dir, "missing", "x.md")}, "its directory does not exist"},
 		{[]string{"--junit", dir}, "not a regular file"},

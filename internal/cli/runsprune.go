@@ -3,23 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 
-	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
-
-// runsListJSON prints `perflab runs --json`: every run, newest first.
-func runsListJSON(env Env, entries []store.Entry) error {
-	out := []runfmt.RunListing{}
-	for _, e := range entries {
-		out = append(out, runfmt.Listing(filepath.Base(e.Dir), e.Dir, e.Run, e.Err))
-	}
-	if err := writeJSON(env.Stdout, out); err != nil {
-		return failed(err)
-	}
-	return nil
-}
 
 // pruneRuns keeps the newest keep runs of each name in st and removes the
 // older ones (each printed; none with dryRun). Directories whose run.json

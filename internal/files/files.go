@@ -4,7 +4,8 @@
 // writes every output through a temporary file beside the target, renamed
 // into place once complete, so a failed write (a full disk, a read-only
 // directory) leaves the old file as it was and never removes a path perflab
-// did not create.
+// did not create. What a command it runs prints is kept the same way,
+// bounded: its last bytes (Tail).
 package files
 
 import (

@@ -3,13 +3,10 @@ package lab
 import (
 	"context"
 	"fmt"
-	"net"
-	"slices"
 	"strings"
-	"time"
 
+	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
 )
 
 // answered is how many of the load's requests the service answered, with
@@ -31,7 +28,7 @@ func answered(l *runfmt.LoadResult) int64 {
 // its CPU, profile and allocations hold too. It says so in a warning and
 // in the target's note.
 func (s *session) perRequest(l *runfmt.LoadResult) int64 {
-	n, hosts := s.prof.peers.clients()
+	n, hosts := s.waits.peers.clients()
 	if n == 0 {
 		return answered(l)
 	}
@@ -52,24 +49,7 @@ func (s *session) checkLoadServed(ctx context.Context) {
 	if s.proc == nil || len(s.cfg.Load.Targets) == 0 || (s.cfg.PID == 0 && s.cfg.Cgroup == "") {
 		return
 	}
-	u := s.cfg.Load.Targets[0].URL
-	host := u.Host
-	if u.Port() == "" {
-		port := "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-		host = net.JoinHostPort(u.Hostname(), port)
-	}
-	pids := s.proc.PIDs()
-	octx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	owner, found, err := target.ListenerOwner(octx, host, pids)
-	switch {
-	case err != nil || !found:
-		// A remote host or another network namespace: nothing to compare.
-	case !slices.Contains(pids, owner):
-		s.warn(fmt.Sprintf("the load URL's %s is served by %s, not by the service (%s): the load reaches the service through it or not at all, so the service's CPU is not what the load cost",
-			host, target.ProcessName(owner), pidList(pids)))
+	if via := profiling.OtherListener(ctx, s.cfg.Load.Targets[0].URL, s.proc.PIDs()); via != "" {
+		s.warn("the load URL's " + via + ": the load reaches the service through it or not at all, so the service's CPU is not what the load cost")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"perflab/internal/findings"
 	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
@@ -91,9 +92,11 @@ func checkSerial(t *testing.T, r *runfmt.Run) {
 		if f.Kind != runfmt.FindingSerial {
 			continue
 		}
-		if !strings.HasPrefix(f.Title, "serial: 1.") || b.Cores.Usable < 2 || !strings.Contains(f.Title, " cores busy") ||
-			!slices.Contains(f.Functions, "main.freq") || !strings.Contains(f.Detail, "GOMAXPROCS") {
-			t.Errorf("serial finding %+v (cores %+v); want about 1 core of %d busy, main.freq named", f, b.Cores, b.Cores.Usable)
+		w := findings.Wording(&f)
+		title, detail := w.Title.Text(), w.Detail.Text()
+		if cores := f.Figures[runfmt.FigCoresMean]; cores < 0.5 || cores > 1.3 || b.Cores.Usable < 2 || !strings.HasPrefix(title, "serial: ") ||
+			!strings.Contains(title, " cores busy") || !slices.Contains(f.Names(), "main.freq") || !strings.Contains(detail, "GOMAXPROCS") {
+			t.Errorf("serial finding %q: %q, %+v (cores %+v); want about 1 core of %d busy, main.freq named", title, detail, f, b.Cores, b.Cores.Usable)
 		}
 		return
 	}

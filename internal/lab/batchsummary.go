@@ -16,6 +16,7 @@ import (
 
 	"perflab/internal/analysis"
 	"perflab/internal/files"
+	"perflab/internal/findings"
 	"perflab/internal/ktrace"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
@@ -48,18 +49,18 @@ func (b *batch) summarize() {
 		r.Hot = analysis.HotFor(b.cpu, 1, hotRows, uc)
 		bt.GCPct = b.gcPct()
 	}
-	r.Findings = analysis.BatchFindings(bt, r.Hot)
+	r.Findings = findings.BatchFindings(bt, r.Hot)
 	if b.cpu != nil {
 		// No requests, and no target: the service's CPU-bound finding is
 		// the budget's here (BatchFindings).
-		r.Findings = append(r.Findings, analysis.Findings(analysis.FindingInput{
+		r.Findings = append(r.Findings, findings.Findings(findings.FindingInput{
 			CPU: b.cpu, WindowSeconds: bt.WallS, UserCode: uc, Batch: true,
 		})...)
 		src := &analysis.Sources{}
 		if b.cfg.Dir != "" {
 			src.SearchPath = []string{b.cfg.Dir}
 		}
-		analysis.AttachLines(b.cpu, r.Findings, r.Hot, src)
+		findings.AttachLines(b.cpu, r.Findings, r.Hot, src)
 		noPerRequestLines(r)
 	}
 	bt.LastLines = b.proc.LogTail(10)

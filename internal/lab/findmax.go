@@ -52,62 +52,6 @@ func FindMax(ctx context.Context, cfg Config, fm FindMaxConfig) (res *Result, er
 	}, nil)
 }
 
-// withSession runs body with a started service, stops the service, calls
-// finish (if any) and writes the run directory whatever happened.
-func withSession(ctx context.Context, cfg Config, body func(*session) error, finish func(*session)) (*Result, error) {
-	cfg.defaults()
-	started := time.Now()
-	dir, id, err := cfg.Store.Create(cfg.Name, started)
-	if err != nil {
-		return nil, err
-	}
-	s := &session{cfg: cfg, dir: dir, prof: newProfileSet(nil), run: &runfmt.Run{
-		SchemaVersion: runfmt.SchemaVersion, Name: cfg.Name, ID: id, Started: started,
-		Status: runfmt.StatusComplete, Config: recordConfig(&cfg), Env: environment(cfg.Version),
-	}}
-	s.prof.s = s
-	if rev := cfg.Revision; rev != nil {
-		s.run.Revision = rev
-		s.run.Env.GitCommit, s.run.Env.GitDirty = rev.Commit, rev.Uncommitted
-	}
-	res := &Result{Run: s.run, Dir: dir}
-	s.startMachine()
-	err = s.startTarget(ctx)
-	unpin := s.pinLoad()
-	if err == nil {
-		err = s.warmup(ctx)
-	}
-	if err == nil {
-		// After the warm-up: a pprof listener the service opens a little
-		// after its API has had the time to come up.
-		err = s.prof.pick(ctx)
-	}
-	if err == nil {
-		err = body(s)
-	}
-	if err == nil {
-		err = s.exitedEarly()
-	}
-	s.stopTarget()
-	unpin()
-	if finish != nil {
-		finish(s)
-	}
-	s.stopMachine()
-	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrInterrupted) {
-		// Ctrl-C in any phase (the launch, the wait until ready, a
-		// profile fetch) is an interruption, whatever error it caused.
-		err = fmt.Errorf("%w: %v", ErrInterrupted, err)
-	}
-	switch {
-	case err != nil:
-		s.run.Status, s.run.PartialReason = runfmt.StatusPartial, oneLine(err.Error())
-	case len(s.run.DegradedReasons) > 0:
-		s.run.Status = runfmt.StatusDegraded
-	}
-	return res, s.save(err)
-}
-
 func (s *session) findMax(ctx context.Context, fm FindMaxConfig) error {
 	rate := fm.Start
 	if rate <= 0 {

@@ -156,6 +156,6 @@ func (s *session) watchPeers() (stop func()) {
 			w.ports[80] = true
 		}
 	}
-	s.prof.peers = startPeerSampler(ctx, s.proc.PIDs, w)
+	s.waits.peers = startPeerSampler(ctx, s.proc.PIDs, w)
 	return cancel
 }

@@ -11,8 +11,10 @@ import (
 
 	"perflab/internal/capture"
 	"perflab/internal/load"
+	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
+	"perflab/internal/units"
 )
 
 // ErrInterrupted is a run ended by its context (Ctrl-C, SIGTERM): it is
@@ -34,7 +36,8 @@ type session struct {
 	sampler *target.Sampler
 	gc      capture.GCTrace
 	stopSmp func()
-	prof    *profileSet
+	prof    *profiling.Set
+	waits   waitState // what the run made of the window's waits
 	// machine samples the host beside the service for the whole session.
 	machine     *target.MachineSampler
 	stopMachine func()
@@ -117,7 +120,7 @@ func (s *session) startTarget(ctx context.Context) error {
 		}
 		env := append([]string(nil), c.Env...)
 		if !c.NoPerfMap {
-			env = append(env, "NODE_OPTIONS="+withPerfMap(envValue(c.Env, "NODE_OPTIONS")))
+			env = append(env, "NODE_OPTIONS="+profiling.WithPerfMap(envValue(c.Env, "NODE_OPTIONS")))
 		}
 		lc := target.LaunchConfig{
 			Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name, Hurry: c.Hurry,
@@ -192,7 +195,7 @@ func (s *session) stopTarget() {
 		s.warn("stopping the service: " + err.Error())
 	}
 	if len(s.cfg.Command) > 0 && !s.cfg.NoPerfMap {
-		removePerfMaps(s.seenPIDs())
+		profiling.RemovePerfMaps(s.seenPIDs())
 	}
 	if code := s.proc.ExitCode(); code != nil {
 		if s.run.Target == nil {
@@ -337,11 +340,11 @@ func (s *session) warmup(ctx context.Context) error {
 	}
 	var before map[int]float64
 	if s.proc != nil {
-		before = processCPU(s.proc.PIDs())
+		before = profiling.ProcessCPU(s.proc.PIDs())
 	}
 	r, _, err := s.runLoad(ctx, wc)
 	if before != nil && err == nil {
-		s.prof.warmIdle = idleUnderLoad(before, processCPU(s.proc.PIDs()))
+		s.prof.NoteWarmup(before, profiling.ProcessCPU(s.proc.PIDs()))
 	}
 	switch {
 	case err != nil:
@@ -372,22 +375,22 @@ func mainKind(r *runfmt.LoadResult) string {
 // measure runs the measured window: the load, with profiles captured over it.
 func (s *session) measure(ctx context.Context) error {
 	s.env = s.serviceEnv()
-	s.prof.before(ctx)
+	s.prof.Before(ctx)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w before the measured window (while taking the first profile snapshots)", ErrInterrupted)
 	}
 	window := s.windowLength()
-	s.cfg.Log(fmt.Sprintf("measuring for %s", window.Round(time.Millisecond)))
-	profDone := s.prof.during(ctx, window)
+	s.cfg.Log("measuring for " + units.FormatDuration(window.Round(time.Millisecond)))
+	profDone := s.prof.During(ctx, window)
 	stopPeers := s.watchPeers()
 	stuck := s.watchStuck(ctx)
-	s.prof.meter.begin()
+	s.prof.WindowStarts()
 	r, a, err := s.runLoad(ctx, s.cfg.Load)
-	s.prof.meter.end()
+	s.prof.WindowEnds()
 	stopPeers()
 	s.mu.Lock() // captures still running read these in addProfile
 	if a != nil {
-		s.prof.from, s.prof.to = a.Started(), a.Started().Add(time.Duration(r.DurationS*float64(time.Second)))
+		s.prof.SetWindow(a.Started(), a.Started().Add(time.Duration(r.DurationS*float64(time.Second))))
 	}
 	s.run.Load = r
 	s.mu.Unlock()
@@ -398,26 +401,26 @@ func (s *session) measure(ctx context.Context) error {
 	fin, cancel := s.finishing(ctx)
 	defer cancel()
 	if ctx.Err() != nil || err != nil {
-		s.prof.abandon()
+		s.prof.Abandon()
 	}
 	<-profDone
-	s.prof.after(fin)
+	s.prof.After(fin)
 	switch {
 	case err != nil:
 		return s.errExited("the measured window")
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w: the run covers what completed before Ctrl-C", ErrInterrupted)
 	case r.Requests == 0 && r.Unfinished > 0:
-		return fmt.Errorf("no request finished in the window: %d were still in flight at its end, the oldest for %.1f s (the service does not answer)",
-			r.Unfinished, r.UnfinishedOldestMs/1000)
+		return fmt.Errorf("no request finished in the window: %d were still in flight at its end, the oldest for %s (the service does not answer)",
+			r.Unfinished, units.FormatMs(r.UnfinishedOldestMs))
 	case r.Requests > 0 && r.Errors == r.Requests:
 		return fmt.Errorf("no request succeeded in the window: all %d failed (%s)", r.Requests, mainKind(r))
 	case 2*r.Errors > r.Requests:
 		s.degrade(fmt.Sprintf("%.1f%% of the %d requests failed (%s): the figures are of a service that mostly did not answer as expected",
 			100*float64(r.Errors)/float64(r.Requests), r.Requests, mainKind(r)))
 	case r.Unfinished*100 > r.Requests:
-		s.warn(fmt.Sprintf("%d requests (%.1f%% of those that finished) were still in flight when the window ended, the oldest for %.1f s: the latency figures leave them out",
-			r.Unfinished, 100*float64(r.Unfinished)/float64(r.Requests), r.UnfinishedOldestMs/1000))
+		s.warn(fmt.Sprintf("%d requests (%.1f%% of those that finished) were still in flight when the window ended, the oldest for %s: the latency figures leave them out",
+			r.Unfinished, 100*float64(r.Unfinished)/float64(r.Requests), units.FormatMs(r.UnfinishedOldestMs)))
 	}
 	return nil
 }
@@ -426,17 +429,9 @@ func (s *session) measure(ctx context.Context) error {
 // snapshots): it outlives ctx's cancellation, by Config.SnapshotTimeout at
 // most, and ends at once when the user hurries (a second Ctrl-C).
 func (s *session) finishing(ctx context.Context) (context.Context, context.CancelFunc) {
-	fin, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.SnapshotTimeout)
-	if hurry := s.cfg.Hurry; hurry != nil {
-		go func() {
-			select {
-			case <-hurry:
-				cancel()
-			case <-fin.Done():
-			}
-		}()
-	}
-	return fin, cancel
+	h, stop := hurried(ctx, s.cfg.Hurry)
+	fin, cancel := context.WithTimeout(h, s.cfg.SnapshotTimeout)
+	return fin, func() { cancel(); stop() }
 }
 
 func (s *session) windowLength() time.Duration {

@@ -424,8 +424,8 @@ func checkShares(t *testing.T, r *runfmt.Run, raw []byte) {
 		t.Errorf("run.json: GC share %.1f%% (gctrace %.1f%%)", g.CPUPct, g.GCTraceCPUPct)
 	}
 	for _, f := range r.Findings {
-		if f.Share > 1 {
-			t.Errorf("run.json: finding %s has share %.2f", f.Kind, f.Share)
+		if f.Figures[runfmt.FigShare] > 1 {
+			t.Errorf("run.json: finding %s has share %.2f", f.Kind, f.Figures[runfmt.FigShare])
 		}
 	}
 	for _, h := range r.Hot {

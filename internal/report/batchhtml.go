@@ -26,7 +26,7 @@ func (v *htmlView) batchHTML(r *runfmt.Run) {
 	}
 	if b.Cores.BudgetCores > 0 {
 		v.Cards = append(v.Cards, card{Label: "Throttled", Value: fmt.Sprintf("%.1f%%", b.ThrottledPct), Note: "of periods, " + seconds(b.ThrottledS),
-			Warn: b.ThrottledPct >= runfmt.ThrottledNotablePct})
+			Warn: runfmt.ThrottledNotable(b.ThrottledPct)})
 	}
 	v.Verdict = []kv{{"Command", strings.Join(r.Config.Command, " ")}, {"Cores", BatchCoresText(b)}, {"Threads", BatchThreadsText(b)}}
 	if b.GCPct != nil {

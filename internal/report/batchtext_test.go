@@ -5,12 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 )
 
 func batchRun() *runfmt.Run {
 	code, busy, gc := 0, 1.31, 6.5
-	return &runfmt.Run{
+	r := &runfmt.Run{
 		ID: "20261126-101010-trace", Status: runfmt.StatusComplete,
 		Config: runfmt.Config{Command: []string{"./trace", "-mode", "buggy"}},
 		Batch: &runfmt.Batch{
@@ -25,11 +26,12 @@ func batchRun() *runfmt.Run {
 			Cost:      &runfmt.BatchCost{ProfilerCPUS: 0.2, KernelCPUS: 0.01, PerflabCPUS: 0.03, Pct: 9.6},
 			LastLines: []string{"Searching 4000 files, found president 27732 times."},
 		},
-		Findings: []runfmt.Finding{{Kind: runfmt.FindingSerial, Title: "serial: 1.0 of 8 cores busy", Detail: "It runs one step after another."}},
 		Hot: []runfmt.HotFunc{{Function: "main.freq", File: "/src/trace/main.go", UserCode: true, CumPct: 70, CPUUsPerRequest: 1e5,
 			AttributedUsReq: 1.65e6, CumUsPerRequest: 1.75e6, AttributedSample: "encoding/xml.Unmarshal",
 			Lines: []runfmt.SourceLine{{File: "/src/trace/main.go", Line: 157, Text: "if err := xml.Unmarshal(data, &d); err != nil {"}}}},
 	}
+	r.Findings = findings.BatchFindings(r.Batch, r.Hot)
+	return r
 }
 
 // TestWriteBatchText: a batch program's run prints what it used, its
@@ -52,7 +54,9 @@ func TestWriteBatchText(t *testing.T) {
 		"on-cpu 2.49 s (25%), runnable 775.00 ms (8%), futex 6.74 s (67%); 10.00 s in all",
 		"10.00 ms of CPU before threads' first switch, not split",
 		"Measuring:\t9.6% of its CPU (perf 200.00 ms, kernel tracing 10.00 ms, perflab's samplers 30.00 ms)",
-		"1. [serial] serial: 1.0 of 8 cores busy",
+		"1. [serial] serial: 1 of 8 cores busy",
+		"fan the independent inputs out to runtime.GOMAXPROCS(0) goroutines",
+		"main.freq does 70% of its CPU (most in encoding/xml.Unmarshal under it).",
 		"main.freq",
 		"most in encoding/xml.Unmarshal",
 		"at main.go:157",
@@ -92,7 +96,7 @@ func TestBatchHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"Wall time", "2.50 s", "Cores busy", "1.00 of 8", "A batch program&#39;s run", "serial: 1.0 of 8 cores busy", "main.freq"} {
+	for _, want := range []string{"Wall time", "2.50 s", "Cores busy", "1.00 of 8", "A batch program&#39;s run", `serial: <span class="fig">1</span> of <span class="fig">8</span> cores busy`, "<code>runtime.GOMAXPROCS(0)</code>", "main.freq"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report.html lacks %q", want)
 		}

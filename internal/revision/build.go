@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"perflab/internal/files"
 )
 
 // OutToken is the placeholder for a side's build output in the build
@@ -57,7 +59,7 @@ func (w *Workspace) Build(ctx context.Context, rev Rev, dir, cmd, out string, ti
 	c := exec.CommandContext(ctx, "/bin/sh", "-c", buildGuard, "perflab-build", strings.ReplaceAll(cmd, OutToken, shellQuote(out)))
 	c.Dir = dir
 	c.Env = append(os.Environ(), "PERFLAB_OUT="+out, "PERFLAB_SIDE="+rev.Side, "PERFLAB_COMMIT="+rev.Commit)
-	buf := &tailBuffer{max: maxBuildOutput}
+	buf := files.NewTail(maxBuildOutput)
 	c.Stdout, c.Stderr = buf, buf
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	// Pdeathsig follows the thread that forked the guard: keep it alive
@@ -86,31 +88,4 @@ func (w *Workspace) Build(ctx context.Context, rev Rev, dir, cmd, out string, ti
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	max  int
-	buf  []byte
-	lost bool
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-		t.lost = true
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	s := string(t.buf)
-	if t.lost {
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			s = s[i+1:]
-		}
-		return "[...]\n" + s
-	}
-	return s
 }

@@ -5,8 +5,10 @@ import "time"
 // SchemaVersion is the version of run.json this build writes. Version 2
 // added the "degraded" status (older readers know only complete and
 // partial) and the quality block; version 3 writes the source of a profile
-// several profilers sampled as a list (see ProfileSource).
-const SchemaVersion = 3
+// several profilers sampled as a list (see ProfileSource); version 4
+// writes findings as data (figures, settings, evidence and an advice key,
+// see Finding) instead of finished sentences.
+const SchemaVersion = 4
 
 // Run statuses.
 const (
@@ -188,32 +190,16 @@ type GCSummary struct {
 	// time and so overstates a throttled service's GC.
 	GCTraceCPUPct float64 `json:"gctrace_cpu_pct,omitempty"`
 	// CPUPctNote replaces CPUPct when no share could be measured (then 0).
-	CPUPctNote  string  `json:"cpu_pct_note,omitempty"`
-	PauseP50Ms  float64 `json:"pause_p50_ms"`
-	PauseP99Ms  float64 `json:"pause_p99_ms"`
-	PauseMaxMs  float64 `json:"pause_max_ms"`
-	HeapMaxMB   float64 `json:"heap_max_mb"`
-	GOGC        string  `json:"gogc,omitempty"`
-	AllocMBPerS float64 `json:"alloc_mb_per_s,omitempty"`
+	CPUPctNote string  `json:"cpu_pct_note,omitempty"`
+	PauseP50Ms float64 `json:"pause_p50_ms"`
+	PauseP99Ms float64 `json:"pause_p99_ms"`
+	PauseMaxMs float64 `json:"pause_max_ms"`
+	// HeapMaxMiB is the largest heap gctrace reported and AllocMiBPerS
+	// the allocation rate, in MiB (gctrace's "MB"; see mib.go for the
+	// keys of earlier files).
+	HeapMaxMiB   float64 `json:"heap_max_mib"`
+	GOGC         string  `json:"gogc,omitempty"`
+	AllocMiBPerS float64 `json:"alloc_mib_per_s,omitempty"`
 	// Events are the window's collections (at most MaxGCEvents).
 	Events []GCEvent `json:"events,omitempty"`
-}
-
-// Finding is one rule-based observation, ranked by cost.
-type Finding struct {
-	Kind      FindingKind `json:"kind"`
-	Title     string      `json:"title"`
-	Detail    string      `json:"detail"`
-	Functions []string    `json:"functions,omitempty"`
-	// CostUsPerRequest is the CPU the finding explains, per request.
-	CostUsPerRequest float64 `json:"cost_us_per_request,omitempty"`
-	// WaitUsPerRequest is the wall time off a CPU (waiting) the finding
-	// explains, per request.
-	WaitUsPerRequest float64 `json:"wait_us_per_request,omitempty"`
-	// CostBytesPerRequest is the allocation the finding explains, per request.
-	CostBytesPerRequest float64 `json:"cost_bytes_per_request,omitempty"`
-	// Share is the fraction (0-1) of the target's CPU the finding explains.
-	Share float64 `json:"share,omitempty"`
-	// Lines are the culprit's costliest source lines.
-	Lines []SourceLine `json:"lines,omitempty"`
 }

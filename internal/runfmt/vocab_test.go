@@ -28,6 +28,10 @@ func testVocabularies() []testVocabulary {
 		vocabOf("finding kind", FindingKinds(), ParseFindingKind),
 		vocabOf("metric", MetricNames(), ParseMetric),
 		vocabOf("thread state", ThreadStates(), ParseThreadState),
+		vocabOf("figure", FigureNames(), ParseFigure),
+		vocabOf("setting", SettingNames(), ParseSetting),
+		vocabOf("role", Roles(), ParseRole),
+		vocabOf("advice", Advices(), ParseAdvice),
 	}
 }
 

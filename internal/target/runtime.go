@@ -160,6 +160,19 @@ func runtimeFromMaps(path string) runfmt.Runtime {
 // its ELF file (read through /proc/PID/exe, which works for a deleted or
 // replaced binary).
 func runtimeFromExe(exe, procExe string) runfmt.Runtime {
+	if rt := RuntimeOfName(exe); rt != "" {
+		return rt
+	}
+	if isGoBinary(procExe) {
+		return runfmt.RuntimeGo
+	}
+	return runfmt.RuntimeNative
+}
+
+// RuntimeOfName tells the runtime an interpreter's executable runs from
+// its name alone (python3.11, pypy, ruby, node, java); "" for any other
+// name, which only its file can tell.
+func RuntimeOfName(exe string) runfmt.Runtime {
 	base := filepath.Base(exe)
 	switch {
 	case strings.HasPrefix(base, "python") || strings.HasPrefix(base, "pypy"):
@@ -171,10 +184,7 @@ func runtimeFromExe(exe, procExe string) runfmt.Runtime {
 	case base == "java":
 		return runfmt.RuntimeJVM
 	}
-	if isGoBinary(procExe) {
-		return runfmt.RuntimeGo
-	}
-	return runfmt.RuntimeNative
+	return ""
 }
 
 // isGoBinary says whether the ELF file carries Go's build information or

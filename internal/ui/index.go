@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -111,7 +112,7 @@ func newRunRow(s *runSummary) runRow {
 	}
 	row.Noisy = s.Quality != nil && s.Quality.Verdict == runfmt.QualityNoisy
 	if len(s.Findings) > 0 {
-		row.Finding = s.Findings[0].Title
+		row.Finding = report.FindingTitle(s.Findings[0])
 	}
 	for _, p := range s.Profiles {
 		if p.Type == runfmt.ProfileCPU {

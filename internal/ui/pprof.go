@@ -15,7 +15,7 @@ import (
 	"github.com/google/pprof/driver"
 	"github.com/google/pprof/profile"
 
-	"perflab/internal/analysis"
+	"perflab/internal/stacks"
 )
 
 // pprofViews embeds pprof's own web interface (graph, flame graph, top,
@@ -239,7 +239,7 @@ func (discardWriter) Open(name string) (io.WriteCloser, error) {
 type sourceFetcher struct{ dirs []string }
 
 func (f sourceFetcher) Fetch(src string, _, _ time.Duration) (*profile.Profile, string, error) {
-	p, err := analysis.ReadProfileFile(src)
+	p, err := stacks.ReadProfileFile(src)
 	if err != nil {
 		return nil, "", err
 	}
