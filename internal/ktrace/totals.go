@@ -12,14 +12,6 @@ type Stat struct {
 	Time  time.Duration
 }
 
-// Mean is the mean interval, 0 when there was none.
-func (s Stat) Mean() time.Duration {
-	if s.Count == 0 {
-		return 0
-	}
-	return s.Time / time.Duration(s.Count)
-}
-
 // Sub is s minus an earlier reading of the same figure.
 func (s Stat) Sub(prev Stat) Stat {
 	return Stat{Count: s.Count - prev.Count, Time: s.Time - prev.Time}
