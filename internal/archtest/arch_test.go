@@ -20,7 +20,7 @@ var allowed = map[string][]string{
 	"cli":      {"lab", "load", "target", "capture", "analysis", "stacks", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
-	"lab":      {"load", "target", "capture", "profiling", "analysis", "stacks", "findings", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units"},
+	"lab":      {"load", "target", "capture", "profiling", "analysis", "stacks", "findings", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace"},
 	"revision": {"files"},
 	"compare":  {"analysis", "stacks", "stats", "runfmt", "store", "files", "units"},
 	"report":   {"analysis", "findings", "stats", "runfmt", "files", "units"},
@@ -38,6 +38,7 @@ var allowed = map[string][]string{
 	"units":    {},
 	"demo":     {"pprofmux"},
 	"pprofmux": {},
+	"ktrace":   {"files"},
 	"labtest":  {"runfmt"},
 
 	"profiling": {"capture", "target", "runfmt", "files"},
@@ -102,6 +103,7 @@ var writers = map[string]string{
 	"../../internal/target/cgroup.go":  "cgroup control files, not outputs",
 	"../../internal/target/cleanup.go": "cgroup control files (cgroup.kill), not outputs",
 	"../../internal/target/logsink.go": "the service's bounded log, written in place in perflab's own run directory",
+	"../../internal/labtest/favour.go": "cgroup control files of a test's cgroup, not outputs",
 	"../../internal/labtest/golden.go": "tests' golden files, rewritten under -update",
 	"../../bench/":                     "benchmark generators",
 }

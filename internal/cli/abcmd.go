@@ -32,7 +32,9 @@ func newABCmd(env Env) *cobra.Command {
 		Long: `Run the base and the new command alternately, --runs times each, every one a
 full 'perflab run' under the same load, budget and profiling, then compare the
 two groups as 'perflab compare' does. Interleaving spreads the machine's drift
-over both sides. CMD strings are split like a shell does (quotes and
+over both sides. Without a URL the commands are batch programs, each run once
+per run and measured until it exits (as 'perflab run -- CMD'): wall time, CPU
+and peak RSS are compared, and the functions' CPU per run. CMD strings are split like a shell does (quotes and
 backslashes). Ctrl-C stops after the run under way and compares what finished.
 
 With --git BASE..NEW the two sides are revisions of a git repository: each is
@@ -43,7 +45,8 @@ removed however ab ends. Uncommitted changes are measured only with
 --uncommitted.`,
 		Example: `  perflab ab --base "./server-old -addr :8080" --new "./server -addr :8080" --cpus 1 -c 8 -d 10s http://127.0.0.1:8080/
   perflab ab --base "./svc -mode=buggy" --new "./svc -mode=fixed" --runs 5 --fail-on "cpu_per_request>+5%" http://127.0.0.1:8080/
-  perflab ab --git main..HEAD --build "go build -o {out} ./cmd/server" --fail-on "cpu_per_request>+10%" --md summary.md http://127.0.0.1:8080/ -- {out} -addr 127.0.0.1:8080`,
+  perflab ab --git main..HEAD --build "go build -o {out} ./cmd/server" --fail-on "cpu_per_request>+10%" --md summary.md http://127.0.0.1:8080/ -- {out} -addr 127.0.0.1:8080
+  perflab ab --base "./trace -mode serial" --new "./trace -mode fanout" --fail-on "wall_time>+5%"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := g.check(cmd.Flags()); err != nil {
 				return err
@@ -61,6 +64,9 @@ removed however ab ends. Uncommitted changes are measured only with
 			newArgv, err := splitCommand("--new", newCmd)
 			if err != nil {
 				return err
+			}
+			if len(args) == 0 {
+				return runABBatch(cmd, env, f, cf, [2][]string{baseArgv, newArgv}, runs) // batch programs: no load
 			}
 			opt, err := cf.options()
 			if err != nil {

@@ -56,7 +56,8 @@ func (b *baselineFlags) runs(dir string) ([]store.Entry, error) {
 			continue
 		}
 		named++
-		if e.Run.Load != nil && e.Run.Load.Requests > 0 && len(out) < b.last {
+		measured := e.Run.Load != nil && e.Run.Load.Requests > 0 || e.Run.Batch != nil && e.Run.Batch.WallS > 0
+		if measured && len(out) < b.last {
 			out = append(out, e)
 		}
 	}

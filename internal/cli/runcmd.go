@@ -222,20 +222,29 @@ func newRunCmd(env Env) *cobra.Command {
 	f := newRunFlags()
 	var fm findMaxFlags
 	cmd := &cobra.Command{
-		Use:   "run [flags] URL [-- CMD ARGS...]",
+		Use:   "run [flags] URL [-- CMD ARGS...] | run [flags] -- CMD ARGS...",
 		Short: "Launch (or attach to) a service under a budget, load it, profile it, report the cost per request",
 		Long: `Launch CMD in a cgroup of its own with --cpus and --memory budgets (or attach
 to --pid), wait until it answers, warm it up, then drive the load at URL while
 sampling its CPU, memory and throttling and profiling it. The verdict says what
 the service consumed, its CPU ms per request, the GC's share, allocations per
 request, and where the cost goes (user code first). Everything lands in a run
-directory (run.json, profiles/*.pb.gz, target.log).`,
+directory (run.json, profiles/*.pb.gz, target.log).
+
+Without a URL, CMD is a batch program: it runs once under the budget and is
+measured until it exits (bounded by --timeout, default 10m): wall time, CPU,
+the cores it kept busy of those it could use, peak RSS, its threads' time
+from the kernel, its CPU profile (perf) and the findings.`,
 		Example: `  perflab run --cpus 1 -c 20 -d 20s http://127.0.0.1:8080/ -- ./server -addr :8080
   perflab run --rate 200 --cpus 2 --memory 512M http://127.0.0.1:8080/search -- ./server
   perflab run --pid 4242 -d 30s http://127.0.0.1:8080/
-  perflab run --find-max --slo "p99<100ms,errors<1%" --cpus 2 http://127.0.0.1:8080/ -- ./server`,
+  perflab run --find-max --slo "p99<100ms,errors<1%" --cpus 2 http://127.0.0.1:8080/ -- ./server
+  perflab run --cpus 2 -- ./trace`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			urls, command := splitDash(cmd, args)
+			if len(urls) == 0 && len(command) > 0 {
+				return runBatch(cmd, env, f, command) // a batch program: no load
+			}
 			c, err := f.config(env, urls, command)
 			if err != nil {
 				return err

@@ -95,6 +95,12 @@ func newRunsShowCmd(env Env, dir *string) *cobra.Command {
 			if e.Run.Bench != nil {
 				v = benchViews(e.Run, e.Dir, out.markdownOptions(env, *dir))
 			}
+			if e.Run.Batch != nil {
+				if out.format.is(formatMarkdown) {
+					return usageErr("%s is a batch program's run: it prints as text or json", filepath.Base(e.Dir))
+				}
+				v = batchViews(e.Run, e.Dir)
+			}
 			if err := out.format.write(env.Stdout, v); err != nil {
 				return failed(err)
 			}

@@ -43,7 +43,7 @@ var differences = []difference{
 	{"cpus", "CPU budget (--cpus)", func(r run) string { return budget(r.r.Config.CPUs, "cores") }},
 	{"memory", "memory budget (--memory)", func(r run) string { return budget(float64(r.r.Config.MemoryBytes), "bytes") }},
 	{"load", "load (flags)", func(r run) string { return flags(r.r.Config.Load) }},
-	{"model", "load model", func(r run) string { return r.r.Load.Model }},
+	{"model", "load model", func(r run) string { return loadModel(r) }},
 	{"warmup", "warm-up", func(r run) string { return fmt.Sprintf("%gs", r.r.Config.WarmupS) }},
 	{"hostname", "machine", func(r run) string { return r.r.Env.Hostname }},
 	{"cores", "host cores", func(r run) string { return fmt.Sprint(r.r.Env.HostCores) }},

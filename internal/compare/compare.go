@@ -67,6 +67,10 @@ func Compare(base, new []store.Entry, opt Options) (*Result, error) {
 	if err := checkComparable(bruns, nruns, opt, &c.Warnings); err != nil {
 		return nil, err
 	}
+	if err := checkKinds(bruns, nruns); err != nil {
+		return nil, err
+	}
+	c.Batch = batchRuns(bruns)
 	c.Base = group(label(opt.BaseLabel, "base"), bruns)
 	c.New = group(label(opt.NewLabel, "new"), nruns)
 	c.Metrics = compareMetrics(bruns, nruns, &c.Warnings)
@@ -112,7 +116,7 @@ func usable(es []store.Entry, side string, warn *[]string) ([]run, error) {
 			return nil, fmt.Errorf("reading %s run %s: no run.json", side, e.Dir)
 		}
 		r := run{dir: e.Dir, r: e.Run, uc: analysis.RunUserCode(e.Run.Profiling)}
-		if e.Run.Load == nil || e.Run.Load.Requests == 0 {
+		if !measured(e.Run) {
 			*warn = append(*warn, fmt.Sprintf("%s run %s measured no requests: left out", side, r.id()))
 			continue
 		}
@@ -137,7 +141,11 @@ func usable(es []store.Entry, side string, warn *[]string) ([]run, error) {
 		return nil, fmt.Errorf("comparing runs: no %s run with measured requests (of %d given)", side, len(es))
 	}
 	if noisy > 0 {
-		*warn = append(*warn, fmt.Sprintf("%d of %d %s runs were measured on a noisy machine (other processes used up to %.2f cores): their latency and throughput are unreliable, their CPU and allocations per request far less", noisy, len(out), side, worst))
+		hit := "their latency and throughput are unreliable, their CPU and allocations per request far less"
+		if batchRuns(out) {
+			hit = "their wall time is unreliable, their CPU far less"
+		}
+		*warn = append(*warn, fmt.Sprintf("%d of %d %s runs were measured on a noisy machine (other processes used up to %.2f cores): %s", noisy, len(out), side, worst, hit))
 	}
 	return out, nil
 }
@@ -154,7 +162,9 @@ func group(lbl string, runs []run) runfmt.Group {
 	var total float64
 	for _, r := range runs {
 		g.Runs = append(g.Runs, r.id())
-		total += float64(r.r.Load.Requests)
+		if r.r.Load != nil { // a batch program's run has none
+			total += float64(r.r.Load.Requests)
+		}
 		if r.r.Quality.Noisy() {
 			g.NoisyRuns++
 		}

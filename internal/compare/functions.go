@@ -164,7 +164,7 @@ func perRun(kind runfmt.ProfileType, runs []run) []map[string]funcCost {
 		if kind == runfmt.ProfileAllocs {
 			p = r.allocs
 		}
-		out[i] = costs(p, kind, r.r.Load.Requests, r.uc)
+		out[i] = costs(p, kind, r.requests(), r.uc)
 	}
 	return out
 }

@@ -54,7 +54,11 @@ func latency(pick func(runfmt.Latency) float64) func(r run) (float64, bool) {
 // compareMetrics compares every metric measured by both groups.
 func compareMetrics(base, new []run, warn *[]string) []runfmt.MetricComparison {
 	out := []runfmt.MetricComparison{}
-	for _, m := range metricDefs {
+	defs := metricDefs
+	if batchRuns(base) {
+		defs = batchMetricDefs
+	}
+	for _, m := range defs {
 		bv, nv := values(base, m), values(new, m)
 		switch {
 		case len(bv) == 0 && len(nv) == 0:

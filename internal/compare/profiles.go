@@ -76,13 +76,13 @@ func pick(runs []run, kind runfmt.ProfileType) ([]run, []*profile.Profile) {
 func merge(runs []run, ps []*profile.Profile) (*profile.Profile, int64, error) {
 	var mean float64
 	for _, r := range runs {
-		mean += float64(r.r.Load.Requests)
+		mean += float64(r.requests())
 	}
 	mean /= float64(len(runs))
 	scaled := make([]*profile.Profile, len(ps))
 	for i, p := range ps {
 		scaled[i] = p.Copy()
-		scaled[i].Scale(mean / float64(runs[i].r.Load.Requests))
+		scaled[i].Scale(mean / float64(runs[i].requests()))
 	}
 	m, err := profile.Merge(scaled)
 	if err != nil {

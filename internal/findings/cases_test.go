@@ -79,6 +79,17 @@ func TestEveryKindHasACase(t *testing.T) {
 	}
 	all = append(all, named{"stuck", Stuck(stuckSnapshot())})
 	seen[runfmt.FindingStuck] = true
+	for _, b := range []struct {
+		name string
+		b    *runfmt.Batch
+	}{{"serial", batchOf(3, 2.9, 0.6, 8)}, {"batch-cpu-contention", batchOf(6, 2.7, 9, 2)}, {"batch-budget", throttledBatch()}} {
+		fs := BatchFindings(b.b, freqHot)
+		if len(fs) != 1 {
+			t.Fatalf("batch case %s: %d findings, want 1", b.name, len(fs))
+		}
+		all = append(all, named{b.name, fs[0]})
+		seen[fs[0].Kind] = true
+	}
 	for _, k := range runfmt.FindingKinds() {
 		if _, ok := wordingOf(k); !ok || !seen[k] {
 			t.Errorf("finding kind %s: words %t, a case %t", k, ok, seen[k])

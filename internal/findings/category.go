@@ -156,7 +156,7 @@ func categoryFindings(c *context) []ranked {
 	for _, k := range keys {
 		sh := v.Share(cost[k])
 		cat := categories[k.cat]
-		if cat.cacheable && sh >= repeatedMinShare {
+		if cat.cacheable && sh >= repeatedMinShare && !c.in.Batch {
 			out = append(out, v.categoryFinding(k, cost[k], entry[k], true))
 		} else if sh >= categoryMinShare {
 			out = append(out, v.categoryFinding(k, cost[k], entry[k], false))

@@ -5,7 +5,11 @@
 // a CPU budget), what requests wait for (downstream services, locks,
 // pools, sleeps, system calls, the scheduler, other processes) and what
 // grows (goroutines, the live heap). The profiles are read through
-// package analysis's views (Costs, CPUView, WaitView, Owners).
+// package analysis's views (Costs, CPUView, WaitView, Owners). Two
+// findings come from elsewhere than the profiles: Stuck, from a snapshot
+// of a service whose requests stopped finishing, and BatchFindings, from
+// a batch program's run (serial work, a wait for a CPU, a throttling
+// budget); a rule words them as it does its own.
 //
 // # Findings are data
 //

@@ -44,6 +44,9 @@ type FindingInput struct {
 	// WaitChecks says, in the user's words, what could not be looked at
 	// for time off the CPU ("no execution trace: --no-trace").
 	WaitChecks []string
+	// Batch says the profile is one run of a batch program, not requests:
+	// no work repeats per request.
+	Batch bool
 }
 
 // A rule finds one kind of finding, or a few related kinds, and words
@@ -54,6 +57,10 @@ type rule struct {
 	// finding made elsewhere: Stuck).
 	find  func(c *context) []ranked
 	words map[runfmt.FindingKind]wording
+	// variants word findings of a kind another rule words too, told
+	// apart by their advice (a batch program's wait for a CPU and its
+	// budget, beside a service's).
+	variants map[runfmt.Advice]wording
 }
 
 // rules are perflab's rules, in the order they apply: a rule may read
@@ -61,7 +68,7 @@ type rule struct {
 // file with its rule and its words, and a row here.
 var rules = []rule{
 	cpuBoundRule, gcRule, categoryRule, ownerRule, waitRule, gomaxprocsRule, schedulerRule, contentionRule,
-	offCPURule, lockProfileRule, goroutineRule, memoryRule, stuckRule,
+	offCPURule, lockProfileRule, goroutineRule, memoryRule, stuckRule, batchRule,
 }
 
 // wording is how findings of one kind read, written from their data
@@ -158,7 +165,7 @@ func Wording(f *runfmt.Finding) Words {
 	if f.Title != "" || f.Detail != "" {
 		return Words{Title: Prose{word(f.Title)}, Detail: Prose{word(f.Detail)}}
 	}
-	w, ok := wordingOf(f.Kind)
+	w, ok := wordingFor(f)
 	if !ok {
 		return Words{Title: Prose{word(string(f.Kind))}}
 	}
@@ -173,6 +180,17 @@ func Wording(f *runfmt.Finding) Words {
 		a(v, &out.Detail)
 	}
 	return out
+}
+
+// wordingFor is the wording of f: its advice's variant, when a rule has
+// one, else its kind's.
+func wordingFor(f *runfmt.Finding) (wording, bool) {
+	for _, r := range rules {
+		if w, ok := r.variants[f.Advice]; ok {
+			return w, true
+		}
+	}
+	return wordingOf(f.Kind)
 }
 
 // wordingOf is the wording of a kind of finding.

@@ -41,10 +41,12 @@ func AB(ctx context.Context, base, new Config, runs int, done RunDone) (baseRes,
 	return groups[0], groups[1], err
 }
 
-// arm is one configuration of an experiment.
+// arm is one configuration of an experiment; run, when set, runs it
+// instead of Run (a batch program's arm).
 type arm struct {
 	label string
 	cfg   Config
+	run   func(context.Context) (*Result, error)
 }
 
 func named(c Config, name string) Config {
@@ -64,9 +66,13 @@ func interleave(ctx context.Context, arms []arm, runs int, done RunDone) ([][]*R
 				return groups, err
 			}
 			rctx, cancel := hurried(ctx, a.cfg.Hurry)
-			res, err := Run(rctx, a.cfg)
+			run := a.run
+			if run == nil {
+				run = func(ctx context.Context) (*Result, error) { return Run(ctx, a.cfg) }
+			}
+			res, err := run(rctx)
 			cancel()
-			measured := res != nil && res.Run.Load != nil
+			measured := res != nil && (res.Run.Load != nil || measuredBatch(res.Run))
 			if measured {
 				groups[i] = append(groups[i], res)
 			}

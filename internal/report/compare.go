@@ -37,8 +37,8 @@ func WriteCompareText(w io.Writer, c *runfmt.Comparison) error {
 			tp.row(metricTitle(m.Name), FormatSummary(m.Base, m.Unit), FormatSummary(m.New, m.Unit), FormatMetricDelta(m), cmpPN(m))
 		}
 	})
-	p.cmpFunctions(c.Functions, runfmt.ProfileCPU, "CPU per request by function")
-	p.cmpFunctions(c.Functions, runfmt.ProfileAllocs, "Allocations per request by function")
+	p.cmpFunctions(c.Functions, runfmt.ProfileCPU, "CPU per "+perUnit(c)+" by function", perUnit(c))
+	p.cmpFunctions(c.Functions, runfmt.ProfileAllocs, "Allocations per "+perUnit(c)+" by function", perUnit(c))
 	p.cmpThresholds(c.Thresholds)
 	p.cmpWarnings(c.Warnings)
 	return p.err
@@ -53,7 +53,19 @@ func cmpGroup(g runfmt.Group) string {
 	if len(ids) > 3 {
 		ids = append(append([]string(nil), ids[:2]...), "…", ids[len(ids)-1])
 	}
+	if g.Requests == 0 {
+		return fmt.Sprintf("%d run%s (%s)", len(g.Runs), s, strings.Join(ids, ", ")) // a batch program's
+	}
 	return fmt.Sprintf("%d run%s (%s), %.0f requests each on average", len(g.Runs), s, strings.Join(ids, ", "), g.Requests)
+}
+
+// perUnit is what the comparison's costs are per: a request, or a run of
+// a batch program.
+func perUnit(c *runfmt.Comparison) string {
+	if c.Batch {
+		return "run"
+	}
+	return "request"
 }
 
 // FormatSummary formats a median with the half-width of its confidence
@@ -156,7 +168,7 @@ func pnNote(base, nw runfmt.MetricSummary, p *float64) string {
 }
 
 // functions writes the biggest gainers and losers of one profile kind.
-func (p *printer) cmpFunctions(rows []runfmt.FunctionDelta, kind runfmt.ProfileType, title string) {
+func (p *printer) cmpFunctions(rows []runfmt.FunctionDelta, kind runfmt.ProfileType, title, per string) {
 	var gainers, losers []runfmt.FunctionDelta
 	for _, r := range rows {
 		switch {
@@ -175,7 +187,7 @@ func (p *printer) cmpFunctions(rows []runfmt.FunctionDelta, kind runfmt.ProfileT
 		for _, part := range []struct {
 			name string
 			rows []runfmt.FunctionDelta
-		}{{"gainers (less per request)", gainers}, {"losers (more per request)", losers}} {
+		}{{"gainers (less per " + per + ")", gainers}, {"losers (more per " + per + ")", losers}} {
 			if len(part.rows) == 0 {
 				continue
 			}

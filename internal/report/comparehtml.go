@@ -27,14 +27,14 @@ type DiffFlame struct {
 // document is inlined with srcdoc, so the page needs no other file and no
 // network.
 func WriteCompareHTML(w io.Writer, c *runfmt.Comparison, flame *DiffFlame) error {
-	v := compareView{C: c, Functions: map[string][]runfmt.FunctionDelta{}}
+	v := compareView{C: c, Functions: map[string][]runfmt.FunctionDelta{}, Per: perUnit(c)}
 	for _, r := range c.Functions {
 		v.Functions[string(r.Profile)] = append(v.Functions[string(r.Profile)], r)
 	}
 	if flame != nil && flame.Base != nil && flame.New != nil {
 		var buf bytes.Buffer
 		err := analysis.WriteDiffFlameHTML(&buf, flame.Base, flame.New, flame.BaseRequests, flame.NewRequests,
-			analysis.FlameOptions{Title: fmt.Sprintf("CPU per request: %s vs %s", c.New.Label, c.Base.Label)})
+			analysis.FlameOptions{Title: fmt.Sprintf("CPU per %s: %s vs %s", perUnit(c), c.New.Label, c.Base.Label)})
 		if err != nil {
 			return fmt.Errorf("writing the comparison page: %w", err)
 		}
@@ -47,6 +47,7 @@ type compareView struct {
 	C         *runfmt.Comparison
 	Functions map[string][]runfmt.FunctionDelta
 	Flame     string
+	Per       string // what costs are per: "request", or "run" (batch)
 }
 
 var compareTmpl = template.Must(template.New("compare").Funcs(template.FuncMap{
@@ -96,11 +97,11 @@ Medians ± the half-width of their 95% confidence intervals; "~" marks no signif
 {{with .C.Thresholds}}<h2>--fail-on</h2><table><tr><th>rule</th><th>change</th><th>significant</th><th>result</th></tr>
 {{range .}}<tr><td><code>{{.Rule}}</code></td><td>{{if .Measured}}{{printf "%+.1f%%" .DeltaPct}}{{else}}not measured{{end}}</td><td>{{.Significant}}</td><td{{if .Violated}} class="failed"{{end}}>{{if .Violated}}FAILED{{else}}ok{{end}}</td></tr>
 {{end}}</table>{{end}}
-{{if .Flame}}<h2>Differential flame graph (CPU per request)</h2>
-<p>Widths follow {{.C.New.Label}} per request; vermilion frames cost more per request than in {{.C.Base.Label}}, blue frames less. "new" and "base" show each profile alone; the list beside the graph names the functions whose own cost changed most (click one to find it).</p>
-<iframe title="differential flame graph" sandbox="allow-scripts" srcdoc="{{.Flame}}"></iframe>{{else}}<h2>Differential flame graph (CPU per request)</h2>
+{{if .Flame}}<h2>Differential flame graph (CPU per {{.Per}})</h2>
+<p>Widths follow {{.C.New.Label}} per {{.Per}}; vermilion frames cost more per {{.Per}} than in {{.C.Base.Label}}, blue frames less. "new" and "base" show each profile alone; the list beside the graph names the functions whose own cost changed most (click one to find it).</p>
+<iframe title="differential flame graph" sandbox="allow-scripts" srcdoc="{{.Flame}}"></iframe>{{else}}<h2>Differential flame graph (CPU per {{.Per}})</h2>
 <p class="nodata">Not drawn: a CPU profile is needed on both sides, and {{if .C.Warnings}}the warnings below say which runs had none{{else}}these runs had none{{end}}.</p>{{end}}
-{{range $kind, $rows := .Functions}}<h2>{{if eq $kind "cpu"}}CPU{{else}}Allocations{{end}} per request by function</h2>
+{{range $kind, $rows := .Functions}}<h2>{{if eq $kind "cpu"}}CPU{{else}}Allocations{{end}} per {{$.Per}} by function</h2>
 <p>User code counts the library code it calls; library rows count their own cost.</p>
 <table><tr><th>function</th><th>base</th><th>new</th><th>delta</th><th></th></tr>
 {{range $rows}}<tr><td><code>{{fname .}}</code></td><td>{{cost .Base .Unit}}</td><td>{{cost .New .Unit}}</td><td class="{{sign .Delta}}">{{cdelta .}}</td><td>{{fp .}}</td></tr>

@@ -180,6 +180,9 @@ func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
 		v.NoCharts = noChartsReason(r)
 	}
 	v.Verdict = verdictRows(r)
+	if r.Batch != nil {
+		v.batchHTML(r)
+	}
 	v.Findings = findingsView(r.Findings)
 	if profileRepresentative(r) {
 		v.Hot = hotView(r.Hot, v.Requests > 0)

@@ -41,8 +41,8 @@ func WriteCompareMarkdown(w io.Writer, c *runfmt.Comparison, opt MarkdownOptions
 			mdGroups(&b, c)
 			mdMetrics(&b, c)
 			rows := []int{FunctionRows, 3, 1, 0}[level]
-			mdFunctions(&b, c.Functions, runfmt.ProfileCPU, "CPU per request by function", rows)
-			mdFunctions(&b, c.Functions, runfmt.ProfileAllocs, "Allocations per request by function", rows)
+			mdFunctions(&b, c.Functions, runfmt.ProfileCPU, "CPU per "+perUnit(c)+" by function", rows)
+			mdFunctions(&b, c.Functions, runfmt.ProfileAllocs, "Allocations per "+perUnit(c)+" by function", rows)
 		}
 		mdThresholds(&b, c.Thresholds)
 		mdWarnings(&b, c.Warnings, level < 3)
@@ -62,7 +62,7 @@ func compareHeadline(c *runfmt.Comparison) string {
 			line += fmt.Sprintf(" — %s %s", mdText(metricTitle(worst.Name)), mdText(FormatMetricDelta(*worst)))
 		}
 		if f := topLoser(c.Functions, runfmt.ProfileCPU); f != nil && c.Env == "" {
-			line += fmt.Sprintf(", most in %s (%s per request)", mdCode(f.Function), mdText(cmpCostDelta(*f)))
+			line += fmt.Sprintf(", most in %s (%s per %s)", mdCode(f.Function), mdText(cmpCostDelta(*f)), perUnit(c))
 		}
 		return line
 	case runfmt.VerdictWarn:
@@ -157,7 +157,10 @@ func mdGroups(b *strings.Builder, c *runfmt.Comparison) {
 				s += " (" + mdText(r.Subject) + ")"
 			}
 		}
-		s += fmt.Sprintf(": %d run%s, %.0f requests each", len(g.Runs), plural(len(g.Runs)), g.Requests)
+		s += fmt.Sprintf(": %d run%s", len(g.Runs), plural(len(g.Runs)))
+		if g.Requests > 0 {
+			s += fmt.Sprintf(", %.0f requests each", g.Requests)
+		}
 		parts = append(parts, s)
 	}
 	b.WriteString(strings.Join(parts, " · ") + "\n\n")

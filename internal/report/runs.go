@@ -32,6 +32,9 @@ func WriteRunsTable(w io.Writer, runs []runfmt.RunListing) error {
 			cpu = units.FormatMs(l.CPUMsPerRequest)
 		}
 		status := l.Status
+		if l.WallS > 0 {
+			status += fmt.Sprintf(" (batch: %s wall, %s CPU)", seconds(l.WallS), seconds(l.CPUS))
+		}
 		if l.PartialReason != "" {
 			status = units.Shorten(status+": "+l.PartialReason, 61)
 		}

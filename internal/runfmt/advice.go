@@ -55,6 +55,14 @@ const (
 	AdviceEndLoops      Advice = "end-loops"       // a loop without end
 )
 
+// Advice for a batch program.
+const (
+	AdviceFanOut       Advice = "fan-out"       // serial work, Go: goroutines over GOMAXPROCS
+	AdviceWorkerPool   Advice = "worker-pool"   // serial work, other programs: a pool of workers
+	AdviceMeasureAlone Advice = "measure-alone" // it waited for a CPU others held
+	AdviceLargerBudget Advice = "larger-budget" // its CPU quota throttled it
+)
+
 var adviceWords = []Advice{
 	AdviceCheaperOrMoreCPU, AdviceAllocateLess, AdviceBuildStrings, AdviceReuseEncoders, AdviceCacheRendered,
 	AdviceCompressLess, AdviceCacheReads, AdviceCompileOnce, AdviceAvoidReflect, AdviceCacheOrCallees, AdviceStartHere,
@@ -63,6 +71,7 @@ var adviceWords = []Advice{
 	AdviceSizePool, AdviceWaitLess, AdviceRemoveSleep, AdviceAvoidSyscalls, AdviceStreamBodies, AdviceHeapRoom,
 	AdviceMoreCPU, AdviceMatchGOMAXPROCS, AdviceBoundGrowth,
 	AdviceFreePoolSlots, AdviceCallTimeouts, AdviceReleaseLocks, AdviceEndRetries, AdviceEndLoops,
+	AdviceFanOut, AdviceWorkerPool, AdviceMeasureAlone, AdviceLargerBudget,
 }
 
 // Advices lists the advice keys.

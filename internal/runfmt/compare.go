@@ -16,7 +16,7 @@ type Comparison struct {
 	New  Group `json:"new"`
 	// Metrics has one row per metric both groups measured, in a fixed
 	// order: rps, p50, p90, p99, cpu_per_request, allocs_per_request,
-	// gc_pct, rss_max.
+	// gc_pct, rss_max; for batch programs wall_time, cpu_time, rss_max.
 	Metrics []MetricComparison `json:"metrics"`
 	// Functions lists the biggest per-request changes, CPU rows first, then
 	// allocation rows; within each, user code first, by |delta|.
@@ -31,6 +31,9 @@ type Comparison struct {
 	// Verdict is the one-line answer: pass, fail (a --fail-on rule was
 	// violated) or warn (the measurement cannot settle it).
 	Verdict *Verdict `json:"verdict,omitempty"`
+	// Batch says the runs are a batch program's (perflab run -- CMD
+	// without a URL): no requests; the functions' costs are per run.
+	Batch bool `json:"batch,omitempty"`
 
 	// Env and Values are the swept variable and its values (sweep only).
 	Env    string   `json:"env,omitempty"`
@@ -58,6 +61,7 @@ type Group struct {
 const (
 	UnitRPS          = "req/s"
 	UnitMs           = "ms"
+	UnitS            = "s"
 	UnitBytes        = "B"
 	UnitPct          = "%"
 	BetterHigher     = "higher"
@@ -69,7 +73,7 @@ const (
 // MetricComparison is one metric in both groups.
 type MetricComparison struct {
 	Name MetricName `json:"name"`
-	// Unit is req/s, ms, B or %.
+	// Unit is req/s, ms, s, B or %.
 	Unit string `json:"unit"`
 	// Better is "higher" (rps) or "lower" (everything else).
 	Better string        `json:"better"`

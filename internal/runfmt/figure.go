@@ -66,6 +66,14 @@ const (
 	FigServiceCores  Figure = "service_cores"   // the service's, as the machine saw it
 )
 
+// The figures of a batch program's run, from its start to its exit.
+const (
+	FigWallTime       Figure = "wall_s"          // its wall time
+	FigUsableCores    Figure = "usable_cores"    // the cores it could use
+	FigCPUSetCores    Figure = "cpuset_cores"    // the cores of its affinity
+	FigThreadsWaiting Figure = "threads_waiting" // its threads waiting for a CPU, on average
+)
+
 // The figures of a request's time, per request.
 const (
 	FigLatency        Figure = "latency_us"            // mean latency
@@ -118,9 +126,10 @@ var figuresBy = map[Measure][]Figure{
 		FigExplained, FigUnexplained, FigTracedTotal, FigGCStop, FigGCStopMean},
 	MeasureBytes: {FigBytesPerRequest, FigHeapPeak, FigHeapFrom, FigHeapTo, FigLiveStart, FigLiveEnd},
 	MeasureCount: {FigObjectsPerRequest, FigHostCores, FigTracedRequests, FigCollections, FigGOMAXPROCS,
-		FigGOMAXPROCSMatch, FigGCCycles, FigGoroutinesStart, FigGoroutinesEnd, FigGoroutinesAdded, FigCount},
+		FigGOMAXPROCSMatch, FigGCCycles, FigGoroutinesStart, FigGoroutinesEnd, FigGoroutinesAdded, FigCount,
+		FigUsableCores, FigCPUSetCores, FigThreadsWaiting},
 	MeasureCores:   {FigCoresMean, FigCoresMax, FigCPULimit, FigOtherCores, FigPerflabCores, FigStealCores, FigServiceCores},
-	MeasureSeconds: {FigThrottledTime, FigCPUTime, FigRunqueueTime, FigTraced},
+	MeasureSeconds: {FigThrottledTime, FigCPUTime, FigRunqueueTime, FigTraced, FigWallTime},
 	MeasureRate:    {FigMaxRPS},
 	MeasureBytesPS: {FigAllocRate, FigHeapSlope},
 }

@@ -70,6 +70,9 @@ const (
 	// It comes first among the findings; its line's Pct is the share of
 	// the requests in flight that wait there.
 	FindingStuck FindingKind = "stuck"
+	// FindingSerial: a batch program kept fewer cores busy than it could
+	// use (one thread doing the work on a machine of several cores).
+	FindingSerial FindingKind = "serial"
 )
 
 var findingKindWords = []FindingKind{
@@ -78,6 +81,7 @@ var findingKindWords = []FindingKind{
 	FindingOffCPU, FindingCPUContention, FindingLockContention, FindingGoroutineGrowth,
 	FindingDownstreamWait, FindingPoolWait, FindingSyncWait, FindingSleep, FindingSyscallWait,
 	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingMemoryGrowth, FindingStuck,
+	FindingSerial,
 }
 
 // FindingKinds lists the finding kinds.

@@ -17,8 +17,11 @@ type RunListing struct {
 	P99Ms           float64 `json:"p99_ms"`
 	CPUMsPerRequest float64 `json:"cpu_ms_per_request,omitempty"`
 	// Measurement is the quality verdict: clean or noisy.
-	Measurement string    `json:"measurement,omitempty"`
-	Revision    *Revision `json:"revision,omitempty"`
+	Measurement string `json:"measurement,omitempty"`
+	// WallS and CPUS are a batch program's wall time and CPU (seconds).
+	WallS    float64   `json:"wall_s,omitempty"`
+	CPUS     float64   `json:"cpu_s,omitempty"`
+	Revision *Revision `json:"revision,omitempty"`
 	// Error says why run.json could not be read (the other fields are then
 	// empty but Dir and ID).
 	Error string `json:"error,omitempty"`
@@ -43,6 +46,9 @@ func Listing(id, dir string, r *Run, readErr error) RunListing {
 	}
 	if r.Quality != nil {
 		l.Measurement = r.Quality.Verdict
+	}
+	if b := r.Batch; b != nil {
+		l.WallS, l.CPUS = b.WallS, b.CPUS
 	}
 	return l
 }

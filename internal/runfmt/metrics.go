@@ -15,6 +15,9 @@ const (
 	MetricAllocs MetricName = "allocs_per_request" // bytes allocated per request
 	MetricGC     MetricName = "gc_pct"             // the garbage collector's share of the CPU
 	MetricRSS    MetricName = "rss_max"            // peak resident memory, bytes
+	// A batch program's (perflab run -- CMD without a URL).
+	MetricWall MetricName = "wall_time" // from start to exit, s
+	MetricCPUS MetricName = "cpu_time"  // CPU time, user and system, s
 )
 
 // MetricDef is one metric with how it is shown and judged.
@@ -35,6 +38,8 @@ var Metrics = []MetricDef{
 	{MetricAllocs, "allocs per request", UnitBytes, BetterLower},
 	{MetricGC, "GC share of CPU", UnitPct, BetterLower},
 	{MetricRSS, "peak RSS", UnitBytes, BetterLower},
+	{MetricWall, "wall time", UnitS, BetterLower},
+	{MetricCPUS, "CPU time", UnitS, BetterLower},
 }
 
 // MetricNames lists the metrics' names in order (what --fail-on accepts).

@@ -74,6 +74,9 @@ type Run struct {
 
 	// Bench is a `perflab bench` run's benchmarks (bench.go).
 	Bench *Bench `json:"bench,omitempty"`
+	// Batch is a batch program's run: `perflab run -- CMD` without a URL
+	// (batch.go).
+	Batch *Batch `json:"batch,omitempty"`
 }
 
 // Config records how the run was asked for, so two runs can be checked for

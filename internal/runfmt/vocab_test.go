@@ -27,6 +27,7 @@ func testVocabularies() []testVocabulary {
 		vocabOf("runtime", Runtimes(), ParseRuntime),
 		vocabOf("finding kind", FindingKinds(), ParseFindingKind),
 		vocabOf("metric", MetricNames(), ParseMetric),
+		vocabOf("thread state", ThreadStates(), ParseThreadState),
 		vocabOf("figure", FigureNames(), ParseFigure),
 		vocabOf("setting", SettingNames(), ParseSetting),
 		vocabOf("role", Roles(), ParseRole),

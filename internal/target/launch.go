@@ -48,6 +48,9 @@ type LaunchConfig struct {
 	// Name suffixes the cgroup's name (perflab-NAME-PID-RAND); it defaults
 	// to the program's base name.
 	Name string
+	// Hold starts the process without running the command: it waits,
+	// in its group, with its pid, until Process.Release.
+	Hold bool
 	// Hurry, when closed, tells Stop not to wait: the service gets
 	// SIGKILL at once instead of after the grace period (a second Ctrl-C).
 	Hurry <-chan struct{}
@@ -175,6 +178,8 @@ func (p *Process) start(ctx context.Context, cfg LaunchConfig, path string) erro
 	cmd := p.command(cfg, path, pw)
 	cpus := cfg.Budget.CPUSet
 	switch {
+	case cfg.Hold:
+		err = startPinned(cpus, func() error { return p.startHeld(cmd) })
 	case p.grp != nil && p.grp.version == 2:
 		err = startPinned(cpus, func() error { return p.startInto(cmd) })
 		if err != nil && !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.EACCES) {

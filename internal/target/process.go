@@ -28,6 +28,11 @@ type Process struct {
 	mu     sync.Mutex
 	exit   error
 	code   *int
+	// gate holds a LaunchConfig.Hold process until Release; usage is
+	// what the process used, once it exited.
+	gate    *os.File
+	usage   Usage
+	usageOK bool
 
 	stopOnce sync.Once
 	stopErr  error
@@ -175,6 +180,7 @@ func (p *Process) setExit(ps *os.ProcessState, err error) {
 			p.exit = fmt.Errorf("exit status %d", code)
 		}
 		p.code = &code
+		p.usage, p.usageOK = usageOf(ps), true
 	} else if err != nil {
 		p.exit = fmt.Errorf("waiting for the service: %w", err)
 	}

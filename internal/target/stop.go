@@ -24,6 +24,7 @@ func (p *Process) Stop(grace time.Duration) error {
 
 func (p *Process) stop(grace time.Duration) error {
 	var errs []error
+	p.closeGate()
 	pids := p.PIDs()
 	p.signal(unix.SIGTERM, pids)
 	if !p.waitGone(pids, grace, p.hurry) {

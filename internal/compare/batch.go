@@ -1,0 +1,63 @@
+package compare
+
+import (
+	"fmt"
+
+	"perflab/internal/runfmt"
+)
+
+// A batch program's runs (perflab run -- CMD without a URL) are compared
+// on the metrics they have: wall time, CPU and peak RSS; their functions'
+// costs are per run, as if each run were one request.
+
+// batchMetricDefs are the metrics of batch runs, in the order printed.
+var batchMetricDefs = []metricDef{
+	{runfmt.MetricWall, func(r run) (float64, bool) { return r.r.Batch.WallS, r.r.Batch.WallS > 0 }},
+	{runfmt.MetricCPUS, func(r run) (float64, bool) { return r.r.Batch.CPUS, r.r.Batch.CPUS > 0 }},
+	{runfmt.MetricRSS, func(r run) (float64, bool) {
+		return float64(r.r.Batch.RSSMaxBytes), r.r.Batch.RSSMaxBytes > 0
+	}},
+}
+
+// measured says whether a run measured something to compare: requests
+// of a load, or a batch program's run.
+func measured(r *runfmt.Run) bool {
+	if r.Batch != nil {
+		return r.Batch.WallS > 0
+	}
+	return r.Load != nil && r.Load.Requests > 0
+}
+
+// requests is what a run's costs are divided by: its requests, or 1 for
+// a batch program's run.
+func (r run) requests() int64 {
+	if r.r.Batch != nil {
+		return 1
+	}
+	return r.r.Load.Requests
+}
+
+// batchRuns says whether the runs are batch programs' (usable keeps one
+// kind or the other; checkKinds refuses a mix).
+func batchRuns(runs []run) bool { return len(runs) > 0 && runs[0].r.Batch != nil }
+
+// checkKinds refuses to compare batch programs' runs with services'.
+func checkKinds(base, new []run) error {
+	kinds := map[bool]int{}
+	for _, r := range append(append([]run(nil), base...), new...) {
+		kinds[r.r.Batch != nil]++
+	}
+	if kinds[true] > 0 && kinds[false] > 0 {
+		return fmt.Errorf("comparing runs: %w: %d are a batch program's and %d a service's under load: their figures are not the same",
+			ErrIncomparable, kinds[true], kinds[false])
+	}
+	return nil
+}
+
+// loadModel is a run's load model ("" for a batch program's).
+func loadModel(r run) string {
+	if r.r.Load == nil {
+		return ""
+	}
+	return r.r.Load.Model
+}

@@ -1,0 +1,279 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/ktrace"
+	"perflab/internal/runfmt"
+	"perflab/internal/target"
+)
+
+// DefaultBatchTimeout bounds a batch program's run when BatchConfig.Timeout
+// is 0.
+const DefaultBatchTimeout = 10 * time.Minute
+
+// BatchConfig describes one run of a batch program: the command of
+// Config (its environment, directory, budget, profiler and store) run
+// once, measured from its start to its exit. Config's load, warm-up,
+// readiness and pprof settings do not apply.
+type BatchConfig struct {
+	Config
+	// Timeout bounds the program's run: past it, it is stopped (SIGTERM,
+	// then SIGKILL after Config.StopGrace) and the run is partial.
+	Timeout time.Duration
+}
+
+// BatchExitError is a batch program that ended otherwise than by exiting
+// 0: with a status, killed, or stopped at --timeout. The run is written
+// (partial), with what was measured until then.
+type BatchExitError struct {
+	// Status is "exit status 2" or "killed by signal 9 (killed)".
+	Status string
+	// Timeout is the --timeout that stopped it (0: it ended by itself);
+	// AtOnce says it exited within runfmt.BatchAtOnceS of its start.
+	Timeout time.Duration
+	AtOnce  bool
+	// LastLines are the program's last lines of output.
+	LastLines []string
+}
+
+func (e *BatchExitError) Error() string {
+	msg := "the program ended with " + e.Status
+	switch {
+	case e.Timeout > 0:
+		msg = fmt.Sprintf("the program ran past --timeout %s and was stopped (%s)", e.Timeout, e.Status)
+	case e.AtOnce:
+		msg = "the program exited at once with " + e.Status
+	}
+	if len(e.LastLines) > 0 {
+		return msg + "; its last lines: " + strings.Join(e.LastLines, " | ")
+	}
+	return msg + "; it printed nothing"
+}
+
+// batch is one batch program's run while it happens.
+type batch struct {
+	cfg         BatchConfig
+	run         *runfmt.Run
+	dir         string
+	proc        *target.Process
+	machine     *target.MachineSampler
+	stopMachine func()
+	sampler     *target.Sampler
+	stopSampler func()
+	// kt traces the program's threads from the kernel; ktNote says why
+	// not when it is nil.
+	kt     *ktrace.Session
+	ktNote string
+	perf   *batchPerf
+	// start and end bound the program's run: from its release to its exit.
+	start, end time.Time
+	timedOut   bool
+	cpu        *profile.Profile
+	// threads are the kernel's totals over the program's run, from
+	// threadsBefore (read as it was released) to its exit.
+	threads, threadsBefore ktrace.Totals
+	usage                  target.Usage
+	usageOK                bool
+	perflabCPU             time.Duration
+	peak                   *peakSampler
+	cpusetSize             int
+	limitCores             float64
+}
+
+// RunBatch runs a batch program once under the budget and measures it until
+// it exits: wall time, CPU, the cores it used of those it could use, peak
+// RSS, its threads' time as the kernel's scheduler split it (eBPF), its CPU
+// profile (perf, from its first instruction, with source lines from its
+// DWARF) and the findings, written as a run directory. A command that is
+// not found fails before any directory is made. The Result is non-nil
+// whenever a run directory was made, even with an error: a program that
+// exits non-zero, runs past the timeout or is interrupted (ErrInterrupted)
+// leaves a partial run.
+func RunBatch(ctx context.Context, cfg BatchConfig) (*Result, error) {
+	cfg.defaults()
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultBatchTimeout
+	}
+	if err := findCommand(cfg.Command, cfg.Dir); err != nil {
+		return nil, err
+	}
+	started := time.Now()
+	dir, id, err := cfg.Store.Create(cfg.Name, started)
+	if err != nil {
+		return nil, err
+	}
+	b := &batch{cfg: cfg, dir: dir, run: &runfmt.Run{
+		SchemaVersion: runfmt.SchemaVersion, Name: cfg.Name, ID: id, Started: started,
+		Status: runfmt.StatusComplete, Config: recordConfig(&cfg.Config), Env: environment(cfg.Version),
+		Batch: &runfmt.Batch{TimeoutS: cfg.Timeout.Seconds()},
+	}}
+	if rev := cfg.Revision; rev != nil {
+		b.run.Revision = rev
+		b.run.Env.GitCommit, b.run.Env.GitDirty = rev.Commit, rev.Uncommitted
+	}
+	err = b.execute(ctx)
+	b.summarize()
+	return b.finish(ctx, err)
+}
+
+// findCommand fails, naming the command, when it cannot be run.
+func findCommand(command []string, dir string) error {
+	if len(command) == 0 || command[0] == "" {
+		return errors.New("no command given (put it after --)")
+	}
+	prog := command[0]
+	if strings.Contains(prog, "/") && !filepath.IsAbs(prog) && dir != "" {
+		prog = filepath.Join(dir, prog)
+	}
+	if _, err := exec.LookPath(prog); err != nil {
+		if strings.Contains(prog, "/") {
+			return fmt.Errorf("running %q: %w", command[0], errors.Unwrap(err))
+		}
+		return fmt.Errorf("running %q: command not found in $PATH", command[0])
+	}
+	return nil
+}
+
+// execute launches the program held, attaches the kernel tracing and the
+// profiler, lets it run and waits for its exit (or the timeout, or ctx).
+func (b *batch) execute(ctx context.Context) error {
+	b.startMachine()
+	defer b.stopMachine()
+	if err := b.launch(ctx); err != nil {
+		return err
+	}
+	defer b.stopTarget()
+	b.startTracing()
+	b.startProfiler(ctx)
+	b.startSampler()
+	// Loading the kernel programs parsed the kernel's types (megabytes of
+	// them): collect that garbage now, not while the program runs beside
+	// perflab's collector.
+	runtime.GC()
+	self := selfCPU()
+	b.traceProgram()
+	b.cfg.Log(fmt.Sprintf("running %s (%s)", strings.Join(b.cfg.Command, " "), b.cfg.Budget))
+	b.start = time.Now()
+	if err := b.proc.Release(); err != nil {
+		return err
+	}
+	b.startPeak()
+	err := b.wait(ctx)
+	b.perflabCPU = selfCPU() - self
+	b.collect()
+	return err
+}
+
+// wait waits for the program's exit, stopping it at the timeout or when
+// ctx ends.
+func (b *batch) wait(ctx context.Context) error {
+	timer := time.NewTimer(b.cfg.Timeout)
+	defer timer.Stop()
+	var err error
+	select {
+	case <-b.proc.Exited():
+	case <-timer.C:
+		b.timedOut = true
+		b.cfg.Log(fmt.Sprintf("the program ran past --timeout %s: stopping it", b.cfg.Timeout))
+		b.stopProgram()
+	case <-ctx.Done():
+		err = fmt.Errorf("%w: the run covers the program until Ctrl-C", ErrInterrupted)
+		b.stopProgram()
+	}
+	<-b.proc.Exited()
+	b.end = time.Now()
+	return err
+}
+
+// stopProgram stops the program (SIGTERM, then SIGKILL after the grace).
+func (b *batch) stopProgram() {
+	b.cfg.Log(fmt.Sprintf("stopping the program (SIGTERM, then SIGKILL after %s)", b.cfg.StopGrace))
+	if err := b.proc.Stop(b.cfg.StopGrace); err != nil {
+		b.warn("stopping the program: " + err.Error())
+	}
+}
+
+// launch starts the program in its cgroup, held before its first
+// instruction until the measurements are attached.
+func (b *batch) launch(ctx context.Context) error {
+	c := &b.cfg
+	if err := target.CleanupStale(); err != nil {
+		b.warn("removing stale cgroups: " + err.Error())
+	}
+	// No GODEBUG=gctrace=1, unlike a service: the runtime writes each
+	// line in some thirty pieces, and each wakes perflab's reader (about
+	// 2000 wake-ups a second for a program collecting 60 times a second,
+	// 5% of a core); the GC's share comes from the CPU profile.
+	lc := target.LaunchConfig{
+		Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name, Hurry: c.Hurry, Hold: true,
+		LogPath: filepath.Join(b.dir, "target.log"), Env: c.Env,
+	}
+	proc, err := target.Launch(ctx, lc)
+	if err != nil {
+		return err
+	}
+	b.proc = proc
+	for _, w := range proc.Warnings() {
+		b.warn(w)
+	}
+	b.limitCores = proc.CPULimitCores()
+	b.cpusetSize = affinitySize(proc.PID())
+	b.machine.SetService(proc.PID())
+	return nil
+}
+
+// stopTarget removes the program's cgroup (killing what is left of it)
+// and closes its log.
+func (b *batch) stopTarget() {
+	if err := b.proc.Stop(b.cfg.StopGrace); err != nil {
+		b.warn("stopping the program: " + err.Error())
+	}
+}
+
+// startMachine samples the machine beside the program for the run.
+func (b *batch) startMachine() {
+	ctx, cancel := context.WithCancel(context.Background())
+	b.machine = target.NewMachineSampler(batchSampleInterval)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.machine.Run(ctx)
+	}()
+	b.stopMachine = func() {
+		cancel()
+		<-done
+	}
+}
+
+// startSampler samples the program's CPU, memory, threads and throttling
+// until it exits.
+func (b *batch) startSampler() {
+	b.sampler = target.NewSampler(b.proc, batchSampleInterval)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.sampler.Run(context.Background())
+	}()
+	b.stopSampler = func() { <-done }
+}
+
+// batchSampleInterval is how often the program's cgroup and processes
+// are read (its threads, throttling and RSS), and the machine beside it:
+// slower than a service's samplers (their cost is perflab's, beside the
+// program's; a run's figures are its totals, not a series).
+const batchSampleInterval = 500 * time.Millisecond
+
+func (b *batch) warn(msg string) {
+	b.run.Warnings = append(b.run.Warnings, msg)
+	b.cfg.Log("warning: " + msg)
+}
