@@ -40,17 +40,30 @@ func TestAddSourceLinesInlined(t *testing.T) {
 	}
 }
 
-// inlinedSamples counts the samples whose leaf is mix's line, inlined in
+// inlinedSamples counts the samples whose program leaf (the first frame
+// outside the kernel: on a busy machine many samples land in the kernel,
+// switching the program off a CPU) is mix's line, inlined in
 // perflabLinesHot's loop.
 func inlinedSamples(p *profile.Profile) int64 {
 	var n int64
 	for _, s := range p.Sample {
-		leaf := s.Location[0].Line
+		leaf := programLeaf(s)
 		if len(leaf) == 2 && is(leaf[0], "main.mix", 13) && is(leaf[1], "main.perflabLinesHot", 20) {
 			n += s.Value[0]
 		}
 	}
 	return n
+}
+
+// programLeaf is the lines of a sample's first location outside the
+// kernel.
+func programLeaf(s *profile.Sample) []profile.Line {
+	for _, l := range s.Location {
+		if l.Mapping == nil || !strings.HasPrefix(l.Mapping.File, "[kernel") {
+			return l.Line
+		}
+	}
+	return nil
 }
 
 func is(l profile.Line, fn string, line int64) bool {
