@@ -102,6 +102,14 @@ type tickSampler interface {
 	readsEveryTick()
 }
 
+// An inService profiler samples from inside the service's process (V8's
+// profiler, through node's inspector): there is no binary to look for,
+// and its cost is the service's own CPU.
+type inService interface {
+	Profiler
+	runsInService()
+}
+
 // A processNoter has something to say about a process it samples: what
 // the process needs for the profiler to name its code.
 type processNoter interface {

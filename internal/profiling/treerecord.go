@@ -181,9 +181,10 @@ func (t *treeSampler) attached() bool {
 	for _, r := range recs {
 		switch {
 		case r.done:
-		case r.pid == 0:
-			return false
 		case r.signals && !r.ready:
+			return false
+		case r.signals: // it samples: one inside the service has no pid of its own
+		case r.pid == 0:
 			return false
 		case !r.signals:
 			if cpu, err := target.ProcessCPUSeconds(r.pid); err == nil && cpu < startupCPU {

@@ -1,0 +1,333 @@
+package profiling
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/google/pprof/profile"
+	"github.com/prometheus/procfs"
+
+	"perflab/internal/capture"
+	"perflab/internal/files"
+	"perflab/internal/runfmt"
+)
+
+// v8 is V8's own CPU profiler, for node processes, driven through node's
+// inspector: it names the line a sample fell on inside a JavaScript
+// function, where perf's perf map names the function alone. It opens the
+// process's inspector (SIGUSR1, as `node inspect -p PID` does), on
+// 127.0.0.1 only, samples for the window and closes the inspector again.
+// A process whose inspector cannot be opened is sampled with perf.
+type v8 struct{}
+
+var _ Profiler = v8{}
+
+func (v8) Name() runfmt.Profiler { return runfmt.ProfilerV8 }
+
+func (v8) Runtimes() []runfmt.Runtime { return []runfmt.Runtime{runfmt.RuntimeNode} }
+
+func (v8) Install() string { return "node 12 or later (its inspector)" }
+
+// Rate is perf's: V8's sampler interrupts the JavaScript thread at every
+// tick, so its cost follows the rate as perf's does.
+func (v8) Rate(time.Duration) int { return capture.DefaultPerfHz }
+
+// V8 profiles from inside the process: it has no binary to look for.
+var _ inService = v8{}
+
+func (v8) runsInService() {}
+
+// V8 answers once it samples (Profiler.start).
+var _ readySignaller = v8{}
+
+func (v8) signalsReady() {}
+
+// Bounds of the conversation with the inspector.
+const (
+	inspectorOpen  = 5 * time.Second  // SIGUSR1 until it listens
+	inspectorCall  = 10 * time.Second // a command's answer (Profiler.stop's: the profile)
+	maxInspectList = 1 << 20          // /json/list
+)
+
+// Record samples job's first process with V8's profiler for the window,
+// or with perf when its inspector cannot be opened (a note says why).
+func (v8) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
+	pid := job.Processes[0].PID
+	ins, err := openInspector(ctx, pid)
+	if err != nil {
+		if job.Note != nil {
+			job.Note("v8 "+strconv.Itoa(pid), fmt.Sprintf("node pid %d sampled with perf, without lines: %v", pid, err))
+		}
+		return perf{}.Record(ctx, job)
+	}
+	defer ins.close()
+	interval := max(int64(time.Second/time.Microsecond)/int64(max(job.Hz, 1)), 1) // µs
+	for _, c := range []struct {
+		method string
+		params any
+	}{{"Profiler.enable", nil}, {"Profiler.setSamplingInterval", map[string]int64{"interval": interval}}, {"Profiler.start", nil}} {
+		if _, err := ins.call(ctx, c.method, c.params); err != nil {
+			return nil, 0, err
+		}
+	}
+	if job.Ready != nil {
+		job.Ready()
+	}
+	select {
+	case <-job.Stop:
+	case <-ctx.Done():
+	case <-time.After(job.Window):
+	}
+	res, err := ins.call(context.WithoutCancel(ctx), "Profiler.stop", nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	var stopped struct {
+		Profile json.RawMessage `json:"profile"`
+	}
+	if err := json.Unmarshal(res, &stopped); err != nil {
+		return nil, 0, fmt.Errorf("inspector of pid %d: Profiler.stop: %w", pid, err)
+	}
+	period := interval * 1000
+	prof, err := capture.ParseV8Profile(stopped.Profile, int64(pid), period, 10*period)
+	return prof, 0, err
+}
+
+// inspector is a conversation with a node process's inspector.
+type inspector struct {
+	pid    int
+	proc   procfs.Proc
+	port   uint64 // where it listens
+	conn   *websocket.Conn
+	opened bool // perflab opened it: it closes it
+	next   int64
+}
+
+// openInspector opens pid's inspector with SIGUSR1 and connects to it. It
+// refuses a process told to listen elsewhere than on 127.0.0.1 (an
+// --inspect-port of another host in its command line or NODE_OPTIONS).
+func openInspector(ctx context.Context, pid int) (*inspector, error) {
+	proc, err := procfs.NewProc(pid)
+	if err != nil {
+		return nil, err
+	}
+	if host := inspectHost(proc); host != "" {
+		return nil, fmt.Errorf("its inspector would listen on %s, not 127.0.0.1: not opened", host)
+	}
+	before, err := loopbackListeners(proc)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
+		return nil, fmt.Errorf("SIGUSR1: %w", err)
+	}
+	port, err := newListener(ctx, proc, before)
+	if err != nil {
+		return nil, err
+	}
+	ins := &inspector{pid: pid, proc: proc, port: port, opened: true}
+	if err := ins.connect(ctx, port); err != nil {
+		ins.closeOver(ctx, port)
+		return nil, err
+	}
+	return ins, nil
+}
+
+// inspectHost is the host other than 127.0.0.1 (or localhost) that an
+// --inspect flag of proc's command line or NODE_OPTIONS names, "" for
+// none.
+func inspectHost(proc procfs.Proc) string {
+	args, _ := proc.CmdLine()
+	env, _ := proc.Environ()
+	for _, e := range env {
+		if opts, ok := strings.CutPrefix(e, "NODE_OPTIONS="); ok {
+			args = append(args, strings.Fields(opts)...)
+		}
+	}
+	for _, a := range args {
+		flag, val, ok := strings.Cut(a, "=")
+		if !ok || !strings.HasPrefix(flag, "--inspect") {
+			continue
+		}
+		host, _, hasPort := strings.Cut(val, ":")
+		if _, err := strconv.Atoi(val); err == nil || !hasPort && host == "" {
+			continue // a port alone: 127.0.0.1
+		}
+		if host != "127.0.0.1" && host != "localhost" {
+			return host
+		}
+	}
+	return ""
+}
+
+// loopbackListeners are proc's TCP sockets listening on 127.0.0.1: their
+// inodes, each with its port.
+func loopbackListeners(proc procfs.Proc) (map[uint64]uint64, error) {
+	fds, err := proc.FileDescriptorTargets()
+	if err != nil {
+		return nil, err
+	}
+	socks := map[uint64]bool{}
+	for _, t := range fds {
+		if s, ok := strings.CutPrefix(t, "socket:["); ok {
+			if ino, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64); err == nil {
+				socks[ino] = true
+			}
+		}
+	}
+	fs, err := procfs.NewFS("/proc/" + strconv.Itoa(proc.PID)) // its network namespace
+	if err != nil {
+		return nil, err
+	}
+	tcp, err := fs.NetTCP()
+	if err != nil {
+		return nil, err
+	}
+	const listen = 10 // TCP_LISTEN
+	out := map[uint64]uint64{}
+	for _, l := range tcp {
+		if l.St == listen && socks[l.Inode] && l.LocalAddr.Equal(net.IPv4(127, 0, 0, 1)) {
+			out[l.Inode] = l.LocalPort
+		}
+	}
+	return out, nil
+}
+
+// newListener waits, at most inspectorOpen, for proc to listen on a port
+// of 127.0.0.1 it did not listen on before: its inspector.
+func newListener(ctx context.Context, proc procfs.Proc, before map[uint64]uint64) (uint64, error) {
+	deadline := time.Now().Add(inspectorOpen)
+	for {
+		now, err := loopbackListeners(proc)
+		if err != nil {
+			return 0, err
+		}
+		for ino, port := range now {
+			if _, old := before[ino]; !old {
+				return port, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("no inspector listening on 127.0.0.1 %v after SIGUSR1 (started with --disable-sigusr1, its inspector open already, or its port taken)", inspectorOpen)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// connect finds the inspector's target on port (/json/list) and connects
+// to its websocket.
+func (ins *inspector) connect(ctx context.Context, port uint64) error {
+	ctx, cancel := context.WithTimeout(ctx, inspectorCall)
+	defer cancel()
+	base := "127.0.0.1:" + strconv.FormatUint(port, 10)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+base+"/json/list", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("inspector of pid %d: %w", ins.pid, err)
+	}
+	defer resp.Body.Close()
+	body, err := files.ReadAll(resp.Body, maxInspectList, resp.ContentLength, "the inspector's /json/list")
+	if err != nil {
+		return fmt.Errorf("inspector of pid %d: %w", ins.pid, err)
+	}
+	var targets []struct {
+		URL string `json:"webSocketDebuggerUrl"`
+	}
+	if err := json.Unmarshal(body, &targets); err != nil || len(targets) == 0 || !strings.HasPrefix(targets[0].URL, "ws://"+base+"/") {
+		return fmt.Errorf("inspector of pid %d: 127.0.0.1:%d/json/list does not name a target on it", ins.pid, port)
+	}
+	conn, _, err := websocket.Dial(ctx, targets[0].URL, nil)
+	if err != nil {
+		return fmt.Errorf("inspector of pid %d: %w", ins.pid, err)
+	}
+	conn.SetReadLimit(capture.MaxV8ProfileBytes)
+	ins.conn = conn
+	return nil
+}
+
+// call sends a command and returns its result, waiting at most
+// inspectorCall; the events in between are skipped.
+func (ins *inspector) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, inspectorCall)
+	defer cancel()
+	ins.next++
+	id := ins.next
+	msg, err := json.Marshal(map[string]any{"id": id, "method": method, "params": params})
+	if err != nil {
+		return nil, err
+	}
+	if err := ins.conn.Write(ctx, websocket.MessageText, msg); err != nil {
+		return nil, fmt.Errorf("inspector of pid %d: %s: %w", ins.pid, method, err)
+	}
+	for {
+		_, data, err := ins.conn.Read(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("inspector of pid %d: %s: %w", ins.pid, method, err)
+		}
+		var ans struct {
+			ID     int64           `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(data, &ans) != nil || ans.ID != id {
+			continue
+		}
+		if ans.Error != nil {
+			return nil, fmt.Errorf("inspector of pid %d: %s: %s", ins.pid, method, ans.Error.Message)
+		}
+		return ans.Result, nil
+	}
+}
+
+// close closes the inspector perflab opened, then the connection.
+func (ins *inspector) close() {
+	if ins.opened {
+		// process._debugEnd is what inspector.close() calls; run after this
+		// connection ends, as it waits for its sessions to end.
+		ctx, cancel := context.WithTimeout(context.Background(), inspectorCall)
+		_, _ = ins.call(ctx, "Runtime.evaluate", map[string]any{"expression": "setImmediate(() => process._debugEnd())"})
+		cancel()
+	}
+	_ = ins.conn.Close(websocket.StatusNormalClosure, "")
+	if ins.opened {
+		ins.waitClosed()
+	}
+}
+
+// waitClosed waits, at most inspectorOpen, until the inspector no longer
+// listens.
+func (ins *inspector) waitClosed() {
+	for deadline := time.Now().Add(inspectorOpen); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		now, err := loopbackListeners(ins.proc)
+		if err != nil || !slices.Contains(slices.Collect(maps.Values(now)), ins.port) {
+			return
+		}
+	}
+}
+
+// closeOver closes an inspector perflab opened on port but could not
+// use: it tries to connect once more to close it.
+func (ins *inspector) closeOver(ctx context.Context, port uint64) {
+	if ins.connect(ctx, port) == nil {
+		ins.close()
+	}
+}
