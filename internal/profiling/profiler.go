@@ -50,6 +50,9 @@ type Job struct {
 	Stop <-chan struct{}
 	// Started is called with the recorder's process ID once it runs.
 	Started func(pid int)
+	// StartedThread is called instead by a profiler inside the service
+	// (inService) with the service's thread it samples from.
+	StartedThread func(pid, tid int)
 	// Ready is called once the recorder samples (a readySignaller).
 	Ready func()
 	// Note says something about the profile once per key (a runtime that

@@ -45,6 +45,7 @@ func (t *treeSampler) start(ctx context.Context, tool Profiler, procs []target.P
 			t.mu.Unlock()
 			t.meter.started(pid, tool.Name(), runfmt.RoleCPU, hz)
 		},
+		StartedThread: func(pid, tid int) { t.meter.startedThread(pid, tid, tool.Name(), runfmt.RoleCPU, hz) },
 		Ready: func() {
 			t.mu.Lock()
 			rec.ready = true

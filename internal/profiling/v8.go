@@ -52,6 +52,17 @@ var _ readySignaller = v8{}
 
 func (v8) signalsReady() {}
 
+// WithInspectPort is a launched service's NODE_OPTIONS opts with the
+// inspector's port, when perflab opens it, a free one of 127.0.0.1 (the
+// default, 9229, is one per host); opts that name one or open the
+// inspector already are left alone. The flag opens nothing by itself.
+func WithInspectPort(opts string) string {
+	if strings.Contains(opts, "--inspect") || strings.Contains(opts, "--debug-port") {
+		return opts
+	}
+	return strings.TrimSpace(opts + " --inspect-port=127.0.0.1:0")
+}
+
 // Bounds of the conversation with the inspector.
 const (
 	inspectorOpen  = 5 * time.Second  // SIGUSR1 until it listens
@@ -80,6 +91,9 @@ func (v8) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration,
 			return nil, 0, err
 		}
 	}
+	if tid := profilerThread(ins.proc); tid > 0 && job.StartedThread != nil {
+		job.StartedThread(pid, tid)
+	}
 	if job.Ready != nil {
 		job.Ready()
 	}
@@ -101,6 +115,26 @@ func (v8) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration,
 	period := interval * 1000
 	prof, err := capture.ParseV8Profile(stopped.Profile, int64(pid), period, 10*period)
 	return prof, 0, err
+}
+
+// profilerThread is the thread of proc V8's profiler samples from
+// (v8:ProfEvntProc: it interrupts the JavaScript thread at every tick and
+// files the samples), 0 if none is found.
+func profilerThread(proc procfs.Proc) int {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return 0
+	}
+	threads, err := fs.AllThreads(proc.PID)
+	if err != nil {
+		return 0
+	}
+	for _, th := range threads {
+		if comm, err := th.Comm(); err == nil && strings.HasPrefix(comm, "v8:Prof") {
+			return th.PID
+		}
+	}
+	return 0
 }
 
 // inspector is a conversation with a node process's inspector.

@@ -114,7 +114,9 @@ func TestV8NamesTheHotLine(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	wg := drive(url, stop)
-	prof, _, err := v8{}.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: pid}}, Window: 3 * time.Second, Hz: 99})
+	var thread int
+	prof, _, err := v8{}.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: pid}}, Window: 3 * time.Second, Hz: 99,
+		StartedThread: func(_, tid int) { thread = tid }})
 	close(stop)
 	wg.Wait()
 	if err != nil {
@@ -125,6 +127,9 @@ func TestV8NamesTheHotLine(t *testing.T) {
 	shares := lineShares(prof)
 	if hot, decl := shares["summarize:26"], shares["summarize:22"]; hot == 0 || hot <= decl || hot < shares["summarize:25"] {
 		t.Errorf("summarize:26 has %d ns, :22 %d, :25 %d; want line 26 the hottest: %v", hot, decl, shares["summarize:25"], shares)
+	}
+	if thread == 0 {
+		t.Error("no thread of V8's profiler found: its CPU is not measured")
 	}
 	after, err := loopbackListeners(proc)
 	if err != nil {
