@@ -1,9 +1,11 @@
 package capture
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -84,6 +86,12 @@ func ParseV8Profile(data []byte, pid, periodNanos, maxNanos int64) (*profile.Pro
 	if len(vp.TimeDeltas) != len(vp.Samples) {
 		return nil, fmt.Errorf("parsing V8 profile: %d samples but %d time deltas", len(vp.Samples), len(vp.TimeDeltas))
 	}
+	for i, id := range vp.Samples {
+		if _, ok := t.byID[id]; !ok {
+			return nil, fmt.Errorf("parsing V8 profile: sample %d is of node %d, not in the tree", i, id)
+		}
+		t.total[id]++
+	}
 	b := newBuilder(periodNanos)
 	at := vp.StartTime
 	for i, id := range vp.Samples {
@@ -92,10 +100,7 @@ func ParseV8Profile(data []byte, pid, periodNanos, maxNanos int64) (*profile.Pro
 		if i+1 < len(vp.Samples) {
 			next = at + vp.TimeDeltas[i+1]
 		}
-		n, ok := t.byID[id]
-		if !ok {
-			return nil, fmt.Errorf("parsing V8 profile: sample %d is of node %d, not in the tree", i, id)
-		}
+		n := t.byID[id]
 		if n.CallFrame.FunctionName == v8Idle {
 			continue
 		}
@@ -105,27 +110,42 @@ func ParseV8Profile(data []byte, pid, periodNanos, maxNanos int64) (*profile.Pro
 	return b.profile(), nil
 }
 
-// v8Tree is a profile's call tree, with what is left of each node's line
-// ticks to hand out to its samples.
+// v8Tree is a profile's call tree, with how many samples fell on each
+// node and how many of them were handed a line so far.
 type v8Tree struct {
 	byID   map[int64]*v8Node
 	parent map[int64]int64
-	// lines are, per node, the lines its samples are still to fall on,
-	// as many ticks of each as positionTicks says, handed out in order.
-	lines map[int64][]int64
+	// total and given count, per node, its samples and those handed a
+	// line; ticks are its positionTicks by line, ascending, with their
+	// running sum.
+	total, given map[int64]int64
+	ticks        map[int64][]v8Ticks
+	// decls are, per script, its functions the profile names, by the
+	// line they are declared on.
+	decls map[string]map[int64]string
 }
+
+// v8Ticks is a line of a node and the ticks up to it, itself included.
+type v8Ticks struct{ line, upTo int64 }
 
 func newV8Tree(nodes []v8Node) (*v8Tree, error) {
 	if len(nodes) > maxV8Nodes {
 		return nil, fmt.Errorf("parsing V8 profile: %d nodes: more than %d", len(nodes), maxV8Nodes)
 	}
-	t := &v8Tree{byID: make(map[int64]*v8Node, len(nodes)), parent: map[int64]int64{}, lines: map[int64][]int64{}}
+	t := &v8Tree{byID: make(map[int64]*v8Node, len(nodes)), parent: map[int64]int64{},
+		total: map[int64]int64{}, given: map[int64]int64{}, ticks: map[int64][]v8Ticks{}, decls: map[string]map[int64]string{}}
 	for i := range nodes {
 		n := &nodes[i]
 		if _, dup := t.byID[n.ID]; dup {
 			return nil, fmt.Errorf("parsing V8 profile: node %d twice", n.ID)
 		}
 		t.byID[n.ID] = n
+		if d := declLine(n); d > 0 && n.CallFrame.FunctionName != "" {
+			if t.decls[n.CallFrame.URL] == nil {
+				t.decls[n.CallFrame.URL] = map[int64]string{}
+			}
+			t.decls[n.CallFrame.URL][d] = n.CallFrame.FunctionName
+		}
 	}
 	for _, n := range t.byID {
 		for _, c := range n.Children {
@@ -138,35 +158,72 @@ func newV8Tree(nodes []v8Node) (*v8Tree, error) {
 			t.parent[c] = n.ID
 		}
 	}
+	if !t.acyclic() {
+		return nil, errors.New("parsing V8 profile: the nodes are not a tree")
+	}
 	return t, nil
 }
 
-// leafLine is the line the next sample of n fell on: its positionTicks
-// handed out in order of line, each as many times as its ticks (the
-// profile says how many samples fell on each line, not which), then the
-// function's declaration for samples beyond them.
-func (t *v8Tree) leafLine(n *v8Node) int64 {
-	ls, ok := t.lines[n.ID]
-	if !ok {
-		pts := slices.Clone(n.PositionTicks)
-		slices.SortFunc(pts, func(a, b struct {
-			Line  int64 `json:"line"`
-			Ticks int64 `json:"ticks"`
-		}) int {
-			return int(min(max(a.Line-b.Line, -1), 1))
-		})
-		for _, pt := range pts {
-			for k := int64(0); k < min(pt.Ticks, n.HitCount, maxV8Nodes) && int64(len(ls)) < n.HitCount; k++ {
-				ls = append(ls, pt.Line)
-			}
+// acyclic says whether every node is reached from a node without a
+// parent: with one parent each, the nodes are then a forest.
+func (t *v8Tree) acyclic() bool {
+	children := map[int64][]int64{}
+	var next []int64
+	for id := range t.byID {
+		if p, ok := t.parent[id]; ok {
+			children[p] = append(children[p], id)
+		} else {
+			next = append(next, id)
 		}
 	}
-	if len(ls) == 0 {
-		t.lines[n.ID] = ls
+	reached := 0
+	for len(next) > 0 {
+		id := next[len(next)-1]
+		next = append(next[:len(next)-1], children[id]...)
+		reached++
+	}
+	return reached == len(t.byID)
+}
+
+// leafLine is the line the next sample of n fell on. The profile says how
+// many of n's samples fell on each line (positionTicks), not which: the
+// k-th of n's N samples is given the line at (k+½)/N of its ticks, in
+// order of line, so each line gets its share of the samples, whether V8
+// counted as many ticks as samples or not. Without ticks it is the
+// function's declaration.
+func (t *v8Tree) leafLine(n *v8Node) int64 {
+	ts, ok := t.ticks[n.ID]
+	if !ok {
+		ts = lineTicks(n)
+		t.ticks[n.ID] = ts
+	}
+	if len(ts) == 0 {
 		return declLine(n)
 	}
-	t.lines[n.ID] = ls[1:]
-	return ls[0]
+	k, total := t.given[n.ID], max(t.total[n.ID], 1)
+	t.given[n.ID]++
+	at := int64((float64(k) + 0.5) / float64(total) * float64(ts[len(ts)-1].upTo))
+	i, _ := slices.BinarySearchFunc(ts, at, func(e v8Ticks, at int64) int { return cmp.Compare(e.upTo, at+1) })
+	return ts[min(i, len(ts)-1)].line
+}
+
+// lineTicks are n's positive positionTicks, by line, ascending, with
+// their running sum (each bounded, so the sum does not overflow).
+func lineTicks(n *v8Node) []v8Ticks {
+	byLine := map[int64]int64{}
+	for _, pt := range n.PositionTicks {
+		if pt.Ticks > 0 && pt.Line > 0 {
+			byLine[pt.Line] += min(pt.Ticks, 1<<32)
+		}
+	}
+	lines := slices.Sorted(maps.Keys(byLine))
+	out := make([]v8Ticks, len(lines))
+	var sum int64
+	for i, l := range lines {
+		sum += min(byLine[l], 1<<32)
+		out[i] = v8Ticks{line: l, upTo: sum}
+	}
+	return out
 }
 
 // stack is n's stack, leaf first, the leaf on line leaf; the root and an
@@ -174,6 +231,10 @@ func (t *v8Tree) leafLine(n *v8Node) int64 {
 func (t *v8Tree) stack(n *v8Node, leaf int64) []frame {
 	var out []frame
 	line := leaf
+	if g, ok := t.inlined(n, leaf); ok {
+		out = append(out, v8Frame(g, leaf))
+		line = declLine(n)
+	}
 	for depth := 0; n != nil && depth < maxV8Depth; depth++ {
 		if n.CallFrame.FunctionName != v8Root {
 			out = append(out, v8Frame(n, line))
@@ -185,6 +246,31 @@ func (t *v8Tree) stack(n *v8Node, leaf int64) []frame {
 		n, line = t.byID[p], declLine(t.byID[p])
 	}
 	return out
+}
+
+// inlined is the function a sample of n on line fell in when that line
+// lies before n's declaration: not n's own line, but that of a function V8
+// inlined into n (V8 gives inlined code no frame of its own; its samples
+// fall on the caller's node, at the callee's lines). It is the function
+// of n's script the profile names declared last before line (seen where
+// it ran on its own, before it was inlined); false when there is none. A
+// callee declared after n, or in another script, keeps its line on n.
+func (t *v8Tree) inlined(n *v8Node, line int64) (*v8Node, bool) {
+	if line <= 0 || line >= declLine(n) {
+		return nil, false
+	}
+	best := int64(0)
+	for d := range t.decls[n.CallFrame.URL] {
+		if d <= line && d > best {
+			best = d
+		}
+	}
+	if best == 0 {
+		return nil, false
+	}
+	g := &v8Node{}
+	g.CallFrame.FunctionName, g.CallFrame.URL, g.CallFrame.LineNumber = t.decls[n.CallFrame.URL][best], n.CallFrame.URL, best-1
+	return g, true
 }
 
 // declLine is the 1-based line of n's function's declaration, 0 for none.
