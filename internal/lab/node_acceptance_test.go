@@ -63,3 +63,54 @@ func TestAcceptanceNodeHotLine(t *testing.T) {
 		t.Errorf("perflab list summarize: line 26 has %d of summarize's %d: want a third or more", flat[26], f.Flat)
 	}
 }
+
+// TestAcceptanceNodeProfilerCost runs nodeinline profiled by V8's
+// profiler, by perf and not at all, in turns, and compares the medians:
+// the profiler's own CPU over the service's (the sampling cost) and the
+// service's CPU per request, where V8's interruptions of the JavaScript
+// thread show. V8's sampling cost must stay under 5%.
+func TestAcceptanceNodeProfilerCost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: runs a node service nine times under load")
+	}
+	const rounds = 3
+	choices := []ProfilerChoice{ProfilerChoice(runfmt.ProfilerV8), ProfilerChoice(runfmt.ProfilerPerf), "none"}
+	if _, err := exec.LookPath("perf"); err != nil {
+		choices = []ProfilerChoice{ProfilerChoice(runfmt.ProfilerV8), "none"}
+	}
+	overhead, cpuMs := map[ProfilerChoice][]float64{}, map[ProfilerChoice][]float64{}
+	for range rounds {
+		for _, c := range choices {
+			r, _ := runAcceptance(t, nodeinlineService(t, c))
+			if r.Target == nil {
+				t.Fatalf("%s: no service CPU measured", c)
+			}
+			cpuMs[c] = append(cpuMs[c], r.Target.CPUMsPerRequest)
+			if r.Profiling != nil {
+				overhead[c] = append(overhead[c], r.Profiling.ProfilerOverhead)
+			}
+		}
+	}
+	for _, c := range choices {
+		t.Logf("%-5s sampling cost median %.2f%% %v, CPU per request median %.2f ms %v", c, 100*median(overhead[c]), overhead[c], median(cpuMs[c]), cpuMs[c])
+	}
+	v8 := ProfilerChoice(runfmt.ProfilerV8)
+	if len(overhead[v8]) != rounds || median(overhead[v8]) <= 0 {
+		t.Fatalf("V8's sampling cost not measured: %v", overhead[v8])
+	}
+	if m := median(overhead[v8]); m >= 0.05 {
+		t.Errorf("V8's sampling cost: median %.2f%% of the service's CPU; want under 5%%", 100*m)
+	}
+}
+
+// median is the median of xs, 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(xs))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
