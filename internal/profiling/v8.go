@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"perflab/internal/capture"
 	"perflab/internal/files"
 	"perflab/internal/runfmt"
+	"perflab/internal/target"
 )
 
 // v8 is V8's own CPU profiler, for node processes, driven through node's
@@ -141,7 +141,7 @@ func profilerThread(proc procfs.Proc) int {
 type inspector struct {
 	pid    int
 	proc   procfs.Proc
-	port   uint64 // where it listens
+	port   uint16 // where it listens
 	conn   *websocket.Conn
 	opened bool // perflab opened it: it closes it
 	next   int64
@@ -158,7 +158,7 @@ func openInspector(ctx context.Context, pid int) (*inspector, error) {
 	if host := inspectHost(proc); host != "" {
 		return nil, fmt.Errorf("its inspector would listen on %s, not 127.0.0.1: not opened", host)
 	}
-	before, err := loopbackListeners(proc)
+	before, err := target.LoopbackListeners(proc.PID)
 	if err != nil {
 		return nil, err
 	}
@@ -204,45 +204,12 @@ func inspectHost(proc procfs.Proc) string {
 	return ""
 }
 
-// loopbackListeners are proc's TCP sockets listening on 127.0.0.1: their
-// inodes, each with its port.
-func loopbackListeners(proc procfs.Proc) (map[uint64]uint64, error) {
-	fds, err := proc.FileDescriptorTargets()
-	if err != nil {
-		return nil, err
-	}
-	socks := map[uint64]bool{}
-	for _, t := range fds {
-		if s, ok := strings.CutPrefix(t, "socket:["); ok {
-			if ino, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64); err == nil {
-				socks[ino] = true
-			}
-		}
-	}
-	fs, err := procfs.NewFS("/proc/" + strconv.Itoa(proc.PID)) // its network namespace
-	if err != nil {
-		return nil, err
-	}
-	tcp, err := fs.NetTCP()
-	if err != nil {
-		return nil, err
-	}
-	const listen = 10 // TCP_LISTEN
-	out := map[uint64]uint64{}
-	for _, l := range tcp {
-		if l.St == listen && socks[l.Inode] && l.LocalAddr.Equal(net.IPv4(127, 0, 0, 1)) {
-			out[l.Inode] = l.LocalPort
-		}
-	}
-	return out, nil
-}
-
 // newListener waits, at most inspectorOpen, for proc to listen on a port
 // of 127.0.0.1 it did not listen on before: its inspector.
-func newListener(ctx context.Context, proc procfs.Proc, before map[uint64]uint64) (uint64, error) {
+func newListener(ctx context.Context, proc procfs.Proc, before map[uint64]uint16) (uint16, error) {
 	deadline := time.Now().Add(inspectorOpen)
 	for {
-		now, err := loopbackListeners(proc)
+		now, err := target.LoopbackListeners(proc.PID)
 		if err != nil {
 			return 0, err
 		}
@@ -264,10 +231,10 @@ func newListener(ctx context.Context, proc procfs.Proc, before map[uint64]uint64
 
 // connect finds the inspector's target on port (/json/list) and connects
 // to its websocket.
-func (ins *inspector) connect(ctx context.Context, port uint64) error {
+func (ins *inspector) connect(ctx context.Context, port uint16) error {
 	ctx, cancel := context.WithTimeout(ctx, inspectorCall)
 	defer cancel()
-	base := "127.0.0.1:" + strconv.FormatUint(port, 10)
+	base := "127.0.0.1:" + strconv.Itoa(int(port))
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+base+"/json/list", nil)
 	if err != nil {
 		return err
@@ -335,10 +302,12 @@ func (ins *inspector) call(ctx context.Context, method string, params any) (json
 // close closes the inspector perflab opened, then the connection.
 func (ins *inspector) close() {
 	if ins.opened {
-		// process._debugEnd is what inspector.close() calls; run after this
-		// connection ends, as it waits for its sessions to end.
+		// process._debugEnd is what inspector.close() calls. Run while
+		// this session is still attached, it stops the inspector under it,
+		// and node sometimes crashes at exit: it runs a
+		// second after the session ends (Close waits for node's answer).
 		ctx, cancel := context.WithTimeout(context.Background(), inspectorCall)
-		_, _ = ins.call(ctx, "Runtime.evaluate", map[string]any{"expression": "setImmediate(() => process._debugEnd())"})
+		_, _ = ins.call(ctx, "Runtime.evaluate", map[string]any{"expression": "setTimeout(() => process._debugEnd(), 1000)"})
 		cancel()
 	}
 	_ = ins.conn.Close(websocket.StatusNormalClosure, "")
@@ -351,7 +320,7 @@ func (ins *inspector) close() {
 // listens.
 func (ins *inspector) waitClosed() {
 	for deadline := time.Now().Add(inspectorOpen); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		now, err := loopbackListeners(ins.proc)
+		now, err := target.LoopbackListeners(ins.pid)
 		if err != nil || !slices.Contains(slices.Collect(maps.Values(now)), ins.port) {
 			return
 		}
@@ -360,7 +329,7 @@ func (ins *inspector) waitClosed() {
 
 // closeOver closes an inspector perflab opened on port but could not
 // use: it tries to connect once more to close it.
-func (ins *inspector) closeOver(ctx context.Context, port uint64) {
+func (ins *inspector) closeOver(ctx context.Context, port uint16) {
 	if ins.connect(ctx, port) == nil {
 		ins.close()
 	}

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
-	"github.com/prometheus/procfs"
 
 	"perflab/internal/target"
 )
@@ -104,11 +103,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func TestV8NamesTheHotLine(t *testing.T) {
 	pid, url := nodeinline(t, "--inspect-port=127.0.0.1:0")
-	proc, err := procfs.NewProc(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before, err := loopbackListeners(proc)
+	before, err := target.LoopbackListeners(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +126,7 @@ func TestV8NamesTheHotLine(t *testing.T) {
 	if thread == 0 {
 		t.Error("no thread of V8's profiler found: its CPU is not measured")
 	}
-	after, err := loopbackListeners(proc)
+	after, err := target.LoopbackListeners(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
