@@ -139,12 +139,11 @@ func profilerThread(proc procfs.Proc) int {
 
 // inspector is a conversation with a node process's inspector.
 type inspector struct {
-	pid    int
-	proc   procfs.Proc
-	port   uint16 // where it listens
-	conn   *websocket.Conn
-	opened bool // perflab opened it: it closes it
-	next   int64
+	pid  int
+	proc procfs.Proc
+	port uint16 // where it listens
+	conn *websocket.Conn
+	next int64
 }
 
 // openInspector opens pid's inspector with SIGUSR1 and connects to it. It
@@ -155,7 +154,7 @@ func openInspector(ctx context.Context, pid int) (*inspector, error) {
 	if err != nil {
 		return nil, err
 	}
-	if host := inspectHost(proc); host != "" {
+	if host := inspectHost(nodeArgs(proc)); host != "" {
 		return nil, fmt.Errorf("its inspector would listen on %s, not 127.0.0.1: not opened", host)
 	}
 	before, err := target.LoopbackListeners(proc.PID)
@@ -169,7 +168,7 @@ func openInspector(ctx context.Context, pid int) (*inspector, error) {
 	if err != nil {
 		return nil, err
 	}
-	ins := &inspector{pid: pid, proc: proc, port: port, opened: true}
+	ins := &inspector{pid: pid, proc: proc, port: port}
 	if err := ins.connect(ctx, port); err != nil {
 		ins.closeOver(ctx, port)
 		return nil, err
@@ -177,10 +176,8 @@ func openInspector(ctx context.Context, pid int) (*inspector, error) {
 	return ins, nil
 }
 
-// inspectHost is the host other than 127.0.0.1 (or localhost) that an
-// --inspect flag of proc's command line or NODE_OPTIONS names, "" for
-// none.
-func inspectHost(proc procfs.Proc) string {
+// nodeArgs are proc's command line and the flags of its NODE_OPTIONS.
+func nodeArgs(proc procfs.Proc) []string {
 	args, _ := proc.CmdLine()
 	env, _ := proc.Environ()
 	for _, e := range env {
@@ -188,14 +185,23 @@ func inspectHost(proc procfs.Proc) string {
 			args = append(args, strings.Fields(opts)...)
 		}
 	}
+	return args
+}
+
+// inspectHost is the host other than 127.0.0.1 (or localhost) that an
+// --inspect flag among node's args names, "" for none.
+func inspectHost(args []string) string {
 	for _, a := range args {
 		flag, val, ok := strings.Cut(a, "=")
 		if !ok || !strings.HasPrefix(flag, "--inspect") {
 			continue
 		}
-		host, _, hasPort := strings.Cut(val, ":")
-		if _, err := strconv.Atoi(val); err == nil || !hasPort && host == "" {
+		if _, err := strconv.Atoi(val); err == nil || val == "" {
 			continue // a port alone: 127.0.0.1
+		}
+		host := val
+		if i := strings.LastIndexByte(val, ':'); i >= 0 {
+			host = val[:i] // [::]:9229, 0.0.0.0:9229
 		}
 		if host != "127.0.0.1" && host != "localhost" {
 			return host
@@ -299,21 +305,17 @@ func (ins *inspector) call(ctx context.Context, method string, params any) (json
 	}
 }
 
-// close closes the inspector perflab opened, then the connection.
+// close closes the inspector (perflab opened it), then the connection.
 func (ins *inspector) close() {
-	if ins.opened {
-		// process._debugEnd is what inspector.close() calls. Run while
-		// this session is still attached, it stops the inspector under it,
-		// and node sometimes crashes at exit: it runs a
-		// second after the session ends (Close waits for node's answer).
-		ctx, cancel := context.WithTimeout(context.Background(), inspectorCall)
-		_, _ = ins.call(ctx, "Runtime.evaluate", map[string]any{"expression": "setTimeout(() => process._debugEnd(), 1000)"})
-		cancel()
-	}
+	// process._debugEnd is what inspector.close() calls. Run while this
+	// session is still attached, it stops the inspector under it, and node
+	// sometimes crashes at exit: it runs a second after the session ends
+	// (Close waits for node's answer).
+	ctx, cancel := context.WithTimeout(context.Background(), inspectorCall)
+	_, _ = ins.call(ctx, "Runtime.evaluate", map[string]any{"expression": "setTimeout(() => process._debugEnd(), 1000)"})
+	cancel()
 	_ = ins.conn.Close(websocket.StatusNormalClosure, "")
-	if ins.opened {
-		ins.waitClosed()
-	}
+	ins.waitClosed()
 }
 
 // waitClosed waits, at most inspectorOpen, until the inspector no longer

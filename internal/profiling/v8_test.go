@@ -134,3 +134,33 @@ func TestV8NamesTheHotLine(t *testing.T) {
 		t.Errorf("node listens on %v after the recording, on %v before: the inspector is still open", after, before)
 	}
 }
+
+func TestInspectHost(t *testing.T) {
+	for args, want := range map[string]string{
+		"node app.js":                                  "",
+		"node --inspect-port=0 app.js":                 "",
+		"node --inspect-port=127.0.0.1:0 app.js":       "",
+		"node --inspect=localhost:9229 app.js":         "",
+		"node --inspect-port=0.0.0.0:9229 app.js":      "0.0.0.0",
+		"node --inspect=10.0.0.5 app.js":               "10.0.0.5",
+		"node --inspect-brk=[::]:9229 app.js":          "[::]",
+		"node --perf-basic-prof-only-functions app.js": "",
+	} {
+		if got := inspectHost(strings.Fields(args)); got != want {
+			t.Errorf("inspectHost(%s) = %q; want %q", args, got, want)
+		}
+	}
+}
+
+func TestWithInspectPort(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                         "--inspect-port=127.0.0.1:0",
+		"--max-old-space-size=512": "--max-old-space-size=512 --inspect-port=127.0.0.1:0",
+		"--inspect-port=9300":      "--inspect-port=9300",
+		"--inspect=0.0.0.0:9229":   "--inspect=0.0.0.0:9229",
+	} {
+		if got := WithInspectPort(in); got != want {
+			t.Errorf("WithInspectPort(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
