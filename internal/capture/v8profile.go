@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
 )
 
 // MaxV8ProfileBytes bounds a V8 CPU profile read (the inspector's
@@ -293,7 +295,7 @@ func v8Frame(n *v8Node, line int64) frame {
 		name = "(anonymous)"
 	}
 	if file == "" || strings.HasPrefix(name, "(") && name != "(anonymous)" {
-		return frame{name: name, dso: "node"}
+		return frame{name: name, dso: string(runfmt.RuntimeNode)} // node's binary
 	}
 	return frame{name: name, file: file, line: line}
 }
