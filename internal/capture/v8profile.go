@@ -31,11 +31,10 @@ const (
 // it: a call tree whose nodes count their own samples (hitCount) and
 // where in the function they fell (positionTicks, by 1-based line), and
 // the samples in order (each a leaf node's id) with the microseconds
-// since the previous one (timeDeltas; the first since startTime).
+// since the previous one (timeDeltas: one a sample, else the profile is
+// refused; their sum is not CPU time, see ParseV8Profile).
 type v8Profile struct {
 	Nodes      []v8Node `json:"nodes"`
-	StartTime  int64    `json:"startTime"`
-	EndTime    int64    `json:"endTime"`
 	Samples    []int64  `json:"samples"`
 	TimeDeltas []int64  `json:"timeDeltas"`
 }
@@ -57,9 +56,8 @@ type v8Node struct {
 
 // V8 names the samples outside JavaScript with these pseudo-functions.
 const (
-	v8Root    = "(root)"
-	v8Idle    = "(idle)"
-	v8Program = "(program)"
+	v8Root = "(root)"
+	v8Idle = "(idle)"
 )
 
 // ParseV8Profile reads a V8 CPU profile (the JSON of the inspector's
@@ -67,12 +65,15 @@ const (
 // like the other profilers': one Location per (function, line), so that
 // the line a sample fell on inside its function is the leaf frame's line,
 // and the callers' frames are their functions' declaration lines (V8 does
-// not record call sites). Each sample is worth the time to the next one
-// (the last: to endTime), never more than maxNanos; samples of an idle
-// thread ((idle)) are left out, and every sample is labelled with pid.
-func ParseV8Profile(data []byte, pid, periodNanos, maxNanos int64) (*profile.Profile, error) {
-	if periodNanos <= 0 || maxNanos < periodNanos {
-		return nil, fmt.Errorf("parsing V8 profile: period %dns, most %dns: want 0 < period <= most", periodNanos, maxNanos)
+// not record call sites). Each sample is worth periodNanos, the sampling
+// interval, as perf's are: V8 takes a sample when the thread it
+// interrupts runs, and ticks that fall while it waits for a CPU come as
+// one (the time between samples would count that wait as work); samples
+// of an idle thread ((idle)) are left out, and every sample is labelled
+// with pid.
+func ParseV8Profile(data []byte, pid, periodNanos int64) (*profile.Profile, error) {
+	if periodNanos <= 0 {
+		return nil, fmt.Errorf("parsing V8 profile: period %dns: must be more than 0", periodNanos)
 	}
 	if len(data) > MaxV8ProfileBytes {
 		return nil, fmt.Errorf("parsing V8 profile: %d bytes: more than %d", len(data), MaxV8ProfileBytes)
@@ -95,19 +96,12 @@ func ParseV8Profile(data []byte, pid, periodNanos, maxNanos int64) (*profile.Pro
 		t.total[id]++
 	}
 	b := newBuilder(periodNanos)
-	at := vp.StartTime
-	for i, id := range vp.Samples {
-		at += vp.TimeDeltas[i]
-		next := vp.EndTime
-		if i+1 < len(vp.Samples) {
-			next = at + vp.TimeDeltas[i+1]
-		}
+	for _, id := range vp.Samples {
 		n := t.byID[id]
 		if n.CallFrame.FunctionName == v8Idle {
 			continue
 		}
-		nanos := min(max((next-at)*1000, 0), maxNanos)
-		b.add(t.stack(n, t.leafLine(n)), 1, nanos, labels{pid: pid})
+		b.add(t.stack(n, t.leafLine(n)), 1, periodNanos, labels{pid: pid})
 	}
 	return b.profile(), nil
 }

@@ -33,7 +33,7 @@ func leafLines(p *profile.Profile) map[string]int64 {
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
 func TestParseV8ProfileLines(t *testing.T) {
-	p, err := ParseV8Profile(v8Seed(t), 42, 5e6, 5e7)
+	p, err := ParseV8Profile(v8Seed(t), 42, 5e6)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,11 +81,11 @@ func TestParseV8ProfileRefuses(t *testing.T) {
 		"missing child": `{"nodes":[{"id":1,"children":[3]}]}`,
 		"self child":    `{"nodes":[{"id":1,"children":[1]}]}`,
 	} {
-		if p, err := ParseV8Profile([]byte(in), 1, 1e6, 1e7); err == nil {
+		if p, err := ParseV8Profile([]byte(in), 1, 1e6); err == nil {
 			t.Errorf("%s: parsed into %d samples; want an error", name, len(p.Sample))
 		}
 	}
-	if _, err := ParseV8Profile(v8Seed(t), 1, 0, 1); err == nil {
+	if _, err := ParseV8Profile(v8Seed(t), 1, 0); err == nil {
 		t.Error("period 0 parsed; want an error")
 	}
 }
@@ -94,7 +94,7 @@ func FuzzParseV8Profile(f *testing.F) {
 	f.Add(v8Seed(f))
 	f.Add([]byte(`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2]},{"id":2,"callFrame":{"functionName":"f","url":"file:///a.js","lineNumber":4},"hitCount":2,"positionTicks":[{"line":7,"ticks":1},{"line":2,"ticks":5}]}],"startTime":0,"endTime":30,"samples":[2,2,1],"timeDeltas":[10,-5,10]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ParseV8Profile(data, 7, 1e6, 1e7)
+		p, err := ParseV8Profile(data, 7, 1e6)
 		if err != nil {
 			return
 		}
@@ -102,8 +102,8 @@ func FuzzParseV8Profile(f *testing.F) {
 			t.Fatalf("invalid profile: %v", err)
 		}
 		for _, s := range p.Sample {
-			if s.Value[1] < 0 || s.Value[1] > s.Value[0]*1e7 {
-				t.Fatalf("%d samples worth %d ns: want 0 to 1e7 each", s.Value[0], s.Value[1])
+			if s.Value[1] != s.Value[0]*1e6 {
+				t.Fatalf("%d samples worth %d ns: want 1e6 each", s.Value[0], s.Value[1])
 			}
 		}
 	})

@@ -94,8 +94,9 @@ type groupRecorder interface {
 	recordsGroups()
 }
 
-// A tickSampler reads a process's stacks out of its memory at every tick
-// of wall time, whatever the process does (py-spy, rbspy): its cost does
+// A tickSampler reads a process's stacks out of its memory (py-spy,
+// rbspy), or interrupts it (V8's), at every tick of wall time, whatever
+// the process does: its cost does
 // not follow the service's CPU, so a process idle through the warm-up is
 // watched rather than sampled (unless the profiler follows it from its
 // parent), and a thread runnable but waiting for a CPU counts as working,

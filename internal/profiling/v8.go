@@ -47,6 +47,14 @@ var _ inService = v8{}
 
 func (v8) runsInService() {}
 
+// V8's sampler interrupts the JavaScript thread at every tick, whether it
+// works or waits (a tick of an idle thread is (idle), left out), and a
+// thread runnable but waiting for a CPU takes its interruption when it
+// runs: on a busy machine the profile stands for more CPU than was used.
+var _ tickSampler = v8{}
+
+func (v8) readsEveryTick() {}
+
 // V8 answers once it samples (Profiler.start).
 var _ readySignaller = v8{}
 
@@ -112,8 +120,7 @@ func (v8) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration,
 	if err := json.Unmarshal(res, &stopped); err != nil {
 		return nil, 0, fmt.Errorf("inspector of pid %d: Profiler.stop: %w", pid, err)
 	}
-	period := interval * 1000
-	prof, err := capture.ParseV8Profile(stopped.Profile, int64(pid), period, 10*period)
+	prof, err := capture.ParseV8Profile(stopped.Profile, int64(pid), interval*1000)
 	return prof, 0, err
 }
 
