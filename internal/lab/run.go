@@ -119,9 +119,11 @@ func (s *session) startTarget(ctx context.Context) error {
 			s.warn("removing stale cgroups: " + err.Error())
 		}
 		env := append([]string(nil), c.Env...)
+		nodeOpts := envValue(c.Env, "NODE_OPTIONS")
 		if !c.NoPerfMap {
-			env = append(env, "NODE_OPTIONS="+profiling.WithPerfMap(envValue(c.Env, "NODE_OPTIONS")))
+			nodeOpts = profiling.WithPerfMap(nodeOpts)
 		}
+		env = append(env, "NODE_OPTIONS="+profiling.WithInspectPort(nodeOpts))
 		lc := target.LaunchConfig{
 			Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name, Hurry: c.Hurry,
 			LogPath: filepath.Join(s.dir, "target.log"),

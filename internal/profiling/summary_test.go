@@ -34,7 +34,8 @@ func TestNotRepresentative(t *testing.T) {
 
 // TestTreeSamplerFallsBackToPerf: with py-spy or rbspy missing, Python
 // and Ruby processes are sampled with perf and the note says what to
-// install; other runtimes always get perf.
+// install; node keeps V8's profiler, which has no binary to miss; other
+// runtimes always get perf.
 func TestTreeSamplerFallsBackToPerf(t *testing.T) {
 	name := func(pr Profiler) runfmt.Profiler {
 		if pr == nil {
@@ -43,7 +44,7 @@ func TestTreeSamplerFallsBackToPerf(t *testing.T) {
 		return pr.Name()
 	}
 	ts := &treeSampler{missing: map[string]bool{}, lookTool: func(string) error { return errors.New("not found") }}
-	for rt, want := range map[runfmt.Runtime]runfmt.Profiler{"python": runfmt.ProfilerPerf, "ruby": runfmt.ProfilerPerf, "node": runfmt.ProfilerPerf, "go": runfmt.ProfilerPerf} {
+	for rt, want := range map[runfmt.Runtime]runfmt.Profiler{"python": runfmt.ProfilerPerf, "ruby": runfmt.ProfilerPerf, "node": runfmt.ProfilerV8, "go": runfmt.ProfilerPerf} {
 		if got := name(ts.toolFor(rt)); got != want {
 			t.Errorf("toolFor(%s) without spies = %s, want %s", rt, got, want)
 		}

@@ -16,6 +16,7 @@ var profilers = []Profiler{
 	pprofEndpoint{},
 	pySpy{},
 	rbSpy{},
+	v8{},
 	perf{},
 }
 

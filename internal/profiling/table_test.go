@@ -51,7 +51,7 @@ func TestTableServesEveryProfiler(t *testing.T) {
 	}
 	want := map[runfmt.Runtime]runfmt.Profiler{
 		runfmt.RuntimePython: runfmt.ProfilerPySpy, runfmt.RuntimeRuby: runfmt.ProfilerRbSpy,
-		runfmt.RuntimeGo: runfmt.ProfilerPerf, runfmt.RuntimeNode: runfmt.ProfilerPerf,
+		runfmt.RuntimeGo: runfmt.ProfilerPerf, runfmt.RuntimeNode: runfmt.ProfilerV8,
 		runfmt.RuntimeJVM: runfmt.ProfilerPerf, runfmt.RuntimeNative: runfmt.ProfilerPerf,
 	}
 	for rt, name := range want {
@@ -64,7 +64,8 @@ func TestTableServesEveryProfiler(t *testing.T) {
 		want runfmt.Profiler
 	}{
 		{nil, runfmt.ProfilerPerf},
-		{[]runfmt.Runtime{runfmt.RuntimeNode}, runfmt.ProfilerPerf},
+		{[]runfmt.Runtime{runfmt.RuntimeNode}, runfmt.ProfilerV8},
+		{[]runfmt.Runtime{runfmt.RuntimeNode, runfmt.RuntimeNative}, runfmt.ProfilerV8},
 		{[]runfmt.Runtime{runfmt.RuntimeRuby, runfmt.RuntimeNative}, runfmt.ProfilerRbSpy},
 		{[]runfmt.Runtime{runfmt.RuntimeRuby, runfmt.RuntimePython}, runfmt.ProfilerPySpy}, // the table's order
 	} {

@@ -270,7 +270,7 @@ func (t *treeSampler) toolFor(rt runfmt.Runtime) Profiler {
 		return nil // --profiler py-spy samples the Python processes only
 	}
 	pr, all := forRuntime(rt), forRuntime("")
-	if pr == all || t.lookTool(string(pr.Name())) == nil {
+	if _, in := pr.(inService); in || pr == all || t.lookTool(string(pr.Name())) == nil {
 		return pr
 	}
 	lang := language(rt)
