@@ -37,7 +37,7 @@ var allowed = map[string][]string{
 	"demo":     {"pprofmux"},
 	"pprofmux": {},
 
-	"profiling": {"capture", "target", "runfmt", "files"},
+	"profiling": {"capture", "target", "runfmt", "files", "ownership"},
 	"ownership": {"files"},
 }
 

@@ -27,6 +27,9 @@ const minExplainCPUSeconds = 0.05
 // not measured).
 func (p *Set) Summary(measured *runfmt.TargetSummary) *runfmt.Profiling {
 	pr := &runfmt.Profiling{}
+	if n := stacksNote(p.Stacks()); n != "" {
+		pr.Notes = append(pr.Notes, n) // first: what the profile cannot say
+	}
 	if t := p.tree; t != nil {
 		pr.Processes = t.processes()
 		pr.Notes = append(pr.Notes, t.notesSnapshot()...)
