@@ -45,9 +45,24 @@ func (p *Set) judgeStacks(cpu *profile.Profile) *runfmt.Stacks {
 		st.ShallowShare = math.Round(1e4*float64(d.Shallow)/float64(d.Judged)) / 1e4
 	}
 	if !st.Reach {
+		st.Remedy = withSymbols(m.Spec().Binaries, st.Remedy)
 		st.Modules = moduleCPU(cpu, ci)
 	}
 	return st
+}
+
+// withSymbols puts first in remedy what a stripped native binary needs:
+// its symbol table, without which no frame can be named however deep the
+// stacks are.
+func withSymbols(bins []own.Binary, remedy string) string {
+	for _, b := range bins {
+		if b.Lang == own.LangRust || b.Lang == own.LangNative {
+			if !b.Symbols && !strings.Contains(remedy, "strip") {
+				return own.NamingRemedy(b.Lang) + "; and " + remedy
+			}
+		}
+	}
+	return remedy
 }
 
 // cpuIndex is the index of cpu/nanoseconds among p's sample types (the
