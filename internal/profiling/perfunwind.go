@@ -60,12 +60,12 @@ func (u unwinding) note() string {
 	return fmt.Sprintf("perf unwinds the stacks with DWARF (perf record --call-graph dwarf,%d): %s, so its frame pointers "+
 		"would stop before your code; copying %d KiB of stack per sample costs more than frame pointers (profiling.profilers "+
 		"in run.json); for cheaper stacks rebuild with %s",
-		u.stackBytes, u.why, u.stackBytes>>10, FrameRebuild(u.lang))
+		u.stackBytes, u.why, u.stackBytes>>10, frameRebuild(u.lang))
 }
 
-// FrameRebuild is the rebuild that gives a native binary of language
+// frameRebuild is the rebuild that gives a native binary of language
 // lang (ownership.LangRust, else C or C++) frame pointers.
-func FrameRebuild(lang string) string {
+func frameRebuild(lang string) string {
 	if lang == own.LangRust {
 		return `RUSTFLAGS="-C force-frame-pointers=yes" cargo build --release`
 	}
