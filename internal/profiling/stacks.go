@@ -21,25 +21,28 @@ const maxModules = 8
 // reach the user's code (ownership's depth verdict over the executables
 // of the processes perf sampled, the project root and --user-code), how
 // perf walked them, and, when they do not, the CPU per module. Nil when
-// perf recorded none of it.
-func (p *Set) judgeStacks(cpu *profile.Profile) *runfmt.Stacks {
+// perf recorded none of it. native says a process perf sampled is native
+// code (Rust, C, C++), whose stacks the run's notes speak of: the notes
+// of a JIT's or an interpreter's say what perf needs to name its code.
+func (p *Set) judgeStacks(cpu *profile.Profile) (st *runfmt.Stacks, native bool) {
 	if p.tree == nil || !p.used.Has(runfmt.ProfilerPerf) {
-		return nil
+		return nil, false
 	}
 	var pids []int
 	for _, pp := range p.tree.processes() {
 		if pp.Profiler == runfmt.ProfilerPerf {
 			pids = append(pids, pp.PID)
+			native = native || pp.Runtime == runfmt.RuntimeNative
 		}
 	}
 	m, err := own.Detect(own.Inputs{PIDs: pids, Root: p.cfg.Src, UserCode: p.cfg.UserCode})
 	if err != nil {
-		return nil // an invalid --user-code was refused where it was parsed
+		return nil, false // an invalid --user-code was refused where it was parsed
 	}
 	ci := cpuIndex(cpu)
 	d := m.ClassifyProfile(cpu).Depth(cpu, ci)
 	u := p.tree.unwinding()
-	st := &runfmt.Stacks{Reach: d.Verdict.Reach, Reason: d.Verdict.Reason, Remedy: d.Verdict.Remedy,
+	st = &runfmt.Stacks{Reach: d.Verdict.Reach, Reason: d.Verdict.Reason, Remedy: d.Verdict.Remedy,
 		Unwind: u.how, DWARFStackBytes: u.stackBytes, UnwindWhy: u.why, MedianFrames: d.Median}
 	if d.Judged > 0 {
 		st.ShallowShare = math.Round(1e4*float64(d.Shallow)/float64(d.Judged)) / 1e4
@@ -48,7 +51,7 @@ func (p *Set) judgeStacks(cpu *profile.Profile) *runfmt.Stacks {
 		st.Remedy = withSymbols(m.Spec().Binaries, st.Remedy)
 		st.Modules = moduleCPU(cpu, ci)
 	}
-	return st
+	return st, native
 }
 
 // withSymbols puts first in remedy what a stripped native binary needs:

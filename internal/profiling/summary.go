@@ -27,7 +27,10 @@ const minExplainCPUSeconds = 0.05
 // not measured).
 func (p *Set) Summary(measured *runfmt.TargetSummary) *runfmt.Profiling {
 	pr := &runfmt.Profiling{}
-	if n := stacksNote(p.Stacks()); n != "" {
+	p.mu.Lock()
+	say := p.sayStacks
+	p.mu.Unlock()
+	if n := stacksNote(p.Stacks()); n != "" && say {
 		pr.Notes = append(pr.Notes, n) // first: what the profile cannot say
 	}
 	if t := p.tree; t != nil {
