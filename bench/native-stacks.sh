@@ -13,13 +13,17 @@
 # script's (which unwinds the DWARF samples after the window), read from
 # a direct recording of the same load under /usr/bin/time.
 #
-#   bench/native-stacks.sh          # ROUNDS=5 SECS=5 RATE=100 by default
+# HZ sets perf's rate (--perf-hz; 99 by default, perflab's): at 999 the
+# cost per sample shows above the machine's noise.
+#
+#   bench/native-stacks.sh          # ROUNDS=5 SECS=5 RATE=100 HZ=99 by default
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-5}
 RATE=${RATE:-100}
+HZ=${HZ:-99}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$root" && go build -o "$work/perflab" ./cmd/perflab)
@@ -40,7 +44,7 @@ url="http://$api/summary"
 one() {
 	(cd "$root/testdata/services/axumapp" &&
 		taskset -c 0 "$work/perflab" run --quiet --json --dir "$work/runs" --cpus 1 --warmup 1s -d "${SECS}s" \
-			--rate "$RATE" -c 8 --profiler "$2" "$url" -- taskset -c 1 "$work/axumapp-$1" --addr "$api") |
+			--rate "$RATE" -c 8 --profiler "$2" --perf-hz "$HZ" "$url" -- taskset -c 1 "$work/axumapp-$1" --addr "$api") |
 		jq -r '"\(.target.cpu_ms_per_request) \(.profiling.profiler_cpu_s // 0) \(.profiling.profiler_overhead // 0)"'
 }
 
@@ -53,7 +57,7 @@ direct() {
 	local pid=$!
 	(taskset -c 0 "$work/perflab" load --quiet --rate "$RATE" -c 8 -d "$((SECS + 2))s" "$url" >/dev/null 2>&1 &)
 	sleep 1
-	/usr/bin/time -f "%U %S" -o "$work/rec.time" perf record -q -e cpu-clock -c 10101010 "$@" -p "$pid" -o "$work/perf.data" -- sleep "$SECS" 2>/dev/null
+	/usr/bin/time -f "%U %S" -o "$work/rec.time" perf record -q -e cpu-clock -c "$((1000000000 / HZ))" "$@" -p "$pid" -o "$work/perf.data" -- sleep "$SECS" 2>/dev/null
 	/usr/bin/time -f "%U %S" -o "$work/script.time" perf script -i "$work/perf.data" -F comm,pid,tid,time,period,event,ip,sym,dso,symoff >"$work/script.txt" 2>/dev/null
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
@@ -88,4 +92,4 @@ for b in default fp; do
 			'BEGIN {printf "%-8s %-5s %12.3f %+8.1f%% %16.3f %13.2f%% %14s %14s %8s\n", b, m, c, 100*(c-bc)/bc, p, 100*o, r, s, n}'
 	done
 done
-echo "(${ROUNDS} rounds of ${SECS}s per build and mode at ${RATE} requests/s; default: perf --call-graph dwarf,16384; fp: perf -g)"
+echo "(${ROUNDS} rounds of ${SECS}s per build and mode at ${RATE} requests/s, perf at ${HZ} Hz; default: perf --call-graph dwarf,16384; fp: perf -g)"
