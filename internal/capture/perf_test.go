@@ -178,7 +178,8 @@ func TestPerfRecordErrors(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 12*time.Second {
 		t.Errorf("PerfRecord cancelled after 300ms = %v after %s; want the context's error, soon", err, time.Since(start))
 	}
-	for _, cfg := range []PerfConfig{{Seconds: 1}, {PIDs: []int{1}}, {PIDs: []int{-1}, Seconds: 1}, {PIDs: []int{1}, Seconds: 1, Hz: -5}} {
+	for _, cfg := range []PerfConfig{{Seconds: 1}, {PIDs: []int{1}}, {PIDs: []int{-1}, Seconds: 1}, {PIDs: []int{1}, Seconds: 1, Hz: -5},
+		{PIDs: []int{1}, Seconds: 1, DWARFStackBytes: -8}, {PIDs: []int{1}, Seconds: 1, DWARFStackBytes: 1000}, {PIDs: []int{1}, Seconds: 1, DWARFStackBytes: 1 << 16}} {
 		if _, err := PerfRecord(ctx, cfg); err == nil {
 			t.Errorf("PerfRecord(%+v) = nil error, want invalid config", cfg)
 		}
