@@ -57,9 +57,9 @@ func (u unwinding) note() string {
 	if u.how != runfmt.UnwindDWARF {
 		return ""
 	}
-	return fmt.Sprintf("perf unwinds the stacks with DWARF (perf record --call-graph dwarf,%d): %s, so its frame pointers "+
-		"would stop before your code; copying %d KiB of stack per sample costs more than frame pointers (profiling.profilers "+
-		"in run.json); for cheaper stacks rebuild with %s",
+	return fmt.Sprintf("perf unwinds the stacks with DWARF (perf record --call-graph dwarf,%d): %s, so a walk of frame "+
+		"pointers would stop before your code; copying %d KiB of stack per sample costs the service more than frame pointers do, "+
+		"and perf script unwinds the samples after the window (perf's CPU: profiling.profilers in run.json); for cheaper stacks rebuild with %s",
 		u.stackBytes, u.why, u.stackBytes>>10, frameRebuild(u.lang))
 }
 
