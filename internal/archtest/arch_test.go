@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	"ktrace":   {"files"},
 	"labtest":  {"runfmt"},
 
-	"profiling": {"capture", "target", "runfmt", "files"},
+	"profiling": {"capture", "target", "runfmt", "files", "ownership"},
 	"ownership": {"files"},
 }
 

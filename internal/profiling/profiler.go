@@ -58,6 +58,9 @@ type Job struct {
 	// Note says something about the profile once per key (a runtime that
 	// hides its function names from the profiler, and how to fix it).
 	Note func(key, msg string)
+	// Unwound is told how perf walks the stacks (frame pointers or
+	// DWARF, and why).
+	Unwound func(unwinding)
 }
 
 // pids are the job's process IDs.

@@ -70,6 +70,9 @@ type treeSampler struct {
 	tools    runfmt.ProfilerSet
 	notes    []string
 	missing  map[string]bool
+	// unwind is how perf walked the stacks: DWARF when any recording
+	// did, else frame pointers; zero when perf did not record.
+	unwind unwinding
 	// refreshes counts the looks at the process list; started are the
 	// processes first seen after the first, exited those seen gone.
 	refreshes int
@@ -295,6 +298,22 @@ func (t *treeSampler) note(key, msg string) {
 		t.missing[key] = true
 		t.notes = append(t.notes, msg)
 	}
+}
+
+// unwound keeps how a perf recording walks its stacks: DWARF wins.
+func (t *treeSampler) unwound(u unwinding) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.unwind.how != runfmt.UnwindDWARF {
+		t.unwind = u
+	}
+}
+
+// unwinding is how perf walked the stacks (see unwound).
+func (t *treeSampler) unwinding() unwinding {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.unwind
 }
 
 // covered says whether an ancestor of pid is a root followed by tool

@@ -38,7 +38,7 @@ func (t *treeSampler) start(ctx context.Context, tool Profiler, procs []target.P
 	t.recs = append(t.recs, rec)
 	t.mu.Unlock()
 	hz := t.hz(tool)
-	job := Job{Processes: procs, Window: left, Hz: hz, Stop: t.stopAt.Done(), Note: t.note,
+	job := Job{Processes: procs, Window: left, Hz: hz, Stop: t.stopAt.Done(), Note: t.note, Unwound: t.unwound,
 		Started: func(pid int) {
 			t.mu.Lock()
 			rec.pid = pid

@@ -149,6 +149,9 @@ type ProfileRef struct {
 	StartS  float64       `json:"start_s"`
 	Seconds float64       `json:"seconds"`
 	Samples int64         `json:"samples,omitempty"`
+	// Stacks says whether a CPU profile perf recorded reaches the user's
+	// code; nil for other profiles.
+	Stacks *Stacks `json:"stacks,omitempty"`
 }
 
 // HotFunc is one row of the CPU top table, normalised per request.
