@@ -120,7 +120,8 @@ func (s *session) startTarget(ctx context.Context) error {
 		}
 		env := append([]string(nil), c.Env...)
 		if !c.NoPerfMap {
-			env = append(env, "NODE_OPTIONS="+profiling.WithPerfMap(envValue(c.Env, "NODE_OPTIONS")))
+			env = append(env, "NODE_OPTIONS="+profiling.WithPerfMap(envValue(c.Env, "NODE_OPTIONS")),
+				profiling.JavaToolOptions+"="+profiling.WithJVMFramePointers(envValue(c.Env, profiling.JavaToolOptions)))
 		}
 		lc := target.LaunchConfig{
 			Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name, Hurry: c.Hurry,
