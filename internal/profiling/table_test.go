@@ -52,7 +52,7 @@ func TestTableServesEveryProfiler(t *testing.T) {
 	want := map[runfmt.Runtime]runfmt.Profiler{
 		runfmt.RuntimePython: runfmt.ProfilerPySpy, runfmt.RuntimeRuby: runfmt.ProfilerRbSpy,
 		runfmt.RuntimeGo: runfmt.ProfilerPerf, runfmt.RuntimeNode: runfmt.ProfilerPerf,
-		runfmt.RuntimeJVM: runfmt.ProfilerPerf, runfmt.RuntimeNative: runfmt.ProfilerPerf,
+		runfmt.RuntimeJVM: runfmt.ProfilerAsyncProfiler, runfmt.RuntimeNative: runfmt.ProfilerPerf,
 	}
 	for rt, name := range want {
 		if got := forRuntime(rt).Name(); got != name {

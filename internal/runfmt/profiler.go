@@ -21,9 +21,13 @@ const (
 	ProfilerPySpy Profiler = "py-spy"
 	// ProfilerRbSpy is rbspy, for Ruby processes; also its binary.
 	ProfilerRbSpy Profiler = "rbspy"
+	// ProfilerAsyncProfiler is async-profiler, for JVMs: an agent loaded
+	// into the JVM (through jcmd) that names interpreted and compiled Java
+	// methods with their callers.
+	ProfilerAsyncProfiler Profiler = "async-profiler"
 )
 
-var profilerWords = []Profiler{ProfilerPprof, ProfilerPerf, ProfilerPySpy, ProfilerRbSpy}
+var profilerWords = []Profiler{ProfilerPprof, ProfilerPerf, ProfilerPySpy, ProfilerRbSpy, ProfilerAsyncProfiler}
 
 // Profilers lists the profilers.
 func Profilers() []Profiler { return slices.Clone(profilerWords) }
