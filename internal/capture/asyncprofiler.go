@@ -18,7 +18,10 @@ import (
 // frame's type is suffixed (_[j] compiled, _[i] inlined, _[0]
 // interpreted, _[1] C1-compiled, _[k] kernel). The samples, each worth
 // periodNanos (> 0), carry the thread's name as their comm label (the
-// JVM's compiler and GC threads are told apart by it), its tid, and pid.
+// JVM's compiler and GC threads are told apart by it), its tid, and pid;
+// a sample whose nearest Java frame to the leaf is interpreted is
+// labelled LabelJVMLeaf "interpreted", the JVM interpreter's work as
+// perf's "Interpreter" frame is.
 // The format has no file names or line numbers. Lines without a count are
 // skipped.
 func ParseAsyncCollapsed(r io.Reader, periodNanos, pid int64) (*profile.Profile, error) {
@@ -52,12 +55,35 @@ func ParseAsyncCollapsed(r io.Reader, periodNanos, pid int64) (*profile.Profile,
 		for i := len(names) - 1; i >= 0; i-- {
 			stack = append(stack, asyncFrame(names[i]))
 		}
+		if asyncLeafInterpreted(names) {
+			l.leaf = "interpreted"
+		}
 		b.add(stack, count, count*periodNanos, l)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading async-profiler stacks: %w", err)
 	}
 	return b.profile(), nil
+}
+
+// LabelJVMLeaf is the label that says an async-profiler sample's nearest
+// Java frame to the leaf runs in the JVM's interpreter ("interpreted").
+const LabelJVMLeaf = "jvm_leaf"
+
+// asyncLeafInterpreted says whether the Java frame nearest the leaf of
+// names (root first, annotated) is interpreted: _[0], passing over native
+// and kernel frames (not annotated, or _[k]).
+func asyncLeafInterpreted(names []string) bool {
+	for i := len(names) - 1; i >= 0; i-- {
+		n := names[i]
+		switch {
+		case strings.HasSuffix(n, "_[0]"):
+			return true
+		case strings.HasSuffix(n, "_[j]"), strings.HasSuffix(n, "_[i]"), strings.HasSuffix(n, "_[1]"):
+			return false
+		}
+	}
+	return false
 }
 
 // asyncThread is the root frame async-profiler's threads option adds.

@@ -24,7 +24,7 @@ func TestParseAsyncCollapsed(t *testing.T) {
 	if err := p.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
-	compiler, underLambda := 0, 0
+	compiler, underLambda, interpreted := 0, 0, 0
 	for _, s := range p.Sample {
 		comm := s.Label["comm"]
 		if len(comm) != 1 || s.NumLabel["pid"][0] != 4242 || s.NumLabel["tid"][0] == 0 {
@@ -32,6 +32,9 @@ func TestParseAsyncCollapsed(t *testing.T) {
 		}
 		if strings.Contains(comm[0], "CompilerThre") {
 			compiler++
+		}
+		if l := s.Label[LabelJVMLeaf]; len(l) > 0 {
+			interpreted++
 		}
 		var names []string
 		for _, loc := range s.Location {
@@ -45,8 +48,9 @@ func TestParseAsyncCollapsed(t *testing.T) {
 			underLambda++
 		}
 	}
-	if compiler == 0 || underLambda == 0 {
-		t.Errorf("%d compiler-thread samples, %d of Server.summarize under its caller: want some of each", compiler, underLambda)
+	if compiler == 0 || underLambda == 0 || interpreted == 0 || interpreted == len(p.Sample) {
+		t.Errorf("%d compiler-thread samples, %d of Server.summarize under its caller, %d of %d interpreted: want some of each",
+			compiler, underLambda, interpreted, len(p.Sample))
 	}
 	if !hasFunction(p, "CompileBroker::compiler_thread_loop") {
 		t.Error("libjvm's frames lost their library prefix badly: no CompileBroker::compiler_thread_loop")
@@ -69,4 +73,24 @@ func FuzzParseAsyncCollapsed(f *testing.F) {
 			t.Fatalf("invalid profile from %q: %v", data, err)
 		}
 	})
+}
+
+// TestAsyncLeafInterpreted: the Java frame nearest the leaf decides,
+// passing over the JVM's own and the kernel's frames.
+func TestAsyncLeafInterpreted(t *testing.T) {
+	for line, want := range map[string]bool{
+		"[w tid=1];Server.main_[0];Server.run_[0] 1":                                      true,
+		"[w tid=1];Server.main_[0];libjvm.so`InterpreterRuntime::new;do_syscall_64_[k] 1": true,
+		"[w tid=1];Server.main_[0];Server.run_[j] 1":                                      false,
+		"[w tid=1];Server.main_[0];Server.run_[1];java.lang.Math.max_[i] 1":               false,
+		"[C2 CompilerThre tid=2];libjvm.so`Compile::Compile 1":                            false,
+	} {
+		p, err := ParseAsyncCollapsed(strings.NewReader(line), 1, 1)
+		if err != nil || len(p.Sample) != 1 {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if got := len(p.Sample[0].Label[LabelJVMLeaf]) > 0; got != want {
+			t.Errorf("%q: interpreted %v, want %v", line, got, want)
+		}
+	}
 }
