@@ -1,6 +1,10 @@
 package profiling
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,5 +82,28 @@ func TestTableServesEveryProfiler(t *testing.T) {
 	}
 	if e := endpointProfiler(); e == nil || e.Name() != runfmt.ProfilerPprof {
 		t.Errorf("the endpoint profiler is %v; want pprof", e)
+	}
+}
+
+// TestInstalledAsksALocator: async-profiler is no binary on PATH; its
+// library is looked for where it says.
+func TestInstalledAsksALocator(t *testing.T) {
+	t.Setenv(asyncLibEnv, filepath.Join(t.TempDir(), "libasyncProfiler.so"))
+	if err := installed(string(runfmt.ProfilerAsyncProfiler)); err == nil || !strings.Contains(err.Error(), asyncLibEnv) {
+		t.Errorf("a missing library: %v; want an error naming %s", err, asyncLibEnv)
+	}
+	if _, err := exec.LookPath("jcmd"); err != nil {
+		t.Skip("jcmd not installed")
+	}
+	lib := filepath.Join(t.TempDir(), "libasyncProfiler.so")
+	if err := os.WriteFile(lib, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asyncLibEnv, lib)
+	if err := installed(string(runfmt.ProfilerAsyncProfiler)); err != nil {
+		t.Errorf("library at %s: %v", lib, err)
+	}
+	if err := installed("no-such-profiler-binary"); err == nil {
+		t.Error("a binary not on PATH is installed")
 	}
 }
