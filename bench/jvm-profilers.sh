@@ -14,13 +14,13 @@
 # (profiling.profiler_cpu_s, in % of the service's CPU), and the profile's
 # coverage of the measured CPU.
 #
-#   bench/jvm-profilers.sh                  # ROUNDS=5 SECS=10 WARMUP=5
+#   bench/jvm-profilers.sh                  # ROUNDS=5 SECS=10 WARMUP=15
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-10}
-WARMUP=${WARMUP:-5}
+WARMUP=${WARMUP:-15}
 read -r -a modes <<<"${MODES:-none-nofp none perf async}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -28,7 +28,9 @@ trap 'rm -rf "$work"' EXIT
 javac -d "$work/classes" "$root/testdata/services/javapattern/Server.java"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 for round in $(seq "$ROUNDS"); do
-	for mode in "${modes[@]}"; do
+	# Each round starts with the next mode: none goes first in no more rounds than the others.
+	for i in "${!modes[@]}"; do
+		mode=${modes[$(((i + round) % ${#modes[@]}))]}
 		case $mode in
 		none-nofp) extra=(--profiler none --no-perf-map) ;;
 		none) extra=(--profiler none) ;;
