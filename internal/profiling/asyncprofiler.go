@@ -78,7 +78,7 @@ type locator interface {
 var _ locator = asyncProfiler{}
 
 func (asyncProfiler) locate() error {
-	if _, err := exec.LookPath("jcmd"); err != nil {
+	if _, err := exec.LookPath(jcmdCommand); err != nil {
 		return err
 	}
 	_, err := asyncLib()
@@ -103,7 +103,7 @@ const jcmdTimeout = 30 * time.Second
 func (asyncProfiler) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
 	lib, err := asyncLib()
 	if err == nil {
-		_, err = exec.LookPath("jcmd")
+		_, err = exec.LookPath(jcmdCommand)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("async-profiler: %v; %s: %w", err, asyncProfiler{}.Install(), capture.ErrToolMissing)
@@ -156,7 +156,7 @@ const maxStacksBytes = 256 << 20
 func agentCommand(ctx context.Context, pid int, lib, args string, started func(int), used *time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, jcmdTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "jcmd", strconv.Itoa(pid), "JVMTI.agent_load", lib, `"`+args+`"`)
+	cmd := exec.CommandContext(ctx, jcmdCommand, strconv.Itoa(pid), "JVMTI.agent_load", lib, `"`+args+`"`)
 	tail := files.NewTail(4 << 10)
 	cmd.Stdout, cmd.Stderr = tail, tail
 	if err := cmd.Start(); err != nil {
