@@ -95,6 +95,9 @@ func TestAcceptanceJVMReachesUserMethod(t *testing.T) {
 	r, dir := runAcceptance(t, cfg)
 	p := runProfile(t, r, dir)
 	t.Logf("profilers %+v; notes %q", r.Profiling.Profilers, r.Profiling.Notes)
+	if slices.ContainsFunc(r.Profiling.Notes, func(n string) bool { return strings.Contains(n, "async-profiler is not installed") }) {
+		t.Skip("async-profiler not installed (.ci/setup installs it): sampled with perf, which shows methods still interpreted as Interpreter")
+	}
 	m, err := ownership.New(ownership.Spec{Runtime: ownership.LangJVM})
 	if err != nil {
 		t.Fatal(err)
