@@ -122,6 +122,7 @@ func (s *session) startTarget(ctx context.Context) error {
 		nodeOpts := envValue(c.Env, "NODE_OPTIONS")
 		if !c.NoPerfMap {
 			nodeOpts = profiling.WithPerfMap(nodeOpts)
+			env = append(env, profiling.JavaToolOptions+"="+profiling.WithJVMFramePointers(envValue(c.Env, profiling.JavaToolOptions)))
 		}
 		env = append(env, "NODE_OPTIONS="+profiling.WithInspectPort(nodeOpts))
 		lc := target.LaunchConfig{

@@ -66,6 +66,9 @@ var _ processNoter = perf{}
 
 // noteProcess says what a JIT runtime needs for perf to name its code.
 func (perf) noteProcess(info target.ProcessInfo) (key, msg string) {
+	if info.Runtime == runfmt.RuntimeJVM {
+		return noteJVM(info)
+	}
 	if info.PerfMap || info.Runtime != runfmt.RuntimeNode {
 		return "", ""
 	}

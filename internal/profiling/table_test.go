@@ -1,6 +1,10 @@
 package profiling
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,7 +56,7 @@ func TestTableServesEveryProfiler(t *testing.T) {
 	want := map[runfmt.Runtime]runfmt.Profiler{
 		runfmt.RuntimePython: runfmt.ProfilerPySpy, runfmt.RuntimeRuby: runfmt.ProfilerRbSpy,
 		runfmt.RuntimeGo: runfmt.ProfilerPerf, runfmt.RuntimeNode: runfmt.ProfilerV8,
-		runfmt.RuntimeJVM: runfmt.ProfilerPerf, runfmt.RuntimeNative: runfmt.ProfilerPerf,
+		runfmt.RuntimeJVM: runfmt.ProfilerAsyncProfiler, runfmt.RuntimeNative: runfmt.ProfilerPerf,
 	}
 	for rt, name := range want {
 		if got := forRuntime(rt).Name(); got != name {
@@ -79,5 +83,28 @@ func TestTableServesEveryProfiler(t *testing.T) {
 	}
 	if e := endpointProfiler(); e == nil || e.Name() != runfmt.ProfilerPprof {
 		t.Errorf("the endpoint profiler is %v; want pprof", e)
+	}
+}
+
+// TestInstalledAsksALocator: async-profiler is no binary on PATH; its
+// library is looked for where it says.
+func TestInstalledAsksALocator(t *testing.T) {
+	t.Setenv(asyncLibEnv, filepath.Join(t.TempDir(), "libasyncProfiler.so"))
+	if err := installed(string(runfmt.ProfilerAsyncProfiler)); err == nil || !strings.Contains(err.Error(), asyncLibEnv) {
+		t.Errorf("a missing library: %v; want an error naming %s", err, asyncLibEnv)
+	}
+	if _, err := exec.LookPath("jcmd"); err != nil {
+		t.Skip("jcmd not installed")
+	}
+	lib := filepath.Join(t.TempDir(), "libasyncProfiler.so")
+	if err := os.WriteFile(lib, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asyncLibEnv, lib)
+	if err := installed(string(runfmt.ProfilerAsyncProfiler)); err != nil {
+		t.Errorf("library at %s: %v", lib, err)
+	}
+	if err := installed("no-such-profiler-binary"); err == nil {
+		t.Error("a binary not on PATH is installed")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -87,7 +86,7 @@ type treeSampler struct {
 func newTreeSampler(svc *target.Process, forced Profiler, warn func(string), idle map[int]bool) *treeSampler {
 	return &treeSampler{
 		forced: forced, list: svc.PIDs, warn: warn, idle: idle, watch: map[int]watchEntry{},
-		lookTool: func(name string) error { _, err := exec.LookPath(name); return err },
+		lookTool: installed,
 		procs:    map[int]*runfmt.ProcessProfile{}, roots: map[int]Profiler{}, done: map[int]bool{},
 		missing: map[string]bool{}, exited: map[int]bool{},
 	}
@@ -277,6 +276,10 @@ func (t *treeSampler) toolFor(rt runfmt.Runtime) Profiler {
 		return pr
 	}
 	lang := language(rt)
+	if l, ok := pr.(locator); ok {
+		t.note(string(pr.Name())+" missing", l.withoutIt(all))
+		return all
+	}
 	t.note(string(pr.Name())+" missing", fmt.Sprintf("%s service sampled with %s: %s is not installed (%s), so the profile shows the %s interpreter's C functions, not your %s functions",
 		lang, all.Name(), pr.Name(), pr.Install(), lang, lang))
 	return all

@@ -21,7 +21,7 @@
 // vocabulary does not know and names its field (FieldError); the empty word
 // reads as not set.
 //
-//   - Profiler (profiler.go): pprof, perf, py-spy, rbspy, v8.
+//   - Profiler (profiler.go): pprof, perf, py-spy, rbspy, v8, async-profiler.
 //     In profiles[].source, profiling.processes[].profiler and
 //     profiling.profilers[].tool.
 //   - ProfilerRole (profilerrole.go): cpu, off-cpu.
