@@ -36,6 +36,7 @@ var allowed = map[string][]string{
 	"units":    {},
 	"demo":     {"pprofmux"},
 	"pprofmux": {},
+	"ktrace":   {"files"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {

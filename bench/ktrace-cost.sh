@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# What a ktrace session (kernel-side timing, internal/ktrace) costs a
+# service at saturation: the hello test service under
+# `perflab load -c 50 -d SECS` three ways, interleaved, ROUNDS times each:
+#   no session       nothing attached
+#   session          the scheduler and socket programs
+#   +AcceptBacklog   and the program on every system call's return
+#   +Stacks          and a user stack at every switch-out asleep
+# Prints the medians: requests/s, the service's CPU per request, the
+# programs' CPU as the kernel counts it over the service's CPU, that less
+# the floor (what the kernel's run-time statistics count for an empty
+# program, measured in a last round), and per program its share, cost per
+# run and runs per request. Needs root.
+#
+#   bench/ktrace-cost.sh          # ROUNDS=5 SECS=5 by default
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-5}
+SECS=${SECS:-5}
+KTRACE_ROUNDS=$ROUNDS KTRACE_ROUND=${SECS}s \
+	go test -run '^$' -bench '^BenchmarkSessionCost$' -benchtime 1x -timeout 60m ./internal/ktrace |
+	grep -v '^\(goos\|goarch\|pkg\|cpu\|PASS\|ok \|Benchmark\)'

@@ -1,0 +1,316 @@
+package ktrace
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	neturl "net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/link"
+	"github.com/prometheus/procfs"
+	"golang.org/x/sys/unix"
+
+	"perflab/internal/labtest"
+)
+
+// BenchmarkSessionCost is what a session costs a service at saturation:
+// the hello test service under `perflab load -c 50` for KTRACE_ROUND
+// (default 5s) per round, KTRACE_ROUNDS times (default 5) each way,
+// interleaved: without anything attached; with only an empty program (at
+// sock_recv_length, the kernel's run-time statistics on: what they count
+// for a program that does nothing, the floor of every run); with a
+// session; with a session and AcceptBacklog; with a session and Stacks.
+// It prints the medians: requests/s and the service's CPU per request
+// each way, the programs' CPU (as the kernel counts it) over the
+// service's CPU, that less the floor, and per program its share, cost per
+// run and runs per request. bench/ktrace-cost.sh runs it.
+func BenchmarkSessionCost(b *testing.B) {
+	labtest.RequireRoot(b, "loading kernel programs")
+	rounds, round := envInt(b, "KTRACE_ROUNDS", 5), envDuration(b, "KTRACE_ROUND", 5*time.Second)
+	dir := b.TempDir()
+	if out, err := exec.Command("go", "build", "-o", dir+"/", "perflab/testdata/services/hello", "perflab/cmd/perflab").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	perflab := filepath.Join(dir, "perflab")
+	hello, url := startHello(b, filepath.Join(dir, "hello"))
+	u, err := neturl.Parse(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	port, _ := strconv.ParseUint(u.Port(), 10, 16)
+	cfg := Config{PIDs: []int{hello}, Ports: []uint16{uint16(port)}}
+	backlog, stacks := cfg, cfg
+	backlog.AcceptBacklog, stacks.Stacks = true, true
+	arms := []*costArm{{name: "nothing"}, {name: "empty program", empty: true},
+		{name: "session", cfg: &cfg}, {name: "+AcceptBacklog", cfg: &backlog}, {name: "+Stacks", cfg: &stacks}}
+	for b.Loop() {
+		for range rounds {
+			for _, a := range arms {
+				a.runs = append(a.runs, loadRound(b, perflab, url, hello, round, a))
+			}
+		}
+	}
+	printCosts(arms, rounds, round)
+	base, on := arms[0].runs, arms[2].runs
+	b.ReportMetric(median(on, costRound.rps)/median(base, costRound.rps), "rps-ratio")
+	b.ReportMetric(100*median(on, costRound.programShare), "programs-%-of-service-cpu")
+}
+
+// costArm is one way of running the rounds, and its rounds.
+type costArm struct {
+	name  string
+	empty bool    // only the empty program
+	cfg   *Config // a session for cfg
+	runs  []costRound
+}
+
+// printCosts prints the table (to the standard output: a benchmark's log
+// keeps only its first lines).
+func printCosts(arms []*costArm, rounds int, round time.Duration) {
+	base := arms[0].runs
+	floor := median(arms[1].runs, costRound.nsPerRun)
+	fmt.Printf("%d rounds of %v per arm, medians; the empty program: %.0f ns per run as the kernel counts it\n", rounds, round, floor)
+	fmt.Printf("%-15s %9s %7s %12s %7s %14s %12s %s\n", "arm", "req/s", "ratio", "svc µs/req", "ratio", "programs/svc", "less floor", "dropped")
+	for _, a := range arms {
+		var dropped uint64
+		for _, r := range a.runs {
+			dropped += r.dropped
+		}
+		fmt.Printf("%-15s %9.0f %7.3f %12.1f %7.3f %13.2f%% %11.2f%% %d\n", a.name,
+			median(a.runs, costRound.rps), median(a.runs, costRound.rps)/median(base, costRound.rps),
+			median(a.runs, costRound.cpuPerRequest), median(a.runs, costRound.cpuPerRequest)/median(base, costRound.cpuPerRequest),
+			100*median(a.runs, costRound.programShare),
+			100*median(a.runs, func(r costRound) float64 { return r.programShare() - r.floorShare(floor) }), dropped)
+	}
+	for _, a := range arms[2:] {
+		fmt.Printf("%s, per program:\n", a.name)
+		programCosts(a.runs)
+	}
+}
+
+// costRound is one round's figures.
+type costRound struct {
+	requests   float64
+	seconds    float64
+	serviceCPU time.Duration
+	programCPU time.Duration
+	programs   map[string]Stat
+	dropped    uint64
+}
+
+// nsPerRun is the programs' mean run time.
+func (r costRound) nsPerRun() float64 {
+	var runs uint64
+	for _, st := range r.programs {
+		runs += st.Count
+	}
+	return float64(r.programCPU.Nanoseconds()) / float64(max(runs, 1))
+}
+
+func (r costRound) rps() float64 { return r.requests / r.seconds }
+func (r costRound) cpuPerRequest() float64 {
+	return float64(r.serviceCPU.Microseconds()) / r.requests
+}
+func (r costRound) programShare() float64 { return r.programCPU.Seconds() / r.serviceCPU.Seconds() }
+
+// floorShare is what the round's program runs would cost if each cost
+// floorNs, over the service's CPU.
+func (r costRound) floorShare(floorNs float64) float64 {
+	var runs uint64
+	for _, st := range r.programs {
+		runs += st.Count
+	}
+	return float64(runs) * floorNs / float64(r.serviceCPU.Nanoseconds())
+}
+
+func median(rs []costRound, f func(costRound) float64) float64 {
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = f(r)
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+// loadRound runs the load for d and measures the service's CPU over it,
+// and the programs' CPU of the arm's session or empty program.
+func loadRound(b *testing.B, perflab, url string, pid int, d time.Duration, arm *costArm) costRound {
+	b.Helper()
+	if arm.empty {
+		return emptyRound(b, perflab, url, pid, d)
+	}
+	var s *Session
+	if arm.cfg != nil {
+		var err error
+		if s, err = Start(*arm.cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu := serviceCPU(b, pid)
+	var before Totals
+	if s != nil {
+		var err error
+		if before, err = s.Read(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu0 := cpu()
+	r := costRound{}
+	r.requests, r.seconds = load(b, perflab, url, d)
+	r.serviceCPU = cpu() - cpu0
+	if s != nil {
+		after, err := s.Read()
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := after.Sub(before)
+		r.programCPU, r.programs, r.dropped = w.ProgramCPU, w.Programs, w.Dropped.Total()
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return r
+}
+
+// startHello starts the hello service and returns its pid and URL.
+func startHello(b *testing.B, bin string) (int, string) {
+	b.Helper()
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-pprof-addr", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
+				urls <- u + "/"
+				return
+			}
+		}
+	}()
+	select {
+	case u := <-urls:
+		return cmd.Process.Pid, u
+	case <-time.After(30 * time.Second):
+		b.Fatal("hello did not listen in 30 s")
+	}
+	return 0, ""
+}
+
+func envInt(b *testing.B, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		b.Fatalf("%s=%q: want a count ≥ 1", name, v)
+	}
+	return n
+}
+
+func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		b.Fatalf("%s=%q: want a duration such as 5s", name, v)
+	}
+	return d
+}
+
+// load runs perflab load -c 50 for d and returns the requests and seconds.
+func load(b *testing.B, perflab, url string, d time.Duration) (float64, float64) {
+	out, err := exec.Command(perflab, "load", "-c", "50", "-d", d.String(), "--json", "--quiet", url).Output()
+	if err != nil {
+		b.Fatalf("perflab load: %v", err)
+	}
+	var res struct {
+		Requests float64 `json:"requests"`
+		Errors   float64 `json:"errors"`
+		Duration float64 `json:"duration_s"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || res.Errors > 0 {
+		b.Fatalf("perflab load: %v, %v errors", err, res.Errors)
+	}
+	return res.Requests, res.Duration
+}
+
+// serviceCPU returns a function reading process pid's CPU time.
+func serviceCPU(b *testing.B, pid int) func() time.Duration {
+	proc, err := procfs.NewProc(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return func() time.Duration {
+		st, err := proc.Stat()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return time.Duration(st.CPUTime() * float64(time.Second))
+	}
+}
+
+// emptyRound runs the load with only an empty program attached at
+// sock_recv_length and the kernel's run-time statistics on.
+func emptyRound(b *testing.B, perflab, url string, pid int, d time.Duration) costRound {
+	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Type: ebpf.Tracing, AttachType: ebpf.AttachTraceRawTp, AttachTo: "sock_recv_length",
+		License: "GPL", Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	stats, err := ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stats.Close()
+	l, err := link.AttachTracing(link.TracingOptions{Program: p})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cpu := serviceCPU(b, pid)
+	cpu0 := cpu()
+	r := costRound{}
+	r.requests, r.seconds = load(b, perflab, url, d)
+	r.serviceCPU = cpu() - cpu0
+	if err := l.Close(); err != nil {
+		b.Fatal(err)
+	}
+	st, err := p.Stats()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.programCPU, r.programs = st.Runtime, map[string]Stat{"empty": {Count: st.RunCount, Time: st.Runtime}}
+	return r
+}
+
+// programCosts prints each program's median share of the service's CPU,
+// cost per run and runs per request.
+func programCosts(rs []costRound) {
+	for _, p := range programs {
+		fmt.Printf("  %-12s %6.2f%% of the service's CPU, %4.0f ns per run, %5.2f runs per request\n", p.name,
+			100*median(rs, func(r costRound) float64 { return r.programs[p.name].Time.Seconds() / r.serviceCPU.Seconds() }),
+			median(rs, func(r costRound) float64 { return float64(r.programs[p.name].Mean().Nanoseconds()) }),
+			median(rs, func(r costRound) float64 { return float64(r.programs[p.name].Count) / r.requests }))
+	}
+}
