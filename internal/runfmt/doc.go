@@ -53,6 +53,15 @@
 //     In findings[].kind.
 //   - StackSource (stuck.go): pprof-goroutine, py-spy, rbspy, jcmd, kernel.
 //     In stuck.processes[].source and stuck.groups[].source.
+//   - LedgerPart (ledgerpart.go): generator, accept, queue, cpu, runnable,
+//     throttled, gc, lock, pool, downstream, sleep, disk, syscall, network,
+//     unexplained.
+//     In ledger.time.rows[].part (unexplained is ledger.time.unexplained_ms).
+//   - LedgerSource (ledgersource.go): go-trace, py-spy, rbspy, perf-sched,
+//     kernel, cgroup, proc, load-client.
+//     In ledger.time.rows[].sources.
+//   - CPUOwner (cpuowner.go): user-code, gc, runtime.
+//     In ledger.cpu.owners[].owner.
 //   - MetricName (metrics.go): rps, p50, p90, p99, cpu_per_request,
 //     allocs_per_request, gc_pct, rss_max.
 //     In a comparison's metrics[].name and thresholds[].metric, and in

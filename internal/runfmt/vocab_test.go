@@ -27,6 +27,9 @@ func testVocabularies() []testVocabulary {
 		vocabOf("runtime", Runtimes(), ParseRuntime),
 		vocabOf("finding kind", FindingKinds(), ParseFindingKind),
 		vocabOf("metric", MetricNames(), ParseMetric),
+		vocabOf("ledger part", LedgerParts(), ParseLedgerPart),
+		vocabOf("ledger source", LedgerSources(), ParseLedgerSource),
+		vocabOf("cpu owner", CPUOwners(), ParseCPUOwner),
 	}
 }
 
