@@ -20,7 +20,7 @@ var allowed = map[string][]string{
 	"cli":      {"lab", "load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "runfmt", "store", "files", "units"},
-	"lab":      {"load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units"},
+	"lab":      {"load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
 	"revision": {},
 	"compare":  {"analysis", "stats", "runfmt", "store", "files", "units"},
 	"report":   {"analysis", "stats", "runfmt", "files", "units"},
@@ -37,6 +37,7 @@ var allowed = map[string][]string{
 	"demo":     {"pprofmux"},
 	"pprofmux": {},
 	"ktrace":   {"files"},
+	"ledger":   {"runfmt", "units"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {
