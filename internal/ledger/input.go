@@ -73,9 +73,9 @@ type Kernel struct {
 	ReadWhy  string
 
 	// The threads' time: on a CPU, runnable, and off a CPU by kind.
-	OnCPU, Runnable                   Stat
+	OnCPU, Runnable                    Stat
 	Sleep, Futex, Disk, NetWait, Other Stat
-	SchedWhy                          string
+	SchedWhy                           string
 
 	// Dropped counts the records the kernel lost, per table.
 	Dropped map[string]uint64
