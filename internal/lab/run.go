@@ -43,6 +43,7 @@ type session struct {
 	limitMemory int64
 	pids        []int
 	env         map[string]string // the service's environment at start
+	kern        *kernelTiming     // the kernel's timing of the window (kernel.go)
 	// mu guards the run's Warnings and Profiles, which the capture
 	// goroutines of the measured window (CPU profile, trace, samplers) add
 	// to while the main one runs.
@@ -294,6 +295,7 @@ func (s *session) warmup(ctx context.Context) error {
 		return nil
 	}
 	s.cfg.Log(fmt.Sprintf("warming up for %s", s.cfg.Warmup))
+	s.markConns()
 	wc := s.cfg.Load
 	wc.Duration, wc.Requests = s.cfg.Warmup, 0
 	wc.Stages = nil
@@ -329,6 +331,8 @@ func firstKind(r *runfmt.LoadResult) string {
 // measure runs the measured window: the load, with profiles captured over it.
 func (s *session) measure(ctx context.Context) error {
 	s.env = s.serviceEnv()
+	s.startKernel()
+	defer s.kern.close()
 	s.prof.before(ctx)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w before the measured window (while taking the first profile snapshots)", ErrInterrupted)
@@ -339,7 +343,9 @@ func (s *session) measure(ctx context.Context) error {
 	stopPeers := s.watchPeers()
 	stuck := s.watchStuck(ctx)
 	s.prof.meter.begin()
+	s.kern.begin()
 	r, a, err := s.runLoad(ctx, s.cfg.Load)
+	s.kern.end()
 	s.prof.meter.end()
 	stopPeers()
 	s.mu.Lock() // captures still running read these in addProfile

@@ -97,6 +97,7 @@ func (s *session) summarize() {
 	s.waitInput(&in)
 	r.Findings = append(s.stuckFindings(), analysis.Findings(in)...)
 	s.culprit()
+	s.ledger()
 }
 
 // verdictCPU is the CPU profile the findings read: none when it cannot

@@ -15,6 +15,9 @@ type part struct {
 	row runfmt.LedgerRow
 	ms  float64
 	ok  bool // measured
+	// into, when set, is the row this claim adds to: a part whose
+	// sources claim at two priorities.
+	into *part
 }
 
 func measured(p runfmt.LedgerPart, ms float64, sources ...runfmt.LedgerSource) *part {
@@ -79,14 +82,15 @@ func (b *builder) timeAccount() *runfmt.TimeAccount {
 	t := &runfmt.TimeAccount{LatencyMs: b.latency, P99Ms: b.in.Load.Latency.P99, Requests: b.in.Load.Requests}
 	b.kernelNotes()
 	down := b.downstream()
-	parts := slices.Concat([]*part{b.generator()}, down, []*part{b.network(), b.accept(), b.queue()})
+	gen, genWait := b.generator()
+	parts := slices.Concat([]*part{gen}, down, []*part{b.network(), b.accept(), b.queue()})
 	cpu, beyond := b.cpu()
 	parts = append(parts, cpu, b.gc())
 	parts = append(parts, b.lock()...)
 	sleep, disk, syscall := b.sleep(), b.disk(), b.syscall()
 	parts = append(parts, sleep, disk, syscall)
 	parts = append(parts, b.waitingForCPU(beyond)...)
-	left := b.claim(parts)
+	left := b.claim(append(parts, genWait))
 	for _, p := range ordered(parts) {
 		t.Rows = append(t.Rows, p.row)
 	}
@@ -101,17 +105,27 @@ func (b *builder) claim(parts []*part) float64 {
 	left := b.latency
 	var cut []string
 	for _, p := range parts {
-		if !p.ok {
+		if p == nil || !p.ok {
 			continue
 		}
 		ms := math.Min(p.ms, left)
-		if p.ms-ms > 0.0005 {
-			p.note("Capped at the %s the parts before it left of the latency (%s measured): its sources overlap theirs.",
+		row := p
+		if p.into != nil {
+			row = p.into
+		}
+		switch {
+		case p.into != nil && p.ms-ms > 0.0005:
+			row.note("Of that wait, %s fit in the latency the service's parts left.", units.FormatMs(ms))
+		case p.ms-ms > 0.0005:
+			row.note("Capped at the %s the parts before it left of the latency (%s measured): its sources overlap theirs.",
 				units.FormatMs(ms), units.FormatMs(p.ms))
 			cut = append(cut, fmt.Sprintf("%s %s of %s", p.row.Part, units.FormatMs(ms), units.FormatMs(p.ms)))
 		}
 		left -= ms
-		p.row.MsPerRequest = &ms
+		if row.row.MsPerRequest != nil {
+			ms += *row.row.MsPerRequest
+		}
+		row.row.MsPerRequest = &ms
 	}
 	if len(cut) > 0 {
 		b.notes = append(b.notes, "The parts measured add up to more than the latency (their sources overlap); each millisecond is owned once, in the ledger's order, and these were cut: "+joinList(cut)+".")

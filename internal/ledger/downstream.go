@@ -90,33 +90,46 @@ func (b *builder) answered() []netip.AddrPort {
 }
 
 // splitGoWait shares a Go trace's downstream wait (ms per request) between
-// the peers and the service. The peers' part is the kernel's answer time,
-// or, when larger, the trace's wait less the kernel's read delay: calls
-// sharing a connection (HTTP/2, gRPC) overlap, and the kernel times one
-// answer per burst of bytes after a send, fewer than the calls. Each
-// answer's read delay counts once per call; a peer answering more often
-// than once a request counts its answers.
+// the peers and the service: the peers have at least the kernel's answer
+// times, the service at least the kernel's waits to be read. The rest,
+// which the kernel did not time, is either the service's own delay (its
+// goroutines waiting for a P before sending, after reading, to hand the
+// answer over) or the peers' time on calls that overlap on a shared
+// connection (HTTP/2, gRPC), which the kernel times as one answer per
+// burst of bytes after a send: it is shared by how busy the service's Ps
+// (or its CPU budget) were, the chance a goroutine had to wait for one.
 func (b *builder) splitGoWait(peers []netip.AddrPort, goWait, answers float64) (float64, string) {
-	var readPerCall float64
+	var reads float64
 	for _, a := range peers {
-		o := b.k.Outbound[a]
-		readPerCall += ms1(o.Unread.Mean()) * math.Max(float64(o.Answers.Count)/b.n, 1)
+		reads += b.per(b.k.Outbound[a].Unread)
 	}
-	less := math.Max(goWait-readPerCall, 0)
-	peersMs := math.Max(answers, less)
-	b.ownDelay += math.Max(goWait-peersMs, 0)
-	note := fmt.Sprintf("The Go trace's downstream wait was %s per request; the kernel timed the peers' answers at %s and the answers' waits to be read at %s a call",
-		units.FormatMs(goWait), units.FormatMs(answers), units.FormatMs(readPerCall))
-	switch {
-	case less > answers*1.25 && less-answers > 0.5:
-		note += fmt.Sprintf(": the calls overlap on shared connections (HTTP/2, gRPC), where the kernel times fewer answers than calls, so the peers' part is the trace's wait less the reads, %s.", units.FormatMs(less))
-	default:
-		note += "."
+	if answers >= goWait {
+		return answers, fmt.Sprintf("The Go trace's downstream wait was %s per request, no more than the kernel's answer times.", units.FormatMs(goWait))
 	}
-	if own := goWait - peersMs; own > 0.0005 {
-		note += fmt.Sprintf(" The %s left is the service's own delay once the answers arrived (its Ps or threads waiting for a CPU): in runnable and throttled.", units.FormatMs(own))
+	rest := math.Max(goWait-answers-reads, 0)
+	busy, busyHow := b.busy()
+	own := math.Min(reads+busy*rest, goWait-answers)
+	b.ownDelay += own
+	note := fmt.Sprintf("The Go trace's downstream wait was %s per request: the kernel timed the peers' answers at %s and their waits to be read at %s (the service's).",
+		units.FormatMs(goWait), units.FormatMs(answers), units.FormatMs(reads))
+	if rest > 0.0005 {
+		note += fmt.Sprintf(" The %s the kernel did not time (the service's own delay before sending and after reading, or calls overlapping on a shared HTTP/2 or gRPC connection, which the kernel times as one) is shared by %s (%s): %s to the service's waits for a CPU, %s to the peers.",
+			units.FormatMs(rest), busyHow, pct(busy), units.FormatMs(busy*rest), units.FormatMs((1-busy)*rest))
 	}
-	return peersMs, note
+	return goWait - own, note
+}
+
+// busy is how busy the service's Ps or its CPU budget were, whichever is
+// more, as a share, and what it is.
+func (b *builder) busy() (float64, string) {
+	busy, how := 0.0, "how busy the service's Ps were"
+	if t := b.in.Time; t != nil && t.Scheduler != nil {
+		busy = t.Scheduler.PBusyPct / 100
+	}
+	if t := b.in.Target; t != nil && t.CPULimitCores > 0 && t.CPUCoresMean/t.CPULimitCores > busy {
+		busy, how = t.CPUCoresMean/t.CPULimitCores, "how much of its CPU budget the service used"
+	}
+	return math.Min(math.Max(busy, 0), 1), how
 }
 
 // peer is a downstream row's evidence.

@@ -64,32 +64,41 @@ func sites(r *runfmt.TimeRow) []runfmt.TimeSite {
 	return []runfmt.TimeSite{*r.Top}
 }
 
-func (b *builder) generator() *part {
+// generator is the generator's part: its send lag, which claims the
+// latency first, and its own wait for a CPU, which claims it last (the
+// quality block's figure is all of perflab's threads' run-queue wait per
+// request, an upper bound on what held the responses).
+func (b *builder) generator() (lag, wait *part) {
 	l := b.in.Load
-	var ms float64
 	var src []runfmt.LedgerSource
+	lagMs := 0.0
 	var what []string
 	switch {
 	case l.Open != nil:
-		ms += l.Open.SendLagMS.Mean
+		lagMs = l.Open.SendLagMS.Mean
 		src = append(src, runfmt.LedgerLoadClient)
-		what = append(what, "open-model arrivals sent late (mean send lag)")
+		what = append(what, fmt.Sprintf("open-model arrivals sent late (%s mean send lag)", units.FormatMs(lagMs)))
 	case l.Model != "open":
 		src = append(src, runfmt.LedgerLoadClient) // the closed model sends at once
 	}
-	if q := b.in.Quality; q != nil {
-		ms += q.PerflabWaitMsPerRequest
+	q := b.in.Quality
+	if q != nil {
 		src = append(src, runfmt.LedgerProc)
-		what = append(what, "the generator's threads waiting for a CPU")
+		what = append(what, fmt.Sprintf("the generator's threads waiting for a CPU (%s per request, all of perflab's threads: it claims what the service's parts leave)",
+			units.FormatMs(q.PerflabWaitMsPerRequest)))
 	}
 	if len(src) == 0 {
-		return notMeasured(runfmt.PartGenerator, "the load's model and the machine were not recorded")
+		return notMeasured(runfmt.PartGenerator, "the load's model and the machine were not recorded"), nil
 	}
-	p := measured(runfmt.PartGenerator, ms, src...)
+	lag = measured(runfmt.PartGenerator, lagMs, src...)
 	if len(what) > 0 {
-		p.note("%s.", capitalize(joinList(what)))
+		lag.note("%s.", capitalize(joinList(what)))
 	}
-	return p
+	if q != nil && q.PerflabWaitMsPerRequest > 0 {
+		wait = measured(runfmt.PartGenerator, q.PerflabWaitMsPerRequest, runfmt.LedgerProc)
+		wait.into = lag
+	}
+	return lag, wait
 }
 
 // runtimeWait is a wait of the runtime's split in ms per request (0 when
