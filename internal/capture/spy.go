@@ -164,6 +164,9 @@ func spyRecord(ctx context.Context, tool spyTool, cfg SpyConfig) (*profile.Profi
 		*cfg.CPUUsed = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	p, perr := tool.read(out, int64(1e9)/int64(rate))
+	if perr == nil {
+		DropWaits(p, newSourceLines().line) // waiting threads sampled as working (spywaits.go)
+	}
 	switch {
 	case perr == nil && (runErr == nil || ctx.Err() != nil || len(p.Sample) > 0):
 		// A recording stopped early, or whose process exited during it,

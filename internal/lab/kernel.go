@@ -3,16 +3,14 @@ package lab
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/prometheus/procfs"
-
 	"perflab/internal/ktrace"
+	"perflab/internal/target"
 )
 
 // kernelTiming is the kernel's timing of the service (internal/ktrace)
@@ -21,10 +19,10 @@ import (
 // window's edges, following the processes the service adds, closed after
 // the window. why says why there is none.
 type kernelTiming struct {
-	// conns is the service's network namespace's accepted connections
-	// as the warm-up started (connsMarked: read).
-	conns       float64
-	connsMarked bool
+	// short says the warm-up's connections churned (a connection per
+	// request); marks is closed once it is known.
+	short bool
+	marks chan struct{}
 
 	sess    *ktrace.Session
 	why     string
@@ -45,61 +43,71 @@ type kernelTiming struct {
 // than by a fork (a cgroup's new process) is added.
 const addInterval = time.Second
 
-// markConns reads the service's network namespace's count of accepted
-// connections as the warm-up starts, to tell at the window whether the
+// markConns lists the service's sockets as the warm-up starts, a quarter
+// into it and three quarters into it, to tell at the window whether the
 // load opens a connection per request (see shortConns).
 func (s *session) markConns() {
-	k := &kernelTiming{known: map[int]bool{}}
-	k.conns, k.connsMarked = passiveOpens(s.mainPID())
+	k := &kernelTiming{known: map[int]bool{}, marks: make(chan struct{})}
 	s.kern = k
+	if s.proc == nil {
+		close(k.marks)
+		return
+	}
+	start := target.SocketInodes(s.proc.PIDs())
+	quarter := s.cfg.Warmup / 4
+	go func() {
+		defer close(k.marks)
+		var lists [2][]uint64
+		for i := range lists {
+			select {
+			case <-time.After(quarter * time.Duration(1+i)):
+			case <-s.proc.Exited():
+				return
+			}
+			lists[i] = target.SocketInodes(s.proc.PIDs())
+		}
+		k.short = churned(start, lists[0], lists[1])
+	}()
 }
 
-// passiveOpens is the TCP connections accepted so far in pid's network
-// namespace (/proc/PID/net/snmp).
-func passiveOpens(pid int) (float64, bool) {
-	if pid <= 0 {
-		return 0, false
+// churned says whether most of the connections the service held at mid
+// (those it did not hold at start) are gone at end: connections opened per
+// request. No connection held at mid says the same (keep-alive connections
+// stay held).
+func churned(start, mid, end []uint64) bool {
+	var opened, kept int
+	for _, ino := range mid {
+		if slices.Contains(start, ino) {
+			continue // a listening socket, or a connection older than the warm-up
+		}
+		opened++
+		if slices.Contains(end, ino) {
+			kept++
+		}
 	}
-	p, err := procfs.NewProc(pid)
-	if err != nil {
-		return 0, false
-	}
-	snmp, err := p.Snmp()
-	if err != nil || snmp.PassiveOpens == nil {
-		return 0, false
-	}
-	return *snmp.PassiveOpens, true
+	return opened == 0 || 2*kept < opened
 }
 
 // shortConns says whether the load opens connections per request (or the
-// service closes them): without keep-alive, or when the warm-up opened
-// many more connections than the load keeps. Timing the accept backlog
-// costs a kernel program on every system call of the machine, so it is
-// done only then.
+// service closes them): without keep-alive, or when the warm-up's
+// connections churned. Timing the accept backlog costs a kernel program on
+// every system call of the machine, so it is done only then.
 func (s *session) shortConns() bool {
-	l := s.cfg.Load
-	if l.DisableKeepAlive {
+	if s.cfg.Load.DisableKeepAlive {
 		return true
 	}
-	if s.kern == nil || !s.kern.connsMarked {
+	k := s.kern
+	if k == nil || k.marks == nil {
 		return false
 	}
-	now, ok := passiveOpens(s.mainPID())
-	if !ok {
-		return false
-	}
-	keep := l.Concurrency
-	if l.Open() {
-		keep = l.MaxInflight // the open model keeps up to that many
-	}
-	keep = max(keep, 8)
-	return now-s.kern.conns > float64(4*keep+20)
+	<-k.marks
+	return k.short
 }
 
 // startKernel starts the kernel's timing of the service for the window.
 func (s *session) startKernel() {
-	if s.kern == nil {
-		s.markConns()
+	if s.kern == nil { // no warm-up: nothing tells short connections
+		s.kern = &kernelTiming{known: map[int]bool{}}
 	}
 	k := s.kern
 	if s.proc == nil {
@@ -263,12 +271,4 @@ func portList(ports []uint16) []int {
 		out[i] = int(p)
 	}
 	return out
-}
-
-func portsText(ports []uint16) string {
-	s := make([]string, len(ports))
-	for i, p := range ports {
-		s[i] = fmt.Sprint(p)
-	}
-	return strings.Join(s, ", ")
 }
