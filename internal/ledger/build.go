@@ -62,6 +62,11 @@ type builder struct {
 	ownDelay float64 // the service's own delay inside a Go trace's downstream wait
 	queueIn  float64 // the kernel's inbound wait to be read, per request
 	queueOut float64 // the kernel's answers' waits to be read, per request
+	outReads uint64  // the answers whose waits to be read are in queueOut
+	// queueCPU is the part of the waits to be read that was the service
+	// waiting for a CPU (moved to runnable); goQueue the part of it a Go
+	// trace counts as runnable.
+	queueCPU, goQueue float64
 }
 
 func newBuilder(in Input) *builder {

@@ -41,57 +41,59 @@ func (b *builder) waitingForCPU(beyond float64) []*part {
 // sources and how it was made.
 func (b *builder) cpuWait(beyond float64) (float64, []runfmt.LedgerSource, string, bool) {
 	var parts []string
-	queue := b.queueIn + b.queueOut
+	queued := ""
+	if b.queueCPU > 0.0005 {
+		queued = fmt.Sprintf("the waits to be read spent waiting for a CPU (%s)", units.FormatMs(b.queueCPU))
+	}
+	kernelOK := b.k != nil && b.k.SchedWhy == ""
 	switch {
 	case b.goTrace:
-		r := b.kind(runfmt.TimeRunnable)
 		runnable := 0.0
-		if r != nil {
+		if r := b.kind(runfmt.TimeRunnable); r != nil {
 			runnable = r.MsPerRequest
 		}
-		goRunnable := math.Max(runnable-b.queueIn, 0)
 		src := []runfmt.LedgerSource{runfmt.LedgerGoTrace}
-		parts = append(parts, fmt.Sprintf("the Go trace's runnable time (%s", units.FormatMs(runnable)))
-		if b.queueIn > 0 {
-			parts[0] += fmt.Sprintf(", less the %s in the queue part: a request's bytes arrive, then its goroutine waits for a P", units.FormatMs(math.Min(b.queueIn, runnable)))
+		parts = append(parts, fmt.Sprintf("the Go trace's runnable time (%s)", units.FormatMs(runnable)))
+		if b.goQueue > 0 {
+			parts[0] = fmt.Sprintf("the Go trace's runnable time outside the waits to be read (%s)", units.FormatMs(runnable-b.goQueue))
+		}
+		if queued != "" {
+			parts = append(parts, queued)
 			src = append(src, runfmt.LedgerKernel)
 		}
-		parts[0] += ")"
 		if beyond > 0 {
 			parts = append(parts, fmt.Sprintf("its running time beyond the CPU (%s)", units.FormatMs(beyond)))
 		}
 		if b.ownDelay > 0 {
 			parts = append(parts, fmt.Sprintf("the service's own delay inside its downstream wait (%s)", units.FormatMs(b.ownDelay)))
 		}
-		return goRunnable + beyond + b.ownDelay, src, joinList(parts), true
+		return runnable - b.goQueue + b.queueCPU + beyond + b.ownDelay, src, joinList(parts), true
 	case b.spy:
-		r := b.kind(runfmt.TimeRunnable)
 		spy := 0.0
-		if r != nil {
+		if r := b.kind(runfmt.TimeRunnable); r != nil {
 			spy = r.MsPerRequest
 		}
-		how := fmt.Sprintf("the request threads' time ready to run beyond the CPU measured (%s, waiting for a CPU or the interpreter's lock)", b.in.Time.Source)
-		if k := b.k; k != nil && k.SchedWhy == "" {
-			if kw := math.Max(b.per(k.Runnable)-queue, 0) + b.ownDelay; kw > spy {
-				return kw, []runfmt.LedgerSource{runfmt.LedgerKernel}, kernelHow(queue), true
+		how := fmt.Sprintf("the request threads' time ready to run beyond the CPU measured (%s, %s: waiting for a CPU or the interpreter's lock)", units.FormatMs(spy), b.in.Time.Source)
+		if queued != "" {
+			how += " and " + queued
+		}
+		if kernelOK {
+			if kw := b.per(b.k.Runnable); kw > spy+b.queueCPU {
+				return kw, []runfmt.LedgerSource{runfmt.LedgerKernel}, kernelHow(), true
 			}
 		}
-		return spy + b.ownDelay, []runfmt.LedgerSource{b.runtimeSource()}, how, true
-	case b.k != nil && b.k.SchedWhy == "":
-		return math.Max(b.per(b.k.Runnable)-queue, 0) + b.ownDelay, []runfmt.LedgerSource{runfmt.LedgerKernel}, kernelHow(queue), true
+		return spy + b.queueCPU, []runfmt.LedgerSource{b.runtimeSource()}, how, true
+	case kernelOK:
+		return math.Max(b.per(b.k.Runnable), b.queueCPU) + b.ownDelay, []runfmt.LedgerSource{runfmt.LedgerKernel}, kernelHow(), true
 	case b.in.Target != nil && b.in.Target.CPUSeconds > 0:
-		w := math.Max(b.in.Target.RunqueueWaitSeconds*1000/b.n-queue, 0) + b.ownDelay
+		w := b.in.Target.RunqueueWaitSeconds*1000/b.n + b.ownDelay
 		return w, []runfmt.LedgerSource{runfmt.LedgerProc}, "the service's threads' run-queue wait (/proc/PID/schedstat) per request", true
 	}
 	return 0, nil, "", false
 }
 
-func kernelHow(queue float64) string {
-	s := "the service's threads' time runnable (the kernel's), per request"
-	if queue > 0 {
-		s += fmt.Sprintf(", less the %s in the queue part, which holds their wake-ups", units.FormatMs(queue))
-	}
-	return s
+func kernelHow() string {
+	return "the service's threads' time runnable (the kernel's), per request: their wake-ups in the waits to be read among it"
 }
 
 // throttledShare is the share of the threads' wait for a CPU that the

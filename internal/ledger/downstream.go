@@ -50,6 +50,9 @@ func (b *builder) downstream() []*part {
 		b.ownDelay += reads
 	default:
 		b.queueOut += reads
+		for _, a := range peers {
+			b.outReads += k.Outbound[a].Unread.Count
+		}
 	}
 	out := make([]*part, 0, len(peers))
 	for _, a := range peers {

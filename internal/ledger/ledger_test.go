@@ -181,7 +181,10 @@ func TestFastAPIAsync(t *testing.T) {
 	l := Build(in)
 	logLedger(t, l)
 	within(t, "downstream", msOf(t, l, runfmt.PartDownstream), 40.6, 1e-6)
-	within(t, "queue", msOf(t, l, runfmt.PartQueue), 2.0, 1e-6)
+	// Each read woke the event loop's thread, which waited 0.3 ms for a
+	// CPU: that part of the waits to be read is runnable.
+	within(t, "queue", msOf(t, l, runfmt.PartQueue), 2.0-0.6, 1e-6)
+	within(t, "runnable", msOf(t, l, runfmt.PartRunnable), 0.6, 1e-6)
 	within(t, "cpu", msOf(t, l, runfmt.PartCPU), 2.6, 1e-6)
 	if l.Time.ExplainedPct < 90 {
 		t.Errorf("explained %.1f%%; want ≥ 90%%", l.Time.ExplainedPct)
@@ -240,7 +243,11 @@ func TestSleepBesideContention(t *testing.T) {
 	l := Build(in)
 	logLedger(t, l)
 	within(t, "sleep", msOf(t, l, runfmt.PartSleep), 50.4, 1e-6)
-	within(t, "runnable", msOf(t, l, runfmt.PartRunnable), 5.2-0.8+1.3, 1e-6)
+	// The Go trace's runnable time, its running beyond the CPU; the waits to
+	// be read were all waits for a CPU (a goroutine for a P, its thread in
+	// the run queue).
+	within(t, "runnable", msOf(t, l, runfmt.PartRunnable), 5.2+1.3, 1e-6)
+	within(t, "queue", msOf(t, l, runfmt.PartQueue), 0, 1e-6)
 	if r := l.Time.Row(runfmt.PartThrottled); r.MsPerRequest != nil {
 		t.Errorf("throttled %+v; want not measured (no cgroup)", r)
 	}
@@ -279,7 +286,7 @@ func TestNoKernel(t *testing.T) {
 func TestOverlapCapped(t *testing.T) {
 	in := Input{
 		Runtime: runfmt.RuntimePython, Load: load(10), Target: target(6, true, 0, 1),
-		Kernel: &Kernel{Ports: []int{8000}, Requests: n, Unread: stat(1, 5), Runnable: stat(1, 1)},
+		Kernel: &Kernel{Ports: []int{8000}, Requests: n, Unread: stat(1, 6), Runnable: stat(1, 1)},
 	}
 	l := Build(in)
 	logLedger(t, l)

@@ -178,17 +178,39 @@ func whyOf(k *Kernel, f func(*Kernel) string) string {
 	return f(k)
 }
 
+// queue is the waits to be read of the requests (and, without a Go
+// trace, of the peers' answers), less the part that was the service
+// waiting for a CPU: a reader asleep when the bytes arrived is woken and
+// waits in the run queue (the kernel's mean wait for a CPU, once per read),
+// and a goroutine then waits for a P (a Go trace's runnable time). That
+// part is in runnable (b.queueCPU); the rest is the service busy.
 func (b *builder) queue() *part {
 	k := b.k
 	if k == nil || k.UnreadWhy != "" {
 		return notMeasured(runfmt.PartQueue, b.kernelWhy(whyOf(k, func(k *Kernel) string { return k.UnreadWhy })))
 	}
 	b.queueIn = b.per(k.Unread)
-	p := measured(runfmt.PartQueue, b.queueIn+b.queueOut, runfmt.LedgerKernel)
+	total := b.queueIn + b.queueOut
+	wake := 0.0
+	if k.SchedWhy == "" {
+		wake = ms1(k.Runnable.Mean()) * float64(k.Unread.Count+b.outReads) / b.n
+	}
+	if r := b.kind(runfmt.TimeRunnable); r != nil && b.goTrace {
+		b.goQueue = math.Min(r.MsPerRequest, b.queueIn)
+	}
+	b.queueCPU = math.Min(total, b.goQueue+wake)
+	p := measured(runfmt.PartQueue, total-b.queueCPU, runfmt.LedgerKernel)
 	p.row.Socket = &runfmt.LedgerSocket{Ports: k.Ports, PerRequest: float64(k.Unread.Count) / b.n, MeanMs: ms1(k.Unread.Mean())}
+	var what []string
 	if b.queueOut > 0 {
-		p.note("Requests waited %s to be read, and the peers' answers %s once they had arrived (the service busy: its workers, its event loop, its CPU).",
-			units.FormatMs(b.queueIn), units.FormatMs(b.queueOut))
+		what = append(what, fmt.Sprintf("requests waited %s to be read, and the peers' answers %s once they had arrived", units.FormatMs(b.queueIn), units.FormatMs(b.queueOut)))
+	}
+	if b.queueCPU > 0.0005 {
+		what = append(what, fmt.Sprintf("%s of those waits were the service waiting for a CPU (woken readers in the run queue%s): in runnable",
+			units.FormatMs(b.queueCPU), map[bool]string{true: ", goroutines waiting for a P"}[b.goQueue > 0]))
+	}
+	if len(what) > 0 {
+		p.note("%s.", capitalize(strings.Join(what, "; ")))
 	}
 	return p
 }
