@@ -43,9 +43,9 @@ type kernelTiming struct {
 // than by a fork (a cgroup's new process) is added.
 const addInterval = time.Second
 
-// markConns lists the service's sockets as the warm-up starts, a quarter
-// into it and three quarters into it, to tell at the window whether the
-// load opens a connection per request (see shortConns).
+// markConns lists the service's sockets as the warm-up starts and four
+// times during it, to tell at the window whether the load opens a
+// connection per request (see shortConns).
 func (s *session) markConns() {
 	k := &kernelTiming{known: map[int]bool{}, marks: make(chan struct{})}
 	s.kern = k
@@ -54,38 +54,41 @@ func (s *session) markConns() {
 		return
 	}
 	start := target.SocketInodes(s.proc.PIDs())
-	quarter := s.cfg.Warmup / 4
+	step := s.cfg.Warmup / 5
 	go func() {
 		defer close(k.marks)
-		var lists [2][]uint64
-		for i := range lists {
+		var lists [][]uint64
+		for range 4 {
 			select {
-			case <-time.After(quarter * time.Duration(1+i)):
+			case <-time.After(step):
 			case <-s.proc.Exited():
 				return
 			}
-			lists[i] = target.SocketInodes(s.proc.PIDs())
+			lists = append(lists, target.SocketInodes(s.proc.PIDs()))
 		}
-		k.short = churned(start, lists[0], lists[1])
+		k.short = churned(start, lists)
 	}()
 }
 
-// churned says whether most of the connections the service held at mid
-// (those it did not hold at start) are gone at end: connections opened per
-// request. No connection held at mid says the same (keep-alive connections
-// stay held).
-func churned(start, mid, end []uint64) bool {
-	var opened, kept int
-	for _, ino := range mid {
-		if slices.Contains(start, ino) {
-			continue // a listening socket, or a connection older than the warm-up
+// churned says whether the connections the service held during the
+// warm-up (the sockets of lists not in start: start has its listening
+// sockets) came and went: many more of them over the lists than it ever
+// held at once, or none held at all. Keep-alive connections stay, the
+// same ones at every look.
+func churned(start []uint64, lists [][]uint64) bool {
+	seen := map[uint64]bool{}
+	most := 0
+	for _, l := range lists {
+		held := 0
+		for _, ino := range l {
+			if !slices.Contains(start, ino) {
+				seen[ino] = true
+				held++
+			}
 		}
-		opened++
-		if slices.Contains(end, ino) {
-			kept++
-		}
+		most = max(most, held)
 	}
-	return opened == 0 || 2*kept < opened
+	return len(seen) == 0 || len(seen) >= 2*most
 }
 
 // shortConns says whether the load opens connections per request (or the

@@ -18,6 +18,12 @@ func (s *session) ledger() {
 	if r.Time == nil {
 		in.TimeWhy = s.noSplitWhy()
 	}
+	if s.prof == nil {
+		return
+	}
+	if tr := s.prof.traced; tr != nil && tr.wall != nil && r.Time != nil && r.Time.Source == runfmt.TimeSourceGoTrace && r.Time.Requests > 0 {
+		in.ClientLoopsMs = tr.wall.ClientLoops.Seconds() * 1000 / float64(r.Time.Requests)
+	}
 	w, ok, why := s.kern.window()
 	kt := &runfmt.KernelTiming{}
 	if ok {

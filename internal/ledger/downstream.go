@@ -94,13 +94,14 @@ func (b *builder) answered() []netip.AddrPort {
 
 // splitGoWait shares a Go trace's downstream wait (ms per request) between
 // the peers and the service: the peers have at least the kernel's answer
-// times, the service at least the kernel's waits to be read. The rest,
-// which the kernel did not time, is either the service's own delay (its
-// goroutines waiting for a P before sending, after reading, to hand the
-// answer over) or the peers' time on calls that overlap on a shared
-// connection (HTTP/2, gRPC), which the kernel times as one answer per
-// burst of bytes after a send: it is shared by how busy the service's Ps
-// (or its CPU budget) were, the chance a goroutine had to wait for one.
+// times, the service at least the kernel's waits to be read and the time
+// its client connections' goroutines ran or waited for a P (writing the
+// requests, reading the answers and handing them over). The rest is either
+// more of the service's own delay or the peers' time on calls that overlap
+// on a shared connection (HTTP/2, gRPC), which the kernel times as one
+// answer per burst of bytes after a send: it is shared by how busy the
+// service's Ps (or its CPU budget) were, the chance a goroutine had to
+// wait for one.
 func (b *builder) splitGoWait(peers []netip.AddrPort, goWait, answers float64) (float64, string) {
 	var reads float64
 	for _, a := range peers {
@@ -109,14 +110,15 @@ func (b *builder) splitGoWait(peers []netip.AddrPort, goWait, answers float64) (
 	if answers >= goWait {
 		return answers, fmt.Sprintf("The Go trace's downstream wait was %s per request, no more than the kernel's answer times.", units.FormatMs(goWait))
 	}
-	rest := math.Max(goWait-answers-reads, 0)
+	loops := math.Min(b.in.ClientLoopsMs, math.Max(goWait-answers-reads, 0))
+	rest := math.Max(goWait-answers-reads-loops, 0)
 	busy, busyHow := b.busy()
-	own := math.Min(reads+busy*rest, goWait-answers)
+	own := math.Min(reads+loops+busy*rest, goWait-answers)
 	b.ownDelay += own
-	note := fmt.Sprintf("The Go trace's downstream wait was %s per request: the kernel timed the peers' answers at %s and their waits to be read at %s (the service's).",
-		units.FormatMs(goWait), units.FormatMs(answers), units.FormatMs(reads))
+	note := fmt.Sprintf("The Go trace's downstream wait was %s per request: the kernel timed the peers' answers at %s and their waits to be read at %s, its client connections' goroutines ran or waited for a P %s (the service's).",
+		units.FormatMs(goWait), units.FormatMs(answers), units.FormatMs(reads), units.FormatMs(loops))
 	if rest > 0.0005 {
-		note += fmt.Sprintf(" The %s the kernel did not time (the service's own delay before sending and after reading, or calls overlapping on a shared HTTP/2 or gRPC connection, which the kernel times as one) is shared by %s (%s): %s to the service's waits for a CPU, %s to the peers.",
+		note += fmt.Sprintf(" The %s left (the service's own delays the trace does not tell apart, or calls overlapping on a shared HTTP/2 or gRPC connection, which the kernel times as one) is shared by %s (%s): %s to the service's waits for a CPU, %s to the peers.",
 			units.FormatMs(rest), busyHow, pct(busy), units.FormatMs(busy*rest), units.FormatMs((1-busy)*rest))
 	}
 	return goWait - own, note

@@ -23,6 +23,11 @@ type Input struct {
 	// and TimeWhy says why.
 	Time    *runfmt.TimePerRequest
 	TimeWhy string
+	// ClientLoopsMs is, with a Go trace, the time per request the
+	// goroutines of the service's client connections ran or waited for a
+	// P (walltime.Analysis.ClientLoops): the service's own time inside its
+	// downstream waits.
+	ClientLoopsMs float64
 	// Kernel is the kernel's timing of the window; nil when there was
 	// none, and KernelWhy says why.
 	Kernel    *Kernel

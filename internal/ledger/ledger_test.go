@@ -141,6 +141,24 @@ func TestGrpcAPIBuggy(t *testing.T) {
 	}
 }
 
+// The same API with its Ps half busy: the time its gRPC connection's
+// goroutines waited for a P and ran (the trace's client loops) is its own
+// delay, whatever the Ps' business says of the rest.
+func TestGrpcAPIBuggyClientLoops(t *testing.T) {
+	in := Input{
+		Runtime: runfmt.RuntimeGo, Load: load(24), Target: target(1.6, true, 0, 9),
+		Time:          goTrace(row(runfmt.TimeRunning, 1.6), row(runfmt.TimeNetwork, 14.7, runfmt.WaitDownstream, 14.63)),
+		ClientLoopsMs: 7.5,
+		Kernel: &Kernel{Ports: []int{8080}, Requests: n, Unread: stat(1, 0.4),
+			Outbound: map[netip.AddrPort]Outbound{cache: {Answers: stat(0.45, 0.5), Unread: stat(0.45, 13.8)}}},
+	}
+	in.Time.Scheduler = &runfmt.GoScheduler{GOMAXPROCS: 2, PBusyPct: 50}
+	l := Build(in)
+	logLedger(t, l)
+	rest := 14.63 - 0.225 - 6.21 - 7.5
+	within(t, "downstream", msOf(t, l, runfmt.PartDownstream), 0.225+0.5*rest, 1e-6)
+}
+
 // The fixed API with a cache that sleeps 30 ms per call, 8 clients on one
 // gRPC connection: the kernel times one answer per burst, a few ms each,
 // and the trace's wait less the reads is the peer's time.
