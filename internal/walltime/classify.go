@@ -46,6 +46,7 @@ var loopRoots = map[string]bool{
 	"google.golang.org/grpc/internal/transport.(*http2Client).reader":    true,
 	"google.golang.org/grpc/internal/transport.(*controlBuffer).get":     true,
 	"google.golang.org/grpc/internal/transport.newHTTP2Client.func6":     true,
+	"google.golang.org/grpc/internal/transport.NewHTTP2Client.func6":     true,
 	"google.golang.org/grpc/internal/transport.(*loopyWriter).run":       true,
 	"google.golang.org/grpc/internal/transport.(*http2Server).keepalive": true,
 }
@@ -60,6 +61,7 @@ var clientLoopRoots = map[string]bool{
 	"golang.org/x/net/http2.(*ClientConn).readLoop":                   true,
 	"google.golang.org/grpc/internal/transport.(*http2Client).reader": true,
 	"google.golang.org/grpc/internal/transport.newHTTP2Client.func6":  true,
+	"google.golang.org/grpc/internal/transport.NewHTTP2Client.func6":  true, // grpc-go ≥ 1.77
 }
 
 // clientFrames mark I/O on the request's own connection: reading its body,
