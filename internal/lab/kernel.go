@@ -10,27 +10,25 @@ import (
 	"time"
 
 	"perflab/internal/ktrace"
-	"perflab/internal/target"
 )
 
 // kernelTiming is the kernel's timing of the service (internal/ktrace)
-// over the measured window: a session started before the window on the
-// service's processes and the load's listening ports, read at the
-// window's edges, following the processes the service adds, closed after
-// the window. why says why there is none.
+// over the measured window: a session on the service's processes and the
+// load's listening ports, started as the warm-up starts (loading the
+// kernel programs takes 0.2–0.6 s, more on a busy machine: the warm-up
+// hides it), read at the window's edges, following the processes the
+// service adds, closed after the window. why says why there is none.
 type kernelTiming struct {
-	// short says the warm-up's connections churned (a connection per
-	// request); marks is closed once it is known.
-	short bool
-	marks chan struct{}
-
-	sess    *ktrace.Session
-	why     string
 	ports   []uint16
 	backlog bool // the accept backlog is timed
-	stop    func()
+	conns   *conns
+	// ready is closed once the session has started (or failed: why).
+	ready chan struct{}
+	stop  func()
 
 	mu            sync.Mutex
+	sess          *ktrace.Session
+	why           string
 	known         map[int]bool // processes measured or added
 	before, after ktrace.Totals
 	readWhy       string // a reading failed
@@ -38,108 +36,85 @@ type kernelTiming struct {
 	peers         *peerCPU
 }
 
+// noWarmupWait is how long a window without a warm-up waits for the
+// kernel's programs to load (0.2–0.6 s here): a window that starts
+// before they are loaded goes without them.
+const noWarmupWait = time.Second
+
 // addInterval is how often the service's process list is compared with
 // the processes the session measures: a worker the service starts other
 // than by a fork (a cgroup's new process) is added.
 const addInterval = time.Second
 
-// markConns lists the service's sockets as the warm-up starts and four
-// times during it, to tell at the window whether the load opens a
-// connection per request (see shortConns).
+// markConns starts the kernel's timing as the warm-up starts, and watches
+// the warm-up's connections (see shortConns).
 func (s *session) markConns() {
-	k := &kernelTiming{known: map[int]bool{}, marks: make(chan struct{})}
-	s.kern = k
+	s.kern = &kernelTiming{conns: s.watchConns()}
+	s.kern.launch(s, s.cfg.Load.DisableKeepAlive)
+}
+
+// startKernel makes sure the kernel's timing runs for the window: started
+// now when there was no warm-up (in the background: a window that starts
+// before its programs are loaded goes without), started again with the
+// accept backlog when the warm-up opened a connection per request; and it
+// finds the local processes behind the service's peers.
+func (s *session) startKernel() {
+	if s.kern == nil {
+		s.kern = &kernelTiming{}
+		s.kern.launch(s, s.cfg.Load.DisableKeepAlive)
+		select { // a moment for the programs to load; the window does not wait longer
+		case <-s.kern.ready:
+		case <-time.After(noWarmupWait):
+		}
+	}
+	k := s.kern
 	if s.proc == nil {
-		close(k.marks)
 		return
 	}
-	start := target.SocketInodes(s.proc.PIDs())
-	step := s.cfg.Warmup / 5
-	go func() {
-		defer close(k.marks)
-		var lists [][]uint64
-		for range 4 {
-			select {
-			case <-time.After(step):
-			case <-s.proc.Exited():
-				return
-			}
-			lists = append(lists, target.SocketInodes(s.proc.PIDs()))
-		}
-		k.short = churned(start, lists)
-	}()
+	if !k.backlog && s.shortConns(k.conns) {
+		<-k.ready
+		k.close()
+		k.launch(s, true)
+		<-k.ready
+	}
+	k.peers = discoverPeers(s.proc.PIDs())
 }
 
-// churned says whether the connections the service held during the
-// warm-up (the sockets of lists not in start: start has its listening
-// sockets) came and went: many more of them over the lists than it ever
-// held at once, or none held at all. Keep-alive connections stay, the
-// same ones at every look.
-func churned(start []uint64, lists [][]uint64) bool {
-	seen := map[uint64]bool{}
-	most := 0
-	for _, l := range lists {
-		held := 0
-		for _, ino := range l {
-			if !slices.Contains(start, ino) {
-				seen[ino] = true
-				held++
-			}
-		}
-		most = max(most, held)
-	}
-	return len(seen) == 0 || len(seen) >= 2*most
-}
-
-// shortConns says whether the load opens connections per request (or the
-// service closes them): without keep-alive, or when the warm-up's
-// connections churned. Timing the accept backlog costs a kernel program on
-// every system call of the machine, so it is done only then.
-func (s *session) shortConns() bool {
-	if s.cfg.Load.DisableKeepAlive {
-		return true
-	}
-	k := s.kern
-	if k == nil || k.marks == nil {
-		return false
-	}
-	<-k.marks
-	return k.short
-}
-
-// startKernel starts the kernel's timing of the service for the window.
-func (s *session) startKernel() {
-	if s.kern == nil { // no warm-up: nothing tells short connections
-		s.kern = &kernelTiming{known: map[int]bool{}}
-	}
-	k := s.kern
+// launch starts a session in the background; ready closes once it runs or
+// failed.
+func (k *kernelTiming) launch(s *session, backlog bool) {
+	k.ready, k.backlog = make(chan struct{}), backlog
 	if s.proc == nil {
 		k.why = "no process of the service to time (give -- CMD, --pid or --cgroup)"
+		close(k.ready)
 		return
 	}
 	k.ports = s.loadPorts()
 	pids := s.proc.PIDs()
-	k.backlog = s.shortConns()
-	sess, err := ktrace.Start(ktrace.Config{PIDs: pids, Ports: k.ports, AcceptBacklog: k.backlog})
-	if err != nil {
-		k.why = strings.TrimPrefix(oneLine(err.Error()), ktrace.ErrUnavailable.Error()+": ")
-		if !errors.Is(err, ktrace.ErrUnavailable) {
-			k.why = "starting it failed: " + k.why
-		}
-		return
-	}
-	k.sess = sess
-	for _, pid := range pids {
-		k.known[pid] = true
-	}
-	k.peers = discoverPeers(pids)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
 	go func() {
-		defer close(done)
-		k.follow(ctx, s.proc.PIDs)
+		defer close(k.ready)
+		sess, err := ktrace.Start(ktrace.Config{PIDs: pids, Ports: k.ports, AcceptBacklog: backlog})
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if err != nil {
+			k.why = strings.TrimPrefix(oneLine(err.Error()), ktrace.ErrUnavailable.Error()+": ")
+			if !errors.Is(err, ktrace.ErrUnavailable) {
+				k.why = "starting it failed: " + k.why
+			}
+			return
+		}
+		k.sess, k.why, k.known = sess, "", map[int]bool{}
+		for _, pid := range pids {
+			k.known[pid] = true
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			k.follow(ctx, sess, s.proc.PIDs)
+		}()
+		k.stop = func() { cancel(); <-done }
 	}()
-	k.stop = func() { cancel(); <-done }
 }
 
 // loadPorts are the ports of the load's targets: the service's listening
@@ -162,7 +137,7 @@ func (s *session) loadPorts() []uint16 {
 }
 
 // follow adds the service's new processes to the session until ctx ends.
-func (k *kernelTiming) follow(ctx context.Context, pids func() []int) {
+func (k *kernelTiming) follow(ctx context.Context, sess *ktrace.Session, pids func() []int) {
 	tick := time.NewTicker(addInterval)
 	defer tick.Stop()
 	for {
@@ -181,18 +156,33 @@ func (k *kernelTiming) follow(ctx context.Context, pids func() []int) {
 		}
 		k.mu.Unlock()
 		if len(fresh) > 0 {
-			k.sess.AddPIDs(fresh...) // a process gone meanwhile is not an error worth a word
+			sess.AddPIDs(fresh...) // a process gone meanwhile is not an error worth a word
 		}
 	}
 }
 
-// begin reads the session as the window starts. Nil-safe.
+// begin reads the session as the window starts; a session still
+// starting misses the window. Nil-safe.
 func (k *kernelTiming) begin() {
-	if k == nil || k.sess == nil {
+	if k == nil {
+		return
+	}
+	select {
+	case <-k.ready:
+	default:
+		k.mu.Lock()
+		k.readWhy = "its programs were still loading when the window started (a warm-up gives them the time: --warmup)"
+		k.mu.Unlock()
+		return
+	}
+	k.mu.Lock()
+	sess := k.sess
+	k.mu.Unlock()
+	if sess == nil {
 		return
 	}
 	k.peers.begin()
-	t, err := k.sess.Read()
+	t, err := sess.Read()
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.before, k.begun = t, err == nil
@@ -204,10 +194,16 @@ func (k *kernelTiming) begin() {
 // end reads the session as the window ends. Nil-safe; only the first
 // call after begin counts.
 func (k *kernelTiming) end() {
-	if k == nil || k.sess == nil || !k.begun || k.ended {
+	if k == nil {
 		return
 	}
-	t, err := k.sess.Read()
+	k.mu.Lock()
+	sess, read := k.sess, k.begun && !k.ended
+	k.mu.Unlock()
+	if sess == nil || !read {
+		return
+	}
+	t, err := sess.Read()
 	k.peers.end()
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -217,18 +213,27 @@ func (k *kernelTiming) end() {
 	}
 }
 
-// close stops following the processes and detaches the programs; the
-// readings stay. Nil-safe.
+// close stops following the processes and detaches the programs (once a
+// start under way is done); the readings stay. Nil-safe.
 func (k *kernelTiming) close() {
-	if k == nil || k.sess == nil {
+	if k == nil || k.ready == nil {
 		return
 	}
-	if k.stop != nil {
-		k.stop()
-		k.stop = nil
+	<-k.ready
+	k.mu.Lock()
+	sess, stop := k.sess, k.stop
+	k.sess, k.stop = nil, nil
+	k.mu.Unlock()
+	if stop != nil {
+		stop()
 	}
-	if err := k.sess.Close(); err != nil {
+	if sess == nil {
+		return
+	}
+	if err := sess.Close(); err != nil {
+		k.mu.Lock()
 		k.readWhy = "closing it: " + err.Error()
+		k.mu.Unlock()
 	}
 }
 
@@ -241,15 +246,14 @@ func (k *kernelTiming) window() (w ktrace.Totals, ok bool, why string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	switch {
-	case k.sess == nil:
+	case k.begun && k.ended:
+		return k.after.Sub(k.before), true, ""
+	case k.why != "":
 		return w, false, k.why
-	case !k.begun || !k.ended:
-		if k.readWhy != "" {
-			return w, false, k.readWhy
-		}
-		return w, false, "the window was cut short before it was read"
+	case k.readWhy != "":
+		return w, false, k.readWhy
 	}
-	return k.after.Sub(k.before), true, ""
+	return w, false, "the window was cut short before it was read"
 }
 
 // droppedTables names the kernel tables of ktrace.Dropped.
