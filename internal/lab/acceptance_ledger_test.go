@@ -324,7 +324,14 @@ func ledgerFastAPI(t *testing.T) {
 	t.Run("nap", func(t *testing.T) {
 		r, dir := runAcceptance(t, fastAPIConfig(t, peer.addr, "/nap"))
 		l := ledgerOf(t, r)
-		within(t, "sleep against the service's own timing of its naps", partMs(t, l, runfmt.PartSleep), measured(t, dir, "naps"), 0.15)
+		// The kernel times a thread asleep from its switch-out to its
+		// wake-up; the service's stopwatch also holds its wait for a CPU
+		// after it (in runnable).
+		sleep, naps := partMs(t, l, runfmt.PartSleep), measured(t, dir, "naps")
+		t.Logf("sleep %.3f ms; the service timed its naps at %.3f ms", sleep, naps)
+		if sleep < 30*0.95 || sleep > 1.05*naps {
+			t.Errorf("sleep %.3f ms; want the 30 ms nap, -5%%, up to the %.3f ms the service timed", sleep, naps)
+		}
 		if n := napSamples(t, dir); n > 0 {
 			t.Errorf("%d samples of the CPU profile in take_nap's time.sleep: a sleep is not CPU", n)
 		}
@@ -380,9 +387,13 @@ func ledgerJavaNagle(t *testing.T) {
 	if !ok {
 		t.Fatalf("the load measured no body phase: %v", r.Load.Phases)
 	}
-	within(t, "network against the client's time from headers to body", ms, body.Mean, 0.15)
-	if ms < 30 {
-		t.Errorf("network %.3f ms; want the delayed ACK's stall, at least 30 ms", ms)
+	// The client's time from headers to body is the stall and its own
+	// delay in reading the body (its event loop waiting for a CPU on a
+	// busy machine): the stall is most of it, and at least the delayed
+	// ACK's 40 ms, -15%.
+	t.Logf("network %.3f ms; the client saw the body %.3f ms after the headers", ms, body.Mean)
+	if ms < 40*0.85 || ms > 1.1*body.Mean || ms < 0.7*body.Mean {
+		t.Errorf("network %.3f ms; want the delayed ACK's stall: at least 34 ms, and 0.7-1.1 × the client's time from headers to body (%.3f ms)", ms, body.Mean)
 	}
 	s := l.Time.Row(runfmt.PartNetwork).Socket
 	if s == nil || s.NagleConns == 0 || s.NoDelayConns != 0 {

@@ -50,7 +50,9 @@
 //     else py-spy's, or the kernel's runnable time of the threads), split
 //     by the cgroup's throttled time over the threads' run-queue wait;
 //  10. the generator's own wait for a CPU: all of perflab's threads'
-//     run-queue wait per request, an upper bound, so it claims last.
+//     run-queue wait, charged to the requests in flight per core (a load
+//     runs an event loop per core; one waiting for a CPU delays all its
+//     requests), an upper bound, so it claims last.
 //
 // A part that was not measured has no milliseconds and says why.
 package ledger

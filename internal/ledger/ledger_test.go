@@ -219,12 +219,16 @@ func TestFastAPIAsync(t *testing.T) {
 func TestJavaNagle(t *testing.T) {
 	in := Input{
 		Runtime: runfmt.RuntimeJVM, Load: load(45), Target: target(0.9, true, 0, 1),
+		Quality: &runfmt.Quality{HostCores: 2, PerflabWaitMsPerRequest: 0.05},
 		Kernel: &Kernel{Ports: []int{8081}, Requests: n, Unread: stat(1, 0.5),
 			Sends: Sends{Conns: 8, NagleConns: 8, Stalls: stat(1, 41.5)}, Runnable: stat(1, 0.4)},
 	}
 	l := Build(in)
 	logLedger(t, l)
 	within(t, "network", msOf(t, l, runfmt.PartNetwork), 41.5, 1e-6)
+	// 1000 requests/s of 45 ms: 45 in flight, 22.5 per core; the
+	// generator's 0.05 ms a request of waiting for a CPU held each of them.
+	within(t, "generator", msOf(t, l, runfmt.PartGenerator), 0.05*22.5, 1e-6)
 	s := l.Time.Row(runfmt.PartNetwork).Socket
 	if s == nil || s.NagleConns != 8 || s.NoDelayConns != 0 || s.Conns != 8 {
 		t.Errorf("network socket %+v; want 8 connections with Nagle on", s)

@@ -65,9 +65,12 @@ func sites(r *runfmt.TimeRow) []runfmt.TimeSite {
 }
 
 // generator is the generator's part: its send lag, which claims the
-// latency first, and its own wait for a CPU, which claims it last (the
+// latency first, and its own wait for a CPU, which claims it last. The
 // quality block's figure is all of perflab's threads' run-queue wait per
-// request, an upper bound on what held the responses).
+// request; a load runs an event loop per core, each holding its share of
+// the requests in flight, and a loop waiting for a CPU delays them all:
+// the wait is charged to the requests in flight, as throttling is. It is
+// an upper bound (not every perflab thread is a loop), so it claims last.
 func (b *builder) generator() (lag, wait *part) {
 	l := b.in.Load
 	var src []runfmt.LedgerSource
@@ -82,10 +85,12 @@ func (b *builder) generator() (lag, wait *part) {
 		src = append(src, runfmt.LedgerLoadClient) // the closed model sends at once
 	}
 	q := b.in.Quality
+	charged := 0.0
 	if q != nil {
 		src = append(src, runfmt.LedgerProc)
-		what = append(what, fmt.Sprintf("the generator's threads waiting for a CPU (%s per request, all of perflab's threads: it claims what the service's parts leave)",
-			units.FormatMs(q.PerflabWaitMsPerRequest)))
+		charged = q.PerflabWaitMsPerRequest * b.inFlightPerCore()
+		what = append(what, fmt.Sprintf("the generator's threads waiting for a CPU (%s per request, charged to the %.1f requests in flight per core: it claims what the service's parts leave)",
+			units.FormatMs(q.PerflabWaitMsPerRequest), b.inFlightPerCore()))
 	}
 	if len(src) == 0 {
 		return notMeasured(runfmt.PartGenerator, "the load's model and the machine were not recorded"), nil
@@ -94,11 +99,26 @@ func (b *builder) generator() (lag, wait *part) {
 	if len(what) > 0 {
 		lag.note("%s.", capitalize(joinList(what)))
 	}
-	if q != nil && q.PerflabWaitMsPerRequest > 0 {
-		wait = measured(runfmt.PartGenerator, q.PerflabWaitMsPerRequest, runfmt.LedgerProc)
+	if charged > 0 {
+		wait = measured(runfmt.PartGenerator, charged, runfmt.LedgerProc)
 		wait.into = lag
 	}
 	return lag, wait
+}
+
+// inFlightPerCore is the requests in flight (Little's law: throughput ×
+// mean latency) per core of the host, at least 1.
+func (b *builder) inFlightPerCore() float64 {
+	l := b.in.Load
+	if l.DurationS <= 0 {
+		return 1
+	}
+	inFlight := b.n / l.DurationS * b.latency / 1000
+	cores := 1
+	if q := b.in.Quality; q != nil && q.HostCores > 0 {
+		cores = q.HostCores
+	}
+	return math.Max(inFlight/float64(cores), 1)
 }
 
 // runtimeWait is a wait of the runtime's split in ms per request (0 when
