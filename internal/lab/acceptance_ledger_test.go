@@ -268,11 +268,13 @@ func ledgerGrpcSlowCache(t *testing.T) {
 // a CPU is measured beside it.
 func ledgerSleepContention(t *testing.T) {
 	for range 2 {
+		// In a process group of its own, killed whole: the shell with it.
 		hog := exec.Command("timeout", "120", "sh", "-c", "while :; do :; done")
+		hog.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := hog.Start(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { hog.Process.Kill(); hog.Wait() })
+		t.Cleanup(func() { syscall.Kill(-hog.Process.Pid, syscall.SIGKILL); hog.Wait() })
 	}
 	addr, pprofAddr := labtest.FreeAddr(t), labtest.FreeAddr(t)
 	cfg := acceptanceConfig(t, addr, "/", ledgerServices.Binary(t, "sleepy"), "-sleep", "50ms", "-addr", addr, "-pprof-addr", pprofAddr)
