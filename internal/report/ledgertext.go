@@ -204,3 +204,10 @@ func cpuAccountText(a *runfmt.CPUAccount) string {
 	owners = append(owners, fmt.Sprintf("%s %s (%.0f%%)", runfmt.PartUnexplained, units.FormatMs(a.UnexplainedMs), 100*a.UnexplainedMs/a.MeasuredMs))
 	return s + ": " + strings.Join(owners, ", ")
 }
+
+// kernelCost states the kernel timing programs' CPU beside the profilers'.
+func (p *printer) kernelCost(pr *runfmt.Profiling) {
+	if pr.KernelCPUSeconds > 0 && pr.MeasuredCPUSeconds > 0 {
+		p.f("  Timing cost:\t%.3f CPU-s for the kernel timing's programs, %.1f%% of the service's CPU\n", pr.KernelCPUSeconds, 100*pr.KernelOverhead)
+	}
+}

@@ -39,6 +39,7 @@ func ledgerRun() *runfmt.Run {
 
 func TestLedgerRendered(t *testing.T) {
 	r := ledgerRun()
+	r.Profiling = &runfmt.Profiling{MeasuredCPUSeconds: 2, KernelCPUSeconds: 0.05, KernelOverhead: 0.025}
 	var text, md, page bytes.Buffer
 	if err := WriteVerdict(&text, r, "/runs/r1"); err != nil {
 		t.Fatal(err)
@@ -57,6 +58,9 @@ func TestLedgerRendered(t *testing.T) {
 				t.Errorf("%s lacks %q", name, want)
 			}
 		}
+	}
+	if !strings.Contains(text.String(), "Timing cost:\t0.050 CPU-s for the kernel timing's programs, 2.5% of the service's CPU") {
+		t.Error("the verdict does not state the kernel timing's cost beside the profilers'")
 	}
 	var order []string
 	for _, m := range regexp.MustCompile(`(?m)^  (\w+) +[0-9.]+ (ms|µs) `).FindAllStringSubmatch(text.String(), -1) {

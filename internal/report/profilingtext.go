@@ -29,6 +29,7 @@ func (p *printer) profiling(pr *runfmt.Profiling) {
 	if pr.ProfilerCPUSeconds > 0 && pr.MeasuredCPUSeconds > 0 {
 		p.f("  Sampling cost:\t%.3f CPU-s for the profilers, %.1f%% of the service's CPU\n", pr.ProfilerCPUSeconds, 100*pr.ProfilerOverhead)
 	}
+	p.kernelCost(pr) // ledgertext.go
 }
 
 // ProcessLine lists the sampled processes with their share of the
