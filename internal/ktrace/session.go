@@ -115,25 +115,6 @@ func setBit(bitmap *ebpf.Map, n uint32) error {
 	return bitmap.Update(n/64, w|1<<(n%64), ebpf.UpdateExist)
 }
 
-// Stack returns the user stack recorded under id (Wait.Stack), innermost
-// frame first, as instruction addresses in the process's address space.
-func (s *Session) Stack(id int32) ([]uint64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.maps == nil {
-		return nil, errors.New("ktrace: session closed")
-	}
-	var frames [127]uint64
-	if err := s.maps["stacks"].Lookup(uint32(id), &frames); err != nil {
-		return nil, fmt.Errorf("ktrace: stack %d: %w", id, err)
-	}
-	n := 0
-	for n < len(frames) && frames[n] != 0 {
-		n++
-	}
-	return frames[:n], nil
-}
-
 // Close detaches the programs, frees the maps and restores the kernel's
 // run-time statistics setting. Totals read before stay valid.
 func (s *Session) Close() error {

@@ -32,6 +32,7 @@ type kernelTiming struct {
 	known         map[int]bool // processes measured or added
 	before, after ktrace.Totals
 	readWhy       string // a reading failed
+	addWhy        string // adding a process failed
 	begun, ended  bool
 	peers         *peerCPU
 }
@@ -155,8 +156,13 @@ func (k *kernelTiming) follow(ctx context.Context, sess *ktrace.Session, pids fu
 			}
 		}
 		k.mu.Unlock()
-		if len(fresh) > 0 {
-			sess.AddPIDs(fresh...) // a process gone meanwhile is not an error worth a word
+		if len(fresh) == 0 {
+			continue
+		}
+		if err := sess.AddPIDs(fresh...); err != nil {
+			k.mu.Lock()
+			k.addWhy = err.Error() // the figures miss that process
+			k.mu.Unlock()
 		}
 	}
 }
@@ -256,8 +262,19 @@ func (k *kernelTiming) window() (w ktrace.Totals, ok bool, why string) {
 	return w, false, "the window was cut short before it was read"
 }
 
+// added says why a process the service added could not be measured ("":
+// none failed).
+func (k *kernelTiming) added() string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.addWhy
+}
+
 // droppedTables names the kernel tables of ktrace.Dropped.
 func droppedTables(d ktrace.Dropped) map[string]uint64 {
+	if d.Total() == 0 {
+		return nil
+	}
 	out := map[string]uint64{}
 	for name, n := range map[string]uint64{"processes not followed": d.Targets, "threads": d.Threads, "connections": d.Conns,
 		"processes' totals": d.Procs, "off-CPU waits": d.OffCPU, "ports and peers": d.Flows, "stacks": d.Stacks,

@@ -1,7 +1,9 @@
 package lab
 
 import (
+	"maps"
 	"net/netip"
+	"slices"
 	"time"
 
 	"perflab/internal/analysis"
@@ -61,11 +63,22 @@ func (s *session) noSplitWhy() string {
 func (s *session) kernelTiming(w ktrace.Totals) *runfmt.KernelTiming {
 	kt := &runfmt.KernelTiming{Processes: len(w.Procs), Ports: portList(s.kern.ports), ProgramCPUSeconds: w.ProgramCPU.Seconds(),
 		Dropped: droppedTables(w.Dropped)}
+	for _, name := range slices.Sorted(maps.Keys(w.Programs)) {
+		st := w.Programs[name]
+		kt.Programs = append(kt.Programs, runfmt.KernelProgram{Name: name, Runs: st.Count, CPUSeconds: st.Time.Seconds(),
+			NsPerRun: float64(st.Mean().Nanoseconds())})
+	}
 	if len(w.Unmeasured) > 0 {
 		kt.Unmeasured = map[string]string{}
 		for m, why := range w.Unmeasured {
 			kt.Unmeasured[string(m)] = why
 		}
+	}
+	if why := s.kern.added(); why != "" {
+		if kt.Unmeasured == nil {
+			kt.Unmeasured = map[string]string{}
+		}
+		kt.Unmeasured["processes added"] = why
 	}
 	if t := s.run.Target; t != nil && t.CPUSeconds > 0 {
 		kt.Overhead = kt.ProgramCPUSeconds / t.CPUSeconds

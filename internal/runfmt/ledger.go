@@ -161,6 +161,8 @@ type KernelTiming struct {
 	// window, Overhead that over the service's CPU.
 	ProgramCPUSeconds float64 `json:"program_cpu_s,omitempty"`
 	Overhead          float64 `json:"overhead,omitempty"`
+	// Programs are each kernel program's runs and CPU in the window.
+	Programs []KernelProgram `json:"programs,omitempty"`
 	// Unmeasured names, per measure the kernel did not take, why.
 	Unmeasured map[string]string `json:"unmeasured,omitempty"`
 	// Dropped counts, per kernel table, the records lost in the window
@@ -179,4 +181,13 @@ func (t *TimeAccount) Row(p LedgerPart) *LedgerRow {
 		}
 	}
 	return nil
+}
+
+// KernelProgram is one kernel program's runs and CPU time in the window,
+// as the kernel counts them.
+type KernelProgram struct {
+	Name       string  `json:"name"`
+	Runs       uint64  `json:"runs"`
+	CPUSeconds float64 `json:"cpu_s"`
+	NsPerRun   float64 `json:"ns_per_run"`
 }
