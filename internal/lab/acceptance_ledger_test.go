@@ -31,10 +31,10 @@ var ledgerServices = &labtest.Services{Names: []string{"grpcapi", "grpccache", "
 
 // peerProcess is a process the service calls, outside its budget.
 type peerProcess struct {
-	cmd  *exec.Cmd
-	out  *syncBuffer
-	addr string
-	once sync.Once
+	cmd         *exec.Cmd
+	out         *syncBuffer
+	addr, pprof string
+	once        sync.Once
 }
 
 // syncBuffer is a bytes.Buffer written by a process and read by the test.
@@ -60,8 +60,8 @@ func (s *syncBuffer) String() string {
 func startPeer(t *testing.T, name string, args ...string) *peerProcess {
 	t.Helper()
 	addr := labtest.FreeAddr(t)
-	p := &peerProcess{out: &syncBuffer{}, addr: addr}
-	p.cmd = exec.Command(ledgerServices.Binary(t, name), append([]string{"-addr", addr, "-pprof-addr", labtest.FreeAddr(t)}, args...)...)
+	p := &peerProcess{out: &syncBuffer{}, addr: addr, pprof: labtest.FreeAddr(t)}
+	p.cmd = exec.Command(ledgerServices.Binary(t, name), append([]string{"-addr", addr, "-pprof-addr", p.pprof}, args...)...)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -185,6 +185,7 @@ func TestAcceptanceLedger(t *testing.T) {
 	labtest.RequireRoot(t, "the kernel's timing (eBPF) and cgroups")
 	t.Run("grpc-print", ledgerGrpcPrint)
 	t.Run("grpc-slow-cache", ledgerGrpcSlowCache)
+	t.Run("grpc-slow-cache-pid", ledgerGrpcSlowCachePID)
 	t.Run("sleep-beside-contention", ledgerSleepContention)
 	t.Run("fastapi", ledgerFastAPI)
 	t.Run("javanagle", ledgerJavaNagle)
@@ -260,6 +261,25 @@ func ledgerGrpcSlowCache(t *testing.T) {
 	within(t, "downstream against the cache's own timing of its answers", ms, answerMs, 0.15)
 	if ms < 30*0.85 {
 		t.Errorf("downstream %.3f ms; want at least the cache's 30 ms sleep, -15%%", ms)
+	}
+}
+
+// ledgerGrpcSlowCachePID: the same, the API attached with --pid: its
+// peer is found and measured as for a launched service.
+func ledgerGrpcSlowCachePID(t *testing.T) {
+	cache := startPeer(t, "grpccache", "-delay", "30ms")
+	api := startPeer(t, "grpcapi", "-mode", "fixed", "-upstream", cache.addr)
+	cfg := grpcConfig(t, "fixed", cache.addr)
+	cfg.Command, cfg.PID, cfg.Budget = nil, api.cmd.Process.Pid, target.Budget{}
+	cfg.Load.Targets[0].URL.Host, cfg.ReadyURL = api.addr, "http://"+api.addr+"/image?name=3"
+	cfg.Pprof = "http://" + api.pprof
+	cfg.Load.Concurrency = 1
+	r, _ := runAcceptance(t, cfg)
+	_, answerMs := stopwatch(t, cache.stop(t), "cache answers")
+	l := ledgerOf(t, r)
+	within(t, "downstream (--pid) against the cache's own timing of its answers", partMs(t, l, runfmt.PartDownstream), answerMs, 0.15)
+	if p := l.Time.Row(runfmt.PartDownstream).Peer; p == nil || p.PID != cache.cmd.Process.Pid || p.CPUMsPerRequest == nil {
+		t.Errorf("downstream peer %+v; want the cache, pid %d, with its CPU per request", p, cache.cmd.Process.Pid)
 	}
 }
 
