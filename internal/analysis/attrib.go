@@ -1,9 +1,13 @@
 package analysis
 
-// costs holds per-function costs of one sample type, computed in one pass over
-// a stackSet.
-type costs struct {
-	set  *stackSet
+import "perflab/internal/stacks"
+
+// Costs holds per-function costs of one sample type, computed in one pass over
+// a stack set: flat, cumulative and, under attribution (see the package
+// doc), charged to the nearest user function. Functions are indices into
+// the set's Funcs.
+type Costs struct {
+	set  *stacks.Set
 	vi   int
 	user []bool // per function: user code
 	// owner, per function: for a Ruby block ("block in X"), the method X
@@ -30,17 +34,18 @@ var entryTrampolines = map[string]bool{
 	"start_thread": true, "clone": true, "clone3": true, "[unknown]": true,
 }
 
-// computeCosts walks every stack once. keep, when non-nil, selects stacks.
-func computeCosts(s *stackSet, vi int, uc UserCode, keep func(stack []int32) bool) *costs {
-	n := len(s.funcs)
-	c := &costs{
+// NewCosts walks every stack of s once for sample type vi, deciding what
+// is user code with uc. keep, when non-nil, selects stacks.
+func NewCosts(s *stacks.Set, vi int, uc UserCode, keep func(stack []int32) bool) *Costs {
+	n := len(s.Funcs)
+	c := &Costs{
 		set: s, vi: vi,
 		user: make([]bool, n), flat: make([]int64, n), cum: make([]int64, n),
 		charg: make([]int64, n), attr: make([]int64, n),
 		from: map[[2]int32]int64{},
 	}
 	c.owner = make([]string, n)
-	for i, f := range s.funcs {
+	for i, f := range s.Funcs {
 		c.user[i] = uc.IsUser(f.Name, f.File)
 		if c.user[i] {
 			c.owner[i] = rubyBlockMethod(f.Name, f.File)
@@ -50,9 +55,9 @@ func computeCosts(s *stackSet, vi int, uc UserCode, keep func(stack []int32) boo
 	for i := range seen {
 		seen[i] = -1
 	}
-	for si := 0; si < s.numStacks(); si++ {
-		v := s.value(si, vi)
-		st := s.stack(si)
+	for si := 0; si < s.NumStacks(); si++ {
+		v := s.Value(si, vi)
+		st := s.Stack(si)
 		c.total += v
 		if v == 0 || len(st) == 0 || (keep != nil && !keep(st)) {
 			continue
@@ -71,7 +76,7 @@ func computeCosts(s *stackSet, vi int, uc UserCode, keep func(stack []int32) boo
 
 // charge books v of stack st to the nearest user caller of its leaf (for a
 // Ruby block, to the method it is written in).
-func (c *costs) charge(st []int32, v int64) {
+func (c *Costs) charge(st []int32, v int64) {
 	for i, f := range st {
 		if c.user[f] {
 			if c.owner[f] != "" {
@@ -93,21 +98,21 @@ func (c *costs) charge(st []int32, v int64) {
 }
 
 // entryFrame is the outermost frame of st that is not a trampoline.
-func (c *costs) entryFrame(st []int32) int32 {
+func (c *Costs) entryFrame(st []int32) int32 {
 	for i := len(st) - 1; i > 0; i-- {
-		if !entryTrampolines[c.set.funcs[st[i]].Name] {
+		if !entryTrampolines[c.set.Funcs[st[i]].Name] {
 			return st[i]
 		}
 	}
 	return st[0]
 }
 
-// topCallee returns the non-user function through which user function f was
+// TopCallee returns the non-user function through which user function f was
 // charged the most, or -1.
-func (c *costs) topCallee(f int32) (int32, int64) {
+func (c *Costs) TopCallee(f int32) (int32, int64) {
 	best, bv := int32(-1), int64(0)
 	for k, v := range c.from {
-		if k[0] == f && (v > bv || v == bv && best >= 0 && c.set.funcs[k[1]].Name < c.set.funcs[best].Name) {
+		if k[0] == f && (v > bv || v == bv && best >= 0 && c.set.Funcs[k[1]].Name < c.set.Funcs[best].Name) {
 			best, bv = k[1], v
 		}
 	}
@@ -118,10 +123,10 @@ func (c *costs) topCallee(f int32) (int32, int64) {
 // method the block is written in (same name, same file) and returns it with
 // its index; the block itself when that method is not on the stack (a proc
 // called after its method returned).
-func (c *costs) blockMethod(st []int32, i int) (int32, int) {
-	b := c.set.funcs[st[i]]
+func (c *Costs) blockMethod(st []int32, i int) (int32, int) {
+	b := c.set.Funcs[st[i]]
 	for j := i + 1; j < len(st); j++ {
-		if g := c.set.funcs[st[j]]; g.Name == c.owner[st[i]] && g.File == b.File {
+		if g := c.set.Funcs[st[j]]; g.Name == c.owner[st[i]] && g.File == b.File {
 			return st[j], j
 		}
 	}

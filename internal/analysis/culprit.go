@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"perflab/internal/stacks"
 	"sort"
 	"strings"
 
@@ -32,14 +33,14 @@ type lineCost struct {
 // culpritLines computes the costliest lines of the functions named in fns
 // over the stacks that keep selects (nil: all), from a line-granularity
 // stack set.
-func culpritLines(s *stackSet, vi int, fns []string, keep func(st []int32) bool) map[string][]lineCost {
+func culpritLines(s *stacks.Set, vi int, fns []string, keep func(st []int32) bool) map[string][]lineCost {
 	want := map[string]int{}
 	for i, f := range fns {
 		want[f] = i
 	}
 	// Which function of fns each line entry belongs to (-1 for none).
-	of := make([]int, len(s.funcs))
-	for i, f := range s.funcs {
+	of := make([]int, len(s.Funcs))
+	for i, f := range s.Funcs {
 		of[i] = -1
 		if k, ok := want[f.Name]; ok {
 			of[i] = k
@@ -57,9 +58,9 @@ func culpritLines(s *stackSet, vi int, fns []string, keep func(st []int32) bool)
 	cost := map[key]int64{}
 	total := make([]int64, len(fns))
 	outer := make([]int32, len(fns))
-	for si := 0; si < s.numStacks(); si++ {
-		v := s.value(si, vi)
-		st := s.stack(si)
+	for si := 0; si < s.NumStacks(); si++ {
+		v := s.Value(si, vi)
+		st := s.Stack(si)
 		if v == 0 || keep != nil && !keep(st) {
 			continue
 		}
@@ -77,7 +78,7 @@ func culpritLines(s *stackSet, vi int, fns []string, keep func(st []int32) bool)
 		}
 		for k, f := range outer {
 			if f >= 0 {
-				fi := s.funcs[f]
+				fi := s.Funcs[f]
 				cost[key{k, fi.File, fi.Line}] += v
 				total[k] += v
 			}
@@ -110,69 +111,54 @@ func culpritLines(s *stackSet, vi int, fns []string, keep func(st []int32) bool)
 	return out
 }
 
-// lineKinds are the finding kinds whose first function is code whose
-// lines carry the cost, and (for the library categories) whose second is
-// the library entry the cost goes through.
-var lineKinds = map[runfmt.FindingKind]bool{
-	runfmt.FindingHotUserFunction: false,
-	runfmt.FindingFormatting:      true, runfmt.FindingEncoding: true, runfmt.FindingCompression: true,
-	runfmt.FindingRegexp: true, runfmt.FindingReflection: true, runfmt.FindingRepeatedWork: true,
+// LineRequest asks for the culprit lines of a function: over the stacks
+// through Via when it is set (the library entry point its cost goes
+// through: the lines that call it), with the function's cost per request
+// to scale the lines' shares by.
+type LineRequest struct {
+	Function, Via string
+	UsPerRequest  float64
 }
 
-// AttachLines fills the culprit lines of the findings and hot functions
-// from the CPU profile: for a finding naming a user function first, the
-// lines of that function its cost goes through (for library work such as
-// formatting, the lines that call it), with their cost per request and,
-// when src finds the file, their source and a few lines around them.
-// Lines no longer in their function in the source read are marked.
-func AttachLines(cpu *profile.Profile, findings []runfmt.Finding, hot []runfmt.HotFunc, src *Sources) {
+// CulpritLines answers each request from the CPU profile: the lines of the
+// function its cost goes through, with their cost per request and, when
+// src finds the file, their source and a few lines around them (nil for a
+// profile without line numbers). Lines no longer in their function in the
+// source read are marked.
+func CulpritLines(cpu *profile.Profile, reqs []LineRequest, src *Sources) [][]runfmt.SourceLine {
+	out := make([][]runfmt.SourceLine, len(reqs))
 	if cpu == nil {
-		return
+		return out
 	}
 	if src == nil {
 		src = &Sources{}
 	}
-	s := fromProfileLines(cpu)
-	vi, err := s.sampleIndex("")
-	if err != nil || !s.hasLines {
-		return
+	s := stacks.FromProfileLines(cpu)
+	vi, err := s.SampleIndex("")
+	if err != nil || !s.HasLines {
+		return out
 	}
 	var all []string
-	for _, f := range findings {
-		if _, ok := lineKinds[f.Kind]; ok && len(f.Functions) > 0 {
-			all = append(all, f.Functions[0])
-		}
-	}
-	for _, h := range hot {
-		if h.UserCode {
-			all = append(all, h.Function)
+	for _, r := range reqs {
+		if r.Via == "" {
+			all = append(all, r.Function)
 		}
 	}
 	lines := culpritLines(s, vi, all, nil)
-	for i := range findings {
-		f := &findings[i]
-		lib, ok := lineKinds[f.Kind]
-		if !ok || len(f.Functions) == 0 || f.CostUsPerRequest <= 0 {
-			continue
+	for i, r := range reqs {
+		ls := lines[r.Function]
+		if r.Via != "" {
+			ls = culpritLines(s, vi, []string{r.Function}, stacksWith(s, r.Via))[r.Function]
 		}
-		ls := lines[f.Functions[0]]
-		if lib && len(f.Functions) > 1 {
-			ls = culpritLines(s, vi, f.Functions[:1], stacksWith(s, f.Functions[1]))[f.Functions[0]]
-		}
-		f.Lines = sourceLines(ls, f.Functions[0], f.CostUsPerRequest, src)
+		out[i] = sourceLines(ls, r.Function, r.UsPerRequest, src)
 	}
-	for i := range hot {
-		h := &hot[i]
-		if h.UserCode {
-			h.Lines = sourceLines(lines[h.Function], h.Function, h.CumUsPerRequest, src)
-		}
-	}
+	return out
 }
 
 // stacksWith selects the stacks with a frame of the function named name.
-func stacksWith(s *stackSet, name string) func([]int32) bool {
-	match := make([]bool, len(s.funcs))
-	for i, f := range s.funcs {
+func stacksWith(s *stacks.Set, name string) func([]int32) bool {
+	match := make([]bool, len(s.Funcs))
+	for i, f := range s.Funcs {
 		match[i] = f.Name == name
 	}
 	return func(st []int32) bool {

@@ -19,30 +19,31 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/files"
+	"perflab/internal/stacks"
 )
 
 // canonical renders a stackSet as sorted "frames=values" lines plus its
 // header, independent of function and stack order.
-func canonical(s *stackSet) string {
-	head := fmt.Sprintf("types=%v default=%q period=%d %v duration=%d\n", s.sampleTypes, s.defaultType, s.period, s.periodType, s.durationNanos)
-	return head + canonicalStacks(s, func(f funcInfo) string { return f.Name })
+func canonical(s *stacks.Set) string {
+	head := fmt.Sprintf("types=%v default=%q period=%d %v duration=%d\n", s.SampleTypes, s.DefaultType, s.Period, s.PeriodType, s.DurationNanos)
+	return head + canonicalStacks(s, func(f stacks.Func) string { return f.Name })
 }
 
 // canonicalStacks renders the stacks, each frame named by name.
-func canonicalStacks(s *stackSet, name func(funcInfo) string) string {
+func canonicalStacks(s *stacks.Set, name func(stacks.Func) string) string {
 	agg := map[string][]int64{}
-	for i := 0; i < s.numStacks(); i++ {
+	for i := 0; i < s.NumStacks(); i++ {
 		var names []string
-		for _, f := range s.stack(i) {
-			names = append(names, name(s.funcs[f]))
+		for _, f := range s.Stack(i) {
+			names = append(names, name(s.Funcs[f]))
 		}
 		k := strings.Join(names, ";")
 		v := agg[k]
 		if v == nil {
-			v = make([]int64, len(s.sampleTypes))
+			v = make([]int64, len(s.SampleTypes))
 		}
 		for j := range v {
-			v[j] += s.value(i, j)
+			v[j] += s.Value(i, j)
 		}
 		agg[k] = v
 	}
@@ -109,7 +110,7 @@ func checkSame(t *testing.T, name string, data []byte) {
 	if err != nil {
 		t.Fatalf("%s: readStackSet: %v", name, err)
 	}
-	if got, want := canonical(s), canonical(fromProfile(p)); got != want {
+	if got, want := canonical(s), canonical(stacks.FromProfile(p)); got != want {
 		t.Errorf("%s: lean decoder differs from profile.Parse:\n--- lean\n%s\n--- profile.Parse\n%s", name, got, want)
 	}
 }
@@ -198,14 +199,14 @@ func FuzzReadStackSet(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if got, want := canonical(s), canonical(fromProfile(p)); got != want {
+		if got, want := canonical(s), canonical(stacks.FromProfile(p)); got != want {
 			t.Errorf("lean decoder differs from profile.Parse:\n--- lean\n%s\n--- profile.Parse\n%s", got, want)
 		}
-		ls, err := readStackSetAs(bytes.NewReader(data), true)
+		ls, err := stacks.Read(bytes.NewReader(data), true)
 		if err != nil {
 			t.Fatalf("decodes at function granularity but not at line granularity: %v", err)
 		}
-		if got, want := canonicalLines(ls), canonicalLines(fromProfileLines(p)); got != want {
+		if got, want := canonicalLines(ls), canonicalLines(stacks.FromProfileLines(p)); got != want {
 			t.Errorf("lean decoder's lines differ from profile.Parse's:\n--- lean\n%s\n--- profile.Parse\n%s", got, want)
 		}
 		// The views built on a decoded profile take any of them.
@@ -288,16 +289,16 @@ func TestTopFileRefusesWhatItShouldNotRead(t *testing.T) {
 }
 
 // canonicalLines is canonical with each frame's line, and the comments.
-func canonicalLines(s *stackSet) string {
-	return fmt.Sprintf("comments=%q\n", s.comments) + canonicalStacks(s, func(f funcInfo) string { return fmt.Sprintf("%s:%d", f.Name, f.Line) })
+func canonicalLines(s *stacks.Set) string {
+	return fmt.Sprintf("comments=%q\n", s.Comments) + canonicalStacks(s, func(f stacks.Func) string { return fmt.Sprintf("%s:%d", f.Name, f.Line) })
 }
 
 // computeCostsOrNil computes the default sample type's costs, nil when the
 // profile has none.
-func computeCostsOrNil(s *stackSet) *costs {
-	vi, err := s.sampleIndex("")
+func computeCostsOrNil(s *stacks.Set) *Costs {
+	vi, err := s.SampleIndex("")
 	if err != nil {
 		return nil
 	}
-	return computeCosts(s, vi, UserCode{}, nil)
+	return NewCosts(s, vi, UserCode{}, nil)
 }

@@ -1,11 +1,15 @@
 // Package analysis tells where each request's cost goes in a profile: a
-// pprof-style top table with flat and cumulative cost per function, the cost
-// of standard-library and runtime frames charged to the nearest user function
-// that called them, per-request normalisation, per-function deltas between two
-// profiles, self-contained interactive flame graphs (plain and differential)
-// and rule-based findings. Everything here is a pure function of
-// *profile.Profile values (github.com/google/pprof/profile) and run records;
-// nothing reads the network or the run store.
+// pprof-style top table with flat and cumulative cost per function and
+// pprof's list, the cost of standard-library and runtime frames charged to
+// the nearest user function that called them ([Costs]), per-request
+// normalisation, the functions that own a cost ([Owner]), the CPU per
+// request handler ([Endpoints]), the split of a wall-time profile by kind
+// and wait ([TimeKinds], [WaitView]), culprit source lines, self-contained
+// interactive flame graphs (plain and differential) and exports (folded
+// stacks, speedscope). Profiles are read by package stacks; the rules that
+// turn these views into findings are package findings'. Everything here is
+// a pure function of *profile.Profile values (github.com/google/pprof/profile)
+// and run records; nothing reads the network or the run store.
 //
 // # User code
 //
@@ -25,19 +29,20 @@
 // # The owner and the line
 //
 // Where stacks are user code all the way down, the function to change is
-// not a leaf: [Findings] walks from the costliest user code toward the
+// not a leaf: [Costs.Owners] walks from the costliest user code toward the
 // callee holding most of its cost and stops where the cost fans out, stays
 // in the function or recurses (see owner.go), and names that owner with the
-// callees its cost is spread over. [AttachLines] adds the source lines the
+// callees its cost is spread over. [CulpritLines] finds the source lines the
 // cost goes through; [List] is pprof's list, per request, reading sources
 // through [Sources]; [Endpoints] attributes a Go server's CPU to the
 // handlers net/http ran and the load targets they served.
 //
 // # Large profiles
 //
-// [Top] works on a reduced form of the profile: one entry per distinct stack
-// of function names (of function and line, for [TopOptions].Lines and
-// [List]). [TopFile] and [ListFile] build that form straight from the
-// encoded file without materialising a *profile.Profile, which is what makes
-// `perflab top` and `perflab list` cheaper than pprof's on big profiles.
+// [Top] works on a reduced form of the profile, a stacks.Set: one entry per
+// distinct stack of function names (of function and line, for
+// [TopOptions].Lines and pprof's list). [TopFile] and [ListFile] build that
+// form straight from the encoded file (stacks.ReadFile) without
+// materialising a *profile.Profile, which is what makes `perflab top` and
+// `perflab list` cheaper than pprof's on big profiles.
 package analysis

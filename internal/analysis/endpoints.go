@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/google/pprof/profile"
+
 	"perflab/internal/runfmt"
 )
 
@@ -25,12 +27,25 @@ const endpointSource = "Go net/http handler frames in the CPU profile"
 // endpointMinShare is the least share of CPU a handler needs to be listed.
 const endpointMinShare = 0.005
 
+// EndpointInput is what Endpoints reads: the CPU profile of a window with
+// its requests, the service's CPU measured in it, and the load.
+type EndpointInput struct {
+	CPU      *profile.Profile
+	Requests int64
+	Target   *runfmt.TargetSummary
+	Load     *runfmt.LoadResult
+}
+
 // Endpoints attributes the CPU profile to request handlers (see above);
 // nil without a CPU profile. For a profile without net/http's dispatch, only
 // Note is set (when the load had several targets, so the user asked).
-func Endpoints(in FindingInput) *runfmt.Endpoints {
-	v := newCPUView(in)
-	if v.c == nil || v.c.total == 0 {
+func Endpoints(in EndpointInput) *runfmt.Endpoints {
+	measured := 0.0
+	if in.Target != nil {
+		measured = in.Target.CPUMsPerRequest
+	}
+	v := NewCPUView(in.CPU, in.Requests, UserCode{}, measured)
+	if v.Costs == nil || v.Costs.total == 0 {
 		return nil
 	}
 	var targets []runfmt.TargetStats
@@ -38,7 +53,7 @@ func Endpoints(in FindingInput) *runfmt.Endpoints {
 		targets = in.Load.Targets
 	}
 	e := &runfmt.Endpoints{Source: endpointSource}
-	h := newHandlerFinder(v.c)
+	h := newHandlerFinder(v.Costs)
 	if h == nil {
 		if len(targets) < 2 {
 			return nil
@@ -46,37 +61,37 @@ func Endpoints(in FindingInput) *runfmt.Endpoints {
 		e.Note = "CPU per endpoint is not attributed: the profile shows no net/http dispatch (perflab attributes it for Go services serving with net/http, profiled through net/http/pprof)"
 		return e
 	}
-	s := v.c.set
-	handlerOf := make([]int32, s.numStacks())
+	s := v.Costs.set
+	handlerOf := make([]int32, s.NumStacks())
 	cost := map[int32]int64{}
 	var explained int64
-	for si := 0; si < s.numStacks(); si++ {
+	for si := 0; si < s.NumStacks(); si++ {
 		handlerOf[si] = -1
-		val := s.value(si, v.c.vi)
+		val := s.Value(si, v.Costs.vi)
 		if val == 0 {
 			continue
 		}
-		st := s.stack(si)
+		st := s.Stack(si)
 		if i := h.handler(st); i >= 0 {
 			handlerOf[si] = st[i]
 			cost[st[i]] += val
 			explained += val
 		}
 	}
-	e.ExplainedPct = 100 * v.share(explained)
+	e.ExplainedPct = 100 * v.Share(explained)
 	if explained == 0 {
 		e.Note = "CPU per endpoint is not attributed: no sample of the CPU profile ran under net/http's dispatch"
 		return e
 	}
-	u := projectUser(v.c, h)
-	for _, f := range sortedByCost(cost) {
-		sh := v.share(cost[f])
+	u := projectUser(v.Costs, h)
+	for _, f := range ByCost(cost) {
+		sh := v.Share(cost[f])
 		if sh < endpointMinShare {
 			break
 		}
-		ep := runfmt.EndpointCPU{Handler: s.funcs[f].Name, File: s.funcs[f].File, CPUPct: 100 * sh, CPUUsPerRequest: v.us(sh)}
+		ep := runfmt.EndpointCPU{Handler: s.Funcs[f].Name, File: s.Funcs[f].File, CPUPct: 100 * sh, CPUUsPerRequest: v.Us(sh)}
 		if top := u.owners(1, endpointMinShare, func(si int) bool { return handlerOf[si] == f }); len(top) > 0 {
-			ep.Owner, ep.OwnerPct = s.funcs[top[0].Func].Name, 100*v.share(top[0].Cum)
+			ep.Owner, ep.OwnerPct = s.Funcs[top[0].Func].Name, 100*v.Share(top[0].Cum)
 		}
 		e.Handlers = append(e.Handlers, ep)
 	}

@@ -10,7 +10,7 @@ import (
 
 const dispatch = "runtime.goexit;net/http.(*conn).serve;net/http.serverHandler.ServeHTTP;net/http.(*ServeMux).ServeHTTP;net/http.HandlerFunc.ServeHTTP;"
 
-func endpointsProfile(t *testing.T) FindingInput {
+func endpointsProfile(t *testing.T) EndpointInput {
 	p := build(t, []string{"cpu/nanoseconds"},
 		smp{dispatch + "demo.(*app).handleSearch;demo.(*app).serveSearch;demo.searchLowerEachTime;strings.ToLower", []int64{300}},
 		smp{dispatch + "demo.(*app).handleSearch;demo.(*app).serveSearch;demo.writeJSON;encoding/json.Marshal", []int64{50}},
@@ -25,7 +25,7 @@ func endpointsProfile(t *testing.T) FindingInput {
 		{Target: "GET http://127.0.0.1:8080/ingest", Requests: 50},
 		{Target: "POST http://127.0.0.1:8080/ingest", Requests: 50},
 	}}
-	return FindingInput{CPU: p, Requests: 300, Load: load, Target: &runfmt.TargetSummary{CPUMsPerRequest: 1}}
+	return EndpointInput{CPU: p, Requests: 300, Load: load, Target: &runfmt.TargetSummary{CPUMsPerRequest: 1}}
 }
 
 func TestEndpoints(t *testing.T) {

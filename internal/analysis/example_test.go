@@ -1,7 +1,6 @@
 package analysis_test
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/google/pprof/profile"
@@ -11,7 +10,7 @@ import (
 
 // Example shows the pipeline on a tiny CPU profile: a handler that spends
 // most of its time in strings.ToLower. The user-code table charges that cost
-// to main.search, and the findings name both.
+// to main.search.
 func Example() {
 	fn := func(id uint64, name string) *profile.Function { return &profile.Function{ID: id, Name: name} }
 	loc := func(id uint64, f *profile.Function) *profile.Location {
@@ -33,14 +32,10 @@ func Example() {
 		panic(err)
 	}
 	t.WriteText(os.Stdout)
-	for _, f := range analysis.Findings(analysis.FindingInput{CPU: p, Requests: 1000}) {
-		fmt.Println(string(f.Kind) + ": " + f.Title)
-	}
 	// Output:
 	// Type: cpu
 	// Showing nodes accounting for 100ms, 100.00% of 100ms total (1000 requests)
 	//       flat  flat%   sum%        cum   cum%   flat/req    cum/req  name
 	//      100ms 100.00% 100.00%      100ms 100.00%      100µs      100µs  main.search (90% in callees outside user code)
 	//          0  0.00% 100.00%      100ms 100.00%          0      100µs  main.handler
-	// hot-user-function: main.search: 100% of CPU, 100.0 µs/request, mostly in strings.ToLower
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/stacks"
 )
 
 // ExportOptions select what a flame graph export holds.
@@ -26,20 +28,20 @@ type ExportOptions struct {
 // value (nanoseconds of CPU, bytes...). Inlined frames are frames of their
 // own; a ';' in a function's name becomes ':' (it would split the frame).
 func WriteCollapsed(w io.Writer, p *profile.Profile, opt ExportOptions) error {
-	s := fromProfile(p)
-	vi, err := s.sampleIndex(opt.SampleIndex)
+	s := stacks.FromProfile(p)
+	vi, err := s.SampleIndex(opt.SampleIndex)
 	if err != nil {
 		return fmt.Errorf("writing collapsed stacks: %w", err)
 	}
 	names := exportNames(s)
 	bw := bufio.NewWriter(w)
 	var line []byte
-	for i := range s.numStacks() {
-		v := s.value(i, vi)
+	for i := range s.NumStacks() {
+		v := s.Value(i, vi)
 		if v == 0 {
 			continue
 		}
-		st := s.stack(i)
+		st := s.Stack(i)
 		line = line[:0]
 		for j := len(st) - 1; j >= 0; j-- {
 			line = append(line, names[st[j]]...)
@@ -55,10 +57,10 @@ func WriteCollapsed(w io.Writer, p *profile.Profile, opt ExportOptions) error {
 	return bw.Flush()
 }
 
-func exportNames(s *stackSet) []string {
-	names := make([]string, len(s.funcs))
+func exportNames(s *stacks.Set) []string {
+	names := make([]string, len(s.Funcs))
 	r := strings.NewReplacer(";", ":", "\n", " ", "\r", " ")
-	for i, f := range s.funcs {
+	for i, f := range s.Funcs {
 		names[i] = r.Replace(f.Name)
 		if names[i] == "" {
 			names[i] = "?"
@@ -103,27 +105,27 @@ type speedscopeProfile struct {
 // stacks, weighted by their values. Units speedscope knows (nanoseconds,
 // bytes...) are kept; counts are "none".
 func WriteSpeedscope(w io.Writer, p *profile.Profile, opt ExportOptions) error {
-	s := fromProfile(p)
-	vi, err := s.sampleIndex(opt.SampleIndex)
+	s := stacks.FromProfile(p)
+	vi, err := s.SampleIndex(opt.SampleIndex)
 	if err != nil {
 		return fmt.Errorf("writing speedscope profile: %w", err)
 	}
-	st := s.sampleTypes[vi]
+	st := s.SampleTypes[vi]
 	f := speedscopeFile{Schema: "https://www.speedscope.app/file-format-schema.json", Name: opt.Name, Exporter: opt.Exporter,
-		Shared: speedscopeShared{Frames: make([]speedscopeFrame, len(s.funcs))}}
-	for i, fn := range s.funcs {
+		Shared: speedscopeShared{Frames: make([]speedscopeFrame, len(s.Funcs))}}
+	for i, fn := range s.Funcs {
 		f.Shared.Frames[i] = speedscopeFrame{Name: fn.Name, File: fn.File}
 		if fn.Name == "" {
 			f.Shared.Frames[i].Name = "?"
 		}
 	}
 	prof := speedscopeProfile{Type: "sampled", Name: st.Type, Unit: speedscopeUnit(st.Unit), Samples: [][]int32{}, Weights: []int64{}}
-	for i := range s.numStacks() {
-		v := s.value(i, vi)
+	for i := range s.NumStacks() {
+		v := s.Value(i, vi)
 		if v == 0 {
 			continue
 		}
-		stack := s.stack(i)
+		stack := s.Stack(i)
 		rootFirst := make([]int32, len(stack))
 		for j, fr := range stack {
 			rootFirst[len(stack)-1-j] = fr

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/stacks"
 )
 
 // FlameOptions configures a flame graph page.
@@ -65,7 +67,7 @@ const dataMarker = "/*FLAME_DATA*/"
 
 // WriteFlameHTML writes a self-contained interactive flame graph of p.
 func WriteFlameHTML(w io.Writer, p *profile.Profile, opt FlameOptions) error {
-	return writeFlameOf(w, fromProfile(p), opt)
+	return writeFlameOf(w, stacks.FromProfile(p), opt)
 }
 
 // WriteFlameHTMLFile writes the flame graph of the profile file at path,
@@ -81,11 +83,11 @@ func WriteFlameHTMLFile(w io.Writer, path string, opt FlameOptions) error {
 
 // FlameFile is a profile file decoded for a flame graph, so a caller can
 // tell a profile it cannot read from an output it cannot write.
-type FlameFile struct{ set *stackSet }
+type FlameFile struct{ set *stacks.Set }
 
 // ReadFlameFile reads the profile file at path with the lean decoder.
 func ReadFlameFile(path string) (*FlameFile, error) {
-	s, err := readStackSetFileAs(path, false)
+	s, err := stacks.ReadFile(path, false)
 	if err != nil {
 		return nil, err
 	}
@@ -97,14 +99,14 @@ func (f *FlameFile) WriteHTML(w io.Writer, opt FlameOptions) error {
 	return writeFlameOf(w, f.set, opt)
 }
 
-func writeFlameOf(w io.Writer, s *stackSet, opt FlameOptions) error {
-	vi, err := s.sampleIndex(opt.SampleIndex)
+func writeFlameOf(w io.Writer, s *stacks.Set, opt FlameOptions) error {
+	vi, err := s.SampleIndex(opt.SampleIndex)
 	if err != nil {
 		return fmt.Errorf("writing flame graph: %w", err)
 	}
 	min := minFraction(opt.MinFraction)
 	t := buildFlame([]flameSide{{set: s, vi: vi, weight: 1}}, opt.UserCode, thresholdOf(opt.MinFraction, min))
-	d := newFlameData(t, s.sampleTypes[vi], opt, min)
+	d := newFlameData(t, s.SampleTypes[vi], opt, min)
 	d.Requests = opt.Requests
 	return writeFlamePage(w, d)
 }
@@ -116,12 +118,12 @@ func writeFlameOf(w io.Writer, s *stackSet, opt FlameOptions) error {
 // profile spends in them per request; beside the graph, the functions
 // whose own cost per request grew or shrank the most.
 func WriteDiffFlameHTML(w io.Writer, base, new *profile.Profile, baseRequests, newRequests int64, opt FlameOptions) error {
-	bs, ns := fromProfile(base), fromProfile(new)
-	bi, err := bs.sampleIndex(opt.SampleIndex)
+	bs, ns := stacks.FromProfile(base), stacks.FromProfile(new)
+	bi, err := bs.SampleIndex(opt.SampleIndex)
 	if err != nil {
 		return fmt.Errorf("writing diff flame graph: base: %w", err)
 	}
-	ni, err := ns.sampleIndex(opt.SampleIndex)
+	ni, err := ns.SampleIndex(opt.SampleIndex)
 	if err != nil {
 		return fmt.Errorf("writing diff flame graph: new: %w", err)
 	}
@@ -129,7 +131,7 @@ func WriteDiffFlameHTML(w io.Writer, base, new *profile.Profile, baseRequests, n
 	min := minFraction(opt.MinFraction)
 	t := buildFlame([]flameSide{{set: ns, vi: ni, weight: 1 / float64(nr)}, {set: bs, vi: bi, weight: 1 / float64(br)}},
 		opt.UserCode, thresholdOf(opt.MinFraction, min))
-	d := newFlameData(t, ns.sampleTypes[ni], opt, min)
+	d := newFlameData(t, ns.SampleTypes[ni], opt, min)
 	d.Diff, d.Stride = true, 4
 	d.Requests, d.BaseRequests = nr, br
 	d.Changes = t.changes(d, float64(nr), float64(br), maxChanges)

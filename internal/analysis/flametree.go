@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"perflab/internal/stacks"
 	"slices"
 	"sort"
 )
@@ -27,7 +28,7 @@ type flameTree struct {
 // flameSide is one profile of a flame graph: its stacks, the sample type
 // to read and the weight of one unit (1 / requests in a diff, 1 otherwise).
 type flameSide struct {
-	set    *stackSet
+	set    *stacks.Set
 	vi     int
 	weight float64
 }
@@ -49,8 +50,8 @@ func buildFlame(sides []flameSide, uc UserCode, minFraction float64) *flameTree 
 	var user []bool
 	fid := make([][]int32, len(sides)) // per side: function index -> name id
 	for k, sd := range sides {
-		fid[k] = make([]int32, len(sd.set.funcs))
-		for i, f := range sd.set.funcs {
+		fid[k] = make([]int32, len(sd.set.Funcs))
+		for i, f := range sd.set.Funcs {
 			id, ok := nameID[f.Name]
 			if !ok {
 				id = int32(len(names))
@@ -80,11 +81,11 @@ func buildFlame(sides []flameSide, uc UserCode, minFraction float64) *flameTree 
 		for i, id := range fid[k] {
 			frank[k][i] = rank[id]
 		}
-		for si := 0; si < sd.set.numStacks(); si++ {
-			if v := sd.set.value(si, sd.vi); v != 0 {
+		for si := 0; si < sd.set.NumStacks(); si++ {
+			if v := sd.set.Value(si, sd.vi); v != 0 {
 				stacks = append(stacks, flameStack{side: int8(k), stack: int32(si), val: v})
 				total[k] += v
-				if st := sd.set.stack(si); len(st) > 0 {
+				if st := sd.set.Stack(si); len(st) > 0 {
 					flat[k][fid[k][st[0]]] += v
 				}
 			}
@@ -129,7 +130,7 @@ func (b *flameBuilder) node(name int32, val [2]int64) int32 {
 // next is the rank of the frame at depth d from the root of s, or -1 when
 // s ends above d.
 func (b *flameBuilder) next(s flameStack, d int) int32 {
-	st := b.sides[s.side].set.stack(int(s.stack))
+	st := b.sides[s.side].set.Stack(int(s.stack))
 	if d >= len(st) {
 		return -1
 	}

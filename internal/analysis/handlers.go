@@ -19,10 +19,10 @@ type handlerFinder struct {
 const dispatchRoot = "net/http.serverHandler.ServeHTTP"
 
 // newHandlerFinder returns nil when the profile has no net/http dispatch.
-func newHandlerFinder(c *costs) *handlerFinder {
-	h := &handlerFinder{dispatch: make([]bool, len(c.set.funcs)), serve: make([]bool, len(c.set.funcs)), user: c.user}
+func newHandlerFinder(c *Costs) *handlerFinder {
+	h := &handlerFinder{dispatch: make([]bool, len(c.set.Funcs)), serve: make([]bool, len(c.set.Funcs)), user: c.user}
 	found := false
-	for i, f := range c.set.funcs {
+	for i, f := range c.set.Funcs {
 		h.dispatch[i] = f.Name == dispatchRoot
 		found = found || h.dispatch[i]
 		h.serve[i] = strings.HasSuffix(f.Name, ".ServeHTTP") || strings.HasSuffix(f.Name, ".ServeHTTP-fm")

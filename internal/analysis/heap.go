@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"perflab/internal/stacks"
 	"sort"
 
 	"github.com/google/pprof/profile"
@@ -47,7 +48,7 @@ func HeapDelta(start, end *profile.Profile, requests int64, seconds float64, n i
 			s.BytesPerRequest = float64(x.d) / float64(requests)
 		}
 		if seconds > 0 {
-			s.MBPerS = float64(x.d) / seconds / (1 << 20)
+			s.MiBPerS = float64(x.d) / seconds / (1 << 20)
 		}
 		sites = append(sites, s)
 	}
@@ -60,16 +61,16 @@ func inuseByUser(p *profile.Profile, uc UserCode) (map[string]int64, bool) {
 	if p == nil {
 		return nil, false
 	}
-	s := fromProfile(p)
-	vi, err := s.sampleIndex("inuse_space")
+	s := stacks.FromProfile(p)
+	vi, err := s.SampleIndex("inuse_space")
 	if err != nil {
 		return nil, false
 	}
-	c := computeCosts(s, vi, uc, nil)
+	c := NewCosts(s, vi, uc, nil)
 	out := map[string]int64{"": c.total}
 	for f, v := range c.charg {
 		if c.user[f] && v > 0 {
-			out[s.funcs[f].Name] += v
+			out[s.Funcs[f].Name] += v
 		}
 	}
 	return out, true

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/stacks"
 )
 
 // ListOptions selects what List shows.
@@ -117,7 +118,7 @@ const maxListedFuncs = 50
 // ListFile lists the functions of the profile file at path whose names
 // match pattern, without building a *profile.Profile.
 func ListFile(path, pattern string, opt ListOptions) (*Listing, error) {
-	s, err := readStackSetFileAs(path, true)
+	s, err := stacks.ReadFile(path, true)
 	if err != nil {
 		return nil, err
 	}
@@ -142,12 +143,12 @@ type callKey struct {
 	callee int32
 }
 
-func listOf(s *stackSet, pattern string, opt ListOptions) (*Listing, error) {
+func listOf(s *stacks.Set, pattern string, opt ListOptions) (*Listing, error) {
 	rx, err := regexp.Compile(pattern)
 	if err != nil {
 		return nil, fmt.Errorf("compiling %q: %w", pattern, err)
 	}
-	vi, err := s.sampleIndex(opt.SampleIndex)
+	vi, err := s.SampleIndex(opt.SampleIndex)
 	if err != nil {
 		return nil, err
 	}
@@ -160,8 +161,8 @@ func listOf(s *stackSet, pattern string, opt ListOptions) (*Listing, error) {
 	if len(groups) > maxListedFuncs {
 		groups = groups[:maxListedFuncs]
 	}
-	l := &Listing{SampleType: s.sampleTypes[vi].Type, Unit: s.sampleTypes[vi].Unit, Total: total,
-		Requests: opt.Requests, TimeNanos: s.timeNanos, NoLines: !s.hasLines, Comments: s.comments}
+	l := &Listing{SampleType: s.SampleTypes[vi].Type, Unit: s.SampleTypes[vi].Unit, Total: total,
+		Requests: opt.Requests, TimeNanos: s.TimeNanos, NoLines: !s.HasLines, Comments: s.Comments}
 	src := opt.Sources
 	if src == nil {
 		src = &Sources{}
@@ -178,12 +179,12 @@ func listOf(s *stackSet, pattern string, opt ListOptions) (*Listing, error) {
 
 // matchGroups finds the functions whose names match rx, grouping their line
 // entries; groupOf maps an entry to its group (-1 for none).
-func matchGroups(s *stackSet, rx *regexp.Regexp) ([]*listGroup, []int32) {
-	groupOf := make([]int32, len(s.funcs))
+func matchGroups(s *stacks.Set, rx *regexp.Regexp) ([]*listGroup, []int32) {
+	groupOf := make([]int32, len(s.Funcs))
 	byKey := map[string]int32{}
 	var groups []*listGroup
 	matched := map[string]bool{}
-	for i, f := range s.funcs {
+	for i, f := range s.Funcs {
 		groupOf[i] = -1
 		m, ok := matched[f.Name]
 		if !ok {
@@ -209,20 +210,20 @@ func matchGroups(s *stackSet, rx *regexp.Regexp) ([]*listGroup, []int32) {
 
 // listCosts fills each group's costs in one pass over the stacks and
 // returns the profile's total.
-func listCosts(s *stackSet, vi int, groups []*listGroup, groupOf []int32) int64 {
+func listCosts(s *stacks.Set, vi int, groups []*listGroup, groupOf []int32) int64 {
 	var total int64
 	outer := make([]int, len(groups)) // per group: its outermost frame in the stack, or -1
-	seen := make([]int32, len(s.funcs))
+	seen := make([]int32, len(s.Funcs))
 	for i := range seen {
 		seen[i] = -1
 	}
-	for si := 0; si < s.numStacks(); si++ {
-		v := s.value(si, vi)
+	for si := 0; si < s.NumStacks(); si++ {
+		v := s.Value(si, vi)
 		total += v
 		if v == 0 {
 			continue
 		}
-		st := s.stack(si)
+		st := s.Stack(si)
 		for g := range outer {
 			outer[g] = -1
 		}
@@ -234,11 +235,11 @@ func listCosts(s *stackSet, vi int, groups []*listGroup, groupOf []int32) int64 
 			}
 			outer[g], found = i, true
 			if i == 0 {
-				groups[g].lineFlat[s.funcs[f].Line] += v
+				groups[g].lineFlat[s.Funcs[f].Line] += v
 			}
 			if seen[f] != int32(si) {
 				seen[f] = int32(si)
-				groups[g].lineCum[s.funcs[f].Line] += v
+				groups[g].lineCum[s.Funcs[f].Line] += v
 			}
 		}
 		if !found {
@@ -255,7 +256,7 @@ func listCosts(s *stackSet, vi int, groups []*listGroup, groupOf []int32) int64 
 				continue
 			}
 			grp.calleeFlat[st[0]] += v
-			grp.calls[callKey{s.funcs[st[o]].Line, st[o-1]}] += v
+			grp.calls[callKey{s.Funcs[st[o]].Line, st[o-1]}] += v
 			// Callees are counted once per stack: a mark of -2-g, which
 			// no stack index and no other group uses.
 			mark := int32(-2 - g)
@@ -276,7 +277,7 @@ func listCosts(s *stackSet, vi int, groups []*listGroup, groupOf []int32) int64 
 }
 
 // listFunc builds one function's listing.
-func listFunc(s *stackSet, g *listGroup, src *Sources, l *Listing, ncallees int) ListedFunc {
+func listFunc(s *stacks.Set, g *listGroup, src *Sources, l *Listing, ncallees int) ListedFunc {
 	lf := ListedFunc{Name: g.name, File: g.file, Flat: g.flat, Cum: g.cum}
 	flat, cum := g.lineFlat, g.lineCum
 	var sampled []int64
@@ -286,7 +287,7 @@ func listFunc(s *stackSet, g *listGroup, src *Sources, l *Listing, ncallees int)
 	}
 	slices.Sort(sampled)
 	for _, e := range g.entries {
-		if st := s.funcs[e].StartLine; st > 0 {
+		if st := s.Funcs[e].StartLine; st > 0 {
 			start = st
 		}
 	}
@@ -323,14 +324,14 @@ func listFunc(s *stackSet, g *listGroup, src *Sources, l *Listing, ncallees int)
 
 // directCalls ranks a function's calls by cumulative cost, merging the
 // lines of each callee.
-func directCalls(s *stackSet, g *listGroup, n int) []Call {
+func directCalls(s *stacks.Set, g *listGroup, n int) []Call {
 	type key struct {
 		line int64
 		name string
 	}
 	agg := map[key]*Call{}
 	for k, v := range g.calls {
-		fi := s.funcs[k.callee]
+		fi := s.Funcs[k.callee]
 		c := agg[key{k.line, fi.Name}]
 		if c == nil {
 			c = &Call{Line: k.line, Function: fi.Name, File: fi.File}
@@ -441,7 +442,7 @@ func commentStart(src *SourceFile, n int64) int64 {
 
 // calleeLines ranks the lines of called functions by their flat cost in the
 // stacks through g (their cum breaks ties).
-func calleeLines(s *stackSet, g *listGroup, src *Sources, n int) []CalleeLine {
+func calleeLines(s *stacks.Set, g *listGroup, src *Sources, n int) []CalleeLine {
 	keys := make([]int32, 0, len(g.calleeFlat))
 	for f, v := range g.calleeFlat {
 		if v > 0 {
@@ -463,7 +464,7 @@ func calleeLines(s *stackSet, g *listGroup, src *Sources, n int) []CalleeLine {
 	}
 	out := make([]CalleeLine, len(keys))
 	for i, f := range keys {
-		fi := s.funcs[f]
+		fi := s.Funcs[f]
 		out[i] = CalleeLine{Function: fi.Name, File: fi.File, Line: fi.Line, Flat: g.calleeFlat[f], Cum: g.calleeCum[f]}
 		if fi.Line > 0 {
 			if sf := src.File(fi.File); sf.Err == nil {
@@ -477,11 +478,11 @@ func calleeLines(s *stackSet, g *listGroup, src *Sources, n int) []CalleeLine {
 // nearNames lists up to n function names close to pattern: those whose
 // name contains it (or its letters, ignoring case), then those within a
 // small edit distance of its last component, costliest first.
-func nearNames(s *stackSet, vi int, pattern string, n int) []string {
+func nearNames(s *stacks.Set, vi int, pattern string, n int) []string {
 	cost := map[string]int64{}
-	for si := 0; si < s.numStacks(); si++ {
-		for _, f := range s.stack(si) {
-			cost[s.funcs[f].Name] += s.value(si, vi)
+	for si := 0; si < s.NumStacks(); si++ {
+		for _, f := range s.Stack(si) {
+			cost[s.Funcs[f].Name] += s.Value(si, vi)
 		}
 	}
 	pat := strings.ToLower(longestWord(pattern))

@@ -66,7 +66,7 @@ func (l *Listing) cols(flat, cum int64) string {
 
 func (l *Listing) writeFunc(bw *bufio.Writer, f *ListedFunc) {
 	fmt.Fprintf(bw, "ROUTINE ======================== %s in %s\n", f.Name, orUnknown(f.File))
-	fmt.Fprintf(bw, "%10s %10s (flat, cum) %.2f%% of Total", units.FormatValue(float64(f.Flat), l.Unit), units.FormatValue(float64(f.Cum), l.Unit), pct(f.Cum, l.Total))
+	fmt.Fprintf(bw, "%10s %10s (flat, cum) %.2f%% of Total", units.FormatValue(float64(f.Flat), l.Unit), units.FormatValue(float64(f.Cum), l.Unit), Pct(f.Cum, l.Total))
 	if l.Requests > 0 {
 		fmt.Fprintf(bw, "; per request %s flat, %s cum", units.FormatValue(float64(f.Flat)/float64(l.Requests), l.Unit), units.FormatValue(float64(f.Cum)/float64(l.Requests), l.Unit))
 	}

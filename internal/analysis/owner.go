@@ -27,9 +27,6 @@ import (
 // code (a thread's entry, a serve loop, a Go request handler) does not own
 // a cost it spreads over several callees: the walk goes on from those.
 
-// ownerMinShare is the least share of CPU a region needs to be reported.
-const ownerMinShare = hotUserMinShare
-
 // Owner is one region of a profile and the function that owns it.
 type Owner struct {
 	// Func is the owning function, a user function.
@@ -58,20 +55,20 @@ type OwnerCallee struct {
 
 // userStacks is the user-code projection of a stackSet's stacks.
 type userStacks struct {
-	c     *costs
+	c     *Costs
 	proj  [][]int32 // per stack: user frames, outermost first
 	libAt []int32   // per stack: the non-user frame below its last user frame, or -1
 }
 
 // projectUser projects every stack with a value onto its user frames.
-func projectUser(c *costs, handlers *handlerFinder) *userStacks {
+func projectUser(c *Costs, handlers *handlerFinder) *userStacks {
 	s := c.set
-	u := &userStacks{c: c, proj: make([][]int32, s.numStacks()), libAt: make([]int32, s.numStacks())}
+	u := &userStacks{c: c, proj: make([][]int32, s.NumStacks()), libAt: make([]int32, s.NumStacks())}
 	var buf []int32
-	for si := 0; si < s.numStacks(); si++ {
+	for si := 0; si < s.NumStacks(); si++ {
 		u.libAt[si] = -1
-		st := s.stack(si)
-		if s.value(si, c.vi) == 0 || len(st) == 0 {
+		st := s.Stack(si)
+		if s.Value(si, c.vi) == 0 || len(st) == 0 {
 			continue
 		}
 		top := len(st) - 1
@@ -111,8 +108,8 @@ func projectUser(c *costs, handlers *handlerFinder) *userStacks {
 func (u *userStacks) owners(max int, minShare float64, keep func(si int) bool) []Owner {
 	c := u.c
 	s := c.set
-	n := len(s.funcs)
-	remaining := make([]bool, s.numStacks())
+	n := len(s.Funcs)
+	remaining := make([]bool, s.NumStacks())
 	for si, p := range u.proj {
 		remaining[si] = len(p) > 0 && (keep == nil || keep(si))
 	}
@@ -129,7 +126,7 @@ func (u *userStacks) owners(max int, minShare float64, keep func(si int) bool) [
 			if !remaining[si] {
 				continue
 			}
-			v := s.value(si, c.vi)
+			v := s.Value(si, c.vi)
 			for d, f := range p {
 				if seen[f] != int32(si) {
 					seen[f] = int32(si)
@@ -147,7 +144,7 @@ func (u *userStacks) owners(max int, minShare float64, keep func(si int) bool) [
 				continue
 			}
 			if start < 0 || incl[f] > incl[start] || incl[f] == incl[start] &&
-				(depth[f] < depth[start] || depth[f] == depth[start] && s.funcs[f].Name < s.funcs[start].Name) {
+				(depth[f] < depth[start] || depth[f] == depth[start] && s.Funcs[f].Name < s.Funcs[start].Name) {
 				start = f
 			}
 		}
@@ -185,12 +182,12 @@ func (u *userStacks) walk(start int32, remaining []bool, incl []int64) Owner {
 				continue
 			}
 			if k := indexOf(p, node); k >= 0 && k+1 < len(p) {
-				child[p[k+1]] += s.value(si, u.c.vi)
+				child[p[k+1]] += s.Value(si, u.c.vi)
 			}
 		}
 		best, bv := int32(-1), int64(0)
 		for f, v := range child {
-			if v > bv || v == bv && best >= 0 && s.funcs[f].Name < s.funcs[best].Name {
+			if v > bv || v == bv && best >= 0 && s.Funcs[f].Name < s.Funcs[best].Name {
 				best, bv = f, v
 			}
 		}
@@ -239,7 +236,7 @@ func (u *userStacks) describe(o *Owner, remaining []bool) {
 		if k < 0 {
 			continue
 		}
-		v := s.value(si, u.c.vi)
+		v := s.Value(si, u.c.vi)
 		o.Cum += v
 		last := p[len(p)-1]
 		switch {
@@ -260,11 +257,11 @@ func (u *userStacks) describe(o *Owner, remaining []bool) {
 		if a.Cost != b.Cost {
 			return a.Cost > b.Cost
 		}
-		return s.funcs[a.Func].Name < s.funcs[b.Func].Name
+		return s.Funcs[a.Func].Name < s.Funcs[b.Func].Name
 	})
 	o.Library = -1
 	for f, v := range lib {
-		if v > o.LibraryCost || v == o.LibraryCost && o.Library >= 0 && s.funcs[f].Name < s.funcs[o.Library].Name {
+		if v > o.LibraryCost || v == o.LibraryCost && o.Library >= 0 && s.Funcs[f].Name < s.Funcs[o.Library].Name {
 			o.Library, o.LibraryCost = f, v
 		}
 	}

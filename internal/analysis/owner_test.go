@@ -6,25 +6,27 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/stacks"
 )
 
 // ownersOf runs the owner walk on p and returns the owners' names, each
 // with its callees' names.
 func ownersOf(t *testing.T, p *profile.Profile) []string {
 	t.Helper()
-	s := fromProfile(p)
-	vi, err := s.sampleIndex("")
+	s := stacks.FromProfile(p)
+	vi, err := s.SampleIndex("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := computeCosts(s, vi, UserCode{}, nil)
+	c := NewCosts(s, vi, UserCode{}, nil)
 	var out []string
 	for _, o := range projectUser(c, newHandlerFinder(c)).owners(5, 0.05, nil) {
 		var cs []string
 		for _, cl := range o.Callees {
-			cs = append(cs, fmt.Sprintf("%s=%d", s.funcs[cl.Func].Name, cl.Cost))
+			cs = append(cs, fmt.Sprintf("%s=%d", s.Funcs[cl.Func].Name, cl.Cost))
 		}
-		out = append(out, fmt.Sprintf("%s cum=%d own=%d [%s]", s.funcs[o.Func].Name, o.Cum, o.Own, strings.Join(cs, " ")))
+		out = append(out, fmt.Sprintf("%s cum=%d own=%d [%s]", s.Funcs[o.Func].Name, o.Cum, o.Own, strings.Join(cs, " ")))
 	}
 	return out
 }
@@ -134,18 +136,18 @@ func TestHandlerFinder(t *testing.T) {
 		smp{"runtime.goexit;net/http.(*conn).serve;net/http.serverHandler.ServeHTTP;net/http.(*ServeMux).ServeHTTP;net/http.(*fileHandler).ServeHTTP;net/http.serveFile", []int64{1}},
 		smp{"runtime.goexit;runtime.gcBgMarkWorker", []int64{1}},
 	)
-	s := fromProfile(p)
-	c := computeCosts(s, 0, UserCode{}, nil)
+	s := stacks.FromProfile(p)
+	c := NewCosts(s, 0, UserCode{}, nil)
 	h := newHandlerFinder(c)
 	if h == nil {
 		t.Fatal("no handler finder for a net/http profile")
 	}
 	want := []string{"main.handleItem", "main.handleStatic", "main.(*app).handleSearch", "net/http.(*fileHandler).ServeHTTP", ""}
-	for si := 0; si < s.numStacks(); si++ {
-		st := s.stack(si)
+	for si := 0; si < s.NumStacks(); si++ {
+		st := s.Stack(si)
 		got := ""
 		if i := h.handler(st); i >= 0 {
-			got = s.funcs[st[i]].Name
+			got = s.Funcs[st[i]].Name
 		}
 		if got != want[si] {
 			t.Errorf("stack %d: handler %q, want %q", si, got, want[si])

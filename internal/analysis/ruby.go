@@ -40,3 +40,18 @@ func FuncLabel(name, file string) string {
 	}
 	return name + " (" + base + ")"
 }
+
+// ShortFuncName drops a Go function's package path, for lists of names
+// read after the full one: "github.com/acme/api.(*Cart).Total" ->
+// "(*Cart).Total", "main.convertKey" -> "convertKey". Python and Ruby
+// names stay as they are.
+func ShortFuncName(name, file string) string {
+	if _, script := scriptFile(file); script || strings.ContainsAny(name, " <[") {
+		return name
+	}
+	rel := name[strings.LastIndexByte(name, '/')+1:]
+	if _, r, ok := strings.Cut(rel, "."); ok {
+		return r
+	}
+	return name
+}

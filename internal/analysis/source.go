@@ -134,6 +134,13 @@ func readSource(path string) *SourceFile {
 	return f
 }
 
+// Text is the text of line n of the file recorded as name, trimmed of
+// white space; "" when the file cannot be read or has no such line.
+func (s *Sources) Text(name string, n int64) string {
+	line, _ := s.File(name).Line(n)
+	return strings.TrimSpace(line)
+}
+
 // Line returns line n (1-based) and whether the file has it.
 func (f *SourceFile) Line(n int64) (string, bool) {
 	if f == nil || n < 1 || n > int64(len(f.Lines)) {

@@ -140,7 +140,7 @@ func TestHeapDelta(t *testing.T) {
 	if !ok || from != 2<<20 || to != 12<<20 {
 		t.Fatalf("HeapDelta = %d, %d, ok %v; want 2 MiB to 12 MiB", from, to, ok)
 	}
-	if len(sites) != 1 || sites[0].Function != "main.remember" || sites[0].BytesPerRequest != 1024 || sites[0].MBPerS != 5 {
+	if len(sites) != 1 || sites[0].Function != "main.remember" || sites[0].BytesPerRequest != 1024 || sites[0].MiBPerS != 5 {
 		t.Errorf("sites %+v; want main.remember 1 KiB/request, 5 MB/s", sites)
 	}
 }

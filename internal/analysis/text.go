@@ -28,7 +28,7 @@ func (t *Table) WriteText(w io.Writer) error {
 	if t.NoLines {
 		bw.WriteString("Note: the profile has no line numbers (perf records none, nor py-spy with --nolineno): rows are functions\n")
 	}
-	fmt.Fprintf(bw, "Showing nodes accounting for %s, %.2f%% of %s total", units.FormatValue(float64(t.Shown), t.Unit), pct(t.Shown, t.Total), units.FormatValue(float64(t.Total), t.Unit))
+	fmt.Fprintf(bw, "Showing nodes accounting for %s, %.2f%% of %s total", units.FormatValue(float64(t.Shown), t.Unit), Pct(t.Shown, t.Total), units.FormatValue(float64(t.Total), t.Unit))
 	if t.Requests > 0 {
 		fmt.Fprintf(bw, " (%d requests)", t.Requests)
 	}
@@ -52,7 +52,7 @@ func (t *Table) WriteText(w io.Writer) error {
 		}
 		bw.WriteString(" " + RowLabel(r))
 		if t.User && r.User && r.Attributed > 0 {
-			fmt.Fprintf(bw, " (%.0f%% in callees outside user code)", pct(r.Attributed, r.Flat))
+			fmt.Fprintf(bw, " (%.0f%% in callees outside user code)", Pct(r.Attributed, r.Flat))
 		}
 		bw.WriteString("\n")
 	}

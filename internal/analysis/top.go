@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/stacks"
 )
 
 // TopOptions selects what a top table shows.
@@ -75,23 +77,23 @@ type Table struct {
 // Top computes the top table of p.
 func Top(p *profile.Profile, opt TopOptions) (*Table, error) {
 	if opt.Lines {
-		return topOf(fromProfileLines(p), opt)
+		return topOf(stacks.FromProfileLines(p), opt)
 	}
-	return topOf(fromProfile(p), opt)
+	return topOf(stacks.FromProfile(p), opt)
 }
 
 // TopFile computes the top table of the profile file at path (gzipped or
 // not) without building a *profile.Profile.
 func TopFile(path string, opt TopOptions) (*Table, error) {
-	s, err := readStackSetFileAs(path, opt.Lines)
+	s, err := stacks.ReadFile(path, opt.Lines)
 	if err != nil {
 		return nil, err
 	}
 	return topOf(s, opt)
 }
 
-func topOf(s *stackSet, opt TopOptions) (*Table, error) {
-	vi, err := s.sampleIndex(opt.SampleIndex)
+func topOf(s *stacks.Set, opt TopOptions) (*Table, error) {
+	vi, err := s.SampleIndex(opt.SampleIndex)
 	if err != nil {
 		return nil, err
 	}
@@ -99,10 +101,10 @@ func topOf(s *stackSet, opt TopOptions) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := computeCosts(s, vi, opt.UserCode, keep)
-	t := &Table{SampleType: s.sampleTypes[vi].Type, Unit: s.sampleTypes[vi].Unit, Total: c.total, Requests: opt.Requests, User: opt.User,
-		Lines: s.lines && s.hasLines, NoLines: s.lines && !s.hasLines, Comments: s.comments}
-	for f := range s.funcs {
+	c := NewCosts(s, vi, opt.UserCode, keep)
+	t := &Table{SampleType: s.SampleTypes[vi].Type, Unit: s.SampleTypes[vi].Unit, Total: c.total, Requests: opt.Requests, User: opt.User,
+		Lines: s.Lines && s.HasLines, NoLines: s.Lines && !s.HasLines, Comments: s.Comments}
+	for f := range s.Funcs {
 		r := c.row(int32(f), opt.User)
 		if r.Flat == 0 && r.Cum == 0 || opt.User && !r.User && c.charg[f] == 0 {
 			continue
@@ -119,8 +121,8 @@ func topOf(s *stackSet, opt TopOptions) (*Table, error) {
 }
 
 // row builds the row of function f; flat is charged flat when user is set.
-func (c *costs) row(f int32, user bool) Row {
-	fi := c.set.funcs[f]
+func (c *Costs) row(f int32, user bool) Row {
+	fi := c.set.Funcs[f]
 	r := Row{Function: fi.Name, File: fi.File, Line: fi.Line, Flat: c.flat[f], Cum: c.cum[f], Attributed: c.attr[f], User: c.user[f]}
 	if user {
 		r.Flat = c.charg[f]
@@ -134,7 +136,7 @@ func (t *Table) fill() {
 	for i := range t.Rows {
 		r := &t.Rows[i]
 		sum += r.Flat
-		r.FlatPct, r.CumPct, r.SumPct = pct(r.Flat, t.Total), pct(r.Cum, t.Total), pct(sum, t.Total)
+		r.FlatPct, r.CumPct, r.SumPct = Pct(r.Flat, t.Total), Pct(r.Cum, t.Total), Pct(sum, t.Total)
 		if t.Requests > 0 {
 			r.FlatPerReq = float64(r.Flat) / float64(t.Requests)
 			r.CumPerReq = float64(r.Cum) / float64(t.Requests)
@@ -143,7 +145,8 @@ func (t *Table) fill() {
 	t.Shown = sum
 }
 
-func pct(v, total int64) float64 {
+// Pct is v as a percentage of total (0 when total is 0).
+func Pct(v, total int64) float64 {
 	if total == 0 {
 		return 0
 	}
@@ -175,7 +178,7 @@ func sortRows(rows []Row, cum bool) {
 }
 
 // focusFilter returns a stack filter for the regexp re, or nil for "".
-func focusFilter(s *stackSet, re string) (func([]int32) bool, error) {
+func focusFilter(s *stacks.Set, re string) (func([]int32) bool, error) {
 	if re == "" {
 		return nil, nil
 	}
@@ -183,8 +186,8 @@ func focusFilter(s *stackSet, re string) (func([]int32) bool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling focus %q: %w", re, err)
 	}
-	match := make([]bool, len(s.funcs))
-	for i, f := range s.funcs {
+	match := make([]bool, len(s.Funcs))
+	for i, f := range s.Funcs {
 		match[i] = rx.MatchString(f.Name)
 	}
 	return func(st []int32) bool {

@@ -3,10 +3,9 @@ package analysis
 import (
 	"bytes"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"perflab/internal/labtest"
 	"perflab/internal/units"
 )
 
@@ -149,26 +148,8 @@ func TestWriteTextGolden(t *testing.T) {
 			if err := tb.WriteText(&buf); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", tc.name+".golden"), buf.Bytes())
+			labtest.Golden(t, ".txt", buf.Bytes(), *update)
 		})
-	}
-}
-
-// golden compares got with the file, or rewrites it under -update.
-func golden(t *testing.T, file string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("reading golden file (run with -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run with -update to accept):\n--- got\n%s\n--- want\n%s", file, got, want)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"perflab/internal/stacks"
 )
 
 // UserCode decides which frames belong to code the user can change. The zero
@@ -46,7 +48,7 @@ func (u UserCode) IsUser(name, file string) bool {
 	if !IsUserFunc(name, file) {
 		return false
 	}
-	return u.Root == "" || !isScriptFile(file) || !path.IsAbs(file) || underDir(file, u.Root)
+	return u.Root == "" || !stacks.ScriptSource(file) || !path.IsAbs(file) || underDir(file, u.Root)
 }
 
 // underDir says whether file lies in dir or below it.
@@ -185,12 +187,12 @@ func isSystemLib(file string) bool {
 // false for files of other languages.
 func scriptFile(file string) (user, ok bool) {
 	switch {
-	case strings.HasPrefix(file, "<"), strings.HasPrefix(file, "node:"):
+	case !stacks.Interpreted(file):
+		return false, false
+	case !stacks.ScriptSource(file):
 		// <frozen importlib._bootstrap>, <built-in>, <string> (python -c),
 		// Ruby's <internal:kernel>, node's own modules
 		return false, true
-	case !isScriptFile(file):
-		return false, false
 	case strings.Contains(file, "/site-packages/"), strings.Contains(file, "/dist-packages/"),
 		strings.Contains(file, "/node_modules/"), strings.Contains(file, "/gems/"):
 		return false, true
@@ -199,19 +201,6 @@ func scriptFile(file string) (user, ok bool) {
 		return false, true
 	}
 	return true, true
-}
-
-// scriptExts are the source files of the interpreted languages perflab
-// classifies by file.
-var scriptExts = []string{".py", ".pyx", ".rb", ".ru", ".js", ".mjs", ".cjs", ".ts"}
-
-func isScriptFile(file string) bool {
-	for _, e := range scriptExts {
-		if strings.HasSuffix(file, e) {
-			return true
-		}
-	}
-	return false
 }
 
 // isLauncherScript says whether a frame is the top level ("<module>",

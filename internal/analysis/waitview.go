@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"perflab/internal/stacks"
 	"strconv"
 	"strings"
 
@@ -9,36 +10,39 @@ import (
 	"perflab/internal/runfmt"
 )
 
-// waitView is a wall-time profile (runfmt.WallSample and one sample type
+// WaitView is a wall-time profile (runfmt.WallSample and one sample type
 // per kind, each sample labelled with its wait) grouped by wait class, each
 // class with user-code attribution of its wall time.
-type waitView struct {
-	requests int64
-	classes  map[runfmt.Wait]*waitClass
-	totalNs  int64
+type WaitView struct {
+	Requests int64
+	Classes  map[runfmt.Wait]*WaitClass
+	// TotalNs is the wall time of every class.
+	TotalNs int64
 }
 
-// waitClass is the wall time of one wait: blocked there, and runnable after
-// (the time to get back on a CPU once the wait is over belongs to it).
-type waitClass struct {
-	name       runfmt.Wait
-	c          *costs
-	blockedNs  int64
-	runnableNs int64
+// WaitClass is the wall time of one wait: blocked there, and runnable
+// after (the time to get back on a CPU once the wait is over belongs to
+// it).
+type WaitClass struct {
+	Wait runfmt.Wait
+	// Costs are its wall time by function, in ns.
+	Costs      *Costs
+	BlockedNs  int64
+	RunnableNs int64
 }
 
-// Time charged per request, in ms.
-func (w *waitView) ms(ns int64) float64 {
-	if w.requests <= 0 {
+// Ms is ns of wall time per request, in ms.
+func (w *WaitView) Ms(ns int64) float64 {
+	if w.Requests <= 0 {
 		return 0
 	}
-	return float64(ns) / 1e6 / float64(w.requests)
+	return float64(ns) / 1e6 / float64(w.Requests)
 }
 
-// newWaitView groups wall's samples by their wait label. A runnable sample
+// NewWaitView groups wall's samples by their wait label. A runnable sample
 // at a stack where a goroutine blocked joins that block's class; uc decides
 // which functions are the user's. Nil when wall has no wall sample type.
-func newWaitView(wall *profile.Profile, requests int64, uc UserCode) *waitView {
+func NewWaitView(wall *profile.Profile, requests int64, uc UserCode) *WaitView {
 	if wall == nil {
 		return nil
 	}
@@ -64,12 +68,12 @@ func newWaitView(wall *profile.Profile, requests int64, uc UserCode) *waitView {
 		}
 		groups[w] = append(groups[w], s)
 	}
-	v := &waitView{requests: requests, classes: map[runfmt.Wait]*waitClass{}}
+	v := &WaitView{Requests: requests, Classes: map[runfmt.Wait]*WaitClass{}}
 	for name, samples := range groups {
-		set := fromProfile(withSamples(wall, samples))
-		c := computeCosts(set, vi, uc, nil)
-		v.classes[name] = &waitClass{name: name, c: c, blockedNs: c.total - runnable[name], runnableNs: runnable[name]}
-		v.totalNs += c.total
+		set := stacks.FromProfile(withSamples(wall, samples))
+		c := NewCosts(set, vi, uc, nil)
+		v.Classes[name] = &WaitClass{Wait: name, Costs: c, BlockedNs: c.total - runnable[name], RunnableNs: runnable[name]}
+		v.TotalNs += c.total
 	}
 	return v
 }
@@ -108,32 +112,34 @@ func sampleTypeIndex(p *profile.Profile, typ string) int {
 	return -1
 }
 
-// totalNs is the wall time of the classes named.
-func (w *waitView) sum(names ...runfmt.Wait) int64 {
+// Sum is the wall time of the classes named, in ns.
+func (w *WaitView) Sum(names ...runfmt.Wait) int64 {
 	var ns int64
 	for _, n := range names {
-		if c := w.classes[n]; c != nil {
-			ns += c.c.total
+		if c := w.Classes[n]; c != nil {
+			ns += c.Costs.total
 		}
 	}
 	return ns
 }
 
-// site is the user function that waited most in classes, with the call
-// it waited in, or ok false.
-type site struct {
-	fn, file, callee string
-	ns               int64
+// WaitSite is a user function that waited, with the call it waited in.
+type WaitSite struct {
+	Func, File string
+	// Callee is the call that holds most of its wait ("" when none does).
+	Callee string
+	Ns     int64
 }
 
-// sites lists up to n user functions by their time in the class.
-func (c *waitClass) sites(n int) []site {
-	var out []site
-	for _, f := range c.c.ranked(true, n) {
-		fi := c.c.set.funcs[f]
-		s := site{fn: fi.Name, file: fi.File, ns: c.c.charg[f]}
-		if callee, v := c.c.topCallee(f); callee >= 0 && 2*v >= s.ns {
-			s.callee = c.c.set.funcs[callee].Name // the call that holds most of it
+// Sites lists up to n user functions by their time in the class.
+func (c *WaitClass) Sites(n int) []WaitSite {
+	var out []WaitSite
+	cc := c.Costs
+	for _, f := range cc.Ranked(true, n) {
+		fi := cc.set.Funcs[f]
+		s := WaitSite{Func: fi.Name, File: fi.File, Ns: cc.charg[f]}
+		if callee, v := cc.TopCallee(f); callee >= 0 && 2*v >= s.Ns {
+			s.Callee = cc.set.Funcs[callee].Name // the call that holds most of it
 		}
 		out = append(out, s)
 	}
@@ -148,7 +154,7 @@ func TimeKinds(wall *profile.Profile, requests int64, uc UserCode) []runfmt.Time
 	if wall == nil || requests <= 0 {
 		return nil
 	}
-	set := fromProfile(wall)
+	set := stacks.FromProfile(wall)
 	per := func(ns int64) float64 { return float64(ns) / 1e6 / float64(requests) }
 	kinds := runfmt.TimeKinds()
 	out := make([]runfmt.TimeRow, 0, len(kinds))
@@ -165,7 +171,7 @@ func TimeKinds(wall *profile.Profile, requests int64, uc UserCode) []runfmt.Time
 				waits[waitOf(s)] += v
 			}
 		}
-		c := computeCosts(set, vi, uc, nil)
+		c := NewCosts(set, vi, uc, nil)
 		k.MsPerRequest = per(c.total)
 		if len(waits) > 1 || len(waits) == 1 && waits[runfmt.Wait(kind)] == 0 && waits[runfmt.WaitCPU] == 0 {
 			// more than the kind itself (its wait of the same name, or
@@ -175,11 +181,11 @@ func TimeKinds(wall *profile.Profile, requests int64, uc UserCode) []runfmt.Time
 				k.Waits[w] = per(ns)
 			}
 		}
-		if top := c.ranked(true, 1); len(top) > 0 && c.charg[top[0]] > 0 {
+		if top := c.Ranked(true, 1); len(top) > 0 && c.charg[top[0]] > 0 {
 			f := top[0]
-			k.Top = &runfmt.TimeSite{Function: set.funcs[f].Name, File: set.funcs[f].File, MsPerRequest: per(c.charg[f])}
-			if callee, v := c.topCallee(f); callee >= 0 && 2*v >= c.charg[f] {
-				k.Top.Callee = set.funcs[callee].Name
+			k.Top = &runfmt.TimeSite{Function: set.Funcs[f].Name, File: set.Funcs[f].File, MsPerRequest: per(c.charg[f])}
+			if callee, v := c.TopCallee(f); callee >= 0 && 2*v >= c.charg[f] {
+				k.Top.Callee = set.Funcs[callee].Name
 			}
 		}
 		out = append(out, k)

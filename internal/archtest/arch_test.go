@@ -17,18 +17,20 @@ import (
 // allowed lists, per internal package, the internal packages it may import.
 // A package missing here may import none.
 var allowed = map[string][]string{
-	"cli":      {"lab", "load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
+	"cli":      {"lab", "load", "target", "capture", "analysis", "stacks", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
-	"ui":       {"compare", "report", "analysis", "runfmt", "store", "files", "units"},
-	"lab":      {"load", "target", "capture", "analysis", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
-	"revision": {},
-	"compare":  {"analysis", "stats", "runfmt", "store", "files", "units"},
-	"report":   {"analysis", "stats", "runfmt", "files", "units"},
+	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
+	"lab":      {"load", "target", "capture", "profiling", "analysis", "stacks", "findings", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
+	"revision": {"files"},
+	"compare":  {"analysis", "stacks", "stats", "runfmt", "store", "files", "units"},
+	"report":   {"analysis", "findings", "stats", "runfmt", "files", "units"},
 	"store":    {"runfmt", "files"},
 	"load":     {"runfmt", "files"},
 	"target":   {"runfmt", "units"},
 	"capture":  {"runfmt", "files"},
-	"analysis": {"runfmt", "files", "units"},
+	"findings": {"analysis", "stacks", "runfmt", "units"},
+	"analysis": {"stacks", "runfmt", "files", "units"},
+	"stacks":   {"runfmt", "files"},
 	"walltime": {"runfmt"},
 	"stats":    {"runfmt"},
 	"runfmt":   {"files"},
@@ -36,8 +38,12 @@ var allowed = map[string][]string{
 	"units":    {},
 	"demo":     {"pprofmux"},
 	"pprofmux": {},
+	"labtest":  {"runfmt"},
 	"ktrace":   {"files"},
 	"ledger":   {"runfmt", "units"},
+
+	"profiling": {"capture", "target", "runfmt", "files"},
+	"ownership": {"files"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {
@@ -98,6 +104,7 @@ var writers = map[string]string{
 	"../../internal/target/cgroup.go":  "cgroup control files, not outputs",
 	"../../internal/target/cleanup.go": "cgroup control files (cgroup.kill), not outputs",
 	"../../internal/target/logsink.go": "the service's bounded log, written in place in perflab's own run directory",
+	"../../internal/labtest/golden.go": "tests' golden files, rewritten under -update",
 	"../../bench/":                     "benchmark generators",
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/files"
 	"perflab/internal/runfmt"
 )
 
@@ -196,12 +196,12 @@ func (c *Client) get(ctx context.Context, u string, timeout time.Duration) ([]by
 		return nil, nil, transportError(ctx, u, timeout, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxProfileBytes+1))
+	body, err := files.ReadAll(resp.Body, maxProfileBytes, resp.ContentLength, "the response")
+	if errors.Is(err, files.ErrTooLarge) {
+		return nil, nil, fmt.Errorf("fetching %s: response larger than %d MiB", u, maxProfileBytes>>20)
+	}
 	if err != nil {
 		return nil, nil, bodyError(ctx, u, timeout, err)
-	}
-	if len(body) > maxProfileBytes {
-		return nil, nil, fmt.Errorf("fetching %s: response larger than %d MiB", u, maxProfileBytes>>20)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, nil, statusError(u, resp, body)

@@ -3,9 +3,9 @@ package capture
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/google/pprof/profile"
 
@@ -49,11 +49,17 @@ func Decode(data []byte) (p *profile.Profile, err error) {
 	return nil, fmt.Errorf("decoding profile: not a pprof profile (%d bytes starting %q): %w", len(data), snippet(data, 16), err)
 }
 
-// gunzip inflates data, at most runfmt.MaxProfileDecodedBytes of it.
+// gunzip inflates data, at most runfmt.MaxProfileDecodedBytes of it, into
+// a buffer of the size gzip's trailer states (ISIZE: the size modulo 4
+// GiB, of the last member), so a profile is not copied as it grows.
 func gunzip(data []byte) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
-	return io.ReadAll(files.LimitReader(zr, runfmt.MaxProfileDecodedBytes, "decompressed profile"))
+	var hint int64
+	if len(data) >= 18 {
+		hint = int64(binary.LittleEndian.Uint32(data[len(data)-4:]))
+	}
+	return files.ReadAll(zr, runfmt.MaxProfileDecodedBytes, hint, "decompressed profile")
 }

@@ -12,8 +12,11 @@
 //   - Any process: [PerfRecord] runs `perf record -e cpu-clock` and
 //     [ParsePerfScript] turns `perf script` text into a profile. JIT frames
 //     named in /tmp/perf-PID.map files come through with their names.
-//   - Python and Ruby: [PySpyRecord] and [RbSpyRecord] run py-spy and rbspy
-//     when they are installed; [ParseCollapsed] reads their collapsed stacks.
+//   - Python and Ruby: [RecordSpy] runs a profiler that reads a process's
+//     stacks (py-spy, rbspy: their command lines are package profiling's)
+//     when it is installed; [ParseCollapsed] reads collapsed stacks,
+//     [ParseRbspyRaw] rbspy's raw recording; [StartPySpyIdle] records a
+//     Python process's idle threads too.
 //
 // # GC trace
 //

@@ -17,3 +17,10 @@ var (
 	// ErrProcessGone means the process to profile does not exist (any more).
 	ErrProcessGone = errors.New("process not found")
 )
+
+// missingTool is a profiler that is not installed: msg names it and how
+// to install it, and errors.Is matches ErrToolMissing.
+type missingTool struct{ msg string }
+
+func (m *missingTool) Error() string        { return m.msg }
+func (m *missingTool) Is(target error) bool { return target == ErrToolMissing }

@@ -24,11 +24,11 @@ type GCEvent struct {
 	// helping), background mark workers, idle mark workers, mark-termination pause.
 	CPUSTWSweep, CPUAssist, CPUBackground, CPUIdle, CPUSTWMark time.Duration
 
-	HeapStartMB, HeapEndMB, HeapLiveMB float64 // heap at start, at end, live (marked) after this GC
-	GoalMB                             float64 // heap goal
-	StacksMB, GlobalsMB                float64 // scannable stacks and globals (Go 1.18+; 0 before)
-	Procs                              int     // GOMAXPROCS
-	Forced                             bool    // runtime.GC() or debug.FreeOSMemory, not the pacer
+	HeapStartMiB, HeapEndMiB, HeapLiveMiB float64 // heap at start, at end, live (marked) after this GC
+	GoalMiB                               float64 // heap goal
+	StacksMiB, GlobalsMiB                 float64 // scannable stacks and globals (Go 1.18+; 0 before)
+	Procs                                 int     // GOMAXPROCS
+	Forced                                bool    // runtime.GC() or debug.FreeOSMemory, not the pacer
 }
 
 const gcNum = `([0-9]+(?:\.[0-9]+)?)`
@@ -71,8 +71,8 @@ func ParseGCLine(line string) (GCEvent, bool) {
 		STWSweep: millis(f[4]), Concurrent: millis(f[5]), STWMark: millis(f[6]),
 		CPUSTWSweep: millis(f[7]), CPUAssist: millis(f[8]), CPUBackground: millis(f[9]),
 		CPUIdle: millis(f[10]), CPUSTWMark: millis(f[11]),
-		HeapStartMB: f[12], HeapEndMB: f[13], HeapLiveMB: f[14], GoalMB: f[15],
-		StacksMB: f[16], GlobalsMB: f[17],
+		HeapStartMiB: f[12], HeapEndMiB: f[13], HeapLiveMiB: f[14], GoalMiB: f[15],
+		StacksMiB: f[16], GlobalsMiB: f[17],
 		Procs: procs, Forced: m[19] != "",
 	}, true
 }

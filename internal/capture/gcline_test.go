@@ -18,7 +18,7 @@ func TestParseGCLine(t *testing.T) {
 				STWSweep: 21 * time.Microsecond, Concurrent: 1200 * time.Microsecond, STWMark: 15 * time.Microsecond,
 				CPUSTWSweep: 42 * time.Microsecond, CPUAssist: 500 * time.Microsecond, CPUBackground: 1100 * time.Microsecond,
 				CPUIdle: 0, CPUSTWMark: 30 * time.Microsecond,
-				HeapStartMB: 4, HeapEndMB: 5, HeapLiveMB: 2, GoalMB: 5, Procs: 2},
+				HeapStartMiB: 4, HeapEndMiB: 5, HeapLiveMiB: 2, GoalMiB: 5, Procs: 2},
 		},
 		{ // Go 1.19 and before: no stacks or globals.
 			line: "gc 1 @0.012s 2%: 0.026+0.39+0.10 ms clock, 0.21+0.12/0.33/0.62+0.80 ms cpu, 4->4->0 MB, 5 MB goal, 8 P",
@@ -27,7 +27,7 @@ func TestParseGCLine(t *testing.T) {
 				STWSweep: 26 * time.Microsecond, Concurrent: 390 * time.Microsecond, STWMark: 100 * time.Microsecond,
 				CPUSTWSweep: 210 * time.Microsecond, CPUAssist: 120 * time.Microsecond, CPUBackground: 330 * time.Microsecond,
 				CPUIdle: 620 * time.Microsecond, CPUSTWMark: 800 * time.Microsecond,
-				HeapStartMB: 4, HeapEndMB: 4, HeapLiveMB: 0, GoalMB: 5, Procs: 8},
+				HeapStartMiB: 4, HeapEndMiB: 4, HeapLiveMiB: 0, GoalMiB: 5, Procs: 8},
 		},
 		{ // forced, with text another writer left before it
 			line: "INFO started gc 179 @0.147s 9%: 0.075+0.19+0.001 ms clock, 0.15+0/0.072/0+0.003 ms cpu, 4->4->3 MB, 8 MB goal, 1 MB stacks, 2 MB globals, 2 P (forced)",
@@ -35,7 +35,7 @@ func TestParseGCLine(t *testing.T) {
 			want: GCEvent{N: 179, At: 147 * time.Millisecond, PctCPUSinceStart: 9,
 				STWSweep: 75 * time.Microsecond, Concurrent: 190 * time.Microsecond, STWMark: 1 * time.Microsecond,
 				CPUSTWSweep: 150 * time.Microsecond, CPUBackground: 72 * time.Microsecond, CPUSTWMark: 3 * time.Microsecond,
-				HeapStartMB: 4, HeapEndMB: 4, HeapLiveMB: 3, GoalMB: 8, StacksMB: 1, GlobalsMB: 2, Procs: 2, Forced: true},
+				HeapStartMiB: 4, HeapEndMiB: 4, HeapLiveMiB: 3, GoalMiB: 8, StacksMiB: 1, GlobalsMiB: 2, Procs: 2, Forced: true},
 		},
 		{ // Go 1.26: a cycle that also looked for leaked goroutines
 			line: "gc 7 @1.250s 3% (checking for goroutine leaks): 0.030+2.1+0.020 ms clock, 0.060+0.4/1.9/0.1+0.040 ms cpu, 6->7->3 MB, 7 MB goal, 0 MB stacks, 1 MB globals, 2 P",
@@ -44,7 +44,7 @@ func TestParseGCLine(t *testing.T) {
 				STWSweep: 30 * time.Microsecond, Concurrent: 2100 * time.Microsecond, STWMark: 20 * time.Microsecond,
 				CPUSTWSweep: 60 * time.Microsecond, CPUAssist: 400 * time.Microsecond, CPUBackground: 1900 * time.Microsecond,
 				CPUIdle: 100 * time.Microsecond, CPUSTWMark: 40 * time.Microsecond,
-				HeapStartMB: 6, HeapEndMB: 7, HeapLiveMB: 3, GoalMB: 7, GlobalsMB: 1, Procs: 2},
+				HeapStartMiB: 6, HeapEndMiB: 7, HeapLiveMiB: 3, GoalMiB: 7, GlobalsMiB: 1, Procs: 2},
 		},
 		{line: "scvg: 0 MB released", ok: false},
 		{line: "GET /api 200 12ms", ok: false},
@@ -73,7 +73,7 @@ func FuzzParseGCLine(f *testing.F) {
 			}
 			return
 		}
-		if e.N < 0 || e.Procs < 0 || e.HeapStartMB < 0 || e.STWSweep < 0 {
+		if e.N < 0 || e.Procs < 0 || e.HeapStartMiB < 0 || e.STWSweep < 0 {
 			t.Fatalf("ParseGCLine(%q) = %+v: negative field", line, e)
 		}
 	})

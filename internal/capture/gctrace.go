@@ -65,8 +65,8 @@ func (g *GCTrace) Events(from, to time.Time) (in []SeenGCEvent, prev SeenGCEvent
 //     available CPU, from the cumulative "N%" of the event before the window
 //     (or the first in it) and of the last.
 //   - pauses: the percentiles of both stop-the-world phases of every event.
-//   - HeapMaxMB: the largest heap at the start or end of a GC.
-//   - AllocMBPerS: allocation rate estimated as the growth of the heap from
+//   - HeapMaxMiB: the largest heap at the start or end of a GC.
+//   - AllocMiBPerS: allocation rate estimated as the growth of the heap from
 //     one GC's live heap to the next GC's start, summed over the window.
 //
 // A CPUPct above 100% cannot be a share: it is then 0, and CPUPctNote says
@@ -79,16 +79,16 @@ func (g *GCTrace) Summary(from, to time.Time, windowCPUSeconds float64) runfmt.G
 	}
 	var gcCPU time.Duration
 	var pauses []float64
-	allocMB := 0.0
+	allocMiB := 0.0
 	last := prev
 	for _, e := range in {
 		gcCPU += e.GCCPU()
 		for _, p := range e.Pauses() {
 			pauses = append(pauses, float64(p)/float64(time.Millisecond))
 		}
-		s.HeapMaxMB = max(s.HeapMaxMB, e.HeapStartMB, e.HeapEndMB)
+		s.HeapMaxMiB = max(s.HeapMaxMiB, e.HeapStartMiB, e.HeapEndMiB)
 		if !last.Seen.IsZero() {
-			allocMB += max(e.HeapStartMB-last.HeapLiveMB, 0)
+			allocMiB += max(e.HeapStartMiB-last.HeapLiveMiB, 0)
 		}
 		last = e
 	}
@@ -110,7 +110,7 @@ func (g *GCTrace) Summary(from, to time.Time, windowCPUSeconds float64) runfmt.G
 	s.PauseP99Ms = percentile(pauses, 99)
 	s.PauseMaxMs = pauses[len(pauses)-1]
 	if secs := to.Sub(from).Seconds(); secs > 0 {
-		s.AllocMBPerS = allocMB / secs
+		s.AllocMiBPerS = allocMiB / secs
 	}
 	return s
 }
@@ -154,8 +154,8 @@ func (g *GCTrace) Timeline(from, to time.Time, limit int) []runfmt.GCEvent {
 		for _, p := range e.Pauses() {
 			pause += p
 		}
-		out = append(out, runfmt.GCEvent{T: e.Seen.Sub(from).Seconds(), HeapStartMB: e.HeapStartMB, HeapEndMB: e.HeapEndMB,
-			HeapLiveMB: e.HeapLiveMB, PauseMs: float64(pause) / float64(time.Millisecond), Forced: e.Forced})
+		out = append(out, runfmt.GCEvent{T: e.Seen.Sub(from).Seconds(), HeapStartMiB: e.HeapStartMiB, HeapEndMiB: e.HeapEndMiB,
+			HeapLiveMiB: e.HeapLiveMiB, PauseMs: float64(pause) / float64(time.Millisecond), Forced: e.Forced})
 	}
 	return out
 }

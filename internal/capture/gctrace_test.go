@@ -36,9 +36,9 @@ func TestGCTraceSummary(t *testing.T) {
 	near(t, "PauseMaxMs", s.PauseMaxMs, 2.0)
 	near(t, "PauseP50Ms", s.PauseP50Ms, 0.2) // pauses 0.1 0.2 0.4 2.0
 	near(t, "PauseP99Ms", s.PauseP99Ms, 2.0)
-	near(t, "HeapMaxMB", s.HeapMaxMB, 30)
+	near(t, "HeapMaxMiB", s.HeapMaxMiB, 30)
 	// allocations: (20−8) + (17−7) = 22 MB in 3.5 s.
-	near(t, "AllocMBPerS", s.AllocMBPerS, 22/3.5)
+	near(t, "AllocMiBPerS", s.AllocMiBPerS, 22/3.5)
 	// Without CPU time: the trace's own %, from gc 2 (10% of 2 s) to gc 4 (13% of 4 s).
 	near(t, "CPUPct from %", g.Summary(from, to, 0).CPUPct, (13*4.0-10*2.0)/2)
 	if s := g.Summary(to, to.Add(time.Second), 1); s.Count != 0 || s.CPUPct != 0 {
@@ -67,7 +67,7 @@ func TestGCTraceTimeline(t *testing.T) {
 		t.Fatalf("Timeline kept %d events, want the 9 in the window", len(all))
 	}
 	e := all[0]
-	if e.T != 0.5 || e.HeapStartMB != 11 || e.HeapEndMB != 13 || e.HeapLiveMB != 7 || e.PauseMs != 0.75 {
+	if e.T != 0.5 || e.HeapStartMiB != 11 || e.HeapEndMiB != 13 || e.HeapLiveMiB != 7 || e.PauseMs != 0.75 {
 		t.Errorf("first event = %+v, want gc 2 at 0.5 s: 11->13->7 MB, pauses 0.75 ms", e)
 	}
 	few := g.Timeline(t0, t0.Add(20*time.Second), 3)
@@ -103,7 +103,7 @@ func TestGCTraceRealProgram(t *testing.T) {
 	// On a busy machine the GC workers wait for CPUs and gctrace counts
 	// more than the process used: no share, and a note that says why.
 	share := s.CPUPct > 0 && s.CPUPct <= 100 || s.CPUPct == 0 && strings.HasPrefix(s.CPUPctNote, "share of CPU unknown")
-	if s.Count == 0 || !share || s.PauseMaxMs <= 0 || s.HeapMaxMB <= 0 || s.AllocMBPerS <= 0 {
+	if s.Count == 0 || !share || s.PauseMaxMs <= 0 || s.HeapMaxMiB <= 0 || s.AllocMiBPerS <= 0 {
 		t.Errorf("summary %+v: want GCs with CPU share in (0,100] (or unknown), pauses, heap and allocation rate", s)
 	}
 	if s0 := g.Summary(from, to, 0); s0.CPUPct <= 0 && s0.CPUPctNote == "" {

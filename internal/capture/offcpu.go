@@ -88,7 +88,7 @@ func StartPySpyIdle(ctx context.Context, cfg SpyConfig) (*SpyRecording, error) {
 		for sc.Scan() {
 			line := sc.Text()
 			fmt.Fprintln(r.stderr, line)
-			if strings.Contains(line, pySpySampling) {
+			if strings.Contains(line, PySpySampling) {
 				close(sampling)
 				break
 			}

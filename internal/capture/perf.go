@@ -136,7 +136,11 @@ func lookPerf(path string) (string, error) {
 	}
 	p, err := exec.LookPath(path)
 	if err != nil {
-		return "", fmt.Errorf("perf not found (%v): install linux-perf (Debian) to profile non-Go services: %w", err, ErrToolMissing)
+		name := "perf is not installed"
+		if path != string(runfmt.ProfilerPerf) {
+			name = "perf is not installed at " + path
+		}
+		return "", &missingTool{name + ": apt-get install linux-perf (Debian; linux-tools-$(uname -r) on Ubuntu) to profile non-Go services"}
 	}
 	return p, nil
 }

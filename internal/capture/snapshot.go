@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"io"
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -158,12 +159,38 @@ func (lr *lineReader) next() (string, bool) {
 	return strings.TrimRight(text, "\r\n"), true
 }
 
+// lines are the lines next returns, to the end of the output.
+func (lr *lineReader) lines() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for {
+			line, ok := lr.next()
+			if !ok || !yield(line) {
+				return
+			}
+		}
+	}
+}
+
 // readErr is the error that ended the read, nil at the end of the output.
 func (lr *lineReader) readErr() error {
 	if lr.err == io.EOF {
 		return nil
 	}
 	return lr.err
+}
+
+// finish records in s how much of the output lr read and whether it was
+// cut; the error is the one that ended the read, or errNoThreads when s
+// holds no thread. s keeps what was read even with an error.
+func (lr *lineReader) finish(s *Snapshot) (*Snapshot, error) {
+	s.Bytes, s.Truncated = min(lr.n, lr.limit), s.Truncated || lr.truncated
+	if err := lr.readErr(); err != nil {
+		return s, err
+	}
+	if len(s.Threads) == 0 {
+		return s, errNoThreads
+	}
+	return s, nil
 }
 
 // splitFileLine splits "file:line" at its last colon; line is 0 when

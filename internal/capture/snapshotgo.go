@@ -70,11 +70,7 @@ func parseGoroutines(r io.Reader, l limits) (*Snapshot, error) {
 		}
 		g, fn = nil, ""
 	}
-	for {
-		line, ok := lr.next()
-		if !ok {
-			break
-		}
+	for line := range lr.lines() {
 		if h, ok := goroutineHeader(line); ok {
 			flush()
 			g = h
@@ -99,14 +95,7 @@ func parseGoroutines(r io.Reader, l limits) (*Snapshot, error) {
 		}
 	}
 	flush()
-	s.Bytes, s.Truncated = min(lr.n, l.bytes), s.Truncated || lr.truncated
-	if err := lr.readErr(); err != nil {
-		return s, err
-	}
-	if len(s.Threads) == 0 {
-		return s, errNoThreads
-	}
-	return s, nil
+	return lr.finish(s)
 }
 
 // goroutineHeader reads a goroutine's first line, "goroutine 18

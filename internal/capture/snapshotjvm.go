@@ -1,9 +1,7 @@
 package capture
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -15,16 +13,7 @@ import (
 // JcmdThreads reads every JVM thread's stack of pid with `jcmd PID
 // Thread.print`. ctx bounds the time it may take.
 func JcmdThreads(ctx context.Context, pid int) (*Snapshot, error) {
-	out, elapsed, err := jcmdTool.run(ctx, pid, strconv.Itoa(pid), "Thread.print")
-	if err != nil {
-		return nil, err
-	}
-	s, err := ParseJcmdThreads(bytes.NewReader(out))
-	if err != nil {
-		return nil, fmt.Errorf("jcmd %d Thread.print: %w", pid, err)
-	}
-	s.PID, s.Elapsed = pid, elapsed
-	return s, nil
+	return jcmdTool.snapshot(ctx, pid, ParseJcmdThreads, strconv.Itoa(pid), "Thread.print")
 }
 
 // jvmWaitsOn matches the object a thread waits for: "- waiting to lock
@@ -47,11 +36,7 @@ func parseJcmdThreads(r io.Reader, l limits) (*Snapshot, error) {
 		}
 		t = nil
 	}
-	for {
-		line, ok := lr.next()
-		if !ok {
-			break
-		}
+	for line := range lr.lines() {
 		if h, ok := jvmHeader(line); ok {
 			flush()
 			t = &h
@@ -62,14 +47,7 @@ func parseJcmdThreads(r io.Reader, l limits) (*Snapshot, error) {
 		}
 	}
 	flush()
-	s.Bytes, s.Truncated = min(lr.n, l.bytes), s.Truncated || lr.truncated
-	if err := lr.readErr(); err != nil {
-		return s, err
-	}
-	if len(s.Threads) == 0 {
-		return s, errNoThreads
-	}
-	return s, nil
+	return lr.finish(s)
 }
 
 // jvmHeader reads a thread's first line: its quoted name, its native ID

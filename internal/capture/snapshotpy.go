@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,16 +15,7 @@ import (
 // --json` (py-spy 0.4 or later), which pauses the process while it reads
 // it. ctx bounds the time it may take.
 func PySpyDump(ctx context.Context, pid int) (*Snapshot, error) {
-	out, elapsed, err := pySpyTool.run(ctx, pid, "dump", "--pid", strconv.Itoa(pid), "--json", "--full-filenames")
-	if err != nil {
-		return nil, err
-	}
-	s, err := ParsePySpyDump(bytes.NewReader(out))
-	if err != nil {
-		return nil, fmt.Errorf("py-spy dump of process %d: %w", pid, err)
-	}
-	s.PID, s.Elapsed = pid, elapsed
-	return s, nil
+	return pySpyTool.snapshot(ctx, pid, ParsePySpyDump, "dump", "--pid", strconv.Itoa(pid), "--json", "--full-filenames")
 }
 
 // pySpyThread is one thread of `py-spy dump --json`.

@@ -1,9 +1,7 @@
 package capture
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -16,16 +14,7 @@ import (
 // interpreter's lock with `rbspy snapshot`: rbspy reads that one thread,
 // not the others. ctx bounds the time it may take.
 func RbSpySnapshot(ctx context.Context, pid int) (*Snapshot, error) {
-	out, elapsed, err := rbSpyTool.run(ctx, pid, "snapshot", "--pid", strconv.Itoa(pid))
-	if err != nil {
-		return nil, err
-	}
-	s, err := ParseRbSpySnapshot(bytes.NewReader(out))
-	if err != nil {
-		return nil, fmt.Errorf("rbspy snapshot of process %d: %w", pid, err)
-	}
-	s.PID, s.Elapsed = pid, elapsed
-	return s, nil
+	return rbSpyTool.snapshot(ctx, pid, ParseRbSpySnapshot, "snapshot", "--pid", strconv.Itoa(pid))
 }
 
 // ParseRbSpySnapshot reads what `rbspy snapshot` prints: one frame a
@@ -38,11 +27,7 @@ func parseRbSpySnapshot(r io.Reader, l limits) (*Snapshot, error) {
 	s := &Snapshot{Source: runfmt.StackSourceRbSpy, maxThreads: l.threads}
 	lr := newLineReader(r, l)
 	var frames []Frame
-	for {
-		line, ok := lr.next()
-		if !ok {
-			break
-		}
+	for line := range lr.lines() {
 		i := strings.LastIndex(line, " - ")
 		if i <= 0 {
 			continue
@@ -56,14 +41,9 @@ func parseRbSpySnapshot(r io.Reader, l limits) (*Snapshot, error) {
 			frames = append(frames[:0], frames[maxThreadFrames:]...)
 		}
 	}
-	s.Bytes, s.Truncated = min(lr.n, l.bytes), lr.truncated
-	if err := lr.readErr(); err != nil {
-		return s, err
+	if len(frames) > 0 {
+		slices.Reverse(frames)
+		s.add(Thread{ID: 1, State: "holds the GVL", Frames: frames})
 	}
-	if len(frames) == 0 {
-		return s, errNoThreads
-	}
-	slices.Reverse(frames)
-	s.add(Thread{ID: 1, State: "holds the GVL", Frames: frames})
-	return s, nil
+	return lr.finish(s)
 }

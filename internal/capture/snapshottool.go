@@ -1,9 +1,11 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -24,6 +26,21 @@ var (
 	rbSpyTool = stackTool{string(runfmt.ProfilerRbSpy), "cargo install rbspy", "Ruby's stack"}
 	jcmdTool  = stackTool{"jcmd", "install a JDK, which has it (apt-get install default-jdk-headless)", "JVM threads' stacks"}
 )
+
+// snapshot runs the tool with args on pid and reads what it printed with
+// parse.
+func (t stackTool) snapshot(ctx context.Context, pid int, parse func(io.Reader) (*Snapshot, error), args ...string) (*Snapshot, error) {
+	out, elapsed, err := t.run(ctx, pid, args...)
+	if err != nil {
+		return nil, err
+	}
+	s, err := parse(bytes.NewReader(out))
+	if err != nil {
+		return nil, fmt.Errorf("%s on process %d: %w", t.name, pid, err)
+	}
+	s.PID, s.Elapsed = pid, elapsed
+	return s, nil
+}
 
 // run runs the tool with args until it exits or ctx ends (the caller's
 // time limit), and returns what it printed, at most MaxSnapshotBytes+1

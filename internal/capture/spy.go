@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -60,110 +59,90 @@ type SpyConfig struct {
 	OnSampling func()
 }
 
-// PySpy samples a Python process (and with Subprocesses its descendants)
-// with py-spy, without pausing it (--nonblocking), and returns a CPU
-// profile of its Python stacks with full file names, so the standard
-// library and installed packages can be told from the application.
-func PySpy(ctx context.Context, cfg SpyConfig) (*profile.Profile, error) {
-	return spyRecord(ctx, spyTool{
-		name: runfmt.ProfilerPySpy, install: "pip install py-spy", lang: "Python", sampling: pySpySampling,
-		args: func(pid, secs, rate int, out string) []string {
-			args := []string{"record", "--pid", strconv.Itoa(pid), "--duration", strconv.Itoa(secs),
-				"--rate", strconv.Itoa(rate), "--format", "raw", "--output", out, "--nonblocking", "--full-filenames"}
-			if cfg.Subprocesses {
-				args = append(args, "--subprocesses")
-			}
-			return args
-		},
-	}, cfg)
+// SpyTool is a sampling profiler that reads a process's stacks out of its
+// memory (py-spy, rbspy) and writes them to a file: its command line, and
+// how that file is read.
+type SpyTool struct {
+	// Name is the profiler's name, also its binary's.
+	Name runfmt.Profiler
+	// Install says how to install it; Lang is the language whose frames
+	// it shows.
+	Install, Lang string
+	// Sampling is what it prints once it samples, "" for nothing.
+	Sampling string
+	// Args is its command line (without the binary) to record cfg for
+	// seconds at rate Hz into the file out.
+	Args func(cfg SpyConfig, seconds, rate int, out string) []string
+	// Parse reads the recording written to out, with samples of period
+	// nanoseconds; nil reads out as collapsed stacks.
+	Parse func(out string, periodNanos int64) (*profile.Profile, error)
 }
 
-// RbSpy samples a Ruby process (and with Subprocesses its descendants)
-// with rbspy, without pausing it, and returns a CPU profile of its Ruby
-// stacks on CPU (--on-cpu: a worker waiting for a request is not working),
-// read from rbspy's raw recording so that samples keep their pid.
-func RbSpy(ctx context.Context, cfg SpyConfig) (*profile.Profile, error) {
-	return spyRecord(ctx, spyTool{
-		name: runfmt.ProfilerRbSpy, install: "cargo install rbspy", lang: "Ruby",
-		args: func(pid, secs, rate int, out string) []string {
-			args := []string{"record", "--pid", strconv.Itoa(pid), "--duration", strconv.Itoa(secs),
-				"--rate", strconv.Itoa(rate), "--format", "collapsed", "--file", out, "--nonblocking", "--silent",
-				"--on-cpu",
-				// beside out, in the temporary directory: by default rbspy
-				// keeps a copy of every recording in ~/.cache/rbspy.
-				"--raw-file", out + ".raw.gz"}
-			if cfg.Subprocesses {
-				args = append(args, "--subprocesses")
-			}
-			return args
-		},
-		parse: func(out string, period int64) (*profile.Profile, error) {
-			f, err := os.Open(out + ".raw.gz")
-			if err != nil {
-				return nil, err
-			}
-			defer f.Close()
-			return ParseRbspyRaw(f, period)
-		},
-	}, cfg)
-}
+// PySpySampling is what py-spy prints once it samples.
+const PySpySampling = "Sampling process"
 
-// spyTool describes a sampling profiler that writes collapsed stacks.
-type spyTool struct {
-	name          runfmt.Profiler // also its binary's name
-	install, lang string
-	sampling      string // what it prints once it samples, if anything
-	args          func(pid, seconds, rate int, out string) []string
-	// parse reads the recording; nil reads out as collapsed stacks.
-	parse func(out string, periodNanos int64) (*profile.Profile, error)
-}
-
-func spyRecord(ctx context.Context, tool spyTool, cfg SpyConfig) (*profile.Profile, error) {
+// RecordSpy samples the process cfg.PID (and with cfg.Subprocesses its
+// descendants) with tool for cfg.Seconds, rounded up to whole seconds:
+// cancelling ctx stops it sooner, and what it sampled is kept. The
+// profile is stamped with the recording's start and length.
+func RecordSpy(ctx context.Context, tool SpyTool, cfg SpyConfig) (*profile.Profile, error) {
 	pid, seconds, rate := cfg.PID, cfg.Seconds, cfg.Rate
 	if pid <= 0 || seconds <= 0 || rate < 0 {
-		return nil, fmt.Errorf("%s record: pid %d, %gs, %d Hz: want a positive pid and duration, and a rate ≥ 0 (0 for %d)", tool.name, pid, seconds, rate, DefaultSpyHz)
+		return nil, fmt.Errorf("%s record: pid %d, %gs, %d Hz: want a positive pid and duration, and a rate ≥ 0 (0 for %d)", tool.Name, pid, seconds, rate, DefaultSpyHz)
 	}
 	if rate == 0 {
 		rate = DefaultSpyHz
 	}
-	bin, err := exec.LookPath(string(tool.name))
+	bin, err := exec.LookPath(string(tool.Name))
 	if err != nil {
-		return nil, fmt.Errorf("%s not found: %s to get %s frames: %w", tool.name, tool.install, tool.lang, ErrToolMissing)
+		return nil, &missingTool{fmt.Sprintf("%s is not installed: %s to get %s frames", tool.Name, tool.Install, tool.Lang)}
 	}
-	dir, err := os.MkdirTemp("", "perflab-"+string(tool.name)+"-")
+	dir, err := os.MkdirTemp("", "perflab-"+string(tool.Name)+"-")
 	if err != nil {
-		return nil, fmt.Errorf("%s record: %w", tool.name, err)
+		return nil, fmt.Errorf("%s record: %w", tool.Name, err)
 	}
 	defer os.RemoveAll(dir)
-	out := filepath.Join(dir, "stacks.txt")
-	secs := int(math.Ceil(seconds))
-	start := time.Now()
+	r := spyRun{tool: tool, cfg: cfg, out: filepath.Join(dir, "stacks.txt"), secs: int(math.Ceil(seconds)), rate: rate}
+	return r.run(ctx, bin)
+}
+
+// spyRun is one recording of RecordSpy.
+type spyRun struct {
+	tool       SpyTool
+	cfg        SpyConfig
+	out        string // the recording's file
+	secs, rate int
+}
+
+// run runs the profiler bin and reads what it recorded.
+func (r spyRun) run(ctx context.Context, bin string) (*profile.Profile, error) {
+	tool, start := r.tool, time.Now()
 	// The recording may take its duration plus perfStartTimeout, whatever
 	// the profiler does.
-	limit := time.Duration(secs)*time.Second + perfStartTimeout
+	limit := time.Duration(r.secs)*time.Second + perfStartTimeout
 	rctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cmd := exec.CommandContext(rctx, bin, tool.args(pid, secs, rate, out)...)
+	cmd := exec.CommandContext(rctx, bin, tool.Args(r.cfg, r.secs, r.rate, r.out)...)
 	// Cancelled, the profiler gets SIGINT, as from Ctrl-C: it stops and
 	// writes what it sampled, which is kept.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 5 * time.Second
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stdout, cmd.Stderr = stderr, stderr
-	if cfg.OnSampling != nil && tool.sampling != "" {
-		cmd.Stdout = &watchWriter{w: stderr, needle: []byte(tool.sampling), found: cfg.OnSampling}
+	if r.cfg.OnSampling != nil && tool.Sampling != "" {
+		cmd.Stdout = &watchWriter{w: stderr, needle: []byte(tool.Sampling), found: r.cfg.OnSampling}
 	}
 	runErr := cmd.Start()
 	if runErr == nil {
-		if cfg.OnStart != nil {
-			cfg.OnStart(cmd.Process.Pid)
+		if r.cfg.OnStart != nil {
+			r.cfg.OnStart(cmd.Process.Pid)
 		}
 		runErr = cmd.Wait()
 	}
-	if cfg.CPUUsed != nil && cmd.ProcessState != nil {
-		*cfg.CPUUsed = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if r.cfg.CPUUsed != nil && cmd.ProcessState != nil {
+		*r.cfg.CPUUsed = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
-	p, perr := tool.read(out, int64(1e9)/int64(rate))
+	p, perr := tool.read(r.out, int64(1e9)/int64(r.rate))
 	if perr == nil {
 		DropWaits(p, newSourceLines().line) // waiting threads sampled as working (spywaits.go)
 	}
@@ -172,25 +151,25 @@ func spyRecord(ctx context.Context, tool spyTool, cfg SpyConfig) (*profile.Profi
 		// A recording stopped early, or whose process exited during it,
 		// keeps what it sampled.
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("%s record: %w", tool.name, ctx.Err())
+		return nil, fmt.Errorf("%s record: %w", tool.Name, ctx.Err())
 	case rctx.Err() != nil:
-		return nil, fmt.Errorf("%s record: did not finish within %s: %w", tool.name, limit, ErrTimeout)
+		return nil, fmt.Errorf("%s record: did not finish within %s: %w", tool.Name, limit, ErrTimeout)
 	case runErr != nil:
-		return nil, spyError(tool.name, pid, runErr, stderr.String())
+		return nil, spyError(tool.Name, r.cfg.PID, runErr, stderr.String())
 	case errors.Is(perr, os.ErrNotExist):
-		return nil, fmt.Errorf("%s record: %w: %s", tool.name, errEmptyCollapsed, lastLines(stderr.String(), 3))
+		return nil, fmt.Errorf("%s record: %w: %s", tool.Name, errEmptyCollapsed, lastLines(stderr.String(), 3))
 	default:
-		return nil, fmt.Errorf("%s record: %w", tool.name, perr)
+		return nil, fmt.Errorf("%s record: %w", tool.Name, perr)
 	}
 	p.TimeNanos = start.UnixNano()
-	p.DurationNanos = min(int64(secs)*1e9, time.Since(start).Nanoseconds())
+	p.DurationNanos = min(int64(r.secs)*1e9, time.Since(start).Nanoseconds())
 	return p, nil
 }
 
 // read parses the recording written to out.
-func (tool spyTool) read(out string, period int64) (*profile.Profile, error) {
-	if tool.parse != nil {
-		return tool.parse(out, period)
+func (tool SpyTool) read(out string, period int64) (*profile.Profile, error) {
+	if tool.Parse != nil {
+		return tool.Parse(out, period)
 	}
 	f, err := files.Open(out, runfmt.MaxProfileDecodedBytes)
 	if err != nil {
@@ -212,9 +191,6 @@ func spyError(name runfmt.Profiler, pid int, err error, out string) error {
 	}
 	return fmt.Errorf("%s record: %w: %s", name, err, lastLines(out, 4))
 }
-
-// pySpySampling is what py-spy prints once it samples.
-const pySpySampling = "Sampling process"
 
 // watchWriter passes what is written to w and calls found, once, when
 // needle has been written.

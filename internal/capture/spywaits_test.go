@@ -183,7 +183,7 @@ func TestPySpyNapIsNotCPU(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	served := napLoad(ctx, url+"/nap", 4)
-	p, err := PySpy(ctx, SpyConfig{PID: cmd.Process.Pid, Seconds: 3, Rate: 99})
+	p, err := RecordSpy(ctx, pySpyRaw, SpyConfig{PID: cmd.Process.Pid, Seconds: 3, Rate: 99})
 	cancel()
 	if err != nil {
 		t.Fatal(err)
@@ -196,6 +196,15 @@ func TestPySpyNapIsNotCPU(t *testing.T) {
 	if n := leafSamples(p, "take_nap", line); n > 0 {
 		t.Errorf("%d CPU samples in take_nap's time.sleep (app.py:%d): a sleep is not CPU", n, line)
 	}
+}
+
+// pySpyRaw records as perflab's py-spy profiler does: raw stacks, full
+// file names, the process not paused.
+var pySpyRaw = SpyTool{Name: runfmt.ProfilerPySpy, Install: "pip install py-spy", Lang: "Python", Sampling: PySpySampling,
+	Args: func(cfg SpyConfig, secs, rate int, out string) []string {
+		return []string{"record", "--pid", strconv.Itoa(cfg.PID), "--duration", strconv.Itoa(secs),
+			"--rate", strconv.Itoa(rate), "--format", "raw", "--output", out, "--nonblocking", "--full-filenames"}
+	},
 }
 
 // napLoad GETs url from n goroutines until ctx ends, and returns the count

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"perflab/internal/lab"
+	"perflab/internal/units"
 )
 
 // DefaultABRuns is the default number of runs per side of ab and sweep: 4
@@ -61,7 +62,6 @@ removed however ab ends. Uncommitted changes are measured only with
 			if err != nil {
 				return err
 			}
-			cf.json = f.json
 			opt, err := cf.options()
 			if err != nil {
 				return err
@@ -72,6 +72,9 @@ removed however ab ends. Uncommitted changes are measured only with
 			}
 			nc, err := f.config(env, args, newArgv)
 			if err != nil {
+				return err
+			}
+			if err := f.pgo.check(cmd.Flags(), pickSide(f.pgo.side, bc, nc)); err != nil {
 				return err
 			}
 			f.hooks(env, &bc)
@@ -85,22 +88,22 @@ removed however ab ends. Uncommitted changes are measured only with
 			defer stopNote()
 			b, n, err := lab.AB(cmd.Context(), bc, nc, runs, runLine(env, runs))
 			opt.Expected = []string{"command"}
-			return finishExperiment(env, err, func() error {
+			return f.pgo.write(env, f.quiet, " of the "+f.pgo.side+" side", pickSide(f.pgo.side, b, n), finishExperiment(env, err, func() error {
 				if len(b) == 0 || len(n) == 0 {
 					return errNothing
 				}
 				return runCompare(env, entries(b), entries(n), opt, cf)
-			})
+			}))
 		},
 	}
 	f.addTo(cmd)
-	cmd.Flags().Lookup("json").Usage = "print the comparison as JSON"
 	v := flagSet{cmd.Flags()}
 	v.checked(&baseCmd, "base", "", "", "command", nonEmpty, "the base build's command line (required)")
 	v.checked(&newCmd, "new", "", "", "command", nonEmpty, "the new build's command line (required)")
 	flagSet{cmd.Flags()}.int(&runs, "runs", "", DefaultABRuns, 1, maxRuns, "runs of each side")
-	cf.register(cmd, false)
+	cf.register(cmd)
 	g.register(cmd.Flags())
+	f.pgo.registerSide(cmd.Flags())
 	return cmd
 }
 
@@ -144,9 +147,9 @@ func runLine(env Env, runs int) lab.RunDone {
 		if res != nil {
 			msg = res.Dir
 			if r := res.Run; r.Load != nil {
-				msg = fmt.Sprintf("%.0f req/s, p99 %.2f ms", r.Load.RPS, r.Load.Latency.P99)
+				msg = fmt.Sprintf("%.0f req/s, p99 %s", r.Load.RPS, units.FormatMs(r.Load.Latency.P99))
 				if r.Target != nil && r.Target.CPUMsPerRequest > 0 {
-					msg += fmt.Sprintf(", %.3f ms CPU/request", r.Target.CPUMsPerRequest)
+					msg += ", " + units.FormatMs(r.Target.CPUMsPerRequest) + " CPU/request"
 				}
 				msg += " (" + res.Dir + ")"
 			}

@@ -12,6 +12,7 @@ import (
 
 	"perflab/internal/lab"
 	"perflab/internal/revision"
+	"perflab/internal/units"
 )
 
 // gitFlags are ab's flags for revisions of a git repository.
@@ -79,7 +80,6 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	if len(command) == 0 {
 		return usageErr("--git: give the service's command after --, e.g. -- {out} -addr 127.0.0.1:8080")
 	}
-	cf.json = f.json
 	opt, err := cf.options()
 	if err != nil {
 		return err
@@ -90,6 +90,9 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	}
 	if f.name == "" {
 		c.Name = "" // ABGit names the runs after the repository
+	}
+	if err := f.pgo.check(cmd.Flags(), c); err != nil {
+		return err
 	}
 	f.hooks(env, &c)
 	c.Force = cf.force
@@ -102,18 +105,19 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 		Uncommitted: g.uncommitted, DefaultBranch: env.getenv("GITHUB_BASE_REF")}
 	b, n, prep, err := lab.ABGit(cmd.Context(), gc, c, runs, runLine(env, runs))
 	if prep.Cleanup > 0 && !f.quiet {
-		fmt.Fprintf(env.Stderr, "perflab: removed the worktrees and builds in %.2fs\n", prep.Cleanup.Seconds())
+		fmt.Fprintf(env.Stderr, "perflab: removed the worktrees and builds in %s\n", units.FormatDuration(prep.Cleanup))
 	}
 	if len(b) == 0 && len(n) == 0 {
 		return gitErr(env, cmd.Context(), err)
 	}
 	opt.Expected = []string{"command"}
-	return finishExperiment(env, err, func() error {
+	cf.notes = prep.Notes
+	return f.pgo.write(env, f.quiet, " of the "+f.pgo.side+" side", pickSide(f.pgo.side, b, n), finishExperiment(env, err, func() error {
 		if len(b) == 0 || len(n) == 0 {
 			return errNothing
 		}
 		return runCompare(env, entries(b), entries(n), opt, cf)
-	})
+	}))
 }
 
 // gitErr maps an error of ab --git before any run finished: bad input

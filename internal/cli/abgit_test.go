@@ -203,3 +203,24 @@ func TestABGitInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// TestABGitQuietKeepsTheUncommittedNote: with NEW given and the working
+// tree changed, the comparison says the changes are not measured, --quiet
+// or not (--quiet dropped the note, and the result read as the tree's).
+func TestABGitQuietKeepsTheUncommittedNote(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two revisions and runs each once")
+	}
+	repo := checksumRepo(t)
+	privateTemp(t)
+	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module checksum\n\ngo 1.26\n// edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := labtest.FreeAddr(t)
+	code, out, errb := runMain(t, "ab", "--quiet", "--dir", t.TempDir(), "--repo", repo, "--git", "HEAD~1..HEAD",
+		"--build", "go build -o {out} ./testdata/services/checksum", "--runs", "1", "-d", "1s", "--warmup", "0", "-c", "2", "--profiler", "none",
+		"http://"+addr+"/sum", "--", "{out}", "-addr", addr)
+	if code != int(ExitOK) || !strings.Contains(out, "uncommitted changes in the working tree (go.mod) are not included") {
+		t.Errorf("ab --quiet --git HEAD~1..HEAD of a changed tree: exit %d\n%s%s\nwant the comparison to say the changes are not included", code, out, errb)
+	}
+}

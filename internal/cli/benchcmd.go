@@ -26,7 +26,7 @@ type benchFlags struct {
 	benchmem    bool
 	run         string
 	name, dir   string
-	json, quiet bool
+	quiet       bool
 	failOn      string
 	out         reportFlags
 	git         gitRange
@@ -61,14 +61,15 @@ regression beyond a threshold. go test's single-dash flags (-bench, -count,
 			return runBench(cmd, env, &bf, args)
 		},
 	}
-	bf.register(cmd.Flags())
+	bf.register(cmd)
 	return cmd
 }
 
 // maxBenchCount bounds --count.
 const maxBenchCount = 1000
 
-func (bf *benchFlags) register(fs *pflag.FlagSet) {
+func (bf *benchFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
 	v := flagSet{fs}
 	v.checked(&bf.flags.Pattern, "bench", "", ".", "regexp", checkRegexp, "run the benchmarks matching `regexp` (go test -bench)")
 	v.int(&bf.flags.Count, "count", "", DefaultABRuns, 1, maxBenchCount, "timed runs of each benchmark (6 give benchstat's 95% confidence intervals; with --git, of each side)")
@@ -82,10 +83,9 @@ func (bf *benchFlags) register(fs *pflag.FlagSet) {
 	_ = fs.MarkHidden("run")
 	v.checked(&bf.name, "name", "", "", "name", checkRunName, "label the run (default bench- and the first package's name)")
 	v.checked(&bf.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
-	fs.BoolVar(&bf.json, "json", false, "print the run (with --git, the comparison) as JSON")
 	fs.BoolVarP(&bf.quiet, "quiet", "", false, "no progress lines on stderr")
 	v.checked(&bf.failOn, "fail-on", "", "", "rules", checkBenchFailOn, "with --git: exit 1 when a benchmark changes significantly beyond a `rule`, e.g. \"ns/op>+5%,allocs/op>0\" (UNIT>PCT% or a change in the unit)")
-	bf.out.register(fs)
+	bf.out.register(cmd, "print the run (with --git, the comparison) as JSON")
 	fs.Var(&bf.git, "git", "compare two revisions: `BASE..NEW` (BASE...NEW: from their merge base; NEW alone: from its merge base with the default branch), each checked out into a temporary worktree")
 	fs.BoolVar(&bf.uncommitted, "uncommitted", false, "with --git: NEW is the working tree with its uncommitted changes")
 	v.checked(&bf.repo, "repo", "", ".", "directory", checkDir, "with --git: a `directory` of the git repository")
@@ -154,9 +154,6 @@ func runBench(cmd *cobra.Command, env Env, bf *benchFlags, args []string) error 
 	if err := bf.check(cmd.Flags()); err != nil {
 		return err
 	}
-	if err := bf.out.resolve(bf.json); err != nil {
-		return err
-	}
 	if cmd.ArgsLenAtDash() >= 0 {
 		return usageErr("bench takes packages, not a command after --")
 	}
@@ -180,25 +177,18 @@ func runBench(cmd *cobra.Command, env Env, bf *benchFlags, args []string) error 
 // printBench prints a bench run in the chosen format and writes --md and
 // --junit.
 func printBench(env Env, bf *benchFlags, res *gobench.Stored) error {
-	var err error
-	switch bf.out.format {
-	case formatJSON:
-		err = writeJSON(env.Stdout, res.Run)
-	case formatMarkdown:
-		err = report.WriteBenchMarkdown(env.Stdout, res.Run, bf.out.markdownOptions(env, bf.dir))
-	default:
-		err = report.WriteBenchText(env.Stdout, res.Run, res.Dir)
+	v := benchViews(res.Run, res.Dir, bf.out.markdownOptions(env, bf.dir))
+	v[formatJUnit] = bf.out.junitView("perflab bench "+res.Run.Name, report.BenchCases(res.Run))
+	return bf.out.print(env, v)
+}
+
+// benchViews renders a bench run as text, JSON and markdown.
+func benchViews(r *runfmt.Run, dir string, mopt report.MarkdownOptions) views {
+	return views{
+		formatText:     func(w io.Writer) error { return report.WriteBenchText(w, r, dir) },
+		formatJSON:     jsonView(r),
+		formatMarkdown: func(w io.Writer) error { return report.WriteBenchMarkdown(w, r, mopt) },
 	}
-	if err != nil {
-		return failed(err)
-	}
-	return bf.out.files(env,
-		func(w io.Writer) error {
-			return report.WriteBenchMarkdown(w, res.Run, bf.out.markdownOptions(env, bf.dir))
-		},
-		func(w io.Writer) error {
-			return report.WriteJUnit(w, "perflab bench "+res.Run.Name, report.BenchCases(res.Run), bf.out.start, time.Since(bf.out.start))
-		})
 }
 
 // benchErr maps perflab bench's errors: bad input exits 2, a build or a
@@ -258,12 +248,4 @@ func withGoTestFlags(args []string) []string {
 		}
 	}
 	return out
-}
-
-// showBench is perflab runs show of a bench run.
-func showBench(env Env, r *runfmt.Run, dir string) error {
-	if err := report.WriteBenchText(env.Stdout, r, dir); err != nil {
-		return failed(err)
-	}
-	return nil
 }

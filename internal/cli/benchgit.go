@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"perflab/internal/gobench"
 	"perflab/internal/report"
@@ -43,23 +42,12 @@ func runBenchGit(ctx context.Context, env Env, bf *benchFlags, cfg gobench.Confi
 // chosen format and writes --md and --junit.
 func printBenchComparison(env Env, out *reportFlags, runsDir string, c *runfmt.BenchComparison) error {
 	mopt := out.markdownOptions(env, runsDir)
-	var err error
-	switch out.format {
-	case formatJSON:
-		err = writeJSON(env.Stdout, c)
-	case formatMarkdown:
-		err = report.WriteBenchCompareMarkdown(env.Stdout, c, mopt)
-	default:
-		err = report.WriteBenchCompareText(env.Stdout, c)
-	}
-	if err != nil {
-		return failed(err)
-	}
-	return out.files(env,
-		func(w io.Writer) error { return report.WriteBenchCompareMarkdown(w, c, mopt) },
-		func(w io.Writer) error {
-			return report.WriteJUnit(w, "perflab bench", report.BenchCheckCases(c), out.start, time.Since(out.start))
-		})
+	return out.print(env, views{
+		formatText:     func(w io.Writer) error { return report.WriteBenchCompareText(w, c) },
+		formatJSON:     jsonView(c),
+		formatMarkdown: func(w io.Writer) error { return report.WriteBenchCompareMarkdown(w, c, mopt) },
+		formatJUnit:    out.junitView("perflab bench", report.BenchCheckCases(c)),
+	})
 }
 
 // benchRegression exits 1 when a --fail-on rule was crossed.

@@ -20,25 +20,24 @@ import (
 
 // compareFlags are the output flags compare and ab share.
 type compareFlags struct {
-	json   bool
 	html   string
 	failOn string
 	force  bool
 	out    reportFlags
 	// runsDir is where the compared runs are kept (named in the markdown).
 	runsDir string
+	// notes change what the comparison means (ab --git: uncommitted
+	// changes not measured): they lead its warnings, --quiet or not.
+	notes []string
 }
 
-func (cf *compareFlags) register(cmd *cobra.Command, withJSON bool) {
+func (cf *compareFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	if withJSON {
-		fs.BoolVar(&cf.json, "json", false, "print the comparison as JSON")
-	}
 	v := flagSet{fs}
 	v.checked(&cf.html, "html", "", "", "file", outputFile, "also write a self-contained HTML page (table and differential flame graph) to `file`")
 	v.checked(&cf.failOn, "fail-on", "", "", "thresholds", checkFailOn, "exit 1 when a metric changes significantly beyond a `threshold`, e.g. \"cpu_per_request>+5%,p99>+10%,rps<-5%\" (metrics: "+strings.Join(runfmt.Words(runfmt.MetricNames()), ", ")+")")
 	fs.BoolVar(&cf.force, "force", false, "compare runs of different URL paths instead of refusing")
-	cf.out.register(fs)
+	cf.out.register(cmd, "print the comparison as JSON")
 }
 
 func checkFailOn(s string) error {
@@ -46,12 +45,8 @@ func checkFailOn(s string) error {
 	return err
 }
 
-// options checks the flags (cf.json set first) and returns the comparison's
-// options.
+// options returns the comparison's options.
 func (cf *compareFlags) options() (compare.Options, error) {
-	if err := cf.out.resolve(cf.json); err != nil {
-		return compare.Options{}, err
-	}
 	ths, err := stats.ParseFailOn(cf.failOn)
 	if err != nil {
 		return compare.Options{}, usageErr("%v", err)
@@ -107,7 +102,7 @@ main restored from a CI cache), so a branch needs only its own runs.`,
 			return runCompare(env, base, new, opt, cf)
 		},
 	}
-	cf.register(cmd, true)
+	cf.register(cmd)
 	flagSet{cmd.Flags()}.checked(&dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
 	bl.register(cmd.Flags())
 	return cmd
@@ -161,6 +156,7 @@ func runCompare(env Env, base, new []store.Entry, opt compare.Options, cf compar
 	if err != nil {
 		return failed(err)
 	}
+	res.Comparison.Warnings = append(append([]string(nil), cf.notes...), res.Comparison.Warnings...)
 	return printComparison(env, res, cf)
 }
 
@@ -168,7 +164,7 @@ func printComparison(env Env, res *compare.Result, cf compareFlags) error {
 	c := res.Comparison
 	mopt := cf.out.markdownOptions(env, cf.runsDir)
 	mopt.Page = cf.html
-	if err := cf.out.comparison(env, c, mopt, func(w io.Writer) error { return report.WriteCompareText(w, c) }); err != nil {
+	if err := cf.out.print(env, cf.out.comparisonViews(c, mopt, func(w io.Writer) error { return report.WriteCompareText(w, c) })); err != nil {
 		return err
 	}
 	if cf.html != "" {

@@ -41,20 +41,28 @@ Any 'perflab run' flag changes the experiment.`,
 				c.Pprof = "http://" + pprofAddr
 			}
 			f.hooks(env, &c)
+			if fm.enabled && f.pgo.path != "" {
+				return usageErr("--pgo with --find-max: its steps load the service beyond what it serves, not as it runs; take the profile with a run at the load you ship for")
+			}
 			if fm.enabled {
 				return runFindMax(cmd, env, c, fm, f)
 			}
 			if c.SLO, err = parseSLO(fm.slo); err != nil {
 				return err
 			}
+			if err := f.pgo.check(cmd.Flags(), c); err != nil {
+				return err
+			}
 			fmt.Fprintf(env.Stderr, "perflab: the load sends %s in turn to the demo service on http://%s\n", strings.Join(demo.LoadPaths, ", "), api)
 			res, err := lab.Run(cmd.Context(), c)
-			runErr := printRun(env, f, res, err)
+			runErr := f.pgo.write(env, f.quiet, "", results(res), printRun(env, f, res, err))
 			var ee *exitError
 			if runErr != nil && !(errors.As(runErr, &ee) && ee.code == ExitSLO) || noAB || cmd.Context().Err() != nil {
 				return runErr
 			}
-			fmt.Fprintf(env.Stdout, "\nBefore and after: the same service with its planted costs removed (-fixed), interleaved runs:\n")
+			if !f.out.format.is(formatJSON) {
+				fmt.Fprintf(env.Stdout, "\nBefore and after: the same service with its planted costs removed (-fixed), interleaved runs:\n")
+			}
 			if err := demoAB(cmd, env, f, api, pprofAddr); err != nil {
 				return err
 			}
@@ -64,6 +72,7 @@ Any 'perflab run' flag changes the experiment.`,
 	f.addTo(cmd)
 	f.registerForce(cmd)
 	fm.register(cmd.Flags())
+	f.out = &reportFlags{format: addFormatFlag(cmd, runJSONUsage, formatText, formatJSON)}
 	cmd.Flags().BoolVar(&noAB, "no-ab", false, "skip the closing A/B of the demo service against its fixed build")
 	for name, value := range map[string]string{"cpus": "1", "duration": "10s", "concurrency": "8", "warmup": "2s", "name": "demo"} {
 		setDefault(cmd, name, value)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -9,6 +10,7 @@ import (
 	"perflab/internal/compare"
 	"perflab/internal/lab"
 	"perflab/internal/report"
+	"perflab/internal/units"
 )
 
 // The demo's closing A/B: short enough that the whole demo stays under two
@@ -39,7 +41,7 @@ func demoAB(cmd *cobra.Command, env Env, f *runFlags, api, pprofAddr string) err
 	}
 	nc := bc
 	nc.Command = fixed
-	fmt.Fprintf(env.Stderr, "\nperflab: A/B: the demo service with its planted costs (base) against -fixed (new), %d runs each of %s, interleaved\n", demoABRuns, demoABWindow)
+	fmt.Fprintf(env.Stderr, "\nperflab: A/B: the demo service with its planted costs (base) against -fixed (new), %d runs each of %s, interleaved\n", demoABRuns, units.FormatDuration(demoABWindow))
 	b, n, err := lab.AB(cmd.Context(), bc, nc, demoABRuns, runLine(env, demoABRuns))
 	return finishExperiment(env, err, func() error {
 		if len(b) == 0 || len(n) == 0 {
@@ -51,11 +53,18 @@ func demoAB(cmd *cobra.Command, env Env, f *runFlags, api, pprofAddr string) err
 		if err != nil {
 			return failed(err)
 		}
-		fmt.Fprintf(env.Stdout, "\nA/B verdict: the demo service with its planted costs vs -fixed\n\n")
-		if err := report.WriteCompareText(env.Stdout, res.Comparison); err != nil {
+		c := res.Comparison
+		err = f.out.format.write(env.Stdout, views{
+			formatText: func(w io.Writer) error {
+				fmt.Fprintf(w, "\nA/B verdict: the demo service with its planted costs vs -fixed\n\n")
+				return report.WriteCompareText(w, c)
+			},
+			formatJSON: jsonView(c),
+		})
+		if err != nil {
 			return failed(err)
 		}
-		if demoABRuns < DefaultABRuns {
+		if demoABRuns < DefaultABRuns && f.out.format.is(formatText) {
 			fmt.Fprintf(env.Stdout, "\n(%d runs a side keep the demo short: enough for a significance test, not for\nconfidence intervals; 'perflab ab' runs %d a side by default.)\n", demoABRuns, DefaultABRuns)
 		}
 		return nil

@@ -72,6 +72,9 @@ func (d *deployFlags) apply(c *lab.Config) error {
 		if _, err := target.DetectRuntime(c.PID); err != nil {
 			return usageErr("--%v", err)
 		}
+		if err := target.CheckNotPerflab(c.PID); err != nil {
+			return usageErr("--%v", err)
+		}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -26,6 +27,26 @@ import (
 // ignores SIGTERM; PERFLAB_CLI_SPEW=N writes N bytes to stdout first;
 // PERFLAB_CLI_HANG_PPROF answers /debug/pprof/ but never sends a profile.
 const serviceEnv = "PERFLAB_CLI_SERVICE"
+
+// servedEnv names a file the fault service creates once it has answered
+// servedMark requests: the load is under way, and answered.
+const (
+	servedEnv  = "PERFLAB_CLI_SERVED"
+	servedMark = 50
+)
+
+// waitServed waits until the fault service created its marker file.
+func waitServed(t *testing.T, marker string, timeout time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(marker); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the service did not answer %d requests within %s", servedMark, timeout)
+		}
+	}
+}
 
 // TestMain lets the test binary stand in for perflab's own and for the
 // services of the tests: run with "demo-service" as its first argument it
@@ -57,7 +78,14 @@ func serveFaultService(addr string) {
 		os.Stdout.Write(bytes.Repeat([]byte("spew spew spew spew spew spew spew\n"), spew/36+1))
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
+	var served atomic.Int64
+	marker := os.Getenv(servedEnv)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("ok\n"))
+		if served.Add(1) == servedMark && marker != "" {
+			os.WriteFile(marker, nil, 0o644)
+		}
+	})
 	if os.Getenv("PERFLAB_CLI_HANG_PPROF") != "" {
 		mux.HandleFunc("/debug/pprof/", func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/debug/pprof/" {
@@ -233,10 +261,13 @@ func TestCtrlCInEveryPhase(t *testing.T) {
 			}
 			args = append(args, "http://"+addr+"/", "--", exe)
 			start := time.Now()
-			r := startPerflab(t, append([]string{serviceEnv + "=" + serviceAddr}, tc.env...), args...)
+			marker := filepath.Join(t.TempDir(), "served")
+			r := startPerflab(t, append([]string{serviceEnv + "=" + serviceAddr, servedEnv + "=" + marker}, tc.env...), args...)
 			r.waitFor(t, tc.trigger, 30*time.Second)
 			t.Logf("%q after %s", tc.trigger, time.Since(start))
-			time.Sleep(300 * time.Millisecond)
+			if tc.measured {
+				waitServed(t, marker, 30*time.Second)
+			}
 			r.cmd.Process.Signal(os.Interrupt)
 			code := r.exit(t, 15*time.Second)
 			t.Logf("exit %d after %s", code, time.Since(start))
@@ -264,12 +295,13 @@ func TestSecondCtrlCDuringTheStop(t *testing.T) {
 	labtest.RequireRoot(t, "perflab run confines the service in a cgroup")
 	exe, _ := os.Executable()
 	addr, dir := labtest.FreeAddr(t), t.TempDir()
-	r := startPerflab(t, []string{serviceEnv + "=" + addr, "PERFLAB_CLI_IGNORE_TERM=1"},
+	marker := filepath.Join(t.TempDir(), "served")
+	r := startPerflab(t, []string{serviceEnv + "=" + addr, "PERFLAB_CLI_IGNORE_TERM=1", servedEnv + "=" + marker},
 		"run", "--dir", dir, "--warmup", "0", "-c", "2", "-d", "60s", "--profiler", "none", "http://"+addr+"/", "--", exe)
 	r.waitFor(t, "measuring", 30*time.Second)
-	time.Sleep(500 * time.Millisecond)
+	waitServed(t, marker, 30*time.Second)
 	r.cmd.Process.Signal(os.Interrupt)
-	time.Sleep(500 * time.Millisecond) // in the 5 s grace period of SIGTERM
+	r.waitFor(t, "stopping the service", 30*time.Second) // in the 5 s grace period of SIGTERM
 	start := time.Now()
 	r.cmd.Process.Signal(os.Interrupt)
 	code := r.exit(t, 15*time.Second)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -27,10 +28,11 @@ func (f *findMaxFlags) register(fs *pflag.FlagSet) {
 	v.float(&f.start, "start-rate", "", 0, 0, maxRateFlag, "--find-max: first rate to try (default: half of a closed-model probe)")
 }
 
-// checkSLO accepts an SLO (or "", none).
+// checkSLO accepts an SLO. An empty one is refused: given on purpose it
+// would switch the gate off without a word (an unset shell variable).
 func checkSLO(s string) error {
 	if strings.TrimSpace(s) == "" {
-		return nil
+		return errors.New("empty: give objectives like p99<100ms,errors<1%, or leave --slo out")
 	}
 	_, err := lab.ParseSLO(s)
 	return err
@@ -48,7 +50,14 @@ func runFindMax(cmd *cobra.Command, env Env, c lab.Config, fm findMaxFlags, f *r
 	if c.Load.Rate > 0 || len(c.Load.Stages) > 0 {
 		return usageErr("--find-max chooses the rates itself: drop --rate/--stages")
 	}
+	// The steps are printed as they are measured: on stdout as the text
+	// result, on stderr beside --format json, whose run.json (its find_max
+	// holds every step) ends the search.
 	table := report.FindMaxTable{W: env.Stdout, SLO: slo.String()}
+	asJSON := f.out.format.is(formatJSON)
+	if asJSON {
+		table.W = env.Stderr
+	}
 	if err := table.Header(fm.step.String()); err != nil {
 		return failed(err)
 	}
@@ -57,6 +66,9 @@ func runFindMax(cmd *cobra.Command, env Env, c lab.Config, fm findMaxFlags, f *r
 	var werr error
 	if res != nil && res.Run.FindMax != nil && res.Run.FindMax.MaxRPS > 0 {
 		werr = table.Done(res.Run, res.Dir, c.Budget.CPUs)
+	}
+	if res != nil && asJSON && werr == nil {
+		werr = writeJSON(env.Stdout, res.Run)
 	}
 	if err != nil {
 		if res == nil {

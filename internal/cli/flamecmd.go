@@ -11,13 +11,14 @@ import (
 	"perflab/internal/capture"
 	"perflab/internal/files"
 	"perflab/internal/runfmt"
+	"perflab/internal/stacks"
 )
 
 func newFlameCmd(env Env) *cobra.Command {
 	var ref profileRef
 	var out string
 	var minFrac float64
-	var format string
+	var format *formatFlag
 	cmd := &cobra.Command{
 		Use:   "flame PROFILE|RUN -o FILE.html | flame --format collapsed|speedscope PROFILE|RUN [-o FILE]",
 		Short: "Write a standalone interactive flame graph of a profile or a run",
@@ -37,7 +38,7 @@ stdout.`,
   perflab flame --format speedscope latest -o cpu.speedscope.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" && format == flameHTML {
+			if out == "" && format.is(formatHTML) {
 				return usageErr("-o FILE.html is required")
 			}
 			r, err := ref.resolve(args[0])
@@ -45,7 +46,7 @@ stdout.`,
 				return err
 			}
 			p := r.prof // a profile perflab derived (a wall-time view), else the file
-			if format != flameHTML {
+			if !format.is(formatHTML) {
 				if p == nil {
 					data, err := files.ReadFile(r.path, runfmt.MaxProfileBytes)
 					if err != nil {
@@ -69,7 +70,7 @@ stdout.`,
 				write = func(w io.Writer) error { return ff.WriteHTML(w, opt) }
 			}
 			if err := files.WriteAtomic(out, write); err != nil {
-				if errors.Is(err, analysis.ErrNoSampleType) {
+				if errors.Is(err, stacks.ErrNoSampleType) {
 					return usageErr("%v", err)
 				}
 				return failed(err)
@@ -81,7 +82,7 @@ stdout.`,
 	fs := cmd.Flags()
 	v := flagSet{fs}
 	v.checked(&out, "output", "o", "", "file", outputFile, "write the HTML page (or the export) to `FILE`")
-	v.choice(&format, "format", flameHTML, []string{flameHTML, flameCollapsed, flameSpeedscope}, "html (an interactive page), collapsed (folded stacks) or speedscope (JSON)")
+	format = addFormatFlag(cmd, "", formatHTML, formatCollapsed, formatSpeedscope)
 	v.float(&minFrac, "min-fraction", "", 0, -1, 1, "fold frames below this `fraction` of the total into their parent, from -1 to 1 (0: 0.0005; negative: keep all)")
 	ref.register(fs)
 	return cmd

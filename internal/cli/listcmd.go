@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"io"
 	"path/filepath"
 	"regexp"
 
@@ -13,7 +14,7 @@ import (
 func newListCmd(env Env) *cobra.Command {
 	var ref profileRef
 	var opt analysis.ListOptions
-	var asJSON bool
+	var format *formatFlag
 	var sourcePath []string
 	cmd := &cobra.Command{
 		Use:   "list REGEX [RUN|PROFILE]",
@@ -65,11 +66,7 @@ rbspy carry line numbers; perf's do not (the listing then shows functions).`,
 			case err != nil:
 				return failed(err)
 			}
-			if asJSON {
-				err = writeJSON(env.Stdout, l.Record())
-			} else {
-				err = l.WriteText(env.Stdout)
-			}
+			err = format.write(env.Stdout, views{formatText: l.WriteText, formatJSON: func(w io.Writer) error { return writeJSON(w, l.Record()) }})
 			if err != nil {
 				return failed(err)
 			}
@@ -77,7 +74,7 @@ rbspy carry line numbers; perf's do not (the listing then shows functions).`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.BoolVar(&asJSON, "json", false, "print the listing as JSON (each function's lines with flat and cum, its calls and costliest callee lines)")
+	format = addFormatFlag(cmd, "print the listing as JSON (each function's lines with flat and cum, its calls and costliest callee lines)", formatText, formatJSON)
 	flagSet{fs}.int(&opt.Callees, "callees", "", 10, 0, 1000, "show the `N` costliest lines of the functions each one calls (0: none)")
 	fs.StringSliceVar(&sourcePath, "source-path", nil, "look for source files under these `directories` too (comma-separated or repeated)")
 	ref.register(fs)

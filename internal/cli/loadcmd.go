@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,13 +16,14 @@ import (
 	"perflab/internal/load"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // outputFlags choose where a load's result goes.
 type outputFlags struct {
-	json  bool
-	out   string
-	quiet bool
+	format *formatFlag
+	out    string
+	quiet  bool
 }
 
 func newLoadCmd(env Env) *cobra.Command {
@@ -71,7 +76,7 @@ omission), and arrivals that could not be sent on time are counted.`,
 }
 
 func registerOutput(cmd *cobra.Command, of *outputFlags) {
-	cmd.Flags().BoolVar(&of.json, "json", false, "print the result as JSON instead of text")
+	of.format = addFormatFlag(cmd, "print the result as JSON instead of text", formatText, formatJSON)
 	flagSet{cmd.Flags()}.checked(&of.out, "out", "o", "", "file", outputFile, "also write the JSON result to `file`")
 	cmd.Flags().BoolVar(&of.quiet, "quiet", false, "no progress output")
 }
@@ -101,25 +106,39 @@ func writeLoad(env Env, res *runfmt.LoadResult, of outputFlags) error {
 		return &silentExit{code: ExitInterrupted}
 	}
 	if res.Requests == 0 && res.Unfinished > 0 {
-		return failed(fmt.Errorf("no request finished: %d were still in flight when the load ended, the oldest for %.1f s (the service does not answer within -d)",
-			res.Unfinished, res.UnfinishedOldestMs/1000))
+		return failed(fmt.Errorf("no request finished: %d were still in flight when the load ended, the oldest for %s (the service does not answer within -d)",
+			res.Unfinished, units.FormatMs(res.UnfinishedOldestMs)))
+	}
+	if res.Requests > 0 && res.Errors == res.Requests {
+		return failed(fmt.Errorf("no request succeeded: all %d failed (%s)", res.Requests, kindCounts(res.ErrorKinds)))
 	}
 	return nil
+}
+
+// kindCounts words error counts, the most frequent first: "90 refused,
+// 10 timeout".
+func kindCounts(kinds map[string]int64) string {
+	names := slices.Collect(maps.Keys(kinds))
+	slices.SortFunc(names, func(a, b string) int {
+		if c := cmp.Compare(kinds[b], kinds[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%d %s", kinds[k], k)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // printLoad prints the result, then writes --out: what was measured
 // reaches the terminal even when the file cannot be written.
 func printLoad(env Env, res *runfmt.LoadResult, of outputFlags) error {
-	var err error
-	if of.json {
-		err = writeJSON(env.Stdout, res)
-	} else {
-		err = report.WriteLoadText(env.Stdout, res)
-		if err == nil && len(res.SLO) > 0 {
-			fmt.Fprintln(env.Stdout)
-			err = report.WriteSLO(env.Stdout, res.SLO)
-		}
-	}
+	err := of.format.write(env.Stdout, views{
+		formatText: func(w io.Writer) error { return writeLoadText(w, res) },
+		formatJSON: jsonView(res),
+	})
 	if err != nil {
 		return failed(err)
 	}
@@ -129,6 +148,20 @@ func printLoad(env Env, res *runfmt.LoadResult, of outputFlags) error {
 		}
 	}
 	return nil
+}
+
+// writeLoadText is a load's text summary, with its --slo objectives.
+func writeLoadText(w io.Writer, res *runfmt.LoadResult) error {
+	if err := report.WriteLoadText(w, res); err != nil {
+		return err
+	}
+	if len(res.SLO) == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	return report.WriteSLO(w, res.SLO)
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -33,6 +33,7 @@ type loadFlags struct {
 	insecure         bool
 	shard            string
 	startAt          string
+	expectStatus     string
 	fs               *pflag.FlagSet
 }
 
@@ -72,6 +73,7 @@ func (f *loadFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&f.insecure, "insecure", "k", false, "skip TLS certificate verification")
 	v.checked(&f.shard, "shard", "", "", "i/N", checkShard, "take share `i/N` of the rate (or of -c and -n); combine the shards with perflab merge")
 	v.checked(&f.startAt, "start-at", "", "", "time", checkStartAt, "wait until `time` (RFC 3339, e.g. 2026-05-04T10:00:00Z, or Unix seconds; ahead, within a day) and start then: give every shard the same one, and their schedules and per-second series line up (run: the warm-up starts then)")
+	v.checked(&f.expectStatus, "expect-status", "", load.DefaultExpectStatus, "statuses", checkExpectStatus, "response `statuses` that count as answered, like k6's expectedStatuses (e.g. 200-399, 200,204, 2xx,404); any other is an error of kind status-Nxx, and readiness waits for one of them")
 }
 
 // checkStartAt accepts a --start-at ahead of now, within a day.
@@ -81,6 +83,12 @@ func checkStartAt(s string) error {
 		return err
 	}
 	return load.CheckStartAt(t, time.Now())
+}
+
+// checkExpectStatus accepts --expect-status: codes, ranges and classes.
+func checkExpectStatus(s string) error {
+	_, err := load.ParseStatusSet(s)
+	return err
 }
 
 // checkMethod accepts an HTTP method: a token (RFC 9110: letters, digits
@@ -118,6 +126,13 @@ func (f *loadFlags) config(urls []string) (load.Config, error) {
 			return c, usageErr("--stages sets the duration itself: drop -d")
 		}
 		c.Stages = st
+	}
+	if f.expectStatus != load.DefaultExpectStatus {
+		set, err := load.ParseStatusSet(f.expectStatus)
+		if err != nil {
+			return c, usageErr("--expect-status: %v", err)
+		}
+		c.ExpectStatus = set
 	}
 	if f.shard != "" {
 		i, n, err := load.ParseShard(f.shard)

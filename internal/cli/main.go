@@ -54,6 +54,9 @@ it better, with statistics.`,
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Every command's --format is checked here, once its flags are
+		// parsed and before it does anything.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return resolveFormat(cmd) },
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		var bad *pflag.InvalidValueError

@@ -10,6 +10,7 @@ import (
 	"perflab/internal/files"
 	"perflab/internal/load"
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 func newMergeCmd(env Env) *cobra.Command {
@@ -35,12 +36,12 @@ histograms, so they are exact, not averages of percentiles.`,
 				return usageErr("merging: %v", err)
 			}
 			if d := load.StartSpread(parts); d > time.Second {
-				fmt.Fprintf(env.Stderr, "perflab: the shards started up to %s apart: their per-second series are added by their start times, to the nearest second (give them one --start-at to start them together)\n", d.Round(100*time.Millisecond))
+				fmt.Fprintf(env.Stderr, "perflab: the shards started up to %s apart: their per-second series are added by their start times, to the nearest second (give them one --start-at to start them together)\n", units.FormatDuration(d.Round(100*time.Millisecond)))
 			}
 			return printLoad(env, merged, of)
 		},
 	}
-	cmd.Flags().BoolVar(&of.json, "json", false, "print the merged result as JSON")
+	of.format = addFormatFlag(cmd, "print the merged result as JSON", formatText, formatJSON)
 	flagSet{cmd.Flags()}.checked(&of.out, "out", "o", "", "file", outputFile, "also write the merged JSON to `file`")
 	return cmd
 }

@@ -3,65 +3,36 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"perflab/internal/files"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
 )
 
-// Output formats of --format.
-const (
-	formatText     = "text"
-	formatMarkdown = "markdown"
-	formatJSON     = "json"
-)
+// reportFormats are the formats of a result that CI systems and reviewers
+// read as well as people: run, compare, ab, sweep and bench write them.
+var reportFormats = []outputFormat{formatText, formatJSON, formatMarkdown, formatJUnit}
 
-// reportFlags are the outputs CI systems and reviewers read: --format for
+// reportFlags are the outputs of such a result: --format (and --json) for
 // stdout, the markdown summary in a file (--md), a JUnit report (--junit).
 type reportFlags struct {
-	format  string
+	format  *formatFlag
 	md      string
 	junit   string
 	runsURL string
-	start   time.Time
 }
 
-func (o *reportFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&o.format, "format", formatText, "what stdout gets: text, markdown (GitHub-flavoured: the verdict in one line, the tables, under 60 KiB) or json (as --json)")
-	v := flagSet{fs}
+// register adds --format, --json (with jsonUsage), --md, --junit and
+// --runs-url to cmd.
+func (o *reportFlags) register(cmd *cobra.Command, jsonUsage string) {
+	o.format = addFormatFlag(cmd, jsonUsage, reportFormats...)
+	v := flagSet{cmd.Flags()}
 	v.checked(&o.md, "md", "", "", "file", outputFile, "also write the markdown summary to `file` (e.g. \"$GITHUB_STEP_SUMMARY\", or a pull request comment's body)")
 	v.checked(&o.junit, "junit", "", "", "file", outputFile, "write a JUnit XML report to `file`: one test case per --fail-on rule or --slo objective")
 	v.checked(&o.runsURL, "runs-url", "", "", "URL", checkHTTPURL, "in the markdown, link each run to `URL`/ID/report.html (where the run directories are published)")
-}
-
-// resolve checks the flags before any work: the format and --json beside
-// it.
-func (o *reportFlags) resolve(asJSON bool) error {
-	if o == nil {
-		return nil
-	}
-	o.start = time.Now()
-	switch strings.ToLower(o.format) {
-	case formatText, "":
-		o.format = formatText
-	case formatMarkdown, "md", "gfm":
-		o.format = formatMarkdown
-	case formatJSON:
-		o.format = formatJSON
-	default:
-		return usageErr("--format %q: want text, markdown or json", o.format)
-	}
-	if asJSON {
-		if o.format == formatMarkdown {
-			return usageErr("--json and --format markdown both set what stdout gets: give one (--md FILE writes the markdown beside the JSON)")
-		}
-		o.format = formatJSON
-	}
-	return nil // --md and --junit were checked when parsed (outputFile)
 }
 
 // markdownOptions are the links of the markdown summary: the runs' URL,
@@ -75,51 +46,73 @@ func (o *reportFlags) markdownOptions(env Env, runsDir string) report.MarkdownOp
 	return opt
 }
 
-// comparison prints a comparison (compare, ab, sweep) in the chosen format
-// and writes the markdown and JUnit files.
-func (o *reportFlags) comparison(env Env, c *runfmt.Comparison, mopt report.MarkdownOptions, text func(io.Writer) error) error {
-	var err error
-	switch o.format {
-	case formatJSON:
-		err = writeJSON(env.Stdout, c)
-	case formatMarkdown:
-		err = report.WriteCompareMarkdown(env.Stdout, c, mopt)
-	default:
-		err = text(env.Stdout)
+// junitView renders cases as a JUnit report of suite, timed from the
+// command's start.
+func (o *reportFlags) junitView(suite string, cases []report.JUnitCase) func(io.Writer) error {
+	return func(w io.Writer) error {
+		return report.WriteJUnit(w, suite, cases, o.format.start, time.Since(o.format.start))
 	}
-	if err != nil {
+}
+
+// print writes the result in the chosen format to stdout, then --md and
+// --junit: what was measured reaches the terminal first.
+func (o *reportFlags) print(env Env, v views) error {
+	if err := o.format.write(env.Stdout, v); err != nil {
 		return failed(err)
 	}
+	return o.files(env, v)
+}
+
+// comparisonViews renders a comparison (compare, ab, sweep); text is its
+// text form.
+func (o *reportFlags) comparisonViews(c *runfmt.Comparison, mopt report.MarkdownOptions, text func(io.Writer) error) views {
 	suite := "perflab compare"
 	if c.Env != "" {
 		suite = "perflab sweep " + c.Env
 	}
-	return o.files(env,
-		func(w io.Writer) error { return report.WriteCompareMarkdown(w, c, mopt) },
-		func(w io.Writer) error {
-			return report.WriteJUnit(w, suite, report.ThresholdCases(c), o.start, time.Since(o.start))
-		})
+	return views{
+		formatText:     text,
+		formatJSON:     jsonView(c),
+		formatMarkdown: func(w io.Writer) error { return report.WriteCompareMarkdown(w, c, mopt) },
+		formatJUnit:    o.junitView(suite, report.ThresholdCases(c)),
+	}
 }
 
-// runFiles writes a run's --md and --junit (one case per --slo objective).
-func (o *reportFlags) runFiles(env Env, r *runfmt.Run, dir, runsDir string) error {
+// runViews renders a run (perflab run, runs show): its JUnit report has
+// one case per --slo objective.
+func (o *reportFlags) runViews(r *runfmt.Run, dir string, mopt report.MarkdownOptions) views {
 	var slo []runfmt.SLOCheck
 	if r.Load != nil {
 		slo = r.Load.SLO
 	}
-	return o.files(env,
-		func(w io.Writer) error { return report.WriteRunMarkdown(w, r, dir, o.markdownOptions(env, runsDir)) },
-		func(w io.Writer) error {
-			return report.WriteJUnit(w, "perflab run "+r.Name, report.SLOCases(slo), o.start, time.Since(o.start))
-		})
+	return views{
+		formatText:     func(w io.Writer) error { return writeRunText(w, r, dir) },
+		formatJSON:     jsonView(r),
+		formatMarkdown: func(w io.Writer) error { return report.WriteRunMarkdown(w, r, dir, mopt) },
+		formatJUnit:    o.junitView("perflab run "+r.Name, report.SLOCases(slo)),
+	}
+}
+
+// writeRunText is a run's text verdict: the headline, the load, the
+// verdict.
+func writeRunText(w io.Writer, r *runfmt.Run, dir string) error {
+	if err := report.WriteHeadline(w, r); err != nil {
+		return err
+	}
+	if r.Load != nil {
+		if err := report.WriteLoadText(w, r.Load); err != nil {
+			return err
+		}
+	}
+	return report.WriteVerdict(w, r, dir)
 }
 
 // files writes --md and --junit.
-func (o *reportFlags) files(env Env, md, junit func(io.Writer) error) error {
+func (o *reportFlags) files(env Env, v views) error {
 	for _, f := range []struct {
 		flag, path string
 		write      func(io.Writer) error
-	}{{"--md", o.md, md}, {"--junit", o.junit, junit}} {
+	}{{"--md", o.md, v[formatMarkdown]}, {"--junit", o.junit, v[formatJUnit]}} {
 		if f.path == "" {
 			continue
 		}

@@ -165,7 +165,7 @@ func TestCompareOutputs(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--format", "html"}, "want text, markdown or json"},
+		{[]string{"--format", "html"}, "--format html: perflab compare writes text, json, markdown or junit"},
 		{[]string{"--json", "--format", "markdown"}, "give one"},
 		{[]string{"--md", filepath.Join(dir, "missing", "x.md")}, "its directory does not exist"},
 		{[]string{"--junit", dir}, "not a regular file"},
@@ -238,5 +238,37 @@ func TestFlameExports(t *testing.T) {
 	}
 	if code, _, _ := runMain(t, "flame", "--format", "svg", prof); code != int(ExitUsage) {
 		t.Errorf("--format svg: exit %d; want 2", code)
+	}
+}
+
+// TestPruneSkipsRefusedRuns: a run directory holding a user's file is
+// left as it is with a warning, and the older runs are pruned still.
+func TestPruneSkipsRefusedRuns(t *testing.T) {
+	root := twoBuilds(t) // 5 runs named old, 5 named new
+	code, out, _ := runMain(t, "runs", "--json", "--dir", root)
+	var ls []runfmt.RunListing
+	if code != 0 || json.Unmarshal([]byte(out), &ls) != nil {
+		t.Fatalf("runs --json: exit %d\n%s", code, out)
+	}
+	var firstOut string // the newest run --prune-keep 2 removes
+	seen := map[string]int{}
+	for _, l := range ls {
+		if seen[l.Name]++; seen[l.Name] == 3 && firstOut == "" {
+			firstOut = l.Dir
+		}
+	}
+	notes := filepath.Join(firstOut, "mine", "notes.txt")
+	if err := os.Mkdir(filepath.Dir(notes), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := runMain(t, "runs", "--dir", root, "--prune-keep", "2")
+	if code != 0 || strings.Count(out, "removed") != 5 || !strings.Contains(errb, "warning: not removing "+firstOut) || !strings.Contains(errb, "1 left as they are") {
+		t.Errorf("--prune-keep 2 with a user's file in %s: exit %d\n%s%s; want 5 removed, that one left with a warning, exit 0", firstOut, code, out, errb)
+	}
+	if _, err := os.Stat(notes); err != nil {
+		t.Errorf("the user's file: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,7 +25,8 @@ type profileFlags struct {
 	ready           string
 	env             []string
 	name, dir       string
-	trace, json     bool
+	trace           bool
+	format          *formatFlag
 	quiet           bool
 	force           bool
 	deploy          deployFlags
@@ -45,10 +47,10 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	fs.BoolVar(&f.trace, string(runfmt.ProfileTrace), false, "also capture a Go execution trace (pprof endpoint only)")
 	v.checked(&f.name, "name", "", "", "string", checkRunName, "label of the run (default: profile)")
 	v.checked(&f.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
-	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text summary")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&f.force, "force", false, "profile the --pprof endpoint even when it belongs to another process than --pid or -- CMD")
 	f.deploy.register(fs)
+	f.format = addFormatFlag(cmd, "print run.json instead of the text summary", formatText, formatJSON)
 }
 
 func newProfileCmd(env Env) *cobra.Command {
@@ -143,11 +145,11 @@ func (f *profileFlags) print(env Env, res *lab.Result, err error) error {
 		return failed(err)
 	}
 	r := res.Run
-	if f.json {
-		if werr := writeJSON(env.Stdout, r); werr != nil {
-			return failed(werr)
-		}
-	} else if werr := report.WriteProfileSummary(env.Stdout, r, res.Dir); werr != nil {
+	werr := f.format.write(env.Stdout, views{
+		formatText: func(w io.Writer) error { return report.WriteProfileSummary(w, r, res.Dir) },
+		formatJSON: jsonView(r),
+	})
+	if werr != nil {
 		return failed(werr)
 	}
 	return runError(res, err)

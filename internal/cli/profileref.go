@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"github.com/google/pprof/profile"
 	"github.com/spf13/pflag"
 
 	"perflab/internal/analysis"
+	"perflab/internal/files"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
 	"perflab/internal/walltime"
@@ -87,7 +87,7 @@ func (f *profileRef) resolve(arg string) (resolved, error) {
 		if r.requests == 0 && e.Run.Load != nil {
 			r.requests = e.Run.Load.Requests
 		}
-		r.userCode = runUserCode(e.Run.Profiling)
+		r.userCode = analysis.RunUserCode(e.Run.Profiling)
 		if t := e.Run.Time; f.wall && t != nil && f.requests == 0 {
 			r.requests = t.Requests // the requests of the traced slice
 		}
@@ -98,12 +98,12 @@ func (f *profileRef) resolve(arg string) (resolved, error) {
 
 // traceWall reads a Go execution trace file into its wall-time profile.
 func (f *profileRef) traceWall(r resolved) (resolved, error) {
-	file, err := os.Open(r.path)
+	file, err := files.Open(r.path, runfmt.MaxProfileBytes) // a regular file: a FIFO would block
 	if err != nil {
 		return r, failed(err)
 	}
 	defer file.Close()
-	a, err := walltime.ReadWith(file, walltime.Options{Counts: analysis.IsUserFunc})
+	a, err := walltime.ReadWith(files.LimitReader(file, runfmt.MaxProfileBytes, r.path), walltime.Options{Counts: analysis.IsUserFunc})
 	if err != nil {
 		return r, usageErr("--wall: %s: %v", r.path, err)
 	}
@@ -117,17 +117,4 @@ func (r resolved) top(opt analysis.TopOptions) (*analysis.Table, error) {
 		return analysis.Top(r.prof, opt)
 	}
 	return analysis.TopFile(r.path, opt)
-}
-
-// runUserCode is the user-code rule a run recorded.
-func runUserCode(pr *runfmt.Profiling) analysis.UserCode {
-	var uc analysis.UserCode
-	if pr == nil {
-		return uc
-	}
-	uc.Root = pr.Src
-	if pr.UserCode != "" {
-		uc.Match, _ = regexp.Compile(pr.UserCode) // compiled when the run was made
-	}
-	return uc
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"perflab/internal/load"
+	"perflab/internal/units"
 )
 
 // progress prints a running load's state on stderr: redrawn in place on a
@@ -51,19 +52,19 @@ func startProgress(env Env, a *load.Attacker) *progress {
 
 func formatProgress(s load.Progress, rps float64) string {
 	if s.Waiting > 0 {
-		return fmt.Sprintf("waiting for --start-at: the load starts in %s", s.Waiting.Round(100*time.Millisecond))
+		return "waiting for --start-at: the load starts in " + units.FormatDuration(s.Waiting.Round(100*time.Millisecond))
 	}
-	elapsed := s.Elapsed.Truncate(100 * time.Millisecond)
+	elapsed := units.FormatDuration(s.Elapsed.Truncate(100 * time.Millisecond))
 	total := ""
 	switch {
 	case s.Planned > 0:
-		total = " / " + s.Planned.String()
+		total = " / " + units.FormatDuration(s.Planned)
 	case s.Count > 0:
 		total = fmt.Sprintf(" (%d/%d requests)", s.Requests, s.Count)
 	}
 	p99 := "p99 -"
 	if s.P99ms > 0 {
-		p99 = fmt.Sprintf("p99 %.2fms (last second)", s.P99ms)
+		p99 = "p99 " + units.FormatMs(s.P99ms) + " (last second)"
 	}
 	line := fmt.Sprintf("%s%s  %d requests  %.0f req/s  %d errors  %s", elapsed, total, s.Requests, rps, s.Errors, p99)
 	if s.InFlight > 0 {

@@ -12,7 +12,6 @@ import (
 	"perflab/internal/capture"
 	"perflab/internal/lab"
 	"perflab/internal/load"
-	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
 	"perflab/internal/target"
@@ -40,13 +39,14 @@ type runFlags struct {
 	name         string
 	dir          string
 	env          []string
-	json         bool
 	quiet        bool
 	force        bool
 	cpuFlags     isolationFlags
 	deploy       deployFlags
+	pgo          pgoFlags
 	fs           *pflag.FlagSet
-	// out, when set, adds --format, --md and --junit (perflab run).
+	// out is what the command writes: --format and --json (run and demo),
+	// with --md and --junit (run).
 	out *reportFlags
 }
 
@@ -69,10 +69,10 @@ func newRunFlags() *runFlags {
 	v.checked(&f.name, "name", "", "", "string", checkRunName, "label of the run (default: the command's name)")
 	v.checked(&f.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
 	v.list(&f.env, "env", "e", "stringArray", checkKeyValue, "`KEY=VALUE` for the launched service (repeatable)")
-	fs.BoolVar(&f.json, "json", false, "print run.json instead of the text verdict")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	f.cpuFlags.register(fs)
 	f.deploy.register(fs)
+	f.pgo.register(fs)
 	return f
 }
 
@@ -236,16 +236,16 @@ directory (run.json, profiles/*.pb.gz, target.log).`,
   perflab run --find-max --slo "p99<100ms,errors<1%" --cpus 2 http://127.0.0.1:8080/ -- ./server`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			urls, command := splitDash(cmd, args)
-			if err := f.out.resolve(f.json); err != nil {
-				return err
-			}
 			c, err := f.config(env, urls, command)
 			if err != nil {
 				return err
 			}
 			f.hooks(env, &c)
-			if fm.enabled && (f.out.format == formatMarkdown || f.out.md != "" || f.out.junit != "") {
-				return usageErr("--find-max prints its steps as text or --json: --format markdown, --md and --junit are for a run's verdict")
+			if fm.enabled && (f.out.format.is(formatMarkdown, formatJUnit) || f.out.md != "" || f.out.junit != "") {
+				return usageErr("--find-max prints its steps as text or json: --format markdown and junit, --md and --junit are for a run's verdict")
+			}
+			if fm.enabled && f.pgo.path != "" {
+				return usageErr("--pgo with --find-max: its steps load the service beyond what it serves, not as it runs; take the profile with a run at the load you ship for")
 			}
 			if fm.enabled {
 				return runFindMax(cmd, env, c, fm, f)
@@ -253,19 +253,26 @@ directory (run.json, profiles/*.pb.gz, target.log).`,
 			if c.SLO, err = parseSLO(fm.slo); err != nil {
 				return err
 			}
+			if err := f.pgo.check(cmd.Flags(), c); err != nil {
+				return err
+			}
 			res, err := lab.Run(cmd.Context(), c)
-			return printRun(env, f, res, err)
+			return f.pgo.write(env, f.quiet, "", results(res), printRun(env, f, res, err))
 		},
 	}
 	f.addTo(cmd)
 	f.registerForce(cmd)
 	fm.register(cmd.Flags())
 	f.out = &reportFlags{}
-	f.out.register(cmd.Flags())
+	f.out.register(cmd, runJSONUsage)
 	return cmd
 }
 
-// printRun prints a run's result; a partial run is still printed in full.
+// runJSONUsage is --json's help on run and demo.
+const runJSONUsage = "print run.json instead of the text verdict"
+
+// printRun prints a run's result in the chosen format, then writes --md
+// and --junit; a partial run is still printed in full.
 func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 	if res == nil {
 		if interrupted(err) {
@@ -273,25 +280,8 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 		}
 		return failed(err)
 	}
-	var werr error
-	if f.json {
-		werr = writeJSON(env.Stdout, res.Run)
-	} else if f.out != nil && f.out.format == formatMarkdown {
-		werr = report.WriteRunMarkdown(env.Stdout, res.Run, res.Dir, f.out.markdownOptions(env, f.dir))
-	} else {
-		werr = report.WriteHeadline(env.Stdout, res.Run)
-		if werr == nil && res.Run.Load != nil {
-			werr = report.WriteLoadText(env.Stdout, res.Run.Load)
-		}
-		if werr == nil {
-			werr = report.WriteVerdict(env.Stdout, res.Run, res.Dir)
-		}
-	}
-	if werr == nil && f.out != nil {
-		werr = f.out.runFiles(env, res.Run, res.Dir, f.dir)
-	}
-	if werr != nil {
-		return failed(werr)
+	if werr := f.out.print(env, f.out.runViews(res.Run, res.Dir, f.out.markdownOptions(env, f.dir))); werr != nil {
+		return werr
 	}
 	if err := runError(res, err); err != nil {
 		return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 
@@ -14,7 +15,8 @@ import (
 
 func newRunsCmd(env Env) *cobra.Command {
 	var dir string
-	var asJSON, dryRun bool
+	var format *formatFlag
+	var dryRun bool
 	var keep int
 	cmd := &cobra.Command{
 		Use:   "runs",
@@ -38,18 +40,15 @@ func newRunsCmd(env Env) *cobra.Command {
 			if err != nil {
 				return failed(err)
 			}
-			if asJSON {
-				return runsListJSON(env, entries)
-			}
-			if len(entries) == 0 {
-				fmt.Fprintf(env.Stdout, "no runs in %s\n", dir)
-				return nil
-			}
-			var rows []runfmt.RunListing
+			rows := []runfmt.RunListing{}
 			for _, e := range entries {
 				rows = append(rows, runfmt.Listing(filepath.Base(e.Dir), e.Dir, e.Run, e.Err))
 			}
-			if err := report.WriteRunsTable(env.Stdout, rows); err != nil {
+			err = format.write(env.Stdout, views{
+				formatText: func(w io.Writer) error { return writeRunsText(w, rows, dir) },
+				formatJSON: jsonView(rows),
+			})
+			if err != nil {
 				return failed(err)
 			}
 			return nil
@@ -57,15 +56,30 @@ func newRunsCmd(env Env) *cobra.Command {
 	}
 	v := flagSet{cmd.PersistentFlags()}
 	v.checked(&dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "list the runs as JSON (id, name, dir, started, status, requests, rps, p99_ms, cpu_ms_per_request, measurement, revision)")
+	format = addFormatFlag(cmd, "list the runs as JSON (id, name, dir, started, status, requests, rps, p99_ms, cpu_ms_per_request, measurement, revision)", formatText, formatJSON)
 	flagSet{cmd.Flags()}.int(&keep, "prune-keep", "", 0, 0, math.MaxInt, "remove all but the newest `N` runs of each name (prints each one removed)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "with --prune-keep: print what would be removed, remove nothing")
-	cmd.AddCommand(&cobra.Command{
+	cmd.AddCommand(newRunsShowCmd(env, &dir), newRunsRmCmd(env, &dir))
+	return cmd
+}
+
+// writeRunsText is the runs table, or a line saying there are none.
+func writeRunsText(w io.Writer, rows []runfmt.RunListing, dir string) error {
+	if len(rows) == 0 {
+		_, err := fmt.Fprintf(w, "no runs in %s\n", dir)
+		return err
+	}
+	return report.WriteRunsTable(w, rows)
+}
+
+func newRunsShowCmd(env Env, dir *string) *cobra.Command {
+	var out reportFlags
+	cmd := &cobra.Command{
 		Use:   "show RUN",
 		Short: "Print a run's summary and verdict (RUN: ID, name, path, glob or latest)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openStore(dir)
+			st, err := openStore(*dir)
 			if err != nil {
 				return err
 			}
@@ -77,23 +91,17 @@ func newRunsCmd(env Env) *cobra.Command {
 				return usageErr("%q names %d runs: show one at a time (%s, ...)", args[0], len(es), filepath.Base(es[0].Dir))
 			}
 			e := es[0]
+			v := out.runViews(e.Run, e.Dir, out.markdownOptions(env, *dir))
 			if e.Run.Bench != nil {
-				return showBench(env, e.Run, e.Dir)
+				v = benchViews(e.Run, e.Dir, out.markdownOptions(env, *dir))
 			}
-			if err := report.WriteHeadline(env.Stdout, e.Run); err != nil {
-				return failed(err)
-			}
-			if e.Run.Load != nil {
-				if err := report.WriteLoadText(env.Stdout, e.Run.Load); err != nil {
-					return failed(err)
-				}
-			}
-			if err := report.WriteVerdict(env.Stdout, e.Run, e.Dir); err != nil {
+			if err := out.format.write(env.Stdout, v); err != nil {
 				return failed(err)
 			}
 			return nil
 		},
-	}, newRunsRmCmd(env, &dir))
+	}
+	out.format = addFormatFlag(cmd, "", formatText, formatJSON, formatMarkdown)
 	return cmd
 }
 

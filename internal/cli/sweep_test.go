@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,7 +21,8 @@ func TestSweepCmd(t *testing.T) {
 	bin := labtest.BuildService(t, "tolower")
 	api, pp := labtest.FreeAddr(t), labtest.FreeAddr(t)
 	env, out, errb := testEnv()
-	code := Main(context.Background(), []string{"sweep", "--json", "--quiet", "--dir", t.TempDir(),
+	pgo := filepath.Join(t.TempDir(), "default.pgo")
+	code := Main(context.Background(), []string{"sweep", "--json", "--dir", t.TempDir(), "--pgo", pgo, "--pgo-value", "off",
 		"--env", "GOGC=25,off", "--env", "TZ=UTC", "--runs", "2", "-d", "1s", "--warmup", "0", "--cpus", "1", "-c", "2",
 		"--pprof", "http://" + pp, "http://" + api + "/search?q=oak",
 		"--", bin, "-addr", api, "-pprof-addr", pp, "-mode=fixed"}, env)
@@ -42,6 +45,9 @@ func TestSweepCmd(t *testing.T) {
 		if strings.Contains(w, "GOGC") {
 			t.Errorf("warning about the swept variable: %q", w)
 		}
+	}
+	if _, err := os.Stat(pgo); err != nil || !strings.Contains(errb.String(), "from 2 runs of GOGC=off") {
+		t.Errorf("--pgo --pgo-value off: %v; stderr:\n%s\nwant the profile of GOGC=off's 2 runs", err, errb)
 	}
 }
 

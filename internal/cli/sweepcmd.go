@@ -47,9 +47,6 @@ compares what finished.`,
 				return err
 			}
 			f.env = f.env[1:]
-			if err := out.resolve(f.json); err != nil {
-				return err
-			}
 			ths, err := stats.ParseFailOn(failOn)
 			if err != nil {
 				return usageErr("%v", err)
@@ -58,24 +55,31 @@ compares what finished.`,
 			if err != nil {
 				return err
 			}
+			pgoAt, err := f.pgo.pick(values)
+			if err != nil {
+				return err
+			}
+			if err := f.pgo.check(cmd.Flags(), c); err != nil {
+				return err
+			}
 			f.hooks(env, &c)
 			stopNote := context.AfterFunc(cmd.Context(), func() {
 				fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again interrupts it, and it is kept as partial)")
 			})
 			defer stopNote()
 			groups, err := lab.Sweep(cmd.Context(), c, name, values, runs, runLine(env, runs))
-			return finishExperiment(env, err, func() error {
+			return f.pgo.write(env, f.quiet, " of "+name+"="+values[pgoAt], groupAt(groups, pgoAt), finishExperiment(env, err, func() error {
 				return printSweep(env, &out, out.markdownOptions(env, f.dir), sweepSpec{name, values, ths}, groups)
-			})
+			}))
 		},
 	}
 	f.addTo(cmd)
 	f.registerForce(cmd)
 	cmd.Flags().Lookup("env").Usage = "first: the variable to sweep, `NAME=V1,V2,...`; then KEY=VALUE set on every run (repeatable)"
-	cmd.Flags().Lookup("json").Usage = "print the comparisons as JSON"
 	flagSet{cmd.Flags()}.int(&runs, "runs", "", DefaultABRuns, 1, maxRuns, "runs of each value")
 	flagSet{cmd.Flags()}.checked(&failOn, "fail-on", "", "", "thresholds", checkFailOn, "exit 1 when a value changes a metric significantly beyond a `threshold` against the first value, e.g. \"rss_max>+50%,p99>+10%\"")
-	out.register(cmd.Flags())
+	out.register(cmd, "print the comparisons as JSON")
+	f.pgo.registerValue(cmd.Flags())
 	return cmd
 }
 
@@ -132,7 +136,7 @@ func printSweep(env Env, out *reportFlags, mopt report.MarkdownOptions, sp sweep
 		steps = append(steps, *res.Comparison)
 	}
 	c := compare.Sweep(sp.name, values, steps, warnings)
-	if err := out.comparison(env, c, mopt, func(w io.Writer) error { return report.WriteSweepText(w, c) }); err != nil {
+	if err := out.print(env, out.comparisonViews(c, mopt, func(w io.Writer) error { return report.WriteSweepText(w, c) })); err != nil {
 		return err
 	}
 	if len(c.Failed) > 0 {

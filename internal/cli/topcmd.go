@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"math"
 
 	"github.com/spf13/cobra"
@@ -11,7 +12,7 @@ import (
 func newTopCmd(env Env) *cobra.Command {
 	var ref profileRef
 	var opt analysis.TopOptions
-	var asJSON bool
+	var format *formatFlag
 	cmd := &cobra.Command{
 		Use:   "top PROFILE|RUN",
 		Short: "Print a pprof-style top table of a profile or a run (flat/cum, user code, per request)",
@@ -44,11 +45,7 @@ by file (two classes' __init__ are two rows, named with their file).`,
 			if err != nil {
 				return usageErr("%v", err) // the profile or --sample the user named
 			}
-			if asJSON {
-				err = writeJSON(env.Stdout, t.Record())
-			} else {
-				err = t.WriteText(env.Stdout)
-			}
+			err = format.write(env.Stdout, views{formatText: t.WriteText, formatJSON: func(w io.Writer) error { return writeJSON(w, t.Record()) }})
 			if err != nil {
 				return failed(err)
 			}
@@ -56,7 +53,7 @@ by file (two classes' __init__ are two rows, named with their file).`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.BoolVar(&asJSON, "json", false, "print the table as JSON (rows with flat, cum, shares and per-request costs)")
+	format = addFormatFlag(cmd, "print the table as JSON (rows with flat, cum, shares and per-request costs)", formatText, formatJSON)
 	fs.BoolVar(&opt.Cum, "cum", false, "sort by cumulative cost (the function and what it calls)")
 	fs.BoolVar(&opt.User, "user", false, "only user code, each function charged with the library and runtime code it calls")
 	v := flagSet{fs}

@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestTopWallOfATrace: perflab top --wall reads a Go execution trace file
@@ -28,5 +30,31 @@ func TestTopWallOfATrace(t *testing.T) {
 		if code != int(ExitUsage) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("perflab %q: exit %d, stderr %q; want exit 2 and one line", args, code, stderr)
 		}
+	}
+}
+
+// TestTopWallRefusesAFIFO: a FIFO named as the trace is refused at once
+// (files.Open), not read: nobody writes to it, so reading would block.
+func TestTopWallRefusesAFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "trace.out")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		code   int
+		stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, _, stderr := perflab(t, "top", "--wall", fifo)
+		done <- result{code, stderr}
+	}()
+	select {
+	case r := <-done:
+		if r.code == 0 || !strings.Contains(r.stderr, "not a regular file") {
+			t.Errorf("top --wall FIFO: exit %d, stderr %q; want an error saying it is not a regular file", r.code, r.stderr)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("top --wall FIFO still reading after a minute: it opened the FIFO and waits for a writer")
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 	"perflab/internal/stats"
 	"perflab/internal/store"
@@ -69,6 +70,7 @@ func Compare(base, new []store.Entry, opt Options) (*Result, error) {
 	c.Base = group(label(opt.BaseLabel, "base"), bruns)
 	c.New = group(label(opt.NewLabel, "new"), nruns)
 	c.Metrics = compareMetrics(bruns, nruns, &c.Warnings)
+	userCodeRules(bruns, nruns, &c.Warnings)
 	res := &Result{Comparison: c}
 	n := opt.Functions
 	if n <= 0 {
@@ -86,6 +88,8 @@ type run struct {
 	dir         string
 	r           *runfmt.Run
 	cpu, allocs *profile.Profile
+	// uc is the run's rule of user code (its --user-code and --src).
+	uc analysis.UserCode
 }
 
 func (r run) id() string {
@@ -107,7 +111,7 @@ func usable(es []store.Entry, side string, warn *[]string) ([]run, error) {
 		if e.Run == nil {
 			return nil, fmt.Errorf("reading %s run %s: no run.json", side, e.Dir)
 		}
-		r := run{dir: e.Dir, r: e.Run}
+		r := run{dir: e.Dir, r: e.Run, uc: analysis.RunUserCode(e.Run.Profiling)}
 		if e.Run.Load == nil || e.Run.Load.Requests == 0 {
 			*warn = append(*warn, fmt.Sprintf("%s run %s measured no requests: left out", side, r.id()))
 			continue

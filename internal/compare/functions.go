@@ -20,13 +20,14 @@ type funcCost struct {
 
 // costs lists a profile's functions with their cost per request, using the
 // same accounting as perflab run's hot and allocation tables: a user
-// function is charged its own cost plus that of the library and runtime
-// code it calls, so the planted function, not strings.ToLower under it,
-// is the one that changes; other functions count their flat cost.
-func costs(p *profile.Profile, kind runfmt.ProfileType, requests int64) map[string]funcCost {
+// function (by uc, the rule of the run the profile comes from) is charged
+// its own cost plus that of the library and runtime code it calls, so the
+// planted function, not strings.ToLower under it, is the one that changes;
+// other functions count their flat cost.
+func costs(p *profile.Profile, kind runfmt.ProfileType, requests int64, uc analysis.UserCode) map[string]funcCost {
 	out := map[string]funcCost{}
 	if kind == runfmt.ProfileCPU {
-		for _, h := range analysis.Hot(p, requests, 0) {
+		for _, h := range analysis.HotFor(p, requests, 0, uc) {
 			c := h.CPUUsPerRequest
 			if h.UserCode {
 				c += h.AttributedUsReq
@@ -35,7 +36,7 @@ func costs(p *profile.Profile, kind runfmt.ProfileType, requests int64) map[stri
 		}
 		return out
 	}
-	for _, a := range analysis.AllocTop(p, requests, 0) {
+	for _, a := range analysis.AllocTopFor(p, requests, 0, uc) {
 		out[a.Function] = funcCost{a.BytesPerRequest, a.UserCode}
 	}
 	return out
@@ -100,17 +101,19 @@ func profilesPresent(kind runfmt.ProfileType, base, new []run, nb, nn int, warn 
 }
 
 // functionRows compares per-request costs function by function: the values
-// come from the merged profiles, the p-values from the runs' own costs.
+// come from the merged profiles, each classified by its side's rule of user
+// code, the p-values from the runs' own costs, each by its run's rule. A
+// function is user code when either side's rule says so.
 func functionRows(kind runfmt.ProfileType, pair *ProfilePair, br, nr []run, n int) []runfmt.FunctionDelta {
-	bc, nc := costs(pair.Base, kind, pair.BaseRequests), costs(pair.New, kind, pair.NewRequests)
+	bc, nc := costs(pair.Base, kind, pair.BaseRequests, br[0].uc), costs(pair.New, kind, pair.NewRequests, nr[0].uc)
 	bper, nper := perRun(kind, br), perRun(kind, nr)
 	unit := runfmt.FunctionUnitUs
 	if kind == runfmt.ProfileAllocs {
 		unit = runfmt.FunctionUnitByte
 	}
 	var rows []runfmt.FunctionDelta
-	add := func(name string, user bool) {
-		d := runfmt.FunctionDelta{Function: name, Profile: kind, Unit: unit, UserCode: user,
+	add := func(name string) {
+		d := runfmt.FunctionDelta{Function: name, Profile: kind, Unit: unit, UserCode: bc[name].user || nc[name].user,
 			Base: bc[name].cost, New: nc[name].cost}
 		d.Delta = d.New - d.Base
 		if d.Delta == 0 {
@@ -126,12 +129,12 @@ func functionRows(kind runfmt.ProfileType, pair *ProfilePair, br, nr []run, n in
 		}
 		rows = append(rows, d)
 	}
-	for name, fc := range bc {
-		add(name, fc.user)
+	for name := range bc {
+		add(name)
 	}
-	for name, fc := range nc {
+	for name := range nc {
 		if _, ok := bc[name]; !ok {
-			add(name, fc.user)
+			add(name)
 		}
 	}
 	sortRows(rows)
@@ -161,7 +164,7 @@ func perRun(kind runfmt.ProfileType, runs []run) []map[string]funcCost {
 		if kind == runfmt.ProfileAllocs {
 			p = r.allocs
 		}
-		out[i] = costs(p, kind, r.r.Load.Requests)
+		out[i] = costs(p, kind, r.r.Load.Requests, r.uc)
 	}
 	return out
 }

@@ -34,6 +34,9 @@ type spec struct {
 	noProfiles bool
 	partial    string
 	noLoad     bool
+	// userCode and src are the run's --user-code and project root, as
+	// run.json's profiling records them.
+	userCode, src string
 }
 
 func (s spec) withDefaults() spec {
@@ -75,6 +78,9 @@ func writeRun(t *testing.T, root string, i int, s spec) store.Entry {
 	if s.partial != "" {
 		r.Status, r.PartialReason = runfmt.StatusPartial, s.partial
 	}
+	if s.userCode != "" || s.src != "" {
+		r.Profiling = &runfmt.Profiling{UserCode: s.userCode, Src: s.src}
+	}
 	if !s.noProfiles && !s.noLoad {
 		writeProfile(t, dir, "cpu", cpuProfile(s))
 		writeProfile(t, dir, "allocs", allocsProfile(s))
@@ -101,8 +107,8 @@ func writeProfile(t *testing.T, dir, kind string, p *profile.Profile) {
 	}
 }
 
-// stacks builds a profile from leaf-first stacks of function names.
-func stacks(types []*profile.ValueType, samples map[string][]int64, order [][]string) *profile.Profile {
+// stackProfile builds a profile from leaf-first stacks of function names.
+func stackProfile(types []*profile.ValueType, samples map[string][]int64, order [][]string) *profile.Profile {
 	p := &profile.Profile{SampleType: types, PeriodType: types[len(types)-1], Period: 1}
 	funcs := map[string]*profile.Function{}
 	locs := map[string]*profile.Location{}
@@ -154,7 +160,7 @@ var (
 func cpuProfile(s spec) *profile.Profile {
 	types := []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}}
 	v := func(ns int64) []int64 { return []int64{ns * s.requests / 10e6, ns * s.requests} }
-	p := stacks(types, map[string][]int64{
+	p := stackProfile(types, map[string][]int64{
 		fmt.Sprint(searchStack): v(s.searchNs),
 		fmt.Sprint(lowerStack):  v(s.lowerNs),
 		fmt.Sprint(otherStack):  v(s.otherNs),
@@ -165,7 +171,7 @@ func cpuProfile(s spec) *profile.Profile {
 
 func allocsProfile(s spec) *profile.Profile {
 	types := []*profile.ValueType{{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"}}
-	return stacks(types, map[string][]int64{
+	return stackProfile(types, map[string][]int64{
 		fmt.Sprint(lowerStack): {s.requests, s.allocBytes * s.requests},
 		fmt.Sprint(otherStack): {s.requests, 64 * s.requests},
 	}, [][]string{lowerStack, otherStack})

@@ -89,7 +89,7 @@ func metricRow(m metricDef, c stats.Comparison, warn *[]string) runfmt.MetricCom
 	def, _ := runfmt.Metric(m.name)
 	row := runfmt.MetricComparison{
 		Name: m.name, Unit: def.Unit, Better: def.Better,
-		Base: summary(c.Base), New: summary(c.New),
+		Base: c.Base.Record(), New: c.New.Record(),
 		DeltaPct: c.DeltaPct, Significant: c.Significant, TooFew: c.TooFew,
 	}
 	if !c.TooFew {
@@ -109,17 +109,4 @@ func metricWarning(name, w string) string {
 		return w
 	}
 	return name + ": " + w
-}
-
-func summary(s stats.Summary) runfmt.MetricSummary {
-	out := runfmt.MetricSummary{Median: s.Median, N: s.N}
-	if !math.IsInf(s.Lo, 0) && !math.IsNaN(s.Lo) {
-		lo := s.Lo
-		out.CILow = &lo
-	}
-	if !math.IsInf(s.Hi, 0) && !math.IsNaN(s.Hi) {
-		hi := s.Hi
-		out.CIHigh = &hi
-	}
-	return out
 }

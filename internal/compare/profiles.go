@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
+	"perflab/internal/stacks"
 )
 
 // ProfilePair is one profile kind merged per group, with the number of
@@ -49,9 +49,9 @@ func profilePath(r run, kind runfmt.ProfileType) string {
 }
 
 // readProfile reads a run's profile, bounded in size (see
-// analysis.ReadProfileFile).
+// stacks.ReadProfileFile).
 func readProfile(path string) (*profile.Profile, error) {
-	return analysis.ReadProfileFile(path)
+	return stacks.ReadProfileFile(path)
 }
 
 // pick returns the runs that have a profile of kind and their profiles.

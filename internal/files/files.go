@@ -4,7 +4,8 @@
 // writes every output through a temporary file beside the target, renamed
 // into place once complete, so a failed write (a full disk, a read-only
 // directory) leaves the old file as it was and never removes a path perflab
-// did not create.
+// did not create. What a command it runs prints is kept the same way,
+// bounded: its last bytes (Tail).
 package files
 
 import (
@@ -60,11 +61,11 @@ func ReadFile(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(LimitReader(f, max, path))
-	if err != nil {
-		return nil, err
+	var size int64
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
 	}
-	return b, nil
+	return ReadAll(f, max, size, path)
 }
 
 // LimitReader reads r and fails with ErrTooLarge, naming what, after max

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"perflab/internal/files"
 )
 
 // goCommand is the go command, which builds and lists packages.
@@ -58,7 +60,7 @@ func Build(ctx context.Context, p *Package, dir string) (*Binary, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, goCommand, "test", "-c", "-o", out, "--", p.ImportPath)
 	cmd.Dir = p.Dir
-	tail := &tailBuffer{max: maxOutputTail}
+	tail := files.NewTail(maxOutputTail)
 	cmd.Stdout, cmd.Stderr = tail, tail
 	setGroup(cmd)
 	err := cmd.Run()
@@ -129,7 +131,7 @@ func (e *RunError) Unwrap() error { return e.Err }
 func (b *Binary) Run(ctx context.Context, args []string) (*Parsed, error) {
 	cmd := exec.CommandContext(ctx, b.Path, args...)
 	cmd.Dir = b.Pkg.Dir
-	tail := &tailBuffer{max: maxOutputTail}
+	tail := files.NewTail(maxOutputTail)
 	cmd.Stderr = tail
 	setGroup(cmd)
 	stdout, err := cmd.StdoutPipe()

@@ -87,7 +87,7 @@ func (c *collector) benchmarks() []runfmt.Benchmark {
 			Procs: t.first.Procs, Iters: t.iters}
 		for _, u := range unitOrder(t.units) {
 			vs := t.values[u]
-			b.Metrics = append(b.Metrics, runfmt.BenchMetric{Unit: u, Better: c.better[u], Values: vs, Summary: summary(stats.Summarize(vs))})
+			b.Metrics = append(b.Metrics, runfmt.BenchMetric{Unit: u, Better: c.better[u], Values: vs, Summary: stats.Summarize(vs).Record()})
 		}
 		out = append(out, b)
 	}

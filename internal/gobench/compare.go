@@ -70,7 +70,7 @@ func compareBenchmark(b, nb runfmt.Benchmark, warn *[]string) []runfmt.BenchDelt
 		}
 		cmp := stats.Compare(m.Values, nm.Values)
 		d := runfmt.BenchDelta{Benchmark: b.Name, Package: b.Package, Unit: m.Unit, Better: m.Better,
-			Base: summary(cmp.Base), New: summary(cmp.New), DeltaPct: cmp.DeltaPct, Delta: cmp.New.Median - cmp.Base.Median,
+			Base: cmp.Base.Record(), New: cmp.New.Record(), DeltaPct: cmp.DeltaPct, Delta: cmp.New.Median - cmp.Base.Median,
 			Significant: cmp.Significant, TooFew: cmp.TooFew}
 		if !cmp.TooFew {
 			p := cmp.P

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"perflab/internal/files"
 )
 
 // ErrInput is wrapped by the errors that come from what the user gave: a
@@ -62,7 +64,7 @@ func ListPackages(ctx context.Context, dir string, patterns []string) ([]Package
 	args := append([]string{"list", "-e", "-json=ImportPath,Dir,Module,GoFiles,TestGoFiles,XTestGoFiles,Error", "--"}, patterns...)
 	cmd := exec.CommandContext(ctx, goCommand, args...)
 	cmd.Dir = dir
-	stderr := &tailBuffer{max: maxOutputTail}
+	stderr := files.NewTail(maxOutputTail)
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"perflab/internal/revision"
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // GitConfig says which revisions of a git repository an A/B compares and
@@ -116,8 +117,8 @@ func ABGit(ctx context.Context, g GitConfig, tmpl Config, runs int, done RunDone
 		cfgs[i] = c
 	}
 	prep.Checkout = time.Since(start) - prep.Build[0] - prep.Build[1]
-	tmpl.Log(fmt.Sprintf("base %s (%s), new %s (%s): ready in %.1fs (builds %.1fs + %.1fs)", prep.Base.Short(), prep.Base.Ref,
-		prep.New.Short(), prep.New.Ref, time.Since(start).Seconds(), prep.Build[0].Seconds(), prep.Build[1].Seconds()))
+	tmpl.Log(fmt.Sprintf("base %s (%s), new %s (%s): ready in %s (builds %s + %s)", prep.Base.Short(), prep.Base.Ref,
+		prep.New.Short(), prep.New.Ref, units.FormatDuration(time.Since(start)), units.FormatDuration(prep.Build[0]), units.FormatDuration(prep.Build[1])))
 	base, new, err = AB(ctx, cfgs[0], cfgs[1], runs, done)
 	return base, new, prep, err
 }

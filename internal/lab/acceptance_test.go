@@ -84,7 +84,7 @@ func runAcceptance(t *testing.T, cfg Config) (*runfmt.Run, string) {
 // its functions or title), and that finding; 0 if none does.
 func plantedRank(fs []runfmt.Finding, fn string) (int, runfmt.Finding) {
 	for i, f := range fs {
-		if slices.Contains(f.Functions, fn) || strings.Contains(f.Title, fn) {
+		if slices.Contains(f.Names(), fn) || strings.Contains(title(f), fn) {
 			return i + 1, f
 		}
 	}
@@ -94,7 +94,7 @@ func plantedRank(fs []runfmt.Finding, fn string) (int, runfmt.Finding) {
 func describeFindings(fs []runfmt.Finding) string {
 	var b strings.Builder
 	for i, f := range fs {
-		fmt.Fprintf(&b, "\n  %d. [%s] %s (%.1f µs/req, %.0f B/req) functions %v", i+1, f.Kind, f.Title, f.CostUsPerRequest, f.CostBytesPerRequest, f.Functions)
+		fmt.Fprintf(&b, "\n  %d. [%s] %s (%.1f µs/req, %.0f B/req) functions %v", i+1, f.Kind, title(f), f.Figures[runfmt.FigCPUPerRequest], f.Figures[runfmt.FigBytesPerRequest], f.Names())
 	}
 	return b.String()
 }
@@ -177,13 +177,13 @@ func checkPlanted(t *testing.T, r *runfmt.Run, fn string) {
 		cpuMs = r.Target.CPUMsPerRequest
 	}
 	t.Logf("%s: rank %d, cost %.1f µs/request (%.0f B/request), [%s] %q; measured CPU %.3f ms/request, %d requests, %.0f req/s",
-		fn, rank, f.CostUsPerRequest, f.CostBytesPerRequest, f.Kind, f.Title, cpuMs, r.Load.Requests, r.Load.RPS)
+		fn, rank, f.Figures[runfmt.FigCPUPerRequest], f.Figures[runfmt.FigBytesPerRequest], f.Kind, title(f), cpuMs, r.Load.Requests, r.Load.RPS)
 	if rank == 0 || rank > 3 {
 		t.Errorf("planted %s is not among the top 3 findings (rank %d):%s", fn, rank, describeFindings(r.Findings))
 		return
 	}
-	if f.CostUsPerRequest <= 0 && f.WaitUsPerRequest <= 0 && f.CostBytesPerRequest <= 0 {
-		t.Errorf("finding %q naming %s has no cost per request", f.Title, fn)
+	if f.Figures[runfmt.FigCPUPerRequest] <= 0 && f.Figures[runfmt.FigWaitPerRequest] <= 0 && f.Figures[runfmt.FigBytesPerRequest] <= 0 {
+		t.Errorf("finding %q naming %s has no cost per request", title(f), fn)
 	}
 }
 

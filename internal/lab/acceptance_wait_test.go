@@ -71,11 +71,11 @@ func checkWait(t *testing.T, r *runfmt.Run, kind runfmt.FindingKind, fn string, 
 	t.Helper()
 	logTime(t, r)
 	for i, f := range r.Findings {
-		if f.Kind != kind || !(containsFunc(f, fn) || strings.Contains(f.Title, fn)) {
+		if f.Kind != kind || !(containsFunc(f, fn) || strings.Contains(title(f), fn)) {
 			continue
 		}
-		got := f.WaitUsPerRequest / 1000
-		t.Logf("%s: rank %d, %.3f ms/request (planted %.3f ms, %+.1f%%): %s", kind, i+1, got, wantMs, 100*(got-wantMs)/wantMs, f.Title)
+		got := f.Figures[runfmt.FigWaitPerRequest] / 1000
+		t.Logf("%s: rank %d, %.3f ms/request (planted %.3f ms, %+.1f%%): %s", kind, i+1, got, wantMs, 100*(got-wantMs)/wantMs, title(f))
 		if i >= 3 {
 			t.Errorf("%s finding naming %s is ranked %d, not in the top 3:%s", kind, fn, i+1, describeFindings(r.Findings))
 		}
@@ -112,7 +112,7 @@ func measured(t *testing.T, dir, name string) float64 {
 }
 
 func containsFunc(f runfmt.Finding, fn string) bool {
-	for _, x := range f.Functions {
+	for _, x := range f.Names() {
 		if x == fn {
 			return true
 		}
@@ -148,8 +148,8 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 		want := measured(t, dir, "downstream calls")
 		t.Logf("planted: the peer answers after 20 ms; the service's calls took %.3f ms", want)
 		f := checkWait(t, r, "downstream-wait", "main.fetchPrice", want)
-		if host := strings.TrimSuffix(strings.TrimPrefix(peer, "http://"), "/"); !strings.Contains(f.Detail, host) {
-			t.Errorf("downstream finding does not name the peer %s: %s", host, f.Detail)
+		if host := strings.TrimSuffix(strings.TrimPrefix(peer, "http://"), "/"); !strings.Contains(detail(f), host) {
+			t.Errorf("downstream finding does not name the peer %s: %s", host, detail(f))
 		}
 		b, err := os.ReadFile(filepath.Join(dir, "report.html"))
 		if err != nil {
@@ -202,8 +202,8 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 		want := r.Load.Latency.Mean - r.Target.CPUMsPerRequest
 		t.Logf("ideal wait %.3f ms (3 × CPU); latency beyond the CPU %.3f ms; throttled %.1f%%", 3*r.Target.CPUMsPerRequest, want, r.Target.ThrottledPct)
 		f := checkWait(t, r, "gomaxprocs", "GOMAXPROCS 8", want)
-		if !strings.Contains(f.Detail, "GOMAXPROCS=1") {
-			t.Errorf("gomaxprocs finding lacks the advice GOMAXPROCS=1: %s", f.Detail)
+		if !strings.Contains(detail(f), "GOMAXPROCS=1") {
+			t.Errorf("gomaxprocs finding lacks the advice GOMAXPROCS=1: %s", detail(f))
 		}
 		if g := r.GoRuntime; g == nil || g.GOMAXPROCS != 8 {
 			t.Errorf("go_runtime %+v; want GOMAXPROCS 8 as the service used it", g)
@@ -223,8 +223,8 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 			t.Fatalf("time per request %+v; want it from py-spy's idle stacks (warnings %v)", r.Time, r.Warnings)
 		}
 		f := checkWait(t, r, "downstream-wait", "fetch_quote", want)
-		if !strings.Contains(f.Detail, peer) {
-			t.Errorf("downstream finding does not name the peer %s: %s", peer, f.Detail)
+		if !strings.Contains(detail(f), peer) {
+			t.Errorf("downstream finding does not name the peer %s: %s", peer, detail(f))
 		}
 	})
 	// The default: py-spy's idle stacks of the window's last second (a
@@ -248,12 +248,12 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 		r, _ := runAcceptance(t, waitService(t, "leak", "/event"))
 		logTime(t, r)
 		rank, f := plantedRank(r.Findings, "main.remember")
-		t.Logf("memory-growth: rank %d, %.0f B/request (planted %d): %s", rank, f.CostBytesPerRequest, recordBytes, f.Title)
+		t.Logf("memory-growth: rank %d, %.0f B/request (planted %d): %s", rank, f.Figures[runfmt.FigBytesPerRequest], recordBytes, title(f))
 		if rank == 0 || rank > 3 || f.Kind != "memory-growth" {
 			t.Fatalf("main.remember is not named by a memory-growth finding in the top 3 (rank %d, %s):%s", rank, f.Kind, describeFindings(r.Findings))
 		}
-		if d := f.CostBytesPerRequest - recordBytes; math.Abs(d) > 0.2*recordBytes {
-			t.Errorf("retained %.0f B/request; want %d ±20%%", f.CostBytesPerRequest, recordBytes)
+		if d := f.Figures[runfmt.FigBytesPerRequest] - recordBytes; math.Abs(d) > 0.2*recordBytes {
+			t.Errorf("retained %.0f B/request; want %d ±20%%", f.Figures[runfmt.FigBytesPerRequest], recordBytes)
 		}
 	})
 }

@@ -20,7 +20,7 @@ func burnConfig(t *testing.T, cpus float64, concurrency int) Config {
 	cfg.Budget = target.Budget{CPUs: cpus}
 	u := *cfg.Load.Targets[0].URL
 	u.Path, u.RawQuery = "/burn", "us=2000"
-	cfg.Load.Targets[0].URL = &u
+	cfg.Load.Targets[0].URL, cfg.ReadyURL = &u, u.String() // cpuburn answers 404 at /
 	cfg.Load.Concurrency = concurrency
 	cfg.Load.Duration = 3 * time.Second
 	cfg.Warmup = 500 * time.Millisecond
@@ -37,14 +37,22 @@ func TestHalfCoreBudgetSaturated(t *testing.T) {
 	}
 	r := readRun(t, res)
 	ts := r.Target
-	if ts.CPUCoresMean < 0.47 && r.Quality.Noisy() {
-		t.Skipf("the machine was too busy for the service to get its half core (%.3f): %s", ts.CPUCoresMean, r.Quality.Summary)
+	// The budget caps the service whatever the machine does; whether it
+	// reaches the cap depends on what other processes leave it, so the
+	// throttling it then shows is checked when it did (on a quiet machine,
+	// always: 4 clients of 2 ms requests want 4 cores).
+	if ts.CPUCoresMean > 0.53 || ts.CPULimitCores != 0.5 {
+		t.Errorf("mean cores %.3f, limit %v under --cpus 0.5; want at most 0.53 of a 0.5-core limit", ts.CPUCoresMean, ts.CPULimitCores)
 	}
-	if ts.CPUCoresMean < 0.47 || ts.CPUCoresMean > 0.53 {
-		t.Errorf("mean cores %.3f under --cpus 0.5; want 0.5 ± 0.03", ts.CPUCoresMean)
-	}
-	if ts.ThrottledPct <= 0 || !ts.CPUBound || ts.CPULimitCores != 0.5 {
-		t.Errorf("throttled %.1f%%, cpu-bound %v, limit %v: want throttling reported at a 0.5-core limit", ts.ThrottledPct, ts.CPUBound, ts.CPULimitCores)
+	switch {
+	case ts.CPUCoresMean >= 0.47:
+		if ts.ThrottledPct <= 0 || !ts.CPUBound {
+			t.Errorf("throttled %.1f%%, cpu-bound %v at %.3f cores: want throttling reported at the 0.5-core limit", ts.ThrottledPct, ts.CPUBound, ts.CPUCoresMean)
+		}
+	case !r.Quality.Noisy():
+		t.Errorf("mean cores %.3f under --cpus 0.5 on a machine perflab found clean; want 0.5 ± 0.03", ts.CPUCoresMean)
+	default:
+		t.Logf("other processes left the service %.3f cores of its 0.5 (%s): its throttling is not checked", ts.CPUCoresMean, r.Quality.Summary)
 	}
 	// 2 ms of CPU per request (plus the HTTP work around it).
 	if ts.CPUMsPerRequest < 1.9 || ts.CPUMsPerRequest > 2.4 {

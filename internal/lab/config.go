@@ -4,8 +4,8 @@ import (
 	"regexp"
 	"time"
 
-	"perflab/internal/capture"
 	"perflab/internal/load"
+	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
 	"perflab/internal/target"
@@ -14,22 +14,16 @@ import (
 // ProfilerChoice is how the service is to be profiled (--profiler): with
 // one profiler (ProfilerChoice(runfmt.ProfilerPerf)), or as one of the
 // choices below.
-type ProfilerChoice string
+type ProfilerChoice = profiling.Choice
 
 // The choices besides a profiler.
 const (
 	// ProfilerAuto is the service's pprof endpoint if it has one, else
 	// per process by its runtime: py-spy, rbspy, perf for the others.
-	ProfilerAuto ProfilerChoice = "auto"
+	ProfilerAuto = profiling.Auto
 	// ProfilerNone takes no profiles.
-	ProfilerNone ProfilerChoice = "none"
+	ProfilerNone = profiling.None
 )
-
-// Profiler is the profiler chosen; false for auto and none.
-func (c ProfilerChoice) Profiler() (runfmt.Profiler, bool) {
-	p, err := runfmt.ParseProfiler(string(c))
-	return p, err == nil
-}
 
 // Config describes one run.
 type Config struct {
@@ -72,7 +66,7 @@ type Config struct {
 	Force    bool
 	Profiler ProfilerChoice
 	// PerfHz is the sampling rate of every profiler perflab starts (perf,
-	// py-spy, rbspy); 0 leaves each at its default (see samplerHz).
+	// py-spy, rbspy); 0 leaves each at its default (each profiler's Rate).
 	PerfHz    int
 	Trace     bool // trace the whole window (by default a slice of it is traced)
 	NoTrace   bool // take no execution trace
@@ -103,36 +97,6 @@ type Config struct {
 	// under way are abandoned, and the run is written with what it has.
 	// In AB and Sweep it also interrupts the run under way.
 	Hurry <-chan struct{}
-}
-
-// spyTicks is how many ticks py-spy and rbspy take at least over a window
-// at their default rate: capture.DefaultSpyHz over perflab's default 10 s
-// window. A shorter window is sampled faster (spyRates, up to 99 Hz), so
-// its profile still has enough samples to speak: the same ticks, and so
-// about the same profiler CPU, per window.
-const spyTicks = 190
-
-// spyRates are the spies' default rates, slowest first: odd, out of step
-// with periodic work at round frequencies.
-var spyRates = []int{capture.DefaultSpyHz, 29, 49, 99}
-
-// samplerHz is the rate tool samples a window of window at: PerfHz when
-// set, else the tool's default (perf 99 Hz; py-spy and rbspy the slowest
-// of spyRates that takes spyTicks ticks, as their cost does not follow the
-// service's CPU: see capture.DefaultSpyHz).
-func (c *Config) samplerHz(tool runfmt.Profiler, window time.Duration) int {
-	switch {
-	case c.PerfHz > 0:
-		return c.PerfHz
-	case tool == runfmt.ProfilerPySpy, tool == runfmt.ProfilerRbSpy:
-		for _, hz := range spyRates {
-			if float64(hz)*window.Seconds() >= spyTicks {
-				return hz
-			}
-		}
-		return spyRates[len(spyRates)-1]
-	}
-	return capture.DefaultPerfHz
 }
 
 func (c *Config) defaults() {

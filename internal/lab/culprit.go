@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"perflab/internal/analysis"
+	"perflab/internal/findings"
+	"perflab/internal/runfmt"
 )
 
 // culprit adds to the run what names the culprit exactly: the costliest
@@ -14,16 +16,16 @@ import (
 // relative to the service's working directory (py-spy and rbspy record
 // script paths as the interpreter was given them).
 func (s *session) culprit() {
-	r, p := s.run, s.prof
-	if p == nil || p.cpu == nil {
+	r, cpu := s.run, s.prof.Profile(runfmt.ProfileCPU)
+	if cpu == nil {
 		return
 	}
-	analysis.AttachLines(p.cpu, r.Findings, r.Hot, s.sources())
+	findings.AttachLines(cpu, r.Findings, r.Hot, s.sources())
 	var requests int64
 	if r.Load != nil {
 		requests = r.Load.Requests
 	}
-	r.Endpoints = analysis.Endpoints(analysis.FindingInput{CPU: p.cpu, Requests: requests, Target: r.Target, Load: r.Load})
+	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: requests, Target: r.Target, Load: r.Load})
 }
 
 // sources looks for source files in the service's working directory:

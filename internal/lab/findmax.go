@@ -52,62 +52,6 @@ func FindMax(ctx context.Context, cfg Config, fm FindMaxConfig) (res *Result, er
 	}, nil)
 }
 
-// withSession runs body with a started service, stops the service, calls
-// finish (if any) and writes the run directory whatever happened.
-func withSession(ctx context.Context, cfg Config, body func(*session) error, finish func(*session)) (*Result, error) {
-	cfg.defaults()
-	started := time.Now()
-	dir, id, err := cfg.Store.Create(cfg.Name, started)
-	if err != nil {
-		return nil, err
-	}
-	s := &session{cfg: cfg, dir: dir, prof: newProfileSet(nil), run: &runfmt.Run{
-		SchemaVersion: runfmt.SchemaVersion, Name: cfg.Name, ID: id, Started: started,
-		Status: runfmt.StatusComplete, Config: recordConfig(&cfg), Env: environment(cfg.Version),
-	}}
-	s.prof.s = s
-	if rev := cfg.Revision; rev != nil {
-		s.run.Revision = rev
-		s.run.Env.GitCommit, s.run.Env.GitDirty = rev.Commit, rev.Uncommitted
-	}
-	res := &Result{Run: s.run, Dir: dir}
-	s.startMachine()
-	err = s.startTarget(ctx)
-	unpin := s.pinLoad()
-	if err == nil {
-		err = s.warmup(ctx)
-	}
-	if err == nil {
-		// After the warm-up: a pprof listener the service opens a little
-		// after its API has had the time to come up.
-		err = s.prof.pick(ctx)
-	}
-	if err == nil {
-		err = body(s)
-	}
-	if err == nil {
-		err = s.exitedEarly()
-	}
-	s.stopTarget()
-	unpin()
-	if finish != nil {
-		finish(s)
-	}
-	s.stopMachine()
-	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrInterrupted) {
-		// Ctrl-C in any phase (the launch, the wait until ready, a
-		// profile fetch) is an interruption, whatever error it caused.
-		err = fmt.Errorf("%w: %v", ErrInterrupted, err)
-	}
-	switch {
-	case err != nil:
-		s.run.Status, s.run.PartialReason = runfmt.StatusPartial, oneLine(err.Error())
-	case len(s.run.DegradedReasons) > 0:
-		s.run.Status = runfmt.StatusDegraded
-	}
-	return res, s.save(err)
-}
-
 func (s *session) findMax(ctx context.Context, fm FindMaxConfig) error {
 	rate := fm.Start
 	if rate <= 0 {
@@ -207,7 +151,7 @@ func (s *session) probeCapacity(ctx context.Context) (float64, error) {
 		return 0, s.errExited("the capacity probe")
 	}
 	if r.Requests == 0 || r.Errors == r.Requests {
-		return 0, fmt.Errorf("the capacity probe got no successful response (%s)", firstKind(r))
+		return 0, fmt.Errorf("the capacity probe got no successful response (%s)", mainKind(r))
 	}
 	return r.RPS, ctx.Err()
 }
@@ -231,8 +175,8 @@ func (s *session) step(ctx context.Context, rate float64, fm FindMaxConfig) (ste
 	if s.sampler != nil {
 		from := a.Started()
 		ts := target.Window(s.sampler.Samples(), from, from.Add(time.Duration(r.DurationS*float64(time.Second))), s.limitCores, runtime.NumCPU())
-		if r.Requests > 0 {
-			ts.CPUMsPerRequest = ts.CPUSeconds * 1000 / float64(r.Requests)
+		if n := answered(r); n > 0 {
+			ts.CPUMsPerRequest = ts.CPUSeconds * 1000 / float64(n)
 		}
 		st.CPUCores, st.CPUMsPerRequest, st.target = ts.CPUCoresMean, ts.CPUMsPerRequest, &ts
 	}

@@ -1,35 +1,15 @@
 package lab
 
 import (
-	"context"
 	"math"
 	"slices"
 	"time"
-
-	"github.com/google/pprof/profile"
 
 	"perflab/internal/analysis"
 	"perflab/internal/capture"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
-
-// saveWall writes a wall-time profile to profiles/wall.pb.gz.
-func (p *profileSet) saveWall(prof *profile.Profile, source runfmt.ProfileSource) (string, bool) {
-	rel := p.saveAs(runfmt.ProfileWall, source, nil, prof)
-	return rel, rel != ""
-}
-
-// heapBefore takes the in-use heap after a forced collection before the
-// window: the start of the heap's growth by allocation site.
-func (p *profileSet) heapBefore(ctx context.Context) {
-	h, raw, err := p.fetch(ctx, runfmt.ProfileHeapStart, "gc=1")
-	if err != nil {
-		return // the end of the window fetches it again and warns
-	}
-	p.heapStart = h
-	p.save(runfmt.ProfileHeapStart, raw, nil)
-}
 
 // serviceEnv is the environment the service started with (its first
 // process's), nil when it cannot be read.
@@ -60,8 +40,8 @@ func (s *session) goRuntime(from, to time.Time) *runfmt.GoRuntime {
 	}
 	if n := len(events); n > 0 {
 		g.GOMAXPROCS, g.GOMAXPROCSSource = events[n-1].Procs, "gctrace"
-	} else if tr := s.prof.traced; tr != nil && tr.wall != nil && tr.wall.GOMAXPROCS > 0 {
-		g.GOMAXPROCS, g.GOMAXPROCSSource = tr.wall.GOMAXPROCS, "execution trace"
+	} else if tr := s.waits.trace; tr != nil && tr.GOMAXPROCS > 0 {
+		g.GOMAXPROCS, g.GOMAXPROCSSource = tr.GOMAXPROCS, "execution trace"
 	}
 	g.GOGCEffective = effectiveGOGC(events)
 	if g.GOMAXPROCS == 0 && g.GOGC == "" && g.GOMEMLIMIT == "" && g.GOMAXPROCSEnv == "" {
@@ -72,7 +52,7 @@ func (s *session) goRuntime(from, to time.Time) *runfmt.GoRuntime {
 
 // effectiveGOGCMinLiveMB is the least live heap from which gctrace's whole
 // megabytes give the heap goal's ratio to better than ~10%.
-const effectiveGOGCMinLiveMB = 8
+const effectiveGOGCMinLiveMiB = 8
 
 // effectiveGOGC is the median GOGC implied by each collection's heap goal
 // and the previous one's live heap: goal = live + (live + stacks +
@@ -80,11 +60,11 @@ const effectiveGOGCMinLiveMB = 8
 func effectiveGOGC(events []capture.SeenGCEvent) float64 {
 	var vals []float64
 	for i := 1; i < len(events); i++ {
-		live, e := events[i-1].HeapLiveMB, events[i]
-		if live < effectiveGOGCMinLiveMB || e.GoalMB <= live {
+		live, e := events[i-1].HeapLiveMiB, events[i]
+		if live < effectiveGOGCMinLiveMiB || e.GoalMiB <= live {
 			continue
 		}
-		vals = append(vals, 100*(e.GoalMB-live)/(live+e.StacksMB+e.GlobalsMB))
+		vals = append(vals, 100*(e.GoalMiB-live)/(live+e.StacksMiB+e.GlobalsMiB))
 	}
 	if len(vals) == 0 {
 		return 0
@@ -99,7 +79,7 @@ func effectiveGOGC(events []capture.SeenGCEvent) float64 {
 // both ends.
 func (s *session) heapGrowth(from, to time.Time, requests int64) *runfmt.HeapGrowth {
 	p := s.prof
-	end := p.heapEndAt
+	end := p.HeapEndAt()
 	if end.IsZero() {
 		end = to
 	}
@@ -110,11 +90,11 @@ func (s *session) heapGrowth(from, to time.Time, requests int64) *runfmt.HeapGro
 	if len(events) < 2 || events[len(events)-1].Seen.Sub(events[0].Seen) < to.Sub(from)/2 {
 		return nil // too few collections to tell a trend
 	}
-	h := &runfmt.HeapGrowth{Collections: len(events), LiveStartMB: events[0].HeapLiveMB, LiveEndMB: events[len(events)-1].HeapLiveMB}
-	h.SlopeMBPerS = liveSlope(events)
-	if a, b, sites, ok := analysis.HeapDelta(p.heapStart, p.heap, requests, to.Sub(from).Seconds(), 3, s.userCode()); ok {
+	h := &runfmt.HeapGrowth{Collections: len(events), LiveStartMiB: events[0].HeapLiveMiB, LiveEndMiB: events[len(events)-1].HeapLiveMiB}
+	h.SlopeMiBPerS = liveSlope(events)
+	if a, b, sites, ok := analysis.HeapDelta(p.Profile(runfmt.ProfileHeapStart), p.Profile(runfmt.ProfileHeap), requests, to.Sub(from).Seconds(), 3, s.userCode()); ok {
 		h.Sites = sites
-		h.InuseStartMB, h.InuseEndMB = float64(a)/(1<<20), float64(b)/(1<<20)
+		h.InuseStartMiB, h.InuseEndMiB = float64(a)/(1<<20), float64(b)/(1<<20)
 		if requests > 0 && b > a {
 			h.BytesPerRequest = float64(b-a) / float64(requests)
 		}
@@ -127,7 +107,7 @@ func liveSlope(events []capture.SeenGCEvent) float64 {
 	t0 := events[0].Seen
 	var n, sx, sy, sxx, sxy float64
 	for _, e := range events {
-		x, y := e.Seen.Sub(t0).Seconds(), e.HeapLiveMB
+		x, y := e.Seen.Sub(t0).Seconds(), e.HeapLiveMiB
 		n++
 		sx += x
 		sy += y

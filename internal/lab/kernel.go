@@ -90,7 +90,7 @@ func (k *kernelTiming) launch(s *session, backlog bool) {
 		close(k.ready)
 		return
 	}
-	k.ports = s.loadPorts()
+	k.ports = s.targetPorts()
 	pids := s.proc.PIDs()
 	go func() {
 		defer close(k.ready)
@@ -118,9 +118,9 @@ func (k *kernelTiming) launch(s *session, backlog bool) {
 	}()
 }
 
-// loadPorts are the ports of the load's targets: the service's listening
+// targetPorts are the ports of the load's targets: the service's listening
 // ports whose connections are the requests.
-func (s *session) loadPorts() []uint16 {
+func (s *session) targetPorts() []uint16 {
 	var out []uint16
 	for _, t := range s.cfg.Load.Targets {
 		port := t.URL.Port()

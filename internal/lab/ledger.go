@@ -23,8 +23,8 @@ func (s *session) ledger() {
 	if s.prof == nil {
 		return
 	}
-	if tr := s.prof.traced; tr != nil && tr.wall != nil && r.Time != nil && r.Time.Source == runfmt.TimeSourceGoTrace && r.Time.Requests > 0 {
-		in.ClientLoopsMs = tr.wall.ClientLoops.Seconds() * 1000 / float64(r.Time.Requests)
+	if a := s.waits.trace; a != nil && r.Time != nil && r.Time.Source == runfmt.TimeSourceGoTrace && r.Time.Requests > 0 {
+		in.ClientLoopsMs = a.ClientLoops.Seconds() * 1000 / float64(r.Time.Requests)
 	}
 	w, ok, why := s.kern.window()
 	kt := &runfmt.KernelTiming{}
@@ -50,9 +50,9 @@ func (s *session) noSplitWhy() string {
 	switch {
 	case s.cfg.NoTrace:
 		return "no execution trace or idle stacks (--no-trace)"
-	case s.prof != nil && s.prof.mode == runfmt.ProfilerPprof:
+	case s.prof != nil && s.prof.Chosen() == runfmt.ProfilerPprof:
 		return "no usable execution trace (see the warnings)"
-	case s.prof != nil && s.prof.mode == runfmt.ProfilerPySpy:
+	case s.prof != nil && s.prof.Chosen() == runfmt.ProfilerPySpy:
 		return "py-spy's idle stacks gave no split (see the warnings)"
 	}
 	return "no runtime's split of a request's time for this service"
@@ -92,13 +92,14 @@ func (s *session) kernelTiming(w ktrace.Totals) *runfmt.KernelTiming {
 // cpuInput is the CPU profile's account for the ledger.
 func (s *session) cpuInput() ledger.CPU {
 	pr := s.run.Profiling
+	cpu := s.prof.Profile(runfmt.ProfileCPU)
 	switch {
-	case s.prof == nil || s.prof.cpu == nil || pr == nil || pr.ProfileCPUSeconds <= 0:
+	case cpu == nil || pr == nil || pr.ProfileCPUSeconds <= 0:
 		return ledger.CPU{NotProfiled: "no CPU profile (see the warnings)"}
 	case pr.NotRepresentative != "":
 		return ledger.CPU{NotProfiled: pr.NotRepresentative}
 	}
-	return ledger.CPU{Profiled: time.Duration(pr.ProfileCPUSeconds * float64(time.Second)), Shares: analysis.CPUOwnerShares(s.prof.cpu, s.userCode())}
+	return ledger.CPU{Profiled: time.Duration(pr.ProfileCPUSeconds * float64(time.Second)), Shares: analysis.CPUOwnerShares(cpu, s.userCode())}
 }
 
 // answeredPeers are the peers the kernel timed answers of.

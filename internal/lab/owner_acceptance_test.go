@@ -53,22 +53,22 @@ func TestAcceptanceConstructorOwnsCost(t *testing.T) {
 				cfg.Load.Duration, cfg.Warmup = 2*time.Second, time.Second
 				r, _ := runAcceptance(t, cfg)
 				f, rank := firstCodeFinding(r.Findings)
-				t.Logf("run %d: first finding naming code (#%d overall): [%s] %s", i+1, rank, f.Kind, f.Title)
-				if len(f.Functions) == 0 || !slices.Contains(svc.constructor, f.Functions[0]) {
-					t.Fatalf("run %d: the first finding naming code names %v, not the constructor %v:%s", i+1, f.Functions, svc.constructor, describeFindings(r.Findings))
+				t.Logf("run %d: first finding naming code (#%d overall): [%s] %s", i+1, rank, f.Kind, title(f))
+				if len(f.Names()) == 0 || !slices.Contains(svc.constructor, f.Names()[0]) {
+					t.Fatalf("run %d: the first finding naming code names %v, not the constructor %v:%s", i+1, f.Names(), svc.constructor, describeFindings(r.Findings))
 				}
 				listed := 0
 				for _, c := range svc.callees {
-					if slices.Contains(f.Functions, c) && strings.Contains(f.Title, c[strings.LastIndexAny(c, ".#")+1:]) {
+					if slices.Contains(f.Names(), c) && strings.Contains(title(f), c[strings.LastIndexAny(c, ".#")+1:]) {
 						listed++
 					}
 				}
-				if listed < 2 || f.CostUsPerRequest <= 0 {
-					t.Errorf("run %d: finding %q lists %d of the callees %v (want 2 or more) at %.1f µs/request", i+1, f.Title, listed, svc.callees, f.CostUsPerRequest)
+				if listed < 2 || f.Figures[runfmt.FigCPUPerRequest] <= 0 {
+					t.Errorf("run %d: finding %q lists %d of the callees %v (want 2 or more) at %.1f µs/request", i+1, title(f), listed, svc.callees, f.Figures[runfmt.FigCPUPerRequest])
 				}
 				for _, g := range r.Findings[:rank-1] {
 					if g.Kind == KindHotUserFunction {
-						t.Errorf("run %d: a leaf ranked above the constructor: %q", i+1, g.Title)
+						t.Errorf("run %d: a leaf ranked above the constructor: %q", i+1, title(g))
 					}
 				}
 			}

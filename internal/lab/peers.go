@@ -1,12 +1,19 @@
 package lab
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"net/netip"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"perflab/internal/load"
 	"perflab/internal/target"
 )
 
@@ -16,6 +23,19 @@ type peerSampler struct {
 	mu   sync.Mutex
 	seen map[string]int // the most connections seen at once, per address
 	done chan struct{}
+	// inbound, when set, also watches the connections clients other than
+	// perflab made to the service (see clients); others are those seen,
+	// by socket.
+	inbound *clientWatch
+	others  map[uint64]netip.AddrPort
+}
+
+// clientWatch is what tells perflab's connections to the service from
+// other clients': the ports the load is sent to and the load's own local
+// ports.
+type clientWatch struct {
+	ports map[uint16]bool
+	ours  *load.PortSet
 }
 
 // peerInterval is how often the service's sockets are listed: short
@@ -23,8 +43,8 @@ type peerSampler struct {
 // the lists (the reader spaces its reads of the socket tables further).
 const peerInterval = 250 * time.Millisecond
 
-func startPeerSampler(ctx context.Context, pids func() []int) *peerSampler {
-	ps := &peerSampler{seen: map[string]int{}, done: make(chan struct{})}
+func startPeerSampler(ctx context.Context, pids func() []int, inbound *clientWatch) *peerSampler {
+	ps := &peerSampler{seen: map[string]int{}, done: make(chan struct{}), inbound: inbound, others: map[uint64]netip.AddrPort{}}
 	go func() {
 		defer close(ps.done)
 		tick := time.NewTicker(peerInterval)
@@ -47,11 +67,41 @@ func (ps *peerSampler) sample(reader *target.PeerReader, pids []int) {
 	if err != nil {
 		return
 	}
+	var others map[uint64]netip.AddrPort
+	if w := ps.inbound; w != nil {
+		others = reader.Inbound(pids, w.ports, func(c netip.AddrPort) bool { return w.ours.Has(c.Port()) })
+	}
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	for addr, n := range peers {
 		ps.seen[addr] = max(ps.seen[addr], n)
 	}
+	maps.Copy(ps.others, others)
+}
+
+// clients waits for the sampler to stop and returns how many connections
+// other clients made to the service in the window (at least: a short one
+// between two looks is missed) and their addresses, most connections
+// first.
+func (ps *peerSampler) clients() (int, []string) {
+	if ps == nil {
+		return 0, nil
+	}
+	<-ps.done
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	byHost := map[string]int{}
+	for _, c := range ps.others {
+		byHost[c.Addr().String()]++
+	}
+	hosts := slices.Collect(maps.Keys(byHost))
+	slices.SortFunc(hosts, func(a, b string) int {
+		if c := cmp.Compare(byHost[b], byHost[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return len(ps.others), hosts
 }
 
 // list waits for the sampler to stop and returns "addr (N connections)",
@@ -96,6 +146,16 @@ func (s *session) watchPeers() (stop func()) {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s.prof.peers = startPeerSampler(ctx, s.proc.PIDs)
+	w := &clientWatch{ports: map[uint16]bool{}, ours: &s.loadPorts}
+	for _, t := range s.cfg.Load.Targets {
+		if p, err := strconv.ParseUint(t.URL.Port(), 10, 16); err == nil {
+			w.ports[uint16(p)] = true
+		} else if t.URL.Scheme == "https" {
+			w.ports[443] = true
+		} else {
+			w.ports[80] = true
+		}
+	}
+	s.waits.peers = startPeerSampler(ctx, s.proc.PIDs, w)
 	return cancel
 }

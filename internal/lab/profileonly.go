@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"perflab/internal/analysis"
+	"perflab/internal/findings"
+	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
 
@@ -33,14 +35,14 @@ func Profile(ctx context.Context, cfg Config, window time.Duration) (*Result, er
 // if the service exits or ctx is cancelled.
 func (s *session) profileOnly(ctx context.Context, window time.Duration) error {
 	p := s.prof
-	p.before(ctx)
-	if p.mode == "" {
+	p.Before(ctx)
+	if p.Chosen() == "" {
 		return errors.New("no profiler could be used (give --pprof URL, --pid PID or -- CMD)")
 	}
-	s.cfg.Log(fmt.Sprintf("profiling with %s for %s", p.mode, window.Round(time.Millisecond)))
-	done := p.during(ctx, window) // returns when the samplers sample
-	p.from = time.Now()
-	p.meter.begin()
+	s.cfg.Log(fmt.Sprintf("profiling with %s for %s", p.Chosen(), window.Round(time.Millisecond)))
+	done := p.During(ctx, window) // returns when the samplers sample
+	from := time.Now()
+	p.WindowStarts()
 	var exited <-chan struct{}
 	if s.proc != nil {
 		exited = s.proc.Exited()
@@ -54,16 +56,19 @@ func (s *session) profileOnly(ctx context.Context, window time.Duration) error {
 		err = s.errExited("profiling")
 	}
 	if err != nil {
-		p.abandon()
+		p.Abandon()
 		<-done
 	}
-	p.to = time.Now()
-	p.meter.end()
+	p.SetWindow(from, time.Now())
+	p.WindowEnds()
 	fin, cancel := s.finishing(ctx)
 	defer cancel()
-	p.after(fin)
-	if err == nil && p.cpu == nil {
+	p.After(fin)
+	if err == nil && p.Profile(runfmt.ProfileCPU) == nil {
 		err = errors.New("no CPU profile was captured (see the warnings)")
+		if r := s.degradedReasons(); len(r) > 0 {
+			err = errors.New("no CPU profile was captured: " + r[len(r)-1])
+		}
 	}
 	return err
 }
@@ -73,7 +78,8 @@ func (s *session) profileOnly(ctx context.Context, window time.Duration) error {
 // allocating functions and the findings, without per-request figures.
 func (s *session) summarizeProfile() {
 	r, p := s.run, s.prof
-	from, to := p.from, p.to
+	from, to := p.Window()
+	cpu, allocs := p.Profile(runfmt.ProfileCPU), p.Profile(runfmt.ProfileAllocs)
 	if from.IsZero() {
 		return
 	}
@@ -87,18 +93,18 @@ func (s *session) summarizeProfile() {
 	}
 	r.Quality = s.quality(from, to, r.Target, nil)
 	r.GC = s.gcSummary(from, to)
-	r.Profiling = s.profilingSummary(p.cpu)
+	r.Profiling = s.profilingSummary()
 	uc, verdictCPU := s.userCode(), s.verdictCPU()
-	if p.cpu != nil {
-		s.checkCPUProfile(len(p.cpu.Sample), r.Target)
-		r.Hot = analysis.HotFor(p.cpu, 0, hotRows, uc)
+	if cpu != nil {
+		s.checkCPUProfile(len(cpu.Sample), r.Target)
+		r.Hot = analysis.HotFor(cpu, 0, hotRows, uc)
 	}
-	if p.allocs != nil {
-		r.Allocs = analysis.AllocTopFor(p.allocs, 0, allocRows, uc)
+	if allocs != nil {
+		r.Allocs = analysis.AllocTopFor(allocs, 0, allocRows, uc)
 	}
-	r.Findings = analysis.Findings(analysis.FindingInput{
-		CPU: verdictCPU, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
-		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
+	r.Findings = findings.Findings(findings.FindingInput{
+		CPU: verdictCPU, Allocs: allocs, Mutex: p.Profile(runfmt.ProfileMutex), Block: p.Profile(runfmt.ProfileBlock),
+		GoroutinesStart: p.Profile(runfmt.ProfileGoroutineStart), GoroutinesEnd: p.Profile(runfmt.ProfileGoroutine),
 		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),
 	})
 	s.culprit()

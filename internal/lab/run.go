@@ -11,8 +11,10 @@ import (
 
 	"perflab/internal/capture"
 	"perflab/internal/load"
+	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
+	"perflab/internal/units"
 )
 
 // ErrInterrupted is a run ended by its context (Ctrl-C, SIGTERM): it is
@@ -34,7 +36,8 @@ type session struct {
 	sampler *target.Sampler
 	gc      capture.GCTrace
 	stopSmp func()
-	prof    *profileSet
+	prof    *profiling.Set
+	waits   waitState // what the run made of the window's waits
 	// machine samples the host beside the service for the whole session.
 	machine     *target.MachineSampler
 	stopMachine func()
@@ -44,6 +47,14 @@ type session struct {
 	pids        []int
 	env         map[string]string // the service's environment at start
 	kern        *kernelTiming     // the kernel's timing of the window (kernel.go)
+	// loadPorts are the local ports of the load's connections: the
+	// service's other inbound connections are other clients'.
+	loadPorts load.PortSet
+	// otherClients counts the connections other clients made to the
+	// service in the window; perRequestNote says why no figure per request
+	// is given (see perRequest).
+	otherClients   int
+	perRequestNote string
 	// mu guards the run's Warnings and Profiles, which the capture
 	// goroutines of the measured window (CPU profile, trace, samplers) add
 	// to while the main one runs.
@@ -85,8 +96,17 @@ func (s *session) warn(msg string) {
 // degrade records a profile the run needed and does not have: the run is
 // then "degraded", with msg at the top of its verdict.
 func (s *session) degrade(msg string) {
+	s.mu.Lock()
 	s.run.DegradedReasons = append(s.run.DegradedReasons, msg)
+	s.mu.Unlock()
 	s.cfg.Log("warning: " + msg)
+}
+
+// degradedReasons is a copy of the reasons recorded so far.
+func (s *session) degradedReasons() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.run.DegradedReasons...)
 }
 
 // startTarget launches or attaches to the service and waits until it answers.
@@ -101,7 +121,7 @@ func (s *session) startTarget(ctx context.Context) error {
 		}
 		env := append([]string(nil), c.Env...)
 		if !c.NoPerfMap {
-			env = append(env, "NODE_OPTIONS="+withPerfMap(envValue(c.Env, "NODE_OPTIONS")))
+			env = append(env, "NODE_OPTIONS="+profiling.WithPerfMap(envValue(c.Env, "NODE_OPTIONS")))
 		}
 		lc := target.LaunchConfig{
 			Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name, Hurry: c.Hurry,
@@ -152,10 +172,11 @@ func (s *session) startTarget(ctx context.Context) error {
 	s.stopSmp = func() { cancel(); <-sampled }
 	if c.ReadyURL != "" {
 		c.Log("waiting for " + c.ReadyURL)
-		if err := target.WaitReady(ctx, c.ReadyURL, c.ReadyTimeout, s.proc); err != nil {
+		if err := target.WaitReady(ctx, c.ReadyURL, c.ReadyTimeout, s.proc, c.Load.ExpectStatus.Has); err != nil {
 			return err
 		}
 	}
+	s.checkLoadServed(ctx)
 	return nil
 }
 
@@ -168,11 +189,14 @@ func (s *session) stopTarget() {
 	if s.proc == nil || s.run.Target != nil && s.run.Target.ExitCode != nil {
 		return
 	}
+	if len(s.cfg.Command) > 0 {
+		s.cfg.Log(fmt.Sprintf("stopping the service (SIGTERM, then SIGKILL after %s)", s.cfg.StopGrace))
+	}
 	if err := s.proc.Stop(s.cfg.StopGrace); err != nil {
 		s.warn("stopping the service: " + err.Error())
 	}
 	if len(s.cfg.Command) > 0 && !s.cfg.NoPerfMap {
-		removePerfMaps(s.seenPIDs())
+		profiling.RemovePerfMaps(s.seenPIDs())
 	}
 	if code := s.proc.ExitCode(); code != nil {
 		if s.run.Target == nil {
@@ -250,8 +274,22 @@ func (s *session) exitedEarly() error {
 	}
 }
 
-// runLoad drives one load, ended early if the service exits.
+// loadDrain bounds how long a run's closed-model load lets the requests
+// in flight at its end complete (and --timeout, when shorter).
+const loadDrain = 2 * time.Second
+
+// runLoad drives one load, ended early if the service exits. A closed
+// model drains (see load.Config.Drain): the CPU the service spends in the
+// window is then that of requests the window counts, not also of requests
+// it cut off (nor, in the next window, of those the warm-up cut off).
 func (s *session) runLoad(ctx context.Context, cfg load.Config) (*runfmt.LoadResult, *load.Attacker, error) {
+	cfg.LocalPorts = &s.loadPorts
+	if cfg.Drain == 0 {
+		cfg.Drain = loadDrain
+		if cfg.Timeout > 0 {
+			cfg.Drain = min(cfg.Timeout, loadDrain)
+		}
+	}
 	a, err := load.New(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -304,11 +342,11 @@ func (s *session) warmup(ctx context.Context) error {
 	}
 	var before map[int]float64
 	if s.proc != nil {
-		before = processCPU(s.proc.PIDs())
+		before = profiling.ProcessCPU(s.proc.PIDs())
 	}
 	r, _, err := s.runLoad(ctx, wc)
 	if before != nil && err == nil {
-		s.prof.warmIdle = idleUnderLoad(before, processCPU(s.proc.PIDs()))
+		s.prof.NoteWarmup(before, profiling.ProcessCPU(s.proc.PIDs()))
 	}
 	switch {
 	case err != nil:
@@ -316,16 +354,24 @@ func (s *session) warmup(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w during the warm-up", ErrInterrupted)
 	case r.Requests > 0 && r.Errors == r.Requests:
-		s.warn(fmt.Sprintf("every warm-up request failed (%s)", firstKind(r)))
+		s.warn(fmt.Sprintf("every warm-up request failed (%s)", mainKind(r)))
 	}
 	return nil
 }
 
-func firstKind(r *runfmt.LoadResult) string {
+// mainKind describes the load's most frequent error kind (ties by name,
+// so the same result always says the same): "97 refused: dial tcp ...".
+func mainKind(r *runfmt.LoadResult) string {
+	best, n := "", int64(-1)
 	for k, v := range r.ErrorKinds {
-		return fmt.Sprintf("%d %s: %s", v, k, r.ErrorSamples[k])
+		if v > n || v == n && k < best {
+			best, n = k, v
+		}
 	}
-	return ""
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("%d %s: %s", n, best, r.ErrorSamples[best])
 }
 
 // measure runs the measured window: the load, with profiles captured over it.
@@ -333,24 +379,24 @@ func (s *session) measure(ctx context.Context) error {
 	s.env = s.serviceEnv()
 	s.startKernel()
 	defer s.kern.close()
-	s.prof.before(ctx)
+	s.prof.Before(ctx)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w before the measured window (while taking the first profile snapshots)", ErrInterrupted)
 	}
 	window := s.windowLength()
-	s.cfg.Log(fmt.Sprintf("measuring for %s", window.Round(time.Millisecond)))
-	profDone := s.prof.during(ctx, window)
+	s.cfg.Log("measuring for " + units.FormatDuration(window.Round(time.Millisecond)))
+	profDone := s.prof.During(ctx, window)
 	stopPeers := s.watchPeers()
 	stuck := s.watchStuck(ctx)
-	s.prof.meter.begin()
+	s.prof.WindowStarts()
 	s.kern.begin()
 	r, a, err := s.runLoad(ctx, s.cfg.Load)
 	s.kern.end()
-	s.prof.meter.end()
+	s.prof.WindowEnds()
 	stopPeers()
 	s.mu.Lock() // captures still running read these in addProfile
 	if a != nil {
-		s.prof.from, s.prof.to = a.Started(), a.Started().Add(time.Duration(r.DurationS*float64(time.Second)))
+		s.prof.SetWindow(a.Started(), a.Started().Add(time.Duration(r.DurationS*float64(time.Second))))
 	}
 	s.run.Load = r
 	s.mu.Unlock()
@@ -361,21 +407,26 @@ func (s *session) measure(ctx context.Context) error {
 	fin, cancel := s.finishing(ctx)
 	defer cancel()
 	if ctx.Err() != nil || err != nil {
-		s.prof.abandon()
+		s.prof.Abandon()
 	}
 	<-profDone
-	s.prof.after(fin)
+	s.prof.After(fin)
 	switch {
 	case err != nil:
 		return s.errExited("the measured window")
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w: the run covers what completed before Ctrl-C", ErrInterrupted)
 	case r.Requests == 0 && r.Unfinished > 0:
-		return fmt.Errorf("no request finished in the window: %d were still in flight at its end, the oldest for %.1f s (the service does not answer)",
-			r.Unfinished, r.UnfinishedOldestMs/1000)
+		return fmt.Errorf("no request finished in the window: %d were still in flight at its end, the oldest for %s (the service does not answer)",
+			r.Unfinished, units.FormatMs(r.UnfinishedOldestMs))
+	case r.Requests > 0 && r.Errors == r.Requests:
+		return fmt.Errorf("no request succeeded in the window: all %d failed (%s)", r.Requests, mainKind(r))
+	case 2*r.Errors > r.Requests:
+		s.degrade(fmt.Sprintf("%.1f%% of the %d requests failed (%s): the figures are of a service that mostly did not answer as expected",
+			100*float64(r.Errors)/float64(r.Requests), r.Requests, mainKind(r)))
 	case r.Unfinished*100 > r.Requests:
-		s.warn(fmt.Sprintf("%d requests (%.1f%% of those that finished) were still in flight when the window ended, the oldest for %.1f s: the latency figures leave them out",
-			r.Unfinished, 100*float64(r.Unfinished)/float64(r.Requests), r.UnfinishedOldestMs/1000))
+		s.warn(fmt.Sprintf("%d requests (%.1f%% of those that finished) were still in flight when the window ended, the oldest for %s: the latency figures leave them out",
+			r.Unfinished, 100*float64(r.Unfinished)/float64(r.Requests), units.FormatMs(r.UnfinishedOldestMs)))
 	}
 	return nil
 }
@@ -384,17 +435,9 @@ func (s *session) measure(ctx context.Context) error {
 // snapshots): it outlives ctx's cancellation, by Config.SnapshotTimeout at
 // most, and ends at once when the user hurries (a second Ctrl-C).
 func (s *session) finishing(ctx context.Context) (context.Context, context.CancelFunc) {
-	fin, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.SnapshotTimeout)
-	if hurry := s.cfg.Hurry; hurry != nil {
-		go func() {
-			select {
-			case <-hurry:
-				cancel()
-			case <-fin.Done():
-			}
-		}()
-	}
-	return fin, cancel
+	h, stop := hurried(ctx, s.cfg.Hurry)
+	fin, cancel := context.WithTimeout(h, s.cfg.SnapshotTimeout)
+	return fin, func() { cancel(); stop() }
 }
 
 func (s *session) windowLength() time.Duration {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // Objective is one term of a service-level objective: a latency percentile or
@@ -66,12 +67,21 @@ func (slo SLO) Check(r *runfmt.LoadResult) (bool, string) {
 		switch {
 		case c.Pass:
 		case c.Measured < c.Limit && r.Unfinished > 0:
-			return false, fmt.Sprintf("%s: %d requests still in flight at the end, the oldest after %.4gms (limit %g%s)", c.Metric, r.Unfinished, r.UnfinishedOldestMs, c.Limit, c.Unit)
+			return false, fmt.Sprintf("%s: %d requests still in flight at the end, the oldest after %s (limit %s)", c.Metric, r.Unfinished, units.FormatMs(r.UnfinishedOldestMs), sloFigure(c.Limit, c.Unit))
 		default:
-			return false, fmt.Sprintf("%s %.4g%s >= %g%s", c.Metric, c.Measured, c.Unit, c.Limit, c.Unit)
+			return false, fmt.Sprintf("%s %s >= %s", c.Metric, sloFigure(c.Measured, c.Unit), sloFigure(c.Limit, c.Unit))
 		}
 	}
 	return true, ""
+}
+
+// sloFigure prints an objective's measured value or limit: a latency
+// through units, an error rate in percent.
+func sloFigure(v float64, unit string) string {
+	if unit == "%" {
+		return fmt.Sprintf("%.3g%%", v)
+	}
+	return units.FormatMs(v)
 }
 
 // Evaluate checks each objective against a load, like k6's thresholds: the
@@ -110,6 +120,8 @@ func unfinishedMiss(o Objective, r *runfmt.LoadResult) bool {
 	return 100*float64(r.Unfinished) > tail*float64(r.Requests+r.Unfinished)
 }
 
+// String spells the objective in --slo's syntax ("p99<100ms"), as it is
+// given and kept in run.json: a spelling to parse back, not a figure.
 func (o Objective) String() string {
 	if o.Metric == "errors" {
 		return fmt.Sprintf("errors<%g%%", o.Limit)

@@ -20,7 +20,7 @@ func TestParseSLO(t *testing.T) {
 		t.Errorf("Check(ok) failed: %s", why)
 	}
 	slow := &runfmt.LoadResult{Requests: 1000, Errors: 5, Latency: runfmt.Latency{P50: 1, P99: 120}}
-	if pass, why := slo.Check(slow); pass || !strings.Contains(why, "p99 120ms") {
+	if pass, why := slo.Check(slow); pass || why != "p99 120.00 ms >= 100.00 ms" {
 		t.Errorf("Check(slow) = %v, %q", pass, why)
 	}
 	failing := &runfmt.LoadResult{Requests: 1000, Errors: 20, Latency: runfmt.Latency{P50: 1, P99: 50}}

@@ -161,7 +161,7 @@ func (w *stuckWatch) take(ctx context.Context, reason string, inFlight int64) {
 	st.Seconds = time.Since(start).Seconds()
 	if ctx.Err() != nil {
 		st.TimedOut = true
-		st.Notes = append(st.Notes, fmt.Sprintf("the snapshot did not finish within %s (the time limit of snapshots): what was read before is shown", s.cfg.SnapshotTimeout))
+		st.Notes = append(st.Notes, fmt.Sprintf("the snapshot did not finish within %s (the time limit of snapshots): what was read before is shown", units.FormatDuration(s.cfg.SnapshotTimeout)))
 	}
 	s.groupStacks(st, snaps)
 	s.mu.Lock()

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"perflab/internal/findings"
 	"perflab/internal/labtest"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
@@ -94,8 +95,8 @@ func TestAcceptanceStuckGo(t *testing.T) {
 		t.Errorf("second group %+v; want the goroutine that deadlocked on itself in Len, called from Put", self)
 	}
 	want := fmt.Sprintf("7 goroutines wait in sync.(*Mutex).Lock at main.go:%d (under main.(*store).Put", putLine)
-	if f := r.Findings[0]; f.Kind != runfmt.FindingStuck || !strings.HasPrefix(f.Title, want) || len(f.Lines) != 1 || f.Lines[0].Line != int64(putLine) {
-		t.Errorf("first finding [%s] %s (lines %+v); want %q", f.Kind, f.Title, f.Lines, want)
+	if f := r.Findings[0]; f.Kind != runfmt.FindingStuck || !strings.HasPrefix(title(f), want) || len(f.Lines) != 1 || f.Lines[0].Line != int64(putLine) {
+		t.Errorf("first finding [%s] %s (lines %+v); want %q", f.Kind, title(f), f.Lines, want)
 	}
 	if v := verdictOf(t, r, res.Dir); !strings.Contains(v, "Stuck: no request finished for") || !strings.Contains(v, "1. [stuck] "+want) {
 		t.Errorf("verdict lacks the snapshot or its finding:\n%s", v)
@@ -105,7 +106,7 @@ func TestAcceptanceStuckGo(t *testing.T) {
 func describeGroups(st *runfmt.Stuck) string {
 	var b strings.Builder
 	for _, g := range st.Groups {
-		fmt.Fprintf(&b, "  %s [%s, %s]\n", report.StuckGroupText(g), g.Wait, g.State)
+		fmt.Fprintf(&b, "  %s [%s, %s]\n", findings.StuckGroupText(g), g.Wait, g.State)
 	}
 	return b.String() + strings.Join(st.Notes, "\n")
 }
@@ -175,8 +176,8 @@ func TestAcceptanceStuckPython(t *testing.T) {
 		t.Errorf("biggest group %+v; want the 8 request threads in recvfrom on %s at server.py:%d", g, peer, line)
 	}
 	want := fmt.Sprintf("8 threads wait in recvfrom on a socket to %s at server.py:%d (under fetch_quote", peer, line)
-	if f := r.Findings[0]; f.Kind != runfmt.FindingStuck || !strings.HasPrefix(f.Title, want) || !strings.Contains(f.Detail, "timeout") {
-		t.Errorf("first finding [%s] %s: %s; want %q and the lever", f.Kind, f.Title, f.Detail, want)
+	if f := r.Findings[0]; f.Kind != runfmt.FindingStuck || !strings.HasPrefix(title(f), want) || !strings.Contains(detail(f), "timeout") {
+		t.Errorf("first finding [%s] %s: %s; want %q and the lever", f.Kind, title(f), detail(f), want)
 	}
 	if r.Status != runfmt.StatusPartial || !strings.Contains(verdictOf(t, r, res.Dir), want) {
 		t.Errorf("run %s; the verdict must name the wait", r.Status)
@@ -236,11 +237,11 @@ func TestStuckSnapshotTimesOut(t *testing.T) {
 		t.Fatalf("snapshot %+v; want one that timed out", st)
 	}
 	t.Logf("run %s in %s; snapshot %.2f s; notes %q", r.Status, time.Since(start), st.Seconds, st.Notes)
-	if !strings.Contains(strings.Join(st.Notes, " "), "did not finish within 2s") || len(st.Processes) == 0 || !strings.HasPrefix(st.Processes[0].Error, "timed out") {
+	if !strings.Contains(strings.Join(st.Notes, " "), "did not finish within 2.00 s") || len(st.Processes) == 0 || !strings.HasPrefix(st.Processes[0].Error, "timed out") {
 		t.Errorf("notes %q, processes %+v; want the time-out said", st.Notes, st.Processes)
 	}
-	if f := r.Findings[0]; f.Kind != runfmt.FindingStuck || !strings.Contains(f.Detail, "did not finish within 2s") {
-		t.Errorf("first finding [%s] %s: %s; want the stuck finding saying the snapshot timed out", f.Kind, f.Title, f.Detail)
+	if f := r.Findings[0]; f.Kind != runfmt.FindingStuck || !strings.Contains(detail(f), "did not finish within 2.00 s") {
+		t.Errorf("first finding [%s] %s: %s; want the stuck finding saying the snapshot timed out", f.Kind, title(f), detail(f))
 	}
 	if r.Load == nil || r.Load.Requests == 0 || r.Target == nil {
 		t.Errorf("the run lost what it measured: load %+v, target %+v", r.Load, r.Target)

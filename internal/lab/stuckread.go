@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"perflab/internal/capture"
-	"perflab/internal/report"
+	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
+	"perflab/internal/units"
 )
 
 // Bounds of a stuck snapshot's record.
@@ -33,12 +35,12 @@ func (s *session) readStacks(ctx context.Context, st *runfmt.Stuck) []*capture.S
 	var snaps []*capture.Snapshot
 	pids := s.servicePIDs(ctx)
 	goRead := false
-	if s.prof != nil && s.prof.mode == runfmt.ProfilerPprof && s.prof.base != "" {
+	if s.prof.Endpoint() != "" {
 		pid := 0
 		if len(pids) > 0 {
 			pid = pids[0]
 		}
-		snap, err := s.prof.client.Goroutines(ctx, s.prof.base, pid, s.cfg.SnapshotTimeout)
+		snap, err := s.prof.Goroutines(ctx, pid, s.cfg.SnapshotTimeout)
 		st.Processes = append(st.Processes, stuckProcess(pid, runfmt.RuntimeGo, runfmt.StackSourcePprof, snap, err))
 		if snap != nil {
 			snaps, goRead = append(snaps, snap), true
@@ -70,7 +72,7 @@ func (s *session) readStacks(ctx context.Context, st *runfmt.Stuck) []*capture.S
 			st.Notes = appendOnce(st.Notes, fmt.Sprintf("process %d: %s", pr.PID, pr.Error))
 		}
 		if pr.Truncated {
-			st.Notes = append(st.Notes, fmt.Sprintf("process %d: the output of %s was cut at %d MiB", pr.PID, pr.Source, capture.MaxSnapshotBytes>>20))
+			st.Notes = append(st.Notes, fmt.Sprintf("process %d: the output of %s was cut at %s", pr.PID, pr.Source, units.FormatBytes(capture.MaxSnapshotBytes)))
 		}
 	}
 	return snaps
@@ -167,11 +169,9 @@ func (s *session) stuckFindings() []runfmt.Finding {
 	if st == nil {
 		return nil
 	}
-	f := runfmt.Finding{Kind: runfmt.FindingStuck, Title: report.StuckTitle(st), Detail: report.StuckDetail(st)}
+	f := findings.Stuck(st)
 	if len(st.Groups) > 0 && st.Groups[0].Located() {
-		g := st.Groups[0]
-		f.Functions = []string{g.Function}
-		f.Lines = []runfmt.SourceLine{s.stuckLine(st, g)}
+		f.Lines = []runfmt.SourceLine{s.stuckLine(st, st.Groups[0])}
 	}
 	return []runfmt.Finding{f}
 }
@@ -206,10 +206,8 @@ func (s *session) stuckLine(st *runfmt.Stuck, g runfmt.StuckGroup) runfmt.Source
 }
 
 func appendOnce(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
+	if slices.Contains(list, s) {
+		return list
 	}
 	return append(list, s)
 }

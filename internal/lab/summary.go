@@ -2,12 +2,12 @@ package lab
 
 import (
 	"runtime"
-
 	"time"
 
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/analysis"
+	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
@@ -18,26 +18,14 @@ const (
 	allocRows = 25
 )
 
-// addProfile lists a saved profile in the run; capture goroutines call it.
-// Its Seconds is the planned window until summarize sets the measured one.
-func (s *session) addProfile(typ runfmt.ProfileType, source runfmt.ProfileSource, file string, samples int64) {
-	ref := runfmt.ProfileRef{Type: typ, Source: source, File: file, Samples: samples}
-	if s.prof != nil {
-		ref.Seconds = s.prof.windowSecs
-	}
-	s.mu.Lock()
-	s.run.Profiles = append(s.run.Profiles, ref)
-	s.mu.Unlock()
-}
-
 // summarize turns what was measured into the run's summary, per request.
 func (s *session) summarize() {
 	r := s.run
 	if r.Load == nil {
 		return
 	}
-	from, to := s.prof.from, s.prof.to
-	requests := r.Load.Requests
+	from, to := s.prof.Window()
+	requests := s.perRequest(r.Load)
 	if len(s.cfg.SLO) > 0 {
 		r.Load.SLO = s.cfg.SLO.Evaluate(r.Load)
 	}
@@ -51,24 +39,25 @@ func (s *session) summarize() {
 		if requests > 0 {
 			ts.CPUMsPerRequest = ts.CPUSeconds * 1000 / float64(requests)
 		}
+		ts.OtherClients, ts.CPUPerRequestNote = s.otherClients, s.perRequestNote
 		r.Target = &ts
 		addTargetSeries(r.Load.Series, s.sampler.Samples(), from)
 		s.checkTargetCPU(r.Target)
 	}
 	r.Quality = s.quality(from, to, r.Target, r.Load)
-	p := s.prof
+	p, cpu, allocs := s.prof, s.prof.Profile(runfmt.ProfileCPU), s.prof.Profile(runfmt.ProfileAllocs)
 	for i := range r.Profiles {
 		if r.Profiles[i].Seconds > 0 { // captured over the window, not before it
 			r.Profiles[i].Seconds = r.Load.DurationS
 		}
 	}
 	r.GC = s.gcSummary(from, to)
-	r.Profiling = s.profilingSummary(p.cpu)
+	r.Profiling = s.profilingSummary()
 	uc, verdictCPU := s.userCode(), s.verdictCPU()
-	if p.cpu != nil {
-		s.checkCPUProfile(len(p.cpu.Sample), r.Target)
-		r.Hot = analysis.HotFor(p.cpu, requests, hotRows, uc)
-		if pr := r.Profiling; pr.Coverage > 1 && s.wallClockSpy() {
+	if cpu != nil {
+		s.checkCPUProfile(len(cpu.Sample), r.Target)
+		r.Hot = analysis.HotFor(cpu, requests, hotRows, uc)
+		if pr := r.Profiling; pr.Coverage > 0 { // one cost per function: the findings' too
 			scaleHot(r.Hot, 1/pr.Coverage)
 		}
 		for i := range r.Profiles {
@@ -77,25 +66,25 @@ func (s *session) summarize() {
 			}
 		}
 	}
-	if p.allocs != nil {
-		r.Allocs = analysis.AllocTopFor(p.allocs, requests, allocRows, uc)
+	if allocs != nil {
+		r.Allocs = analysis.AllocTopFor(allocs, requests, allocRows, uc)
 		if requests > 0 {
-			r.AllocBytesPerRequest = float64(sampleTotal(p.allocs, "alloc_space")) / float64(requests)
-			r.AllocObjectsPerRequest = float64(sampleTotal(p.allocs, "alloc_objects")) / float64(requests)
+			r.AllocBytesPerRequest = float64(sampleTotal(allocs, "alloc_space")) / float64(requests)
+			r.AllocObjectsPerRequest = float64(sampleTotal(allocs, "alloc_objects")) / float64(requests)
 		}
 	}
-	s.analyseTrace()
+	s.analyseTrace(p.Trace())
 	s.analyseSpyWall()
 	r.GoRuntime = s.goRuntime(from, to)
 	r.Heap = s.heapGrowth(from, to, requests)
-	in := analysis.FindingInput{
-		CPU: verdictCPU, Allocs: p.allocs, Mutex: p.mutex, Block: p.block,
-		GoroutinesStart: p.gorStart, GoroutinesEnd: p.gorEnd,
+	in := findings.FindingInput{
+		CPU: verdictCPU, Allocs: allocs, Mutex: p.Profile(runfmt.ProfileMutex), Block: p.Profile(runfmt.ProfileBlock),
+		GoroutinesStart: p.Profile(runfmt.ProfileGoroutineStart), GoroutinesEnd: p.Profile(runfmt.ProfileGoroutine),
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
 		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),
 	}
 	s.waitInput(&in)
-	r.Findings = append(s.stuckFindings(), analysis.Findings(in)...)
+	r.Findings = append(s.stuckFindings(), findings.Findings(in)...)
 	s.culprit()
 	s.ledger()
 }
@@ -103,13 +92,14 @@ func (s *session) summarize() {
 // verdictCPU is the CPU profile the findings read: none when it cannot
 // account for the CPU measured (its functions are not the verdict).
 func (s *session) verdictCPU() *profile.Profile {
+	cpu := s.prof.Profile(runfmt.ProfileCPU)
 	if s.run.Profiling != nil && s.run.Profiling.NotRepresentative != "" {
-		if s.prof.cpu != nil && len(s.prof.cpu.Sample) > 0 { // none: checkCPUProfile says so
+		if cpu != nil && len(cpu.Sample) > 0 { // none: checkCPUProfile says so
 			s.degrade(s.run.Profiling.NotRepresentative)
 		}
 		return nil
 	}
-	return s.prof.cpu
+	return cpu
 }
 
 // sampleTotal sums a profile's values of the named sample type.
@@ -137,8 +127,8 @@ func (s *session) gcSummary(from, to time.Time) *runfmt.GCSummary {
 	if gc.CPUPctNote == "" { // else gctrace's figure could not be a share
 		gc.GCTraceCPUPct, gc.CPUPctSource = gc.CPUPct, "gctrace"
 	}
-	if s.prof != nil && s.prof.cpu != nil {
-		if share, ok := analysis.GCShare(s.prof.cpu); ok {
+	if cpu := s.prof.Profile(runfmt.ProfileCPU); cpu != nil {
+		if share, ok := analysis.GCShare(cpu); ok {
 			gc.CPUPct, gc.CPUPctSource, gc.CPUPctNote = 100*share, "cpu-profile", ""
 		}
 	}

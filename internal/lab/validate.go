@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // Figures are validated before they are printed: one that cannot be true
@@ -31,5 +32,5 @@ func (s *session) checkCPUProfile(samples int, t *runfmt.TargetSummary) {
 	if t == nil || samples > 0 || t.CPUSeconds < 0.1 {
 		return
 	}
-	s.degrade(fmt.Sprintf("the CPU profile has no samples while the service used %.2f s of CPU", t.CPUSeconds))
+	s.degrade(fmt.Sprintf("the CPU profile has no samples while the service used %s of CPU", units.FormatMs(1000*t.CPUSeconds)))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"perflab/internal/labtest"
+	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
 )
 
@@ -33,8 +34,9 @@ func TestUnreadableTraceWarnsOnce(t *testing.T) {
 			from := time.Now()
 			s := &session{cfg: Config{Log: func(string) {}}, run: &runfmt.Run{Load: &runfmt.LoadResult{Requests: 100,
 				Series: []runfmt.SeriesPoint{{T: 0, Requests: 50}, {T: 1, Requests: 50}}}}}
-			s.prof = &profileSet{s: s, from: from, to: from.Add(2 * time.Second), traced: &tracing{data: tc.data, from: from}}
-			s.analyseTrace()
+			s.prof = profiling.New(profileHost{s}, profiling.Config{})
+			s.prof.SetWindow(from, from.Add(2*time.Second))
+			s.analyseTrace(&profiling.Trace{Data: tc.data, From: from})
 			if len(s.run.Warnings) != 1 || !strings.Contains(s.run.Warnings[0], tc.want) || !strings.Contains(s.run.Warnings[0], "no time split") {
 				t.Errorf("warnings %q; want one naming %q and what is lost", s.run.Warnings, tc.want)
 			}
@@ -106,7 +108,7 @@ func TestPySpyIdleNotPermitted(t *testing.T) {
 		"sleep": true, "syscall-wait": true, "client-io": true, "gc-pause": true, "scheduler-latency": true}
 	for _, f := range r.Findings {
 		if wallKinds[f.Kind] {
-			t.Errorf("[%s] %q from wall time that was not recorded", f.Kind, f.Title)
+			t.Errorf("[%s] %q from wall time that was not recorded", f.Kind, title(f))
 		}
 	}
 }
@@ -122,24 +124,7 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
-func TestTraceSlice(t *testing.T) {
-	for _, tc := range []struct {
-		window, offset time.Duration
-		whole          bool
-		secs           int
-	}{
-		{3 * time.Second, time.Second, false, 1},
-		{10 * time.Second, 4 * time.Second, false, 2},
-		{5 * time.Second, 1500 * time.Millisecond, false, 2},
-		{6 * time.Second, 2 * time.Second, false, 2},
-		{time.Second, 0, false, 1},
-		{10 * time.Second, 0, true, 10},
-	} {
-		off, secs := traceSlice(tc.window, tc.whole)
-		if off != tc.offset || secs != tc.secs {
-			t.Errorf("traceSlice(%s, whole %v) = %s, %d s; want %s, %d s", tc.window, tc.whole, off, secs, tc.offset, tc.secs)
-		}
-	}
+func TestRequestsIn(t *testing.T) {
 	series := []runfmt.SeriesPoint{{T: 0, Requests: 100}, {T: 1, Requests: 200}, {T: 2, Requests: 300}}
 	if n := requestsIn(series, 0.5, 2.5); n != 50+200+150 {
 		t.Errorf("requestsIn(0.5 s, 2.5 s) = %d; want 400 (half of each end second)", n)

@@ -21,12 +21,13 @@ type Attacker struct {
 	series      *seriesCollector
 	schedule    *Schedule // open model only
 
-	ctx     context.Context
-	t0      time.Time
-	started atomic.Int64 // unix nanos of t0, 0 while waiting for StartAt (read by Progress)
-	end     atomic.Int64 // unix nanos when the load stopped
-	stopped atomic.Bool
-	issued  atomic.Int64 // closed model with -n
+	ctx      context.Context
+	t0       time.Time
+	started  atomic.Int64 // unix nanos of t0, 0 while waiting for StartAt (read by Progress)
+	end      atomic.Int64 // unix nanos when the load stopped
+	stopped  atomic.Bool
+	draining atomic.Bool  // closed model: Duration is over, in-flight requests may finish
+	issued   atomic.Int64 // closed model with -n
 
 	mu      sync.Mutex
 	workers []*worker
@@ -61,7 +62,9 @@ func New(cfg Config) (*Attacker, error) {
 		a.schedule = NewSchedule(c.Rate, c.Stages, c.Duration)
 	}
 	for range n {
-		a.shards = append(a.shards, newShard(a.series, c.Open(), len(c.Targets)))
+		sh := newShard(a.series, c.Open(), len(c.Targets))
+		sh.expect = c.ExpectStatus
+		a.shards = append(a.shards, sh)
 	}
 	return a, nil
 }
@@ -95,22 +98,50 @@ func (a *Attacker) Run(ctx context.Context) *runfmt.LoadResult {
 // Started is when the load began (valid once Run has started).
 func (a *Attacker) Started() time.Time { return a.t0 }
 
-// watch stops the load at its duration or when ctx ends.
+// watch stops the load at its duration (after the drain, if any) or when
+// ctx ends. The open model runs until its last arrival is answered, but
+// stops --timeout after the schedule's end at the latest: an arrival that
+// waited for a slot still gets its whole --timeout once it has one, and
+// against a stalled service the waves of them took a --timeout each (42 s
+// for -d 5s); what is in flight or waiting then is unfinished.
 func (a *Attacker) watch(ctx context.Context, done <-chan struct{}) {
 	var timeout <-chan time.Time
-	if a.cfg.Duration > 0 && !a.cfg.Open() {
+	switch {
+	case a.cfg.Open():
+		t := time.NewTimer(a.schedule.Duration() + a.cfg.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	case a.cfg.Duration > 0:
 		t := time.NewTimer(a.cfg.Duration)
 		defer t.Stop()
 		timeout = t.C
 	}
 	select {
 	case <-done:
+		return
 	case <-ctx.Done():
 		a.stop()
+		return
 	case <-timeout:
+		if a.cfg.Drain <= 0 || a.cfg.Open() {
+			a.stop()
+			return
+		}
+	}
+	a.draining.Store(true) // no request starts; those in flight may finish
+	t := time.NewTimer(a.cfg.Drain)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		a.stop()
+	case <-t.C:
 		a.stop()
 	}
 }
+
+// closing says whether no new request may start.
+func (a *Attacker) closing() bool { return a.stopped.Load() || a.draining.Load() }
 
 // stop ends the load: no new requests start, and in-flight ones are
 // interrupted and not counted.
@@ -184,14 +215,14 @@ func (a *Attacker) closedLoop(w *worker) {
 		interval = time.Duration(float64(time.Second) / a.cfg.QPS)
 	}
 	next := time.Now()
-	for !a.stopped.Load() {
+	for !a.closing() {
 		if a.cfg.Requests > 0 && a.issued.Add(1) > a.cfg.Requests {
 			return
 		}
 		if interval > 0 {
 			if d := time.Until(next); d > 0 {
 				time.Sleep(d)
-				if a.stopped.Load() {
+				if a.closing() {
 					return
 				}
 			}

@@ -41,6 +41,19 @@ type Config struct {
 	// and the schedule and the per-second series count from it, so shards
 	// given one StartAt line up (see waitStart).
 	StartAt time.Time
+	// Drain, in the closed model, lets the requests in flight when Duration
+	// ends complete for up to Drain (counted as any other) instead of
+	// cutting them off at once; no request starts meanwhile. What is still
+	// in flight then is unfinished. perflab run drains, so the service's
+	// CPU in the window is that of requests the window counts.
+	Drain time.Duration
+	// LocalPorts, if set, records the local port of every connection the
+	// load opens (perflab run tells its own connections to the service
+	// from other clients' by them).
+	LocalPorts *PortSet
+	// ExpectStatus is the statuses counted as answered; any other is an
+	// error of kind status-Nxx. nil: DefaultExpectStatus (2xx and 3xx).
+	ExpectStatus *StatusSet
 
 	// engine forces an engine (tests compare both).
 	engine string

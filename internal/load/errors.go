@@ -21,7 +21,8 @@ const (
 	KindDNS         = "dns"          // the host name does not resolve
 	KindTLS         = "tls"          // TLS handshake or certificate failure
 	KindDropped     = "dropped"      // open model: waited longer than --timeout for a free slot
-	KindStatus5xx   = "status-5xx"   // the server answered 5xx
+	KindStatus4xx   = "status-4xx"   // the server answered 4xx, not an expected status (--expect-status)
+	KindStatus5xx   = "status-5xx"   // the server answered 5xx, not an expected status
 	KindOther       = "other"
 )
 

@@ -284,7 +284,7 @@ func (l *evLoop) after(c *evConn) {
 // load's request count is reached.
 func (l *evLoop) startNext(c *evConn) {
 	a := l.a
-	if a.stopped.Load() || (a.cfg.Requests > 0 && a.issued.Add(1) > a.cfg.Requests) {
+	if a.closing() || (a.cfg.Requests > 0 && a.issued.Add(1) > a.cfg.Requests) {
 		l.hangUp(c)
 		l.live--
 		return
@@ -329,6 +329,9 @@ func (l *evLoop) dial(c *evConn, addr int) error {
 	c.fd, c.addr, c.reused, c.dialing, c.dialAt = fd, addr, false, true, time.Now()
 	if err := unix.Connect(fd, sa); err != nil && err != unix.EINPROGRESS {
 		return &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", err)}
+	}
+	if ports := l.a.cfg.LocalPorts; ports != nil {
+		l.recordPort(ports, fd)
 	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT, Fd: int32(c.id)}
 	return unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev)
@@ -382,6 +385,12 @@ func (l *evLoop) handle(c *evConn, events uint32) {
 		}
 		c.dialing = false
 		c.connect = time.Since(c.dialAt)
+		if waiting(c.fd) {
+			// The server wrote before it was asked (a response on
+			// accept): whatever it says answers no request.
+			l.fail(c, errUnsolicited)
+			return
+		}
 		l.watch(c, unix.EPOLLIN)
 		l.send(c)
 		return
@@ -454,6 +463,12 @@ func (l *evLoop) complete(c *evConn) {
 		l.fail(c, errEarlyResponse)
 		return
 	}
+	if c.r < c.w {
+		// More bytes than the response: the server answers out of step
+		// (ahead of requests, or twice), so this answer may be another's.
+		l.fail(c, errExtraBytes)
+		return
+	}
 	now := time.Now()
 	o := outcome{start: c.start, sent: c.start, end: now, firstByte: c.first, connect: c.connect,
 		status: c.parser.head.status, bodyBytes: c.parser.body, reqBytes: int64(len(c.p.raw)), target: c.p.idx}
@@ -462,9 +477,7 @@ func (l *evLoop) complete(c *evConn) {
 	}
 	l.sh.record(&o, l.a.t0)
 	c.busy = false
-	if !c.parser.keep() || l.a.cfg.DisableKeepAlive || c.r < c.w {
-		// Bytes after the response were not asked for (the next request
-		// would read them as its answer): the connection is closed.
+	if !c.parser.keep() || l.a.cfg.DisableKeepAlive {
 		l.hangUp(c)
 	} else {
 		c.reused = true
@@ -515,7 +528,11 @@ func (l *evLoop) countUnfinished() {
 	}
 	if o := l.open; o != nil {
 		for _, due := range o.waiting[o.head:] {
-			l.sh.recordUnfinished(due, now)
+			if now.Sub(due) > l.a.cfg.Timeout {
+				l.drop(due, now) // expired while waiting: dropped, as it would have been
+			} else {
+				l.sh.recordUnfinished(due, now)
+			}
 		}
 		o.waiting, o.head = o.waiting[:0], 0
 	}
@@ -536,6 +553,25 @@ func (l *evLoop) hangUp(c *evConn) {
 		c.fd = -1
 	}
 	c.dialing, c.out = false, nil
+}
+
+// recordPort adds the local port connect bound fd to (one getsockname per
+// connection, only when the load records its ports).
+func (l *evLoop) recordPort(ports *PortSet, fd int) {
+	switch sa, _ := unix.Getsockname(fd); a := sa.(type) {
+	case *unix.SockaddrInet4:
+		ports.Add(a.Port)
+	case *unix.SockaddrInet6:
+		ports.Add(a.Port)
+	}
+}
+
+// waiting says whether the socket fd has bytes to read, without taking
+// them.
+func waiting(fd int) bool {
+	var b [1]byte
+	n, _, err := unix.Recvfrom(fd, b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+	return err == nil && n > 0
 }
 
 // rawIO is read(2) or write(2) on a non-blocking socket without the runtime's

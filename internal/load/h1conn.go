@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"syscall"
 	"time"
 )
 
@@ -20,10 +21,13 @@ const (
 
 // errEarlyResponse is a response that arrived before the request was
 // written; errUnsolicited, bytes on a connection before a request was
-// sent on it. Neither answers the request.
+// sent on it (a response on accept); errExtraBytes, bytes after a
+// response (a server answering ahead of requests, or twice). None answers
+// the request.
 var (
 	errEarlyResponse = fmt.Errorf("%w: the response came before the whole request was sent (the server did not read it)", errBadResponse)
 	errUnsolicited   = fmt.Errorf("%w: the server sent data before the request", errBadResponse)
+	errExtraBytes    = fmt.Errorf("%w: bytes nobody asked for followed the response (the server answers out of step)", errBadResponse)
 )
 
 // errHeaderTooLarge is a response whose header does not fit maxHeader.
@@ -75,6 +79,27 @@ func (d *dialer) dial(ctx context.Context) (*h1conn, error) {
 		c = tc
 	}
 	return &h1conn{conn: c, buf: make([]byte, readBuf)}, nil
+}
+
+// waiting says whether a plain TCP connection has bytes to read before
+// anything was asked on it (over TLS the server's session tickets come
+// unasked, so those are not checked).
+func (c *h1conn) waiting() bool {
+	tc, ok := c.conn.(*net.TCPConn)
+	if !ok {
+		return false
+	}
+	rc, err := tc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	n := 0
+	_ = rc.Read(func(fd uintptr) bool {
+		var b [1]byte
+		n, _, _ = syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		return true
+	})
+	return n > 0
 }
 
 func (c *h1conn) close() {
@@ -132,8 +157,8 @@ type exchange struct {
 // streams (a multi-gigabyte body is counted, never buffered).
 func (c *h1conn) roundTrip(req []byte, head bool, x *exchange) error {
 	*x = exchange{}
-	if c.r < c.w {
-		return errUnsolicited // bytes the previous response did not account for
+	if !c.reused && c.waiting() {
+		return errUnsolicited // a response on accept answers nothing
 	}
 	if _, err := c.conn.Write(req); err != nil {
 		return err
@@ -166,6 +191,9 @@ func (c *h1conn) roundTrip(req []byte, head bool, x *exchange) error {
 		if err != nil {
 			return err
 		}
+	}
+	if c.r < c.w {
+		return errExtraBytes
 	}
 	x.status, x.bodyBytes, x.keep = p.head.status, p.body, p.keep()
 	if p.head.closeAfter {

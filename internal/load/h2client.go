@@ -19,6 +19,7 @@ type h2client struct {
 	client  *http.Client
 	mu      sync.Mutex
 	cancelF context.CancelFunc
+	ports   *PortSet // Config.LocalPorts
 }
 
 func newH2Client(c *Config) *h2client {
@@ -30,7 +31,7 @@ func newH2Client(c *Config) *h2client {
 	}
 	tr.Protocols.SetHTTP2(true)
 	tr.Protocols.SetUnencryptedHTTP2(true)
-	return &h2client{tr: tr, client: &http.Client{Transport: tr, Timeout: c.Timeout,
+	return &h2client{tr: tr, ports: c.LocalPorts, client: &http.Client{Transport: tr, Timeout: c.Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
@@ -57,6 +58,7 @@ func (h *h2client) do(p *prepared, o *outcome) {
 		TLSHandshakeDone:     func(tls.ConnectionState, error) { o.connect = time.Since(connStart) },
 		ConnectDone:          func(string, string, error) { o.connect = time.Since(connStart) },
 		GotFirstResponseByte: func() { o.firstByte = time.Now() },
+		GotConn:              func(info httptrace.GotConnInfo) { h.ports.addConn(info.Conn) },
 	}
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), t.Method, t.URL.String(), bytes.NewReader(t.Body))
 	if err != nil {

@@ -32,6 +32,9 @@ func Merge(parts []*runfmt.LoadResult) (*runfmt.LoadResult, error) {
 		ErrorSamples: map[string]string{}, Phases: map[string]runfmt.Latency{}}
 	var shards []string
 	for i, p := range parts {
+		if p.HistogramError != "" {
+			return nil, fmt.Errorf("result %d has no latency histogram: %s", i+1, p.HistogramError)
+		}
 		ph, err := hdr.Decode([]byte(p.Histogram))
 		if err != nil {
 			return nil, fmt.Errorf("result %d: hdr_histogram: %w", i+1, err)
@@ -56,7 +59,9 @@ func Merge(parts []*runfmt.LoadResult) (*runfmt.LoadResult, error) {
 		out.RPS = float64(out.Requests) / out.DurationS
 	}
 	out.Latency = Summarize(h)
-	out.Histogram = encode(h)
+	if out.Histogram, err = encode(h); err != nil {
+		return nil, err
+	}
 	out.Shards = len(parts)
 	out.Shard = strings.Join(shards, ",")
 	if !first.IsZero() {

@@ -108,8 +108,8 @@ func TestAgainstNginx(t *testing.T) {
 			t.Errorf("1 MiB file: errors %v, bytes %d", r.ErrorSamples, r.BytesIn)
 		}
 		r = attack(t, Config{engine: engine, Targets: target(t, base+"/missing"), Concurrency: 2, Requests: 20})
-		if r.Status["404"] != 20 || r.Errors != 0 {
-			t.Errorf("404: status %v errors %v", r.Status, r.ErrorKinds)
+		if r.Status["404"] != 20 || r.ErrorKinds[KindStatus4xx] != 20 {
+			t.Errorf("404: status %v errors %v; want 20 404s, each an error of kind %s", r.Status, r.ErrorKinds, KindStatus4xx)
 		}
 		r = attack(t, Config{engine: engine, Targets: target(t, base+"/index.html"), Rate: 500, Duration: time.Second})
 		if r.Errors != 0 || r.Requests != 500 {

@@ -86,7 +86,11 @@ func (a *Attacker) dispatch(jobs chan<- time.Time, spawn func()) {
 func (a *Attacker) openLoop(w *worker, jobs <-chan time.Time) {
 	for due := range jobs {
 		if a.stopped.Load() {
-			w.sh.recordUnfinished(due, time.Now()) // a stop abandons queued arrivals
+			if time.Since(due) > a.cfg.Timeout {
+				a.recordDropOn(w.sh, due) // expired while waiting: dropped, as it would have been
+			} else {
+				w.sh.recordUnfinished(due, time.Now()) // a stop abandons queued arrivals
+			}
 			continue
 		}
 		a.busy.Add(1)

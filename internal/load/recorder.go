@@ -1,6 +1,7 @@
 package load
 
 import (
+	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -55,6 +56,7 @@ type shard struct {
 	requests   atomic.Int64
 	errors     atomic.Int64
 	series     *seriesCollector
+	expect     *StatusSet  // the statuses that are not errors (nil: 2xx and 3xx)
 	targets    []targetAcc // per target, when the load has several
 	_          [64]byte    // keep shards on separate cache lines
 }
@@ -137,8 +139,8 @@ func (s *shard) record(o *outcome, t0 time.Time) {
 			s.phases[phaseTTFB].RecordValue(micros(o.firstByte.Sub(o.sent)))
 			s.phases[phaseBody].RecordValue(micros(o.end.Sub(o.firstByte)))
 		}
-		if o.status >= 500 {
-			kind = KindStatus5xx
+		if !s.expect.Has(o.status) {
+			kind = statusKind(o.status)
 		}
 	} else if kind == "" {
 		kind = Classify(o.err)
@@ -165,8 +167,8 @@ func errText(o *outcome, kind string) string {
 	if o.err != nil {
 		return o.err.Error()
 	}
-	if kind == KindStatus5xx {
-		return "server answered 5xx"
+	if o.status > 0 {
+		return fmt.Sprintf("the server answered %d (not an expected status: --expect-status)", o.status)
 	}
 	return kind
 }

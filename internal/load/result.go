@@ -1,7 +1,10 @@
 package load
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -66,12 +69,21 @@ func (a *Attacker) result(interrupted bool) *runfmt.LoadResult {
 			r.Phases[phaseNames[i]] = Summarize(ph)
 		}
 	}
-	r.Histogram = encode(h)
+	var errs []error
+	var err error
+	if r.Histogram, err = encode(h); err != nil {
+		errs = append(errs, err)
+	}
 	r.Series = toSeries(a.series.finish(), elapsed)
 	for _, t := range a.targets {
 		r.URLs = appendUnique(r.URLs, t.target.Method+" "+t.target.URL.String())
 	}
-	r.Targets = a.targetStats()
+	if r.Targets, err = a.targetStats(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		r.HistogramError = oneLine(err.Error()) // said, not dropped: merge refuses the result
+	}
 	if a.cfg.Shards > 1 {
 		r.Shard = strconv.Itoa(a.cfg.Shard+1) + "/" + strconv.Itoa(a.cfg.Shards)
 		r.Shards = 1
@@ -108,12 +120,17 @@ func Summarize(h *hdr.Histogram) runfmt.Latency {
 	}
 }
 
-func encode(h *hdr.Histogram) string {
-	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+// histEncoding is how histograms are encoded (a variable so that a test
+// can make Encode fail).
+var histEncoding int32 = hdr.V2CompressedEncodingCookieBase
+
+// encode encodes h in HDR's compressed base64 form.
+func encode(h *hdr.Histogram) (string, error) {
+	b, err := h.Encode(histEncoding)
 	if err != nil {
-		return ""
+		return "", fmt.Errorf("encoding the latency histogram: %w", err)
 	}
-	return string(b)
+	return string(b), nil
 }
 
 // toSeries fills seconds without completions with zero points.
@@ -139,3 +156,5 @@ func toSeries(secs []SecondStats, elapsed time.Duration) []runfmt.SeriesPoint {
 }
 
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }

@@ -137,7 +137,11 @@ func TestMergeAlignsStarts(t *testing.T) {
 		}
 		h := newHist()
 		h.RecordValue(1000)
-		return &runfmt.LoadResult{Model: "open", Requests: total, DurationS: float64(len(reqs)), Series: s, Start: start, Histogram: encode(h)}
+		enc, err := encode(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &runfmt.LoadResult{Model: "open", Requests: total, DurationS: float64(len(reqs)), Series: s, Start: start, Histogram: enc}
 	}
 	m, err := Merge([]*runfmt.LoadResult{part("2026-05-04T10:00:02Z", 100, 100), part("2026-05-04T10:00:00Z", 100, 100, 100, 100)})
 	if err != nil {

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"fmt"
 	"strconv"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -58,9 +59,9 @@ func (s *shard) recordTarget(o *outcome, lat int64, kind string) {
 
 // targetStats merges the shards' per-target accumulators, one entry per
 // distinct "METHOD URL"; nil without a breakdown.
-func (a *Attacker) targetStats() []runfmt.TargetStats {
+func (a *Attacker) targetStats() ([]runfmt.TargetStats, error) {
 	if len(a.shards) == 0 || a.shards[0].targets == nil {
-		return nil
+		return nil, nil
 	}
 	type merged struct {
 		st   runfmt.TargetStats
@@ -95,10 +96,13 @@ func (a *Attacker) targetStats() []runfmt.TargetStats {
 	for _, name := range order {
 		m := byName[name]
 		m.st.Latency = Summarize(m.hist)
-		m.st.Histogram = encode(m.hist)
+		var err error
+		if m.st.Histogram, err = encode(m.hist); err != nil {
+			return out, fmt.Errorf("target %s: %w", name, err)
+		}
 		out = append(out, m.st)
 	}
-	return out
+	return out, nil
 }
 
 // mergeTargets adds p's per-target results into out's, by target.
@@ -132,7 +136,9 @@ func mergeTargets(out, p *runfmt.LoadResult) error {
 			oh.Merge(h)
 			h = oh
 		}
-		o.Histogram = encode(h)
+		if o.Histogram, err = encode(h); err != nil {
+			return err
+		}
 		o.Latency = Summarize(h)
 	}
 	return nil

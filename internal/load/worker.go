@@ -128,6 +128,7 @@ func (w *worker) conn(i int, o *outcome) (*h1conn, error) {
 		return nil, err
 	}
 	o.connect = time.Since(t)
+	w.a.cfg.LocalPorts.addConn(c.conn)
 	w.conns[i] = c
 	w.active.Store(c)
 	if w.a.stopped.Load() {

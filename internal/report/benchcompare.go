@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"text/tabwriter"
 
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
@@ -21,23 +20,17 @@ func WriteBenchCompareText(w io.Writer, c *runfmt.BenchComparison) error {
 		p.f("%s: %s\n", s.Label, benchSideText(s))
 	}
 	p.f("\n")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	tp := &printer{w: tw}
-	tp.row("", "", c.Base.Label, c.New.Label, "delta")
-	last := ""
-	for _, d := range c.Rows {
-		name := ""
-		if d.Benchmark != last {
-			name, last = d.Benchmark, d.Benchmark
+	p.tabbed(func(tp *printer) {
+		tp.row("", "", c.Base.Label, c.New.Label, "delta")
+		last := ""
+		for _, d := range c.Rows {
+			name := ""
+			if d.Benchmark != last {
+				name, last = d.Benchmark, d.Benchmark
+			}
+			tp.row(name, d.Unit, FormatBenchSummary(d.Base, d.Unit), FormatBenchSummary(d.New, d.Unit), FormatBenchDelta(d), benchPN(d))
 		}
-		tp.row(name, d.Unit, FormatBenchSummary(d.Base, d.Unit), FormatBenchSummary(d.New, d.Unit), FormatBenchDelta(d), benchPN(d))
-	}
-	if tp.err == nil {
-		tp.err = tw.Flush()
-	}
-	if p.err == nil {
-		p.err = tp.err
-	}
+	})
 	p.benchChecks(c.Thresholds)
 	p.cmpWarnings(c.Warnings)
 	if v := c.Verdict; v != nil && (len(c.Thresholds) > 0 || v.Status != runfmt.VerdictPass) {
@@ -62,11 +55,8 @@ func benchSideText(s runfmt.BenchSide) string {
 // "+12.3% (worse)" when significant, the change in the unit when the base
 // is 0 ("+2 (worse)"), "~" when not significant, "?" with too few runs.
 func FormatBenchDelta(d runfmt.BenchDelta) string {
-	switch {
-	case d.TooFew:
-		return "?"
-	case !d.Significant:
-		return "~"
+	if mark := unstated(d.TooFew, d.Significant); mark != "" {
+		return mark
 	}
 	s := fmt.Sprintf("%+.1f%%", d.DeltaPct)
 	if d.Base.Median == 0 {
@@ -76,22 +66,13 @@ func FormatBenchDelta(d runfmt.BenchDelta) string {
 		}
 		s = sign + FormatBenchValue(math.Abs(d.Delta), d.Unit)
 	}
-	switch {
-	case d.Better == "":
+	if d.Better == "" {
 		return s
-	case (d.Delta > 0) == (d.Better == runfmt.BetterHigher):
-		return s + " (better)"
 	}
-	return s + " (worse)"
+	return s + " (" + direction(d.Delta, d.Better) + ")"
 }
 
-func benchPN(d runfmt.BenchDelta) string {
-	n := fmt.Sprintf("n=%d+%d", d.Base.N, d.New.N)
-	if d.PValue == nil {
-		return "(" + n + ")"
-	}
-	return fmt.Sprintf("(p=%.3f %s)", *d.PValue, n)
-}
+func benchPN(d runfmt.BenchDelta) string { return pnNote(d.Base, d.New, d.PValue) }
 
 // benchCheckChange is a check's change: in percent, or in the unit.
 func benchCheckChange(t runfmt.BenchCheck) string {
@@ -118,24 +99,8 @@ func benchCheckChange(t runfmt.BenchCheck) string {
 // benchChecks writes the --fail-on verdict, one row per rule and
 // benchmark.
 func (p *printer) benchChecks(ths []runfmt.BenchCheck) {
-	if len(ths) == 0 {
-		return
-	}
-	failed := 0
-	for _, t := range ths {
-		if t.Violated {
-			failed++
-		}
-	}
-	verdict := "all passed"
-	if failed > 0 {
-		verdict = fmt.Sprintf("%d of %d FAILED", failed, len(ths))
-	}
-	p.f("\n--fail-on: %s\n", verdict)
-	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
-	tp := &printer{w: tw}
-	tp.row("  rule", "benchmark", "change", "result")
-	for _, t := range ths {
+	p.failOnTable(len(ths), []string{"  rule", "benchmark", "change", "result"}, func(i int) (bool, []string) {
+		t := ths[i]
 		result := "ok"
 		switch {
 		case t.Violated:
@@ -143,12 +108,6 @@ func (p *printer) benchChecks(ths []runfmt.BenchCheck) {
 		case !t.Measured:
 			result = "ok (not measured)"
 		}
-		tp.row("  "+t.Rule, t.Benchmark, benchCheckChange(t), result)
-	}
-	if tp.err == nil {
-		tp.err = tw.Flush()
-	}
-	if p.err == nil {
-		p.err = tp.err
-	}
+		return t.Violated, []string{"  " + t.Rule, t.Benchmark, benchCheckChange(t), result}
+	})
 }

@@ -143,15 +143,11 @@ func WriteBenchCompareMarkdown(w io.Writer, c *runfmt.BenchComparison, opt Markd
 }
 
 func benchCompareHeadline(c *runfmt.BenchComparison) string {
-	status, reasons := runfmt.VerdictPass, []string(nil)
-	if v := c.Verdict; v != nil {
-		status, reasons = v.Status, v.Reasons
-	}
-	switch status {
+	switch status, reasons := verdictOf(c.Verdict); status {
 	case runfmt.VerdictFail:
 		return markFail + " **Regression**: " + mdText(strings.Join(reasons, "; "))
 	case runfmt.VerdictWarn:
-		return markWarn + " **Not conclusive**: " + mdText(strings.Join(reasons, "; "))
+		return notConclusive(reasons)
 	}
 	var changes []string
 	for _, d := range c.Rows {
@@ -208,15 +204,9 @@ func BenchCheckCases(c *runfmt.BenchComparison) []JUnitCase {
 	for _, t := range c.Thresholds {
 		jc := JUnitCase{Class: "perflab.fail-on", Name: strings.TrimSpace(t.Benchmark + " " + t.Rule),
 			Detail: fmt.Sprintf("%s changed %s; base %s, new %s", t.Unit, benchCheckChange(t), c.Base.Run, c.New.Run)}
-		switch {
-		case t.Violated:
-			jc.Failure = fmt.Sprintf("regression: %s %s changed %s (significant), beyond %s", t.Benchmark, t.Unit, benchCheckChange(t), t.Rule)
-		case !t.Measured:
-			jc.Skipped, jc.Detail = fmt.Sprintf("no benchmark measured %s", t.Unit), ""
-		case t.TooFew:
-			jc.Skipped = "too few runs to tell (4 a side are the least that can be significant)"
-		}
-		out = append(out, jc)
+		out = append(out, jc.judged(checkOutcome{t.Violated, t.Measured, t.TooFew},
+			fmt.Sprintf("regression: %s %s changed %s (significant), beyond %s", t.Benchmark, t.Unit, benchCheckChange(t), t.Rule),
+			fmt.Sprintf("no benchmark measured %s", t.Unit)))
 	}
 	return out
 }

@@ -186,7 +186,7 @@ func (p *printer) benchFooter(r *runfmt.Run, dir string) {
 		status += "; " + d
 	}
 	p.f("\nRun %s (%s): %s\n", r.ID, status, dir)
-	p.f("  timed runs %.1fs, profile runs %.1fs, builds %.1fs\n", b.TimedS, b.ProfileS, b.BuildS)
+	p.f("  timed runs %s, profile runs %s, builds %s\n", units.FormatSeconds(b.TimedS), units.FormatSeconds(b.ProfileS), units.FormatSeconds(b.BuildS))
 	for _, w := range r.Warnings {
 		p.f("  warning: %s\n", w)
 	}

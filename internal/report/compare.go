@@ -31,18 +31,12 @@ const FunctionRows = 5
 func WriteCompareText(w io.Writer, c *runfmt.Comparison) error {
 	p := &printer{w: w}
 	p.f("%s: %s\n%s: %s\n\n", c.Base.Label, cmpGroup(c.Base), c.New.Label, cmpGroup(c.New))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	tp := &printer{w: tw}
-	tp.row("", c.Base.Label, c.New.Label, "delta")
-	for _, m := range c.Metrics {
-		tp.row(metricTitle(m.Name), FormatSummary(m.Base, m.Unit), FormatSummary(m.New, m.Unit), FormatMetricDelta(m), cmpPN(m))
-	}
-	if tp.err == nil {
-		tp.err = tw.Flush()
-	}
-	if p.err == nil {
-		p.err = tp.err
-	}
+	p.tabbed(func(tp *printer) {
+		tp.row("", c.Base.Label, c.New.Label, "delta")
+		for _, m := range c.Metrics {
+			tp.row(metricTitle(m.Name), FormatSummary(m.Base, m.Unit), FormatSummary(m.New, m.Unit), FormatMetricDelta(m), cmpPN(m))
+		}
+	})
 	p.cmpFunctions(c.Functions, runfmt.ProfileCPU, "CPU per request by function")
 	p.cmpFunctions(c.Functions, runfmt.ProfileAllocs, "Allocations per request by function")
 	p.cmpThresholds(c.Thresholds)
@@ -118,28 +112,47 @@ func cmpSig3(v float64) string {
 // followed by whether that is better or worse; "~" when the change is not
 // significant; "?" when there are too few runs to tell.
 func FormatMetricDelta(m runfmt.MetricComparison) string {
+	if mark := unstated(m.TooFew, m.Significant); mark != "" {
+		return mark
+	}
+	if m.Base.Median == 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%+.1f%% (%s)", m.DeltaPct, direction(m.DeltaPct, m.Better))
+}
+
+// unstated is benchstat's delta where no change can be stated: "?" with
+// too few runs, "~" when the change is not significant; "" when it can.
+func unstated(tooFew, significant bool) string {
 	switch {
-	case m.TooFew:
+	case tooFew:
 		return "?"
-	case !m.Significant:
+	case !significant:
 		return "~"
-	case m.Base.Median == 0:
-		return "?"
 	}
-	verdict := "worse"
-	if (m.DeltaPct > 0) == (m.Better == runfmt.BetterHigher) {
-		verdict = "better"
+	return ""
+}
+
+// direction is whether a change of sign delta is "better" or "worse" for
+// a figure whose better is higher (runfmt.BetterHigher) or lower.
+func direction(delta float64, better string) string {
+	if (delta > 0) == (better == runfmt.BetterHigher) {
+		return "better"
 	}
-	return fmt.Sprintf("%+.1f%% (%s)", m.DeltaPct, verdict)
+	return "worse"
 }
 
 // cmpPN is the "(p=0.008 n=5+5)" note of a row.
-func cmpPN(m runfmt.MetricComparison) string {
-	n := fmt.Sprintf("n=%d+%d", m.Base.N, m.New.N)
-	if m.PValue == nil {
+func cmpPN(m runfmt.MetricComparison) string { return pnNote(m.Base, m.New, m.PValue) }
+
+// pnNote is a comparison's "(p=0.008 n=5+5)": its p-value, when it has
+// one, and the runs of each side.
+func pnNote(base, nw runfmt.MetricSummary, p *float64) string {
+	n := fmt.Sprintf("n=%d+%d", base.N, nw.N)
+	if p == nil {
 		return "(" + n + ")"
 	}
-	return fmt.Sprintf("(p=%.3f %s)", *m.PValue, n)
+	return fmt.Sprintf("(p=%.3f %s)", *p, n)
 }
 
 // functions writes the biggest gainers and losers of one profile kind.
@@ -158,26 +171,20 @@ func (p *printer) cmpFunctions(rows []runfmt.FunctionDelta, kind runfmt.ProfileT
 		return
 	}
 	p.f("\n%s (user code counts the library code it calls):\n", title)
-	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
-	tp := &printer{w: tw}
-	for _, part := range []struct {
-		name string
-		rows []runfmt.FunctionDelta
-	}{{"gainers (less per request)", gainers}, {"losers (more per request)", losers}} {
-		if len(part.rows) == 0 {
-			continue
+	p.tabbed(func(tp *printer) {
+		for _, part := range []struct {
+			name string
+			rows []runfmt.FunctionDelta
+		}{{"gainers (less per request)", gainers}, {"losers (more per request)", losers}} {
+			if len(part.rows) == 0 {
+				continue
+			}
+			tp.row("  "+part.name, "base", "new", "delta")
+			for _, r := range part.rows {
+				tp.row("  "+cmpFuncName(r), cmpCost(r.Base, r.Unit), cmpCost(r.New, r.Unit), cmpCostDelta(r), cmpFuncP(r))
+			}
 		}
-		tp.row("  "+part.name, "base", "new", "delta")
-		for _, r := range part.rows {
-			tp.row("  "+cmpFuncName(r), cmpCost(r.Base, r.Unit), cmpCost(r.New, r.Unit), cmpCostDelta(r), cmpFuncP(r))
-		}
-	}
-	if tp.err == nil {
-		tp.err = tw.Flush()
-	}
-	if p.err == nil {
-		p.err = tp.err
-	}
+	})
 }
 
 func cmpFuncName(r runfmt.FunctionDelta) string {
@@ -224,24 +231,8 @@ func cmpFuncP(r runfmt.FunctionDelta) string {
 
 // thresholds writes the --fail-on verdict, one row per rule.
 func (p *printer) cmpThresholds(ths []runfmt.ThresholdCheck) {
-	if len(ths) == 0 {
-		return
-	}
-	failed := 0
-	for _, t := range ths {
-		if t.Violated {
-			failed++
-		}
-	}
-	verdict := "all passed"
-	if failed > 0 {
-		verdict = fmt.Sprintf("%d of %d FAILED", failed, len(ths))
-	}
-	p.f("\n--fail-on: %s\n", verdict)
-	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
-	tp := &printer{w: tw}
-	tp.row("  rule", "change", "result")
-	for _, t := range ths {
+	p.failOnTable(len(ths), []string{"  rule", "change", "result"}, func(i int) (bool, []string) {
+		t := ths[i]
 		change, result := fmt.Sprintf("%+.1f%%", t.DeltaPct), "ok"
 		switch {
 		case !t.Measured:
@@ -252,14 +243,36 @@ func (p *printer) cmpThresholds(ths []runfmt.ThresholdCheck) {
 		if t.Violated {
 			result = "FAILED"
 		}
-		tp.row("  "+t.Rule, change, result)
+		return t.Violated, []string{"  " + t.Rule, change, result}
+	})
+}
+
+// failOnTable writes n --fail-on checks, when there are any: a heading,
+// "all passed" or how many failed, then the table with the row check
+// gives of each check i, under head.
+func (p *printer) failOnTable(n int, head []string, check func(i int) (violated bool, row []string)) {
+	if n == 0 {
+		return
 	}
-	if tp.err == nil {
-		tp.err = tw.Flush()
+	failed, rows := 0, make([][]string, n)
+	for i := range n {
+		violated, row := check(i)
+		if violated {
+			failed++
+		}
+		rows[i] = row
 	}
-	if p.err == nil {
-		p.err = tp.err
+	verdict := "all passed"
+	if failed > 0 {
+		verdict = fmt.Sprintf("%d of %d FAILED", failed, n)
 	}
+	p.f("\n--fail-on: %s\n", verdict)
+	p.tabbed(func(tp *printer) {
+		tp.row(head...)
+		for _, row := range rows {
+			tp.row(row...)
+		}
+	})
 }
 
 func (p *printer) cmpWarnings(ws []string) {
@@ -269,6 +282,20 @@ func (p *printer) cmpWarnings(ws []string) {
 	p.f("\nWarnings:\n")
 	for _, w := range ws {
 		p.f("  - %s\n", w)
+	}
+}
+
+// tabbed writes the rows fill writes to tp (tab-separated cells, see
+// row) in columns two spaces apart, through text/tabwriter.
+func (p *printer) tabbed(fill func(tp *printer)) {
+	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
+	tp := &printer{w: tw}
+	fill(tp)
+	if tp.err == nil {
+		tp.err = tw.Flush()
+	}
+	if p.err == nil {
+		p.err = tp.err
 	}
 }
 

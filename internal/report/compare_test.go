@@ -50,7 +50,7 @@ func TestWriteCompareTextGolden(t *testing.T) {
 	if err := WriteCompareText(&b, sampleComparison()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "compare", b.Bytes())
+	golden(t, ".txt", b.Bytes())
 }
 
 func TestWriteCompareTextFailed(t *testing.T) {
@@ -129,5 +129,5 @@ func TestWriteSweepText(t *testing.T) {
 	if err := WriteSweepText(&b, s); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sweep", b.Bytes())
+	golden(t, ".txt", b.Bytes())
 }

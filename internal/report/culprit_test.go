@@ -21,8 +21,10 @@ func culpritRun() *runfmt.Run {
 	return &runfmt.Run{SchemaVersion: runfmt.SchemaVersion, Status: runfmt.StatusComplete, ID: "x",
 		Load: &runfmt.LoadResult{Requests: 400, RPS: 40, Targets: []runfmt.TargetStats{
 			t("/search?q=steel", 100, 1.2), t("/render", 100, 2.5), t("/api/item?id=7", 100, 3.1), t("/ingest", 100, 0.9)}},
-		Findings: []runfmt.Finding{{Kind: "formatting", Title: "fmt.Println under main.logDoc: 95% of CPU", CostUsPerRequest: 1379, Share: 0.95,
-			Functions: []string{"main.logDoc", "fmt.Println"}, Lines: []runfmt.SourceLine{line}}},
+		Findings: []runfmt.Finding{{Kind: runfmt.FindingFormatting, Figures: runfmt.Figures{runfmt.FigShare: 0.95, runfmt.FigCPUPerRequest: 1379},
+			Advice: runfmt.AdviceBuildStrings, Evidence: runfmt.Evidence{Functions: []runfmt.FuncEvidence{{Role: runfmt.RoleCulprit, Function: "main.logDoc"},
+				{Role: runfmt.RoleEntry, Function: "fmt.Println", Figures: runfmt.Figures{runfmt.FigShare: 0.95}}}},
+			Lines: []runfmt.SourceLine{line}}},
 		Hot: []runfmt.HotFunc{{Function: "main.logDoc", File: "/src/api/handlers.go", UserCode: true, CumPct: 95, CPUUsPerRequest: 10, CumUsPerRequest: 1379, Lines: []runfmt.SourceLine{line}}},
 		Endpoints: &runfmt.Endpoints{Source: "x", ExplainedPct: 88, Handlers: []runfmt.EndpointCPU{
 			{Handler: "main.(*app).handleItem", Targets: []string{"GET http://127.0.0.1:8080/api/item?id=7"}, CPUPct: 40, CPUUsPerRequest: 1600, PerTargetRequest: true, Owner: "main.debugPrintItem", OwnerPct: 39},

@@ -205,7 +205,7 @@ func (p *printer) targets(ts []runfmt.TargetStats) {
 	for i, t := range ts {
 		st := statusText(t.Status)
 		for _, k := range sortedKeys(t.ErrorKinds) {
-			if k != "status-5xx" {
+			if !strings.HasPrefix(k, "status-") { // the status codes say it
 				st += fmt.Sprintf(" %s×%d", k, t.ErrorKinds[k])
 			}
 		}

@@ -79,7 +79,7 @@ func keys(m map[string]bool) []string {
 
 func TestReportFiguresHaveAxesAndLegends(t *testing.T) {
 	r := sampleRun()
-	r.GC.Events = []runfmt.GCEvent{{T: 0.5, HeapStartMB: 12, HeapEndMB: 13, HeapLiveMB: 6, PauseMs: 0.3}, {T: 2.2, HeapStartMB: 12, HeapEndMB: 12, HeapLiveMB: 7}}
+	r.GC.Events = []runfmt.GCEvent{{T: 0.5, HeapStartMiB: 12, HeapEndMiB: 13, HeapLiveMiB: 6, PauseMs: 0.3}, {T: 2.2, HeapStartMiB: 12, HeapEndMiB: 12, HeapLiveMiB: 7}}
 	var b strings.Builder
 	if err := writeHTML(&b, r, nil); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // errorsNotable is the error rate above which the headline states it.
@@ -81,7 +82,7 @@ func errorText(l *runfmt.LoadResult) string {
 		}
 		parts = append(parts, part)
 	}
-	return fmt.Sprintf("%.1f%% of %d requests failed (%s)", pct, l.Requests, strings.Join(parts, ", "))
+	return fmt.Sprintf("%s of %d requests failed (%s)", units.FormatPct(pct), l.Requests, strings.Join(parts, ", "))
 }
 
 // WriteHeadline writes a run's headline as text, first thing before its
@@ -130,7 +131,7 @@ func WriteSLO(w io.Writer, checks []runfmt.SLOCheck) error {
 // FormatSLOValue formats an objective's measured value in its unit.
 func FormatSLOValue(c runfmt.SLOCheck) string {
 	if c.Unit == "%" {
-		return fmt.Sprintf("%.2f%%", c.Measured)
+		return units.FormatPct(c.Measured)
 	}
-	return fmt.Sprintf("%.4gms", c.Measured)
+	return units.FormatMs(c.Measured)
 }

@@ -30,8 +30,8 @@ func TestHeadlineText(t *testing.T) {
 Status: degraded — the CPU profile failed: cpu profiling already in use
 Errors: 3.0% of 1000 requests failed (25 refused: the service was not accepting connections, 5 timeout)
 SLO: 2 of 2 missed
-  ✗ p99<100ms  p99=127.3ms
-  ✗ errors<1%  errors=3.00%
+  ✗ p99<100ms  p99=127.30 ms
+  ✗ errors<1%  errors=3.0%
 `
 	if b.String() != want {
 		t.Errorf("headline:\n%s\nwant:\n%s", b.String(), want)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -126,11 +127,11 @@ type card struct {
 }
 
 type htmlFinding struct {
-	Rank                     int
-	Kind, Title, Cost, Share string
-	Detail                   string
-	Functions                []string
-	Lines                    []htmlLine
+	Rank          int
+	Kind, Cost    string
+	Title, Detail template.HTML
+	Functions     []string
+	Lines         []htmlLine
 	// Frame names the function the finding's links show; FlameHref and
 	// SourceHref lead to its frame in a flame graph (the off-CPU one for a
 	// wait, FlameFrame naming the embedded graph) and its source ("" when
@@ -216,7 +217,7 @@ func configRows(r *runfmt.Run) []kv {
 	}
 	add("Load", sortedPairs(c.Load))
 	if c.WarmupS > 0 {
-		add("Warm-up", fmt.Sprintf("%gs", c.WarmupS))
+		add("Warm-up", units.FormatSeconds(c.WarmupS))
 	}
 	add("Environment", sortedPairs(c.Env))
 	e := r.Env
@@ -252,7 +253,7 @@ func cards(r *runfmt.Run) []card {
 		if l.Requests > 0 {
 			errPct = 100 * float64(l.Errors) / float64(l.Requests)
 		}
-		note := fmt.Sprintf("%d requests in %.1fs, %s model", l.Requests, l.DurationS, l.Model)
+		note := fmt.Sprintf("%d requests in %s, %s model", l.Requests, units.FormatSeconds(l.DurationS), l.Model)
 		if l.TargetRPS > 0 {
 			note += fmt.Sprintf(", target %.0f/s", l.TargetRPS)
 		}
@@ -264,28 +265,31 @@ func cards(r *runfmt.Run) []card {
 		}
 		cs = append(cs,
 			card{Label: "Throughput", Value: fmt.Sprintf("%.1f req/s", l.RPS), Note: note}, p50, p99,
-			card{Label: "Errors", Value: fmt.Sprintf("%.2f%%", errPct), Note: fmt.Sprintf("%d of %d", l.Errors, l.Requests), Warn: l.Errors > 0})
+			card{Label: "Errors", Value: units.FormatPct(errPct), Note: fmt.Sprintf("%d of %d", l.Errors, l.Requests), Warn: l.Errors > 0})
 	}
 	if t := r.Target; t != nil {
+		if t.CPUPerRequestNote != "" {
+			cs = append(cs, card{Label: "CPU per request", Value: "—", Note: t.CPUPerRequestNote})
+		}
 		if t.CPUMsPerRequest > 0 {
-			cs = append(cs, card{Label: "CPU per request", Value: fmt.Sprintf("%.3f ms", t.CPUMsPerRequest), Note: fmt.Sprintf("measured from %s", t.Source)})
+			cs = append(cs, card{Label: "CPU per request", Value: units.FormatMs(t.CPUMsPerRequest), Note: fmt.Sprintf("measured from %s", t.Source)})
 		}
 		limit := "no CPU limit"
 		if t.CPULimitCores > 0 {
 			limit = fmt.Sprintf("of a %g-core budget", t.CPULimitCores)
 		}
-		cs = append(cs, card{Label: "CPU used", Value: fmt.Sprintf("%.2f cores", t.CPUCoresMean), Note: fmt.Sprintf("mean, max %.2f, %s", t.CPUCoresMax, limit), Warn: t.CPUBound})
+		cs = append(cs, card{Label: "CPU used", Value: units.FormatCores(t.CPUCoresMean), Note: fmt.Sprintf("mean, max %s, %s", units.Sig(t.CPUCoresMax), limit), Warn: t.CPUBound})
 		if t.CPULimitCores > 0 {
-			cs = append(cs, card{Label: "Throttled", Value: fmt.Sprintf("%.1f%%", t.ThrottledPct), Note: fmt.Sprintf("of periods (%.2f s)", t.ThrottledSeconds), Warn: t.ThrottledPct >= runfmt.ThrottledNotablePct})
+			cs = append(cs, card{Label: "Throttled", Value: units.FormatPct(t.ThrottledPct), Note: fmt.Sprintf("of periods (%s)", units.FormatSeconds(t.ThrottledSeconds)), Warn: runfmt.ThrottledNotable(t.ThrottledPct)})
 		}
 		cs = append(cs, card{Label: "Peak RSS", Value: units.FormatBytes(float64(t.RSSMaxBytes)), Note: memNote(t)})
 	}
 	if g := r.GC; g != nil {
-		value := fmt.Sprintf("%.1f%%", g.CPUPct)
+		value := units.FormatPct(g.CPUPct)
 		if g.CPUPctNote != "" {
 			value = "unknown"
 		}
-		cs = append(cs, card{Label: "GC share of CPU", Value: value, Note: fmt.Sprintf("%d cycles, pause p99 %.3f ms", g.Count, g.PauseP99Ms), Warn: g.CPUPct >= runfmt.GCNotablePct})
+		cs = append(cs, card{Label: "GC share of CPU", Value: value, Note: fmt.Sprintf("%d cycles, pause p99 %s", g.Count, units.FormatMs(g.PauseP99Ms)), Warn: runfmt.GCNotable(g.CPUPct)})
 	}
 	if b := r.AllocBytesPerRequest; b > 0 && r.Load != nil {
 		cs = append(cs, card{Label: "Allocated per request", Value: units.FormatBytes(b), Note: fmt.Sprintf("%.0f objects", r.AllocObjectsPerRequest)})
@@ -307,7 +311,7 @@ func verdictRows(r *runfmt.Run) []kv {
 			rows = append(rows, kv{"Service", t.Verdict})
 		}
 		if t.CPUMsPerRequest > 0 {
-			rows = append(rows, kv{"CPU per request", fmt.Sprintf("%.3f ms (%.2f cores for %.1f req/s)", t.CPUMsPerRequest, t.CPUCoresMean, rps(r))})
+			rows = append(rows, kv{"CPU per request", fmt.Sprintf("%s (%s for %s req/s)", units.FormatMs(t.CPUMsPerRequest), units.FormatCores(t.CPUCoresMean), units.Sig(rps(r)))})
 		}
 	}
 	if g := r.GC; g != nil {
@@ -335,19 +339,13 @@ func rps(r *runfmt.Run) float64 {
 
 func findingsView(fs []runfmt.Finding) []htmlFinding {
 	out := make([]htmlFinding, 0, len(fs))
-	for i, f := range fs {
-		h := htmlFinding{Rank: i + 1, Kind: string(f.Kind), Title: f.Title, Detail: f.Detail, Functions: f.Functions, Lines: linesView(f.Lines),
-			wait: f.WaitUsPerRequest > 0 && f.CostUsPerRequest == 0}
-		switch {
-		case f.CostUsPerRequest > 0:
-			h.Cost = units.FormatMicros(f.CostUsPerRequest) + " CPU/request"
-		case f.WaitUsPerRequest > 0:
-			h.Cost = units.FormatMicros(f.WaitUsPerRequest) + " waited/request"
-		case f.CostBytesPerRequest > 0:
-			h.Cost = units.FormatBytes(f.CostBytesPerRequest) + "/request"
-		}
-		if f.Share > 0 {
-			h.Share = fmt.Sprintf("%.0f%% of CPU", 100*f.Share)
+	for i := range fs {
+		f := &fs[i]
+		w := findings.Wording(f)
+		h := htmlFinding{Rank: i + 1, Kind: string(f.Kind), Title: proseHTML(w.Title), Detail: proseHTML(w.Detail), Functions: f.Names(),
+			Lines: linesView(f.Lines), wait: waits(f)}
+		if figure, what := findingCost(f); figure != "" {
+			h.Cost = figure + what
 		}
 		out = append(out, h)
 	}

@@ -31,7 +31,7 @@ func sampleRun() *runfmt.Run {
 			CPUs: 1, MemoryBytes: 512 << 20, WarmupS: 1, Load: map[string]string{"concurrency": "4", "duration": "4s"}},
 		Env:      runfmt.Environment{PerflabVersion: "0.1.0-test", GoVersion: "go1.26", Hostname: "box", HostCores: 2, Kernel: "6.1", CgroupVersion: "v1"},
 		Target:   &runfmt.TargetSummary{CPUCoresMean: 0.98, CPUCoresMax: 1.02, CPUMsPerRequest: 1.234, RSSMaxBytes: 40 << 20, CPULimitCores: 1, MemoryLimitBytes: 512 << 20, ThrottledPct: 40, Source: "cgroup-v1", CPUBound: true, Verdict: "CPU-bound at its budget"},
-		GC:       &runfmt.GCSummary{Count: 12, CPUPct: 8.5, PauseP50Ms: 0.05, PauseP99Ms: 0.4, HeapMaxMB: 12},
+		GC:       &runfmt.GCSummary{Count: 12, CPUPct: 8.5, PauseP50Ms: 0.05, PauseP99Ms: 0.4, HeapMaxMiB: 12},
 		Profiles: []runfmt.ProfileRef{{Type: "cpu", Source: runfmt.SourceProfilers(runfmt.ProfilerPprof), File: "profiles/cpu.pb.gz", Seconds: 4, Samples: 390}},
 		Hot: []runfmt.HotFunc{
 			{Function: "main.search", FlatPct: 1, CumPct: 80, CPUUsPerRequest: 10, CumUsPerRequest: 990, UserCode: true, AttributedUsReq: 985, AttributedSample: "strings.ToLower"},
@@ -42,8 +42,12 @@ func sampleRun() *runfmt.Run {
 			{Function: "strings.ToLower", BytesPerRequest: 280 << 10, ObjectsPerRequest: 4900}},
 		AllocBytesPerRequest: 320 << 10, AllocObjectsPerRequest: 5100,
 		Findings: []runfmt.Finding{
-			{Kind: "cpu-bound", Title: "CPU-bound: 0.98 cores used of a 1-core budget", Detail: "each request costs 1.23 ms", CostUsPerRequest: 1234},
-			{Kind: "hot-user-function", Title: "main.search: 80% of CPU, mostly in strings.ToLower", Detail: "start here <now>", Functions: []string{"main.search", "strings.ToLower"}, CostUsPerRequest: 985, Share: 0.8},
+			{Kind: runfmt.FindingCPUBound, Advice: runfmt.AdviceCheaperOrMoreCPU, Figures: runfmt.Figures{runfmt.FigShare: 1, runfmt.FigCoresMean: 0.98, runfmt.FigCoresMax: 1.02,
+				runfmt.FigCPULimit: 1, runfmt.FigThrottled: 0.4, runfmt.FigCPUPerRequest: 1234, runfmt.FigMaxRPS: 810}},
+			{Kind: runfmt.FindingHotUserFunction, Advice: runfmt.AdviceStartHere, Figures: runfmt.Figures{runfmt.FigShare: 0.8, runfmt.FigCPUPerRequest: 985, runfmt.FigOwnShare: 0.01},
+				Evidence: runfmt.Evidence{Functions: []runfmt.FuncEvidence{{Role: runfmt.RoleCulprit, Function: "main.search"},
+					{Role: runfmt.RoleEntry, Function: "strings.ToLower", Figures: runfmt.Figures{runfmt.FigShare: 0.79, runfmt.FigCPUPerRequest: 975}}}}},
+			{Kind: runfmt.FindingOffCPU, Schema3: runfmt.Schema3{Title: "a finding of schema 3", Detail: "start here <now>"}},
 		},
 	}
 	l := &runfmt.LoadResult{Model: "closed", Requests: 3200, Errors: 3, DurationS: 4.02, RPS: 796,
@@ -115,9 +119,10 @@ func TestWriteHTMLContent(t *testing.T) {
 	for _, want := range []string{
 		"<title>perflab: tolower (20260101-120000-tolower)</title>",
 		`<span class="badge ok">complete</span>`,
-		"796.0 req/s", "4.80 ms", "12.50 ms", "1.234 ms", "0.98 cores", "40.0%", "8.5%", "300.0 KiB",
+		"796.0 req/s", "4.80 ms", "12.50 ms", "1.23 ms", "0.98 cores", "40%", "8.5%", "300.0 KiB",
 		"CPU-bound at its budget",
-		"main.search: 80% of CPU, mostly in strings.ToLower", "985.0 µs CPU/request", "start here &lt;now&gt;",
+		`<code>main.search</code>: <span class="fig">80%</span> of CPU, <span class="fig">985.0 µs</span>/request, mostly in <code>strings.ToLower</code>`,
+		"985.0 µs CPU/request", "start here &lt;now&gt;", "a finding of schema 3",
 		"(mostly strings.ToLower)",
 		`<svg class="chart"`, "Throughput", "Latency by percentile", "Latency over time", "CPU against the budget", "Memory and garbage collection", "throttled (%)", "1-core budget",
 		`<iframe class="flame"`, `sandbox="allow-scripts"`,
@@ -197,7 +202,7 @@ func TestHTMLInChromium(t *testing.T) {
 	b := labtest.NewBrowser(t)
 	dir := t.TempDir()
 	r := sampleRun()
-	r.GC.Events = []runfmt.GCEvent{{T: 0.5, HeapStartMB: 12, HeapEndMB: 13, HeapLiveMB: 6}, {T: 2.5, HeapStartMB: 13, HeapEndMB: 13, HeapLiveMB: 7}}
+	r.GC.Events = []runfmt.GCEvent{{T: 0.5, HeapStartMiB: 12, HeapEndMiB: 13, HeapLiveMiB: 6}, {T: 2.5, HeapStartMiB: 13, HeapEndMiB: 13, HeapLiveMiB: 7}}
 	var buf bytes.Buffer
 	if err := writeHTML(&buf, r, sampleFlame(t)); err != nil {
 		t.Fatal(err)

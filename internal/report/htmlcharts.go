@@ -452,8 +452,8 @@ func memoryChart(r *runfmt.Run, s *timeSeries) figure {
 	if len(events) > 0 {
 		var live, start, marks plotter.XYs
 		for _, e := range events {
-			live = append(live, plotter.XY{X: e.T, Y: e.HeapLiveMB})
-			start = append(start, plotter.XY{X: e.T, Y: e.HeapStartMB})
+			live = append(live, plotter.XY{X: e.T, Y: e.HeapLiveMiB})
+			start = append(start, plotter.XY{X: e.T, Y: e.HeapStartMiB})
 			marks = append(marks, plotter.XY{X: e.T, Y: 0})
 		}
 		if err := line(p, "live heap after GC", live, okGreen, 2); err != nil {

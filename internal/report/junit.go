@@ -49,17 +49,30 @@ func ThresholdCases(c *runfmt.Comparison) []JUnitCase {
 			sig = "not significant"
 		}
 		jc.Detail = fmt.Sprintf("%s changed %+.1f%% (%s); base %s, new %s", t.Metric, t.DeltaPct, sig, c.Base.Label, c.New.Label)
-		switch {
-		case t.Violated:
-			jc.Failure = fmt.Sprintf("regression: %s changed %+.1f%% (significant), beyond %s", t.Metric, t.DeltaPct, t.Rule)
-		case !t.Measured:
-			jc.Skipped, jc.Detail = fmt.Sprintf("%s was not measured by either side", t.Metric), ""
-		case t.TooFew:
-			jc.Skipped = "too few runs to tell (4 a side are the least that can be significant)"
-		}
-		out = append(out, jc)
+		out = append(out, jc.judged(checkOutcome{t.Violated, t.Measured, t.TooFew},
+			fmt.Sprintf("regression: %s changed %+.1f%% (significant), beyond %s", t.Metric, t.DeltaPct, t.Rule),
+			fmt.Sprintf("%s was not measured by either side", t.Metric)))
 	}
 	return out
+}
+
+// checkOutcome is how a --fail-on rule came out: violated, measured by
+// either side, or with too few runs to tell.
+type checkOutcome struct{ violated, measured, tooFew bool }
+
+// judged is jc with the outcome o: failed, saying failure, when the rule
+// was violated; skipped, saying unmeasured and with no detail, when
+// nothing measured what it checks; skipped when too few runs could tell.
+func (jc JUnitCase) judged(o checkOutcome, failure, unmeasured string) JUnitCase {
+	switch {
+	case o.violated:
+		jc.Failure = failure
+	case !o.measured:
+		jc.Skipped, jc.Detail = unmeasured, ""
+	case o.tooFew:
+		jc.Skipped = "too few runs to tell (4 a side are the least that can be significant)"
+	}
+	return jc
 }
 
 // The JUnit XML elements, as CI systems read them (Ant's and Surefire's

@@ -10,6 +10,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // WriteLoadText writes the hey-style summary of a load: summary, response
@@ -135,7 +136,7 @@ func (p *printer) open(r *runfmt.LoadResult) {
 	}
 	p.f("\nSchedule (open model, latency measured from each request's intended start):\n")
 	p.f("  Scheduled:\t%d arrivals at %.1f/s\n", o.Scheduled, r.TargetRPS)
-	p.f("  Send lag:\tp50 %.3f ms, p99 %.3f ms, max %.3f ms\n", o.SendLagMS.P50, o.SendLagMS.P99, o.SendLagMS.Max)
+	p.f("  Send lag:\tp50 %s, p99 %s, max %s\n", units.FormatMs(o.SendLagMS.P50), units.FormatMs(o.SendLagMS.P99), units.FormatMs(o.SendLagMS.Max))
 	p.f("  Late (>1ms):\t%d\n", o.Late)
 	p.f("  In flight:\tup to %d of --max-inflight %d; %d arrivals found every slot busy\n", o.Workers, o.MaxInflight, o.MaxInflightHits)
 	if o.Dropped > 0 {

@@ -3,34 +3,20 @@ package report
 import (
 	"bytes"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// golden compares got with testdata/NAME.golden (rewritten with -update).
-func golden(t *testing.T, name string, got []byte) {
+// golden is labtest.Golden under this package's -update.
+func golden(t *testing.T, ext string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		os.WriteFile(path+".got", got, 0o644)
-		t.Errorf("output differs from %s (see %s.got)", path, path)
-	}
+	labtest.Golden(t, ext, got, *update)
 }
 
 func sampleLoad(t *testing.T, open bool) *runfmt.LoadResult {
@@ -67,13 +53,13 @@ func TestLoadTextGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		open bool
-	}{{"load-closed", false}, {"load-open", true}} {
+	}{{"closed", false}, {"open", true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
 			if err := WriteLoadText(&b, sampleLoad(t, tc.open)); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name, b.Bytes())
+			golden(t, ".txt", b.Bytes())
 		})
 	}
 }

@@ -55,11 +55,7 @@ func WriteCompareMarkdown(w io.Writer, c *runfmt.Comparison, opt MarkdownOptions
 
 // compareHeadline is the one-line verdict.
 func compareHeadline(c *runfmt.Comparison) string {
-	status, reasons := runfmt.VerdictPass, []string(nil)
-	if v := c.Verdict; v != nil {
-		status, reasons = v.Status, v.Reasons
-	}
-	switch status {
+	switch status, reasons := verdictOf(c.Verdict); status {
 	case runfmt.VerdictFail:
 		line := markFail + " **Regression**: " + mdText(strings.Join(c.Failed, ", "))
 		if worst := worstFailed(c); worst != nil {
@@ -70,7 +66,7 @@ func compareHeadline(c *runfmt.Comparison) string {
 		}
 		return line
 	case runfmt.VerdictWarn:
-		return markWarn + " **Not conclusive**: " + mdText(strings.Join(reasons, "; ")) + changesSuffix(c)
+		return notConclusive(reasons) + changesSuffix(c)
 	}
 	if len(c.Thresholds) > 0 {
 		var rules []string
@@ -83,6 +79,21 @@ func compareHeadline(c *runfmt.Comparison) string {
 		return markPass + " **Changed**: " + mdText(strings.Join(changes, ", "))
 	}
 	return markPass + " **No significant change**"
+}
+
+// verdictOf is a verdict's status and reasons; a comparison without one
+// passed.
+func verdictOf(v *runfmt.Verdict) (status string, reasons []string) {
+	if v == nil {
+		return runfmt.VerdictPass, nil
+	}
+	return v.Status, v.Reasons
+}
+
+// notConclusive is the headline of a verdict that could not tell, with
+// its reasons.
+func notConclusive(reasons []string) string {
+	return markWarn + " **Not conclusive**: " + mdText(strings.Join(reasons, "; "))
 }
 
 func changesSuffix(c *runfmt.Comparison) string {

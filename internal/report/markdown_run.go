@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -22,7 +23,8 @@ func RunVerdict(r *runfmt.Run) runfmt.Verdict {
 		fail("partial: " + r.PartialReason)
 	}
 	if r.Stuck != nil {
-		fail("requests stopped finishing: " + StuckTitle(r.Stuck))
+		stuck := findings.Stuck(r.Stuck)
+		fail("requests stopped finishing: " + FindingTitle(stuck))
 	}
 	if r.Load != nil {
 		for _, c := range r.Load.SLO {
@@ -93,7 +95,7 @@ func mdRunFigures(b *strings.Builder, r *runfmt.Run) {
 	var rows [][]string
 	add := func(k, v string) { rows = append(rows, []string{k, mdText(v)}) }
 	if l := r.Load; l != nil {
-		add("requests", fmt.Sprintf("%d in %.1f s, %d errors", l.Requests, l.DurationS, l.Errors))
+		add("requests", fmt.Sprintf("%d in %s, %d errors", l.Requests, units.FormatSeconds(l.DurationS), l.Errors))
 		add("requests/s", cmpSig3(l.RPS))
 		add("latency p50 · p90 · p99 · max", fmt.Sprintf("%s · %s · %s · %s", FormatMetric(l.Latency.P50, runfmt.UnitMs),
 			FormatMetric(l.Latency.P90, runfmt.UnitMs), FormatMetric(l.Latency.P99, runfmt.UnitMs), FormatMetric(l.Latency.Max, runfmt.UnitMs)))
@@ -102,7 +104,7 @@ func mdRunFigures(b *strings.Builder, r *runfmt.Run) {
 		add("CPU per request", FormatMetric(t.CPUMsPerRequest, runfmt.UnitMs))
 		cores := fmt.Sprintf("mean %.2f, max %.2f", t.CPUCoresMean, t.CPUCoresMax)
 		if t.CPULimitCores > 0 {
-			cores += fmt.Sprintf(" of a %g-core budget (throttled %.1f%% of periods)", t.CPULimitCores, t.ThrottledPct)
+			cores += fmt.Sprintf(" of a %s-core budget (throttled %s of periods)", units.Sig(t.CPULimitCores), units.FormatPct(t.ThrottledPct))
 		}
 		add("CPU cores", cores)
 		add("peak RSS", units.FormatBytes(float64(t.RSSMaxBytes)))
@@ -158,18 +160,19 @@ func mdFindings(b *strings.Builder, fs []runfmt.Finding, n int) {
 		return
 	}
 	b.WriteString("**Findings**\n\n")
-	for i, f := range fs {
+	for i := range fs {
 		if i == n {
 			fmt.Fprintf(b, "- and %d more in the run's report\n", len(fs)-n)
 			break
 		}
-		line := "- **" + mdText(f.Title) + "**"
-		if len(f.Functions) > 0 {
-			var names []string
-			for _, fn := range f.Functions[:min(len(f.Functions), 3)] {
-				names = append(names, mdCode(fn))
+		f := &fs[i]
+		line := "- **" + proseMarkdown(findings.Wording(f).Title) + "**"
+		if names := f.Names(); len(names) > 0 {
+			var codes []string
+			for _, fn := range names[:min(len(names), 3)] {
+				codes = append(codes, mdCode(fn))
 			}
-			line += " in " + strings.Join(names, ", ")
+			line += " in " + strings.Join(codes, ", ")
 		}
 		b.WriteString(line + "\n")
 	}

@@ -269,7 +269,7 @@ func TestRunMarkdown(t *testing.T) {
 		Load:     &runfmt.LoadResult{Requests: 5000, DurationS: 10, RPS: 500, SLO: []runfmt.SLOCheck{{Objective: "p99<100ms", Metric: "p99", Limit: 100, Measured: 127.3, Unit: "ms"}, {Objective: "errors<1%", Metric: "errors", Limit: 1, Unit: "%", Pass: true}}},
 		Target:   &runfmt.TargetSummary{CPUMsPerRequest: 1.81, CPUCoresMean: 0.9, CPULimitCores: 1, RSSMaxBytes: 30 << 20},
 		Hot:      []runfmt.HotFunc{{Function: "main.search|x", UserCode: true, CPUUsPerRequest: 900, FlatPct: 50}},
-		Findings: []runfmt.Finding{{Kind: "cpu", Title: "strings.ToLower under main.search", Functions: []string{"main.search"}}},
+		Findings: []runfmt.Finding{{Kind: runfmt.FindingFormatting, Schema3: runfmt.Schema3{Title: "strings.ToLower under main.search", Functions: []string{"main.search"}}}},
 	}
 	var b bytes.Buffer
 	if err := WriteRunMarkdown(&b, r, "perflab-runs/20260102-030405-svc", MarkdownOptions{}); err != nil {
@@ -277,7 +277,7 @@ func TestRunMarkdown(t *testing.T) {
 	}
 	d := parseMarkdown(t, b.Bytes())
 	d.checkTables(t)
-	if h := d.firstHeading(); !strings.HasPrefix(h, "❌") || !strings.Contains(h, "SLO missed: p99=127.3ms (want p99<100ms)") {
+	if h := d.firstHeading(); !strings.HasPrefix(h, "❌") || !strings.Contains(h, "SLO missed: p99=127.30 ms (want p99<100ms)") {
 		t.Errorf("verdict %q; want ❌ with the missed objective", h)
 	}
 	if slo := d.table(t, "objective"); len(slo.rows) != 2 {

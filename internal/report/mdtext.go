@@ -25,13 +25,20 @@ const (
 // a first character that would start a heading or a list.
 func mdText(s string) string {
 	var b strings.Builder
-	for i, r := range oneLineText(s) {
-		if strings.ContainsRune("\\`*_[]<>|~&", r) || i == 0 && strings.ContainsRune("#+-", r) {
+	mdEscape(&b, oneLineText(s))
+	return b.String()
+}
+
+// mdEscape writes s to b escaped as mdText does, s starting the line when
+// b is empty.
+func mdEscape(b *strings.Builder, s string) {
+	first := b.Len() == 0
+	for i, r := range s {
+		if strings.ContainsRune("\\`*_[]<>|~&", r) || first && i == 0 && strings.ContainsRune("#+-", r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
 	}
-	return b.String()
 }
 
 // mdCode is s as a code span that survives a table cell: a fence of more

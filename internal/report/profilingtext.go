@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // profiling writes, at the top of the verdict, what limits the CPU
@@ -27,14 +28,15 @@ func (p *printer) profiling(pr *runfmt.Profiling) {
 		p.f("  Processes:\t%s\n", wrap(line, 100, "     "))
 	}
 	if pr.ProfilerCPUSeconds > 0 && pr.MeasuredCPUSeconds > 0 {
-		p.f("  Sampling cost:\t%.3f CPU-s for the profilers, %.1f%% of the service's CPU\n", pr.ProfilerCPUSeconds, 100*pr.ProfilerOverhead)
+		p.f("  Sampling cost:\t%s of CPU for the profilers, %s of the service's CPU\n", units.FormatSeconds(pr.ProfilerCPUSeconds), units.FormatShare(pr.ProfilerOverhead))
 	}
 	p.kernelCost(pr) // ledgertext.go
 }
 
 // ProcessLine lists the sampled processes with their share of the
-// profile, busiest first: "3 processes (python): 4242 1.02 s (py-spy),
-// 4243 0.98 s (py-spy), 4240 0.00 s (py-spy)". Empty for one process.
+// profile, busiest first: "3 processes (python): 4242 1.02 s of CPU
+// (py-spy), 4243 0.98 s of CPU (py-spy), 4240 0.00 s of CPU (py-spy)".
+// Empty for one process.
 func ProcessLine(ps []runfmt.ProcessProfile) string {
 	if len(ps) < 2 {
 		return ""
@@ -55,7 +57,7 @@ func ProcessLine(ps []runfmt.ProcessProfile) string {
 		if tool == "" {
 			tool = "not sampled"
 		}
-		parts = append(parts, fmt.Sprintf("%d %.2f CPU-s (%s)", q.PID, q.CPUSeconds, tool))
+		parts = append(parts, fmt.Sprintf("%d %s of CPU (%s)", q.PID, units.FormatSeconds(q.CPUSeconds), tool))
 	}
 	var rts []string
 	for r := range runtimes {

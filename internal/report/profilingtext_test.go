@@ -27,7 +27,7 @@ func TestVerdictProfiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"Profiling:\tRuby service sampled with perf", "NOT REPRESENTATIVE:", "3 processes (ruby) in the profile: 11 2.40 CPU-s (perf)", "Sampling cost:\t0.100 CPU-s for the profilers, 2.0%"} {
+	for _, want := range []string{"Profiling:\tRuby service sampled with perf", "NOT REPRESENTATIVE:", "3 processes (ruby) in the profile: 11 2.40 s of CPU (perf)", "Sampling cost:\t0.10 s of CPU for the profilers, 2.0%"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("verdict lacks %q:\n%s", want, out)
 		}

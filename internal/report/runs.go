@@ -17,7 +17,7 @@ import (
 func WriteRunsTable(w io.Writer, runs []runfmt.RunListing) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	p := &printer{w: tw}
-	p.f("ID\tNAME\tSTARTED\tREQ/S\tP99\tCPU MS/REQ\tSTATUS\n")
+	p.f("ID\tNAME\tSTARTED\tREQ/S\tP99\tCPU/REQ\tSTATUS\n")
 	for _, l := range runs {
 		if l.Error != "" {
 			p.f("%s\t?\t?\t\t\t\tunreadable: %s\n", l.Dir, l.Error)
@@ -26,10 +26,10 @@ func WriteRunsTable(w io.Writer, runs []runfmt.RunListing) error {
 		rps, p99, cpu := "-", "-", "-"
 		if l.Requests > 0 || l.RPS > 0 {
 			rps = fmt.Sprintf("%.0f", l.RPS)
-			p99 = fmt.Sprintf("%.2fms", l.P99Ms)
+			p99 = units.FormatMs(l.P99Ms)
 		}
 		if l.CPUMsPerRequest > 0 {
-			cpu = fmt.Sprintf("%.3f", l.CPUMsPerRequest)
+			cpu = units.FormatMs(l.CPUMsPerRequest)
 		}
 		status := l.Status
 		if l.PartialReason != "" {
@@ -54,7 +54,7 @@ type FindMaxTable struct {
 func (t FindMaxTable) Header(step string) error {
 	p := &printer{w: t.W}
 	p.f("Searching the highest rate within %s (steps of %s):\n", t.SLO, step)
-	p.f("  %10s %10s %10s %8s %10s %12s %8s  %s\n", "rate", "achieved", "p99", "errors", "CPU cores", "CPU ms/req", "machine", "verdict")
+	p.f("  %10s %10s %10s %8s %10s %12s %8s  %s\n", "rate", "achieved", "p99", "errors", "CPU cores", "CPU/req", "machine", "verdict")
 	return p.err
 }
 
@@ -69,7 +69,7 @@ func (t FindMaxTable) Step(st runfmt.FindMaxStep) error {
 		errPct = 100 * float64(st.Errors) / float64(st.Requests)
 	}
 	p := &printer{w: t.W}
-	p.f("  %8.0f/s %8.0f/s %8.2fms %7.2f%% %10.2f %12.3f %8s  %s\n", st.Rate, st.RPS, st.P99Ms, errPct, st.CPUCores, st.CPUMsPerRequest, st.Measurement, verdict)
+	p.f("  %8.0f/s %8.0f/s %10s %8s %10s %12s %8s  %s\n", st.Rate, st.RPS, units.FormatMs(st.P99Ms), units.FormatPct(errPct), units.Sig(st.CPUCores), units.FormatMs(st.CPUMsPerRequest), st.Measurement, verdict)
 	return p.err
 }
 
@@ -105,7 +105,7 @@ func WriteProfileSummary(w io.Writer, r *runfmt.Run, dir string) error {
 	}
 	p := &printer{w: w}
 	if t := r.Target; t != nil {
-		p.f("CPU used: mean %.2f cores, max %.2f (measured from %s)\n", t.CPUCoresMean, t.CPUCoresMax, t.Source)
+		p.f("CPU used: mean %s, max %s (measured from %s)\n", units.FormatCores(t.CPUCoresMean), units.Sig(t.CPUCoresMax), t.Source)
 	}
 	if pr := r.Profiling; pr != nil {
 		for _, n := range pr.Notes {
@@ -142,7 +142,7 @@ func WriteProfileSummary(w io.Writer, r *runfmt.Run, dir string) error {
 		if i == 5 {
 			break
 		}
-		p.f("  %d. [%s] %s\n", i+1, fd.Kind, fd.Title)
+		p.f("  %d. [%s] %s\n", i+1, fd.Kind, FindingTitle(fd))
 	}
 	p.f("\nRun %s: %s", r.ID, r.Status)
 	if r.PartialReason != "" {

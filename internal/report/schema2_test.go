@@ -28,12 +28,12 @@ func TestPreviousSchemaRunRenders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	golden(t, "schema2-verdict", b.Bytes())
+	golden(t, ".verdict.txt", b.Bytes())
 	b.Reset()
 	if err := WriteRunMarkdown(&b, r, dir, MarkdownOptions{RunsDir: "perflab-runs"}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "schema2-markdown", b.Bytes())
+	golden(t, ".md", b.Bytes())
 	b.Reset()
 	if err := WriteHTMLWith(&b, r, HTMLOptions{}); err != nil {
 		t.Fatal(err)

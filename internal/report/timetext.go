@@ -55,7 +55,7 @@ func (p *printer) timePerRequest(r *runfmt.Run) {
 // mean latency to hold it against.
 func timeHeading(r *runfmt.Run) string {
 	t := r.Time
-	s := fmt.Sprintf("%s, %.1f s of the window, %d requests", timeSource(t.Source), t.Seconds, t.Requests)
+	s := fmt.Sprintf("%s, %s of the window, %d requests", timeSource(t.Source), units.FormatSeconds(t.Seconds), t.Requests)
 	if r.Load != nil && r.Load.Latency.Mean > 0 {
 		s += "; mean latency " + units.FormatMs(r.Load.Latency.Mean)
 	}
@@ -64,8 +64,8 @@ func timeHeading(r *runfmt.Run) string {
 
 // schedulerText is what the Go execution trace saw of the scheduler.
 func schedulerText(s *runfmt.GoScheduler) string {
-	return fmt.Sprintf("%d Ps busy %.0f%% of the time; the world stopped %.2f ms for %d GC cycles (%.2f ms in all); goroutines up to %d, %d created",
-		s.GOMAXPROCS, s.PBusyPct, s.GCStopMs, s.GCCycles, s.StopTheWorldMs, s.GoroutinesMax, s.GoroutinesCreated)
+	return fmt.Sprintf("%d Ps busy %s of the time; the world stopped %s for %d GC cycles (%s in all); goroutines up to %d, %d created",
+		s.GOMAXPROCS, units.FormatPct(s.PBusyPct), units.FormatMs(s.GCStopMs), s.GCCycles, units.FormatMs(s.StopTheWorldMs), s.GoroutinesMax, s.GoroutinesCreated)
 }
 
 // timeKindNote is a kind's top site and its waits, for one table line.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"perflab/internal/analysis"
+	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -46,15 +47,19 @@ func (p *printer) target(t *runfmt.TargetSummary) {
 	if t.CPULimitCores > 0 {
 		limit = fmt.Sprintf("of a %g-core budget", t.CPULimitCores)
 	}
-	p.f("  CPU used:\tmean %.2f cores, p95 %.2f, max %.2f (%s; measured from %s)\n", t.CPUCoresMean, t.CPUCoresP95, t.CPUCoresMax, limit, t.Source)
-	p.f("  CPU per request:\t%.3f ms\n", t.CPUMsPerRequest)
+	p.f("  CPU used:\tmean %s, p95 %s, max %s (%s; measured from %s)\n", units.FormatCores(t.CPUCoresMean), units.Sig(t.CPUCoresP95), units.Sig(t.CPUCoresMax), limit, t.Source)
+	if t.CPUPerRequestNote != "" {
+		p.f("  CPU per request:\t%s\n", t.CPUPerRequestNote)
+	} else {
+		p.f("  CPU per request:\t%s\n", units.FormatMs(t.CPUMsPerRequest))
+	}
 	p.f("  Peak RSS:\t%s", units.FormatBytes(float64(t.RSSMaxBytes)))
 	if t.MemoryLimitBytes > 0 {
 		p.f(" (memory budget %s)", units.FormatBytes(float64(t.MemoryLimitBytes)))
 	}
 	p.f("\n")
 	if t.CPULimitCores > 0 {
-		p.f("  Throttled:\t%.1f%% of periods (%.2f s)\n", t.ThrottledPct, t.ThrottledSeconds)
+		p.f("  Throttled:\t%s of periods (%s)\n", units.FormatPct(t.ThrottledPct), units.FormatSeconds(t.ThrottledSeconds))
 	}
 	if t.Verdict != "" {
 		p.f("  Verdict:\t%s\n", t.Verdict)
@@ -69,30 +74,21 @@ func (p *printer) findings(fs []runfmt.Finding) {
 		return
 	}
 	p.f("\nFindings (most costly first):\n")
-	for i, f := range fs {
+	for i := range fs {
 		if i == 5 {
 			p.f("  ... %d more in run.json\n", len(fs)-i)
 			break
 		}
-		figure, cost := "", ""
-		switch {
-		case f.CostUsPerRequest > 0:
-			figure = units.FormatMicros(f.CostUsPerRequest)
-			cost = " — " + figure + " CPU/request"
-		case f.WaitUsPerRequest > 0:
-			figure = units.FormatMicros(f.WaitUsPerRequest)
-			cost = " — " + figure + " waited/request"
-		case f.CostBytesPerRequest > 0:
-			figure = units.FormatBytes(f.CostBytesPerRequest)
-			cost = " — " + figure + "/request"
+		f := &fs[i]
+		w := findings.Wording(f)
+		title, cost := proseText(w.Title), ""
+		if figure, what := findingCost(f); figure != "" && !strings.Contains(title, figure) { // else the title says it
+			cost = " — " + figure + what
 		}
-		if figure != "" && strings.Contains(f.Title, figure) {
-			cost = "" // the title says it already
-		}
-		p.f("  %d. [%s] %s%s\n", i+1, f.Kind, f.Title, cost)
+		p.f("  %d. [%s] %s%s\n", i+1, f.Kind, title, cost)
 		p.lines(f.Lines, "     ")
-		if f.Detail != "" {
-			p.f("     %s\n", wrap(f.Detail, 100, "     "))
+		if d := proseText(w.Detail); d != "" {
+			p.f("     %s\n", wrap(d, 100, "     "))
 		}
 	}
 }
@@ -145,17 +141,17 @@ func GCShareText(g *runfmt.GCSummary) string {
 		return g.CPUPctNote
 	}
 	if g.CPUPctSource == "" {
-		return fmt.Sprintf("%.1f%% of CPU", g.CPUPct)
+		return units.FormatPct(g.CPUPct) + " of CPU"
 	}
-	return fmt.Sprintf("%.1f%% of CPU (%s)", g.CPUPct, g.CPUPctSource)
+	return fmt.Sprintf("%s of CPU (%s)", units.FormatPct(g.CPUPct), g.CPUPctSource)
 }
 
 // gcText is the GC's line of a verdict: cycles, share of the CPU, pauses,
 // heap and allocation rate.
 func gcText(g *runfmt.GCSummary) string {
-	s := fmt.Sprintf("%d cycles, %s, pauses p50 %.3f ms, p99 %.3f ms, heap up to %s", g.Count, GCShareText(g), g.PauseP50Ms, g.PauseP99Ms, units.FormatBytes(g.HeapMaxMB*(1<<20)))
-	if g.AllocMBPerS > 0 {
-		s += fmt.Sprintf(", ~%s/s allocated", units.FormatBytes(g.AllocMBPerS*(1<<20)))
+	s := fmt.Sprintf("%d cycles, %s, pauses p50 %s, p99 %s, heap up to %s", g.Count, GCShareText(g), units.FormatMs(g.PauseP50Ms), units.FormatMs(g.PauseP99Ms), units.FormatBytes(g.HeapMaxMiB*(1<<20)))
+	if g.AllocMiBPerS > 0 {
+		s += fmt.Sprintf(", ~%s/s allocated", units.FormatBytes(g.AllocMiBPerS*(1<<20)))
 	}
 	return s
 }

@@ -79,15 +79,18 @@ func TestVerdictFindingCostSaidOnce(t *testing.T) {
 	r := &runfmt.Run{SchemaVersion: runfmt.SchemaVersion, Status: runfmt.StatusComplete,
 		Load: &runfmt.LoadResult{Requests: 100, RPS: 10},
 		Findings: []runfmt.Finding{
-			{Kind: "formatting", Title: "fmt.Fprintln under main.print: 26% of CPU, 734.4 µs/request", CostUsPerRequest: 734.4},
-			{Kind: "gc", Title: "garbage collection takes 16% of CPU", CostUsPerRequest: 457.6},
+			{Kind: runfmt.FindingFormatting, Advice: runfmt.AdviceBuildStrings, Figures: runfmt.Figures{runfmt.FigShare: 0.26, runfmt.FigCPUPerRequest: 734.4},
+				Evidence: runfmt.Evidence{Functions: []runfmt.FuncEvidence{{Role: runfmt.RoleCulprit, Function: "main.print"},
+					{Role: runfmt.RoleEntry, Function: "fmt.Fprintln", Figures: runfmt.Figures{runfmt.FigShare: 0.26}}}}},
+			{Kind: runfmt.FindingGC, Advice: runfmt.AdviceAllocateLess, Figures: runfmt.Figures{runfmt.FigShare: 0.16, runfmt.FigCPUPerRequest: 457.6},
+				Settings: runfmt.Settings{runfmt.SettingSource: runfmt.SourceGCTrace, runfmt.SettingGOGC: "100"}},
 		}}
 	var b bytes.Buffer
 	if err := WriteVerdict(&b, r, ""); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	if strings.Count(out, "734.4 µs") != 1 || !strings.Contains(out, "takes 16% of CPU — 457.6 µs CPU/request") {
+	if !strings.Contains(out, "1. [formatting] fmt.Fprintln under main.print: 26% of CPU, 734.4 µs/request\n") || !strings.Contains(out, "takes 16% of CPU — 457.6 µs CPU/request") {
 		t.Errorf("findings' costs: want 734.4 µs once, the GC's added to its title:\n%s", out)
 	}
 }

@@ -4,6 +4,8 @@
 // each commit out into a temporary git worktree, optionally snapshots the
 // working tree with its uncommitted changes, builds each side once with the
 // user's build command, and removes every worktree and build on Close.
+// Head names the commit a directory has checked out, and whether it was
+// changed since, for every run's environment record.
 //
 // It runs the git command-line tool (what the user's repository and CI
 // already use) rather than a Go git library: worktrees, merge bases and

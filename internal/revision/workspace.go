@@ -87,7 +87,8 @@ func (w *Workspace) Close() error {
 }
 
 // cleanupStale removes the workspaces of perflab processes that no longer
-// run, and prunes their worktrees from the repository.
+// run, after killing what their builds left running, and prunes their
+// worktrees from the repository.
 func (r *Repo) cleanupStale(ctx context.Context) {
 	matches, _ := filepath.Glob(filepath.Join(os.TempDir(), tempPrefix+"*"))
 	removed := false
@@ -97,6 +98,7 @@ func (r *Repo) cleanupStale(ctx context.Context) {
 		if !ok || err != nil || pid <= 0 || alive(pid) {
 			continue
 		}
+		killLeftovers(m)
 		if os.RemoveAll(m) == nil {
 			removed = true
 		}

@@ -20,7 +20,12 @@ func FuzzRead(f *testing.F) {
 		`{"schema_version": 2, "profiles": [{"type": "cpu", "source": "perf+py-spy"}, {"type": "wall", "source": "go-trace"}]}`,
 		`{"schema_version": 3, "profiles": [{"type": "cpu", "source": ["perf", 1]}]}`,
 		`{"schema_version": 2, "findings": [{"kind": "gc"}, {"kind": "foo\nbar"}]}`,
-		`{"schema_version": 2, "time_per_request": {"source": "py-spy", "kinds": [{"kind": "sync", "waits": {"lock": 1, "": 2}}]}}`} {
+		`{"schema_version": 3, "findings": [{"kind": "gc", "title": "t", "detail": "d", "functions": ["f"], "cost_us_per_request": 3, "share": 0.2}]}`,
+		`{"schema_version": 4, "findings": [{"kind": "gc", "figures": {"share": 0.2, "cpu_us_per_request": 3}, "settings": {"gogc": "100"}, "advice": "allocate-less",
+			"evidence": {"functions": [{"role": "allocator", "function": "f", "figures": {"bytes_per_request": 1}}], "time": [{"name": "sync", "us_per_request": 2}]}}]}`,
+		`{"schema_version": 4, "findings": [{"kind": "gc", "figures": {"speed\n": 1}, "evidence": {"functions": [{"role": ""}]}}]}`,
+		`{"schema_version": 2, "time_per_request": {"source": "py-spy", "kinds": [{"kind": "sync", "waits": {"lock": 1, "": 2}}]}}`,
+		`{"schema_version": 3, "gc": {"heap_max_mb": 12.5, "heap_max_mib": "x", "events": [{"heap_live_mb": null}, 3]}, "heap_growth": {"sites": [{"mb_per_s": 1e999}]}}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -6,12 +6,12 @@ type GCEvent struct {
 	// T is when the collection was seen, in seconds since the load began
 	// (the time axis of the per-second series).
 	T float64 `json:"t"`
-	// HeapStartMB and HeapEndMB are the heap when the collection started
-	// and ended; HeapLiveMB is what it found live (MB as the runtime
-	// prints them).
-	HeapStartMB float64 `json:"heap_start_mb"`
-	HeapEndMB   float64 `json:"heap_end_mb"`
-	HeapLiveMB  float64 `json:"heap_live_mb"`
+	// HeapStartMiB and HeapEndMiB are the heap when the collection
+	// started and ended; HeapLiveMiB is what it found live (the runtime
+	// prints them as "MB").
+	HeapStartMiB float64 `json:"heap_start_mib"`
+	HeapEndMiB   float64 `json:"heap_end_mib"`
+	HeapLiveMiB  float64 `json:"heap_live_mib"`
 	// PauseMs is both stop-the-world pauses of the collection.
 	PauseMs float64 `json:"pause_ms"`
 	Forced  bool    `json:"forced,omitempty"`

@@ -23,25 +23,26 @@ type GoRuntime struct {
 // heap after each collection, and the in-use heap profile at the start and
 // end (both after a forced collection).
 type HeapGrowth struct {
-	// LiveStartMB and LiveEndMB are the live heap at the window's ends;
-	// SlopeMBPerS the trend over every collection in it (least squares).
-	LiveStartMB float64 `json:"live_start_mb"`
-	LiveEndMB   float64 `json:"live_end_mb"`
-	SlopeMBPerS float64 `json:"slope_mb_per_s"`
-	Collections int     `json:"collections"`
-	// InuseStartMB and InuseEndMB are the heap profiles' in-use bytes
+	// LiveStartMiB and LiveEndMiB are the live heap at the window's ends;
+	// SlopeMiBPerS the trend over every collection in it (least squares).
+	LiveStartMiB float64 `json:"live_start_mib"`
+	LiveEndMiB   float64 `json:"live_end_mib"`
+	SlopeMiBPerS float64 `json:"slope_mib_per_s"`
+	Collections  int     `json:"collections"`
+	// InuseStartMiB and InuseEndMiB are the heap profiles' in-use MiB
 	// after the forced collections at the window's ends (0 without
 	// profiles); BytesPerRequest is their growth over the requests.
-	InuseStartMB    float64 `json:"inuse_start_mb,omitempty"`
-	InuseEndMB      float64 `json:"inuse_end_mb,omitempty"`
+	InuseStartMiB   float64 `json:"inuse_start_mib,omitempty"`
+	InuseEndMiB     float64 `json:"inuse_end_mib,omitempty"`
 	BytesPerRequest float64 `json:"bytes_per_request,omitempty"`
 	// Sites are the allocation sites whose in-use bytes grew most.
 	Sites []HeapSite `json:"sites,omitempty"`
 }
 
-// HeapSite is a user function whose retained memory grew.
+// HeapSite is a user function whose retained memory grew: per request,
+// and in MiB a second.
 type HeapSite struct {
 	Function        string  `json:"function"`
 	BytesPerRequest float64 `json:"bytes_per_request"`
-	MBPerS          float64 `json:"mb_per_s"`
+	MiBPerS         float64 `json:"mib_per_s"`
 }

@@ -17,7 +17,9 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	in := &Run{SchemaVersion: SchemaVersion, Name: "svc", ID: "20260102-030405-svc", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Status: StatusPartial, PartialReason: "interrupted", Config: Config{URL: "http://127.0.0.1:8080/", CPUs: 0.5, Load: map[string]string{"rate": "100"}},
 		Load:   &LoadResult{Model: "open", Requests: 10, Status: map[string]int64{"200": 10}, Series: []SeriesPoint{{T: 0, Requests: 10, CPUCores: &cores}}},
-		Target: &TargetSummary{CPUMsPerRequest: 1.5, Source: "cgroup-v2"}, Findings: []Finding{{Kind: FindingGC, Title: "t", Share: 0.2}},
+		Target: &TargetSummary{CPUMsPerRequest: 1.5, Source: "cgroup-v2"}, Findings: []Finding{{Kind: FindingGC, Figures: Figures{FigShare: 0.2, FigCPUPerRequest: 30},
+			Settings: Settings{SettingGOGC: "100"}, Advice: AdviceAllocateLess,
+			Evidence: Evidence{Functions: []FuncEvidence{{Role: RoleAllocator, Function: "main.parse", Figures: Figures{FigBytesPerRequest: 4096}}}}}},
 		Profiles: []ProfileRef{{Type: ProfileCPU, Source: SourceProfilers(ProfilerPerf, ProfilerPySpy), File: "profiles/cpu.pb.gz"},
 			{Type: ProfileWall, Source: SourceTime(TimeSourceGoTrace), File: "profiles/wall.pb.gz"}},
 		Time: &TimePerRequest{Source: TimeSourceGoTrace, Kinds: []TimeRow{{Kind: TimeSync, MsPerRequest: 2, Waits: map[Wait]float64{WaitLock: 1.5, WaitChannel: 0.5}}}},
@@ -86,6 +88,11 @@ func TestReadNamesTheFieldOfAnUnknownWord(t *testing.T) {
 		{3, `{"kind": "waiting"}`, `run.json: time_per_request.kinds[1].kind: unknown kind of wall time "waiting"`, "kind of wall time"},
 		{3, `{"kind": "sync", "waits": {"lock": 1, "spin": 2}}`, `run.json: time_per_request.kinds[1].waits["spin"]: unknown wait "spin"`, "wait"},
 		{4, `"cobol"`, `run.json: profiling.processes[0].runtime: unknown runtime "cobol"`, "runtime"},
+		{0, `{"kind": "gc", "figures": {"share": 0.2, "speed": 1}}`, `run.json: findings[2].figures["speed"]: unknown figure "speed"`, "figure"},
+		{0, `{"kind": "gc", "settings": {"gogc": "100", "colour": "red"}}`, `run.json: findings[2].settings["colour"]: unknown setting "colour"`, "setting"},
+		{0, `{"kind": "gc", "advice": "pray"}`, `run.json: findings[2].advice: unknown advice "pray"`, "advice"},
+		{0, `{"kind": "gc", "evidence": {"functions": [{"role": "culprit", "function": "f"}, {"role": "suspect", "function": "g"}]}}`,
+			`run.json: findings[2].evidence.functions[1].role: unknown role "suspect"`, "role"},
 	} {
 		_, err := Read(strings.NewReader(fill(tc.arg, tc.value)))
 		var ue *UnknownError

@@ -28,6 +28,9 @@ type LoadResult struct {
 	// Histogram is the latency histogram (microseconds) encoded in HDR's
 	// compressed base64 form; shards merge losslessly through it.
 	Histogram string `json:"hdr_histogram"`
+	// HistogramError says why Histogram (or a target's) is missing: it
+	// could not be encoded.
+	HistogramError string `json:"hdr_histogram_error,omitempty"`
 	// Interrupted says the load was stopped early (signal or cancel); the
 	// numbers cover what completed.
 	Interrupted bool `json:"interrupted,omitempty"`

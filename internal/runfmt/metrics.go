@@ -69,8 +69,10 @@ func Metric(name MetricName) (MetricDef, bool) {
 	return MetricDef{}, false
 }
 
-// Levels at which a figure deserves the reader's attention: the findings
-// and the report's cards use the same ones.
+// Levels at which a figure deserves the reader's attention: the findings,
+// the CPU-bound verdict and the report's cards compare with them through
+// GCNotable and ThrottledNotable only, so a figure at the level reads the
+// same everywhere.
 const (
 	// GCNotablePct is the GC share of the CPU (in percent) from which the
 	// GC is a finding and its card is highlighted.
@@ -80,3 +82,11 @@ const (
 	// the CPU budget is a finding.
 	ThrottledNotablePct = 5.0
 )
+
+// GCNotable says a GC share of the CPU (in percent) deserves attention:
+// from GCNotablePct up.
+func GCNotable(pct float64) bool { return pct >= GCNotablePct }
+
+// ThrottledNotable says a share of CPU periods throttled (in percent)
+// deserves attention: from ThrottledNotablePct up.
+func ThrottledNotable(pct float64) bool { return pct >= ThrottledNotablePct }

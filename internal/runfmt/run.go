@@ -5,8 +5,10 @@ import "time"
 // SchemaVersion is the version of run.json this build writes. Version 2
 // added the "degraded" status (older readers know only complete and
 // partial) and the quality block; version 3 writes the source of a profile
-// several profilers sampled as a list (see ProfileSource).
-const SchemaVersion = 3
+// several profilers sampled as a list (see ProfileSource); version 4
+// writes findings as data (figures, settings, evidence and an advice key,
+// see Finding) instead of finished sentences.
+const SchemaVersion = 4
 
 // Run statuses.
 const (
@@ -108,17 +110,22 @@ type Environment struct {
 
 // TargetSummary is what the target service consumed during the measured window.
 type TargetSummary struct {
-	PIDs             []int   `json:"pids,omitempty"`
-	CPUCoresMean     float64 `json:"cpu_cores_mean"`
-	CPUCoresP95      float64 `json:"cpu_cores_p95"`
-	CPUCoresMax      float64 `json:"cpu_cores_max"`
-	CPUSeconds       float64 `json:"cpu_seconds"`
-	CPUMsPerRequest  float64 `json:"cpu_ms_per_request"`
-	RSSMaxBytes      int64   `json:"rss_max_bytes"`
-	MemoryMaxBytes   int64   `json:"memory_max_bytes,omitempty"`
-	ThrottledPct     float64 `json:"throttled_pct"`
-	ThrottledSeconds float64 `json:"throttled_s"`
-	ThreadsMax       int64   `json:"threads_max,omitempty"`
+	PIDs            []int   `json:"pids,omitempty"`
+	CPUCoresMean    float64 `json:"cpu_cores_mean"`
+	CPUCoresP95     float64 `json:"cpu_cores_p95"`
+	CPUCoresMax     float64 `json:"cpu_cores_max"`
+	CPUSeconds      float64 `json:"cpu_seconds"`
+	CPUMsPerRequest float64 `json:"cpu_ms_per_request"`
+	// CPUPerRequestNote says why CPUMsPerRequest is not given (0): other
+	// clients reached the service in the window (OtherClients connections
+	// that were not perflab's), so its CPU is not the load's alone.
+	CPUPerRequestNote string  `json:"cpu_per_request_note,omitempty"`
+	OtherClients      int     `json:"other_clients,omitempty"`
+	RSSMaxBytes       int64   `json:"rss_max_bytes"`
+	MemoryMaxBytes    int64   `json:"memory_max_bytes,omitempty"`
+	ThrottledPct      float64 `json:"throttled_pct"`
+	ThrottledSeconds  float64 `json:"throttled_s"`
+	ThreadsMax        int64   `json:"threads_max,omitempty"`
 	// RunqueueWaitSeconds is how long the service's threads were runnable
 	// but waited for a CPU in the window: CPU contention (other processes,
 	// the quota, or more busy threads than cores), not I/O or locks.
@@ -183,32 +190,16 @@ type GCSummary struct {
 	// time and so overstates a throttled service's GC.
 	GCTraceCPUPct float64 `json:"gctrace_cpu_pct,omitempty"`
 	// CPUPctNote replaces CPUPct when no share could be measured (then 0).
-	CPUPctNote  string  `json:"cpu_pct_note,omitempty"`
-	PauseP50Ms  float64 `json:"pause_p50_ms"`
-	PauseP99Ms  float64 `json:"pause_p99_ms"`
-	PauseMaxMs  float64 `json:"pause_max_ms"`
-	HeapMaxMB   float64 `json:"heap_max_mb"`
-	GOGC        string  `json:"gogc,omitempty"`
-	AllocMBPerS float64 `json:"alloc_mb_per_s,omitempty"`
+	CPUPctNote string  `json:"cpu_pct_note,omitempty"`
+	PauseP50Ms float64 `json:"pause_p50_ms"`
+	PauseP99Ms float64 `json:"pause_p99_ms"`
+	PauseMaxMs float64 `json:"pause_max_ms"`
+	// HeapMaxMiB is the largest heap gctrace reported and AllocMiBPerS
+	// the allocation rate, in MiB (gctrace's "MB"; see mib.go for the
+	// keys of earlier files).
+	HeapMaxMiB   float64 `json:"heap_max_mib"`
+	GOGC         string  `json:"gogc,omitempty"`
+	AllocMiBPerS float64 `json:"alloc_mib_per_s,omitempty"`
 	// Events are the window's collections (at most MaxGCEvents).
 	Events []GCEvent `json:"events,omitempty"`
-}
-
-// Finding is one rule-based observation, ranked by cost.
-type Finding struct {
-	Kind      FindingKind `json:"kind"`
-	Title     string      `json:"title"`
-	Detail    string      `json:"detail"`
-	Functions []string    `json:"functions,omitempty"`
-	// CostUsPerRequest is the CPU the finding explains, per request.
-	CostUsPerRequest float64 `json:"cost_us_per_request,omitempty"`
-	// WaitUsPerRequest is the wall time off a CPU (waiting) the finding
-	// explains, per request.
-	WaitUsPerRequest float64 `json:"wait_us_per_request,omitempty"`
-	// CostBytesPerRequest is the allocation the finding explains, per request.
-	CostBytesPerRequest float64 `json:"cost_bytes_per_request,omitempty"`
-	// Share is the fraction (0-1) of the target's CPU the finding explains.
-	Share float64 `json:"share,omitempty"`
-	// Lines are the culprit's costliest source lines.
-	Lines []SourceLine `json:"lines,omitempty"`
 }

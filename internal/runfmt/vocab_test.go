@@ -30,6 +30,10 @@ func testVocabularies() []testVocabulary {
 		vocabOf("ledger part", LedgerParts(), ParseLedgerPart),
 		vocabOf("ledger source", LedgerSources(), ParseLedgerSource),
 		vocabOf("cpu owner", CPUOwners(), ParseCPUOwner),
+		vocabOf("figure", FigureNames(), ParseFigure),
+		vocabOf("setting", SettingNames(), ParseSetting),
+		vocabOf("role", Roles(), ParseRole),
+		vocabOf("advice", Advices(), ParseAdvice),
 	}
 }
 

@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -53,46 +52,24 @@ const benchFailOnForm = `want UNIT>LIMIT or UNIT<LIMIT, e.g. "ns/op>+5%" (a chan
 // percentage is undefined). Each rule applies to every benchmark that
 // measured its unit. An empty string gives no rules.
 func ParseBenchFailOn(s string) ([]BenchRule, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var out []BenchRule
-	for item := range strings.SplitSeq(s, ",") {
-		t, err := parseBenchRule(strings.TrimSpace(item))
-		if err != nil {
-			return nil, fmt.Errorf("parsing --fail-on %q: %w", s, err)
-		}
-		out = append(out, t)
-	}
-	return out, nil
+	return parseRules(s, benchFailOnForm, parseBenchRule)
 }
 
-func parseBenchRule(item string) (BenchRule, error) {
-	if item == "" {
-		return BenchRule{}, errors.New("empty item (stray comma?): " + benchFailOnForm)
-	}
-	i := strings.IndexAny(item, "<>")
-	if i < 0 {
-		return BenchRule{}, fmt.Errorf("item %q has no '>' or '<': %s", item, benchFailOnForm)
-	}
-	t := BenchRule{Unit: strings.TrimSpace(item[:i]), Threshold: Threshold{Op: item[i]}}
+func parseBenchRule(it ruleItem) (BenchRule, error) {
+	t := BenchRule{Unit: it.name, Threshold: Threshold{Op: it.op}}
 	if t.Unit == "" || strings.ContainsFunc(t.Unit, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-		return BenchRule{}, fmt.Errorf("item %q: the unit must be one word as go test prints it (ns/op, B/op, allocs/op, MB/s, ...)", item)
+		return BenchRule{}, fmt.Errorf("item %q: the unit must be one word as go test prints it (ns/op, B/op, allocs/op, MB/s, ...)", it.text)
 	}
-	limit := strings.TrimSpace(item[i+1:])
-	if strings.HasSuffix(limit, "%") {
-		pct, err := parsePct(limit)
-		if err != nil {
-			return BenchRule{}, fmt.Errorf("item %q: %w", item, err)
-		}
-		t.Pct = pct
-		return t, nil
+	var err error
+	if strings.HasSuffix(it.limit, "%") {
+		t.Pct, err = parsePct(it.limit)
+	} else {
+		t.Pct, err = parseLimit(it.limit)
+		t.Abs = true
 	}
-	v, err := parseLimit(limit)
 	if err != nil {
-		return BenchRule{}, fmt.Errorf("item %q: %w", item, err)
+		return BenchRule{}, fmt.Errorf("item %q: %w", it.text, err)
 	}
-	t.Pct, t.Abs = v, true
 	return t, nil
 }
 

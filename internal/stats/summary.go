@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"golang.org/x/perf/benchmath"
+
+	"perflab/internal/runfmt"
 )
 
 // Confidence is the confidence level of the intervals around medians.
@@ -38,6 +40,22 @@ func Summarize(values []float64) Summary {
 		N:        len(values),
 		Warnings: errStrings(s.Warnings),
 	}
+}
+
+// Record is s as run.json and comparisons record it: the median with the
+// bounds of its interval, those the sample is too small for left out
+// (null).
+func (s Summary) Record() runfmt.MetricSummary {
+	out := runfmt.MetricSummary{Median: s.Median, N: s.N}
+	if !math.IsInf(s.Lo, 0) && !math.IsNaN(s.Lo) {
+		lo := s.Lo
+		out.CILow = &lo
+	}
+	if !math.IsInf(s.Hi, 0) && !math.IsNaN(s.Hi) {
+		hi := s.Hi
+		out.CIHigh = &hi
+	}
+	return out
 }
 
 // newSample copies values because benchmath.NewSample sorts in place.

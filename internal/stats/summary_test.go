@@ -40,3 +40,15 @@ func TestSummarizeEmpty(t *testing.T) {
 		t.Errorf("Summarize(nil) = %+v; want NaN median, n 0, one warning", s)
 	}
 }
+
+func TestRecordLeavesOutUnknownBounds(t *testing.T) {
+	r := Summarize([]float64{5, 1, 4, 2, 3, 9, 7, 8, 6}).Record()
+	if r.Median != 5 || r.N != 9 || r.CILow == nil || r.CIHigh == nil || *r.CILow > 5 || *r.CIHigh < 5 {
+		t.Errorf("Record of nine values = %+v; want median 5, n 9 and both bounds around it", r)
+	}
+	for _, vs := range [][]float64{{10, 12}, nil} {
+		if r := Summarize(vs).Record(); r.CILow != nil || r.CIHigh != nil {
+			t.Errorf("Record of %v has bounds %v, %v; want none (null)", vs, r.CILow, r.CIHigh)
+		}
+	}
+}

@@ -49,42 +49,62 @@ func (t Threshold) Violated(c Comparison) bool {
 // runfmt.Metrics, '>' or '<', and a percentage with a '%' suffix
 // (its sign is optional). An empty string gives no thresholds.
 func ParseFailOn(s string) ([]Threshold, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var out []Threshold
-	for item := range strings.SplitSeq(s, ",") {
-		t, err := parseThreshold(strings.TrimSpace(item))
-		if err != nil {
-			return nil, fmt.Errorf("parsing --fail-on %q: %w", s, err)
-		}
-		out = append(out, t)
-	}
-	return out, nil
+	return parseRules(s, failOnForm, parseThreshold)
 }
 
 const failOnForm = `want METRIC>+PCT% or METRIC<-PCT%, e.g. "p99>+10%"`
 
-func parseThreshold(item string) (Threshold, error) {
-	if item == "" {
-		return Threshold{}, errors.New("empty item (stray comma?): " + failOnForm)
+func parseThreshold(it ruleItem) (Threshold, error) {
+	m, err := runfmt.ParseMetric(it.name)
+	if err != nil {
+		return Threshold{}, fmt.Errorf("item %q: unknown metric %q (valid: %s)", it.text, it.name, strings.Join(runfmt.Words(runfmt.MetricNames()), ", "))
 	}
-	i := strings.IndexAny(item, "<>")
+	pct, err := parsePct(it.limit)
+	if err != nil {
+		return Threshold{}, fmt.Errorf("item %q: %w", it.text, err)
+	}
+	return Threshold{Metric: m, Op: it.op, Pct: pct}, nil
+}
+
+// ruleItem is one item of a --fail-on list, NAME OP LIMIT: "p99>+10%" has
+// the name "p99", the op '>' and the limit "+10%".
+type ruleItem struct {
+	text, name, limit string
+	op                byte
+}
+
+// parseRules reads a comma-separated --fail-on list of NAME>LIMIT and
+// NAME<LIMIT items, each made a rule by parse; form says what an item
+// looks like, for the errors. An empty string gives no rules.
+func parseRules[R any](s, form string, parse func(ruleItem) (R, error)) ([]R, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []R
+	for text := range strings.SplitSeq(s, ",") {
+		it, err := splitRule(strings.TrimSpace(text), form)
+		var r R
+		if err == nil {
+			r, err = parse(it)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("parsing --fail-on %q: %w", s, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// splitRule splits an item at its '>' or '<'.
+func splitRule(text, form string) (ruleItem, error) {
+	if text == "" {
+		return ruleItem{}, errors.New("empty item (stray comma?): " + form)
+	}
+	i := strings.IndexAny(text, "<>")
 	if i < 0 {
-		return Threshold{}, fmt.Errorf("item %q has no '>' or '<': %s", item, failOnForm)
+		return ruleItem{}, fmt.Errorf("item %q has no '>' or '<': %s", text, form)
 	}
-	name := strings.TrimSpace(item[:i])
-	m, err := runfmt.ParseMetric(name)
-	if err != nil {
-		return Threshold{}, fmt.Errorf("item %q: unknown metric %q (valid: %s)", item, name, strings.Join(runfmt.Words(runfmt.MetricNames()), ", "))
-	}
-	t := Threshold{Metric: m, Op: item[i]}
-	pct, err := parsePct(strings.TrimSpace(item[i+1:]))
-	if err != nil {
-		return Threshold{}, fmt.Errorf("item %q: %w", item, err)
-	}
-	t.Pct = pct
-	return t, nil
+	return ruleItem{text: text, name: strings.TrimSpace(text[:i]), op: text[i], limit: strings.TrimSpace(text[i+1:])}, nil
 }
 
 func parsePct(s string) (float64, error) {

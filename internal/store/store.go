@@ -29,7 +29,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // subdirectory, and returns its path and ID.
 func (s Store) Create(name string, at time.Time) (dir, id string, err error) {
 	// A name becomes part of a directory's name: no separators, and no
-	// ".." (the UI refuses references holding one).
+	// ".." (a reference of ".." alone would name the parent directory).
 	name = strings.Trim(unsafeName.ReplaceAllString(name, "-"), "-.")
 	for strings.Contains(name, "..") {
 		name = strings.ReplaceAll(name, "..", ".")
@@ -199,10 +199,21 @@ func listIDs(es []Entry, n int) string {
 // else is refused and left as it is.
 func (s Store) Remove(e Entry) error {
 	if err := s.removable(e.Dir); err != nil {
-		return fmt.Errorf("not removing %s: %w", e.Dir, err)
+		return fmt.Errorf("not removing %s: %w", e.Dir, &refusal{err})
 	}
 	return os.RemoveAll(e.Dir)
 }
+
+// ErrRefused is a directory Remove leaves as it is because perflab did not
+// make all of it (errors.Is).
+var ErrRefused = errors.New("refused")
+
+// refusal is why Remove refused a directory.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string        { return r.err.Error() }
+func (r *refusal) Unwrap() error        { return r.err }
+func (r *refusal) Is(target error) bool { return target == ErrRefused }
 
 func (s Store) removable(dir string) error {
 	root, err := filepath.Abs(s.Root)

@@ -23,13 +23,18 @@ func TestAttachMissing(t *testing.T) {
 }
 
 // TestAttachExits attaches to a shell with a child, samples it through
-// /proc, and sees it exit.
+// /proc, and sees it exit once the test ends it (its input closes).
 func TestAttachExits(t *testing.T) {
-	cmd := exec.Command("sh", "-c", "sleep 30 & sleep 0.7; kill $!")
+	cmd := exec.Command("sh", "-c", "sleep 30 & read _; kill $!")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go cmd.Wait()
+	defer stdin.Close()
 	p, err := Attach(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
@@ -37,13 +42,20 @@ func TestAttachExits(t *testing.T) {
 	if p.Source() != "proc" {
 		t.Errorf("Source = %s; a child of the test shares its cgroup, want proc", p.Source())
 	}
-	time.Sleep(100 * time.Millisecond)
-	if pids := p.PIDs(); len(pids) < 2 {
+	pids := p.PIDs()
+	for deadline := time.Now().Add(10 * time.Second); len(pids) < 2 && time.Now().Before(deadline); pids = p.PIDs() {
+		time.Sleep(10 * time.Millisecond) // the shell forks its child
+	}
+	if len(pids) < 2 {
 		t.Errorf("PIDs = %v; want the shell and its children", pids)
 	}
 	s := NewSampler(p, 50*time.Millisecond)
 	done := make(chan struct{})
 	go func() { s.Run(t.Context()); close(done) }()
+	for deadline := time.Now().Add(10 * time.Second); len(s.Samples()) < 5 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	stdin.Close() // the shell reads EOF, kills its child and exits
 	select {
 	case <-p.Exited():
 	case <-time.After(5 * time.Second):
@@ -51,7 +63,7 @@ func TestAttachExits(t *testing.T) {
 	}
 	<-done
 	if n := len(s.Samples()); n < 5 {
-		t.Errorf("%d samples; want about 14", n)
+		t.Errorf("%d samples; want 5 or more", n)
 	}
 	if err := p.ExitErr(); err == nil || !strings.Contains(err.Error(), "exited") {
 		t.Errorf("ExitErr = %v", err)
@@ -95,7 +107,7 @@ func TestAttachOwnCgroup(t *testing.T) {
 	if p.Source() != l.Source() || p.CPULimitCores() != 0.5 {
 		t.Errorf("attached: Source %s, limit %v; want %s and 0.5", p.Source(), p.CPULimitCores(), l.Source())
 	}
-	ss := sampleQuiet(t, p, 100*time.Millisecond, 2500*time.Millisecond, 0.5)
+	ss := sampleFavoured(t, p, 100*time.Millisecond, 2500*time.Millisecond)
 	from, to := steady(ss)
 	w := Window(ss, from, to, p.CPULimitCores(), 2)
 	if w.CPUCoresMean < 0.4 || w.CPUCoresMean > 0.6 || w.ThrottledPct < 50 {

@@ -49,9 +49,13 @@ func checkGroup(path string) (*group, []int, error) {
 	if path == "" {
 		return nil, nil, errors.New("attaching to a cgroup: empty path")
 	}
-	g, err := openGroup(detectLayout(), path)
+	l := detectLayout()
+	g, err := openGroup(l, path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cgroup %s: %w", path, err)
+	}
+	if g.holdsPerflab(l) {
+		return nil, nil, fmt.Errorf("cgroup %s: %w (its CPU time includes perflab's own and its load's); give the service's group", path, ErrPerflab)
 	}
 	var r fileReader
 	pids, err := g.pids(&r, nil)

@@ -93,7 +93,9 @@ func TestMachineSamplerNamesOtherProcesses(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); m.Run(ctx) }()
-	time.Sleep(300 * time.Millisecond)
+	for deadline := time.Now().Add(10 * time.Second); len(m.Samples()) < 2 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond) // the window starts after the sampler's first samples
+	}
 	m.ScanNow()
 	from, c0, h0 := time.Now(), procCPU(t, other), procCPU(t, helper.Process.Pid)
 	time.Sleep(3 * time.Second)

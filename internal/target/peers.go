@@ -28,6 +28,7 @@ import (
 // would cost as much per read.
 type PeerReader struct {
 	known    map[uint64]tcpSocket
+	self     map[netip.AddrPort]bool // the local ends of perflab's own sockets seen (Inbound)
 	lastRead time.Time
 	reads    int // table reads, for the tests
 	now      func() time.Time

@@ -17,11 +17,15 @@ const DefaultReadyTimeout = 30 * time.Second
 // readyLogLines is how many of the service's last lines an error quotes.
 const readyLogLines = 10
 
-// WaitReady polls GET url until the service answers with any HTTP response
-// (a 404 or 500 still proves it listens and serves). It fails at once when
-// p (which may be nil) exits first, and after timeout (DefaultReadyTimeout
+// WaitReady polls GET url until the service answers with a status expect
+// accepts (nil: 2xx or 3xx): a service that answers 503 while it starts, or
+// 404 to everything, is not ready to be measured. It fails at once when p
+// (which may be nil) exits first, and after timeout (DefaultReadyTimeout
 // when 0); both errors quote the service's last log lines.
-func WaitReady(ctx context.Context, rawURL string, timeout time.Duration, p *Process) error {
+func WaitReady(ctx context.Context, rawURL string, timeout time.Duration, p *Process, expect func(status int) bool) error {
+	if expect == nil {
+		expect = func(status int) bool { return status >= 200 && status <= 399 }
+	}
 	if _, err := url.ParseRequestURI(rawURL); err != nil {
 		return fmt.Errorf("waiting for the service: bad URL %q: %w", rawURL, err)
 	}
@@ -42,7 +46,7 @@ func WaitReady(ctx context.Context, rawURL string, timeout time.Duration, p *Pro
 	delay := 10 * time.Millisecond
 	var lastErr error
 	for {
-		if err := probe(tctx, client, rawURL); err == nil {
+		if err := probe(tctx, client, rawURL, expect); err == nil {
 			return nil
 		} else if tctx.Err() == nil {
 			lastErr = err
@@ -61,7 +65,8 @@ func WaitReady(ctx context.Context, rawURL string, timeout time.Duration, p *Pro
 	}
 }
 
-func probe(ctx context.Context, c *http.Client, u string) error {
+// probe GETs u once; a status expect refuses is an error naming it.
+func probe(ctx context.Context, c *http.Client, u string, expect func(int) bool) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return err
@@ -75,7 +80,13 @@ func probe(ctx context.Context, c *http.Client, u string) error {
 		return err
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	return resp.Body.Close()
+	if err := resp.Body.Close(); err != nil {
+		return err
+	}
+	if !expect(resp.StatusCode) {
+		return fmt.Errorf("it answered %s, not an expected status (--expect-status)", resp.Status)
+	}
+	return nil
 }
 
 func exitWords(p *Process) string {

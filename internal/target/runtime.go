@@ -36,6 +36,7 @@ type ProcessInfo struct {
 // Errors of DetectRuntime, for errors.Is.
 var (
 	ErrKernelThread = errors.New("is a kernel thread, not a service's process")
+	ErrZombie       = errors.New("is a zombie: it has exited and its parent has not reaped it")
 	ErrNoProcess    = errors.New("no such process")
 	ErrNoPermission = errors.New("not permitted to read it (run perflab as root or as the process's user)")
 )
@@ -63,10 +64,13 @@ func DetectRuntime(pid int) (ProcessInfo, error) {
 		}
 		return info, fmt.Errorf("pid %d: %w", pid, err)
 	}
-	if flags, ppid, ok := statFlags(stat); ok {
+	if state, flags, ppid, ok := statFlags(stat); ok {
 		info.PPID = ppid
-		if flags&pfKthread != 0 {
+		switch {
+		case flags&pfKthread != 0:
 			return info, fmt.Errorf("pid %d %w", pid, ErrKernelThread)
+		case state == 'Z' || state == 'X':
+			return info, fmt.Errorf("pid %d %w", pid, ErrZombie)
 		}
 	}
 	exe, err := os.Readlink(dir + "/exe")
@@ -92,20 +96,20 @@ func DetectRuntime(pid int) (ProcessInfo, error) {
 	return info, nil
 }
 
-// statFlags returns the flags (field 9) and parent pid (field 4) of a
-// /proc/PID/stat line.
-func statFlags(b []byte) (flags uint64, ppid int, ok bool) {
+// statFlags returns the state (field 3), flags (field 9) and parent pid
+// (field 4) of a /proc/PID/stat line.
+func statFlags(b []byte) (state byte, flags uint64, ppid int, ok bool) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	f := strings.Fields(string(b[i+1:])) // f[0] is field 3
-	if len(f) < 7 {
-		return 0, 0, false
+	if len(f) < 7 || f[0] == "" {
+		return 0, 0, 0, false
 	}
 	ppid, _ = strconv.Atoi(f[1])
 	flags, err := strconv.ParseUint(f[6], 10, 64)
-	return flags, ppid, err == nil
+	return f[0][0], flags, ppid, err == nil
 }
 
 func readCmdline(path string) string {
@@ -156,6 +160,19 @@ func runtimeFromMaps(path string) runfmt.Runtime {
 // its ELF file (read through /proc/PID/exe, which works for a deleted or
 // replaced binary).
 func runtimeFromExe(exe, procExe string) runfmt.Runtime {
+	if rt := RuntimeOfName(exe); rt != "" {
+		return rt
+	}
+	if isGoBinary(procExe) {
+		return runfmt.RuntimeGo
+	}
+	return runfmt.RuntimeNative
+}
+
+// RuntimeOfName tells the runtime an interpreter's executable runs from
+// its name alone (python3.11, pypy, ruby, node, java); "" for any other
+// name, which only its file can tell.
+func RuntimeOfName(exe string) runfmt.Runtime {
 	base := filepath.Base(exe)
 	switch {
 	case strings.HasPrefix(base, "python") || strings.HasPrefix(base, "pypy"):
@@ -167,10 +184,7 @@ func runtimeFromExe(exe, procExe string) runfmt.Runtime {
 	case base == "java":
 		return runfmt.RuntimeJVM
 	}
-	if isGoBinary(procExe) {
-		return runfmt.RuntimeGo
-	}
-	return runfmt.RuntimeNative
+	return ""
 }
 
 // isGoBinary says whether the ELF file carries Go's build information or

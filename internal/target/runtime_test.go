@@ -34,8 +34,7 @@ func startIdle(t *testing.T, name string, args ...string) int {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	time.Sleep(300 * time.Millisecond) // let the interpreter map its libraries
-	return cmd.Process.Pid
+	return cmd.Process.Pid // waitRuntime waits for the interpreter to map its libraries
 }
 
 // waitRuntime detects pid's runtime until it is want or 10 s pass: the

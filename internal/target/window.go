@@ -13,10 +13,9 @@ import (
 
 // Thresholds of the CPU-bound verdict.
 const (
-	// boundOfLimit: mean cores at or above 90% of the quota...
+	// boundOfLimit: mean cores at or above 90% of the quota, and
+	// throttled in a notable share of periods (runfmt.ThrottledNotable).
 	boundOfLimit = 0.90
-	// boundThrottledPct: ...and throttled in more than 5% of periods.
-	boundThrottledPct = 5
 	// boundOfHost: without a quota, mean cores at or above 95% of the host.
 	boundOfHost = 0.95
 )
@@ -147,7 +146,7 @@ func percentile(v []float64, q float64) float64 {
 
 func verdict(mean, throttledPct, limit float64, host int) (bool, string) {
 	if limit > 0 {
-		bound := mean >= boundOfLimit*limit && throttledPct > boundThrottledPct
+		bound := mean >= boundOfLimit*limit && runfmt.ThrottledNotable(throttledPct)
 		used := fmt.Sprintf("%s of %s used, %s", fmtCores(mean), coresWord(limit), throttling(throttledPct))
 		if bound {
 			return true, "CPU-bound at its budget: " + used

@@ -51,7 +51,7 @@ func (f fixtureRun) write(t testing.TB, root string) string {
 		Config: runfmt.Config{URL: "http://127.0.0.1:1/search", Command: []string{"./svc"}, CPUs: 1, Load: map[string]string{"c": "4"}},
 		Env:    runfmt.Environment{PerflabVersion: "test", GoVersion: "go1.26", Hostname: "box", HostCores: 2, Kernel: "6.1", CgroupVersion: "v2"},
 		Target: &runfmt.TargetSummary{CPUCoresMean: 0.9, CPUCoresMax: 1, CPUMsPerRequest: f.cpuMs, RSSMaxBytes: 40 << 20, CPULimitCores: 1, ThrottledPct: 12, Source: "cgroup-v2"},
-		GC:     &runfmt.GCSummary{Count: 3, CPUPct: 5, HeapMaxMB: 12},
+		GC:     &runfmt.GCSummary{Count: 3, CPUPct: 5, HeapMaxMiB: 12},
 		Profiles: []runfmt.ProfileRef{{Type: "cpu", Source: runfmt.SourceProfilers(runfmt.ProfilerPprof), File: "profiles/cpu.pb.gz", Seconds: 5, Samples: int64(len(prof.Sample))},
 			{Type: "wall", Source: runfmt.SourceTime(runfmt.TimeSourceGoTrace), File: "profiles/wall.pb.gz", Seconds: 5}},
 		Time: &runfmt.TimePerRequest{Source: "go-trace", Seconds: 5, Requests: requests, TotalMs: 4 * f.cpuMs, Kinds: []runfmt.TimeRow{
@@ -59,14 +59,16 @@ func (f fixtureRun) write(t testing.TB, root string) string {
 		Hot: []runfmt.HotFunc{{Function: f.fn, CumPct: 80, FlatPct: 70, CumUsPerRequest: f.cpuMs * 800, CPUUsPerRequest: f.cpuMs * 700, UserCode: true,
 			Lines: []runfmt.SourceLine{{File: "/src/svc/search.go", Line: 42, Text: "for _, x := range items { <i>x</i> }", CostUsPerRequest: f.cpuMs * 700, Pct: 90,
 				Context: []string{"func search() {", "for _, x := range items { <i>x</i> }", "}"}, ContextStart: 41}}}},
-		Findings: []runfmt.Finding{{Kind: "downstream-wait", Title: f.fn + " waits on a downstream call", Functions: []string{f.fn}, WaitUsPerRequest: f.cpuMs * 3000},
-			{Kind: "hot-user-function", Title: f.fn + ": 80% of CPU", Detail: "start here <b>now</b>", Functions: []string{f.fn},
-				CostUsPerRequest: f.cpuMs * 800, Share: 0.8,
+		Findings: []runfmt.Finding{{Kind: runfmt.FindingDownstreamWait, Advice: runfmt.AdviceCallConcurrent,
+			Figures:  runfmt.Figures{runfmt.FigWaitPerRequest: f.cpuMs * 3000, runfmt.FigShare: 0.75},
+			Evidence: runfmt.Evidence{Functions: []runfmt.FuncEvidence{{Role: runfmt.RoleCulprit, Function: f.fn, Callee: "net/http.(*Client).Do"}}}},
+			{Kind: "hot-user-function", Schema3: runfmt.Schema3{Title: f.fn + ": 80% of CPU", Detail: "start here <b>now</b>", Functions: []string{f.fn},
+				CostUsPerRequest: f.cpuMs * 800, Share: 0.8},
 				Lines: []runfmt.SourceLine{{File: "/src/svc/search.go", Line: 42, Text: "for _, x := range items { <i>x</i> }", CostUsPerRequest: f.cpuMs * 700, Pct: 90,
 					Context: []string{"func search() {", "for _, x := range items { <i>x</i> }", "}"}, ContextStart: 41}}}},
 	}
 	for i := range 5 {
-		r.GC.Events = append(r.GC.Events, runfmt.GCEvent{T: float64(i) + 0.3, HeapStartMB: 12, HeapEndMB: 13, HeapLiveMB: 6 + float64(i)})
+		r.GC.Events = append(r.GC.Events, runfmt.GCEvent{T: float64(i) + 0.3, HeapStartMiB: 12, HeapEndMiB: 13, HeapLiveMiB: 6 + float64(i)})
 	}
 	l := &runfmt.LoadResult{Model: "closed", Requests: requests, DurationS: 5, RPS: requests / 5,
 		Latency: runfmt.Latency{P50: f.p99 / 3, P99: f.p99, Max: f.p99 * 1.5}, Histogram: histogram(requests, f.p99)}

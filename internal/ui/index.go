@@ -10,18 +10,20 @@ import (
 	"path/filepath"
 	"strings"
 
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
 
 // runRow is one run in the index.
 type runRow struct {
-	ID, Name, Started, Status, Reason, Err string
-	RPS, P99, CPUMs                        float64
-	HasLoad, HasCPU, Noisy                 bool
-	Finding                                string
-	HasFlame                               bool
-	Profiles                               []profileLink
+	// Href is the run's page, "runs/ID/" with the ID escaped for a path.
+	ID, Href, Name, Started, Status, Reason, Err string
+	RPS, P99, CPUMs                              float64
+	HasLoad, HasCPU, Noisy                       bool
+	Finding                                      string
+	HasFlame                                     bool
+	Profiles                                     []profileLink
 }
 
 // profileLink opens one profile in pprof's views.
@@ -92,7 +94,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 }
 
 func newRunRow(s *runSummary) runRow {
-	row := runRow{ID: s.ID}
+	row := runRow{ID: s.ID, Href: "runs/" + url.PathEscape(s.ID) + "/"}
 	if s.Err != "" {
 		row.Err = s.Err
 		return row
@@ -110,7 +112,7 @@ func newRunRow(s *runSummary) runRow {
 	}
 	row.Noisy = s.Quality != nil && s.Quality.Verdict == runfmt.QualityNoisy
 	if len(s.Findings) > 0 {
-		row.Finding = s.Findings[0].Title
+		row.Finding = report.FindingTitle(s.Findings[0])
 	}
 	for _, p := range s.Profiles {
 		if p.Type == runfmt.ProfileCPU {
@@ -118,7 +120,7 @@ func newRunRow(s *runSummary) runRow {
 		}
 		if name, ok := strings.CutSuffix(filepath.Base(p.File), ".pb.gz"); ok {
 			row.Profiles = append(row.Profiles, profileLink{Name: name, Type: string(p.Type), File: p.File,
-				Href: "runs/" + row.ID + "/pprof/" + url.PathEscape(name) + "/flamegraph"})
+				Href: row.Href + "pprof/" + url.PathEscape(name) + "/flamegraph"})
 		}
 	}
 	return row

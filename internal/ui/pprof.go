@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"container/list"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +15,7 @@ import (
 	"github.com/google/pprof/driver"
 	"github.com/google/pprof/profile"
 
-	"perflab/internal/analysis"
+	"perflab/internal/stacks"
 )
 
 // pprofViews embeds pprof's own web interface (graph, flame graph, top,
@@ -22,22 +23,98 @@ import (
 // serves, mounted under perflab's server instead of a port of their own.
 // Written here rather than run as a subprocess so that the views live as long
 // as the UI and need no free port or pprof binary.
+//
+// A profile is parsed once (the first requests for it wait for that parse
+// only: other profiles are served meanwhile) and kept while its file is
+// unchanged, the maxPprofViews most recently viewed at most: a parsed
+// profile holds its whole graph in memory.
 type pprofViews struct {
-	mu       sync.Mutex
-	handlers map[string]map[string]http.Handler // by profile path, then pprof's route
+	mu    sync.Mutex
+	views map[pprofKey]*list.Element // of *pprofView
+	order *list.List                 // most recently viewed first
 	// sourceDirs are the only directories the source view reads (see
 	// sourceFetcher).
 	sourceDirs []string
+	// open parses a profile into pprof's handlers (openPprof; tests
+	// replace it to watch the parses).
+	open func(path string, sourceDirs []string) (map[string]http.Handler, error)
 }
 
-// handler returns pprof's web interface for the profile at path, loading
+// maxPprofViews bounds the parsed profiles the UI keeps.
+const maxPprofViews = 16
+
+// pprofKey is a profile file as it was when parsed: written again, it is
+// parsed again.
+type pprofKey struct {
+	path     string
+	size     int64
+	modNanos int64
+}
+
+// pprofView is one profile's handlers, parsed once.
+type pprofView struct {
+	key  pprofKey
+	once sync.Once
+	hs   map[string]http.Handler
+	err  error
+}
+
+// handler returns pprof's web interface for the profile at path, parsing
 // it on first use.
 func (v *pprofViews) handler(path string) (http.Handler, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s in pprof: %w", path, err)
+	}
+	view := v.view(pprofKey{path: path, size: st.Size(), modNanos: st.ModTime().UnixNano()})
+	view.once.Do(func() {
+		open := v.open
+		if open == nil {
+			open = openPprof
+		}
+		view.hs, view.err = open(path, v.sourceDirs)
+	})
+	if view.err != nil {
+		v.forget(view)
+		return nil, view.err
+	}
+	return mux(view.hs), nil
+}
+
+// view returns the entry of k, made and put first if new, and drops the
+// least recently viewed beyond maxPprofViews.
+func (v *pprofViews) view(k pprofKey) *pprofView {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if hs, ok := v.handlers[path]; ok {
-		return mux(hs), nil
+	if v.views == nil {
+		v.views, v.order = map[pprofKey]*list.Element{}, list.New()
 	}
+	if e, ok := v.views[k]; ok {
+		v.order.MoveToFront(e)
+		return e.Value.(*pprofView)
+	}
+	view := &pprofView{key: k}
+	v.views[k] = v.order.PushFront(view)
+	for v.order.Len() > maxPprofViews {
+		last := v.order.Back()
+		v.order.Remove(last)
+		delete(v.views, last.Value.(*pprofView).key)
+	}
+	return view
+}
+
+// forget drops a view whose parse failed, so the next request tries again.
+func (v *pprofViews) forget(view *pprofView) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if e, ok := v.views[view.key]; ok && e.Value == view {
+		v.order.Remove(e)
+		delete(v.views, view.key)
+	}
+}
+
+// openPprof parses the profile at path into pprof's web handlers.
+func openPprof(path string, sourceDirs []string) (map[string]http.Handler, error) {
 	var hs map[string]http.Handler
 	err := driver.PProf(&driver.Options{
 		Flagset: &pprofFlags{args: []string{path}, values: map[string]string{
@@ -45,7 +122,7 @@ func (v *pprofViews) handler(path string) (http.Handler, error) {
 			"no_browser": "true",
 			"symbolize":  "none", // perflab's profiles are symbolised when captured
 		}},
-		Fetch:  sourceFetcher{dirs: v.sourceDirs},
+		Fetch:  sourceFetcher{dirs: sourceDirs},
 		Obj:    noObjects{},
 		UI:     quietUI{},
 		Writer: discardWriter{},
@@ -60,11 +137,7 @@ func (v *pprofViews) handler(path string) (http.Handler, error) {
 	if hs == nil {
 		return nil, fmt.Errorf("opening %s in pprof: it served no web interface", path)
 	}
-	if v.handlers == nil {
-		v.handlers = map[string]map[string]http.Handler{}
-	}
-	v.handlers[path] = hs
-	return mux(hs), nil
+	return hs, nil
 }
 
 // mux routes pprof's paths ("/", "/top", "/flamegraph", ...). The two
@@ -166,7 +239,7 @@ func (discardWriter) Open(name string) (io.WriteCloser, error) {
 type sourceFetcher struct{ dirs []string }
 
 func (f sourceFetcher) Fetch(src string, _, _ time.Duration) (*profile.Profile, string, error) {
-	p, err := analysis.ReadProfileFile(src)
+	p, err := stacks.ReadProfileFile(src)
 	if err != nil {
 		return nil, "", err
 	}

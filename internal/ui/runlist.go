@@ -41,10 +41,7 @@ type runSummary struct {
 	Target *struct {
 		CPUMsPerRequest float64 `json:"cpu_ms_per_request"`
 	} `json:"target"`
-	Findings []struct {
-		Kind  runfmt.FindingKind `json:"kind"`
-		Title string             `json:"title"`
-	} `json:"findings"`
+	Findings  []runfmt.Finding       `json:"findings"`
 	Profiles  []runfmt.ProfileRef    `json:"profiles"`
 	Time      *runfmt.TimePerRequest `json:"time_per_request"`
 	Profiling *runfmt.Profiling      `json:"profiling"`

@@ -71,7 +71,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // run finds the run with the ID in the request's path.
 func (s *Server) run(w http.ResponseWriter, r *http.Request) (store.Entry, bool) {
 	id := r.PathValue("id")
-	if !validRef(id) || strings.ContainsAny(id, "*?[,") {
+	if !runID(id) {
 		http.Error(w, fmt.Sprintf("run %q: not a run ID", id), http.StatusBadRequest)
 		return store.Entry{}, false
 	}
@@ -241,7 +241,15 @@ func (s *Server) resolve(refs string) ([]store.Entry, error) {
 
 var refChars = regexp.MustCompile(`^[A-Za-z0-9._*?\[\]-]+$`)
 
-// validRef accepts run IDs, names and globs: no separators, no "..".
+// validRef accepts run IDs, names and globs: no separators, and neither
+// "." nor ".." (an ID may hold "..": older perflabs wrote such names).
 func validRef(ref string) bool {
-	return refChars.MatchString(ref) && ref != "." && !strings.Contains(ref, "..")
+	return refChars.MatchString(ref) && ref != "." && ref != ".."
+}
+
+// runID accepts a run directory's name as the index links to it: one
+// element of a path (whatever an older perflab let a name hold), neither
+// "." nor "..", no separator.
+func runID(id string) bool {
+	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, "/\\\x00")
 }

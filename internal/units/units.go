@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // FormatValue renders v in unit with a scaled suffix, as pprof does:
@@ -100,6 +101,39 @@ func FormatMicros(us float64) string {
 
 // FormatMs formats a duration given in milliseconds as FormatMicros does.
 func FormatMs(ms float64) string { return FormatMicros(1000 * ms) }
+
+// FormatSeconds formats a duration given in seconds, over a window rather
+// than per request: "2.31 s", "0.05 s"; under 10 ms as FormatMicros does.
+func FormatSeconds(s float64) string {
+	if math.Abs(s) < 0.01 && s != 0 {
+		return FormatMicros(s * 1e6)
+	}
+	return fmt.Sprintf("%.2f s", s)
+}
+
+// FormatPct formats a percentage: whole from 10% up ("41%"), one decimal
+// from 1% ("4.5%"), two significant digits below ("0.35%").
+func FormatPct(pct float64) string {
+	switch a := math.Abs(pct); {
+	case a >= 10 || a == 0:
+		return fmt.Sprintf("%.0f%%", pct)
+	case a >= 1:
+		return fmt.Sprintf("%.1f%%", pct)
+	}
+	return strconv.FormatFloat(pct, 'g', 2, 64) + "%"
+}
+
+// FormatCores formats CPU cores (CPU seconds per second) to 3 significant
+// digits: "0.98 cores", "2 cores".
+func FormatCores(c float64) string { return Sig(c) + " cores" }
+
+// FormatShare formats a fraction (0 to 1) as FormatPct does.
+func FormatShare(f float64) string { return FormatPct(100 * f) }
+
+// FormatDuration formats d as FormatMicros does ("350.0 µs", "1.20 s").
+func FormatDuration(d time.Duration) string {
+	return FormatMicros(float64(d) / float64(time.Microsecond))
+}
 
 // Sig formats v to 3 significant digits, whole from 100 up: chart ticks,
 // sparkline values, table cells without a unit of their own.

@@ -1,6 +1,9 @@
 package units
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestFormats(t *testing.T) {
 	for _, c := range []struct {
@@ -11,6 +14,8 @@ func TestFormats(t *testing.T) {
 		{FormatMicros(1_200_000), "1.20 s"},
 		{FormatMicros(-1500), "-1.50 ms"},
 		{FormatMs(0.25), "250.0 µs"},
+		{FormatDuration(1500 * time.Millisecond), "1.50 s"},
+		{FormatDuration(350 * time.Microsecond), "350.0 µs"},
 		{FormatBytes(1536), "1.5 KiB"},
 		{FormatBytes(3 << 30), "3.00 GiB"},
 		{FormatValue(1.2e9, "nanoseconds"), "1.2s"},
@@ -18,6 +23,15 @@ func TestFormats(t *testing.T) {
 		{FormatValue(2500, "count"), "2.5k"},
 		{Sig(0.012345), "0.0123"},
 		{Sig(123.4), "123"},
+		{FormatSeconds(2.314), "2.31 s"},
+		{FormatSeconds(0.05), "0.05 s"},
+		{FormatSeconds(0.004), "4.00 ms"},
+		{FormatPct(41.4), "41%"},
+		{FormatPct(4.54), "4.5%"},
+		{FormatPct(0.351), "0.35%"},
+		{FormatShare(0.125), "12%"},
+		{FormatCores(0.9812), "0.981 cores"},
+		{FormatCores(2), "2 cores"},
 		{Shorten("GET /api/items", 8), "GET /ap…"},
 		{Shorten("héllo", 5), "héllo"},
 	} {

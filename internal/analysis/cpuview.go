@@ -1,0 +1,101 @@
+package analysis
+
+import (
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/stacks"
+)
+
+// CPUView is a CPU profile's costs with attribution, and what a request
+// costs in CPU: the view of a CPU profile that the findings and the
+// endpoints read, where a share of the profile is a share of each
+// request's CPU.
+type CPUView struct {
+	// Costs are the profile's (nil without a CPU profile, or one without
+	// samples of a known type).
+	Costs *Costs
+	// UsPerRequest is the CPU per request in µs: measured (the service's
+	// cgroup or /proc) when known, else the profile's.
+	UsPerRequest float64
+	Requests     int64
+	UserCode     UserCode
+}
+
+// NewCPUView reads cpu (nil: no profile) for requests requests;
+// measuredMs is the CPU per request measured, in ms (0: unknown).
+func NewCPUView(cpu *profile.Profile, requests int64, uc UserCode, measuredMs float64) *CPUView {
+	v := &CPUView{Requests: requests, UserCode: uc}
+	if cpu != nil {
+		s := stacks.FromProfile(cpu)
+		if vi, err := s.SampleIndex(""); err == nil {
+			v.Costs = NewCosts(s, vi, uc, nil)
+			if requests > 0 {
+				v.UsPerRequest = float64(v.Costs.total) * TimeToMicros(s.SampleTypes[vi].Unit, s.Period, s.PeriodType.Unit) / float64(requests)
+			}
+		}
+	}
+	if measuredMs > 0 {
+		v.UsPerRequest = measuredMs * 1000
+	}
+	return v
+}
+
+// Share is the fraction of profiled CPU in x.
+func (v *CPUView) Share(x int64) float64 {
+	if v.Costs == nil || v.Costs.total == 0 {
+		return 0
+	}
+	return float64(x) / float64(v.Costs.total)
+}
+
+// Us is the CPU per request of a share, in µs.
+func (v *CPUView) Us(share float64) float64 { return share * v.UsPerRequest }
+
+// CumOf is the cost of the stacks containing any of the named functions.
+func (v *CPUView) CumOf(names []string) int64 {
+	s := v.Costs.set
+	want := make([]bool, len(s.Funcs))
+	for i, f := range s.Funcs {
+		for _, n := range names {
+			if f.Name == n {
+				want[i] = true
+			}
+		}
+	}
+	var total int64
+	for si := 0; si < s.NumStacks(); si++ {
+		for _, f := range s.Stack(si) {
+			if want[f] {
+				total += s.Value(si, v.Costs.vi)
+				break
+			}
+		}
+	}
+	return total
+}
+
+// gcRoots are the runtime functions whose cumulative CPU is garbage
+// collection work.
+var gcRoots = []string{"runtime.gcBgMarkWorker", "runtime.gcAssistAlloc", "runtime.bgsweep", "runtime.bgscavenge", "runtime.markroot"}
+
+// GCShare is the fraction of the profile's CPU in the garbage collector
+// (background mark workers, assists, sweeping, scavenging); 0 without
+// samples.
+func (v *CPUView) GCShare() float64 {
+	if v.Costs == nil {
+		return 0
+	}
+	return v.Share(v.CumOf(gcRoots))
+}
+
+// GCShare is the fraction of a CPU profile's samples in the garbage
+// collector. It is the GC share to trust under a CPU budget: gctrace's
+// "ms cpu" figures time the GC workers on the wall clock, so a throttled
+// service's GC looks larger than the CPU it actually used.
+func GCShare(cpu *profile.Profile) (float64, bool) {
+	v := NewCPUView(cpu, 0, UserCode{}, 0)
+	if v.Costs == nil || v.Costs.total == 0 {
+		return 0, false
+	}
+	return v.GCShare(), true
+}

@@ -1,0 +1,49 @@
+package findings
+
+import (
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/analysis"
+	"perflab/internal/runfmt"
+)
+
+// lineKinds are the finding kinds whose culprit is code whose lines carry
+// the cost, and (for the library categories) whose cost goes through a
+// library entry point: their lines are those that call it.
+var lineKinds = map[runfmt.FindingKind]bool{
+	runfmt.FindingHotUserFunction: false,
+	runfmt.FindingFormatting:      true, runfmt.FindingEncoding: true, runfmt.FindingCompression: true,
+	runfmt.FindingRegexp: true, runfmt.FindingReflection: true, runfmt.FindingRepeatedWork: true,
+}
+
+// AttachLines fills the culprit lines of the findings and hot functions
+// from the CPU profile (see analysis.CulpritLines): for a finding about
+// CPU, the lines of its culprit its cost goes through (for library work
+// such as formatting, the lines that call it); for a hot user function,
+// its costliest lines.
+func AttachLines(cpu *profile.Profile, fs []runfmt.Finding, hot []runfmt.HotFunc, src *analysis.Sources) {
+	var reqs []analysis.LineRequest
+	var to []*[]runfmt.SourceLine
+	for i := range fs {
+		f := &fs[i]
+		lib, ok := lineKinds[f.Kind]
+		c, named := f.Culprit()
+		us := f.Figures[runfmt.FigCPUPerRequest]
+		if !ok || !named || us <= 0 {
+			continue
+		}
+		r := analysis.LineRequest{Function: c.Function, UsPerRequest: us}
+		if es := (view{f}).funcs(runfmt.RoleEntry); lib && len(es) > 0 {
+			r.Via = es[0].Function
+		}
+		reqs, to = append(reqs, r), append(to, &f.Lines)
+	}
+	for i := range hot {
+		if h := &hot[i]; h.UserCode {
+			reqs, to = append(reqs, analysis.LineRequest{Function: h.Function, UsPerRequest: h.CumUsPerRequest}), append(to, &h.Lines)
+		}
+	}
+	for i, ls := range analysis.CulpritLines(cpu, reqs, src) {
+		*to[i] = ls
+	}
+}

@@ -1,0 +1,222 @@
+package findings
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
+
+	"perflab/internal/analysis"
+	"perflab/internal/runfmt"
+)
+
+// cpuView is the CPU profile prepared for the rules: costs with attribution
+// and the CPU time per request it is scaled to.
+type cpuView struct{ *analysis.CPUView }
+
+func newCPUView(in FindingInput) *cpuView {
+	measured := 0.0
+	if in.Target != nil {
+		measured = in.Target.CPUMsPerRequest
+	}
+	return &cpuView{analysis.NewCPUView(in.CPU, in.Requests, in.UserCode, measured)}
+}
+
+// category groups library code by the kind of work it does: the finding
+// it gives, the advice that goes with it (which names the category in a
+// finding's data), its label in a finding's detail ("" for the kind's own
+// name), the advice's words, and whether its result can be cached (a
+// repeated-work finding when it dominates).
+type category struct {
+	kind          runfmt.FindingKind
+	key           runfmt.Advice
+	label, advice string
+	prefixes      []string
+	cacheable     bool
+}
+
+var categories = []category{
+	{runfmt.FindingFormatting, runfmt.AdviceBuildStrings, "", "build the string with strconv.Append*/strings.Builder or precompute it; fmt with %v walks values by reflection", []string{"fmt."}, false},
+	{runfmt.FindingEncoding, runfmt.AdviceReuseEncoders, "", "reuse encoders and buffers, encode only what changed, or cache the encoded bytes", []string{"encoding/json.", "encoding/xml.", "encoding/gob.", "encoding/csv.", "google.golang.org/protobuf/", "github.com/golang/protobuf/", "image/png.", "image/jpeg.", "image/gif."}, true},
+	{runfmt.FindingEncoding, runfmt.AdviceCacheRendered, "template execution", "cache the rendered output when its inputs rarely change", []string{"html/template.", "text/template."}, true},
+	{runfmt.FindingCompression, runfmt.AdviceCompressLess, "", "lower the compression level, skip small or already-compressed bodies, or cache compressed output", []string{"compress/", "github.com/klauspost/compress/"}, true},
+	{runfmt.FindingRepeatedWork, runfmt.AdviceCacheReads, "database/file reads", "read once and cache the result, or query only what changed", []string{"database/sql.", "github.com/mattn/go-sqlite3", "modernc.org/sqlite", "os.ReadFile", "os.(*File).Read", "io/ioutil.ReadFile"}, true},
+	{runfmt.FindingRegexp, runfmt.AdviceCompileOnce, "regular expressions", "compile once outside the handler, or use strings functions for fixed patterns", []string{"regexp."}, false},
+	{runfmt.FindingReflection, runfmt.AdviceAvoidReflect, "", "avoid reflect on the request path: use concrete types or generated code", []string{"reflect."}, false},
+}
+
+// cacheAdvice follows a category's advice when its work repeats per
+// request.
+const cacheAdvice = " If the result is the same for many requests (data that changes once a second, a rendered page, an image), compute it once and serve the cached result."
+
+// categoryRule reports library work dominating under a user function, and
+// cacheable work repeated per request.
+var categoryRule = rule{find: categoryFindings, words: categoryWords()}
+
+// categoryWords words each category's kind, and repeated work; a
+// category's advice key names it in a finding's data.
+func categoryWords() map[runfmt.FindingKind]wording {
+	words := map[runfmt.FindingKind]wording{}
+	add := func(k runfmt.FindingKind, key runfmt.Advice, advice string, title func(view, *Prose)) {
+		w, ok := words[k]
+		if !ok {
+			w = wording{title: title, detail: categoryDetail, advice: advices{}}
+		}
+		w.advice[key] = fixed(advice)
+		words[k] = w
+	}
+	for _, c := range categories {
+		advice := capitalize(c.advice) + "."
+		if c.kind != runfmt.FindingRepeatedWork { // reads are repeated work whatever their share
+			add(c.kind, c.key, advice, categoryTitle)
+		}
+		if c.cacheable {
+			add(runfmt.FindingRepeatedWork, c.key, advice+cacheAdvice, repeatedTitle)
+		}
+	}
+	return words
+}
+
+func categoryOf(name string) int {
+	for i, c := range categories {
+		for _, p := range c.prefixes {
+			if strings.HasPrefix(name, p) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// catKey identifies library work of one category under one user function.
+type catKey struct {
+	cat   int
+	owner int32
+}
+
+// categoryCosts charges each stack's cost to (category, owner): the
+// outermost category frame between the leaf and the nearest user frame that
+// is not itself library code of a category. entry[key][fn] records which
+// library entry points (fmt.Sprintf, image/png.Encode) carried the cost.
+func (v *cpuView) categoryCosts() (map[catKey]int64, map[catKey]map[int32]int64) {
+	cost, entry := map[catKey]int64{}, map[catKey]map[int32]int64{}
+	s := v.Costs.Set()
+	cats := make([]int, len(s.Funcs))
+	for i, f := range s.Funcs {
+		cats[i] = categoryOf(f.Name)
+	}
+	for si := 0; si < s.NumStacks(); si++ {
+		val := s.Value(si, v.Costs.SampleIndex())
+		if val == 0 {
+			continue
+		}
+		cat, fn := -1, int32(-1)
+		for _, f := range s.Stack(si) {
+			if cats[f] >= 0 {
+				cat, fn = cats[f], f
+				continue
+			}
+			if v.Costs.User(f) {
+				if cat >= 0 {
+					k := catKey{cat, f}
+					cost[k] += val
+					if entry[k] == nil {
+						entry[k] = map[int32]int64{}
+					}
+					entry[k][fn] += val
+				}
+				break
+			}
+		}
+	}
+	return cost, entry
+}
+
+// Thresholds of the CPU rules, as shares of profiled CPU.
+const (
+	categoryMinShare  = 0.15 // library work "dominating" under one function
+	repeatedMinShare  = 0.30 // cacheable work worth a caching suggestion
+	hotUserMinShare   = 0.05 // a user function worth naming
+	hotUserMaxListed  = 3
+	coveredByCategory = 0.8 // hot function already explained by category findings
+	entriesListed     = 3   // library entry points a category finding names
+)
+
+func categoryFindings(c *context) []ranked {
+	v := c.cpu
+	if v.Costs == nil || v.Costs.Total() == 0 {
+		return nil
+	}
+	cost, entry := v.categoryCosts()
+	keys := slices.Collect(maps.Keys(cost))
+	slices.SortFunc(keys, func(a, b catKey) int {
+		return cmp.Or(cmp.Compare(cost[b], cost[a]), cmp.Compare(a.cat, b.cat), cmp.Compare(a.owner, b.owner))
+	})
+	var out []ranked
+	for _, k := range keys {
+		sh := v.Share(cost[k])
+		cat := categories[k.cat]
+		if cat.cacheable && sh >= repeatedMinShare {
+			out = append(out, v.categoryFinding(k, cost[k], entry[k], true))
+		} else if sh >= categoryMinShare {
+			out = append(out, v.categoryFinding(k, cost[k], entry[k], false))
+		}
+	}
+	return out
+}
+
+func (v *cpuView) categoryFinding(k catKey, cost int64, entries map[int32]int64, repeated bool) ranked {
+	s := v.Costs.Set()
+	cat := categories[k.cat]
+	sh := v.Share(cost)
+	f := runfmt.Finding{Kind: cat.kind, Advice: cat.key, Figures: runfmt.Figures{runfmt.FigShare: sh, runfmt.FigCPUPerRequest: v.Us(sh)}}
+	if repeated {
+		f.Kind = runfmt.FindingRepeatedWork
+	}
+	fns := f.Evidence.Functions
+	fns = append(fns, runfmt.FuncEvidence{Role: runfmt.RoleCulprit, Function: s.Funcs[k.owner].Name, File: s.Funcs[k.owner].File})
+	for i, fn := range analysis.ByCost(entries) {
+		if i == entriesListed {
+			break
+		}
+		fns = append(fns, runfmt.FuncEvidence{Role: runfmt.RoleEntry, Function: s.Funcs[fn].Name, Figures: runfmt.Figures{runfmt.FigShare: v.Share(entries[fn])}})
+	}
+	f.Evidence.Functions = fns
+	return ranked{f, sh}
+}
+
+// "fmt.Sprintf under main.render: 41% of CPU, 380.0 µs/request"
+func categoryTitle(v view, p *Prose) {
+	p.say("%v under %v: ", code(v.funcs(runfmt.RoleEntry)[0].Function), code(v.culprit().Function))
+	perRequest(p, v.val(runfmt.FigShare), v.val(runfmt.FigCPUPerRequest))
+}
+
+// "main.render repeats image/png.Encode on every request: 41% of CPU, ..."
+func repeatedTitle(v view, p *Prose) {
+	p.say("%v repeats %v on every request: ", code(v.culprit().Function), code(v.funcs(runfmt.RoleEntry)[0].Function))
+	perRequest(p, v.val(runfmt.FigShare), v.val(runfmt.FigCPUPerRequest))
+}
+
+// "main.render spends 41% of CPU, 380.0 µs/request in formatting
+// (fmt.Sprintf 38%, fmt.Fprintf 3%)."
+func categoryDetail(v view, p *Prose) {
+	p.say("%v spends ", code(v.culprit().Function))
+	perRequest(p, v.val(runfmt.FigShare), v.val(runfmt.FigCPUPerRequest))
+	p.say(" in %v (", word(categoryLabel(v.f.Advice)))
+	es := v.funcs(runfmt.RoleEntry)
+	p.join(", ", len(es), func(i int) { p.say("%v %v", code(es[i].Function), efig(es[i], runfmt.FigShare)) })
+	p.words(").")
+}
+
+// categoryLabel names the work of the category an advice key belongs to.
+func categoryLabel(key runfmt.Advice) string {
+	for _, c := range categories {
+		if c.key == key {
+			if c.label == "" {
+				return string(c.kind)
+			}
+			return c.label
+		}
+	}
+	return "library code"
+}

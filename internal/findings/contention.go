@@ -1,0 +1,177 @@
+package findings
+
+import (
+	"strconv"
+
+	"perflab/internal/runfmt"
+)
+
+// Thresholds of the rules about time off a CPU.
+const (
+	offCPUMinRatio     = 5   // mean latency / CPU per request
+	contentionMinShare = 0.5 // run-queue wait / time off-CPU
+	offCPUMaxCoreShare = 0.8 // not off-CPU when this close to the budget
+	processesNamed     = 3   // the other processes that held the CPUs
+	coresMin           = 0.01
+)
+
+// runqueue is the time per request that the service's threads and the
+// load generator's were runnable but waited for a CPU. Both are inside the
+// latency the generator records, and neither is I/O or lock waiting.
+type runqueue struct {
+	serviceMs, generatorMs float64
+	// starved: the service's threads waited for a CPU at least as long as
+	// they ran.
+	starved bool
+}
+
+func (r runqueue) ms() float64 { return r.serviceMs + r.generatorMs }
+
+func runqueueOf(in FindingInput) runqueue {
+	var r runqueue
+	if in.Requests <= 0 {
+		return r
+	}
+	if t := in.Target; t != nil {
+		r.serviceMs = t.RunqueueWaitSeconds * 1000 / float64(in.Requests)
+		r.starved = t.CPUSeconds > 0 && t.RunqueueWaitSeconds >= t.CPUSeconds
+	}
+	if q := in.Quality; q != nil {
+		r.generatorMs = q.PerflabRunqueueWaitS * 1000 / float64(in.Requests)
+	}
+	return r
+}
+
+// figures are the run queue's figures: in all, and the service's and the
+// load generator's parts.
+func (r runqueue) figures(figs runfmt.Figures, total runfmt.Figure) {
+	figs[total], figs[runfmt.FigServiceQueue], figs[runfmt.FigGeneratorQueue] = 1000*r.ms(), 1000*r.serviceMs, 1000*r.generatorMs
+}
+
+// offCPUTimes are a request's mean latency and CPU, in ms, when the
+// requests spend most of their time off a CPU and the service is not at
+// its budget (then it queues for CPU, which the CPU findings explain).
+func offCPUTimes(c *context) (lat, cpuMs float64, ok bool) {
+	in := c.in
+	if in.Load == nil || c.cpu.UsPerRequest <= 0 || in.Load.Latency.Mean <= 0 {
+		return 0, 0, false
+	}
+	if t := in.Target; t != nil && (t.CPUBound || t.CPULimitCores > 0 && t.CPUCoresMean >= offCPUMaxCoreShare*t.CPULimitCores) {
+		return 0, 0, false
+	}
+	lat, cpuMs = in.Load.Latency.Mean, c.cpu.UsPerRequest/1000
+	return lat, cpuMs, lat >= offCPUMinRatio*cpuMs
+}
+
+// contends says requests wait mostly for a CPU rather than on I/O or
+// locks: the run-queue wait of the service's threads and of the load
+// generator's is at least half of the time off-CPU, or the service's
+// threads waited for a CPU as long as they ran (in a closed loop the
+// requests then queue behind each other inside the service, which the
+// kernel's per-thread wait undercounts).
+func contends(in FindingInput, rq runqueue, latMs, cpuMs float64) bool {
+	return in.Target != nil && rq.ms() > 0 && (rq.ms() >= contentionMinShare*(latMs-cpuMs) || rq.starved)
+}
+
+// contentionRule reports requests that wait for a CPU (see contends) in
+// place of the off-cpu finding: who held the CPUs and what to do.
+var contentionRule = oneKind(runfmt.FindingCPUContention, contentionFinding, contentionTitle, contentionDetail, contentionAdvice())
+
+func contentionFinding(c *context) []ranked {
+	lat, cpuMs, ok := offCPUTimes(c)
+	if rq := runqueueOf(c.in); ok && contends(c.in, rq, lat, cpuMs) {
+		f := contention(c.in, rq, lat, cpuMs)
+		return []ranked{{f, f.Figures[runfmt.FigShare]}}
+	}
+	return nil
+}
+
+func contention(in FindingInput, rq runqueue, latMs, cpuMs float64) runfmt.Finding {
+	t := in.Target
+	f := runfmt.Finding{Kind: runfmt.FindingCPUContention, Advice: threadsAdvice(in.Runtime), Figures: runfmt.Figures{
+		runfmt.FigShare:   min(1, max(rq.ms()/latMs, 1-cpuMs/latMs)),
+		runfmt.FigLatency: 1000 * latMs, runfmt.FigCPU: 1000 * cpuMs,
+		runfmt.FigRunqueueTime: t.RunqueueWaitSeconds, runfmt.FigCPUTime: t.CPUSeconds, runfmt.FigCoresMean: t.CPUCoresMean,
+	}}
+	rq.figures(f.Figures, runfmt.FigWaitPerRequest)
+	if t.CPULimitCores > 0 {
+		f.Figures[runfmt.FigCPULimit] = t.CPULimitCores
+	}
+	if q := in.Quality; q != nil {
+		f.Figures[runfmt.FigHostCores], f.Figures[runfmt.FigPerflabCores], f.Figures[runfmt.FigServiceCores] = float64(q.HostCores), q.PerflabCores, q.ServiceCores
+		if q.OtherCores >= coresMin {
+			f.Figures[runfmt.FigOtherCores] = q.OtherCores
+			f.Evidence.Processes = q.TopOther[:min(len(q.TopOther), processesNamed)]
+		}
+		if q.StealCores >= coresMin {
+			f.Figures[runfmt.FigStealCores] = q.StealCores
+		}
+	}
+	return f
+}
+
+// runqueueText is "0.80 ms (the service's threads 0.50 ms, the load
+// generator's 0.30 ms)".
+func runqueueText(v view, p *Prose, total runfmt.Figure) {
+	p.say("%v (the service's threads %v, the load generator's %v)", v.fig(total), v.fig(runfmt.FigServiceQueue), v.fig(runfmt.FigGeneratorQueue))
+}
+
+func contentionTitle(v view, p *Prose) {
+	p.say("requests wait for a CPU: %v per request runnable but not running", v.fig(runfmt.FigWaitPerRequest))
+}
+
+func contentionDetail(v view, p *Prose) {
+	p.say("A request takes %v on average and uses %v of CPU; ", v.fig(runfmt.FigLatency), v.fig(runfmt.FigCPU))
+	runqueueText(v, p, runfmt.FigWaitPerRequest)
+	p.say(" per request was spent waiting in the kernel's run queue (the service's threads %v in the window while they ran %v, using %v cores",
+		v.fig(runfmt.FigRunqueueTime), v.fig(runfmt.FigCPUTime), v.fig(runfmt.FigCoresMean))
+	if v.has(runfmt.FigCPULimit) {
+		p.say(" of a %v-core budget", v.fig(runfmt.FigCPULimit))
+	}
+	p.words("). This is not I/O or lock waiting. ")
+	whoHeldTheCPUs(v, p)
+}
+
+// whoHeldTheCPUs names what used the CPUs during the window.
+func whoHeldTheCPUs(v view, p *Prose) {
+	if !v.has(runfmt.FigPerflabCores) {
+		p.words("Other processes, the load generator, or the service's own threads beyond its cores held the CPUs.")
+		return
+	}
+	p.words("Who held the CPUs: ")
+	if v.has(runfmt.FigOtherCores) {
+		p.say("other processes used %v of %v cores", v.fig(runfmt.FigOtherCores), v.fig(runfmt.FigHostCores))
+		if ps := v.f.Evidence.Processes; len(ps) > 0 {
+			p.words(": ")
+			p.join(", ", len(ps), func(i int) {
+				p.say("%v (pid %v) %v", code(ps[i].Name), word(strconv.Itoa(ps[i].PID)), quantity(runfmt.MeasureCores, ps[i].Cores))
+			})
+		}
+		p.words("; ")
+	}
+	p.say("perflab (the load generator) used %v cores", v.fig(runfmt.FigPerflabCores))
+	if v.has(runfmt.FigStealCores) {
+		p.say("; the hypervisor took %v cores (steal)", v.fig(runfmt.FigStealCores))
+	}
+	p.say("; the service %v.", v.fig(runfmt.FigServiceCores))
+}
+
+// contentionAdvice says how to measure cleanly, and what to change in
+// the service's runtime's terms when it runs more busy threads than its
+// budget has cores.
+func contentionAdvice() advices {
+	const clean = "Latency and throughput measured this way are inflated; CPU per request and allocations far less (they count CPU time, not waiting). " +
+		"To measure cleanly: give the service and the load generator their own cores (--service-cpus and --load-cpus), " +
+		"stop the other busy processes, or run the load from another machine; "
+	return advices{
+		runfmt.AdviceLowerGOMAXPROCS: fixed(clean + "if the service runs more busy threads than its budget has cores, lower GOMAXPROCS."),
+		runfmt.AdviceFewerWorkers:    fixed(clean + "if the service runs more busy workers than its budget has cores, run fewer workers (gunicorn -w, puma -w)."),
+		runfmt.AdviceFewerProcesses:  fixed(clean + "if the service runs more busy processes or worker threads than its budget has cores, run fewer."),
+		runfmt.AdviceShrinkPools:     fixed(clean + "if the service runs more busy threads than its budget has cores, shrink its thread pools."),
+	}
+}
+
+// threadsAdvice is the advice for more busy threads than cores, in the
+// runtime's terms.
+var threadsAdvice = runtimeAdvice{scripts: runfmt.AdviceFewerWorkers, node: runfmt.AdviceFewerProcesses,
+	jvm: runfmt.AdviceShrinkPools, other: runfmt.AdviceLowerGOMAXPROCS}.of

@@ -1,0 +1,46 @@
+// Package findings applies perflab's rules to a run's profiles and
+// summaries (FindingInput) and returns the findings, ranked by the time
+// per request they explain: what costs CPU (library work under a user
+// function, the functions that own the most cost, the garbage collector,
+// a CPU budget), what requests wait for (downstream services, locks,
+// pools, sleeps, system calls, the scheduler, other processes) and what
+// grows (goroutines, the live heap). The profiles are read through
+// package analysis's views (Costs, CPUView, WaitView, Owners).
+//
+// # Findings are data
+//
+// A finding (runfmt.Finding) holds no sentence: its kind, its figures
+// (each a runfmt.Figure with one measure: shares, times and bytes per
+// request, sizes, cores, counts), the settings it read, its evidence (the
+// functions it names with their role and own figures, peers, processes,
+// breakdowns, the run's own notes) and an advice key. Its words are
+// written when it is shown (Wording): from that data only, as Prose whose
+// spans are words, code and figures, each figure formatted through
+// package units by its measure (FormatFigure). Package report renders the
+// prose as text, markdown and HTML, so one figure reads the same in the
+// terminal, a pull-request comment and report.html. Findings of runs of
+// schema 3 and older keep the title and detail they stored.
+//
+// # Adding a finding
+//
+// A finding is one file of this package: its rule and its words.
+//
+//  1. Declare its kind in runfmt/findingkind.go, and any figure, setting,
+//     role or advice key it needs that runfmt does not have yet (each a
+//     closed vocabulary: figure.go, setting.go, role.go, advice.go).
+//  2. Write NAME.go here with a rule: find reads the context (the input,
+//     the CPU view, the wall-time waits, what the rules before it found)
+//     and returns the findings with their rank, each holding only data;
+//     words maps its kind to a wording: title and detail written from a
+//     view of the finding (v.fig, v.has, v.set, v.funcs) with p.say, whose
+//     "%v" take spans (code, word, fig), and the words of each advice it
+//     gives. A threshold is a named constant in that file, compared in the
+//     rule, never in the words: the rule records a figure only when the
+//     words should say it.
+//  3. Add the rule to rules in findings.go, where it runs in order.
+//  4. Add a case to cases_test.go; `go test ./internal/findings -update`
+//     writes its data to testdata, and `go test ./internal/report -update`
+//     its words in text, markdown and HTML (testdata/TestFindingWords).
+//
+// TestEveryKindHasACase fails while a kind has no words or no case.
+package findings

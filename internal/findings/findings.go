@@ -1,0 +1,186 @@
+package findings
+
+import (
+	"sort"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/analysis"
+	"perflab/internal/runfmt"
+)
+
+// FindingInput is what Findings reads; any field may be nil or zero, and the
+// rules that need it are skipped.
+type FindingInput struct {
+	CPU, Allocs, Mutex, Block      *profile.Profile
+	GoroutinesStart, GoroutinesEnd *profile.Profile
+	Requests                       int64
+	WindowSeconds                  float64
+	Target                         *runfmt.TargetSummary
+	GC                             *runfmt.GCSummary
+	Load                           *runfmt.LoadResult
+	// Quality is the machine during the window: who else used the CPUs
+	// and how long the load generator waited for one.
+	Quality *runfmt.Quality
+	// UserCode decides what is the user's code (zero: the default rule).
+	UserCode analysis.UserCode
+	// Runtime is what the service runs (go, python, ruby, node, jvm,
+	// native; "" for Go): advice is given in its terms.
+	Runtime runfmt.Runtime
+
+	// Wall is the request goroutines' (threads') wall time by stack, from
+	// a Go execution trace or a wall-clock sampler (sample types
+	// runfmt.WallSample and one per kind, runfmt.WaitLabel on each
+	// sample); Time its split per request. Holders charges lock waits to
+	// the stacks that released them.
+	Wall, Holders *profile.Profile
+	Time          *runfmt.TimePerRequest
+	// Peers are the service's outbound connections seen in the window.
+	Peers []string
+	// GoRuntime is the Go runtime's settings as used; Heap the live heap's
+	// growth over the window.
+	GoRuntime *runfmt.GoRuntime
+	Heap      *runfmt.HeapGrowth
+	// WaitChecks says, in the user's words, what could not be looked at
+	// for time off the CPU ("no execution trace: --no-trace").
+	WaitChecks []string
+}
+
+// A rule finds one kind of finding, or a few related kinds, and words
+// them: find computes each finding's figures and evidence from the input,
+// words holds how each of its kinds reads.
+type rule struct {
+	// find applies the rule to what the rules before it found (nil for a
+	// finding made elsewhere: Stuck).
+	find  func(c *context) []ranked
+	words map[runfmt.FindingKind]wording
+}
+
+// rules are perflab's rules, in the order they apply: a rule may read
+// what the rules before it found (c.found). Adding a finding is adding a
+// file with its rule and its words, and a row here.
+var rules = []rule{
+	cpuBoundRule, gcRule, categoryRule, ownerRule, waitRule, gomaxprocsRule, schedulerRule, contentionRule,
+	offCPURule, lockProfileRule, goroutineRule, memoryRule, stuckRule,
+}
+
+// wording is how findings of one kind read, written from their data
+// only: a title, a detail, and the words of each advice they give.
+type wording struct {
+	title, detail func(v view, p *Prose)
+	advice        advices
+}
+
+// advices are the words of each advice a kind of finding gives.
+type advices = map[runfmt.Advice]func(v view, p *Prose)
+
+// oneKind is a rule that finds one kind of finding.
+func oneKind(k runfmt.FindingKind, find func(*context) []ranked, title, detail func(view, *Prose), advice advices) rule {
+	return rule{find: find, words: map[runfmt.FindingKind]wording{k: {title: title, detail: detail, advice: advice}}}
+}
+
+// fixed is advice without figures.
+func fixed(s string) func(view, *Prose) { return func(_ view, p *Prose) { p.words(s) } }
+
+// context is what the rules share while they apply: the input, its CPU
+// profile prepared once, the wall-time findings, what was found so far.
+type context struct {
+	in    FindingInput
+	cpu   *cpuView
+	tw    *timeWaits
+	found []ranked
+}
+
+// ranked is a finding with its rank: a share (of CPU, or for findings
+// about waiting the share of latency they explain) or a cost per request in
+// µs. Findings are sorted by their cost per request in time (see timeKey),
+// so a service that mostly waits sees its waits first.
+type ranked struct {
+	f    runfmt.Finding
+	rank float64
+}
+
+// timeKey is what findings are sorted by: the time per request a finding
+// explains (CPU or wall), else its share scaled to the request's time.
+// The CPU-bound finding says what the service's state was, not where its
+// cost goes: it ranks after every finding that does, so the first finding
+// names what to change.
+func timeKey(r ranked, in FindingInput, cpu *cpuView) float64 {
+	if r.f.Kind == runfmt.FindingCPUBound {
+		return 0
+	}
+	if t := r.f.Figures[runfmt.FigCPUPerRequest] + r.f.Figures[runfmt.FigWaitPerRequest]; t > 0 {
+		return t
+	}
+	scale := cpu.UsPerRequest
+	if in.Load != nil && in.Load.Latency.Mean > 0 {
+		scale = max(scale, 1000*in.Load.Latency.Mean)
+	}
+	if scale <= 0 {
+		scale = 1
+	}
+	return r.rank * scale
+}
+
+// Findings applies perflab's rules to a run's profiles and summaries and
+// returns the findings ranked by the time per request they explain. Each
+// names the code the user can change first, then the standard-library
+// functions that are the evidence, with its figures per request.
+func Findings(in FindingInput) []runfmt.Finding {
+	c := &context{in: in, cpu: newCPUView(in)}
+	c.tw = newTimeWaits(in)
+	for _, r := range rules {
+		if r.find != nil {
+			c.found = append(c.found, r.find(c)...)
+		}
+	}
+	all := c.found
+	for i := range all {
+		all[i].rank = timeKey(all[i], in, c.cpu)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].rank > all[j].rank })
+	out := make([]runfmt.Finding, len(all))
+	for i, r := range all {
+		out[i] = r.f
+	}
+	return out
+}
+
+// Words are how a finding reads: its title, and its detail ending in its
+// advice.
+type Words struct {
+	Title, Detail Prose
+}
+
+// Wording writes f's words from its data. A finding of a run of schema 3
+// or older reads as it was stored.
+func Wording(f *runfmt.Finding) Words {
+	if f.Title != "" || f.Detail != "" {
+		return Words{Title: Prose{word(f.Title)}, Detail: Prose{word(f.Detail)}}
+	}
+	w, ok := wordingOf(f.Kind)
+	if !ok {
+		return Words{Title: Prose{word(string(f.Kind))}}
+	}
+	v := view{f}
+	var out Words
+	w.title(v, &out.Title)
+	w.detail(v, &out.Detail)
+	if a, ok := w.advice[f.Advice]; ok {
+		if len(out.Detail) > 0 {
+			out.Detail.words(" ")
+		}
+		a(v, &out.Detail)
+	}
+	return out
+}
+
+// wordingOf is the wording of a kind of finding.
+func wordingOf(k runfmt.FindingKind) (wording, bool) {
+	for _, r := range rules {
+		if w, ok := r.words[k]; ok {
+			return w, true
+		}
+	}
+	return wording{}, false
+}

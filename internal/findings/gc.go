@@ -1,0 +1,155 @@
+package findings
+
+import (
+	"perflab/internal/analysis"
+	"perflab/internal/runfmt"
+	"perflab/internal/stacks"
+)
+
+// gcRule reports a garbage collector taking a notable share of the CPU
+// (runfmt.GCNotable), with the user functions that allocate most per
+// request.
+var gcRule = oneKind(runfmt.FindingGC, gcFinding,
+	func(v view, p *Prose) { p.say("garbage collection takes %v of CPU", v.fig(runfmt.FigShare)) },
+	gcDetail, advices{runfmt.AdviceAllocateLess: gcAdvice})
+
+func gcFinding(c *context) []ranked {
+	in, cpu := c.in, c.cpu
+	share, src := 0.0, ""
+	switch {
+	case in.GC != nil:
+		share, src = in.GC.CPUPct/100, in.GC.CPUPctSource
+		if src == "" {
+			src = runfmt.SourceGCTrace
+		}
+	case cpu.Costs != nil:
+		share, src = cpu.GCShare(), runfmt.SourceCPUProfile
+	}
+	if !runfmt.GCNotable(100 * share) {
+		return nil
+	}
+	f := runfmt.Finding{Kind: runfmt.FindingGC, Advice: runfmt.AdviceAllocateLess, Figures: runfmt.Figures{runfmt.FigShare: share}}
+	gogc := "100"
+	if in.GC != nil && in.GC.GOGC != "" {
+		gogc = in.GC.GOGC
+	}
+	f.Settings = f.Settings.With(runfmt.SettingSource, src).With(runfmt.SettingGOGC, gogc)
+	if cpu.UsPerRequest > 0 {
+		f.Figures[runfmt.FigCPUPerRequest] = cpu.Us(share)
+	}
+	if g := in.GC; g != nil {
+		if g.AllocMiBPerS > 0 {
+			f.Figures[runfmt.FigAllocRate] = g.AllocMiBPerS * mib
+		}
+		if g.Count > 0 {
+			f.Figures[runfmt.FigCollections], f.Figures[runfmt.FigHeapPeak] = float64(g.Count), g.HeapMaxMiB*mib
+		}
+	}
+	allocators(c, &f)
+	return []ranked{{f, share}}
+}
+
+// allocators names the user functions that allocate most per request:
+// from the allocation profile, else by CPU spent allocating.
+func allocators(c *context, f *runfmt.Finding) {
+	in := c.in
+	if in.Allocs != nil && in.Requests > 0 {
+		for _, a := range analysis.AllocTopFor(in.Allocs, in.Requests, 3, in.UserCode) {
+			if a.UserCode {
+				f.Evidence.Functions = append(f.Evidence.Functions, runfmt.FuncEvidence{Role: runfmt.RoleAllocator, Function: a.Function,
+					Figures: runfmt.Figures{runfmt.FigBytesPerRequest: a.BytesPerRequest, runfmt.FigObjectsPerRequest: a.ObjectsPerRequest}})
+			}
+		}
+		f.Figures[runfmt.FigBytesPerRequest] = allocBytesPerRequest(in)
+		return
+	}
+	if in.Allocs == nil && c.cpu.Costs != nil {
+		for _, name := range c.cpu.mallocCallers(3) {
+			f.Evidence.Functions = append(f.Evidence.Functions, runfmt.FuncEvidence{Role: runfmt.RoleAllocator, Function: name})
+		}
+	}
+}
+
+func gcDetail(v view, p *Prose) {
+	p.say("The GC used %v of the target's CPU (from %v)", v.fig(runfmt.FigShare), word(gcSource(v.set(runfmt.SettingSource))))
+	if v.has(runfmt.FigCPUPerRequest) {
+		p.say(", %v per request", v.fig(runfmt.FigCPUPerRequest))
+	}
+	if v.has(runfmt.FigAllocRate) {
+		p.say("; allocation rate %v", v.fig(runfmt.FigAllocRate))
+	}
+	if v.has(runfmt.FigCollections) {
+		p.say("; %v collections, heap peak %v", v.fig(runfmt.FigCollections), v.fig(runfmt.FigHeapPeak))
+	}
+	p.words(".")
+	as := v.funcs(runfmt.RoleAllocator)
+	switch {
+	case v.has(runfmt.FigBytesPerRequest):
+		p.say(" Requests allocate %v each", v.fig(runfmt.FigBytesPerRequest))
+		if len(as) > 0 {
+			p.words("; the top allocating user functions: ")
+			p.join("; ", len(as), func(i int) {
+				p.say("%v %v/request (%v objects)", code(as[i].Function), efig(as[i], runfmt.FigBytesPerRequest), efig(as[i], runfmt.FigObjectsPerRequest))
+			})
+		}
+		p.words(".")
+	case len(as) > 0:
+		p.words(" No allocation profile; by CPU spent allocating (runtime.mallocgc), the user functions allocating most are ")
+		p.join(", ", len(as), func(i int) { p.say("%v", code(as[i].Function)) })
+		p.words(".")
+	}
+}
+
+// gcSource names where the GC's share was read.
+func gcSource(src string) string {
+	if src == runfmt.SourceCPUProfile {
+		return "the CPU profile's GC workers and assists"
+	}
+	return src
+}
+
+func gcAdvice(v view, p *Prose) {
+	p.say("Allocate less on the request path (reuse buffers, avoid conversions to string and []byte, preallocate slices), "+
+		"or trade memory for CPU: raising GOGC (now %v) makes collections rarer and cuts GC CPU at the cost of a larger heap; "+
+		"GOMEMLIMIT caps the heap so a high GOGC stays safe (try %v).", code(v.set(runfmt.SettingGOGC)), code("perflab sweep --env GOGC=100,400,800"))
+}
+
+// mib is the runtime's "MB" (gctrace, run.json's _mb fields) in bytes.
+const mib = 1 << 20
+
+// allocBytesPerRequest is the total allocated bytes per request.
+func allocBytesPerRequest(in FindingInput) float64 {
+	s := stacks.FromProfile(in.Allocs)
+	vi, err := s.SampleIndex("alloc_space")
+	if err != nil || in.Requests <= 0 {
+		return 0
+	}
+	var total int64
+	for i := 0; i < s.NumStacks(); i++ {
+		total += s.Value(i, vi)
+	}
+	return float64(total) / float64(in.Requests)
+}
+
+// mallocCallers names up to n user functions with the most CPU spent in
+// runtime.mallocgc below them.
+func (v *cpuView) mallocCallers(n int) []string {
+	s := v.Costs.Set()
+	isMalloc := make([]bool, len(s.Funcs))
+	for i, f := range s.Funcs {
+		isMalloc[i] = f.Name == "runtime.mallocgc"
+	}
+	c := analysis.NewCosts(s, v.Costs.SampleIndex(), v.UserCode, func(st []int32) bool {
+		for _, f := range st {
+			if isMalloc[f] {
+				return true
+			}
+		}
+		return false
+	})
+	var names []string
+	for _, f := range c.Ranked(true, n) {
+		names = append(names, s.Funcs[f].Name)
+	}
+	return names
+}

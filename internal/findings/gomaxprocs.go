@@ -1,0 +1,136 @@
+package findings
+
+import (
+	"math"
+
+	"perflab/internal/runfmt"
+)
+
+// Thresholds of the GOMAXPROCS rule.
+const (
+	// gomaxprocsFloor is the least GOMAXPROCS Go itself picks under a CPU
+	// limit (Go 1.25+): never reported.
+	gomaxprocsFloor = 2
+	// gomaxprocsMinBusy is the share of its budget a service must use for
+	// its GOMAXPROCS to matter.
+	gomaxprocsMinBusy = 0.5
+)
+
+// gomaxprocsRule reports a service running more Ps than its CPU budget
+// allows while it is busy or waits for a CPU: its threads burst through
+// the period's quota and then all wait, which adds latency and CPU (more
+// threads to switch, more GC workers). Throttling is notable from
+// runfmt.ThrottledNotable.
+var gomaxprocsRule = oneKind(runfmt.FindingGOMAXPROCS, gomaxprocsFinding,
+	func(v view, p *Prose) {
+		p.say("GOMAXPROCS %v above the %v-core CPU budget: requests wait %v each for a CPU", v.fig(runfmt.FigGOMAXPROCS), v.fig(runfmt.FigCPULimit), v.fig(runfmt.FigWaitPerRequest))
+	},
+	gomaxprocsDetail, advices{runfmt.AdviceMatchGOMAXPROCS: gomaxprocsAdvice})
+
+func gomaxprocsFinding(c *context) []ranked {
+	in := c.in
+	t, g := in.Target, in.GoRuntime
+	if t == nil || g == nil || g.GOMAXPROCS <= 0 || t.CPULimitCores <= 0 {
+		return nil
+	}
+	if limit := max(gomaxprocsFloor, int(math.Ceil(1.5*t.CPULimitCores))); g.GOMAXPROCS <= limit {
+		return nil
+	}
+	st, traced := newSchedTime(in, c.tw)
+	waitMs, how := cpuWait(in, c.cpu, st, traced)
+	throttled := runfmt.ThrottledNotable(t.ThrottledPct)
+	busy := t.CPUBound || throttled || t.CPUCoresMean >= gomaxprocsMinBusy*t.CPULimitCores
+	if lat := meanLatency(in); !busy && (lat <= 0 || waitMs < waitMinShare*lat) {
+		return nil // idle, and not waiting for a CPU: the extra Ps do not matter
+	}
+	f := runfmt.Finding{Kind: runfmt.FindingGOMAXPROCS, Advice: runfmt.AdviceMatchGOMAXPROCS, Figures: runfmt.Figures{
+		runfmt.FigWaitPerRequest: 1000 * waitMs, runfmt.FigGOMAXPROCS: float64(g.GOMAXPROCS), runfmt.FigCPULimit: t.CPULimitCores,
+		runfmt.FigThrottled: t.ThrottledPct / 100, runfmt.FigGOMAXPROCSMatch: float64(max(1, int(math.Ceil(t.CPULimitCores)))),
+	}}
+	if throttled {
+		f.Figures[runfmt.FigThrottledTime] = t.ThrottledSeconds
+	} else {
+		f.Figures[runfmt.FigCoresMean], f.Figures[runfmt.FigRunqueueTime] = t.CPUCoresMean, t.RunqueueWaitSeconds
+	}
+	if in.Load != nil {
+		f.Figures[runfmt.FigLatencyP99] = 1000 * in.Load.Latency.P99
+	}
+	if s := in.Time; s != nil && s.Scheduler != nil && s.Scheduler.GCCycles > 0 && s.Scheduler.GCStopMs > 0 {
+		f.Figures[runfmt.FigGCStopMean] = 1000 * s.Scheduler.GCStopMs / float64(s.Scheduler.GCCycles)
+	}
+	f.Settings = f.Settings.With(runfmt.SettingGOMAXPROCSSource, g.GOMAXPROCSSource).
+		With(runfmt.SettingGOMAXPROCSEnv, g.GOMAXPROCSEnv).With(runfmt.SettingWaitMethod, how)
+	return []ranked{{f, f.Figures[runfmt.FigWaitPerRequest]}}
+}
+
+// cpuWait is how long a request waited for a CPU, and how that was found:
+// its latency beyond its CPU and the waits the trace names that a CPU does
+// not end (network, sync, sleep; system calls and GC stops do stretch when
+// threads wait for a CPU), or from the trace alone (runnable, and running
+// for Go while the kernel held the thread off a CPU) when that is more;
+// without a trace, the latency beyond the CPU.
+func cpuWait(in FindingInput, cpu *cpuView, st schedTime, traced bool) (float64, string) {
+	rest := -1.0
+	if in.Load != nil && in.Load.Latency.Mean > 0 && cpu.UsPerRequest > 0 {
+		rest = in.Load.Latency.Mean - cpu.UsPerRequest/1000
+	}
+	if !traced {
+		return max(0, rest), runfmt.WaitFromLatency
+	}
+	if rest >= 0 && in.Time != nil {
+		for _, k := range in.Time.Kinds {
+			switch k.Kind {
+			case runfmt.TimeNetwork, runfmt.TimeSync, runfmt.TimeSleep:
+				rest -= k.MsPerRequest
+			}
+		}
+	}
+	if rest > st.total() {
+		return rest, runfmt.WaitFromLatencyAndTrace
+	}
+	return st.total(), runfmt.WaitFromTrace
+}
+
+// waitMethods say how the wait for a CPU was found.
+var waitMethods = map[string]string{
+	runfmt.WaitFromLatency:         "its mean latency beyond its CPU per request",
+	runfmt.WaitFromLatencyAndTrace: "its mean latency beyond its CPU and the waits the execution trace names",
+	runfmt.WaitFromTrace:           "runnable in Go's run queue, or running for Go while the kernel held the thread off a CPU, from the execution trace",
+}
+
+func meanLatency(in FindingInput) float64 {
+	if in.Load == nil {
+		return 0
+	}
+	return in.Load.Latency.Mean
+}
+
+func gomaxprocsDetail(v view, p *Prose) {
+	procs, limit := v.fig(runfmt.FigGOMAXPROCS), v.fig(runfmt.FigCPULimit)
+	p.say("The service runs %v Ps (%v) under a budget of %v cores: up to %v threads run at once on what %v cores allow.",
+		procs, word(v.set(runfmt.SettingGOMAXPROCSSource)), limit, procs, limit)
+	if v.has(runfmt.FigThrottledTime) {
+		p.say(" They burst through each period's CPU quota and then all wait: throttled in %v of periods (%v in the window).", v.fig(runfmt.FigThrottled), v.fig(runfmt.FigThrottledTime))
+	} else {
+		p.say(" It used %v cores on average and was throttled in %v of periods; its threads also waited %v in the kernel's run queue (the machine's other processes take cores too).",
+			v.fig(runfmt.FigCoresMean), v.fig(runfmt.FigThrottled), v.fig(runfmt.FigRunqueueTime))
+	}
+	p.say(" Requests waited %v each for a CPU (%v)", v.fig(runfmt.FigWaitPerRequest), word(waitMethods[v.set(runfmt.SettingWaitMethod)]))
+	if v.has(runfmt.FigLatencyP99) {
+		p.say("; p99 latency %v", v.fig(runfmt.FigLatencyP99))
+	}
+	p.words(".")
+	if v.has(runfmt.FigGCStopMean) {
+		p.say(" Each collection stopped the world for %v on average, waiting for all %v Ps to stop.", v.fig(runfmt.FigGCStopMean), procs)
+	}
+}
+
+func gomaxprocsAdvice(v view, p *Prose) {
+	p.say("Match GOMAXPROCS to the budget (%v): fewer threads contend for the quota and the GC runs fewer workers.",
+		code("GOMAXPROCS="+format(runfmt.MeasureCount, v.val(runfmt.FigGOMAXPROCSMatch))))
+	if env := v.set(runfmt.SettingGOMAXPROCSEnv); env != "" {
+		p.say(" The environment sets %v; without it Go 1.25+ derives GOMAXPROCS from the cgroup's CPU limit (rounded up, at least 2).", code("GOMAXPROCS="+env))
+	} else {
+		p.words(" Go 1.25+ derives GOMAXPROCS from the cgroup's CPU limit when it is not set: an older Go, runtime.GOMAXPROCS in the code or a limit set after start keeps it high.")
+	}
+}

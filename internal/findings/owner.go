@@ -1,0 +1,137 @@
+package findings
+
+import (
+	"perflab/internal/analysis"
+	"perflab/internal/runfmt"
+)
+
+// Thresholds of the owner rule.
+const (
+	ownerCalleesListed = 4    // callees an owner finding names
+	ownerCalleeMin     = 0.01 // a callee's least share of the CPU to be named
+	ownerLibraryMin    = 0.05 // the biggest library callee's, to be named
+	ownerMostly        = 0.5  // of the owner's cost: "mostly in" that callee
+)
+
+// ownerRule names the functions that own the most CPU (see analysis.Owner),
+// ranked by their inclusive cost per request, each with the callees its
+// cost is spread over; owners whose cost category findings already explain
+// are left to those.
+var ownerRule = oneKind(runfmt.FindingHotUserFunction, ownerFindings, ownerTitle, ownerDetail, advices{
+	runfmt.AdviceCacheOrCallees: func(v view, p *Prose) {
+		p.say("The cost is spread over what it calls, so tuning one callee wins little: if %v runs on every request for a result that rarely changes (an object built per request), build it once or cache it; otherwise look at its costliest callees.", code(short(v.culprit())))
+	},
+	runfmt.AdviceStartHere: fixed("Start optimising here: it is code you can change."),
+})
+
+func ownerFindings(c *context) []ranked {
+	v := c.cpu
+	if v.Costs == nil || v.Costs.Total() == 0 {
+		return nil
+	}
+	explained := map[string]float64{}
+	for _, r := range c.found {
+		if e, ok := r.f.Culprit(); ok && r.f.Kind != runfmt.FindingCPUBound && r.f.Kind != runfmt.FindingGC {
+			explained[e.Function] += r.f.Figures[runfmt.FigShare]
+		}
+	}
+	var out []ranked
+	for _, o := range v.Costs.Owners(hotUserMaxListed+len(explained), hotUserMinShare) {
+		if len(out) == hotUserMaxListed {
+			break
+		}
+		sh := v.Share(o.Cum)
+		if explained[v.Costs.Name(o.Func)] >= coveredByCategory*sh {
+			continue
+		}
+		out = append(out, ranked{v.ownerFinding(o), sh})
+	}
+	return out
+}
+
+// ownerFinding is one owner with the callees its cost is spread over, or
+// the library call it mostly goes to, and the path that reached it.
+func (v *cpuView) ownerFinding(o analysis.Owner) runfmt.Finding {
+	s := v.Costs.Set()
+	fn := func(role runfmt.Role, f int32, figs runfmt.Figures) runfmt.FuncEvidence {
+		return runfmt.FuncEvidence{Role: role, Function: s.Funcs[f].Name, File: s.Funcs[f].File, Figures: figs}
+	}
+	sh := v.Share(o.Cum)
+	f := runfmt.Finding{Kind: runfmt.FindingHotUserFunction, Advice: runfmt.AdviceStartHere,
+		Figures: runfmt.Figures{runfmt.FigShare: sh, runfmt.FigCPUPerRequest: v.Us(sh), runfmt.FigOwnShare: v.Share(v.Costs.Flat(o.Func))}}
+	ev := []runfmt.FuncEvidence{fn(runfmt.RoleCulprit, o.Func, nil)}
+	for i, c := range o.Callees {
+		if i == ownerCalleesListed || v.Share(c.Cost) < ownerCalleeMin {
+			break
+		}
+		ev = append(ev, fn(runfmt.RoleCallee, c.Func, runfmt.Figures{runfmt.FigShare: v.Share(c.Cost)}))
+	}
+	callees := len(ev) - 1
+	if callees > 0 {
+		f.Figures[runfmt.FigOwnShare] = v.Share(o.Own)
+	}
+	if callees > 1 {
+		f.Advice = runfmt.AdviceCacheOrCallees
+	}
+	if lib := v.Share(o.LibraryCost); o.Library >= 0 {
+		figs := runfmt.Figures{runfmt.FigShare: lib, runfmt.FigCPUPerRequest: v.Us(lib)}
+		switch {
+		case callees == 0 && lib >= ownerMostly*sh:
+			ev = append(ev, fn(runfmt.RoleEntry, o.Library, figs)) // its cost goes there
+		case lib >= ownerLibraryMin:
+			ev = append(ev, fn(runfmt.RoleLibrary, o.Library, figs))
+		}
+	}
+	if len(o.Path) > 1 {
+		for _, p := range o.Path {
+			ev = append(ev, fn(runfmt.RolePath, p, nil))
+		}
+	}
+	f.Evidence.Functions = ev
+	return f
+}
+
+// label names a function with its file for Python and Ruby, short its
+// name without its package for a list read after the full one.
+func label(e runfmt.FuncEvidence) string { return analysis.FuncLabel(e.Function, e.File) }
+func short(e runfmt.FuncEvidence) string { return analysis.ShortFuncName(e.Function, e.File) }
+
+// "Mash#initialize: 58% of CPU, 5.20 ms/request — in deep_update 21%,
+// convert_value 17%, custom_writer 14%, respond_to? 9%"
+func ownerTitle(v view, p *Prose) {
+	p.say("%v: ", code(label(v.culprit())))
+	perRequest(p, v.val(runfmt.FigShare), v.val(runfmt.FigCPUPerRequest))
+	if cs := v.funcs(runfmt.RoleCallee); len(cs) > 0 {
+		p.words(" — in ")
+		calleeList(p, cs)
+	} else if es := v.funcs(runfmt.RoleEntry); len(es) > 0 {
+		p.say(", mostly in %v", code(es[0].Function))
+	}
+}
+
+func calleeList(p *Prose, cs []runfmt.FuncEvidence) {
+	p.join(", ", len(cs), func(i int) { p.say("%v %v", code(short(cs[i])), efig(cs[i], runfmt.FigShare)) })
+}
+
+func ownerDetail(v view, p *Prose) {
+	p.say("%v costs ", code(label(v.culprit())))
+	perRequest(p, v.val(runfmt.FigShare), v.val(runfmt.FigCPUPerRequest))
+	p.words(" including everything it calls")
+	if cs := v.funcs(runfmt.RoleCallee); len(cs) > 0 {
+		p.words(": the user code it calls takes ")
+		calleeList(p, cs)
+		p.say(", and its own code with the library calls it makes directly %v", v.fig(runfmt.FigOwnShare))
+	} else {
+		p.say(" (its own code: %v)", v.fig(runfmt.FigOwnShare))
+	}
+	for _, lib := range append(v.funcs(runfmt.RoleEntry), v.funcs(runfmt.RoleLibrary)...) {
+		p.say("; the biggest library callee is %v with ", code(lib.Function))
+		perRequest(p, lib.Figures[runfmt.FigShare], lib.Figures[runfmt.FigCPUPerRequest])
+	}
+	p.words(".")
+	if path := v.funcs(runfmt.RolePath); len(path) > 0 {
+		p.words(" Reached from ")
+		p.join(" → ", len(path), func(i int) { p.say("%v", code(short(path[i]))) })
+		p.words(", the costliest user code above it, which spends most of its cost there.")
+	}
+}

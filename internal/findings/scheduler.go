@@ -1,0 +1,92 @@
+package findings
+
+import "perflab/internal/runfmt"
+
+// schedTime is the time a request waited for a CPU: runnable in Go's run
+// queue (not after a wait: that belongs to the wait) and, from a Go trace,
+// running for Go while the kernel held its thread off a CPU (the trace's
+// running time beyond the CPU measured per request).
+type schedTime struct {
+	runnableMs, kernelMs float64
+}
+
+func (s schedTime) total() float64 { return s.runnableMs + s.kernelMs }
+
+func newSchedTime(in FindingInput, tw *timeWaits) (schedTime, bool) {
+	if tw.v == nil || in.Time == nil || in.Time.Source != runfmt.TimeSourceGoTrace {
+		return schedTime{}, false
+	}
+	var st schedTime
+	if c := tw.v.Classes[runfmt.WaitRunnable]; c != nil {
+		st.runnableMs = tw.v.Ms(c.Costs.Total())
+	}
+	if c := tw.v.Classes[runfmt.WaitCPU]; c != nil && in.Target != nil && in.Target.CPUMsPerRequest > 0 {
+		st.kernelMs = max(0, tw.v.Ms(c.Costs.Total())-in.Target.CPUMsPerRequest)
+	}
+	return st, true
+}
+
+// schedulerRule reports scheduler latency that neither running at the
+// budget, GOMAXPROCS above it nor the machine's other processes explain.
+var schedulerRule = oneKind(runfmt.FindingSchedulerLatency, schedulerLatency,
+	func(v view, p *Prose) {
+		p.say("scheduler latency: %v/request ready to run but not running", v.fig(runfmt.FigWaitPerRequest))
+	},
+	schedulerDetail, advices{
+		runfmt.AdviceMoreCPU: fixed("More runnable goroutines than Ps, or a machine busy with other work: give the service more CPU, or make requests cheaper."),
+	})
+
+func schedulerLatency(c *context) []ranked {
+	in := c.in
+	st, traced := newSchedTime(in, c.tw)
+	if !traced || in.Target == nil || in.Target.CPUBound || foundKind(c.found, runfmt.FindingGOMAXPROCS) {
+		return nil // at the budget, waiting for a CPU is the CPU findings' consequence
+	}
+	ms := st.total()
+	if ms < waitMinMs || ms < waitMinShare*in.Time.TotalMs {
+		return nil
+	}
+	rq := runqueueOf(in)
+	if rq.serviceMs >= 0.5*ms || rq.starved {
+		return nil // the machine's other processes hold the cores: cpu-contention says so
+	}
+	if in.Load != nil && c.cpu.UsPerRequest > 0 && contends(in, rq, in.Load.Latency.Mean, c.cpu.UsPerRequest/1000) {
+		return nil // the same: it names who held the cores
+	}
+	f := runfmt.Finding{Kind: runfmt.FindingSchedulerLatency, Advice: runfmt.AdviceMoreCPU, Figures: runfmt.Figures{
+		runfmt.FigWaitPerRequest: 1000 * ms, runfmt.FigShare: ms / in.Time.TotalMs, runfmt.FigRunnable: 1000 * st.runnableMs}}
+	if st.kernelMs > 0 {
+		f.Figures[runfmt.FigKernelWait] = 1000 * st.kernelMs
+	}
+	if s := in.Time.Scheduler; s != nil {
+		f.Figures[runfmt.FigGOMAXPROCS], f.Figures[runfmt.FigPBusy] = float64(s.GOMAXPROCS), s.PBusyPct/100
+	}
+	if t := in.Target; t.RunqueueWaitSeconds > 0 && in.Requests > 0 {
+		f.Figures[runfmt.FigRunqueueTime] = t.RunqueueWaitSeconds
+	}
+	return []ranked{{f, f.Figures[runfmt.FigWaitPerRequest]}}
+}
+
+func schedulerDetail(v view, p *Prose) {
+	p.say("Request goroutines waited %v per request for a P (runnable in Go's run queue)", v.fig(runfmt.FigRunnable))
+	if v.has(runfmt.FigKernelWait) {
+		p.say(" and ran %v per request longer than the CPU they used (their threads waited for a CPU in the kernel)", v.fig(runfmt.FigKernelWait))
+	}
+	p.words(".")
+	if v.has(runfmt.FigGOMAXPROCS) {
+		p.say(" The %v Ps were busy %v of the traced time.", v.fig(runfmt.FigGOMAXPROCS), v.fig(runfmt.FigPBusy))
+	}
+	if v.has(runfmt.FigRunqueueTime) {
+		p.say(" The kernel kept the service's threads waiting %v in its run queue over the window: other processes take the cores (not I/O or locks).", v.fig(runfmt.FigRunqueueTime))
+	}
+}
+
+// foundKind says a finding of kind k was found.
+func foundKind(found []ranked, k runfmt.FindingKind) bool {
+	for _, r := range found {
+		if r.f.Kind == k {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,201 @@
+package findings
+
+import (
+	"path"
+	"strconv"
+	"strings"
+
+	"perflab/internal/runfmt"
+)
+
+// stuckRelated is how many groups besides the biggest a stuck finding
+// names: those that wait with it.
+const stuckRelated = 2
+
+// stuckRule words the finding of a run whose requests stopped finishing
+// (Stuck makes it, from the snapshot of the service's threads).
+var stuckRule = rule{
+	words: map[runfmt.FindingKind]wording{runfmt.FindingStuck: {
+		title:  stuckTitle,
+		detail: stuckDetail,
+		advice: advices{
+			runfmt.AdviceFreePoolSlots: fixed("The pool's holders do not give their slots back: see what they wait on, and bound how long one may keep a slot."),
+			runfmt.AdviceCallTimeouts:  fixed("A downstream that never answers holds every request: give each call to it a timeout (a socket timeout, a context deadline), so a hung peer fails requests instead of holding them."),
+			runfmt.AdviceReleaseLocks:  fixed("A lock or channel nobody releases: find what holds it (a lock taken twice on one path, an unlock skipped on an early return, a channel nobody sends on)."),
+			runfmt.AdviceEndRetries:    fixed("They sleep: a retry or back-off loop without end?"),
+			runfmt.AdviceEndLoops:      fixed("They run: a loop without end on the request path?"),
+		},
+	}},
+}
+
+// Stuck is the finding of a run whose requests stopped finishing, from
+// the snapshot st: the biggest group of the service's threads and the
+// groups that wait with it, why the snapshot was taken (its first note)
+// and what it could not read (the others), and the lever for the biggest
+// group's kind of wait. It comes first among the findings.
+func Stuck(st *runfmt.Stuck) runfmt.Finding {
+	f := runfmt.Finding{Kind: runfmt.FindingStuck}
+	f.Evidence.Notes = append([]string{st.Reason}, st.Notes...)
+	for i, g := range st.Groups {
+		if i == 0 || len(f.Evidence.Groups) <= stuckRelated && related(st.Groups[0], g) {
+			f.Evidence.Groups = append(f.Evidence.Groups, g)
+		}
+	}
+	if len(st.Groups) > 0 {
+		g := st.Groups[0]
+		f.Advice = stuckLever(g)
+		if g.Located() {
+			f.Evidence.Functions = []runfmt.FuncEvidence{{Role: runfmt.RoleCulprit, Function: g.Function, File: g.File}}
+		}
+	}
+	return f
+}
+
+// related tells whether g waits with top: in the same call, or one calls
+// the other (the goroutine that holds a lock and waits for it again).
+func related(top, g runfmt.StuckGroup) bool {
+	if !g.Located() || g.Idle {
+		return false
+	}
+	return g.Blocking == top.Blocking && g.Blocking != "" || g.Caller == top.Function || top.Caller == g.Function
+}
+
+// stuckLever is what to look for, by the kind of wait.
+func stuckLever(g runfmt.StuckGroup) runfmt.Advice {
+	switch {
+	case g.Pool:
+		return runfmt.AdviceFreePoolSlots
+	case g.Wait == runfmt.TimeNetwork:
+		return runfmt.AdviceCallTimeouts
+	case g.Wait == runfmt.TimeSync:
+		return runfmt.AdviceReleaseLocks
+	case g.Wait == runfmt.TimeSleep:
+		return runfmt.AdviceEndRetries
+	case g.Wait == runfmt.TimeRunning:
+		return runfmt.AdviceEndLoops
+	}
+	return ""
+}
+
+// stuckTitle is where the biggest group in the service's code waits, or
+// that no stack could be read.
+func stuckTitle(v view, p *Prose) {
+	if gs := v.f.Evidence.Groups; len(gs) > 0 {
+		stuckGroup(p, gs[0])
+		return
+	}
+	p.words("requests stopped finishing, and no thread's stack could be read")
+}
+
+// stuckDetail is why the snapshot was taken, the groups that wait with
+// the biggest, and what the snapshot could not read.
+func stuckDetail(v view, p *Prose) {
+	notes := v.f.Evidence.Notes
+	if len(notes) > 0 {
+		p.words(capitalize(notes[0]) + ".")
+	}
+	for i, g := range v.f.Evidence.Groups {
+		if i > 0 {
+			p.words(" Also: ")
+			stuckGroup(p, g)
+			p.words(".")
+		}
+	}
+	for _, n := range notes[min(1, len(notes)):] {
+		p.words(" " + sentence(n))
+	}
+}
+
+// sentence is s capitalized and ending in a period.
+func sentence(s string) string {
+	if s = capitalize(s); s != "" && !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// StuckGroupText says where a group of threads waits, in one sentence:
+// "47 goroutines wait in sync.(*Mutex).Lock at store.go:88 (under
+// main.(*store).Put)", "8 threads wait in recvfrom on a socket to
+// 127.0.0.1:9999 at server.py:31 (under fetch_quote)", "pool exhausted: 6
+// threads wait for a slot in Semaphore.acquire at pool.py:4 (under
+// call_peer); 2 hold one".
+func StuckGroupText(g runfmt.StuckGroup) string {
+	var p Prose
+	stuckGroup(&p, g)
+	return p.Text()
+}
+
+func stuckGroup(p *Prose, g runfmt.StuckGroup) {
+	if g.Pool {
+		p.words("pool exhausted: ")
+	}
+	p.say("%v %v %v", fig(runfmt.FigCount, float64(g.Count)), word(CountWord(g.Unit, g.Count)), word(CountWord(stuckVerb(g.Wait), g.Count)))
+	if g.Pool {
+		p.words(" for a slot")
+	}
+	if g.Blocking != "" {
+		p.say(" in %v", code(g.Blocking))
+	}
+	if g.Peer != "" {
+		p.say(" on a socket to %v", code(g.Peer))
+	}
+	if g.Located() {
+		p.say(" at %v (under %v", code(where(g.File, g.Line)), code(g.Function))
+		if g.Caller != "" {
+			p.say(", called from %v at %v", code(g.Caller), code(where(g.CallerFile, g.CallerLine)))
+		}
+		p.words(")")
+	} else if g.State != "" && g.State != g.Blocking {
+		p.say(" [%v]", word(g.State))
+	}
+	if g.Pool && g.Holders > 0 {
+		p.say("; %v %v one", fig(runfmt.FigCount, float64(g.Holders)), word(CountWord("holds", g.Holders)))
+	} else if g.Pool {
+		p.words("; no holder seen")
+	}
+	if g.WaitMinutes > 0 {
+		p.say(", for %v min or more", fig(runfmt.FigCount, float64(g.WaitMinutes)))
+	}
+}
+
+// stuckVerb is what threads in a kind of wait do, in the plural.
+func stuckVerb(wait runfmt.TimeKind) string {
+	if wait == runfmt.TimeRunning || wait == runfmt.TimeRunnable {
+		return "run"
+	}
+	return "wait"
+}
+
+// CountWord gives a noun its plural, or a verb its singular, for n:
+// "goroutine" → "goroutines", "wait" → "waits" when n is 1, "holds" →
+// "hold" when n is not.
+func CountWord(word string, n int) string {
+	switch word {
+	case "wait", "run":
+		if n == 1 {
+			return word + "s"
+		}
+		return word
+	case "holds":
+		if n == 1 {
+			return word
+		}
+		return "hold"
+	}
+	switch {
+	case n == 1:
+		return word
+	case word == "thread and goroutine":
+		return "threads and goroutines"
+	}
+	return word + "s"
+}
+
+// where is "store.go:88", or the file alone when the line is unknown.
+func where(file string, line int) string {
+	if line == 0 {
+		return path.Base(file)
+	}
+	return path.Base(file) + ":" + strconv.Itoa(line)
+}

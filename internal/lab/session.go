@@ -1,0 +1,82 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"perflab/internal/profiling"
+	"perflab/internal/runfmt"
+)
+
+// withSession runs body with a started service, stops the service, calls
+// finish (if any) and writes the run directory whatever happened.
+func withSession(ctx context.Context, cfg Config, body func(*session) error, finish func(*session)) (*Result, error) {
+	s, err := newSession(cfg)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Run: s.run, Dir: s.dir}
+	s.startMachine()
+	err = s.startTarget(ctx)
+	unpin := s.pinLoad()
+	if err == nil {
+		err = s.warmup(ctx)
+	}
+	if err == nil {
+		// After the warm-up: a pprof listener the service opens a little
+		// after its API has had the time to come up.
+		err = s.prof.Pick(ctx)
+	}
+	if err == nil {
+		err = body(s)
+	}
+	if err == nil {
+		err = s.exitedEarly()
+	}
+	s.stopTarget()
+	unpin()
+	if finish != nil {
+		finish(s)
+	}
+	s.stopMachine()
+	return res, s.save(s.setStatus(ctx, err))
+}
+
+// newSession creates the run's directory and record.
+func newSession(cfg Config) (*session, error) {
+	cfg.defaults()
+	started := time.Now()
+	dir, id, err := cfg.Store.Create(cfg.Name, started)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{cfg: cfg, dir: dir, run: &runfmt.Run{
+		SchemaVersion: runfmt.SchemaVersion, Name: cfg.Name, ID: id, Started: started,
+		Status: runfmt.StatusComplete, Config: recordConfig(&cfg), Env: environment(cfg.Version),
+	}}
+	s.prof = profiling.New(profileHost{s}, profilingConfig(&s.cfg))
+	if rev := cfg.Revision; rev != nil {
+		s.run.Revision = rev
+		s.run.Env.GitCommit, s.run.Env.GitDirty = rev.Commit, rev.Uncommitted
+	}
+	return s, nil
+}
+
+// setStatus records how the run ended, by its error err: partial with
+// the reason, degraded, or complete; it returns the run's error. Ctrl-C
+// in any phase (the launch, the wait until ready, a profile fetch) is an
+// interruption, whatever error it caused.
+func (s *session) setStatus(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrInterrupted) {
+		err = fmt.Errorf("%w: %v", ErrInterrupted, err)
+	}
+	switch {
+	case err != nil:
+		s.run.Status, s.run.PartialReason = runfmt.StatusPartial, oneLine(err.Error())
+	case len(s.run.DegradedReasons) > 0:
+		s.run.Status = runfmt.StatusDegraded
+	}
+	return err
+}

@@ -1,0 +1,229 @@
+package ownership
+
+import (
+	"fmt"
+
+	"github.com/google/pprof/profile"
+)
+
+// Thresholds of the depth verdict.
+const (
+	// ShallowFrames is the most frames a stack perf could not walk
+	// usually has: the leaf and, at best, one caller.
+	ShallowFrames = 2
+	// ShallowShare is the share of samples with ShallowFrames frames or
+	// fewer from which stacks are said not to reach the user's code.
+	ShallowShare = 0.5
+	// NoUserShare is the share of samples without a frame of user code
+	// from which stacks are said not to reach it.
+	NoUserShare = 0.9
+	// depthBuckets bounds Depth.Frames; the last bucket holds deeper
+	// stacks too.
+	depthBuckets = 64
+)
+
+// Depth is how deep a profile's stacks are and whether they reach the
+// user's code. Values are in the profile's unit for the sample type
+// read (samples, CPU nanoseconds). Frames count inlined frames and leave
+// the kernel's out: they are what a walk of the program's stack found.
+type Depth struct {
+	// Total is the value of all samples; Judged leaves out the samples of
+	// the JIT compiler and the garbage collector, whose stacks never
+	// reach user code.
+	Total  int64 `json:"total"`
+	Judged int64 `json:"judged"`
+	// Frames[d] is the value of the samples with d frames (the last
+	// bucket: that many or more).
+	Frames []int64 `json:"frames"`
+	// Median is the median number of frames of the judged samples.
+	Median int `json:"median"`
+	// Shallow is the value of judged samples with at most ShallowFrames
+	// frames, NoUser of those without a frame of user code, Unnamed of
+	// those whose leaf no one could name.
+	Shallow int64   `json:"shallow"`
+	NoUser  int64   `json:"no_user"`
+	Unnamed int64   `json:"unnamed"`
+	Verdict Verdict `json:"verdict"`
+}
+
+// Verdict says whether a profile's stacks reach the user's code, and if
+// not, why and what to do.
+type Verdict struct {
+	Reach bool `json:"reach"`
+	// Reason is one sentence on what was seen; Remedy the exact flag or
+	// command that makes stacks reach user code.
+	Reason string `json:"reason,omitempty"`
+	Remedy string `json:"remedy,omitempty"`
+}
+
+// Depth measures the depth of the profile's stacks, weighting each
+// sample by its value at valueIndex (pprof's sample index), and judges
+// whether they reach user code, for the service's runtime.
+func (c *Classified) Depth(p *profile.Profile, valueIndex int) Depth {
+	d := Depth{Frames: make([]int64, depthBuckets+1)}
+	for _, s := range p.Sample {
+		if valueIndex < 0 || valueIndex >= len(s.Value) {
+			continue
+		}
+		v := s.Value[valueIndex]
+		d.Total += v
+		if w := c.Work(s); w == JIT || w == GC {
+			continue
+		}
+		d.Judged += v
+		n, leaf := c.frames(s)
+		d.Frames[min(n, depthBuckets)] += v
+		if n <= ShallowFrames {
+			d.Shallow += v
+		}
+		if leaf == Unknown {
+			d.Unnamed += v
+		}
+		if !c.HasUser(s) {
+			d.NoUser += v
+		}
+	}
+	d.Median = median(d.Frames, d.Judged)
+	d.Verdict = c.m.verdict(d, c.m.binaryFacts(), c.seesLanguage(p, c.m.runtime()))
+	return d
+}
+
+// seesLanguage reports whether a frame of p is code of the language lang
+// (not its runtime, not C): whether the profiler saw the program's own
+// frames.
+func (c *Classified) seesLanguage(p *profile.Profile, lang string) bool {
+	for _, loc := range p.Location {
+		for _, cl := range c.Location(loc) {
+			if cl.Lang == lang && cl.mark&markScript != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// frames counts a sample's frames outside the kernel and returns the
+// kind of its first such frame.
+func (c *Classified) frames(s *profile.Sample) (int, Kind) {
+	n := 0
+	leaf := Unknown
+	for _, loc := range s.Location {
+		for _, cl := range c.Location(loc) {
+			if cl.Package == "kernel" && cl.Kind == Runtime {
+				continue
+			}
+			if n == 0 {
+				leaf = cl.Kind
+			}
+			n++
+		}
+	}
+	return n, leaf
+}
+
+// median returns the bucket holding the middle of total.
+func median(buckets []int64, total int64) int {
+	if total <= 0 {
+		return 0
+	}
+	var acc int64
+	for i, v := range buckets {
+		acc += v
+		if 2*acc >= total {
+			return i
+		}
+	}
+	return len(buckets) - 1
+}
+
+// binaryFacts summarises what the binaries read say about frame pointers
+// and symbols, for the verdict's reason.
+func (m *Model) binaryFacts() string {
+	if m == nil {
+		return ""
+	}
+	for _, b := range m.spec.Binaries {
+		switch {
+		case !b.Symbols && b.Lang != LangGo:
+			return fmt.Sprintf("%s has no symbol table", b.Path)
+		case b.FramePointers == FramePointersNo:
+			return fmt.Sprintf("%s appears to be built without frame pointers (%.0f%% of its functions set one up; a heuristic)", b.Path, 100*b.FramePointerShare)
+		}
+	}
+	return ""
+}
+
+// verdict judges a depth for m's runtime.
+func (m *Model) verdict(d Depth, facts string, seesLang bool) Verdict {
+	if d.Judged <= 0 {
+		return Verdict{Reach: true}
+	}
+	lang := m.runtime()
+	share := func(v int64) float64 { return float64(v) / float64(d.Judged) }
+	// py-spy and rbspy read whole stacks, and Go keeps frame pointers
+	// and unwinds its own: their shallow stacks are shallow code (or Go's
+	// runtime._ExternalCode for C code it cannot walk).
+	walked := lang != LangPython && lang != LangRuby && lang != LangGo
+	if walked && share(d.Shallow) >= ShallowShare {
+		r := fmt.Sprintf("%.0f%% of the samples have at most %d frames (median %d): the stacks stop before reaching your code", 100*share(d.Shallow), ShallowFrames, d.Median)
+		if facts != "" {
+			r += "; " + facts
+		}
+		return Verdict{Reason: r, Remedy: UnwindRemedy(lang)}
+	}
+	if share(d.NoUser) < NoUserShare {
+		return Verdict{Reach: true}
+	}
+	switch {
+	case !seesLang && (lang == LangPython || lang == LangRuby || lang == LangNode || lang == LangJVM):
+		return Verdict{
+			Reason: fmt.Sprintf("%.0f%% of the samples have no frame of your code: perf sees the %s runtime, not the code it runs", 100*share(d.NoUser), lang),
+			Remedy: NamingRemedy(lang),
+		}
+	case share(d.Unnamed) >= ShallowShare:
+		return Verdict{
+			Reason: fmt.Sprintf("%.0f%% of the samples have no frame of your code and %.0f%% end in code no one could name", 100*share(d.NoUser), 100*share(d.Unnamed)),
+			Remedy: NamingRemedy(lang),
+		}
+	}
+	return Verdict{
+		Reason: fmt.Sprintf("%.0f%% of the samples have no frame of what perflab takes for your code", 100*share(d.NoUser)),
+		Remedy: "say which code is yours: --user-code REGEX (matched against function names and files), or --src DIR (the project's directory)",
+	}
+}
+
+// UnwindRemedy is what makes a runtime's stacks walkable by perf.
+func UnwindRemedy(lang string) string {
+	switch lang {
+	case LangRust:
+		return `rebuild with frame pointers: RUSTFLAGS="-C force-frame-pointers=yes" cargo build --release; or record with DWARF unwinding (perf record --call-graph dwarf), which costs more per sample`
+	case LangJVM:
+		return "start the JVM with -XX:+PreserveFramePointer, and let it write a perf map (-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit, or jcmd PID Compiler.perfmap)"
+	case LangNode:
+		return "start node with --perf-basic-prof (and --interpreted-frames-native-stack, so interpreted functions get frames)"
+	case LangGo:
+		return "Go keeps frame pointers: check that the profile is of the service's process, and that perf recorded call graphs (-g)"
+	case LangPython:
+		return "profile with py-spy (perflab uses it when installed), or run Python 3.12+ with -X perf"
+	case LangRuby:
+		return "profile with rbspy (perflab uses it when installed)"
+	}
+	return "rebuild with frame pointers: -fno-omit-frame-pointer in CFLAGS and CXXFLAGS; or record with DWARF unwinding (perf record --call-graph dwarf), which costs more per sample"
+}
+
+// NamingRemedy is what lets perf name a runtime's code.
+func NamingRemedy(lang string) string {
+	switch lang {
+	case LangJVM:
+		return "let the JVM write a perf map: -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit (or jcmd PID Compiler.perfmap while it runs), with -XX:+PreserveFramePointer"
+	case LangNode:
+		return "start node with --perf-basic-prof so perf can name JavaScript functions"
+	case LangPython:
+		return "profile with py-spy (perflab uses it when installed), or run Python 3.12+ with -X perf"
+	case LangRuby:
+		return "profile with rbspy (perflab uses it when installed)"
+	case LangRust:
+		return "keep symbols: do not strip the binary (cargo's strip = false, the default for release keeps the symbol table)"
+	}
+	return "keep the symbol table: do not strip the binary (no -s, no strip), or install its debug symbols"
+}

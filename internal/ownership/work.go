@@ -1,0 +1,198 @@
+package ownership
+
+import "strings"
+
+// Runtime work. A sample is the runtime's own work when its thread is one
+// of the runtime's (the JVM's compiler and GC threads, by the name perf
+// records for them), or when its leaf is the runtime's code; then a
+// compiler frame anywhere on the stack makes it JIT, a collector frame
+// GC, an interpreter frame between the leaf and the first frame of a
+// program (user, dependency or standard library) Interpreter, as is the
+// C code of CPython or Ruby at the leaf of a stack that shows no Python
+// or Ruby frame at all (perf without py-spy or rbspy: the interpreter
+// runs code no frame names), and anything else OtherRuntime. A sample
+// whose leaf is a program's code is NoWork, even when it called the
+// runtime further up.
+
+// Work tells which runtime work the sample with stack (leaf first) on
+// thread (perf's comm, "" if unknown) is.
+func (m *Model) Work(stack []Frame, thread string) Work {
+	if w, ok := threadWork(thread); ok {
+		return w
+	}
+	if len(stack) == 0 {
+		return NoWork
+	}
+	var s workScan
+	for i, f := range stack {
+		c := m.Classify(f)
+		s.add(&c, i == 0)
+		if !s.needsAll() {
+			break
+		}
+	}
+	return s.result()
+}
+
+// WorkStack tells which runtime work a stack is (see Model.Work), for
+// callers that keep stacks compactly: stack holds, leaf first, indexes
+// into classes; thread is perf's comm ("" if unknown).
+func WorkStack[I Index](stack []I, classes []Class, thread string) Work {
+	if w, ok := threadWork(thread); ok {
+		return w
+	}
+	if len(stack) == 0 {
+		return NoWork
+	}
+	var s workScan
+	s.add(&classes[stack[0]], true)
+	if !s.needsAll() {
+		return NoWork
+	}
+	// The rest of the stack only adds marks, and extends the run of
+	// runtime frames at the leaf: one pass without the general case.
+	var acc mark
+	for _, f := range stack[1:] {
+		c := &classes[f]
+		acc |= c.mark
+		if s.inLeaf {
+			if vmSide(c) {
+				s.interp = s.interp || c.mark&markInterp != 0
+			} else {
+				s.inLeaf = false
+			}
+		}
+	}
+	s.addMarks(acc)
+	return s.result()
+}
+
+// workScan accumulates the evidence for a sample's Work, leaf first.
+type workScan struct {
+	leaf Kind
+	// cxxLeaf says the leaf is C++'s standard library, which a VM
+	// written in C++ calls (V8's compilers and collectors) as a
+	// program does: the sample is the runtime's only if a compiler or
+	// collector frame says so.
+	cxxLeaf bool
+	inLeaf  bool // still in the run of runtime frames at the leaf
+	jit, gc bool
+	interp  bool
+	// vmLeaf says the leaf is CPython's or Ruby's C code, script that a
+	// frame of a language's own code was seen.
+	vmLeaf, script bool
+}
+
+// add takes the next frame toward the root; leaf says it is the first.
+func (s *workScan) add(c *Class, leaf bool) {
+	if leaf {
+		s.leaf, s.inLeaf = c.Kind, true
+		s.cxxLeaf = c.Kind == Std && c.Lang == LangNative
+		s.vmLeaf = c.Kind == Runtime && (c.Lang == LangPython || c.Lang == LangRuby)
+	}
+	s.script = s.script || c.mark&markScript != 0
+	if s.inLeaf && !vmSide(c) {
+		s.inLeaf = false
+	}
+	s.jit = s.jit || c.mark&markJIT != 0
+	s.gc = s.gc || c.mark&markGC != 0
+	s.interp = s.interp || s.inLeaf && c.mark&markInterp != 0
+}
+
+// addMarks takes the marks of frames seen apart.
+func (s *workScan) addMarks(m mark) {
+	s.jit = s.jit || m&markJIT != 0
+	s.gc = s.gc || m&markGC != 0
+	s.script = s.script || m&markScript != 0
+}
+
+// vmSide reports whether a frame can be the runtime's own work: the
+// runtime's code, code no one named, and C++'s standard library (which a
+// VM written in C++ calls: V8's compilers and collectors).
+func vmSide(c *Class) bool {
+	return c.Kind == Runtime || c.Kind == Unknown || c.Kind == Std && c.Lang == LangNative
+}
+
+// needsAll reports whether the rest of the stack can change the result:
+// it can only when the leaf is the runtime's, unknown or C++'s library.
+func (s *workScan) needsAll() bool {
+	return s.leaf == Runtime || s.leaf == Unknown || s.cxxLeaf
+}
+
+func (s *workScan) result() Work {
+	switch {
+	case !s.needsAll():
+		return NoWork
+	case s.cxxLeaf && !s.jit && !s.gc:
+		return NoWork
+	case s.jit:
+		return JIT
+	case s.gc:
+		return GC
+	case s.interp, s.vmLeaf && !s.script:
+		return Interpreter
+	case s.leaf == Runtime:
+		return OtherRuntime
+	}
+	return NoWork
+}
+
+// threadWork tells the work of a runtime thread from its name, as perf
+// records it (truncated to 15 bytes: "C2 CompilerThre").
+func threadWork(thread string) (Work, bool) {
+	switch {
+	case thread == "":
+		return NoWork, false
+	case strings.Contains(thread, "CompilerThre"), strings.HasPrefix(thread, "JVMCI"):
+		return JIT, true
+	case hasAnyPrefix(thread, jvmGCThreads):
+		return GC, true
+	}
+	return NoWork, false
+}
+
+// jvmGCThreads start the names of the JVM's collector threads (G1,
+// Parallel, ZGC, Shenandoah).
+var jvmGCThreads = []string{
+	"GC Thread", "G1 ", "GC task thread", "ZWorker", "ZDirector", "ZDriver", "ZUnmapper", "ZUncommitter",
+	"Shenandoah", "Parallel GC", "Conc GC", "ConcurrentMark",
+}
+
+// WorkRemedy says what to do about a share of a runtime's own work, for
+// the service's runtime lang; "" when there is nothing specific to say.
+func WorkRemedy(w Work, lang string) string {
+	switch w {
+	case JIT:
+		switch lang {
+		case LangJVM:
+			return "the JIT compiles while the service warms up: measure after a longer warm-up (--warmup); a share that stays means methods are recompiled (deoptimised) again and again, which -XX:+PrintCompilation shows"
+		case LangNode:
+			return "V8 compiles while the service warms up: measure after a longer warm-up (--warmup); a share that stays means functions are deoptimised and reoptimised, which node --trace-deopt shows"
+		}
+	case GC:
+		switch lang {
+		case LangGo:
+			return "allocate less per request (see the allocating lines), or trade memory for CPU: GOGC higher, GOMEMLIMIT as the ceiling"
+		case LangJVM:
+			return "allocate less per request, or give the heap room: -Xms equal to -Xmx, and a collector for the goal (-XX:+UseParallelGC for throughput, -XX:+UseZGC for pauses)"
+		case LangNode:
+			return "allocate less per request, or enlarge the young generation so fewer objects are scavenged: node --max-semi-space-size=64"
+		case LangPython:
+			return "create fewer container objects per request; after start-up, gc.freeze() keeps long-lived objects out of collections"
+		case LangRuby:
+			return "allocate fewer objects per request; GC.stat and RUBY_GC_HEAP_* variables tune the heap"
+		}
+	case Interpreter:
+		switch lang {
+		case LangPython:
+			return "CPython runs code perf cannot name: profile with py-spy to see which Python functions"
+		case LangJVM:
+			return "methods still run in the interpreter: measure after a longer warm-up (--warmup)"
+		case LangNode:
+			return "functions still run in V8's interpreter: measure after a longer warm-up, and start node with --interpreted-frames-native-stack to name them"
+		case LangRuby:
+			return "the Ruby VM runs code perf cannot name: profile with rbspy to see which methods"
+		}
+	}
+	return ""
+}

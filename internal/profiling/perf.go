@@ -1,0 +1,65 @@
+package profiling
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/capture"
+	"perflab/internal/runfmt"
+	"perflab/internal/target"
+)
+
+// perf is Linux perf (perf record -e cpu-clock): any process, native or
+// JIT-compiled, several in one recording. Its off-CPU recording (perf
+// sched) is a native service's waits.
+type perf struct{}
+
+var _ Profiler = perf{}
+
+func (perf) Name() runfmt.Profiler { return runfmt.ProfilerPerf }
+
+// Runtimes is nil: perf samples every runtime (an interpreter's C
+// functions, where its runtime's own profiler is missing).
+func (perf) Runtimes() []runfmt.Runtime { return nil }
+
+func (perf) Install() string { return "install linux-perf (Debian)" }
+
+func (perf) Rate(time.Duration) int { return capture.DefaultPerfHz }
+
+// Record samples the processes for job.Window; JVMs among them write
+// their perf maps before perf script reads the recording.
+func (perf) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
+	var used time.Duration
+	var maps []string
+	prof, err := capture.PerfRecord(ctx, capture.PerfConfig{PIDs: job.pids(), Seconds: job.Window.Seconds(), Hz: job.Hz, CPUUsed: &used,
+		OnAttached: job.Ready, OnStart: job.Started, Stop: job.Stop,
+		BeforeScript: func() { maps = jvmPerfMaps(job) }})
+	for _, m := range maps {
+		_ = os.Remove(m)
+	}
+	return prof, used, err
+}
+
+// perf acknowledges enabling its events (see capture.PerfConfig.OnAttached).
+var _ readySignaller = perf{}
+
+func (perf) signalsReady() {}
+
+// perf records several processes at once (perf -p PID,PID,...).
+var _ groupRecorder = perf{}
+
+func (perf) recordsGroups() {}
+
+var _ processNoter = perf{}
+
+// noteProcess says what a JIT runtime needs for perf to name its code.
+func (perf) noteProcess(info target.ProcessInfo) (key, msg string) {
+	if info.PerfMap || info.Runtime != runfmt.RuntimeNode {
+		return "", ""
+	}
+	return "node perf map", "node process without a perf map (/tmp/perf-PID.map): JavaScript frames show as addresses; " +
+		"start it with node --perf-basic-prof-only-functions (or NODE_OPTIONS=--perf-basic-prof-only-functions) to see function names"
+}

@@ -1,0 +1,113 @@
+package profiling
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/capture"
+	"perflab/internal/runfmt"
+)
+
+// pprofEndpoint is a Go service's own net/http/pprof endpoint: the CPU
+// profile over the window, the heap, allocations, goroutines, mutex and
+// block snapshots around it, and the execution trace of its waits.
+type pprofEndpoint struct{}
+
+var _ Profiler = pprofEndpoint{}
+
+func (pprofEndpoint) Name() runfmt.Profiler { return runfmt.ProfilerPprof }
+
+func (pprofEndpoint) Runtimes() []runfmt.Runtime { return []runfmt.Runtime{runfmt.RuntimeGo} }
+
+func (pprofEndpoint) Install() string {
+	return `import _ "net/http/pprof" in the service, serve it, and give --pprof URL`
+}
+
+// Rate is the Go runtime's: runtime/pprof samples at 100 Hz.
+func (pprofEndpoint) Rate(time.Duration) int { return 100 }
+
+// Record fetches the CPU profile of the window, in whole seconds; its
+// cost is the service's own CPU, in the profile.
+func (pprofEndpoint) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
+	var c capture.Client
+	prof, _, err := c.CPU(ctx, job.Endpoint, max(1, int(job.Window.Seconds())))
+	return prof, 0, err
+}
+
+var _ endpoint = pprofEndpoint{}
+
+// before takes the allocations, goroutines and heap the window's deltas
+// start from.
+func (pprofEndpoint) before(ctx context.Context, p *Set) {
+	if a, _, err := p.fetch(ctx, runfmt.ProfileAllocs, ""); err == nil {
+		p.mu.Lock()
+		p.allocsBefore = a
+		p.mu.Unlock()
+	} else {
+		p.host.Warn("allocs profile before the window: " + err.Error())
+	}
+	if g, raw, err := p.fetch(ctx, runfmt.ProfileGoroutineStart, ""); err == nil {
+		p.keep(runfmt.ProfileGoroutineStart, g)
+		p.save(runfmt.ProfileGoroutineStart, raw, nil)
+	}
+	// The in-use heap after a forced collection: the start of the heap's
+	// growth by allocation site. Without it, the end of the window
+	// fetches it again and warns.
+	if h, raw, err := p.fetch(ctx, runfmt.ProfileHeapStart, "gc=1"); err == nil {
+		p.keep(runfmt.ProfileHeapStart, h)
+		p.save(runfmt.ProfileHeapStart, raw, nil)
+	}
+}
+
+// after takes the window's allocations (the delta from before), the heap,
+// the goroutines, and the mutex and block profiles the service enabled.
+func (pprofEndpoint) after(ctx context.Context, p *Set) {
+	p.allocsDelta(ctx)
+	if h, raw, err := p.fetch(ctx, runfmt.ProfileHeap, "gc=1"); err == nil {
+		p.keep(runfmt.ProfileHeap, h)
+		p.mu.Lock()
+		p.heapEndAt = time.Now()
+		p.mu.Unlock()
+		p.save(runfmt.ProfileHeap, raw, nil)
+	}
+	if g, raw, err := p.fetch(ctx, runfmt.ProfileGoroutine, ""); err == nil {
+		p.keep(runfmt.ProfileGoroutine, g)
+		p.save(runfmt.ProfileGoroutine, raw, nil)
+	}
+	for _, typ := range []runfmt.ProfileType{runfmt.ProfileMutex, runfmt.ProfileBlock} {
+		prof, raw, err := p.fetch(ctx, typ, "")
+		if err != nil || len(prof.Sample) == 0 {
+			continue // not enabled by the service (runtime.SetMutexProfileFraction / SetBlockProfileRate)
+		}
+		p.keep(typ, prof)
+		p.save(typ, raw, nil)
+	}
+}
+
+// allocsDelta keeps the allocations of the window: the end's snapshot
+// less the one before.
+func (p *Set) allocsDelta(ctx context.Context) {
+	a, _, err := p.fetch(ctx, runfmt.ProfileAllocs, "")
+	p.mu.Lock()
+	before := p.allocsBefore
+	p.mu.Unlock()
+	switch {
+	case err != nil:
+		p.host.Warn("allocs profile after the window: " + err.Error())
+	case before != nil:
+		d, err := capture.Delta(before, a)
+		if err != nil {
+			p.host.Warn("allocations of the window: " + err.Error())
+			return
+		}
+		p.keep(runfmt.ProfileAllocs, d)
+		p.save(runfmt.ProfileAllocs, nil, d)
+	}
+}
+
+// fetch gets a profile of type t from the service's pprof endpoint.
+func (p *Set) fetch(ctx context.Context, t runfmt.ProfileType, query string) (*profile.Profile, []byte, error) {
+	return p.client.Fetch(ctx, p.base, capture.EndpointOf(t), query)
+}

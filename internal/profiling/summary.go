@@ -1,0 +1,148 @@
+package profiling
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
+)
+
+// A CPU profile must account for at least minCoverage of the CPU the
+// service was measured to use, or its functions are not the verdict: a
+// profile of an idle master while its workers burn cores, or a handful
+// of samples, cannot say where the CPU went. Sampling at ~100 Hz over a
+// few seconds puts a representative profile at 80–105% of the measured
+// CPU; half leaves room for a busy machine and sampling noise.
+const minCoverage = 0.5
+
+// minExplainCPUSeconds is the least measured CPU worth explaining: an idle
+// service is not an unrepresentative profile.
+const minExplainCPUSeconds = 0.05
+
+// Summary records how the CPU profile was taken (the processes sampled,
+// the notes, the profilers' own CPU) and whether it accounts for the CPU
+// measured over the window (measured is nil when the service's CPU was
+// not measured).
+func (p *Set) Summary(measured *runfmt.TargetSummary) *runfmt.Profiling {
+	pr := &runfmt.Profiling{}
+	if t := p.tree; t != nil {
+		pr.Processes = t.processes()
+		pr.Notes = append(pr.Notes, t.notesSnapshot()...)
+	}
+	pr.Profilers, pr.ProfilerCPUSeconds = p.meter.uses()
+	cpu := p.Profile(runfmt.ProfileCPU)
+	if cpu == nil || measured == nil {
+		return pr
+	}
+	pr.ProfileCPUSeconds = cpuNanos(cpu) / 1e9
+	pr.MeasuredCPUSeconds = measured.CPUSeconds
+	if pr.MeasuredCPUSeconds > 0 {
+		pr.ProfilerOverhead = pr.ProfilerCPUSeconds / pr.MeasuredCPUSeconds
+	}
+	if pr.MeasuredCPUSeconds < minExplainCPUSeconds {
+		return pr
+	}
+	pr.Coverage = pr.ProfileCPUSeconds / pr.MeasuredCPUSeconds
+	pr.NotRepresentative = notRepresentative(pr.ProfileCPUSeconds, pr.MeasuredCPUSeconds, sampleCount(cpu), p.coverageHint(sampleCount(cpu)))
+	return pr
+}
+
+// notRepresentative says why a profile standing for profileCPU seconds
+// of CPU in samples cannot explain measuredCPU seconds, or "" when it can.
+func notRepresentative(profileCPU, measuredCPU float64, samples int64, hint string) string {
+	if measuredCPU < minExplainCPUSeconds || profileCPU >= minCoverage*measuredCPU {
+		return ""
+	}
+	return fmt.Sprintf("the CPU profile accounts for %.0f%% of the CPU measured (%.2f of %.2f CPU-seconds, %d samples): "+
+		"it cannot say where the service's CPU went, so its functions are not the verdict%s",
+		100*profileCPU/measuredCPU, profileCPU, measuredCPU, samples, hint)
+}
+
+// fewSamples is a profile whose coverage sampling noise alone can halve.
+const fewSamples = 50
+
+// coverageHint says what to try when the profile (of samples samples)
+// misses most of the CPU.
+func (p *Set) coverageHint(samples int64) string {
+	switch {
+	case p.base != "":
+		return " (is the pprof endpoint the service's own, and does the service run more processes?)"
+	case samples < fewSamples:
+		tool := p.chosen
+		if used := p.used.List(); len(used) > 0 {
+			tool, _ = find(used[0])
+		}
+		p.mu.Lock()
+		window := seconds(p.windowSecs)
+		p.mu.Unlock()
+		return fmt.Sprintf(" (sampled at %d Hz: raise --perf-hz or lengthen the window)", rate(tool, p.cfg.PerfHz, window))
+	}
+	return " (see the processes in run.json's profiling block: were they all sampled?)"
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+func cpuNanos(p *profile.Profile) float64 {
+	for i, st := range p.SampleType {
+		if st.Type == runfmt.CPUSample && st.Unit == "nanoseconds" {
+			var sum int64
+			for _, s := range p.Sample {
+				sum += s.Value[i]
+			}
+			return float64(sum)
+		}
+	}
+	return 0
+}
+
+func sampleCount(p *profile.Profile) int64 {
+	var n int64
+	for _, s := range p.Sample {
+		n += s.Value[0]
+	}
+	return n
+}
+
+// CountsRunnable says whether the CPU profile came from a profiler that
+// reads stacks at every tick (py-spy, rbspy), whose samples count a
+// thread that is runnable but waiting for a CPU as working: on a busy
+// machine such a profile stands for more CPU than the service used.
+func (p *Set) CountsRunnable() bool {
+	for _, name := range p.cpuSource().Profilers.List() {
+		if pr, ok := find(name); ok {
+			if _, ticks := pr.(tickSampler); ticks {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Runtime is the runtime of the service's busiest process sampled (its
+// endpoint's for a service profiled through one), "" when unknown.
+func (p *Set) Runtime() runfmt.Runtime {
+	if p == nil || p.chosen == nil {
+		return ""
+	}
+	if _, ok := p.chosen.(endpoint); ok {
+		return p.chosen.Runtimes()[0]
+	}
+	best, rt := -1.0, runfmt.Runtime("")
+	for _, pp := range p.Processes() {
+		if pp.CPUSeconds > best && pp.Runtime != "" {
+			best, rt = pp.CPUSeconds, pp.Runtime
+		}
+	}
+	return rt
+}
+
+// Processes are the service's processes the profilers saw, by pid, with
+// their share of the CPU profile; nil when they were not sampled.
+func (p *Set) Processes() []runfmt.ProcessProfile {
+	if p == nil || p.tree == nil {
+		return nil
+	}
+	return p.tree.processes()
+}

@@ -1,0 +1,65 @@
+package profiling
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"perflab/internal/runfmt"
+)
+
+func TestNotRepresentative(t *testing.T) {
+	for _, tc := range []struct {
+		profile, measured float64
+		samples           int64
+		flagged           bool
+	}{
+		{1.9, 2.0, 190, false}, // perf or pprof: the profile is the CPU
+		{5.0, 2.0, 500, false}, // py-spy on a busy machine counts runnable threads: more, not less
+		{0.02, 3.6, 2, true},   // the idle master sampled while two workers burned 1.8 cores
+		{0.8, 2.0, 80, true},   // 40%: most of the CPU is not in the profile
+		{0.0, 0.01, 0, false},  // an idle service: nothing to explain
+		{0.0, 0.5, 0, true},    // no samples at all while the service worked
+		{1.0, 2.0, 100, false}, // exactly half
+	} {
+		got := notRepresentative(tc.profile, tc.measured, tc.samples, "")
+		if (got != "") != tc.flagged {
+			t.Errorf("notRepresentative(%g of %g CPU-s, %d samples) = %q, want flagged %v", tc.profile, tc.measured, tc.samples, got, tc.flagged)
+		}
+		if got != "" && !strings.Contains(got, "not the verdict") {
+			t.Errorf("message %q does not say the functions are not the verdict", got)
+		}
+	}
+}
+
+// TestTreeSamplerFallsBackToPerf: with py-spy or rbspy missing, Python
+// and Ruby processes are sampled with perf and the note says what to
+// install; other runtimes always get perf.
+func TestTreeSamplerFallsBackToPerf(t *testing.T) {
+	name := func(pr Profiler) runfmt.Profiler {
+		if pr == nil {
+			return ""
+		}
+		return pr.Name()
+	}
+	ts := &treeSampler{missing: map[string]bool{}, lookTool: func(string) error { return errors.New("not found") }}
+	for rt, want := range map[runfmt.Runtime]runfmt.Profiler{"python": runfmt.ProfilerPerf, "ruby": runfmt.ProfilerPerf, "node": runfmt.ProfilerPerf, "go": runfmt.ProfilerPerf} {
+		if got := name(ts.toolFor(rt)); got != want {
+			t.Errorf("toolFor(%s) without spies = %s, want %s", rt, got, want)
+		}
+	}
+	notes := strings.Join(ts.notes, "\n")
+	for _, want := range []string{"pip install py-spy", "cargo install rbspy", "sampled with perf"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q lack %q", notes, want)
+		}
+	}
+	ts = &treeSampler{missing: map[string]bool{}, lookTool: func(string) error { return nil }}
+	if name(ts.toolFor("python")) != runfmt.ProfilerPySpy || name(ts.toolFor("ruby")) != runfmt.ProfilerRbSpy || len(ts.notes) != 0 {
+		t.Errorf("with the spies installed: python %s, ruby %s, notes %q", name(ts.toolFor("python")), name(ts.toolFor("ruby")), ts.notes)
+	}
+	ts = &treeSampler{forced: pySpy{}, missing: map[string]bool{}}
+	if ts.toolFor("node") != nil || name(ts.toolFor("python")) != runfmt.ProfilerPySpy {
+		t.Error("--profiler py-spy must sample the Python processes only")
+	}
+}

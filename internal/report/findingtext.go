@@ -1,0 +1,74 @@
+package report
+
+import (
+	"html"
+	"html/template"
+	"strings"
+
+	"perflab/internal/findings"
+	"perflab/internal/runfmt"
+)
+
+// A finding is data (runfmt.Finding); package findings words it as prose
+// whose spans are words, code and figures (already formatted through
+// package units). These render the prose for the terminal, markdown and
+// HTML: the same figures, each writer its own format.
+
+// proseText is prose as plain text.
+func proseText(p findings.Prose) string { return p.Text() }
+
+// proseMarkdown is prose as GitHub-flavoured markdown on one line: code
+// as code spans, the rest escaped (see mdText).
+func proseMarkdown(p findings.Prose) string {
+	var b strings.Builder
+	for _, s := range p {
+		if s.Kind == findings.SpanCode {
+			b.WriteString(mdCode(s.Text))
+		} else {
+			mdEscape(&b, strings.ReplaceAll(s.Text, "\n", " "))
+		}
+	}
+	return b.String()
+}
+
+// proseHTML is prose as HTML: code in <code>, figures in <span
+// class="fig">, everything escaped.
+func proseHTML(p findings.Prose) template.HTML {
+	var b strings.Builder
+	for _, s := range p {
+		t := html.EscapeString(s.Text)
+		switch s.Kind {
+		case findings.SpanCode:
+			b.WriteString("<code>" + t + "</code>")
+		case findings.SpanFigure:
+			b.WriteString(`<span class="fig">` + t + "</span>")
+		default:
+			b.WriteString(t)
+		}
+	}
+	return template.HTML(b.String())
+}
+
+// FindingTitle is a finding's title as plain text (the UI's list of runs).
+func FindingTitle(f runfmt.Finding) string { return proseText(findings.Wording(&f).Title) }
+
+// findingCost is the cost a finding is ranked by: its CPU, its wait or its
+// bytes per request, formatted as its words format it ("140.0 µs"), with
+// what it is (" CPU/request"); "" without one.
+func findingCost(f *runfmt.Finding) (figure, what string) {
+	for _, c := range []struct {
+		fig  runfmt.Figure
+		what string
+	}{{runfmt.FigCPUPerRequest, " CPU/request"}, {runfmt.FigWaitPerRequest, " waited/request"}, {runfmt.FigBytesPerRequest, "/request"}} {
+		if v := f.Figures[c.fig]; v > 0 {
+			return findings.FormatFigure(c.fig, v), c.what
+		}
+	}
+	return "", ""
+}
+
+// waits says a finding is about time off a CPU: its links lead to the
+// off-CPU flame graph.
+func waits(f *runfmt.Finding) bool {
+	return f.Figures[runfmt.FigWaitPerRequest] > 0 && f.Figures[runfmt.FigCPUPerRequest] == 0
+}

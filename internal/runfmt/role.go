@@ -1,0 +1,46 @@
+package runfmt
+
+import "slices"
+
+// Role is a function's part in a finding: run.json's
+// findings[].evidence.functions[].role.
+type Role string
+
+// The roles.
+const (
+	// RoleCulprit: the code to change first (the finding's first
+	// function).
+	RoleCulprit Role = "culprit"
+	// RoleEntry: the library entry point a cost goes through
+	// (fmt.Sprintf, encoding/json.Marshal).
+	RoleEntry Role = "entry"
+	// RoleCallee: user code the culprit's cost is spread over.
+	RoleCallee Role = "callee"
+	// RoleLibrary: the culprit's costliest library callee.
+	RoleLibrary Role = "library"
+	// RolePath: a step from the costliest user code down to the culprit.
+	RolePath Role = "path"
+	// RoleSite: another place of the same wait or growth.
+	RoleSite Role = "site"
+	// RoleHolder: code that released the lock others waited for.
+	RoleHolder Role = "holder"
+	// RoleAllocator: a user function that allocates much per request.
+	RoleAllocator Role = "allocator"
+)
+
+var roleWords = []Role{RoleCulprit, RoleEntry, RoleCallee, RoleLibrary, RolePath, RoleSite, RoleHolder, RoleAllocator}
+
+// Roles lists the roles.
+func Roles() []Role { return slices.Clone(roleWords) }
+
+// ParseRole returns the role named s, or an error naming s and the roles.
+func ParseRole(s string) (Role, error) { return parseWord("role", Roles(), s) }
+
+// String is the role's name.
+func (r Role) String() string { return string(r) }
+
+// MarshalText writes the role's name.
+func (r Role) MarshalText() ([]byte, error) { return marshalWord(r) }
+
+// UnmarshalText reads a role's name, refusing one it does not know.
+func (r *Role) UnmarshalText(b []byte) error { return unmarshalWord(r, b, ParseRole) }

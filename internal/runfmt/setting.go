@@ -1,0 +1,77 @@
+package runfmt
+
+import "slices"
+
+// Setting is a setting or a source a finding read, in words: the keys of
+// run.json's findings[].settings.
+type Setting string
+
+// The settings.
+const (
+	// SettingSource: where the finding's main figure was read (for the
+	// GC's share "gctrace" or "cpu-profile"; for a live heap "gctrace" or
+	// "heap-profiles"; for a request's time split its time source).
+	SettingSource Setting = "source"
+	// SettingGOGC: GOGC as the service ran with it.
+	SettingGOGC Setting = "gogc"
+	// SettingGOMAXPROCSSource and SettingGOMAXPROCSEnv: where the
+	// service's GOMAXPROCS was read, and GOMAXPROCS as its environment
+	// set it.
+	SettingGOMAXPROCSSource Setting = "gomaxprocs_source"
+	SettingGOMAXPROCSEnv    Setting = "gomaxprocs_env"
+	// SettingProfile: the profile a lock finding read (mutex, block).
+	SettingProfile Setting = "profile"
+	// SettingWaitMethod: how the time a request waited for a CPU was
+	// found (WaitFromLatency, WaitFromLatencyAndTrace, WaitFromTrace).
+	SettingWaitMethod Setting = "wait_method"
+	// SettingLockProfiles: "off" when a Go service had neither a mutex
+	// nor a block profile to look at.
+	SettingLockProfiles Setting = "lock_profiles"
+)
+
+// The values of SettingWaitMethod and SettingSource that are not another
+// vocabulary's words.
+const (
+	WaitFromLatency         = "latency"           // mean latency beyond the CPU per request
+	WaitFromLatencyAndTrace = "latency-and-trace" // that, less the waits a trace names
+	WaitFromTrace           = "trace"             // runnable, or held off a CPU, in a trace
+	SourceGCTrace           = "gctrace"           // the runtime's gctrace lines
+	SourceCPUProfile        = "cpu-profile"       // the CPU profile's GC workers and assists
+	SourceHeapProfiles      = "heap-profiles"     // in-use heap profiles at the window's ends
+	SettingOff              = "off"
+)
+
+var settingWords = []Setting{SettingSource, SettingGOGC, SettingGOMAXPROCSSource, SettingGOMAXPROCSEnv,
+	SettingProfile, SettingWaitMethod, SettingLockProfiles}
+
+// SettingNames lists the settings.
+func SettingNames() []Setting { return slices.Clone(settingWords) }
+
+// ParseSetting returns the setting named s, or an error naming s and the
+// settings.
+func ParseSetting(s string) (Setting, error) { return parseWord("setting", SettingNames(), s) }
+
+// String is the setting's name.
+func (s Setting) String() string { return string(s) }
+
+// MarshalText writes the setting's name.
+func (s Setting) MarshalText() ([]byte, error) { return marshalWord(s) }
+
+// UnmarshalText reads a setting's name, refusing one it does not know.
+func (s *Setting) UnmarshalText(b []byte) error { return unmarshalWord(s, b, ParseSetting) }
+
+// Settings are a finding's settings by name.
+type Settings map[Setting]string
+
+// With sets setting s to v, making the map when it is nil; an empty v
+// sets nothing.
+func (ss Settings) With(s Setting, v string) Settings {
+	if v == "" {
+		return ss
+	}
+	if ss == nil {
+		ss = Settings{}
+	}
+	ss[s] = v
+	return ss
+}
