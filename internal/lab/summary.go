@@ -77,16 +77,16 @@ func (s *session) summarize() {
 	s.analyseSpyWall()
 	r.GoRuntime = s.goRuntime(from, to)
 	r.Heap = s.heapGrowth(from, to, requests)
+	s.ledger() // the time findings claim its rows
 	in := findings.FindingInput{
 		CPU: verdictCPU, Allocs: allocs, Mutex: p.Profile(runfmt.ProfileMutex), Block: p.Profile(runfmt.ProfileBlock),
 		GoroutinesStart: p.Profile(runfmt.ProfileGoroutineStart), GoroutinesEnd: p.Profile(runfmt.ProfileGoroutine),
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
-		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),
+		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(), Ledger: r.Ledger,
 	}
 	s.waitInput(&in)
 	r.Findings = append(s.stuckFindings(), findings.Findings(in)...)
 	s.culprit()
-	s.ledger()
 }
 
 // verdictCPU is the CPU profile the findings read: none when it cannot
