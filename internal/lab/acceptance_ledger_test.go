@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -159,6 +160,40 @@ func partMs(t *testing.T, l *runfmt.Ledger, p runfmt.LedgerPart) float64 {
 	return sum
 }
 
+// withinPeer checks a peer's time as the kernel timed it against the
+// peer's own stopwatch, want: within 15%, plus up to the peer's own waits
+// for a CPU per answer (runqMs), which the kernel's answer time holds and
+// the stopwatch inside its handler does not.
+func withinPeer(t *testing.T, what string, got, want, runqMs float64) {
+	t.Helper()
+	t.Logf("%s: %.3f ms; want %.3f ms -15%% to +15%% + the peer's %.3f ms waiting for a CPU per answer", what, got, want, runqMs)
+	if got < 0.85*want || got > 1.15*want+runqMs {
+		t.Errorf("%s %.3f ms; want %.3f to %.3f ms", what, got, 0.85*want, 1.15*want+runqMs)
+	}
+}
+
+// runqueueMs is how long pid's threads have waited for a CPU, from
+// /proc/PID/task/TID/schedstat's second field.
+func runqueueMs(t *testing.T, pid int) float64 {
+	t.Helper()
+	paths, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("the threads of process %d: %v", pid, err)
+	}
+	ns := 0.0
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // a thread that exited
+		}
+		if f := strings.Fields(string(b)); len(f) >= 2 {
+			v, _ := strconv.ParseFloat(f[1], 64)
+			ns += v
+		}
+	}
+	return ns / 1e6
+}
+
 func within(t *testing.T, what string, got, want, tol float64) {
 	t.Helper()
 	t.Logf("%s: %.3f ms; want %.3f ms ±%.0f%% (%+.1f%%)", what, got, want, 100*tol, 100*(got-want)/want)
@@ -211,7 +246,9 @@ func ledgerGrpcPrint(t *testing.T) {
 	}
 	cfg := grpcConfig(t, "buggy", cache.addr)
 	cfg.Load.Concurrency = 8
+	runq := runqueueMs(t, cache.cmd.Process.Pid)
 	r, dir := runAcceptance(t, cfg)
+	runq = runqueueMs(t, cache.cmd.Process.Pid) - runq
 	cpuAfter, err := target.ProcessCPUSeconds(cache.cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
@@ -228,9 +265,11 @@ func ledgerGrpcPrint(t *testing.T) {
 	t.Logf("the cache timed its %d answers' handler at %.3f ms; the fixed API waited %.3f ms per call, the buggy one %.3f; the ledger's downstream %.3f ms, runnable and throttled %.3f ms",
 		answers, answerMs, peerMs, goDown, ms, own)
 	// The buggy API's burnt core slows the cache beside it: its answers
-	// may take up to half as long again as the fixed API saw them.
-	if ms >= 1.5*peerMs {
-		t.Errorf("downstream %.3f ms per request; want the cache's own answer time: under 2 ms, or 1.5 × what the fixed API waits for it (%.3f ms)", ms, peerMs)
+	// may take up to half as long again as the fixed API saw them, and
+	// the cache's own waits for a CPU in this run (the kernel's answer
+	// time holds them; its handler's stopwatch does not).
+	if limit := 1.5*peerMs + runq/float64(answers); ms >= limit {
+		t.Errorf("downstream %.3f ms per request; want the cache's own answer time: under 2 ms, or 1.5 × what the fixed API waits for it (%.3f ms), plus its waits for a CPU: under %.3f ms", ms, peerMs, limit)
 	}
 	if goDown > 2*peerMs && (ms > goDown/2 || own < goDown-1.5*peerMs) {
 		t.Errorf("downstream %.3f ms, runnable and throttled %.3f ms; want most of the trace's downstream wait (%.3f ms) in the API's own parts, at least %.3f ms", ms, own, goDown, goDown-1.5*peerMs)
@@ -254,11 +293,13 @@ func ledgerGrpcSlowCache(t *testing.T) {
 	cache := startPeer(t, "grpccache", "-delay", "30ms")
 	cfg := grpcConfig(t, "fixed", cache.addr)
 	cfg.Load.Concurrency = 1
+	runq := runqueueMs(t, cache.cmd.Process.Pid)
 	r, _ := runAcceptance(t, cfg)
-	_, answerMs := stopwatch(t, cache.stop(t), "cache answers")
+	runq = runqueueMs(t, cache.cmd.Process.Pid) - runq
+	answers, answerMs := stopwatch(t, cache.stop(t), "cache answers")
 	l := ledgerOf(t, r)
 	ms := partMs(t, l, runfmt.PartDownstream)
-	within(t, "downstream against the cache's own timing of its answers", ms, answerMs, 0.15)
+	withinPeer(t, "downstream against the cache's own timing of its answers", ms, answerMs, runq/float64(answers))
 	if ms < 30*0.85 {
 		t.Errorf("downstream %.3f ms; want at least the cache's 30 ms sleep, -15%%", ms)
 	}
@@ -274,10 +315,12 @@ func ledgerGrpcSlowCachePID(t *testing.T) {
 	cfg.Load.Targets[0].URL.Host, cfg.ReadyURL = api.addr, "http://"+api.addr+"/image?name=3"
 	cfg.Pprof = "http://" + api.pprof
 	cfg.Load.Concurrency = 1
+	runq := runqueueMs(t, cache.cmd.Process.Pid)
 	r, _ := runAcceptance(t, cfg)
-	_, answerMs := stopwatch(t, cache.stop(t), "cache answers")
+	runq = runqueueMs(t, cache.cmd.Process.Pid) - runq
+	answers, answerMs := stopwatch(t, cache.stop(t), "cache answers")
 	l := ledgerOf(t, r)
-	within(t, "downstream (--pid) against the cache's own timing of its answers", partMs(t, l, runfmt.PartDownstream), answerMs, 0.15)
+	withinPeer(t, "downstream (--pid) against the cache's own timing of its answers", partMs(t, l, runfmt.PartDownstream), answerMs, runq/float64(answers))
 	if p := l.Time.Row(runfmt.PartDownstream).Peer; p == nil || p.PID != cache.cmd.Process.Pid || p.CPUMsPerRequest == nil {
 		t.Errorf("downstream peer %+v; want the cache, pid %d, with its CPU per request", p, cache.cmd.Process.Pid)
 	}

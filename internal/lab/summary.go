@@ -57,9 +57,7 @@ func (s *session) summarize() {
 	if cpu != nil {
 		s.checkCPUProfile(len(cpu.Sample), r.Target)
 		r.Hot = analysis.HotFor(cpu, requests, hotRows, uc)
-		if pr := r.Profiling; pr.Coverage > 0 { // one cost per function: the findings' too
-			scaleHot(r.Hot, 1/pr.Coverage)
-		}
+		scaleHot(r.Hot, r.CPUScale()) // one cost per function on every page
 		for i := range r.Profiles {
 			if r.Profiles[i].Type == runfmt.ProfileCPU {
 				r.Profiles[i].StartS = 0

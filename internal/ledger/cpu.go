@@ -10,13 +10,12 @@ import (
 
 // cpuAccount splits the measured CPU per request by owner: the profile's
 // shares of the CPU it stands for (at most the measured CPU), the rest
-// unexplained. Nil when the service's CPU was not measured.
+// unexplained. Nil when the service's CPU per request was not measured.
 func cpuAccount(in Input) *runfmt.CPUAccount {
 	t := in.Target
-	if t == nil || t.CPUSeconds <= 0 {
+	if t == nil || t.CPUSeconds <= 0 || t.CPUMsPerRequest <= 0 { // no figure per request (other clients)
 		return nil
 	}
-	n := float64(in.Load.Requests)
 	a := &runfmt.CPUAccount{MeasuredMs: t.CPUMsPerRequest, Source: t.Source, UnexplainedMs: t.CPUMsPerRequest}
 	if in.CPU.Profiled <= 0 {
 		a.NotProfiled = in.CPU.NotProfiled
@@ -25,9 +24,11 @@ func cpuAccount(in Input) *runfmt.CPUAccount {
 		}
 		return a
 	}
-	profiled := in.CPU.Profiled.Seconds() * 1000 / n
+	// Per request of the same count as the measured CPU, so Scale is the
+	// run's one scale (runfmt.Run.CPUScale): measured over profiled CPU.
+	profiled := a.MeasuredMs * in.CPU.Profiled.Seconds() / t.CPUSeconds
 	a.ProfiledMs = &profiled
-	a.Scale = a.MeasuredMs / profiled
+	a.Scale = t.CPUSeconds / in.CPU.Profiled.Seconds()
 	owned := math.Min(profiled, a.MeasuredMs)
 	var sum float64
 	for _, o := range runfmt.CPUOwners() {
