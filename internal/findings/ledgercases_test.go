@@ -90,6 +90,13 @@ func TestFindingsClaimTheirRows(t *testing.T) {
 		}
 	}
 
+	in = contentionInput(t)
+	in.Ledger = ledgerOf(20, row(runfmt.PartCPU, 1), row(runfmt.PartRunnable, 3), row(runfmt.PartGenerator, 0))
+	ct := kindOf(t, Findings(in), runfmt.FindingCPUContention)
+	if ct.Figures[runfmt.FigServiceQueue] != 3000 || ct.Figures[runfmt.FigGeneratorQueue] != 0 || ct.Figures[runfmt.FigWaitPerRequest] != 3000 {
+		t.Errorf("cpu-contention %v; want the ledger's 3 ms runnable row and its generator row at 0", ct.Figures)
+	}
+
 	g := kindOf(t, Findings(throttledGoInput(t)), runfmt.FindingThrottled)
 	if g.Advice != runfmt.AdviceMatchGOMAXPROCS || g.Figures[runfmt.FigWaitPerRequest] != 4000 || g.Figures[runfmt.FigGOMAXPROCS] != 2 {
 		t.Errorf("throttled %+v; want 4 ms/request caused by GOMAXPROCS 2, advice GOMAXPROCS=1", g)

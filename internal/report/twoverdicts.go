@@ -85,8 +85,8 @@ func cpuVerdict(r *runfmt.Run) string {
 		return s + "; the profile does not say where (see the warnings)"
 	}
 	for _, h := range r.Hot {
-		if h.UserCode && h.CPUUsPerRequest > 0 {
-			return s + "; most in " + h.Function + " " + units.FormatMicros(h.CPUUsPerRequest) + " (" + units.FormatShare(h.CPUUsPerRequest/1000/a.MeasuredMs) + ")"
+		if us := h.CPUUsPerRequest + h.AttributedUsReq; h.UserCode && us > 0 { // its own code and what it called, as the top table prints it
+			return s + "; most in " + h.Function + " " + units.FormatMicros(us) + " (" + units.FormatShare(us/1000/a.MeasuredMs) + ")"
 		}
 	}
 	return s
