@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -117,6 +118,7 @@ func ledgerOf(t *testing.T, r *runfmt.Run) *runfmt.Ledger {
 	if l == nil || l.Time == nil {
 		t.Fatalf("no ledger; warnings %v", r.Warnings)
 	}
+	findingsClaimRows(t, r)
 	a := l.Time
 	t.Logf("ledger: mean latency %.3f ms, explained %.1f%%, unexplained %.3f ms", a.LatencyMs, a.ExplainedPct, a.UnexplainedMs)
 	for _, row := range a.Rows {
@@ -479,6 +481,48 @@ func ledgerGunicornQueue(t *testing.T) {
 	l := ledgerOf(t, r)
 	handler := handlerMs(t, dir)
 	within(t, "accept against the latency less the workers' time in the handler", partMs(t, l, runfmt.PartAccept), r.Load.Latency.Mean-handler, 0.15)
+}
+
+// findingRows are the ledger rows a time finding claims.
+var findingRows = map[runfmt.FindingKind][]runfmt.LedgerPart{
+	runfmt.FindingDownstreamWait: {runfmt.PartDownstream}, runfmt.FindingSleep: {runfmt.PartSleep},
+	runfmt.FindingLockContention: {runfmt.PartLock}, runfmt.FindingSyncWait: {runfmt.PartLock},
+	runfmt.FindingPoolWait: {runfmt.PartPool}, runfmt.FindingSyscallWait: {runfmt.PartSyscall},
+	runfmt.FindingClientIO: {runfmt.PartNetwork}, runfmt.FindingGCPause: {runfmt.PartGC},
+	runfmt.FindingThrottled: {runfmt.PartThrottled}, runfmt.FindingSchedulerLatency: {runfmt.PartRunnable},
+	runfmt.FindingCPUContention: {runfmt.PartRunnable, runfmt.PartGenerator},
+}
+
+// findingsClaimRows: a time finding of a run with a ledger claims no more
+// than its rows hold; no finding blames I/O beside the ledger; at the
+// budget, the waiting is the CPU-bound finding's.
+func findingsClaimRows(t *testing.T, r *runfmt.Run) {
+	t.Helper()
+	tm := r.Ledger.Time
+	for _, f := range r.Findings {
+		t.Logf("  finding [%s] %v", f.Kind, f.Figures)
+		if f.Kind == runfmt.FindingOffCPU {
+			t.Errorf("an off-cpu finding beside the ledger: %v", f.Figures)
+		}
+		parts, ok := findingRows[f.Kind]
+		if !ok {
+			continue
+		}
+		rows := 0.0
+		for _, row := range tm.Rows {
+			if ms, measured := row.Ms(); measured && slices.Contains(parts, row.Part) {
+				rows += ms
+			}
+		}
+		if us := f.Figures[runfmt.FigWaitPerRequest]; us > 1000*rows*1.001+1 {
+			t.Errorf("finding %s claims %.3f ms per request; its ledger rows %v hold %.3f ms", f.Kind, us/1000, parts, rows)
+		}
+	}
+	if tg := r.Target; tg != nil && tg.CPULimitCores > 0 && tg.CPUCoresMean >= 0.95*tg.CPULimitCores {
+		if !slices.ContainsFunc(r.Findings, func(f runfmt.Finding) bool { return f.Kind == runfmt.FindingCPUBound }) {
+			t.Errorf("at %.2f of a %.2f-core budget, no cpu-bound finding", tg.CPUCoresMean, tg.CPULimitCores)
+		}
+	}
 }
 
 // handlerMs is the mean time gunicorn's workers spent in the handler, from
