@@ -101,6 +101,11 @@ func TestFindingsClaimTheirRows(t *testing.T) {
 	if g.Advice != runfmt.AdviceMatchGOMAXPROCS || g.Figures[runfmt.FigWaitPerRequest] != 4000 || g.Figures[runfmt.FigGOMAXPROCS] != 2 {
 		t.Errorf("throttled %+v; want 4 ms/request caused by GOMAXPROCS 2, advice GOMAXPROCS=1", g)
 	}
+	small := throttledGoInput(t)
+	small.Ledger = ledgerOf(20, row(runfmt.PartCPU, 2), row(runfmt.PartSyscall, 15), row(runfmt.PartThrottled, 1))
+	if s := kindOf(t, Findings(small), runfmt.FindingThrottled); s.Figures[runfmt.FigWaitPerRequest] != 1000 {
+		t.Errorf("throttled %v; want its 1 ms row named (35%% of periods throttled) though it is 5%% of the latency", s.Figures)
+	}
 	p := kindOf(t, Findings(throttledPythonInput(t)), runfmt.FindingThrottled)
 	if p.Advice != runfmt.AdviceThreadsToQuota || p.Figures[runfmt.FigWaitPerRequest] != 5000 {
 		t.Errorf("throttled %+v; want 5 ms/request caused by busy workers", p)

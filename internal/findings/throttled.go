@@ -20,8 +20,11 @@ func throttledFinding(c *context) []ranked {
 	if lt == nil || t == nil || t.CPULimitCores <= 0 || foundKind(c.found, runfmt.FindingGOMAXPROCS) {
 		return nil
 	}
+	// Throttled in a notable share of periods, the row is worth naming
+	// however small a share of the latency it holds (other rows, such as
+	// a system call the thread was throttled in, own the rest).
 	ms, ok := rowsMs(lt, runfmt.PartThrottled)
-	if !ok || !claimable(lt, ms) {
+	if !ok || !claimable(lt, ms) && (ms < waitMinMs || !runfmt.ThrottledNotable(t.ThrottledPct)) {
 		return nil
 	}
 	match := float64(max(1, int(math.Ceil(t.CPULimitCores))))

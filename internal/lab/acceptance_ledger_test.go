@@ -227,6 +227,44 @@ func TestAcceptanceLedger(t *testing.T) {
 	t.Run("fastapi", ledgerFastAPI)
 	t.Run("javanagle", ledgerJavaNagle)
 	t.Run("gunicorn-queue", ledgerGunicornQueue)
+	t.Run("throttled-gomaxprocs", ledgerThrottledGOMAXPROCS)
+}
+
+// ledgerThrottledGOMAXPROCS: a Go service burning 2 ms of CPU a request
+// with GOMAXPROCS 2 under a 0.2-core budget (its two threads spend each
+// period's quota in half of it, whatever else the machine runs): the
+// ledger's throttled row is measured, and the throttling finding names
+// GOMAXPROCS 2 above the quota with GOMAXPROCS=1 to try, claiming that
+// row and no more.
+func ledgerThrottledGOMAXPROCS(t *testing.T) {
+	cfg := goService(t, "cpuburn", "/burn?us=2000")
+	cfg.Env = append(cfg.Env, "GOMAXPROCS=2")
+	cfg.Budget.CPUs, cfg.Load.Concurrency = 0.2, 4
+	r, _ := runAcceptance(t, cfg)
+	l := ledgerOf(t, r)
+	throttled := partMs(t, l, runfmt.PartThrottled)
+	t.Logf("throttled %.1f%% of periods (%.2f s); the ledger's throttled row %.3f ms of %.3f ms", r.Target.ThrottledPct, r.Target.ThrottledSeconds, throttled, l.Time.LatencyMs)
+	if throttled <= 0 {
+		t.Fatalf("throttled row %.3f ms; want the throttling measured", throttled)
+	}
+	for _, f := range r.Findings {
+		if f.Kind == runfmt.FindingThrottled || f.Kind == runfmt.FindingGOMAXPROCS {
+			if f.Figures[runfmt.FigGOMAXPROCS] != 2 || f.Advice != runfmt.AdviceMatchGOMAXPROCS {
+				t.Errorf("%s finding %v advice %s; want GOMAXPROCS 2 named as the cause, GOMAXPROCS=1 to try", f.Kind, f.Figures, f.Advice)
+			}
+			return
+		}
+	}
+	t.Errorf("no throttling finding; findings %v", kinds(r.Findings))
+}
+
+// kinds are the findings' kinds, in order.
+func kinds(fs []runfmt.Finding) []runfmt.FindingKind {
+	var out []runfmt.FindingKind
+	for _, f := range fs {
+		out = append(out, f.Kind)
+	}
+	return out
 }
 
 // ledgerGrpcPrint: the API prints every answer under a 1-core budget and
