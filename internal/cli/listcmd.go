@@ -52,7 +52,7 @@ shows functions).`,
 			if err != nil {
 				return err
 			}
-			opt.SampleIndex, opt.Requests = r.sample, r.requests
+			opt.SampleIndex, opt.Requests, opt.Scale = r.sample, r.requests, r.scale
 			opt.Sources = &analysis.Sources{SearchPath: sourcePath}
 			if r.run != "" {
 				// A run's service usually ran from the run directory's

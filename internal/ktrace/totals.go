@@ -74,7 +74,8 @@ type Wait struct {
 	// ("syscall N" when perflab does not name it, "" when none).
 	Syscall int
 	Name    string
-	// Stack is the user stack's id for Session.Stack, -1 without stacks.
+	// Stack is the user stack's id in the session's stack table, -1
+	// without stacks.
 	Stack int32
 	Stat
 }

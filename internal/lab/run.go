@@ -46,6 +46,7 @@ type session struct {
 	limitMemory int64
 	pids        []int
 	env         map[string]string // the service's environment at start
+	kern        *kernelTiming     // the kernel's timing of the window (kernel.go)
 	// loadPorts are the local ports of the load's connections: the
 	// service's other inbound connections are other clients'.
 	loadPorts load.PortSet
@@ -335,6 +336,7 @@ func (s *session) warmup(ctx context.Context) error {
 		return nil
 	}
 	s.cfg.Log(fmt.Sprintf("warming up for %s", s.cfg.Warmup))
+	s.markConns()
 	wc := s.cfg.Load
 	wc.Duration, wc.Requests = s.cfg.Warmup, 0
 	wc.Stages = nil
@@ -378,6 +380,8 @@ func mainKind(r *runfmt.LoadResult) string {
 // measure runs the measured window: the load, with profiles captured over it.
 func (s *session) measure(ctx context.Context) error {
 	s.env = s.serviceEnv()
+	s.startKernel()
+	defer s.kern.close()
 	s.prof.Before(ctx)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w before the measured window (while taking the first profile snapshots)", ErrInterrupted)
@@ -388,7 +392,9 @@ func (s *session) measure(ctx context.Context) error {
 	stopPeers := s.watchPeers()
 	stuck := s.watchStuck(ctx)
 	s.prof.WindowStarts()
+	s.kern.begin()
 	r, a, err := s.runLoad(ctx, s.cfg.Load)
+	s.kern.end()
 	s.prof.WindowEnds()
 	stopPeers()
 	s.mu.Lock() // captures still running read these in addProfile

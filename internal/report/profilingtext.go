@@ -30,6 +30,7 @@ func (p *printer) profiling(pr *runfmt.Profiling) {
 	if pr.ProfilerCPUSeconds > 0 && pr.MeasuredCPUSeconds > 0 {
 		p.f("  Sampling cost:\t%s of CPU for the profilers, %s of the service's CPU\n", units.FormatSeconds(pr.ProfilerCPUSeconds), units.FormatShare(pr.ProfilerOverhead))
 	}
+	p.kernelCost(pr) // ledgertext.go
 }
 
 // ProcessLine lists the sampled processes with their share of the

@@ -71,6 +71,9 @@ type Run struct {
 	// Stuck is where the service's threads waited when its requests
 	// stopped finishing (stuck.go).
 	Stuck *Stuck `json:"stuck,omitempty"`
+	// Ledger is where a request's time and CPU go, every millisecond
+	// owned once (ledger.go).
+	Ledger *Ledger `json:"ledger,omitempty"`
 
 	// Bench is a `perflab bench` run's benchmarks (bench.go).
 	Bench *Bench `json:"bench,omitempty"`
