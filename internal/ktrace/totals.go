@@ -161,3 +161,11 @@ type Dropped struct {
 func (d Dropped) Total() uint64 {
 	return d.Targets + d.Threads + d.Conns + d.Procs + d.OffCPU + d.Flows + d.Stacks + d.Pending + d.Recursion
 }
+
+// Mean is the mean interval, 0 when there was none.
+func (s Stat) Mean() time.Duration {
+	if s.Count == 0 {
+		return 0
+	}
+	return s.Time / time.Duration(s.Count)
+}
