@@ -180,7 +180,7 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 	cmd := exec.CommandContext(rctx, perf, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 5 * time.Second
-	stderr := &tailBuffer{max: 8 << 10}
+	stderr := files.NewTail(8 << 10)
 	cmd.Stderr = stderr
 	stopped, cpu, err := perfRun{onStart: cfg.OnStart, ctl: ctl, attached: cfg.OnAttached, stop: cfg.Stop}.run(cmd)
 	if err != nil && (stopped || allExited(cfg.PIDs)) && wrote(data) {
@@ -224,7 +224,7 @@ func perfRecordError(pids []int, err error, stderr string) error {
 // perfScript reads data back with perf script and parses its output.
 func perfScript(ctx context.Context, perf, data string) (*profile.Profile, error) {
 	cmd := exec.CommandContext(ctx, perf, "script", "-i", data, "-F", perfScriptFields)
-	stderr := &tailBuffer{max: 8 << 10}
+	stderr := files.NewTail(8 << 10)
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/files"
 	"perflab/internal/runfmt"
 )
 
@@ -109,7 +110,7 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 	cmd := exec.CommandContext(ctx, perf, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 5 * time.Second
-	stderr := &tailBuffer{max: 8 << 10}
+	stderr := files.NewTail(8 << 10)
 	cmd.Stderr = stderr
 	start := time.Now()
 	var attachedAt atomic.Int64
@@ -139,7 +140,7 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 	if err != nil {
 		return nil, fmt.Errorf("perf script: %w", err)
 	}
-	script.Stderr = &tailBuffer{max: 8 << 10}
+	script.Stderr = files.NewTail(8 << 10)
 	if err := script.Start(); err != nil {
 		return nil, fmt.Errorf("perf script: %w", err)
 	}
@@ -148,7 +149,7 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 		_ = script.Process.Kill()
 	}
 	if werr := script.Wait(); perr == nil && werr != nil {
-		perr = fmt.Errorf("%w: %s", werr, lastLines(script.Stderr.(*tailBuffer).String(), 3))
+		perr = fmt.Errorf("%w: %s", werr, lastLines(script.Stderr.(*files.Tail).String(), 3))
 	}
 	if perr != nil {
 		return nil, fmt.Errorf("perf script: %w", perr)
