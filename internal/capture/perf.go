@@ -59,16 +59,11 @@ func PerfRecord(ctx context.Context, cfg PerfConfig) (*profile.Profile, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	perf, err := lookPerf(cfg.PerfPath)
+	perf, data, err := perfData(cfg.PerfPath, "perf record", "perf")
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "perflab-perf-")
-	if err != nil {
-		return nil, fmt.Errorf("perf record: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	data := filepath.Join(dir, "perf.data")
+	defer os.RemoveAll(filepath.Dir(data))
 	start := time.Now()
 	if err := cfg.record(ctx, perf, data); err != nil {
 		return nil, err
@@ -144,6 +139,20 @@ func lookPerf(path string) (string, error) {
 		return "", &missingTool{name + ": apt-get install linux-perf (Debian; linux-tools-$(uname -r) on Ubuntu) to profile non-Go services"}
 	}
 	return p, nil
+}
+
+// perfData finds perf at path (as lookPerf does) and names the file its
+// data goes to, kind+".data" in a new temporary directory the caller
+// removes; what names the command in an error.
+func perfData(path, what, kind string) (perf, data string, err error) {
+	if perf, err = lookPerf(path); err != nil {
+		return "", "", err
+	}
+	dir, err := os.MkdirTemp("", "perflab-"+kind+"-")
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %w", what, err)
+	}
+	return perf, filepath.Join(dir, kind+".data"), nil
 }
 
 // record runs perf record into data, within the duration plus

@@ -83,16 +83,11 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 	if len(tids) > maxSchedThreads {
 		tids = tids[:maxSchedThreads]
 	}
-	perf, err := lookPerf(cfg.Perf)
+	perf, data, err := perfData(cfg.Perf, "perf sched record", "sched")
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "perflab-sched-")
-	if err != nil {
-		return nil, fmt.Errorf("perf sched record: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	data := filepath.Join(dir, "sched.data")
+	defer os.RemoveAll(filepath.Dir(data))
 	var filter []string
 	for _, t := range tids {
 		filter = append(filter, fmt.Sprintf("prev_pid == %d || next_pid == %d", t, t))
