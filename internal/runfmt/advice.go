@@ -1,5 +1,7 @@
 package runfmt
 
+import "slices"
+
 // Advice names what a finding advises: run.json's findings[].advice.
 // Package findings holds each one's words, next to the rule that gives it.
 type Advice string
@@ -61,7 +63,7 @@ const (
 	AdviceLargerBudget Advice = "larger-budget" // its CPU quota throttled it
 )
 
-var adviceVocab = vocab[Advice]{name: "advice", words: []Advice{
+var adviceWords = []Advice{
 	AdviceCheaperOrMoreCPU, AdviceAllocateLess, AdviceBuildStrings, AdviceReuseEncoders, AdviceCacheRendered,
 	AdviceCompressLess, AdviceCacheReads, AdviceCompileOnce, AdviceAvoidReflect, AdviceCacheOrCallees, AdviceStartHere,
 	AdviceCheckLocks, AdviceCheckWorkers, AdviceCheckEventLoop, AdviceCheckThreads, AdviceLowerGOMAXPROCS, AdviceFewerWorkers,
@@ -70,14 +72,14 @@ var adviceVocab = vocab[Advice]{name: "advice", words: []Advice{
 	AdviceMoreCPU, AdviceMatchGOMAXPROCS, AdviceBoundGrowth,
 	AdviceFreePoolSlots, AdviceCallTimeouts, AdviceReleaseLocks, AdviceEndRetries, AdviceEndLoops,
 	AdviceFanOut, AdviceWorkerPool, AdviceMeasureAlone, AdviceLargerBudget,
-}}
+}
 
 // Advices lists the advice keys.
-func Advices() []Advice { return adviceVocab.list() }
+func Advices() []Advice { return slices.Clone(adviceWords) }
 
 // ParseAdvice returns the advice named s, or an error naming s and the
 // advice keys.
-func ParseAdvice(s string) (Advice, error) { return adviceVocab.parse(s) }
+func ParseAdvice(s string) (Advice, error) { return parseWord("advice", Advices(), s) }
 
 // String is the advice's name.
 func (a Advice) String() string { return string(a) }
@@ -86,4 +88,4 @@ func (a Advice) String() string { return string(a) }
 func (a Advice) MarshalText() ([]byte, error) { return marshalWord(a) }
 
 // UnmarshalText reads an advice's name, refusing one it does not know.
-func (a *Advice) UnmarshalText(b []byte) error { return adviceVocab.unmarshal(a, b) }
+func (a *Advice) UnmarshalText(b []byte) error { return unmarshalWord(a, b, ParseAdvice) }

@@ -1,5 +1,7 @@
 package runfmt
 
+import "slices"
+
 // FindingKind is what a finding is about: run.json's findings[].kind, and
 // the tag the reports print before its title.
 type FindingKind string
@@ -73,21 +75,23 @@ const (
 	FindingSerial FindingKind = "serial"
 )
 
-var findingKindVocab = vocab[FindingKind]{name: "finding kind", words: []FindingKind{
+var findingKindWords = []FindingKind{
 	FindingCPUBound, FindingGC, FindingFormatting, FindingEncoding, FindingReflection, FindingCompression,
 	FindingRegexp, FindingHotUserFunction, FindingRepeatedWork,
 	FindingOffCPU, FindingCPUContention, FindingLockContention, FindingGoroutineGrowth,
 	FindingDownstreamWait, FindingPoolWait, FindingSyncWait, FindingSleep, FindingSyscallWait,
 	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingMemoryGrowth, FindingStuck,
 	FindingSerial,
-}}
+}
 
 // FindingKinds lists the finding kinds.
-func FindingKinds() []FindingKind { return findingKindVocab.list() }
+func FindingKinds() []FindingKind { return slices.Clone(findingKindWords) }
 
 // ParseFindingKind returns the finding kind named s, or an error naming s
 // and the finding kinds.
-func ParseFindingKind(s string) (FindingKind, error) { return findingKindVocab.parse(s) }
+func ParseFindingKind(s string) (FindingKind, error) {
+	return parseWord("finding kind", FindingKinds(), s)
+}
 
 // String is the finding kind's name.
 func (k FindingKind) String() string { return string(k) }
@@ -96,4 +100,4 @@ func (k FindingKind) String() string { return string(k) }
 func (k FindingKind) MarshalText() ([]byte, error) { return marshalWord(k) }
 
 // UnmarshalText reads a finding kind's name, refusing one it does not know.
-func (k *FindingKind) UnmarshalText(b []byte) error { return findingKindVocab.unmarshal(k, b) }
+func (k *FindingKind) UnmarshalText(b []byte) error { return unmarshalWord(k, b, ParseFindingKind) }

@@ -23,14 +23,14 @@ const (
 	ProfilerRbSpy Profiler = "rbspy"
 )
 
-var profilerVocab = vocab[Profiler]{name: "profiler", words: []Profiler{ProfilerPprof, ProfilerPerf, ProfilerPySpy, ProfilerRbSpy}}
+var profilerWords = []Profiler{ProfilerPprof, ProfilerPerf, ProfilerPySpy, ProfilerRbSpy}
 
 // Profilers lists the profilers.
-func Profilers() []Profiler { return profilerVocab.list() }
+func Profilers() []Profiler { return slices.Clone(profilerWords) }
 
 // ParseProfiler returns the profiler named s, or an error naming s and the
 // profilers.
-func ParseProfiler(s string) (Profiler, error) { return profilerVocab.parse(s) }
+func ParseProfiler(s string) (Profiler, error) { return parseWord("profiler", Profilers(), s) }
 
 // String is the profiler's name.
 func (p Profiler) String() string { return string(p) }
@@ -39,7 +39,7 @@ func (p Profiler) String() string { return string(p) }
 func (p Profiler) MarshalText() ([]byte, error) { return marshalWord(p) }
 
 // UnmarshalText reads a profiler's name, refusing one it does not know.
-func (p *Profiler) UnmarshalText(b []byte) error { return profilerVocab.unmarshal(p, b) }
+func (p *Profiler) UnmarshalText(b []byte) error { return unmarshalWord(p, b, ParseProfiler) }
 
 // ProfilerSet is a set of profilers: those that sampled one profile (a
 // service whose processes run different runtimes is sampled by one
@@ -56,7 +56,7 @@ func NewProfilerSet(ps ...Profiler) ProfilerSet {
 }
 
 func profilerBit(p Profiler) ProfilerSet {
-	if i := slices.Index(profilerVocab.words, p); i >= 0 {
+	if i := slices.Index(profilerWords, p); i >= 0 {
 		return 1 << i
 	}
 	return 0
@@ -74,7 +74,7 @@ func (s ProfilerSet) Len() int { return len(s.List()) }
 // List is the profilers of s in the order of their names.
 func (s ProfilerSet) List() []Profiler {
 	var out []Profiler
-	for _, p := range profilerVocab.words {
+	for _, p := range profilerWords {
 		if s.Has(p) {
 			out = append(out, p)
 		}

@@ -1,5 +1,7 @@
 package runfmt
 
+import "slices"
+
 // ProfilerRole is what a profiler perflab started was recording, as
 // run.json's profiling block accounts for its CPU.
 type ProfilerRole string
@@ -13,14 +15,16 @@ const (
 	RoleOffCPU ProfilerRole = "off-cpu"
 )
 
-var profilerRoleVocab = vocab[ProfilerRole]{name: "profiler role", words: []ProfilerRole{RoleCPU, RoleOffCPU}}
+var profilerRoleWords = []ProfilerRole{RoleCPU, RoleOffCPU}
 
 // ProfilerRoles lists the roles.
-func ProfilerRoles() []ProfilerRole { return profilerRoleVocab.list() }
+func ProfilerRoles() []ProfilerRole { return slices.Clone(profilerRoleWords) }
 
 // ParseProfilerRole returns the role named s, or an error naming s and the
 // roles.
-func ParseProfilerRole(s string) (ProfilerRole, error) { return profilerRoleVocab.parse(s) }
+func ParseProfilerRole(s string) (ProfilerRole, error) {
+	return parseWord("profiler role", ProfilerRoles(), s)
+}
 
 // String is the role's name.
 func (r ProfilerRole) String() string { return string(r) }
@@ -29,4 +33,4 @@ func (r ProfilerRole) String() string { return string(r) }
 func (r ProfilerRole) MarshalText() ([]byte, error) { return marshalWord(r) }
 
 // UnmarshalText reads a role's name, refusing one it does not know.
-func (r *ProfilerRole) UnmarshalText(b []byte) error { return profilerRoleVocab.unmarshal(r, b) }
+func (r *ProfilerRole) UnmarshalText(b []byte) error { return unmarshalWord(r, b, ParseProfilerRole) }

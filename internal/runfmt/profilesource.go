@@ -29,7 +29,7 @@ func SourceProfilers(ps ...Profiler) ProfileSource {
 
 // SourceTime is the source of a profile made from the time source t.
 func SourceTime(t TimeSource) ProfileSource {
-	if p := Profiler(t); slices.Contains(profilerVocab.words, p) {
+	if p := Profiler(t); slices.Contains(profilerWords, p) {
 		return SourceProfilers(p)
 	}
 	return ProfileSource{Time: t}
@@ -73,7 +73,7 @@ func (s *ProfileSource) UnmarshalJSON(b []byte) error {
 			*s = ProfileSource{}
 			return nil
 		}
-		if t := TimeSource(name); slices.Contains(timeSourceVocab.words, t) {
+		if t := TimeSource(name); slices.Contains(timeSourceWords, t) {
 			*s = SourceTime(t)
 			return nil
 		}
@@ -94,11 +94,11 @@ func (s *ProfileSource) UnmarshalJSON(b []byte) error {
 // sourceWords are the words a ProfileSource reads, for messages.
 func sourceWords() []string {
 	var out []string
-	for _, p := range profilerVocab.words {
+	for _, p := range profilerWords {
 		out = append(out, string(p))
 	}
-	for _, t := range timeSourceVocab.words {
-		if !slices.Contains(profilerVocab.words, Profiler(t)) {
+	for _, t := range timeSourceWords {
+		if !slices.Contains(profilerWords, Profiler(t)) {
 			out = append(out, string(t))
 		}
 	}

@@ -1,5 +1,7 @@
 package runfmt
 
+import "slices"
+
 // ProfileType is what a saved profile holds: run.json's profiles[].type,
 // and the name of its file under the run's profiles/ directory.
 type ProfileType string
@@ -40,17 +42,19 @@ const (
 	ProfileOffCPU ProfileType = "offcpu"
 )
 
-var profileTypeVocab = vocab[ProfileType]{name: "profile type", words: []ProfileType{
+var profileTypeWords = []ProfileType{
 	ProfileCPU, ProfileAllocs, ProfileHeap, ProfileHeapStart, ProfileGoroutine, ProfileGoroutineStart,
 	ProfileMutex, ProfileBlock, ProfileTrace, ProfileWall, ProfileIdle, ProfileOffCPU,
-}}
+}
 
 // ProfileTypes lists the profile types.
-func ProfileTypes() []ProfileType { return profileTypeVocab.list() }
+func ProfileTypes() []ProfileType { return slices.Clone(profileTypeWords) }
 
 // ParseProfileType returns the profile type named s, or an error naming s
 // and the profile types.
-func ParseProfileType(s string) (ProfileType, error) { return profileTypeVocab.parse(s) }
+func ParseProfileType(s string) (ProfileType, error) {
+	return parseWord("profile type", ProfileTypes(), s)
+}
 
 // String is the profile type's name.
 func (t ProfileType) String() string { return string(t) }
@@ -59,7 +63,7 @@ func (t ProfileType) String() string { return string(t) }
 func (t ProfileType) MarshalText() ([]byte, error) { return marshalWord(t) }
 
 // UnmarshalText reads a profile type's name, refusing one it does not know.
-func (t *ProfileType) UnmarshalText(b []byte) error { return profileTypeVocab.unmarshal(t, b) }
+func (t *ProfileType) UnmarshalText(b []byte) error { return unmarshalWord(t, b, ParseProfileType) }
 
 // CPUSample is the sample type (in nanoseconds) of the CPU time in a CPU
 // profile, as runtime/pprof and perflab's samplers write it.

@@ -1,5 +1,7 @@
 package runfmt
 
+import "slices"
+
 // Role is a function's part in a finding: run.json's
 // findings[].evidence.functions[].role.
 type Role string
@@ -26,13 +28,13 @@ const (
 	RoleAllocator Role = "allocator"
 )
 
-var roleVocab = vocab[Role]{name: "role", words: []Role{RoleCulprit, RoleEntry, RoleCallee, RoleLibrary, RolePath, RoleSite, RoleHolder, RoleAllocator}}
+var roleWords = []Role{RoleCulprit, RoleEntry, RoleCallee, RoleLibrary, RolePath, RoleSite, RoleHolder, RoleAllocator}
 
 // Roles lists the roles.
-func Roles() []Role { return roleVocab.list() }
+func Roles() []Role { return slices.Clone(roleWords) }
 
 // ParseRole returns the role named s, or an error naming s and the roles.
-func ParseRole(s string) (Role, error) { return roleVocab.parse(s) }
+func ParseRole(s string) (Role, error) { return parseWord("role", Roles(), s) }
 
 // String is the role's name.
 func (r Role) String() string { return string(r) }
@@ -41,4 +43,4 @@ func (r Role) String() string { return string(r) }
 func (r Role) MarshalText() ([]byte, error) { return marshalWord(r) }
 
 // UnmarshalText reads a role's name, refusing one it does not know.
-func (r *Role) UnmarshalText(b []byte) error { return roleVocab.unmarshal(r, b) }
+func (r *Role) UnmarshalText(b []byte) error { return unmarshalWord(r, b, ParseRole) }

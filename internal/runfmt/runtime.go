@@ -1,5 +1,7 @@
 package runfmt
 
+import "slices"
+
 // Runtime is the language runtime a process runs, as perflab tells it from
 // the process (its executable and mapped libraries): run.json's
 // profiling.processes[].runtime. It decides the profiler and the terms
@@ -17,14 +19,14 @@ const (
 	RuntimeNative Runtime = "native"
 )
 
-var runtimeVocab = vocab[Runtime]{name: "runtime", words: []Runtime{RuntimeGo, RuntimePython, RuntimeRuby, RuntimeNode, RuntimeJVM, RuntimeNative}}
+var runtimeWords = []Runtime{RuntimeGo, RuntimePython, RuntimeRuby, RuntimeNode, RuntimeJVM, RuntimeNative}
 
 // Runtimes lists the runtimes.
-func Runtimes() []Runtime { return runtimeVocab.list() }
+func Runtimes() []Runtime { return slices.Clone(runtimeWords) }
 
 // ParseRuntime returns the runtime named s, or an error naming s and the
 // runtimes.
-func ParseRuntime(s string) (Runtime, error) { return runtimeVocab.parse(s) }
+func ParseRuntime(s string) (Runtime, error) { return parseWord("runtime", Runtimes(), s) }
 
 // String is the runtime's name.
 func (r Runtime) String() string { return string(r) }
@@ -33,4 +35,4 @@ func (r Runtime) String() string { return string(r) }
 func (r Runtime) MarshalText() ([]byte, error) { return marshalWord(r) }
 
 // UnmarshalText reads a runtime's name, refusing one it does not know.
-func (r *Runtime) UnmarshalText(b []byte) error { return runtimeVocab.unmarshal(r, b) }
+func (r *Runtime) UnmarshalText(b []byte) error { return unmarshalWord(r, b, ParseRuntime) }

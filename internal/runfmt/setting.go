@@ -1,5 +1,7 @@
 package runfmt
 
+import "slices"
+
 // Setting is a setting or a source a finding read, in words: the keys of
 // run.json's findings[].settings.
 type Setting string
@@ -39,15 +41,15 @@ const (
 	SettingOff              = "off"
 )
 
-var settingVocab = vocab[Setting]{name: "setting", words: []Setting{SettingSource, SettingGOGC, SettingGOMAXPROCSSource, SettingGOMAXPROCSEnv,
-	SettingProfile, SettingWaitMethod, SettingLockProfiles}}
+var settingWords = []Setting{SettingSource, SettingGOGC, SettingGOMAXPROCSSource, SettingGOMAXPROCSEnv,
+	SettingProfile, SettingWaitMethod, SettingLockProfiles}
 
 // SettingNames lists the settings.
-func SettingNames() []Setting { return settingVocab.list() }
+func SettingNames() []Setting { return slices.Clone(settingWords) }
 
 // ParseSetting returns the setting named s, or an error naming s and the
 // settings.
-func ParseSetting(s string) (Setting, error) { return settingVocab.parse(s) }
+func ParseSetting(s string) (Setting, error) { return parseWord("setting", SettingNames(), s) }
 
 // String is the setting's name.
 func (s Setting) String() string { return string(s) }
@@ -56,7 +58,7 @@ func (s Setting) String() string { return string(s) }
 func (s Setting) MarshalText() ([]byte, error) { return marshalWord(s) }
 
 // UnmarshalText reads a setting's name, refusing one it does not know.
-func (s *Setting) UnmarshalText(b []byte) error { return settingVocab.unmarshal(s, b) }
+func (s *Setting) UnmarshalText(b []byte) error { return unmarshalWord(s, b, ParseSetting) }
 
 // Settings are a finding's settings by name.
 type Settings map[Setting]string

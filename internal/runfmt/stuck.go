@@ -1,5 +1,7 @@
 package runfmt
 
+import "slices"
+
 // StackSource is a tool that read a process's stacks for a Stuck snapshot.
 type StackSource string
 
@@ -136,14 +138,16 @@ type StuckGroup struct {
 // Located says whether the group waits in the service's own code.
 func (g *StuckGroup) Located() bool { return g.Function != "" }
 
-var stackSourceVocab = vocab[StackSource]{name: "stack source", words: []StackSource{StackSourcePprof, StackSourcePySpy, StackSourceRbSpy, StackSourceJcmd, StackSourceKernel}}
+var stackSourceWords = []StackSource{StackSourcePprof, StackSourcePySpy, StackSourceRbSpy, StackSourceJcmd, StackSourceKernel}
 
 // StackSources lists the stack sources.
-func StackSources() []StackSource { return stackSourceVocab.list() }
+func StackSources() []StackSource { return slices.Clone(stackSourceWords) }
 
 // ParseStackSource returns the stack source named s, or an error naming s
 // and the sources.
-func ParseStackSource(s string) (StackSource, error) { return stackSourceVocab.parse(s) }
+func ParseStackSource(s string) (StackSource, error) {
+	return parseWord("stack source", StackSources(), s)
+}
 
 // String is the source's name.
 func (s StackSource) String() string { return string(s) }
@@ -152,4 +156,4 @@ func (s StackSource) String() string { return string(s) }
 func (s StackSource) MarshalText() ([]byte, error) { return marshalWord(s) }
 
 // UnmarshalText reads a source's name, refusing one it does not know.
-func (s *StackSource) UnmarshalText(b []byte) error { return stackSourceVocab.unmarshal(s, b) }
+func (s *StackSource) UnmarshalText(b []byte) error { return unmarshalWord(s, b, ParseStackSource) }

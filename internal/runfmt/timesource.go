@@ -1,5 +1,7 @@
 package runfmt
 
+import "slices"
+
 // TimeSource is what a request's wall time was split from (run.json's
 // time_per_request.source): a recording of the service's threads or
 // goroutines that tells running from waiting, and waiting for what.
@@ -21,14 +23,14 @@ const (
 	TimeSourcePerfSched TimeSource = "perf-sched"
 )
 
-var timeSourceVocab = vocab[TimeSource]{name: "time source", words: []TimeSource{TimeSourceGoTrace, TimeSourcePySpy, TimeSourceRbSpy, TimeSourcePerfSched}}
+var timeSourceWords = []TimeSource{TimeSourceGoTrace, TimeSourcePySpy, TimeSourceRbSpy, TimeSourcePerfSched}
 
 // TimeSources lists the time sources.
-func TimeSources() []TimeSource { return timeSourceVocab.list() }
+func TimeSources() []TimeSource { return slices.Clone(timeSourceWords) }
 
 // ParseTimeSource returns the time source named s, or an error naming s
 // and the time sources.
-func ParseTimeSource(s string) (TimeSource, error) { return timeSourceVocab.parse(s) }
+func ParseTimeSource(s string) (TimeSource, error) { return parseWord("time source", TimeSources(), s) }
 
 // String is the time source's name.
 func (t TimeSource) String() string { return string(t) }
@@ -48,4 +50,4 @@ func (t TimeSource) Profiler() Profiler {
 func (t TimeSource) MarshalText() ([]byte, error) { return marshalWord(t) }
 
 // UnmarshalText reads a time source's name, refusing one it does not know.
-func (t *TimeSource) UnmarshalText(b []byte) error { return timeSourceVocab.unmarshal(t, b) }
+func (t *TimeSource) UnmarshalText(b []byte) error { return unmarshalWord(t, b, ParseTimeSource) }

@@ -37,23 +37,6 @@ func Words[T ~string](ws []T) []string {
 	return out
 }
 
-// vocab is one vocabulary: the name its errors give it and its words in
-// their declared order. The vocabulary's X, ParseX and UnmarshalText are
-// its list, parse and unmarshal.
-type vocab[T ~string] struct {
-	name  string
-	words []T
-}
-
-// list is a copy of the words, for the caller to keep.
-func (v vocab[T]) list() []T { return slices.Clone(v.words) }
-
-// parse returns s as one of the words, or an *UnknownError naming it.
-func (v vocab[T]) parse(s string) (T, error) { return parseWord(v.name, v.words, s) }
-
-// unmarshal sets *w from run.json's text; "" is the zero value.
-func (v vocab[T]) unmarshal(w *T, text []byte) error { return unmarshalWord(w, text, v.parse) }
-
 // parseWord returns s as one of the words known, or an *UnknownError that
 // names the vocabulary.
 func parseWord[T ~string](vocabulary string, known []T, s string) (T, error) {

@@ -1,5 +1,7 @@
 package runfmt
 
+import "slices"
+
 // Wait is the precise reason behind an interval of wall time, finer than
 // its TimeKind: the sample label WaitLabel of a wall-time profile, and the
 // keys of a kind's waits in run.json.
@@ -57,16 +59,16 @@ var waitInfo = map[Wait]struct {
 	WaitOther:      {TimeOther, false},
 }
 
-var waitVocab = vocab[Wait]{name: "wait", words: []Wait{
+var waitWords = []Wait{
 	WaitCPU, WaitRunnable, WaitClient, WaitDownstream, WaitLock, WaitChannel, WaitGroup, WaitCond,
 	WaitPool, WaitSync, WaitSyscall, WaitGCAssist, WaitGCWait, WaitGCStop, WaitSleep, WaitOther,
-}}
+}
 
 // Waits lists the waits, grouped by kind in report order.
-func Waits() []Wait { return waitVocab.list() }
+func Waits() []Wait { return slices.Clone(waitWords) }
 
 // ParseWait returns the wait named s, or an error naming s and the waits.
-func ParseWait(s string) (Wait, error) { return waitVocab.parse(s) }
+func ParseWait(s string) (Wait, error) { return parseWord("wait", Waits(), s) }
 
 // String is the wait's name.
 func (w Wait) String() string { return string(w) }
@@ -87,4 +89,4 @@ func (w Wait) Parks() bool { return waitInfo[w].parks }
 func (w Wait) MarshalText() ([]byte, error) { return marshalWord(w) }
 
 // UnmarshalText reads a wait's name, refusing one it does not know.
-func (w *Wait) UnmarshalText(b []byte) error { return waitVocab.unmarshal(w, b) }
+func (w *Wait) UnmarshalText(b []byte) error { return unmarshalWord(w, b, ParseWait) }
