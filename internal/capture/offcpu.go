@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/files"
 	"perflab/internal/runfmt"
 )
 
@@ -30,7 +31,7 @@ type SpyRecording struct {
 	rate   int
 	pid    int
 	start  time.Time
-	stderr *tailBuffer
+	stderr *files.Tail
 	done   chan error
 }
 
@@ -62,7 +63,7 @@ func StartPySpyIdle(ctx context.Context, cfg SpyConfig) (*SpyRecording, error) {
 		return nil, fmt.Errorf("py-spy record: %w", err)
 	}
 	r := &SpyRecording{dir: dir, out: filepath.Join(dir, "stacks.txt"), rate: rate, pid: pid,
-		stderr: &tailBuffer{max: 8 << 10}, done: make(chan error, 1)}
+		stderr: files.NewTail(8 << 10), done: make(chan error, 1)}
 	args := []string{"record", "--pid", strconv.Itoa(pid), "--rate", strconv.Itoa(rate),
 		"--format", "raw", "--output", r.out, "--nonblocking", "--idle", "--full-filenames"}
 	if children {

@@ -70,16 +70,11 @@ func PerfRecord(ctx context.Context, cfg PerfConfig) (*profile.Profile, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	perf, err := lookPerf(cfg.PerfPath)
+	perf, data, err := perfData(cfg.PerfPath, "perf record", "perf")
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "perflab-perf-")
-	if err != nil {
-		return nil, fmt.Errorf("perf record: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	data := filepath.Join(dir, "perf.data")
+	defer os.RemoveAll(filepath.Dir(data))
 	start := time.Now()
 	if err := cfg.record(ctx, perf, data); err != nil {
 		return nil, err
@@ -169,6 +164,20 @@ func lookPerf(path string) (string, error) {
 	return p, nil
 }
 
+// perfData finds perf at path (as lookPerf does) and names the file its
+// data goes to, kind+".data" in a new temporary directory the caller
+// removes; what names the command in an error.
+func perfData(path, what, kind string) (perf, data string, err error) {
+	if perf, err = lookPerf(path); err != nil {
+		return "", "", err
+	}
+	dir, err := os.MkdirTemp("", "perflab-"+kind+"-")
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %w", what, err)
+	}
+	return perf, filepath.Join(dir, kind+".data"), nil
+}
+
 // record runs perf record into data, within the duration plus
 // perfStartTimeout. On cancellation perf gets SIGINT, so it stops and
 // writes what it sampled, which is kept: record then succeeds when perf
@@ -205,7 +214,7 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 	cmd := exec.CommandContext(rctx, perf, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 5 * time.Second
-	stderr := &tailBuffer{max: 8 << 10}
+	stderr := files.NewTail(8 << 10)
 	cmd.Stderr = stderr
 	stopped, cpu, err := perfRun{onStart: cfg.OnStart, ctl: ctl, attached: cfg.OnAttached, stop: cfg.Stop}.run(cmd)
 	if err != nil && (stopped || allExited(cfg.PIDs)) && wrote(data) {
@@ -249,7 +258,7 @@ func perfRecordError(pids []int, err error, stderr string) error {
 // perfScript reads data back with perf script and parses its output.
 func perfScript(ctx context.Context, perf, data string) (*profile.Profile, error) {
 	cmd := exec.CommandContext(ctx, perf, "script", "-i", data, "-F", perfScriptFields)
-	stderr := &tailBuffer{max: 8 << 10}
+	stderr := files.NewTail(8 << 10)
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

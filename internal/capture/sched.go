@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/files"
 	"perflab/internal/runfmt"
 )
 
@@ -82,16 +83,11 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 	if len(tids) > maxSchedThreads {
 		tids = tids[:maxSchedThreads]
 	}
-	perf, err := lookPerf(cfg.Perf)
+	perf, data, err := perfData(cfg.Perf, "perf sched record", "sched")
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "perflab-sched-")
-	if err != nil {
-		return nil, fmt.Errorf("perf sched record: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	data := filepath.Join(dir, "sched.data")
+	defer os.RemoveAll(filepath.Dir(data))
 	var filter []string
 	for _, t := range tids {
 		filter = append(filter, fmt.Sprintf("prev_pid == %d || next_pid == %d", t, t))
@@ -109,7 +105,7 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 	cmd := exec.CommandContext(ctx, perf, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 5 * time.Second
-	stderr := &tailBuffer{max: 8 << 10}
+	stderr := files.NewTail(8 << 10)
 	cmd.Stderr = stderr
 	start := time.Now()
 	var attachedAt atomic.Int64
@@ -139,7 +135,7 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 	if err != nil {
 		return nil, fmt.Errorf("perf script: %w", err)
 	}
-	script.Stderr = &tailBuffer{max: 8 << 10}
+	script.Stderr = files.NewTail(8 << 10)
 	if err := script.Start(); err != nil {
 		return nil, fmt.Errorf("perf script: %w", err)
 	}
@@ -148,7 +144,7 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 		_ = script.Process.Kill()
 	}
 	if werr := script.Wait(); perr == nil && werr != nil {
-		perr = fmt.Errorf("%w: %s", werr, lastLines(script.Stderr.(*tailBuffer).String(), 3))
+		perr = fmt.Errorf("%w: %s", werr, lastLines(script.Stderr.(*files.Tail).String(), 3))
 	}
 	if perr != nil {
 		return nil, fmt.Errorf("perf script: %w", perr)

@@ -143,17 +143,8 @@ func (g *Thread) addFrame(fn, file string, n int) {
 // list is the parenthesised group that ends the line; names hold
 // parentheses of their own.
 func goFunction(line string) string {
-	depth := 0
-	for i := len(line) - 1; i >= 0; i-- {
-		switch line[i] {
-		case ')':
-			depth++
-		case '(':
-			depth--
-			if depth == 0 {
-				return line[:i]
-			}
-		}
+	if i := matchingParen(line); i >= 0 {
+		return line[:i]
 	}
 	return line
 }

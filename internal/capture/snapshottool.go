@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"perflab/internal/files"
 	"perflab/internal/runfmt"
 )
 
@@ -56,7 +57,7 @@ func (t stackTool) run(ctx context.Context, pid int, args ...string) ([]byte, ti
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = time.Second
 	out := &headBuffer{max: MaxSnapshotBytes + 1}
-	stderr := &tailBuffer{max: 8 << 10}
+	stderr := files.NewTail(8 << 10)
 	cmd.Stdout, cmd.Stderr = out, stderr
 	start := time.Now()
 	err = cmd.Run()

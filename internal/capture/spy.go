@@ -127,7 +127,7 @@ func (r spyRun) run(ctx context.Context, bin string) (*profile.Profile, error) {
 	// writes what it sampled, which is kept.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 5 * time.Second
-	stderr := &tailBuffer{max: 8 << 10}
+	stderr := files.NewTail(8 << 10)
 	cmd.Stdout, cmd.Stderr = stderr, stderr
 	if r.cfg.OnSampling != nil && tool.Sampling != "" {
 		cmd.Stdout = &watchWriter{w: stderr, needle: []byte(tool.Sampling), found: r.cfg.OnSampling}

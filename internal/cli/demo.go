@@ -41,16 +41,7 @@ Any 'perflab run' flag changes the experiment.`,
 				c.Pprof = "http://" + pprofAddr
 			}
 			f.hooks(env, &c)
-			if fm.enabled && f.pgo.path != "" {
-				return usageErr("--pgo with --find-max: its steps load the service beyond what it serves, not as it runs; take the profile with a run at the load you ship for")
-			}
-			if fm.enabled {
-				return runFindMax(cmd, env, c, fm, f)
-			}
-			if c.SLO, err = parseSLO(fm.slo); err != nil {
-				return err
-			}
-			if err := f.pgo.check(cmd.Flags(), c); err != nil {
+			if found, err := findMaxOrCheck(cmd, env, &c, fm, f); found || err != nil {
 				return err
 			}
 			fmt.Fprintf(env.Stderr, "perflab: the load sends %s in turn to the demo service on http://%s\n", strings.Join(demo.LoadPaths, ", "), api)

@@ -38,6 +38,21 @@ func checkSLO(s string) error {
 	return err
 }
 
+// findMaxOrCheck runs the find-max steps when --find-max is given (found
+// is then true); otherwise it sets c's SLO and checks --pgo for the run.
+func findMaxOrCheck(cmd *cobra.Command, env Env, c *lab.Config, fm findMaxFlags, f *runFlags) (found bool, err error) {
+	if fm.enabled {
+		if f.pgo.path != "" {
+			return true, usageErr("--pgo with --find-max: its steps load the service beyond what it serves, not as it runs; take the profile with a run at the load you ship for")
+		}
+		return true, runFindMax(cmd, env, *c, fm, f)
+	}
+	if c.SLO, err = parseSLO(fm.slo); err != nil {
+		return false, err
+	}
+	return false, f.pgo.check(cmd.Flags(), *c)
+}
+
 func runFindMax(cmd *cobra.Command, env Env, c lab.Config, fm findMaxFlags, f *runFlags) error {
 	spec := fm.slo
 	if spec == "" {

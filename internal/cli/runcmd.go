@@ -253,16 +253,7 @@ from the kernel, its CPU profile (perf) and the findings.`,
 			if fm.enabled && (f.out.format.is(formatMarkdown, formatJUnit) || f.out.md != "" || f.out.junit != "") {
 				return usageErr("--find-max prints its steps as text or json: --format markdown and junit, --md and --junit are for a run's verdict")
 			}
-			if fm.enabled && f.pgo.path != "" {
-				return usageErr("--pgo with --find-max: its steps load the service beyond what it serves, not as it runs; take the profile with a run at the load you ship for")
-			}
-			if fm.enabled {
-				return runFindMax(cmd, env, c, fm, f)
-			}
-			if c.SLO, err = parseSLO(fm.slo); err != nil {
-				return err
-			}
-			if err := f.pgo.check(cmd.Flags(), c); err != nil {
+			if found, err := findMaxOrCheck(cmd, env, &c, fm, f); found || err != nil {
 				return err
 			}
 			res, err := lab.Run(cmd.Context(), c)

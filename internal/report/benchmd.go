@@ -15,7 +15,7 @@ import (
 // units (median ± 95% confidence interval), and the user's costliest lines
 // per benchmark, under opt.Limit bytes.
 func WriteBenchMarkdown(w io.Writer, r *runfmt.Run, opt MarkdownOptions) error {
-	s := fitMarkdown(opt.Limit, 2, func(level int) string {
+	return writeFitted(w, opt.Limit, 2, func(level int) string {
 		var b strings.Builder
 		b.WriteString("### " + benchHeadline(r) + "\n\n")
 		if bn := r.Bench; bn != nil {
@@ -31,8 +31,6 @@ func WriteBenchMarkdown(w io.Writer, r *runfmt.Run, opt MarkdownOptions) error {
 		b.WriteString("\n\n<sub>perflab bench · medians ± 95% confidence interval over the timed runs; lines from profiles taken apart</sub>\n")
 		return b.String()
 	})
-	_, err := io.WriteString(w, s)
-	return err
 }
 
 func benchHeadline(r *runfmt.Run) string {
@@ -111,7 +109,7 @@ func firstLines(ls []runfmt.BenchLine, n int) []runfmt.BenchLine {
 // markdown summary: the verdict in one line, the table, the --fail-on
 // checks and the warnings, under opt.Limit bytes.
 func WriteBenchCompareMarkdown(w io.Writer, c *runfmt.BenchComparison, opt MarkdownOptions) error {
-	s := fitMarkdown(opt.Limit, 2, func(level int) string {
+	return writeFitted(w, opt.Limit, 2, func(level int) string {
 		var b strings.Builder
 		b.WriteString("### " + benchCompareHeadline(c) + "\n\n")
 		var sides []string
@@ -138,8 +136,6 @@ func WriteBenchCompareMarkdown(w io.Writer, c *runfmt.BenchComparison, opt Markd
 		b.WriteString("\n\n<sub>perflab bench · benchstat's method: medians ± 95% confidence interval, Mann–Whitney U; ~ no significant change, ? too few runs</sub>\n")
 		return b.String()
 	})
-	_, err := io.WriteString(w, s)
-	return err
 }
 
 func benchCompareHeadline(c *runfmt.BenchComparison) string {

@@ -32,7 +32,7 @@ type MarkdownOptions struct {
 // the --fail-on checks, the warnings and links to the artifacts — under
 // opt.Limit bytes (fewer rows when it would not fit).
 func WriteCompareMarkdown(w io.Writer, c *runfmt.Comparison, opt MarkdownOptions) error {
-	s := fitMarkdown(opt.Limit, 4, func(level int) string {
+	return writeFitted(w, opt.Limit, 4, func(level int) string {
 		var b strings.Builder
 		b.WriteString("### " + compareHeadline(c) + "\n\n")
 		if c.Env != "" {
@@ -49,8 +49,6 @@ func WriteCompareMarkdown(w io.Writer, c *runfmt.Comparison, opt MarkdownOptions
 		mdArtifacts(&b, c, opt)
 		return b.String()
 	})
-	_, err := io.WriteString(w, s)
-	return err
 }
 
 // compareHeadline is the one-line verdict.

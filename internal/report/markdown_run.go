@@ -52,7 +52,7 @@ func RunVerdict(r *runfmt.Run) runfmt.Verdict {
 // figures, the SLO's objectives, where the CPU goes per request, the
 // findings and the run's files — under opt.Limit bytes.
 func WriteRunMarkdown(w io.Writer, r *runfmt.Run, dir string, opt MarkdownOptions) error {
-	s := fitMarkdown(opt.Limit, 3, func(level int) string {
+	return writeFitted(w, opt.Limit, 3, func(level int) string {
 		var b strings.Builder
 		b.WriteString("### " + runHeadline(r) + "\n\n")
 		for _, l := range append(NewHeadline(r).Lines, profilingLines(r)...) {
@@ -69,8 +69,6 @@ func WriteRunMarkdown(w io.Writer, r *runfmt.Run, dir string, opt MarkdownOption
 		mdRunFiles(&b, r, dir, opt)
 		return b.String()
 	})
-	_, err := io.WriteString(w, s)
-	return err
 }
 
 func runHeadline(r *runfmt.Run) string {

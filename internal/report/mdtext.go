@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"perflab/internal/units"
@@ -97,6 +98,12 @@ func mdTable(b *strings.Builder, align string, head []string, rows [][]string) {
 		cell(r[:len(head)])
 	}
 	b.WriteString("\n")
+}
+
+// writeFitted writes fitMarkdown's text to w.
+func writeFitted(w io.Writer, limit, levels int, render func(level int) string) error {
+	_, err := io.WriteString(w, fitMarkdown(limit, levels, render))
+	return err
 }
 
 // fitMarkdown renders at decreasing levels of detail until the text fits

@@ -91,29 +91,33 @@ func newPlot(xLabel, yLabel string) *plot.Plot {
 
 // line adds a line of xys in colour c to p with its legend entry.
 func line(p *plot.Plot, name string, xys plotter.XYs, c color.Color, width float64, dashes ...vg.Length) error {
-	l, err := plotter.NewLine(xys)
-	if err != nil {
-		return fmt.Errorf("plotting %s: %w", name, err)
-	}
-	l.LineStyle.Color, l.LineStyle.Width, l.LineStyle.Dashes = c, vg.Points(width), dashes
-	p.Add(l)
-	if name != "" {
-		p.Legend.Add(name, l)
-	}
-	return nil
+	return addXYs(p, name, xys, plotter.NewLine, func(l *plotter.Line) {
+		l.LineStyle.Color, l.LineStyle.Width, l.LineStyle.Dashes = c, vg.Points(width), dashes
+	})
 }
 
 // dots adds a point per xy in colour c, drawn as shape, to p with its
 // legend entry.
 func dots(p *plot.Plot, name string, xys plotter.XYs, c color.Color, radius float64, shape draw.GlyphDrawer) error {
-	sc, err := plotter.NewScatter(xys)
+	return addXYs(p, name, xys, plotter.NewScatter, func(sc *plotter.Scatter) {
+		sc.GlyphStyle.Color, sc.GlyphStyle.Radius, sc.GlyphStyle.Shape = c, vg.Points(radius), shape
+	})
+}
+
+// addXYs makes a plotter of xys with newT, styles it and adds it to p with
+// its legend entry (none when name is "").
+func addXYs[T interface {
+	plot.Plotter
+	plot.Thumbnailer
+}](p *plot.Plot, name string, xys plotter.XYs, newT func(plotter.XYer) (T, error), style func(T)) error {
+	t, err := newT(xys)
 	if err != nil {
 		return fmt.Errorf("plotting %s: %w", name, err)
 	}
-	sc.GlyphStyle.Color, sc.GlyphStyle.Radius, sc.GlyphStyle.Shape = c, vg.Points(radius), shape
-	p.Add(sc)
+	style(t)
+	p.Add(t)
 	if name != "" {
-		p.Legend.Add(name, sc)
+		p.Legend.Add(name, t)
 	}
 	return nil
 }

@@ -522,3 +522,13 @@ func (d *leanDecoder) str(i int64) (string, error) {
 	}
 	return d.strs[i], nil
 }
+
+// strPair resolves two string-table indexes.
+func (d *leanDecoder) strPair(i, j int64) (string, string, error) {
+	a, err := d.str(i)
+	if err != nil {
+		return "", "", err
+	}
+	b, err := d.str(j)
+	return a, b, err
+}

@@ -48,11 +48,7 @@ func (d *leanDecoder) finish() (*Set, error) {
 		}
 		s.Comments = append(s.Comments, cs)
 	}
-	drop, err := d.str(d.dropFrames)
-	if err != nil {
-		return nil, err
-	}
-	keep, err := d.str(d.keepFrames)
+	drop, keep, err := d.strPair(d.dropFrames, d.keepFrames)
 	if err != nil {
 		return nil, err
 	}
@@ -184,11 +180,7 @@ func (d *leanDecoder) locationFrames(b *stackBuilder, pr *pruner) (*locTable, er
 		if _, dup := funcs[fn.id]; dup {
 			return nil, fmt.Errorf("decoding profile: duplicate function id %d", fn.id)
 		}
-		name, err := d.str(fn.name)
-		if err != nil {
-			return nil, err
-		}
-		file, err := d.str(fn.file)
+		name, file, err := d.strPair(fn.name, fn.file)
 		if err != nil {
 			return nil, err
 		}

@@ -145,28 +145,21 @@ func (l *logSink) scanLines(p []byte) {
 	l.keepPartial(rest[last+1:])
 }
 
-func (l *logSink) keepHeadEnd(b []byte) {
-	if len(b) >= tailBytes {
-		l.headEnd = append(l.headEnd[:0], b[len(b)-tailBytes:]...)
-		return
-	}
-	if over := len(l.headEnd) + len(b) - tailBytes; over > 0 {
-		l.headEnd = append(l.headEnd[:0], l.headEnd[over:]...)
-	}
-	l.headEnd = append(l.headEnd, b...)
-}
+func (l *logSink) keepHeadEnd(b []byte) { l.headEnd = keepLast(l.headEnd, b, tailBytes) }
 
 // keepPartial appends b to the unfinished line, keeping its last maxLine
 // bytes (a GC trace line ends an unfinished line that another writer began).
-func (l *logSink) keepPartial(b []byte) {
-	if len(b) >= maxLine {
-		l.partial = append(l.partial[:0], b[len(b)-maxLine:]...)
-		return
+func (l *logSink) keepPartial(b []byte) { l.partial = keepLast(l.partial, b, maxLine) }
+
+// keepLast appends b to buf and keeps the last n bytes, in buf's array.
+func keepLast(buf, b []byte, n int) []byte {
+	if len(b) >= n {
+		return append(buf[:0], b[len(b)-n:]...)
 	}
-	if over := len(l.partial) + len(b) - maxLine; over > 0 {
-		l.partial = append(l.partial[:0], l.partial[over:]...)
+	if over := len(buf) + len(b) - n; over > 0 {
+		buf = append(buf[:0], buf[over:]...)
 	}
-	l.partial = append(l.partial, b...)
+	return append(buf, b...)
 }
 
 func (l *logSink) emit(line []byte) {

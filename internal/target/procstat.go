@@ -66,9 +66,13 @@ func parseProcStat(b []byte) (procStat, error) {
 func (s *procStat) set(field int, tok []byte) error {
 	var dst *int64
 	switch field {
-	case 4:
+	case 4, 22:
 		v, err := atoi(tok)
-		s.PPID = int(v)
+		if field == 4 {
+			s.PPID = int(v)
+		} else {
+			s.StartTime = uint64(v)
+		}
 		return err
 	case 14:
 		dst = &s.UTime
@@ -80,10 +84,6 @@ func (s *procStat) set(field int, tok []byte) error {
 		dst = &s.CSTime
 	case 20:
 		dst = &s.Threads
-	case 22:
-		v, err := atoi(tok)
-		s.StartTime = uint64(v)
-		return err
 	case 24:
 		dst = &s.RSSPages
 	default:
