@@ -66,7 +66,7 @@ removed however ab ends. Uncommitted changes are measured only with
 				return err
 			}
 			if len(args) == 0 {
-				return runABBatch(cmd, env, f, cf, [2][]string{baseArgv, newArgv}, runs) // batch programs: no load
+				return runABBatch(cmd, env, f, cf, batchSides{[2][]string{baseArgv, newArgv}, runs}) // batch programs: no load
 			}
 			opt, err := cf.options()
 			if err != nil {

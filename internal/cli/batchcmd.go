@@ -110,8 +110,15 @@ func batchViews(r *runfmt.Run, dir string) views {
 	}
 }
 
+// batchSides are ab's two batch programs (base, new) and the runs of each.
+type batchSides struct {
+	argv [2][]string
+	runs int
+}
+
 // runABBatch runs two batch programs interleaved and compares them.
-func runABBatch(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, argv [2][]string, runs int) error {
+func runABBatch(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, sides batchSides) error {
+	argv, runs := sides.argv, sides.runs
 	opt, err := cf.options()
 	if err != nil {
 		return err

@@ -119,9 +119,9 @@ func (asyncProfiler) Record(ctx context.Context, job Job) (*profile.Profile, tim
 	}
 	pid := job.Processes[0].PID
 	interval := time.Second.Nanoseconds() / int64(max(job.Hz, 1))
-	var used time.Duration
-	if err := agentCommand(ctx, pid, lib, fmt.Sprintf("start,event=cpu,interval=%dns,threads", interval), job.Started, &used); err != nil {
-		return nil, used, err
+	a := &agent{pid: pid, lib: lib}
+	if err := a.command(ctx, fmt.Sprintf("start,event=cpu,interval=%dns,threads", interval), job.Started); err != nil {
+		return nil, a.used, err
 	}
 	if job.Ready != nil {
 		job.Ready()
@@ -136,24 +136,34 @@ func (asyncProfiler) Record(ctx context.Context, job Job) (*profile.Profile, tim
 	out := filepath.Join(dir, "stacks.txt")
 	// The agent is stopped whatever ctx says: left running, it would
 	// sample the JVM until it exits.
-	if err := agentCommand(context.WithoutCancel(ctx), pid, lib, "stop,file="+out+","+asyncOutput, nil, &used); err != nil {
-		return nil, used, err
+	if err := a.command(context.WithoutCancel(ctx), "stop,file="+out+","+asyncOutput, nil); err != nil {
+		return nil, a.used, err
 	}
 	f, err := files.Open(out, maxStacksBytes)
 	if err != nil {
-		return nil, used, fmt.Errorf("async-profiler of pid %d: %w", pid, err)
+		return nil, a.used, fmt.Errorf("async-profiler of pid %d: %w", pid, err)
 	}
 	defer f.Close()
 	p, err := capture.ParseAsyncCollapsed(f, interval, int64(pid))
-	return p, used, err
+	return p, a.used, err
 }
 
 // maxStacksBytes bounds the read of the agent's stacks.
 const maxStacksBytes = 256 << 20
 
-// agentCommand runs `jcmd PID JVMTI.agent_load LIB "ARGS"` (quoted: jcmd
-// would read ARGS's "=" as its own key=value), adding its CPU to used.
-func agentCommand(ctx context.Context, pid int, lib, args string, started func(int), used *time.Duration) error {
+// agent is async-profiler's library loaded into the JVM of pid, and the
+// CPU its jcmd commands used.
+type agent struct {
+	pid  int
+	lib  string
+	used time.Duration
+}
+
+// command runs `jcmd PID JVMTI.agent_load LIB "ARGS"` (quoted: jcmd
+// would read ARGS's "=" as its own key=value), adding its CPU to a.used;
+// started, if not nil, is told jcmd's pid.
+func (a *agent) command(ctx context.Context, args string, started func(int)) error {
+	pid, lib := a.pid, a.lib
 	ctx, cancel := context.WithTimeout(ctx, jcmdTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, jcmdCommand, strconv.Itoa(pid), "JVMTI.agent_load", lib, `"`+args+`"`)
@@ -167,7 +177,7 @@ func agentCommand(ctx context.Context, pid int, lib, args string, started func(i
 	}
 	err := cmd.Wait()
 	if cmd.ProcessState != nil {
-		*used += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		a.used += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	action, _, _ := strings.Cut(args, ",")
 	switch {
