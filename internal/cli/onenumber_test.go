@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
+	"perflab/internal/ui"
 )
 
 // TestDemoOneNumberPerFunction runs `perflab demo` (without its A/B) twice
@@ -150,13 +152,30 @@ func runPages(t *testing.T, dir string, e store.Entry, is func(string) bool) (ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`requests(?:"|&#34;):(\d+),(?:"|&#34;)scale(?:"|&#34;):([0-9.e+-]+)`).FindSubmatch(html)
-	if m == nil {
-		t.Errorf("run %s: report.html's flame graph has no requests and scale", r.ID)
-	} else if n, _ := strconv.ParseInt(string(m[1]), 10, 64); n != r.PerRequestCount() || !near(parseF(m[2]), scale) {
-		t.Errorf("run %s: report.html's flame graph per request: %s requests ×%s; want %d ×%.4f", r.ID, m[1], m[2], r.PerRequestCount(), scale)
+	checkFlameScale(t, r, "report.html", html)
+	srv := ui.New(store.Store{Root: dir}, ui.Options{})
+	for _, path := range []string{"/runs/" + r.ID + "/", "/runs/" + r.ID + "/flame"} {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1"+path, nil))
+		if rec.Code != 200 {
+			t.Errorf("the UI's %s: %d %s", path, rec.Code, rec.Body)
+			continue
+		}
+		checkFlameScale(t, r, "the UI's "+path, rec.Body.Bytes())
 	}
 	return pages, fn
+}
+
+// checkFlameScale checks that the CPU flame graph in page divides by the
+// run's count of requests and scales by its CPU scale.
+func checkFlameScale(t *testing.T, r *runfmt.Run, name string, page []byte) {
+	t.Helper()
+	m := regexp.MustCompile(`requests(?:"|&#34;|\\u0026#34;):(\d+),(?:"|&#34;|\\u0026#34;)scale(?:"|&#34;|\\u0026#34;):([0-9.e+-]+)`).FindSubmatch(page)
+	if m == nil {
+		t.Errorf("run %s: %s's flame graph has no requests and scale", r.ID, name)
+	} else if n, _ := strconv.ParseInt(string(m[1]), 10, 64); n != r.PerRequestCount() || !near(parseF(m[2]), r.CPUScale()) {
+		t.Errorf("run %s: %s's flame graph per request: %s requests ×%s; want %d ×%.4f", r.ID, name, m[1], m[2], r.PerRequestCount(), r.CPUScale())
+	}
 }
 
 // cliJSON runs perflab with args and decodes its JSON output into v.
