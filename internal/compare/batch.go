@@ -28,11 +28,20 @@ func measured(r *runfmt.Run) bool {
 	return r.Load != nil && r.Load.Requests > 0
 }
 
-// requests is what a run's costs are divided by: its requests, or 1 for
-// a batch program's run.
+// requests is what a run's costs are divided by: the count its own pages
+// divide by (the requests the service answered), or 1 for a batch
+// program's run. Where the run gives no figure per request (other clients
+// reached the service) its profile is still divided by the requests it
+// answered, and by all it sent when it answered none.
 func (r run) requests() int64 {
 	if r.r.Batch != nil {
 		return 1
+	}
+	if n := r.r.PerRequestCount(); n > 0 {
+		return n
+	}
+	if n := r.r.Load.Answered(); n > 0 {
+		return n
 	}
 	return r.r.Load.Requests
 }

@@ -100,7 +100,7 @@ func allocsPerRequest(r run) (float64, bool) {
 	if r.r.AllocBytesPerRequest > 0 {
 		return r.r.AllocBytesPerRequest, true
 	}
-	if r.allocs == nil || r.r.Load.Requests == 0 {
+	if r.allocs == nil {
 		return 0, false
 	}
 	i := sampleIndex(r.allocs, "alloc_space")
@@ -111,7 +111,7 @@ func allocsPerRequest(r run) (float64, bool) {
 	for _, s := range r.allocs.Sample {
 		total += s.Value[i]
 	}
-	return float64(total) / float64(r.r.Load.Requests), true
+	return float64(total) / float64(r.requests()), true
 }
 
 func sampleIndex(p *profile.Profile, typ string) int {

@@ -34,6 +34,7 @@ type flameKey struct {
 	title       string
 	sampleIndex string
 	requests    int64
+	scale       float64
 	minFraction float64
 }
 
@@ -59,7 +60,7 @@ func (c *flameCache) page(path string, opt analysis.FlameOptions) ([]byte, error
 	}
 	cacheable := opt.UserCode.Match == nil && opt.UserCode.Root == "" && len(opt.UserCode.UserPrefixes) == 0 && len(opt.UserCode.NotUser) == 0
 	key := flameKey{path: path, size: st.Size(), modNanos: st.ModTime().UnixNano(),
-		title: opt.Title, sampleIndex: opt.SampleIndex, requests: opt.Requests, minFraction: opt.MinFraction}
+		title: opt.Title, sampleIndex: opt.SampleIndex, requests: opt.Requests, scale: opt.Scale, minFraction: opt.MinFraction}
 	if cacheable {
 		if html, ok := c.get(key); ok {
 			return html, nil

@@ -33,8 +33,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 	}
 	opt.Crumbs = crumbs
 	if cpu, err := profilePath(e, runfmt.ProfileCPU); err == nil {
-		fopt := analysis.FlameOptions{Title: e.Run.ID + ": CPU", Requests: requests(e.Run)}
-		if page, err := s.flames.page(cpu, fopt); err == nil {
+		if page, err := s.flames.page(cpu, cpuFlameOptions(e.Run, e.Run.ID+": CPU")); err == nil {
 			opt.Flame = page
 			opt.FlameURL = func(fn string) string { return "flame#focus=" + url.PathEscape(fn) }
 			if len(s.opt.SourceDirs) > 0 {
@@ -85,6 +84,8 @@ func (s *Server) flame(w http.ResponseWriter, r *http.Request) {
 	what := string(typ)
 	opt := analysis.FlameOptions{Title: fmt.Sprintf("%s: %s", e.Run.ID, typ), Requests: requests(e.Run)}
 	switch typ {
+	case runfmt.ProfileCPU:
+		opt = cpuFlameOptions(e.Run, opt.Title)
 	case runfmt.ProfileAllocs:
 		opt.SampleIndex = "alloc_space"
 	case runfmt.ProfileWall:
@@ -121,6 +122,12 @@ func offCPUOptions(r *runfmt.Run) analysis.FlameOptions {
 		opt.Title += " (" + string(t.Source) + ")"
 	}
 	return opt
+}
+
+// cpuFlameOptions draws a run's CPU profile as its verdict, top, list and
+// report.html print it: scaled to the CPU measured, per request answered.
+func cpuFlameOptions(r *runfmt.Run, title string) analysis.FlameOptions {
+	return analysis.FlameOptions{Title: title, Requests: r.PerRequestCount(), Scale: r.CPUScale()}
 }
 
 func requests(r *runfmt.Run) int64 {
