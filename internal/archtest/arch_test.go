@@ -42,7 +42,7 @@ var allowed = map[string][]string{
 	"labtest":  {"runfmt"},
 
 	"profiling": {"capture", "target", "runfmt", "files"},
-	"ownership": {"files"},
+	"ownership": {"runfmt", "files"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {
