@@ -1,15 +1,19 @@
 package lab
 
-import "perflab/internal/runfmt"
+import (
+	"encoding/json"
+
+	"perflab/internal/runfmt"
+)
 
 // profilingSummary records how the CPU profile was taken and whether it
 // accounts for the CPU measured over the window.
 func (s *session) profilingSummary() *runfmt.Profiling {
 	pr := s.prof.Summary(s.run.Target)
-	pr.Src = s.userCode().Root
-	if s.cfg.UserCode != nil {
-		pr.UserCode = s.cfg.UserCode.String()
-	}
+	m := s.userCode().Model
+	spec := m.Spec()
+	pr.Src, pr.UserCode = spec.Root, spec.UserCode
+	pr.Ownership, _ = json.Marshal(m) // a Spec of strings and numbers: it marshals
 	return pr
 }
 

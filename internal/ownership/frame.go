@@ -199,6 +199,10 @@ func (m *Model) nameClass(name, file string) Class {
 		return m.goClass(name, file)
 	case looksJVM(name):
 		return m.jvmClass(name)
+	case isReservedC(name):
+		return Class{Kind: Runtime, Lang: LangNative, Package: "libc"}
+	case strings.HasPrefix(name, "type:") || goAsmHelpers[name]:
+		return m.goClass(name, file)
 	}
 	return m.doubt(Class{Lang: m.runtime()}, file)
 }

@@ -57,7 +57,7 @@ func (c *flameCache) page(path string, opt analysis.FlameOptions) ([]byte, error
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	cacheable := opt.UserCode.Match == nil && opt.UserCode.Root == "" && len(opt.UserCode.UserPrefixes) == 0 && len(opt.UserCode.NotUser) == 0
+	cacheable := opt.UserCode.Model == nil
 	key := flameKey{path: path, size: st.Size(), modNanos: st.ModTime().UnixNano(),
 		title: opt.Title, sampleIndex: opt.SampleIndex, requests: opt.Requests, minFraction: opt.MinFraction}
 	if cacheable {
