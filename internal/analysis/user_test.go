@@ -19,7 +19,7 @@ func TestIsUserFunc(t *testing.T) {
 		{"indexbody", "", false},
 		{"hot_loop", "/srv/app/bin/server", true},
 		{"main.(*server).handle", "", true},
-		{"github.com/x/y.F", "", true}, // nothing known: in doubt, the user's
+		{"github.com/x/y.F", "", true},                                             // nothing known: in doubt, the user's
 		{"github.com/x/y.F", "/root/go/pkg/mod/github.com/x/y@v1.2.0/y.go", false}, // a dependency: charged to the user's caller
 		{"perflab/internal/demo.(*Server).search", "", true},
 		{"golang.org/x/net/http2.(*Framer).ReadFrame", "/root/go/pkg/mod/golang.org/x/net@v0.30.0/http2/frame.go", false},

@@ -32,7 +32,6 @@ func vocabularies() map[string][]string {
 // A word used in several places of a package gets a named constant there
 // and one entry here.
 var otherMeanings = []struct{ file, words, why string }{
-	{"internal/analysis/user.go", "encoding go regexp sync syscall", "paths of Go's standard library"},
 	{"internal/capture/endpoint.go", "allocs block goroutine heap mutex trace", "net/http/pprof's endpoints (capture.Endpoint) and sample types"},
 	{"internal/capture/perf.go", "sleep", "the command perf record runs for the window"},
 	{"internal/capture/snapshotgroup.go", "running runnable sleep syscall", "the Go runtime's goroutine states in a goroutine dump"},

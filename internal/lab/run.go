@@ -49,7 +49,7 @@ type session struct {
 	// owners is the run's ownership model, decided once while the
 	// service runs (decideOwnership).
 	owners *ownership.Model
-	env         map[string]string // the service's environment at start
+	env    map[string]string // the service's environment at start
 	// loadPorts are the local ports of the load's connections: the
 	// service's other inbound connections are other clients'.
 	loadPorts load.PortSet
