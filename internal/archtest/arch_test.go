@@ -20,7 +20,7 @@ var allowed = map[string][]string{
 	"cli":      {"lab", "load", "target", "capture", "analysis", "stacks", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
-	"lab":      {"load", "target", "capture", "profiling", "analysis", "stacks", "findings", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace"},
+	"lab":      {"load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace"},
 	"revision": {"files"},
 	"compare":  {"analysis", "stacks", "stats", "runfmt", "store", "files", "units"},
 	"report":   {"analysis", "findings", "stats", "runfmt", "files", "units"},
