@@ -3,6 +3,7 @@ package lab
 import (
 	"encoding/json"
 
+	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 )
 
@@ -14,6 +15,11 @@ func (s *session) profilingSummary() *runfmt.Profiling {
 	spec := m.Spec()
 	pr.Src, pr.UserCode = spec.Root, spec.UserCode
 	pr.Ownership, _ = json.Marshal(m) // a Spec of strings and numbers: it marshals
+	work, reach := analysis.ProfileOwnership(s.prof.Profile(runfmt.ProfileCPU), s.userCode())
+	pr.RuntimeWork = work
+	if !reach.Reach {
+		pr.StacksUnreachable, pr.StacksRemedy = reach.Reason, reach.Remedy
+	}
 	return pr
 }
 

@@ -38,6 +38,12 @@ type Profiling struct {
 	// ownership.Spec's JSON, kept raw so that run.json's format does not
 	// depend on the classifier's package.
 	Ownership json.RawMessage `json:"ownership,omitempty"`
+	// StacksUnreachable says why the CPU profile's stacks do not reach
+	// the user's code (one-frame stacks of a binary without frame
+	// pointers, a JIT without names), StacksRemedy the flag or rebuild
+	// that makes them; no finding is ranked from such a profile.
+	StacksUnreachable string `json:"stacks_unreachable,omitempty"`
+	StacksRemedy      string `json:"stacks_remedy,omitempty"`
 	// RuntimeWork is the runtime's own work in the CPU profile (JIT
 	// compiler, GC, interpreter, other), each with its share and what to
 	// do; absent when the profile shows none.
