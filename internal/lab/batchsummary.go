@@ -343,7 +343,7 @@ func (b *batch) writeReport() error {
 	var flames report.Flames
 	if b.cpu != nil {
 		var buf bytes.Buffer
-		if err := analysis.WriteFlameHTML(&buf, b.cpu, analysis.FlameOptions{Title: b.run.ID + ": CPU"}); err != nil {
+		if err := analysis.WriteFlameHTML(&buf, b.cpu, analysis.FlameOptions{Title: b.run.ID + ": CPU", UserCode: b.userCode()}); err != nil {
 			return fmt.Errorf("flame graph for %s: %w", reportFile, err)
 		}
 		flames.CPU = buf.Bytes()

@@ -26,7 +26,7 @@ func (s *session) writeReport() {
 			requests = s.run.Load.Requests
 		}
 		var buf bytes.Buffer
-		opt := analysis.FlameOptions{Title: s.run.ID + ": CPU", Requests: requests}
+		opt := analysis.FlameOptions{Title: s.run.ID + ": CPU", Requests: requests, UserCode: s.userCode()}
 		if err := analysis.WriteFlameHTML(&buf, cpu, opt); err != nil {
 			s.warn("flame graph for report.html: " + err.Error())
 		} else {

@@ -90,6 +90,14 @@ func projectRoot(command []string, dir string, pid int) string {
 // (the command as the shell would find it), the executables its CPU
 // profile names, and the project root, decided when it has exited.
 func (b *batch) userCode() analysis.UserCode {
+	if b.owners == nil {
+		b.owners = b.detectOwnership()
+	}
+	return analysis.UserCode{Model: b.owners}
+}
+
+// detectOwnership decides the batch program's ownership model.
+func (b *batch) detectOwnership() *ownership.Model {
 	c := &b.cfg
 	in := ownership.Inputs{Root: c.Src}
 	if c.UserCode != nil {
@@ -110,5 +118,5 @@ func (b *batch) userCode() analysis.UserCode {
 	if err != nil {
 		m, _ = ownership.New(ownership.Spec{Root: in.Root})
 	}
-	return analysis.UserCode{Model: m}
+	return m
 }

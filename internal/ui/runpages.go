@@ -33,7 +33,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 	}
 	opt.Crumbs = crumbs
 	if cpu, err := profilePath(e, runfmt.ProfileCPU); err == nil {
-		fopt := analysis.FlameOptions{Title: e.Run.ID + ": CPU", Requests: requests(e.Run)}
+		fopt := analysis.FlameOptions{Title: e.Run.ID + ": CPU", Requests: requests(e.Run), UserCode: analysis.RunUserCode(e.Run.Profiling)}
 		if page, err := s.flames.page(cpu, fopt); err == nil {
 			opt.Flame = page
 			opt.FlameURL = func(fn string) string { return "flame#focus=" + url.PathEscape(fn) }
@@ -83,7 +83,7 @@ func (s *Server) flame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	what := string(typ)
-	opt := analysis.FlameOptions{Title: fmt.Sprintf("%s: %s", e.Run.ID, typ), Requests: requests(e.Run)}
+	opt := analysis.FlameOptions{Title: fmt.Sprintf("%s: %s", e.Run.ID, typ), Requests: requests(e.Run), UserCode: analysis.RunUserCode(e.Run.Profiling)}
 	switch typ {
 	case runfmt.ProfileAllocs:
 		opt.SampleIndex = "alloc_space"
@@ -115,7 +115,7 @@ func profilePath(e store.Entry, typ runfmt.ProfileType) (string, error) {
 // offCPUOptions draws a run's wall-time profile as its time off a CPU, per
 // request of the slice it covers.
 func offCPUOptions(r *runfmt.Run) analysis.FlameOptions {
-	opt := analysis.FlameOptions{Title: r.ID + ": off-CPU time", SampleIndex: runfmt.OffCPUSample, Requests: requests(r)}
+	opt := analysis.FlameOptions{Title: r.ID + ": off-CPU time", SampleIndex: runfmt.OffCPUSample, Requests: requests(r), UserCode: analysis.RunUserCode(r.Profiling)}
 	if t := r.Time; t != nil && t.Requests > 0 {
 		opt.Requests = t.Requests
 		opt.Title += " (" + string(t.Source) + ")"
