@@ -11,6 +11,10 @@ const (
 	ownerCalleeMin     = 0.01 // a callee's least share of the CPU to be named
 	ownerLibraryMin    = 0.05 // the biggest library callee's, to be named
 	ownerMostly        = 0.5  // of the owner's cost: "mostly in" that callee
+	// costlyUserShare: every user function charged this share of the CPU
+	// (its own code and the libraries under it) gets a finding, beyond
+	// the hotUserMaxListed owners.
+	costlyUserShare = 0.10
 )
 
 // ownerRule names the functions that own the most CPU (see analysis.Owner),
@@ -43,6 +47,37 @@ func ownerFindings(c *context) []ranked {
 		sh := v.Share(o.Cum)
 		if explained[v.Costs.Name(o.Func)] >= coveredByCategory*sh {
 			continue
+		}
+		out = append(out, ranked{v.ownerFinding(o), sh})
+	}
+	return append(out, costlyUserFindings(c, out, explained)...)
+}
+
+// costlyUserFindings names every user function charged costlyUserShare of
+// the CPU or more that no owner finding and no category finding names
+// first: two endpoints' handlers each get theirs.
+func costlyUserFindings(c *context, owners []ranked, explained map[string]float64) []ranked {
+	v := c.cpu
+	named := map[string]bool{}
+	for _, r := range owners {
+		if e, ok := r.f.Culprit(); ok {
+			named[e.Function] = true
+		}
+	}
+	var out []ranked
+	for _, f := range v.Costs.Ranked(true, 0) {
+		sh := v.Share(v.Costs.Charged(f))
+		if sh < costlyUserShare {
+			break
+		}
+		name := v.Costs.Name(f)
+		if named[name] || explained[name] >= coveredByCategory*sh {
+			continue
+		}
+		named[name] = true
+		o := analysis.Owner{Func: f, Path: []int32{f}, Cum: v.Costs.Charged(f), Own: v.Costs.Charged(f), Library: -1}
+		if callee, cost := v.Costs.TopCallee(f); callee >= 0 {
+			o.Library, o.LibraryCost = callee, cost
 		}
 		out = append(out, ranked{v.ownerFinding(o), sh})
 	}
