@@ -65,11 +65,13 @@ func TestABLibraryUnderUserFunction(t *testing.T) {
 		t.Logf("hot: %s, library %s %.0f of %.0f µs/request", first.Function, first.Library, first.LibraryUsPerRequest, first.CPUUsPerRequest+first.AttributedUsReq)
 	}
 	env, out, errb := testEnv()
-	if code := Main(context.Background(), []string{"report", "--dir", dir, "grpcapi-base"}, env); code != 0 {
-		t.Fatalf("report exited %d: %s", code, errb)
+	if code := Main(context.Background(), []string{"runs", "show", "--dir", dir, base.ID}, env); code != 0 {
+		t.Fatalf("runs show exited %d: %s", code, errb)
 	}
 	if !strings.Contains(out.String(), "google.golang.org/protobuf") || !strings.Contains(out.String(), "under your") {
 		t.Errorf("the verdict does not name the library under the user's function:\n%s", out)
+	} else {
+		t.Logf("verdict:\n%s", out)
 	}
 
 	// The user says protobuf is theirs: each run keeps that rule, and ab
