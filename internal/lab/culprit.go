@@ -25,7 +25,7 @@ func (s *session) culprit() {
 	if r.Load != nil {
 		requests = r.Load.Requests
 	}
-	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: requests, Target: r.Target, Load: r.Load})
+	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: requests, Target: r.Target, Load: r.Load, UserCode: s.userCode()})
 }
 
 // sources looks for source files in the service's working directory:

@@ -32,7 +32,7 @@ func (s *session) analyseTrace(tr *profiling.Trace) {
 	if tr == nil || s.run.Load == nil {
 		return
 	}
-	a, err := walltime.ReadWith(bytes.NewReader(tr.Data), walltime.Options{Counts: analysis.IsUserFunc})
+	a, err := walltime.ReadWith(bytes.NewReader(tr.Data), walltime.Options{Counts: s.userCode().IsUser})
 	if err != nil {
 		s.warn(fmt.Sprintf("execution trace (profiles/trace.out): %v: no time split per request", err))
 		return

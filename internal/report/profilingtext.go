@@ -28,10 +28,10 @@ func (p *printer) profiling(pr *runfmt.Profiling) {
 		p.f("  NOT REPRESENTATIVE:\t%s\n", wrap(pr.NotRepresentative, 100, "     "))
 	}
 	for _, w := range pr.RuntimeWork {
-		line := fmt.Sprintf("%s %s of the CPU", workName(w.Work), units.FormatShare(w.Share))
-		if w.Remedy != "" {
-			line += ": " + w.Remedy
+		if w.Remedy == "" {
+			continue // in run.json; the verdict names the work there is something to do about
 		}
+		line := fmt.Sprintf("%s %s of the CPU: %s", workName(w.Work), units.FormatShare(w.Share), w.Remedy)
 		p.f("  Runtime work:\t%s\n", wrap(line, 100, "     "))
 	}
 	if line := ProcessLine(pr.Processes); line != "" {
@@ -117,6 +117,9 @@ func profilingLines(r *runfmt.Run) []HeadlineLine {
 		out = append(out, HeadlineLine{Label: "Profiling", Text: n, Class: "warn"})
 	}
 	for _, w := range pr.RuntimeWork {
+		if w.Remedy == "" {
+			continue
+		}
 		out = append(out, HeadlineLine{Label: "Runtime work", Text: workName(w.Work) + " " + units.FormatShare(w.Share) + " of the CPU: " + w.Remedy})
 	}
 	return out
