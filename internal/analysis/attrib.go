@@ -169,9 +169,6 @@ func (c *Costs) blockMethod(st []int32, i int) (int32, int) {
 	return st[i], i
 }
 
-// Class is whose code function f is.
-func (c *Costs) Class(f int32) ownership.Class { return c.cls[f] }
-
 // TopLibrary returns the dependency ("google.golang.org/protobuf
 // v1.36.1") through which user function f was charged the most, and that
 // cost; "" when none was charged to it.

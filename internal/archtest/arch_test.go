@@ -22,7 +22,7 @@ var allowed = map[string][]string{
 	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
 	"lab":      {"load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace"},
 	"revision": {"files"},
-	"compare":  {"analysis", "stacks", "stats", "runfmt", "store", "files", "units"},
+	"compare":  {"analysis", "ownership", "stacks", "stats", "runfmt", "store", "files", "units"},
 	"report":   {"analysis", "findings", "stats", "runfmt", "files", "units"},
 	"store":    {"runfmt", "files"},
 	"load":     {"runfmt", "files"},

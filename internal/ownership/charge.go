@@ -51,7 +51,7 @@ func (m *Model) Charge(stack []Frame) Charge {
 	return ch.result()
 }
 
-// Index is the type of a stack's entries for ChargeStack and WorkStack:
+// Index is the type of a stack's entries for ChargeStack:
 // indexes into a table of classes.
 type Index interface {
 	~int | ~int32 | ~uint32 | ~int64 | ~uint64
