@@ -21,8 +21,10 @@ type FlameOptions struct {
 	Title string
 	// SampleIndex selects the sample type as in TopOptions.
 	SampleIndex string
-	// Requests, when > 0, makes the tooltips show cost per request.
+	// Requests, when > 0, makes the tooltips show cost per request;
+	// Scale multiplies it, as TopOptions.Scale.
 	Requests int64
+	Scale    float64
 	// MinFraction drops call paths below this fraction of the total into
 	// their callers; 0 means DefaultMinFraction, a negative value keeps all.
 	MinFraction float64
@@ -43,6 +45,7 @@ type flameData struct {
 	SampleType   string   `json:"sample_type"`
 	Unit         string   `json:"unit"`
 	Requests     int64    `json:"requests"`
+	Scale        float64  `json:"scale,omitempty"`
 	BaseRequests int64    `json:"base_requests,omitempty"`
 	Diff         bool     `json:"diff"`
 	Stride       int      `json:"stride"`
@@ -107,7 +110,7 @@ func writeFlameOf(w io.Writer, s *stacks.Set, opt FlameOptions) error {
 	min := minFraction(opt.MinFraction)
 	t := buildFlame([]flameSide{{set: s, vi: vi, weight: 1}}, opt.UserCode, thresholdOf(opt.MinFraction, min))
 	d := newFlameData(t, s.SampleTypes[vi], opt, min)
-	d.Requests = opt.Requests
+	d.Requests, d.Scale = opt.Requests, opt.Scale
 	return writeFlamePage(w, d)
 }
 

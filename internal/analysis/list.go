@@ -17,6 +17,8 @@ type ListOptions struct {
 	SampleIndex string
 	// Requests, when > 0, adds per-request figures.
 	Requests int64
+	// Scale multiplies the per-request figures, as TopOptions.Scale.
+	Scale float64
 	// Callees is how many of the costliest lines of the functions called
 	// to show under each function; 0 means 10, a negative value none.
 	Callees int
@@ -31,6 +33,8 @@ type ListOptions struct {
 type Listing struct {
 	SampleType, Unit string
 	Total, Requests  int64
+	// Scale is what the per-request figures were multiplied by.
+	Scale float64
 	// TimeNanos is when the profile was taken (0 if unknown): sources
 	// modified later may not be what ran.
 	TimeNanos int64
@@ -162,7 +166,7 @@ func listOf(s *stacks.Set, pattern string, opt ListOptions) (*Listing, error) {
 		groups = groups[:maxListedFuncs]
 	}
 	l := &Listing{SampleType: s.SampleTypes[vi].Type, Unit: s.SampleTypes[vi].Unit, Total: total,
-		Requests: opt.Requests, TimeNanos: s.TimeNanos, NoLines: !s.HasLines, Comments: s.Comments}
+		Requests: opt.Requests, Scale: opt.Scale, TimeNanos: s.TimeNanos, NoLines: !s.HasLines, Comments: s.Comments}
 	src := opt.Sources
 	if src == nil {
 		src = &Sources{}

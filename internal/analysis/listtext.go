@@ -31,9 +31,12 @@ func (l *Listing) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(bw, "Total: %s", units.FormatValue(float64(l.Total), l.Unit))
 	if l.Requests > 0 {
-		fmt.Fprintf(bw, " over %d requests, %s/request", l.Requests, units.FormatValue(float64(l.Total)/float64(l.Requests), l.Unit))
+		fmt.Fprintf(bw, " over %d requests, %s/request", l.Requests, units.FormatValue(l.per(l.Total), l.Unit))
 	}
 	bw.WriteString("\n")
+	if n := ScaleNote(l.Scale); n != "" && l.Requests > 0 {
+		fmt.Fprintf(bw, "Note: %s\n", n)
+	}
 	if l.NoLines {
 		bw.WriteString("Note: the profile has no line numbers (perf records none, nor py-spy with --nolineno): showing functions\n")
 	}
@@ -42,6 +45,9 @@ func (l *Listing) WriteText(w io.Writer) error {
 	}
 	return bw.Flush()
 }
+
+// per is v per request, scaled.
+func (l *Listing) per(v int64) float64 { return PerRequest(v, l.Requests, l.Scale) }
 
 // cols formats a flat/cum pair and, with requests, their per-request values.
 func (l *Listing) cols(flat, cum int64) string {
@@ -57,7 +63,7 @@ func (l *Listing) cols(flat, cum int64) string {
 			if x == 0 {
 				return "."
 			}
-			return units.FormatValue(float64(x)/float64(l.Requests), l.Unit)
+			return units.FormatValue(l.per(x), l.Unit)
 		}
 		s += fmt.Sprintf(" %10s %10s", pr(flat), pr(cum))
 	}
@@ -68,7 +74,7 @@ func (l *Listing) writeFunc(bw *bufio.Writer, f *ListedFunc) {
 	fmt.Fprintf(bw, "ROUTINE ======================== %s in %s\n", f.Name, orUnknown(f.File))
 	fmt.Fprintf(bw, "%10s %10s (flat, cum) %.2f%% of Total", units.FormatValue(float64(f.Flat), l.Unit), units.FormatValue(float64(f.Cum), l.Unit), Pct(f.Cum, l.Total))
 	if l.Requests > 0 {
-		fmt.Fprintf(bw, "; per request %s flat, %s cum", units.FormatValue(float64(f.Flat)/float64(l.Requests), l.Unit), units.FormatValue(float64(f.Cum)/float64(l.Requests), l.Unit))
+		fmt.Fprintf(bw, "; per request %s flat, %s cum", units.FormatValue(l.per(f.Flat), l.Unit), units.FormatValue(l.per(f.Cum), l.Unit))
 	}
 	bw.WriteString("\n")
 	if !l.NoLines {

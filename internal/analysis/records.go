@@ -10,6 +10,9 @@ type TopRecord struct {
 	Unit       string `json:"unit"`
 	Total      int64  `json:"total"`
 	Requests   int64  `json:"requests,omitempty"`
+	// Scale is what the per-request figures were multiplied by to stand
+	// for the CPU measured (absent: 1).
+	Scale float64 `json:"scale,omitempty"`
 	// Functions counts the rows before the -n limit.
 	Functions int  `json:"functions"`
 	User      bool `json:"user,omitempty"`
@@ -41,7 +44,7 @@ type TopRowRecord struct {
 
 // Record is t as `perflab top --json` prints it.
 func (t *Table) Record() TopRecord {
-	r := TopRecord{SampleType: t.SampleType, Unit: t.Unit, Total: t.Total, Requests: t.Requests, Functions: t.Funcs,
+	r := TopRecord{SampleType: t.SampleType, Unit: t.Unit, Total: t.Total, Requests: t.Requests, Scale: t.Scale, Functions: t.Funcs,
 		User: t.User, Lines: t.Lines, NoLines: t.NoLines, Rows: []TopRowRecord{}, Comments: t.Comments}
 	for _, row := range t.Rows {
 		r.Rows = append(r.Rows, TopRowRecord{Function: row.Function, File: row.File, Line: row.Line,
@@ -53,13 +56,16 @@ func (t *Table) Record() TopRecord {
 
 // ListRecord is a listing.
 type ListRecord struct {
-	SampleType string             `json:"sample_type"`
-	Unit       string             `json:"unit"`
-	Total      int64              `json:"total"`
-	Requests   int64              `json:"requests,omitempty"`
-	NoLines    bool               `json:"no_lines,omitempty"`
-	Functions  []ListedFuncRecord `json:"functions"`
-	Comments   []string           `json:"comments,omitempty"`
+	SampleType string `json:"sample_type"`
+	Unit       string `json:"unit"`
+	Total      int64  `json:"total"`
+	Requests   int64  `json:"requests,omitempty"`
+	// Scale is as TopRecord's: a function's cost per request is its cost
+	// × Scale / Requests.
+	Scale     float64            `json:"scale,omitempty"`
+	NoLines   bool               `json:"no_lines,omitempty"`
+	Functions []ListedFuncRecord `json:"functions"`
+	Comments  []string           `json:"comments,omitempty"`
 }
 
 // ListedFuncRecord is one listed function.
@@ -109,7 +115,7 @@ type CalleeRecord struct {
 
 // Record is l as `perflab list --json` prints it.
 func (l *Listing) Record() ListRecord {
-	r := ListRecord{SampleType: l.SampleType, Unit: l.Unit, Total: l.Total, Requests: l.Requests, NoLines: l.NoLines,
+	r := ListRecord{SampleType: l.SampleType, Unit: l.Unit, Total: l.Total, Requests: l.Requests, Scale: l.Scale, NoLines: l.NoLines,
 		Functions: []ListedFuncRecord{}, Comments: l.Comments}
 	for _, f := range l.Funcs {
 		fr := ListedFuncRecord{Function: f.Name, File: f.File, Flat: f.Flat, Cum: f.Cum, Changed: f.Changed, Modified: f.Modified, Lines: []ListedLineRecord{}}

@@ -25,6 +25,9 @@ func (t *Table) WriteText(w io.Writer) error {
 	for _, c := range t.Comments {
 		fmt.Fprintf(bw, "Note: %s\n", c)
 	}
+	if n := ScaleNote(t.Scale); n != "" && t.Requests > 0 {
+		fmt.Fprintf(bw, "Note: %s\n", n)
+	}
 	if t.NoLines {
 		bw.WriteString("Note: the profile has no line numbers (perf records none, nor py-spy with --nolineno): rows are functions\n")
 	}

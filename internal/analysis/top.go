@@ -8,6 +8,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/stacks"
+	"perflab/internal/units"
 )
 
 // TopOptions selects what a top table shows.
@@ -25,6 +26,10 @@ type TopOptions struct {
 	N int
 	// Requests, when > 0, adds per-request columns.
 	Requests int64
+	// Scale multiplies the per-request columns: a run's CPU profile is
+	// scaled to the CPU measured (runfmt.Run.CPUScale), so every page
+	// prints one number per function; 0 means 1.
+	Scale float64
 	// Focus, when set, keeps only stacks with a frame matching this regexp.
 	// Percentages stay relative to the whole profile.
 	Focus string
@@ -59,7 +64,10 @@ type Table struct {
 	// Total is the cost of the whole profile.
 	Total    int64
 	Requests int64
-	Rows     []Row
+	// Scale is what the per-request columns were multiplied by (see
+	// TopOptions.Scale); 0 or 1 for none.
+	Scale float64
+	Rows  []Row
 	// Shown is the sum of Flat over Rows.
 	Shown int64
 	// Funcs is the number of functions before the N limit.
@@ -102,7 +110,7 @@ func topOf(s *stacks.Set, opt TopOptions) (*Table, error) {
 		return nil, err
 	}
 	c := NewCosts(s, vi, opt.UserCode, keep)
-	t := &Table{SampleType: s.SampleTypes[vi].Type, Unit: s.SampleTypes[vi].Unit, Total: c.total, Requests: opt.Requests, User: opt.User,
+	t := &Table{SampleType: s.SampleTypes[vi].Type, Unit: s.SampleTypes[vi].Unit, Total: c.total, Requests: opt.Requests, Scale: opt.Scale, User: opt.User,
 		Lines: s.Lines && s.HasLines, NoLines: s.Lines && !s.HasLines, Comments: s.Comments}
 	for f := range s.Funcs {
 		r := c.row(int32(f), opt.User)
@@ -138,11 +146,32 @@ func (t *Table) fill() {
 		sum += r.Flat
 		r.FlatPct, r.CumPct, r.SumPct = Pct(r.Flat, t.Total), Pct(r.Cum, t.Total), Pct(sum, t.Total)
 		if t.Requests > 0 {
-			r.FlatPerReq = float64(r.Flat) / float64(t.Requests)
-			r.CumPerReq = float64(r.Cum) / float64(t.Requests)
+			r.FlatPerReq = PerRequest(r.Flat, t.Requests, t.Scale)
+			r.CumPerReq = PerRequest(r.Cum, t.Requests, t.Scale)
 		}
 	}
 	t.Shown = sum
+}
+
+// PerRequest is v per request, multiplied by scale (0 means 1): a run's
+// CPU profile scaled to the CPU measured.
+func PerRequest(v, requests int64, scale float64) float64 {
+	if requests <= 0 {
+		return 0
+	}
+	if scale <= 0 {
+		scale = 1
+	}
+	return float64(v) * scale / float64(requests)
+}
+
+// ScaleNote says how a profile's per-request figures were scaled, "" when
+// they were not.
+func ScaleNote(scale float64) string {
+	if scale <= 0 || scale == 1 {
+		return ""
+	}
+	return "per request: the profile scaled ×" + units.Sig(scale) + " to the CPU measured, as every page of the run prints it"
 }
 
 // Pct is v as a percentage of total (0 when total is 0).

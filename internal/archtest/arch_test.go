@@ -20,7 +20,7 @@ var allowed = map[string][]string{
 	"cli":      {"lab", "load", "target", "capture", "analysis", "stacks", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
-	"lab":      {"load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace"},
+	"lab":      {"load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
 	"revision": {"files"},
 	"compare":  {"analysis", "ownership", "stacks", "stats", "runfmt", "store", "files", "units"},
 	"report":   {"analysis", "findings", "stats", "runfmt", "files", "units"},
@@ -38,10 +38,11 @@ var allowed = map[string][]string{
 	"units":    {},
 	"demo":     {"pprofmux"},
 	"pprofmux": {},
-	"ktrace":   {"files"},
 	"labtest":  {"runfmt"},
+	"ktrace":   {"files"},
+	"ledger":   {"runfmt", "units"},
 
-	"profiling": {"capture", "target", "runfmt", "files"},
+	"profiling": {"capture", "target", "runfmt", "files", "ownership"},
 	"ownership": {"runfmt", "files"},
 }
 

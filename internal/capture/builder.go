@@ -40,6 +40,8 @@ type labels struct {
 	comm     string
 	pid, tid int64
 	event    string // perf event ("cpu-clock"), if the profiler names one
+	// leaf is what runs at the leaf when the profiler says (LabelJVMLeaf).
+	leaf string
 }
 
 // newBuilder starts a profile with sample types samples/count and
@@ -71,7 +73,7 @@ func (b *builder) add(stack []frame, count, cpuNanos int64, l labels) {
 		key.WriteString(strconv.FormatUint(locs[i].ID, 36))
 		key.WriteByte(',')
 	}
-	key.WriteString(l.comm + "|" + strconv.FormatInt(l.pid, 10) + "|" + strconv.FormatInt(l.tid, 10) + "|" + l.event)
+	key.WriteString(l.comm + "|" + strconv.FormatInt(l.pid, 10) + "|" + strconv.FormatInt(l.tid, 10) + "|" + l.event + "|" + l.leaf)
 	if s, ok := b.samples[key.String()]; ok {
 		s.Value[0] += count
 		s.Value[1] += cpuNanos
@@ -80,6 +82,12 @@ func (b *builder) add(stack []frame, count, cpuNanos int64, l labels) {
 	s := &profile.Sample{Location: locs, Value: []int64{count, cpuNanos}}
 	if l.comm != "" {
 		s.Label = map[string][]string{"comm": {l.comm}}
+	}
+	if l.leaf != "" {
+		if s.Label == nil {
+			s.Label = map[string][]string{}
+		}
+		s.Label[LabelJVMLeaf] = []string{l.leaf}
 	}
 	if l.pid != 0 || l.tid != 0 {
 		s.NumLabel = map[string][]int64{"pid": {l.pid}}

@@ -45,10 +45,21 @@ type PerfConfig struct {
 	// Stop, when closed, ends the recording before Seconds: perf record
 	// gets SIGINT and what it recorded is read as usual.
 	Stop <-chan struct{}
+	// DWARFStackBytes, when more than 0, unwinds stacks with DWARF
+	// (perf record --call-graph dwarf,N): each sample copies the top N
+	// bytes of the thread's stack, which perf script unwinds with the
+	// binaries' unwind tables (.eh_frame), so code built without frame
+	// pointers gets whole stacks. A multiple of 8 up to
+	// MaxDWARFStackBytes; 0 walks frame pointers (-g).
+	DWARFStackBytes int
 }
 
+// MaxDWARFStackBytes is the most stack perf copies per sample.
+const MaxDWARFStackBytes = 65528
+
 // PerfRecord samples the processes' on-CPU stacks with
-// `perf record -e cpu-clock -c 1e9/Hz -g -p PIDS -- sleep Seconds` (the software
+// `perf record -e cpu-clock -c 1e9/Hz -g -p PIDS -- sleep Seconds`
+// (--call-graph dwarf,N rather than -g with DWARFStackBytes; the software
 // clock event: hardware counters are often unavailable in VMs and
 // containers), then reads them back with `perf script` into a profile (see
 // ParsePerfScript) stamped with the recording's start and length.
@@ -113,6 +124,15 @@ func (cfg PerfConfig) hz() int {
 	return cfg.Hz
 }
 
+// callGraph is perf record's call-graph option: frame pointers (-g), or
+// DWARF unwinding with DWARFStackBytes of stack per sample.
+func (cfg PerfConfig) callGraph() []string {
+	if cfg.DWARFStackBytes > 0 {
+		return []string{"--call-graph", "dwarf," + strconv.Itoa(cfg.DWARFStackBytes)}
+	}
+	return []string{"-g"}
+}
+
 func (cfg PerfConfig) check() error {
 	if len(cfg.PIDs) == 0 {
 		return errors.New("perf record: no process IDs given")
@@ -127,6 +147,9 @@ func (cfg PerfConfig) check() error {
 	}
 	if cfg.Hz < 0 || cfg.Hz > 100000 {
 		return fmt.Errorf("perf record: frequency %d Hz: want 1 to 100000, or 0 for %d", cfg.Hz, DefaultPerfHz)
+	}
+	if n := cfg.DWARFStackBytes; n < 0 || n > MaxDWARFStackBytes || n%8 != 0 {
+		return fmt.Errorf("perf record: DWARF stack size %d bytes: want a multiple of 8 up to %d, or 0 for frame pointers", n, MaxDWARFStackBytes)
 	}
 	return nil
 }
@@ -161,7 +184,9 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 	// No build-ids (-B, -N): perf script reads the samples at once, from
 	// the binaries they name; collecting the build-ids after the
 	// recording costs perf a pass over its data (0.1 s of CPU here).
-	args := []string{"record", "-e", "cpu-clock", "-c", strconv.Itoa(1e9 / cfg.hz()), "-g", "-B", "-N", "-p", strings.Join(pids, ","), "-o", data}
+	args := []string{"record", "-e", "cpu-clock", "-c", strconv.Itoa(1e9 / cfg.hz()), "-B", "-N"}
+	args = append(args, cfg.callGraph()...)
+	args = append(args, "-p", strings.Join(pids, ","), "-o", data)
 	var ctl *perfControl
 	if cfg.OnAttached != nil {
 		var err error

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -177,7 +178,8 @@ func TestPerfRecordErrors(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 12*time.Second {
 		t.Errorf("PerfRecord cancelled after 300ms = %v after %s; want the context's error, soon", err, time.Since(start))
 	}
-	for _, cfg := range []PerfConfig{{Seconds: 1}, {PIDs: []int{1}}, {PIDs: []int{-1}, Seconds: 1}, {PIDs: []int{1}, Seconds: 1, Hz: -5}} {
+	for _, cfg := range []PerfConfig{{Seconds: 1}, {PIDs: []int{1}}, {PIDs: []int{-1}, Seconds: 1}, {PIDs: []int{1}, Seconds: 1, Hz: -5},
+		{PIDs: []int{1}, Seconds: 1, DWARFStackBytes: -8}, {PIDs: []int{1}, Seconds: 1, DWARFStackBytes: 1000}, {PIDs: []int{1}, Seconds: 1, DWARFStackBytes: 1 << 16}} {
 		if _, err := PerfRecord(ctx, cfg); err == nil {
 			t.Errorf("PerfRecord(%+v) = nil error, want invalid config", cfg)
 		}
@@ -240,4 +242,56 @@ func checkSampled(t *testing.T, p *profile.Profile, ran time.Duration) {
 		t.Fatalf("perf profile: %d samples for %s on a CPU (want %d or more), hot function main.perflabBurnHot found: %t",
 			n, ran, want, hasFunction(p, "main.perflabBurnHot"))
 	}
+}
+
+// TestPerfRecordDWARF samples a C program built without frame pointers
+// with DWARF unwinding: its stacks reach main through every caller.
+func TestPerfRecordDWARF(t *testing.T) {
+	t.Parallel()
+	needPerf(t)
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler (Debian: apt-get install gcc) to build the test program")
+	}
+	bin := filepath.Join(t.TempDir(), "deepspin")
+	if out, err := exec.Command(cc, "-O2", "-fomit-frame-pointer", "-o", bin, "testdata/deepspin.c").CombinedOutput(); err != nil {
+		t.Fatalf("building deepspin: %v: %s", err, out)
+	}
+	cmd := exec.Command(bin)
+	out, _ := cmd.StdoutPipe()
+	startBusy(t, cmd)
+	ready := make([]byte, 6)
+	if _, err := out.Read(ready); err != nil || string(ready) != "ready\n" {
+		t.Fatalf("deepspin did not start: %q, %v", ready, err)
+	}
+	p, ran, err := recordBurner(t, cmd.Process.Pid, PerfConfig{Seconds: 60, DWARFStackBytes: 8192}, false)
+	if err != nil {
+		t.Fatalf("PerfRecord: %v", err)
+	}
+	if n := totalSamples(p.Sample); n < 5 {
+		t.Fatalf("perf profile: %d samples for %v on a CPU; want 5 or more", n, ran)
+	}
+	var inLeaf, reachMain int64
+	for _, s := range p.Sample {
+		if f := frameNames(s); len(f) > 0 && f[0] == "leaf" {
+			inLeaf += s.Value[0]
+			if slices.Equal(f[1:min(4, len(f))], []string{"middle", "outer", "main"}) {
+				reachMain += s.Value[0]
+			}
+		}
+	}
+	if inLeaf == 0 || float64(reachMain) < 0.9*float64(inLeaf) {
+		t.Errorf("DWARF unwinding: %d of %d samples in leaf reach main through middle and outer; want 90%% or more", reachMain, inLeaf)
+	}
+}
+
+// frameNames are a sample's function names, leaf first.
+func frameNames(s *profile.Sample) []string {
+	var out []string
+	for _, loc := range s.Location {
+		for _, l := range loc.Line {
+			out = append(out, l.Function.Name)
+		}
+	}
+	return out
 }

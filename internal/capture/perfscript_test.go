@@ -3,6 +3,7 @@ package capture
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -138,4 +139,37 @@ func FuzzParsePerfScript(f *testing.F) {
 func firstSamples(b []byte, n int) []byte {
 	parts := strings.SplitAfterN(string(b), "\n\n", n+1)
 	return []byte(strings.Join(parts[:min(n, len(parts))], ""))
+}
+
+// TestParsePerfScriptDWARF parses perf script output of a recording with
+// DWARF call graphs (perf record --call-graph dwarf,16384) of a Rust
+// service built without frame pointers: stacks are deep, most reach the
+// thread's start, the rest end where the 16 KiB copied ended
+// ("[unknown]" at ffffffffffffffff) after reaching the handler.
+func TestParsePerfScriptDWARF(t *testing.T) {
+	f, err := os.Open("testdata/perfscript/rust-dwarf.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := ParsePerfScript(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	under := 0
+	for _, s := range p.Sample {
+		names := frameNames(s)
+		if last := names[len(names)-1]; len(names) < 10 || last != "clone3" && last != "[unknown]" {
+			t.Errorf("sample of %d frames ends in %q; want 10 or more ending in clone3 or where the copy ended", len(names), last)
+		}
+		if i := slices.Index(names, "axumapp::summarize"); i > 0 && i < len(names)-1 {
+			under++
+		}
+	}
+	if n := totalSamples(p.Sample); n != 23 || under == 0 {
+		t.Errorf("%d samples, %d under axumapp::summarize; want 23 and some", n, under)
+	}
 }

@@ -143,6 +143,9 @@ func (r spyRun) run(ctx context.Context, bin string) (*profile.Profile, error) {
 		*r.cfg.CPUUsed = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	p, perr := tool.read(r.out, int64(1e9)/int64(r.rate))
+	if perr == nil {
+		DropWaits(p, newSourceLines().line) // waiting threads sampled as working (spywaits.go)
+	}
 	switch {
 	case perr == nil && (runErr == nil || ctx.Err() != nil || len(p.Sample) > 0):
 		// A recording stopped early, or whose process exited during it,

@@ -26,7 +26,7 @@ func (d *deployFlags) register(fs *pflag.FlagSet) {
 	v.checked(&d.src, "src", "", "", "dir", checkDir, "project root `DIR`: code outside it is not yours when in doubt (default: the launched script's or the service's directory)")
 	v.checked(&d.userCode, "user-code", "", "", "REGEX", checkRegexp, "`REGEX` on function names and files that alone decides what is your code (e.g. 'myapp/|^handle_')")
 	v.checked(&d.cgroup, "cgroup", "", "", "path", nonEmpty, "attach to every process of an existing cgroup `PATH` (a systemd unit's or container's, v1 or v2: /sys/fs/cgroup/... or /system.slice/web.service)")
-	fs.BoolVar(&d.noPerfMap, "no-perf-map", false, "do not add --perf-basic-prof-only-functions to a launched service's NODE_OPTIONS (node then shows no JavaScript names)")
+	fs.BoolVar(&d.noPerfMap, "no-perf-map", false, "do not add --perf-basic-prof-only-functions to a launched service's NODE_OPTIONS (node then shows no JavaScript names) nor -XX:+PreserveFramePointer to its JAVA_TOOL_OPTIONS (perf then sees no callers of compiled Java methods)")
 }
 
 // apply checks the flags and sets them on c.

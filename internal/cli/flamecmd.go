@@ -58,7 +58,7 @@ stdout.`,
 				}
 				return exportFlame(env, format, out, p, r)
 			}
-			opt := analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, MinFraction: minFrac, UserCode: r.userCode}
+			opt := analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, Scale: r.scale, MinFraction: minFrac, UserCode: r.userCode}
 			write := func(w io.Writer) error { return analysis.WriteFlameHTML(w, p, opt) }
 			if p == nil {
 				// The page reads the file with the lean decoder: a large

@@ -26,8 +26,9 @@ called), as 'go tool pprof -list' does; for a RUN (ID, name, path, glob or
 path the profile records, else under each --source-path directory. Lines
 marked "!" were sampled but no longer lie in the function in the source read
 (it changed since the build). Under each function come the lines of the
-functions it calls that cost most. Python and Ruby profiles from py-spy and
-rbspy carry line numbers; perf's do not (the listing then shows functions).`,
+functions it calls that cost most. Python, Ruby and node profiles from py-spy,
+rbspy and V8's profiler carry line numbers; perf's do not (the listing then
+shows functions).`,
 		Example: `  perflab list logRequest
   perflab list 'main\.(*server)\.search' latest
   perflab list --source-path ~/src/api handleItem profiles/cpu.pb.gz
@@ -51,7 +52,7 @@ rbspy carry line numbers; perf's do not (the listing then shows functions).`,
 			if err != nil {
 				return err
 			}
-			opt.SampleIndex, opt.Requests = r.sample, r.requests
+			opt.SampleIndex, opt.Requests, opt.Scale = r.sample, r.requests, r.scale
 			opt.Sources = &analysis.Sources{SearchPath: sourcePath}
 			if r.run != "" {
 				// A run's service usually ran from the run directory's

@@ -61,7 +61,8 @@ func newProfileCmd(env Env) *cobra.Command {
 		Long: `Capture the profiles of a service for --seconds while something else loads
 it: from its net/http/pprof endpoint (CPU, allocations over the window, heap,
 goroutines, mutex and block when enabled), or by sampling any process with
-perf (native code and perf map files), py-spy (Python) or rbspy (Ruby).
+perf (native code and perf map files), py-spy (Python), rbspy (Ruby) or V8's
+profiler (node, through its inspector, opened on 127.0.0.1 and closed after).
 The result is a run directory without load figures (run.json, profiles/*.pb.gz,
 report.html); read it with 'perflab top' and 'perflab flame'.`,
 		Example: `  perflab profile --pprof http://127.0.0.1:6060 --seconds 30

@@ -47,6 +47,9 @@ type resolved struct {
 	// root and --user-code for older runs), so top and flame agree with
 	// its verdict.
 	userCode analysis.UserCode
+	// scale multiplies a run's CPU per request to the CPU measured
+	// (runfmt.Run.CPUScale), as its verdict prints it.
+	scale float64
 }
 
 // resolve finds the profile file arg names.
@@ -87,6 +90,10 @@ func (f *profileRef) resolve(arg string) (resolved, error) {
 		r.title = fmt.Sprintf("%s: %s (%s)", e.Run.ID, typ, p.Source)
 		if r.requests == 0 && e.Run.Load != nil {
 			r.requests = e.Run.Load.Requests
+			if typ == runfmt.ProfileCPU && e.Run.PerRequestCount() > 0 {
+				// the count and scale of the run's own figures per request
+				r.requests, r.scale = e.Run.PerRequestCount(), e.Run.CPUScale()
+			}
 		}
 		r.userCode = analysis.RunUserCode(e.Run.Profiling)
 		if t := e.Run.Time; f.wall && t != nil && f.requests == 0 {

@@ -40,7 +40,7 @@ by file (two classes' __init__ are two rows, named with their file).`,
 			if err != nil {
 				return err
 			}
-			opt.SampleIndex, opt.Requests, opt.UserCode = r.sample, r.requests, r.userCode
+			opt.SampleIndex, opt.Requests, opt.UserCode, opt.Scale = r.sample, r.requests, r.userCode, r.scale
 			t, err := r.top(opt)
 			if err != nil {
 				return usageErr("%v", err) // the profile or --sample the user named

@@ -31,6 +31,9 @@ func loadProfiles(r *run, warn *[]string) {
 			continue
 		}
 		if kind == runfmt.ProfileCPU {
+			if k := r.r.CPUScale(); k != 1 {
+				p.Scale(k) // to the CPU measured, as the run's own pages print it
+			}
 			r.cpu = p
 		} else {
 			r.allocs = p

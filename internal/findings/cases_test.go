@@ -55,6 +55,10 @@ var findingCases = []findingCase{
 	{"scheduler-latency", runfmt.FindingSchedulerLatency, schedulerInput},
 	{"gomaxprocs", runfmt.FindingGOMAXPROCS, gomaxprocsInput},
 	{"memory-growth", runfmt.FindingMemoryGrowth, memoryInput},
+	{"cpu-throttled-gomaxprocs", runfmt.FindingThrottled, throttledGoInput},
+	{"cpu-throttled-workers", runfmt.FindingThrottled, throttledPythonInput},
+	{"cpu-bound-queueing", runfmt.FindingCPUBound, queueingInput},
+	{"downstream-wait-ledger", runfmt.FindingDownstreamWait, downstreamLedgerInput},
 }
 
 // TestEveryKindHasACase: each case gives its finding, every kind of

@@ -42,6 +42,19 @@ func runqueueOf(in FindingInput) runqueue {
 	return r
 }
 
+// claim caps the run queue's parts at the ledger's rows (t nil: none):
+// the service's threads' wait at its runnable row, the load generator's
+// at its generator row, so the finding claims no more than they hold.
+func (r runqueue) claim(t *runfmt.TimeAccount) runqueue {
+	if ms, ok := rowsMs(t, runfmt.PartRunnable); ok {
+		r.serviceMs = min(r.serviceMs, ms)
+	}
+	if ms, ok := rowsMs(t, runfmt.PartGenerator); ok {
+		r.generatorMs = min(r.generatorMs, ms)
+	}
+	return r
+}
+
 // figures are the run queue's figures: in all, and the service's and the
 // load generator's parts.
 func (r runqueue) figures(figs runfmt.Figures, total runfmt.Figure) {
@@ -80,7 +93,7 @@ var contentionRule = oneKind(runfmt.FindingCPUContention, contentionFinding, con
 func contentionFinding(c *context) []ranked {
 	lat, cpuMs, ok := offCPUTimes(c)
 	if rq := runqueueOf(c.in); ok && contends(c.in, rq, lat, cpuMs) {
-		f := contention(c.in, rq, lat, cpuMs)
+		f := contention(c.in, rq.claim(ledgerTime(c.in)), lat, cpuMs)
 		return []ranked{{f, f.Figures[runfmt.FigShare]}}
 	}
 	return nil

@@ -41,6 +41,9 @@ type FindingInput struct {
 	// growth over the window.
 	GoRuntime *runfmt.GoRuntime
 	Heap      *runfmt.HeapGrowth
+	// Ledger is the run's request ledger: the time findings claim its
+	// rows' time and no more (ledger.go).
+	Ledger *runfmt.Ledger
 	// WaitChecks says, in the user's words, what could not be looked at
 	// for time off the CPU ("no execution trace: --no-trace").
 	WaitChecks []string
@@ -67,7 +70,7 @@ type rule struct {
 // what the rules before it found (c.found). Adding a finding is adding a
 // file with its rule and its words, and a row here.
 var rules = []rule{
-	cpuBoundRule, gcRule, categoryRule, ownerRule, waitRule, gomaxprocsRule, schedulerRule, contentionRule,
+	gcRule, categoryRule, ownerRule, waitRule, gomaxprocsRule, throttledRule, cpuBoundRule, schedulerRule, contentionRule,
 	offCPURule, lockProfileRule, goroutineRule, memoryRule, stuckRule, batchRule,
 }
 

@@ -38,6 +38,13 @@ func gomaxprocsFinding(c *context) []ranked {
 	}
 	st, traced := newSchedTime(in, c.tw)
 	waitMs, how := cpuWait(in, c.cpu, st, traced)
+	if lt := ledgerTime(in); lt != nil {
+		ms, ok := ledgerCPUWait(lt)
+		if !ok {
+			return nil // the ledger finds no time lost to it
+		}
+		waitMs, how = ms, runfmt.WaitFromLedger
+	}
 	throttled := runfmt.ThrottledNotable(t.ThrottledPct)
 	busy := t.CPUBound || throttled || t.CPUCoresMean >= gomaxprocsMinBusy*t.CPULimitCores
 	if lat := meanLatency(in); !busy && (lat <= 0 || waitMs < waitMinShare*lat) {
@@ -91,11 +98,25 @@ func cpuWait(in FindingInput, cpu *cpuView, st schedTime, traced bool) (float64,
 	return st.total(), runfmt.WaitFromTrace
 }
 
+// ledgerCPUWait is the time a request lost to a budget its threads burst
+// through: the ledger's throttled row, else (not throttled) its runnable
+// row; ok is false when neither holds a share worth a finding.
+func ledgerCPUWait(t *runfmt.TimeAccount) (float64, bool) {
+	if ms, ok := rowsMs(t, runfmt.PartThrottled); ok && claimable(t, ms) {
+		return ms, true
+	}
+	if ms, ok := rowsMs(t, runfmt.PartRunnable); ok && claimable(t, ms) {
+		return ms, true
+	}
+	return 0, false
+}
+
 // waitMethods say how the wait for a CPU was found.
 var waitMethods = map[string]string{
 	runfmt.WaitFromLatency:         "its mean latency beyond its CPU per request",
 	runfmt.WaitFromLatencyAndTrace: "its mean latency beyond its CPU and the waits the execution trace names",
 	runfmt.WaitFromTrace:           "runnable in Go's run queue, or running for Go while the kernel held the thread off a CPU, from the execution trace",
+	runfmt.WaitFromLedger:          "the request ledger's throttled row, else its runnable row",
 }
 
 func meanLatency(in FindingInput) float64 {

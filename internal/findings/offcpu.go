@@ -35,6 +35,12 @@ var offCPURule = oneKind(runfmt.FindingOffCPU, offCPU,
 
 func offCPU(c *context) []ranked {
 	in, tw := c.in, c.tw
+	if ledgerTime(in) != nil || atCPUBudget(in) {
+		// The request ledger says where the time goes, every millisecond
+		// owned once; at the budget the waiting is behind the service's
+		// own CPU (cpu-bound), not I/O.
+		return nil
+	}
 	lat, cpuMs, ok := offCPUTimes(c)
 	if !ok || contends(in, runqueueOf(in), lat, cpuMs) {
 		return nil // contentionRule says it

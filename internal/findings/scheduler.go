@@ -46,6 +46,16 @@ func schedulerLatency(c *context) []ranked {
 	if ms < waitMinMs || ms < waitMinShare*in.Time.TotalMs {
 		return nil
 	}
+	if lt := ledgerTime(in); lt != nil { // it claims the ledger's runnable row and no more
+		row, ok := rowsMs(lt, runfmt.PartRunnable)
+		if ok && !claimable(lt, min(ms, row)) {
+			return nil
+		}
+		if ok && row < ms {
+			st.runnableMs, st.kernelMs = st.runnableMs*row/ms, st.kernelMs*row/ms
+			ms = row
+		}
+	}
 	rq := runqueueOf(in)
 	if rq.serviceMs >= 0.5*ms || rq.starved {
 		return nil // the machine's other processes hold the cores: cpu-contention says so

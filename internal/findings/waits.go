@@ -87,8 +87,11 @@ func newTimeWaits(in FindingInput) *timeWaits {
 		if f, ok := tw.find(in, k); ok {
 			us := f.Figures[runfmt.FigWaitPerRequest]
 			tw.found = append(tw.found, ranked{f, us})
-			tw.explained += us / 1000
 		}
+	}
+	tw.found = claimRows(tw.found, in)
+	for _, r := range tw.found {
+		tw.explained += r.f.Figures[runfmt.FigWaitPerRequest] / 1000
 	}
 	return tw
 }
@@ -186,7 +189,11 @@ func waitTitle(k waitKind) func(view, *Prose) {
 }
 
 func waitDetail(v view, p *Prose) {
-	p.say("A request spends %v here (%v of its traced time", v.fig(runfmt.FigWaitPerRequest), v.fig(runfmt.FigShare))
+	of := "of its traced time"
+	if v.set(runfmt.SettingWaitMethod) == runfmt.WaitFromLedger {
+		of = "of its mean latency, its row of the request ledger"
+	}
+	p.say("A request spends %v here (%v "+of, v.fig(runfmt.FigWaitPerRequest), v.fig(runfmt.FigShare))
 	if v.has(runfmt.FigRunnable) {
 		p.say(": %v blocked, %v runnable after", v.fig(runfmt.FigBlocked), v.fig(runfmt.FigRunnable))
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net"
 	neturl "net/url"
 	"os"
 	"os/exec"
@@ -24,7 +25,9 @@ import (
 )
 
 // BenchmarkSessionCost is what a session costs a service at saturation:
-// the hello test service under `perflab load -c 50` for KTRACE_ROUND
+// the hello test service under `perflab load -c 50` (KTRACE_SERVICE=flask:
+// testdata/services/flaskapp's /work?ms=1 under gunicorn's 2 sync workers,
+// a connection per request, under -c 8) for KTRACE_ROUND
 // (default 5s) per round, KTRACE_ROUNDS times (default 5) each way,
 // interleaved: without anything attached; with only an empty program (at
 // sock_recv_length, the kernel's run-time statistics on: what they count
@@ -42,13 +45,13 @@ func BenchmarkSessionCost(b *testing.B) {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
 	perflab := filepath.Join(dir, "perflab")
-	hello, url := startHello(b, filepath.Join(dir, "hello"))
-	u, err := neturl.Parse(url)
+	svc := startService(b, os.Getenv("KTRACE_SERVICE"), filepath.Join(dir, "hello"))
+	u, err := neturl.Parse(svc.url)
 	if err != nil {
 		b.Fatal(err)
 	}
 	port, _ := strconv.ParseUint(u.Port(), 10, 16)
-	cfg := Config{PIDs: []int{hello}, Ports: []uint16{uint16(port)}}
+	cfg := Config{PIDs: svc.pids, Ports: []uint16{uint16(port)}}
 	backlog, stacks := cfg, cfg
 	backlog.AcceptBacklog, stacks.Stacks = true, true
 	arms := []*costArm{{name: "nothing"}, {name: "empty program", empty: true},
@@ -56,7 +59,7 @@ func BenchmarkSessionCost(b *testing.B) {
 	for b.Loop() {
 		for range rounds {
 			for _, a := range arms {
-				a.runs = append(a.runs, loadRound(b, perflab, url, hello, round, a))
+				a.runs = append(a.runs, loadRound(b, perflab, svc, round, a))
 			}
 		}
 	}
@@ -144,10 +147,10 @@ func median(rs []costRound, f func(costRound) float64) float64 {
 
 // loadRound runs the load for d and measures the service's CPU over it,
 // and the programs' CPU of the arm's session or empty program.
-func loadRound(b *testing.B, perflab, url string, pid int, d time.Duration, arm *costArm) costRound {
+func loadRound(b *testing.B, perflab string, svc *costService, d time.Duration, arm *costArm) costRound {
 	b.Helper()
 	if arm.empty {
-		return emptyRound(b, perflab, url, pid, d)
+		return emptyRound(b, perflab, svc, d)
 	}
 	var s *Session
 	if arm.cfg != nil {
@@ -156,7 +159,7 @@ func loadRound(b *testing.B, perflab, url string, pid int, d time.Duration, arm 
 			b.Fatal(err)
 		}
 	}
-	cpu := serviceCPU(b, pid)
+	cpu := serviceCPU(b, svc.pids)
 	var before Totals
 	if s != nil {
 		var err error
@@ -166,7 +169,7 @@ func loadRound(b *testing.B, perflab, url string, pid int, d time.Duration, arm 
 	}
 	cpu0 := cpu()
 	r := costRound{}
-	r.requests, r.seconds = load(b, perflab, url, d)
+	r.requests, r.seconds = load(b, perflab, svc, d)
 	r.serviceCPU = cpu() - cpu0
 	if s != nil {
 		after, err := s.Read()
@@ -182,36 +185,93 @@ func loadRound(b *testing.B, perflab, url string, pid int, d time.Duration, arm 
 	return r
 }
 
-// startHello starts the hello service and returns its pid and URL.
-func startHello(b *testing.B, bin string) (int, string) {
+// costService is the service a cost benchmark loads: its processes, its
+// URL and the load's concurrency.
+type costService struct {
+	pids    []int
+	url     string
+	clients int
+}
+
+// startService starts the service named (hello by default, or flask).
+func startService(b *testing.B, name, hello string) *costService {
 	b.Helper()
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-pprof-addr", "127.0.0.1:0")
-	stdout, err := cmd.StdoutPipe()
+	switch name {
+	case "", "hello":
+		cmd := exec.Command(hello, "-addr", "127.0.0.1:0", "-pprof-addr", "127.0.0.1:0")
+		url := listening(b, cmd, "listening on ") + "/"
+		return &costService{pids: []int{cmd.Process.Pid}, url: url, clients: 50}
+	case "flask":
+		addr := freeAddr(b)
+		cmd := exec.Command("python3", "-m", "gunicorn", "-w", "2", "-b", addr, "--worker-class", "sync", "app:app")
+		cmd.Dir = "../../testdata/services/flaskapp"
+		listening(b, cmd, "Booting worker")
+		time.Sleep(time.Second) // both workers booted: they say so one by one
+		return &costService{pids: tree(cmd.Process.Pid), url: "http://" + addr + "/work?ms=1", clients: 8}
+	}
+	b.Fatalf("KTRACE_SERVICE=%q: want hello or flask", name)
+	return nil
+}
+
+// listening starts cmd and waits (30 s at most) for a line of its output
+// holding marker; it returns what follows the marker on that line.
+func listening(b *testing.B, cmd *exec.Cmd, marker string) string {
+	b.Helper()
+	r, w, err := os.Pipe()
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
+	cmd.Stdout, cmd.Stderr = w, w
+	cmd.SysProcAttr = &unix.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	urls := make(chan string, 1)
+	w.Close()
+	b.Cleanup(func() { _ = unix.Kill(-cmd.Process.Pid, unix.SIGKILL); _ = cmd.Wait(); r.Close() })
+	found := make(chan string, 1)
 	go func() {
-		sc := bufio.NewScanner(stdout)
+		sc := bufio.NewScanner(r)
 		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
-				urls <- u + "/"
-				return
+			if _, rest, ok := strings.Cut(sc.Text(), marker); ok {
+				select {
+				case found <- strings.TrimSpace(rest):
+				default:
+				}
 			}
 		}
 	}()
 	select {
-	case u := <-urls:
-		return cmd.Process.Pid, u
+	case s := <-found:
+		return s
 	case <-time.After(30 * time.Second):
-		b.Fatal("hello did not listen in 30 s")
+		b.Fatalf("%s did not say %q in 30 s", cmd.Path, marker)
 	}
-	return 0, ""
+	return ""
+}
+
+// tree is pid and its children (a pre-fork server's master and workers).
+func tree(pid int) []int {
+	out := []int{pid}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err != nil {
+		return out
+	}
+	for _, f := range strings.Fields(string(b)) {
+		if c, err := strconv.Atoi(f); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// freeAddr is a loopback address nobody listens on now.
+func freeAddr(b *testing.B) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }
 
 func envInt(b *testing.B, name string, def int) int {
@@ -238,9 +298,10 @@ func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
 	return d
 }
 
-// load runs perflab load -c 50 for d and returns the requests and seconds.
-func load(b *testing.B, perflab, url string, d time.Duration) (float64, float64) {
-	out, err := exec.Command(perflab, "load", "-c", "50", "-d", d.String(), "--json", "--quiet", url).Output()
+// load runs perflab load for d at the service's concurrency and returns
+// the requests and seconds.
+func load(b *testing.B, perflab string, svc *costService, d time.Duration) (float64, float64) {
+	out, err := exec.Command(perflab, "load", "-c", strconv.Itoa(svc.clients), "-d", d.String(), "--json", "--quiet", svc.url).Output()
 	if err != nil {
 		b.Fatalf("perflab load: %v", err)
 	}
@@ -255,24 +316,32 @@ func load(b *testing.B, perflab, url string, d time.Duration) (float64, float64)
 	return res.Requests, res.Duration
 }
 
-// serviceCPU returns a function reading process pid's CPU time.
-func serviceCPU(b *testing.B, pid int) func() time.Duration {
-	proc, err := procfs.NewProc(pid)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return func() time.Duration {
-		st, err := proc.Stat()
+// serviceCPU returns a function reading the processes' CPU time.
+func serviceCPU(b *testing.B, pids []int) func() time.Duration {
+	var procs []procfs.Proc
+	for _, pid := range pids {
+		proc, err := procfs.NewProc(pid)
 		if err != nil {
 			b.Fatal(err)
 		}
-		return time.Duration(st.CPUTime() * float64(time.Second))
+		procs = append(procs, proc)
+	}
+	return func() time.Duration {
+		var sum time.Duration
+		for _, proc := range procs {
+			st, err := proc.Stat()
+			if err != nil {
+				b.Fatal(err)
+			}
+			sum += time.Duration(st.CPUTime() * float64(time.Second))
+		}
+		return sum
 	}
 }
 
 // emptyRound runs the load with only an empty program attached at
 // sock_recv_length and the kernel's run-time statistics on.
-func emptyRound(b *testing.B, perflab, url string, pid int, d time.Duration) costRound {
+func emptyRound(b *testing.B, perflab string, svc *costService, d time.Duration) costRound {
 	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Type: ebpf.Tracing, AttachType: ebpf.AttachTraceRawTp, AttachTo: "sock_recv_length",
 		License: "GPL", Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}})
 	if err != nil {
@@ -288,10 +357,10 @@ func emptyRound(b *testing.B, perflab, url string, pid int, d time.Duration) cos
 	if err != nil {
 		b.Fatal(err)
 	}
-	cpu := serviceCPU(b, pid)
+	cpu := serviceCPU(b, svc.pids)
 	cpu0 := cpu()
 	r := costRound{}
-	r.requests, r.seconds = load(b, perflab, url, d)
+	r.requests, r.seconds = load(b, perflab, svc, d)
 	r.serviceCPU = cpu() - cpu0
 	if err := l.Close(); err != nil {
 		b.Fatal(err)

@@ -2,6 +2,7 @@ package ktrace
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -175,3 +176,23 @@ func monotonic() time.Duration {
 
 // fields splits a helper's output line.
 func fields(s string) []string { return strings.Fields(s) }
+
+// stack returns the user stack recorded under id (Wait.Stack), innermost
+// frame first, as instruction addresses in the process's address space.
+// Nothing in perflab symbolizes them yet: only the tests read them.
+func (s *Session) stack(id int32) ([]uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.maps == nil {
+		return nil, errors.New("ktrace: session closed")
+	}
+	var frames [127]uint64
+	if err := s.maps["stacks"].Lookup(uint32(id), &frames); err != nil {
+		return nil, fmt.Errorf("ktrace: stack %d: %w", id, err)
+	}
+	n := 0
+	for n < len(frames) && frames[n] != 0 {
+		n++
+	}
+	return frames[:n], nil
+}

@@ -3,7 +3,6 @@ package ktrace
 import (
 	"errors"
 	"fmt"
-	"time"
 )
 
 // The readers below serve the tests: perflab's commands read the totals
@@ -26,12 +25,4 @@ func (s *Session) Stack(id int32) ([]uint64, error) {
 		n++
 	}
 	return frames[:n], nil
-}
-
-// Mean is the mean interval, 0 when there was none.
-func (s Stat) Mean() time.Duration {
-	if s.Count == 0 {
-		return 0
-	}
-	return s.Time / time.Duration(s.Count)
 }

@@ -237,7 +237,7 @@ func TestOffCPUStacks(t *testing.T) {
 		if w.Kind != WaitSleep || w.Name != "nanosleep" || w.Stack < 0 {
 			continue
 		}
-		frames, err := s.Stack(w.Stack)
+		frames, err := s.stack(w.Stack)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -74,7 +74,8 @@ type Wait struct {
 	// ("syscall N" when perflab does not name it, "" when none).
 	Syscall int
 	Name    string
-	// Stack is the user stack's id for Session.Stack, -1 without stacks.
+	// Stack is the user stack's id in the session's stack table, -1
+	// without stacks.
 	Stack int32
 	Stat
 }
@@ -159,4 +160,12 @@ type Dropped struct {
 // Total is the sum of all drops.
 func (d Dropped) Total() uint64 {
 	return d.Targets + d.Threads + d.Conns + d.Procs + d.OffCPU + d.Flows + d.Stacks + d.Pending + d.Recursion
+}
+
+// Mean is the mean interval, 0 when there was none.
+func (s Stat) Mean() time.Duration {
+	if s.Count == 0 {
+		return 0
+	}
+	return s.Time / time.Duration(s.Count)
 }

@@ -72,7 +72,9 @@ type Config struct {
 	NoTrace   bool // take no execution trace
 	NoGCTrace bool // do not set GODEBUG=gctrace=1 on a launched service
 	// NoPerfMap does not add --perf-basic-prof-only-functions to
-	// NODE_OPTIONS of a launched service (node then shows no JS names).
+	// NODE_OPTIONS of a launched service (node then shows no JS names),
+	// nor -XX:+PreserveFramePointer to its JAVA_TOOL_OPTIONS (perf then
+	// sees no callers of compiled Java methods).
 	NoPerfMap bool
 
 	// Src is the project root that decides what is user code when in

@@ -175,7 +175,7 @@ func (s *session) step(ctx context.Context, rate float64, fm FindMaxConfig) (ste
 	if s.sampler != nil {
 		from := a.Started()
 		ts := target.Window(s.sampler.Samples(), from, from.Add(time.Duration(r.DurationS*float64(time.Second))), s.limitCores, runtime.NumCPU())
-		if n := answered(r); n > 0 {
+		if n := r.Answered(); n > 0 {
 			ts.CPUMsPerRequest = ts.CPUSeconds * 1000 / float64(n)
 		}
 		st.CPUCores, st.CPUMsPerRequest, st.target = ts.CPUCoresMean, ts.CPUMsPerRequest, &ts

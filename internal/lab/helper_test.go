@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	accServices.Remove()
 	waitServices.Remove()
+	ledgerServices.Remove()
 	os.Exit(code)
 }
 

@@ -21,12 +21,8 @@ const reportFile = "report.html"
 func (s *session) writeReport() {
 	var flame []byte
 	if cpu := s.prof.Profile(runfmt.ProfileCPU); cpu != nil {
-		var requests int64
-		if s.run.Load != nil {
-			requests = s.run.Load.Requests
-		}
 		var buf bytes.Buffer
-		opt := analysis.FlameOptions{Title: s.run.ID + ": CPU", Requests: requests, UserCode: s.userCode()}
+		opt := analysis.FlameOptions{Title: s.run.ID + ": CPU", Requests: s.run.PerRequestCount(), Scale: s.run.CPUScale(), UserCode: s.userCode()}
 		if err := analysis.WriteFlameHTML(&buf, cpu, opt); err != nil {
 			s.warn("flame graph for report.html: " + err.Error())
 		} else {

@@ -38,7 +38,10 @@ func (h profileHost) ServicePIDs(ctx context.Context) []int { return h.s.service
 // profilingConfig is what the run's profiles need of its configuration.
 func profilingConfig(c *Config) profiling.Config {
 	pc := profiling.Config{Choice: c.Profiler, Pprof: c.Pprof, Guess: pprofGuess, Force: c.Force, PerfHz: c.PerfHz,
-		Trace: c.Trace, NoTrace: c.NoTrace, SnapshotTimeout: c.SnapshotTimeout, Log: c.Log}
+		Trace: c.Trace, NoTrace: c.NoTrace, SnapshotTimeout: c.SnapshotTimeout, Log: c.Log, Src: c.Src}
+	if c.UserCode != nil {
+		pc.UserCode = c.UserCode.String()
+	}
 	if len(c.Load.Targets) > 0 {
 		pc.LoadURL = c.Load.Targets[0].URL
 	}

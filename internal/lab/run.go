@@ -50,6 +50,7 @@ type session struct {
 	// service runs (decideOwnership).
 	owners *ownership.Model
 	env    map[string]string // the service's environment at start
+	kern   *kernelTiming     // the kernel's timing of the window (kernel.go)
 	// loadPorts are the local ports of the load's connections: the
 	// service's other inbound connections are other clients'.
 	loadPorts load.PortSet
@@ -123,9 +124,12 @@ func (s *session) startTarget(ctx context.Context) error {
 			s.warn("removing stale cgroups: " + err.Error())
 		}
 		env := append([]string(nil), c.Env...)
+		nodeOpts := envValue(c.Env, "NODE_OPTIONS")
 		if !c.NoPerfMap {
-			env = append(env, "NODE_OPTIONS="+profiling.WithPerfMap(envValue(c.Env, "NODE_OPTIONS")))
+			nodeOpts = profiling.WithPerfMap(nodeOpts)
+			env = append(env, profiling.JavaToolOptions+"="+profiling.WithJVMFramePointers(envValue(c.Env, profiling.JavaToolOptions)))
 		}
+		env = append(env, "NODE_OPTIONS="+profiling.WithInspectPort(nodeOpts))
 		lc := target.LaunchConfig{
 			Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name, Hurry: c.Hurry,
 			LogPath: filepath.Join(s.dir, "target.log"),
@@ -336,6 +340,7 @@ func (s *session) warmup(ctx context.Context) error {
 		return nil
 	}
 	s.cfg.Log(fmt.Sprintf("warming up for %s", s.cfg.Warmup))
+	s.markConns()
 	wc := s.cfg.Load
 	wc.Duration, wc.Requests = s.cfg.Warmup, 0
 	wc.Stages = nil
@@ -379,6 +384,8 @@ func mainKind(r *runfmt.LoadResult) string {
 // measure runs the measured window: the load, with profiles captured over it.
 func (s *session) measure(ctx context.Context) error {
 	s.env = s.serviceEnv()
+	s.startKernel()
+	defer s.kern.close()
 	s.prof.Before(ctx)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w before the measured window (while taking the first profile snapshots)", ErrInterrupted)
@@ -389,7 +396,9 @@ func (s *session) measure(ctx context.Context) error {
 	stopPeers := s.watchPeers()
 	stuck := s.watchStuck(ctx)
 	s.prof.WindowStarts()
+	s.kern.begin()
 	r, a, err := s.runLoad(ctx, s.cfg.Load)
+	s.kern.end()
 	s.prof.WindowEnds()
 	stopPeers()
 	s.mu.Lock() // captures still running read these in addProfile

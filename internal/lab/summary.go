@@ -57,9 +57,7 @@ func (s *session) summarize() {
 	if cpu != nil {
 		s.checkCPUProfile(len(cpu.Sample), r.Target)
 		r.Hot = analysis.HotFor(cpu, requests, hotRows, uc)
-		if pr := r.Profiling; pr.Coverage > 0 { // one cost per function: the findings' too
-			scaleHot(r.Hot, 1/pr.Coverage)
-		}
+		scaleHot(r.Hot, r.CPUScale()) // one cost per function on every page
 		for i := range r.Profiles {
 			if r.Profiles[i].Type == runfmt.ProfileCPU {
 				r.Profiles[i].StartS = 0
@@ -77,11 +75,12 @@ func (s *session) summarize() {
 	s.analyseSpyWall()
 	r.GoRuntime = s.goRuntime(from, to)
 	r.Heap = s.heapGrowth(from, to, requests)
+	s.ledger() // the time findings claim its rows
 	in := findings.FindingInput{
 		CPU: verdictCPU, Allocs: allocs, Mutex: p.Profile(runfmt.ProfileMutex), Block: p.Profile(runfmt.ProfileBlock),
 		GoroutinesStart: p.Profile(runfmt.ProfileGoroutineStart), GoroutinesEnd: p.Profile(runfmt.ProfileGoroutine),
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
-		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),
+		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(), Ledger: r.Ledger,
 	}
 	s.waitInput(&in)
 	r.Findings = append(s.stuckFindings(), findings.Findings(in)...)

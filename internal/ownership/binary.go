@@ -39,6 +39,10 @@ type Binary struct {
 	// frame pointers on amd64 and arm64.
 	FramePointers     string  `json:"frame_pointers,omitempty"`
 	FramePointerShare float64 `json:"frame_pointer_share,omitempty"`
+	// UnwindTables says it has unwind tables (.eh_frame or
+	// .debug_frame): perf can walk its stacks with DWARF without frame
+	// pointers, even stripped (strip keeps .eh_frame).
+	UnwindTables bool `json:"unwind_tables,omitempty"`
 	// Err says why the file could not be read, or what of it was not.
 	Err string `json:"error,omitempty"`
 }
@@ -88,6 +92,7 @@ func inspect(r io.ReaderAt, path string) (b Binary, mods []Module, err error) {
 	}
 	b.DebugInfo = hasSection(ef, "info")
 	b.LineTables = hasSection(ef, "line")
+	b.UnwindTables = hasSection(ef, "frame") || ef.Section(".eh_frame") != nil && ef.Section(".eh_frame").Size > 0
 	if bi, err := buildinfo.Read(r); err == nil {
 		b.Lang, b.GoVersion = LangGo, bi.GoVersion
 		b.FramePointers = FramePointersYes

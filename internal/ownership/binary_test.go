@@ -50,7 +50,7 @@ func buildC(t *testing.T, name string, flags ...string) string {
 }
 
 // TestNativeBinaries: symbols, debug information and the frame-pointer
-// heuristic on C programs built four ways.
+// heuristic and unwind tables on C programs built four ways.
 func TestNativeBinaries(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the frame-pointer heuristic judges x86-64 only")
@@ -71,8 +71,8 @@ func TestNativeBinaries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.Lang != LangNative || b.Symbols != tc.symbols || b.DebugInfo != tc.dbg || b.LineTables != tc.dbg || b.FramePointers != tc.fp || len(mods) != 0 {
-			t.Errorf("gcc %v: %+v %v, want symbols %v, debug info %v, frame pointers %s", tc.flags, b, mods, tc.symbols, tc.dbg, tc.fp)
+		if b.Lang != LangNative || b.Symbols != tc.symbols || b.DebugInfo != tc.dbg || b.LineTables != tc.dbg || b.FramePointers != tc.fp || !b.UnwindTables || len(mods) != 0 {
+			t.Errorf("gcc %v: %+v %v, want symbols %v, debug info %v, frame pointers %s, unwind tables (.eh_frame, kept by strip)", tc.flags, b, mods, tc.symbols, tc.dbg, tc.fp)
 		}
 		notes := binaryNotes([]Binary{b})
 		switch tc.name {

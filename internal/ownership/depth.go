@@ -223,7 +223,7 @@ func NamingRemedy(lang string) string {
 	case LangRuby:
 		return "profile with rbspy (perflab uses it when installed)"
 	case LangRust:
-		return "keep symbols: do not strip the binary (cargo's strip = false, the default for release keeps the symbol table)"
+		return "keep symbols: do not strip the binary (Cargo.toml's [profile.release] strip = false, cargo's default; debug = 1 adds file and line information)"
 	}
 	return "keep the symbol table: do not strip the binary (no -s, no strip), or install its debug symbols"
 }

@@ -165,12 +165,17 @@ func (c *Classified) Charge(s *profile.Sample) Charge {
 }
 
 // Work tells which runtime work the sample is (see Model.Work), reading
-// its thread from perf's "comm" label.
+// its thread from perf's "comm" label. A sample labelled jvm_leaf
+// "interpreted" (async-profiler's: the Java method at its leaf is
+// interpreted) is Interpreter, as perf's "Interpreter" frame is.
 func (c *Classified) Work(s *profile.Sample) Work {
 	if t := s.Label["comm"]; len(t) > 0 {
 		if w, ok := threadWork(t[0]); ok {
 			return w
 		}
+	}
+	if l := s.Label["jvm_leaf"]; len(l) > 0 && l[0] == "interpreted" {
+		return Interpreter
 	}
 	if len(s.Location) == 0 {
 		return NoWork

@@ -51,6 +51,10 @@ type Config struct {
 	SnapshotTimeout time.Duration
 	// Log receives one-line status messages for the user.
 	Log func(string)
+	// Src is the project's directory (--src) and UserCode the
+	// --user-code pattern: what the stacks of a profile perf recorded
+	// must reach (see Set.Stacks); "" for the defaults.
+	Src, UserCode string
 }
 
 // Host is what profiling needs of the run it serves. Its methods may be

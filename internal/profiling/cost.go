@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/procfs"
+
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
@@ -36,6 +38,7 @@ const (
 // recorderCPU is one recorder process.
 type recorderCPU struct {
 	pid   int
+	tid   int // a thread of pid's, for a profiler inside the service; 0 for pid
 	tool  runfmt.Profiler
 	role  runfmt.ProfilerRole
 	hz    int
@@ -62,6 +65,41 @@ func (m *profilerMeter) started(pid int, tool runfmt.Profiler, role runfmt.Profi
 	m.recs = append(m.recs, &recorderCPU{pid: pid, tool: tool, role: role, hz: hz})
 }
 
+// startedThread registers thread tid of the service's process pid as a
+// recorder: the thread a profiler inside the service samples from (V8's).
+// Nil-safe.
+func (m *profilerMeter) startedThread(pid, tid int, tool runfmt.Profiler, role runfmt.ProfilerRole, hz int) {
+	if m == nil || pid <= 0 || tid <= 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.phase == meterAfter {
+		return
+	}
+	m.recs = append(m.recs, &recorderCPU{pid: pid, tid: tid, tool: tool, role: role, hz: hz})
+}
+
+// cpu is r's CPU seconds so far.
+func (m *profilerMeter) cpu(r *recorderCPU) (float64, error) {
+	if r.tid == 0 {
+		return m.read(r.pid)
+	}
+	th, err := procfs.NewDefaultFS()
+	if err != nil {
+		return 0, err
+	}
+	p, err := th.Thread(r.pid, r.tid)
+	if err != nil {
+		return 0, err
+	}
+	st, err := p.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return st.CPUTime(), nil
+}
+
 // exited records a recorder's whole CPU use (its rusage) as it ends.
 // Nil-safe.
 func (m *profilerMeter) exited(pid int, cpu time.Duration) {
@@ -71,7 +109,7 @@ func (m *profilerMeter) exited(pid int, cpu time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, r := range m.recs {
-		if r.pid != pid || r.known {
+		if r.pid != pid || r.tid != 0 || r.known {
 			continue
 		}
 		switch m.phase {
@@ -97,7 +135,7 @@ func (m *profilerMeter) begin() {
 		if r.known {
 			continue
 		}
-		cpu, err := m.read(r.pid)
+		cpu, err := m.cpu(r)
 		if err != nil {
 			r.known = true // gone without a word: nothing in the window
 			continue
@@ -123,7 +161,7 @@ func (m *profilerMeter) end() {
 		if r.known {
 			continue
 		}
-		if cpu, err := m.read(r.pid); err == nil {
+		if cpu, err := m.cpu(r); err == nil {
 			r.used, r.known = max(cpu-r.base, 0), true
 		}
 	}

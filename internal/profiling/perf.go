@@ -30,12 +30,21 @@ func (perf) Install() string { return "install linux-perf (Debian)" }
 func (perf) Rate(time.Duration) int { return capture.DefaultPerfHz }
 
 // Record samples the processes for job.Window; JVMs among them write
-// their perf maps before perf script reads the recording.
+// their perf maps before perf script reads the recording. A native
+// executable built without frame pointers is unwound with DWARF (see
+// perfUnwinding), and the run's notes say so.
 func (perf) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
 	var used time.Duration
 	var maps []string
+	u := perfUnwinding(job.Processes)
+	if job.Unwound != nil {
+		job.Unwound(u)
+	}
+	if n := u.note(); n != "" && job.Note != nil {
+		job.Note("perf dwarf", n)
+	}
 	prof, err := capture.PerfRecord(ctx, capture.PerfConfig{PIDs: job.pids(), Seconds: job.Window.Seconds(), Hz: job.Hz, CPUUsed: &used,
-		OnAttached: job.Ready, OnStart: job.Started, Stop: job.Stop,
+		OnAttached: job.Ready, OnStart: job.Started, Stop: job.Stop, DWARFStackBytes: u.stackBytes,
 		BeforeScript: func() { maps = jvmPerfMaps(job) }})
 	for _, m := range maps {
 		_ = os.Remove(m)
@@ -57,6 +66,9 @@ var _ processNoter = perf{}
 
 // noteProcess says what a JIT runtime needs for perf to name its code.
 func (perf) noteProcess(info target.ProcessInfo) (key, msg string) {
+	if info.Runtime == runfmt.RuntimeJVM {
+		return noteJVM(info)
+	}
 	if info.PerfMap || info.Runtime != runfmt.RuntimeNode {
 		return "", ""
 	}

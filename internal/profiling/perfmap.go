@@ -25,7 +25,7 @@ func jvmPerfMaps(job Job) []string {
 	if note == nil {
 		note = func(string, string) {}
 	}
-	jcmd, err := exec.LookPath("jcmd")
+	jcmd, err := exec.LookPath(jcmdCommand)
 	var created []string
 	for _, p := range job.Processes {
 		if p.Runtime != runfmt.RuntimeJVM {
@@ -51,6 +51,10 @@ func jvmPerfMaps(job Job) []string {
 	}
 	return created
 }
+
+// jcmdCommand is the JDK's jcmd, which writes a JVM's perf map and loads
+// async-profiler's agent into it.
+const jcmdCommand = "jcmd"
 
 func lastLine(s string) string {
 	s = strings.TrimRight(s, "\n ")

@@ -50,11 +50,17 @@ type Job struct {
 	Stop <-chan struct{}
 	// Started is called with the recorder's process ID once it runs.
 	Started func(pid int)
+	// StartedThread is called instead by a profiler inside the service
+	// (inService) with the service's thread it samples from.
+	StartedThread func(pid, tid int)
 	// Ready is called once the recorder samples (a readySignaller).
 	Ready func()
 	// Note says something about the profile once per key (a runtime that
 	// hides its function names from the profiler, and how to fix it).
 	Note func(key, msg string)
+	// Unwound is told how perf walks the stacks (frame pointers or
+	// DWARF, and why).
+	Unwound func(unwinding)
 }
 
 // pids are the job's process IDs.
@@ -91,8 +97,9 @@ type groupRecorder interface {
 	recordsGroups()
 }
 
-// A tickSampler reads a process's stacks out of its memory at every tick
-// of wall time, whatever the process does (py-spy, rbspy): its cost does
+// A tickSampler reads a process's stacks out of its memory (py-spy,
+// rbspy), or interrupts it (V8's), at every tick of wall time, whatever
+// the process does: its cost does
 // not follow the service's CPU, so a process idle through the warm-up is
 // watched rather than sampled (unless the profiler follows it from its
 // parent), and a thread runnable but waiting for a CPU counts as working,
@@ -100,6 +107,14 @@ type groupRecorder interface {
 type tickSampler interface {
 	Profiler
 	readsEveryTick()
+}
+
+// An inService profiler samples from inside the service's process (V8's
+// profiler, through node's inspector): there is no binary to look for,
+// and its cost is the service's own CPU.
+type inService interface {
+	Profiler
+	runsInService()
 }
 
 // A processNoter has something to say about a process it samples: what

@@ -46,6 +46,12 @@ type Set struct {
 	// warmIdle are the service's processes that stayed idle through the
 	// warm-up (see idleUnderLoad).
 	warmIdle map[int]bool
+	// stacks says whether the CPU profile's stacks reach user code, once
+	// After judged them (a profile perf recorded).
+	stacks *runfmt.Stacks
+	// sayStacks says the run's notes speak of stacks that do not reach
+	// user code (native code's; see judgeStacks).
+	sayStacks bool
 }
 
 // New is the profiles of one run, for host, as cfg says.
@@ -110,8 +116,25 @@ func (p *Set) After(ctx context.Context) {
 		e.after(ctx, p)
 	}
 	if cpu := p.Profile(runfmt.ProfileCPU); p.tree != nil && cpu != nil {
+		st, native := p.judgeStacks(cpu)
+		p.mu.Lock()
+		p.stacks, p.sayStacks = st, native
+		p.mu.Unlock()
 		p.save(runfmt.ProfileCPU, nil, cpu)
 	}
+}
+
+// Stacks says whether the CPU profile's stacks reach the user's code, how
+// perf walked them and, when they do not, why, the remedy and the CPU per
+// module; nil unless perf recorded the profile. A view that ranks the
+// user's functions skips a profile whose stacks do not reach them.
+func (p *Set) Stacks() *runfmt.Stacks {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stacks
 }
 
 // WindowStarts says the measured window starts: the profilers' CPU counts
@@ -220,6 +243,10 @@ func (p *Set) saveAs(typ runfmt.ProfileType, source runfmt.ProfileSource, raw []
 func (p *Set) addProfile(typ runfmt.ProfileType, source runfmt.ProfileSource, file string, samples int64) {
 	p.mu.Lock()
 	secs := p.windowSecs
+	var st *runfmt.Stacks
+	if typ == runfmt.ProfileCPU {
+		st = p.stacks
+	}
 	p.mu.Unlock()
-	p.host.AddProfile(runfmt.ProfileRef{Type: typ, Source: source, File: file, Samples: samples, Seconds: secs})
+	p.host.AddProfile(runfmt.ProfileRef{Type: typ, Source: source, File: file, Samples: samples, Seconds: secs, Stacks: st})
 }

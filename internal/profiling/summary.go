@@ -27,6 +27,12 @@ const minExplainCPUSeconds = 0.05
 // not measured).
 func (p *Set) Summary(measured *runfmt.TargetSummary) *runfmt.Profiling {
 	pr := &runfmt.Profiling{}
+	p.mu.Lock()
+	say := p.sayStacks
+	p.mu.Unlock()
+	if n := stacksNote(p.Stacks()); n != "" && say {
+		pr.Notes = append(pr.Notes, n) // first: what the profile cannot say
+	}
 	if t := p.tree; t != nil {
 		pr.Processes = t.processes()
 		pr.Notes = append(pr.Notes, t.notesSnapshot()...)

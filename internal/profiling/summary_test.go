@@ -34,7 +34,8 @@ func TestNotRepresentative(t *testing.T) {
 
 // TestTreeSamplerFallsBackToPerf: with py-spy or rbspy missing, Python
 // and Ruby processes are sampled with perf and the note says what to
-// install; other runtimes always get perf.
+// install; node keeps V8's profiler, which has no binary to miss; other
+// runtimes always get perf.
 func TestTreeSamplerFallsBackToPerf(t *testing.T) {
 	name := func(pr Profiler) runfmt.Profiler {
 		if pr == nil {
@@ -43,19 +44,19 @@ func TestTreeSamplerFallsBackToPerf(t *testing.T) {
 		return pr.Name()
 	}
 	ts := &treeSampler{missing: map[string]bool{}, lookTool: func(string) error { return errors.New("not found") }}
-	for rt, want := range map[runfmt.Runtime]runfmt.Profiler{"python": runfmt.ProfilerPerf, "ruby": runfmt.ProfilerPerf, "node": runfmt.ProfilerPerf, "go": runfmt.ProfilerPerf} {
+	for rt, want := range map[runfmt.Runtime]runfmt.Profiler{"python": runfmt.ProfilerPerf, "ruby": runfmt.ProfilerPerf, "node": runfmt.ProfilerV8, "go": runfmt.ProfilerPerf, "jvm": runfmt.ProfilerPerf} {
 		if got := name(ts.toolFor(rt)); got != want {
 			t.Errorf("toolFor(%s) without spies = %s, want %s", rt, got, want)
 		}
 	}
 	notes := strings.Join(ts.notes, "\n")
-	for _, want := range []string{"pip install py-spy", "cargo install rbspy", "sampled with perf"} {
+	for _, want := range []string{"pip install py-spy", "cargo install rbspy", "sampled with perf", "async-profiler is not installed", "-XX:+PreserveFramePointer"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes %q lack %q", notes, want)
 		}
 	}
 	ts = &treeSampler{missing: map[string]bool{}, lookTool: func(string) error { return nil }}
-	if name(ts.toolFor("python")) != runfmt.ProfilerPySpy || name(ts.toolFor("ruby")) != runfmt.ProfilerRbSpy || len(ts.notes) != 0 {
+	if name(ts.toolFor("python")) != runfmt.ProfilerPySpy || name(ts.toolFor("ruby")) != runfmt.ProfilerRbSpy || name(ts.toolFor("jvm")) != runfmt.ProfilerAsyncProfiler || len(ts.notes) != 0 {
 		t.Errorf("with the spies installed: python %s, ruby %s, notes %q", name(ts.toolFor("python")), name(ts.toolFor("ruby")), ts.notes)
 	}
 	ts = &treeSampler{forced: pySpy{}, missing: map[string]bool{}}

@@ -1,6 +1,7 @@
 package profiling
 
 import (
+	"os/exec"
 	"slices"
 	"time"
 
@@ -16,6 +17,8 @@ var profilers = []Profiler{
 	pprofEndpoint{},
 	pySpy{},
 	rbSpy{},
+	v8{},
+	asyncProfiler{},
 	perf{},
 }
 
@@ -82,4 +85,16 @@ func rate(pr Profiler, perfHz int, w time.Duration) int {
 		return perfHz
 	}
 	return pr.Rate(w)
+}
+
+// installed says whether the profiler named name can run: a locator says
+// so itself, any other is a binary on PATH.
+func installed(name string) error {
+	if pr, ok := find(runfmt.Profiler(name)); ok {
+		if l, ok := pr.(locator); ok {
+			return l.locate()
+		}
+	}
+	_, err := exec.LookPath(name)
+	return err
 }

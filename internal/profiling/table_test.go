@@ -1,6 +1,10 @@
 package profiling
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,8 +55,8 @@ func TestTableServesEveryProfiler(t *testing.T) {
 	}
 	want := map[runfmt.Runtime]runfmt.Profiler{
 		runfmt.RuntimePython: runfmt.ProfilerPySpy, runfmt.RuntimeRuby: runfmt.ProfilerRbSpy,
-		runfmt.RuntimeGo: runfmt.ProfilerPerf, runfmt.RuntimeNode: runfmt.ProfilerPerf,
-		runfmt.RuntimeJVM: runfmt.ProfilerPerf, runfmt.RuntimeNative: runfmt.ProfilerPerf,
+		runfmt.RuntimeGo: runfmt.ProfilerPerf, runfmt.RuntimeNode: runfmt.ProfilerV8,
+		runfmt.RuntimeJVM: runfmt.ProfilerAsyncProfiler, runfmt.RuntimeNative: runfmt.ProfilerPerf,
 	}
 	for rt, name := range want {
 		if got := forRuntime(rt).Name(); got != name {
@@ -64,7 +68,8 @@ func TestTableServesEveryProfiler(t *testing.T) {
 		want runfmt.Profiler
 	}{
 		{nil, runfmt.ProfilerPerf},
-		{[]runfmt.Runtime{runfmt.RuntimeNode}, runfmt.ProfilerPerf},
+		{[]runfmt.Runtime{runfmt.RuntimeNode}, runfmt.ProfilerV8},
+		{[]runfmt.Runtime{runfmt.RuntimeNode, runfmt.RuntimeNative}, runfmt.ProfilerV8},
 		{[]runfmt.Runtime{runfmt.RuntimeRuby, runfmt.RuntimeNative}, runfmt.ProfilerRbSpy},
 		{[]runfmt.Runtime{runfmt.RuntimeRuby, runfmt.RuntimePython}, runfmt.ProfilerPySpy}, // the table's order
 	} {
@@ -78,5 +83,28 @@ func TestTableServesEveryProfiler(t *testing.T) {
 	}
 	if e := endpointProfiler(); e == nil || e.Name() != runfmt.ProfilerPprof {
 		t.Errorf("the endpoint profiler is %v; want pprof", e)
+	}
+}
+
+// TestInstalledAsksALocator: async-profiler is no binary on PATH; its
+// library is looked for where it says.
+func TestInstalledAsksALocator(t *testing.T) {
+	t.Setenv(asyncLibEnv, filepath.Join(t.TempDir(), "libasyncProfiler.so"))
+	if err := installed(string(runfmt.ProfilerAsyncProfiler)); err == nil || !strings.Contains(err.Error(), asyncLibEnv) {
+		t.Errorf("a missing library: %v; want an error naming %s", err, asyncLibEnv)
+	}
+	if _, err := exec.LookPath("jcmd"); err != nil {
+		t.Skip("jcmd not installed")
+	}
+	lib := filepath.Join(t.TempDir(), "libasyncProfiler.so")
+	if err := os.WriteFile(lib, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asyncLibEnv, lib)
+	if err := installed(string(runfmt.ProfilerAsyncProfiler)); err != nil {
+		t.Errorf("library at %s: %v", lib, err)
+	}
+	if err := installed("no-such-profiler-binary"); err == nil {
+		t.Error("a binary not on PATH is installed")
 	}
 }

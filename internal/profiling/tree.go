@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -70,6 +69,9 @@ type treeSampler struct {
 	tools    runfmt.ProfilerSet
 	notes    []string
 	missing  map[string]bool
+	// unwind is how perf walked the stacks: DWARF when any recording
+	// did, else frame pointers; zero when perf did not record.
+	unwind unwinding
 	// refreshes counts the looks at the process list; started are the
 	// processes first seen after the first, exited those seen gone.
 	refreshes int
@@ -84,7 +86,7 @@ type treeSampler struct {
 func newTreeSampler(svc *target.Process, forced Profiler, warn func(string), idle map[int]bool) *treeSampler {
 	return &treeSampler{
 		forced: forced, list: svc.PIDs, warn: warn, idle: idle, watch: map[int]watchEntry{},
-		lookTool: func(name string) error { _, err := exec.LookPath(name); return err },
+		lookTool: installed,
 		procs:    map[int]*runfmt.ProcessProfile{}, roots: map[int]Profiler{}, done: map[int]bool{},
 		missing: map[string]bool{}, exited: map[int]bool{},
 	}
@@ -270,10 +272,14 @@ func (t *treeSampler) toolFor(rt runfmt.Runtime) Profiler {
 		return nil // --profiler py-spy samples the Python processes only
 	}
 	pr, all := forRuntime(rt), forRuntime("")
-	if pr == all || t.lookTool(string(pr.Name())) == nil {
+	if _, in := pr.(inService); in || pr == all || t.lookTool(string(pr.Name())) == nil {
 		return pr
 	}
 	lang := language(rt)
+	if l, ok := pr.(locator); ok {
+		t.note(string(pr.Name())+" missing", l.withoutIt(all))
+		return all
+	}
 	t.note(string(pr.Name())+" missing", fmt.Sprintf("%s service sampled with %s: %s is not installed (%s), so the profile shows the %s interpreter's C functions, not your %s functions",
 		lang, all.Name(), pr.Name(), pr.Install(), lang, lang))
 	return all
@@ -295,6 +301,22 @@ func (t *treeSampler) note(key, msg string) {
 		t.missing[key] = true
 		t.notes = append(t.notes, msg)
 	}
+}
+
+// unwound keeps how a perf recording walks its stacks: DWARF wins.
+func (t *treeSampler) unwound(u unwinding) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.unwind.how != runfmt.UnwindDWARF {
+		t.unwind = u
+	}
+}
+
+// unwinding is how perf walked the stacks (see unwound).
+func (t *treeSampler) unwinding() unwinding {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.unwind
 }
 
 // covered says whether an ancestor of pid is a root followed by tool

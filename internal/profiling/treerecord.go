@@ -38,13 +38,14 @@ func (t *treeSampler) start(ctx context.Context, tool Profiler, procs []target.P
 	t.recs = append(t.recs, rec)
 	t.mu.Unlock()
 	hz := t.hz(tool)
-	job := Job{Processes: procs, Window: left, Hz: hz, Stop: t.stopAt.Done(), Note: t.note,
+	job := Job{Processes: procs, Window: left, Hz: hz, Stop: t.stopAt.Done(), Note: t.note, Unwound: t.unwound,
 		Started: func(pid int) {
 			t.mu.Lock()
 			rec.pid = pid
 			t.mu.Unlock()
 			t.meter.started(pid, tool.Name(), runfmt.RoleCPU, hz)
 		},
+		StartedThread: func(pid, tid int) { t.meter.startedThread(pid, tid, tool.Name(), runfmt.RoleCPU, hz) },
 		Ready: func() {
 			t.mu.Lock()
 			rec.ready = true
@@ -181,9 +182,10 @@ func (t *treeSampler) attached() bool {
 	for _, r := range recs {
 		switch {
 		case r.done:
-		case r.pid == 0:
-			return false
 		case r.signals && !r.ready:
+			return false
+		case r.signals: // it samples: one inside the service has no pid of its own
+		case r.pid == 0:
 			return false
 		case !r.signals:
 			if cpu, err := target.ProcessCPUSeconds(r.pid); err == nil && cpu < startupCPU {

@@ -55,6 +55,7 @@ func NewHeadline(r *runfmt.Run) Headline {
 		}
 		h.SLO = l.SLO
 	}
+	h.Lines = append(h.Lines, verdictLines(r)...)
 	return h
 }
 

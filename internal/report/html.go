@@ -108,6 +108,7 @@ type htmlView struct {
 
 	// Time is the time per request; OffFlame the off-CPU flame graph.
 	Time        *htmlTime
+	Ledger      *htmlLedger // where the time goes (ledgerhtml.go)
 	OffFlame    string
 	HasOffFlame bool
 
@@ -157,7 +158,7 @@ func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
 	} else {
 		v.NoFlame = noFlameReason(r)
 	}
-	v.Time = timeView(r)
+	v.Time, v.Ledger = timeView(r), ledgerView(r)
 	if len(opt.OffCPUFlame) > 0 {
 		v.OffFlame, v.HasOffFlame = string(opt.OffCPUFlame), true
 	}

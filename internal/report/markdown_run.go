@@ -60,6 +60,7 @@ func WriteRunMarkdown(w io.Writer, r *runfmt.Run, dir string, opt MarkdownOption
 		}
 		b.WriteString("\n")
 		mdRunFigures(&b, r)
+		mdLedger(&b, r)
 		mdSLO(&b, r)
 		if profileRepresentative(r) {
 			mdHot(&b, r.Hot, []int{10, 5, 0}[level])

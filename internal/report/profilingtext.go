@@ -40,6 +40,7 @@ func (p *printer) profiling(pr *runfmt.Profiling) {
 	if pr.ProfilerCPUSeconds > 0 && pr.MeasuredCPUSeconds > 0 {
 		p.f("  Sampling cost:\t%s of CPU for the profilers, %s of the service's CPU\n", units.FormatSeconds(pr.ProfilerCPUSeconds), units.FormatShare(pr.ProfilerOverhead))
 	}
+	p.kernelCost(pr) // ledgertext.go
 }
 
 // workName says a kind of the runtime's own work (run.json's

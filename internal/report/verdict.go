@@ -31,7 +31,7 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 		p.f("  Allocations:\t%s and %.0f objects per request\n", units.FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest)
 	}
 	p.goRuntime(r.GoRuntime)
-	p.timePerRequest(r)
+	p.timeSplit(r)
 	p.stuck(r.Stuck)
 	p.findings(r.Findings)
 	p.endpoints(r)

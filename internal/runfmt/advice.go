@@ -43,6 +43,7 @@ const (
 	AdviceHeapRoom        Advice = "heap-room"         // GC pauses
 	AdviceMoreCPU         Advice = "more-cpu"          // scheduler latency
 	AdviceMatchGOMAXPROCS Advice = "match-gomaxprocs"  // GOMAXPROCS above the budget
+	AdviceThreadsToQuota  Advice = "threads-to-quota"  // busy threads above the budget
 	AdviceBoundGrowth     Advice = "bound-growth"      // a live heap that grows
 )
 
@@ -69,7 +70,7 @@ var adviceWords = []Advice{
 	AdviceCheckLocks, AdviceCheckWorkers, AdviceCheckEventLoop, AdviceCheckThreads, AdviceLowerGOMAXPROCS, AdviceFewerWorkers,
 	AdviceFewerProcesses, AdviceShrinkPools, AdviceShardLocks, AdviceShortenLocks, AdviceFixLeak, AdviceCallConcurrent,
 	AdviceSizePool, AdviceWaitLess, AdviceRemoveSleep, AdviceAvoidSyscalls, AdviceStreamBodies, AdviceHeapRoom,
-	AdviceMoreCPU, AdviceMatchGOMAXPROCS, AdviceBoundGrowth,
+	AdviceMoreCPU, AdviceMatchGOMAXPROCS, AdviceThreadsToQuota, AdviceBoundGrowth,
 	AdviceFreePoolSlots, AdviceCallTimeouts, AdviceReleaseLocks, AdviceEndRetries, AdviceEndLoops,
 	AdviceFanOut, AdviceWorkerPool, AdviceMeasureAlone, AdviceLargerBudget,
 }

@@ -21,7 +21,7 @@
 // vocabulary does not know and names its field (FieldError); the empty word
 // reads as not set.
 //
-//   - Profiler (profiler.go): pprof, perf, py-spy, rbspy.
+//   - Profiler (profiler.go): pprof, perf, py-spy, rbspy, v8, async-profiler.
 //     In profiles[].source, profiling.processes[].profiler and
 //     profiling.profilers[].tool.
 //   - ProfilerRole (profilerrole.go): cpu, off-cpu.
@@ -50,7 +50,8 @@
 //     reflection, compression, regexp, hot-user-function, repeated-work,
 //     off-cpu, cpu-contention, lock-contention, goroutine-growth,
 //     downstream-wait, pool-wait, sync-wait, sleep, syscall-wait, client-io,
-//     gc-pause, scheduler-latency, gomaxprocs, memory-growth, stuck, serial.
+//     gc-pause, scheduler-latency, gomaxprocs, cpu-throttled, memory-growth,
+//     stuck, serial.
 //     In findings[].kind.
 //   - Figure (figure.go): alloc_bytes_per_s, blocked_us, bytes_per_request,
 //     collections, cores_max, cores_mean, count, cpu_limit_cores, cpu_s,
@@ -58,18 +59,19 @@
 //     gc_stop_mean_us, gc_stop_us, generator_runqueue_us, gomaxprocs,
 //     gomaxprocs_match, goroutines_added, goroutines_end, goroutines_start,
 //     heap_bytes_per_s, heap_from_bytes, heap_peak_bytes, heap_to_bytes,
-//     host_cores, kernel_wait_us, latency_us, library_share, live_end_bytes,
+//     host_cores, in_flight, kernel_wait_us, latency_us, library_share, live_end_bytes,
 //     live_start_bytes, max_rps, objects_per_request, off_cpu_share,
 //     other_cores, other_wait_us, own_share, p99_us, p_busy_share,
-//     perflab_cores, runnable_us, runqueue_us, runqueue_wait_s,
-//     sched_wait_us, service_cores, service_runqueue_us, share, steal_cores,
-//     syscall_share, threads_waiting, throttled_s, throttled_share,
-//     traced_requests, traced_s, traced_us, unexplained_us, usable_cores,
-//     wait_total_us, wait_us_per_request, wall_s.
+//     perflab_cores, requests_per_core, runnable_us, runqueue_us,
+//     runqueue_wait_s, sched_wait_us, service_cores, service_runqueue_us,
+//     share, steal_cores, syscall_share, threads_max, threads_waiting,
+//     throttled_s, throttled_share, traced_requests, traced_s, traced_us,
+//     unexplained_us, usable_cores, wait_total_us, wait_us_per_request,
+//     wall_s.
 //     The keys of findings[].figures and of its evidence.functions[].figures;
 //     each has one Measure.
 //   - Setting (setting.go): source, gogc, gomaxprocs_source,
-//     gomaxprocs_env, profile, wait_method, lock_profiles.
+//     gomaxprocs_env, profile, wait_method, lock_profiles, runtime.
 //     The keys of findings[].settings.
 //   - Role (role.go): culprit, entry, callee, library, path, site, holder,
 //     allocator.
@@ -82,12 +84,21 @@
 //     shrink-pools, shard-locks, shorten-locks, fix-leak,
 //     call-concurrently, size-pool, wait-less, remove-sleep,
 //     avoid-syscalls, stream-bodies, heap-room, more-cpu, match-gomaxprocs,
-//     bound-growth, free-pool-slots, call-timeouts, release-locks,
-//     end-retries, end-loops, fan-out, worker-pool, measure-alone,
-//     larger-budget.
+//     threads-to-quota, bound-growth, free-pool-slots, call-timeouts,
+//     release-locks, end-retries, end-loops, fan-out, worker-pool,
+//     measure-alone, larger-budget.
 //     In findings[].advice.
 //   - StackSource (stuck.go): pprof-goroutine, py-spy, rbspy, jcmd, kernel.
 //     In stuck.processes[].source and stuck.groups[].source.
+//   - LedgerPart (ledgerpart.go): generator, accept, queue, cpu, runnable,
+//     throttled, gc, lock, pool, downstream, sleep, disk, syscall, network,
+//     unexplained.
+//     In ledger.time.rows[].part (unexplained is ledger.time.unexplained_ms).
+//   - LedgerSource (ledgersource.go): go-trace, py-spy, rbspy, perf-sched,
+//     kernel, cgroup, proc, load-client.
+//     In ledger.time.rows[].sources.
+//   - CPUOwner (cpuowner.go): user-code, gc, runtime.
+//     In ledger.cpu.owners[].owner.
 //   - MetricName (metrics.go): rps, p50, p90, p99, cpu_per_request,
 //     allocs_per_request, gc_pct, rss_max, wall_time, cpu_time.
 //     In a comparison's metrics[].name and thresholds[].metric, and in

@@ -21,7 +21,8 @@ func TestDocListsTheVocabularies(t *testing.T) {
 		"TimeSource": Words(TimeSources()), "TimeKind": Words(TimeKinds()), "Wait": Words(Waits()),
 		"Runtime": Words(Runtimes()), "FindingKind": Words(FindingKinds()), "MetricName": Words(MetricNames()),
 		"StackSource": Words(StackSources()), "Figure": Words(FigureNames()), "Setting": Words(SettingNames()),
-		"Role": Words(Roles()), "Advice": Words(Advices()),
+		"Role": Words(Roles()), "Advice": Words(Advices()), "LedgerPart": Words(LedgerParts()), "LedgerSource": Words(LedgerSources()),
+		"CPUOwner": Words(CPUOwners()),
 	}
 	item := regexp.MustCompile(`(?m)^//   - (\w+) \(\w+\.go\): ([^.]*)\.`)
 	seen := 0

@@ -122,6 +122,9 @@ const (
 	FigLiveStart       Figure = "live_start_bytes"  // gctrace's live heap at the start
 	FigLiveEnd         Figure = "live_end_bytes"    // and at the end
 	FigCount           Figure = "count"             // threads or goroutines
+	FigInFlight        Figure = "in_flight"         // requests in flight on average (throughput × latency)
+	FigPerCore         Figure = "requests_per_core" // those per core of the budget
+	FigThreadsMax      Figure = "threads_max"       // the service's peak thread count
 )
 
 // figuresBy lists the figures of each measure.
@@ -132,7 +135,7 @@ var figuresBy = map[Measure][]Figure{
 		FigExplained, FigUnexplained, FigTracedTotal, FigGCStop, FigGCStopMean},
 	MeasureBytes: {FigBytesPerRequest, FigHeapPeak, FigHeapFrom, FigHeapTo, FigLiveStart, FigLiveEnd},
 	MeasureCount: {FigObjectsPerRequest, FigHostCores, FigTracedRequests, FigCollections, FigGOMAXPROCS,
-		FigGOMAXPROCSMatch, FigGCCycles, FigGoroutinesStart, FigGoroutinesEnd, FigGoroutinesAdded, FigCount,
+		FigGOMAXPROCSMatch, FigGCCycles, FigGoroutinesStart, FigGoroutinesEnd, FigGoroutinesAdded, FigCount, FigInFlight, FigPerCore, FigThreadsMax,
 		FigUsableCores, FigCPUSetCores, FigThreadsWaiting},
 	MeasureCores:   {FigCoresMean, FigCoresMax, FigCPULimit, FigOtherCores, FigPerflabCores, FigStealCores, FigServiceCores},
 	MeasureSeconds: {FigThrottledTime, FigCPUTime, FigRunqueueTime, FigTraced, FigWallTime},

@@ -63,6 +63,9 @@ const (
 	// FindingGOMAXPROCS: GOMAXPROCS above the CPU budget of a throttled
 	// service.
 	FindingGOMAXPROCS FindingKind = "gomaxprocs"
+	// FindingThrottled: the CPU budget's throttling, caused by more busy
+	// threads (workers, pools) than the quota's cores.
+	FindingThrottled FindingKind = "cpu-throttled"
 	// FindingMemoryGrowth: the live heap grows over the window.
 	FindingMemoryGrowth FindingKind = "memory-growth"
 	// FindingStuck: requests stopped finishing; where the service's
@@ -80,7 +83,7 @@ var findingKindWords = []FindingKind{
 	FindingRegexp, FindingHotUserFunction, FindingRepeatedWork,
 	FindingOffCPU, FindingCPUContention, FindingLockContention, FindingGoroutineGrowth,
 	FindingDownstreamWait, FindingPoolWait, FindingSyncWait, FindingSleep, FindingSyscallWait,
-	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingMemoryGrowth, FindingStuck,
+	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingThrottled, FindingMemoryGrowth, FindingStuck,
 	FindingSerial,
 }
 

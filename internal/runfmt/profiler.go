@@ -21,9 +21,16 @@ const (
 	ProfilerPySpy Profiler = "py-spy"
 	// ProfilerRbSpy is rbspy, for Ruby processes; also its binary.
 	ProfilerRbSpy Profiler = "rbspy"
+	// ProfilerV8 is V8's CPU profiler, for node processes, through
+	// node's inspector (no binary of its own).
+	ProfilerV8 Profiler = "v8"
+	// ProfilerAsyncProfiler is async-profiler, for JVMs: an agent loaded
+	// into the JVM (through jcmd) that names interpreted and compiled Java
+	// methods with their callers.
+	ProfilerAsyncProfiler Profiler = "async-profiler"
 )
 
-var profilerWords = []Profiler{ProfilerPprof, ProfilerPerf, ProfilerPySpy, ProfilerRbSpy}
+var profilerWords = []Profiler{ProfilerPprof, ProfilerPerf, ProfilerPySpy, ProfilerRbSpy, ProfilerV8, ProfilerAsyncProfiler}
 
 // Profilers lists the profilers.
 func Profilers() []Profiler { return slices.Clone(profilerWords) }

@@ -38,7 +38,7 @@ func TestProfileSourceJSON(t *testing.T) {
 			t.Errorf("%s reads as %+v (%q), %v; want the set of perf and py-spy", legacy, s, s, err)
 		}
 	}
-	for _, bad := range []string{`"pprof+go-trace"`, `"jfr"`, `["perf","async-profiler"]`, `"perf+"`} {
+	for _, bad := range []string{`"pprof+go-trace"`, `"jfr"`, `["perf","yourkit"]`, `"perf+"`} {
 		var s ProfileSource
 		err := json.Unmarshal([]byte(bad), &s)
 		var ue *UnknownError

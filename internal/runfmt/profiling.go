@@ -24,6 +24,11 @@ type Profiling struct {
 	ProfilerCPUSeconds float64       `json:"profiler_cpu_s,omitempty"`
 	ProfilerOverhead   float64       `json:"profiler_overhead,omitempty"`
 	Profilers          []ProfilerUse `json:"profilers,omitempty"`
+	// KernelCPUSeconds is what perflab's kernel timing programs (eBPF)
+	// used of the CPU in the window, as the kernel counts it;
+	// KernelOverhead that over MeasuredCPUSeconds.
+	KernelCPUSeconds float64 `json:"kernel_cpu_s,omitempty"`
+	KernelOverhead   float64 `json:"kernel_overhead,omitempty"`
 	// NotRepresentative says why the profile cannot explain the CPU
 	// measured (too few samples, an idle process while the service
 	// burned cores); its functions are then not presented as the verdict.

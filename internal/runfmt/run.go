@@ -71,6 +71,9 @@ type Run struct {
 	// Stuck is where the service's threads waited when its requests
 	// stopped finishing (stuck.go).
 	Stuck *Stuck `json:"stuck,omitempty"`
+	// Ledger is where a request's time and CPU go, every millisecond
+	// owned once (ledger.go).
+	Ledger *Ledger `json:"ledger,omitempty"`
 
 	// Bench is a `perflab bench` run's benchmarks (bench.go).
 	Bench *Bench `json:"bench,omitempty"`
@@ -149,6 +152,9 @@ type ProfileRef struct {
 	StartS  float64       `json:"start_s"`
 	Seconds float64       `json:"seconds"`
 	Samples int64         `json:"samples,omitempty"`
+	// Stacks says whether a CPU profile perf recorded reaches the user's
+	// code; nil for other profiles.
+	Stacks *Stacks `json:"stacks,omitempty"`
 }
 
 // HotFunc is one row of the CPU top table, normalised per request.

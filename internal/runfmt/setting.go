@@ -27,6 +27,9 @@ const (
 	// SettingLockProfiles: "off" when a Go service had neither a mutex
 	// nor a block profile to look at.
 	SettingLockProfiles Setting = "lock_profiles"
+	// SettingRuntime: what the service runs (a Runtime), for advice in its
+	// terms.
+	SettingRuntime Setting = "runtime"
 )
 
 // The values of SettingWaitMethod and SettingSource that are not another
@@ -35,6 +38,7 @@ const (
 	WaitFromLatency         = "latency"           // mean latency beyond the CPU per request
 	WaitFromLatencyAndTrace = "latency-and-trace" // that, less the waits a trace names
 	WaitFromTrace           = "trace"             // runnable, or held off a CPU, in a trace
+	WaitFromLedger          = "ledger"            // the request ledger's rows
 	SourceGCTrace           = "gctrace"           // the runtime's gctrace lines
 	SourceCPUProfile        = "cpu-profile"       // the CPU profile's GC workers and assists
 	SourceHeapProfiles      = "heap-profiles"     // in-use heap profiles at the window's ends
@@ -42,7 +46,7 @@ const (
 )
 
 var settingWords = []Setting{SettingSource, SettingGOGC, SettingGOMAXPROCSSource, SettingGOMAXPROCSEnv,
-	SettingProfile, SettingWaitMethod, SettingLockProfiles}
+	SettingProfile, SettingWaitMethod, SettingLockProfiles, SettingRuntime}
 
 // SettingNames lists the settings.
 func SettingNames() []Setting { return slices.Clone(settingWords) }

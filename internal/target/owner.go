@@ -160,3 +160,28 @@ func ProcessTree(pid int) []int {
 	var w procWalker
 	return w.tree(pid, nil)
 }
+
+// LoopbackListeners are the TCP sockets pid listens on at 127.0.0.1, by
+// inode, with their ports, as its network namespace lists them
+// (/proc/PID/net/tcp): a debugger port it opens on a signal shows as a new
+// one.
+func LoopbackListeners(pid int) (map[uint64]uint16, error) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/net/tcp")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	socks, err := parseProcNetTCP(f, maxNetTCPBytes)
+	if err != nil {
+		return nil, err
+	}
+	owned := socketInodes(pid)
+	out := map[uint64]uint16{}
+	loopback := netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	for _, s := range socks {
+		if s.state == tcpListen && s.local.Addr() == loopback && slices.Contains(owned, s.inode) {
+			out[s.inode] = s.local.Port()
+		}
+	}
+	return out, nil
+}

@@ -37,6 +37,13 @@ type Analysis struct {
 	// to the stacks that released them: who held the lock (sample type
 	// delay, nanoseconds, like the runtime's mutex profile).
 	Holders *profile.Profile
+	// ClientLoops is the time the goroutines of the service's client
+	// connections (net/http's readLoop and writeLoop, its HTTP/2
+	// readLoop, gRPC's reader and loopy writer) ran or waited for a P:
+	// the service's own time on the path of every call it makes (writing
+	// the request, reading the answer and handing it over), inside its
+	// request goroutines' downstream waits.
+	ClientLoops time.Duration
 	// CPUSamples is how many CPU profile samples of request goroutines the
 	// trace carried (their stacks place the running time).
 	CPUSamples int

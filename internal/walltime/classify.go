@@ -46,8 +46,22 @@ var loopRoots = map[string]bool{
 	"google.golang.org/grpc/internal/transport.(*http2Client).reader":    true,
 	"google.golang.org/grpc/internal/transport.(*controlBuffer).get":     true,
 	"google.golang.org/grpc/internal/transport.newHTTP2Client.func6":     true,
+	"google.golang.org/grpc/internal/transport.NewHTTP2Client.func6":     true,
 	"google.golang.org/grpc/internal/transport.(*loopyWriter).run":       true,
 	"google.golang.org/grpc/internal/transport.(*http2Server).keepalive": true,
+}
+
+// clientLoopRoots are the goroutines of the service's own client
+// connections (a subset of loopRoots): each call's request waits for them
+// to be written, and its answer to be read and handed over.
+var clientLoopRoots = map[string]bool{
+	"net/http.(*persistConn).readLoop":                                true,
+	"net/http.(*persistConn).writeLoop":                               true,
+	"net/http.(*http2ClientConn).readLoop":                            true,
+	"golang.org/x/net/http2.(*ClientConn).readLoop":                   true,
+	"google.golang.org/grpc/internal/transport.(*http2Client).reader": true,
+	"google.golang.org/grpc/internal/transport.newHTTP2Client.func6":  true,
+	"google.golang.org/grpc/internal/transport.NewHTTP2Client.func6":  true, // grpc-go ≥ 1.77
 }
 
 // clientFrames mark I/O on the request's own connection: reading its body,

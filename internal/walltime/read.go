@@ -106,6 +106,7 @@ type gor struct {
 	stack    int32 // where it stopped (and will resume); -1 unknown
 	assist   bool  // in a GC mark assist
 	profiler bool  // serves net/http/pprof: perflab's own requests
+	loop     bool  // a client connection's goroutine (clientLoopRoots)
 	pending  []interval
 }
 
@@ -253,6 +254,7 @@ func (a *analyzer) created(ev *trace.Event, st trace.StateTransition, g *gor) {
 		break
 	}
 	parent := a.gs[ev.Goroutine()]
+	g.loop = clientLoopRoots[start.Func]
 	switch {
 	case servingRoots[start.Func]:
 		g.class = classServing
@@ -292,6 +294,9 @@ func (a *analyzer) sees(g *gor, si *stackInfo) {
 		a.flush(g)
 		return
 	}
+	if clientLoopRoots[si.root] {
+		g.loop = true
+	}
 	if g.class == classUnknown && g.parent == nil && si.root != "" {
 		g.class = classOther
 		g.pending = nil
@@ -303,6 +308,9 @@ func (a *analyzer) sees(g *gor, si *stackInfo) {
 // that woke it (nil if none).
 func (a *analyzer) leave(g *gor, from trace.GoState, now trace.Time, stop, waker *stackInfo) {
 	ns := int64(now.Sub(g.since))
+	if g.loop && (from == trace.GoRunning || from == trace.GoRunnable) {
+		a.out.ClientLoops += time.Duration(ns)
+	}
 	switch from {
 	case trace.GoRunning:
 		if stop != nil {

@@ -52,12 +52,15 @@ func TestPlantedWaits(t *testing.T) {
 			measured := (d1 - d0) / time.Duration(n1-n0)
 			reqs := tc.clients * n
 			got := perReq(a, reqs)
-			t.Logf("%s: %d serving, %d started goroutines; per request %v; idle %v; %d CPU samples; the handlers measured %v", tc.path, a.ServingGoroutines, a.StartedGoroutines, got, a.Idle, a.CPUSamples, measured)
+			t.Logf("%s: %d serving, %d started goroutines; per request %v; idle %v; client loops %v; %d CPU samples; the handlers measured %v", tc.path, a.ServingGoroutines, a.StartedGoroutines, got, a.Idle, a.ClientLoops, a.CPUSamples, measured)
 			if a.ServingGoroutines < tc.clients {
 				t.Errorf("serving goroutines %d; want at least %d (one per connection)", a.ServingGoroutines, tc.clients)
 			}
 			if d := got[tc.wait.Name()]; float64(d) < tc.least*float64(measured) || float64(d) > 1.1*float64(measured) {
 				t.Errorf("%s per request %v; the handlers measured %v", tc.wait, d, measured)
+			}
+			if loops := a.ClientLoops / time.Duration(reqs); tc.wait == WaitDownstream && (loops <= 0 || loops > got[tc.wait.Name()]) {
+				t.Errorf("client connection loops %v per request; want some, less than the downstream wait %v", loops, got[tc.wait.Name()])
 			}
 			for w, d := range got {
 				if w != tc.wait.Name() && w != WaitCPU.Name() && d > got[tc.wait.Name()] {

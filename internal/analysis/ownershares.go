@@ -1,0 +1,58 @@
+package analysis
+
+import (
+	"slices"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/runfmt"
+)
+
+// CPUOwnerShares splits a CPU profile's samples by owner, as fractions of
+// its CPU that add up to 1: the garbage collector (stacks through gcRoots),
+// the user's code and what it calls (stacks with a frame of user code
+// under uc), and the rest (the server, the runtime or interpreter). Nil
+// for a profile without samples.
+func CPUOwnerShares(cpu *profile.Profile, uc UserCode) map[runfmt.CPUOwner]float64 {
+	if cpu == nil || len(cpu.SampleType) == 0 {
+		return nil
+	}
+	vi := len(cpu.SampleType) - 1 // the CPU time (or the count, alone)
+	by := map[runfmt.CPUOwner]float64{}
+	var total float64
+	for _, s := range cpu.Sample {
+		v := float64(s.Value[vi])
+		if v <= 0 {
+			continue
+		}
+		total += v
+		by[sampleOwner(s, uc)] += v
+	}
+	if total == 0 {
+		return nil
+	}
+	for o := range by {
+		by[o] /= total
+	}
+	return by
+}
+
+// sampleOwner is whose work a sample is.
+func sampleOwner(s *profile.Sample, uc UserCode) runfmt.CPUOwner {
+	user := false
+	for _, loc := range s.Location {
+		for _, l := range loc.Line {
+			if l.Function == nil {
+				continue
+			}
+			if slices.Contains(gcRoots, l.Function.Name) {
+				return runfmt.OwnerGC
+			}
+			user = user || uc.IsUser(l.Function.Name, l.Function.Filename)
+		}
+	}
+	if user {
+		return runfmt.OwnerUser
+	}
+	return runfmt.OwnerRuntime
+}

@@ -1,0 +1,124 @@
+package findings
+
+import (
+	"testing"
+
+	"perflab/internal/runfmt"
+)
+
+// ledgerOf is a time account of mean latency ms whose rows are parts
+// measured at their ms per request (the rest unexplained).
+func ledgerOf(latency float64, rows ...runfmt.LedgerRow) *runfmt.Ledger {
+	t := &runfmt.TimeAccount{LatencyMs: latency, Requests: 1000, Rows: rows}
+	sum := 0.0
+	for _, r := range rows {
+		ms, _ := r.Ms()
+		sum += ms
+	}
+	t.UnexplainedMs = max(0, latency-sum)
+	return &runfmt.Ledger{Time: t}
+}
+
+func row(p runfmt.LedgerPart, ms float64) runfmt.LedgerRow {
+	return runfmt.LedgerRow{Part: p, MsPerRequest: &ms}
+}
+
+// throttledGoInput is the demo's shape: GOMAXPROCS 2 under a 1-core
+// budget, throttled, requests losing 4 ms each to it.
+func throttledGoInput(*testing.T) FindingInput {
+	return FindingInput{Requests: 1000, Runtime: runfmt.RuntimeGo,
+		Target:    &runfmt.TargetSummary{CPULimitCores: 1, CPUCoresMean: 0.97, ThrottledPct: 35, ThrottledSeconds: 0.9, CPUBound: true, CPUMsPerRequest: 2},
+		GoRuntime: &runfmt.GoRuntime{GOMAXPROCS: 2, GOMAXPROCSSource: "gctrace"},
+		Load:      &runfmt.LoadResult{RPS: 480, Latency: runfmt.Latency{Mean: 10, P99: 40}},
+		Ledger:    ledgerOf(10, row(runfmt.PartCPU, 2), row(runfmt.PartRunnable, 3), row(runfmt.PartThrottled, 4))}
+}
+
+// throttledPythonInput is four gunicorn workers under a 1-core budget,
+// half of the budget used, throttled in bursts.
+func throttledPythonInput(*testing.T) FindingInput {
+	return FindingInput{Requests: 1000, Runtime: runfmt.RuntimePython,
+		Target: &runfmt.TargetSummary{CPULimitCores: 1, CPUCoresMean: 0.6, ThrottledPct: 20, ThrottledSeconds: 0.5, CPUMsPerRequest: 3, ThreadsMax: 5},
+		Load:   &runfmt.LoadResult{RPS: 200, Latency: runfmt.Latency{Mean: 12}},
+		Ledger: ledgerOf(12, row(runfmt.PartCPU, 3), row(runfmt.PartThrottled, 5))}
+}
+
+// queueingInput is a service at 0.97 of its 1-core budget whose requests
+// queue behind its own CPU: 10 in flight, 18 of 20 ms waiting.
+func queueingInput(*testing.T) FindingInput {
+	return FindingInput{Requests: 1000, Runtime: runfmt.RuntimePython,
+		Target: &runfmt.TargetSummary{CPULimitCores: 1, CPUCoresMean: 0.97, CPUCoresMax: 1, ThrottledPct: 2, CPUMsPerRequest: 2},
+		Load:   &runfmt.LoadResult{RPS: 500, Latency: runfmt.Latency{Mean: 20}},
+		Ledger: ledgerOf(20, row(runfmt.PartCPU, 2), row(runfmt.PartAccept, 12), row(runfmt.PartQueue, 4), row(runfmt.PartRunnable, 2))}
+}
+
+// downstreamLedgerInput is waitsInput's trace with a ledger whose
+// downstream row, the peer's answer time, is 11 of the trace's 12 ms.
+func downstreamLedgerInput(t *testing.T) FindingInput {
+	in := waitsInput(t)
+	d := row(runfmt.PartDownstream, 11)
+	d.Peer = &runfmt.LedgerPeer{Address: "127.0.0.1:5432", Name: "postgres", AnswerMs: 11, AnswersPerRequest: 1}
+	in.Ledger = ledgerOf(in.Time.TotalMs, d, row(runfmt.PartRunnable, 1))
+	return in
+}
+
+// TestFindingsClaimTheirRows: each time finding's figure is its ledger
+// row's, never more; a downstream wait the peer did not take (it answered
+// at once, the rest was the service's own) gives no downstream finding;
+// at the budget no finding blames the waiting on I/O.
+func TestFindingsClaimTheirRows(t *testing.T) {
+	in := downstreamLedgerInput(t)
+	d := kindOf(t, Findings(in), runfmt.FindingDownstreamWait)
+	if got := d.Figures[runfmt.FigWaitPerRequest]; got != 11000 {
+		t.Errorf("downstream wait %v µs; want the ledger's 11 ms row, not the trace's 12 ms", got)
+	}
+	in.Ledger.Time.Rows[0] = row(runfmt.PartDownstream, 0.01)
+	for _, f := range Findings(in) {
+		if f.Kind == runfmt.FindingDownstreamWait {
+			t.Errorf("downstream finding %q though the peer answered in 0.01 ms", title(f))
+		}
+	}
+
+	q := queueingInput(t)
+	fs := Findings(q)
+	c := kindOf(t, fs, runfmt.FindingCPUBound)
+	if c.Figures[runfmt.FigPerCore] != 10 || c.Figures[runfmt.FigWaitPerRequest] != 18000 {
+		t.Errorf("cpu-bound %v; want 10 requests per core, 18 ms queued (accept, queue, runnable)", c.Figures)
+	}
+	for _, f := range fs {
+		if f.Kind == runfmt.FindingOffCPU {
+			t.Errorf("off-cpu finding %q at the budget: the queueing is behind the service's CPU", title(f))
+		}
+	}
+
+	in = contentionInput(t)
+	in.Ledger = ledgerOf(20, row(runfmt.PartCPU, 1), row(runfmt.PartRunnable, 3), row(runfmt.PartGenerator, 0))
+	ct := kindOf(t, Findings(in), runfmt.FindingCPUContention)
+	if ct.Figures[runfmt.FigServiceQueue] != 3000 || ct.Figures[runfmt.FigGeneratorQueue] != 0 || ct.Figures[runfmt.FigWaitPerRequest] != 3000 {
+		t.Errorf("cpu-contention %v; want the ledger's 3 ms runnable row and its generator row at 0", ct.Figures)
+	}
+
+	g := kindOf(t, Findings(throttledGoInput(t)), runfmt.FindingThrottled)
+	if g.Advice != runfmt.AdviceMatchGOMAXPROCS || g.Figures[runfmt.FigWaitPerRequest] != 4000 || g.Figures[runfmt.FigGOMAXPROCS] != 2 {
+		t.Errorf("throttled %+v; want 4 ms/request caused by GOMAXPROCS 2, advice GOMAXPROCS=1", g)
+	}
+	small := throttledGoInput(t)
+	small.Ledger = ledgerOf(20, row(runfmt.PartCPU, 2), row(runfmt.PartSyscall, 15), row(runfmt.PartThrottled, 1))
+	if s := kindOf(t, Findings(small), runfmt.FindingThrottled); s.Figures[runfmt.FigWaitPerRequest] != 1000 {
+		t.Errorf("throttled %v; want its 1 ms row named (35%% of periods throttled) though it is 5%% of the latency", s.Figures)
+	}
+	p := kindOf(t, Findings(throttledPythonInput(t)), runfmt.FindingThrottled)
+	if p.Advice != runfmt.AdviceThreadsToQuota || p.Figures[runfmt.FigWaitPerRequest] != 5000 {
+		t.Errorf("throttled %+v; want 5 ms/request caused by busy workers", p)
+	}
+}
+
+func kindOf(t *testing.T, fs []runfmt.Finding, k runfmt.FindingKind) runfmt.Finding {
+	t.Helper()
+	for _, f := range fs {
+		if f.Kind == k {
+			return f
+		}
+	}
+	t.Fatalf("no %s finding in %d findings", k, len(fs))
+	return runfmt.Finding{}
+}

@@ -1,0 +1,78 @@
+package lab
+
+import (
+	"slices"
+	"time"
+
+	"perflab/internal/target"
+)
+
+// conns tells whether the load opens a connection per request (or the
+// service closes its connections): the service's sockets listed as the
+// warm-up starts and four times during it. done is closed once short is
+// known.
+type conns struct {
+	short bool
+	done  chan struct{}
+}
+
+// watchConns lists the service's sockets over the warm-up (see churned).
+func (s *session) watchConns() *conns {
+	c := &conns{done: make(chan struct{})}
+	if s.proc == nil {
+		close(c.done)
+		return c
+	}
+	start := target.SocketInodes(s.proc.PIDs())
+	step := s.cfg.Warmup / 5
+	go func() {
+		defer close(c.done)
+		var lists [][]uint64
+		for range 4 {
+			select {
+			case <-time.After(step):
+			case <-s.proc.Exited():
+				return
+			}
+			lists = append(lists, target.SocketInodes(s.proc.PIDs()))
+		}
+		c.short = churned(start, lists)
+	}()
+	return c
+}
+
+// churned says whether the connections the service held during the
+// warm-up (the sockets of lists not in start: start has its listening
+// sockets) came and went: many more of them over the lists than it ever
+// held at once, or none held at all. Keep-alive connections stay, the
+// same ones at every look.
+func churned(start []uint64, lists [][]uint64) bool {
+	seen := map[uint64]bool{}
+	most := 0
+	for _, l := range lists {
+		held := 0
+		for _, ino := range l {
+			if !slices.Contains(start, ino) {
+				seen[ino] = true
+				held++
+			}
+		}
+		most = max(most, held)
+	}
+	return len(seen) == 0 || len(seen) >= 2*most
+}
+
+// shortConns says whether the load opens connections per request (or the
+// service closes them): without keep-alive, or when the warm-up's
+// connections churned. Timing the accept backlog costs a kernel program on
+// every system call of the machine, so it is done only then.
+func (s *session) shortConns(c *conns) bool {
+	if s.cfg.Load.DisableKeepAlive {
+		return true
+	}
+	if c == nil {
+		return false
+	}
+	<-c.done
+	return c.short
+}

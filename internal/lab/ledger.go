@@ -1,0 +1,169 @@
+package lab
+
+import (
+	"maps"
+	"net/netip"
+	"slices"
+	"time"
+
+	"perflab/internal/analysis"
+	"perflab/internal/ktrace"
+	"perflab/internal/ledger"
+	"perflab/internal/runfmt"
+)
+
+// ledger builds the run's request ledger from what the window measured,
+// and records the kernel timing's cost beside the profilers'.
+func (s *session) ledger() {
+	r := s.run
+	in := ledger.Input{Runtime: s.serviceRuntime(), Load: r.Load, Quality: r.Quality, Target: r.Target, Time: r.Time}
+	if r.Time == nil {
+		in.TimeWhy = s.noSplitWhy()
+	}
+	if s.prof == nil {
+		return
+	}
+	if a := s.waits.trace; a != nil && r.Time != nil && r.Time.Source == runfmt.TimeSourceGoTrace && r.Time.Requests > 0 {
+		in.ClientLoopsMs = a.ClientLoops.Seconds() * 1000 / float64(r.Time.Requests)
+	}
+	w, ok, why := s.kern.window()
+	kt := &runfmt.KernelTiming{}
+	if ok {
+		in.Kernel = kernelInput(w, s.kern.ports, s.kern.backlog)
+		in.Peers = s.kern.peers.inputs(answeredPeers(w))
+		kt = s.kernelTiming(w)
+	} else {
+		in.KernelWhy, kt.Unavailable = why, why
+	}
+	in.CPU = s.cpuInput()
+	l := ledger.Build(in)
+	if l == nil {
+		return
+	}
+	l.Kernel = kt
+	r.Ledger = l
+}
+
+// noSplitWhy says why the run has no split of a request's time by its
+// runtime.
+func (s *session) noSplitWhy() string {
+	switch {
+	case s.cfg.NoTrace:
+		return "no execution trace or idle stacks (--no-trace)"
+	case s.prof != nil && s.prof.Chosen() == runfmt.ProfilerPprof:
+		return "no usable execution trace (see the warnings)"
+	case s.prof != nil && s.prof.Chosen() == runfmt.ProfilerPySpy:
+		return "py-spy's idle stacks gave no split (see the warnings)"
+	}
+	return "no runtime's split of a request's time for this service"
+}
+
+// kernelTiming is the session's record in run.json, and its programs'
+// CPU beside the profilers'.
+func (s *session) kernelTiming(w ktrace.Totals) *runfmt.KernelTiming {
+	kt := &runfmt.KernelTiming{Processes: len(w.Procs), Ports: portList(s.kern.ports), ProgramCPUSeconds: w.ProgramCPU.Seconds(),
+		Dropped: droppedTables(w.Dropped)}
+	for _, name := range slices.Sorted(maps.Keys(w.Programs)) {
+		st := w.Programs[name]
+		kt.Programs = append(kt.Programs, runfmt.KernelProgram{Name: name, Runs: st.Count, CPUSeconds: st.Time.Seconds(),
+			NsPerRun: float64(st.Mean().Nanoseconds())})
+	}
+	if len(w.Unmeasured) > 0 {
+		kt.Unmeasured = map[string]string{}
+		for m, why := range w.Unmeasured {
+			kt.Unmeasured[string(m)] = why
+		}
+	}
+	if why := s.kern.added(); why != "" {
+		if kt.Unmeasured == nil {
+			kt.Unmeasured = map[string]string{}
+		}
+		kt.Unmeasured["processes added"] = why
+	}
+	if t := s.run.Target; t != nil && t.CPUSeconds > 0 {
+		kt.Overhead = kt.ProgramCPUSeconds / t.CPUSeconds
+	}
+	if pr := s.run.Profiling; pr != nil {
+		pr.KernelCPUSeconds, pr.KernelOverhead = kt.ProgramCPUSeconds, kt.Overhead
+	}
+	return kt
+}
+
+// cpuInput is the CPU profile's account for the ledger.
+func (s *session) cpuInput() ledger.CPU {
+	pr := s.run.Profiling
+	cpu := s.prof.Profile(runfmt.ProfileCPU)
+	switch {
+	case cpu == nil || pr == nil || pr.ProfileCPUSeconds <= 0:
+		return ledger.CPU{NotProfiled: "no CPU profile (see the warnings)"}
+	case pr.NotRepresentative != "":
+		return ledger.CPU{NotProfiled: pr.NotRepresentative}
+	}
+	return ledger.CPU{Profiled: time.Duration(pr.ProfileCPUSeconds * float64(time.Second)), Shares: analysis.CPUOwnerShares(cpu, s.userCode())}
+}
+
+// answeredPeers are the peers the kernel timed answers of.
+func answeredPeers(w ktrace.Totals) []netip.AddrPort {
+	var out []netip.AddrPort
+	for a, o := range w.Outbound {
+		if o.Answers.Count > 0 {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// kernelInput is the window's kernel figures for the ledger: the load's
+// ports' inbound connections, the peers, and the threads of every
+// process measured.
+func kernelInput(w ktrace.Totals, ports []uint16, backlog bool) *ledger.Kernel {
+	k := &ledger.Kernel{Ports: portList(ports), Processes: len(w.Procs), Outbound: map[netip.AddrPort]ledger.Outbound{},
+		Dropped: droppedTables(w.Dropped)}
+	for _, p := range ports {
+		in := w.Inbound[p]
+		k.Requests += in.Requests
+		k.Backlog = add(k.Backlog, in.Backlog)
+		k.Unread = add(k.Unread, in.Unread)
+		k.Sends.Conns += in.Conns
+		k.Sends.NagleConns += in.NagleConns
+		k.Sends.NoDelayConns += in.NoDelayConns
+		k.Sends.Stalls = add(k.Sends.Stalls, in.Stalls)
+		k.Sends.NoDelayStalls = add(k.Sends.NoDelayStalls, in.NoDelayStalls)
+	}
+	for a, o := range w.Outbound {
+		k.Outbound[a] = ledger.Outbound{Answers: stat(o.Answers), Unread: stat(o.Unread)}
+	}
+	for _, p := range w.Procs {
+		k.OnCPU, k.Runnable = add(k.OnCPU, p.OnCPU), add(k.Runnable, p.Runnable)
+		k.Sleep = add(k.Sleep, p.OffCPU[ktrace.WaitSleep])
+		k.Futex = add(k.Futex, p.OffCPU[ktrace.WaitFutex])
+		k.Disk = add(k.Disk, p.OffCPU[ktrace.WaitDisk])
+		k.NetWait = add(k.NetWait, p.OffCPU[ktrace.WaitNetwork])
+		k.Other = add(k.Other, p.OffCPU[ktrace.WaitOther])
+	}
+	why := func(ms ...ktrace.Measure) string {
+		for _, m := range ms {
+			if r, ok := w.Unmeasured[m]; ok {
+				return string(m) + ": " + r
+			}
+		}
+		return ""
+	}
+	k.BacklogWhy = why(ktrace.Backlog)
+	if !backlog {
+		k.BacklogWhy = "the load kept its connections open, so accept waits are rare: not timed (it costs a kernel program on every system call); a wait before accept() is in queue"
+	}
+	k.UnreadWhy, k.StallsWhy = why(ktrace.RequestWait), why(ktrace.SendStalls)
+	k.PeersWhy, k.ReadWhy = why(ktrace.PeerTime), why(ktrace.AnswerWait)
+	k.SchedWhy = why(ktrace.OnCPU, ktrace.Runnable, ktrace.OffCPU)
+	if len(ports) == 0 {
+		k.BacklogWhy, k.UnreadWhy, k.StallsWhy = "the load's port is unknown", "the load's port is unknown", "the load's port is unknown"
+	}
+	return k
+}
+
+func stat(s ktrace.Stat) ledger.Stat { return ledger.Stat{Count: s.Count, Time: s.Time} }
+
+func add(a ledger.Stat, s ktrace.Stat) ledger.Stat {
+	return ledger.Stat{Count: a.Count + s.Count, Time: a.Time + s.Time}
+}

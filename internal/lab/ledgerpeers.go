@@ -1,0 +1,148 @@
+package lab
+
+import (
+	"context"
+	"net/netip"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"perflab/internal/ledger"
+	"perflab/internal/target"
+)
+
+// peerCPU measures the local processes behind the service's peers over
+// the window: which process listens at each address the service is
+// connected to (found before the window: the warm-up opened the
+// connections) and its CPU time (with its descendants', from /proc) at
+// the window's edges. A peer first connected during the window is named
+// after it, without its CPU.
+type peerCPU struct {
+	service []int // the service's processes: a peer among them is not local to measure
+	mu      sync.Mutex
+	procs   map[netip.AddrPort]*peerProc
+}
+
+// peerProc is the process listening at a peer's address.
+type peerProc struct {
+	pid        int
+	name       string
+	tree       []int // it and its descendants at the window's start
+	start, cpu float64
+	began, ok  bool
+}
+
+// peerLookup bounds the search of a peer's process: finding the owner of
+// a listening socket may read every process's file table.
+const peerLookup = 2 * time.Second
+
+// discoverPeers finds the local processes behind the service's outbound
+// connections now open.
+func discoverPeers(service []int) *peerCPU {
+	pc := &peerCPU{service: service, procs: map[netip.AddrPort]*peerProc{}}
+	peers, err := target.NewPeerReader().Peers(service)
+	if err != nil {
+		return pc
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), peerLookup)
+	defer cancel()
+	for addr := range peers {
+		a, err := netip.ParseAddrPort(addr)
+		if err != nil {
+			continue
+		}
+		if p := pc.lookup(ctx, a); p != nil {
+			pc.procs[a] = p
+		}
+	}
+	return pc
+}
+
+// lookup finds the process listening at a, nil when none on this machine
+// (or the service itself).
+func (pc *peerCPU) lookup(ctx context.Context, a netip.AddrPort) *peerProc {
+	pid, found, err := target.ListenerOwner(ctx, a.String(), nil)
+	if err != nil || !found || slices.Contains(pc.service, pid) {
+		return nil
+	}
+	return &peerProc{pid: pid, name: comm(pid), tree: target.ProcessTree(pid)}
+}
+
+// comm is a process's command name (/proc/PID/comm).
+func comm(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// peerTreeCPU is the CPU seconds of pids so far (those gone count 0).
+func peerTreeCPU(pids []int) float64 {
+	var sum float64
+	for _, pid := range pids {
+		if cpu, err := target.ProcessCPUSeconds(pid); err == nil {
+			sum += cpu
+		}
+	}
+	return sum
+}
+
+// begin reads the peers' CPU as the window starts. Nil-safe.
+func (pc *peerCPU) begin() {
+	if pc == nil {
+		return
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	for _, p := range pc.procs {
+		p.start, p.began = peerTreeCPU(p.tree), true
+	}
+}
+
+// end reads the peers' CPU as the window ends. Nil-safe.
+func (pc *peerCPU) end() {
+	if pc == nil {
+		return
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	for _, p := range pc.procs {
+		if p.began {
+			p.cpu, p.ok = max(peerTreeCPU(p.tree)-p.start, 0), true
+		}
+	}
+}
+
+// inputs are the ledger's peers for the addresses the kernel timed
+// answers of: those found before the window with their CPU, the others
+// looked up now.
+func (pc *peerCPU) inputs(addrs []netip.AddrPort) map[netip.AddrPort]ledger.Peer {
+	out := map[netip.AddrPort]ledger.Peer{}
+	if pc == nil {
+		return out
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), peerLookup)
+	defer cancel()
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	for _, a := range addrs {
+		p, ok := pc.procs[a]
+		if !ok {
+			if p = pc.lookup(ctx, a); p == nil {
+				continue
+			}
+			out[a] = ledger.Peer{PID: p.pid, Name: p.name, CPUWhy: "first connected during the window: its CPU was not read at the window's start"}
+			continue
+		}
+		in := ledger.Peer{PID: p.pid, Name: p.name, CPU: time.Duration(p.cpu * float64(time.Second))}
+		if !p.ok {
+			in.CPUWhy = "its CPU was not read at the window's edges"
+		}
+		out[a] = in
+	}
+	return out
+}

@@ -1,0 +1,49 @@
+package ledger
+
+import (
+	"fmt"
+	"math"
+
+	"perflab/internal/runfmt"
+	"perflab/internal/units"
+)
+
+// cpuAccount splits the measured CPU per request by owner: the profile's
+// shares of the CPU it stands for (at most the measured CPU), the rest
+// unexplained. Nil when the service's CPU per request was not measured.
+func cpuAccount(in Input) *runfmt.CPUAccount {
+	t := in.Target
+	if t == nil || t.CPUSeconds <= 0 || t.CPUMsPerRequest <= 0 { // no figure per request (other clients)
+		return nil
+	}
+	a := &runfmt.CPUAccount{MeasuredMs: t.CPUMsPerRequest, Source: t.Source, UnexplainedMs: t.CPUMsPerRequest}
+	if in.CPU.Profiled <= 0 {
+		a.NotProfiled = in.CPU.NotProfiled
+		if a.NotProfiled == "" {
+			a.NotProfiled = "no CPU profile"
+		}
+		return a
+	}
+	// Per request of the same count as the measured CPU, so Scale is the
+	// run's one scale (runfmt.Run.CPUScale): measured over profiled CPU.
+	profiled := a.MeasuredMs * in.CPU.Profiled.Seconds() / t.CPUSeconds
+	a.ProfiledMs = &profiled
+	a.Scale = t.CPUSeconds / in.CPU.Profiled.Seconds()
+	owned := math.Min(profiled, a.MeasuredMs)
+	var sum float64
+	for _, o := range runfmt.CPUOwners() {
+		share := in.CPU.Shares[o]
+		if share <= 0 {
+			continue
+		}
+		ms := share * owned
+		sum += ms
+		a.Owners = append(a.Owners, runfmt.CPUShare{Owner: o, MsPerRequest: ms, Pct: 100 * ms / a.MeasuredMs})
+	}
+	a.UnexplainedMs = math.Max(a.MeasuredMs-sum, 0)
+	if profiled > a.MeasuredMs*1.05 {
+		a.Note = fmt.Sprintf("The profile's samples stand for %s per request, more than the %s measured: the sampler counted threads ready to run or waiting as running; its shares are applied to what was measured.",
+			units.FormatMs(profiled), units.FormatMs(a.MeasuredMs))
+	}
+	return a
+}

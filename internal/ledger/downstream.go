@@ -1,0 +1,155 @@
+package ledger
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"net/netip"
+	"slices"
+
+	"perflab/internal/runfmt"
+	"perflab/internal/units"
+)
+
+// downstream is one row per peer the kernel timed answers of. With a Go
+// trace, the trace's downstream wait (which holds the service's own delay
+// once an answer arrived) is shared out: the peers' part, and the
+// service's own delay (b.ownDelay, a wait for a CPU or a P). Without a Go
+// trace, the answers' waits to be read go to the queue (b.queueOut).
+func (b *builder) downstream() []*part {
+	runtimeMs, seen := b.runtimeWait(runfmt.TimeNetwork, runfmt.WaitDownstream)
+	k := b.k
+	if k == nil || k.PeersWhy != "" {
+		why := b.kernelWhy(whyOf(k, func(k *Kernel) string { return k.PeersWhy }))
+		if seen && (runtimeMs > 0 || b.goTrace) {
+			p := measured(runfmt.PartDownstream, runtimeMs, b.runtimeSource())
+			p.row.Sites = sites(b.kind(runfmt.TimeNetwork))
+			return []*part{p.note("The %s's wait for the peers' answers: without the kernel's answer times (%s), it holds the service's own delay once an answer arrived too.", b.in.Time.Source, why)}
+		}
+		return []*part{notMeasured(runfmt.PartDownstream, why)}
+	}
+	peers := b.answered()
+	if len(peers) == 0 {
+		if b.goTrace && runtimeMs > 0 {
+			p := measured(runfmt.PartDownstream, runtimeMs, runfmt.LedgerGoTrace)
+			p.row.Sites = sites(b.kind(runfmt.TimeNetwork))
+			return []*part{p.note("The Go trace's wait for peers the kernel did not see answer (a Unix socket, UDP, or a connection opened and closed between its readings).")}
+		}
+		return []*part{measured(runfmt.PartDownstream, 0, runfmt.LedgerKernel).note("No connection the service opened was answered in the window.")}
+	}
+	var answers, reads float64 // per request
+	for _, a := range peers {
+		answers += b.per(k.Outbound[a].Answers)
+		reads += b.per(k.Outbound[a].Unread)
+	}
+	share, note := answers, ""
+	switch {
+	case b.goTrace && runtimeMs > 0:
+		share, note = b.splitGoWait(peers, runtimeMs, answers)
+	case b.in.Runtime == runfmt.RuntimeGo || b.goTrace:
+		b.ownDelay += reads
+	default:
+		b.queueOut += reads
+		for _, a := range peers {
+			b.outReads += k.Outbound[a].Unread.Count
+		}
+	}
+	out := make([]*part, 0, len(peers))
+	for _, a := range peers {
+		o := k.Outbound[a]
+		weight := 1 / float64(len(peers))
+		if answers > 0 {
+			weight = b.per(o.Answers) / answers
+		}
+		p := measured(runfmt.PartDownstream, share*weight, runfmt.LedgerKernel)
+		if b.goTrace && runtimeMs > 0 {
+			p.row.Sources = append(p.row.Sources, runfmt.LedgerGoTrace)
+		}
+		p.row.Peer = b.peer(a, o)
+		p.row.Sites = sites(b.kind(runfmt.TimeNetwork))
+		if note != "" {
+			p.note("%s", note)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// answered lists the peers with answers, most time first.
+func (b *builder) answered() []netip.AddrPort {
+	var out []netip.AddrPort
+	for a, o := range b.k.Outbound {
+		if o.Answers.Count > 0 {
+			out = append(out, a)
+		}
+	}
+	slices.SortFunc(out, func(x, y netip.AddrPort) int {
+		if c := cmp.Compare(b.k.Outbound[y].Answers.Time, b.k.Outbound[x].Answers.Time); c != 0 {
+			return c
+		}
+		return x.Compare(y)
+	})
+	return out
+}
+
+// splitGoWait shares a Go trace's downstream wait (ms per request) between
+// the peers and the service: the peers have at least the kernel's answer
+// times, the service at least the kernel's waits to be read and the time
+// its client connections' goroutines ran or waited for a P (writing the
+// requests, reading the answers and handing them over). The rest is either
+// more of the service's own delay or the peers' time on calls that overlap
+// on a shared connection (HTTP/2, gRPC), which the kernel times as one
+// answer per burst of bytes after a send: it is shared by how busy the
+// service's Ps (or its CPU budget) were, the chance a goroutine had to
+// wait for one.
+func (b *builder) splitGoWait(peers []netip.AddrPort, goWait, answers float64) (float64, string) {
+	var reads float64
+	for _, a := range peers {
+		reads += b.per(b.k.Outbound[a].Unread)
+	}
+	if answers >= goWait {
+		return answers, fmt.Sprintf("The Go trace's downstream wait was %s per request, no more than the kernel's answer times.", units.FormatMs(goWait))
+	}
+	loops := math.Min(b.in.ClientLoopsMs, math.Max(goWait-answers-reads, 0))
+	rest := math.Max(goWait-answers-reads-loops, 0)
+	busy, busyHow := b.busy()
+	own := math.Min(reads+loops+busy*rest, goWait-answers)
+	b.ownDelay += own
+	note := fmt.Sprintf("The Go trace's downstream wait was %s per request: the kernel timed the peers' answers at %s and their waits to be read at %s, its client connections' goroutines ran or waited for a P %s (the service's).",
+		units.FormatMs(goWait), units.FormatMs(answers), units.FormatMs(reads), units.FormatMs(loops))
+	if rest > 0.0005 {
+		note += fmt.Sprintf(" The %s left (the service's own delays the trace does not tell apart, or calls overlapping on a shared HTTP/2 or gRPC connection, which the kernel times as one) is shared by %s (%s): %s to the service's waits for a CPU, %s to the peers.",
+			units.FormatMs(rest), busyHow, pct(busy), units.FormatMs(busy*rest), units.FormatMs((1-busy)*rest))
+	}
+	return goWait - own, note
+}
+
+// busy is how busy the service's Ps or its CPU budget were, whichever is
+// more, as a share, and what it is.
+func (b *builder) busy() (float64, string) {
+	busy, how := 0.0, "how busy the service's Ps were"
+	if t := b.in.Time; t != nil && t.Scheduler != nil {
+		busy = t.Scheduler.PBusyPct / 100
+	}
+	if t := b.in.Target; t != nil && t.CPULimitCores > 0 && t.CPUCoresMean/t.CPULimitCores > busy {
+		busy, how = t.CPUCoresMean/t.CPULimitCores, "how much of its CPU budget the service used"
+	}
+	return math.Min(math.Max(busy, 0), 1), how
+}
+
+// peer is a downstream row's evidence.
+func (b *builder) peer(a netip.AddrPort, o Outbound) *runfmt.LedgerPeer {
+	lp := &runfmt.LedgerPeer{Address: a.String(), AnswersPerRequest: float64(o.Answers.Count) / b.n,
+		AnswerMs: ms1(o.Answers.Mean()), ReadDelayMs: b.per(o.Unread)}
+	p, ok := b.in.Peers[a]
+	switch {
+	case !ok:
+		lp.CPUNotMeasured = "no local process listens at its address"
+	case p.CPUWhy != "":
+		lp.PID, lp.Name, lp.CPUNotMeasured = p.PID, p.Name, p.CPUWhy
+	default:
+		cpu := p.CPU.Seconds() * 1000 / b.n
+		lp.PID, lp.Name, lp.CPUMsPerRequest = p.PID, p.Name, &cpu
+	}
+	return lp
+}

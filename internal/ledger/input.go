@@ -1,0 +1,117 @@
+package ledger
+
+import (
+	"net/netip"
+	"time"
+
+	"perflab/internal/runfmt"
+)
+
+// Input is what a run measured, for Build.
+type Input struct {
+	// Runtime is the service's runtime ("" when unknown).
+	Runtime runfmt.Runtime
+	// Load is the measured window's load; its latency is what the time
+	// account splits.
+	Load *runfmt.LoadResult
+	// Quality is the machine over the window (the generator's wait).
+	Quality *runfmt.Quality
+	// Target is the service's CPU, throttling and run-queue wait.
+	Target *runfmt.TargetSummary
+	// Time is the runtime's own split of a request's time: a Go
+	// execution trace's, py-spy's or rbspy's; nil when there is none,
+	// and TimeWhy says why.
+	Time    *runfmt.TimePerRequest
+	TimeWhy string
+	// ClientLoopsMs is, with a Go trace, the time per request the
+	// goroutines of the service's client connections ran or waited for a
+	// P (walltime.Analysis.ClientLoops): the service's own time inside its
+	// downstream waits.
+	ClientLoopsMs float64
+	// Kernel is the kernel's timing of the window; nil when there was
+	// none, and KernelWhy says why.
+	Kernel    *Kernel
+	KernelWhy string
+	// Peers are the local processes behind the kernel's outbound peers.
+	Peers map[netip.AddrPort]Peer
+	// CPU is the CPU profile's account.
+	CPU CPU
+}
+
+// Stat is a number of intervals and their total length.
+type Stat struct {
+	Count uint64
+	Time  time.Duration
+}
+
+// Mean is the mean interval, 0 when there was none.
+func (s Stat) Mean() time.Duration {
+	if s.Count == 0 {
+		return 0
+	}
+	return s.Time / time.Duration(s.Count)
+}
+
+// Kernel is the kernel's timing of the service over the window: its
+// threads (summed over its processes) and the connections of the load's
+// listening ports and of its peers. A ...Why field says why its figures
+// were not measured ("" when they were).
+type Kernel struct {
+	// Ports are the load's listening ports the inbound figures cover;
+	// Processes how many processes were measured.
+	Ports     []int
+	Processes int
+
+	// Requests, Backlog, Unread and Sends are the inbound connections'.
+	Requests   uint64
+	Backlog    Stat
+	BacklogWhy string
+	Unread     Stat
+	UnreadWhy  string
+	Sends      Sends
+	StallsWhy  string
+
+	// Outbound is per peer; PeersWhy covers the answers, ReadWhy their
+	// waits to be read.
+	Outbound map[netip.AddrPort]Outbound
+	PeersWhy string
+	ReadWhy  string
+
+	// The threads' time: on a CPU, runnable, and off a CPU by kind.
+	OnCPU, Runnable                    Stat
+	Sleep, Futex, Disk, NetWait, Other Stat
+	SchedWhy                           string
+
+	// Dropped counts the records the kernel lost, per table.
+	Dropped map[string]uint64
+}
+
+// Sends are the service's sends on the inbound connections.
+type Sends struct {
+	Conns, NagleConns, NoDelayConns uint64
+	Stalls, NoDelayStalls           Stat
+}
+
+// Outbound is one peer's answers and their waits to be read.
+type Outbound struct {
+	Answers, Unread Stat
+}
+
+// Peer is the local process listening at a peer's address.
+type Peer struct {
+	PID  int
+	Name string
+	// CPU is its CPU time over the window, when CPUWhy is "".
+	CPU    time.Duration
+	CPUWhy string
+}
+
+// CPU is the CPU profile's account of the window.
+type CPU struct {
+	// Profiled is the CPU the profile's samples stand for; 0 with
+	// NotProfiled saying why.
+	Profiled    time.Duration
+	NotProfiled string
+	// Shares are the profile's samples by owner, as fractions.
+	Shares map[runfmt.CPUOwner]float64
+}

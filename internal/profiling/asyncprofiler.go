@@ -1,0 +1,196 @@
+package profiling
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/capture"
+	"perflab/internal/files"
+	"perflab/internal/runfmt"
+	"perflab/internal/target"
+)
+
+// asyncProfiler is async-profiler, for JVMs: its agent library is loaded
+// into the running JVM with the JDK's jcmd (JVMTI.agent_load), samples
+// the CPU there with perf_events (or a timer) and walks the JVM's own
+// stacks, so interpreted, compiled and inlined Java methods are all named
+// with their callers, without frame pointers or a perf map, beside the
+// JVM's C++ frames; stopped, it writes collapsed stacks with each
+// thread's name. One recorder per JVM.
+type asyncProfiler struct{}
+
+var _ Profiler = asyncProfiler{}
+
+func (asyncProfiler) Name() runfmt.Profiler { return runfmt.ProfilerAsyncProfiler }
+
+func (asyncProfiler) Runtimes() []runfmt.Runtime { return []runfmt.Runtime{runfmt.RuntimeJVM} }
+
+func (asyncProfiler) Install() string {
+	return "put linux-x64/libasyncProfiler.so of Maven Central's tools.profiler:async-profiler jar in " + asyncLibDirs[0] + " (or set " + asyncLibEnv + " to its path)"
+}
+
+// Rate is perf's: the agent samples CPU time as perf's cpu-clock does,
+// so its cost follows the service's CPU.
+func (asyncProfiler) Rate(time.Duration) int { return capture.DefaultPerfHz }
+
+// asyncLibEnv names the agent library's path when it is not in
+// asyncLibDirs.
+const asyncLibEnv = "PERFLAB_ASYNC_PROFILER"
+
+// asyncLibDirs are where the agent library is looked for.
+var asyncLibDirs = []string{"/usr/local/lib/async-profiler", "/opt/async-profiler/lib"}
+
+// asyncLib is the agent library's path.
+func asyncLib() (string, error) {
+	if p := os.Getenv(asyncLibEnv); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("%s=%s: %w", asyncLibEnv, p, err)
+		}
+		return p, nil
+	}
+	for _, d := range asyncLibDirs {
+		p := filepath.Join(d, "libasyncProfiler.so")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no libasyncProfiler.so in " + strings.Join(asyncLibDirs, " or "))
+}
+
+// A locator is a profiler that is not a binary on PATH (a JVM agent's
+// library and the JDK's jcmd): it says itself whether it is installed.
+type locator interface {
+	Profiler
+	locate() error
+	// withoutIt says what is lost when all samples in its place.
+	withoutIt(all Profiler) string
+}
+
+var _ locator = asyncProfiler{}
+
+func (asyncProfiler) locate() error {
+	if _, err := exec.LookPath(jcmdCommand); err != nil {
+		return err
+	}
+	_, err := asyncLib()
+	return err
+}
+
+func (a asyncProfiler) withoutIt(all Profiler) string {
+	return fmt.Sprintf("JVM sampled with %s: %s is not installed (%s), so interpreted Java methods show as \"Interpreter\" and compiled ones reach their callers only with %s",
+		all.Name(), a.Name(), a.Install(), jvmFramePointerFlag)
+}
+
+// asyncOutput are the options of the agent's dump that
+// capture.ParseAsyncCollapsed reads.
+const asyncOutput = "collapsed,threads,lib,ann,dot,norm"
+
+// jcmdTimeout bounds each jcmd (a JVM of its own: a second or so).
+const jcmdTimeout = 30 * time.Second
+
+// Record loads the agent into the job's JVM and starts it, waits for the
+// window's end, then stops it and reads the stacks it wrote. The CPU it
+// returns is jcmd's; the agent's own sampling runs inside the JVM.
+func (asyncProfiler) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
+	lib, err := asyncLib()
+	if err == nil {
+		_, err = exec.LookPath(jcmdCommand)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("async-profiler: %v; %s: %w", err, asyncProfiler{}.Install(), capture.ErrToolMissing)
+	}
+	dir, err := os.MkdirTemp("", "perflab-async-")
+	if err != nil {
+		return nil, 0, err
+	}
+	defer os.RemoveAll(dir)
+	// The JVM writes the stacks, as its own user.
+	if err := os.Chmod(dir, 0o733); err != nil {
+		return nil, 0, err
+	}
+	pid := job.Processes[0].PID
+	interval := time.Second.Nanoseconds() / int64(max(job.Hz, 1))
+	var used time.Duration
+	if err := agentCommand(ctx, pid, lib, fmt.Sprintf("start,event=cpu,interval=%dns,threads", interval), job.Started, &used); err != nil {
+		return nil, used, err
+	}
+	if job.Ready != nil {
+		job.Ready()
+	}
+	timer := time.NewTimer(job.Window)
+	defer timer.Stop()
+	select {
+	case <-job.Stop:
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+	out := filepath.Join(dir, "stacks.txt")
+	// The agent is stopped whatever ctx says: left running, it would
+	// sample the JVM until it exits.
+	if err := agentCommand(context.WithoutCancel(ctx), pid, lib, "stop,file="+out+","+asyncOutput, nil, &used); err != nil {
+		return nil, used, err
+	}
+	f, err := files.Open(out, maxStacksBytes)
+	if err != nil {
+		return nil, used, fmt.Errorf("async-profiler of pid %d: %w", pid, err)
+	}
+	defer f.Close()
+	p, err := capture.ParseAsyncCollapsed(f, interval, int64(pid))
+	return p, used, err
+}
+
+// maxStacksBytes bounds the read of the agent's stacks.
+const maxStacksBytes = 256 << 20
+
+// agentCommand runs `jcmd PID JVMTI.agent_load LIB "ARGS"` (quoted: jcmd
+// would read ARGS's "=" as its own key=value), adding its CPU to used.
+func agentCommand(ctx context.Context, pid int, lib, args string, started func(int), used *time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, jcmdTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, jcmdCommand, strconv.Itoa(pid), "JVMTI.agent_load", lib, `"`+args+`"`)
+	tail := files.NewTail(4 << 10)
+	cmd.Stdout, cmd.Stderr = tail, tail
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if started != nil {
+		started(cmd.Process.Pid)
+	}
+	err := cmd.Wait()
+	if cmd.ProcessState != nil {
+		*used += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	action, _, _ := strings.Cut(args, ",")
+	switch {
+	case err != nil:
+		return fmt.Errorf("jcmd %d JVMTI.agent_load (async-profiler %s): %v: %s", pid, action, err, lastLine(tail.String()))
+	case !strings.Contains(tail.String(), "return code: 0"):
+		return fmt.Errorf("jcmd %d JVMTI.agent_load (async-profiler %s) failed: %s (the JVM's own output says why)", pid, action, lastLine(tail.String()))
+	}
+	return nil
+}
+
+// the agent says once it samples: jcmd returns when it has started.
+var _ readySignaller = asyncProfiler{}
+
+func (asyncProfiler) signalsReady() {}
+
+var _ processNoter = asyncProfiler{}
+
+// noteProcess says what perflab added to a JVM's launch, if it did: the
+// agent needs no frame pointers, but the JVM keeps the flag.
+func (asyncProfiler) noteProcess(info target.ProcessInfo) (key, msg string) {
+	if info.Runtime != runfmt.RuntimeJVM || !jvmKeepsFramePointers(info.PID) {
+		return "", ""
+	}
+	return noteJVM(info)
+}

@@ -1,0 +1,127 @@
+package profiling
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/labtest"
+	own "perflab/internal/ownership"
+	"perflab/internal/runfmt"
+	"perflab/internal/target"
+)
+
+// TestPerfUnwinding: cargo's default release build of the Rust test
+// service has no frame pointers and is unwound with DWARF; the build
+// with frame pointers, and a Go binary, walk frame pointers.
+func TestPerfUnwinding(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the Rust test service")
+	}
+	for _, fp := range []bool{false, true} {
+		bin := labtest.CargoBuild(t, "axumapp", fp)
+		cmd := exec.Command(bin, "--addr", "127.0.0.1:0")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		u := perfUnwinding([]target.ProcessInfo{{PID: cmd.Process.Pid, Runtime: runfmt.RuntimeNative, Exe: bin}})
+		// As Go services are: their runtime is go, and perf walks frame pointers.
+		g := perfUnwinding([]target.ProcessInfo{{PID: cmd.Process.Pid, Runtime: runfmt.RuntimeGo, Exe: bin}})
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		want := runfmt.UnwindDWARF
+		if fp {
+			want = runfmt.UnwindFramePointers
+		}
+		if u.how != want || g.how != runfmt.UnwindFramePointers {
+			t.Errorf("%s: unwinding %+v (as a go process %+v); want %s", bin, u, g, want)
+		}
+		n := u.note()
+		if fp != (n == "") || !fp && (!strings.Contains(n, "--call-graph dwarf,16384") || !strings.Contains(n, "force-frame-pointers=yes") || !strings.Contains(n, bin)) {
+			t.Errorf("%s: note %q", bin, n)
+		}
+	}
+}
+
+// stackProfile is a CPU profile of one sample per stack, each a list of
+// binaries leaf first, of 10 ms each.
+func stackProfile(stacks ...[]string) *profile.Profile {
+	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: runfmt.CPUSample, Unit: "nanoseconds"}}}
+	maps := map[string]*profile.Mapping{}
+	for _, st := range stacks {
+		s := &profile.Sample{Value: []int64{1, 1e7}}
+		for _, bin := range st {
+			m := maps[bin]
+			if m == nil && bin != "" {
+				m = &profile.Mapping{ID: uint64(len(maps) + 1), File: bin}
+				maps[bin] = m
+				p.Mapping = append(p.Mapping, m)
+			}
+			loc := &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: m}
+			p.Location = append(p.Location, loc)
+			s.Location = append(s.Location, loc)
+		}
+		p.Sample = append(p.Sample, s)
+	}
+	return p
+}
+
+func TestModuleCPU(t *testing.T) {
+	var stacks [][]string
+	for i := range 20 {
+		leaf := "/srv/app"
+		switch {
+		case i >= 17:
+			leaf = "/usr/lib/libc.so.6"
+		case i == 16:
+			leaf = ""
+		}
+		stacks = append(stacks, []string{leaf, "/srv/app"})
+	}
+	for i := range 10 { // ten more binaries of a sample each: the rest is summed
+		stacks = append(stacks, []string{"/lib/l" + string(rune('a'+i)) + ".so"})
+	}
+	got := moduleCPU(stackProfile(stacks...), 1)
+	if len(got) != maxModules+1 || got[0].Module != "app" || got[0].Share != 0.5333 || got[0].CPUSeconds != 0.16 || got[1].Module != "libc.so.6" {
+		t.Fatalf("moduleCPU: %+v", got)
+	}
+	var sum float64
+	for _, m := range got {
+		sum += m.CPUSeconds
+	}
+	if last := got[len(got)-1]; sum < 0.2999 || sum > 0.3001 || last.Module != "5 other modules" || last.CPUSeconds != 0.05 {
+		t.Errorf("moduleCPU: %+v (sum %v); want the 30 samples' 0.3 s, the last 5 modules summed", got, sum)
+	}
+	if got := moduleCPU(stackProfile(), 1); got != nil {
+		t.Errorf("moduleCPU of no sample: %+v", got)
+	}
+}
+
+func TestStacksNote(t *testing.T) {
+	if n := stacksNote(&runfmt.Stacks{Reach: true}); n != "" {
+		t.Errorf("note for stacks that reach: %q", n)
+	}
+	st := &runfmt.Stacks{Reason: "98% of the samples have at most 2 frames", Remedy: "keep symbols",
+		Modules: []runfmt.ModuleCPU{{Module: "app", Share: 0.78}, {Module: "libc.so.6", Share: 0.19}}}
+	n := stacksNote(st)
+	for _, want := range []string{"do not reach your code", st.Reason, st.Remedy, "CPU by module: app 78%, libc.so.6 19%"} {
+		if !strings.Contains(n, want) {
+			t.Errorf("note %q lacks %q", n, want)
+		}
+	}
+}
+
+func TestWithSymbols(t *testing.T) {
+	remedy := "rebuild with frame pointers"
+	stripped := []own.Binary{{Path: "/srv/app", Lang: own.LangRust}}
+	if got := withSymbols(stripped, remedy); !strings.HasPrefix(got, own.NamingRemedy(own.LangRust)) || !strings.HasSuffix(got, remedy) {
+		t.Errorf("remedy for a stripped binary: %q", got)
+	}
+	for _, bins := range [][]own.Binary{{{Path: "/srv/app", Lang: own.LangRust, Symbols: true}}, {{Path: "/srv/goapp", Lang: own.LangGo}}} {
+		if got := withSymbols(bins, remedy); got != remedy {
+			t.Errorf("remedy for %+v: %q; want %q", bins, got, remedy)
+		}
+	}
+}

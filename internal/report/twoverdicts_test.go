@@ -1,0 +1,53 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"perflab/internal/runfmt"
+)
+
+// verdictRun is a run of a service using use of a 1-core budget, with
+// latency ms of mean latency for cpu ms of CPU per request, runnable the
+// largest part of it.
+func verdictRun(use, latency, cpu float64) *runfmt.Run {
+	runnable, cpuRow := latency-cpu, cpu
+	return &runfmt.Run{
+		Target: &runfmt.TargetSummary{CPULimitCores: 1, CPUCoresMean: use, CPUMsPerRequest: cpu},
+		Hot:    []runfmt.HotFunc{{Function: "main.render", UserCode: true, CPUUsPerRequest: 600 * cpu}},
+		Ledger: &runfmt.Ledger{
+			Time: &runfmt.TimeAccount{LatencyMs: latency, Rows: []runfmt.LedgerRow{
+				{Part: runfmt.PartCPU, MsPerRequest: &cpuRow}, {Part: runfmt.PartRunnable, MsPerRequest: &runnable}}},
+			CPU: &runfmt.CPUAccount{MeasuredMs: cpu, Source: "cgroup-v1"},
+		},
+	}
+}
+
+// TestHeadlinePicksTheQuestion: at the budget the headline answers what
+// costs CPU first; far below it with a latency many times the CPU, where
+// the time goes; each verdict has its own first line.
+func TestHeadlinePicksTheQuestion(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		run            *runfmt.Run
+		first, answers string
+	}{
+		{"at the budget", verdictRun(0.97, 20, 2), "What costs CPU", "what costs CPU: at its CPU budget (97% used)"},
+		{"far below, slow", verdictRun(0.2, 149, 3.7), "Where the time goes", "where the time goes: far below its CPU budget (20% used)"},
+		{"below, fast", verdictRun(0.6, 3, 2), "What costs CPU", "what costs CPU: its CPU and its latency both matter"},
+	} {
+		lines := NewHeadline(c.run).Lines
+		if len(lines) != 3 || lines[0].Label != "Answers" || !strings.HasPrefix(lines[0].Text, c.answers) || lines[1].Label != c.first {
+			t.Errorf("%s: headline %+v; want Answers %q, then %q first", c.name, lines, c.answers, c.first)
+			continue
+		}
+		t.Logf("%s:\n  %s: %s\n  %s: %s\n  %s: %s", c.name, lines[0].Label, lines[0].Text, lines[1].Label, lines[1].Text, lines[2].Label, lines[2].Text)
+	}
+	v := verdictRun(0.97, 20, 2)
+	if got := cpuVerdict(v); !strings.Contains(got, "2.00 ms per request") || !strings.Contains(got, "main.render 1.20 ms (60%)") {
+		t.Errorf("CPU verdict %q; want the CPU per request and main.render's 1.20 ms", got)
+	}
+	if got := timeVerdict(v); !strings.HasPrefix(got, "20.00 ms mean latency: runnable 18.00 ms (90%), then cpu 2.00 ms (10%)") {
+		t.Errorf("time verdict %q; want the latency and its two largest parts", got)
+	}
+}

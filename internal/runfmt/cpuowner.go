@@ -1,0 +1,38 @@
+package runfmt
+
+import "slices"
+
+// CPUOwner is whose work a share of the CPU is, in the ledger's CPU
+// account (run.json's ledger.cpu.owners[].owner).
+type CPUOwner string
+
+// The owners.
+const (
+	// OwnerUser is the user's code and the library and runtime work it
+	// calls (a stack with a frame of the user's code).
+	OwnerUser CPUOwner = "user-code"
+	// OwnerGC is the garbage collector's work (Go: background mark
+	// workers, assists, sweeping).
+	OwnerGC CPUOwner = "gc"
+	// OwnerRuntime is the rest: the server, the runtime or interpreter,
+	// libraries not called from the user's code.
+	OwnerRuntime CPUOwner = "runtime"
+)
+
+var cpuOwnerWords = []CPUOwner{OwnerUser, OwnerGC, OwnerRuntime}
+
+// CPUOwners lists the owners.
+func CPUOwners() []CPUOwner { return slices.Clone(cpuOwnerWords) }
+
+// ParseCPUOwner returns the owner named s, or an error naming s and the
+// owners.
+func ParseCPUOwner(s string) (CPUOwner, error) { return parseWord("cpu owner", CPUOwners(), s) }
+
+// String is the owner's name.
+func (o CPUOwner) String() string { return string(o) }
+
+// MarshalText writes the owner's name.
+func (o CPUOwner) MarshalText() ([]byte, error) { return marshalWord(o) }
+
+// UnmarshalText reads an owner's name, refusing one it does not know.
+func (o *CPUOwner) UnmarshalText(b []byte) error { return unmarshalWord(o, b, ParseCPUOwner) }

@@ -1,0 +1,37 @@
+package runfmt
+
+// CPUScale is what a run's CPU profile is multiplied by to stand for the
+// CPU measured over the window: the measured CPU over the profile's
+// (1/Profiling.Coverage); 1 when either is unknown. The findings, the
+// verdict's top table, perflab top and list, the CPU account and
+// report.html's flame graph all apply it, with the same count of requests
+// (PerRequestCount), so a function reads one number on every page.
+func (r *Run) CPUScale() float64 {
+	p := r.Profiling
+	if p == nil || p.ProfileCPUSeconds <= 0 || p.MeasuredCPUSeconds <= 0 {
+		return 1
+	}
+	return p.MeasuredCPUSeconds / p.ProfileCPUSeconds
+}
+
+// Answered is how many of the load's requests the service answered, with
+// any status: those its CPU in the window was spent on. A refused
+// connection, a timeout or a dropped arrival cost it next to nothing, and
+// counted in the denominator they would make CPU per request read low.
+func (l *LoadResult) Answered() int64 {
+	var n int64
+	for _, c := range l.Status {
+		n += c
+	}
+	return n
+}
+
+// PerRequestCount is the count a run's figures per request divide by: the
+// requests the service answered; 0 without a load, or when other clients
+// reached the service in the window (no figure per request is given then).
+func (r *Run) PerRequestCount() int64 {
+	if r.Load == nil || r.Target != nil && r.Target.OtherClients > 0 {
+		return 0
+	}
+	return r.Load.Answered()
+}
