@@ -17,10 +17,26 @@ func (s *session) profilingSummary() *runfmt.Profiling {
 	pr.Ownership, _ = json.Marshal(m) // a Spec of strings and numbers: it marshals
 	work, reach := analysis.ProfileOwnership(s.prof.Profile(runfmt.ProfileCPU), s.userCode())
 	pr.RuntimeWork = work
+	if st := s.cpuStacks(); st != nil {
+		// The profiler's own record of its stacks (how perf unwound them)
+		// decides; its note already says it at the top.
+		reach.Reach, reach.Reason, reach.Remedy = st.Reach, st.Reason, st.Remedy
+	}
 	if !reach.Reach {
 		pr.StacksUnreachable, pr.StacksRemedy = reach.Reason, reach.Remedy
 	}
 	return pr
+}
+
+// cpuStacks is the profiler's record of the CPU profile's stacks, nil
+// when it kept none.
+func (s *session) cpuStacks() *runfmt.Stacks {
+	for _, p := range s.run.Profiles {
+		if p.Type == runfmt.ProfileCPU && p.Stacks != nil {
+			return p.Stacks
+		}
+	}
+	return nil
 }
 
 // scaleHot rescales the per-request figures of hot functions by f: a

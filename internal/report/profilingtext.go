@@ -21,7 +21,7 @@ func (p *printer) profiling(pr *runfmt.Profiling) {
 	for _, n := range pr.Notes {
 		p.f("  Profiling:\t%s\n", wrap(n, 100, "     "))
 	}
-	if pr.StacksUnreachable != "" {
+	if pr.StacksUnreachable != "" && !noted(pr.Notes, pr.StacksUnreachable) {
 		p.f("  STACKS DO NOT REACH YOUR CODE:\t%s\n", wrap(pr.StacksUnreachable+"; no finding is ranked from them. Fix: "+pr.StacksRemedy, 100, "     "))
 	}
 	if pr.NotRepresentative != "" {
@@ -111,7 +111,7 @@ func profilingLines(r *runfmt.Run) []HeadlineLine {
 	if nr := pr.NotRepresentative; nr != "" && !slices.Contains(r.DegradedReasons, nr) {
 		out = append(out, HeadlineLine{Label: "Not representative", Text: nr, Class: "bad"})
 	}
-	if pr.StacksUnreachable != "" {
+	if pr.StacksUnreachable != "" && !noted(pr.Notes, pr.StacksUnreachable) {
 		out = append(out, HeadlineLine{Label: "Stacks do not reach your code", Text: pr.StacksUnreachable + ". Fix: " + pr.StacksRemedy, Class: "bad"})
 	}
 	for _, n := range pr.Notes {
@@ -124,4 +124,10 @@ func profilingLines(r *runfmt.Run) []HeadlineLine {
 		out = append(out, HeadlineLine{Label: "Runtime work", Text: workName(w.Work) + " " + units.FormatShare(w.Share) + " of the CPU: " + w.Remedy})
 	}
 	return out
+}
+
+// noted reports whether a profiling note already says s (the profiler's
+// note on stacks that do not reach the user's code quotes their reason).
+func noted(notes []string, s string) bool {
+	return slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, s) })
 }

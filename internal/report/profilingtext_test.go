@@ -119,6 +119,14 @@ func TestVerdictOwnership(t *testing.T) {
 	if i, j := strings.Index(out, "STACKS DO NOT REACH"), strings.Index(out, "CPU per request"); i > j {
 		t.Errorf("unreachable stacks said after the figures; want them at the top:\n%s", out)
 	}
+	r.Profiling.Notes = []string{"the stacks do not reach your code, so no function of yours can be ranked: " + r.Profiling.StacksUnreachable}
+	b.Reset()
+	if err := WriteVerdict(&b, r, "/tmp/run"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "STACKS DO NOT REACH") {
+		t.Errorf("the stacks said twice (the profiler's note says it):\n%s", b.String())
+	}
 	r.Profiling = nil
 	b.Reset()
 	if err := WriteVerdict(&b, r, "/tmp/run"); err != nil {
