@@ -1,6 +1,9 @@
 package analysis
 
-import "perflab/internal/stacks"
+import (
+	"perflab/internal/ownership"
+	"perflab/internal/stacks"
+)
 
 // Costs holds per-function costs of one sample type, computed in one pass over
 // a stack set: flat, cumulative and, under attribution (see the package
@@ -10,6 +13,12 @@ type Costs struct {
 	set  *stacks.Set
 	vi   int
 	user []bool // per function: user code
+	// cls, per function: whose code it is (the run's ownership model);
+	// pkg its dependency's label as an index into pkgs (-1: not a
+	// dependency).
+	cls  []ownership.Class
+	pkg  []int32
+	pkgs []string
 	// owner, per function: for a Ruby block ("block in X"), the method X
 	// it belongs to; its cost is charged to X when X is its caller.
 	owner []string
@@ -19,7 +28,13 @@ type Costs struct {
 	attr  []int64 // cost of non-user frames charged to the function
 	// from[user][callee] is the cost charged to a user function through the
 	// non-user function it called directly.
-	from  map[[2]int32]int64
+	from map[[2]int32]int64
+	// lib[user][pkg] is the cost charged to a user function from the
+	// dependency pkg (an index into pkgs) below it: "library X under your
+	// Y". db[user] is the part of its charged cost in database client
+	// code (ownership's Database role).
+	lib   map[[2]int32]int64
+	db    []int64
 	total int64
 }
 
@@ -42,13 +57,27 @@ func NewCosts(s *stacks.Set, vi int, uc UserCode, keep func(stack []int32) bool)
 		set: s, vi: vi,
 		user: make([]bool, n), flat: make([]int64, n), cum: make([]int64, n),
 		charg: make([]int64, n), attr: make([]int64, n),
-		from: map[[2]int32]int64{},
+		from: map[[2]int32]int64{}, lib: map[[2]int32]int64{}, db: make([]int64, n),
+		cls: make([]ownership.Class, n), pkg: make([]int32, n),
 	}
 	c.owner = make([]string, n)
+	pkgIndex := map[string]int32{}
 	for i, f := range s.Funcs {
-		c.user[i] = uc.IsUser(f.Name, f.File)
+		c.cls[i] = uc.Class(f.Name, f.File)
+		c.user[i] = c.cls[i].Kind == ownership.User
 		if c.user[i] {
 			c.owner[i] = rubyBlockMethod(f.Name, f.File)
+		}
+		c.pkg[i] = -1
+		if c.cls[i].Kind == ownership.Dependency {
+			l := c.cls[i].Label()
+			k, ok := pkgIndex[l]
+			if !ok {
+				k = int32(len(c.pkgs))
+				pkgIndex[l] = k
+				c.pkgs = append(c.pkgs, l)
+			}
+			c.pkg[i] = k
 		}
 	}
 	seen := make([]int32, n)
@@ -75,20 +104,27 @@ func NewCosts(s *stacks.Set, vi int, uc UserCode, keep func(stack []int32) bool)
 }
 
 // charge books v of stack st to the nearest user caller of its leaf (for a
-// Ruby block, to the method it is written in).
+// Ruby block, to the method it is written in), with the dependency it
+// went through (ownership.ChargeStack).
 func (c *Costs) charge(st []int32, v int64) {
-	for i, f := range st {
-		if c.user[f] {
-			if c.owner[f] != "" {
-				f, i = c.blockMethod(st, i)
-			}
-			c.charg[f] += v
-			if i > 0 {
-				c.attr[f] += v
-				c.from[[2]int32{f, st[i-1]}] += v
-			}
-			return
+	ch := ownership.ChargeStack(st, c.cls)
+	if i := ch.Owner.Location; i >= 0 {
+		f := st[i]
+		if c.owner[f] != "" {
+			f, i = c.blockMethod(st, i)
 		}
+		c.charg[f] += v
+		if i > 0 {
+			c.attr[f] += v
+			c.from[[2]int32{f, st[i-1]}] += v
+		}
+		if l := ch.Library.Location; l >= 0 && c.pkg[st[l]] >= 0 {
+			c.lib[[2]int32{f, c.pkg[st[l]]}] += v
+		}
+		if ch.Database {
+			c.db[f] += v
+		}
+		return
 	}
 	e := c.entryFrame(st)
 	c.charg[e] += v
@@ -132,3 +168,20 @@ func (c *Costs) blockMethod(st []int32, i int) (int32, int) {
 	}
 	return st[i], i
 }
+
+// TopLibrary returns the dependency ("google.golang.org/protobuf
+// v1.36.1") through which user function f was charged the most, and that
+// cost; "" when none was charged to it.
+func (c *Costs) TopLibrary(f int32) (string, int64) {
+	best, bv := "", int64(0)
+	for k, v := range c.lib {
+		if k[0] == f && (v > bv || v == bv && c.pkgs[k[1]] < best) {
+			best, bv = c.pkgs[k[1]], v
+		}
+	}
+	return best, bv
+}
+
+// Database is the part of user function f's charged cost spent in
+// database client code below it.
+func (c *Costs) Database(f int32) int64 { return c.db[f] }

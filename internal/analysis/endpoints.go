@@ -34,6 +34,9 @@ type EndpointInput struct {
 	Requests int64
 	Target   *runfmt.TargetSummary
 	Load     *runfmt.LoadResult
+	// UserCode is the run's ownership model: the handlers' owners are
+	// user functions by it.
+	UserCode UserCode
 }
 
 // Endpoints attributes the CPU profile to request handlers (see above);
@@ -44,7 +47,7 @@ func Endpoints(in EndpointInput) *runfmt.Endpoints {
 	if in.Target != nil {
 		measured = in.Target.CPUMsPerRequest
 	}
-	v := NewCPUView(in.CPU, in.Requests, UserCode{}, measured)
+	v := NewCPUView(in.CPU, in.Requests, in.UserCode, measured)
 	if v.Costs == nil || v.Costs.total == 0 {
 		return nil
 	}

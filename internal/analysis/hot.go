@@ -39,6 +39,10 @@ func HotFor(cpu *profile.Profile, requests int64, n int, uc UserCode) []runfmt.H
 		if callee, _ := c.TopCallee(f); callee >= 0 {
 			h.AttributedSample = s.Funcs[callee].Name
 		}
+		if lib, v := c.TopLibrary(f); lib != "" {
+			h.Library, h.LibraryUsPerRequest = lib, per(v)
+		}
+		h.DatabaseUsPerRequest = per(c.Database(f))
 		out = append(out, h)
 	}
 	for _, f := range c.Ranked(false, n) {

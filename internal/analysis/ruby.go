@@ -4,6 +4,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"perflab/internal/stacks"
 )
 
 // rubyBlockLabel matches Ruby's labels for code inside a method that is not
@@ -31,7 +33,7 @@ func rubyBlockMethod(name, file string) string {
 // path elements follow, "initialize (rbhot/server.rb)"; Go names are left as
 // they are, their package says where they are.
 func FuncLabel(name, file string) string {
-	if _, script := scriptFile(file); !script {
+	if !stacks.Interpreted(file) {
 		return name
 	}
 	dir, base := path.Split(file)
@@ -46,7 +48,7 @@ func FuncLabel(name, file string) string {
 // "(*Cart).Total", "main.convertKey" -> "convertKey". Python and Ruby
 // names stay as they are.
 func ShortFuncName(name, file string) string {
-	if _, script := scriptFile(file); script || strings.ContainsAny(name, " <[") {
+	if stacks.Interpreted(file) || strings.ContainsAny(name, " <[") {
 		return name
 	}
 	rel := name[strings.LastIndexByte(name, '/')+1:]

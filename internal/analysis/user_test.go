@@ -1,10 +1,11 @@
 package analysis
 
 import (
-	"os/exec"
-	"regexp"
-	"strings"
+	"encoding/json"
 	"testing"
+
+	"perflab/internal/ownership"
+	"perflab/internal/runfmt"
 )
 
 func TestIsUserFunc(t *testing.T) {
@@ -18,10 +19,12 @@ func TestIsUserFunc(t *testing.T) {
 		{"indexbody", "", false},
 		{"hot_loop", "/srv/app/bin/server", true},
 		{"main.(*server).handle", "", true},
-		{"github.com/x/y.F", "", true},
+		{"github.com/x/y.F", "", true},                                             // nothing known: in doubt, the user's
+		{"github.com/x/y.F", "/root/go/pkg/mod/github.com/x/y@v1.2.0/y.go", false}, // a dependency: charged to the user's caller
 		{"perflab/internal/demo.(*Server).search", "", true},
-		{"golang.org/x/net/http2.(*Framer).ReadFrame", "", true},
-		{"google.golang.org/protobuf/proto.Marshal", "", true},
+		{"golang.org/x/net/http2.(*Framer).ReadFrame", "/root/go/pkg/mod/golang.org/x/net@v0.30.0/http2/frame.go", false},
+		{"google.golang.org/protobuf/proto.Marshal", "/root/go/pkg/mod/google.golang.org/protobuf@v1.36.1/proto/encode.go", false},
+		{"google.golang.org/protobuf/internal/encoding/text.appendString", "/root/go/pkg/mod/google.golang.org/protobuf@v1.36.1/internal/encoding/text/encode.go", false},
 		{"runtime.mallocgc", "/usr/lib/go/src/runtime/malloc.go", false},
 		{"strings.ToLower", "", false},
 		{"net/http.(*conn).serve", "", false},
@@ -34,6 +37,9 @@ func TestIsUserFunc(t *testing.T) {
 		{"slices.partitionCmpFunc[go.shape.struct { encoding/json.v reflect.Value; encoding/json.ks string }]", "", false},
 		{"main.Map[go.shape.string,net/http.Header]", "", true},
 		{"github.com/x/y.Set[go.shape.int].Add", "", true},
+		{"main.logResponse", "/src/app/main.go", true},
+		{"handle\x00evil", "/srv/app/views.py", false},
+		{"<module>", "<string>", false},
 		{"gcWriteBarrier", "/usr/local/go/src/runtime/asm_amd64.s", false},
 		{"my_c_helper", "/srv/app/native/helper.c", true},
 		{"__tsan_read", "?", false},
@@ -77,7 +83,7 @@ func TestIsUserFunc(t *testing.T) {
 }
 
 func TestUserCodeRootAndMatch(t *testing.T) {
-	root := UserCode{Root: "/srv/app"}
+	root := mustUserCode(t, "", "/srv/app")
 	for _, tc := range []struct {
 		name, file string
 		want       bool
@@ -89,10 +95,10 @@ func TestUserCodeRootAndMatch(t *testing.T) {
 		{"dumps", "/usr/lib/python3.11/json/__init__.py", false},
 	} {
 		if got := root.IsUser(tc.name, tc.file); got != tc.want {
-			t.Errorf("UserCode{Root: /srv/app}.IsUser(%q, %q) = %v, want %v", tc.name, tc.file, got, tc.want)
+			t.Errorf("root /srv/app: IsUser(%q, %q) = %v, want %v", tc.name, tc.file, got, tc.want)
 		}
 	}
-	m := UserCode{Match: regexp.MustCompile(`flask/|^render_`), Root: "/srv/app"}
+	m := mustUserCode(t, `flask/|^render_`, "/srv/app")
 	for _, tc := range []struct {
 		name, file string
 		want       bool
@@ -102,33 +108,43 @@ func TestUserCodeRootAndMatch(t *testing.T) {
 		{"handle", "/srv/app/views.py", false}, // --user-code decides alone
 	} {
 		if got := m.IsUser(tc.name, tc.file); got != tc.want {
-			t.Errorf("UserCode{Match: %s}.IsUser(%q, %q) = %v, want %v", m.Match, tc.name, tc.file, got, tc.want)
+			t.Errorf("--user-code: IsUser(%q, %q) = %v, want %v", tc.name, tc.file, got, tc.want)
 		}
 	}
 }
 
-func TestUserCodeOverrides(t *testing.T) {
-	u := UserCode{UserPrefixes: []string{"encoding/json."}, NotUser: []string{"github.com/gin-gonic/"}}
-	if !u.IsUser("encoding/json.Marshal", "") {
-		t.Error("UserPrefixes did not make encoding/json user code")
-	}
-	if u.IsUser("github.com/gin-gonic/gin.(*Engine).ServeHTTP", "") {
-		t.Error("NotUser did not exclude gin")
-	}
-	if !u.IsUser("main.f", "") {
-		t.Error("main.f should stay user code")
-	}
-}
-
-// TestGoStdRoots checks the table against the installed Go's std list.
-func TestGoStdRoots(t *testing.T) {
-	out, err := exec.Command("go", "list", "std").Output()
+// TestRunUserCode: a run's view classifies with the model its run.json
+// keeps; a run made before the model was kept, with its --user-code.
+func TestRunUserCode(t *testing.T) {
+	m, err := ownership.New(ownership.Spec{Runtime: ownership.LangGo, Modules: []ownership.Module{
+		{Lang: ownership.LangGo, Path: "example.com/shop", User: true},
+		{Lang: ownership.LangGo, Path: "example.com/shop/vendored", User: true},
+	}})
 	if err != nil {
-		t.Skipf("go list std: %v", err)
+		t.Fatal(err)
 	}
-	for _, pkg := range strings.Fields(string(out)) {
-		if !isGoStd(pkg + ".F") {
-			t.Errorf("std package %s not recognised as standard library", pkg)
-		}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
 	}
+	uc := RunUserCode(&runfmt.Profiling{Ownership: b})
+	if !uc.IsUser("example.com/shop/vendored.F", "") || uc.IsUser("github.com/x/y.F", "") {
+		t.Errorf("run.json's model not applied: %+v", uc.Model.Spec())
+	}
+	old := RunUserCode(&runfmt.Profiling{UserCode: `^github\.com/x/`})
+	if !old.IsUser("github.com/x/y.F", "") || old.IsUser("main.handler", "") {
+		t.Error("an older run's --user-code not applied")
+	}
+	if bad := RunUserCode(&runfmt.Profiling{UserCode: "("}); !bad.IsUser("main.handler", "") {
+		t.Error("a pattern that no longer compiles should leave the default rule")
+	}
+}
+
+func mustUserCode(t *testing.T, pattern, root string) UserCode {
+	t.Helper()
+	uc, err := NewUserCode(pattern, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return uc
 }

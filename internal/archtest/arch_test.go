@@ -20,16 +20,16 @@ var allowed = map[string][]string{
 	"cli":      {"lab", "load", "target", "capture", "analysis", "stacks", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
-	"lab":      {"load", "target", "capture", "profiling", "analysis", "stacks", "findings", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
+	"lab":      {"load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
 	"revision": {"files"},
-	"compare":  {"analysis", "stacks", "stats", "runfmt", "store", "files", "units"},
+	"compare":  {"analysis", "ownership", "stacks", "stats", "runfmt", "store", "files", "units"},
 	"report":   {"analysis", "findings", "stats", "runfmt", "files", "units"},
 	"store":    {"runfmt", "files"},
 	"load":     {"runfmt", "files"},
 	"target":   {"runfmt", "units"},
 	"capture":  {"runfmt", "files"},
-	"findings": {"analysis", "stacks", "runfmt", "units"},
-	"analysis": {"stacks", "runfmt", "files", "units"},
+	"findings": {"analysis", "stacks", "ownership", "runfmt", "units"},
+	"analysis": {"stacks", "ownership", "runfmt", "files", "units"},
 	"stacks":   {"runfmt", "files"},
 	"walltime": {"runfmt"},
 	"stats":    {"runfmt"},
@@ -43,7 +43,7 @@ var allowed = map[string][]string{
 	"ledger":   {"runfmt", "units"},
 
 	"profiling": {"capture", "target", "runfmt", "files", "ownership"},
-	"ownership": {"files"},
+	"ownership": {"runfmt", "files"},
 }
 
 func TestImportsPointOneWay(t *testing.T) {

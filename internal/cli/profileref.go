@@ -43,8 +43,9 @@ type resolved struct {
 	sample      string
 	prof        *profile.Profile
 	run         string // the run's directory, when a run was named
-	// userCode is the run's rule of user code (its project root and
-	// --user-code), so top and flame agree with its verdict.
+	// userCode is the run's ownership model (run.json's, or its project
+	// root and --user-code for older runs), so top and flame agree with
+	// its verdict.
 	userCode analysis.UserCode
 	// scale multiplies a run's CPU per request to the CPU measured
 	// (runfmt.Run.CPUScale), as its verdict prints it.
@@ -110,7 +111,7 @@ func (f *profileRef) traceWall(r resolved) (resolved, error) {
 		return r, failed(err)
 	}
 	defer file.Close()
-	a, err := walltime.ReadWith(files.LimitReader(file, runfmt.MaxProfileBytes, r.path), walltime.Options{Counts: analysis.IsUserFunc})
+	a, err := walltime.ReadWith(files.LimitReader(file, runfmt.MaxProfileBytes, r.path), walltime.Options{Counts: r.userCode.IsUser})
 	if err != nil {
 		return r, usageErr("--wall: %s: %v", r.path, err)
 	}

@@ -2,12 +2,15 @@ package compare
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/analysis"
+	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
 	"perflab/internal/stats"
 )
@@ -107,6 +110,14 @@ func profilesPresent(kind runfmt.ProfileType, base, new []run, nb, nn int, warn 
 func functionRows(kind runfmt.ProfileType, pair *ProfilePair, br, nr []run, n int) []runfmt.FunctionDelta {
 	bc, nc := costs(pair.Base, kind, pair.BaseRequests, br[0].uc), costs(pair.New, kind, pair.NewRequests, nr[0].uc)
 	bper, nper := perRun(kind, br), perRun(kind, nr)
+	// One function named differently by the two builds (a renumbered Go
+	// closure, a JVM lambda, node's anonymous function) is one row, under
+	// the base's name: not one "gone" and one "new".
+	paired := ownership.Pair(slices.Collect(maps.Keys(bc)), slices.Collect(maps.Keys(nc)))
+	nc = renamePaired(nc, paired)
+	for i := range nper {
+		nper[i] = renamePaired(nper[i], paired)
+	}
 	unit := runfmt.FunctionUnitUs
 	if kind == runfmt.ProfileAllocs {
 		unit = runfmt.FunctionUnitByte
@@ -190,4 +201,21 @@ func sortRows(rows []runfmt.FunctionDelta) {
 		}
 		return a.Function < b.Function
 	})
+}
+
+// renamePaired returns m with each name that pairs with another base name
+// renamed to it (costs of names that meet are added).
+func renamePaired(m map[string]funcCost, paired map[string]string) map[string]funcCost {
+	out := make(map[string]funcCost, len(m))
+	for name, c := range m {
+		if b, ok := paired[name]; ok {
+			name = b
+		}
+		if o, ok := out[name]; ok {
+			c.cost += o.cost
+			c.user = c.user || o.user
+		}
+		out[name] = c
+	}
+	return out
 }

@@ -37,6 +37,9 @@ type spec struct {
 	// userCode and src are the run's --user-code and project root, as
 	// run.json's profiling records them.
 	userCode, src string
+	// rename renames functions in the run's profiles (a closure the
+	// build numbered differently).
+	rename map[string]string
 }
 
 func (s spec) withDefaults() spec {
@@ -82,8 +85,8 @@ func writeRun(t *testing.T, root string, i int, s spec) store.Entry {
 		r.Profiling = &runfmt.Profiling{UserCode: s.userCode, Src: s.src}
 	}
 	if !s.noProfiles && !s.noLoad {
-		writeProfile(t, dir, "cpu", cpuProfile(s))
-		writeProfile(t, dir, "allocs", allocsProfile(s))
+		writeProfile(t, dir, "cpu", renamed(cpuProfile(s), s.rename))
+		writeProfile(t, dir, "allocs", renamed(allocsProfile(s), s.rename))
 		r.Profiles = []runfmt.ProfileRef{
 			{Type: "cpu", Source: runfmt.SourceProfilers(runfmt.ProfilerPprof), File: "profiles/cpu.pb.gz"},
 			{Type: "allocs", Source: runfmt.SourceProfilers(runfmt.ProfilerPprof), File: "profiles/allocs.pb.gz"},
@@ -175,4 +178,13 @@ func allocsProfile(s spec) *profile.Profile {
 		fmt.Sprint(lowerStack): {s.requests, s.allocBytes * s.requests},
 		fmt.Sprint(otherStack): {s.requests, 64 * s.requests},
 	}, [][]string{lowerStack, otherStack})
+}
+
+func renamed(p *profile.Profile, names map[string]string) *profile.Profile {
+	for _, fn := range p.Function {
+		if n, ok := names[fn.Name]; ok {
+			fn.Name = n
+		}
+	}
+	return p
 }

@@ -174,7 +174,12 @@ func (v *cpuView) categoryFinding(k catKey, cost int64, entries map[int32]int64,
 		f.Kind = runfmt.FindingRepeatedWork
 	}
 	fns := f.Evidence.Functions
-	fns = append(fns, runfmt.FuncEvidence{Role: runfmt.RoleCulprit, Function: s.Funcs[k.owner].Name, File: s.Funcs[k.owner].File})
+	culprit := runfmt.FuncEvidence{Role: runfmt.RoleCulprit, Function: s.Funcs[k.owner].Name, File: s.Funcs[k.owner].File}
+	if lib, lc := v.Costs.TopLibrary(k.owner); lib != "" && v.Share(lc) >= ownerLibraryMin {
+		culprit.Package = lib
+		f.Figures[runfmt.FigLibraryShare] = v.Share(lc)
+	}
+	fns = append(fns, culprit)
 	for i, fn := range analysis.ByCost(entries) {
 		if i == entriesListed {
 			break
@@ -206,6 +211,10 @@ func categoryDetail(v view, p *Prose) {
 	es := v.funcs(runfmt.RoleEntry)
 	p.join(", ", len(es), func(i int) { p.say("%v %v", code(es[i].Function), efig(es[i], runfmt.FigShare)) })
 	p.words(").")
+	if pkg := v.culprit().Package; pkg != "" {
+		p.say(" The cost is library %v under your %v (%v): not code you can change, so change how %v calls it.",
+			code(pkg), code(short(v.culprit())), v.fig(runfmt.FigLibraryShare), code(short(v.culprit())))
+	}
 }
 
 // categoryLabel names the work of the category an advice key belongs to.

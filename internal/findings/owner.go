@@ -11,6 +11,10 @@ const (
 	ownerCalleeMin     = 0.01 // a callee's least share of the CPU to be named
 	ownerLibraryMin    = 0.05 // the biggest library callee's, to be named
 	ownerMostly        = 0.5  // of the owner's cost: "mostly in" that callee
+	// costlyUserShare: every user function charged this share of the CPU
+	// (its own code and the libraries under it) gets a finding, beyond
+	// the hotUserMaxListed owners.
+	costlyUserShare = 0.10
 )
 
 // ownerRule names the functions that own the most CPU (see analysis.Owner),
@@ -46,6 +50,37 @@ func ownerFindings(c *context) []ranked {
 		}
 		out = append(out, ranked{v.ownerFinding(o), sh})
 	}
+	return append(out, costlyUserFindings(c, out, explained)...)
+}
+
+// costlyUserFindings names every user function charged costlyUserShare of
+// the CPU or more that no owner finding and no category finding names
+// first: two endpoints' handlers each get theirs.
+func costlyUserFindings(c *context, owners []ranked, explained map[string]float64) []ranked {
+	v := c.cpu
+	named := map[string]bool{}
+	for _, r := range owners {
+		if e, ok := r.f.Culprit(); ok {
+			named[e.Function] = true
+		}
+	}
+	var out []ranked
+	for _, f := range v.Costs.Ranked(true, 0) {
+		sh := v.Share(v.Costs.Charged(f))
+		if sh < costlyUserShare {
+			break
+		}
+		name := v.Costs.Name(f)
+		if named[name] || explained[name] >= coveredByCategory*sh {
+			continue
+		}
+		named[name] = true
+		o := analysis.Owner{Func: f, Path: []int32{f}, Cum: v.Costs.Charged(f), Own: v.Costs.Charged(f), Library: -1}
+		if callee, cost := v.Costs.TopCallee(f); callee >= 0 {
+			o.Library, o.LibraryCost = callee, cost
+		}
+		out = append(out, ranked{v.ownerFinding(o), sh})
+	}
 	return out
 }
 
@@ -59,7 +94,15 @@ func (v *cpuView) ownerFinding(o analysis.Owner) runfmt.Finding {
 	sh := v.Share(o.Cum)
 	f := runfmt.Finding{Kind: runfmt.FindingHotUserFunction, Advice: runfmt.AdviceStartHere,
 		Figures: runfmt.Figures{runfmt.FigShare: sh, runfmt.FigCPUPerRequest: v.Us(sh), runfmt.FigOwnShare: v.Share(v.Costs.Flat(o.Func))}}
-	ev := []runfmt.FuncEvidence{fn(runfmt.RoleCulprit, o.Func, nil)}
+	culprit := fn(runfmt.RoleCulprit, o.Func, nil)
+	if lib, cost := v.Costs.TopLibrary(o.Func); lib != "" && v.Share(cost) >= ownerLibraryMin {
+		culprit.Package = lib
+		f.Figures[runfmt.FigLibraryShare] = v.Share(cost)
+	}
+	if db := v.Share(v.Costs.Database(o.Func)); db >= ownerLibraryMin {
+		f.Figures[runfmt.FigDatabaseShare] = db
+	}
+	ev := []runfmt.FuncEvidence{culprit}
 	for i, c := range o.Callees {
 		if i == ownerCalleesListed || v.Share(c.Cost) < ownerCalleeMin {
 			break
@@ -101,7 +144,9 @@ func short(e runfmt.FuncEvidence) string { return analysis.ShortFuncName(e.Funct
 func ownerTitle(v view, p *Prose) {
 	p.say("%v: ", code(label(v.culprit())))
 	perRequest(p, v.val(runfmt.FigShare), v.val(runfmt.FigCPUPerRequest))
-	if cs := v.funcs(runfmt.RoleCallee); len(cs) > 0 {
+	if pkg := v.culprit().Package; pkg != "" && v.val(runfmt.FigLibraryShare) >= ownerMostly*v.val(runfmt.FigShare) {
+		p.say(" — library %v under your %v %v", code(pkg), code(short(v.culprit())), v.fig(runfmt.FigLibraryShare))
+	} else if cs := v.funcs(runfmt.RoleCallee); len(cs) > 0 {
 		p.words(" — in ")
 		calleeList(p, cs)
 	} else if es := v.funcs(runfmt.RoleEntry); len(es) > 0 {
@@ -129,6 +174,14 @@ func ownerDetail(v view, p *Prose) {
 		perRequest(p, lib.Figures[runfmt.FigShare], lib.Figures[runfmt.FigCPUPerRequest])
 	}
 	p.words(".")
+	if pkg := v.culprit().Package; pkg != "" {
+		p.say(" Library %v under your %v takes %v: not code you can change, so change how %v calls it (less often, with less, or a cheaper call).",
+			code(pkg), code(short(v.culprit())), v.fig(runfmt.FigLibraryShare), code(short(v.culprit())))
+	}
+	if v.has(runfmt.FigDatabaseShare) {
+		p.say(" %v of the CPU is database work (a database client under %v): fewer or cheaper queries are the fix, not faster code.",
+			v.fig(runfmt.FigDatabaseShare), code(short(v.culprit())))
+	}
 	if path := v.funcs(runfmt.RolePath); len(path) > 0 {
 		p.words(" Reached from ")
 		p.join(" → ", len(path), func(i int) { p.say("%v", code(short(path[i]))) })

@@ -1,12 +1,12 @@
 package findings
 
 import (
-	"regexp"
 	"strings"
 	"testing"
 
 	"perflab/internal/analysis"
 	"perflab/internal/labtest"
+	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
 )
 
@@ -55,9 +55,23 @@ func TestFindingsFollowUserCode(t *testing.T) {
 		}
 		in.Wall = wall
 	}
-	check("default rule", analysis.UserCode{}, lib)
-	check("--user-code ^main\\.", analysis.UserCode{Match: regexp.MustCompile(`^main\.`)}, "main.handler")
-	check("not user: github.com/acme/", analysis.UserCode{NotUser: []string{"github.com/acme/"}}, "main.handler")
+	check("default rule", analysis.UserCode{}, lib) // nothing known: in doubt, the user's
+	check("--user-code ^main\\.", userCode(t, `^main\.`), "main.handler")
+	mods, err := ownership.New(ownership.Spec{Runtime: ownership.LangGo, Modules: []ownership.Module{
+		{Lang: ownership.LangGo, Path: "example.com/shop", User: true}, {Lang: ownership.LangGo, Path: "github.com/acme/client", Version: "v1.2.0"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("build info: github.com/acme/client a dependency", analysis.UserCode{Model: mods}, "main.handler")
+}
+
+func userCode(t *testing.T, pattern string) analysis.UserCode {
+	t.Helper()
+	uc, err := analysis.NewUserCode(pattern, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return uc
 }
 
 // TestGCFindingWithoutUserAllocators: when no user function allocates

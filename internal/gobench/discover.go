@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"perflab/internal/analysis"
 	"perflab/internal/files"
 )
 
@@ -111,13 +112,14 @@ func (p *Package) Function(base string) string {
 
 // UserCode is the pattern of the user's functions: those of the package's
 // module (or the package alone, outside modules), its external tests
-// included.
-func (p *Package) UserCode() *regexp.Regexp {
+// included, as the ownership model's --user-code.
+func (p *Package) UserCode() analysis.UserCode {
 	root := p.Module
 	if root == "" {
 		root = p.ImportPath
 	}
-	return regexp.MustCompile("^" + regexp.QuoteMeta(root) + `(_test)?([./]|$)`)
+	uc, _ := analysis.NewUserCode("^"+regexp.QuoteMeta(root)+`(_test)?([./]|$)`, "") // quoted: it compiles
+	return uc
 }
 
 func joinDir(dir, f string) string {

@@ -58,7 +58,7 @@ func TestFindBenchmarks(t *testing.T) {
 	uc := p.UserCode()
 	for name, want := range map[string]bool{"example.com/a.F": true, "example.com/a_test.BenchmarkTwo": true, "example.com/a/sub.G": true,
 		"example.com/ab.F": false, "bytes.(*Buffer).Write": false, "testing.(*B).runN": false} {
-		if uc.MatchString(name) != want {
+		if uc.IsUser(name, "") != want {
 			t.Errorf("user code %q: %v; want %v", name, !want, want)
 		}
 	}

@@ -102,7 +102,7 @@ func (b *Binary) allocProfile(ctx context.Context, r Result, k int, f Flags, pat
 }
 
 func (b *Binary) topOptions(sample string) analysis.TopOptions {
-	return analysis.TopOptions{SampleIndex: sample, User: true, Lines: true, UserCode: analysis.UserCode{Match: b.Pkg.UserCode()}}
+	return analysis.TopOptions{SampleIndex: sample, User: true, Lines: true, UserCode: b.Pkg.UserCode()}
 }
 
 type lineKey struct {

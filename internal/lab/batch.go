@@ -13,6 +13,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/ktrace"
+	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
@@ -79,6 +80,8 @@ type batch struct {
 	start, end time.Time
 	timedOut   bool
 	cpu        *profile.Profile
+	// owners is the program's ownership model (userCode), decided once.
+	owners *ownership.Model
 	// threads are the kernel's totals over the program's run, from
 	// threadsBefore (read as it was released) to its exit.
 	threads, threadsBefore ktrace.Totals

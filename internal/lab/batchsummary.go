@@ -39,10 +39,7 @@ func (b *batch) summarize() {
 	b.threadTimes(bt, ts.RunqueueWaitSeconds)
 	r.Target = &ts
 	r.Quality = b.quality(&ts)
-	uc := analysis.UserCode{Match: b.cfg.UserCode, Root: b.cfg.Src}
-	if uc.Root == "" {
-		uc.Root = projectRoot(b.cfg.Command, b.cfg.Dir, 0)
-	}
+	uc := b.userCode()
 	if b.cpu != nil {
 		b.saveCPU(bt.WallS)
 		// One run is the unit: "per request" is the whole run.
@@ -346,7 +343,7 @@ func (b *batch) writeReport() error {
 	var flames report.Flames
 	if b.cpu != nil {
 		var buf bytes.Buffer
-		if err := analysis.WriteFlameHTML(&buf, b.cpu, analysis.FlameOptions{Title: b.run.ID + ": CPU"}); err != nil {
+		if err := analysis.WriteFlameHTML(&buf, b.cpu, analysis.FlameOptions{Title: b.run.ID + ": CPU", UserCode: b.userCode()}); err != nil {
 			return fmt.Errorf("flame graph for %s: %w", reportFile, err)
 		}
 		flames.CPU = buf.Bytes()

@@ -1,16 +1,42 @@
 package lab
 
-import "perflab/internal/runfmt"
+import (
+	"encoding/json"
+
+	"perflab/internal/analysis"
+	"perflab/internal/runfmt"
+)
 
 // profilingSummary records how the CPU profile was taken and whether it
 // accounts for the CPU measured over the window.
 func (s *session) profilingSummary() *runfmt.Profiling {
 	pr := s.prof.Summary(s.run.Target)
-	pr.Src = s.userCode().Root
-	if s.cfg.UserCode != nil {
-		pr.UserCode = s.cfg.UserCode.String()
+	m := s.userCode().Model
+	spec := m.Spec()
+	pr.Src, pr.UserCode = spec.Root, spec.UserCode
+	pr.Ownership, _ = json.Marshal(m) // a Spec of strings and numbers: it marshals
+	work, reach := analysis.ProfileOwnership(s.prof.Profile(runfmt.ProfileCPU), s.userCode())
+	pr.RuntimeWork = work
+	if st := s.cpuStacks(); st != nil {
+		// The profiler's own record of its stacks (how perf unwound them)
+		// decides; its note already says it at the top.
+		reach.Reach, reach.Reason, reach.Remedy = st.Reach, st.Reason, st.Remedy
+	}
+	if !reach.Reach {
+		pr.StacksUnreachable, pr.StacksRemedy = reach.Reason, reach.Remedy
 	}
 	return pr
+}
+
+// cpuStacks is the profiler's record of the CPU profile's stacks, nil
+// when it kept none.
+func (s *session) cpuStacks() *runfmt.Stacks {
+	for _, p := range s.run.Profiles {
+		if p.Type == runfmt.ProfileCPU && p.Stacks != nil {
+			return p.Stacks
+		}
+	}
+	return nil
 }
 
 // scaleHot rescales the per-request figures of hot functions by f: a

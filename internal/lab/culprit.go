@@ -7,6 +7,7 @@ import (
 
 	"perflab/internal/analysis"
 	"perflab/internal/findings"
+	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
 )
 
@@ -21,11 +22,12 @@ func (s *session) culprit() {
 		return
 	}
 	findings.AttachLines(cpu, r.Findings, r.Hot, s.sources())
+	databaseLines(r.Hot, string(s.serviceRuntime()))
 	var requests int64
 	if r.Load != nil {
 		requests = r.Load.Requests
 	}
-	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: requests, Target: r.Target, Load: r.Load})
+	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: requests, Target: r.Target, Load: r.Load, UserCode: s.userCode()})
 }
 
 // sources looks for source files in the service's working directory:
@@ -40,4 +42,22 @@ func (s *session) sources() *analysis.Sources {
 		src.SearchPath = []string{dir}
 	}
 	return src
+}
+
+// databaseLines counts as database work the lines of a user function that
+// run a query through a call no frame shows (py-spy shows the user's
+// line calling sqlite3's Cursor.execute, written in C, and no frame for
+// it), when the profile showed no database client under the function.
+func databaseLines(hot []runfmt.HotFunc, lang string) {
+	for i := range hot {
+		h := &hot[i]
+		if !h.UserCode || h.DatabaseUsPerRequest > 0 {
+			continue
+		}
+		for _, l := range h.Lines {
+			if ownership.LineRole(lang, l.Text) == ownership.Database {
+				h.DatabaseUsPerRequest += l.CostUsPerRequest
+			}
+		}
+	}
 }

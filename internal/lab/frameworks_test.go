@@ -300,6 +300,11 @@ func checkNotRuntimeBlamed(t *testing.T, r *runfmt.Run) {
 				t.Errorf("%s (%s) is presented as user code", h.Function, h.File)
 			}
 		}
+		// The standard library's frozen modules, python -c's <string>,
+		// a thread's bootstrap: never the user's.
+		if strings.HasPrefix(h.File, "<") || strings.HasPrefix(h.Function, "Thread.") || strings.Contains(h.File, "threading.py") || strings.Contains(h.File, "runpy") {
+			t.Errorf("%s (%s) is presented as user code", h.Function, h.File)
+		}
 	}
 	if slices.ContainsFunc(r.Findings, func(f runfmt.Finding) bool { return strings.Contains(title(f), "encoder.py") }) {
 		t.Errorf("a finding blames json/encoder.py: %s", describeFindings(r.Findings))

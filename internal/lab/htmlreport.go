@@ -22,7 +22,7 @@ func (s *session) writeReport() {
 	var flame []byte
 	if cpu := s.prof.Profile(runfmt.ProfileCPU); cpu != nil {
 		var buf bytes.Buffer
-		opt := analysis.FlameOptions{Title: s.run.ID + ": CPU", Requests: s.run.PerRequestCount(), Scale: s.run.CPUScale()}
+		opt := analysis.FlameOptions{Title: s.run.ID + ": CPU", Requests: s.run.PerRequestCount(), Scale: s.run.CPUScale(), UserCode: s.userCode()}
 		if err := analysis.WriteFlameHTML(&buf, cpu, opt); err != nil {
 			s.warn("flame graph for report.html: " + err.Error())
 		} else {

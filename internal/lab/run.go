@@ -11,6 +11,7 @@ import (
 
 	"perflab/internal/capture"
 	"perflab/internal/load"
+	"perflab/internal/ownership"
 	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
@@ -45,8 +46,11 @@ type session struct {
 	limitCores  float64
 	limitMemory int64
 	pids        []int
-	env         map[string]string // the service's environment at start
-	kern        *kernelTiming     // the kernel's timing of the window (kernel.go)
+	// owners is the run's ownership model, decided once while the
+	// service runs (decideOwnership).
+	owners *ownership.Model
+	env    map[string]string // the service's environment at start
+	kern   *kernelTiming     // the kernel's timing of the window (kernel.go)
 	// loadPorts are the local ports of the load's connections: the
 	// service's other inbound connections are other clients'.
 	loadPorts load.PortSet

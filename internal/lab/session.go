@@ -35,6 +35,7 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 	if err == nil {
 		err = s.exitedEarly()
 	}
+	s.decideOwnership() // reads the processes' executables while they run
 	s.stopTarget()
 	unpin()
 	if finish != nil {

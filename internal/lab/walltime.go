@@ -32,7 +32,7 @@ func (s *session) analyseTrace(tr *profiling.Trace) {
 	if tr == nil || s.run.Load == nil {
 		return
 	}
-	a, err := walltime.ReadWith(bytes.NewReader(tr.Data), walltime.Options{Counts: analysis.IsUserFunc})
+	a, err := walltime.ReadWith(bytes.NewReader(tr.Data), walltime.Options{Counts: s.userCode().IsUser})
 	if err != nil {
 		s.warn(fmt.Sprintf("execution trace (profiles/trace.out): %v: no time split per request", err))
 		return
@@ -135,7 +135,7 @@ func (s *session) offCPUFlame() []byte {
 		requests, source = t.Requests, string(t.Source)
 	}
 	var buf bytes.Buffer
-	opt := analysis.FlameOptions{Title: s.run.ID + ": off-CPU time (" + source + ")", SampleIndex: runfmt.OffCPUSample, Requests: requests}
+	opt := analysis.FlameOptions{Title: s.run.ID + ": off-CPU time (" + source + ")", SampleIndex: runfmt.OffCPUSample, Requests: requests, UserCode: s.userCode()}
 	if err := analysis.WriteFlameHTML(&buf, wall, opt); err != nil {
 		s.warn("off-CPU flame graph for report.html: " + err.Error())
 		return nil

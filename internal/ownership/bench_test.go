@@ -149,7 +149,6 @@ func BenchmarkClassifyBig(b *testing.B) {
 				if ChargeStack(st, classes).Owner.Location >= 0 {
 					owned++
 				}
-				WorkStack(st, classes, "")
 			}
 		}
 		b.ReportMetric(float64(len(fns)), "functions")

@@ -51,7 +51,7 @@ func (m *Model) Charge(stack []Frame) Charge {
 	return ch.result()
 }
 
-// Index is the type of a stack's entries for ChargeStack and WorkStack:
+// Index is the type of a stack's entries for ChargeStack:
 // indexes into a table of classes.
 type Index interface {
 	~int | ~int32 | ~uint32 | ~int64 | ~uint64
@@ -76,8 +76,9 @@ func ChargeStack[I Index](stack []I, classes []Class) Charge {
 type charger struct {
 	ch          Charge
 	dep, std, r At
-	depC, stdC  Class
-	rC          Class
+	// The classes of dep, std and r, by reference: a stack's walk copies
+	// one Class at its end, not one per frame.
+	depC, stdC, rC *Class
 }
 
 func (g *charger) start() {
@@ -93,11 +94,11 @@ func (g *charger) add(c *Class, at At) bool {
 		g.ch.Owner = at
 		return true
 	case Dependency:
-		g.dep, g.depC = at, *c
+		g.dep, g.depC = at, c
 	case Std:
-		g.std, g.stdC = at, *c
+		g.std, g.stdC = at, c
 	case Runtime:
-		g.r, g.rC = at, *c
+		g.r, g.rC = at, c
 	}
 	if c.Role == Database {
 		g.ch.Database = true
@@ -108,11 +109,11 @@ func (g *charger) add(c *Class, at At) bool {
 func (g *charger) result() Charge {
 	switch {
 	case g.dep.Location >= 0:
-		g.ch.Library, g.ch.LibraryClass = g.dep, g.depC
+		g.ch.Library, g.ch.LibraryClass = g.dep, *g.depC
 	case g.std.Location >= 0:
-		g.ch.Library, g.ch.LibraryClass = g.std, g.stdC
+		g.ch.Library, g.ch.LibraryClass = g.std, *g.stdC
 	case g.r.Location >= 0 && g.ch.Owner.Location >= 0:
-		g.ch.Library, g.ch.LibraryClass = g.r, g.rC
+		g.ch.Library, g.ch.LibraryClass = g.r, *g.rC
 	}
 	return g.ch
 }

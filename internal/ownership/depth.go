@@ -109,7 +109,7 @@ func (c *Classified) frames(s *profile.Sample) (int, Kind) {
 	leaf := Unknown
 	for _, loc := range s.Location {
 		for _, cl := range c.Location(loc) {
-			if cl.Package == "kernel" && cl.Kind == Runtime {
+			if cl.Package == pkgKernel && cl.Kind == Runtime {
 				continue
 			}
 			if n == 0 {

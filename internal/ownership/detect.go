@@ -129,7 +129,7 @@ func guessRuntime(bins []Binary) string {
 			return LangPython
 		case rubyExe.MatchString(base):
 			return LangRuby
-		case base == "node" || base == "nodejs":
+		case isNodeExe(base):
 			return LangNode
 		case base == "java":
 			return LangJVM

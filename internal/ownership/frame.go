@@ -199,6 +199,10 @@ func (m *Model) nameClass(name, file string) Class {
 		return m.goClass(name, file)
 	case looksJVM(name):
 		return m.jvmClass(name)
+	case isReservedC(name):
+		return Class{Kind: Runtime, Lang: LangNative, Package: "libc"}
+	case strings.HasPrefix(name, "type:") || goAsmHelpers[name]:
+		return m.goClass(name, file)
 	}
 	return m.doubt(Class{Lang: m.runtime()}, file)
 }
@@ -234,7 +238,7 @@ func (m *Model) scriptDoubt(c Class, file string) Class {
 // "[c function]".
 func pseudoFrame(name, bin string) (Class, bool) {
 	if isKernel(bin) || isKernel(name) {
-		return Class{Kind: Runtime, Lang: LangNative, Package: "kernel"}, true
+		return Class{Kind: Runtime, Lang: LangNative, Package: pkgKernel}, true
 	}
 	if !strings.HasPrefix(name, "[") && !strings.HasPrefix(name, "(") {
 		return Class{}, false
@@ -244,9 +248,9 @@ func pseudoFrame(name, bin string) (Class, bool) {
 		// rbspy's Ruby methods written in C: Ruby's core library.
 		return Class{Kind: Std, Lang: LangRuby, Package: "ruby core", mark: markScript}, true
 	case name == "[vdso]" || bin == "[vdso]":
-		return Class{Kind: Runtime, Lang: LangNative, Package: "kernel"}, true
+		return Class{Kind: Runtime, Lang: LangNative, Package: pkgKernel}, true
 	case name == "(garbage collection)":
-		return Class{Kind: Runtime, Lang: LangRuby, Package: "ruby", mark: markGC}, true
+		return Class{Kind: Runtime, Lang: LangRuby, Package: LangRuby, mark: markGC}, true
 	case name == "(garbage collector)":
 		return Class{Kind: Runtime, Lang: LangNode, Package: "V8", mark: markGC}, true // V8's CPU profiles
 	case name == "(program)" || name == "(idle)":

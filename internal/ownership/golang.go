@@ -189,6 +189,9 @@ func isGoStd(pkg string) bool {
 // looksGo reports whether name has the shape of a Go symbol: an import
 // path, a dot, and an identifier, a receiver or a closure after it.
 func looksGo(name string) bool {
+	if i := strings.IndexByte(name, '['); i > 0 {
+		name = name[:i] // a generic instantiation's type arguments
+	}
 	if strings.ContainsAny(name, " :<>") {
 		return false
 	}
@@ -248,4 +251,14 @@ func unescapeModPath(p string) string {
 		b.WriteByte(p[i])
 	}
 	return b.String()
+}
+
+// goAsmHelpers are the Go runtime's assembly routines that symbolise
+// without a package path (in perf profiles of Go binaries, which carry no
+// file), read as Go's when nothing else tells.
+var goAsmHelpers = map[string]bool{
+	"indexbody": true, "indexbytebody": true, "memeqbody": true, "cmpbody": true,
+	"countbody": true, "gcWriteBarrier": true, "memmove": true, "memclrNoHeapPointers": true,
+	"aeshashbody": true, "callRet": true, "gogo": true, "mcall": true, "morestack": true,
+	"asmcgocall": true, "systemstack": true, "systemstack_switch": true,
 }

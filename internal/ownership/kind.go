@@ -1,6 +1,10 @@
 package ownership
 
-import "fmt"
+import (
+	"fmt"
+
+	"perflab/internal/runfmt"
+)
 
 // Kind says whose code a frame is.
 type Kind uint8
@@ -80,7 +84,7 @@ const (
 	OtherRuntime
 )
 
-var workNames = [...]string{NoWork: "", JIT: "jit", GC: "gc", Interpreter: "interpreter", OtherRuntime: "runtime"}
+var workNames = [...]string{NoWork: "", JIT: "jit", GC: string(runfmt.TimeGC), Interpreter: "interpreter", OtherRuntime: "runtime"}
 
 // String returns the work's name as run.json spells it ("" for NoWork).
 func (w Work) String() string {
@@ -156,11 +160,11 @@ func (r *Role) UnmarshalText(b []byte) error {
 // DetectRuntime ("go", "python", "ruby", "node", "jvm", "native"); Rust
 // is told apart from other native code.
 const (
-	LangGo     = "go"
-	LangPython = "python"
-	LangRuby   = "ruby"
-	LangNode   = "node"
-	LangJVM    = "jvm"
+	LangGo     = string(runfmt.RuntimeGo)
+	LangPython = string(runfmt.RuntimePython)
+	LangRuby   = string(runfmt.RuntimeRuby)
+	LangNode   = string(runfmt.RuntimeNode)
+	LangJVM    = string(runfmt.RuntimeJVM)
 	LangRust   = "rust"
-	LangNative = "native" // C, C++, the kernel, anything else compiled
+	LangNative = string(runfmt.RuntimeNative) // C, C++, the kernel, anything else compiled
 )

@@ -89,7 +89,7 @@ func (m *Model) libraryClass(bin, name string) (Class, bool) {
 	case strings.Contains(bin, "/lib-dynload/"):
 		return pyStdClass(name, "lib-dynload/"+base), true
 	case strings.HasPrefix(base, "libruby") || rubyExe.MatchString(base):
-		c := Class{Kind: Runtime, Lang: LangRuby, Package: "ruby"}
+		c := Class{Kind: Runtime, Lang: LangRuby, Package: LangRuby}
 		switch {
 		case rubyGCFuncs[name]:
 			c.mark = markGC
@@ -97,11 +97,11 @@ func (m *Model) libraryClass(bin, name string) (Class, bool) {
 			c.mark = markInterp
 		}
 		return c, true
-	case base == "node" || base == "nodejs" || strings.HasPrefix(base, "libnode"):
+	case isNodeExe(base) || strings.HasPrefix(base, "libnode"):
 		if c, ok := v8NameClass(m, name); ok {
 			return c, true
 		}
-		return Class{Kind: Runtime, Lang: LangNode, Package: "node"}, true
+		return Class{Kind: Runtime, Lang: LangNode, Package: LangNode}, true
 	case strings.HasPrefix(base, "libjvm") || strings.HasPrefix(base, "libjli") || base == "java" ||
 		strings.Contains(bin, "/lib/jvm/") && isSharedLib(bin):
 		return jvmLibClass(name, base), true
@@ -169,7 +169,7 @@ var (
 // isRuntimeExe reports whether base names an interpreter or VM
 // executable.
 func isRuntimeExe(base string) bool {
-	return pythonExe.MatchString(base) || rubyExe.MatchString(base) || base == "node" || base == "nodejs" || base == "java"
+	return pythonExe.MatchString(base) || rubyExe.MatchString(base) || isNodeExe(base) || base == "java"
 }
 
 // isSharedLib reports whether bin names a shared library.
@@ -294,4 +294,12 @@ func (m *Model) nativeFileClass(name, file string) (Class, bool) {
 		return Class{Kind: Dependency, Lang: lang, Package: path.Base(path.Dir(file))}, true
 	}
 	return Class{}, false
+}
+
+// pkgKernel is the Package of the kernel's frames.
+const pkgKernel = "kernel"
+
+// isNodeExe reports whether base names node's executable.
+func isNodeExe(base string) bool {
+	return base == "node" || base == "nodejs"
 }

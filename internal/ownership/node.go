@@ -20,7 +20,7 @@ func (m *Model) jsFileClass(name, file string) Class {
 	file = strings.TrimPrefix(file, "file://")
 	c := Class{Lang: LangNode}
 	if strings.HasPrefix(file, "node:") {
-		c.Kind, c.Package = Std, "node"
+		c.Kind, c.Package = Std, LangNode
 		return c
 	}
 	if rest, ok := afterMarker(file, "/node_modules/"); ok || strings.HasPrefix(file, "node_modules/") {
@@ -86,7 +86,7 @@ var v8RuntimePrefixes = []string{
 func v8Runtime(name string) Class {
 	c := Class{Kind: Runtime, Lang: LangNode, Package: "V8"}
 	if strings.HasPrefix(name, "node::") || strings.HasPrefix(name, "uv_") || strings.HasPrefix(name, "uv__") {
-		c.Package = "node"
+		c.Package = LangNode
 	}
 	switch {
 	case hasAnyPrefix(name, v8JITPrefixes):

@@ -147,13 +147,13 @@ func (c *Classified) Charge(s *profile.Sample) Charge {
 	for i, loc := range s.Location {
 		li := c.info(loc)
 		if li.dep >= 0 {
-			g.dep, g.depC = At{i, li.dep}, li.classes[li.dep]
+			g.dep, g.depC = At{i, li.dep}, &li.classes[li.dep]
 		}
 		if li.std >= 0 {
-			g.std, g.stdC = At{i, li.std}, li.classes[li.std]
+			g.std, g.stdC = At{i, li.std}, &li.classes[li.std]
 		}
 		if li.rt >= 0 {
-			g.r, g.rC = At{i, li.rt}, li.classes[li.rt]
+			g.r, g.rC = At{i, li.rt}, &li.classes[li.rt]
 		}
 		g.ch.Database = g.ch.Database || li.db
 		if li.user >= 0 {

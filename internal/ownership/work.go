@@ -34,39 +34,6 @@ func (m *Model) Work(stack []Frame, thread string) Work {
 	return s.result()
 }
 
-// WorkStack tells which runtime work a stack is (see Model.Work), for
-// callers that keep stacks compactly: stack holds, leaf first, indexes
-// into classes; thread is perf's comm ("" if unknown).
-func WorkStack[I Index](stack []I, classes []Class, thread string) Work {
-	if w, ok := threadWork(thread); ok {
-		return w
-	}
-	if len(stack) == 0 {
-		return NoWork
-	}
-	var s workScan
-	s.add(&classes[stack[0]], true)
-	if !s.needsAll() {
-		return NoWork
-	}
-	// The rest of the stack only adds marks, and extends the run of
-	// runtime frames at the leaf: one pass without the general case.
-	var acc mark
-	for _, f := range stack[1:] {
-		c := &classes[f]
-		acc |= c.mark
-		if s.inLeaf {
-			if vmSide(c) {
-				s.interp = s.interp || c.mark&markInterp != 0
-			} else {
-				s.inLeaf = false
-			}
-		}
-	}
-	s.addMarks(acc)
-	return s.result()
-}
-
 // workScan accumulates the evidence for a sample's Work, leaf first.
 type workScan struct {
 	leaf Kind
@@ -97,13 +64,6 @@ func (s *workScan) add(c *Class, leaf bool) {
 	s.jit = s.jit || c.mark&markJIT != 0
 	s.gc = s.gc || c.mark&markGC != 0
 	s.interp = s.interp || s.inLeaf && c.mark&markInterp != 0
-}
-
-// addMarks takes the marks of frames seen apart.
-func (s *workScan) addMarks(m mark) {
-	s.jit = s.jit || m&markJIT != 0
-	s.gc = s.gc || m&markGC != 0
-	s.script = s.script || m&markScript != 0
 }
 
 // vmSide reports whether a frame can be the runtime's own work: the

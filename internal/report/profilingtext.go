@@ -21,8 +21,18 @@ func (p *printer) profiling(pr *runfmt.Profiling) {
 	for _, n := range pr.Notes {
 		p.f("  Profiling:\t%s\n", wrap(n, 100, "     "))
 	}
+	if pr.StacksUnreachable != "" && !noted(pr.Notes, pr.StacksUnreachable) {
+		p.f("  STACKS DO NOT REACH YOUR CODE:\t%s\n", wrap(pr.StacksUnreachable+"; no finding is ranked from them. Fix: "+pr.StacksRemedy, 100, "     "))
+	}
 	if pr.NotRepresentative != "" {
 		p.f("  NOT REPRESENTATIVE:\t%s\n", wrap(pr.NotRepresentative, 100, "     "))
+	}
+	for _, w := range pr.RuntimeWork {
+		if w.Remedy == "" {
+			continue // in run.json; the verdict names the work there is something to do about
+		}
+		line := fmt.Sprintf("%s %s of the CPU: %s", workName(w.Work), units.FormatShare(w.Share), w.Remedy)
+		p.f("  Runtime work:\t%s\n", wrap(line, 100, "     "))
 	}
 	if line := ProcessLine(pr.Processes); line != "" {
 		p.f("  Processes:\t%s\n", wrap(line, 100, "     "))
@@ -31,6 +41,20 @@ func (p *printer) profiling(pr *runfmt.Profiling) {
 		p.f("  Sampling cost:\t%s of CPU for the profilers, %s of the service's CPU\n", units.FormatSeconds(pr.ProfilerCPUSeconds), units.FormatShare(pr.ProfilerOverhead))
 	}
 	p.kernelCost(pr) // ledgertext.go
+}
+
+// workName says a kind of the runtime's own work (run.json's
+// profiling.runtime_work[].work) in words.
+func workName(w string) string {
+	switch w {
+	case "jit":
+		return "The JIT compiler"
+	case string(runfmt.TimeGC):
+		return "Garbage collection"
+	case "interpreter":
+		return "The interpreter"
+	}
+	return "The runtime's other work"
 }
 
 // ProcessLine lists the sampled processes with their share of the
@@ -71,7 +95,7 @@ func ProcessLine(ps []runfmt.ProcessProfile) string {
 // the CPU measured: when it does not, its functions are not the verdict,
 // and no report lists them as where the CPU goes.
 func profileRepresentative(r *runfmt.Run) bool {
-	return r.Profiling == nil || r.Profiling.NotRepresentative == ""
+	return r.Profiling == nil || r.Profiling.NotRepresentative == "" && r.Profiling.StacksUnreachable == ""
 }
 
 // profilingLines are the headline lines of what limits the CPU profile,
@@ -87,8 +111,23 @@ func profilingLines(r *runfmt.Run) []HeadlineLine {
 	if nr := pr.NotRepresentative; nr != "" && !slices.Contains(r.DegradedReasons, nr) {
 		out = append(out, HeadlineLine{Label: "Not representative", Text: nr, Class: "bad"})
 	}
+	if pr.StacksUnreachable != "" && !noted(pr.Notes, pr.StacksUnreachable) {
+		out = append(out, HeadlineLine{Label: "Stacks do not reach your code", Text: pr.StacksUnreachable + ". Fix: " + pr.StacksRemedy, Class: "bad"})
+	}
 	for _, n := range pr.Notes {
 		out = append(out, HeadlineLine{Label: "Profiling", Text: n, Class: "warn"})
 	}
+	for _, w := range pr.RuntimeWork {
+		if w.Remedy == "" {
+			continue
+		}
+		out = append(out, HeadlineLine{Label: "Runtime work", Text: workName(w.Work) + " " + units.FormatShare(w.Share) + " of the CPU: " + w.Remedy})
+	}
 	return out
+}
+
+// noted reports whether a profiling note already says s (the profiler's
+// note on stacks that do not reach the user's code quotes their reason).
+func noted(notes []string, s string) bool {
+	return slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, s) })
 }

@@ -88,3 +88,51 @@ func TestReportsSayTheProfileIsNotRepresentative(t *testing.T) {
 		t.Errorf("report.html of a degraded run says the profile is not representative %d times; want the status line and the hot section", n)
 	}
 }
+
+// TestVerdictOwnership: stacks that cannot reach the user's code are said
+// at the top with the fix, and their functions are not the verdict; the
+// runtime's own work is said with what to do; the library under a user
+// function is named under it.
+func TestVerdictOwnership(t *testing.T) {
+	r := &runfmt.Run{ID: "x", Status: runfmt.StatusComplete,
+		Target: &runfmt.TargetSummary{CPUCoresMean: 1, CPUMsPerRequest: 3},
+		Hot: []runfmt.HotFunc{{Function: "regex_automata::meta::Regex::new", UserCode: true, CPUUsPerRequest: 3000,
+			Library: "regex-automata 0.4.9", LibraryUsPerRequest: 2000}},
+		Profiling: &runfmt.Profiling{
+			StacksUnreachable: "71% of the samples have at most 2 frames (median 1): the stacks stop before reaching your code",
+			StacksRemedy:      `rebuild with frame pointers: RUSTFLAGS="-C force-frame-pointers=yes"`,
+			RuntimeWork:       []runfmt.RuntimeWork{{Work: "jit", Share: 0.31, Remedy: "measure after a longer warm-up (--warmup)"}, {Work: "runtime", Share: 0.2}},
+		}}
+	var b bytes.Buffer
+	if err := WriteVerdict(&b, r, "/tmp/run"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"STACKS DO NOT REACH YOUR CODE:", "force-frame-pointers=yes", "The JIT compiler 31% of the CPU: measure after"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("verdict lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Regex::new") || strings.Contains(out, "other work") {
+		t.Errorf("functions of unreachable stacks, or runtime work without a remedy, in the verdict:\n%s", out)
+	}
+	if i, j := strings.Index(out, "STACKS DO NOT REACH"), strings.Index(out, "CPU per request"); i > j {
+		t.Errorf("unreachable stacks said after the figures; want them at the top:\n%s", out)
+	}
+	r.Profiling.Notes = []string{"the stacks do not reach your code, so no function of yours can be ranked: " + r.Profiling.StacksUnreachable}
+	b.Reset()
+	if err := WriteVerdict(&b, r, "/tmp/run"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "STACKS DO NOT REACH") {
+		t.Errorf("the stacks said twice (the profiler's note says it):\n%s", b.String())
+	}
+	r.Profiling = nil
+	b.Reset()
+	if err := WriteVerdict(&b, r, "/tmp/run"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "library regex-automata 0.4.9 under your") {
+		t.Errorf("the hot table does not name the library under the user's function:\n%s", b.String())
+	}
+}

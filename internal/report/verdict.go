@@ -111,6 +111,13 @@ func (p *printer) hot(hot []runfmt.HotFunc) {
 		}
 		self := h.CPUUsPerRequest + h.AttributedUsReq // its own code and what it called
 		p.f("  %12s %12s %6.1f%%  %s\n", units.FormatMicros(self), units.FormatMicros(h.CumUsPerRequest), h.CumPct, analysis.FuncLabel(h.Function, h.File))
+		if h.Library != "" && h.LibraryUsPerRequest > 0 {
+			p.f("%slibrary %s under your %s: %s\n", strings.Repeat(" ", 37), h.Library,
+				analysis.ShortFuncName(h.Function, h.File), units.FormatMicros(h.LibraryUsPerRequest))
+		}
+		if h.DatabaseUsPerRequest > 0 {
+			p.f("%sdatabase work (a database client under it): %s\n", strings.Repeat(" ", 37), units.FormatMicros(h.DatabaseUsPerRequest))
+		}
 		if len(h.Lines) > 0 {
 			p.lines(h.Lines[:1], strings.Repeat(" ", 37)+"at ")
 		}

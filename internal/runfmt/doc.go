@@ -55,11 +55,11 @@
 //     In findings[].kind.
 //   - Figure (figure.go): alloc_bytes_per_s, blocked_us, bytes_per_request,
 //     collections, cores_max, cores_mean, count, cpu_limit_cores, cpu_s,
-//     cpu_us, cpu_us_per_request, cpuset_cores, explained_us, gc_cycles,
+//     cpu_us, cpu_us_per_request, cpuset_cores, database_share, explained_us, gc_cycles,
 //     gc_stop_mean_us, gc_stop_us, generator_runqueue_us, gomaxprocs,
 //     gomaxprocs_match, goroutines_added, goroutines_end, goroutines_start,
 //     heap_bytes_per_s, heap_from_bytes, heap_peak_bytes, heap_to_bytes,
-//     host_cores, in_flight, kernel_wait_us, latency_us, live_end_bytes,
+//     host_cores, in_flight, kernel_wait_us, latency_us, library_share, live_end_bytes,
 //     live_start_bytes, max_rps, objects_per_request, off_cpu_share,
 //     other_cores, other_wait_us, own_share, p99_us, p_busy_share,
 //     perflab_cores, requests_per_core, runnable_us, runqueue_us,

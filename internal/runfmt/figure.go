@@ -47,6 +47,12 @@ const (
 	// FigOwnShare: a function's own code's share of the CPU (with the
 	// library calls it makes directly).
 	FigOwnShare Figure = "own_share"
+	// FigLibraryShare: the share of the CPU a user function's dependency
+	// (FuncEvidence.Package) takes under it.
+	FigLibraryShare Figure = "library_share"
+	// FigDatabaseShare: the share of the CPU in database client code
+	// (a DB-API cursor, database/sql, JDBC, an ORM) under a user function.
+	FigDatabaseShare Figure = "database_share"
 )
 
 // The figures of the service and the machine in the window.
@@ -123,7 +129,7 @@ const (
 
 // figuresBy lists the figures of each measure.
 var figuresBy = map[Measure][]Figure{
-	MeasureShare: {FigShare, FigOwnShare, FigThrottled, FigOffShare, FigSyscallShare, FigPBusy},
+	MeasureShare: {FigShare, FigOwnShare, FigLibraryShare, FigDatabaseShare, FigThrottled, FigOffShare, FigSyscallShare, FigPBusy},
 	MeasureMicros: {FigCPUPerRequest, FigWaitPerRequest, FigWaitTotal, FigLatency, FigLatencyP99, FigCPU, FigRunqueue,
 		FigServiceQueue, FigGeneratorQueue, FigOtherWait, FigBlocked, FigRunnable, FigKernelWait, FigSchedWait,
 		FigExplained, FigUnexplained, FigTracedTotal, FigGCStop, FigGCStopMean},

@@ -73,6 +73,10 @@ type FuncEvidence struct {
 	// Callee is the call it spends its cost or its wait in (a library
 	// entry point, the call a goroutine is parked in).
 	Callee string `json:"callee,omitempty"`
+	// Package is the dependency (module, crate, package, with its
+	// version) that holds most of the cost under a user function, so
+	// that it is said as "library X under your Y".
+	Package string `json:"package,omitempty"`
 	// Wait is what it waits for, for a function off a CPU.
 	Wait Wait `json:"wait,omitempty"`
 	// Figures are its own (its share, its cost per request).

@@ -1,5 +1,7 @@
 package runfmt
 
+import "encoding/json"
+
 // Profiling says how the service's CPU profile was taken (which processes,
 // what each runs, with which profiler), what perflab could not do and how
 // to fix it, and whether the profile accounts for the CPU measured.
@@ -35,6 +37,32 @@ type Profiling struct {
 	// doubt; UserCode the --user-code pattern, when given.
 	Src      string `json:"src,omitempty"`
 	UserCode string `json:"user_code,omitempty"`
+	// Ownership is the run's ownership model, decided once (from its
+	// processes' executables, the project root, --user-code, --src): whose
+	// code each frame is, as every view of the run classifies it. It is
+	// ownership.Spec's JSON, kept raw so that run.json's format does not
+	// depend on the classifier's package.
+	Ownership json.RawMessage `json:"ownership,omitempty"`
+	// StacksUnreachable says why the CPU profile's stacks do not reach
+	// the user's code (one-frame stacks of a binary without frame
+	// pointers, a JIT without names), StacksRemedy the flag or rebuild
+	// that makes them; no finding is ranked from such a profile.
+	StacksUnreachable string `json:"stacks_unreachable,omitempty"`
+	StacksRemedy      string `json:"stacks_remedy,omitempty"`
+	// RuntimeWork is the runtime's own work in the CPU profile (JIT
+	// compiler, GC, interpreter, other), each with its share and what to
+	// do; absent when the profile shows none.
+	RuntimeWork []RuntimeWork `json:"runtime_work,omitempty"`
+}
+
+// RuntimeWork is one kind of the runtime's own work in a CPU profile.
+type RuntimeWork struct {
+	// Work is "jit", "gc", "interpreter" or "runtime" (ownership.Work).
+	Work string `json:"work"`
+	// Share is its part of the profile's CPU, 0..1.
+	Share float64 `json:"share"`
+	// Remedy says what to do about it.
+	Remedy string `json:"remedy,omitempty"`
 }
 
 // ProcessProfile is one process of the service and how it was profiled.

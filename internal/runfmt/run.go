@@ -172,6 +172,15 @@ type HotFunc struct {
 	AttributedUsReq float64 `json:"attributed_us_per_request,omitempty"`
 	// AttributedSample names the callee that brought the most of it.
 	AttributedSample string `json:"attributed_from,omitempty"`
+	// Library is the dependency ("google.golang.org/protobuf v1.36.1")
+	// under a user function that holds most of what was charged to it,
+	// and LibraryUsPerRequest its CPU per request: "library X under your
+	// Y".
+	Library             string  `json:"library,omitempty"`
+	LibraryUsPerRequest float64 `json:"library_us_per_request,omitempty"`
+	// DatabaseUsPerRequest is the CPU per request in database client code
+	// under a user function.
+	DatabaseUsPerRequest float64 `json:"database_us_per_request,omitempty"`
 	// Lines are its costliest source lines.
 	Lines []SourceLine `json:"lines,omitempty"`
 }

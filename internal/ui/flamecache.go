@@ -48,8 +48,9 @@ func newFlameCache(max int64) *flameCache {
 }
 
 // page returns the flame graph page of the profile at path drawn with opt,
-// from the cache when the same file was drawn the same way. Options with
-// user-code rules are drawn every time (the UI sets none).
+// from the cache when the same file was drawn the same way. The UI draws a
+// run's profile with that run's ownership model, which does not change: the
+// file's path, size and time stand for it.
 func (c *flameCache) page(path string, opt analysis.FlameOptions) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -58,21 +59,16 @@ func (c *flameCache) page(path string, opt analysis.FlameOptions) ([]byte, error
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	cacheable := opt.UserCode.Match == nil && opt.UserCode.Root == "" && len(opt.UserCode.UserPrefixes) == 0 && len(opt.UserCode.NotUser) == 0
 	key := flameKey{path: path, size: st.Size(), modNanos: st.ModTime().UnixNano(),
 		title: opt.Title, sampleIndex: opt.SampleIndex, requests: opt.Requests, scale: opt.Scale, minFraction: opt.MinFraction}
-	if cacheable {
-		if html, ok := c.get(key); ok {
-			return html, nil
-		}
+	if html, ok := c.get(key); ok {
+		return html, nil
 	}
 	var b bytes.Buffer
 	if err := analysis.WriteFlameHTMLFile(&b, path, opt); err != nil {
 		return nil, err
 	}
-	if cacheable {
-		c.put(key, b.Bytes())
-	}
+	c.put(key, b.Bytes())
 	return b.Bytes(), nil
 }
 

@@ -82,7 +82,7 @@ func (s *Server) flame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	what := string(typ)
-	opt := analysis.FlameOptions{Title: fmt.Sprintf("%s: %s", e.Run.ID, typ), Requests: requests(e.Run)}
+	opt := analysis.FlameOptions{Title: fmt.Sprintf("%s: %s", e.Run.ID, typ), Requests: requests(e.Run), UserCode: analysis.RunUserCode(e.Run.Profiling)}
 	switch typ {
 	case runfmt.ProfileCPU:
 		opt = cpuFlameOptions(e.Run, opt.Title)
@@ -116,7 +116,7 @@ func profilePath(e store.Entry, typ runfmt.ProfileType) (string, error) {
 // offCPUOptions draws a run's wall-time profile as its time off a CPU, per
 // request of the slice it covers.
 func offCPUOptions(r *runfmt.Run) analysis.FlameOptions {
-	opt := analysis.FlameOptions{Title: r.ID + ": off-CPU time", SampleIndex: runfmt.OffCPUSample, Requests: requests(r)}
+	opt := analysis.FlameOptions{Title: r.ID + ": off-CPU time", SampleIndex: runfmt.OffCPUSample, Requests: requests(r), UserCode: analysis.RunUserCode(r.Profiling)}
 	if t := r.Time; t != nil && t.Requests > 0 {
 		opt.Requests = t.Requests
 		opt.Title += " (" + string(t.Source) + ")"
@@ -127,7 +127,7 @@ func offCPUOptions(r *runfmt.Run) analysis.FlameOptions {
 // cpuFlameOptions draws a run's CPU profile as its verdict, top, list and
 // report.html print it: scaled to the CPU measured, per request answered.
 func cpuFlameOptions(r *runfmt.Run, title string) analysis.FlameOptions {
-	return analysis.FlameOptions{Title: title, Requests: r.PerRequestCount(), Scale: r.CPUScale()}
+	return analysis.FlameOptions{Title: title, Requests: r.PerRequestCount(), Scale: r.CPUScale(), UserCode: analysis.RunUserCode(r.Profiling)}
 }
 
 func requests(r *runfmt.Run) int64 {
