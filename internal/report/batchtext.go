@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -141,29 +140,4 @@ func BatchCostText(c *runfmt.BatchCost) string {
 func seconds(s float64) string { return units.FormatMicros(s * 1e6) }
 
 // batchHot writes the user functions that cost the most of the run.
-func (p *printer) batchHot(hot []runfmt.HotFunc) {
-	var user []runfmt.HotFunc
-	for _, h := range hot {
-		if h.UserCode {
-			user = append(user, h)
-		}
-	}
-	if len(user) == 0 {
-		return
-	}
-	p.f("\nTop user-code functions (CPU in the run, with the library and runtime work they call):\n")
-	p.f("  %12s %12s %7s  %s\n", "self+called", "cumulative", "cum%", "function")
-	for i, h := range user {
-		if i == 10 {
-			break
-		}
-		self := h.CPUUsPerRequest + h.AttributedUsReq
-		p.f("  %12s %12s %6.1f%%  %s\n", units.FormatMicros(self), units.FormatMicros(h.CumUsPerRequest), h.CumPct, analysis.FuncLabel(h.Function, h.File))
-		if h.AttributedSample != "" {
-			p.f("  %37s most in %s\n", "", h.AttributedSample)
-		}
-		if len(h.Lines) > 0 {
-			p.lines(h.Lines[:1], strings.Repeat(" ", 37)+"at ")
-		}
-	}
-}
+func (p *printer) batchHot(hot []runfmt.HotFunc) { p.userHot(hot, "CPU in the run") }

@@ -93,7 +93,12 @@ func (p *printer) findings(fs []runfmt.Finding) {
 	}
 }
 
-func (p *printer) hot(hot []runfmt.HotFunc) {
+func (p *printer) hot(hot []runfmt.HotFunc) { p.userHot(hot, "CPU per request") }
+
+// userHot writes the user functions that cost the most, under a heading
+// saying what the figures are (per request, or in a batch program's run),
+// each with the library under it, its database work and its costliest line.
+func (p *printer) userHot(hot []runfmt.HotFunc, what string) {
 	var user []runfmt.HotFunc
 	for _, h := range hot {
 		if h.UserCode {
@@ -103,7 +108,7 @@ func (p *printer) hot(hot []runfmt.HotFunc) {
 	if len(user) == 0 {
 		return
 	}
-	p.f("\nTop user-code functions (CPU per request, with the library and runtime work they call):\n")
+	p.f("\nTop user-code functions (%s, with the library and runtime work they call):\n", what)
 	p.f("  %12s %12s %7s  %s\n", "self+called", "cumulative", "cum%", "function")
 	for i, h := range user {
 		if i == 10 {
@@ -114,6 +119,9 @@ func (p *printer) hot(hot []runfmt.HotFunc) {
 		if h.Library != "" && h.LibraryUsPerRequest > 0 {
 			p.f("%slibrary %s under your %s: %s\n", strings.Repeat(" ", 37), h.Library,
 				analysis.ShortFuncName(h.Function, h.File), units.FormatMicros(h.LibraryUsPerRequest))
+		}
+		if h.Library == "" && h.AttributedSample != "" {
+			p.f("%smost in %s\n", strings.Repeat(" ", 37), h.AttributedSample)
 		}
 		if h.DatabaseUsPerRequest > 0 {
 			p.f("%sdatabase work (a database client under it): %s\n", strings.Repeat(" ", 37), units.FormatMicros(h.DatabaseUsPerRequest))
