@@ -36,7 +36,7 @@ func vocabularies() map[string][]string {
 // and one entry here.
 var otherMeanings = []struct{ file, words, why string }{
 	{"internal/capture/endpoint.go", "allocs block goroutine heap mutex trace", "net/http/pprof's endpoints (capture.Endpoint) and sample types"},
-	{"internal/capture/perf.go", "sleep", "the command perf record runs for the window"},
+	{"internal/capture/perf.go", "perf sleep", "the command perf record runs for the window, and perf's temporary files' prefix"},
 	{"internal/capture/snapshotgroup.go", "running runnable sleep syscall", "the Go runtime's goroutine states in a goroutine dump"},
 	{"internal/capture/snapshotgroup.go", "accept", "a system call's name"},
 	{"internal/capture/snapshotsys.go", "accept", "a system call's name"},
