@@ -1,10 +1,13 @@
 package lab
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"perflab/internal/analysis"
 	"perflab/internal/ownership"
@@ -38,7 +41,7 @@ func (s *session) decideOwnership() {
 		in.UserCode = c.UserCode.String()
 	}
 	if in.Root == "" {
-		in.Root = projectRoot(c.Command, c.Dir, s.mainPID())
+		in.Root, in.RootFrom = projectRoot(c.Command, c.Dir, s.pids)
 	}
 	m, err := ownership.Detect(in)
 	if err != nil {
@@ -46,44 +49,6 @@ func (s *session) decideOwnership() {
 		m, _ = ownership.New(ownership.Spec{Root: in.Root})
 	}
 	s.owners = m
-}
-
-func (s *session) mainPID() int {
-	if s.proc == nil {
-		return 0
-	}
-	return s.proc.PID()
-}
-
-// projectRoot guesses the project's directory: the first script argument's
-// directory, the launch directory, or the process's working directory. ""
-// when none can be read.
-func projectRoot(command []string, dir string, pid int) string {
-	for _, a := range command {
-		if !scriptExts[filepath.Ext(a)] {
-			continue
-		}
-		p := a
-		if !filepath.IsAbs(p) && dir != "" {
-			p = filepath.Join(dir, p)
-		}
-		if abs, err := filepath.Abs(p); err == nil {
-			if _, err := os.Stat(abs); err == nil {
-				return filepath.Dir(abs)
-			}
-		}
-	}
-	if dir != "" {
-		if abs, err := filepath.Abs(dir); err == nil {
-			return abs
-		}
-	}
-	if pid > 0 {
-		if cwd, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd"); err == nil && cwd != "/" {
-			return cwd
-		}
-	}
-	return ""
 }
 
 // userCode is the batch program's ownership model: from its executable
@@ -104,7 +69,7 @@ func (b *batch) detectOwnership() *ownership.Model {
 		in.UserCode = c.UserCode.String()
 	}
 	if in.Root == "" {
-		in.Root = projectRoot(c.Command, c.Dir, 0)
+		in.Root, in.RootFrom = projectRoot(c.Command, c.Dir, nil)
 	}
 	if len(c.Command) > 0 {
 		if exe, err := exec.LookPath(c.Command[0]); err == nil {
@@ -119,4 +84,74 @@ func (b *batch) detectOwnership() *ownership.Model {
 		m, _ = ownership.New(ownership.Spec{Root: in.Root})
 	}
 	return m
+}
+
+// projectRoot guesses the project's directory and says where it came
+// from: the directory of the first script the command names (an argument,
+// or a word of one, as in sh -c "exec python3 app.py"), else of the first
+// script a service process runs (its command line, read from /proc, for a
+// launcher perflab cannot read into), else the launch directory, else the
+// first process's working directory. "" when none can be read.
+func projectRoot(command []string, dir string, pids []int) (string, string) {
+	if root := scriptDir(command, dir); root != "" {
+		return root, "the directory of the script the command runs"
+	}
+	for _, pid := range pids {
+		proc := "/proc/" + strconv.Itoa(pid)
+		args, err := procArgs(proc + "/cmdline")
+		if err != nil {
+			continue
+		}
+		cwd, _ := os.Readlink(proc + "/cwd")
+		if root := scriptDir(args, cwd); root != "" {
+			return root, fmt.Sprintf("the directory of the script pid %d runs", pid)
+		}
+	}
+	if dir != "" {
+		if abs, err := filepath.Abs(dir); err == nil {
+			return abs, "the directory the service was launched in"
+		}
+	}
+	if len(pids) > 0 {
+		if cwd, err := os.Readlink("/proc/" + strconv.Itoa(pids[0]) + "/cwd"); err == nil && cwd != "/" {
+			return cwd, fmt.Sprintf("working directory of pid %d", pids[0])
+		}
+	}
+	return "", ""
+}
+
+// scriptDir returns the directory of the first existing script among args
+// and their words (relative ones taken from dir), or "".
+func scriptDir(args []string, dir string) string {
+	for _, arg := range args {
+		for _, a := range strings.Fields(arg) {
+			if !scriptExts[filepath.Ext(a)] {
+				continue
+			}
+			p := a
+			if !filepath.IsAbs(p) && dir != "" {
+				p = filepath.Join(dir, p)
+			}
+			if abs, err := filepath.Abs(p); err == nil {
+				if st, err := os.Stat(abs); err == nil && st.Mode().IsRegular() {
+					return filepath.Dir(abs)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// procArgs reads a process's command line (NUL-separated), at most 64 KiB.
+func procArgs(file string) ([]string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return nil, err
+	}
+	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"), nil
 }

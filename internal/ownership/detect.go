@@ -21,8 +21,11 @@ type Inputs struct {
 	PIDs []int
 	// Executables are more binaries to read (a profile's mappings).
 	Executables []string
-	// Root is --src, the project's directory.
+	// Root is the project's directory: --src, or the caller's guess.
 	Root string
+	// RootFrom says where the caller's guess of Root came from; "" when
+	// Root is --src.
+	RootFrom string
 	// UserCode is --user-code.
 	UserCode string
 	// Runtime is the service's runtime as perflab detected it (a Lang*
@@ -106,10 +109,14 @@ func ProfileBinaries(p *profile.Profile) []string {
 // the first process's working directory (unless it is "/").
 func detectRoot(in Inputs) (string, string) {
 	if in.Root != "" {
-		if abs, err := filepath.Abs(in.Root); err == nil {
-			return abs, "--src"
+		from := in.RootFrom
+		if from == "" {
+			from = "--src"
 		}
-		return in.Root, "--src"
+		if abs, err := filepath.Abs(in.Root); err == nil {
+			return abs, from
+		}
+		return in.Root, from
 	}
 	if len(in.PIDs) > 0 {
 		cwd, err := os.Readlink("/proc/" + strconv.Itoa(in.PIDs[0]) + "/cwd")
