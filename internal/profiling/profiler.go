@@ -61,6 +61,10 @@ type Job struct {
 	// Unwound is told how perf walks the stacks (frame pointers or
 	// DWARF, and why).
 	Unwound func(unwinding)
+	// HandedTo is told, before it starts, the profiler a recording was
+	// handed to (v8's to perf when node's inspector cannot be opened), so
+	// that the run names the profiler that really sampled.
+	HandedTo func(runfmt.Profiler)
 }
 
 // pids are the job's process IDs.

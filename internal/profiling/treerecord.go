@@ -38,14 +38,21 @@ func (t *treeSampler) start(ctx context.Context, tool Profiler, procs []target.P
 	t.recs = append(t.recs, rec)
 	t.mu.Unlock()
 	hz := t.hz(tool)
+	name := tool.Name() // the profiler that samples: another when tool hands the job on
 	job := Job{Processes: procs, Window: left, Hz: hz, Stop: t.stopAt.Done(), Note: t.note, Unwound: t.unwound,
 		Started: func(pid int) {
 			t.mu.Lock()
 			rec.pid = pid
+			n := name
 			t.mu.Unlock()
-			t.meter.started(pid, tool.Name(), runfmt.RoleCPU, hz)
+			t.meter.started(pid, n, runfmt.RoleCPU, hz)
 		},
 		StartedThread: func(pid, tid int) { t.meter.startedThread(pid, tid, tool.Name(), runfmt.RoleCPU, hz) },
+		HandedTo: func(p runfmt.Profiler) {
+			t.mu.Lock()
+			name = p
+			t.mu.Unlock()
+		},
 		Ready: func() {
 			t.mu.Lock()
 			rec.ready = true
@@ -69,17 +76,17 @@ func (t *treeSampler) start(ctx context.Context, tool Profiler, procs []target.P
 				t.toolErr = err
 			}
 			if ctx.Err() == nil || prof == nil {
-				t.notes = append(t.notes, fmt.Sprintf("%s of pid %s: %v", tool.Name(), joinPIDs(job.pids()), err))
+				t.notes = append(t.notes, fmt.Sprintf("%s of pid %s: %v", name, joinPIDs(job.pids()), err))
 			}
 			return
 		}
 		if len(prof.Sample) > 0 {
 			labelPIDs(prof, root)
 			t.profiles = append(t.profiles, prof)
-			t.tools = t.tools.With(tool.Name())
+			t.tools = t.tools.With(name)
 		} else if t.idleProf == nil {
 			t.idleProf = prof
-			t.tools = t.tools.With(tool.Name())
+			t.tools = t.tools.With(name)
 		}
 	})
 }

@@ -87,6 +87,9 @@ func (v8) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration,
 		if job.Note != nil {
 			job.Note("v8 "+strconv.Itoa(pid), fmt.Sprintf("node pid %d sampled with perf, without lines: %v", pid, err))
 		}
+		if job.HandedTo != nil {
+			job.HandedTo(perf{}.Name())
+		}
 		return perf{}.Record(ctx, job)
 	}
 	defer ins.close()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
 
@@ -161,6 +162,68 @@ func TestWithInspectPort(t *testing.T) {
 	} {
 		if got := WithInspectPort(in); got != want {
 			t.Errorf("WithInspectPort(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+// TestV8HandsToPerfWhenClosed: a node process whose inspector cannot be
+// opened (its code takes SIGUSR1 for itself) is sampled by perf, and the
+// run names perf as its profiler and the recorder's CPU as perf's, not
+// V8's.
+func TestV8HandsToPerfWhenClosed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the inspector's 5 s, then perf samples (~10 s)")
+	}
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed")
+	}
+	preload := filepath.Join(t.TempDir(), "nousr1.js")
+	if err := os.WriteFile(preload, []byte("process.on('SIGUSR1', () => {});\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pid, url := nodeinline(t, "--require "+preload)
+	stop := make(chan struct{})
+	wg := drive(url, stop)
+	defer func() { close(stop); wg.Wait() }()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ts := &treeSampler{meter: newProfilerMeter(), procs: map[int]*runfmt.ProcessProfile{}, roots: map[int]Profiler{}, done: map[int]bool{}, missing: map[string]bool{}}
+	ts.hz = func(Profiler) int { return 99 }
+	ts.meter.begin()
+	window, endWindow := context.WithTimeout(ctx, 12*time.Second)
+	defer endWindow()
+	ts.stopAt = window
+	ts.start(ctx, v8{}, []target.ProcessInfo{{PID: pid}}, 12*time.Second)
+	// The inspector is waited for (5 s), then perf starts: let it sample
+	// the busy process for 2 s.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		ts.mu.Lock()
+		started := ts.recs[0].pid != 0
+		ts.mu.Unlock()
+		if started {
+			break
+		}
+	}
+	time.Sleep(2 * time.Second)
+	endWindow()
+	ts.wg.Wait()
+	ts.meter.end()
+
+	notes := ts.notesSnapshot()
+	if got := ts.tools.String(); got != string(runfmt.ProfilerPerf) {
+		t.Errorf("profilers named %q; want perf, which sampled (notes %q)", got, notes)
+	}
+	if len(ts.profiles) == 0 {
+		t.Fatalf("perf recorded nothing of the busy node process (notes %q)", notes)
+	}
+	if !strings.Contains(strings.Join(notes, "\n"), "sampled with perf") {
+		t.Errorf("notes %q do not say node was sampled with perf", notes)
+	}
+	uses, _ := ts.meter.uses()
+	for _, u := range uses {
+		if u.Tool != runfmt.ProfilerPerf {
+			t.Errorf("profiler CPU charged to %s; want perf: %+v", u.Tool, uses)
 		}
 	}
 }
