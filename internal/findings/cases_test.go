@@ -59,6 +59,7 @@ var findingCases = []findingCase{
 	{"cpu-throttled-workers", runfmt.FindingThrottled, throttledPythonInput},
 	{"cpu-bound-queueing", runfmt.FindingCPUBound, queueingInput},
 	{"downstream-wait-ledger", runfmt.FindingDownstreamWait, downstreamLedgerInput},
+	{"n-plus-one", runfmt.FindingNPlusOne, nPlusOneInput},
 }
 
 // TestEveryKindHasACase: each case gives its finding, every kind of

@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"strings"
 	"testing"
 
 	"perflab/internal/runfmt"
@@ -121,4 +122,48 @@ func kindOf(t *testing.T, fs []runfmt.Finding, k runfmt.FindingKind) runfmt.Find
 	}
 	t.Fatalf("no %s finding in %d findings", k, len(fs))
 	return runfmt.Finding{}
+}
+
+// nPlusOneInput is a Go service whose requests wait on two peers: an HTTP
+// API answering once in 12 ms, and PostgreSQL answering 101 queries in 4 ms
+// (the N+1 shape), whose CPU findings name main.listOrders with database
+// work under it.
+func nPlusOneInput(t *testing.T) FindingInput {
+	in := waitsInput(t)
+	api := row(runfmt.PartDownstream, 12)
+	api.Peer = &runfmt.LedgerPeer{Address: "127.0.0.1:8081", Name: "prices", AnswerMs: 12, AnswersPerRequest: 1}
+	db := row(runfmt.PartDownstream, 4)
+	cpu := 1.5
+	db.Peer = &runfmt.LedgerPeer{Address: "127.0.0.1:5432", PID: 42, Name: "postgres", Database: "postgres", AnswerMs: 0.0396, AnswersPerRequest: 101, CPUMsPerRequest: &cpu}
+	in.Ledger = ledgerOf(in.Time.TotalMs, api, db, row(runfmt.PartRunnable, 1))
+	return in
+}
+
+// TestNPlusOneClaimsTheDatabaseRow: the N+1 finding owns the database's
+// row, and the downstream wait keeps the other peer's and no more; below
+// ten queries per request no N+1 is said.
+func TestNPlusOneClaimsTheDatabaseRow(t *testing.T) {
+	fs := Findings(nPlusOneInput(t))
+	n := kindOf(t, fs, runfmt.FindingNPlusOne)
+	if n.Figures[runfmt.FigQueries] != 101 || n.Figures[runfmt.FigWaitPerRequest] != 4000 || n.Figures[runfmt.FigPeerCPU] != 1500 || n.Settings[runfmt.SettingDatabase] != "postgres" {
+		t.Errorf("n-plus-one %v %v; want 101 queries, the row's 4 ms, postgres's 1.5 ms of CPU", n.Figures, n.Settings)
+	}
+	d := kindOf(t, fs, runfmt.FindingDownstreamWait)
+	if got := d.Figures[runfmt.FigWaitPerRequest]; got != 12000 || len(d.Evidence.Peers) != 1 || !strings.HasPrefix(d.Evidence.Peers[0], "127.0.0.1:8081") {
+		t.Errorf("downstream wait %v µs, peers %q; want the API's 12 ms alone", got, d.Evidence.Peers)
+	}
+	words := Wording(&n)
+	for _, want := range []string{"101 queries/request to postgres", "N+1 shape", "WHERE id IN"} {
+		if !strings.Contains(words.Title.Text()+" "+words.Detail.Text(), want) {
+			t.Errorf("n-plus-one reads %q / %q; want %q", words.Title.Text(), words.Detail.Text(), want)
+		}
+	}
+
+	in := nPlusOneInput(t)
+	in.Ledger.Time.Rows[1].Peer.AnswersPerRequest = 3
+	for _, f := range Findings(in) {
+		if f.Kind == runfmt.FindingNPlusOne {
+			t.Errorf("n-plus-one %q at 3 queries per request", title(f))
+		}
+	}
 }

@@ -228,6 +228,7 @@ func TestAcceptanceLedger(t *testing.T) {
 	t.Run("javanagle", ledgerJavaNagle)
 	t.Run("gunicorn-queue", ledgerGunicornQueue)
 	t.Run("throttled-gomaxprocs", ledgerThrottledGOMAXPROCS)
+	t.Run("dbapp-n-plus-one", ledgerNPlusOne)
 }
 
 // ledgerThrottledGOMAXPROCS: a Go service burning 2 ms of CPU a request
@@ -521,6 +522,54 @@ func ledgerGunicornQueue(t *testing.T) {
 	within(t, "accept against the latency less the workers' time in the handler", partMs(t, l, runfmt.PartAccept), r.Load.Latency.Mean-handler, 0.15)
 }
 
+// ledgerNPlusOne: dbapp on PostgreSQL over the network, one query for the
+// orders and one per order for its customer (101 per request): the ledger
+// names the peer as a postgres database with its 101 queries per request,
+// and the n-plus-one finding comes first, claiming that row, naming
+// recent_orders; with the JOIN (--mode fixed) no n-plus-one is said.
+func ledgerNPlusOne(t *testing.T) {
+	needPython(t, "flask", "psycopg")
+	dsn := labtest.Postgres(t)
+	for _, mode := range []string{"buggy", "fixed"} {
+		t.Run(mode, func(t *testing.T) {
+			addr := labtest.FreeAddr(t)
+			app := filepath.Join(frameworkDir(t, "dbapp"), "app.py")
+			cfg := acceptanceConfig(t, addr, "/orders", "python3", app, "--addr", addr, "--db", dsn, "--mode", mode)
+			cfg.Warmup, cfg.Load.Duration, cfg.Load.Concurrency = 2*time.Second, 4*time.Second, 4
+			r, _ := runAcceptance(t, cfg)
+			l := ledgerOf(t, r)
+			var db *runfmt.LedgerPeer
+			for _, row := range l.Time.Rows {
+				if row.Peer != nil && row.Peer.Database == "postgres" {
+					db = row.Peer
+				}
+			}
+			if db == nil {
+				t.Fatalf("no downstream row names the postgres database: %+v", l.Time.Rows)
+			}
+			want := map[string]float64{"buggy": 101, "fixed": 1}[mode]
+			if db.AnswersPerRequest < want*0.97 || db.AnswersPerRequest > want*1.03+0.1 {
+				t.Errorf("postgres answered %.2f queries per request; want %v", db.AnswersPerRequest, want)
+			}
+			i := slices.IndexFunc(r.Findings, func(f runfmt.Finding) bool { return f.Kind == runfmt.FindingNPlusOne })
+			if mode == "fixed" {
+				if i >= 0 {
+					t.Errorf("n-plus-one said of one query per request: %v", r.Findings[i].Figures)
+				}
+				return
+			}
+			if i != 0 {
+				t.Fatalf("n-plus-one is finding %d; want it first: %v", i+1, kinds(r.Findings))
+			}
+			f := r.Findings[0]
+			if c, ok := f.Culprit(); !ok || !strings.HasSuffix(c.Function, "recent_orders") {
+				t.Errorf("n-plus-one names %+v; want recent_orders, the loop of queries", c)
+			}
+			findingsClaimRows(t, r)
+		})
+	}
+}
+
 // findingRows are the ledger rows a time finding claims.
 var findingRows = map[runfmt.FindingKind][]runfmt.LedgerPart{
 	runfmt.FindingDownstreamWait: {runfmt.PartDownstream}, runfmt.FindingSleep: {runfmt.PartSleep},
@@ -528,7 +577,7 @@ var findingRows = map[runfmt.FindingKind][]runfmt.LedgerPart{
 	runfmt.FindingPoolWait: {runfmt.PartPool}, runfmt.FindingSyscallWait: {runfmt.PartSyscall},
 	runfmt.FindingClientIO: {runfmt.PartNetwork}, runfmt.FindingGCPause: {runfmt.PartGC},
 	runfmt.FindingThrottled: {runfmt.PartThrottled}, runfmt.FindingSchedulerLatency: {runfmt.PartRunnable},
-	runfmt.FindingCPUContention: {runfmt.PartRunnable, runfmt.PartGenerator},
+	runfmt.FindingCPUContention: {runfmt.PartRunnable, runfmt.PartGenerator}, runfmt.FindingNPlusOne: {runfmt.PartDownstream},
 }
 
 // findingsClaimRows: a time finding of a run with a ledger claims no more

@@ -151,5 +151,6 @@ func (b *builder) peer(a netip.AddrPort, o Outbound) *runfmt.LedgerPeer {
 		cpu := p.CPU.Seconds() * 1000 / b.n
 		lp.PID, lp.Name, lp.CPUMsPerRequest = p.PID, p.Name, &cpu
 	}
+	lp.Database = databaseOf(lp.Name, a.Port())
 	return lp
 }

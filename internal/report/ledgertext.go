@@ -101,7 +101,11 @@ func peerText(p *runfmt.LedgerPeer) string {
 	if p.PID > 0 {
 		s += fmt.Sprintf(" %s (pid %d)", p.Name, p.PID)
 	}
-	s += fmt.Sprintf(": answers in %s, %.2g per request", units.FormatMs(p.AnswerMs), p.AnswersPerRequest)
+	if p.Database != "" {
+		s += fmt.Sprintf(": a %s database, %.3g queries per request answered in %s each", p.Database, p.AnswersPerRequest, units.FormatMs(p.AnswerMs))
+	} else {
+		s += fmt.Sprintf(": answers in %s, %.2g per request", units.FormatMs(p.AnswerMs), p.AnswersPerRequest)
+	}
 	if p.CPUMsPerRequest != nil {
 		s += fmt.Sprintf(", its CPU %s per request", units.FormatMs(*p.CPUMsPerRequest))
 	}

@@ -45,6 +45,7 @@ const (
 	AdviceMatchGOMAXPROCS Advice = "match-gomaxprocs"  // GOMAXPROCS above the budget
 	AdviceThreadsToQuota  Advice = "threads-to-quota"  // busy threads above the budget
 	AdviceBoundGrowth     Advice = "bound-growth"      // a live heap that grows
+	AdviceOneQuery        Advice = "one-query"         // one query per row (N+1)
 )
 
 // Advice for requests that stopped finishing, by what they wait for.
@@ -70,7 +71,7 @@ var adviceWords = []Advice{
 	AdviceCheckLocks, AdviceCheckWorkers, AdviceCheckEventLoop, AdviceCheckThreads, AdviceLowerGOMAXPROCS, AdviceFewerWorkers,
 	AdviceFewerProcesses, AdviceShrinkPools, AdviceShardLocks, AdviceShortenLocks, AdviceFixLeak, AdviceCallConcurrent,
 	AdviceSizePool, AdviceWaitLess, AdviceRemoveSleep, AdviceAvoidSyscalls, AdviceStreamBodies, AdviceHeapRoom,
-	AdviceMoreCPU, AdviceMatchGOMAXPROCS, AdviceThreadsToQuota, AdviceBoundGrowth,
+	AdviceMoreCPU, AdviceMatchGOMAXPROCS, AdviceThreadsToQuota, AdviceBoundGrowth, AdviceOneQuery,
 	AdviceFreePoolSlots, AdviceCallTimeouts, AdviceReleaseLocks, AdviceEndRetries, AdviceEndLoops,
 	AdviceFanOut, AdviceWorkerPool, AdviceMeasureAlone, AdviceLargerBudget,
 }

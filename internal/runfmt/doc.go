@@ -51,10 +51,10 @@
 //     off-cpu, cpu-contention, lock-contention, goroutine-growth,
 //     downstream-wait, pool-wait, sync-wait, sleep, syscall-wait, client-io,
 //     gc-pause, scheduler-latency, gomaxprocs, cpu-throttled, memory-growth,
-//     stuck, serial.
+//     stuck, serial, n-plus-one.
 //     In findings[].kind.
-//   - Figure (figure.go): alloc_bytes_per_s, blocked_us, bytes_per_request,
-//     collections, cores_max, cores_mean, count, cpu_limit_cores, cpu_s,
+//   - Figure (figure.go): alloc_bytes_per_s, answer_us, blocked_us,
+//     bytes_per_request, collections, cores_max, cores_mean, count, cpu_limit_cores, cpu_s,
 //     cpu_us, cpu_us_per_request, cpuset_cores, database_share, explained_us, gc_cycles,
 //     gc_stop_mean_us, gc_stop_us, generator_runqueue_us, gomaxprocs,
 //     gomaxprocs_match, goroutines_added, goroutines_end, goroutines_start,
@@ -62,7 +62,8 @@
 //     host_cores, in_flight, kernel_wait_us, latency_us, library_share, live_end_bytes,
 //     live_start_bytes, max_rps, objects_per_request, off_cpu_share,
 //     other_cores, other_wait_us, own_share, p99_us, p_busy_share,
-//     perflab_cores, requests_per_core, runnable_us, runqueue_us,
+//     peer_cpu_us, perflab_cores, queries_min, queries_per_request,
+//     requests_per_core, runnable_us, runqueue_us,
 //     runqueue_wait_s, sched_wait_us, service_cores, service_runqueue_us,
 //     share, steal_cores, syscall_share, threads_max, threads_waiting,
 //     throttled_s, throttled_share, traced_requests, traced_s, traced_us,
@@ -71,7 +72,8 @@
 //     The keys of findings[].figures and of its evidence.functions[].figures;
 //     each has one Measure.
 //   - Setting (setting.go): source, gogc, gomaxprocs_source,
-//     gomaxprocs_env, profile, wait_method, lock_profiles, runtime.
+//     gomaxprocs_env, profile, wait_method, lock_profiles, runtime,
+//     database.
 //     The keys of findings[].settings.
 //   - Role (role.go): culprit, entry, callee, library, path, site, holder,
 //     allocator.
@@ -84,7 +86,7 @@
 //     shrink-pools, shard-locks, shorten-locks, fix-leak,
 //     call-concurrently, size-pool, wait-less, remove-sleep,
 //     avoid-syscalls, stream-bodies, heap-room, more-cpu, match-gomaxprocs,
-//     threads-to-quota, bound-growth, free-pool-slots, call-timeouts,
+//     threads-to-quota, bound-growth, one-query, free-pool-slots, call-timeouts,
 //     release-locks, end-retries, end-loops, fan-out, worker-pool,
 //     measure-alone, larger-budget.
 //     In findings[].advice.

@@ -127,16 +127,24 @@ const (
 	FigThreadsMax      Figure = "threads_max"       // the service's peak thread count
 )
 
+// The figures of a database peer.
+const (
+	FigQueries    Figure = "queries_per_request" // round trips to it per request
+	FigAnswer     Figure = "answer_us"           // its mean time to answer one
+	FigPeerCPU    Figure = "peer_cpu_us"         // its CPU per request
+	FigQueriesMin Figure = "queries_min"         // the count from which they are an N+1 shape
+)
+
 // figuresBy lists the figures of each measure.
 var figuresBy = map[Measure][]Figure{
 	MeasureShare: {FigShare, FigOwnShare, FigLibraryShare, FigDatabaseShare, FigThrottled, FigOffShare, FigSyscallShare, FigPBusy},
 	MeasureMicros: {FigCPUPerRequest, FigWaitPerRequest, FigWaitTotal, FigLatency, FigLatencyP99, FigCPU, FigRunqueue,
 		FigServiceQueue, FigGeneratorQueue, FigOtherWait, FigBlocked, FigRunnable, FigKernelWait, FigSchedWait,
-		FigExplained, FigUnexplained, FigTracedTotal, FigGCStop, FigGCStopMean},
+		FigExplained, FigUnexplained, FigTracedTotal, FigGCStop, FigGCStopMean, FigAnswer, FigPeerCPU},
 	MeasureBytes: {FigBytesPerRequest, FigHeapPeak, FigHeapFrom, FigHeapTo, FigLiveStart, FigLiveEnd},
 	MeasureCount: {FigObjectsPerRequest, FigHostCores, FigTracedRequests, FigCollections, FigGOMAXPROCS,
 		FigGOMAXPROCSMatch, FigGCCycles, FigGoroutinesStart, FigGoroutinesEnd, FigGoroutinesAdded, FigCount, FigInFlight, FigPerCore, FigThreadsMax,
-		FigUsableCores, FigCPUSetCores, FigThreadsWaiting},
+		FigUsableCores, FigCPUSetCores, FigThreadsWaiting, FigQueries, FigQueriesMin},
 	MeasureCores:   {FigCoresMean, FigCoresMax, FigCPULimit, FigOtherCores, FigPerflabCores, FigStealCores, FigServiceCores},
 	MeasureSeconds: {FigThrottledTime, FigCPUTime, FigRunqueueTime, FigTraced, FigWallTime},
 	MeasureRate:    {FigMaxRPS},

@@ -73,6 +73,9 @@ const (
 	// It comes first among the findings; its line's Pct is the share of
 	// the requests in flight that wait there.
 	FindingStuck FindingKind = "stuck"
+	// FindingNPlusOne: requests make many round trips to a database, one
+	// query per row (the N+1 shape), from the ledger's downstream row.
+	FindingNPlusOne FindingKind = "n-plus-one"
 	// FindingSerial: a batch program kept fewer cores busy than it could
 	// use (one thread doing the work on a machine of several cores).
 	FindingSerial FindingKind = "serial"
@@ -84,7 +87,7 @@ var findingKindWords = []FindingKind{
 	FindingOffCPU, FindingCPUContention, FindingLockContention, FindingGoroutineGrowth,
 	FindingDownstreamWait, FindingPoolWait, FindingSyncWait, FindingSleep, FindingSyscallWait,
 	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingThrottled, FindingMemoryGrowth, FindingStuck,
-	FindingSerial,
+	FindingSerial, FindingNPlusOne,
 }
 
 // FindingKinds lists the finding kinds.

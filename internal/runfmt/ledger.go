@@ -83,6 +83,10 @@ type LedgerPeer struct {
 	// there is one.
 	PID  int    `json:"pid,omitempty"`
 	Name string `json:"name,omitempty"`
+	// Database is the database server the peer is (postgres, mysql,
+	// redis, mongodb, memcached), told from its process's name or its
+	// port: its answers are then the service's queries.
+	Database string `json:"database,omitempty"`
 	// AnswersPerRequest is how many answers the kernel timed per request
 	// of the load; AnswerMs their mean time, from the service's last
 	// bytes sent to the answer's first bytes arriving.

@@ -30,6 +30,9 @@ const (
 	// SettingRuntime: what the service runs (a Runtime), for advice in its
 	// terms.
 	SettingRuntime Setting = "runtime"
+	// SettingDatabase: the database server a finding's queries went to
+	// (LedgerPeer.Database).
+	SettingDatabase Setting = "database"
 )
 
 // The values of SettingWaitMethod and SettingSource that are not another
@@ -46,7 +49,7 @@ const (
 )
 
 var settingWords = []Setting{SettingSource, SettingGOGC, SettingGOMAXPROCSSource, SettingGOMAXPROCSEnv,
-	SettingProfile, SettingWaitMethod, SettingLockProfiles, SettingRuntime}
+	SettingProfile, SettingWaitMethod, SettingLockProfiles, SettingRuntime, SettingDatabase}
 
 // SettingNames lists the settings.
 func SettingNames() []Setting { return slices.Clone(settingWords) }

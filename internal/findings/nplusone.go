@@ -1,0 +1,154 @@
+package findings
+
+import (
+	"math"
+
+	"perflab/internal/runfmt"
+)
+
+// nPlusOneRule reports requests that make many round trips to a database
+// (the ledger's downstream row of a peer it knows for a database server):
+// one query per row the first query returned, the N+1 shape. It claims
+// that peer's row: the downstream-wait finding gives it up.
+var nPlusOneRule = oneKind(runfmt.FindingNPlusOne, nPlusOneFinding, nPlusOneTitle, nPlusOneDetail,
+	advices{runfmt.AdviceOneQuery: oneQueryAdvice})
+
+// nPlusOneMin is the count of queries per request from which they are the
+// N+1 shape: a handler's own few queries stay below it.
+const nPlusOneMin = 10
+
+func nPlusOneFinding(c *context) []ranked {
+	lt := ledgerTime(c.in)
+	if lt == nil {
+		return nil
+	}
+	var out []ranked
+	for _, r := range lt.Rows {
+		p := r.Peer
+		ms, measured := r.Ms()
+		if r.Part != runfmt.PartDownstream || p == nil || p.Database == "" || p.AnswersPerRequest < nPlusOneMin || !measured {
+			continue
+		}
+		f := runfmt.Finding{Kind: runfmt.FindingNPlusOne, Advice: runfmt.AdviceOneQuery, Figures: runfmt.Figures{
+			runfmt.FigQueries: math.Round(p.AnswersPerRequest*10) / 10, runfmt.FigAnswer: 1000 * p.AnswerMs,
+			runfmt.FigWaitPerRequest: 1000 * ms, runfmt.FigShare: ms / lt.LatencyMs, runfmt.FigQueriesMin: nPlusOneMin,
+		}}
+		if p.CPUMsPerRequest != nil {
+			f.Figures[runfmt.FigPeerCPU] = 1000 * *p.CPUMsPerRequest
+		}
+		f.Settings = f.Settings.With(runfmt.SettingDatabase, p.Database).With(runfmt.SettingRuntime, string(c.in.Runtime)).
+			With(runfmt.SettingWaitMethod, runfmt.WaitFromLedger)
+		f.Evidence.Peers = []string{peerLabel(p)}
+		if caller, share, ok := databaseCaller(c.found); ok {
+			f.Evidence.Functions = []runfmt.FuncEvidence{caller}
+			f.Figures[runfmt.FigDatabaseShare] = share
+		}
+		c.found = giveUpRow(c.found, lt, p, 1000*ms)
+		out = append(out, ranked{f, f.Figures[runfmt.FigWaitPerRequest]})
+	}
+	return out
+}
+
+// peerLabel names a ledger peer: its address and its local process.
+func peerLabel(p *runfmt.LedgerPeer) string {
+	if p.Name == "" {
+		return p.Address
+	}
+	return p.Address + " (" + p.Name + ")"
+}
+
+// databaseCaller is the user function with the most database work under
+// it among the CPU findings so far, with that work's share of the CPU.
+func databaseCaller(found []ranked) (runfmt.FuncEvidence, float64, bool) {
+	var best runfmt.FuncEvidence
+	var share float64
+	for _, r := range found {
+		db := r.f.Figures[runfmt.FigDatabaseShare]
+		if culprit, ok := r.f.Culprit(); ok && db > share {
+			best, share = runfmt.FuncEvidence{Role: runfmt.RoleCulprit, Function: culprit.Function, File: culprit.File}, db
+		}
+	}
+	return best, share, share > 0
+}
+
+// giveUpRow takes a database peer's row, us per request, out of the
+// downstream-wait finding that claimed the downstream rows (at most their
+// sum): it keeps at most the other rows' sum, the peer leaves its
+// evidence, and it is dropped when what is left is too little to claim.
+func giveUpRow(found []ranked, lt *runfmt.TimeAccount, p *runfmt.LedgerPeer, us float64) []ranked {
+	rows, _ := rowsMs(lt, runfmt.PartDownstream)
+	out := found[:0]
+	for _, r := range found {
+		if r.f.Kind != runfmt.FindingDownstreamWait || r.f.Settings[runfmt.SettingWaitMethod] != runfmt.WaitFromLedger {
+			out = append(out, r)
+			continue
+		}
+		had := r.f.Figures[runfmt.FigWaitPerRequest]
+		left := math.Min(had, math.Max(1000*rows-us, 0))
+		if !claimable(lt, left/1000) {
+			continue
+		}
+		scaleWait(&r.f, left/max(had, 1e-9))
+		r.f.Figures[runfmt.FigShare] = left / 1000 / lt.LatencyMs
+		var peers []string
+		for _, s := range r.f.Evidence.Peers {
+			if !startsWithAddress(s, p.Address) {
+				peers = append(peers, s)
+			}
+		}
+		r.f.Evidence.Peers = peers
+		r.rank = left
+		out = append(out, r)
+	}
+	return out
+}
+
+// startsWithAddress says a peer's words name the address addr.
+func startsWithAddress(s, addr string) bool {
+	return len(s) > len(addr) && s[:len(addr)] == addr && (s[len(addr)] == ' ' || s[len(addr)] == ':')
+}
+
+// "n+1 queries: 101 queries/request to postgres, 8.14 ms/request"
+func nPlusOneTitle(v view, p *Prose) {
+	p.say("n+1 queries: %v queries/request to %v, %v/request", v.fig(runfmt.FigQueries), word(v.set(runfmt.SettingDatabase)), v.fig(runfmt.FigWaitPerRequest))
+}
+
+func nPlusOneDetail(v view, p *Prose) {
+	p.say("Each request made %v round trips to %v at %v, answered in %v each: %v per request waiting for them (%v of the mean latency, the request ledger's downstream row)",
+		v.fig(runfmt.FigQueries), word(v.set(runfmt.SettingDatabase)), word(firstOf(v.f.Evidence.Peers)), v.fig(runfmt.FigAnswer),
+		v.fig(runfmt.FigWaitPerRequest), v.fig(runfmt.FigShare))
+	if v.has(runfmt.FigPeerCPU) {
+		p.say(", and the database used %v of CPU per request", v.fig(runfmt.FigPeerCPU))
+	}
+	p.say(". %v or more queries per request is the N+1 shape: one query, then one more for each row it returned.", v.fig(runfmt.FigQueriesMin))
+	if c := v.culprit(); c.Function != "" {
+		p.say(" They come from %v: %v of the service's CPU is database work under it.", code(short(c)), v.fig(runfmt.FigDatabaseShare))
+	}
+}
+
+// firstOf is the first of ss, or "".
+func firstOf(ss []string) string {
+	if len(ss) == 0 {
+		return ""
+	}
+	return ss[0]
+}
+
+// oneQueryAdvice is the fix in the runtime's usual terms, and what it
+// saves.
+func oneQueryAdvice(v view, p *Prose) {
+	p.words("Read the rows with one query: a JOIN, or one more query with WHERE id IN (...) over the ids the first one returned")
+	switch runfmt.Runtime(v.set(runfmt.SettingRuntime)) {
+	case runfmt.RuntimePython:
+		p.say(" (Django: %v or %v; SQLAlchemy: %v or %v)", code("select_related"), code("prefetch_related"), code("joinedload"), code("selectinload"))
+	case runfmt.RuntimeRuby:
+		p.say(" (Active Record: %v or %v)", code("includes"), code("preload"))
+	case runfmt.RuntimeJVM:
+		p.say(" (JPA: %v or an entity graph)", code("JOIN FETCH"))
+	case runfmt.RuntimeNode:
+		p.say(" (Sequelize: %v; Prisma: %v)", code("include"), code("include"))
+	}
+	saved := v.val(runfmt.FigWaitPerRequest) * (v.val(runfmt.FigQueries) - 1) / max(v.val(runfmt.FigQueries), 1)
+	p.say(". Expected: all but one or two of the %v round trips go, up to %v per request of waiting, and the client's and the database's CPU for each query.",
+		v.fig(runfmt.FigQueries), fig(runfmt.FigWaitPerRequest, saved))
+}
