@@ -167,3 +167,23 @@ func TestNPlusOneClaimsTheDatabaseRow(t *testing.T) {
 		}
 	}
 }
+
+// TestOverCountedProfileIsUncertain: when the profile's samples stand for
+// far more CPU than was measured (a tick sampler on a busy machine), the
+// user-function findings say their split is uncertain; near the measured
+// CPU they do not.
+func TestOverCountedProfileIsUncertain(t *testing.T) {
+	for _, c := range []struct {
+		profiled float64
+		want     bool
+	}{{2.1, true}, {1.2, false}} {
+		in := budgetInput(t)
+		measured, profiled := 2.0, 2.0*c.profiled
+		in.Ledger = &runfmt.Ledger{CPU: &runfmt.CPUAccount{MeasuredMs: measured, ProfiledMs: &profiled}}
+		f := kindOf(t, Findings(in), runfmt.FindingHotUserFunction)
+		detail := Wording(&f).Detail.Text()
+		if got := strings.Contains(detail, "Uncertain: the profile's samples stand for"); got != c.want {
+			t.Errorf("profile at %.1f× the CPU measured: uncertain %t, want %t: %s", c.profiled, got, c.want, detail)
+		}
+	}
+}

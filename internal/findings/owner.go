@@ -1,6 +1,8 @@
 package findings
 
 import (
+	"math"
+
 	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 )
@@ -50,7 +52,30 @@ func ownerFindings(c *context) []ranked {
 		}
 		out = append(out, ranked{v.ownerFinding(o), sh})
 	}
-	return append(out, costlyUserFindings(c, out, explained)...)
+	return overCounted(append(out, costlyUserFindings(c, out, explained)...), c.in)
+}
+
+// overCountedMin is how many times the CPU measured a profile's samples
+// may stand for before the split between functions is uncertain.
+const overCountedMin = 1.5
+
+// overCounted marks the user-function findings uncertain when the
+// profile's samples stood for overCountedMin times the CPU measured or
+// more: a sampler that reads stacks at every tick (py-spy, rbspy, V8)
+// counted threads waiting for a CPU as running, and those samples fall on
+// the code that runs right after a wait.
+func overCounted(found []ranked, in FindingInput) []ranked {
+	if in.Ledger == nil || in.Ledger.CPU == nil || in.Ledger.CPU.ProfiledMs == nil || in.Ledger.CPU.MeasuredMs <= 0 {
+		return found
+	}
+	over := *in.Ledger.CPU.ProfiledMs / in.Ledger.CPU.MeasuredMs
+	if over < overCountedMin {
+		return found
+	}
+	for i := range found {
+		found[i].f.Figures[runfmt.FigOverCounted] = math.Round(over*10) / 10
+	}
+	return found
 }
 
 // costlyUserFindings names every user function charged costlyUserShare of
@@ -186,5 +211,9 @@ func ownerDetail(v view, p *Prose) {
 		p.words(" Reached from ")
 		p.join(" → ", len(path), func(i int) { p.say("%v", code(short(path[i]))) })
 		p.words(", the costliest user code above it, which spends most of its cost there.")
+	}
+	if v.has(runfmt.FigOverCounted) {
+		p.say(" Uncertain: the profile's samples stand for %v× the CPU measured; its sampler counted threads waiting for a CPU as running, and those samples fall on the code that runs right after a wait (a send, a wake-up). Measure again with the service on cores of its own (--service-cpus).",
+			v.fig(runfmt.FigOverCounted))
 	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 
 	"perflab/internal/runfmt"
@@ -86,10 +87,26 @@ func cpuVerdict(r *runfmt.Run) string {
 	}
 	for _, h := range r.Hot {
 		if us := h.CPUUsPerRequest + h.AttributedUsReq; h.UserCode && us > 0 { // its own code and what it called, as the top table prints it
-			return s + "; most in " + h.Function + " " + units.FormatMicros(us) + " (" + units.FormatShare(us/1000/a.MeasuredMs) + ")"
+			return s + "; most in " + h.Function + " " + units.FormatMicros(us) + " (" + units.FormatShare(us/1000/a.MeasuredMs) + ")" + overCountedCaveat(a)
 		}
 	}
 	return s
+}
+
+// overCounted is how many times the CPU measured a profile's samples may
+// stand for before its split between functions is said to be uncertain.
+const overCounted = 1.5
+
+// overCountedCaveat says when the profile's samples stood for far more CPU
+// than was measured: a sampler that reads stacks at every tick (py-spy,
+// rbspy, V8) counted threads waiting for a CPU as running, and those
+// samples fall on the code that runs right after a wait (a send, a
+// wake-up), so which function costs most is uncertain.
+func overCountedCaveat(a *runfmt.CPUAccount) string {
+	if a.ProfiledMs == nil || *a.ProfiledMs <= overCounted*a.MeasuredMs {
+		return ""
+	}
+	return fmt.Sprintf(" — uncertain: the profile's samples stand for %.1f× the CPU measured (threads waiting for a CPU sampled as running)", *a.ProfiledMs/a.MeasuredMs)
 }
 
 // timeVerdict is the first line of where the time goes: the mean latency

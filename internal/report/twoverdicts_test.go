@@ -47,6 +47,14 @@ func TestHeadlinePicksTheQuestion(t *testing.T) {
 	if got := cpuVerdict(v); !strings.Contains(got, "2.00 ms per request") || !strings.Contains(got, "main.render 1.20 ms (60%)") {
 		t.Errorf("CPU verdict %q; want the CPU per request and main.render's 1.20 ms", got)
 	}
+	if got := cpuVerdict(v); strings.Contains(got, "uncertain") {
+		t.Errorf("CPU verdict %q: uncertain with no profile over-counting", got)
+	}
+	over := 2.1 * 2
+	v.Ledger.CPU.ProfiledMs = &over
+	if got := cpuVerdict(v); !strings.Contains(got, "main.render 1.20 ms (60%) — uncertain: the profile's samples stand for 2.1× the CPU measured") {
+		t.Errorf("CPU verdict %q; want main.render said uncertain: the samples stood for 2.1× the CPU", got)
+	}
 	if got := timeVerdict(v); !strings.HasPrefix(got, "20.00 ms mean latency: runnable 18.00 ms (90%), then cpu 2.00 ms (10%)") {
 		t.Errorf("time verdict %q; want the latency and its two largest parts", got)
 	}

@@ -104,27 +104,28 @@ const (
 
 // The figures of the Go runtime, the heap and goroutines.
 const (
-	FigAllocRate       Figure = "alloc_bytes_per_s" // allocation rate
-	FigCollections     Figure = "collections"       // collections in the window
-	FigHeapPeak        Figure = "heap_peak_bytes"   // the heap's peak
-	FigGOMAXPROCS      Figure = "gomaxprocs"        // the Ps the service ran
-	FigGOMAXPROCSMatch Figure = "gomaxprocs_match"  // the Ps its budget allows
-	FigPBusy           Figure = "p_busy_share"      // the Ps' busy share of the traced time
-	FigGCStop          Figure = "gc_stop_us"        // the world stopped for the collector, in all
-	FigGCCycles        Figure = "gc_cycles"         // the collections traced
-	FigGCStopMean      Figure = "gc_stop_mean_us"   // the world stopped, per collection
-	FigGoroutinesStart Figure = "goroutines_start"  // goroutines at the window's start
-	FigGoroutinesEnd   Figure = "goroutines_end"    // and at its end
-	FigGoroutinesAdded Figure = "goroutines_added"  // a function's new goroutines
-	FigHeapSlope       Figure = "heap_bytes_per_s"  // the live heap's growth
-	FigHeapFrom        Figure = "heap_from_bytes"   // the heap compared at the start
-	FigHeapTo          Figure = "heap_to_bytes"     // and at the end
-	FigLiveStart       Figure = "live_start_bytes"  // gctrace's live heap at the start
-	FigLiveEnd         Figure = "live_end_bytes"    // and at the end
-	FigCount           Figure = "count"             // threads or goroutines
-	FigInFlight        Figure = "in_flight"         // requests in flight on average (throughput × latency)
-	FigPerCore         Figure = "requests_per_core" // those per core of the budget
-	FigThreadsMax      Figure = "threads_max"       // the service's peak thread count
+	FigAllocRate       Figure = "alloc_bytes_per_s"      // allocation rate
+	FigCollections     Figure = "collections"            // collections in the window
+	FigHeapPeak        Figure = "heap_peak_bytes"        // the heap's peak
+	FigGOMAXPROCS      Figure = "gomaxprocs"             // the Ps the service ran
+	FigGOMAXPROCSMatch Figure = "gomaxprocs_match"       // the Ps its budget allows
+	FigPBusy           Figure = "p_busy_share"           // the Ps' busy share of the traced time
+	FigGCStop          Figure = "gc_stop_us"             // the world stopped for the collector, in all
+	FigGCCycles        Figure = "gc_cycles"              // the collections traced
+	FigGCStopMean      Figure = "gc_stop_mean_us"        // the world stopped, per collection
+	FigGoroutinesStart Figure = "goroutines_start"       // goroutines at the window's start
+	FigGoroutinesEnd   Figure = "goroutines_end"         // and at its end
+	FigGoroutinesAdded Figure = "goroutines_added"       // a function's new goroutines
+	FigHeapSlope       Figure = "heap_bytes_per_s"       // the live heap's growth
+	FigHeapFrom        Figure = "heap_from_bytes"        // the heap compared at the start
+	FigHeapTo          Figure = "heap_to_bytes"          // and at the end
+	FigLiveStart       Figure = "live_start_bytes"       // gctrace's live heap at the start
+	FigLiveEnd         Figure = "live_end_bytes"         // and at the end
+	FigCount           Figure = "count"                  // threads or goroutines
+	FigInFlight        Figure = "in_flight"              // requests in flight on average (throughput × latency)
+	FigPerCore         Figure = "requests_per_core"      // those per core of the budget
+	FigThreadsMax      Figure = "threads_max"            // the service's peak thread count
+	FigOverCounted     Figure = "profiled_over_measured" // the CPU the profile stands for, over the CPU measured
 )
 
 // The figures of a database peer.
@@ -144,7 +145,7 @@ var figuresBy = map[Measure][]Figure{
 	MeasureBytes: {FigBytesPerRequest, FigHeapPeak, FigHeapFrom, FigHeapTo, FigLiveStart, FigLiveEnd},
 	MeasureCount: {FigObjectsPerRequest, FigHostCores, FigTracedRequests, FigCollections, FigGOMAXPROCS,
 		FigGOMAXPROCSMatch, FigGCCycles, FigGoroutinesStart, FigGoroutinesEnd, FigGoroutinesAdded, FigCount, FigInFlight, FigPerCore, FigThreadsMax,
-		FigUsableCores, FigCPUSetCores, FigThreadsWaiting, FigQueries, FigQueriesMin},
+		FigUsableCores, FigCPUSetCores, FigThreadsWaiting, FigQueries, FigQueriesMin, FigOverCounted},
 	MeasureCores:   {FigCoresMean, FigCoresMax, FigCPULimit, FigOtherCores, FigPerflabCores, FigStealCores, FigServiceCores},
 	MeasureSeconds: {FigThrottledTime, FigCPUTime, FigRunqueueTime, FigTraced, FigWallTime},
 	MeasureRate:    {FigMaxRPS},
