@@ -129,8 +129,20 @@ func runPages(t *testing.T, dir string, e store.Entry, is func(string) bool) (ma
 		t.Fatalf("run %s: no matching user function in the verdict's top table %+v", r.ID, r.Hot)
 	}
 	for _, f := range r.Findings {
-		if c, ok := f.Culprit(); ok && c.Function == fn && f.Figures[runfmt.FigCPUPerRequest] > 0 {
-			pages["finding "+string(f.Kind)] = f.Figures[runfmt.FigCPUPerRequest]
+		c, ok := f.Culprit()
+		us := f.Figures[runfmt.FigCPUPerRequest]
+		if !ok || c.Function != fn || us <= 0 {
+			continue
+		}
+		if f.Kind == runfmt.FindingHotUserFunction {
+			pages["finding "+string(f.Kind)] = us
+			continue
+		}
+		// A category finding's figure is the category's work under the
+		// function (fmt's under debugPrintItem): a part of its cost, all
+		// of it but the few samples of its own code and the runtime's.
+		if total := pages["verdict's top table"]; us > total*1.0005 || us < 0.8*total {
+			t.Errorf("run %s: finding %s: %.1f µs per request of %s's %.1f µs; want most of it and no more", r.ID, f.Kind, us, fn, total)
 		}
 	}
 	var top analysis.TopRecord
