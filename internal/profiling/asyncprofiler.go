@@ -20,7 +20,9 @@ import (
 )
 
 // asyncProfiler is async-profiler, for JVMs: its agent library is loaded
-// into the running JVM with the JDK's jcmd (JVMTI.agent_load), samples
+// into the running JVM through the JVM's attach socket (what the JDK's
+// jcmd JVMTI.agent_load does; jcmd itself when the socket cannot be
+// reached), samples
 // the CPU there with perf_events (or a timer) and walks the JVM's own
 // stacks, so interpreted, compiled and inlined Java methods are all named
 // with their callers, without frame pointers or a perf map, beside the
@@ -67,7 +69,7 @@ func asyncLib() (string, error) {
 }
 
 // A locator is a profiler that is not a binary on PATH (a JVM agent's
-// library and the JDK's jcmd): it says itself whether it is installed.
+// library): it says itself whether it is installed.
 type locator interface {
 	Profiler
 	locate() error
@@ -78,9 +80,6 @@ type locator interface {
 var _ locator = asyncProfiler{}
 
 func (asyncProfiler) locate() error {
-	if _, err := exec.LookPath(jcmdCommand); err != nil {
-		return err
-	}
 	_, err := asyncLib()
 	return err
 }
@@ -99,12 +98,10 @@ const jcmdTimeout = 30 * time.Second
 
 // Record loads the agent into the job's JVM and starts it, waits for the
 // window's end, then stops it and reads the stacks it wrote. The CPU it
-// returns is jcmd's; the agent's own sampling runs inside the JVM.
+// returns is jcmd's, when jcmd was needed; the agent's own sampling runs
+// inside the JVM.
 func (asyncProfiler) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
 	lib, err := asyncLib()
-	if err == nil {
-		_, err = exec.LookPath(jcmdCommand)
-	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("async-profiler: %v; %s: %w", err, asyncProfiler{}.Install(), capture.ErrToolMissing)
 	}
@@ -159,13 +156,31 @@ type agent struct {
 	used time.Duration
 }
 
-// command runs `jcmd PID JVMTI.agent_load LIB "ARGS"` (quoted: jcmd
-// would read ARGS's "=" as its own key=value), adding its CPU to a.used;
-// started, if not nil, is told jcmd's pid.
+// command gives the agent args: through the JVM's attach socket
+// (capture.JVMLoadAgent, a few milliseconds), or, when the JVM cannot be
+// attached to that way (a socket perflab may not reach), with jcmd.
 func (a *agent) command(ctx context.Context, args string, started func(int)) error {
-	pid, lib := a.pid, a.lib
 	ctx, cancel := context.WithTimeout(ctx, jcmdTimeout)
 	defer cancel()
+	_, err := capture.JVMLoadAgent(ctx, a.pid, a.lib, args)
+	if err == nil || errors.Is(err, capture.ErrAttachRefused) {
+		if err != nil {
+			action, _, _ := strings.Cut(args, ",")
+			return fmt.Errorf("async-profiler %s in JVM %d: %w", action, a.pid, err)
+		}
+		return nil
+	}
+	return a.jcmd(ctx, args, started)
+}
+
+// jcmd runs `jcmd PID JVMTI.agent_load LIB "ARGS"` (quoted: jcmd would
+// read ARGS's "=" as its own key=value), adding its CPU to a.used;
+// started, if not nil, is told jcmd's pid.
+func (a *agent) jcmd(ctx context.Context, args string, started func(int)) error {
+	pid, lib := a.pid, a.lib
+	if _, err := exec.LookPath(jcmdCommand); err != nil {
+		return fmt.Errorf("async-profiler: JVM %d could not be attached to through its socket, and %v: %w", pid, err, capture.ErrToolMissing)
+	}
 	cmd := exec.CommandContext(ctx, jcmdCommand, strconv.Itoa(pid), "JVMTI.agent_load", lib, `"`+args+`"`)
 	tail := files.NewTail(4 << 10)
 	cmd.Stdout, cmd.Stderr = tail, tail

@@ -16,8 +16,11 @@ import (
 )
 
 // samplerLead is how long before the measured window the samplers start,
-// at most: the window starts as soon as every recorder has attached.
-const samplerLead = 2 * time.Second
+// at most: the window starts as soon as every recorder has attached. A
+// JVM on a busy 2-core machine takes up to 3 s to open its attach socket
+// and start async-profiler's agent; py-spy and perf attach within a
+// second.
+const samplerLead = 5 * time.Second
 
 // treeRefresh is how often the sampler looks for processes the service
 // forked (pre-fork workers, replaced workers) during the window: as often

@@ -191,21 +191,21 @@ func TestV8HandsToPerfWhenClosed(t *testing.T) {
 	ts := &treeSampler{meter: newProfilerMeter(), procs: map[int]*runfmt.ProcessProfile{}, roots: map[int]Profiler{}, done: map[int]bool{}, missing: map[string]bool{}}
 	ts.hz = func(Profiler) int { return 99 }
 	ts.meter.begin()
-	window, endWindow := context.WithTimeout(ctx, 12*time.Second)
+	window, endWindow := context.WithTimeout(ctx, 25*time.Second)
 	defer endWindow()
 	ts.stopAt = window
-	ts.start(ctx, v8{}, []target.ProcessInfo{{PID: pid}}, 12*time.Second)
-	// The inspector is waited for (5 s), then perf starts: let it sample
-	// the busy process for 2 s.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	ts.start(ctx, v8{}, []target.ProcessInfo{{PID: pid}}, 25*time.Second)
+	// The inspector is waited for (5 s), then perf starts: once it has
+	// attached, let it sample the busy process for 3 s.
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		ts.mu.Lock()
-		started := ts.recs[0].pid != 0
+		ready := ts.recs[0].ready
 		ts.mu.Unlock()
-		if started {
+		if ready {
 			break
 		}
 	}
-	time.Sleep(2 * time.Second)
+	time.Sleep(3 * time.Second)
 	endWindow()
 	ts.wg.Wait()
 	ts.meter.end()
