@@ -21,6 +21,7 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	p.profiling(r.Profiling)
 	if t := r.Target; t != nil {
 		p.target(t)
+		p.runtimeWork(r.Profiling)
 	} else {
 		p.f("  not measured (no process: give -- CMD or --pid)\n")
 	}
