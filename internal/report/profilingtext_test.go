@@ -165,7 +165,7 @@ func TestVerdictRuntimeWork(t *testing.T) {
 	if strings.Contains(out, "Garbage collection 0.4%") {
 		t.Errorf("a remedy for work without one:\n%s", out)
 	}
-	if i, j := strings.Index(out, "CPU per request"), strings.Index(out, "Runtime work:"); j < i {
-		t.Errorf("runtime work said before the CPU figures:\n%s", out)
+	if i, j, k := strings.Index(out, "CPU per request"), strings.Index(out, "Runtime work:"), strings.Index(out, "Peak RSS"); j < i || j > k {
+		t.Errorf("runtime work not said after the CPU per request, among the CPU figures:\n%s", out)
 	}
 }
