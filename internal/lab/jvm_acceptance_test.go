@@ -110,6 +110,7 @@ func TestAcceptanceJVMReachesUserMethod(t *testing.T) {
 	owned := map[string]int64{}
 	work := map[ownership.Work]int64{}
 	var total, withCaller int64
+	compilerFrames := 0
 	for _, s := range p.Sample {
 		v := s.Value[0]
 		total += v
@@ -120,6 +121,18 @@ func TestAcceptanceJVMReachesUserMethod(t *testing.T) {
 		if stackHas(s, "Server.summarize") && stackHas(s, "lambda$main$") {
 			withCaller += v
 		}
+		// libjvm's frames tell the compiler's work without the thread's
+		// name, as perf's do (the VM thread's collections need them).
+		if anon := *s; stackHas(s, "C2Compiler::") {
+			anon.Label = nil
+			compilerFrames++
+			if w := c.Work(&anon); w != ownership.JIT {
+				t.Errorf("C2 compiler's sample without its thread's name: work %v, want jit: %s", w, stackString(s))
+			}
+		}
+	}
+	if compilerFrames == 0 {
+		t.Error("no sample with C2Compiler:: frames: libjvm's functions are not named")
 	}
 	fns := make([]string, 0, len(owned))
 	for f := range owned {
