@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"slices"
+
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/ownership"
@@ -8,19 +10,28 @@ import (
 )
 
 // runtimeWorkMin is the least share of the CPU a kind of the runtime's
-// own work needs to be kept.
+// own work needs to be kept, or, for one the runtime always reports, to
+// be given a remedy.
 const runtimeWorkMin = 0.02
 
 // ProfileOwnership reads, with uc's ownership model, what a CPU profile
 // says beyond functions: the runtime's own work (JIT compiler, GC,
 // interpreter, other; each kept from runtimeWorkMin of the CPU, with
-// what to do) and whether its stacks reach the user's code.
+// what to do, and those the runtime always reports — the JVM's JIT, GC
+// and interpreter — kept whatever their share, or with why the profile
+// cannot tell them) and whether its stacks reach the user's code.
 func ProfileOwnership(cpu *profile.Profile, uc UserCode) ([]runfmt.RuntimeWork, ownership.Verdict) {
+	m := uc.model()
+	lang := m.Spec().Runtime
+	reported := ownership.ReportedWork(lang)
 	if cpu == nil || len(cpu.Sample) == 0 {
-		return nil, ownership.Verdict{Reach: true}
+		var out []runfmt.RuntimeWork
+		for _, w := range reported {
+			out = append(out, runfmt.RuntimeWork{Work: w.String(), NotMeasured: "no CPU profile"})
+		}
+		return out, ownership.Verdict{Reach: true}
 	}
 	vi := len(cpu.SampleType) - 1 // pprof's default: the last sample type
-	m := uc.model()
 	cl := m.ClassifyProfile(cpu)
 	var by [ownership.OtherRuntime + 1]int64
 	var total int64
@@ -35,13 +46,25 @@ func ProfileOwnership(cpu *profile.Profile, uc UserCode) ([]runfmt.RuntimeWork, 
 		}
 	}
 	var out []runfmt.RuntimeWork
-	lang := m.Spec().Runtime
-	for w, v := range by {
-		if w == int(ownership.NoWork) || total <= 0 || float64(v) < runtimeWorkMin*float64(total) {
+	for i, v := range by {
+		w := ownership.Work(i)
+		always := slices.Contains(reported, w)
+		if w == ownership.NoWork || !always && (total <= 0 || float64(v) < runtimeWorkMin*float64(total)) {
 			continue
 		}
-		out = append(out, runfmt.RuntimeWork{Work: ownership.Work(w).String(), Share: float64(v) / float64(total),
-			Remedy: ownership.WorkRemedy(ownership.Work(w), lang)})
+		rw := runfmt.RuntimeWork{Work: w.String()}
+		switch why := cl.Unmeasured(cpu, w); {
+		case why != "":
+			rw.NotMeasured = why
+		case total <= 0:
+			rw.NotMeasured = "the CPU profile has no CPU time"
+		default:
+			rw.Share = float64(v) / float64(total)
+			if rw.Share >= runtimeWorkMin {
+				rw.Remedy = ownership.WorkRemedy(w, lang)
+			}
+		}
+		out = append(out, rw)
 	}
 	return out, cl.Depth(cpu, vi).Verdict
 }

@@ -60,7 +60,7 @@ var otherMeanings = []struct{ file, words, why string }{
 	{"internal/ktrace/measure.go", "off-cpu runnable", "what kernel tracing measures (ktrace.Measure)"},
 	{"internal/ktrace/read.go", "offcpu", "the name of an eBPF map"},
 	{"internal/ownership/golang.go", "encoding go regexp runtime sync syscall", "paths of Go's standard library"},
-	{"internal/ownership/kind.go", "runtime", "the name of the runtime's other work in run.json's runtime_work"},
+	{"internal/ownership/kind.go", "runtime", "the name of the runtime's kind of code (ownership.Kind)"},
 	{"internal/ownership/native.go", "kernel node", "the kernel as a frame's owner and node's executable name"},
 	{"internal/ktrace/waits.go", "network other sleep", "the kernel's kinds of a thread's wait off a CPU (ktrace.WaitKind)"},
 	{"internal/gobench/parse.go", "cpu", "the cpu: line of go test's benchmark output"},

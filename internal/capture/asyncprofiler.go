@@ -20,8 +20,8 @@ import (
 // periodNanos (> 0), carry the thread's name as their comm label (the
 // JVM's compiler and GC threads are told apart by it), its tid, and pid;
 // a sample whose nearest Java frame to the leaf is interpreted is
-// labelled LabelJVMLeaf "interpreted", the JVM interpreter's work as
-// perf's "Interpreter" frame is.
+// labelled LabelJVMLeaf "interpreted" (see asyncLeafInterpreted), the
+// JVM interpreter's work as perf's "Interpreter" frame is.
 // The format has no file names or line numbers. Lines without a count are
 // skipped.
 func ParseAsyncCollapsed(r io.Reader, periodNanos, pid int64) (*profile.Profile, error) {
@@ -70,18 +70,31 @@ func ParseAsyncCollapsed(r io.Reader, periodNanos, pid int64) (*profile.Profile,
 // Java frame to the leaf runs in the JVM's interpreter ("interpreted").
 const LabelJVMLeaf = "jvm_leaf"
 
-// asyncLeafInterpreted says whether the Java frame nearest the leaf of
-// names (root first, annotated) is interpreted: _[0], passing over native
-// and kernel frames (not annotated, or _[k]).
+// asyncLeafInterpreted says whether the sample of names (root first,
+// annotated) is the JVM's interpreter at work: the Java frame nearest the
+// leaf is interpreted (_[0]), and only the JVM's own code lies between
+// them (libjvm, its stubs and code blobs, which carry no library; the
+// kernel's frames above them), so the interpreter runs the method or its
+// runtime calls serve it. Another library's native code (libc, libnio)
+// or a system call made straight from the method is not the
+// interpreter's work.
 func asyncLeafInterpreted(names []string) bool {
+	kernel, jvm := false, false
 	for i := len(names) - 1; i >= 0; i-- {
 		n := names[i]
 		switch {
 		case strings.HasSuffix(n, "_[0]"):
-			return true
+			return !kernel || jvm
 		case strings.HasSuffix(n, "_[j]"), strings.HasSuffix(n, "_[i]"), strings.HasSuffix(n, "_[1]"):
 			return false
+		case strings.HasSuffix(n, "_[k]"):
+			kernel = true
+			continue
 		}
+		if lib, _, ok := strings.Cut(n, "`"); ok && !strings.HasPrefix(lib, "libjvm") {
+			return false
+		}
+		jvm = true
 	}
 	return false
 }

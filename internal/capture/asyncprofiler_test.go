@@ -76,7 +76,9 @@ func FuzzParseAsyncCollapsed(f *testing.F) {
 }
 
 // TestAsyncLeafInterpreted: the Java frame nearest the leaf decides,
-// passing over the JVM's own and the kernel's frames.
+// passing over the JVM's own frames and the kernel's under them; another
+// library's code, or a system call straight from the method, is not the
+// interpreter's.
 func TestAsyncLeafInterpreted(t *testing.T) {
 	for line, want := range map[string]bool{
 		"[w tid=1];Server.main_[0];Server.run_[0] 1":                                      true,
@@ -84,6 +86,10 @@ func TestAsyncLeafInterpreted(t *testing.T) {
 		"[w tid=1];Server.main_[0];Server.run_[j] 1":                                      false,
 		"[w tid=1];Server.main_[0];Server.run_[1];java.lang.Math.max_[i] 1":               false,
 		"[C2 CompilerThre tid=2];libjvm.so`Compile::Compile 1":                            false,
+		"[w tid=1];Server.main_[0];I2C/C2I adapters 1":                                    true,
+		"[w tid=1];Server.main_[0];libnio.so`Java_sun_nio_ch_Net_accept;accept_[k] 1":     false,
+		"[w tid=1];Server.main_[0];libc.so.6`memcpy 1":                                    false,
+		"[w tid=1];Server.main_[0];do_syscall_64_[k] 1":                                   false,
 	} {
 		p, err := ParseAsyncCollapsed(strings.NewReader(line), 1, 1)
 		if err != nil || len(p.Sample) != 1 {

@@ -23,7 +23,7 @@ import (
 func (m *Model) jvmClass(name string) Class {
 	class, ok := jvmMethodClass(name)
 	if !ok {
-		c := Class{Kind: Runtime, Lang: LangJVM, Package: "JVM"}
+		c := Class{Kind: Runtime, Lang: LangJVM, Package: jvmCodePackage}
 		if name == "Interpreter" || strings.HasPrefix(name, "Interpreter ") {
 			c.mark = markInterp
 		}
@@ -51,6 +51,18 @@ func (m *Model) jvmClass(name string) Class {
 		c.Role = jvmRole(pkg, name)
 	}
 	return c
+}
+
+// jvmCodePackage is the package of the JVM's generated code that is not
+// a method: the interpreter, stubs and adapters, as a perf map or
+// async-profiler names them.
+const jvmCodePackage = "JVM"
+
+// namesJavaCode reports whether c is of the JVM's generated code named as
+// such: a Java method, or the JVM's code that is not one (jvmCodePackage).
+// perf names neither without the JVM's perf map.
+func (c *Class) namesJavaCode() bool {
+	return c.Lang == LangJVM && (c.mark&markScript != 0 || c.Package == jvmCodePackage)
 }
 
 // jvmUser reports whether pkg is one of the project's packages or below
@@ -208,8 +220,12 @@ var hotspotJIT = []string{
 }
 
 // hotspotGC are HotSpot's collectors: G1, Parallel, Serial, ZGC,
-// Shenandoah, and the work they share.
+// Shenandoah, the work they share, and the VM operations the VM thread
+// runs a collection in at a safepoint (its other operations are not the
+// collector's).
 var hotspotGC = []string{
+	"VM_G1", "VM_GenCollect", "VM_ParallelGC", "VM_ParallelCollect", "VM_CollectForMetadataAllocation",
+	"VM_ZOperation", "VM_Shenandoah", "VM_CollectForAllocation",
 	"G1", "PSScavenge", "PSParallelCompact", "PSPromotionManager", "ParallelScavengeHeap", "Shenandoah", "ZHeap",
 	"ZMark", "ZRelocate", "ZDriver", "ZDirector", "ZCollectedHeap", "ZBarrier", "ZGeneration", "SerialHeap",
 	"DefNewGeneration", "TenuredGeneration", "MarkSweep", "GenCollectedHeap", "CollectedHeap::", "ReferenceProcessor::",

@@ -84,7 +84,7 @@ const (
 	OtherRuntime
 )
 
-var workNames = [...]string{NoWork: "", JIT: "jit", GC: string(runfmt.TimeGC), Interpreter: "interpreter", OtherRuntime: "runtime"}
+var workNames = [...]string{NoWork: "", JIT: runfmt.WorkJIT, GC: runfmt.WorkGC, Interpreter: runfmt.WorkInterpreter, OtherRuntime: runfmt.WorkRuntime}
 
 // String returns the work's name as run.json spells it ("" for NoWork).
 func (w Work) String() string {

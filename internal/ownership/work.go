@@ -1,6 +1,10 @@
 package ownership
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
 
 // Runtime work. A sample is the runtime's own work when its thread is one
 // of the runtime's (the JVM's compiler and GC threads, by the name perf
@@ -153,6 +157,52 @@ func WorkRemedy(w Work, lang string) string {
 		case LangRuby:
 			return "the Ruby VM runs code perf cannot name: profile with rbspy to see which methods"
 		}
+	}
+	return ""
+}
+
+// ReportedWork lists the runtime's own work a run of the runtime lang
+// always reports, with its share of the CPU or why the profile cannot
+// tell it: the JVM's JIT compiler, collector and interpreter. Nil for the
+// other runtimes, whose work is reported when it is some share of the CPU.
+func ReportedWork(lang string) []Work {
+	if lang == LangJVM {
+		return []Work{JIT, GC, Interpreter}
+	}
+	return nil
+}
+
+// Unmeasured says why the classified profile p cannot tell the runtime
+// work w apart, "" when it can. The JIT compiler's and the collector's
+// work is told by the threads' names (perf's and async-profiler's comm
+// label) or the runtime's functions named; a JVM's interpreter by Java
+// methods named in the profile (async-profiler's, annotated interpreted
+// or compiled, or a perf map's, which names the interpreter's code too):
+// perf without a perf map sees interpreted and compiled code alike as
+// addresses.
+func (c *Classified) Unmeasured(p *profile.Profile, w Work) string {
+	if p == nil || len(p.Sample) == 0 {
+		return "the CPU profile has no samples"
+	}
+	var threads, named, java bool
+	for _, s := range p.Sample {
+		if len(s.Label["comm"]) > 0 {
+			threads = true
+			break
+		}
+	}
+	for _, loc := range p.Location {
+		li := c.info(loc)
+		named = named || li.jit || li.gc
+		for i := range li.classes {
+			java = java || li.classes[i].namesJavaCode()
+		}
+	}
+	switch {
+	case (w == JIT || w == GC) && !threads && !named:
+		return "the profile names neither the runtime's threads nor its functions"
+	case w == Interpreter && c.m.Spec().Runtime == LangJVM && !java:
+		return "the profile names no Java method: perf without the JVM's perf map sees interpreted and compiled code alike as addresses (async-profiler tells them apart; jcmd of a JDK 17+ writes the map)"
 	}
 	return ""
 }

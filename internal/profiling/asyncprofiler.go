@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+	"github.com/prometheus/procfs"
 
 	"perflab/internal/capture"
 	"perflab/internal/files"
@@ -142,7 +143,42 @@ func (asyncProfiler) Record(ctx context.Context, job Job) (*profile.Profile, tim
 	}
 	defer f.Close()
 	p, err := capture.ParseAsyncCollapsed(f, interval, int64(pid))
+	if err == nil {
+		libraryPaths(p, pid)
+	}
 	return p, a.used, err
+}
+
+// libraryPaths names the libraries of p (async-profiler's lib option
+// gives a library's file name alone, "libjvm.so") with their paths in
+// the process pid, as perf names them, so that their frames are told
+// apart as perf's are: libjvm's compilers and collectors, the C library,
+// the JDK's other libraries. A library pid no longer maps keeps its name.
+func libraryPaths(p *profile.Profile, pid int) {
+	proc, err := procfs.NewProc(pid)
+	if err != nil {
+		return
+	}
+	maps, err := proc.ProcMaps()
+	if err != nil {
+		return
+	}
+	byName := map[string]string{}
+	for _, m := range maps {
+		if strings.HasPrefix(m.Pathname, "/") {
+			byName[filepath.Base(m.Pathname)] = m.Pathname
+		}
+	}
+	for _, m := range p.Mapping {
+		if full, ok := byName[m.File]; ok {
+			m.File = full
+		}
+	}
+	for _, fn := range p.Function {
+		if full, ok := byName[fn.Filename]; ok {
+			fn.Filename = full
+		}
+	}
 }
 
 // maxStacksBytes bounds the read of the agent's stacks.

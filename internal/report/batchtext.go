@@ -41,6 +41,7 @@ func WriteBatchText(w io.Writer, r *runfmt.Run, dir string) error {
 	if b.GCPct != nil {
 		p.f("  GC:\t%.1f%% of its CPU (the CPU profile)\n", *b.GCPct)
 	}
+	p.runtimeWork(r.Profiling)
 	p.f("  Threads:\t%s\n", wrap(BatchThreadsText(b), 90, "    "))
 	if c := b.Cost; c != nil {
 		p.f("  Measuring:\t%s\n", BatchCostText(c))

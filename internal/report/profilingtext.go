@@ -27,13 +27,6 @@ func (p *printer) profiling(pr *runfmt.Profiling) {
 	if pr.NotRepresentative != "" {
 		p.f("  NOT REPRESENTATIVE:\t%s\n", wrap(pr.NotRepresentative, 100, "     "))
 	}
-	for _, w := range pr.RuntimeWork {
-		if w.Remedy == "" {
-			continue // in run.json; the verdict names the work there is something to do about
-		}
-		line := fmt.Sprintf("%s %s of the CPU: %s", workName(w.Work), units.FormatShare(w.Share), w.Remedy)
-		p.f("  Runtime work:\t%s\n", wrap(line, 100, "     "))
-	}
 	if line := ProcessLine(pr.Processes); line != "" {
 		p.f("  Processes:\t%s\n", wrap(line, 100, "     "))
 	}
@@ -43,18 +36,65 @@ func (p *printer) profiling(pr *runfmt.Profiling) {
 	p.kernelCost(pr) // ledgertext.go
 }
 
+// runtimeWork writes, in the CPU figures, the runtime's own work by kind
+// (run.json's profiling.runtime_work): each kind's share of the CPU
+// profile and the rest's, so that they add up, then the kinds the
+// profile cannot tell with why, and what to do about those that cost
+// something.
+func (p *printer) runtimeWork(pr *runfmt.Profiling) {
+	if pr == nil || len(pr.RuntimeWork) == 0 {
+		return
+	}
+	var shares, unmeasured []string
+	rest := 1.0
+	for _, w := range pr.RuntimeWork {
+		if w.NotMeasured != "" {
+			unmeasured = append(unmeasured, workLabel(w.Work)+" not measured ("+w.NotMeasured+")")
+			continue
+		}
+		shares = append(shares, workLabel(w.Work)+" "+units.FormatShare(w.Share))
+		rest -= w.Share
+	}
+	var parts []string
+	if len(shares) > 0 {
+		shares = append(shares, "the rest (the program's code and what it calls) "+units.FormatShare(max(rest, 0)))
+		parts = append(parts, strings.Join(shares, ", ")+" of the CPU profile")
+	}
+	parts = append(parts, unmeasured...)
+	p.f("  Runtime work:\t%s\n", wrap(strings.Join(parts, "; "), 100, "     "))
+	for _, w := range pr.RuntimeWork {
+		if w.Remedy != "" && w.NotMeasured == "" {
+			line := fmt.Sprintf("%s %s of the CPU: %s", workName(w.Work), units.FormatShare(w.Share), w.Remedy)
+			p.f("     %s\n", wrap(line, 100, "     "))
+		}
+	}
+}
+
 // workName says a kind of the runtime's own work (run.json's
-// profiling.runtime_work[].work) in words.
+// profiling.runtime_work[].work) in words, as a sentence starts.
 func workName(w string) string {
 	switch w {
-	case "jit":
+	case runfmt.WorkJIT:
 		return "The JIT compiler"
-	case string(runfmt.TimeGC):
+	case runfmt.WorkGC:
 		return "Garbage collection"
-	case "interpreter":
+	case runfmt.WorkInterpreter:
 		return "The interpreter"
 	}
 	return "The runtime's other work"
+}
+
+// workLabel names a kind of the runtime's own work in a list of shares.
+func workLabel(w string) string {
+	switch w {
+	case runfmt.WorkJIT:
+		return "JIT compiler"
+	case runfmt.WorkGC:
+		return "GC"
+	case runfmt.WorkInterpreter:
+		return "interpreter"
+	}
+	return "other runtime work"
 }
 
 // ProcessLine lists the sampled processes with their share of the

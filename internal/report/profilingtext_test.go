@@ -136,3 +136,36 @@ func TestVerdictOwnership(t *testing.T) {
 		t.Errorf("the hot table does not name the library under the user's function:\n%s", b.String())
 	}
 }
+
+// TestVerdictRuntimeWork: a JVM's JIT, GC and interpreter work is said
+// among the CPU figures, each with its share of the CPU profile (a small
+// one too) or why it was not measured, the rest's share so that they add
+// up, and what to do about the work that costs something.
+func TestVerdictRuntimeWork(t *testing.T) {
+	r := &runfmt.Run{ID: "x", Status: runfmt.StatusComplete,
+		Target: &runfmt.TargetSummary{CPUCoresMean: 1, CPUMsPerRequest: 3},
+		Profiling: &runfmt.Profiling{RuntimeWork: []runfmt.RuntimeWork{
+			{Work: runfmt.WorkJIT, Share: 0.173, Remedy: "measure after a longer warm-up (--warmup)"},
+			{Work: runfmt.WorkGC, Share: 0.004},
+			{Work: runfmt.WorkInterpreter, NotMeasured: "the profile names no Java method"},
+		}}}
+	var b bytes.Buffer
+	if err := WriteVerdict(&b, r, "/tmp/run"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"Runtime work:", "JIT compiler 17%", "GC 0.4%", "the rest (the program's code and what it calls) 82% of the CPU profile",
+		"interpreter not measured (the profile names no Java method)", "The JIT compiler 17% of the CPU: measure after",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("verdict lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Garbage collection 0.4%") {
+		t.Errorf("a remedy for work without one:\n%s", out)
+	}
+	if i, j, k := strings.Index(out, "CPU per request"), strings.Index(out, "Runtime work:"), strings.Index(out, "Peak RSS"); j < i || j > k {
+		t.Errorf("runtime work not said after the CPU per request, among the CPU figures:\n%s", out)
+	}
+}

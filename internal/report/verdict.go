@@ -20,7 +20,7 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	p.f("\nService:\n")
 	p.profiling(r.Profiling)
 	if t := r.Target; t != nil {
-		p.target(t)
+		p.target(t, r.Profiling)
 	} else {
 		p.f("  not measured (no process: give -- CMD or --pid)\n")
 	}
@@ -42,7 +42,9 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	return p.err
 }
 
-func (p *printer) target(t *runfmt.TargetSummary) {
+// target writes the service's CPU and memory figures, with the runtime's
+// own work in pr's CPU profile after the CPU per request.
+func (p *printer) target(t *runfmt.TargetSummary, pr *runfmt.Profiling) {
 	limit := "no CPU limit"
 	if t.CPULimitCores > 0 {
 		limit = fmt.Sprintf("of a %g-core budget", t.CPULimitCores)
@@ -53,6 +55,7 @@ func (p *printer) target(t *runfmt.TargetSummary) {
 	} else {
 		p.f("  CPU per request:\t%s\n", units.FormatMs(t.CPUMsPerRequest))
 	}
+	p.runtimeWork(pr)
 	p.f("  Peak RSS:\t%s", units.FormatBytes(float64(t.RSSMaxBytes)))
 	if t.MemoryLimitBytes > 0 {
 		p.f(" (memory budget %s)", units.FormatBytes(float64(t.MemoryLimitBytes)))

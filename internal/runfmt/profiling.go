@@ -57,13 +57,35 @@ type Profiling struct {
 
 // RuntimeWork is one kind of the runtime's own work in a CPU profile.
 type RuntimeWork struct {
-	// Work is "jit", "gc", "interpreter" or "runtime" (ownership.Work).
+	// Work is WorkJIT, WorkGC, WorkInterpreter or WorkRuntime
+	// (ownership.Work).
 	Work string `json:"work"`
 	// Share is its part of the profile's CPU, 0..1.
 	Share float64 `json:"share"`
+	// NotMeasured says why the profile cannot tell this work apart (then
+	// Share is 0 and means nothing): a kind the runtime always reports
+	// (the JVM's JIT compiler, collector and interpreter) is kept so.
+	NotMeasured string `json:"not_measured,omitempty"`
 	// Remedy says what to do about it.
 	Remedy string `json:"remedy,omitempty"`
 }
+
+// The kinds of the runtime's own work (RuntimeWork.Work).
+const (
+	// WorkJIT is a just-in-time compiler at work (the JVM's C1 and C2
+	// compiler threads, V8's optimising compilers).
+	WorkJIT = "jit"
+	// WorkGC is the garbage collector (the JVM's GC threads and the
+	// collections its VM thread runs at a safepoint, Go's mark workers).
+	WorkGC = string(TimeGC)
+	// WorkInterpreter is an interpreter running code: the JVM's
+	// interpreted methods, CPython's eval loop where perf names no
+	// Python function.
+	WorkInterpreter = "interpreter"
+	// WorkRuntime is the runtime's other work at the leaf: allocation,
+	// stubs, system calls.
+	WorkRuntime = "runtime"
+)
 
 // ProcessProfile is one process of the service and how it was profiled.
 type ProcessProfile struct {
