@@ -100,13 +100,14 @@ func contains(list []string, s string) bool {
 // place), so a failed write never destroys what was there and every write
 // error is checked in one place.
 var writers = map[string]string{
-	"../../internal/files/":            "the atomic writer itself",
-	"../../internal/target/cgroup.go":  "cgroup control files, not outputs",
-	"../../internal/target/cleanup.go": "cgroup control files (cgroup.kill), not outputs",
-	"../../internal/target/logsink.go": "the service's bounded log, written in place in perflab's own run directory",
-	"../../internal/labtest/favour.go": "cgroup control files of a test's cgroup, not outputs",
-	"../../internal/labtest/golden.go": "tests' golden files, rewritten under -update",
-	"../../bench/":                     "benchmark generators",
+	"../../internal/files/":               "the atomic writer itself",
+	"../../internal/target/cgroup.go":     "cgroup control files, not outputs",
+	"../../internal/target/cleanup.go":    "cgroup control files (cgroup.kill), not outputs",
+	"../../internal/target/logsink.go":    "the service's bounded log, written in place in perflab's own run directory",
+	"../../internal/labtest/favour.go":    "cgroup control files of a test's cgroup, not outputs",
+	"../../internal/capture/jvmattach.go": "the empty file a JVM looks for to open its attach socket, removed again: not an output",
+	"../../internal/labtest/golden.go":    "tests' golden files, rewritten under -update",
+	"../../bench/":                        "benchmark generators",
 }
 
 // openFlags are the os.OpenFile flags that create or write a file.
