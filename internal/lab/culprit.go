@@ -13,7 +13,7 @@ import (
 
 // culprit adds to the run what names the culprit exactly: the costliest
 // source lines of its findings and hot functions, and the CPU per request
-// handler (Go services). Sources are read where the profile says, then
+// handler and per load target (Go and Python services). Sources are read where the profile says, then
 // relative to the service's working directory (py-spy and rbspy record
 // script paths as the interpreter was given them).
 func (s *session) culprit() {
@@ -23,11 +23,9 @@ func (s *session) culprit() {
 	}
 	findings.AttachLines(cpu, r.Findings, r.Hot, s.sources())
 	databaseLines(r.Hot, string(s.serviceRuntime()))
-	var requests int64
-	if r.Load != nil {
-		requests = r.Load.Requests
-	}
-	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: requests, Target: r.Target, Load: r.Load, UserCode: s.userCode()})
+	// Per request answered, as every figure per request of the run (none
+	// when other clients reached the service).
+	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: r.PerRequestCount(), Target: r.Target, Load: r.Load, UserCode: s.userCode()})
 }
 
 // sources looks for source files in the service's working directory:

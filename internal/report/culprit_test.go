@@ -43,7 +43,7 @@ func TestVerdictCulpritLinesAndEndpoints(t *testing.T) {
 	for _, want := range []string{
 		"     handlers.go:42  fmt.Println(doc)  — 1.31 ms/request, 95%",
 		"at handlers.go:42  fmt.Println(doc)",
-		"Per endpoint (CPU from the handlers net/http ran: 88% of the CPU",
+		"Per endpoint (CPU from x: 88% of the CPU; the rest, 12%,",
 		"no handler's name matches GET http://127.0.0.1:8080/render",
 		"* per request of the whole load",
 	} {
