@@ -200,15 +200,18 @@ func pathWords(target string) map[string]bool {
 }
 
 // nameWords are the words of a handler's own name, without package,
-// receiver or closure suffix: "demo.(*app).handleItem" -> item.
+// receiver or closure suffix: "demo.(*app).handleItem" -> item; with its
+// receiver or class when the name alone says nothing.
 func nameWords(fn string) map[string]bool {
 	fn = goClosure.ReplaceAllString(stripTypeArgs(fn), "")
 	rel := fn[strings.LastIndexByte(fn, '/')+1:]
 	if _, r, ok := strings.Cut(rel, "."); ok {
 		rel = r
 	}
-	rel = rel[strings.LastIndexByte(rel, '.')+1:]
-	return words(rel)
+	if w := words(rel[strings.LastIndexByte(rel, '.')+1:]); len(w) > 0 {
+		return w
+	}
+	return words(fn[strings.LastIndexByte(fn, '/')+1:]) // a method named for its verb: "ReportView.get" -> report, view
 }
 
 // words splits camelCase, snake_case and path text into lower-case words,
