@@ -16,7 +16,8 @@ import (
 // for a Go service, under net/http's dispatch (handlers.go); for a Python
 // one, under its web framework's (routes.go). The load knows how many
 // requests of each target the service answered. A handler is matched to
-// the targets it served by its name: the words of its name ("handleItem",
+// the targets it served by the URL rules of a Python view's decorators
+// (viewroutes.go), else by its name: the words of its name ("handleItem",
 // "export_orders": item, export, order) against those of the target's
 // path ("/api/item": api, item), or, with a single target, to that
 // target. The server's and framework's work on a request outside any
@@ -43,6 +44,9 @@ type EndpointInput struct {
 	// UserCode is the run's ownership model: the handlers' owners are
 	// user functions by it.
 	UserCode UserCode
+	// Sources, when set, are where a Python view's source is read for the
+	// URL rules of its decorators (viewroutes.go).
+	Sources *Sources
 }
 
 // Endpoints attributes the CPU profile to request handlers and load
@@ -82,6 +86,7 @@ func Endpoints(in EndpointInput) *runfmt.Endpoints {
 	}
 	s := v.Costs.set
 	u := projectUser(v.Costs, h)
+	var rules [][]string // per handler: its view's URL rules
 	for _, f := range ByCost(c.cost) {
 		sh := v.Share(c.cost[f])
 		if sh < endpointMinShare {
@@ -92,8 +97,9 @@ func Endpoints(in EndpointInput) *runfmt.Endpoints {
 			ep.Owner, ep.OwnerPct = s.Funcs[top[0].Func].Name, 100*v.Share(top[0].Cum)
 		}
 		e.Handlers = append(e.Handlers, ep)
+		rules = append(rules, viewRules(in.Sources, ep.Handler, ep.File, sampledLine(in.CPU, ep.Handler, ep.File)))
 	}
-	matchTargets(e, targets, in.Requests)
+	matchTargets(e, targets, in.Requests, rules)
 	return e
 }
 
@@ -110,10 +116,11 @@ func answered(t runfmt.TargetStats) int64 {
 	return n
 }
 
-// matchTargets ties handlers to the load's targets, turns their CPU per
-// request of the whole load (requests answered) into CPU per request of
-// their targets, and sums each target's.
-func matchTargets(e *runfmt.Endpoints, targets []runfmt.TargetStats, requests int64) {
+// matchTargets ties handlers to the load's targets (by their URL rules,
+// else by name), turns their CPU per request of the whole load (requests
+// answered) into CPU per request of their targets, and sums each
+// target's.
+func matchTargets(e *runfmt.Endpoints, targets []runfmt.TargetStats, requests int64, rules [][]string) {
 	if len(targets) == 0 || requests <= 0 {
 		return
 	}
@@ -122,6 +129,9 @@ func matchTargets(e *runfmt.Endpoints, targets []runfmt.TargetStats, requests in
 		ep := &e.Handlers[i]
 		best := []int{0}
 		if len(targets) > 1 {
+			best = ruleTargets(rules[i], targets)
+		}
+		if len(best) == 0 && len(targets) > 1 {
 			best = bestTargets(ep.Handler, targets)
 		}
 		var n int64
@@ -153,6 +163,17 @@ func matchTargets(e *runfmt.Endpoints, targets []runfmt.TargetStats, requests in
 	if len(unmatched) > 0 {
 		e.Note = fmt.Sprintf("no handler's name matches %s: the CPU of their requests is among the handlers without a target (CPU per request of the whole load)", strings.Join(unmatched, ", "))
 	}
+}
+
+// ruleTargets are the targets whose paths one of rules matches.
+func ruleTargets(rules []string, targets []runfmt.TargetStats) []int {
+	var out []int
+	for ti, t := range targets {
+		if slices.ContainsFunc(rules, func(r string) bool { return ruleMatches(r, t.Target) }) {
+			out = append(out, ti)
+		}
+	}
+	return out
 }
 
 // bestTargets are the targets whose paths share the most words with the

@@ -2,6 +2,9 @@ package analysis
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,11 +27,16 @@ func flaskProfile(t *testing.T, samples map[string]int64) *profile.Profile {
 			l, ok := locs[frames[i]]
 			if !ok {
 				name, file, _ := strings.Cut(frames[i], "@")
+				line := int64(1)
+				if f, n, ok := strings.Cut(file, ":"); ok {
+					file = f
+					line, _ = strconv.ParseInt(n, 10, 64)
+				}
 				if !strings.HasPrefix(file, "/") {
 					file = "/venv/lib/python3.11/site-packages/" + file
 				}
 				fn := &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, Filename: file}
-				l = &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: fn, Line: 1}}}
+				l = &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: fn, Line: line}}}
 				p.Function, p.Location = append(p.Function, fn), append(p.Location, l)
 				locs[frames[i]] = l
 			}
@@ -166,4 +174,94 @@ func TestRouteFinderDjango(t *testing.T) {
 	if len(e.Targets) != 2 {
 		t.Errorf("targets %+v; want each view tied to its path by name", e.Targets)
 	}
+}
+
+// viewsPy is a Flask app whose views' names say nothing of their routes.
+const viewsPy = `from flask import Flask
+app = Flask(__name__)
+
+@app.route("/api/v1/orders/<int:order_id>")
+def show(order_id):
+    return render(order_id)
+
+
+@app.get('/reports/daily/')
+@login_required
+def summary():
+    return build()
+`
+
+// TestEndpointsViewRules: views are tied to targets by the URL rules of
+// their decorators, read from their source, where their names match no
+// target's path.
+func TestEndpointsViewRules(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "views.py")
+	if err := os.WriteFile(file, []byte(viewsPy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := flaskInput(t)
+	in.Load.Targets[0].Target, in.Load.Targets[1].Target = "GET http://127.0.0.1:8000/api/v1/orders/7", "GET http://127.0.0.1:8000/reports/daily"
+	in.CPU = flaskProfile(t, map[string]int64{
+		flaskDispatch + "show@" + file + ":6;render@" + file + ":20":    300,
+		flaskDispatch + "summary@" + file + ":12;build@" + file + ":30": 100,
+	})
+	for _, src := range []*Sources{nil, {}} {
+		in.Sources = src
+		e := Endpoints(in)
+		tied := map[string]string{}
+		for _, h := range e.Handlers {
+			tied[h.Handler] = strings.Join(h.Targets, ",")
+		}
+		want := map[string]string{"show": in.Load.Targets[0].Target, "summary": in.Load.Targets[1].Target}
+		if src == nil {
+			want = map[string]string{"show": "", "summary": ""} // by name: no match
+		}
+		for h, w := range want {
+			if tied[h] != w {
+				t.Errorf("sources %v: %s tied to %q; want %q", src != nil, h, tied[h], w)
+			}
+		}
+	}
+}
+
+func TestRuleMatches(t *testing.T) {
+	for _, tc := range []struct {
+		rule, target string
+		want         bool
+	}{
+		{"/report", "GET http://h/report", true},
+		{"/report", "GET http://h/report/?x=1", true},
+		{"/items/<int:id>", "GET http://h/items/7", true},
+		{"/items/{item_id}", "POST http://h/items/abc", true},
+		{"/items/<id>", "GET http://h/items/", false},
+		{"/items/<id>", "GET http://h/items/7/parts", false},
+		{"/export", "GET http://h/report", false},
+		{"/", "GET http://h/", true},
+	} {
+		if got := ruleMatches(tc.rule, tc.target); got != tc.want {
+			t.Errorf("ruleMatches(%q, %q) = %v; want %v", tc.rule, tc.target, got, tc.want)
+		}
+	}
+}
+
+// FuzzViewRules: any source and line read for a view's rules returns
+// without a panic, and only rules its decorators declare.
+func FuzzViewRules(f *testing.F) {
+	f.Add([]byte(viewsPy), "show", int64(6))
+	f.Add([]byte(viewsPy), "summary", int64(12))
+	f.Add([]byte("@app.route('/x')\ndef"), "x", int64(2))
+	f.Add([]byte("\x00binary"), "f", int64(1))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, content []byte, fn string, line int64) {
+		path := filepath.Join(dir, "views.py")
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Skip(err)
+		}
+		for _, r := range viewRules(&Sources{}, fn, path, line) {
+			if !strings.Contains(string(content), r) {
+				t.Errorf("rule %q is not in the source", r)
+			}
+		}
+	})
 }

@@ -21,11 +21,12 @@ func (s *session) culprit() {
 	if cpu == nil {
 		return
 	}
-	findings.AttachLines(cpu, r.Findings, r.Hot, s.sources())
+	src := s.sources()
+	findings.AttachLines(cpu, r.Findings, r.Hot, src)
 	databaseLines(r.Hot, string(s.serviceRuntime()))
 	// Per request answered, as every figure per request of the run (none
 	// when other clients reached the service).
-	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: r.PerRequestCount(), Target: r.Target, Load: r.Load, UserCode: s.userCode()})
+	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: r.PerRequestCount(), Target: r.Target, Load: r.Load, UserCode: s.userCode(), Sources: src})
 }
 
 // sources looks for source files in the service's working directory:
