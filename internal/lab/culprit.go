@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"perflab/internal/findings"
 	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // culprit adds to the run what names the culprit exactly: the costliest
@@ -27,6 +29,30 @@ func (s *session) culprit() {
 	// Per request answered, as every figure per request of the run (none
 	// when other clients reached the service).
 	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: r.PerRequestCount(), Target: r.Target, Load: r.Load, UserCode: s.userCode(), Sources: src})
+	s.endpointsRunnableNote()
+}
+
+// runnableCoverage is how much more CPU than measured a tick sampler's
+// profile may stand for before the per-endpoint table says its shares lean
+// towards long requests.
+const runnableCoverage = 1.5
+
+// endpointsRunnableNote says when the handlers' shares come from a profiler
+// that counts a thread waiting for a CPU as working (py-spy, rbspy) on a
+// busy machine: a request long enough to be preempted collects the
+// samples of its waits, one that finishes in a time slice does not, so
+// the long endpoints' shares are overstated against the short ones'.
+func (s *session) endpointsRunnableNote() {
+	r := s.run
+	e := r.Endpoints
+	if e == nil || len(e.Handlers) < 2 || r.Profiling == nil || r.Profiling.Coverage < runnableCoverage || !s.prof.CountsRunnable() {
+		return
+	}
+	note := fmt.Sprintf("the profiler counts a thread waiting for a CPU as working, and the service's threads waited (the profile stands for %s× the CPU measured): a long request, preempted more, may have its endpoint's share overstated against a short one's", units.Sig(r.Profiling.Coverage))
+	if e.Note != "" {
+		note = e.Note + "; " + note
+	}
+	e.Note = note
 }
 
 // sources looks for source files in the service's working directory:
