@@ -76,8 +76,8 @@ func runEndpointMix(t *testing.T, dir string, watch func() func()) *runfmt.Run {
 		t.Fatal(err)
 	}
 	cfg.Load.Targets = append(cfg.Load.Targets, load.Target{Method: "GET", URL: u, Header: http.Header{}})
-	// Two workers, each capped at soloQPS requests/s: about a third of the
-	// two cores, so the service's threads seldom wait for a CPU (py-spy
+	// Two connections, each capped at soloQPS requests/s: about a third of
+	// the two cores, so the service's threads wait less for a CPU (py-spy
 	// counts that wait as work, and a long request collects more of it).
 	cfg.Dir, cfg.Load.Duration, cfg.Load.Concurrency, cfg.Load.QPS, cfg.Budget.CPUs = dir, 12*time.Second, 2, soloQPS, 2
 	// /report holds about a seventh of the CPU: at the default 19 Hz over
