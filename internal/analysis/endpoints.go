@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -11,24 +12,30 @@ import (
 	"perflab/internal/runfmt"
 )
 
-// CPU per endpoint. For a Go service the CPU profile shows, under
-// net/http's dispatch, which handler each request ran (handlers.go); the
-// load knows how many requests went to each target. A handler is matched to
-// the targets it served by its name: the words of its name
-// ("handleItem": item) against those of the target's path ("/api/item":
-// api, item), or, with a single target, to that target. What the profile
-// cannot tie to a request (reading and writing requests in net/http, the
-// GC's background work, the runtime) belongs to no endpoint, and the share
-// of CPU the handlers explain is said.
+// CPU per endpoint. The CPU profile shows which handler each request ran:
+// for a Go service, under net/http's dispatch (handlers.go); for a Python
+// one, under its web framework's (routes.go). The load knows how many
+// requests of each target the service answered. A handler is matched to
+// the targets it served by the URL rules of a Python view's decorators
+// (viewroutes.go), else by its name: the words of its name ("handleItem",
+// "export_orders": item, export, order) against those of the target's
+// path ("/api/item": api, item), or, with a single target, to that
+// target. The server's and framework's work on a request outside any
+// handler (reading and writing it, routing it) cannot be told apart by
+// endpoint: it is charged to every request alike. What no request ran
+// (a Go service's GC background work and runtime, a pre-fork server's
+// master, background threads) belongs to no endpoint, and its share is
+// said: the parts add up to the CPU measured.
 
-// endpointSource describes the attribution in run.json.
+// endpointSource describes the attribution of a Go service in run.json.
 const endpointSource = "Go net/http handler frames in the CPU profile"
 
 // endpointMinShare is the least share of CPU a handler needs to be listed.
 const endpointMinShare = 0.005
 
 // EndpointInput is what Endpoints reads: the CPU profile of a window with
-// its requests, the service's CPU measured in it, and the load.
+// the requests the service answered in it, the service's CPU measured in
+// it, and the load.
 type EndpointInput struct {
 	CPU      *profile.Profile
 	Requests int64
@@ -37,11 +44,15 @@ type EndpointInput struct {
 	// UserCode is the run's ownership model: the handlers' owners are
 	// user functions by it.
 	UserCode UserCode
+	// Sources, when set, are where a Python view's source is read for the
+	// URL rules of its decorators (viewroutes.go).
+	Sources *Sources
 }
 
-// Endpoints attributes the CPU profile to request handlers (see above);
-// nil without a CPU profile. For a profile without net/http's dispatch, only
-// Note is set (when the load had several targets, so the user asked).
+// Endpoints attributes the CPU profile to request handlers and load
+// targets (see above); nil without a CPU profile. For a profile without a
+// dispatch perflab knows, only Note is set (when the load had several
+// targets, so the user asked).
 func Endpoints(in EndpointInput) *runfmt.Endpoints {
 	measured := 0.0
 	if in.Target != nil {
@@ -55,92 +66,78 @@ func Endpoints(in EndpointInput) *runfmt.Endpoints {
 	if in.Load != nil {
 		targets = in.Load.Targets
 	}
-	e := &runfmt.Endpoints{Source: endpointSource}
-	h := newHandlerFinder(v.Costs)
+	h := newRequestFinder(v.Costs)
 	if h == nil {
 		if len(targets) < 2 {
 			return nil
 		}
-		e.Note = "CPU per endpoint is not attributed: the profile shows no net/http dispatch (perflab attributes it for Go services serving with net/http, profiled through net/http/pprof)"
+		return &runfmt.Endpoints{Source: endpointSource, UnattributedPct: 100,
+			Note: "CPU per endpoint is not attributed: the profile shows no request dispatch perflab knows (Go's net/http, profiled through net/http/pprof; Flask, Django and FastAPI views, profiled with py-spy)"}
+	}
+	c := splitByRequest(v.Costs, h)
+	e := &runfmt.Endpoints{Source: h.source(), ExplainedPct: 100 * v.Share(c.explained), RequestPct: 100 * v.Share(c.request),
+		UnattributedPct: 100 * v.Share(v.Costs.total-c.explained-c.request)}
+	if v.UsPerRequest > 0 {
+		e.RequestUsPerRequest = v.Us(v.Share(c.request))
+	}
+	if c.explained == 0 {
+		e.Note = "CPU per endpoint is not attributed: no sample of the CPU profile ran under a request handler"
 		return e
 	}
 	s := v.Costs.set
-	handlerOf := make([]int32, s.NumStacks())
-	cost := map[int32]int64{}
-	var explained int64
-	for si := 0; si < s.NumStacks(); si++ {
-		handlerOf[si] = -1
-		val := s.Value(si, v.Costs.vi)
-		if val == 0 {
-			continue
-		}
-		st := s.Stack(si)
-		if i := h.handler(st); i >= 0 {
-			handlerOf[si] = st[i]
-			cost[st[i]] += val
-			explained += val
-		}
-	}
-	e.ExplainedPct = 100 * v.Share(explained)
-	if explained == 0 {
-		e.Note = "CPU per endpoint is not attributed: no sample of the CPU profile ran under net/http's dispatch"
-		return e
-	}
 	u := projectUser(v.Costs, h)
-	for _, f := range ByCost(cost) {
-		sh := v.Share(cost[f])
+	var rules [][]string // per handler: its view's URL rules
+	for _, f := range ByCost(c.cost) {
+		sh := v.Share(c.cost[f])
 		if sh < endpointMinShare {
 			break
 		}
 		ep := runfmt.EndpointCPU{Handler: s.Funcs[f].Name, File: s.Funcs[f].File, CPUPct: 100 * sh, CPUUsPerRequest: v.Us(sh)}
-		if top := u.owners(1, endpointMinShare, func(si int) bool { return handlerOf[si] == f }); len(top) > 0 {
+		if top := u.owners(1, endpointMinShare, func(si int) bool { return c.handlerOf[si] == f }); len(top) > 0 {
 			ep.Owner, ep.OwnerPct = s.Funcs[top[0].Func].Name, 100*v.Share(top[0].Cum)
 		}
 		e.Handlers = append(e.Handlers, ep)
+		rules = append(rules, viewRules(in.Sources, ep.Handler, ep.File, sampledLine(in.CPU, ep.Handler, ep.File)))
 	}
-	matchTargets(e, targets, in.Requests)
+	matchTargets(e, targets, in.Requests, rules)
 	return e
 }
 
-// matchTargets ties handlers to the load's targets and turns their CPU per
-// request of the whole load into CPU per request of their targets.
-func matchTargets(e *runfmt.Endpoints, targets []runfmt.TargetStats, requests int64) {
+// answered is how many of a target's requests the service answered (with
+// any status), as the whole load's figures per request count them.
+func answered(t runfmt.TargetStats) int64 {
+	if t.Status == nil {
+		return t.Requests - t.Errors
+	}
+	var n int64
+	for _, c := range t.Status {
+		n += c
+	}
+	return n
+}
+
+// matchTargets ties handlers to the load's targets (by their URL rules,
+// else by name), turns their CPU per request of the whole load (requests
+// answered) into CPU per request of their targets, and sums each
+// target's.
+func matchTargets(e *runfmt.Endpoints, targets []runfmt.TargetStats, requests int64, rules [][]string) {
 	if len(targets) == 0 || requests <= 0 {
 		return
-	}
-	if len(targets) == 1 {
-		for i := range e.Handlers {
-			e.Handlers[i].Targets = []string{targets[0].Target}
-		}
-		return
-	}
-	words := make([]map[string]bool, len(targets))
-	for i, t := range targets {
-		words[i] = pathWords(t.Target)
 	}
 	served := map[int]bool{}
 	for i := range e.Handlers {
 		ep := &e.Handlers[i]
-		hw := nameWords(ep.Handler)
-		best, bestScore := []int(nil), 0
-		for ti := range targets {
-			score := 0
-			for w := range hw {
-				if words[ti][w] {
-					score++
-				}
-			}
-			switch {
-			case score > bestScore:
-				best, bestScore = []int{ti}, score
-			case score == bestScore && score > 0:
-				best = append(best, ti)
-			}
+		best := []int{0}
+		if len(targets) > 1 {
+			best = ruleTargets(rules[i], targets)
+		}
+		if len(best) == 0 && len(targets) > 1 {
+			best = bestTargets(ep.Handler, targets)
 		}
 		var n int64
 		for _, ti := range best {
 			ep.Targets = append(ep.Targets, targets[ti].Target)
-			n += targets[ti].Requests
+			n += answered(targets[ti])
 			served[ti] = true
 		}
 		if n > 0 {
@@ -152,11 +149,54 @@ func matchTargets(e *runfmt.Endpoints, targets []runfmt.TargetStats, requests in
 	for ti, t := range targets {
 		if !served[ti] {
 			unmatched = append(unmatched, t.Target)
+			continue
 		}
+		tc := runfmt.TargetCPU{Target: t.Target, Requests: answered(t)}
+		for _, ep := range e.Handlers {
+			if ep.PerTargetRequest && slices.Contains(ep.Targets, t.Target) {
+				tc.HandlerUsPerRequest += ep.CPUUsPerRequest
+			}
+		}
+		tc.CPUUsPerRequest = tc.HandlerUsPerRequest + e.RequestUsPerRequest
+		e.Targets = append(e.Targets, tc)
 	}
 	if len(unmatched) > 0 {
 		e.Note = fmt.Sprintf("no handler's name matches %s: the CPU of their requests is among the handlers without a target (CPU per request of the whole load)", strings.Join(unmatched, ", "))
 	}
+}
+
+// ruleTargets are the targets whose paths one of rules matches.
+func ruleTargets(rules []string, targets []runfmt.TargetStats) []int {
+	var out []int
+	for ti, t := range targets {
+		if slices.ContainsFunc(rules, func(r string) bool { return ruleMatches(r, t.Target) }) {
+			out = append(out, ti)
+		}
+	}
+	return out
+}
+
+// bestTargets are the targets whose paths share the most words with the
+// handler's name (none when no word is shared).
+func bestTargets(handler string, targets []runfmt.TargetStats) []int {
+	hw := nameWords(handler)
+	var best []int
+	bestScore := 0
+	for ti, t := range targets {
+		score := 0
+		for w := range pathWords(t.Target) {
+			if hw[w] {
+				score++
+			}
+		}
+		switch {
+		case score > bestScore:
+			best, bestScore = []int{ti}, score
+		case score == bestScore && score > 0:
+			best = append(best, ti)
+		}
+	}
+	return best
 }
 
 // genericWords say nothing about which route a handler serves.
@@ -181,15 +221,18 @@ func pathWords(target string) map[string]bool {
 }
 
 // nameWords are the words of a handler's own name, without package,
-// receiver or closure suffix: "demo.(*app).handleItem" -> item.
+// receiver or closure suffix: "demo.(*app).handleItem" -> item; with its
+// receiver or class when the name alone says nothing.
 func nameWords(fn string) map[string]bool {
 	fn = goClosure.ReplaceAllString(stripTypeArgs(fn), "")
 	rel := fn[strings.LastIndexByte(fn, '/')+1:]
 	if _, r, ok := strings.Cut(rel, "."); ok {
 		rel = r
 	}
-	rel = rel[strings.LastIndexByte(rel, '.')+1:]
-	return words(rel)
+	if w := words(rel[strings.LastIndexByte(rel, '.')+1:]); len(w) > 0 {
+		return w
+	}
+	return words(fn[strings.LastIndexByte(fn, '/')+1:]) // a method named for its verb: "ReportView.get" -> report, view
 }
 
 // words splits camelCase, snake_case and path text into lower-case words,

@@ -109,3 +109,25 @@ func sortedWords(m map[string]bool) string {
 	slices.Sort(ws)
 	return strings.Join(ws, " ")
 }
+
+// TestEndpointsPerRequestAnswered: a target's CPU per request divides by
+// the requests of it the service answered, not those sent: /search's
+// 100 sent, 20 refused, 80 answered.
+func TestEndpointsPerRequestAnswered(t *testing.T) {
+	in := endpointsProfile(t)
+	for i := range in.Load.Targets {
+		in.Load.Targets[i].Status = map[string]int64{"200": in.Load.Targets[i].Requests}
+	}
+	in.Load.Targets[0].Errors, in.Load.Targets[0].Status["200"] = 20, 80
+	in.Requests = 280
+	e := Endpoints(in)
+	for _, h := range e.Handlers {
+		// 35% of 1 ms over the 280 answered, over the 80 /search answered.
+		if h.Handler == "demo.(*app).handleSearch" && !near(h.CPUUsPerRequest, 0.35*1000*280/80) {
+			t.Errorf("search %.1f µs per request; want %.1f (per request answered)", h.CPUUsPerRequest, 0.35*1000*280/80)
+		}
+	}
+	if len(e.Targets) == 0 || e.Targets[0].Requests != 80 {
+		t.Errorf("targets %+v; want /search with its 80 answered", e.Targets)
+	}
+}

@@ -2,6 +2,31 @@ package analysis
 
 import "strings"
 
+// requestFinder finds, in a stack (leaf first), the handler of the request
+// it ran for: Go's net/http handlers (handlerFinder) or a Python web
+// framework's views (routeFinder).
+type requestFinder interface {
+	// handler is the index in st of the request's handler frame, or -1.
+	handler(st []int32) int
+	// inRequest says st ran inside a request's handling (the server's or
+	// the framework's own work on it), under a handler or not.
+	inRequest(st []int32) bool
+	// source says how CPU is attributed, for run.json.
+	source() string
+}
+
+// newRequestFinder returns the finder of the profile's server, nil when
+// the profile shows no dispatch perflab knows.
+func newRequestFinder(c *Costs) requestFinder {
+	if h := newHandlerFinder(c); h != nil {
+		return h
+	}
+	if r := newRouteFinder(c); r != nil {
+		return r
+	}
+	return nil
+}
+
 // handlerFinder finds a Go HTTP server's request handler in a stack: the
 // user function net/http dispatched the request to. Below
 // net/http.serverHandler.ServeHTTP, every frame named ServeHTTP dispatches
@@ -12,18 +37,24 @@ import "strings"
 // reverse proxy) keeps the request. Stacks of a handler that is not user
 // code are charged to the library's deepest ServeHTTP.
 type handlerFinder struct {
-	dispatch, serve, user []bool
+	dispatch, serve, user, conn []bool
 }
 
-// dispatchRoot is where net/http hands a request to the server's handler.
-const dispatchRoot = "net/http.serverHandler.ServeHTTP"
+// dispatchRoot is where net/http hands a request to the server's handler;
+// connRoot serves a connection's requests (reads, dispatches and writes
+// them).
+const (
+	dispatchRoot = "net/http.serverHandler.ServeHTTP"
+	connRoot     = "net/http.(*conn).serve"
+)
 
 // newHandlerFinder returns nil when the profile has no net/http dispatch.
 func newHandlerFinder(c *Costs) *handlerFinder {
-	h := &handlerFinder{dispatch: make([]bool, len(c.set.Funcs)), serve: make([]bool, len(c.set.Funcs)), user: c.user}
+	n := len(c.set.Funcs)
+	h := &handlerFinder{dispatch: make([]bool, n), serve: make([]bool, n), conn: make([]bool, n), user: c.user}
 	found := false
 	for i, f := range c.set.Funcs {
-		h.dispatch[i] = f.Name == dispatchRoot
+		h.dispatch[i], h.conn[i] = f.Name == dispatchRoot, f.Name == connRoot
 		found = found || h.dispatch[i]
 		h.serve[i] = strings.HasSuffix(f.Name, ".ServeHTTP") || strings.HasSuffix(f.Name, ".ServeHTTP-fm")
 	}
@@ -34,8 +65,12 @@ func newHandlerFinder(c *Costs) *handlerFinder {
 }
 
 // handler returns the index in st (leaf first) of the request's handler
-// frame, or -1 when st is not under net/http's dispatch.
+// frame, or -1 when st is not under net/http's dispatch (or h is nil: no
+// dispatch in the profile).
 func (h *handlerFinder) handler(st []int32) int {
+	if h == nil {
+		return -1
+	}
 	d := -1
 	for i := len(st) - 1; i >= 0; i-- {
 		if h.dispatch[st[i]] {
@@ -61,3 +96,15 @@ func (h *handlerFinder) handler(st []int32) int {
 	}
 	return lastServe
 }
+
+// inRequest says st ran serving a connection's requests.
+func (h *handlerFinder) inRequest(st []int32) bool {
+	for _, f := range st {
+		if h.conn[f] || h.dispatch[f] {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *handlerFinder) source() string { return endpointSource }

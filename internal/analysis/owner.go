@@ -61,7 +61,7 @@ type userStacks struct {
 }
 
 // projectUser projects every stack with a value onto its user frames.
-func projectUser(c *Costs, handlers *handlerFinder) *userStacks {
+func projectUser(c *Costs, handlers requestFinder) *userStacks {
 	s := c.set
 	u := &userStacks{c: c, proj: make([][]int32, s.NumStacks()), libAt: make([]int32, s.NumStacks())}
 	var buf []int32

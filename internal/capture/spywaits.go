@@ -169,12 +169,15 @@ type waitCall struct {
 }
 
 // pyWaitLines are calls into C that block: a sleep, a socket's receive or
-// accept, a poll with a timeout, a lock, a join, a queue's get.
+// accept, a poll with a timeout, a lock, a thread's join, a queue's get.
 var pyWaitLines = []waitCall{
 	{regexp.MustCompile(`(^|[^\w])sleep\(`), runfmt.WaitSleep},
 	{regexp.MustCompile(`\.(recv|recv_into|recvfrom|recvmsg|accept)\(`), runfmt.WaitDownstream},
 	{regexp.MustCompile(`(\bselect\.select|\.select|\.poll|\.epoll|\.kevent)\((\w|$)`), runfmt.WaitDownstream},
-	{regexp.MustCompile(`\.(acquire|wait|join)\(`), runfmt.WaitLock},
+	{regexp.MustCompile(`\.(acquire|wait)\(`), runfmt.WaitLock},
+	// A thread's join takes nothing or a timeout; a string's join
+	// ("\n".join(rows)) or os.path.join takes what it joins: CPU.
+	{regexp.MustCompile(`\.join\(\s*(\)|timeout\b|[\d.]+\s*\))`), runfmt.WaitLock},
 	{regexp.MustCompile(`\.get\(\s*(\)|block|timeout)`), runfmt.WaitChannel},
 }
 

@@ -245,3 +245,23 @@ func napLine(t *testing.T, app string) int64 {
 	t.Fatal("app.py has no time.sleep(NAP_SECONDS)")
 	return 0
 }
+
+// TestPyWaitLinesJoin: a thread's join waits; a string's join and
+// os.path.join are CPU (a handler's `return "\n".join(out)` stays in the
+// CPU profile).
+func TestPyWaitLinesJoin(t *testing.T) {
+	for text, want := range map[string]bool{
+		`worker.join()`:                 true,
+		`t.join(timeout=5)`:             true,
+		`t.join(2.5)`:                   true,
+		`lock.acquire()`:                true,
+		`return "\n".join(out)`:         false,
+		`", ".join(str(x) for x in xs)`: false,
+		`sep.join(parts)`:               false,
+		`p = os.path.join(root, name)`:  false,
+	} {
+		if _, got := lineWait(pyWaitLines, text); got != want {
+			t.Errorf("%q waits: %v; want %v", text, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,11 +10,12 @@ import (
 	"perflab/internal/findings"
 	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // culprit adds to the run what names the culprit exactly: the costliest
 // source lines of its findings and hot functions, and the CPU per request
-// handler (Go services). Sources are read where the profile says, then
+// handler and per load target (Go and Python services). Sources are read where the profile says, then
 // relative to the service's working directory (py-spy and rbspy record
 // script paths as the interpreter was given them).
 func (s *session) culprit() {
@@ -21,13 +23,36 @@ func (s *session) culprit() {
 	if cpu == nil {
 		return
 	}
-	findings.AttachLines(cpu, r.Findings, r.Hot, s.sources())
+	src := s.sources()
+	findings.AttachLines(cpu, r.Findings, r.Hot, src)
 	databaseLines(r.Hot, string(s.serviceRuntime()))
-	var requests int64
-	if r.Load != nil {
-		requests = r.Load.Requests
+	// Per request answered, as every figure per request of the run (none
+	// when other clients reached the service).
+	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: r.PerRequestCount(), Target: r.Target, Load: r.Load, UserCode: s.userCode(), Sources: src})
+	s.endpointsRunnableNote()
+}
+
+// runnableCoverage is how much more CPU than measured a tick sampler's
+// profile may stand for before the per-endpoint table says its shares lean
+// towards long requests.
+const runnableCoverage = 1.5
+
+// endpointsRunnableNote says when the handlers' shares come from a profiler
+// that counts a thread waiting for a CPU as working (py-spy, rbspy) on a
+// busy machine: a request long enough to be preempted collects the
+// samples of its waits, one that finishes in a time slice does not, so
+// the long endpoints' shares are overstated against the short ones'.
+func (s *session) endpointsRunnableNote() {
+	r := s.run
+	e := r.Endpoints
+	if e == nil || len(e.Handlers) < 2 || r.Profiling == nil || r.Profiling.Coverage < runnableCoverage || !s.prof.CountsRunnable() {
+		return
 	}
-	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: requests, Target: r.Target, Load: r.Load, UserCode: s.userCode()})
+	note := fmt.Sprintf("the profiler counts a thread waiting for a CPU as working, and the service's threads waited (the profile stands for %s× the CPU measured): a long request, preempted more, may have its endpoint's share overstated against a short one's", units.Sig(r.Profiling.Coverage))
+	if e.Note != "" {
+		note = e.Note + "; " + note
+	}
+	e.Note = note
 }
 
 // sources looks for source files in the service's working directory:

@@ -43,7 +43,7 @@ func TestVerdictCulpritLinesAndEndpoints(t *testing.T) {
 	for _, want := range []string{
 		"     handlers.go:42  fmt.Println(doc)  — 1.31 ms/request, 95%",
 		"at handlers.go:42  fmt.Println(doc)",
-		"Per endpoint (CPU from the handlers net/http ran: 88% of the CPU",
+		"Per endpoint (CPU from x: 88% of the CPU; the rest, 12%,",
 		"no handler's name matches GET http://127.0.0.1:8080/render",
 		"* per request of the whole load",
 	} {
@@ -106,6 +106,7 @@ func TestHTMLCulpritSnippetAndEndpoints(t *testing.T) {
 		`<span class="hot"><span class="ln">42</span>	fmt.Println(doc)<span class="lcost">1.31 ms/request, 95%</span></span>`,
 		`<span><span class="ln">40</span>func logDoc(doc *Doc) {</span>`,
 		`<section id="endpoints">`, `main.(*app).handleItem → main.debugPrintItem 39%`,
+		`<p class="muted">CPU from x: 88% of the CPU; the rest, 12%,`,
 		`<div class="muted mono">at handlers.go:42  fmt.Println(doc)`,
 	} {
 		if !strings.Contains(page, want) {

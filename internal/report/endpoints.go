@@ -30,8 +30,9 @@ func endpointTable(r *runfmt.Run) []endpointRow {
 		targets = r.Load.Targets
 	}
 	var handlers []runfmt.EndpointCPU
+	var perTarget []runfmt.TargetCPU
 	if r.Endpoints != nil {
-		handlers = r.Endpoints.Handlers
+		handlers, perTarget = r.Endpoints.Handlers, r.Endpoints.Targets
 	}
 	if len(targets) < 2 && len(handlers) < 2 {
 		return nil
@@ -47,6 +48,11 @@ func endpointTable(r *runfmt.Run) []endpointRow {
 				row.fillCPU(h)
 				used[hi] = true
 				break
+			}
+		}
+		for _, tc := range perTarget {
+			if tc.Target == t.Target && tc.CPUUsPerRequest > 0 {
+				row.CPU = units.FormatMicros(tc.CPUUsPerRequest) // its handlers' and its share of the requests' handling
 			}
 		}
 		rows = append(rows, row)
@@ -155,7 +161,7 @@ func (p *printer) endpoints(r *runfmt.Run) {
 	}
 	p.f("\nPer endpoint")
 	if e != nil && len(e.Handlers) > 0 {
-		p.f(" (CPU from the handlers net/http ran: %.0f%% of the CPU; the rest is net/http's own request handling, the GC and the runtime)", e.ExplainedPct)
+		p.f(" (%s)", endpointParts(e))
 	}
 	p.f(":\n")
 	cells := [][]string{{"target", "requests", "errors", "p50", "p99", "CPU/request", "CPU", "handler → owner"}}
@@ -184,6 +190,23 @@ func (p *printer) endpoints(r *runfmt.Run) {
 	for _, n := range notes {
 		p.f("  %s\n", n)
 	}
+}
+
+// endpointParts says what the handlers explain of the CPU, and the rest:
+// the requests' handling outside them, charged to every request alike,
+// and what ran under no request.
+func endpointParts(e *runfmt.Endpoints) string {
+	s := fmt.Sprintf("CPU from %s: %s of the CPU", e.Source, units.FormatPct(e.ExplainedPct))
+	if e.RequestPct == 0 && e.UnattributedPct == 0 { // a run.json written before the split
+		return s + fmt.Sprintf("; the rest, %s, is the requests' handling outside the handlers, the runtime and background work", units.FormatPct(100-e.ExplainedPct))
+	}
+	if e.RequestPct > 0 {
+		s += fmt.Sprintf("; the requests' handling outside the handlers %s", units.FormatPct(e.RequestPct))
+		if e.RequestUsPerRequest > 0 {
+			s += fmt.Sprintf(", %s per request, is in every target's CPU/request", units.FormatMicros(e.RequestUsPerRequest))
+		}
+	}
+	return s + fmt.Sprintf("; under no request %s (the runtime, background work, a master process)", units.FormatPct(e.UnattributedPct))
 }
 
 func dash(s string) string {

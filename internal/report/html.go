@@ -92,6 +92,7 @@ type htmlView struct {
 	Findings  []htmlFinding
 	Hot       []htmlHot
 	Endpoints []endpointRow
+	EndParts  string // what the handlers explain of the CPU, and the rest
 	EndNote   string
 	Allocs    []htmlAlloc
 	Flame     string
@@ -194,6 +195,9 @@ func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
 	v.Endpoints = endpointTable(r)
 	if r.Endpoints != nil {
 		v.EndNote = r.Endpoints.Note
+		if len(r.Endpoints.Handlers) > 0 {
+			v.EndParts = endpointParts(r.Endpoints) + "."
+		}
 	}
 	v.Allocs = allocView(r.Allocs)
 	return v

@@ -22,19 +22,45 @@ type SourceLine struct {
 	SourceChanged bool `json:"source_changed,omitempty"`
 }
 
-// Endpoints is the service's CPU per request handler, for a Go service
-// whose profile shows net/http's dispatch: the user function net/http
-// called for each route, and the load targets it served.
+// Endpoints is the service's CPU per request handler and per load target,
+// for a service whose profile shows its server's dispatch: net/http's
+// (Go), or a Python web framework's (Flask, Django, FastAPI views). Each
+// part is a share of the CPU measured; ExplainedPct, RequestPct and
+// UnattributedPct add up to 100.
 type Endpoints struct {
 	// Source says how CPU was attributed.
 	Source string `json:"source"`
 	// ExplainedPct is the share of profiled CPU under request handlers,
-	// in percent; the rest (reading and writing requests, the GC's
-	// background work, the runtime) belongs to no endpoint.
-	ExplainedPct float64       `json:"explained_pct"`
-	Handlers     []EndpointCPU `json:"handlers,omitempty"`
+	// in percent.
+	ExplainedPct float64 `json:"explained_pct"`
+	// RequestPct is the share spent on requests outside any handler (the
+	// server reading and writing them, the framework routing them): no
+	// frame says which endpoint it was for, so it is charged to every
+	// request alike; RequestUsPerRequest is it per request answered.
+	RequestPct          float64 `json:"request_pct,omitempty"`
+	RequestUsPerRequest float64 `json:"request_us_per_request,omitempty"`
+	// UnattributedPct is the rest, under no request: background threads,
+	// a pre-fork server's master, the GC's background work, the runtime,
+	// stacks the profiler read only in part that no handler runs.
+	UnattributedPct float64       `json:"unattributed_pct"`
+	Handlers        []EndpointCPU `json:"handlers,omitempty"`
+	// Targets is the CPU per request of each load target some handler
+	// served.
+	Targets []TargetCPU `json:"targets,omitempty"`
 	// Note says why CPU could not be attributed, or what is uncertain.
 	Note string `json:"note,omitempty"`
+}
+
+// TargetCPU is one load target's CPU per request answered: its handlers'
+// CPU per request of their targets, plus RequestUsPerRequest.
+type TargetCPU struct {
+	// Target is "METHOD URL", as in load.targets.
+	Target string `json:"target"`
+	// Requests is how many of its requests the service answered.
+	Requests        int64   `json:"requests"`
+	CPUUsPerRequest float64 `json:"cpu_us_per_request"`
+	// HandlerUsPerRequest is the part of it in its handlers.
+	HandlerUsPerRequest float64 `json:"handler_us_per_request"`
 }
 
 // EndpointCPU is the CPU of one request handler.
@@ -47,8 +73,8 @@ type EndpointCPU struct {
 	Targets []string `json:"targets,omitempty"`
 	// CPUPct is the handler's share of profiled CPU, in percent.
 	CPUPct float64 `json:"cpu_pct"`
-	// CPUUsPerRequest is its CPU per request of its targets (per request
-	// of the whole load when its targets are unknown).
+	// CPUUsPerRequest is its CPU per request its targets answered (per
+	// request of the whole load when its targets are unknown).
 	CPUUsPerRequest float64 `json:"cpu_us_per_request,omitempty"`
 	// PerTargetRequest says CPUUsPerRequest is per request of Targets.
 	PerTargetRequest bool `json:"per_target_request,omitempty"`

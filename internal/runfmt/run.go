@@ -53,7 +53,8 @@ type Run struct {
 	GC                     *GCSummary `json:"gc,omitempty"`
 	Findings               []Finding  `json:"findings,omitempty"`
 	FindMax                *FindMax   `json:"find_max,omitempty"`
-	// Endpoints is the CPU per request handler (Go services).
+	// Endpoints is the CPU per request handler and load target (Go
+	// net/http services, Python web frameworks).
 	Endpoints *Endpoints `json:"endpoints,omitempty"`
 	// Quality is the machine during the measured window (see Quality).
 	Quality *Quality `json:"quality,omitempty"`

@@ -1,0 +1,318 @@
+package lab
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"perflab/internal/labtest"
+	"perflab/internal/load"
+	"perflab/internal/runfmt"
+)
+
+// flaskEndpoints are the flaskapp's two endpoints of different costs and
+// the user function each spends its CPU in.
+var flaskEndpoints = []struct{ path, fn string }{{"/report", "render_report"}, {"/export", "export_orders"}}
+
+// TestAcceptanceEndpointsFlask: a Flask app under gunicorn's sync workers
+// with two endpoints of different costs (/report about 4 ms of CPU per
+// request, /export about 20). perflab runs one load over both (launched in
+// its cgroup, profiled by py-spy); each endpoint's CPU per request in the
+// per-endpoint table must be within 15% of its cost loaded alone, the
+// parts must add up to the CPU measured, and every user function above
+// 10% of the CPU must have a finding. The cost alone is read by the test
+// from /proc on a second server of the same app, loaded with one endpoint
+// at a time, in turns, while perflab's load runs: on a busy machine the
+// same request's CPU drifts by a third from one minute to the next, so the
+// two are measured side by side. Three runs; the median of their
+// differences is held to 15%.
+func TestAcceptanceEndpointsFlask(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: runs a framework server under load for seconds")
+	}
+	needPython(t, "flask", "gunicorn")
+	dir := frameworkDir(t, "flaskapp")
+	alone := aloneServer(t, dir)
+	off := map[string][]float64{}
+	for run := range 3 {
+		var costs map[string][]float64
+		r := runEndpointMix(t, dir, func() func() { return alone.measure(&costs) })
+		for _, ep := range flaskEndpoints {
+			if len(costs[ep.path]) == 0 {
+				t.Fatalf("run %d: no round of %s alone finished during the load", run+1, ep.path)
+			}
+			cost, mix := medianOf(costs[ep.path]), targetCPU(t, r, ep.path)/1000
+			off[ep.path] = append(off[ep.path], mix/cost-1)
+			t.Logf("run %d %s: %.2f ms CPU/request in the mix, %.2f alone (rounds %.2f): %+.0f%%", run+1, ep.path, mix, cost, costs[ep.path], 100*(mix/cost-1))
+		}
+		checkEndpointParts(t, r)
+		checkCostlyUserFindings(t, r)
+	}
+	for _, ep := range flaskEndpoints {
+		if d := medianOf(off[ep.path]); math.Abs(d) > 0.15 {
+			t.Errorf("%s: CPU per request in the mix is %+.0f%% off its cost alone (median of the runs %.2f); want within 15%%", ep.path, 100*d, off[ep.path])
+		}
+	}
+}
+
+// runEndpointMix runs perflab over /report and /export in round robin,
+// calling watch when its measured load starts and the function watch
+// returns when it ends.
+func runEndpointMix(t *testing.T, dir string, watch func() func()) *runfmt.Run {
+	t.Helper()
+	addr := labtest.FreeAddr(t)
+	cfg := acceptanceConfig(t, addr, flaskEndpoints[0].path, gunicornCmd("gunicorn")(addr)...)
+	u, err := load.ParseURL("http://" + addr + flaskEndpoints[1].path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Load.Targets = append(cfg.Load.Targets, load.Target{Method: "GET", URL: u, Header: http.Header{}})
+	// Two connections, each capped at soloQPS requests/s: about a third of
+	// the two cores, so the service's threads wait less for a CPU (py-spy
+	// counts that wait as work, and a long request collects more of it).
+	cfg.Dir, cfg.Load.Duration, cfg.Load.Concurrency, cfg.Load.QPS, cfg.Budget.CPUs = dir, 12*time.Second, 2, soloQPS, 2
+	// /report holds about a seventh of the CPU: at the default 19 Hz over
+	// 12 s, some 30 samples; 99 Hz takes several times more.
+	cfg.PerfHz = 99
+	cfg.ReadyURL = "http://" + addr + "/healthz"
+	loads := 0
+	cfg.Watch = func(*load.Attacker) func() {
+		if loads++; loads == 2 { // the warm-up's load, then the measured one
+			return watch()
+		}
+		return func() {}
+	}
+	r, _ := runAcceptance(t, cfg)
+	checkWorkers(t, r, 2)
+	if r.Endpoints != nil {
+		t.Logf("run: %.2f ms CPU/request over %d requests; handlers %.0f%%, requests' handling %.1f%% (%.0f µs/request), no request %.1f%%; note %q",
+			r.Target.CPUMsPerRequest, r.PerRequestCount(), r.Endpoints.ExplainedPct, r.Endpoints.RequestPct, r.Endpoints.RequestUsPerRequest, r.Endpoints.UnattributedPct, r.Endpoints.Note)
+	}
+	return r
+}
+
+// targetCPU is the per-endpoint table's CPU per request of the target
+// whose URL ends in path, in µs.
+func targetCPU(t *testing.T, r *runfmt.Run, path string) float64 {
+	t.Helper()
+	if r.Endpoints == nil {
+		t.Fatalf("run.json has no endpoints; warnings %q", r.Warnings)
+	}
+	for _, tc := range r.Endpoints.Targets {
+		if strings.HasSuffix(tc.Target, path) {
+			return tc.CPUUsPerRequest
+		}
+	}
+	t.Fatalf("no CPU per request for %s: endpoints %+v", path, r.Endpoints)
+	return 0
+}
+
+// checkEndpointParts asserts the table adds up: the handlers, the
+// requests' handling and the rest are the whole profile, and the targets'
+// CPU times their requests plus the rest is the CPU measured.
+func checkEndpointParts(t *testing.T, r *runfmt.Run) {
+	t.Helper()
+	e := r.Endpoints
+	if sum := e.ExplainedPct + e.RequestPct + e.UnattributedPct; math.Abs(sum-100) > 0.01 {
+		t.Errorf("handlers %.2f%% + requests %.2f%% + no request %.2f%% = %.2f%%; want 100%%", e.ExplainedPct, e.RequestPct, e.UnattributedPct, sum)
+	}
+	total := r.Target.CPUMsPerRequest * 1000 * float64(r.PerRequestCount())
+	parts := e.UnattributedPct / 100 * total
+	for _, tc := range e.Targets {
+		parts += tc.CPUUsPerRequest * float64(tc.Requests)
+	}
+	if math.Abs(parts-total) > 0.01*total {
+		t.Errorf("the targets' CPU and the rest add up to %.0f µs; the CPU measured is %.0f µs", parts, total)
+	}
+}
+
+// checkCostlyUserFindings asserts every user function charged more than
+// 10% of the CPU (its own and the library code under it; 11%, for the
+// rounding between run.json's figures and the profile's) has a finding
+// naming it, and that both endpoints' functions are named.
+func checkCostlyUserFindings(t *testing.T, r *runfmt.Run) {
+	t.Helper()
+	named := map[string]bool{}
+	for _, f := range r.Findings {
+		if e, ok := f.Culprit(); ok {
+			named[e.Function] = true
+		}
+	}
+	measured := r.Target.CPUMsPerRequest * 1000
+	for _, h := range r.Hot {
+		if share := (h.CPUUsPerRequest + h.AttributedUsReq) / measured; h.UserCode && share > 0.11 && !named[h.Function] {
+			t.Errorf("%s has %.0f%% of the CPU and no finding:%s", h.Function, 100*share, describeFindings(r.Findings))
+		}
+	}
+	for _, ep := range flaskEndpoints {
+		if !named[ep.fn] {
+			t.Errorf("no finding names %s:%s", ep.fn, describeFindings(r.Findings))
+		}
+	}
+}
+
+// soloServer is the flaskapp under gunicorn as perflab launches it, for
+// the test to load one endpoint at a time.
+type soloServer struct {
+	pid  int
+	base string
+}
+
+// aloneServer starts a soloServer and warms up both its workers.
+func aloneServer(t *testing.T, dir string) *soloServer {
+	t.Helper()
+	addr := labtest.FreeAddr(t)
+	cmd := startServer(t, dir, gunicornCmd("gunicorn")(addr)...)
+	s := &soloServer{pid: cmd.Process.Pid, base: "http://" + addr}
+	if err := waitHTTP(s.base+"/healthz", 20*time.Second); err != nil {
+		t.Fatalf("gunicorn did not start: %v", err)
+	}
+	for _, ep := range flaskEndpoints {
+		if err := loadAlone(s.base+ep.path, 2, 10, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// soloQPS caps each connection of the loads, perflab's and the test's.
+const soloQPS = 15
+
+// measure starts loading the server's endpoints in turns, one at a time,
+// in rounds of 20 requests over 2 connections paced as perflab's load, and
+// returns the function that stops it and sets *costs to each endpoint's
+// CPU per request in ms per round, read from /proc. At most 100 rounds.
+func (s *soloServer) measure(costs *map[string][]float64) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	got := map[string][]float64{}
+	go func() {
+		defer close(done)
+		for i := 0; i < 100; i++ {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			ep := flaskEndpoints[i%len(flaskEndpoints)]
+			const requests = 20
+			before := schedCPU(s.pid)
+			if loadAlone(s.base+ep.path, 2, requests, soloQPS) != nil {
+				continue
+			}
+			got[ep.path] = append(got[ep.path], float64(schedCPU(s.pid)-before)/1e6/requests)
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+		*costs = got
+	}
+}
+
+// loadAlone sends n requests to url over conns connections at once (a
+// closed loop, as perflab's load), each connection at most qps requests a
+// second (0: no cap), each request bounded by a timeout.
+func loadAlone(url string, conns, n int, qps float64) error {
+	client := &http.Client{Timeout: 10 * time.Second}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		next = make(chan struct{}, n)
+	)
+	for range n {
+		next <- struct{}{}
+	}
+	close(next)
+	for range conns {
+		wg.Go(func() {
+			start := time.Now()
+			for k := 0; ; k++ {
+				if _, ok := <-next; !ok {
+					return
+				}
+				if qps > 0 {
+					time.Sleep(time.Until(start.Add(time.Duration(float64(k) / qps * float64(time.Second)))))
+				}
+				resp, err := client.Get(url)
+				if err == nil {
+					_, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if err == nil && resp.StatusCode != 200 {
+						err = fmt.Errorf("status %d", resp.StatusCode)
+					}
+				}
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return fmt.Errorf("GET %s: %d of %d failed, first: %v", url, len(errs), n, errs[0])
+	}
+	return nil
+}
+
+// schedCPU is the CPU time in ns of root and its descendants' threads,
+// the scheduler's own count (/proc/PID/task/TID/schedstat), read without
+// perflab's code.
+func schedCPU(root int) int64 {
+	parent := map[int]int{}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // exited
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		pid, err1 := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		ppid, err2 := strconv.Atoi(f[1])
+		if err1 == nil && err2 == nil {
+			parent[pid] = ppid
+		}
+	}
+	var sum int64
+	for pid := range parent {
+		for q, hops := pid, 0; q > 1 && hops < 32; q, hops = parent[q], hops+1 {
+			if q != root {
+				continue
+			}
+			tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/[0-9]*/schedstat", pid))
+			for _, ts := range tasks {
+				b, err := os.ReadFile(ts)
+				if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+					ns, _ := strconv.ParseInt(f[0], 10, 64)
+					sum += ns
+				}
+			}
+			break
+		}
+	}
+	return sum
+}
+
+func medianOf(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 0 {
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return s[len(s)/2]
+}

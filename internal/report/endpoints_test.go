@@ -1,0 +1,45 @@
+package report
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"perflab/internal/runfmt"
+)
+
+// TestVerdictEndpointsTargetCPU: a target's CPU/request is its own figure
+// (its handlers' and its share of the requests' handling), and the table
+// says what the handlers explain, the requests' handling and the rest.
+func TestVerdictEndpointsTargetCPU(t *testing.T) {
+	r := culpritRun()
+	r.Load.Targets = r.Load.Targets[:2]
+	r.Load.Targets[1].Target = "GET http://127.0.0.1:8080/export"
+	r.Endpoints = &runfmt.Endpoints{Source: "Flask handlers under the framework's dispatch in the CPU profile",
+		ExplainedPct: 88, RequestPct: 9.5, RequestUsPerRequest: 1240, UnattributedPct: 2.5,
+		Handlers: []runfmt.EndpointCPU{
+			{Handler: "export", Targets: []string{"GET http://127.0.0.1:8080/export"}, CPUPct: 76, CPUUsPerRequest: 20470, PerTargetRequest: true, Owner: "export_orders", OwnerPct: 69},
+			{Handler: "search", Targets: []string{"GET http://127.0.0.1:8080/search?q=steel"}, CPUPct: 12, CPUUsPerRequest: 3340, PerTargetRequest: true},
+		},
+		Targets: []runfmt.TargetCPU{
+			{Target: "GET http://127.0.0.1:8080/search?q=steel", Requests: 100, CPUUsPerRequest: 4580, HandlerUsPerRequest: 3340},
+			{Target: "GET http://127.0.0.1:8080/export", Requests: 100, CPUUsPerRequest: 21710, HandlerUsPerRequest: 20470},
+		}}
+	var b bytes.Buffer
+	if err := WriteVerdict(&b, r, "dir"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if want := "Per endpoint (CPU from Flask handlers under the framework's dispatch in the CPU profile: 88% of the CPU; the requests' handling outside the handlers 9.5%, 1.24 ms per request, is in every target's CPU/request; under no request 2.5%"; !strings.Contains(out, want) {
+		t.Errorf("verdict lacks %q:\n%s", want, out)
+	}
+	for _, re := range []string{
+		`(?m)^  GET /search\?q=steel +100 +0 +1\.20 ms +4\.80 ms +4\.58 ms +12% +search$`,
+		`(?m)^  GET /export +100 +0 +2\.50 ms +10\.00 ms +21\.71 ms +76% +export → export_orders 69%$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("verdict lacks a row matching %s:\n%s", re, out)
+		}
+	}
+}
