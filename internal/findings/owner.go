@@ -55,23 +55,17 @@ func ownerFindings(c *context) []ranked {
 	return overCounted(append(out, costlyUserFindings(c, out, explained)...), c.in)
 }
 
-// overCountedMin is how many times the CPU measured a profile's samples
-// may stand for before the split between functions is uncertain.
-const overCountedMin = 1.5
-
 // overCounted marks the user-function findings uncertain when the
-// profile's samples stood for overCountedMin times the CPU measured or
-// more: a sampler that reads stacks at every tick (py-spy, rbspy, V8)
-// counted threads waiting for a CPU as running, and those samples fall on
-// the code that runs right after a wait.
+// profile's samples stood for far more CPU than was measured
+// (runfmt.OverCounted): a sampler that reads stacks at every tick (py-spy,
+// rbspy, V8) counted threads waiting for a CPU as running, and those
+// samples fall on the code that runs right after a wait.
 func overCounted(found []ranked, in FindingInput) []ranked {
-	if in.Ledger == nil || in.Ledger.CPU == nil || in.Ledger.CPU.ProfiledMs == nil || in.Ledger.CPU.MeasuredMs <= 0 {
+	if in.Ledger == nil || in.Ledger.CPU == nil || in.Ledger.CPU.ProfiledMs == nil ||
+		!runfmt.OverCounted(*in.Ledger.CPU.ProfiledMs, in.Ledger.CPU.MeasuredMs) {
 		return found
 	}
 	over := *in.Ledger.CPU.ProfiledMs / in.Ledger.CPU.MeasuredMs
-	if over < overCountedMin {
-		return found
-	}
 	for i := range found {
 		found[i].f.Figures[runfmt.FigOverCounted] = math.Round(over*10) / 10
 	}

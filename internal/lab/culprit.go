@@ -32,11 +32,6 @@ func (s *session) culprit() {
 	s.endpointsRunnableNote()
 }
 
-// runnableCoverage is how much more CPU than measured a tick sampler's
-// profile may stand for before the per-endpoint table says its shares lean
-// towards long requests.
-const runnableCoverage = 1.5
-
 // endpointsRunnableNote says when the handlers' shares come from a profiler
 // that counts a thread waiting for a CPU as working (py-spy, rbspy) on a
 // busy machine: a request long enough to be preempted collects the
@@ -45,7 +40,7 @@ const runnableCoverage = 1.5
 func (s *session) endpointsRunnableNote() {
 	r := s.run
 	e := r.Endpoints
-	if e == nil || len(e.Handlers) < 2 || r.Profiling == nil || r.Profiling.Coverage < runnableCoverage || !s.prof.CountsRunnable() {
+	if e == nil || len(e.Handlers) < 2 || r.Profiling == nil || !runfmt.OverCounted(r.Profiling.Coverage, 1) || !s.prof.CountsRunnable() {
 		return
 	}
 	note := fmt.Sprintf("the profiler counts a thread waiting for a CPU as working, and the service's threads waited (the profile stands for %s× the CPU measured): a long request, preempted more, may have its endpoint's share overstated against a short one's", units.Sig(r.Profiling.Coverage))

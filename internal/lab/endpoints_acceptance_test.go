@@ -46,18 +46,37 @@ func TestAcceptanceEndpointsFlask(t *testing.T) {
 	for run := range 3 {
 		var costs map[string][]float64
 		r := runEndpointMix(t, dir, func() func() { return alone.measure(&costs) })
+		// On a machine busy enough that py-spy's samples stood for far
+		// more CPU than was used (threads waiting for a CPU sampled as
+		// working), the long endpoint collects the waits: perflab must say
+		// so in the table, and its figures are not held to 15%.
+		uncertain := r.Profiling != nil && runfmt.OverCounted(r.Profiling.Coverage, 1)
+		if uncertain && (r.Endpoints == nil || !strings.Contains(r.Endpoints.Note, "counts a thread waiting for a CPU as working")) {
+			t.Errorf("run %d: the profile stood for %.1f× the CPU measured and the per-endpoint table does not say its shares are uncertain: %+v", run+1, r.Profiling.Coverage, r.Endpoints)
+		}
+		mixes := map[string]float64{}
 		for _, ep := range flaskEndpoints {
 			if len(costs[ep.path]) == 0 {
 				t.Fatalf("run %d: no round of %s alone finished during the load", run+1, ep.path)
 			}
 			cost, mix := medianOf(costs[ep.path]), targetCPU(t, r, ep.path)/1000
-			off[ep.path] = append(off[ep.path], mix/cost-1)
-			t.Logf("run %d %s: %.2f ms CPU/request in the mix, %.2f alone (rounds %.2f): %+.0f%%", run+1, ep.path, mix, cost, costs[ep.path], 100*(mix/cost-1))
+			mixes[ep.path] = mix
+			t.Logf("run %d %s: %.2f ms CPU/request in the mix, %.2f alone (rounds %.2f): %+.0f%% (uncertain: %t)", run+1, ep.path, mix, cost, costs[ep.path], 100*(mix/cost-1), uncertain)
+			if !uncertain {
+				off[ep.path] = append(off[ep.path], mix/cost-1)
+			}
+		}
+		if mixes["/export"] < 2*mixes["/report"] {
+			t.Errorf("run %d: /export %.2f ms CPU/request, /report %.2f; want /export at least twice /report (4-6× alone)", run+1, mixes["/export"], mixes["/report"])
 		}
 		checkEndpointParts(t, r)
 		checkCostlyUserFindings(t, r)
 	}
 	for _, ep := range flaskEndpoints {
+		if len(off[ep.path]) == 0 {
+			t.Logf("%s: every run's profile stood for %.1f× the CPU measured or more, and said its shares were uncertain: none held to 15%%", ep.path, runfmt.OverCountedRatio)
+			continue
+		}
 		if d := medianOf(off[ep.path]); math.Abs(d) > 0.15 {
 			t.Errorf("%s: CPU per request in the mix is %+.0f%% off its cost alone (median of the runs %.2f); want within 15%%", ep.path, 100*d, off[ep.path])
 		}

@@ -93,17 +93,13 @@ func cpuVerdict(r *runfmt.Run) string {
 	return s
 }
 
-// overCounted is how many times the CPU measured a profile's samples may
-// stand for before its split between functions is said to be uncertain.
-const overCounted = 1.5
-
 // overCountedCaveat says when the profile's samples stood for far more CPU
 // than was measured: a sampler that reads stacks at every tick (py-spy,
 // rbspy, V8) counted threads waiting for a CPU as running, and those
 // samples fall on the code that runs right after a wait (a send, a
 // wake-up), so which function costs most is uncertain.
 func overCountedCaveat(a *runfmt.CPUAccount) string {
-	if a.ProfiledMs == nil || *a.ProfiledMs <= overCounted*a.MeasuredMs {
+	if a.ProfiledMs == nil || !runfmt.OverCounted(*a.ProfiledMs, a.MeasuredMs) {
 		return ""
 	}
 	return fmt.Sprintf(" — uncertain: the profile's samples stand for %.1f× the CPU measured (threads waiting for a CPU sampled as running)", *a.ProfiledMs/a.MeasuredMs)
