@@ -79,38 +79,11 @@ type ListedFuncRecord struct {
 	SourceError string `json:"source_error,omitempty"`
 	// Changed: sampled lines no longer match the source; Modified: the
 	// file changed after the profile was taken.
-	Changed  bool               `json:"changed,omitempty"`
-	Modified bool               `json:"modified,omitempty"`
-	Lines    []ListedLineRecord `json:"lines"`
-	Calls    []CallRecord       `json:"calls,omitempty"`
-	Callees  []CalleeRecord     `json:"callees,omitempty"`
-}
-
-// ListedLineRecord is one source line; Line 0 marks a gap.
-type ListedLineRecord struct {
-	Line     int64  `json:"line"`
-	Text     string `json:"text,omitempty"`
-	Flat     int64  `json:"flat"`
-	Cum      int64  `json:"cum"`
-	Mismatch bool   `json:"mismatch,omitempty"`
-}
-
-// CallRecord is a call from one line to a function.
-type CallRecord struct {
-	Line     int64  `json:"line"`
-	Function string `json:"function"`
-	File     string `json:"file,omitempty"`
-	Cum      int64  `json:"cum"`
-}
-
-// CalleeRecord is a costly line of a called function.
-type CalleeRecord struct {
-	Function string `json:"function"`
-	File     string `json:"file,omitempty"`
-	Line     int64  `json:"line"`
-	Text     string `json:"text,omitempty"`
-	Flat     int64  `json:"flat"`
-	Cum      int64  `json:"cum"`
+	Changed  bool         `json:"changed,omitempty"`
+	Modified bool         `json:"modified,omitempty"`
+	Lines    []ListedLine `json:"lines"`
+	Calls    []Call       `json:"calls,omitempty"`
+	Callees  []CalleeLine `json:"callees,omitempty"`
 }
 
 // Record is l as `perflab list --json` prints it.
@@ -118,21 +91,13 @@ func (l *Listing) Record() ListRecord {
 	r := ListRecord{SampleType: l.SampleType, Unit: l.Unit, Total: l.Total, Requests: l.Requests, Scale: l.Scale, NoLines: l.NoLines,
 		Functions: []ListedFuncRecord{}, Comments: l.Comments}
 	for _, f := range l.Funcs {
-		fr := ListedFuncRecord{Function: f.Name, File: f.File, Flat: f.Flat, Cum: f.Cum, Changed: f.Changed, Modified: f.Modified, Lines: []ListedLineRecord{}}
+		fr := ListedFuncRecord{Function: f.Name, File: f.File, Flat: f.Flat, Cum: f.Cum, Changed: f.Changed, Modified: f.Modified,
+			Lines: append([]ListedLine{}, f.Lines...), Calls: f.Calls, Callees: f.Callees}
 		if s := f.Source; s != nil {
 			fr.Source = s.Path
 			if s.Err != nil {
 				fr.SourceError = s.Err.Error()
 			}
-		}
-		for _, ln := range f.Lines {
-			fr.Lines = append(fr.Lines, ListedLineRecord(ln))
-		}
-		for _, c := range f.Calls {
-			fr.Calls = append(fr.Calls, CallRecord(c))
-		}
-		for _, c := range f.Callees {
-			fr.Callees = append(fr.Callees, CalleeRecord(c))
 		}
 		r.Functions = append(r.Functions, fr)
 	}
