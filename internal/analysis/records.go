@@ -4,15 +4,23 @@ package analysis
 // tables as computed, costs in the profile's unit (Unit), per request
 // where the run's request count is known.
 
-// TopRecord is a top table.
-type TopRecord struct {
+// ProfileRecord is what a top table's and a listing's records first say
+// of the profile: its sample type and unit, its total, and the run's
+// requests.
+type ProfileRecord struct {
 	SampleType string `json:"sample_type"`
 	Unit       string `json:"unit"`
 	Total      int64  `json:"total"`
 	Requests   int64  `json:"requests,omitempty"`
 	// Scale is what the per-request figures were multiplied by to stand
-	// for the CPU measured (absent: 1).
+	// for the CPU measured (absent: 1): a function's cost per request is
+	// its cost × Scale / Requests.
 	Scale float64 `json:"scale,omitempty"`
+}
+
+// TopRecord is a top table.
+type TopRecord struct {
+	ProfileRecord
 	// Functions counts the rows before the -n limit.
 	Functions int  `json:"functions"`
 	User      bool `json:"user,omitempty"`
@@ -44,7 +52,7 @@ type TopRowRecord struct {
 
 // Record is t as `perflab top --json` prints it.
 func (t *Table) Record() TopRecord {
-	r := TopRecord{SampleType: t.SampleType, Unit: t.Unit, Total: t.Total, Requests: t.Requests, Scale: t.Scale, Functions: t.Funcs,
+	r := TopRecord{ProfileRecord: ProfileRecord{t.SampleType, t.Unit, t.Total, t.Requests, t.Scale}, Functions: t.Funcs,
 		User: t.User, Lines: t.Lines, NoLines: t.NoLines, Rows: []TopRowRecord{}, Comments: t.Comments}
 	for _, row := range t.Rows {
 		r.Rows = append(r.Rows, TopRowRecord{Function: row.Function, File: row.File, Line: row.Line,
@@ -56,13 +64,7 @@ func (t *Table) Record() TopRecord {
 
 // ListRecord is a listing.
 type ListRecord struct {
-	SampleType string `json:"sample_type"`
-	Unit       string `json:"unit"`
-	Total      int64  `json:"total"`
-	Requests   int64  `json:"requests,omitempty"`
-	// Scale is as TopRecord's: a function's cost per request is its cost
-	// × Scale / Requests.
-	Scale     float64            `json:"scale,omitempty"`
+	ProfileRecord
 	NoLines   bool               `json:"no_lines,omitempty"`
 	Functions []ListedFuncRecord `json:"functions"`
 	Comments  []string           `json:"comments,omitempty"`
@@ -88,7 +90,7 @@ type ListedFuncRecord struct {
 
 // Record is l as `perflab list --json` prints it.
 func (l *Listing) Record() ListRecord {
-	r := ListRecord{SampleType: l.SampleType, Unit: l.Unit, Total: l.Total, Requests: l.Requests, Scale: l.Scale, NoLines: l.NoLines,
+	r := ListRecord{ProfileRecord: ProfileRecord{l.SampleType, l.Unit, l.Total, l.Requests, l.Scale}, NoLines: l.NoLines,
 		Functions: []ListedFuncRecord{}, Comments: l.Comments}
 	for _, f := range l.Funcs {
 		fr := ListedFuncRecord{Function: f.Name, File: f.File, Flat: f.Flat, Cum: f.Cum, Changed: f.Changed, Modified: f.Modified,
