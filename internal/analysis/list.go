@@ -73,31 +73,35 @@ type ListedFunc struct {
 	Callees []CalleeLine
 }
 
-// Call is a listed function's calls from one line to one function.
+// Call is a listed function's calls from one line to one function (also
+// as `perflab list --json` prints it, as are ListedLine and CalleeLine).
 type Call struct {
-	Line     int64
-	Function string
-	File     string
-	Cum      int64
+	Line     int64  `json:"line"`
+	Function string `json:"function"`
+	File     string `json:"file,omitempty"`
+	Cum      int64  `json:"cum"`
 }
 
 // ListedLine is one source line of a listed function.
 type ListedLine struct {
-	Line      int64
-	Text      string
-	Flat, Cum int64
+	Line int64  `json:"line"`
+	Text string `json:"text,omitempty"`
+	Flat int64  `json:"flat"`
+	Cum  int64  `json:"cum"`
 	// Mismatch says the source line is not in the function any more (or
 	// does not exist): the file changed since the binary was built.
-	Mismatch bool
+	Mismatch bool `json:"mismatch,omitempty"`
 }
 
 // CalleeLine is a line of a called function, with its cost in the stacks
 // through the listed function.
 type CalleeLine struct {
-	Function, File string
-	Line           int64
-	Text           string
-	Flat, Cum      int64
+	Function string `json:"function"`
+	File     string `json:"file,omitempty"`
+	Line     int64  `json:"line"`
+	Text     string `json:"text,omitempty"`
+	Flat     int64  `json:"flat"`
+	Cum      int64  `json:"cum"`
 }
 
 // NoMatchError is List's error when the regexp matches no function; Near

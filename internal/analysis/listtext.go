@@ -25,21 +25,13 @@ import (
 // come the costliest lines of the functions it calls.
 func (l *Listing) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Type: %s\n", l.SampleType)
-	for _, c := range l.Comments {
-		fmt.Fprintf(bw, "Note: %s\n", c)
-	}
+	writeHead(bw, l.SampleType, l.Comments)
 	fmt.Fprintf(bw, "Total: %s", units.FormatValue(float64(l.Total), l.Unit))
 	if l.Requests > 0 {
 		fmt.Fprintf(bw, " over %d requests, %s/request", l.Requests, units.FormatValue(l.per(l.Total), l.Unit))
 	}
 	bw.WriteString("\n")
-	if n := ScaleNote(l.Scale); n != "" && l.Requests > 0 {
-		fmt.Fprintf(bw, "Note: %s\n", n)
-	}
-	if l.NoLines {
-		bw.WriteString("Note: the profile has no line numbers (perf records none, nor py-spy with --nolineno): showing functions\n")
-	}
+	writeProfileNotes(bw, l.Scale, l.Requests, l.NoLines, "showing functions")
 	for i := range l.Funcs {
 		l.writeFunc(bw, &l.Funcs[i])
 	}

@@ -4,15 +4,23 @@ package analysis
 // tables as computed, costs in the profile's unit (Unit), per request
 // where the run's request count is known.
 
-// TopRecord is a top table.
-type TopRecord struct {
+// ProfileRecord is what a top table's and a listing's records first say
+// of the profile: its sample type and unit, its total, and the run's
+// requests.
+type ProfileRecord struct {
 	SampleType string `json:"sample_type"`
 	Unit       string `json:"unit"`
 	Total      int64  `json:"total"`
 	Requests   int64  `json:"requests,omitempty"`
 	// Scale is what the per-request figures were multiplied by to stand
-	// for the CPU measured (absent: 1).
+	// for the CPU measured (absent: 1): a function's cost per request is
+	// its cost × Scale / Requests.
 	Scale float64 `json:"scale,omitempty"`
+}
+
+// TopRecord is a top table.
+type TopRecord struct {
+	ProfileRecord
 	// Functions counts the rows before the -n limit.
 	Functions int  `json:"functions"`
 	User      bool `json:"user,omitempty"`
@@ -44,7 +52,7 @@ type TopRowRecord struct {
 
 // Record is t as `perflab top --json` prints it.
 func (t *Table) Record() TopRecord {
-	r := TopRecord{SampleType: t.SampleType, Unit: t.Unit, Total: t.Total, Requests: t.Requests, Scale: t.Scale, Functions: t.Funcs,
+	r := TopRecord{ProfileRecord: ProfileRecord{t.SampleType, t.Unit, t.Total, t.Requests, t.Scale}, Functions: t.Funcs,
 		User: t.User, Lines: t.Lines, NoLines: t.NoLines, Rows: []TopRowRecord{}, Comments: t.Comments}
 	for _, row := range t.Rows {
 		r.Rows = append(r.Rows, TopRowRecord{Function: row.Function, File: row.File, Line: row.Line,
@@ -56,13 +64,7 @@ func (t *Table) Record() TopRecord {
 
 // ListRecord is a listing.
 type ListRecord struct {
-	SampleType string `json:"sample_type"`
-	Unit       string `json:"unit"`
-	Total      int64  `json:"total"`
-	Requests   int64  `json:"requests,omitempty"`
-	// Scale is as TopRecord's: a function's cost per request is its cost
-	// × Scale / Requests.
-	Scale     float64            `json:"scale,omitempty"`
+	ProfileRecord
 	NoLines   bool               `json:"no_lines,omitempty"`
 	Functions []ListedFuncRecord `json:"functions"`
 	Comments  []string           `json:"comments,omitempty"`
@@ -79,60 +81,25 @@ type ListedFuncRecord struct {
 	SourceError string `json:"source_error,omitempty"`
 	// Changed: sampled lines no longer match the source; Modified: the
 	// file changed after the profile was taken.
-	Changed  bool               `json:"changed,omitempty"`
-	Modified bool               `json:"modified,omitempty"`
-	Lines    []ListedLineRecord `json:"lines"`
-	Calls    []CallRecord       `json:"calls,omitempty"`
-	Callees  []CalleeRecord     `json:"callees,omitempty"`
-}
-
-// ListedLineRecord is one source line; Line 0 marks a gap.
-type ListedLineRecord struct {
-	Line     int64  `json:"line"`
-	Text     string `json:"text,omitempty"`
-	Flat     int64  `json:"flat"`
-	Cum      int64  `json:"cum"`
-	Mismatch bool   `json:"mismatch,omitempty"`
-}
-
-// CallRecord is a call from one line to a function.
-type CallRecord struct {
-	Line     int64  `json:"line"`
-	Function string `json:"function"`
-	File     string `json:"file,omitempty"`
-	Cum      int64  `json:"cum"`
-}
-
-// CalleeRecord is a costly line of a called function.
-type CalleeRecord struct {
-	Function string `json:"function"`
-	File     string `json:"file,omitempty"`
-	Line     int64  `json:"line"`
-	Text     string `json:"text,omitempty"`
-	Flat     int64  `json:"flat"`
-	Cum      int64  `json:"cum"`
+	Changed  bool         `json:"changed,omitempty"`
+	Modified bool         `json:"modified,omitempty"`
+	Lines    []ListedLine `json:"lines"`
+	Calls    []Call       `json:"calls,omitempty"`
+	Callees  []CalleeLine `json:"callees,omitempty"`
 }
 
 // Record is l as `perflab list --json` prints it.
 func (l *Listing) Record() ListRecord {
-	r := ListRecord{SampleType: l.SampleType, Unit: l.Unit, Total: l.Total, Requests: l.Requests, Scale: l.Scale, NoLines: l.NoLines,
+	r := ListRecord{ProfileRecord: ProfileRecord{l.SampleType, l.Unit, l.Total, l.Requests, l.Scale}, NoLines: l.NoLines,
 		Functions: []ListedFuncRecord{}, Comments: l.Comments}
 	for _, f := range l.Funcs {
-		fr := ListedFuncRecord{Function: f.Name, File: f.File, Flat: f.Flat, Cum: f.Cum, Changed: f.Changed, Modified: f.Modified, Lines: []ListedLineRecord{}}
+		fr := ListedFuncRecord{Function: f.Name, File: f.File, Flat: f.Flat, Cum: f.Cum, Changed: f.Changed, Modified: f.Modified,
+			Lines: append([]ListedLine{}, f.Lines...), Calls: f.Calls, Callees: f.Callees}
 		if s := f.Source; s != nil {
 			fr.Source = s.Path
 			if s.Err != nil {
 				fr.SourceError = s.Err.Error()
 			}
-		}
-		for _, ln := range f.Lines {
-			fr.Lines = append(fr.Lines, ListedLineRecord(ln))
-		}
-		for _, c := range f.Calls {
-			fr.Calls = append(fr.Calls, CallRecord(c))
-		}
-		for _, c := range f.Callees {
-			fr.Callees = append(fr.Callees, CalleeRecord(c))
 		}
 		r.Functions = append(r.Functions, fr)
 	}

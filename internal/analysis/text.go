@@ -21,16 +21,8 @@ import (
 // attributed cost are marked with the share it makes of their flat.
 func (t *Table) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Type: %s\n", t.SampleType)
-	for _, c := range t.Comments {
-		fmt.Fprintf(bw, "Note: %s\n", c)
-	}
-	if n := ScaleNote(t.Scale); n != "" && t.Requests > 0 {
-		fmt.Fprintf(bw, "Note: %s\n", n)
-	}
-	if t.NoLines {
-		bw.WriteString("Note: the profile has no line numbers (perf records none, nor py-spy with --nolineno): rows are functions\n")
-	}
+	writeHead(bw, t.SampleType, t.Comments)
+	writeProfileNotes(bw, t.Scale, t.Requests, t.NoLines, "rows are functions")
 	fmt.Fprintf(bw, "Showing nodes accounting for %s, %.2f%% of %s total", units.FormatValue(float64(t.Shown), t.Unit), Pct(t.Shown, t.Total), units.FormatValue(float64(t.Total), t.Unit))
 	if t.Requests > 0 {
 		fmt.Fprintf(bw, " (%d requests)", t.Requests)
@@ -70,4 +62,25 @@ func RowLabel(r Row) string {
 		return r.Function + " " + r.File + ":" + strconv.FormatInt(r.Line, 10)
 	}
 	return FuncLabel(r.Function, r.File)
+}
+
+// writeHead writes the lines a top table and a listing start with: the
+// profile's sample type, as pprof prints it, and the notes on it.
+func writeHead(bw *bufio.Writer, sampleType string, comments []string) {
+	fmt.Fprintf(bw, "Type: %s\n", sampleType)
+	for _, c := range comments {
+		fmt.Fprintf(bw, "Note: %s\n", c)
+	}
+}
+
+// writeProfileNotes writes the notes on the figures: how the per-request
+// ones were scaled (when there are requests), and that a profile without
+// line numbers shows functions instead (instead says how).
+func writeProfileNotes(bw *bufio.Writer, scale float64, requests int64, noLines bool, instead string) {
+	if n := ScaleNote(scale); n != "" && requests > 0 {
+		fmt.Fprintf(bw, "Note: %s\n", n)
+	}
+	if noLines {
+		bw.WriteString("Note: the profile has no line numbers (perf records none, nor py-spy with --nolineno): " + instead + "\n")
+	}
 }

@@ -34,31 +34,13 @@ const (
 var kindNames = [...]string{Unknown: "unknown", User: "user", Dependency: "dependency", Std: "std", Runtime: "runtime"}
 
 // String returns the kind's name as run.json spells it.
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
-}
+func (k Kind) String() string { return enumString(k, kindNames[:], "Kind") }
 
 // MarshalText spells the kind as String does.
-func (k Kind) MarshalText() ([]byte, error) {
-	if int(k) >= len(kindNames) {
-		return nil, fmt.Errorf("ownership: no kind %d", uint8(k))
-	}
-	return []byte(kindNames[k]), nil
-}
+func (k Kind) MarshalText() ([]byte, error) { return enumText(k, kindNames[:], "kind") }
 
 // UnmarshalText reads a kind spelled as String spells it.
-func (k *Kind) UnmarshalText(b []byte) error {
-	for i, n := range kindNames {
-		if n == string(b) {
-			*k = Kind(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("ownership: unknown kind %q", b)
-}
+func (k *Kind) UnmarshalText(b []byte) error { return enumRead(k, b, kindNames[:], "kind") }
 
 // Work names the runtime's own work a sample is part of.
 type Work uint8
@@ -87,31 +69,13 @@ const (
 var workNames = [...]string{NoWork: "", JIT: runfmt.WorkJIT, GC: runfmt.WorkGC, Interpreter: runfmt.WorkInterpreter, OtherRuntime: runfmt.WorkRuntime}
 
 // String returns the work's name as run.json spells it ("" for NoWork).
-func (w Work) String() string {
-	if int(w) < len(workNames) {
-		return workNames[w]
-	}
-	return fmt.Sprintf("Work(%d)", uint8(w))
-}
+func (w Work) String() string { return enumString(w, workNames[:], "Work") }
 
 // MarshalText spells the work as String does.
-func (w Work) MarshalText() ([]byte, error) {
-	if int(w) >= len(workNames) {
-		return nil, fmt.Errorf("ownership: no work %d", uint8(w))
-	}
-	return []byte(workNames[w]), nil
-}
+func (w Work) MarshalText() ([]byte, error) { return enumText(w, workNames[:], "work") }
 
 // UnmarshalText reads a work spelled as String spells it.
-func (w *Work) UnmarshalText(b []byte) error {
-	for i, n := range workNames {
-		if n == string(b) {
-			*w = Work(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("ownership: unknown runtime work %q", b)
-}
+func (w *Work) UnmarshalText(b []byte) error { return enumRead(w, b, workNames[:], "runtime work") }
 
 // Role is what a frame's code does for its caller, where that is worth
 // saying.
@@ -129,30 +93,41 @@ const (
 var roleNames = [...]string{NoRole: "", Database: "database"}
 
 // String returns the role's name as run.json spells it ("" for NoRole).
-func (r Role) String() string {
-	if int(r) < len(roleNames) {
-		return roleNames[r]
-	}
-	return fmt.Sprintf("Role(%d)", uint8(r))
-}
+func (r Role) String() string { return enumString(r, roleNames[:], "Role") }
 
 // MarshalText spells the role as String does.
-func (r Role) MarshalText() ([]byte, error) {
-	if int(r) >= len(roleNames) {
-		return nil, fmt.Errorf("ownership: no role %d", uint8(r))
-	}
-	return []byte(roleNames[r]), nil
-}
+func (r Role) MarshalText() ([]byte, error) { return enumText(r, roleNames[:], "role") }
 
 // UnmarshalText reads a role spelled as String spells it.
-func (r *Role) UnmarshalText(b []byte) error {
-	for i, n := range roleNames {
-		if n == string(b) {
-			*r = Role(i)
+func (r *Role) UnmarshalText(b []byte) error { return enumRead(r, b, roleNames[:], "role") }
+
+// enumString is v's word in words, or typ(N) for a value out of range.
+func enumString[T ~uint8](v T, words []string, typ string) string {
+	if int(v) < len(words) {
+		return words[v]
+	}
+	return fmt.Sprintf("%s(%d)", typ, uint8(v))
+}
+
+// enumText is v's word in words for run.json; a value out of range is an
+// error naming noun.
+func enumText[T ~uint8](v T, words []string, noun string) ([]byte, error) {
+	if int(v) >= len(words) {
+		return nil, fmt.Errorf("ownership: no %s %d", noun, uint8(v))
+	}
+	return []byte(words[v]), nil
+}
+
+// enumRead sets *v to the value whose word in words is b, or says that
+// noun b is unknown.
+func enumRead[T ~uint8](v *T, b []byte, words []string, noun string) error {
+	for i, w := range words {
+		if w == string(b) {
+			*v = T(i)
 			return nil
 		}
 	}
-	return fmt.Errorf("ownership: unknown role %q", b)
+	return fmt.Errorf("ownership: unknown %s %q", noun, b)
 }
 
 // Languages and runtimes a frame can belong to, as Class.Lang and

@@ -138,10 +138,10 @@ func packagedLib(bin string) (Class, bool) {
 	case strings.Contains(bin, "/node_modules/"):
 		rest, _ := afterMarker(bin, "/node_modules/")
 		c = Class{Kind: Dependency, Lang: LangNode, Package: npmPackage(rest)}
-		c.Role = nodeRole(c.Package)
+		c.Role = dbRole(nodeDBPackages, c.Package)
 	case gemDir.MatchString(bin):
 		g := gemDir.FindStringSubmatch(bin)
-		c = Class{Kind: Dependency, Lang: LangRuby, Package: g[1], Version: g[2], Role: rbRole(g[1])}
+		c = Class{Kind: Dependency, Lang: LangRuby, Package: g[1], Version: g[2], Role: dbRole(rbDBGems, g[1])}
 	default:
 		return Class{}, false
 	}

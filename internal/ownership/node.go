@@ -28,7 +28,7 @@ func (m *Model) jsFileClass(name, file string) Class {
 			rest = strings.TrimPrefix(file, "node_modules/")
 		}
 		c.Kind, c.Package = Dependency, npmPackage(rest)
-		c.Role = nodeRole(c.Package)
+		c.Role = dbRole(nodeDBPackages, c.Package)
 		return c
 	}
 	return m.scriptDoubt(c, file)

@@ -54,17 +54,19 @@ func pyRole(pkg, file, name string) Role {
 	return NoRole
 }
 
+// dbRole is Database for a package (a gem, a node package) in dbs, the
+// database clients of its language.
+func dbRole(dbs map[string]bool, pkg string) Role {
+	if dbs[pkg] {
+		return Database
+	}
+	return NoRole
+}
+
 // rbDBGems are Ruby database clients and ORMs.
 var rbDBGems = map[string]bool{
 	"activerecord": true, "sqlite3": true, "pg": true, "mysql2": true, "trilogy": true, "sequel": true,
 	"rom-sql": true, "mongo": true, "mongoid": true, "activerecord-jdbc-adapter": true,
-}
-
-func rbRole(gem string) Role {
-	if rbDBGems[gem] {
-		return Database
-	}
-	return NoRole
 }
 
 // nodeDBPackages are node database clients and ORMs.
@@ -73,13 +75,6 @@ var nodeDBPackages = map[string]bool{
 	"better-sqlite3": true, "sequelize": true, "typeorm": true, "@prisma/client": true, "prisma": true, "knex": true,
 	"mongodb": true, "mongoose": true, "drizzle-orm": true, "kysely": true, "tedious": true, "oracledb": true,
 	"@mikro-orm/core": true, "objection": true, "bookshelf": true, "mariadb": true,
-}
-
-func nodeRole(pkg string) Role {
-	if nodeDBPackages[pkg] {
-		return Database
-	}
-	return NoRole
 }
 
 // jvmDBPackages are JDBC, JPA and the database clients and ORMs of the

@@ -29,7 +29,7 @@ func (m *Model) rbFileClass(name, file string) Class {
 	}
 	if g := gemDir.FindStringSubmatch(file); g != nil {
 		c.Kind, c.Package, c.Version = Dependency, g[1], g[2]
-		c.Role = rbRole(g[1])
+		c.Role = dbRole(rbDBGems, g[1])
 		return c
 	}
 	if rest, ok := afterMarker(file, "/vendor_ruby/", "/site_ruby/"); ok {
@@ -42,7 +42,7 @@ func (m *Model) rbFileClass(name, file string) Class {
 		if c.Package == "rubygems" {
 			c.Kind = Std // Debian installs RubyGems, part of Ruby, as vendor_ruby
 		}
-		c.Role = rbRole(c.Package)
+		c.Role = dbRole(rbDBGems, c.Package)
 		return c
 	}
 	if rest, ok := afterMarker(file, "/lib/ruby/"); ok {

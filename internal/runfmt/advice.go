@@ -86,8 +86,5 @@ func ParseAdvice(s string) (Advice, error) { return parseWord("advice", Advices(
 // String is the advice's name.
 func (a Advice) String() string { return string(a) }
 
-// MarshalText writes the advice's name.
-func (a Advice) MarshalText() ([]byte, error) { return marshalWord(a) }
-
 // UnmarshalText reads an advice's name, refusing one it does not know.
 func (a *Advice) UnmarshalText(b []byte) error { return unmarshalWord(a, b, ParseAdvice) }

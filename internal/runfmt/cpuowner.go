@@ -31,8 +31,5 @@ func ParseCPUOwner(s string) (CPUOwner, error) { return parseWord("cpu owner", C
 // String is the owner's name.
 func (o CPUOwner) String() string { return string(o) }
 
-// MarshalText writes the owner's name.
-func (o CPUOwner) MarshalText() ([]byte, error) { return marshalWord(o) }
-
 // UnmarshalText reads an owner's name, refusing one it does not know.
 func (o *CPUOwner) UnmarshalText(b []byte) error { return unmarshalWord(o, b, ParseCPUOwner) }

@@ -182,9 +182,6 @@ func (f Figure) Measure() Measure {
 // String is the figure's name.
 func (f Figure) String() string { return string(f) }
 
-// MarshalText writes the figure's name.
-func (f Figure) MarshalText() ([]byte, error) { return marshalWord(f) }
-
 // UnmarshalText reads a figure's name, refusing one it does not know.
 func (f *Figure) UnmarshalText(b []byte) error { return unmarshalWord(f, b, ParseFigure) }
 

@@ -102,8 +102,5 @@ func ParseFindingKind(s string) (FindingKind, error) {
 // String is the finding kind's name.
 func (k FindingKind) String() string { return string(k) }
 
-// MarshalText writes the finding kind's name.
-func (k FindingKind) MarshalText() ([]byte, error) { return marshalWord(k) }
-
 // UnmarshalText reads a finding kind's name, refusing one it does not know.
 func (k *FindingKind) UnmarshalText(b []byte) error { return unmarshalWord(k, b, ParseFindingKind) }

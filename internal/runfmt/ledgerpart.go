@@ -68,8 +68,5 @@ func ParseLedgerPart(s string) (LedgerPart, error) { return parseWord("ledger pa
 // String is the part's name.
 func (p LedgerPart) String() string { return string(p) }
 
-// MarshalText writes the part's name.
-func (p LedgerPart) MarshalText() ([]byte, error) { return marshalWord(p) }
-
 // UnmarshalText reads a part's name, refusing one it does not know.
 func (p *LedgerPart) UnmarshalText(b []byte) error { return unmarshalWord(p, b, ParseLedgerPart) }

@@ -46,8 +46,5 @@ func ParseLedgerSource(s string) (LedgerSource, error) {
 // String is the source's name.
 func (s LedgerSource) String() string { return string(s) }
 
-// MarshalText writes the source's name.
-func (s LedgerSource) MarshalText() ([]byte, error) { return marshalWord(s) }
-
 // UnmarshalText reads a source's name, refusing one it does not know.
 func (s *LedgerSource) UnmarshalText(b []byte) error { return unmarshalWord(s, b, ParseLedgerSource) }

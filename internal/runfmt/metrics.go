@@ -58,9 +58,6 @@ func ParseMetric(s string) (MetricName, error) { return parseWord("metric", Metr
 // String is the metric's name.
 func (m MetricName) String() string { return string(m) }
 
-// MarshalText writes the metric's name.
-func (m MetricName) MarshalText() ([]byte, error) { return marshalWord(m) }
-
 // UnmarshalText reads a metric's name, refusing one it does not know.
 func (m *MetricName) UnmarshalText(b []byte) error { return unmarshalWord(m, b, ParseMetric) }
 

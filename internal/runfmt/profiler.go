@@ -42,9 +42,6 @@ func ParseProfiler(s string) (Profiler, error) { return parseWord("profiler", Pr
 // String is the profiler's name.
 func (p Profiler) String() string { return string(p) }
 
-// MarshalText writes the profiler's name.
-func (p Profiler) MarshalText() ([]byte, error) { return marshalWord(p) }
-
 // UnmarshalText reads a profiler's name, refusing one it does not know.
 func (p *Profiler) UnmarshalText(b []byte) error { return unmarshalWord(p, b, ParseProfiler) }
 

@@ -29,8 +29,5 @@ func ParseProfilerRole(s string) (ProfilerRole, error) {
 // String is the role's name.
 func (r ProfilerRole) String() string { return string(r) }
 
-// MarshalText writes the role's name.
-func (r ProfilerRole) MarshalText() ([]byte, error) { return marshalWord(r) }
-
 // UnmarshalText reads a role's name, refusing one it does not know.
 func (r *ProfilerRole) UnmarshalText(b []byte) error { return unmarshalWord(r, b, ParseProfilerRole) }

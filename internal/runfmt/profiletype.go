@@ -59,9 +59,6 @@ func ParseProfileType(s string) (ProfileType, error) {
 // String is the profile type's name.
 func (t ProfileType) String() string { return string(t) }
 
-// MarshalText writes the profile type's name.
-func (t ProfileType) MarshalText() ([]byte, error) { return marshalWord(t) }
-
 // UnmarshalText reads a profile type's name, refusing one it does not know.
 func (t *ProfileType) UnmarshalText(b []byte) error { return unmarshalWord(t, b, ParseProfileType) }
 

@@ -39,8 +39,5 @@ func ParseRole(s string) (Role, error) { return parseWord("role", Roles(), s) }
 // String is the role's name.
 func (r Role) String() string { return string(r) }
 
-// MarshalText writes the role's name.
-func (r Role) MarshalText() ([]byte, error) { return marshalWord(r) }
-
 // UnmarshalText reads a role's name, refusing one it does not know.
 func (r *Role) UnmarshalText(b []byte) error { return unmarshalWord(r, b, ParseRole) }

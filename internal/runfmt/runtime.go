@@ -31,8 +31,5 @@ func ParseRuntime(s string) (Runtime, error) { return parseWord("runtime", Runti
 // String is the runtime's name.
 func (r Runtime) String() string { return string(r) }
 
-// MarshalText writes the runtime's name.
-func (r Runtime) MarshalText() ([]byte, error) { return marshalWord(r) }
-
 // UnmarshalText reads a runtime's name, refusing one it does not know.
 func (r *Runtime) UnmarshalText(b []byte) error { return unmarshalWord(r, b, ParseRuntime) }

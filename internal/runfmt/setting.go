@@ -61,9 +61,6 @@ func ParseSetting(s string) (Setting, error) { return parseWord("setting", Setti
 // String is the setting's name.
 func (s Setting) String() string { return string(s) }
 
-// MarshalText writes the setting's name.
-func (s Setting) MarshalText() ([]byte, error) { return marshalWord(s) }
-
 // UnmarshalText reads a setting's name, refusing one it does not know.
 func (s *Setting) UnmarshalText(b []byte) error { return unmarshalWord(s, b, ParseSetting) }
 

@@ -152,8 +152,5 @@ func ParseStackSource(s string) (StackSource, error) {
 // String is the source's name.
 func (s StackSource) String() string { return string(s) }
 
-// MarshalText writes the source's name.
-func (s StackSource) MarshalText() ([]byte, error) { return marshalWord(s) }
-
 // UnmarshalText reads a source's name, refusing one it does not know.
 func (s *StackSource) UnmarshalText(b []byte) error { return unmarshalWord(s, b, ParseStackSource) }

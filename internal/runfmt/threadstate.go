@@ -48,8 +48,5 @@ func ParseThreadState(s string) (ThreadState, error) {
 // String is the state's name.
 func (s ThreadState) String() string { return string(s) }
 
-// MarshalText writes the state's name.
-func (s ThreadState) MarshalText() ([]byte, error) { return marshalWord(s) }
-
 // UnmarshalText reads a state's name, refusing one it does not know.
 func (s *ThreadState) UnmarshalText(b []byte) error { return unmarshalWord(s, b, ParseThreadState) }

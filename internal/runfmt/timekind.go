@@ -47,8 +47,5 @@ func ParseTimeKind(s string) (TimeKind, error) { return parseWord("kind of wall 
 // String is the kind's name.
 func (k TimeKind) String() string { return string(k) }
 
-// MarshalText writes the kind's name.
-func (k TimeKind) MarshalText() ([]byte, error) { return marshalWord(k) }
-
 // UnmarshalText reads a kind's name, refusing one it does not know.
 func (k *TimeKind) UnmarshalText(b []byte) error { return unmarshalWord(k, b, ParseTimeKind) }

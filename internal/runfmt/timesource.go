@@ -46,8 +46,5 @@ func (t TimeSource) Profiler() Profiler {
 	return Profiler(t) // a wall-clock sampler is its own source
 }
 
-// MarshalText writes the time source's name.
-func (t TimeSource) MarshalText() ([]byte, error) { return marshalWord(t) }
-
 // UnmarshalText reads a time source's name, refusing one it does not know.
 func (t *TimeSource) UnmarshalText(b []byte) error { return unmarshalWord(t, b, ParseTimeSource) }

@@ -11,7 +11,8 @@ import (
 // time, waits, runtimes, finding kinds). Each is a string type declared in
 // its own file with its words, each documented there: X() lists them,
 // ParseX refuses a word it does not know (for flags and user input), and
-// UnmarshalText does the same when run.json is read. The empty word is the
+// UnmarshalText does the same when run.json is read (written, a word is its
+// string, as encoding/json writes any string type). The empty word is the
 // zero value ("not set", as an omitted field reads): run.json may hold it,
 // ParseX refuses it.
 
@@ -60,7 +61,3 @@ func unmarshalWord[T ~string](w *T, text []byte, parse func(string) (T, error)) 
 	*w = p
 	return nil
 }
-
-// marshalWord writes w as it is: a run is never lost to a word (a typed
-// constant is always known; the reader refuses what it does not know).
-func marshalWord[T ~string](w T) ([]byte, error) { return []byte(w), nil }

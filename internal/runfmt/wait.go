@@ -85,8 +85,5 @@ func (w Wait) Kind() TimeKind {
 // something else wakes it, so the runnable time after it belongs to it.
 func (w Wait) Parks() bool { return waitInfo[w].parks }
 
-// MarshalText writes the wait's name.
-func (w Wait) MarshalText() ([]byte, error) { return marshalWord(w) }
-
 // UnmarshalText reads a wait's name, refusing one it does not know.
 func (w *Wait) UnmarshalText(b []byte) error { return unmarshalWord(w, b, ParseWait) }
