@@ -86,8 +86,10 @@ type ktraceThread struct {
 	Delay   uint64
 	Nr      int32
 	Stackid int32
+	Sleep   uint32
 	Class   uint32
-	Pad     uint32
+	Pslot   uint32
+	Oslot   uint32
 }
 
 type ktraceWaitstat struct {
@@ -104,11 +106,13 @@ const (
 	ktraceMapDrops       = "drops"
 	ktraceMapFlows       = "flows"
 	ktraceMapFlowslots   = "flowslots"
-	ktraceMapNflows      = "nflows"
+	ktraceMapNslots      = "nslots"
 	ktraceMapOffcpu      = "offcpu"
+	ktraceMapOffslots    = "offslots"
 	ktraceMapPending     = "pending"
 	ktraceMapPorts       = "ports"
 	ktraceMapProcs       = "procs"
+	ktraceMapProcslots   = "procslots"
 	ktraceMapStacks      = "stacks"
 	ktraceMapTargets     = "targets"
 	ktraceMapThreads     = "threads"
@@ -186,11 +190,13 @@ type ktraceMapSpecs struct {
 	Drops     *ebpf.MapSpec `ebpf:"drops"`
 	Flows     *ebpf.MapSpec `ebpf:"flows"`
 	Flowslots *ebpf.MapSpec `ebpf:"flowslots"`
-	Nflows    *ebpf.MapSpec `ebpf:"nflows"`
+	Nslots    *ebpf.MapSpec `ebpf:"nslots"`
 	Offcpu    *ebpf.MapSpec `ebpf:"offcpu"`
+	Offslots  *ebpf.MapSpec `ebpf:"offslots"`
 	Pending   *ebpf.MapSpec `ebpf:"pending"`
 	Ports     *ebpf.MapSpec `ebpf:"ports"`
 	Procs     *ebpf.MapSpec `ebpf:"procs"`
+	Procslots *ebpf.MapSpec `ebpf:"procslots"`
 	Stacks    *ebpf.MapSpec `ebpf:"stacks"`
 	Targets   *ebpf.MapSpec `ebpf:"targets"`
 	Threads   *ebpf.MapSpec `ebpf:"threads"`
@@ -228,11 +234,13 @@ type ktraceMaps struct {
 	Drops     *ebpf.Map `ebpf:"drops"`
 	Flows     *ebpf.Map `ebpf:"flows"`
 	Flowslots *ebpf.Map `ebpf:"flowslots"`
-	Nflows    *ebpf.Map `ebpf:"nflows"`
+	Nslots    *ebpf.Map `ebpf:"nslots"`
 	Offcpu    *ebpf.Map `ebpf:"offcpu"`
+	Offslots  *ebpf.Map `ebpf:"offslots"`
 	Pending   *ebpf.Map `ebpf:"pending"`
 	Ports     *ebpf.Map `ebpf:"ports"`
 	Procs     *ebpf.Map `ebpf:"procs"`
+	Procslots *ebpf.Map `ebpf:"procslots"`
 	Stacks    *ebpf.Map `ebpf:"stacks"`
 	Targets   *ebpf.Map `ebpf:"targets"`
 	Threads   *ebpf.Map `ebpf:"threads"`
@@ -244,11 +252,13 @@ func (m *ktraceMaps) Close() error {
 		m.Drops,
 		m.Flows,
 		m.Flowslots,
-		m.Nflows,
+		m.Nslots,
 		m.Offcpu,
+		m.Offslots,
 		m.Pending,
 		m.Ports,
 		m.Procs,
+		m.Procslots,
 		m.Stacks,
 		m.Targets,
 		m.Threads,

@@ -17,8 +17,10 @@ func TestLayouts(t *testing.T) {
 		m          string
 		key, value any
 	}{
+		{"procslots", uint32(0), uint32(0)},
 		{"procs", uint32(0), kProc{}},
-		{"offcpu", kOffKey{}, kWaitStat{}},
+		{"offslots", kOffKey{}, uint32(0)},
+		{"offcpu", uint32(0), kWaitStat{}},
 		{"flowslots", kFlowKey{}, uint32(0)},
 		{"flows", uint32(0), kFlow{}},
 		{"drops", uint32(0), uint64(0)},

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+
+	"github.com/cilium/ebpf"
 )
 
 // Read returns the session's totals since Start. Each map is read in one
@@ -34,38 +36,50 @@ func (s *Session) Read() (Totals, error) {
 	return t, nil
 }
 
+// readProcs reads each process's and each off-CPU key's slot, then its
+// totals there.
 func (s *Session) readProcs(t *Totals) error {
-	var tgid uint32
-	var procs []kProc
-	it := s.maps["procs"].Iterate()
-	for it.Next(&tgid, &procs) {
-		t.addProc(tgid, procs)
+	procs, err := readSlots[uint32](s.maps["procslots"])
+	if err != nil {
+		return fmt.Errorf("ktrace: reading processes: %w", err)
 	}
-	if err := it.Err(); err != nil {
-		return fmt.Errorf("ktrace: reading scheduler totals: %w", err)
+	for tgid, slot := range procs {
+		var v []kProc
+		if err := s.maps["procs"].Lookup(slot, &v); err != nil {
+			return fmt.Errorf("ktrace: reading scheduler totals: %w", err)
+		}
+		t.addProc(tgid, v)
 	}
-	var k kOffKey
-	var waits []kWaitStat
-	it = s.maps["offcpu"].Iterate()
-	for it.Next(&k, &waits) {
-		t.addWait(k, waits)
+	waits, err := readSlots[kOffKey](s.maps["offslots"])
+	if err != nil {
+		return fmt.Errorf("ktrace: reading off-CPU keys: %w", err)
 	}
-	if err := it.Err(); err != nil {
-		return fmt.Errorf("ktrace: reading off-CPU totals: %w", err)
+	for k, slot := range waits {
+		var v []kWaitStat
+		if err := s.maps["offcpu"].Lookup(slot, &v); err != nil {
+			return fmt.Errorf("ktrace: reading off-CPU totals: %w", err)
+		}
+		t.addWait(k, v)
 	}
 	return nil
 }
 
-// readFlows reads each flow key's slot, then its totals there.
-func (s *Session) readFlows(t *Totals) error {
-	var k kFlowKey
+// readSlots reads a map of keys to their totals' indexes.
+func readSlots[K comparable](m *ebpf.Map) (map[K]uint32, error) {
+	var k K
 	var slot uint32
-	slots := map[kFlowKey]uint32{}
-	it := s.maps["flowslots"].Iterate()
+	slots := map[K]uint32{}
+	it := m.Iterate()
 	for it.Next(&k, &slot) {
 		slots[k] = slot
 	}
-	if err := it.Err(); err != nil {
+	return slots, it.Err()
+}
+
+// readFlows reads each flow key's slot, then its totals there.
+func (s *Session) readFlows(t *Totals) error {
+	slots, err := readSlots[kFlowKey](s.maps["flowslots"])
+	if err != nil {
 		return fmt.Errorf("ktrace: reading connection keys: %w", err)
 	}
 	for k, slot := range slots {

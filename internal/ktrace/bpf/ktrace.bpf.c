@@ -49,6 +49,8 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define CLASS_OTHER 3
 
 #define MAX_FLOWS 4096
+#define MAX_PROCS 4096
+#define MAX_WAITS 16384
 
 // Set by the loader before the programs are verified.
 const volatile bool want_stacks = false;  // user stacks of off-CPU intervals
@@ -68,15 +70,19 @@ enum {
 };
 
 // A thread at its last switch-out (task local storage): the kernel's own
-// counters of its time on a CPU and waiting for one, and why it left.
+// counters of its time on a CPU and waiting for one, and why it left. It
+// keeps the indexes of its process's totals and of its last sleep's, so
+// that a switch-out costs array lookups, not hash lookups.
 struct thread {
 	__u64 out_ts;  // switched out at
 	__u64 exec;    // se.sum_exec_runtime then
 	__u64 delay;   // sched_info.run_delay then
-	__s32 nr;      // system call it slept in (-1: none)
-	__s32 stackid; // user stack at switch-out (-1: none)
+	__s32 nr;      // system call it last slept in (-1: none)
+	__s32 stackid; // user stack at that switch-out (-1: none)
+	__u32 sleep;   // that sleep's class
 	__u32 class;   // sleep class; 0: preempted, still runnable
-	__u32 pad;
+	__u32 pslot;   // its process's index in procs, plus one (0: none yet)
+	__u32 oslot;   // index in offcpu of (nr, stackid, sleep), plus one
 };
 
 // Per process (tgid) scheduler totals. Only sched_switch (interrupts off)
@@ -188,22 +194,52 @@ struct {
 	__type(value, struct pending);
 } pending SEC(".maps");
 
+// Totals kept by index (per-CPU arrays, whose lookups the verifier
+// inlines), each key's index given by a hash map and allocated from
+// nslots at the key's first use: processes (procslots: tgid), off-CPU
+// keys (offslots) and connections (flowslots: struct flowkey).
+enum {
+	SLOTS_FLOWS,
+	SLOTS_PROCS,
+	SLOTS_OFFCPU,
+	NSLOTS,
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 4096);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NSLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} nslots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_PROCS);
+	__type(key, __u32);
+	__type(value, __u32);
+} procslots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MAX_PROCS);
 	__type(key, __u32);
 	__type(value, struct proc);
 } procs SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 16384);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_WAITS);
 	__type(key, struct offkey);
+	__type(value, __u32);
+} offslots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MAX_WAITS);
+	__type(key, __u32);
 	__type(value, struct waitstat);
 } offcpu SEC(".maps");
 
-// Connection totals: flowslots gives a key's index in flows, allocated from
-// nflows[0] at the key's first connection.
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MAX_FLOWS);
@@ -218,12 +254,6 @@ struct {
 	__type(value, struct flow);
 } flows SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} nflows SEC(".maps");
 
 // The loader sets max_entries to 1 when stacks are off.
 struct {
@@ -274,32 +304,51 @@ static __always_inline bool current_is_target(void)
 	return is_target(bpf_get_current_pid_tgid() >> 32);
 }
 
-// lookup_or_init returns map[key], inserting zeros first if missing; a
-// full map counts a drop under which.
-static __always_inline void *lookup_or_init(void *map, const void *key, const void *zero, __u32 which)
+// slot_of returns the index plus one of key's totals, allocating one
+// from nslots[which] at the key's first use (0: full, a drop counted
+// under dropped).
+static __always_inline __u32 slot_of(void *slots, const void *key, __u32 which, __u32 max, __u32 dropped)
 {
-	void *v = bpf_map_lookup_elem(map, key);
-	if (v)
-		return v;
-	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
-	v = bpf_map_lookup_elem(map, key);
-	if (!v)
-		drop(which);
-	return v;
+	__u32 *s = bpf_map_lookup_elem(slots, key);
+	if (s)
+		return *s + 1;
+	__u32 *next = bpf_map_lookup_elem(&nslots, &which);
+	if (!next)
+		return 0;
+	__u32 slot = __sync_fetch_and_add(next, 1);
+	if (slot < max && !bpf_map_update_elem(slots, key, &slot, BPF_NOEXIST))
+		return slot + 1;
+	// Another CPU added the key first (this slot stays unused), or full.
+	s = bpf_map_lookup_elem(slots, key);
+	if (s)
+		return *s + 1;
+	drop(dropped);
+	return 0;
+}
+
+// at returns the totals at index slot-1 of an array (NULL for slot 0).
+static __always_inline void *at(void *array, __u32 slot)
+{
+	if (!slot)
+		return NULL;
+	__u32 i = slot - 1;
+	return bpf_map_lookup_elem(array, &i);
 }
 
 // ---- Scheduler ----
 
 static __always_inline void add_offcpu(struct thread *th, __u32 tgid, __u64 ns)
 {
-	static const struct waitstat zero;
-	struct offkey k = {
-		.tgid = tgid,
-		.nr = th->nr,
-		.stackid = th->stackid,
-		.class = th->class,
-	};
-	struct waitstat *s = lookup_or_init(&offcpu, &k, &zero, DROP_OFFCPU);
+	if (!th->oslot) {
+		struct offkey k = {
+			.tgid = tgid,
+			.nr = th->nr,
+			.stackid = th->stackid,
+			.class = th->sleep,
+		};
+		th->oslot = slot_of(&offslots, &k, SLOTS_OFFCPU, MAX_WAITS, DROP_OFFCPU);
+	}
+	struct waitstat *s = at(&offcpu, th->oslot);
 	if (s) {
 		s->ns += ns;
 		s->n++;
@@ -313,9 +362,10 @@ static __always_inline void add_offcpu(struct thread *th, __u32 tgid, __u64 ns)
 // even when a wake-up or switch event is not seen.
 static __always_inline void account(struct thread *th, __u32 tgid, __u64 now, __u64 exec, __u64 delay)
 {
-	static const struct proc zero;
 	__u64 on = exec - th->exec, q = delay - th->delay, wall = now - th->out_ts;
-	struct proc *p = lookup_or_init(&procs, &tgid, &zero, DROP_PROCS);
+	if (!th->pslot)
+		th->pslot = slot_of(&procslots, &tgid, SLOTS_PROCS, MAX_PROCS, DROP_PROCS);
+	struct proc *p = at(&procs, th->pslot);
 	if (p) {
 		p->oncpu_ns += on;
 		p->oncpu_n++;
@@ -351,24 +401,33 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, bool
 		th->class = 0;
 		return;
 	}
+	__u32 class;
 	if (state & TASK_UNINTERRUPTIBLE)
-		th->class = CLASS_UNINTERRUPTIBLE;
+		class = CLASS_UNINTERRUPTIBLE;
 	else if (state & TASK_INTERRUPTIBLE)
-		th->class = CLASS_INTERRUPTIBLE;
+		class = CLASS_INTERRUPTIBLE;
 	else
-		th->class = CLASS_OTHER;
+		class = CLASS_OTHER;
+	th->class = class;
 	// The system call the thread sleeps in: its saved user registers
 	// hold the call's number (orig_ax), read here rather than by a
 	// program on every system call's entry.
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
-	th->nr = regs ? (__s32)regs->orig_ax : -1;
-	th->stackid = -1;
+	__s32 nr = regs ? (__s32)regs->orig_ax : -1, stackid = -1;
 	if (want_stacks) {
 		long id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 		if (id >= 0)
-			th->stackid = id;
+			stackid = id;
 		else
 			drop(DROP_STACKS);
+	}
+	// A thread mostly sleeps where it slept last: the index of that
+	// sleep's totals is kept until the sleep differs.
+	if (nr != th->nr || stackid != th->stackid || class != th->sleep) {
+		th->nr = nr;
+		th->stackid = stackid;
+		th->sleep = class;
+		th->oslot = 0;
 	}
 }
 
@@ -395,34 +454,9 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 
 // ---- TCP ----
 
-// flow_slot returns the index plus one of key's totals in flows,
-// allocating one at the key's first connection (0: flows is full).
-static __always_inline __u32 flow_slot(struct flowkey *k)
-{
-	__u32 *s = bpf_map_lookup_elem(&flowslots, k);
-	if (s)
-		return *s + 1;
-	__u32 zero = 0;
-	__u32 *next = bpf_map_lookup_elem(&nflows, &zero);
-	if (!next)
-		return 0;
-	__u32 slot = __sync_fetch_and_add(next, 1);
-	if (slot < MAX_FLOWS && !bpf_map_update_elem(&flowslots, k, &slot, BPF_NOEXIST))
-		return slot + 1;
-	// Another CPU added the key first (this slot stays unused), or full.
-	s = bpf_map_lookup_elem(&flowslots, k);
-	if (s)
-		return *s + 1;
-	drop(DROP_FLOWS);
-	return 0;
-}
-
 static __always_inline struct flow *flow_at(__u32 slot)
 {
-	if (!slot)
-		return NULL;
-	__u32 i = slot - 1;
-	return bpf_map_lookup_elem(&flows, &i);
+	return at(&flows, slot);
 }
 
 static __always_inline void add(__u64 *ns, __u64 *n, __u64 d)
@@ -453,7 +487,7 @@ static __always_inline struct conn *new_conn(struct sock *sk, __u8 dir)
 		else
 			bpf_core_read(k.addr, 4, &sk->__sk_common.skc_daddr);
 	}
-	c->slot = flow_slot(&k);
+	c->slot = slot_of(&flowslots, &k, SLOTS_FLOWS, MAX_FLOWS, DROP_FLOWS);
 	struct flow *f = flow_at(c->slot);
 	if (f)
 		__sync_fetch_and_add(&f->conns, 1);
