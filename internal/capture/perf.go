@@ -211,7 +211,8 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 	limit := time.Duration(cfg.Seconds*float64(time.Second)) + perfStartTimeout
 	rctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cmd := exec.CommandContext(rctx, perf, args...)
+	name, args := perfCommand(perf, args)
+	cmd := exec.CommandContext(rctx, name, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 5 * time.Second
 	stderr := files.NewTail(8 << 10)

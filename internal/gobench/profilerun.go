@@ -30,7 +30,8 @@ func (s *side) profile(ctx context.Context, f Flags, runDir string, bs []runfmt.
 // unless it allocates nothing.
 func profileBenchmark(ctx context.Context, f Flags, runDir string, t *timed, b *runfmt.Benchmark) (refs []runfmt.ProfileRef, failed []string) {
 	abs, rel := profilePath(runDir, t.pkg, t.first, runfmt.ProfileCPU)
-	cp, err := t.bin.cpuProfile(ctx, t.first, medianIters(t.iters), f, abs)
+	ns, _ := b.Metric(runfmt.BenchUnitTime)
+	cp, err := t.bin.cpuProfile(ctx, t.first, cpuIters(medianIters(t.iters), ns.Summary.Median), f, abs)
 	if cp != nil {
 		cp.File, b.CPU = rel, cp
 		refs = append(refs, runfmt.ProfileRef{Type: runfmt.ProfileCPU, Source: runfmt.BenchProfileSource, File: rel})
@@ -60,4 +61,16 @@ func noteFailure(ctx context.Context, b *runfmt.Benchmark, kind string, err erro
 	msg := fmt.Sprintf("the %s profile of %s was not taken: %s", kind, b.Name, oneLine(err.Error()))
 	b.Notes = append(b.Notes, msg)
 	return append(failed, msg)
+}
+
+// cpuIters is how many iterations the CPU profile run makes, from the
+// median b.N of the timed runs and their median ns/op: a quarter of one
+// timed run (cpuShare), but at least cpuMinRun of work (enough samples at
+// 100 Hz to name the hot lines) and at most a whole timed run.
+func cpuIters(n int, nsPerOp float64) int {
+	want := n / cpuShare
+	if nsPerOp > 0 {
+		want = max(want, int(math.Ceil(float64(cpuMinRun.Nanoseconds())/nsPerOp)))
+	}
+	return max(1, min(n, want))
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
@@ -23,6 +24,13 @@ const (
 	maxRecorded = 10_000
 	// maxLines is how many of the user's lines a profile lists.
 	maxLines = 5
+	// cpuShare is the part of one timed run the CPU profile run lasts (1
+	// in cpuShare): at -count 6 the CPU profiles add 4% to the timed runs,
+	// where a whole timed run added 17%.
+	cpuShare = 4
+	// cpuMinRun is the least work the CPU profile run makes, 10 samples at
+	// 100 Hz (unless a whole timed run is shorter).
+	cpuMinRun = 100 * time.Millisecond
 )
 
 // only is the -test.bench pattern that selects benchmark r alone: each
@@ -65,8 +73,9 @@ func (b *Binary) cpuProfile(ctx context.Context, r Result, iters int, f Flags, p
 		return nil, fmt.Errorf("reading the CPU profile of %s: %w", r.Name, err)
 	}
 	cpu := perIteration(t, nil, float64(ops))
+	samples := (t.Total + cpuPeriod/2) / cpuPeriod
 	return &runfmt.BenchProfile{Ops: int64(ops), PerOp: cpu.total, UserPerOp: cpu.user, Lines: topLines(cpu, nil),
-		Method: fmt.Sprintf("CPU profile of %d iterations in a run of its own (100 Hz)", ops)}, nil
+		Method: fmt.Sprintf("CPU profile of %d iterations in a run of its own (%d samples at 100 Hz)", ops, samples)}, nil
 }
 
 // allocProfile records every allocation of benchmark r over k and 2k
@@ -100,6 +109,10 @@ func (b *Binary) allocProfile(ctx context.Context, r Result, k int, f Flags, pat
 		Lines:  topLines(bytes, &objects),
 		Method: fmt.Sprintf("every allocation recorded (-memprofilerate=1) in runs of %d and %d iterations of their own; per iteration: their difference over %d", opsK, ops2K, ops2K-opsK)}, nil
 }
+
+// cpuPeriod is the nanoseconds of one sample of the test binary's CPU
+// profile (-test.cpuprofile samples at 100 Hz).
+const cpuPeriod = int64(10 * time.Millisecond)
 
 func (b *Binary) topOptions(sample string) analysis.TopOptions {
 	return analysis.TopOptions{SampleIndex: sample, User: true, Lines: true, UserCode: b.Pkg.UserCode()}
