@@ -71,13 +71,7 @@ func (h *handlerFinder) handler(st []int32) int {
 	if h == nil {
 		return -1
 	}
-	d := -1
-	for i := len(st) - 1; i >= 0; i-- {
-		if h.dispatch[st[i]] {
-			d = i
-			break
-		}
-	}
+	d := outermostIn(st, h.dispatch)
 	if d <= 0 {
 		return -1
 	}
@@ -108,3 +102,14 @@ func (h *handlerFinder) inRequest(st []int32) bool {
 }
 
 func (h *handlerFinder) source() string { return endpointSource }
+
+// outermostIn returns the index in st (leaf first) of its outermost frame
+// in set, or -1.
+func outermostIn(st []int32, set []bool) int {
+	for i := len(st) - 1; i >= 0; i-- {
+		if set[st[i]] {
+			return i
+		}
+	}
+	return -1
+}

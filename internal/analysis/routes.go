@@ -77,13 +77,7 @@ func newRouteFinder(c *Costs) *routeFinder {
 // handler returns the index in st (leaf first) of the request's handler
 // frame, or -1 when st is not under a dispatch frame.
 func (h *routeFinder) handler(st []int32) int {
-	d := -1
-	for i := len(st) - 1; i >= 0; i-- {
-		if h.dispatch[st[i]] {
-			d = i
-			break
-		}
-	}
+	d := outermostIn(st, h.dispatch)
 	if d <= 0 {
 		return -1
 	}
