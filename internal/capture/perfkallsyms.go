@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"perflab/internal/files"
 )
 
 // perf record reads the kernel's symbol table, /proc/kallsyms (120,000
@@ -104,16 +106,7 @@ func kernelBoundsFile() (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(dir, ".kallsyms-")
-	if err != nil {
-		return "", err
-	}
-	_, werr := tmp.Write(lines)
-	if err := errors.Join(werr, tmp.Close()); err != nil {
-		_ = os.Remove(tmp.Name())
-		return "", err
-	}
-	return path, os.Rename(tmp.Name(), path)
+	return path, files.WriteFile(path, lines)
 }
 
 // kernelBounds reads the lines of a symbol table (/proc/kallsyms' form:
