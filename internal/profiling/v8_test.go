@@ -182,9 +182,21 @@ func TestV8HandsToPerfWhenClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid, url := nodeinline(t, "--require "+preload)
+	// Busy through the inspector's 5 s and perf's recording: drives in
+	// turn, each bounded (2000 requests), until the test ends.
 	stop := make(chan struct{})
-	wg := drive(url, stop)
-	defer func() { close(stop); wg.Wait() }()
+	var drivers sync.WaitGroup
+	drivers.Go(func() {
+		for range 10 {
+			drive(url, stop).Wait()
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+	})
+	defer func() { close(stop); drivers.Wait() }()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
