@@ -121,11 +121,7 @@ func ledgerPeers(t *runfmt.TimeAccount) []string {
 			continue
 		}
 		ms, _ := r.Ms()
-		s := r.Peer.Address
-		if r.Peer.Name != "" {
-			s += " (" + r.Peer.Name + ")"
-		}
-		out = append(out, s+": "+format(runfmt.MeasureMicros, 1000*ms)+"/request answering")
+		out = append(out, peerLabel(r.Peer)+": "+format(runfmt.MeasureMicros, 1000*ms)+"/request answering")
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package lab
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"perflab/internal/analysis"
 	"perflab/internal/ownership"
+	"perflab/internal/target"
 )
 
 // scriptExts are the source files whose directory, given as an argument of
@@ -97,12 +97,11 @@ func projectRoot(command []string, dir string, pids []int) (string, string) {
 		return root, "the directory of the script the command runs"
 	}
 	for _, pid := range pids {
-		proc := "/proc/" + strconv.Itoa(pid)
-		args, err := procArgs(proc + "/cmdline")
+		args, err := target.Cmdline(pid)
 		if err != nil {
 			continue
 		}
-		cwd, _ := os.Readlink(proc + "/cwd")
+		cwd, _ := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
 		if root := scriptDir(args, cwd); root != "" {
 			return root, fmt.Sprintf("the directory of the script pid %d runs", pid)
 		}
@@ -140,18 +139,4 @@ func scriptDir(args []string, dir string) string {
 		}
 	}
 	return ""
-}
-
-// procArgs reads a process's command line (NUL-separated), at most 64 KiB.
-func procArgs(file string) ([]string, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
-	if err != nil {
-		return nil, err
-	}
-	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"), nil
 }
