@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 )
 
@@ -159,7 +160,18 @@ func TestNPlusOneClaimsTheDatabaseRow(t *testing.T) {
 		}
 	}
 
+	// The loop of queries is named from the profile, even when its CPU is
+	// too little for a finding of its own.
 	in := nPlusOneInput(t)
+	in.CPU = labtest.NewProfile(t, "samples/count", "cpu/nanoseconds").
+		Add(labtest.HandlerStack+";main.render", 97, 97e7).
+		Add(labtest.HandlerStack+";main.recentOrders;database/sql.(*DB).QueryContext", 3, 3e7).Profile()
+	n = kindOf(t, Findings(in), runfmt.FindingNPlusOne)
+	if c, ok := n.Culprit(); !ok || c.Function != "main.recentOrders" || n.Figures[runfmt.FigDatabaseShare] != 0.03 {
+		t.Errorf("n-plus-one names %+v with database share %v; want main.recentOrders, 3%%", c, n.Figures[runfmt.FigDatabaseShare])
+	}
+
+	in = nPlusOneInput(t)
 	in.Ledger.Time.Rows[1].Peer.AnswersPerRequest = 3
 	for _, f := range Findings(in) {
 		if f.Kind == runfmt.FindingNPlusOne {

@@ -39,7 +39,7 @@ func nPlusOneFinding(c *context) []ranked {
 		f.Settings = f.Settings.With(runfmt.SettingDatabase, p.Database).With(runfmt.SettingRuntime, string(c.in.Runtime)).
 			With(runfmt.SettingWaitMethod, runfmt.WaitFromLedger)
 		f.Evidence.Peers = []string{peerLabel(p)}
-		if caller, share, ok := databaseCaller(c.found); ok {
+		if caller, share, ok := c.cpu.databaseCaller(); ok {
 			f.Evidence.Functions = []runfmt.FuncEvidence{caller}
 			f.Figures[runfmt.FigDatabaseShare] = share
 		}
@@ -57,18 +57,25 @@ func peerLabel(p *runfmt.LedgerPeer) string {
 	return p.Address + " (" + p.Name + ")"
 }
 
-// databaseCaller is the user function with the most database work under
-// it among the CPU findings so far, with that work's share of the CPU.
-func databaseCaller(found []ranked) (runfmt.FuncEvidence, float64, bool) {
-	var best runfmt.FuncEvidence
-	var share float64
-	for _, r := range found {
-		db := r.f.Figures[runfmt.FigDatabaseShare]
-		if culprit, ok := r.f.Culprit(); ok && db > share {
-			best, share = runfmt.FuncEvidence{Role: runfmt.RoleCulprit, Function: culprit.Function, File: culprit.File}, db
+// databaseCaller is the user function charged the most database client
+// work, with that work's share of the CPU; read from the profile itself,
+// so the queries are named even when no CPU finding names their caller.
+func (v *cpuView) databaseCaller() (runfmt.FuncEvidence, float64, bool) {
+	if v.Costs == nil {
+		return runfmt.FuncEvidence{}, 0, false
+	}
+	funcs := v.Costs.Set().Funcs
+	best, most := int32(-1), int64(0)
+	for f := range funcs {
+		if db := v.Costs.Database(int32(f)); db > most || db == most && db > 0 && funcs[f].Name < funcs[best].Name {
+			best, most = int32(f), db
 		}
 	}
-	return best, share, share > 0
+	if best < 0 {
+		return runfmt.FuncEvidence{}, 0, false
+	}
+	fn := funcs[best]
+	return runfmt.FuncEvidence{Role: runfmt.RoleCulprit, Function: fn.Name, File: fn.File}, v.Share(most), true
 }
 
 // giveUpRow takes a database peer's row, us per request, out of the

@@ -576,7 +576,7 @@ func ledgerNPlusOne(t *testing.T) {
 			}
 			f := r.Findings[i]
 			if c, ok := f.Culprit(); !ok || !strings.HasSuffix(c.Function, "recent_orders") {
-				t.Errorf("n-plus-one names %+v; want recent_orders, the loop of queries", c)
+				t.Errorf("n-plus-one names %+v; want recent_orders, the loop of queries; profiles %+v, warnings %q", c, r.Profiles, r.Warnings)
 			}
 			findingsClaimRows(t, r)
 		})
