@@ -6,7 +6,9 @@
 # statistics, the run directory) and perflab bench with its profile runs;
 # prints the medians of each one's wall time and CPU time (user+sys of the
 # whole process tree: steadier than wall time on a shared machine) and
-# their ratios to go test's.
+# their ratios to go test's, and the median of each round's own ratio
+# (the rounds pair the commands run seconds apart: steadier when the
+# machine's speed drifts from round to round).
 #
 #   bench/gobench-overhead.sh                         # testdata/bench/pair, ROUNDS=5 COUNT=6 BENCHTIME=1s
 #   ROUNDS=15 BENCHTIME=200ms bench/gobench-overhead.sh
@@ -56,5 +58,13 @@ for col in 1 2; do
 		-v n="$ROUNDS" -v c="$COUNT" -v w="$what" 'BEGIN {
 		printf "%s, medians of %d rounds, -count %d: go test %.2fs, perflab bench --no-profiles %.2fs (%+.1f%%), perflab bench %.2fs (%+.1f%%, profile runs included)\n",
 			w, n, c, g, t, 100 * (t / g - 1), p, 100 * (p / g - 1)
+	}'
+done
+paired() { paste -d' ' "$work/gotest" "$work/$1" | awk -v c="$2" '{ print $(c + 2) / $c }' | sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+for col in 1 2; do
+	what=wall
+	[ "$col" = 2 ] && what=CPU
+	awk -v t="$(paired timed $col)" -v p="$(paired profiled $col)" -v w="$what" 'BEGIN {
+		printf "%s, median of the ratios within each round: perflab bench --no-profiles %+.1f%%, perflab bench %+.1f%%\n", w, 100 * (t - 1), 100 * (p - 1)
 	}'
 done

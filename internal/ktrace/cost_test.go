@@ -27,16 +27,19 @@ import (
 // BenchmarkSessionCost is what a session costs a service at saturation:
 // the hello test service under `perflab load -c 50` (KTRACE_SERVICE=flask:
 // testdata/services/flaskapp's /work?ms=1 under gunicorn's 2 sync workers,
-// a connection per request, under -c 8) for KTRACE_ROUND
-// (default 5s) per round, KTRACE_ROUNDS times (default 5) each way,
-// interleaved: without anything attached; with only an empty program (at
-// sock_recv_length, the kernel's run-time statistics on: what they count
-// for a program that does nothing, the floor of every run); with a
-// session; with a session and AcceptBacklog; with a session and Stacks.
-// It prints the medians: requests/s and the service's CPU per request
-// each way, the programs' CPU (as the kernel counts it) over the
-// service's CPU, that less the floor, and per program its share, cost per
-// run and runs per request. bench/ktrace-cost.sh runs it.
+// a connection per request, under -c 8) for KTRACE_ROUND (default 5s) per
+// round, KTRACE_ROUNDS times (default 5) each way, interleaved, each round
+// starting with the next arm: without anything attached; with only an
+// empty program (at sock_recv_length, the kernel's run-time statistics
+// on: what they count for a program that does nothing, the floor of every
+// run); with a session; with a session and AcceptBacklog; with a session
+// and Stacks; and without anything again (how far apart two rounds of the
+// same service lie: the noise under every ratio). It prints the medians: requests/s and the service's CPU per
+// request each way (and that CPU's median ratio to the bare service's
+// within each round), the programs' CPU (as the kernel counts it, scaled
+// to the window) over the service's CPU, that less the floor, and per
+// program its share, cost per run and runs per request.
+// bench/ktrace-cost.sh runs it.
 func BenchmarkSessionCost(b *testing.B) {
 	labtest.RequireRoot(b, "loading kernel programs")
 	rounds, round := envInt(b, "KTRACE_ROUNDS", 5), envDuration(b, "KTRACE_ROUND", 5*time.Second)
@@ -55,10 +58,15 @@ func BenchmarkSessionCost(b *testing.B) {
 	backlog, stacks := cfg, cfg
 	backlog.AcceptBacklog, stacks.Stacks = true, true
 	arms := []*costArm{{name: "nothing"}, {name: "empty program", empty: true},
-		{name: "session", cfg: &cfg}, {name: "+AcceptBacklog", cfg: &backlog}, {name: "+Stacks", cfg: &stacks}}
+		{name: "session", cfg: &cfg}, {name: "+AcceptBacklog", cfg: &backlog}, {name: "+Stacks", cfg: &stacks},
+		{name: "nothing, again"}}
 	for b.Loop() {
-		for range rounds {
-			for _, a := range arms {
+		for r := range rounds {
+			// Each round starts with another arm, so that no arm always
+			// follows the same one (a service's state after a round
+			// with a session, the machine's drift within a round).
+			for i := range arms {
+				a := arms[(r+i)%len(arms)]
 				a.runs = append(a.runs, loadRound(b, perflab, svc, round, a))
 			}
 		}
@@ -83,19 +91,20 @@ func printCosts(arms []*costArm, rounds int, round time.Duration) {
 	base := arms[0].runs
 	floor := median(arms[1].runs, costRound.nsPerRun)
 	fmt.Printf("%d rounds of %v per arm, medians; the empty program: %.0f ns per run as the kernel counts it\n", rounds, round, floor)
-	fmt.Printf("%-15s %9s %7s %12s %7s %14s %12s %s\n", "arm", "req/s", "ratio", "svc µs/req", "ratio", "programs/svc", "less floor", "dropped")
+	fmt.Printf("%-15s %9s %7s %12s %7s %7s %14s %12s %s\n", "arm", "req/s", "ratio", "svc µs/req", "ratio", "paired", "programs/svc", "less floor", "dropped")
 	for _, a := range arms {
 		var dropped uint64
 		for _, r := range a.runs {
 			dropped += r.dropped
 		}
-		fmt.Printf("%-15s %9.0f %7.3f %12.1f %7.3f %13.2f%% %11.2f%% %d\n", a.name,
+		fmt.Printf("%-15s %9.0f %7.3f %12.1f %7.3f %7.3f %13.2f%% %11.2f%% %d\n", a.name,
 			median(a.runs, costRound.rps), median(a.runs, costRound.rps)/median(base, costRound.rps),
 			median(a.runs, costRound.cpuPerRequest), median(a.runs, costRound.cpuPerRequest)/median(base, costRound.cpuPerRequest),
+			pairedRatio(a.runs, base, costRound.cpuPerRequest),
 			100*median(a.runs, costRound.programShare),
 			100*median(a.runs, func(r costRound) float64 { return r.programShare() - r.floorShare(floor) }), dropped)
 	}
-	for _, a := range arms[2:] {
+	for _, a := range arms[2 : len(arms)-1] {
 		fmt.Printf("%s, per program:\n", a.name)
 		programCosts(a.runs)
 	}
@@ -145,6 +154,18 @@ func median(rs []costRound, f func(costRound) float64) float64 {
 	return v[len(v)/2]
 }
 
+// pairedRatio is the median over rounds of f's ratio to the same round's
+// base: each round runs every arm seconds apart, so the machine's drift
+// from round to round cancels.
+func pairedRatio(rs, base []costRound, f func(costRound) float64) float64 {
+	v := make([]float64, len(rs))
+	for i := range rs {
+		v[i] = f(rs[i]) / f(base[i])
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
 // loadRound runs the load for d and measures the service's CPU over it,
 // and the programs' CPU of the arm's session or empty program.
 func loadRound(b *testing.B, perflab string, svc *costService, d time.Duration, arm *costArm) costRound {
@@ -177,7 +198,8 @@ func loadRound(b *testing.B, perflab string, svc *costService, d time.Duration, 
 			b.Fatal(err)
 		}
 		w := after.Sub(before)
-		r.programCPU, r.programs, r.dropped = w.ProgramCPU, w.Programs, w.Dropped.Total()
+		r.programCPU, r.programs, _ = w.ProgramEstimate()
+		r.dropped = w.Dropped.Total()
 		if err := s.Close(); err != nil {
 			b.Fatal(err)
 		}

@@ -20,8 +20,10 @@
 // no text to parse, and every figure aggregated in the kernel, in maps of
 // fixed size, so the cost does not grow with the event rate and nothing is
 // copied out per event. Each program's own CPU time is counted by the
-// kernel (its run-time statistics, switched on for the session) and
-// returned as Totals.ProgramCPU, so a caller can state what measuring cost.
+// kernel (its run-time statistics, switched on for a tenth of the
+// session: counting adds a clock read to every run) and returned as
+// Totals.ProgramCPU, which Totals.ProgramEstimate scales to the whole
+// window, so a caller can state what measuring cost.
 // The programs run on every switch and socket operation of the machine;
 // all but the measured processes' leave after one lookup (a bitmap of
 // processes, or the socket's own storage). bench/ktrace-cost.sh measures

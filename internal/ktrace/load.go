@@ -11,7 +11,6 @@ import (
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/rlimit"
-	"golang.org/x/sys/unix"
 
 	"perflab/internal/files"
 )
@@ -35,14 +34,15 @@ func start(spec *ebpf.CollectionSpec, cfg Config) (*Session, error) {
 	}
 	s := &Session{maps: maps, progs: map[string]*ebpf.Program{}, iters: map[string]*ebpf.Program{}}
 	un := notAsked(cfg)
-	// The kernel counts each program's run time while this is held, and
-	// goes back to its setting (kernel.bpf_stats_enabled) at Close.
-	if s.stats, err = ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME)); err != nil {
-		un.add(ProgramCPU, "kernel run-time statistics: "+reason(err, euid))
-	}
 	if failed := s.load(spec, cfg, un, euid); len(s.links) == 0 {
 		_ = s.Close()
 		return nil, unavailable("%s", summary(failed))
+	}
+	// The kernel counts each program's run time while the sampler holds
+	// its statistics on, and goes back to its setting
+	// (kernel.bpf_stats_enabled) at Close.
+	if s.stats, err = startStats(programRuns(s.programList()), enableStats); err != nil {
+		un.add(ProgramCPU, "kernel run-time statistics: "+reason(err, euid))
 	}
 	s.unmeasured = un.reasons()
 	if err := s.fill(cfg); err != nil {
@@ -237,4 +237,13 @@ func drain(it *link.Iter) error {
 		err = cerr
 	}
 	return err
+}
+
+// programList is the session's programs, iterators included.
+func (s *Session) programList() []*ebpf.Program {
+	var out []*ebpf.Program
+	for _, p := range s.progs {
+		out = append(out, p)
+	}
+	return out
 }

@@ -98,11 +98,12 @@ func TestTotalsSub(t *testing.T) {
 	earlier := Totals{
 		Procs: map[int]Proc{1: {OnCPU: Stat{1, ms(1)}, OffCPU: map[WaitKind]Stat{WaitSleep: {1, ms(30)}},
 			Waits: []Wait{{Kind: WaitSleep, Syscall: 230, Stack: -1, Stat: Stat{1, ms(30)}}}}},
-		Inbound:    map[uint16]Inbound{80: {Requests: 3, Unread: Stat{3, ms(3)}, Sends: Sends{Conns: 1}}},
-		Outbound:   map[netip.AddrPort]Outbound{peer: {Answers: Stat{2, ms(40)}}},
-		Dropped:    Dropped{Threads: 1},
-		ProgramCPU: ms(1),
-		Programs:   map[string]Stat{"on_switch": {10, ms(1)}},
+		Inbound:        map[uint16]Inbound{80: {Requests: 3, Unread: Stat{3, ms(3)}, Sends: Sends{Conns: 1}}},
+		Outbound:       map[netip.AddrPort]Outbound{peer: {Answers: Stat{2, ms(40)}}},
+		Dropped:        Dropped{Threads: 1},
+		ProgramCPU:     ms(1),
+		Programs:       map[string]Stat{"on_switch": {10, ms(1)}},
+		ProgramCounted: ms(50), ProgramElapsed: ms(500),
 	}
 	later := Totals{
 		Procs: map[int]Proc{
@@ -110,12 +111,13 @@ func TestTotalsSub(t *testing.T) {
 				Waits: []Wait{{Kind: WaitSleep, Syscall: 230, Stack: -1, Stat: Stat{2, ms(60)}}, {Kind: WaitFutex, Syscall: 202, Stack: -1, Stat: Stat{1, ms(5)}}}},
 			2: {Runnable: Stat{1, ms(2)}, OffCPU: map[WaitKind]Stat{}},
 		},
-		Inbound:    map[uint16]Inbound{80: {Requests: 5, Unread: Stat{5, ms(4)}, Sends: Sends{Conns: 2}}},
-		Outbound:   map[netip.AddrPort]Outbound{peer: {Answers: Stat{3, ms(60)}}},
-		Unmeasured: map[Measure]string{Stacks: "not asked for"},
-		Dropped:    Dropped{Threads: 3, Stacks: 1},
-		ProgramCPU: ms(3),
-		Programs:   map[string]Stat{"on_switch": {30, ms(3)}},
+		Inbound:        map[uint16]Inbound{80: {Requests: 5, Unread: Stat{5, ms(4)}, Sends: Sends{Conns: 2}}},
+		Outbound:       map[netip.AddrPort]Outbound{peer: {Answers: Stat{3, ms(60)}}},
+		Unmeasured:     map[Measure]string{Stacks: "not asked for"},
+		Dropped:        Dropped{Threads: 3, Stacks: 1},
+		ProgramCPU:     ms(3),
+		Programs:       map[string]Stat{"on_switch": {30, ms(3)}},
+		ProgramCounted: ms(150), ProgramElapsed: ms(1500),
 	}
 	want := Totals{
 		Procs: map[int]Proc{
@@ -123,12 +125,13 @@ func TestTotalsSub(t *testing.T) {
 				Waits: []Wait{{Kind: WaitSleep, Syscall: 230, Stack: -1, Stat: Stat{1, ms(30)}}, {Kind: WaitFutex, Syscall: 202, Stack: -1, Stat: Stat{1, ms(5)}}}},
 			2: {Runnable: Stat{1, ms(2)}, OffCPU: map[WaitKind]Stat{}},
 		},
-		Inbound:    map[uint16]Inbound{80: {Requests: 2, Unread: Stat{2, ms(1)}, Sends: Sends{Conns: 1}}},
-		Outbound:   map[netip.AddrPort]Outbound{peer: {Answers: Stat{1, ms(20)}}},
-		Unmeasured: map[Measure]string{Stacks: "not asked for"},
-		Dropped:    Dropped{Threads: 2, Stacks: 1},
-		ProgramCPU: ms(2),
-		Programs:   map[string]Stat{"on_switch": {20, ms(2)}},
+		Inbound:        map[uint16]Inbound{80: {Requests: 2, Unread: Stat{2, ms(1)}, Sends: Sends{Conns: 1}}},
+		Outbound:       map[netip.AddrPort]Outbound{peer: {Answers: Stat{1, ms(20)}}},
+		Unmeasured:     map[Measure]string{Stacks: "not asked for"},
+		Dropped:        Dropped{Threads: 2, Stacks: 1},
+		ProgramCPU:     ms(2),
+		Programs:       map[string]Stat{"on_switch": {20, ms(2)}},
+		ProgramCounted: ms(100), ProgramElapsed: ms(1000),
 	}
 	if got := later.Sub(earlier); !reflect.DeepEqual(got, want) {
 		t.Errorf("later.Sub(earlier):\n got %+v\nwant %+v", got, want)

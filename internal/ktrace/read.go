@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/cilium/ebpf"
 )
@@ -28,7 +29,8 @@ func (s *Session) Read() (Totals, error) {
 	if err := s.readDrops(&t); err != nil {
 		return Totals{}, err
 	}
-	if _, off := s.unmeasured[ProgramCPU]; !off {
+	if s.stats != nil {
+		t.ProgramCounted, t.ProgramElapsed = s.stats.times(time.Now())
 		if err := s.readCosts(&t); err != nil {
 			return Totals{}, err
 		}
@@ -107,8 +109,8 @@ func (s *Session) readDrops(t *Totals) error {
 	return nil
 }
 
-// readCosts reads each program's run time and runs as the kernel counts
-// them (from its load: the session's start).
+// readCosts reads each program's run time and runs as the kernel counted
+// them (from its load: the session's start; while the statistics were on).
 func (s *Session) readCosts(t *Totals) error {
 	for name, p := range s.progs {
 		st, err := p.Stats()

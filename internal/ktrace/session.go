@@ -3,7 +3,6 @@ package ktrace
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sync"
 
@@ -51,7 +50,7 @@ type Session struct {
 	progs      map[string]*ebpf.Program // all, iterators included
 	iters      map[string]*ebpf.Program
 	links      []link.Link
-	stats      io.Closer // holds the kernel's run-time statistics on
+	stats      *statsSampler // the kernel's run-time statistics, part of the time
 	unmeasured map[Measure]string
 }
 
@@ -128,6 +127,9 @@ func (s *Session) Close() error {
 		return nil
 	}
 	var errs []error
+	if s.stats != nil {
+		errs = append(errs, s.stats.close())
+	}
 	for _, l := range s.links {
 		errs = append(errs, l.Close())
 	}
@@ -136,9 +138,6 @@ func (s *Session) Close() error {
 	}
 	for _, m := range s.maps {
 		errs = append(errs, m.Close())
-	}
-	if s.stats != nil {
-		errs = append(errs, s.stats.Close())
 	}
 	s.maps, s.progs, s.iters, s.links, s.stats = nil, nil, nil, nil, nil
 	return errors.Join(errs...)

@@ -9,13 +9,15 @@ import (
 // minus its value in prev (0 where prev had none). Unmeasured is t's.
 func (t Totals) Sub(prev Totals) Totals {
 	w := Totals{
-		Procs:      make(map[int]Proc, len(t.Procs)),
-		Inbound:    make(map[uint16]Inbound, len(t.Inbound)),
-		Outbound:   make(map[netip.AddrPort]Outbound, len(t.Outbound)),
-		Unmeasured: maps.Clone(t.Unmeasured),
-		Dropped:    t.Dropped.sub(prev.Dropped),
-		ProgramCPU: t.ProgramCPU - prev.ProgramCPU,
-		Programs:   make(map[string]Stat, len(t.Programs)),
+		Procs:          make(map[int]Proc, len(t.Procs)),
+		Inbound:        make(map[uint16]Inbound, len(t.Inbound)),
+		Outbound:       make(map[netip.AddrPort]Outbound, len(t.Outbound)),
+		Unmeasured:     maps.Clone(t.Unmeasured),
+		Dropped:        t.Dropped.sub(prev.Dropped),
+		ProgramCPU:     t.ProgramCPU - prev.ProgramCPU,
+		ProgramCounted: t.ProgramCounted - prev.ProgramCounted,
+		ProgramElapsed: t.ProgramElapsed - prev.ProgramElapsed,
+		Programs:       make(map[string]Stat, len(t.Programs)),
 	}
 	for pid, p := range t.Procs {
 		w.Procs[pid] = p.sub(prev.Procs[pid])

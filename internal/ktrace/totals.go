@@ -39,12 +39,32 @@ type Totals struct {
 	Unmeasured map[Measure]string
 	// Dropped counts what the kernel side could not record.
 	Dropped Dropped
-	// ProgramCPU is the CPU time the kernel programs ran: the session's
-	// own cost, to set beside the processes' CPU. It leaves out the
-	// trampolines' entry and exit (tens of ns per run).
+	// ProgramCPU is the CPU time the kernel programs ran while the kernel
+	// counted it (ProgramCounted of ProgramElapsed): the session's own
+	// cost, to set beside the processes' CPU once scaled to the whole
+	// window (ProgramEstimate). It leaves out the trampolines' entry and
+	// exit (tens of ns per run).
 	ProgramCPU time.Duration
 	// Programs is ProgramCPU per kernel program, with its runs.
 	Programs map[string]Stat
+	// ProgramCounted is how long the kernel counted the programs' runs,
+	// of ProgramElapsed, the session's time.
+	ProgramCounted, ProgramElapsed time.Duration
+}
+
+// ProgramEstimate is ProgramCPU and Programs scaled from the time the
+// kernel counted them to the whole window, and the share of the window
+// counted (0 when nothing was: the estimate is then empty).
+func (t Totals) ProgramEstimate() (time.Duration, map[string]Stat, float64) {
+	if t.ProgramCounted <= 0 || t.ProgramElapsed <= 0 {
+		return 0, nil, 0
+	}
+	share := min(1, float64(t.ProgramCounted)/float64(t.ProgramElapsed))
+	progs := make(map[string]Stat, len(t.Programs))
+	for name, st := range t.Programs {
+		progs[name] = Stat{Count: uint64(float64(st.Count)/share + 0.5), Time: time.Duration(float64(st.Time) / share)}
+	}
+	return time.Duration(float64(t.ProgramCPU) / share), progs, share
 }
 
 // Proc is one process's scheduler figures: every thread's time is either

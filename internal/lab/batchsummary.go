@@ -279,7 +279,8 @@ func stateSeconds(th *runfmt.BatchThreads, st runfmt.ThreadState) float64 {
 
 // cost is what measuring the program took, in percent of its CPU.
 func (b *batch) cost(bt *runfmt.Batch) *runfmt.BatchCost {
-	c := &runfmt.BatchCost{PerflabCPUS: b.perflabCPU.Seconds(), KernelCPUS: b.threads.ProgramCPU.Seconds()}
+	kernel, _, _ := b.threads.ProgramEstimate()
+	c := &runfmt.BatchCost{PerflabCPUS: b.perflabCPU.Seconds(), KernelCPUS: kernel.Seconds()}
 	if b.perf != nil {
 		c.ProfilerCPUS = b.perf.cpu.Seconds()
 	}

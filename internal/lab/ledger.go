@@ -61,10 +61,11 @@ func (s *session) noSplitWhy() string {
 // kernelTiming is the session's record in run.json, and its programs'
 // CPU beside the profilers'.
 func (s *session) kernelTiming(w ktrace.Totals) *runfmt.KernelTiming {
-	kt := &runfmt.KernelTiming{Processes: len(w.Procs), Ports: portList(s.kern.ports), ProgramCPUSeconds: w.ProgramCPU.Seconds(),
-		Dropped: droppedTables(w.Dropped)}
-	for _, name := range slices.Sorted(maps.Keys(w.Programs)) {
-		st := w.Programs[name]
+	cpu, progs, counted := w.ProgramEstimate()
+	kt := &runfmt.KernelTiming{Processes: len(w.Procs), Ports: portList(s.kern.ports), ProgramCPUSeconds: cpu.Seconds(),
+		ProgramCPUCounted: counted, Dropped: droppedTables(w.Dropped)}
+	for _, name := range slices.Sorted(maps.Keys(progs)) {
+		st := progs[name]
 		kt.Programs = append(kt.Programs, runfmt.KernelProgram{Name: name, Runs: st.Count, CPUSeconds: st.Time.Seconds(),
 			NsPerRun: float64(st.Mean().Nanoseconds())})
 	}

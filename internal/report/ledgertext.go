@@ -177,8 +177,12 @@ func kernelText(k *runfmt.KernelTiming) string {
 	if k.Processes == 1 {
 		procs = "1 process"
 	}
-	s := fmt.Sprintf("%s, port %s; its programs used %s of CPU (%.1f%% of the service's)",
+	s := fmt.Sprintf("%s, port %s; its programs used %s of CPU (%.1f%% of the service's",
 		procs, joinPorts(k.Ports), units.FormatMs(k.ProgramCPUSeconds*1000), 100*k.Overhead)
+	if c := k.ProgramCPUCounted; c > 0 && c < 0.995 {
+		s += fmt.Sprintf("; counted %.0f%% of the time and scaled", 100*c)
+	}
+	s += ")"
 	if n := droppedTotal(k.Dropped); n > 0 {
 		s += fmt.Sprintf("; %d records lost to full tables", n)
 	}

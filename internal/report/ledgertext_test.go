@@ -33,7 +33,7 @@ func ledgerRun() *runfmt.Run {
 			}},
 			CPU:    &runfmt.CPUAccount{MeasuredMs: 1.6, Source: "cgroup-v1", ProfiledMs: ms(1.5), Owners: []runfmt.CPUShare{{Owner: runfmt.OwnerUser, MsPerRequest: 1.2, Pct: 75}}, UnexplainedMs: 0.4},
 			Notes:  []string{"The kernel's tables were full."},
-			Kernel: &runfmt.KernelTiming{Processes: 1, Ports: []int{8080}, ProgramCPUSeconds: 0.05, Overhead: 0.02},
+			Kernel: &runfmt.KernelTiming{Processes: 1, Ports: []int{8080}, ProgramCPUSeconds: 0.05, Overhead: 0.02, ProgramCPUCounted: 0.1},
 		}}
 }
 
@@ -58,6 +58,9 @@ func TestLedgerRendered(t *testing.T) {
 				t.Errorf("%s lacks %q", name, want)
 			}
 		}
+	}
+	if !strings.Contains(text.String(), "counted 10% of the time and scaled") || !strings.Contains(page.String(), "counted 10% of the time and scaled") {
+		t.Error("the kernel timing's cost does not say it was counted a tenth of the time and scaled")
 	}
 	if !strings.Contains(text.String(), "Timing cost:\t0.050 CPU-s for the kernel timing's programs, 2.5% of the service's CPU") {
 		t.Error("the verdict does not state the kernel timing's cost beside the profilers'")

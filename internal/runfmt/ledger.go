@@ -162,10 +162,14 @@ type KernelTiming struct {
 	Processes int   `json:"processes,omitempty"`
 	Ports     []int `json:"ports,omitempty"`
 	// ProgramCPUSeconds is the kernel programs' own CPU time in the
-	// window, Overhead that over the service's CPU.
+	// window, Overhead that over the service's CPU: the kernel counts it
+	// for ProgramCPUCounted of the window (a share: its counting adds to
+	// every run), and it is scaled to the whole window.
 	ProgramCPUSeconds float64 `json:"program_cpu_s,omitempty"`
 	Overhead          float64 `json:"overhead,omitempty"`
-	// Programs are each kernel program's runs and CPU in the window.
+	ProgramCPUCounted float64 `json:"program_cpu_counted,omitempty"`
+	// Programs are each kernel program's runs and CPU in the window,
+	// scaled alike.
 	Programs []KernelProgram `json:"programs,omitempty"`
 	// Unmeasured names, per measure the kernel did not take, why.
 	Unmeasured map[string]string `json:"unmeasured,omitempty"`
