@@ -121,16 +121,7 @@ func (asyncProfiler) Record(ctx context.Context, job Job) (*profile.Profile, tim
 	if err := a.command(ctx, fmt.Sprintf("start,event=cpu,interval=%dns,threads", interval), job.Started); err != nil {
 		return nil, a.used, err
 	}
-	if job.Ready != nil {
-		job.Ready()
-	}
-	timer := time.NewTimer(job.Window)
-	defer timer.Stop()
-	select {
-	case <-job.Stop:
-	case <-ctx.Done():
-	case <-timer.C:
-	}
+	job.sampleWindow(ctx)
 	out := filepath.Join(dir, "stacks.txt")
 	// The agent is stopped whatever ctx says: left running, it would
 	// sample the JVM until it exits.

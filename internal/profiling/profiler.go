@@ -67,6 +67,21 @@ type Job struct {
 	HandedTo func(runfmt.Profiler)
 }
 
+// sampleWindow is what an in-process profiler does once it samples: it
+// tells Ready, then waits for the window's end, for Stop or for ctx's end.
+func (j Job) sampleWindow(ctx context.Context) {
+	if j.Ready != nil {
+		j.Ready()
+	}
+	timer := time.NewTimer(j.Window)
+	defer timer.Stop()
+	select {
+	case <-j.Stop:
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+}
+
 // pids are the job's process IDs.
 func (j Job) pids() []int {
 	out := make([]int, len(j.Processes))

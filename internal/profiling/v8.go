@@ -105,14 +105,7 @@ func (v8) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration,
 	if tid := profilerThread(ins.proc); tid > 0 && job.StartedThread != nil {
 		job.StartedThread(pid, tid)
 	}
-	if job.Ready != nil {
-		job.Ready()
-	}
-	select {
-	case <-job.Stop:
-	case <-ctx.Done():
-	case <-time.After(job.Window):
-	}
+	job.sampleWindow(ctx)
 	res, err := ins.call(context.WithoutCancel(ctx), "Profiler.stop", nil)
 	if err != nil {
 		return nil, 0, err

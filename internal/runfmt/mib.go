@@ -26,6 +26,27 @@ type gcEventKeys struct {
 	HeapLiveMB  *float64 `json:"heap_live_mb"`
 }
 
+// event is the GCEvent with the old keys' values where the new are absent.
+func (e gcEventKeys) event() GCEvent {
+	legacyMiB(&e.HeapStartMiB, e.HeapStartMB)
+	legacyMiB(&e.HeapEndMiB, e.HeapEndMB)
+	legacyMiB(&e.HeapLiveMiB, e.HeapLiveMB)
+	return e.GCEvent
+}
+
+// fromLegacy is the elements read with their earlier keys as they are now,
+// nil when the file has none.
+func fromLegacy[K, T any](in []K, now func(K) T) []T {
+	if in == nil {
+		return nil
+	}
+	out := make([]T, len(in))
+	for i, k := range in {
+		out[i] = now(k)
+	}
+	return out
+}
+
 // UnmarshalJSON reads a GCSummary, with heap_max_mb, alloc_mb_per_s and
 // the events' heap_*_mb of earlier files.
 func (g *GCSummary) UnmarshalJSON(b []byte) error {
@@ -42,15 +63,7 @@ func (g *GCSummary) UnmarshalJSON(b []byte) error {
 	*g = GCSummary(v.plain)
 	legacyMiB(&g.HeapMaxMiB, v.HeapMaxMB)
 	legacyMiB(&g.AllocMiBPerS, v.AllocMBPerS)
-	if v.Events != nil {
-		g.Events = make([]GCEvent, len(v.Events))
-	}
-	for i, e := range v.Events {
-		legacyMiB(&e.HeapStartMiB, e.HeapStartMB)
-		legacyMiB(&e.HeapEndMiB, e.HeapEndMB)
-		legacyMiB(&e.HeapLiveMiB, e.HeapLiveMB)
-		g.Events[i] = e.GCEvent
-	}
+	g.Events = fromLegacy(v.Events, gcEventKeys.event)
 	return nil
 }
 
@@ -58,6 +71,12 @@ func (g *GCSummary) UnmarshalJSON(b []byte) error {
 type heapSiteKeys struct {
 	HeapSite
 	MBPerS *float64 `json:"mb_per_s"`
+}
+
+// site is the HeapSite with the old key's value where the new is absent.
+func (s heapSiteKeys) site() HeapSite {
+	legacyMiB(&s.MiBPerS, s.MBPerS)
+	return s.HeapSite
 }
 
 // UnmarshalJSON reads a HeapGrowth, with the *_mb keys of earlier files.
@@ -81,12 +100,6 @@ func (h *HeapGrowth) UnmarshalJSON(b []byte) error {
 	legacyMiB(&h.SlopeMiBPerS, v.SlopeMBPerS)
 	legacyMiB(&h.InuseStartMiB, v.InuseStartMB)
 	legacyMiB(&h.InuseEndMiB, v.InuseEndMB)
-	if v.Sites != nil {
-		h.Sites = make([]HeapSite, len(v.Sites))
-	}
-	for i, s := range v.Sites {
-		legacyMiB(&s.MiBPerS, s.MBPerS)
-		h.Sites[i] = s.HeapSite
-	}
+	h.Sites = fromLegacy(v.Sites, heapSiteKeys.site)
 	return nil
 }

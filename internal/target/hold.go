@@ -2,6 +2,7 @@ package target
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -13,30 +14,42 @@ import (
 // exists, with its final pid, group and budget, before the command runs, so
 // that whoever measures it from the kernel (perf, eBPF) can attach first.
 func (p *Process) startHeld(cmd *exec.Cmd) error {
-	gr, gw, err := os.Pipe()
+	gw, err := p.startGate(cmd)
 	if err != nil {
 		return err
 	}
-	defer gr.Close()
+	p.mu.Lock()
+	p.gate = gw
+	p.mu.Unlock()
+	return nil
+}
+
+// startGate starts cmd as the gate shell (see gateScript) and moves it into
+// the group when there is one; the command runs once "go" is written to
+// the gate it returns, and never if the gate is closed first.
+func (p *Process) startGate(cmd *exec.Cmd) (*os.File, error) {
+	gr, gw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
 	cmd.Args = append([]string{"sh", "-c", gateScript, "perflab-gate", cmd.Path}, cmd.Args[1:]...)
 	cmd.Path = "/bin/sh"
 	cmd.ExtraFiles = []*os.File{gr}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	gr.Close()
+	if err != nil {
 		gw.Close()
-		return err
+		return nil, err
 	}
 	if p.grp != nil {
 		if err := p.grp.addPID(cmd.Process.Pid); err != nil {
 			gw.Close()
 			_ = cmd.Process.Kill()
 			_, _ = cmd.Process.Wait()
-			return err
+			return nil, fmt.Errorf("moving the service into its cgroup: %w", err)
 		}
 	}
-	p.mu.Lock()
-	p.gate = gw
-	p.mu.Unlock()
-	return nil
+	return gw, nil
 }
 
 // Release runs the command of a process launched with LaunchConfig.Hold;

@@ -233,24 +233,11 @@ func (p *Process) startInto(cmd *exec.Cmd) error {
 // startGated starts the gate shell, moves it into the group, then lets it
 // exec the service (whose argv[0] is then its path: sh's exec cannot set it).
 func (p *Process) startGated(cmd *exec.Cmd) error {
-	gr, gw, err := os.Pipe()
+	gw, err := p.startGate(cmd)
 	if err != nil {
 		return err
 	}
 	defer gw.Close()
-	cmd.Args = append([]string{"sh", "-c", gateScript, "perflab-gate", cmd.Path}, cmd.Args[1:]...)
-	cmd.Path = "/bin/sh"
-	cmd.ExtraFiles = []*os.File{gr}
-	err = cmd.Start()
-	gr.Close()
-	if err != nil {
-		return err
-	}
-	if err := p.grp.addPID(cmd.Process.Pid); err != nil {
-		_ = cmd.Process.Kill()
-		_, _ = cmd.Process.Wait()
-		return fmt.Errorf("moving the service into its cgroup: %w", err)
-	}
 	_, err = io.WriteString(gw, "go\n")
 	return err
 }
