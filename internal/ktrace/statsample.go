@@ -36,6 +36,7 @@ type statsSampler struct {
 	since   time.Time // the phase's start
 	runs    uint64    // the programs' runs at the phase's start, when off
 	counted time.Duration
+	held    time.Duration // of counted, with this sampler holding them
 }
 
 // enableStats turns the kernel's run-time statistics on until the
@@ -85,6 +86,7 @@ func (s *statsSampler) switchPhase(now time.Time) time.Duration {
 		_ = s.hold.Close()
 		s.hold = nil
 		s.counted += now.Sub(s.since)
+		s.held += now.Sub(s.since)
 		s.since, s.runs = now, s.runsNow()
 		return statsPeriod - statsOn
 	}

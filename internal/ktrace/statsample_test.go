@@ -3,7 +3,6 @@ package ktrace
 import (
 	"io"
 	"os"
-	"strings"
 	"testing"
 	"time"
 )
@@ -43,6 +42,9 @@ func TestStatsSamplerCountsItsPhases(t *testing.T) {
 	if want := 2*statsOn + (statsPeriod - statsOn); s.counted != want {
 		t.Errorf("counted %v; want %v (an off phase whose runs grew counts)", s.counted, want)
 	}
+	if s.held != 2*statsOn {
+		t.Errorf("held %v; want the two phases on, %v", s.held, 2*statsOn)
+	}
 	if err := s.closeHold(); err != nil || held != 0 {
 		t.Errorf("close: %v, held %d", err, held)
 	}
@@ -58,8 +60,9 @@ func TestStatsSamplerCountsItsPhases(t *testing.T) {
 }
 
 // TestSessionCountsPartOfTheTime: a session holds the kernel's run-time
-// statistics for about statsOn of each statsPeriod (all the time when the
-// machine keeps them on: kernel.bpf_stats_enabled), and the programs'
+// statistics for about statsOn of each statsPeriod, and counts more when
+// another holder keeps them on (kernel.bpf_stats_enabled, another
+// session: the test suite runs others beside this one); the programs'
 // estimate scales what was counted to the window.
 func TestSessionCountsPartOfTheTime(t *testing.T) {
 	s := startSession(t, Config{PIDs: []int{os.Getpid()}, SchedulerOnly: true})
@@ -67,13 +70,16 @@ func TestSessionCountsPartOfTheTime(t *testing.T) {
 		time.Sleep(time.Millisecond) // switches of a measured thread: on_switch runs
 	}
 	tot := read(t, s)
-	share := float64(tot.ProgramCounted) / float64(tot.ProgramElapsed)
+	s.stats.mu.Lock()
+	held := s.stats.held
+	s.stats.mu.Unlock()
 	want := float64(statsOn) / float64(statsPeriod)
-	if b, err := os.ReadFile("/proc/sys/kernel/bpf_stats_enabled"); err == nil && strings.TrimSpace(string(b)) == "1" {
-		want = 1
+	// A late timer on a busy machine lengthens the phases, on and off alike.
+	if share := float64(held) / float64(tot.ProgramElapsed); share < want*0.3 || share > 0.5 {
+		t.Errorf("held the statistics %v of %v (%.2f); want about %.2f", held, tot.ProgramElapsed, share, want)
 	}
-	if share < want*0.5 || share > min(1, want*2) {
-		t.Errorf("counted %v of %v (%.2f); want about %.2f", tot.ProgramCounted, tot.ProgramElapsed, share, want)
+	if tot.ProgramCounted < held || tot.ProgramCounted > tot.ProgramElapsed {
+		t.Errorf("counted %v of %v; want at least the %v held, at most all", tot.ProgramCounted, tot.ProgramElapsed, held)
 	}
 	cpu, progs, _ := tot.ProgramEstimate()
 	if st := tot.Programs["on_switch"]; st.Count == 0 || progs["on_switch"].Count < st.Count || cpu < tot.ProgramCPU {
