@@ -1,9 +1,12 @@
 package profiling
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 )
 
 func TestWithJVMFramePointers(t *testing.T) {
@@ -32,12 +35,15 @@ func TestJVMKeepsFramePointers(t *testing.T) {
 		{JavaToolOptions + "=" + jvmFramePointerFlag, []string{"-XX:-PreserveFramePointer"}, false},
 		{"", []string{jvmFramePointerFlag}, true},
 	} {
-		// sh -c ignores its extra arguments: they stand for a JVM's.
-		cmd := exec.Command("sh", append([]string{"-c", "sleep 60", "java"}, tc.args...)...)
+		// sh -c ignores its extra arguments: they stand for a JVM's. The
+		// exit after sleep keeps sh from exec'ing sleep in its place
+		// (whose command line has no such arguments).
+		cmd := exec.Command("sh", append([]string{"-c", "sleep 60; exit 0", "java"}, tc.args...)...)
 		cmd.Env = append(os.Environ(), tc.env)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		execDone(t, cmd.Process.Pid)
 		got := jvmKeepsFramePointers(cmd.Process.Pid)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
@@ -45,4 +51,17 @@ func TestJVMKeepsFramePointers(t *testing.T) {
 			t.Errorf("env %q args %q: %v, want %v", tc.env, tc.args, got, tc.want)
 		}
 	}
+}
+
+// execDone waits (at most 5 s) until process pid's command line is sh's:
+// exec lets the parent go on before the new program's arguments and
+// environment are in place, and reading them then gives nothing.
+func execDone(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && bytes.HasPrefix(b, []byte("sh\x00")) {
+			return
+		}
+	}
+	t.Fatalf("process %d did not show sh's command line within 5 s", pid)
 }
