@@ -124,8 +124,11 @@ func (b *builder) splitGoWait(peers []netip.AddrPort, goWait, answers float64) (
 	return goWait - own, note
 }
 
-// busy is how busy the service's Ps or its CPU budget were, whichever is
-// more, as a share, and what it is.
+// busy is the chance a goroutine woken by an answer had to wait, as a
+// share, and what it is: how busy the service's Ps or its CPU budget
+// were, whichever is more, and, beyond that, how long the service's
+// threads waited for a CPU once ready (the kernel's run queue: on a
+// machine whose other work holds the CPUs, a free P's thread waits too).
 func (b *builder) busy() (float64, string) {
 	busy, how := 0.0, "how busy the service's Ps were"
 	if t := b.in.Time; t != nil && t.Scheduler != nil {
@@ -134,7 +137,15 @@ func (b *builder) busy() (float64, string) {
 	if t := b.in.Target; t != nil && t.CPULimitCores > 0 && t.CPUCoresMean/t.CPULimitCores > busy {
 		busy, how = t.CPUCoresMean/t.CPULimitCores, "how much of its CPU budget the service used"
 	}
-	return math.Min(math.Max(busy, 0), 1), how
+	busy = math.Min(math.Max(busy, 0), 1)
+	if k := b.k; k != nil && k.SchedWhy == "" && k.OnCPU.Time > 0 {
+		q := k.Runnable.Time.Seconds() / (k.Runnable.Time + k.OnCPU.Time).Seconds()
+		if both := 1 - (1-busy)*(1-q); both > busy+0.005 {
+			how = fmt.Sprintf("%s (%s) and how long its threads waited for a CPU once ready (%s of their time ready, the kernel's)", how, pct(busy), pct(q))
+			busy = both
+		}
+	}
+	return busy, how
 }
 
 // peer is a downstream row's evidence.

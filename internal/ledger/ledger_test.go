@@ -159,6 +159,29 @@ func TestGrpcAPIBuggyClientLoops(t *testing.T) {
 	within(t, "downstream", msOf(t, l, runfmt.PartDownstream), 0.225+0.5*rest, 1e-6)
 }
 
+// The same API beside other work holding the machine's CPUs: its threads
+// were ready 80% of their time without a CPU, so a free P rarely meant a
+// running goroutine, and the rest of the wait is mostly its own.
+func TestGrpcAPIBuggyBusyMachine(t *testing.T) {
+	in := Input{
+		Runtime: runfmt.RuntimeGo, Load: load(24), Target: target(1.6, true, 0, 9),
+		Time:          goTrace(row(runfmt.TimeRunning, 1.6), row(runfmt.TimeNetwork, 14.7, runfmt.WaitDownstream, 14.63)),
+		ClientLoopsMs: 7.5,
+		Kernel: &Kernel{Ports: []int{8080}, Requests: n, Unread: stat(1, 0.4),
+			Outbound: map[netip.AddrPort]Outbound{cache: {Answers: stat(0.45, 0.5), Unread: stat(0.45, 13.8)}},
+			OnCPU:    stat(10, 1), Runnable: stat(10, 4)},
+	}
+	in.Time.Scheduler = &runfmt.GoScheduler{GOMAXPROCS: 2, PBusyPct: 50}
+	l := Build(in)
+	logLedger(t, l)
+	rest := 14.63 - 0.225 - 6.21 - 7.5
+	busy := 1 - 0.5*0.2
+	within(t, "downstream", msOf(t, l, runfmt.PartDownstream), 0.225+(1-busy)*rest, 1e-6)
+	if note := l.Time.Row(runfmt.PartDownstream).Note; !strings.Contains(note, "waited for a CPU once ready (80%") {
+		t.Errorf("downstream note %q; want the threads' waits for a CPU named", note)
+	}
+}
+
 // The fixed API with a cache that sleeps 30 ms per call, 8 clients on one
 // gRPC connection: the kernel times one answer per burst, a few ms each,
 // and the trace's wait less the reads is the peer's time.
