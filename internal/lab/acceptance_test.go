@@ -189,7 +189,8 @@ func checkPlanted(t *testing.T, r *runfmt.Run, fn string) {
 
 // TestAcceptanceProfileAgreesWithMeasuredCPU checks that the CPU profile's
 // cost per request (its samples' CPU time over the window's requests) agrees
-// with the CPU per request measured from the cgroup within 15%.
+// with the CPU per request measured from the cgroup within 15% (or three
+// times the sampling noise of a profile with few samples).
 func TestAcceptanceProfileAgreesWithMeasuredCPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("acceptance: runs a test service under load for seconds")
@@ -219,10 +220,15 @@ func TestAcceptanceProfileAgreesWithMeasuredCPU(t *testing.T) {
 	}
 	profMs := float64(ns) / 1e6 / float64(r.Load.Requests)
 	diff := (profMs - measured) / measured
-	t.Logf("tolower: profile %.3f ms/request vs measured %.3f ms/request (%+.1f%%); profile %.2fs over a %.2fs window, %d requests",
-		profMs, measured, 100*diff, float64(p.DurationNanos)/1e9, r.Load.DurationS, r.Load.Requests)
-	if math.Abs(diff) > 0.15 {
-		t.Errorf("profile's CPU per request %.3f ms differs from the measured %.3f ms by %+.1f%% (limit 15%%)", profMs, measured, 100*diff)
+	// A profile of n samples counts the CPU to within about 1/√n: on a
+	// busy machine the service gets less CPU in the window, and fewer
+	// samples. The limit is 15%, or three times that noise.
+	samples := float64(ns) / float64(max(p.Period, 1))
+	limit := math.Max(0.15, 3/math.Sqrt(max(samples, 1)))
+	t.Logf("tolower: profile %.3f ms/request vs measured %.3f ms/request (%+.1f%%); profile %.2fs over a %.2fs window, %d requests, %.0f samples",
+		profMs, measured, 100*diff, float64(p.DurationNanos)/1e9, r.Load.DurationS, r.Load.Requests, samples)
+	if math.Abs(diff) > limit {
+		t.Errorf("profile's CPU per request %.3f ms differs from the measured %.3f ms by %+.1f%% (limit %.0f%%)", profMs, measured, 100*diff, 100*limit)
 	}
 }
 

@@ -69,6 +69,13 @@ func startSlowPeer(t *testing.T) string {
 // wait per request within 20% of wantMs, and returns it.
 func checkWait(t *testing.T, r *runfmt.Run, kind runfmt.FindingKind, fn string, wantMs float64) runfmt.Finding {
 	t.Helper()
+	return checkWaitWithin(t, r, kind, fn, wantMs, 0.8*wantMs, 1.2*wantMs)
+}
+
+// checkWaitWithin is checkWait with the finding's cost between loMs and
+// hiMs (planted wantMs).
+func checkWaitWithin(t *testing.T, r *runfmt.Run, kind runfmt.FindingKind, fn string, wantMs, loMs, hiMs float64) runfmt.Finding {
+	t.Helper()
 	logTime(t, r)
 	for i, f := range r.Findings {
 		if f.Kind != kind || !(containsFunc(f, fn) || strings.Contains(title(f), fn)) {
@@ -79,8 +86,8 @@ func checkWait(t *testing.T, r *runfmt.Run, kind runfmt.FindingKind, fn string, 
 		if i >= 3 {
 			t.Errorf("%s finding naming %s is ranked %d, not in the top 3:%s", kind, fn, i+1, describeFindings(r.Findings))
 		}
-		if math.Abs(got-wantMs) > 0.2*wantMs {
-			t.Errorf("%s finding's cost %.3f ms/request; want %.3f ms ±20%%", kind, got, wantMs)
+		if got < loMs || got > hiMs {
+			t.Errorf("%s finding's cost %.3f ms/request; want %.3f to %.3f ms", kind, got, loMs, hiMs)
 		}
 		return f
 	}
@@ -147,7 +154,10 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 		r, dir := runAcceptance(t, waitService(t, "downstream", "/price", "-peer", peer))
 		want := measured(t, dir, "downstream calls")
 		t.Logf("planted: the peer answers after 20 ms; the service's calls took %.3f ms", want)
-		f := checkWait(t, r, "downstream-wait", "main.fetchPrice", want)
+		// The peer's 20 ms at least; at most the calls' whole time. On a
+		// busy machine the calls take longer, and the ledger gives the
+		// service's own waits for a CPU inside them to its runnable row.
+		f := checkWaitWithin(t, r, "downstream-wait", "main.fetchPrice", want, 0.95*math.Min(20, want), 1.2*want)
 		if host := strings.TrimSuffix(strings.TrimPrefix(peer, "http://"), "/"); !strings.Contains(detail(f), host) {
 			t.Errorf("downstream finding does not name the peer %s: %s", host, detail(f))
 		}
