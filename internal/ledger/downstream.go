@@ -141,7 +141,7 @@ func (b *builder) busy() (float64, string) {
 	if k := b.k; k != nil && k.SchedWhy == "" && k.OnCPU.Time > 0 {
 		q := k.Runnable.Time.Seconds() / (k.Runnable.Time + k.OnCPU.Time).Seconds()
 		if both := 1 - (1-busy)*(1-q); both > busy+0.005 {
-			how = fmt.Sprintf("%s (%s) and how long its threads waited for a CPU once ready (%s of their time ready, the kernel's)", how, pct(busy), pct(q))
+			how = fmt.Sprintf("the chance a woken goroutine waited: %s (%s) or, with one free, how long its threads waited for a CPU (%s of their time ready, the kernel's), together", how, pct(busy), pct(q))
 			busy = both
 		}
 	}

@@ -177,7 +177,7 @@ func TestGrpcAPIBuggyBusyMachine(t *testing.T) {
 	rest := 14.63 - 0.225 - 6.21 - 7.5
 	busy := 1 - 0.5*0.2
 	within(t, "downstream", msOf(t, l, runfmt.PartDownstream), 0.225+(1-busy)*rest, 1e-6)
-	if note := l.Time.Row(runfmt.PartDownstream).Note; !strings.Contains(note, "waited for a CPU once ready (80%") {
+	if note := l.Time.Row(runfmt.PartDownstream).Note; !strings.Contains(note, "how long its threads waited for a CPU (80% of their time ready") {
 		t.Errorf("downstream note %q; want the threads' waits for a CPU named", note)
 	}
 }
