@@ -241,6 +241,11 @@ func ledgerThrottledGOMAXPROCS(t *testing.T) {
 	cfg := goService(t, "cpuburn", "/burn?us=2000")
 	cfg.Env = append(cfg.Env, "GOMAXPROCS=2")
 	cfg.Budget.CPUs, cfg.Load.Concurrency = 0.2, 4
+	// 0.2 cores answer about 80 requests a second: a 3 s window holds 30
+	// throttling periods, and the requests cut at the Go trace's ends
+	// (its start waits for a throttled service's threads) weigh on the
+	// few whole ones; 6 s halves that.
+	cfg.Load.Duration = 6 * time.Second
 	r, _ := runAcceptance(t, cfg)
 	l := ledgerOf(t, r)
 	throttled := partMs(t, l, runfmt.PartThrottled)
