@@ -141,10 +141,10 @@ func TestGrpcAPIBuggy(t *testing.T) {
 	}
 }
 
-// The same API with its Ps half busy: the time its gRPC connection's
-// goroutines waited for a P and ran (the trace's client loops) is its own
-// delay, whatever the Ps' business says of the rest.
-func TestGrpcAPIBuggyClientLoops(t *testing.T) {
+// clientLoopsInput is the buggy gRPC API with its Ps half busy: 7.5 ms
+// of its 14.63 ms downstream wait its client connections' goroutines ran
+// or waited for a P (the trace's client loops).
+func clientLoopsInput() Input {
 	in := Input{
 		Runtime: runfmt.RuntimeGo, Load: load(24), Target: target(1.6, true, 0, 9),
 		Time:          goTrace(row(runfmt.TimeRunning, 1.6), row(runfmt.TimeNetwork, 14.7, runfmt.WaitDownstream, 14.63)),
@@ -153,7 +153,14 @@ func TestGrpcAPIBuggyClientLoops(t *testing.T) {
 			Outbound: map[netip.AddrPort]Outbound{cache: {Answers: stat(0.45, 0.5), Unread: stat(0.45, 13.8)}}},
 	}
 	in.Time.Scheduler = &runfmt.GoScheduler{GOMAXPROCS: 2, PBusyPct: 50}
-	l := Build(in)
+	return in
+}
+
+// The same API with its Ps half busy: the time its gRPC connection's
+// goroutines waited for a P and ran (the trace's client loops) is its own
+// delay, whatever the Ps' business says of the rest.
+func TestGrpcAPIBuggyClientLoops(t *testing.T) {
+	l := Build(clientLoopsInput())
 	logLedger(t, l)
 	rest := 14.63 - 0.225 - 6.21 - 7.5
 	within(t, "downstream", msOf(t, l, runfmt.PartDownstream), 0.225+0.5*rest, 1e-6)
@@ -163,15 +170,8 @@ func TestGrpcAPIBuggyClientLoops(t *testing.T) {
 // were ready 80% of their time without a CPU, so a free P rarely meant a
 // running goroutine, and the rest of the wait is mostly its own.
 func TestGrpcAPIBuggyBusyMachine(t *testing.T) {
-	in := Input{
-		Runtime: runfmt.RuntimeGo, Load: load(24), Target: target(1.6, true, 0, 9),
-		Time:          goTrace(row(runfmt.TimeRunning, 1.6), row(runfmt.TimeNetwork, 14.7, runfmt.WaitDownstream, 14.63)),
-		ClientLoopsMs: 7.5,
-		Kernel: &Kernel{Ports: []int{8080}, Requests: n, Unread: stat(1, 0.4),
-			Outbound: map[netip.AddrPort]Outbound{cache: {Answers: stat(0.45, 0.5), Unread: stat(0.45, 13.8)}},
-			OnCPU:    stat(10, 1), Runnable: stat(10, 4)},
-	}
-	in.Time.Scheduler = &runfmt.GoScheduler{GOMAXPROCS: 2, PBusyPct: 50}
+	in := clientLoopsInput()
+	in.Kernel.OnCPU, in.Kernel.Runnable = stat(10, 1), stat(10, 4)
 	l := Build(in)
 	logLedger(t, l)
 	rest := 14.63 - 0.225 - 6.21 - 7.5
