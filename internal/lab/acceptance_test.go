@@ -255,8 +255,8 @@ func TestAcceptanceCPUPerRequestAccuracy(t *testing.T) {
 	var before, after float64
 	cfg.Watch = func(*load.Attacker) func() {
 		pid := pidOfExe(t, exe)
-		before = treeCPU(t, pid)
-		return func() { after = treeCPU(t, pid) }
+		before, _ = treeCPU(t, pid)
+		return func() { after, _ = treeCPU(t, pid) }
 	}
 	r, _ := runAcceptance(t, cfg)
 	truth := (after - before) * 1000 / float64(r.Load.Requests)
