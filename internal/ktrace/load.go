@@ -3,7 +3,9 @@ package ktrace
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,11 +30,11 @@ func start(spec *ebpf.CollectionSpec, cfg Config) (*Session, error) {
 	if err := configure(spec, cfg); err != nil {
 		return nil, unavailable("%v", err)
 	}
-	maps, err := loadMaps(spec)
+	loaded, err := loadMaps(spec)
 	if err != nil {
 		return nil, unavailable("%s", reason(err, euid))
 	}
-	s := &Session{maps: maps, progs: map[string]*ebpf.Program{}, iters: map[string]*ebpf.Program{}}
+	s := &Session{maps: loaded, progs: map[string]*ebpf.Program{}, iters: map[string]*ebpf.Program{}}
 	un := notAsked(cfg)
 	if failed := s.load(spec, cfg, un, euid); len(s.links) == 0 {
 		_ = s.Close()
@@ -41,7 +43,7 @@ func start(spec *ebpf.CollectionSpec, cfg Config) (*Session, error) {
 	// The kernel counts each program's run time while the sampler holds
 	// its statistics on, and goes back to its setting
 	// (kernel.bpf_stats_enabled) at Close.
-	if s.stats, err = startStats(programRuns(s.programList()), enableStats); err != nil {
+	if s.stats, err = startStats(programRuns(slices.Collect(maps.Values(s.progs))), enableStats); err != nil {
 		un.add(ProgramCPU, "kernel run-time statistics: "+reason(err, euid))
 	}
 	s.unmeasured = un.reasons()
@@ -237,13 +239,4 @@ func drain(it *link.Iter) error {
 		err = cerr
 	}
 	return err
-}
-
-// programList is the session's programs, iterators included.
-func (s *Session) programList() []*ebpf.Program {
-	var out []*ebpf.Program
-	for _, p := range s.progs {
-		out = append(out, p)
-	}
-	return out
 }
