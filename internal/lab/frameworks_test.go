@@ -281,7 +281,9 @@ func treeCPU(t *testing.T, root int) (float64, map[int]float64) {
 }
 
 // checkWorkers asserts that at least n processes of the service have
-// samples in the CPU profile (every worker of a 2-worker server).
+// samples in the CPU profile (every worker of a 2-worker server), or, when
+// fewer do, that the profile still holds the measured CPU: the others
+// were given no work.
 func checkWorkers(t *testing.T, r *runfmt.Run, n int) {
 	t.Helper()
 	if r.Profiling == nil {
@@ -293,10 +295,24 @@ func checkWorkers(t *testing.T, r *runfmt.Run, n int) {
 			sampled = append(sampled, fmt.Sprintf("%d (%s, %d samples)", p.PID, p.Runtime, p.Samples))
 		}
 	}
-	if len(sampled) < n {
-		t.Errorf("%d processes with samples, want every worker (%d): %v; processes %+v", len(sampled), n, sampled, r.Profiling.Processes)
+	switch {
+	case len(sampled) >= n:
+	case len(sampled) > 0 && r.Profiling.Coverage >= workersCovered:
+		// A load of a few keep-alive connections may all be accepted by
+		// one worker. A worker that worked unsampled would leave its
+		// share of the measured CPU out of the profile; here the profile
+		// holds all of it, so the others did not work.
+		t.Logf("%d of %d workers sampled; the profile covers %.0f%% of the measured CPU, so the rest were idle", len(sampled), n, 100*r.Profiling.Coverage)
+	default:
+		t.Errorf("%d processes with samples, want every worker (%d): %v; the profile covers %.0f%% of the measured CPU; processes %+v",
+			len(sampled), n, sampled, 100*r.Profiling.Coverage, r.Profiling.Processes)
 	}
 }
+
+// workersCovered is the share of the measured CPU a profile must hold for
+// a worker without samples to count as idle: one of two equal workers
+// left unsampled would leave about half out.
+const workersCovered = 0.85
 
 // checkNotRuntimeBlamed asserts no user-code row of the verdict is the
 // language's own runtime or an installed package.
