@@ -36,7 +36,10 @@ func TestBuildDiesWithPerflab(t *testing.T) {
 		}
 		build, _ = strconv.Atoi(f[0])
 		daemon, _ = strconv.Atoi(f[1])
-		return true
+		// The shell wrote the daemon's pid as soon as it forked it: on a
+		// busy machine setsid may not have run yet, and the daemon would
+		// still be in the build's group.
+		return sessionOf(daemon) == daemon
 	})
 	helper.Process.Kill()
 	helper.Wait()
@@ -87,6 +90,22 @@ func running(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+}
+
+// sessionOf is the session of process pid (0 when it cannot be read).
+func sessionOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	f := strings.Fields(s[i+1:]) // state, ppid, pgrp, session, ...
+	if i < 0 || len(f) < 4 {
+		return 0
+	}
+	sid, _ := strconv.Atoi(f[3])
+	return sid
 }
 
 // waitFor polls cond every 20 ms until it holds, failing the test after
