@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -87,12 +88,34 @@ func (f *runFlags) addTo(cmd *cobra.Command) {
 	cmd.Flags().AddFlagSet(f.fs)
 }
 
-// splitDash separates the URL arguments from the command after "--".
-func splitDash(cmd *cobra.Command, args []string) (urls, command []string) {
+// splitDash separates the URL arguments from the command after "--". An
+// argument before it that names a program (a path, or a name found in
+// PATH) is a command given without its --: an error that says so.
+func splitDash(cmd *cobra.Command, args []string) (urls, command []string, err error) {
+	urls = args
 	if at := cmd.ArgsLenAtDash(); at >= 0 {
-		return args[:at], args[at:]
+		urls, command = args[:at], args[at:]
 	}
-	return args, nil
+	for _, a := range urls {
+		if looksLikeCommand(a) {
+			return nil, nil, usageErr("%q is not a URL: a command for perflab to launch goes after --, as in: %s [flags] URL -- %s ARGS", a, cmd.CommandPath(), quoteArg(a))
+		}
+	}
+	return urls, command, nil
+}
+
+// looksLikeCommand says whether an argument is a program rather than a
+// URL: a path (./server, /usr/bin/python3) or a name PATH finds (python3),
+// never host:port.
+func looksLikeCommand(a string) bool {
+	if strings.Contains(a, ":") {
+		return false
+	}
+	if strings.HasPrefix(a, "/") || strings.HasPrefix(a, "./") || strings.HasPrefix(a, "../") {
+		return true
+	}
+	_, err := exec.LookPath(a)
+	return err == nil
 }
 
 // config builds the lab config of one run.
@@ -241,7 +264,10 @@ from the kernel, its CPU profile (perf) and the findings.`,
   perflab run --find-max --slo "p99<100ms,errors<1%" --cpus 2 http://127.0.0.1:8080/ -- ./server
   perflab run --cpus 2 -- ./trace`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			urls, command := splitDash(cmd, args)
+			urls, command, err := splitDash(cmd, args)
+			if err != nil {
+				return err
+			}
 			if len(urls) == 0 && len(command) > 0 {
 				return runBatch(cmd, env, f, command) // a batch program: no load
 			}
