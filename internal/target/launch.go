@@ -137,7 +137,7 @@ func FindProgram(prog, dir string) (string, error) {
 	st, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("%q: no such file: build it first, or give the program's path", prog)
+		return "", fmt.Errorf("%q: %w: build it first, or give the program's path", prog, unwrapPathErr(err))
 	case err != nil:
 		return "", fmt.Errorf("%q: %w", prog, unwrapPathErr(err))
 	case st.IsDir():
