@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,23 +18,11 @@ func Listeners(pids []int) []netip.AddrPort {
 	if len(owned) == 0 {
 		return nil
 	}
+	listening, _ := listeningSockets() // unreadable: none known
 	var out []netip.AddrPort
-	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		f, err := os.Open(file)
-		if err != nil {
-			continue // no IPv6, or no procfs net
-		}
-		socks, err := parseProcNetTCP(f, maxNetTCPBytes)
-		f.Close()
-		if err != nil {
-			continue
-		}
-		for _, s := range socks {
-			if s.state == tcpListen {
-				if _, ok := slices.BinarySearch(owned, s.inode); ok {
-					out = append(out, netip.AddrPortFrom(s.local.Addr().Unmap(), s.local.Port()))
-				}
-			}
+	for _, s := range listening {
+		if _, ok := slices.BinarySearch(owned, s.inode); ok {
+			out = append(out, netip.AddrPortFrom(s.local.Addr().Unmap(), s.local.Port()))
 		}
 	}
 	slices.SortFunc(out, func(a, b netip.AddrPort) int { return a.Compare(b) })
