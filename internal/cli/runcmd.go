@@ -263,28 +263,7 @@ from the kernel, its CPU profile (perf) and the findings.`,
   perflab run --pid 4242 -d 30s http://127.0.0.1:8080/
   perflab run --find-max --slo "p99<100ms,errors<1%" --cpus 2 http://127.0.0.1:8080/ -- ./server
   perflab run --cpus 2 -- ./trace`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			urls, command, err := splitDash(cmd, args)
-			if err != nil {
-				return err
-			}
-			if len(urls) == 0 && len(command) > 0 {
-				return runBatch(cmd, env, f, command) // a batch program: no load
-			}
-			c, err := f.config(env, urls, command)
-			if err != nil {
-				return err
-			}
-			f.hooks(env, &c)
-			if fm.enabled && (f.out.format.is(formatMarkdown, formatJUnit) || f.out.md != "" || f.out.junit != "") {
-				return usageErr("--find-max prints its steps as text or json: --format markdown and junit, --md and --junit are for a run's verdict")
-			}
-			if found, err := findMaxOrCheck(cmd, env, &c, fm, f); found || err != nil {
-				return err
-			}
-			res, err := lab.Run(cmd.Context(), c)
-			return f.pgo.write(env, f.quiet, "", results(res), printRun(env, f, res, err))
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, env, f, fm, args) },
 	}
 	f.addTo(cmd)
 	f.registerForce(cmd)
@@ -292,6 +271,30 @@ from the kernel, its CPU profile (perf) and the findings.`,
 	f.out = &reportFlags{}
 	f.out.register(cmd, runJSONUsage)
 	return cmd
+}
+
+// runRun is perflab run: a batch program, a find-max, or one run.
+func runRun(cmd *cobra.Command, env Env, f *runFlags, fm findMaxFlags, args []string) error {
+	urls, command, err := splitDash(cmd, args)
+	if err != nil {
+		return err
+	}
+	if len(urls) == 0 && len(command) > 0 {
+		return runBatch(cmd, env, f, command) // a batch program: no load
+	}
+	c, err := f.config(env, urls, command)
+	if err != nil {
+		return err
+	}
+	f.hooks(env, &c)
+	if fm.enabled && (f.out.format.is(formatMarkdown, formatJUnit) || f.out.md != "" || f.out.junit != "") {
+		return usageErr("--find-max prints its steps as text or json: --format markdown and junit, --md and --junit are for a run's verdict")
+	}
+	if found, err := findMaxOrCheck(cmd, env, &c, fm, f); found || err != nil {
+		return err
+	}
+	res, err := lab.Run(cmd.Context(), c)
+	return f.pgo.write(env, f.quiet, "", results(res), printRun(env, f, res, err))
 }
 
 // runJSONUsage is --json's help on run and demo.

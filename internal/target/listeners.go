@@ -1,6 +1,7 @@
 package target
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/netip"
@@ -40,6 +41,16 @@ type wrongPort struct {
 	seen    []netip.AddrPort
 	since   time.Time
 	checked time.Time
+}
+
+// newWrongPort watches p for a URL u on the wrong port (none watched when
+// u's host is not a local address).
+func newWrongPort(ctx context.Context, u *url.URL, p *Process) *wrongPort {
+	w := &wrongPort{p: p}
+	if addrs, err := resolveLocal(ctx, net.JoinHostPort(u.Hostname(), portOf(u))); err == nil {
+		w.want = addrs
+	}
+	return w
 }
 
 // wrongPortSettle is how long the listeners must stay the same.

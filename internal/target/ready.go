@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -37,21 +36,14 @@ func WaitReady(ctx context.Context, rawURL string, timeout time.Duration, p *Pro
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client := &http.Client{
-		Timeout:       2 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		Transport:     &http.Transport{DisableKeepAlives: true},
-	}
+	client := probeClient()
 	var exited <-chan struct{}
 	if p != nil {
 		exited = p.Exited()
 	}
 	delay := 10 * time.Millisecond
 	var lastErr error
-	ports := wrongPort{p: p}
-	if addrs, err := resolveLocal(ctx, net.JoinHostPort(u.Hostname(), portOf(u))); err == nil {
-		ports.want = addrs
-	}
+	ports := newWrongPort(ctx, u, p)
 	for {
 		err := probe(tctx, client, rawURL, expect)
 		if err == nil {
@@ -75,6 +67,16 @@ func WaitReady(ctx context.Context, rawURL string, timeout time.Duration, p *Pro
 		case <-time.After(delay):
 		}
 		delay = min(2*delay, 200*time.Millisecond)
+	}
+}
+
+// probeClient is the readiness probe's client: a short timeout, no
+// redirects followed, a new connection each time.
+func probeClient() *http.Client {
+	return &http.Client{
+		Timeout:       2 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Transport:     &http.Transport{DisableKeepAlives: true},
 	}
 }
 
