@@ -16,6 +16,9 @@ import (
 // not built, a --pprof on the wrong port while the service serves pprof
 // on another, and a URL without http://.
 func TestNewcomerMistakes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches a service for three of the mistakes")
+	}
 	labtest.RequireRoot(t, "the runs launch the service in a cgroup")
 	bin := labtest.BuildService(t, "hello")
 	addr, pprofAddr, other := labtest.FreeAddr(t), labtest.FreeAddr(t), labtest.FreeAddr(t)
