@@ -63,6 +63,23 @@ func TestEndpoints(t *testing.T) {
 	}
 }
 
+// TestEndpointsRouterIsNoHandler: the mux's own work (matching a route,
+// answering 404) belongs to the requests' handling, not to a handler
+// named after the router.
+func TestEndpointsRouterIsNoHandler(t *testing.T) {
+	in := endpointsProfile(t)
+	in.CPU = build(t, []string{"cpu/nanoseconds"},
+		smp{dispatch + "demo.(*app).handleSearch;strings.ToLower", []int64{800}},
+		smp{"runtime.goexit;net/http.(*conn).serve;net/http.serverHandler.ServeHTTP;net/http.(*ServeMux).ServeHTTP;net/http.(*ServeMux).findHandler", []int64{150}},
+		smp{"runtime.goexit;net/http.(*conn).serve;net/http.serverHandler.ServeHTTP;github.com/go-chi/chi/v5.(*Mux).ServeHTTP;github.com/go-chi/chi/v5.(*Mux).routeHTTP", []int64{50}},
+	)
+	for _, h := range Endpoints(in).Handlers {
+		if strings.Contains(h.Handler, "ServeHTTP") {
+			t.Errorf("handler %+v: a router's own work is not a handler", h)
+		}
+	}
+}
+
 func TestEndpointsUnattributed(t *testing.T) {
 	in := endpointsProfile(t)
 	in.CPU = cpuProfile(t) // no net/http dispatch

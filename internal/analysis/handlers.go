@@ -1,6 +1,9 @@
 package analysis
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // requestFinder finds, in a stack (leaf first), the handler of the request
 // it ran for: Go's net/http handlers (handlerFinder) or a Python web
@@ -37,7 +40,7 @@ func newRequestFinder(c *Costs) requestFinder {
 // reverse proxy) keeps the request. Stacks of a handler that is not user
 // code are charged to the library's deepest ServeHTTP.
 type handlerFinder struct {
-	dispatch, serve, user, conn []bool
+	dispatch, serve, router, user, conn []bool
 }
 
 // dispatchRoot is where net/http hands a request to the server's handler;
@@ -51,12 +54,13 @@ const (
 // newHandlerFinder returns nil when the profile has no net/http dispatch.
 func newHandlerFinder(c *Costs) *handlerFinder {
 	n := len(c.set.Funcs)
-	h := &handlerFinder{dispatch: make([]bool, n), serve: make([]bool, n), conn: make([]bool, n), user: c.user}
+	h := &handlerFinder{dispatch: make([]bool, n), serve: make([]bool, n), router: make([]bool, n), conn: make([]bool, n), user: c.user}
 	found := false
 	for i, f := range c.set.Funcs {
 		h.dispatch[i], h.conn[i] = f.Name == dispatchRoot, f.Name == connRoot
 		found = found || h.dispatch[i]
 		h.serve[i] = strings.HasSuffix(f.Name, ".ServeHTTP") || strings.HasSuffix(f.Name, ".ServeHTTP-fm")
+		h.router[i] = h.serve[i] && isRouter(f.Name)
 	}
 	if !found {
 		return nil
@@ -85,10 +89,23 @@ func (h *handlerFinder) handler(st []int32) int {
 			userCand = i - 1
 		}
 	}
-	if userCand >= 0 {
+	switch {
+	case userCand >= 0:
 		return userCand
+	case h.router[st[lastServe]]:
+		return -1 // the router's own work (matching the route, a 404): the request's handling, no handler's
 	}
 	return lastServe
+}
+
+// routerTypes are the receivers whose ServeHTTP picks a handler rather
+// than being one: net/http's ServeMux and the common routers (chi's Mux,
+// gorilla's Router, httprouter's Router, gin's and echo's engines).
+var routerTypes = []string{"(*ServeMux).", "(*Mux).", "(*Router).", "(*Engine).", "(*Echo)."}
+
+// isRouter says whether a ServeHTTP frame is a router's.
+func isRouter(fn string) bool {
+	return slices.ContainsFunc(routerTypes, func(t string) bool { return strings.Contains(fn, t) })
 }
 
 // inRequest says st ran serving a connection's requests.

@@ -84,3 +84,18 @@ func topGainer(rows []runfmt.FunctionDelta, kind runfmt.ProfileType) *runfmt.Fun
 	}
 	return best
 }
+
+// TestSharedName: runs of ./server-old against ./server-new are named
+// server-base and server-new, not server-old-new.
+func TestSharedName(t *testing.T) {
+	for _, tc := range [][3]string{
+		{"server-old", "server-new", "server"},
+		{"server", "server", "server"},
+		{"api_v1", "api_v2", "api_v"},
+		{"old", "new", "ab"},
+	} {
+		if got := sharedName(tc[0], tc[1]); got != tc[2] {
+			t.Errorf("sharedName(%q, %q) = %q; want %q", tc[0], tc[1], got, tc[2])
+		}
+	}
+}

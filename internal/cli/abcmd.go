@@ -87,6 +87,9 @@ removed however ab ends. Uncommitted changes are measured only with
 			f.hooks(env, &nc)
 			cf.runsDir = f.dir
 			bc.Force, nc.Force = cf.force, cf.force
+			if f.name == "" {
+				bc.Name = sharedName(bc.Name, nc.Name)
+			}
 			nc.Name = bc.Name
 			stopNote := context.AfterFunc(cmd.Context(), func() {
 				fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again interrupts it, and it is kept as partial)")
@@ -228,4 +231,22 @@ func splitCommand(flag, s string) ([]string, error) {
 		return nil, usageErr("%s: give the command line to run, e.g. %s \"./server -addr :8080\"", flag, flag)
 	}
 	return words, nil
+}
+
+// sharedName is the name of an A/B's runs when the two commands' names
+// differ (./server-old, ./server-new): what they share, without the
+// separator before the part that differs ("server"), else "ab". The sides
+// are told apart by the -base and -new the runs' names end with.
+func sharedName(base, new string) string {
+	if base == new {
+		return base
+	}
+	n := 0
+	for n < len(base) && n < len(new) && base[n] == new[n] {
+		n++
+	}
+	if shared := strings.TrimRight(base[:n], "-_."); shared != "" {
+		return shared
+	}
+	return "ab"
 }

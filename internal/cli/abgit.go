@@ -76,7 +76,10 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	if cmd.Flags().Changed("base") || cmd.Flags().Changed("new") {
 		return usageErr("--git builds BASE and NEW itself: give the service's command after -- (with {out} for the built binary), not --base/--new")
 	}
-	urls, command := splitDash(cmd, args)
+	urls, command, err := splitDash(cmd, args)
+	if err != nil {
+		return err
+	}
 	if len(command) == 0 {
 		return usageErr("--git: give the service's command after --, e.g. -- {out} -addr 127.0.0.1:8080")
 	}

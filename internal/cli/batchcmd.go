@@ -132,6 +132,9 @@ func runABBatch(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, sides
 			cfgs[i].Log = func(msg string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", msg) }
 		}
 	}
+	if f.name == "" {
+		cfgs[0].Name = sharedName(cfgs[0].Name, cfgs[1].Name)
+	}
 	cfgs[1].Name = cfgs[0].Name
 	cf.runsDir = f.dir
 	stopNote := context.AfterFunc(cmd.Context(), func() {

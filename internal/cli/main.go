@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // Version is perflab's version, set at build time with -ldflags.
@@ -19,7 +18,9 @@ var Version = "0.1.0-dev"
 // measured.
 func Main(ctx context.Context, args []string, env Env) int {
 	root := newRoot(env)
-	root.SetArgs(withGoTestFlags(args))
+	args = withGoTestFlags(args)
+	root.SetArgs(args)
+	root.SetFlagErrorFunc(flagError(args))
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	err := root.ExecuteContext(ctx)
@@ -58,14 +59,7 @@ it better, with statistics.`,
 		// parsed and before it does anything.
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return resolveFormat(cmd) },
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		var bad *pflag.InvalidValueError
-		if errors.As(err, &bad) {
-			// "--concurrency 0: must be from 1 to 100000"
-			return usageErr("--%s %s: %v (see '%s --help')", bad.GetFlag().Name, quoteArg(bad.GetValue()), errors.Unwrap(bad), c.CommandPath())
-		}
-		return usageErr("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
-	})
+	root.SetFlagErrorFunc(flagError(nil))
 	root.AddCommand(newLoadCmd(env), newMergeCmd(env), newRunCmd(env), newRunsCmd(env), newDemoCmd(env), newDemoServiceCmd(env), newProfileCmd(env), newTopCmd(env), newListCmd(env), newFlameCmd(env), newCompareCmd(env), newABCmd(env), newSweepCmd(env), newUICmd(env))
 	root.AddCommand(newBenchCmd(env))
 	return root

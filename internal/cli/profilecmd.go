@@ -85,7 +85,10 @@ report.html); read it with 'perflab top' and 'perflab flame'.`,
 // config checks the flags and builds the lab config of the capture.
 func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.Config, error) {
 	var c lab.Config
-	urls, command := splitDash(cmd, args)
+	urls, command, err := splitDash(cmd, args)
+	if err != nil {
+		return c, err
+	}
 	if len(urls) > 0 {
 		return c, usageErr("unexpected argument %q: perflab profile takes --pprof URL, --pid PID or -- CMD", urls[0])
 	}

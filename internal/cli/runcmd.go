@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -87,12 +88,34 @@ func (f *runFlags) addTo(cmd *cobra.Command) {
 	cmd.Flags().AddFlagSet(f.fs)
 }
 
-// splitDash separates the URL arguments from the command after "--".
-func splitDash(cmd *cobra.Command, args []string) (urls, command []string) {
+// splitDash separates the URL arguments from the command after "--". An
+// argument before it that names a program (a path, or a name found in
+// PATH) is a command given without its --: an error that says so.
+func splitDash(cmd *cobra.Command, args []string) (urls, command []string, err error) {
+	urls = args
 	if at := cmd.ArgsLenAtDash(); at >= 0 {
-		return args[:at], args[at:]
+		urls, command = args[:at], args[at:]
 	}
-	return args, nil
+	for _, a := range urls {
+		if looksLikeCommand(a) {
+			return nil, nil, usageErr("%q is not a URL: a command for perflab to launch goes after --, as in: %s [flags] URL -- %s ARGS", a, cmd.CommandPath(), quoteArg(a))
+		}
+	}
+	return urls, command, nil
+}
+
+// looksLikeCommand says whether an argument is a program rather than a
+// URL: a path (./server, /usr/bin/python3) or a name PATH finds (python3),
+// never host:port.
+func looksLikeCommand(a string) bool {
+	if strings.Contains(a, ":") {
+		return false
+	}
+	if strings.HasPrefix(a, "/") || strings.HasPrefix(a, "./") || strings.HasPrefix(a, "../") {
+		return true
+	}
+	_, err := exec.LookPath(a)
+	return err == nil
 }
 
 // config builds the lab config of one run.
@@ -240,25 +263,7 @@ from the kernel, its CPU profile (perf) and the findings.`,
   perflab run --pid 4242 -d 30s http://127.0.0.1:8080/
   perflab run --find-max --slo "p99<100ms,errors<1%" --cpus 2 http://127.0.0.1:8080/ -- ./server
   perflab run --cpus 2 -- ./trace`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			urls, command := splitDash(cmd, args)
-			if len(urls) == 0 && len(command) > 0 {
-				return runBatch(cmd, env, f, command) // a batch program: no load
-			}
-			c, err := f.config(env, urls, command)
-			if err != nil {
-				return err
-			}
-			f.hooks(env, &c)
-			if fm.enabled && (f.out.format.is(formatMarkdown, formatJUnit) || f.out.md != "" || f.out.junit != "") {
-				return usageErr("--find-max prints its steps as text or json: --format markdown and junit, --md and --junit are for a run's verdict")
-			}
-			if found, err := findMaxOrCheck(cmd, env, &c, fm, f); found || err != nil {
-				return err
-			}
-			res, err := lab.Run(cmd.Context(), c)
-			return f.pgo.write(env, f.quiet, "", results(res), printRun(env, f, res, err))
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, env, f, fm, args) },
 	}
 	f.addTo(cmd)
 	f.registerForce(cmd)
@@ -266,6 +271,30 @@ from the kernel, its CPU profile (perf) and the findings.`,
 	f.out = &reportFlags{}
 	f.out.register(cmd, runJSONUsage)
 	return cmd
+}
+
+// runRun is perflab run: a batch program, a find-max, or one run.
+func runRun(cmd *cobra.Command, env Env, f *runFlags, fm findMaxFlags, args []string) error {
+	urls, command, err := splitDash(cmd, args)
+	if err != nil {
+		return err
+	}
+	if len(urls) == 0 && len(command) > 0 {
+		return runBatch(cmd, env, f, command) // a batch program: no load
+	}
+	c, err := f.config(env, urls, command)
+	if err != nil {
+		return err
+	}
+	f.hooks(env, &c)
+	if fm.enabled && (f.out.format.is(formatMarkdown, formatJUnit) || f.out.md != "" || f.out.junit != "") {
+		return usageErr("--find-max prints its steps as text or json: --format markdown and junit, --md and --junit are for a run's verdict")
+	}
+	if found, err := findMaxOrCheck(cmd, env, &c, fm, f); found || err != nil {
+		return err
+	}
+	res, err := lab.Run(cmd.Context(), c)
+	return f.pgo.write(env, f.quiet, "", results(res), printRun(env, f, res, err))
 }
 
 // runJSONUsage is --json's help on run and demo.

@@ -35,7 +35,10 @@ compares what finished.`,
 		Example: `  perflab sweep --env GOGC=100,400,2000 --cpus 2 -c 16 -d 10s http://127.0.0.1:8080/ -- ./server
   perflab sweep --env GOMAXPROCS=1,2,4 --runs 4 --cpus 2 http://127.0.0.1:8080/ -- ./server`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			urls, command := splitDash(cmd, args)
+			urls, command, err := splitDash(cmd, args)
+			if err != nil {
+				return err
+			}
 			if len(command) == 0 {
 				return usageErr("sweep launches the service: give its command after --")
 			}

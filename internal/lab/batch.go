@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -134,15 +133,8 @@ func findCommand(command []string, dir string) error {
 	if len(command) == 0 || command[0] == "" {
 		return errors.New("no command given (put it after --)")
 	}
-	prog := command[0]
-	if strings.Contains(prog, "/") && !filepath.IsAbs(prog) && dir != "" {
-		prog = filepath.Join(dir, prog)
-	}
-	if _, err := exec.LookPath(prog); err != nil {
-		if strings.Contains(prog, "/") {
-			return fmt.Errorf("running %q: %w", command[0], errors.Unwrap(err))
-		}
-		return fmt.Errorf("running %q: command not found in $PATH", command[0])
+	if _, err := target.FindProgram(command[0], dir); err != nil {
+		return fmt.Errorf("running %w", err)
 	}
 	return nil
 }

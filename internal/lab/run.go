@@ -196,6 +196,12 @@ func (s *session) stopTarget() {
 	if s.proc == nil || s.run.Target != nil && s.run.Target.ExitCode != nil {
 		return
 	}
+	running := true
+	select {
+	case <-s.proc.Exited():
+		running = false // it ended by itself after the window
+	default:
+	}
 	if len(s.cfg.Command) > 0 {
 		s.cfg.Log(fmt.Sprintf("stopping the service (SIGTERM, then SIGKILL after %s)", s.cfg.StopGrace))
 	}
@@ -210,6 +216,7 @@ func (s *session) stopTarget() {
 			s.run.Target = &runfmt.TargetSummary{}
 		}
 		s.run.Target.ExitCode = code
+		s.run.Target.StoppedByPerflab = running && len(s.cfg.Command) > 0
 	}
 }
 

@@ -20,6 +20,9 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 	res := &Result{Run: s.run, Dir: s.dir}
 	s.startMachine()
 	err = s.startTarget(ctx)
+	if err == nil {
+		err = s.prof.CheckPprof(ctx)
+	}
 	unpin := s.pinLoad()
 	if err == nil {
 		err = s.warmup(ctx)

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"fmt"
 	"runtime"
 	"time"
 
@@ -126,16 +127,36 @@ func (s *session) gcSummary(from, to time.Time) *runfmt.GCSummary {
 		return nil
 	}
 	if gc.CPUPctNote == "" { // else gctrace's figure could not be a share
-		gc.GCTraceCPUPct, gc.CPUPctSource = gc.CPUPct, "gctrace"
+		gc.GCTraceCPUPct, gc.CPUPctSource = gc.CPUPct, runfmt.SourceGCTrace
 	}
 	if cpu := s.prof.Profile(runfmt.ProfileCPU); cpu != nil {
 		if share, ok := analysis.GCShare(cpu); ok {
-			gc.CPUPct, gc.CPUPctSource, gc.CPUPctNote = 100*share, "cpu-profile", ""
+			gc.CPUPct, gc.CPUPctSource, gc.CPUPctNote = 100*share, runfmt.SourceCPUProfile, ""
 		}
 	}
+	distrustGCTrace(&gc, s.run.Target)
 	gc.GOGC = envValue(s.cfg.Env, "GOGC")
 	gc.Events = s.gc.Timeline(from, to, runfmt.MaxGCEvents)
 	return &gc
+}
+
+// distrustGCTrace leaves the GC's share unknown, saying why, when it is
+// gctrace's and the service waited for a CPU: gctrace's "ms cpu" is its
+// workers' wall time, which the waits inflate (a throttled service read
+// 65% there against 8-19% in its CPU profiles).
+func distrustGCTrace(gc *runfmt.GCSummary, t *runfmt.TargetSummary) {
+	if gc.CPUPctSource != runfmt.SourceGCTrace || !waitedForCPU(t) {
+		return
+	}
+	gc.CPUPctNote = fmt.Sprintf("share of CPU unknown without a CPU profile: gctrace counts %.0f%%, its GC workers' wall time, and the service waited for a CPU (throttled or runnable)", gc.CPUPct)
+	gc.CPUPct, gc.CPUPctSource = 0, ""
+}
+
+// waitedForCPU says the service's threads waited for a CPU enough to
+// inflate wall-time figures: throttled in a notable share of periods, or
+// runnable for a tenth of the CPU time they used.
+func waitedForCPU(t *runfmt.TargetSummary) bool {
+	return t != nil && (runfmt.ThrottledNotable(t.ThrottledPct) || t.CPUSeconds > 0 && t.RunqueueWaitSeconds >= 0.1*t.CPUSeconds)
 }
 
 func cpuSeconds(t *runfmt.TargetSummary) float64 {

@@ -23,6 +23,17 @@ type Target struct {
 
 // ParseURL checks a load URL: absolute, http or https, with a host.
 func ParseURL(raw string) (*url.URL, error) {
+	if raw == "" {
+		return nil, fmt.Errorf("URL is empty: give http://HOST:PORT/PATH")
+	}
+	if !strings.Contains(raw, "://") {
+		// "127.0.0.1:8080/" or "localhost:8080" parse as a scheme and
+		// an opaque part, ":8080" not at all: name the URL meant.
+		if host, _, _ := strings.Cut(raw, "/"); host == "" || host == "." || host == ".." {
+			return nil, fmt.Errorf("URL %q: a path, not a URL: want http://HOST:PORT/PATH", raw)
+		}
+		return nil, fmt.Errorf("URL %q: no http:// before the host: give %s", raw, withScheme(raw))
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("URL %q: %w", raw, unwrapURLError(err))
@@ -42,6 +53,18 @@ func ParseURL(raw string) (*url.URL, error) {
 		u.Path = "/"
 	}
 	return u, nil
+}
+
+// withScheme is the URL a schemeless address most likely meant:
+// "http://" before it, and before ":PORT" the loopback host too.
+func withScheme(raw string) string {
+	if strings.HasPrefix(raw, ":") {
+		raw = "127.0.0.1" + raw
+	}
+	if !strings.Contains(raw, "/") {
+		raw += "/"
+	}
+	return "http://" + raw
 }
 
 func unwrapURLError(err error) error {

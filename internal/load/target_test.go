@@ -68,6 +68,24 @@ func TestParseURL(t *testing.T) {
 	}
 }
 
+// TestParseURLNamesTheURLMeant: an address without http:// is refused
+// with the URL it most likely meant.
+func TestParseURLNamesTheURLMeant(t *testing.T) {
+	for in, want := range map[string]string{
+		"127.0.0.1:8080/search": "give http://127.0.0.1:8080/search",
+		"localhost:8080":        "give http://localhost:8080/",
+		":8080":                 "give http://127.0.0.1:8080/",
+		"":                      "URL is empty",
+		"/tmp/server":           "a path, not a URL",
+		"./server":              "a path, not a URL",
+	} {
+		_, err := ParseURL(in)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseURL(%q) = %v; want an error with %q", in, err, want)
+		}
+	}
+}
+
 func TestParseHeader(t *testing.T) {
 	n, v, err := ParseHeader("X-A:  b c ")
 	if err != nil || n != "X-A" || v != "b c" {

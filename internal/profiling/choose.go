@@ -43,7 +43,11 @@ func (p *Set) choose(ctx context.Context) (Profiler, error) {
 		}
 		return nil, nil
 	}
-	return forRuntimes(runtimes), nil
+	pr := forRuntimes(runtimes)
+	if c.Pprof != "" && pr != nil {
+		p.host.Warn(fmt.Sprintf("--pprof %s not used: the service is sampled with %s instead", c.Pprof, pr.Name()))
+	}
+	return pr, nil
 }
 
 // probe looks for the service's pprof endpoint among the candidates: the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -130,7 +131,20 @@ func FormatMetricDelta(m runfmt.MetricComparison) string {
 	if m.Base.Median == 0 {
 		return "?"
 	}
-	return fmt.Sprintf("%+.1f%% (%s)", m.DeltaPct, direction(m.DeltaPct, m.Better))
+	return FormatChange(m.DeltaPct) + " (" + direction(m.DeltaPct, m.Better) + ")"
+}
+
+// ratioFrom is the growth at and above which a change reads as a ratio:
+// "×25" says more than "+2400%".
+const ratioFrom = 100
+
+// FormatChange is a relative change: "+12.3%", "-74.2%", or from +100% on
+// the ratio of new to base, "×3.8".
+func FormatChange(pct float64) string {
+	if pct >= ratioFrom {
+		return "×" + cmpSig3(1+pct/100)
+	}
+	return fmt.Sprintf("%+.1f%%", pct)
 }
 
 // unstated is benchstat's delta where no change can be stated: "?" with
@@ -170,7 +184,7 @@ func pnNote(base, nw runfmt.MetricSummary, p *float64) string {
 // functions writes the biggest gainers and losers of one profile kind.
 func (p *printer) cmpFunctions(rows []runfmt.FunctionDelta, kind runfmt.ProfileType, title, per string) {
 	var gainers, losers []runfmt.FunctionDelta
-	for _, r := range rows {
+	for _, r := range significantFirst(rows) {
 		switch {
 		case r.Profile != kind:
 		case r.Delta < 0 && len(gainers) < FunctionRows:
@@ -225,10 +239,28 @@ func cmpCostDelta(r runfmt.FunctionDelta) string {
 		s += " (new)"
 	case *r.DeltaPct == -100:
 		s += " (gone)"
+	case *r.DeltaPct >= ratioFrom:
+		s += " (" + FormatChange(*r.DeltaPct) + ")"
 	default:
 		s += fmt.Sprintf(" (%+.0f%%)", *r.DeltaPct)
 	}
 	return s
+}
+
+// significantFirst orders function rows with the significant ones first,
+// each part in its order.
+func significantFirst(rows []runfmt.FunctionDelta) []runfmt.FunctionDelta {
+	out := slices.Clone(rows)
+	slices.SortStableFunc(out, func(a, b runfmt.FunctionDelta) int {
+		switch {
+		case a.Significant == b.Significant:
+			return 0
+		case a.Significant:
+			return -1
+		}
+		return 1
+	})
+	return out
 }
 
 func cmpFuncP(r runfmt.FunctionDelta) string {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/google/pprof/profile"
 
@@ -240,5 +241,32 @@ func TestHTMLInChromium(t *testing.T) {
 		if err != nil {
 			t.Errorf("screenshot: %v", err)
 		}
+	}
+}
+
+// TestHTMLPrintsFlameGraphs: report.html printed to PDF (as a browser's
+// Print does) holds its CPU flame graph drawn: the canvas in its frame
+// comes out as an image in the PDF.
+func TestHTMLPrintsFlameGraphs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := labtest.NewBrowser(t)
+	var buf bytes.Buffer
+	if err := writeHTML(&buf, sampleRun(), sampleFlame(t)); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.Open(t, "file://"+page)
+	yes := true
+	pdf, err := chromedp.Call(b.Ctx, cdppage.PrintToPDF, cdppage.PrintToPDFParams{PrintBackground: &yes})
+	if err != nil {
+		t.Fatalf("printing to PDF: %v", err)
+	}
+	if n := bytes.Count(pdf.Data, []byte("/Subtype /Image")); n < 1 {
+		t.Errorf("the printed report holds %d images; want the flame graph's canvas (%d bytes of PDF)", n, len(pdf.Data))
 	}
 }

@@ -48,12 +48,33 @@ func ThresholdCases(c *runfmt.Comparison) []JUnitCase {
 		if !t.Significant {
 			sig = "not significant"
 		}
-		jc.Detail = fmt.Sprintf("%s changed %+.1f%% (%s); base %s, new %s", t.Metric, t.DeltaPct, sig, c.Base.Label, c.New.Label)
+		jc.Detail = fmt.Sprintf("%s changed %s (%s)%s", t.Metric, FormatChange(t.DeltaPct), sig, medians(c, t.Metric))
 		out = append(out, jc.judged(checkOutcome{t.Violated, t.Measured, t.TooFew},
-			fmt.Sprintf("regression: %s changed %+.1f%% (significant), beyond %s", t.Metric, t.DeltaPct, t.Rule),
+			fmt.Sprintf("regression: %s changed %s (significant)%s, beyond %s%s", t.Metric, FormatChange(t.DeltaPct), medians(c, t.Metric), t.Rule, mostIn(c)),
 			fmt.Sprintf("%s was not measured by either side", t.Metric)))
 	}
 	return out
+}
+
+// medians is a metric's ": 0.62 ms → 2.40 ms" from base to new ("" when
+// the comparison does not hold it).
+func medians(c *runfmt.Comparison, name runfmt.MetricName) string {
+	for _, m := range c.Metrics {
+		if m.Name == name {
+			return ": " + FormatMetric(m.Base.Median, m.Unit) + " → " + FormatMetric(m.New.Median, m.Unit)
+		}
+	}
+	return ""
+}
+
+// mostIn is "; most in main.search: +1.79 ms (×5.37) per request": the
+// function whose CPU per request grew most, user code first ("" for none).
+func mostIn(c *runfmt.Comparison) string {
+	f := topLoser(c.Functions, runfmt.ProfileCPU)
+	if f == nil || c.Env != "" {
+		return ""
+	}
+	return fmt.Sprintf("; most in %s: %s per %s", f.Function, cmpCostDelta(*f), perUnit(c))
 }
 
 // checkOutcome is how a --fail-on rule came out: violated, measured by

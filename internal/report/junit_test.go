@@ -134,8 +134,9 @@ func TestJUnitThresholds(t *testing.T) {
 		t.Fatalf("want 1 suite of 5 cases (one per rule):\n%s", b.String())
 	}
 	cases := doc.Suites[0].Cases
-	if *cases[0].Name != "cpu_per_request>+5%" || len(cases[0].Failure) != 1 || !strings.Contains(cases[0].Failure[0].Message, "+287.1%") {
-		t.Errorf("first case %+v; want the failed rule with its change", cases[0])
+	if *cases[0].Name != "cpu_per_request>+5%" || len(cases[0].Failure) != 1 || !strings.Contains(cases[0].Failure[0].Message, "×3.87") ||
+		!strings.Contains(cases[0].Failure[0].Message, "0.62 ms → 2.40 ms") || !strings.Contains(cases[0].Failure[0].Message, "most in main.(*server).search|lower") {
+		t.Errorf("first case %+v; want the failed rule with its change, its medians and the function that grew most", cases[0])
 	}
 	if len(cases[1].Failure)+len(cases[2].Failure) != 0 || len(cases[3].Skipped) != 1 || len(cases[4].Skipped) != 1 {
 		t.Errorf("cases %+v; want two passes and two skipped (not measured, too few runs)", cases)

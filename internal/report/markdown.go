@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"perflab/internal/runfmt"
@@ -51,32 +52,87 @@ func WriteCompareMarkdown(w io.Writer, c *runfmt.Comparison, opt MarkdownOptions
 	})
 }
 
-// compareHeadline is the one-line verdict.
+// compareHeadline is the one-line verdict: a regression with the rule
+// crossed and where it grew; else the outcome (better, worse, both, no
+// significant change) with the changes that moved most, the rules held,
+// and what made the measurement doubtful. Only a rule too few runs could
+// check makes it "not conclusive".
 func compareHeadline(c *runfmt.Comparison) string {
-	switch status, reasons := verdictOf(c.Verdict); status {
-	case runfmt.VerdictFail:
+	status, reasons := verdictOf(c.Verdict)
+	switch {
+	case status == runfmt.VerdictFail:
 		line := markFail + " **Regression**: " + mdText(strings.Join(c.Failed, ", "))
 		if worst := worstFailed(c); worst != nil {
 			line += fmt.Sprintf(" — %s %s", mdText(metricTitle(worst.Name)), mdText(FormatMetricDelta(*worst)))
 		}
 		if f := topLoser(c.Functions, runfmt.ProfileCPU); f != nil && c.Env == "" {
-			line += fmt.Sprintf(", most in %s (%s per %s)", mdCode(f.Function), mdText(cmpCostDelta(*f)), perUnit(c))
+			line += fmt.Sprintf(", most in %s: %s per %s", mdCode(f.Function), mdText(cmpCostDelta(*f)), perUnit(c))
 		}
 		return line
-	case runfmt.VerdictWarn:
+	case status == runfmt.VerdictWarn && tooFewToCheck(c):
 		return notConclusive(reasons) + changesSuffix(c)
 	}
+	line := outcome(c)
 	if len(c.Thresholds) > 0 {
 		var rules []string
 		for _, t := range c.Thresholds {
 			rules = append(rules, t.Rule)
 		}
-		return markPass + " **No regression** beyond " + mdText(strings.Join(cmpUniq(rules), ", ")) + changesSuffix(c)
+		line += " — within " + mdText(strings.Join(cmpUniq(rules), ", "))
 	}
-	if changes := significantChanges(c); len(changes) > 0 {
-		return markPass + " **Changed**: " + mdText(strings.Join(changes, ", "))
+	if status == runfmt.VerdictWarn {
+		line += " · " + markWarn + " " + mdText(strings.Join(reasons, "; "))
+	}
+	return line
+}
+
+// headlineChanges is how many changes a headline names.
+const headlineChanges = 3
+
+// outcome is a comparison's result in words, with the metrics that moved
+// most.
+func outcome(c *runfmt.Comparison) string {
+	var better, worse []runfmt.MetricComparison
+	for _, m := range c.Metrics {
+		switch {
+		case !m.Significant || m.TooFew || m.Base.Median == 0:
+		case direction(m.DeltaPct, m.Better) == "better":
+			better = append(better, m)
+		default:
+			worse = append(worse, m)
+		}
+	}
+	switch {
+	case len(better) > 0 && len(worse) == 0:
+		return markPass + " **Better**: " + mdText(mostMoved(better))
+	case len(worse) > 0 && len(better) == 0:
+		return markWarn + " **Worse**: " + mdText(mostMoved(worse))
+	case len(worse) > 0:
+		return markWarn + " **Changed**: better " + mdText(mostMoved(better)) + "; worse " + mdText(mostMoved(worse))
 	}
 	return markPass + " **No significant change**"
+}
+
+// mostMoved names the first metrics (the table's order: throughput,
+// latency, CPU first), "N more" for the rest.
+func mostMoved(ms []runfmt.MetricComparison) string {
+	var names []string
+	for _, m := range ms[:min(len(ms), headlineChanges)] {
+		names = append(names, metricTitle(m.Name)+" "+FormatChange(m.DeltaPct))
+	}
+	if n := len(ms) - headlineChanges; n > 0 {
+		names = append(names, fmt.Sprintf("%d more", n))
+	}
+	return strings.Join(names, ", ")
+}
+
+// tooFewToCheck says whether a --fail-on rule, or with none every metric,
+// had too few runs to tell.
+func tooFewToCheck(c *runfmt.Comparison) bool {
+	if len(c.Thresholds) == 0 {
+		return len(c.Metrics) > 0 && !slices.ContainsFunc(c.Metrics, func(m runfmt.MetricComparison) bool { return !m.TooFew })
+	}
+	return slices.ContainsFunc(c.Thresholds, func(t runfmt.ThresholdCheck) bool { return t.TooFew })
 }
 
 // verdictOf is a verdict's status and reasons; a comparison without one
@@ -191,7 +247,7 @@ func mdFunctions(b *strings.Builder, fs []runfmt.FunctionDelta, kind runfmt.Prof
 		return
 	}
 	var losers, gainers [][]string
-	for _, f := range fs {
+	for _, f := range significantFirst(fs) {
 		if f.Profile != kind {
 			continue
 		}

@@ -151,7 +151,7 @@ func TestCompareMarkdownRenders(t *testing.T) {
 	d := parseMarkdown(t, b.Bytes())
 	d.checkTables(t)
 	h := d.firstHeading()
-	for _, want := range []string{"❌", "Regression", "cpu_per_request>+5%", "CPU per request +287.1% (worse)", "main.(*server).search|lower"} {
+	for _, want := range []string{"❌", "Regression", "cpu_per_request>+5%", "CPU per request ×3.87 (worse)", "main.(*server).search|lower"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("verdict line %q lacks %q", h, want)
 		}
@@ -188,11 +188,18 @@ func TestCompareMarkdownVerdicts(t *testing.T) {
 		verdict *runfmt.Verdict
 		want    string
 	}{
-		{&runfmt.Verdict{Status: runfmt.VerdictPass}, "✅ No regression beyond cpu_per_request>+5%, gc_pct>+1%, rps<-5% — significant:"},
-		{&runfmt.Verdict{Status: runfmt.VerdictWarn, Reasons: []string{"5 of 5 base runs were measured on a noisy machine"}}, "⚠️ Not conclusive: 5 of 5 base runs were measured on a noisy machine"},
+		{&runfmt.Verdict{Status: runfmt.VerdictPass}, "✅ Better: requests/s ×3.80, latency p99 -70.1%, CPU per request -74.2%, 1 more — within cpu_per_request>+5%, gc_pct>+1%, rps<-5%"},
+		// A noisy machine leaves the outcome as the rules found it, with
+		// a warning; only a rule too few runs could check is not
+		// conclusive.
+		{&runfmt.Verdict{Status: runfmt.VerdictWarn, Reasons: []string{"5 of 5 base runs were measured on a noisy machine"}}, "✅ Better: requests/s ×3.80, latency p99 -70.1%, CPU per request -74.2%, 1 more — within cpu_per_request>+5%, gc_pct>+1%, rps<-5% · ⚠️ 5 of 5 base runs were measured on a noisy machine"},
+		{&runfmt.Verdict{Status: runfmt.VerdictWarn, Reasons: []string{"rss_max>+5%: too few runs to tell"}}, "⚠️ Not conclusive: rss_max>+5%: too few runs to tell"},
 	} {
 		c := sampleComparison()
 		c.Verdict = tc.verdict
+		if strings.Contains(tc.want, "too few") {
+			c.Thresholds = append(c.Thresholds, runfmt.ThresholdCheck{Rule: "rss_max>+5%", Metric: "rss_max", Measured: true, TooFew: true, DeltaPct: 3.3})
+		}
 		var b bytes.Buffer
 		if err := WriteCompareMarkdown(&b, c, MarkdownOptions{}); err != nil {
 			t.Fatal(err)

@@ -67,7 +67,11 @@ func (p *printer) target(t *runfmt.TargetSummary, pr *runfmt.Profiling) {
 	if t.Verdict != "" {
 		p.f("  Verdict:\t%s\n", t.Verdict)
 	}
-	if t.ExitCode != nil && *t.ExitCode != 0 {
+	switch {
+	case t.ExitCode == nil || *t.ExitCode == 0:
+	case t.StoppedByPerflab:
+		p.f("  Exit status:\t%d, on perflab's stop after the window (not a crash)\n", *t.ExitCode)
+	default:
 		p.f("  Exit status:\t%d\n", *t.ExitCode)
 	}
 }

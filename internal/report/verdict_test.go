@@ -94,3 +94,31 @@ func TestVerdictFindingCostSaidOnce(t *testing.T) {
 		t.Errorf("findings' costs: want 734.4 µs once, the GC's added to its title:\n%s", out)
 	}
 }
+
+// TestVerdictExitStatus: a service perflab stopped answered its SIGTERM
+// (143), which is no crash; one that died of itself is shown as it is.
+func TestVerdictExitStatus(t *testing.T) {
+	for _, stopped := range []bool{true, false} {
+		r := sampleRun()
+		code := 143
+		r.Target.ExitCode, r.Target.StoppedByPerflab = &code, stopped
+		var b bytes.Buffer
+		if err := WriteVerdict(&b, r, "perflab-runs/"+r.ID); err != nil {
+			t.Fatal(err)
+		}
+		said := strings.Contains(b.String(), "143, on perflab's stop after the window (not a crash)")
+		if said != stopped || !strings.Contains(b.String(), "Exit status:") {
+			t.Errorf("stopped by perflab %v: verdict says %q", stopped, grepLine(b.String(), "Exit status"))
+		}
+	}
+}
+
+// grepLine is the first line of s holding sub.
+func grepLine(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"testing"
 	"time"
 
@@ -35,13 +36,75 @@ func TestRunMarkdownGolden(t *testing.T) {
 }
 
 // TestPRCommentGolden is a comparison's markdown, the pull-request
-// comment of `perflab compare --format markdown`.
+// comment of `perflab compare --format markdown`, for each outcome: a
+// regression (the sample's revisions swapped, two rules crossed), an
+// improvement, and no significant change.
 func TestPRCommentGolden(t *testing.T) {
-	var b bytes.Buffer
-	if err := WriteCompareMarkdown(&b, sampleComparison(), MarkdownOptions{}); err != nil {
-		t.Fatal(err)
+	unchanged := sampleComparison()
+	for i := range unchanged.Metrics {
+		m := &unchanged.Metrics[i]
+		m.New, m.DeltaPct, m.Significant = m.Base, 0, false
+		if m.PValue != nil {
+			m.PValue = fp(0.69)
+		}
 	}
-	golden(t, ".md", b.Bytes())
+	unchanged.Functions = unchanged.Functions[2:3] // main.handler: -2%, p=0.55
+	for i := range unchanged.Thresholds {
+		unchanged.Thresholds[i].DeltaPct, unchanged.Thresholds[i].Significant = 0, false
+	}
+	for name, c := range map[string]*runfmt.Comparison{
+		"regression":  swapSides(sampleComparison()),
+		"improvement": sampleComparison(),
+		"unchanged":   unchanged,
+	} {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteCompareMarkdown(&b, c, MarkdownOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, ".md", b.Bytes())
+		})
+	}
+}
+
+// swapSides is c with its base and new swapped, as perflab would compare
+// them: the changes inverted, and the rules they now cross failed.
+func swapSides(c *runfmt.Comparison) *runfmt.Comparison {
+	c.Base, c.New = c.New, c.Base
+	c.Base.Label, c.New.Label = c.New.Label, c.Base.Label
+	c.Base.Runs, c.New.Runs = c.New.Runs, c.Base.Runs
+	for i := range c.Metrics {
+		m := &c.Metrics[i]
+		m.Base, m.New = m.New, m.Base
+		m.DeltaPct = math.Round(1000*(m.New.Median/m.Base.Median-1)) / 10
+	}
+	for i := range c.Functions {
+		f := &c.Functions[i]
+		f.Base, f.New, f.Delta = f.New, f.Base, -f.Delta
+		switch {
+		case f.Base == 0:
+			f.DeltaPct = nil
+		case f.New == 0:
+			f.DeltaPct = fp(-100)
+		default:
+			f.DeltaPct = fp(math.Round(100 * (f.New/f.Base - 1)))
+		}
+	}
+	c.Failed = nil
+	for i := range c.Thresholds {
+		th := &c.Thresholds[i]
+		for _, m := range c.Metrics {
+			if m.Name == th.Metric {
+				th.DeltaPct = m.DeltaPct
+			}
+		}
+		th.Violated = th.Significant && (th.Metric == "rps") == (th.DeltaPct < -5) && (th.Metric == "rps" || th.DeltaPct > 5)
+		if th.Violated {
+			c.Failed = append(c.Failed, th.Rule)
+		}
+	}
+	c.Verdict = &runfmt.Verdict{Status: runfmt.VerdictFail, Reasons: c.Failed}
+	return c
 }
 
 // TestRunsGolden is `perflab runs`.

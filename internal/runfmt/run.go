@@ -142,6 +142,10 @@ type TargetSummary struct {
 	CPUBound bool   `json:"cpu_bound"`
 	Verdict  string `json:"verdict"`
 	ExitCode *int   `json:"exit_code,omitempty"`
+	// StoppedByPerflab says perflab ended the service (SIGTERM, then
+	// SIGKILL after the grace): ExitCode is then its answer to that
+	// signal (143, 130, 137), not a crash.
+	StoppedByPerflab bool `json:"stopped_by_perflab,omitempty"`
 }
 
 // ProfileRef names one saved profile of the run.

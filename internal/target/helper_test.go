@@ -64,6 +64,7 @@ func leftoverGroups() []string {
 //	spinfor DURATION  spin on one core for DURATION of wall time, then exit
 //	serve ADDR        HTTP server answering 200 on ADDR
 //	serve-crash ADDR  serve, then exit with status 2 after 300ms
+//	serve-quiet ADDR  serve without saying where
 //	perflab MARKER    act as a perflab: launch a service that starts a
 //	                  daemon (setsid, out of its process group) named
 //	                  MARKER, print "launched", then wait to be killed
@@ -107,13 +108,15 @@ func runHelper(mode string, args []string) {
 				sink++
 			}
 		}
-	case "serve", "serve-crash":
+	case "serve", "serve-crash", "serve-quiet":
 		ln, err := net.Listen("tcp", args[0])
 		if err != nil {
 			fmt.Println(err)
 			os.Exit(1)
 		}
-		fmt.Println("listening on", ln.Addr())
+		if mode != "serve-quiet" {
+			fmt.Println("listening on", ln.Addr())
+		}
 		if mode == "serve-crash" {
 			time.AfterFunc(300*time.Millisecond, func() {
 				fmt.Println("panic: planted crash")

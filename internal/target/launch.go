@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,22 +104,47 @@ func launch(ctx context.Context, cfg LaunchConfig, l layout) (*Process, error) {
 
 // resolve finds the program like a shell would, naming it in the error.
 func resolve(prog, dir string) (string, error) {
-	if strings.Contains(prog, "/") {
-		if !filepath.IsAbs(prog) && dir != "" {
-			prog = filepath.Join(dir, prog)
-		}
-		abs, err := filepath.Abs(prog)
-		if err != nil {
-			return "", fmt.Errorf("launching %q: %w", prog, err)
-		}
-		if _, err := exec.LookPath(abs); err != nil {
-			return "", fmt.Errorf("launching %q: %w", prog, unwrapPathErr(errors.Unwrap(err)))
-		}
-		return abs, nil
-	}
-	abs, err := exec.LookPath(prog)
+	abs, err := FindProgram(prog, dir)
 	if err != nil {
-		return "", fmt.Errorf("launching %q: command not found in $PATH", prog)
+		return "", fmt.Errorf("launching %w", err)
+	}
+	return abs, nil
+}
+
+// FindProgram finds a command's program like a shell would (a path,
+// relative to dir when given, or a name in $PATH) and returns its absolute
+// path. Its error quotes the program and says what to do: build it, give
+// its path, make it executable.
+func FindProgram(prog, dir string) (string, error) {
+	if !strings.Contains(prog, "/") {
+		abs, err := exec.LookPath(prog)
+		if err == nil {
+			return abs, nil
+		}
+		if st, serr := os.Stat(filepath.Join(dir, prog)); serr == nil && st.Mode().IsRegular() {
+			return "", fmt.Errorf("%q: command not found in $PATH; the file here is ./%s: give that", prog, prog)
+		}
+		return "", fmt.Errorf("%q: command not found in $PATH: give its path (./%s) or install it", prog, prog)
+	}
+	path := prog
+	if !filepath.IsAbs(path) && dir != "" {
+		path = filepath.Join(dir, path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("%q: %w", prog, err)
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("%q: %w: build it first, or give the program's path", prog, unwrapPathErr(err))
+	case err != nil:
+		return "", fmt.Errorf("%q: %w", prog, unwrapPathErr(err))
+	case st.IsDir():
+		return "", fmt.Errorf("%q: a directory, not a program", prog)
+	}
+	if _, err := exec.LookPath(abs); err != nil {
+		return "", fmt.Errorf("%q: not executable: chmod +x it, or run it with its interpreter (python3 %s)", prog, prog)
 	}
 	return abs, nil
 }

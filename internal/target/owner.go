@@ -59,21 +59,14 @@ func ListenerOwner(ctx context.Context, hostport string, candidates []int) (pid 
 	if err != nil || len(addrs) == 0 {
 		return 0, false, err
 	}
+	listening, err := listeningSockets()
+	if err != nil {
+		return 0, false, err
+	}
 	var inodes []uint64
-	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		f, err := os.Open(file)
-		if err != nil {
-			continue // no IPv6, or no procfs net
-		}
-		socks, err := parseProcNetTCP(f, maxNetTCPBytes)
-		f.Close()
-		if err != nil {
-			return 0, false, fmt.Errorf("reading %s: %w", file, err)
-		}
-		for _, l := range socks {
-			if l.state == tcpListen && slices.ContainsFunc(addrs, l.serves) {
-				inodes = append(inodes, l.inode)
-			}
+	for _, l := range listening {
+		if slices.ContainsFunc(addrs, l.serves) {
+			inodes = append(inodes, l.inode)
 		}
 	}
 	if len(inodes) == 0 {
@@ -94,6 +87,29 @@ func ListenerOwner(ctx context.Context, hostport string, candidates []int) (pid 
 		}
 	}
 	return 0, false, nil
+}
+
+// listeningSockets are the TCP sockets listening in this network
+// namespace (/proc/net/tcp and tcp6).
+func listeningSockets() ([]tcpSocket, error) {
+	var out []tcpSocket
+	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		f, err := os.Open(file)
+		if err != nil {
+			continue // no IPv6, or no procfs net
+		}
+		socks, err := parseProcNetTCP(f, maxNetTCPBytes)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", file, err)
+		}
+		for _, s := range socks {
+			if s.state == tcpListen {
+				out = append(out, s)
+			}
+		}
+	}
+	return out, nil
 }
 
 // resolveLocal turns host:port into addresses (IP literals as they are,

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -26,7 +27,8 @@ func WaitReady(ctx context.Context, rawURL string, timeout time.Duration, p *Pro
 	if expect == nil {
 		expect = func(status int) bool { return status >= 200 && status <= 399 }
 	}
-	if _, err := url.ParseRequestURI(rawURL); err != nil {
+	u, err := url.ParseRequestURI(rawURL)
+	if err != nil {
 		return fmt.Errorf("waiting for the service: bad URL %q: %w", rawURL, err)
 	}
 	if timeout <= 0 {
@@ -34,22 +36,25 @@ func WaitReady(ctx context.Context, rawURL string, timeout time.Duration, p *Pro
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client := &http.Client{
-		Timeout:       2 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		Transport:     &http.Transport{DisableKeepAlives: true},
-	}
+	client := probeClient()
 	var exited <-chan struct{}
 	if p != nil {
 		exited = p.Exited()
 	}
 	delay := 10 * time.Millisecond
 	var lastErr error
+	ports := newWrongPort(ctx, u, p)
 	for {
-		if err := probe(tctx, client, rawURL, expect); err == nil {
+		err := probe(tctx, client, rawURL, expect)
+		if err == nil {
 			return nil
 		} else if tctx.Err() == nil {
 			lastErr = err
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			if ls := ports.check(time.Now()); len(ls) > 0 {
+				return wrongPortErr(u, ls)
+			}
 		}
 		select {
 		case <-exited:
@@ -58,10 +63,20 @@ func WaitReady(ctx context.Context, rawURL string, timeout time.Duration, p *Pro
 			if ctx.Err() != nil {
 				return fmt.Errorf("waiting for the service at %s: %w", rawURL, ctx.Err())
 			}
-			return fmt.Errorf("service not ready after %s at %s: last error: %v%s", timeout, rawURL, lastErr, logLines(p))
+			return fmt.Errorf("service not ready after %s at %s: last error: %v%s%s", timeout, rawURL, lastErr, ports.elsewhere(), logLines(p))
 		case <-time.After(delay):
 		}
 		delay = min(2*delay, 200*time.Millisecond)
+	}
+}
+
+// probeClient is the readiness probe's client: a short timeout, no
+// redirects followed, a new connection each time.
+func probeClient() *http.Client {
+	return &http.Client{
+		Timeout:       2 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Transport:     &http.Transport{DisableKeepAlives: true},
 	}
 }
 

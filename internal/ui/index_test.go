@@ -62,3 +62,19 @@ func TestIndexP99OfAFailedLoad(t *testing.T) {
 		t.Error("the index shows a p99 of 0.00 for a run whose every request failed")
 	}
 }
+
+// TestHeadlineFindingSkipsMachineNoise: on a noisy machine a run's row
+// leads with the first finding about the service, not with the requests'
+// wait for a CPU the machine caused.
+func TestHeadlineFindingSkipsMachineNoise(t *testing.T) {
+	fs := []runfmt.Finding{{Kind: runfmt.FindingCPUContention}, {Kind: runfmt.FindingGC}}
+	if f, _ := headlineFinding(fs, true); f.Kind != runfmt.FindingGC {
+		t.Errorf("noisy run leads with %s; want gc", f.Kind)
+	}
+	if f, _ := headlineFinding(fs, false); f.Kind != runfmt.FindingCPUContention {
+		t.Errorf("quiet run leads with %s; want cpu-contention (the service's own threads held its CPUs)", f.Kind)
+	}
+	if _, ok := headlineFinding(fs[:1], true); ok {
+		t.Error("a noisy run whose only finding is the wait for a CPU leads with it; want none")
+	}
+}
