@@ -82,15 +82,21 @@ report.html); read it with 'perflab top' and 'perflab flame'.`,
 	return cmd
 }
 
+// profileCommand is the command after --; profile takes no URL.
+func profileCommand(cmd *cobra.Command, args []string) ([]string, error) {
+	urls, command, err := splitDash(cmd, args)
+	if err == nil && len(urls) > 0 {
+		err = usageErr("unexpected argument %q: perflab profile takes --pprof URL, --pid PID or -- CMD", urls[0])
+	}
+	return command, err
+}
+
 // config checks the flags and builds the lab config of the capture.
 func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.Config, error) {
 	var c lab.Config
-	urls, command, err := splitDash(cmd, args)
+	command, err := profileCommand(cmd, args)
 	if err != nil {
 		return c, err
-	}
-	if len(urls) > 0 {
-		return c, usageErr("unexpected argument %q: perflab profile takes --pprof URL, --pid PID or -- CMD", urls[0])
 	}
 	sources := 0
 	for _, set := range []bool{f.pprof != "", f.pid != 0, len(command) > 0, f.deploy.cgroup != ""} {
