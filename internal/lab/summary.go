@@ -142,8 +142,8 @@ func (s *session) gcSummary(from, to time.Time) *runfmt.GCSummary {
 
 // distrustGCTrace leaves the GC's share unknown, saying why, when it is
 // gctrace's and the service waited for a CPU: gctrace's "ms cpu" is its
-// workers' wall time, which the waits inflate (a throttled service read
-// 65% there against 8-19% in its CPU profiles).
+// workers' wall time, which the waits inflate well above the share a CPU
+// profile of the same service measures.
 func distrustGCTrace(gc *runfmt.GCSummary, t *runfmt.TargetSummary) {
 	if gc.CPUPctSource != runfmt.SourceGCTrace || !waitedForCPU(t) {
 		return

@@ -144,7 +144,7 @@ func FindProgram(prog, dir string) (string, error) {
 		return "", fmt.Errorf("%q: a directory, not a program", prog)
 	}
 	if _, err := exec.LookPath(abs); err != nil {
-		return "", fmt.Errorf("%q: not executable: chmod +x it, or run it with its interpreter (python3 %s)", prog, prog)
+		return "", fmt.Errorf("%q: not executable: chmod +x it, or give its interpreter first (sh %s, python3 %s)", prog, prog, prog)
 	}
 	return abs, nil
 }
