@@ -103,6 +103,20 @@ func stackKey(s *profile.Sample) string {
 	return b.String()
 }
 
+// NewWallCosts charges the wall time of every stack of a wall-time
+// profile to its owner, as NewCosts does CPU: where the requests' threads
+// spent their time, waits included; nil without that profile.
+func NewWallCosts(wall *profile.Profile, uc UserCode) *Costs {
+	if wall == nil {
+		return nil
+	}
+	vi := sampleTypeIndex(wall, runfmt.WallSample)
+	if vi < 0 {
+		return nil
+	}
+	return NewCosts(stacks.FromProfile(wall), vi, uc, nil)
+}
+
 func sampleTypeIndex(p *profile.Profile, typ string) int {
 	for i, st := range p.SampleType {
 		if st.Type == typ {

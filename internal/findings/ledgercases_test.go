@@ -171,6 +171,21 @@ func TestNPlusOneClaimsTheDatabaseRow(t *testing.T) {
 		t.Errorf("n-plus-one names %+v with database share %v; want main.recentOrders, 3%%", c, n.Figures[runfmt.FigDatabaseShare])
 	}
 
+	// A CPU profile without the queries (too few samples): the
+	// wall-time profile names the function waiting for their answers,
+	// and no CPU share is claimed for it.
+	in = nPlusOneInput(t)
+	in.CPU = labtest.NewProfile(t, "samples/count", "cpu/nanoseconds").Add(labtest.HandlerStack+";main.render", 97, 97e7).Profile()
+	in.Wall = labtest.NewWall(t).Add(labtest.HandlerStack+";main.render", runfmt.WaitCPU, 2e6).
+		Add(labtest.HandlerStack+";main.recentOrders;database/sql.(*DB).QueryContext;runtime.selectgo", runfmt.WaitDownstream, 8e6).Profile()
+	n = kindOf(t, Findings(in), runfmt.FindingNPlusOne)
+	if c, ok := n.Culprit(); !ok || c.Function != "main.recentOrders" {
+		t.Errorf("n-plus-one without queries in the CPU profile names %+v; want main.recentOrders from the wall-time profile", c)
+	}
+	if _, ok := n.Figures[runfmt.FigDatabaseShare]; ok || !strings.Contains(Wording(&n).Detail.Text(), "wait for the answers") {
+		t.Errorf("n-plus-one from the wall-time profile: figures %v, detail %q; want no CPU share, the wait named", n.Figures, Wording(&n).Detail.Text())
+	}
+
 	in = nPlusOneInput(t)
 	in.Ledger.Time.Rows[1].Peer.AnswersPerRequest = 3
 	for _, f := range Findings(in) {

@@ -3,6 +3,7 @@ package findings
 import (
 	"math"
 
+	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 )
 
@@ -39,9 +40,14 @@ func nPlusOneFinding(c *context) []ranked {
 		f.Settings = f.Settings.With(runfmt.SettingDatabase, p.Database).With(runfmt.SettingRuntime, string(c.in.Runtime)).
 			With(runfmt.SettingWaitMethod, runfmt.WaitFromLedger)
 		f.Evidence.Peers = []string{peerLabel(p)}
-		if caller, share, ok := c.cpu.databaseCaller(); ok {
+		if caller, most, ok := databaseCaller(c.cpu.Costs); ok {
 			f.Evidence.Functions = []runfmt.FuncEvidence{caller}
-			f.Figures[runfmt.FigDatabaseShare] = share
+			f.Figures[runfmt.FigDatabaseShare] = c.cpu.Share(most)
+		} else if caller, _, ok := databaseCaller(analysis.NewWallCosts(c.in.Wall, c.in.UserCode)); ok {
+			// Too few CPU samples under the queries (a short run, a
+			// sampler starved on a busy machine): their callers wait
+			// for the answers, and that the wall-time profile holds.
+			f.Evidence.Functions = []runfmt.FuncEvidence{caller}
 		}
 		c.found = giveUpRow(c.found, lt, p, 1000*ms)
 		out = append(out, ranked{f, f.Figures[runfmt.FigWaitPerRequest]})
@@ -58,16 +64,17 @@ func peerLabel(p *runfmt.LedgerPeer) string {
 }
 
 // databaseCaller is the user function charged the most database client
-// work, with that work's share of the CPU; read from the profile itself,
-// so the queries are named even when no CPU finding names their caller.
-func (v *cpuView) databaseCaller() (runfmt.FuncEvidence, float64, bool) {
-	if v.Costs == nil {
+// work in costs (CPU or wall time), with that work; read from the profile
+// itself, so the queries are named even when no CPU finding names their
+// caller.
+func databaseCaller(costs *analysis.Costs) (runfmt.FuncEvidence, int64, bool) {
+	if costs == nil {
 		return runfmt.FuncEvidence{}, 0, false
 	}
-	funcs := v.Costs.Set().Funcs
+	funcs := costs.Set().Funcs
 	best, most := int32(-1), int64(0)
 	for f := range funcs {
-		if db := v.Costs.Database(int32(f)); db > most || db == most && db > 0 && funcs[f].Name < funcs[best].Name {
+		if db := costs.Database(int32(f)); db > most || db == most && db > 0 && funcs[f].Name < funcs[best].Name {
 			best, most = int32(f), db
 		}
 	}
@@ -75,7 +82,7 @@ func (v *cpuView) databaseCaller() (runfmt.FuncEvidence, float64, bool) {
 		return runfmt.FuncEvidence{}, 0, false
 	}
 	fn := funcs[best]
-	return runfmt.FuncEvidence{Role: runfmt.RoleCulprit, Function: fn.Name, File: fn.File}, v.Share(most), true
+	return runfmt.FuncEvidence{Role: runfmt.RoleCulprit, Function: fn.Name, File: fn.File}, most, true
 }
 
 // giveUpRow takes a database peer's row, us per request, out of the
@@ -128,8 +135,11 @@ func nPlusOneDetail(v view, p *Prose) {
 		p.say(", and the database used %v of CPU per request", v.fig(runfmt.FigPeerCPU))
 	}
 	p.say(". %v or more queries per request is the N+1 shape: one query, then one more for each row it returned.", v.fig(runfmt.FigQueriesMin))
-	if c := v.culprit(); c.Function != "" {
+	switch c := v.culprit(); {
+	case c.Function != "" && v.has(runfmt.FigDatabaseShare):
 		p.say(" They come from %v: %v of the service's CPU is database work under it.", code(short(c)), v.fig(runfmt.FigDatabaseShare))
+	case c.Function != "":
+		p.say(" They come from %v, where the requests' threads wait for the answers (the wall-time profile; the CPU profile holds too little database work to say its share).", code(short(c)))
 	}
 }
 

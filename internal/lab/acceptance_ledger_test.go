@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -551,7 +552,7 @@ func ledgerNPlusOne(t *testing.T) {
 			app := filepath.Join(frameworkDir(t, "dbapp"), "app.py")
 			cfg := acceptanceConfig(t, addr, "/orders", "python3", app, "--addr", addr, "--db", dsn, "--mode", mode)
 			cfg.Warmup, cfg.Load.Duration, cfg.Load.Concurrency = 2*time.Second, 4*time.Second, 4
-			r, _ := runAcceptance(t, cfg)
+			r, dir := runAcceptance(t, cfg)
 			l := ledgerOf(t, r)
 			var db *runfmt.LedgerPeer
 			for _, row := range l.Time.Rows {
@@ -582,6 +583,7 @@ func ledgerNPlusOne(t *testing.T) {
 			f := r.Findings[i]
 			if c, ok := f.Culprit(); !ok || !strings.HasSuffix(c.Function, "recent_orders") {
 				t.Errorf("n-plus-one names %+v; want recent_orders, the loop of queries; profiles %+v, warnings %q", c, r.Profiles, r.Warnings)
+				logHeaviestStacks(t, runProfile(t, r, dir), 8)
 			}
 			findingsClaimRows(t, r)
 		})
@@ -651,4 +653,20 @@ func handlerMs(t *testing.T, dir string) float64 {
 		t.Fatalf("no worker's work line in target.log:\n%s", b)
 	}
 	return sum / n
+}
+
+// logHeaviestStacks logs the n stacks of p holding the most samples, leaf
+// first, for a failure's reader.
+func logHeaviestStacks(t *testing.T, p *profile.Profile, n int) {
+	t.Helper()
+	sort.Slice(p.Sample, func(i, j int) bool { return p.Sample[i].Value[0] > p.Sample[j].Value[0] })
+	for _, s := range p.Sample[:min(n, len(p.Sample))] {
+		var names []string
+		for _, loc := range s.Location {
+			for _, l := range loc.Line {
+				names = append(names, l.Function.Name)
+			}
+		}
+		t.Logf("  %d: %s", s.Value[0], strings.Join(names, " < "))
+	}
 }
