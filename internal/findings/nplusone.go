@@ -139,7 +139,7 @@ func nPlusOneDetail(v view, p *Prose) {
 	case c.Function != "" && v.has(runfmt.FigDatabaseShare):
 		p.say(" They come from %v: %v of the service's CPU is database work under it.", code(short(c)), v.fig(runfmt.FigDatabaseShare))
 	case c.Function != "":
-		p.say(" They come from %v, where the requests' threads wait for the answers (the wall-time profile; the CPU profile holds too little database work to say its share).", code(short(c)))
+		p.say(" They come from %v, where the requests' threads wait for the answers (the wall-time profile).", code(short(c)))
 	}
 }
 
