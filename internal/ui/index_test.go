@@ -65,7 +65,6 @@ func TestIndexP99OfAFailedLoad(t *testing.T) {
 	}
 }
 
-
 // TestIndexLeadsWithTheVerdictsFirstFinding: a run far below its CPU
 // budget whose latency is mostly waiting answers where the time goes; its
 // row in the index and its report's headline lead with the same finding,
