@@ -213,8 +213,8 @@ type SecondStats struct {
 // phaseSums adds up the phases of a second's requests (see
 // runfmt.PhaseMeans): n requests, and their time in each phase.
 type phaseSums struct {
-	n                                    int64
-	blocked, connecting, waiting, recvng time.Duration
+	n                                       int64
+	blocked, connecting, waiting, receiving time.Duration
 }
 
 // add counts a request answered in full: its phases add up to its
@@ -224,7 +224,7 @@ func (p *phaseSums) add(o *outcome) {
 	p.blocked += o.sent.Sub(o.start)
 	p.connecting += o.connect
 	p.waiting += max(o.firstByte.Sub(o.sent)-o.connect, 0)
-	p.recvng += o.end.Sub(o.firstByte)
+	p.receiving += o.end.Sub(o.firstByte)
 }
 
 func (p *phaseSums) merge(q phaseSums) {
@@ -232,7 +232,7 @@ func (p *phaseSums) merge(q phaseSums) {
 	p.blocked += q.blocked
 	p.connecting += q.connecting
 	p.waiting += q.waiting
-	p.recvng += q.recvng
+	p.receiving += q.receiving
 }
 
 // means are the sums per request, in ms; nil without a request.
@@ -241,7 +241,7 @@ func (p phaseSums) means() *runfmt.PhaseMeans {
 		return nil
 	}
 	ms := func(d time.Duration) float64 { return msOf(d) / float64(p.n) }
-	return &runfmt.PhaseMeans{Timed: p.n, BlockedMs: ms(p.blocked), ConnectingMs: ms(p.connecting), WaitingMs: ms(p.waiting), ReceivingMs: ms(p.recvng)}
+	return &runfmt.PhaseMeans{Timed: p.n, BlockedMs: ms(p.blocked), ConnectingMs: ms(p.connecting), WaitingMs: ms(p.waiting), ReceivingMs: ms(p.receiving)}
 }
 
 func newSeriesCollector() *seriesCollector {
