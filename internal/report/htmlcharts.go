@@ -244,9 +244,8 @@ func has(ys []float64) bool {
 	return false
 }
 
-// lines adds a column's runs as one legend entry, dashed when dashes are
-// given.
-func (s *timeSeries) lines(p *plot.Plot, name string, ys []float64, c color.Color, width float64, dashes ...vg.Length) error {
+// lines adds a column's runs as one legend entry.
+func (s *timeSeries) lines(p *plot.Plot, name string, ys []float64, c color.Color, width float64) error {
 	for i, xys := range s.runs(ys) {
 		n := name
 		if i > 0 {
@@ -258,7 +257,7 @@ func (s *timeSeries) lines(p *plot.Plot, name string, ys []float64, c color.Colo
 			}
 			continue
 		}
-		if err := line(p, n, xys, c, width, dashes...); err != nil {
+		if err := line(p, n, xys, c, width); err != nil {
 			return err
 		}
 	}
@@ -378,8 +377,14 @@ func throughputChart(s *timeSeries) figure {
 	open := has(s.scheduled)
 	if open {
 		f.Note = "Requests completed and failed in each second, beside the arrivals the open model's schedule put in it (a last second the load covered in part, as a rate)."
-		if err := s.lines(p, "scheduled/s", s.scheduled, okBlack, 1.5, vg.Points(6), vg.Points(4)); err != nil {
-			return f.failed(err)
+		for i, xys := range s.runs(s.scheduled) { // dashed, one legend entry
+			name := "scheduled/s"
+			if i > 0 {
+				name = ""
+			}
+			if err := line(p, name, xys, okBlack, 1.5, vg.Points(6), vg.Points(4)); err != nil {
+				return f.failed(err)
+			}
 		}
 	}
 	hc := s.hover(p, func(i int) string {
