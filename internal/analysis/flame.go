@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/runfmt"
 	"perflab/internal/stacks"
 )
 
@@ -30,6 +31,27 @@ type FlameOptions struct {
 	MinFraction float64
 	// UserCode adjusts what counts as user code (coloured warm).
 	UserCode UserCode
+	// Leaves, by sample type, split each stack's value of SampleIndex
+	// under leaf frames named by the types that make it up (see
+	// stacks.Set.SplitLeaves); OffCPULeaves for a wall-time profile.
+	Leaves map[string]string
+}
+
+// OffCPULeaves name the kinds of a wall-time profile's time off a CPU as
+// the off-CPU flame graph's leaves: the wait for a CPU after a network
+// read is then drawn as that, not as the read.
+func OffCPULeaves() map[string]string {
+	out := map[string]string{}
+	for _, k := range runfmt.TimeKinds() {
+		switch k {
+		case runfmt.TimeRunning:
+		case runfmt.TimeRunnable:
+			out[string(k)] = "[runnable: waiting for a CPU]"
+		default:
+			out[string(k)] = "[" + string(k) + "]"
+		}
+	}
+	return out
 }
 
 // DefaultMinFraction is the pruning threshold of flame graphs: 0.05% of the
@@ -106,6 +128,15 @@ func writeFlameOf(w io.Writer, s *stacks.Set, opt FlameOptions) error {
 	vi, err := s.SampleIndex(opt.SampleIndex)
 	if err != nil {
 		return fmt.Errorf("writing flame graph: %w", err)
+	}
+	if len(opt.Leaves) > 0 {
+		parts := map[int]string{}
+		for i, st := range s.SampleTypes {
+			if name, ok := opt.Leaves[st.Type]; ok {
+				parts[i] = name
+			}
+		}
+		s, vi = s.SplitLeaves(vi, parts), 0
 	}
 	min := minFraction(opt.MinFraction)
 	t := buildFlame([]flameSide{{set: s, vi: vi, weight: 1}}, opt.UserCode, thresholdOf(opt.MinFraction, min))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
+	"perflab/internal/runfmt"
 )
 
 var dataRE = regexp.MustCompile(`(?s)<script type="application/json" id="flame-data">(.*?)</script>`)
@@ -276,5 +280,31 @@ func TestFlameOfAnIdleProfile(t *testing.T) {
 	}
 	if !bytes.Contains(buf.Bytes(), []byte("This profile has no samples")) {
 		t.Error("the page of an idle profile does not say it has no samples")
+	}
+}
+
+// TestOffCPUFlameTellsRunnableFromTheRead: a goroutine's network read and
+// the wait for a CPU after it, at the same stack: the off-CPU flame graph
+// draws them as two leaves under the read, each its own time, and the
+// running time not at all.
+func TestOffCPUFlameTellsRunnableFromTheRead(t *testing.T) {
+	read := "main.handle;main.fetch;internal/poll.(*FD).Read"
+	wall := labtest.NewWall(t).
+		Add(read, runfmt.WaitDownstream, 6e6).
+		Add(read, runfmt.WaitRunnable, 2e6).
+		Add("main.handle;main.render", runfmt.WaitCPU, 5e6).
+		Profile()
+	var buf bytes.Buffer
+	opt := FlameOptions{SampleIndex: runfmt.OffCPUSample, MinFraction: -1, Leaves: OffCPULeaves()}
+	if err := WriteFlameHTML(&buf, wall, opt); err != nil {
+		t.Fatal(err)
+	}
+	got := folded(t, pageData(t, buf.Bytes()))
+	want := map[string]int64{
+		"root;main.handle;main.fetch;internal/poll.(*FD).Read;[network]":                     6e6,
+		"root;main.handle;main.fetch;internal/poll.(*FD).Read;[runnable: waiting for a CPU]": 2e6,
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("off-CPU flame graph %v; want %v", got, want)
 	}
 }

@@ -99,6 +99,11 @@ func writeRunText(w io.Writer, r *runfmt.Run, dir string) error {
 	if err := report.WriteHeadline(w, r); err != nil {
 		return err
 	}
+	if r.FindMax != nil {
+		if err := report.WriteFindMax(w, r, dir); err != nil {
+			return err
+		}
+	}
 	if r.Load != nil {
 		if err := report.WriteLoadText(w, r.Load); err != nil {
 			return err

@@ -149,9 +149,8 @@ func offCPUInput(t *testing.T) FindingInput {
 // machine.
 func contentionInput(t *testing.T) FindingInput {
 	cpu := labtest.NewProfile(t, "cpu/nanoseconds").Add("main.h;main.render", 1e9).Profile()
-	q := &runfmt.Quality{Verdict: runfmt.QualityNoisy, HostCores: 2, OtherCores: 1.6, PerflabCores: 0.3, ServiceCores: 0.3,
-		PerflabRunqueueWaitS: 6, Reasons: []string{"other processes used 1.60 of 2 cores"},
-		TopOther: []runfmt.ProcessCPU{{PID: 4242, Name: "stress", Cores: 0.98}, {PID: 4243, Name: "yes", Cores: 0.61}}}
+	q := &runfmt.Quality{Verdict: runfmt.QualityClean, HostCores: 2, OtherCores: 0.05, PerflabCores: 0.9, ServiceCores: 0.3,
+		PerflabRunqueueWaitS: 6, TopOther: []runfmt.ProcessCPU{{PID: 4242, Name: "sshd", Cores: 0.04}}}
 	return FindingInput{CPU: cpu, Requests: 1000, Load: &runfmt.LoadResult{Requests: 1000, Latency: runfmt.Latency{Mean: 20}}, Quality: q,
 		Target: &runfmt.TargetSummary{CPUCoresMean: 0.3, CPULimitCores: 1, CPUMsPerRequest: 1, CPUSeconds: 1, RunqueueWaitSeconds: 4}}
 }

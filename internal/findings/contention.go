@@ -87,16 +87,28 @@ func contends(in FindingInput, rq runqueue, latMs, cpuMs float64) bool {
 }
 
 // contentionRule reports requests that wait for a CPU (see contends) in
-// place of the off-cpu finding: who held the CPUs and what to do.
+// place of the off-cpu finding: who held the CPUs and what to do. When
+// other processes held them on a noisy machine, that is the machine's
+// noise, which the measurement's banner says (quality): not a finding
+// about the service, and the off-cpu finding still steps aside.
 var contentionRule = oneKind(runfmt.FindingCPUContention, contentionFinding, contentionTitle, contentionDetail, contentionAdvice())
 
 func contentionFinding(c *context) []ranked {
+	if machineNoise(c.in.Quality) {
+		return nil
+	}
 	lat, cpuMs, ok := offCPUTimes(c)
 	if rq := runqueueOf(c.in); ok && contends(c.in, rq, lat, cpuMs) {
 		f := contention(c.in, rq.claim(ledgerTime(c.in)), lat, cpuMs)
 		return []ranked{{f, f.Figures[runfmt.FigShare]}}
 	}
 	return nil
+}
+
+// machineNoise says the run was noisy because other processes or other
+// guests used the CPUs.
+func machineNoise(q *runfmt.Quality) bool {
+	return q.Noisy() && (q.OtherCores >= coresMin || q.StealCores >= coresMin)
 }
 
 func contention(in FindingInput, rq runqueue, latMs, cpuMs float64) runfmt.Finding {

@@ -70,7 +70,7 @@ func TestAcceptanceEndpointsFlask(t *testing.T) {
 			t.Errorf("run %d: /export %.2f ms CPU/request, /report %.2f; want /export at least twice /report (4-6× alone)", run+1, mixes["/export"], mixes["/report"])
 		}
 		checkEndpointParts(t, r)
-		checkCostlyUserFindings(t, r)
+		checkCostlyUserFindings(t, r, uncertain)
 	}
 	for _, ep := range flaskEndpoints {
 		if len(off[ep.path]) == 0 {
@@ -158,7 +158,13 @@ func checkEndpointParts(t *testing.T, r *runfmt.Run) {
 // 10% of the CPU (its own and the library code under it; 11%, for the
 // rounding between run.json's figures and the profile's) has a finding
 // naming it, and that both endpoints' functions are named.
-func checkCostlyUserFindings(t *testing.T, r *runfmt.Run) {
+//
+// An uncertain run's profile (one standing for far more CPU than was
+// measured: threads waiting for a CPU sampled as working, the long
+// endpoint collecting the waits) may leave the short endpoint's function
+// under the findings' thresholds: there, one endpoint's function named is
+// enough, beside the warning that the shares are uncertain.
+func checkCostlyUserFindings(t *testing.T, r *runfmt.Run, uncertain bool) {
 	t.Helper()
 	named := map[string]bool{}
 	for _, f := range r.Findings {
@@ -172,10 +178,14 @@ func checkCostlyUserFindings(t *testing.T, r *runfmt.Run) {
 			t.Errorf("%s has %.0f%% of the CPU and no finding:%s", h.Function, 100*share, describeFindings(r.Findings))
 		}
 	}
+	var missing []string
 	for _, ep := range flaskEndpoints {
 		if !named[ep.fn] {
-			t.Errorf("no finding names %s:%s", ep.fn, describeFindings(r.Findings))
+			missing = append(missing, ep.fn)
 		}
+	}
+	if len(missing) > 0 && (!uncertain || len(missing) == len(flaskEndpoints)) {
+		t.Errorf("no finding names %s:%s", strings.Join(missing, " or "), describeFindings(r.Findings))
 	}
 }
 

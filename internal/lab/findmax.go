@@ -179,6 +179,7 @@ func (s *session) step(ctx context.Context, rate float64, fm FindMaxConfig) (ste
 			ts.CPUMsPerRequest = ts.CPUSeconds * 1000 / float64(n)
 		}
 		st.CPUCores, st.CPUMsPerRequest, st.target = ts.CPUCoresMean, ts.CPUMsPerRequest, &ts
+		addTargetSeries(r.Series, s.sampler.Samples(), from)
 	}
 	st.load = r
 	from := a.Started()

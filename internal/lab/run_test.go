@@ -193,3 +193,33 @@ func TestRunAttach(t *testing.T) {
 		t.Errorf("status %s", r.Status)
 	}
 }
+
+// TestInterruptedRunKeepsItsCPUProfile: Ctrl-C six seconds into a Go
+// service's window keeps the CPU profile of the chunk it completed (its
+// first five seconds), and the run's figures read from it.
+func TestInterruptedRunKeepsItsCPUProfile(t *testing.T) {
+	cfg := goService(t, "tolower", "/search?q=oak")
+	cfg.Load.Duration = 30 * time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg.Log = func(msg string) {
+		if strings.HasPrefix(msg, "measuring") {
+			time.AfterFunc(6*time.Second, cancel)
+		}
+	}
+	res, err := Run(ctx, cfg)
+	if err == nil {
+		t.Fatal("want an interrupted run")
+	}
+	r := readRun(t, res)
+	if r.Status != runfmt.StatusPartial {
+		t.Errorf("status %s (%s); want partial", r.Status, r.PartialReason)
+	}
+	p := runProfile(t, r, res.Dir)
+	if d := time.Duration(p.DurationNanos); d < 4*time.Second || len(p.Sample) == 0 {
+		t.Errorf("the CPU profile kept covers %v with %d samples; want its first 5 s chunk", d, len(p.Sample))
+	}
+	if len(r.Hot) == 0 {
+		t.Error("no hot functions read from the CPU profile kept")
+	}
+}

@@ -135,7 +135,8 @@ func (s *session) offCPUFlame() []byte {
 		requests, source = t.Requests, string(t.Source)
 	}
 	var buf bytes.Buffer
-	opt := analysis.FlameOptions{Title: s.run.ID + ": off-CPU time (" + source + ")", SampleIndex: runfmt.OffCPUSample, Requests: requests, UserCode: s.userCode()}
+	opt := analysis.FlameOptions{Title: s.run.ID + ": off-CPU time (" + source + ")", SampleIndex: runfmt.OffCPUSample, Requests: requests, UserCode: s.userCode(),
+		Leaves: analysis.OffCPULeaves()}
 	if err := analysis.WriteFlameHTML(&buf, wall, opt); err != nil {
 		s.warn("off-CPU flame graph for report.html: " + err.Error())
 		return nil

@@ -181,6 +181,19 @@ func mergeSeries(a, b []runfmt.SeriesPoint, shift int) []runfmt.SeriesPoint {
 		q.Requests += p.Requests
 		q.Errors += p.Errors
 		q.P50, q.P99, q.Max = max(q.P50, p.P50), max(q.P99, p.P99), max(q.Max, p.Max)
+		if p.Phases != nil {
+			if q.Phases == nil {
+				q.Phases = &runfmt.PhaseMeans{}
+			}
+			q.Phases.Merge(*p.Phases)
+		}
+		if p.ScheduledPerS != nil {
+			due := *p.ScheduledPerS
+			if q.ScheduledPerS != nil {
+				due += *q.ScheduledPerS
+			}
+			q.ScheduledPerS = &due
+		}
 	}
 	return a
 }

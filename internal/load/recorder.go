@@ -8,6 +8,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"perflab/internal/runfmt"
 )
 
 // Histogram bounds: latencies in microseconds from 1 µs to 1 hour, 3
@@ -43,6 +45,7 @@ type shard struct {
 	secHist   *hdr.Histogram
 	secReq    int64
 	secErr    int64
+	secPhases phaseSums
 	status    [1000]int64 // by status code (parsed codes are 100-999)
 	errKinds  map[string]int64
 	errSample map[string]string
@@ -138,6 +141,7 @@ func (s *shard) record(o *outcome, t0 time.Time) {
 		if !o.firstByte.IsZero() {
 			s.phases[phaseTTFB].RecordValue(micros(o.firstByte.Sub(o.sent)))
 			s.phases[phaseBody].RecordValue(micros(o.end.Sub(o.firstByte)))
+			s.secPhases.add(o)
 		}
 		if !s.expect.Has(o.status) {
 			kind = statusKind(o.status)
@@ -176,9 +180,9 @@ func errText(o *outcome, kind string) string {
 // flushSecond hands the finished second to the collector; s.mu is held.
 func (s *shard) flushSecond(next int) {
 	if s.secReq > 0 {
-		s.secHist = s.series.add(s.sec, s.secHist, s.secReq, s.secErr)
+		s.secHist = s.series.add(s.sec, s.secHist, s.secReq, s.secErr, s.secPhases)
 	}
-	s.sec, s.secReq, s.secErr = next, 0, 0
+	s.sec, s.secReq, s.secErr, s.secPhases = next, 0, 0, phaseSums{}
 }
 
 // seriesCollector merges the shards' per-second histograms into the
@@ -195,6 +199,7 @@ type seriesCollector struct {
 type secAcc struct {
 	h        *hdr.Histogram
 	req, err int64
+	phases   phaseSums
 }
 
 // SecondStats is one second of the per-second series.
@@ -202,6 +207,41 @@ type SecondStats struct {
 	Sec                int
 	Requests, Errors   int64
 	P50, P99, Max, P90 time.Duration
+	phases             phaseSums
+}
+
+// phaseSums adds up the phases of a second's requests (see
+// runfmt.PhaseMeans): n requests, and their time in each phase.
+type phaseSums struct {
+	n                                       int64
+	blocked, connecting, waiting, receiving time.Duration
+}
+
+// add counts a request answered in full: its phases add up to its
+// latency.
+func (p *phaseSums) add(o *outcome) {
+	p.n++
+	p.blocked += o.sent.Sub(o.start)
+	p.connecting += o.connect
+	p.waiting += max(o.firstByte.Sub(o.sent)-o.connect, 0)
+	p.receiving += o.end.Sub(o.firstByte)
+}
+
+func (p *phaseSums) merge(q phaseSums) {
+	p.n += q.n
+	p.blocked += q.blocked
+	p.connecting += q.connecting
+	p.waiting += q.waiting
+	p.receiving += q.receiving
+}
+
+// means are the sums per request, in ms; nil without a request.
+func (p phaseSums) means() *runfmt.PhaseMeans {
+	if p.n == 0 {
+		return nil
+	}
+	ms := func(d time.Duration) float64 { return msOf(d) / float64(p.n) }
+	return &runfmt.PhaseMeans{Timed: p.n, BlockedMs: ms(p.blocked), ConnectingMs: ms(p.connecting), WaitingMs: ms(p.waiting), ReceivingMs: ms(p.receiving)}
 }
 
 func newSeriesCollector() *seriesCollector {
@@ -209,7 +249,7 @@ func newSeriesCollector() *seriesCollector {
 }
 
 // add merges h into second sec and returns an empty histogram for reuse.
-func (c *seriesCollector) add(sec int, h *hdr.Histogram, req, errs int64) *hdr.Histogram {
+func (c *seriesCollector) add(sec int, h *hdr.Histogram, req, errs int64, phases phaseSums) *hdr.Histogram {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	acc := c.open[sec]
@@ -217,6 +257,7 @@ func (c *seriesCollector) add(sec int, h *hdr.Histogram, req, errs int64) *hdr.H
 		if st, ok := c.closed[sec]; ok { // a straggler: counts only
 			st.Requests += req
 			st.Errors += errs
+			st.phases.merge(phases)
 			c.closed[sec] = st
 			h.Reset()
 			return h
@@ -227,6 +268,7 @@ func (c *seriesCollector) add(sec int, h *hdr.Histogram, req, errs int64) *hdr.H
 	acc.h.Merge(h)
 	acc.req += req
 	acc.err += errs
+	acc.phases.merge(phases)
 	h.Reset()
 	for s, a := range c.open {
 		if s < sec-2 {
@@ -248,7 +290,7 @@ func (c *seriesCollector) take() *hdr.Histogram {
 func (c *seriesCollector) close(sec int, a *secAcc) {
 	us := func(q float64) time.Duration { return time.Duration(a.h.ValueAtQuantile(q)) * time.Microsecond }
 	st := SecondStats{Sec: sec, Requests: a.req, Errors: a.err, P50: us(50), P90: us(90), P99: us(99),
-		Max: time.Duration(a.h.Max()) * time.Microsecond}
+		Max: time.Duration(a.h.Max()) * time.Microsecond, phases: a.phases}
 	c.closed[sec] = st
 	c.lastP = st.P99.Seconds() * 1000
 	delete(c.open, sec)

@@ -74,7 +74,7 @@ func (a *Attacker) result(interrupted bool) *runfmt.LoadResult {
 	if r.Histogram, err = encode(h); err != nil {
 		errs = append(errs, err)
 	}
-	r.Series = toSeries(a.series.finish(), elapsed)
+	r.Series = toSeries(a.series.finish(), elapsed, a.schedule)
 	for _, t := range a.targets {
 		r.URLs = appendUnique(r.URLs, t.target.Method+" "+t.target.URL.String())
 	}
@@ -133,8 +133,9 @@ func encode(h *hdr.Histogram) (string, error) {
 	return string(b), nil
 }
 
-// toSeries fills seconds without completions with zero points.
-func toSeries(secs []SecondStats, elapsed time.Duration) []runfmt.SeriesPoint {
+// toSeries fills seconds without completions with zero points; with the
+// open model's schedule, each second says the arrivals due in it.
+func toSeries(secs []SecondStats, elapsed time.Duration, sched *Schedule) []runfmt.SeriesPoint {
 	last := int(elapsed / time.Second)
 	if elapsed%time.Second == 0 && last > 0 {
 		last--
@@ -149,8 +150,13 @@ func toSeries(secs []SecondStats, elapsed time.Duration) []runfmt.SeriesPoint {
 	out := make([]runfmt.SeriesPoint, 0, last+1)
 	for i := 0; i <= last; i++ {
 		s := byS[i]
-		out = append(out, runfmt.SeriesPoint{T: float64(i), Requests: s.Requests, Errors: s.Errors,
-			P50: msOf(s.P50), P99: msOf(s.P99), Max: msOf(s.Max)})
+		p := runfmt.SeriesPoint{T: float64(i), Requests: s.Requests, Errors: s.Errors,
+			P50: msOf(s.P50), P99: msOf(s.P99), Max: msOf(s.Max), Phases: s.phases.means()}
+		if sched != nil {
+			due := sched.Due(time.Duration(i)*time.Second, time.Duration(i+1)*time.Second)
+			p.ScheduledPerS = &due
+		}
+		out = append(out, p)
 	}
 	return out
 }

@@ -122,6 +122,26 @@ func (s *Schedule) MeanRate() float64 {
 	return s.total / s.end.Seconds()
 }
 
+// Due is the count of arrivals the schedule puts in [from, to): the
+// integral of its rate over that span (fractional for shards and ramps).
+func (s *Schedule) Due(from, to time.Duration) float64 { return s.before(to) - s.before(from) }
+
+// before is the count of arrivals due before offset t.
+func (s *Schedule) before(t time.Duration) float64 {
+	if t >= s.end {
+		return s.total
+	}
+	for _, seg := range s.segs {
+		if t >= seg.start+seg.dur || seg.dur <= 0 {
+			continue
+		}
+		x := max(t-seg.start, 0).Seconds()
+		slope := (seg.r1 - seg.r0) / seg.dur.Seconds()
+		return seg.before + seg.r0*x + slope*x*x/2
+	}
+	return s.total
+}
+
 // At returns the intended offset of arrival k (0-based, fractional offsets
 // allowed for shards) and false when the schedule has no such arrival.
 func (s *Schedule) At(k float64) (time.Duration, bool) {

@@ -2,6 +2,7 @@ package profiling
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/google/pprof/profile"
@@ -28,12 +29,39 @@ func (pprofEndpoint) Install() string {
 // Rate is the Go runtime's: runtime/pprof samples at 100 Hz.
 func (pprofEndpoint) Rate(time.Duration) int { return 100 }
 
-// Record fetches the CPU profile of the window, in whole seconds; its
-// cost is the service's own CPU, in the profile.
+// cpuChunk is the longest CPU profile fetched at once: the window is
+// recorded in chunks of it, merged, so a run cut short (Ctrl-C) keeps the
+// chunks it completed, where one profile of the whole window would be
+// lost with its request. The runtime's profiler stops for the next
+// request's few milliseconds between chunks. A variable for tests.
+var cpuChunk = 5 * time.Second
+
+// Record fetches the CPU profile of the window, in whole seconds and in
+// chunks (cpuChunk); its cost is the service's own CPU, in the profile.
+// Cut short, it returns the chunks it has.
 func (pprofEndpoint) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
 	var c capture.Client
-	prof, _, err := c.CPU(ctx, job.Endpoint, max(1, int(job.Window.Seconds())))
-	return prof, 0, err
+	chunk := max(1, int(cpuChunk.Seconds()))
+	var got []*profile.Profile
+	for left := max(1, int(job.Window.Seconds())); left > 0; {
+		n := min(left, chunk)
+		prof, _, err := c.CPU(ctx, job.Endpoint, n)
+		if err != nil {
+			if ctx.Err() != nil && len(got) > 0 {
+				break
+			}
+			return nil, 0, err
+		}
+		got, left = append(got, prof), left-n
+	}
+	if len(got) == 1 {
+		return got[0], 0, nil
+	}
+	prof, err := profile.Merge(got)
+	if err != nil {
+		return nil, 0, fmt.Errorf("merging the CPU profile's %d chunks: %w", len(got), err)
+	}
+	return prof, 0, nil
 }
 
 var _ endpoint = pprofEndpoint{}

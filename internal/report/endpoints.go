@@ -23,7 +23,10 @@ type endpointRow struct {
 
 // endpointTable builds the per-endpoint rows of a run: one per load
 // target (when the load had several) with its handler's CPU, then the
-// handlers no target is tied to. nil when there is nothing to break down.
+// handlers no target is tied to ("(not a load target)": other traffic,
+// or a handler perflab could not tie to a URL; a run without a load lists
+// its handlers alone). nil when there is nothing to break down: a load of
+// one URL is that endpoint's, whose figures the run's own are.
 func endpointTable(r *runfmt.Run) []endpointRow {
 	var targets []runfmt.TargetStats
 	if r.Load != nil {
@@ -34,7 +37,7 @@ func endpointTable(r *runfmt.Run) []endpointRow {
 	if r.Endpoints != nil {
 		handlers, perTarget = r.Endpoints.Handlers, r.Endpoints.Targets
 	}
-	if len(targets) < 2 && len(handlers) < 2 {
+	if len(targets) == 1 || len(targets) == 0 && len(handlers) < 2 {
 		return nil
 	}
 	short := shortTargets(targets)
@@ -62,11 +65,18 @@ func endpointTable(r *runfmt.Run) []endpointRow {
 			continue
 		}
 		row := endpointRow{}
+		if len(targets) > 0 {
+			row.Target = notALoadTarget
+		}
 		row.fillCPU(h)
 		rows = append(rows, row)
 	}
 	return rows
 }
+
+// notALoadTarget names a handler's row that no target of the load is
+// tied to.
+const notALoadTarget = "(not a load target)"
 
 func (row *endpointRow) fillCPU(h runfmt.EndpointCPU) {
 	row.Handler = shortName(h.Handler)
@@ -166,10 +176,7 @@ func (p *printer) endpoints(r *runfmt.Run) {
 	p.f(":\n")
 	cells := [][]string{{"target", "requests", "errors", "p50", "p99", "CPU/request", "CPU", "handler → owner"}}
 	for _, row := range rows {
-		target := row.Target
-		if target == "" {
-			target = "(no target)"
-		}
+		target := dash(row.Target)
 		owner := row.Handler
 		if row.Owner != "" {
 			owner += " → " + row.Owner + " " + row.OwnerPct

@@ -43,3 +43,24 @@ func TestVerdictEndpointsTargetCPU(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointsOfOneURL: a load of one URL has no per-endpoint table (the
+// run's own figures are that endpoint's), whatever handlers ran; a run
+// without a load lists its handlers, with no target named.
+func TestEndpointsOfOneURL(t *testing.T) {
+	r := culpritRun()
+	r.Load.Targets = r.Load.Targets[:1]
+	if rows := endpointTable(r); rows != nil {
+		t.Errorf("one URL's load has a per-endpoint table: %+v", rows)
+	}
+	r.Load = nil
+	rows := endpointTable(r)
+	if len(rows) != len(r.Endpoints.Handlers) {
+		t.Fatalf("a run without a load lists %d rows; want its %d handlers", len(rows), len(r.Endpoints.Handlers))
+	}
+	for _, row := range rows {
+		if row.Target != "" {
+			t.Errorf("a run without a load names the target %q", row.Target)
+		}
+	}
+}

@@ -190,3 +190,56 @@ func TestThroughputOfAPartialLastSecond(t *testing.T) {
 		t.Errorf("throughput of the last 0.7 s (70 requests) is not drawn as 100 requests/s: %.3000s", f)
 	}
 }
+
+// TestPhasesAndScheduleOverTime: each second's phases are drawn stacked,
+// their hover adds them up to the second's mean, and a phase that never
+// took time (blocked, in the closed model) has no legend entry; an open
+// load's throughput shows its schedule beside what completed.
+func TestPhasesAndScheduleOverTime(t *testing.T) {
+	r := sampleRun()
+	for i := range r.Load.Series {
+		r.Load.Series[i].Phases = &runfmt.PhaseMeans{Timed: 100, ConnectingMs: 0.5, WaitingMs: 3, ReceivingMs: 1.5}
+	}
+	r.Load.Series[1].Phases = nil // a second without an answer: a gap
+	var b strings.Builder
+	if err := writeHTML(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	checkFigure(t, page, "phases-time", "connecting", "waiting", "receiving")
+	f := figureSVG(t, page, "phases-time")
+	if strings.Contains(f, ">blocked<") {
+		t.Error("the phases chart has a legend entry for blocked, which took no time")
+	}
+	if !strings.Contains(f, "<title>2–3 s: blocked 0 ms, connecting 0.5 ms, waiting 3 ms, receiving 1.5 ms = 5 ms over 100 requests</title>") ||
+		!strings.Contains(f, "<title>1–2 s: no request answered</title>") {
+		t.Errorf("the phases chart's hover does not add each second up: %.3000s", f)
+	}
+	if tp := figureSVG(t, page, "throughput"); strings.Contains(tp, "scheduled/s") {
+		t.Error("a closed load's throughput shows a schedule")
+	}
+
+	for i := range r.Load.Series {
+		due := 120.0
+		r.Load.Series[i].ScheduledPerS = &due
+	}
+	b.Reset()
+	if err := writeHTML(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	checkFigure(t, b.String(), "throughput", "requests/s", "errors/s", "scheduled/s")
+	if tp := figureSVG(t, b.String(), "throughput"); !strings.Contains(tp, "120 scheduled/s</title>") {
+		t.Errorf("the open load's throughput hover does not say what was scheduled: %.3000s", tp)
+	}
+
+	for i := range r.Load.Series {
+		r.Load.Series[i].Phases = nil
+	}
+	b.Reset()
+	if err := writeHTML(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if f := figureSVG(t, b.String(), "phases-time"); strings.Contains(f, "<svg") || !strings.Contains(f, "No second holds request phases") {
+		t.Errorf("the phases chart of a run without them: %.300s", f)
+	}
+}

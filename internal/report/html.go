@@ -113,6 +113,9 @@ type htmlView struct {
 	OffFlame    string
 	HasOffFlame bool
 
+	// FindMax is a find-max run's search (findmaxhtml.go).
+	FindMax *htmlFindMax
+
 	// NoHot says why the hot functions are not listed.
 	NoHot string
 	// FilesHref leads to the run directory's files (see HTMLOptions).
@@ -177,6 +180,7 @@ func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
 	}
 	v.Config = configRows(r)
 	v.Cards = cards(r)
+	v.FindMax = findMaxView(r)
 	v.Charts = charts(r)
 	if len(v.Charts) == 0 {
 		v.NoCharts = noChartsReason(r)

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"perflab/internal/runfmt"
@@ -25,7 +26,7 @@ func charts(r *runfmt.Run) []figure {
 	}
 	figs := []figure{latencyDistribution(r)}
 	s := newTimeSeries(r)
-	figs = append(figs, latencyOverTime(s), throughputChart(s), cpuChart(r, s), memoryChart(r, s))
+	figs = append(figs, latencyOverTime(s), phasesOverTime(r, s), throughputChart(s), cpuChart(r, s), memoryChart(r, s))
 	return figs
 }
 
@@ -147,7 +148,7 @@ func shortTarget(t string) string {
 // second has no value.
 type timeSeries struct {
 	x                         []float64
-	reqs, errs                []float64
+	reqs, errs, scheduled     []float64
 	p50, p99, maxLat          []float64
 	cpu, rss, throttled       []float64
 	duration, end             float64
@@ -176,6 +177,7 @@ func newTimeSeries(r *runfmt.Run) *timeSeries {
 	s.x = col(func(p *runfmt.SeriesPoint) (float64, bool) { return p.T + 0.5, true })
 	s.reqs = col(func(p *runfmt.SeriesPoint) (float64, bool) { return float64(p.Requests), true })
 	s.errs = col(func(p *runfmt.SeriesPoint) (float64, bool) { return float64(p.Errors), true })
+	s.scheduled = col(func(p *runfmt.SeriesPoint) (float64, bool) { return deref(p.ScheduledPerS) })
 	ok := func(p *runfmt.SeriesPoint) bool { return p.Requests > p.Errors }
 	s.p50 = col(func(p *runfmt.SeriesPoint) (float64, bool) { return p.P50, ok(p) })
 	s.p99 = col(func(p *runfmt.SeriesPoint) (float64, bool) { return p.P99, ok(p) })
@@ -195,6 +197,7 @@ func newTimeSeries(r *runfmt.Run) *timeSeries {
 		if part := r.Load.DurationS - pts[n-1].T; part >= 0.5 && part < 1 {
 			s.reqs[n-1] /= part
 			s.errs[n-1] /= part
+			s.scheduled[n-1] /= part
 		}
 	}
 	if t := r.Target; t != nil {
@@ -371,8 +374,25 @@ func throughputChart(s *timeSeries) figure {
 	if err := s.lines(p, "errors/s", s.errs, okVermilion, 2); err != nil {
 		return f.failed(err)
 	}
+	open := has(s.scheduled)
+	if open {
+		f.Note = "Requests completed and failed in each second, beside the arrivals the open model's schedule put in it (a last second the load covered in part, as a rate)."
+		for i, xys := range s.runs(s.scheduled) { // dashed, one legend entry
+			name := "scheduled/s"
+			if i > 0 {
+				name = ""
+			}
+			if err := line(p, name, xys, okBlack, 1.5, vg.Points(6), vg.Points(4)); err != nil {
+				return f.failed(err)
+			}
+		}
+	}
 	hc := s.hover(p, func(i int) string {
-		return fmt.Sprintf("%s requests/s, %s errors/s", val(s.reqs[i], ""), val(s.errs[i], ""))
+		t := fmt.Sprintf("%s requests/s, %s errors/s", val(s.reqs[i], ""), val(s.errs[i], ""))
+		if open {
+			t += ", " + val(s.scheduled[i], "") + " scheduled/s"
+		}
+		return t
 	})
 	return f.draw(p, hc)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"text/tabwriter"
+	"time"
 
 	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
@@ -97,6 +98,30 @@ func (t FindMaxTable) Done(r *runfmt.Run, dir string, cpuLimit float64) error {
 	}
 	p.f("Run %s: %s\n", r.ID, dir)
 	return p.err
+}
+
+// WriteFindMax writes a stored find-max run's search as it was printed
+// while it ran: every step, then the highest sustainable rate.
+func WriteFindMax(w io.Writer, r *runfmt.Run, dir string) error {
+	m := r.FindMax
+	t := FindMaxTable{W: w, SLO: m.SLO}
+	if err := t.Header(time.Duration(m.StepS * float64(time.Second)).String()); err != nil {
+		return err
+	}
+	for _, st := range m.Steps {
+		if err := t.Step(st); err != nil {
+			return err
+		}
+	}
+	if m.MaxRPS <= 0 {
+		_, err := fmt.Fprintf(w, "\nNo step met %s.\n", m.SLO)
+		return err
+	}
+	limit := 0.0
+	if r.Target != nil {
+		limit = r.Target.CPULimitCores
+	}
+	return t.Done(r, dir, limit)
 }
 
 // WriteProfileSummary writes what `perflab profile` captured: the CPU

@@ -137,8 +137,12 @@ func verdictLines(r *runfmt.Run) []HeadlineLine {
 	q, why := question(r)
 	cpu := HeadlineLine{"What costs CPU", cpuVerdict(r), "ok"}
 	tm := HeadlineLine{"Where the time goes", timeVerdict(r), "ok"}
+	lines := []HeadlineLine{{"Answers", "what costs CPU: " + why, "ok"}, cpu, tm}
 	if q == WhereTimeGoes {
-		return []HeadlineLine{{"Answers", "where the time goes: " + why, "ok"}, tm, cpu}
+		lines = []HeadlineLine{{"Answers", "where the time goes: " + why, "ok"}, tm, cpu}
 	}
-	return []HeadlineLine{{"Answers", "what costs CPU: " + why, "ok"}, cpu, tm}
+	if f, ok := LeadFinding(r); ok {
+		lines = append(lines[:2], append([]HeadlineLine{{"First finding", FindingTitle(f), "ok"}}, lines[2:]...)...)
+	}
+	return lines
 }

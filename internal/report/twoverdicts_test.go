@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,5 +58,47 @@ func TestHeadlinePicksTheQuestion(t *testing.T) {
 	}
 	if got := timeVerdict(v); !strings.HasPrefix(got, "20.00 ms mean latency: runnable 18.00 ms (90%), then cpu 2.00 ms (10%)") {
 		t.Errorf("time verdict %q; want the latency and its two largest parts", got)
+	}
+}
+
+// TestLeadFindingAnswersTheQuestion: the finding a run's pages lead with
+// is the first of the verdict the run answers, follows the answer in the
+// headline, and is never the machine's noise.
+func TestLeadFindingAnswersTheQuestion(t *testing.T) {
+	hot := runfmt.Finding{Kind: runfmt.FindingHotUserFunction, Figures: runfmt.Figures{runfmt.FigCPUPerRequest: 1200, runfmt.FigShare: 0.6},
+		Evidence: runfmt.Evidence{Functions: []runfmt.FuncEvidence{{Role: runfmt.RoleCulprit, Function: "main.render"}}}}
+	wait := runfmt.Finding{Kind: runfmt.FindingDownstreamWait, Figures: runfmt.Figures{runfmt.FigWaitPerRequest: 9000, runfmt.FigShare: 0.5}}
+	noise := runfmt.Finding{Kind: runfmt.FindingCPUContention, Figures: runfmt.Figures{runfmt.FigWaitPerRequest: 12000, runfmt.FigShare: 0.7}}
+	for _, c := range []struct {
+		name string
+		run  *runfmt.Run
+		want runfmt.FindingKind
+	}{
+		{"at the budget", verdictRun(0.97, 20, 2), runfmt.FindingHotUserFunction},
+		{"far below, slow", verdictRun(0.2, 149, 3.7), runfmt.FindingDownstreamWait},
+	} {
+		c.run.Findings = []runfmt.Finding{noise, wait, hot}
+		c.run.Quality = &runfmt.Quality{Verdict: runfmt.QualityNoisy}
+		f, ok := LeadFinding(c.run)
+		if !ok || f.Kind != c.want {
+			t.Errorf("%s: leads with %s; want %s", c.name, f.Kind, c.want)
+		}
+		lines := NewHeadline(c.run).Lines
+		if i := slices.IndexFunc(lines, func(l HeadlineLine) bool { return l.Label == "First finding" }); i != 3 || lines[i].Text != FindingTitle(f) {
+			t.Errorf("%s: headline %+v; want the lead finding after the answer and its verdict", c.name, lines)
+		}
+	}
+	r := verdictRun(0.97, 20, 2)
+	r.Findings = []runfmt.Finding{wait}
+	if f, _ := LeadFinding(r); f.Kind != runfmt.FindingDownstreamWait {
+		t.Errorf("a CPU run with only a wait leads with %s; want that wait", f.Kind)
+	}
+	r.Findings, r.Quality = []runfmt.Finding{noise}, &runfmt.Quality{Verdict: runfmt.QualityNoisy}
+	if f, ok := LeadFinding(r); ok {
+		t.Errorf("a noisy run whose only finding is the wait for a CPU leads with %s; want none", f.Kind)
+	}
+	r.Quality = nil
+	if f, _ := LeadFinding(r); f.Kind != runfmt.FindingCPUContention {
+		t.Errorf("a quiet run leads with %s; want cpu-contention (the service and its load generator shared the CPUs)", f.Kind)
 	}
 }

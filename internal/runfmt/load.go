@@ -97,10 +97,47 @@ type SeriesPoint struct {
 	P99      float64 `json:"p99_ms"`
 	Max      float64 `json:"max_ms"`
 
+	// Phases splits the second's mean latency into the requests' phases;
+	// nil when no request of the second completed with its timings.
+	Phases *PhaseMeans `json:"phases,omitempty"`
+	// ScheduledPerS is the open model's arrivals due in the second (the
+	// rate asked for, ramped by stages); nil in the closed model.
+	ScheduledPerS *float64 `json:"scheduled_per_s,omitempty"`
+
 	CPUCores      *float64 `json:"cpu_cores,omitempty"`
 	RSSBytes      *int64   `json:"rss_bytes,omitempty"`
 	ThrottledPct  *float64 `json:"throttled_pct,omitempty"`
 	Threads       *int64   `json:"threads,omitempty"`
 	GCCount       *int64   `json:"gc_count,omitempty"`
 	HeapLiveBytes *int64   `json:"heap_live_bytes,omitempty"`
+}
+
+// PhaseMeans is the mean time of one second's requests in each phase, in
+// ms, as k6 splits a request: blocked (the open model's send lag, from its
+// intended start to its send), connecting (a new connection's connect),
+// waiting (from the send to the first byte of the response, less the
+// connect) and receiving (the rest of the response). The four add up to
+// the mean latency of the Timed requests: those answered with a whole
+// response, whatever its status.
+type PhaseMeans struct {
+	Timed        int64   `json:"timed"`
+	BlockedMs    float64 `json:"blocked_ms"`
+	ConnectingMs float64 `json:"connecting_ms"`
+	WaitingMs    float64 `json:"waiting_ms"`
+	ReceivingMs  float64 `json:"receiving_ms"`
+}
+
+// Ms is the four phases' sum: the mean latency of the timed requests.
+func (p *PhaseMeans) Ms() float64 { return p.BlockedMs + p.ConnectingMs + p.WaitingMs + p.ReceivingMs }
+
+// Merge adds q's requests to p, weighting each phase's mean by its count.
+func (p *PhaseMeans) Merge(q PhaseMeans) {
+	n := p.Timed + q.Timed
+	if n == 0 {
+		return
+	}
+	mean := func(a, b float64) float64 { return (a*float64(p.Timed) + b*float64(q.Timed)) / float64(n) }
+	p.BlockedMs, p.ConnectingMs = mean(p.BlockedMs, q.BlockedMs), mean(p.ConnectingMs, q.ConnectingMs)
+	p.WaitingMs, p.ReceivingMs = mean(p.WaitingMs, q.WaitingMs), mean(p.ReceivingMs, q.ReceivingMs)
+	p.Timed = n
 }

@@ -76,7 +76,8 @@ func (f fixtureRun) write(t testing.TB, root string) string {
 	for i := range 5 {
 		cores, rss, thr := 0.9, int64(40+i)<<20, 10.0*float64(i)
 		l.Series = append(l.Series, runfmt.SeriesPoint{T: float64(i), Requests: requests / 5, P50: f.p99 / 3, P99: f.p99, Max: f.p99 * 1.2,
-			CPUCores: &cores, RSSBytes: &rss, ThrottledPct: &thr})
+			CPUCores: &cores, RSSBytes: &rss, ThrottledPct: &thr,
+			Phases: &runfmt.PhaseMeans{Timed: requests / 5, WaitingMs: f.p99 / 4, ReceivingMs: f.p99 / 12}})
 	}
 	r.Load = l
 	if err := runfmt.WriteFile(dir, r); err != nil {

@@ -36,6 +36,7 @@ type flameKey struct {
 	requests    int64
 	scale       float64
 	minFraction float64
+	leaves      int // how many leaf names split the sample type (FlameOptions.Leaves)
 }
 
 type flamePage struct {
@@ -60,7 +61,7 @@ func (c *flameCache) page(path string, opt analysis.FlameOptions) ([]byte, error
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
 	key := flameKey{path: path, size: st.Size(), modNanos: st.ModTime().UnixNano(),
-		title: opt.Title, sampleIndex: opt.SampleIndex, requests: opt.Requests, scale: opt.Scale, minFraction: opt.MinFraction}
+		title: opt.Title, sampleIndex: opt.SampleIndex, requests: opt.Requests, scale: opt.Scale, minFraction: opt.MinFraction, leaves: len(opt.Leaves)}
 	if html, ok := c.get(key); ok {
 		return html, nil
 	}

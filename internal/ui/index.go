@@ -110,8 +110,8 @@ func newRunRow(s *runSummary) runRow {
 	if ms := s.cpuMs(); ms > 0 {
 		row.HasCPU, row.CPUMs = true, ms
 	}
-	row.Noisy = s.Quality != nil && s.Quality.Verdict == runfmt.QualityNoisy
-	if f, ok := headlineFinding(s.Findings, row.Noisy); ok {
+	row.Noisy = s.Quality.Noisy()
+	if f, ok := report.LeadFinding(&runfmt.Run{Target: s.Target, Quality: s.Quality, Ledger: s.Ledger, Findings: s.Findings}); ok {
 		row.Finding = report.FindingTitle(f)
 	}
 	for _, p := range s.Profiles {
@@ -124,20 +124,6 @@ func newRunRow(s *runSummary) runRow {
 		}
 	}
 	return row
-}
-
-// headlineFinding is the finding a run's row leads with: its first,
-// except that on a noisy machine the requests' wait for a CPU is the
-// machine's noise, which the row's "noisy" badge says, and the next
-// finding answers for the service.
-func headlineFinding(fs []runfmt.Finding, noisy bool) (runfmt.Finding, bool) {
-	for _, f := range fs {
-		if noisy && f.Kind == runfmt.FindingCPUContention {
-			continue
-		}
-		return f, true
-	}
-	return runfmt.Finding{}, false
 }
 
 // groupRuns groups rows (newest first) by run name, groups ordered by

@@ -2,10 +2,12 @@ package ui
 
 import (
 	"fmt"
+	"html"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
@@ -63,18 +65,45 @@ func TestIndexP99OfAFailedLoad(t *testing.T) {
 	}
 }
 
-// TestHeadlineFindingSkipsMachineNoise: on a noisy machine a run's row
-// leads with the first finding about the service, not with the requests'
-// wait for a CPU the machine caused.
-func TestHeadlineFindingSkipsMachineNoise(t *testing.T) {
-	fs := []runfmt.Finding{{Kind: runfmt.FindingCPUContention}, {Kind: runfmt.FindingGC}}
-	if f, _ := headlineFinding(fs, true); f.Kind != runfmt.FindingGC {
-		t.Errorf("noisy run leads with %s; want gc", f.Kind)
+// TestIndexLeadsWithTheVerdictsFirstFinding: a run far below its CPU
+// budget whose latency is mostly waiting answers where the time goes; its
+// row in the index and its report's headline lead with the same finding,
+// the wait, though a CPU finding comes first in its list; with the run at
+// its budget, both lead with the CPU finding; on a noisy machine the wait
+// for a CPU is never the lead.
+func TestIndexLeadsWithTheVerdictsFirstFinding(t *testing.T) {
+	root, ids := fixtureRuns(t)
+	id := ids[len(ids)-1]
+	dir := filepath.Join(root, id)
+	r, err := runfmt.ReadFile(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if f, _ := headlineFinding(fs, false); f.Kind != runfmt.FindingCPUContention {
-		t.Errorf("quiet run leads with %s; want cpu-contention (the service's own threads held its CPUs)", f.Kind)
+	wait, hot := r.Findings[0], r.Findings[1]
+	noise := runfmt.Finding{Kind: runfmt.FindingCPUContention, Figures: runfmt.Figures{runfmt.FigWaitPerRequest: 9e3, runfmt.FigShare: 0.9}}
+	r.Findings = []runfmt.Finding{noise, hot, wait}
+	r.Quality = &runfmt.Quality{Verdict: runfmt.QualityNoisy, Summary: "noisy: other processes used 1.6 of 2 cores", HostCores: 2}
+	cpu, latency := 1.0, 20.0
+	rest := latency - cpu
+	r.Ledger = &runfmt.Ledger{
+		Time: &runfmt.TimeAccount{LatencyMs: latency, Rows: []runfmt.LedgerRow{{Part: runfmt.PartCPU, MsPerRequest: &cpu}, {Part: runfmt.PartDownstream, MsPerRequest: &rest}}},
+		CPU:  &runfmt.CPUAccount{MeasuredMs: cpu, Source: "cgroup-v2"},
 	}
-	if _, ok := headlineFinding(fs[:1], true); ok {
-		t.Error("a noisy run whose only finding is the wait for a CPU leads with it; want none")
+	for _, c := range []struct {
+		use  float64
+		want runfmt.Finding
+	}{{0.2, wait}, {0.97, hot}} {
+		r.Target.CPUCoresMean = c.use
+		if err := runfmt.WriteFile(dir, r); err != nil {
+			t.Fatal(err)
+		}
+		s := New(store.Store{Root: root}, Options{})
+		title := html.EscapeString(report.FindingTitle(c.want))
+		if _, _, body := get(t, s, "/"); !strings.Contains(body, `<td class="finding">`+title) {
+			t.Errorf("at %.0f%% of its budget the index row does not lead with %q", 100*c.use, title)
+		}
+		if _, _, page := get(t, s, "/runs/"+id+"/"); !strings.Contains(page, "<b>First finding:</b> "+title) {
+			t.Errorf("at %.0f%% of its budget report.html's headline does not lead with %q", 100*c.use, title)
+		}
 	}
 }

@@ -38,16 +38,15 @@ type runSummary struct {
 			P99 float64 `json:"p99"`
 		} `json:"latency_ms"`
 	} `json:"load"`
-	Target *struct {
-		CPUMsPerRequest float64 `json:"cpu_ms_per_request"`
-	} `json:"target"`
+	// Target, Quality and Ledger say which verdict the run answers, and
+	// so the finding its row leads with (report.LeadFinding).
+	Target    *runfmt.TargetSummary  `json:"target"`
 	Findings  []runfmt.Finding       `json:"findings"`
 	Profiles  []runfmt.ProfileRef    `json:"profiles"`
 	Time      *runfmt.TimePerRequest `json:"time_per_request"`
 	Profiling *runfmt.Profiling      `json:"profiling"`
-	Quality   *struct {
-		Verdict string `json:"verdict"`
-	} `json:"quality"`
+	Quality   *runfmt.Quality        `json:"quality"`
+	Ledger    *runfmt.Ledger         `json:"ledger"`
 }
 
 // cpuMs is the run's CPU per request, 0 when not measured.

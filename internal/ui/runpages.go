@@ -116,7 +116,8 @@ func profilePath(e store.Entry, typ runfmt.ProfileType) (string, error) {
 // offCPUOptions draws a run's wall-time profile as its time off a CPU, per
 // request of the slice it covers.
 func offCPUOptions(r *runfmt.Run) analysis.FlameOptions {
-	opt := analysis.FlameOptions{Title: r.ID + ": off-CPU time", SampleIndex: runfmt.OffCPUSample, Requests: requests(r), UserCode: analysis.RunUserCode(r.Profiling)}
+	opt := analysis.FlameOptions{Title: r.ID + ": off-CPU time", SampleIndex: runfmt.OffCPUSample, Requests: requests(r), UserCode: analysis.RunUserCode(r.Profiling),
+		Leaves: analysis.OffCPULeaves()}
 	if t := r.Time; t != nil && t.Requests > 0 {
 		opt.Requests = t.Requests
 		opt.Title += " (" + string(t.Source) + ")"
