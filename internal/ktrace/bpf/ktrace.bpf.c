@@ -664,7 +664,21 @@ int BPF_PROG(on_send, struct sock *sk, int ret, int flags)
 	}
 	__u64 now = 0;
 	if (c->dir == DIR_INBOUND) {
-		c->idle = 1;
+		// This tracepoint runs at the end of sendmsg: a loopback client
+		// may have had the answer, and its next request be queued (the
+		// socket's backlog is processed before sendmsg returns), while
+		// the connection still looked busy to sk_data_ready. Bytes
+		// received and not yet read then start the next request now.
+		if (tp->rcv_nxt != tp->copied_seq && !c->unread_ts) {
+			now = bpf_ktime_get_ns();
+			c->idle = 0;
+			c->unread_ts = now;
+			struct flow *f = flow_at(c->slot);
+			if (f)
+				__sync_fetch_and_add(&f->exchanges, 1);
+		} else {
+			c->idle = 1;
+		}
 	} else {
 		now = bpf_ktime_get_ns();
 		c->send_ts = now;
