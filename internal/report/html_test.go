@@ -56,7 +56,8 @@ func sampleRun() *runfmt.Run {
 	for i := range 5 {
 		cores, rss, thr := 0.95+0.01*float64(i), int64(38+i)<<20, 35.0+float64(i)
 		l.Series = append(l.Series, runfmt.SeriesPoint{T: float64(i), Requests: int64(800 - i), Errors: int64(i % 2), P50: 4.8, P99: 12 + float64(i),
-			CPUCores: &cores, RSSBytes: &rss, ThrottledPct: &thr})
+			CPUCores: &cores, RSSBytes: &rss, ThrottledPct: &thr,
+			Phases: &runfmt.PhaseMeans{Timed: int64(800 - i), ConnectingMs: 0.1, WaitingMs: 4.2, ReceivingMs: 0.7}})
 	}
 	l.Series[4].Requests = 10 // the last, partial second
 	l.Histogram = testHistogram(3200, 4800)
