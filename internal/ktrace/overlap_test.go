@@ -1,7 +1,6 @@
 package ktrace
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net"
@@ -18,29 +17,11 @@ const bigReply = 8 << 20
 // bigReplyHelper answers each line of a connection with bigReply bytes in
 // one write.
 func bigReplyHelper() error {
-	ln, err := listen()
-	if err != nil {
-		return err
-	}
 	answer := make([]byte, bigReply)
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return err
-		}
-		go func() {
-			defer c.Close()
-			r := bufio.NewReader(c)
-			for {
-				if _, err := r.ReadString('\n'); err != nil {
-					return
-				}
-				if _, err := c.Write(answer); err != nil {
-					return
-				}
-			}
-		}()
-	}
+	return serveLines(func(*net.TCPConn) error { return nil }, func(c *net.TCPConn) error {
+		_, err := c.Write(answer)
+		return err
+	})
 }
 
 // TestRequestSentDuringTheAnswerIsCounted: a client that sends its next

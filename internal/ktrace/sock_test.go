@@ -287,6 +287,19 @@ func TestAcceptBacklog(t *testing.T) {
 // nagleHelper answers each request line with headers and a body in two
 // writes, with TCP_NODELAY if KTRACE_NODELAY=1.
 func nagleHelper() error {
+	nodelay := os.Getenv("KTRACE_NODELAY") == "1"
+	return serveLines(func(c *net.TCPConn) error { return c.SetNoDelay(nodelay) }, func(c *net.TCPConn) error {
+		if _, err := io.WriteString(c, nagleHeaders); err != nil {
+			return err
+		}
+		_, err := io.WriteString(c, nagleBody)
+		return err
+	})
+}
+
+// serveLines listens (see listen), sets each connection up, and calls
+// answer for each line it sends, until it closes or answer fails.
+func serveLines(setup, answer func(c *net.TCPConn) error) error {
 	ln, err := listen()
 	if err != nil {
 		return err
@@ -296,20 +309,18 @@ func nagleHelper() error {
 		if err != nil {
 			return err
 		}
-		if err := c.(*net.TCPConn).SetNoDelay(os.Getenv("KTRACE_NODELAY") == "1"); err != nil {
+		tc := c.(*net.TCPConn)
+		if err := setup(tc); err != nil {
 			return err
 		}
 		go func() {
-			defer c.Close()
-			r := bufio.NewReader(c)
+			defer tc.Close()
+			r := bufio.NewReader(tc)
 			for {
 				if _, err := r.ReadString('\n'); err != nil {
 					return
 				}
-				if _, err := io.WriteString(c, nagleHeaders); err != nil {
-					return
-				}
-				if _, err := io.WriteString(c, nagleBody); err != nil {
+				if err := answer(tc); err != nil {
 					return
 				}
 			}
