@@ -6,7 +6,8 @@ import "github.com/google/pprof/profile"
 // split by the sample types parts names: stack i's value of each part
 // becomes a stack of its own under a leaf frame named parts[type] (as
 // pprof's -tagleaf puts a tag under each stack). A value of total that no
-// part accounts for stays on the stack without a leaf. An off-CPU flame
+// part accounts for stays on the stack without a leaf (parts that add up
+// to more than total are drawn as they are). An off-CPU flame
 // graph so tells a network read's wait from the time the goroutine that
 // made it then waited for a CPU at the same stack.
 func (s *Set) SplitLeaves(total int, parts map[int]string) *Set {
@@ -37,7 +38,7 @@ func (s *Set) SplitLeaves(total int, parts map[int]string) *Set {
 				rest -= v
 			}
 		}
-		if rest != 0 {
+		if rest > 0 {
 			b.add(append(frames[:0], st...), []int64{rest})
 		}
 	}
