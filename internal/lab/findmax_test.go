@@ -16,6 +16,9 @@ import (
 // with the service's CPU and memory per second, so report.html draws
 // them beside the cards that quote them, under the search's table.
 func TestFindMaxKeepsTheBestStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: a search of three steps")
+	}
 	cfg := goService(t, "tolower", "/search?q=oak")
 	slo, err := ParseSLO("p99<2000ms")
 	if err != nil {
