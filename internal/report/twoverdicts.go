@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"perflab/internal/runfmt"
@@ -142,7 +143,7 @@ func verdictLines(r *runfmt.Run) []HeadlineLine {
 		lines = []HeadlineLine{{"Answers", "where the time goes: " + why, "ok"}, tm, cpu}
 	}
 	if f, ok := LeadFinding(r); ok {
-		lines = append(lines[:2], append([]HeadlineLine{{"First finding", FindingTitle(f), "ok"}}, lines[2:]...)...)
+		lines = slices.Insert(lines, 2, HeadlineLine{"First finding", FindingTitle(f), "ok"})
 	}
 	return lines
 }
