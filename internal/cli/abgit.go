@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"perflab/internal/compare"
 	"perflab/internal/lab"
 	"perflab/internal/revision"
 	"perflab/internal/units"
@@ -72,6 +73,7 @@ func (g *gitFlags) check(fs *pflag.FlagSet) error {
 }
 
 // runABGit is ab --git: build both revisions, run them interleaved, compare.
+// Without a URL the command is a batch program, run once per run.
 func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitFlags, args []string, runs int) error {
 	if cmd.Flags().Changed("base") || cmd.Flags().Changed("new") {
 		return usageErr("--git builds BASE and NEW itself: give the service's command after -- (with {out} for the built binary), not --base/--new")
@@ -87,6 +89,11 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	if err != nil {
 		return err
 	}
+	opt.Expected = []string{"command"}
+	cf.runsDir = f.dir
+	if len(urls) == 0 {
+		return runABGitBatch(cmd, env, f, cf, opt, g, command, runs)
+	}
 	c, err := f.config(env, urls, command)
 	if err != nil {
 		return err
@@ -99,28 +106,73 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	}
 	f.hooks(env, &c)
 	c.Force = cf.force
-	cf.runsDir = f.dir
-	stopNote := context.AfterFunc(cmd.Context(), func() {
-		fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it); the worktrees are removed")
-	})
-	defer stopNote()
-	gc := lab.GitConfig{RepoDir: g.repo, Range: g.rng.r, Build: g.build, BuildTimeout: g.buildTimeout,
-		Uncommitted: g.uncommitted, DefaultBranch: env.getenv("GITHUB_BASE_REF")}
-	b, n, prep, err := lab.ABGit(cmd.Context(), gc, c, runs, runLine(env, runs))
-	if prep.Cleanup > 0 && !f.quiet {
-		fmt.Fprintf(env.Stderr, "perflab: removed the worktrees and builds in %s\n", units.FormatDuration(prep.Cleanup))
+	defer stopNoteGit(cmd, env)()
+	b, n, prep, err := lab.ABGit(cmd.Context(), g.config(env), c, runs, runLine(env, runs))
+	if err := reportGitPrep(cmd, env, f, &cf, prep, b, n, err); err != nil {
+		return err
 	}
-	if len(b) == 0 && len(n) == 0 {
-		return gitErr(env, cmd.Context(), err)
-	}
-	opt.Expected = []string{"command"}
-	cf.notes = prep.Notes
 	return f.pgo.write(env, f.quiet, " of the "+f.pgo.side+" side", pickSide(f.pgo.side, b, n), finishExperiment(env, err, func() error {
 		if len(b) == 0 || len(n) == 0 {
 			return errNothing
 		}
 		return runCompare(env, entries(b), entries(n), opt, cf)
 	}))
+}
+
+// runABGitBatch is ab --git of a batch program: each side's program runs
+// once per run, inside its worktree, measured until it exits (as ab
+// --base/--new without a URL), and the sides are compared.
+func runABGitBatch(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, opt compare.Options, g *gitFlags, command []string, runs int) error {
+	bc, err := f.batchConfig(env, cmd.Flags(), command)
+	if err != nil {
+		return err
+	}
+	if f.name == "" {
+		bc.Name = "" // ABGitBatch names the runs after the repository
+	}
+	if !f.quiet {
+		bc.Log = func(msg string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", msg) }
+	}
+	defer stopNoteGit(cmd, env)()
+	b, n, prep, err := lab.ABGitBatch(cmd.Context(), g.config(env), bc, runs, batchRunLine(env, runs))
+	if err := reportGitPrep(cmd, env, f, &cf, prep, b, n, err); err != nil {
+		return err
+	}
+	return finishExperiment(env, err, func() error {
+		if len(b) == 0 || len(n) == 0 {
+			return errNothing
+		}
+		return runCompare(env, entries(b), entries(n), opt, cf)
+	})
+}
+
+// config is the lab's view of the flags; the branch a PR merges into
+// ($GITHUB_BASE_REF) is tried first as the default branch.
+func (g *gitFlags) config(env Env) lab.GitConfig {
+	return lab.GitConfig{RepoDir: g.repo, Range: g.rng.r, Build: g.build, BuildTimeout: g.buildTimeout,
+		Uncommitted: g.uncommitted, DefaultBranch: env.getenv("GITHUB_BASE_REF")}
+}
+
+// stopNoteGit says, at Ctrl-C, what ab --git does next; the returned
+// function stops watching.
+func stopNoteGit(cmd *cobra.Command, env Env) func() bool {
+	return context.AfterFunc(cmd.Context(), func() {
+		fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it); the worktrees are removed")
+	})
+}
+
+// reportGitPrep says how long removing the worktrees took, keeps the
+// revisions' notes for the comparison, and maps an error that ended ab
+// --git before any run finished (nil when a run did).
+func reportGitPrep(cmd *cobra.Command, env Env, f *runFlags, cf *compareFlags, prep *lab.GitPrep, b, n []*lab.Result, err error) error {
+	if prep.Cleanup > 0 && !f.quiet {
+		fmt.Fprintf(env.Stderr, "perflab: removed the worktrees and builds in %s\n", units.FormatDuration(prep.Cleanup))
+	}
+	if len(b) == 0 && len(n) == 0 {
+		return gitErr(env, cmd.Context(), err)
+	}
+	cf.notes = prep.Notes
+	return nil
 }
 
 // gitErr maps an error of ab --git before any run finished: bad input
