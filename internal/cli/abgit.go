@@ -91,9 +91,30 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	}
 	opt.Expected = []string{"command"}
 	cf.runsDir = f.dir
+	a := abGit{cmd: cmd, env: env, f: f, cf: cf, opt: opt, lab: g.config(env), runs: runs}
+	defer context.AfterFunc(cmd.Context(), func() {
+		fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it); the worktrees are removed")
+	})()
 	if len(urls) == 0 {
-		return runABGitBatch(cmd, env, f, cf, opt, g, command, runs)
+		return a.batch(command)
 	}
+	return a.service(urls, command)
+}
+
+// abGit is one ab --git: its command, flags and comparison options.
+type abGit struct {
+	cmd  *cobra.Command
+	env  Env
+	f    *runFlags
+	cf   compareFlags
+	opt  compare.Options
+	lab  lab.GitConfig
+	runs int
+}
+
+// service runs the A/B of a service loaded at urls, command its launch.
+func (a *abGit) service(urls, command []string) error {
+	f, env := a.f, a.env
 	c, err := f.config(env, urls, command)
 	if err != nil {
 		return err
@@ -101,29 +122,24 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	if f.name == "" {
 		c.Name = "" // ABGit names the runs after the repository
 	}
-	if err := f.pgo.check(cmd.Flags(), c); err != nil {
+	if err := f.pgo.check(a.cmd.Flags(), c); err != nil {
 		return err
 	}
 	f.hooks(env, &c)
-	c.Force = cf.force
-	defer stopNoteGit(cmd, env)()
-	b, n, prep, err := lab.ABGit(cmd.Context(), g.config(env), c, runs, runLine(env, runs))
-	if err := reportGitPrep(cmd, env, f, &cf, prep, b, n, err); err != nil {
+	c.Force = a.cf.force
+	b, n, prep, err := lab.ABGit(a.cmd.Context(), a.lab, c, a.runs, runLine(env, a.runs))
+	if err := a.prepared(prep, len(b)+len(n), err); err != nil {
 		return err
 	}
-	return f.pgo.write(env, f.quiet, " of the "+f.pgo.side+" side", pickSide(f.pgo.side, b, n), finishExperiment(env, err, func() error {
-		if len(b) == 0 || len(n) == 0 {
-			return errNothing
-		}
-		return runCompare(env, entries(b), entries(n), opt, cf)
-	}))
+	return f.pgo.write(env, f.quiet, " of the "+f.pgo.side+" side", pickSide(f.pgo.side, b, n), a.compare(b, n, err))
 }
 
-// runABGitBatch is ab --git of a batch program: each side's program runs
-// once per run, inside its worktree, measured until it exits (as ab
-// --base/--new without a URL), and the sides are compared.
-func runABGitBatch(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, opt compare.Options, g *gitFlags, command []string, runs int) error {
-	bc, err := f.batchConfig(env, cmd.Flags(), command)
+// batch runs the A/B of a batch program: each side's program runs once
+// per run, inside its worktree, measured until it exits (as ab
+// --base/--new without a URL).
+func (a *abGit) batch(command []string) error {
+	f, env := a.f, a.env
+	bc, err := f.batchConfig(env, a.cmd.Flags(), command)
 	if err != nil {
 		return err
 	}
@@ -133,16 +149,34 @@ func runABGitBatch(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, op
 	if !f.quiet {
 		bc.Log = func(msg string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", msg) }
 	}
-	defer stopNoteGit(cmd, env)()
-	b, n, prep, err := lab.ABGitBatch(cmd.Context(), g.config(env), bc, runs, batchRunLine(env, runs))
-	if err := reportGitPrep(cmd, env, f, &cf, prep, b, n, err); err != nil {
+	b, n, prep, err := lab.ABGitBatch(a.cmd.Context(), a.lab, bc, a.runs, batchRunLine(env, a.runs))
+	if err := a.prepared(prep, len(b)+len(n), err); err != nil {
 		return err
 	}
-	return finishExperiment(env, err, func() error {
+	return a.compare(b, n, err)
+}
+
+// prepared says how long removing the worktrees took and keeps the
+// revisions' notes for the comparison; when no run finished (runs == 0)
+// it maps the error that ended ab --git.
+func (a *abGit) prepared(prep *lab.GitPrep, runs int, err error) error {
+	if prep.Cleanup > 0 && !a.f.quiet {
+		fmt.Fprintf(a.env.Stderr, "perflab: removed the worktrees and builds in %s\n", units.FormatDuration(prep.Cleanup))
+	}
+	if runs == 0 {
+		return gitErr(a.env, a.cmd.Context(), err)
+	}
+	a.cf.notes = prep.Notes
+	return nil
+}
+
+// compare compares the two sides' runs, after err, what ended them.
+func (a *abGit) compare(b, n []*lab.Result, err error) error {
+	return finishExperiment(a.env, err, func() error {
 		if len(b) == 0 || len(n) == 0 {
 			return errNothing
 		}
-		return runCompare(env, entries(b), entries(n), opt, cf)
+		return runCompare(a.env, entries(b), entries(n), a.opt, a.cf)
 	})
 }
 
@@ -151,28 +185,6 @@ func runABGitBatch(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, op
 func (g *gitFlags) config(env Env) lab.GitConfig {
 	return lab.GitConfig{RepoDir: g.repo, Range: g.rng.r, Build: g.build, BuildTimeout: g.buildTimeout,
 		Uncommitted: g.uncommitted, DefaultBranch: env.getenv("GITHUB_BASE_REF")}
-}
-
-// stopNoteGit says, at Ctrl-C, what ab --git does next; the returned
-// function stops watching.
-func stopNoteGit(cmd *cobra.Command, env Env) func() bool {
-	return context.AfterFunc(cmd.Context(), func() {
-		fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it); the worktrees are removed")
-	})
-}
-
-// reportGitPrep says how long removing the worktrees took, keeps the
-// revisions' notes for the comparison, and maps an error that ended ab
-// --git before any run finished (nil when a run did).
-func reportGitPrep(cmd *cobra.Command, env Env, f *runFlags, cf *compareFlags, prep *lab.GitPrep, b, n []*lab.Result, err error) error {
-	if prep.Cleanup > 0 && !f.quiet {
-		fmt.Fprintf(env.Stderr, "perflab: removed the worktrees and builds in %s\n", units.FormatDuration(prep.Cleanup))
-	}
-	if len(b) == 0 && len(n) == 0 {
-		return gitErr(env, cmd.Context(), err)
-	}
-	cf.notes = prep.Notes
-	return nil
 }
 
 // gitErr maps an error of ab --git before any run finished: bad input
