@@ -40,9 +40,9 @@ backslashes). Ctrl-C stops after the run under way and compares what finished.
 With --git BASE..NEW the two sides are revisions of a git repository: each is
 checked out into a temporary worktree and built once with --build ({out} is
 where the binary goes), then the command after -- runs each side ({out} is
-its binary, the worktree its directory). The worktrees and builds are
-removed however ab ends. Uncommitted changes are measured only with
---uncommitted.`,
+its binary, the worktree its directory); without a URL that command is a
+batch program, as with --base/--new. The worktrees and builds are removed
+however ab ends. Uncommitted changes are measured only with --uncommitted.`,
 		Example: `  perflab ab --base "./server-old -addr :8080" --new "./server -addr :8080" --cpus 1 -c 8 -d 10s http://127.0.0.1:8080/
   perflab ab --base "./svc -mode=buggy" --new "./svc -mode=fixed" --runs 5 --fail-on "cpu_per_request>+5%" http://127.0.0.1:8080/
   perflab ab --git main..HEAD --build "go build -o {out} ./cmd/server" --fail-on "cpu_per_request>+10%" --md summary.md http://127.0.0.1:8080/ -- {out} -addr 127.0.0.1:8080

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"perflab/internal/compare"
 	"perflab/internal/lab"
 	"perflab/internal/revision"
 	"perflab/internal/units"
@@ -72,6 +73,7 @@ func (g *gitFlags) check(fs *pflag.FlagSet) error {
 }
 
 // runABGit is ab --git: build both revisions, run them interleaved, compare.
+// Without a URL the command is a batch program, run once per run.
 func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitFlags, args []string, runs int) error {
 	if cmd.Flags().Changed("base") || cmd.Flags().Changed("new") {
 		return usageErr("--git builds BASE and NEW itself: give the service's command after -- (with {out} for the built binary), not --base/--new")
@@ -87,6 +89,32 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	if err != nil {
 		return err
 	}
+	opt.Expected = []string{"command"}
+	cf.runsDir = f.dir
+	a := abGit{cmd: cmd, env: env, f: f, cf: cf, opt: opt, lab: g.config(env), runs: runs}
+	defer context.AfterFunc(cmd.Context(), func() {
+		fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it); the worktrees are removed")
+	})()
+	if len(urls) == 0 {
+		return a.batch(command)
+	}
+	return a.service(urls, command)
+}
+
+// abGit is one ab --git: its command, flags and comparison options.
+type abGit struct {
+	cmd  *cobra.Command
+	env  Env
+	f    *runFlags
+	cf   compareFlags
+	opt  compare.Options
+	lab  lab.GitConfig
+	runs int
+}
+
+// service runs the A/B of a service loaded at urls, command its launch.
+func (a *abGit) service(urls, command []string) error {
+	f, env := a.f, a.env
 	c, err := f.config(env, urls, command)
 	if err != nil {
 		return err
@@ -94,33 +122,69 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	if f.name == "" {
 		c.Name = "" // ABGit names the runs after the repository
 	}
-	if err := f.pgo.check(cmd.Flags(), c); err != nil {
+	if err := f.pgo.check(a.cmd.Flags(), c); err != nil {
 		return err
 	}
 	f.hooks(env, &c)
-	c.Force = cf.force
-	cf.runsDir = f.dir
-	stopNote := context.AfterFunc(cmd.Context(), func() {
-		fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it); the worktrees are removed")
-	})
-	defer stopNote()
-	gc := lab.GitConfig{RepoDir: g.repo, Range: g.rng.r, Build: g.build, BuildTimeout: g.buildTimeout,
-		Uncommitted: g.uncommitted, DefaultBranch: env.getenv("GITHUB_BASE_REF")}
-	b, n, prep, err := lab.ABGit(cmd.Context(), gc, c, runs, runLine(env, runs))
-	if prep.Cleanup > 0 && !f.quiet {
-		fmt.Fprintf(env.Stderr, "perflab: removed the worktrees and builds in %s\n", units.FormatDuration(prep.Cleanup))
+	c.Force = a.cf.force
+	b, n, prep, err := lab.ABGit(a.cmd.Context(), a.lab, c, a.runs, runLine(env, a.runs))
+	if err := a.prepared(prep, len(b)+len(n), err); err != nil {
+		return err
 	}
-	if len(b) == 0 && len(n) == 0 {
-		return gitErr(env, cmd.Context(), err)
+	return f.pgo.write(env, f.quiet, " of the "+f.pgo.side+" side", pickSide(f.pgo.side, b, n), a.compare(b, n, err))
+}
+
+// batch runs the A/B of a batch program: each side's program runs once
+// per run, inside its worktree, measured until it exits (as ab
+// --base/--new without a URL).
+func (a *abGit) batch(command []string) error {
+	f, env := a.f, a.env
+	bc, err := f.batchConfig(env, a.cmd.Flags(), command)
+	if err != nil {
+		return err
 	}
-	opt.Expected = []string{"command"}
-	cf.notes = prep.Notes
-	return f.pgo.write(env, f.quiet, " of the "+f.pgo.side+" side", pickSide(f.pgo.side, b, n), finishExperiment(env, err, func() error {
+	if f.name == "" {
+		bc.Name = "" // ABGitBatch names the runs after the repository
+	}
+	if !f.quiet {
+		bc.Log = func(msg string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", msg) }
+	}
+	b, n, prep, err := lab.ABGitBatch(a.cmd.Context(), a.lab, bc, a.runs, batchRunLine(env, a.runs))
+	if err := a.prepared(prep, len(b)+len(n), err); err != nil {
+		return err
+	}
+	return a.compare(b, n, err)
+}
+
+// prepared says how long removing the worktrees took and keeps the
+// revisions' notes for the comparison; when no run finished (runs == 0)
+// it maps the error that ended ab --git.
+func (a *abGit) prepared(prep *lab.GitPrep, runs int, err error) error {
+	if prep.Cleanup > 0 && !a.f.quiet {
+		fmt.Fprintf(a.env.Stderr, "perflab: removed the worktrees and builds in %s\n", units.FormatDuration(prep.Cleanup))
+	}
+	if runs == 0 {
+		return gitErr(a.env, a.cmd.Context(), err)
+	}
+	a.cf.notes = prep.Notes
+	return nil
+}
+
+// compare compares the two sides' runs, after err, what ended them.
+func (a *abGit) compare(b, n []*lab.Result, err error) error {
+	return finishExperiment(a.env, err, func() error {
 		if len(b) == 0 || len(n) == 0 {
 			return errNothing
 		}
-		return runCompare(env, entries(b), entries(n), opt, cf)
-	}))
+		return runCompare(a.env, entries(b), entries(n), a.opt, a.cf)
+	})
+}
+
+// config is the lab's view of the flags; the branch a PR merges into
+// ($GITHUB_BASE_REF) is tried first as the default branch.
+func (g *gitFlags) config(env Env) lab.GitConfig {
+	return lab.GitConfig{RepoDir: g.repo, Range: g.rng.r, Build: g.build, BuildTimeout: g.buildTimeout,
+		Uncommitted: g.uncommitted, DefaultBranch: env.getenv("GITHUB_BASE_REF")}
 }
 
 // gitErr maps an error of ab --git before any run finished: bad input

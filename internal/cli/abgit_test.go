@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"perflab/internal/labtest"
+	"perflab/internal/runfmt"
 )
 
 // checksumRepo makes a git repository holding the checksum test service
@@ -219,8 +221,86 @@ func TestABGitQuietKeepsTheUncommittedNote(t *testing.T) {
 	addr := labtest.FreeAddr(t)
 	code, out, errb := runMain(t, "ab", "--quiet", "--dir", t.TempDir(), "--repo", repo, "--git", "HEAD~1..HEAD",
 		"--build", "go build -o {out} ./testdata/services/checksum", "--runs", "1", "-d", "1s", "--warmup", "0", "-c", "2", "--profiler", "none",
-		"http://"+addr+"/sum", "--", "{out}", "-addr", addr)
+		"http://"+addr+"/sum", "--", "{out}", "-addr", addr, "-pprof-addr", labtest.FreeAddr(t)) // not 6060: another process may hold it
 	if code != int(ExitOK) || !strings.Contains(out, "uncommitted changes in the working tree (go.mod) are not included") {
 		t.Errorf("ab --quiet --git HEAD~1..HEAD of a changed tree: exit %d\n%s%s\nwant the comparison to say the changes are not included", code, out, errb)
+	}
+}
+
+// batchRepo makes a git repository holding a batch program in two
+// commits: the program, then the planted regression, its work doubled.
+func batchRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	write := func(path, data string) {
+		if err := os.WriteFile(filepath.Join(dir, path), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const program = `package main
+
+import (
+	"crypto/sha256"
+	"fmt"
+)
+
+const Rounds = 20000
+
+func main() {
+	b := make([]byte, 4096)
+	var s [32]byte
+	for i := 0; i < Rounds; i++ {
+		s = sha256.Sum256(b)
+		b[0] = s[0]
+	}
+	fmt.Println(s[0])
+}
+`
+	write("go.mod", "module hashes\n\ngo 1.26\n")
+	write("main.go", program)
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "hash 20000 blocks")
+	write("main.go", strings.Replace(program, "Rounds = 20000", "Rounds = 40000", 1))
+	gitRun(t, dir, "commit", "-q", "-am", "hash twice as many")
+	return dir
+}
+
+// TestABGitBatch: ab --git without a URL builds both revisions of a batch
+// program, runs each side's program once per run inside its worktree,
+// compares the sides as a batch A/B, names each side's revision, and finds
+// the commit that doubled the work; nothing is left behind.
+func TestABGitBatch(t *testing.T) {
+	labtest.RequireRoot(t, "cgroups and perf")
+	if testing.Short() {
+		t.Skip("builds two revisions and runs each 5 times")
+	}
+	repo := batchRepo(t)
+	tmp := privateTemp(t)
+	code, out, errb := runMain(t, "ab", "--quiet", "--json", "--dir", t.TempDir(), "--repo", repo, "--git", "HEAD~1..HEAD",
+		"--build", "go build -o {out} .", "--runs", "5", "--fail-on", "cpu_time>+20%", "--", "{out}")
+	if code != int(ExitRegression) {
+		t.Fatalf("exit %d; want 1 (the doubled work crosses cpu_time>+20%%)\n%s\n%s", code, out, errb)
+	}
+	var c runfmt.Comparison
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if !c.Batch || len(c.Base.Runs) != 5 || len(c.New.Runs) != 5 {
+		t.Fatalf("batch %v, %d+%d runs; want a batch comparison of 5+5", c.Batch, len(c.Base.Runs), len(c.New.Runs))
+	}
+	if c.Base.Revision == nil || c.New.Revision == nil || c.Base.Revision.Subject != "hash 20000 blocks" || c.New.Revision.Subject != "hash twice as many" {
+		t.Errorf("revisions %+v, %+v; want each side's commit", c.Base.Revision, c.New.Revision)
+	}
+	for _, m := range c.Metrics {
+		if m.Name == runfmt.MetricCPUS && (m.DeltaPct < 50 || m.PValue == nil || *m.PValue >= 0.05) {
+			t.Errorf("cpu_time %+.1f%%, p=%v; want about +100%%, p < 0.05", m.DeltaPct, pval(m.PValue))
+		}
+	}
+	if l := leftovers(t, repo, tmp); len(l) > 0 {
+		t.Errorf("left behind: %q", l)
 	}
 }

@@ -24,6 +24,7 @@ var batchFlags = []string{
 	"cpus", "memory", "service-cpus", "env", "profiler", "perf-hz", "no-gctrace", "timeout",
 	"name", "dir", "json", "quiet", "src", "user-code", "format",
 	"base", "new", "runs", "fail-on", "html", "md", "junit", "runs-url",
+	"git", "build", "build-timeout", "uncommitted", "repo", // ab --git of a batch program
 }
 
 // checkBatchFlags refuses the flags given that a batch program does not

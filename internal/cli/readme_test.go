@@ -47,9 +47,10 @@ func readmeCommands(t *testing.T) []readmeCommand {
 	return out
 }
 
-// readmeVars stand for what a README command takes from the user's shell:
-// $(cat /run/gunicorn.pid) and $P, the address of a service's pprof.
-var readmeVars = map[string]string{"$(cat /run/gunicorn.pid)": "4242", "$P": "127.0.0.1:6060"}
+// readmeVars stand for what a README command takes from its shell: the
+// pid of a service it started ($!, $server) and $P, the address of a
+// service's pprof.
+var readmeVars = map[string]string{"$!": "4242", "$server": "4242", "$P": "127.0.0.1:6060"}
 
 // shellWords splits a line as sh does for the README's commands: quotes
 // ('…' literal, "…" without expansion), backslash escapes, a comment from
@@ -110,7 +111,7 @@ func TestShellWords(t *testing.T) {
 		`perflab run --slo "p99<100ms,errors<1%" http://x/ -- ./server -addr 127.0.0.1:8080`: {"perflab", "run", "--slo", "p99<100ms,errors<1%", "http://x/", "--", "./server", "-addr", "127.0.0.1:8080"},
 		`perflab runs rm '20261121-0638*'   # a glob`:                                        {"perflab", "runs", "rm", "20261121-0638*"},
 		`perflab flame --format collapsed latest > cpu.folded`:                               {"perflab", "flame", "--format", "collapsed", "latest"},
-		`perflab run --pid $(cat /run/gunicorn.pid) http://127.0.0.1:8000/`:                  {"perflab", "run", "--pid", "4242", "http://127.0.0.1:8000/"},
+		`perflab run --pid $! http://127.0.0.1:8000/`:                                        {"perflab", "run", "--pid", "4242", "http://127.0.0.1:8000/"},
 		`perflab list 'handlers\.' x`:                                                        {"perflab", "list", `handlers\.`, "x"},
 		`# only a comment`:                                                                   nil,
 	} {

@@ -53,14 +53,43 @@ type GitPrep struct {
 // included). Errors in what the user gave wrap revision.ErrInput; a build
 // that fails is a *revision.BuildError.
 func ABGit(ctx context.Context, g GitConfig, tmpl Config, runs int, done RunDone) (base, new []*Result, prep *GitPrep, err error) {
-	prep = &GitPrep{}
-	if err := checkOutToken(g.Build, tmpl.Command); err != nil {
+	sides, prep, closeSides, err := gitSides(ctx, g, tmpl)
+	defer func() { err = errors.Join(err, closeSides()) }()
+	if err != nil {
 		return nil, nil, prep, err
+	}
+	base, new, err = AB(ctx, sides[0], sides[1], runs, done)
+	return base, new, prep, err
+}
+
+// ABGitBatch is ABGit for a batch program (see ABBatch): each side's
+// program runs once per run, inside its worktree, measured until it exits.
+func ABGitBatch(ctx context.Context, g GitConfig, tmpl BatchConfig, runs int, done RunDone) (base, new []*Result, prep *GitPrep, err error) {
+	sides, prep, closeSides, err := gitSides(ctx, g, tmpl.Config)
+	defer func() { err = errors.Join(err, closeSides()) }()
+	if err != nil {
+		return nil, nil, prep, err
+	}
+	b, n := tmpl, tmpl
+	b.Config, n.Config = sides[0], sides[1]
+	base, new, err = ABBatch(ctx, b, n, runs, done)
+	return base, new, prep, err
+}
+
+// gitSides resolves BASE and NEW, checks each out into a worktree and
+// builds it, and returns tmpl made into each side's config, and what
+// removes the worktrees and builds (always to be called; it times the
+// removal into prep.Cleanup).
+func gitSides(ctx context.Context, g GitConfig, tmpl Config) (sides [2]Config, prep *GitPrep, closeSides func() error, err error) {
+	prep = &GitPrep{}
+	closeSides = func() error { return nil }
+	if err := checkOutToken(g.Build, tmpl.Command); err != nil {
+		return sides, prep, closeSides, err
 	}
 	start := time.Now()
 	repo, err := revision.Open(ctx, g.RepoDir)
 	if err != nil {
-		return nil, nil, prep, err
+		return sides, prep, closeSides, err
 	}
 	if tmpl.Name == "" {
 		tmpl.Name = filepath.Base(repo.Root)
@@ -68,7 +97,7 @@ func ABGit(ctx context.Context, g GitConfig, tmpl Config, runs int, done RunDone
 	tmpl.defaults()
 	res, err := repo.Resolve(ctx, g.Range, revision.ResolveOptions{Uncommitted: g.Uncommitted, DefaultBranch: g.DefaultBranch, Exclude: []string{tmpl.Store.Root}})
 	if err != nil {
-		return nil, nil, prep, err
+		return sides, prep, closeSides, err
 	}
 	prep.Notes = res.Notes
 	for _, n := range res.Notes {
@@ -76,18 +105,17 @@ func ABGit(ctx context.Context, g GitConfig, tmpl Config, runs int, done RunDone
 	}
 	ws, err := repo.NewWorkspace(ctx)
 	if err != nil {
-		return nil, nil, prep, err
+		return sides, prep, closeSides, err
 	}
-	defer func() {
+	closeSides = func() error {
 		t := time.Now()
-		if cerr := ws.Close(); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("removing the worktrees in %s: %w", ws.Dir(), cerr))
+		defer func() { prep.Cleanup = time.Since(t) }()
+		if err := ws.Close(); err != nil {
+			return fmt.Errorf("removing the worktrees in %s: %w", ws.Dir(), err)
 		}
-		prep.Cleanup = time.Since(t)
-	}()
-	sides := [2]revision.Rev{res.Base, res.New}
-	var cfgs [2]Config
-	for i, rev := range sides {
+		return nil
+	}
+	for i, rev := range [2]revision.Rev{res.Base, res.New} {
 		rec := &runfmt.Revision{Side: rev.Side, Ref: rev.Ref, Commit: rev.Commit, Subject: rev.Subject, Uncommitted: rev.Uncommitted, Build: g.Build}
 		if i == 0 {
 			prep.Base = rec
@@ -96,31 +124,30 @@ func ABGit(ctx context.Context, g GitConfig, tmpl Config, runs int, done RunDone
 		}
 		dir, err := ws.Checkout(ctx, rev)
 		if err != nil {
-			return nil, nil, prep, err
+			return sides, prep, closeSides, err
 		}
 		out := ws.Output(rev)
 		if g.Build != "" {
 			tmpl.Log(fmt.Sprintf("building %s %s (%s): %s", rev.Side, rev.Short(), rev.Ref, g.Build))
 			t := time.Now()
 			if err := ws.Build(ctx, rev, dir, g.Build, out, g.BuildTimeout); err != nil {
-				return nil, nil, prep, err
+				return sides, prep, closeSides, err
 			}
 			prep.Build[i] = time.Since(t)
 			if err := checkBuilt(rev, out, tmpl.Command); err != nil {
-				return nil, nil, prep, err
+				return sides, prep, closeSides, err
 			}
 		}
 		c := tmpl
 		c.Command = withOut(tmpl.Command, out)
 		c.Dir = dir
 		c.Revision = rec
-		cfgs[i] = c
+		sides[i] = c
 	}
 	prep.Checkout = time.Since(start) - prep.Build[0] - prep.Build[1]
 	tmpl.Log(fmt.Sprintf("base %s (%s), new %s (%s): ready in %s (builds %s + %s)", prep.Base.Short(), prep.Base.Ref,
 		prep.New.Short(), prep.New.Ref, units.FormatDuration(time.Since(start)), units.FormatDuration(prep.Build[0]), units.FormatDuration(prep.Build[1])))
-	base, new, err = AB(ctx, cfgs[0], cfgs[1], runs, done)
-	return base, new, prep, err
+	return sides, prep, closeSides, nil
 }
 
 // checkOutToken refuses {out} in the service's command when nothing builds it.

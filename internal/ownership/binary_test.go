@@ -174,7 +174,7 @@ func TestDetect(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-pprof-addr", "127.0.0.1:0") // free ports: another process may hold 6060
 	cmd.Dir = root
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -125,10 +125,21 @@ func TestResolveBadInput(t *testing.T) {
 }
 
 // TestUncommittedSnapshot: the working tree becomes a commit holding the
-// changes and untracked files, but not the excluded run directory; the
-// user's index and files are untouched.
+// changes and untracked files, but not the excluded run directory, whether
+// or not the repository ignores it; the user's index and files are
+// untouched.
 func TestUncommittedSnapshot(t *testing.T) {
+	t.Run("run directory not ignored", func(t *testing.T) { checkSnapshot(t, false) })
+	t.Run("run directory ignored", func(t *testing.T) { checkSnapshot(t, true) })
+}
+
+func checkSnapshot(t *testing.T, ignored bool) {
 	dir := testRepo(t)
+	if ignored {
+		writeFile(t, filepath.Join(dir, ".gitignore"), "/perflab-runs/\n")
+		run(t, dir, "git", "add", ".gitignore")
+		run(t, dir, "git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "ignore the runs")
+	}
 	writeFile(t, filepath.Join(dir, "v"), "dirty")
 	writeFile(t, filepath.Join(dir, "new.txt"), "untracked")
 	if err := os.MkdirAll(filepath.Join(dir, "perflab-runs", "r1"), 0o755); err != nil {

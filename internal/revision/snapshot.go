@@ -28,7 +28,7 @@ func (r *Repo) snapshot(ctx context.Context, exclude []string) (Rev, error) {
 	}
 	args := []string{"add", "-A", "--", "."}
 	for _, ex := range exclude {
-		if rel, ok := r.relative(ex); ok {
+		if rel, ok := r.relative(ex); ok && !r.ignored(ctx, rel) {
 			args = append(args, ":(exclude)"+rel)
 		}
 	}
@@ -79,4 +79,13 @@ func lines(s string) []string {
 		}
 	}
 	return out
+}
+
+// ignored says whether git ignores rel, a path under the root. git add
+// refuses a pathspec that names an ignored path, an exclude too (exit 1,
+// "paths are ignored by one of your .gitignore files": the run directory
+// of a repository that ignores it), and adds no ignored file anyway.
+func (r *Repo) ignored(ctx context.Context, rel string) bool {
+	_, err := git(ctx, r.Root, nil, "check-ignore", "-q", "--", rel)
+	return err == nil
 }
