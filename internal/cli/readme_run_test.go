@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-var readmeRun = flag.Bool("readme", false, "run the README's sh blocks as written, in order, in one shell (about 25 minutes; not part of .ci/test)")
+var readmeRun = flag.Bool("readme", false, "run the README's sh blocks as written, in order, in one shell (about 30 minutes; not part of .ci/test)")
 
 // readmeRunLimit bounds the whole README's run; readmeCommandLimit bounds
 // each perflab command of it but `perflab ui`, which serves until
@@ -119,11 +119,11 @@ func TestReadmeScript(t *testing.T) {
 // line. The copy is a clone of the repository with the working tree's
 // files committed on top, so that the README's --git ranges (HEAD~1..HEAD)
 // resolve. The environment adds what the README's GitHub Actions step
-// has: $GITHUB_STEP_SUMMARY. It takes about 25 minutes: run it with
+// has: $GITHUB_STEP_SUMMARY. It takes about 30 minutes: run it with
 // -readme.
 func TestReadmeRunsAsWritten(t *testing.T) {
 	if !*readmeRun {
-		t.Skip("the README's commands take about 25 minutes: go test ./internal/cli -run TestReadmeRunsAsWritten -readme -timeout 60m -v")
+		t.Skip("the README's commands take about 30 minutes: go test ./internal/cli -run TestReadmeRunsAsWritten -readme -timeout 60m -v")
 	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
