@@ -142,10 +142,13 @@ func TestReadmeRunsAsWritten(t *testing.T) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	// One writer for both streams: exec.Cmd then writes to it from one
+	// goroutine at a time (two writers sharing out would race on it).
+	var w io.Writer = &out
 	if testing.Verbose() {
-		cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, os.Stdout), io.MultiWriter(&out, os.Stderr)
+		w = io.MultiWriter(&out, os.Stdout)
 	}
+	cmd.Stdout, cmd.Stderr = w, w
 	err = cmd.Run()
 	// What the README left running in the background (a service it
 	// started with &) ends with the test.
