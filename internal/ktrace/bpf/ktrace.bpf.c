@@ -641,6 +641,17 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+// start_request starts a request on an inbound connection: its first bytes
+// arrived at now, not yet read.
+static __always_inline void start_request(struct conn *c, __u64 now)
+{
+	c->idle = 0;
+	c->unread_ts = now;
+	struct flow *f = flow_at(c->slot);
+	if (f)
+		__sync_fetch_and_add(&f->exchanges, 1);
+}
+
 // The service handed bytes to the kernel: an inbound connection has
 // answered (its next bytes are a new request), an outbound one awaits an
 // answer. Bytes left in the send queue untransmitted start a stall.
@@ -671,11 +682,7 @@ int BPF_PROG(on_send, struct sock *sk, int ret, int flags)
 		// received and not yet read then start the next request now.
 		if (tp->rcv_nxt != tp->copied_seq && !c->unread_ts) {
 			now = bpf_ktime_get_ns();
-			c->idle = 0;
-			c->unread_ts = now;
-			struct flow *f = flow_at(c->slot);
-			if (f)
-				__sync_fetch_and_add(&f->exchanges, 1);
+			start_request(c, now);
 		} else {
 			c->idle = 1;
 		}
@@ -715,11 +722,7 @@ int BPF_PROG(on_ready, struct sock *sk)
 	if (c->dir == DIR_INBOUND) {
 		if (!c->idle || c->unread_ts)
 			return 0;
-		c->idle = 0;
-		c->unread_ts = bpf_ktime_get_ns();
-		struct flow *f = flow_at(c->slot);
-		if (f)
-			__sync_fetch_and_add(&f->exchanges, 1);
+		start_request(c, bpf_ktime_get_ns());
 		return 0;
 	}
 	if (!c->send_ts)
