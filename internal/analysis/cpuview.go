@@ -19,12 +19,21 @@ type CPUView struct {
 	UsPerRequest float64
 	Requests     int64
 	UserCode     UserCode
+	// sampled is the fraction of UsPerRequest the profile stands for: 1
+	// but for the start-up of processes started before any profiler
+	// attached, measured and in no sample.
+	sampled float64
 }
 
 // NewCPUView reads cpu (nil: no profile) for requests requests;
-// measuredMs is the CPU per request measured, in ms (0: unknown).
-func NewCPUView(cpu *profile.Profile, requests int64, uc UserCode, measuredMs float64) *CPUView {
-	v := &CPUView{Requests: requests, UserCode: uc}
+// measuredMs is the CPU per request measured, in ms (0: unknown), and
+// unsampledMs the part of it no profiler could sample (the start-up of
+// processes started during the window, runfmt.CPUAccount's).
+func NewCPUView(cpu *profile.Profile, requests int64, uc UserCode, measuredMs, unsampledMs float64) *CPUView {
+	v := &CPUView{Requests: requests, UserCode: uc, sampled: 1}
+	if measuredMs > 0 && unsampledMs > 0 {
+		v.sampled = max(measuredMs-unsampledMs, 0) / measuredMs
+	}
 	if cpu != nil {
 		s := stacks.FromProfile(cpu)
 		if vi, err := s.SampleIndex(""); err == nil {
@@ -40,12 +49,13 @@ func NewCPUView(cpu *profile.Profile, requests int64, uc UserCode, measuredMs fl
 	return v
 }
 
-// Share is the fraction of profiled CPU in x.
+// Share is the fraction of the CPU (measured, when it was) in x, a cost
+// in the profile's samples.
 func (v *CPUView) Share(x int64) float64 {
 	if v.Costs == nil || v.Costs.total == 0 {
 		return 0
 	}
-	return float64(x) / float64(v.Costs.total)
+	return v.sampled * float64(x) / float64(v.Costs.total)
 }
 
 // Us is the CPU per request of a share, in µs.
@@ -93,7 +103,7 @@ func (v *CPUView) GCShare() float64 {
 // "ms cpu" figures time the GC workers on the wall clock, so a throttled
 // service's GC looks larger than the CPU it actually used.
 func GCShare(cpu *profile.Profile) (float64, bool) {
-	v := NewCPUView(cpu, 0, UserCode{}, 0)
+	v := NewCPUView(cpu, 0, UserCode{}, 0, 0)
 	if v.Costs == nil || v.Costs.total == 0 {
 		return 0, false
 	}

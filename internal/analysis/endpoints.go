@@ -44,6 +44,9 @@ type EndpointInput struct {
 	// UserCode is the run's ownership model: the handlers' owners are
 	// user functions by it.
 	UserCode UserCode
+	// UnsampledStartMs is the part of the measured CPU per request no
+	// profiler could sample (runfmt.CPUAccount.UnsampledStartMs).
+	UnsampledStartMs float64
 	// Sources, when set, are where a Python view's source is read for the
 	// URL rules of its decorators (viewroutes.go).
 	Sources *Sources
@@ -58,7 +61,7 @@ func Endpoints(in EndpointInput) *runfmt.Endpoints {
 	if in.Target != nil {
 		measured = in.Target.CPUMsPerRequest
 	}
-	v := NewCPUView(in.CPU, in.Requests, in.UserCode, measured)
+	v := NewCPUView(in.CPU, in.Requests, in.UserCode, measured, in.UnsampledStartMs)
 	if v.Costs == nil || v.Costs.total == 0 {
 		return nil
 	}

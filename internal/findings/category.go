@@ -19,7 +19,7 @@ func newCPUView(in FindingInput) *cpuView {
 	if in.Target != nil {
 		measured = in.Target.CPUMsPerRequest
 	}
-	return &cpuView{analysis.NewCPUView(in.CPU, in.Requests, in.UserCode, measured)}
+	return &cpuView{analysis.NewCPUView(in.CPU, in.Requests, in.UserCode, measured, in.Ledger.UnsampledStartMs())}
 }
 
 // category groups library code by the kind of work it does: the finding

@@ -179,7 +179,12 @@ func checkPlanted(t *testing.T, r *runfmt.Run, fn string) {
 	t.Logf("%s: rank %d, cost %.1f µs/request (%.0f B/request), [%s] %q; measured CPU %.3f ms/request, %d requests, %.0f req/s",
 		fn, rank, f.Figures[runfmt.FigCPUPerRequest], f.Figures[runfmt.FigBytesPerRequest], f.Kind, title(f), cpuMs, r.Load.Requests, r.Load.RPS)
 	if rank == 0 || rank > 3 {
-		t.Errorf("planted %s is not among the top 3 findings (rank %d):%s", fn, rank, describeFindings(r.Findings))
+		why := ""
+		if r.Profiling != nil {
+			why = fmt.Sprintf("\n  profile: %.2f CPU-s of %.2f measured (%.2f start-up before sampled); %s; notes %q",
+				r.Profiling.ProfileCPUSeconds, r.Profiling.MeasuredCPUSeconds, r.Profiling.UnsampledStartCPUSeconds, r.Profiling.NotRepresentative, r.Profiling.Notes)
+		}
+		t.Errorf("planted %s is not among the top 3 findings (rank %d):%s%s", fn, rank, describeFindings(r.Findings), why)
 		return
 	}
 	if f.Figures[runfmt.FigCPUPerRequest] <= 0 && f.Figures[runfmt.FigWaitPerRequest] <= 0 && f.Figures[runfmt.FigBytesPerRequest] <= 0 {

@@ -28,7 +28,8 @@ func (s *session) culprit() {
 	databaseLines(r.Hot, string(s.serviceRuntime()))
 	// Per request answered, as every figure per request of the run (none
 	// when other clients reached the service).
-	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: r.PerRequestCount(), Target: r.Target, Load: r.Load, UserCode: s.userCode(), Sources: src})
+	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: r.PerRequestCount(), Target: r.Target, Load: r.Load, UserCode: s.userCode(), Sources: src,
+		UnsampledStartMs: r.Ledger.UnsampledStartMs()})
 	s.endpointsRunnableNote()
 }
 

@@ -367,6 +367,12 @@ func TestAcceptanceWorkersReplaced(t *testing.T) {
 	if !workersExited(r) {
 		t.Errorf("%d requests and no note of the workers that exited: %q", r.Load.Requests, r.Profiling.Notes)
 	}
+	// Each new worker imports the app before py-spy can attach: that
+	// start-up is measured apart, not asked of the profile nor spread
+	// over its functions.
+	if r.Profiling.UnsampledStartCPUSeconds <= 0 || r.Ledger == nil || r.Ledger.CPU == nil || r.Ledger.CPU.UnsampledStartMs <= 0 {
+		t.Errorf("workers replaced in the window and no start-up measured before they were sampled: %.3f CPU-s, ledger %+v", r.Profiling.UnsampledStartCPUSeconds, r.Ledger)
+	}
 }
 
 // workersExited says whether the run's profile notes processes that exited

@@ -100,7 +100,8 @@ func (s *session) cpuInput() ledger.CPU {
 	case pr.NotRepresentative != "":
 		return ledger.CPU{NotProfiled: pr.NotRepresentative}
 	}
-	return ledger.CPU{Profiled: time.Duration(pr.ProfileCPUSeconds * float64(time.Second)), Shares: analysis.CPUOwnerShares(cpu, s.userCode())}
+	return ledger.CPU{Profiled: time.Duration(pr.ProfileCPUSeconds * float64(time.Second)), Shares: analysis.CPUOwnerShares(cpu, s.userCode()),
+		UnsampledStart: time.Duration(pr.UnsampledStartCPUSeconds * float64(time.Second))}
 }
 
 // answeredPeers are the peers the kernel timed answers of.

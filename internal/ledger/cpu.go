@@ -8,9 +8,10 @@ import (
 	"perflab/internal/units"
 )
 
-// cpuAccount splits the measured CPU per request by owner: the profile's
-// shares of the CPU it stands for (at most the measured CPU), the rest
-// unexplained. Nil when the service's CPU per request was not measured.
+// cpuAccount splits the measured CPU per request by owner: the start-up
+// of processes started in the window before they were sampled, the
+// profile's shares of the CPU it stands for (at most the rest of the
+// measured CPU), the rest unexplained. Nil when the service's CPU per request was not measured.
 func cpuAccount(in Input) *runfmt.CPUAccount {
 	t := in.Target
 	if t == nil || t.CPUSeconds <= 0 || t.CPUMsPerRequest <= 0 { // no figure per request (other clients)
@@ -25,11 +26,15 @@ func cpuAccount(in Input) *runfmt.CPUAccount {
 		return a
 	}
 	// Per request of the same count as the measured CPU, so Scale is the
-	// run's one scale (runfmt.Run.CPUScale): measured over profiled CPU.
-	profiled := a.MeasuredMs * in.CPU.Profiled.Seconds() / t.CPUSeconds
+	// run's one scale (runfmt.Run.CPUScale): the measured CPU that could
+	// be sampled over the profiled CPU.
+	perSecond := a.MeasuredMs / t.CPUSeconds
+	profiled := perSecond * in.CPU.Profiled.Seconds()
 	a.ProfiledMs = &profiled
-	a.Scale = t.CPUSeconds / in.CPU.Profiled.Seconds()
-	owned := math.Min(profiled, a.MeasuredMs)
+	unsampled := math.Min(in.CPU.UnsampledStart.Seconds(), t.CPUSeconds)
+	a.UnsampledStartMs = perSecond * unsampled
+	a.Scale = (t.CPUSeconds - unsampled) / in.CPU.Profiled.Seconds()
+	owned := math.Max(math.Min(profiled, a.MeasuredMs-a.UnsampledStartMs), 0)
 	var sum float64
 	for _, o := range runfmt.CPUOwners() {
 		share := in.CPU.Shares[o]
@@ -40,7 +45,7 @@ func cpuAccount(in Input) *runfmt.CPUAccount {
 		sum += ms
 		a.Owners = append(a.Owners, runfmt.CPUShare{Owner: o, MsPerRequest: ms, Pct: 100 * ms / a.MeasuredMs})
 	}
-	a.UnexplainedMs = math.Max(a.MeasuredMs-sum, 0)
+	a.UnexplainedMs = math.Max(a.MeasuredMs-a.UnsampledStartMs-sum, 0)
 	if profiled > a.MeasuredMs*1.05 {
 		a.Note = fmt.Sprintf("The profile's samples stand for %s per request, more than the %s measured: the sampler counted threads ready to run or waiting as running; its shares are applied to what was measured.",
 			units.FormatMs(profiled), units.FormatMs(a.MeasuredMs))

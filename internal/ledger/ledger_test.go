@@ -354,6 +354,15 @@ func TestCPUAccount(t *testing.T) {
 	}
 	within(t, "owners + unexplained", sum+a.UnexplainedMs, 2, 1e-9)
 	within(t, "user", a.Owners[0].MsPerRequest, 1.2, 1e-9)
+	// Workers replaced in the window used 0.5 ms per request of start-up
+	// before they were sampled: owned apart, and the profile's shares
+	// split the 1.5 ms left.
+	in.CPU = CPU{Profiled: per(1.5), UnsampledStart: per(0.5), Shares: map[runfmt.CPUOwner]float64{runfmt.OwnerUser: 1}}
+	a = Build(in).CPU
+	within(t, "start-up", a.UnsampledStartMs, 0.5, 1e-9)
+	within(t, "user beside start-up", a.Owners[0].MsPerRequest, 1.5, 1e-9)
+	within(t, "unexplained beside start-up", a.UnexplainedMs, 0, 1e-9)
+	within(t, "scale beside start-up", a.Scale, 1, 1e-9)
 	in.CPU = CPU{NotProfiled: "no profiler (--profiler none)"}
 	if a := Build(in).CPU; a.ProfiledMs != nil || a.NotProfiled == "" || a.UnexplainedMs != 2 {
 		t.Errorf("cpu account %+v; want not profiled, all unexplained", a)

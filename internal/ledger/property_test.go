@@ -69,8 +69,8 @@ func checkAddsUp(t *testing.T, i int, in Input, l *runfmt.Ledger) {
 			}
 			owned += o.MsPerRequest
 		}
-		if c.UnexplainedMs < 0 || math.Abs(owned+c.UnexplainedMs-c.MeasuredMs) > 1e-9*math.Max(1, c.MeasuredMs) {
-			t.Fatalf("case %d: cpu owners %v + unexplained %v ≠ measured %v", i, owned, c.UnexplainedMs, c.MeasuredMs)
+		if c.UnsampledStartMs < 0 || c.UnexplainedMs < 0 || math.Abs(c.UnsampledStartMs+owned+c.UnexplainedMs-c.MeasuredMs) > 1e-9*math.Max(1, c.MeasuredMs) {
+			t.Fatalf("case %d: cpu start-up %v + owners %v + unexplained %v ≠ measured %v", i, c.UnsampledStartMs, owned, c.UnexplainedMs, c.MeasuredMs)
 		}
 	}
 }
@@ -129,6 +129,9 @@ func randomInput(rng *rand.Rand) Input {
 	if rng.IntN(3) > 0 {
 		u := rng.Float64()
 		in.CPU = CPU{Profiled: tot(ms()), Shares: map[runfmt.CPUOwner]float64{runfmt.OwnerUser: u, runfmt.OwnerRuntime: 1 - u}}
+		if rng.IntN(2) == 0 { // workers started in the window, before they were sampled
+			in.CPU.UnsampledStart = tot(ms())
+		}
 	}
 	return in
 }

@@ -33,9 +33,11 @@ func (p *Set) Summary(measured *runfmt.TargetSummary) *runfmt.Profiling {
 	if n := stacksNote(p.Stacks()); n != "" && say {
 		pr.Notes = append(pr.Notes, n) // first: what the profile cannot say
 	}
+	unsampled := 0.0
 	if t := p.tree; t != nil {
 		pr.Processes = t.processes()
 		pr.Notes = append(pr.Notes, t.notesSnapshot()...)
+		unsampled, _ = t.unsampledStart()
 	}
 	pr.Profilers, pr.ProfilerCPUSeconds = p.meter.uses()
 	cpu := p.Profile(runfmt.ProfileCPU)
@@ -44,26 +46,36 @@ func (p *Set) Summary(measured *runfmt.TargetSummary) *runfmt.Profiling {
 	}
 	pr.ProfileCPUSeconds = cpuNanos(cpu) / 1e9
 	pr.MeasuredCPUSeconds = measured.CPUSeconds
+	pr.UnsampledStartCPUSeconds = min(unsampled, pr.MeasuredCPUSeconds)
 	if pr.MeasuredCPUSeconds > 0 {
 		pr.ProfilerOverhead = pr.ProfilerCPUSeconds / pr.MeasuredCPUSeconds
 	}
 	if pr.MeasuredCPUSeconds < minExplainCPUSeconds {
 		return pr
 	}
-	pr.Coverage = pr.ProfileCPUSeconds / pr.MeasuredCPUSeconds
-	pr.NotRepresentative = notRepresentative(pr.ProfileCPUSeconds, pr.MeasuredCPUSeconds, sampleCount(cpu), p.coverageHint(sampleCount(cpu)))
+	if sampled := pr.SampledCPUSeconds(); sampled > 0 {
+		pr.Coverage = pr.ProfileCPUSeconds / sampled
+	}
+	pr.NotRepresentative = notRepresentative(pr, sampleCount(cpu), p.coverageHint(sampleCount(cpu)))
 	return pr
 }
 
-// notRepresentative says why a profile standing for profileCPU seconds
-// of CPU in samples cannot explain measuredCPU seconds, or "" when it can.
-func notRepresentative(profileCPU, measuredCPU float64, samples int64, hint string) string {
-	if measuredCPU < minExplainCPUSeconds || profileCPU >= minCoverage*measuredCPU {
+// notRepresentative says why pr's profile (of samples samples) cannot
+// explain the CPU measured that it could have sampled, or "" when it
+// can. The start-up of processes started during the window, before any
+// profiler could attach, is not asked of it: it is measured apart.
+func notRepresentative(pr *runfmt.Profiling, samples int64, hint string) string {
+	profileCPU, measuredCPU, sampled := pr.ProfileCPUSeconds, pr.MeasuredCPUSeconds, pr.SampledCPUSeconds()
+	if measuredCPU < minExplainCPUSeconds || profileCPU > 0 && profileCPU >= minCoverage*sampled {
 		return ""
 	}
-	return fmt.Sprintf("the CPU profile accounts for %.0f%% of the CPU measured (%.2f of %.2f CPU-seconds, %d samples): "+
+	of := fmt.Sprintf("%.2f of %.2f CPU-seconds", profileCPU, measuredCPU)
+	if pr.UnsampledStartCPUSeconds > 0 {
+		of = fmt.Sprintf("%.2f of the %.2f CPU-seconds measured less %.2f of start-up before processes were sampled", profileCPU, measuredCPU, pr.UnsampledStartCPUSeconds)
+	}
+	return fmt.Sprintf("the CPU profile accounts for %.0f%% of the CPU measured (%s, %d samples): "+
 		"it cannot say where the service's CPU went, so its functions are not the verdict%s",
-		100*profileCPU/measuredCPU, profileCPU, measuredCPU, samples, hint)
+		100*profileCPU/max(sampled, 1e-9), of, samples, hint)
 }
 
 // fewSamples is a profile whose coverage sampling noise alone can halve.

@@ -13,16 +13,23 @@ func TestNotRepresentative(t *testing.T) {
 		profile, measured float64
 		samples           int64
 		flagged           bool
+		unsampled         float64 // start-up of processes started in the window
 	}{
-		{1.9, 2.0, 190, false}, // perf or pprof: the profile is the CPU
-		{5.0, 2.0, 500, false}, // py-spy on a busy machine counts runnable threads: more, not less
-		{0.02, 3.6, 2, true},   // the idle master sampled while two workers burned 1.8 cores
-		{0.8, 2.0, 80, true},   // 40%: most of the CPU is not in the profile
-		{0.0, 0.01, 0, false},  // an idle service: nothing to explain
-		{0.0, 0.5, 0, true},    // no samples at all while the service worked
-		{1.0, 2.0, 100, false}, // exactly half
+		{1.9, 2.0, 190, false, 0}, // perf or pprof: the profile is the CPU
+		{5.0, 2.0, 500, false, 0}, // py-spy on a busy machine counts runnable threads: more, not less
+		{0.02, 3.6, 2, true, 0},   // the idle master sampled while two workers burned 1.8 cores
+		{0.8, 2.0, 80, true, 0},   // 40%: most of the CPU is not in the profile
+		{0.0, 0.01, 0, false, 0},  // an idle service: nothing to explain
+		{0.0, 0.5, 0, true, 0},    // no samples at all while the service worked
+		{1.0, 2.0, 100, false, 0}, // exactly half
+		// Recycled workers: 0.8 CPU-s of their start-up before any
+		// profiler attached; the profile covers the rest.
+		{0.8, 2.0, 80, false, 0.8},
+		{0.3, 2.0, 30, true, 0.8}, // a quarter of what could be sampled
+		{0.0, 0.5, 0, true, 0.5},  // all start-up, no samples: still nothing to go on
 	} {
-		got := notRepresentative(tc.profile, tc.measured, tc.samples, "")
+		pr := &runfmt.Profiling{ProfileCPUSeconds: tc.profile, MeasuredCPUSeconds: tc.measured, UnsampledStartCPUSeconds: tc.unsampled}
+		got := notRepresentative(pr, tc.samples, "")
 		if (got != "") != tc.flagged {
 			t.Errorf("notRepresentative(%g of %g CPU-s, %d samples) = %q, want flagged %v", tc.profile, tc.measured, tc.samples, got, tc.flagged)
 		}

@@ -43,14 +43,14 @@ type treeSampler struct {
 	// onStart, if set, is called once the first recorders are started;
 	// atEnd, if set, when the window ends, before they are stopped.
 	onStart, atEnd func()
-	// end is when the window ends (set by begin when the samplers start
-	// ahead of it).
-	end      time.Time
-	hz       func(Profiler) int // the rate of each profiler
-	meter    *profilerMeter
-	list     func() []int
-	warn     func(string)
-	lookTool func(string) error
+	// begun and end are when the window starts and ends (set by begin
+	// when the samplers start ahead of it).
+	begun, end time.Time
+	hz         func(Profiler) int // the rate of each profiler
+	meter      *profilerMeter
+	list       func() []int
+	warn       func(string)
+	lookTool   func(string) error
 
 	// idle are the processes idle through the warm-up (see idleUnderLoad);
 	// watch those of them not sampled yet.
@@ -81,6 +81,10 @@ type treeSampler struct {
 	started   []int
 	exited    map[int]bool
 	exitOrder []int
+	// seenAt is when each process was first seen; unsampled the CPU of
+	// each process started in the window before it was sampled.
+	seenAt    map[int]time.Time
+	unsampled map[int]float64
 	wg        sync.WaitGroup
 }
 
@@ -91,7 +95,7 @@ func newTreeSampler(svc *target.Process, forced Profiler, warn func(string), idl
 		forced: forced, list: svc.PIDs, warn: warn, idle: idle, watch: map[int]watchEntry{},
 		lookTool: installed,
 		procs:    map[int]*runfmt.ProcessProfile{}, roots: map[int]Profiler{}, done: map[int]bool{},
-		missing: map[string]bool{}, exited: map[int]bool{},
+		missing: map[string]bool{}, exited: map[int]bool{}, seenAt: map[int]time.Time{}, unsampled: map[int]float64{},
 	}
 }
 
@@ -105,7 +109,8 @@ func (t *treeSampler) run(ctx context.Context, window time.Duration) (*profile.P
 	t.stopAt = rctx
 	t.mu.Lock()
 	if t.end.IsZero() { // no lead: the window starts now
-		t.end = time.Now().Add(window)
+		t.begun = time.Now()
+		t.end = t.begun.Add(window)
 	}
 	t.mu.Unlock()
 	t.sample(ctx)
@@ -215,6 +220,7 @@ func (t *treeSampler) see(pid int) (Profiler, target.ProcessInfo, bool) {
 	}
 	t.mu.Lock()
 	t.procs[pid] = &runfmt.ProcessProfile{PID: pid, PPID: info.PPID, Runtime: info.Runtime, Exe: info.Exe, Cmdline: info.Cmdline, Profiler: name}
+	t.seenAt[pid] = time.Now()
 	if t.refreshes > 0 {
 		t.started = append(t.started, pid)
 	}
@@ -346,12 +352,14 @@ func joinPIDs(pids []int) string {
 
 // notesSnapshot returns the notes for the verdict.
 func (t *treeSampler) notesSnapshot() []string {
-	started := t.startedNote()
+	started, unsampled := t.startedNote(), t.unsampledNote()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := append([]string(nil), t.notes...)
-	if started != "" {
-		out = append(out, started)
+	for _, n := range []string{started, unsampled} {
+		if n != "" {
+			out = append(out, n)
+		}
 	}
 	return out
 }
@@ -362,7 +370,8 @@ func (t *treeSampler) notesSnapshot() []string {
 func (t *treeSampler) begin(window time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.end = time.Now().Add(window)
+	t.begun = time.Now()
+	t.end = t.begun.Add(window)
 }
 
 func (t *treeSampler) windowEnd() time.Time {

@@ -57,6 +57,7 @@ func (t *treeSampler) start(ctx context.Context, tool Profiler, procs []target.P
 			t.mu.Lock()
 			rec.ready = true
 			t.mu.Unlock()
+			t.sampledFrom(procs)
 		},
 	}
 	t.wg.Go(func() {

@@ -1,17 +1,24 @@
 package runfmt
 
 // CPUScale is what a run's CPU profile is multiplied by to stand for the
-// CPU measured over the window: the measured CPU over the profile's
-// (1/Profiling.Coverage); 1 when either is unknown. The findings, the
+// CPU measured over the window that could be sampled: SampledCPUSeconds
+// over the profile's (1/Profiling.Coverage); 1 when either is unknown. The findings, the
 // verdict's top table, perflab top and list, the CPU account and
 // report.html's flame graph all apply it, with the same count of requests
 // (PerRequestCount), so a function reads one number on every page.
 func (r *Run) CPUScale() float64 {
 	p := r.Profiling
-	if p == nil || p.ProfileCPUSeconds <= 0 || p.MeasuredCPUSeconds <= 0 {
+	if p == nil || p.ProfileCPUSeconds <= 0 || p.SampledCPUSeconds() <= 0 {
 		return 1
 	}
-	return p.MeasuredCPUSeconds / p.ProfileCPUSeconds
+	return p.SampledCPUSeconds() / p.ProfileCPUSeconds
+}
+
+// SampledCPUSeconds is the measured CPU a profile can stand for: the
+// measured less the start-up of processes started during the window,
+// spent before they were sampled (UnsampledStartCPUSeconds).
+func (p *Profiling) SampledCPUSeconds() float64 {
+	return max(p.MeasuredCPUSeconds-p.UnsampledStartCPUSeconds, 0)
 }
 
 // Answered is how many of the load's requests the service answered, with

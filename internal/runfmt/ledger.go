@@ -132,16 +132,32 @@ type CPUAccount struct {
 	// nil without a profile, and NotProfiled says why.
 	ProfiledMs  *float64 `json:"profiled_ms,omitempty"`
 	NotProfiled string   `json:"not_profiled,omitempty"`
-	// Scale is MeasuredMs / ProfiledMs: what a function's sampled CPU is
-	// multiplied by to be a share of the measured CPU.
+	// Scale is (MeasuredMs - UnsampledStartMs) / ProfiledMs: what a
+	// function's sampled CPU is multiplied by to be a share of the
+	// measured CPU.
 	Scale float64 `json:"scale,omitempty"`
-	// Owners split the profiled CPU (at most MeasuredMs) by owner.
+	// UnsampledStartMs is the start-up of processes started during the
+	// window before they were sampled (Profiling.UnsampledStartCPUSeconds)
+	// per request: measured, in no sample.
+	UnsampledStartMs float64 `json:"unsampled_start_ms,omitempty"`
+	// Owners split the profiled CPU (at most MeasuredMs less
+	// UnsampledStartMs) by owner.
 	Owners []CPUShare `json:"owners,omitempty"`
-	// UnexplainedMs is MeasuredMs less the owners' milliseconds.
+	// UnexplainedMs is MeasuredMs less UnsampledStartMs and the owners'
+	// milliseconds.
 	UnexplainedMs float64 `json:"unexplained_ms"`
 	// Note says how the figures were made when the profile stands for
 	// more CPU than was measured (a sampler counting waits as CPU).
 	Note string `json:"note,omitempty"`
+}
+
+// UnsampledStartMs is the CPU account's UnsampledStartMs; 0 without a
+// ledger or a CPU account.
+func (l *Ledger) UnsampledStartMs() float64 {
+	if l == nil || l.CPU == nil {
+		return 0
+	}
+	return l.CPU.UnsampledStartMs
 }
 
 // CPUShare is one owner's CPU per request.

@@ -15,7 +15,13 @@ type Profiling struct {
 	// MeasuredCPUSeconds the service's CPU in the same window.
 	ProfileCPUSeconds  float64 `json:"profile_cpu_s,omitempty"`
 	MeasuredCPUSeconds float64 `json:"measured_cpu_s,omitempty"`
-	// Coverage is ProfileCPUSeconds / MeasuredCPUSeconds.
+	// UnsampledStartCPUSeconds is the CPU that processes started during
+	// the window (pre-fork workers forked, recycled workers replaced)
+	// used before their profiler sampled them, read from /proc as each
+	// was first sampled: their start-up, part of MeasuredCPUSeconds and
+	// in no sample.
+	UnsampledStartCPUSeconds float64 `json:"unsampled_start_cpu_s,omitempty"`
+	// Coverage is ProfileCPUSeconds over SampledCPUSeconds.
 	Coverage float64 `json:"coverage,omitempty"`
 	// ProfilerCPUSeconds is what the profilers perflab started (py-spy,
 	// rbspy, perf record, the off-CPU recorders) used themselves inside
