@@ -62,10 +62,10 @@ func ownerFindings(c *context) []ranked {
 // samples fall on the code that runs right after a wait.
 func overCounted(found []ranked, in FindingInput) []ranked {
 	if in.Ledger == nil || in.Ledger.CPU == nil || in.Ledger.CPU.ProfiledMs == nil ||
-		!runfmt.OverCounted(*in.Ledger.CPU.ProfiledMs, in.Ledger.CPU.MeasuredMs) {
+		!runfmt.OverCounted(*in.Ledger.CPU.ProfiledMs, in.Ledger.CPU.SampledMs()) {
 		return found
 	}
-	over := *in.Ledger.CPU.ProfiledMs / in.Ledger.CPU.MeasuredMs
+	over := *in.Ledger.CPU.ProfiledMs / in.Ledger.CPU.SampledMs()
 	for i := range found {
 		found[i].f.Figures[runfmt.FigOverCounted] = math.Round(over*10) / 10
 	}

@@ -46,9 +46,9 @@ func cpuAccount(in Input) *runfmt.CPUAccount {
 		a.Owners = append(a.Owners, runfmt.CPUShare{Owner: o, MsPerRequest: ms, Pct: 100 * ms / a.MeasuredMs})
 	}
 	a.UnexplainedMs = math.Max(a.MeasuredMs-a.UnsampledStartMs-sum, 0)
-	if profiled > a.MeasuredMs*1.05 {
-		a.Note = fmt.Sprintf("The profile's samples stand for %s per request, more than the %s measured: the sampler counted threads ready to run or waiting as running; its shares are applied to what was measured.",
-			units.FormatMs(profiled), units.FormatMs(a.MeasuredMs))
+	if profiled > a.SampledMs()*1.05 {
+		a.Note = fmt.Sprintf("The profile's samples stand for %s per request, more than the %s measured it could sample: the sampler counted threads ready to run or waiting as running; its shares are applied to what was measured.",
+			units.FormatMs(profiled), units.FormatMs(a.SampledMs()))
 	}
 	return a
 }

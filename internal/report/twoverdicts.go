@@ -100,10 +100,10 @@ func cpuVerdict(r *runfmt.Run) string {
 // samples fall on the code that runs right after a wait (a send, a
 // wake-up), so which function costs most is uncertain.
 func overCountedCaveat(a *runfmt.CPUAccount) string {
-	if a.ProfiledMs == nil || !runfmt.OverCounted(*a.ProfiledMs, a.MeasuredMs) {
+	if a.ProfiledMs == nil || !runfmt.OverCounted(*a.ProfiledMs, a.SampledMs()) {
 		return ""
 	}
-	return fmt.Sprintf(" — uncertain: the profile's samples stand for %.1f× the CPU measured (threads waiting for a CPU sampled as running)", *a.ProfiledMs/a.MeasuredMs)
+	return fmt.Sprintf(" — uncertain: the profile's samples stand for %.1f× the CPU measured (threads waiting for a CPU sampled as running)", *a.ProfiledMs/a.SampledMs())
 }
 
 // timeVerdict is the first line of where the time goes: the mean latency

@@ -151,6 +151,10 @@ type CPUAccount struct {
 	Note string `json:"note,omitempty"`
 }
 
+// SampledMs is the measured CPU per request a profile could sample: the
+// measured less the start-up of processes before they were sampled.
+func (a *CPUAccount) SampledMs() float64 { return max(a.MeasuredMs-a.UnsampledStartMs, 0) }
+
 // UnsampledStartMs is the CPU account's UnsampledStartMs; 0 without a
 // ledger or a CPU account.
 func (l *Ledger) UnsampledStartMs() float64 {
