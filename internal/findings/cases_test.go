@@ -60,6 +60,8 @@ var findingCases = []findingCase{
 	{"cpu-bound-queueing", runfmt.FindingCPUBound, queueingInput},
 	{"downstream-wait-ledger", runfmt.FindingDownstreamWait, downstreamLedgerInput},
 	{"n-plus-one", runfmt.FindingNPlusOne, nPlusOneInput},
+	{"start-up-workers", runfmt.FindingStartup, workersStartedInput},
+	{"start-up-imports", runfmt.FindingStartup, lazyImportInput},
 }
 
 // TestEveryKindHasACase: each case gives its finding, every kind of

@@ -50,6 +50,9 @@ type FindingInput struct {
 	// Batch says the profile is one run of a batch program, not requests:
 	// no work repeats per request.
 	Batch bool
+	// Profiling is how the CPU profile was taken: the processes started
+	// in the window and their start-up before they were sampled.
+	Profiling *runfmt.Profiling
 }
 
 // A rule finds one kind of finding, or a few related kinds, and words
@@ -71,7 +74,7 @@ type rule struct {
 // file with its rule and its words, and a row here.
 var rules = []rule{
 	gcRule, categoryRule, ownerRule, waitRule, nPlusOneRule, gomaxprocsRule, throttledRule, cpuBoundRule, schedulerRule, contentionRule,
-	offCPURule, lockProfileRule, goroutineRule, memoryRule, stuckRule, batchRule,
+	offCPURule, lockProfileRule, goroutineRule, memoryRule, stuckRule, batchRule, startupRule,
 }
 
 // wording is how findings of one kind read, written from their data

@@ -44,12 +44,19 @@ func (s *session) cpuStacks() *runfmt.Stacks {
 // (py-spy and rbspy count a thread that waits for a CPU as working; a
 // throttled Go service's profile misses some) keeps its shares, and its
 // per-request costs add up to the CPU measured, as the findings' do.
-func scaleHot(hot []runfmt.HotFunc, f float64) {
+// Its shares become shares of the CPU measured: sampled is the fraction
+// of it the profile could sample (less than 1 by the start-up of
+// processes started in the window before they were sampled).
+func scaleHot(hot []runfmt.HotFunc, f, sampled float64) {
 	for i := range hot {
 		h := &hot[i]
 		h.CPUUsPerRequest *= f
 		h.CumUsPerRequest *= f
 		h.AttributedUsReq *= f
+		h.LibraryUsPerRequest *= f
+		h.DatabaseUsPerRequest *= f
+		h.FlatPct *= sampled
+		h.CumPct *= sampled
 	}
 }
 

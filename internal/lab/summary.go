@@ -58,7 +58,7 @@ func (s *session) summarize() {
 	if cpu != nil {
 		s.checkCPUProfile(len(cpu.Sample), r.Target)
 		r.Hot = analysis.HotFor(cpu, requests, hotRows, uc)
-		scaleHot(r.Hot, r.CPUScale()) // one cost per function on every page
+		scaleHot(r.Hot, r.CPUScale(), r.Profiling.SampledShare()) // one cost per function on every page
 		for i := range r.Profiles {
 			if r.Profiles[i].Type == runfmt.ProfileCPU {
 				r.Profiles[i].StartS = 0
@@ -82,6 +82,7 @@ func (s *session) summarize() {
 		GoroutinesStart: p.Profile(runfmt.ProfileGoroutineStart), GoroutinesEnd: p.Profile(runfmt.ProfileGoroutine),
 		Requests: requests, WindowSeconds: to.Sub(from).Seconds(),
 		Target: r.Target, GC: r.GC, Load: r.Load, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(), Ledger: r.Ledger,
+		Profiling: r.Profiling,
 	}
 	s.waitInput(&in)
 	r.Findings = append(s.stuckFindings(), findings.Findings(in)...)

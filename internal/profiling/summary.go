@@ -33,11 +33,11 @@ func (p *Set) Summary(measured *runfmt.TargetSummary) *runfmt.Profiling {
 	if n := stacksNote(p.Stacks()); n != "" && say {
 		pr.Notes = append(pr.Notes, n) // first: what the profile cannot say
 	}
-	unsampled := 0.0
+	unsampled, started := 0.0, 0
 	if t := p.tree; t != nil {
 		pr.Processes = t.processes()
 		pr.Notes = append(pr.Notes, t.notesSnapshot()...)
-		unsampled, _ = t.unsampledStart()
+		unsampled, started = t.unsampledStart()
 	}
 	pr.Profilers, pr.ProfilerCPUSeconds = p.meter.uses()
 	cpu := p.Profile(runfmt.ProfileCPU)
@@ -47,6 +47,9 @@ func (p *Set) Summary(measured *runfmt.TargetSummary) *runfmt.Profiling {
 	pr.ProfileCPUSeconds = cpuNanos(cpu) / 1e9
 	pr.MeasuredCPUSeconds = measured.CPUSeconds
 	pr.UnsampledStartCPUSeconds = min(unsampled, pr.MeasuredCPUSeconds)
+	if pr.UnsampledStartCPUSeconds > 0 {
+		pr.UnsampledStartProcesses = started
+	}
 	if pr.MeasuredCPUSeconds > 0 {
 		pr.ProfilerOverhead = pr.ProfilerCPUSeconds / pr.MeasuredCPUSeconds
 	}

@@ -46,6 +46,8 @@ const (
 	AdviceThreadsToQuota  Advice = "threads-to-quota"  // busy threads above the budget
 	AdviceBoundGrowth     Advice = "bound-growth"      // a live heap that grows
 	AdviceOneQuery        Advice = "one-query"         // one query per row (N+1)
+	AdviceStartWarm       Advice = "start-warm"        // workers started in the window
+	AdviceImportEarly     Advice = "import-early"      // modules imported in the window
 )
 
 // Advice for requests that stopped finishing, by what they wait for.
@@ -71,7 +73,7 @@ var adviceWords = []Advice{
 	AdviceCheckLocks, AdviceCheckWorkers, AdviceCheckEventLoop, AdviceCheckThreads, AdviceLowerGOMAXPROCS, AdviceFewerWorkers,
 	AdviceFewerProcesses, AdviceShrinkPools, AdviceShardLocks, AdviceShortenLocks, AdviceFixLeak, AdviceCallConcurrent,
 	AdviceSizePool, AdviceWaitLess, AdviceRemoveSleep, AdviceAvoidSyscalls, AdviceStreamBodies, AdviceHeapRoom,
-	AdviceMoreCPU, AdviceMatchGOMAXPROCS, AdviceThreadsToQuota, AdviceBoundGrowth, AdviceOneQuery,
+	AdviceMoreCPU, AdviceMatchGOMAXPROCS, AdviceThreadsToQuota, AdviceBoundGrowth, AdviceOneQuery, AdviceStartWarm, AdviceImportEarly,
 	AdviceFreePoolSlots, AdviceCallTimeouts, AdviceReleaseLocks, AdviceEndRetries, AdviceEndLoops,
 	AdviceFanOut, AdviceWorkerPool, AdviceMeasureAlone, AdviceLargerBudget,
 }

@@ -14,6 +14,15 @@ func (r *Run) CPUScale() float64 {
 	return p.SampledCPUSeconds() / p.ProfileCPUSeconds
 }
 
+// SampledShare is the fraction of the measured CPU a profile can stand
+// for (SampledCPUSeconds over MeasuredCPUSeconds); 1 when unknown.
+func (p *Profiling) SampledShare() float64 {
+	if p == nil || p.MeasuredCPUSeconds <= 0 {
+		return 1
+	}
+	return p.SampledCPUSeconds() / p.MeasuredCPUSeconds
+}
+
 // SampledCPUSeconds is the measured CPU a profile can stand for: the
 // measured less the start-up of processes started during the window,
 // spent before they were sampled (UnsampledStartCPUSeconds).

@@ -51,7 +51,7 @@
 //     off-cpu, cpu-contention, lock-contention, goroutine-growth,
 //     downstream-wait, pool-wait, sync-wait, sleep, syscall-wait, client-io,
 //     gc-pause, scheduler-latency, gomaxprocs, cpu-throttled, memory-growth,
-//     stuck, serial, n-plus-one.
+//     stuck, serial, n-plus-one, start-up.
 //     In findings[].kind.
 //   - Figure (figure.go): alloc_bytes_per_s, answer_us, blocked_us,
 //     bytes_per_request, collections, cores_max, cores_mean, count, cpu_limit_cores, cpu_s,
@@ -59,10 +59,10 @@
 //     gc_stop_mean_us, gc_stop_us, generator_runqueue_us, gomaxprocs,
 //     gomaxprocs_match, goroutines_added, goroutines_end, goroutines_start,
 //     heap_bytes_per_s, heap_from_bytes, heap_peak_bytes, heap_to_bytes,
-//     host_cores, in_flight, kernel_wait_us, latency_us, library_share, live_end_bytes,
+//     host_cores, import_share, in_flight, kernel_wait_us, latency_us, library_share, live_end_bytes,
 //     live_start_bytes, max_rps, objects_per_request, off_cpu_share,
 //     other_cores, other_wait_us, own_share, p99_us, p_busy_share,
-//     peer_cpu_us, perflab_cores, profiled_over_measured, queries_min,
+//     peer_cpu_us, perflab_cores, processes_started, profiled_over_measured, queries_min,
 //     queries_per_request, requests_per_core, runnable_us, runqueue_us,
 //     runqueue_wait_s, sched_wait_us, service_cores, service_runqueue_us,
 //     share, steal_cores, syscall_share, threads_max, threads_waiting,
@@ -86,7 +86,7 @@
 //     shrink-pools, shard-locks, shorten-locks, fix-leak,
 //     call-concurrently, size-pool, wait-less, remove-sleep,
 //     avoid-syscalls, stream-bodies, heap-room, more-cpu, match-gomaxprocs,
-//     threads-to-quota, bound-growth, one-query, free-pool-slots, call-timeouts,
+//     threads-to-quota, bound-growth, one-query, start-warm, import-early, free-pool-slots, call-timeouts,
 //     release-locks, end-retries, end-loops, fan-out, worker-pool,
 //     measure-alone, larger-budget.
 //     In findings[].advice.

@@ -126,6 +126,8 @@ const (
 	FigPerCore         Figure = "requests_per_core"      // those per core of the budget
 	FigThreadsMax      Figure = "threads_max"            // the service's peak thread count
 	FigOverCounted     Figure = "profiled_over_measured" // the CPU the profile stands for, over the CPU measured
+	FigStarted         Figure = "processes_started"      // the service's processes started in the window
+	FigImportShare     Figure = "import_share"           // the share of the CPU in importing modules
 )
 
 // The figures of a database peer.
@@ -138,14 +140,14 @@ const (
 
 // figuresBy lists the figures of each measure.
 var figuresBy = map[Measure][]Figure{
-	MeasureShare: {FigShare, FigOwnShare, FigLibraryShare, FigDatabaseShare, FigThrottled, FigOffShare, FigSyscallShare, FigPBusy},
+	MeasureShare: {FigImportShare, FigShare, FigOwnShare, FigLibraryShare, FigDatabaseShare, FigThrottled, FigOffShare, FigSyscallShare, FigPBusy},
 	MeasureMicros: {FigCPUPerRequest, FigWaitPerRequest, FigWaitTotal, FigLatency, FigLatencyP99, FigCPU, FigRunqueue,
 		FigServiceQueue, FigGeneratorQueue, FigOtherWait, FigBlocked, FigRunnable, FigKernelWait, FigSchedWait,
 		FigExplained, FigUnexplained, FigTracedTotal, FigGCStop, FigGCStopMean, FigAnswer, FigPeerCPU},
 	MeasureBytes: {FigBytesPerRequest, FigHeapPeak, FigHeapFrom, FigHeapTo, FigLiveStart, FigLiveEnd},
 	MeasureCount: {FigObjectsPerRequest, FigHostCores, FigTracedRequests, FigCollections, FigGOMAXPROCS,
 		FigGOMAXPROCSMatch, FigGCCycles, FigGoroutinesStart, FigGoroutinesEnd, FigGoroutinesAdded, FigCount, FigInFlight, FigPerCore, FigThreadsMax,
-		FigUsableCores, FigCPUSetCores, FigThreadsWaiting, FigQueries, FigQueriesMin, FigOverCounted},
+		FigUsableCores, FigCPUSetCores, FigThreadsWaiting, FigQueries, FigQueriesMin, FigOverCounted, FigStarted},
 	MeasureCores:   {FigCoresMean, FigCoresMax, FigCPULimit, FigOtherCores, FigPerflabCores, FigStealCores, FigServiceCores},
 	MeasureSeconds: {FigThrottledTime, FigCPUTime, FigRunqueueTime, FigTraced, FigWallTime},
 	MeasureRate:    {FigMaxRPS},

@@ -79,6 +79,10 @@ const (
 	// FindingSerial: a batch program kept fewer cores busy than it could
 	// use (one thread doing the work on a machine of several cores).
 	FindingSerial FindingKind = "serial"
+	// FindingStartup: start-up work in the window, not a cost of each
+	// request: processes started during it (recycled workers, a pool that
+	// grew) before they were sampled, and modules imported.
+	FindingStartup FindingKind = "start-up"
 )
 
 var findingKindWords = []FindingKind{
@@ -87,7 +91,7 @@ var findingKindWords = []FindingKind{
 	FindingOffCPU, FindingCPUContention, FindingLockContention, FindingGoroutineGrowth,
 	FindingDownstreamWait, FindingPoolWait, FindingSyncWait, FindingSleep, FindingSyscallWait,
 	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingThrottled, FindingMemoryGrowth, FindingStuck,
-	FindingSerial, FindingNPlusOne,
+	FindingSerial, FindingNPlusOne, FindingStartup,
 }
 
 // FindingKinds lists the finding kinds.

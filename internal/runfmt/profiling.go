@@ -21,6 +21,8 @@ type Profiling struct {
 	// was first sampled: their start-up, part of MeasuredCPUSeconds and
 	// in no sample.
 	UnsampledStartCPUSeconds float64 `json:"unsampled_start_cpu_s,omitempty"`
+	// UnsampledStartProcesses counts those processes.
+	UnsampledStartProcesses int `json:"unsampled_start_processes,omitempty"`
 	// Coverage is ProfileCPUSeconds over SampledCPUSeconds.
 	Coverage float64 `json:"coverage,omitempty"`
 	// ProfilerCPUSeconds is what the profilers perflab started (py-spy,
