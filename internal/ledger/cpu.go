@@ -11,7 +11,8 @@ import (
 // cpuAccount splits the measured CPU per request by owner: the start-up
 // of processes started in the window before they were sampled, the
 // profile's shares of the CPU it stands for (at most the rest of the
-// measured CPU), the rest unexplained. Nil when the service's CPU per request was not measured.
+// measured CPU), the rest unexplained. Nil when the service's CPU per
+// request was not measured.
 func cpuAccount(in Input) *runfmt.CPUAccount {
 	t := in.Target
 	if t == nil || t.CPUSeconds <= 0 || t.CPUMsPerRequest <= 0 { // no figure per request (other clients)

@@ -72,13 +72,14 @@ func notRepresentative(pr *runfmt.Profiling, samples int64, hint string) string 
 	if measuredCPU < minExplainCPUSeconds || profileCPU > 0 && profileCPU >= minCoverage*sampled {
 		return ""
 	}
-	of := fmt.Sprintf("%.2f of %.2f CPU-seconds", profileCPU, measuredCPU)
+	of, what := fmt.Sprintf("%.2f of %.2f CPU-seconds", profileCPU, measuredCPU), "the CPU measured"
 	if pr.UnsampledStartCPUSeconds > 0 {
 		of = fmt.Sprintf("%.2f of the %.2f CPU-seconds measured less %.2f of start-up before processes were sampled", profileCPU, measuredCPU, pr.UnsampledStartCPUSeconds)
+		what = "the CPU it could sample"
 	}
-	return fmt.Sprintf("the CPU profile accounts for %.0f%% of the CPU measured (%s, %d samples): "+
+	return fmt.Sprintf("the CPU profile accounts for %.0f%% of %s (%s, %d samples): "+
 		"it cannot say where the service's CPU went, so its functions are not the verdict%s",
-		100*profileCPU/max(sampled, 1e-9), of, samples, hint)
+		100*profileCPU/max(sampled, 1e-9), what, of, samples, hint)
 }
 
 // fewSamples is a profile whose coverage sampling noise alone can halve.

@@ -64,7 +64,8 @@ func DetectRuntime(pid int) (ProcessInfo, error) {
 		}
 		return info, fmt.Errorf("pid %d: %w", pid, err)
 	}
-	if state, flags, ppid, ok := statFlags(stat); ok {
+	state, flags, ppid, parsed := statFlags(stat)
+	if parsed {
 		info.PPID = ppid
 		switch {
 		case flags&pfKthread != 0:
@@ -80,6 +81,12 @@ func DetectRuntime(pid int) (ProcessInfo, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		if _, serr := os.Stat(dir); serr != nil {
 			return info, fmt.Errorf("pid %d: %w", pid, ErrNoProcess)
+		}
+		if parsed {
+			// Not a kernel thread (its flags say so), and its memory is
+			// gone: it is exiting, between its last instruction and the
+			// zombie state its stat read a moment ago did not show yet.
+			return info, fmt.Errorf("pid %d %w", pid, ErrZombie)
 		}
 		return info, fmt.Errorf("pid %d %w", pid, ErrKernelThread) // no executable: a kernel thread or a zombie
 	case err != nil:
