@@ -20,7 +20,7 @@ type CPUView struct {
 	Requests     int64
 	UserCode     UserCode
 	// sampled is the fraction of UsPerRequest the profile stands for: 1
-	// but for the start-up of processes started before any profiler
+	// but for the start-up of workers started before any profiler
 	// attached, measured and in no sample.
 	sampled float64
 }
@@ -28,7 +28,7 @@ type CPUView struct {
 // NewCPUView reads cpu (nil: no profile) for requests requests;
 // measuredMs is the CPU per request measured, in ms (0: unknown), and
 // unsampledMs the part of it no profiler could sample (the start-up of
-// processes started during the window, runfmt.CPUAccount's).
+// workers started during the window, runfmt.CPUAccount's).
 func NewCPUView(cpu *profile.Profile, requests int64, uc UserCode, measuredMs, unsampledMs float64) *CPUView {
 	v := &CPUView{Requests: requests, UserCode: uc, sampled: 1}
 	if measuredMs > 0 && unsampledMs > 0 {

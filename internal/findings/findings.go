@@ -50,7 +50,7 @@ type FindingInput struct {
 	// Batch says the profile is one run of a batch program, not requests:
 	// no work repeats per request.
 	Batch bool
-	// Profiling is how the CPU profile was taken: the processes started
+	// Profiling is how the CPU profile was taken: the workers started
 	// in the window and their start-up before they were sampled.
 	Profiling *runfmt.Profiling
 }

@@ -4,6 +4,11 @@ import "perflab/internal/runfmt"
 
 // startupMinShare is the share of the measured CPU from which start-up
 // work in the window is a finding.
+//
+// A worker is a process the service started in the window that runs an
+// executable the service ran before it (package profiling): a process of
+// another program, which a service may start per request, is not
+// start-up.
 const startupMinShare = 0.05
 
 // startupRule reports start-up work done in the window, which is not a
@@ -50,11 +55,11 @@ func startupFinding(c *context) []ranked {
 	return []ranked{{f, f.Figures[runfmt.FigCPUPerRequest]}}
 }
 
-// "6 processes started during the window: start-up costs 1.50 ms/request (20% of CPU)"
+// "6 workers started during the window: start-up costs 1.50 ms/request (20% of CPU)"
 // "importing modules costs 1.20 ms/request (16% of CPU): start-up work, not per request"
 func startupTitle(v view, p *Prose) {
 	if v.has(runfmt.FigStarted) {
-		p.say("%v processes started during the window: start-up costs %v/request (%v of CPU)",
+		p.say("%v workers started during the window: start-up costs %v/request (%v of CPU)",
 			v.fig(runfmt.FigStarted), v.fig(runfmt.FigCPUPerRequest), v.fig(runfmt.FigShare))
 		return
 	}

@@ -46,7 +46,7 @@ func (s *session) cpuStacks() *runfmt.Stacks {
 // per-request costs add up to the CPU measured, as the findings' do.
 // Its shares become shares of the CPU measured: sampled is the fraction
 // of it the profile could sample (less than 1 by the start-up of
-// processes started in the window before they were sampled).
+// workers started in the window before they were sampled).
 func scaleHot(hot []runfmt.HotFunc, f, sampled float64) {
 	for i := range hot {
 		h := &hot[i]

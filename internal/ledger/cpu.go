@@ -9,7 +9,7 @@ import (
 )
 
 // cpuAccount splits the measured CPU per request by owner: the start-up
-// of processes started in the window before they were sampled, the
+// of workers started in the window before they were sampled, the
 // profile's shares of the CPU it stands for (at most the rest of the
 // measured CPU), the rest unexplained. Nil when the service's CPU per
 // request was not measured.

@@ -114,7 +114,7 @@ type CPU struct {
 	NotProfiled string
 	// Shares are the profile's samples by owner, as fractions.
 	Shares map[runfmt.CPUOwner]float64
-	// UnsampledStart is the CPU of processes started during the window
+	// UnsampledStart is the CPU of workers started during the window
 	// before they were sampled (runfmt.Profiling.UnsampledStartCPUSeconds):
 	// measured, in no sample, owned apart.
 	UnsampledStart time.Duration

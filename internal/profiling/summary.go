@@ -65,7 +65,7 @@ func (p *Set) Summary(measured *runfmt.TargetSummary) *runfmt.Profiling {
 
 // notRepresentative says why pr's profile (of samples samples) cannot
 // explain the CPU measured that it could have sampled, or "" when it
-// can. The start-up of processes started during the window, before any
+// can. The start-up of workers started during the window, before any
 // profiler could attach, is not asked of it: it is measured apart.
 func notRepresentative(pr *runfmt.Profiling, samples int64, hint string) string {
 	profileCPU, measuredCPU, sampled := pr.ProfileCPUSeconds, pr.MeasuredCPUSeconds, pr.SampledCPUSeconds()

@@ -82,9 +82,12 @@ type treeSampler struct {
 	exited    map[int]bool
 	exitOrder []int
 	// seenAt is when each process was first seen; unsampled the CPU of
-	// each process started in the window before it was sampled.
+	// each worker started in the window before it was sampled; ownExes
+	// the executables of the processes seen at the first look (a worker
+	// runs its master's).
 	seenAt    map[int]time.Time
 	unsampled map[int]float64
+	ownExes   map[string]bool
 	wg        sync.WaitGroup
 }
 
@@ -96,6 +99,7 @@ func newTreeSampler(svc *target.Process, forced Profiler, warn func(string), idl
 		lookTool: installed,
 		procs:    map[int]*runfmt.ProcessProfile{}, roots: map[int]Profiler{}, done: map[int]bool{},
 		missing: map[string]bool{}, exited: map[int]bool{}, seenAt: map[int]time.Time{}, unsampled: map[int]float64{},
+		ownExes: map[string]bool{},
 	}
 }
 
@@ -223,6 +227,8 @@ func (t *treeSampler) see(pid int) (Profiler, target.ProcessInfo, bool) {
 	t.seenAt[pid] = time.Now()
 	if t.refreshes > 0 {
 		t.started = append(t.started, pid)
+	} else if info.Exe != "" {
+		t.ownExes[info.Exe] = true
 	}
 	t.mu.Unlock()
 	if err != nil && !errors.Is(err, target.ErrNoProcess) {

@@ -207,7 +207,7 @@ func cpuAccountText(a *runfmt.CPUAccount) string {
 	s += "; the profile stands for " + units.FormatMs(*a.ProfiledMs)
 	var owners []string
 	if a.UnsampledStartMs > 0 {
-		owners = append(owners, fmt.Sprintf("start-up of processes before they were sampled %s (%.0f%%)", units.FormatMs(a.UnsampledStartMs), 100*a.UnsampledStartMs/a.MeasuredMs))
+		owners = append(owners, fmt.Sprintf("start-up of workers before they were sampled %s (%.0f%%)", units.FormatMs(a.UnsampledStartMs), 100*a.UnsampledStartMs/a.MeasuredMs))
 	}
 	for _, o := range a.Owners {
 		owners = append(owners, fmt.Sprintf("%s %s (%.0f%%)", o.Owner, units.FormatMs(o.MsPerRequest), o.Pct))

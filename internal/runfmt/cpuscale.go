@@ -24,7 +24,7 @@ func (p *Profiling) SampledShare() float64 {
 }
 
 // SampledCPUSeconds is the measured CPU a profile can stand for: the
-// measured less the start-up of processes started during the window,
+// measured less the start-up of workers started during the window,
 // spent before they were sampled (UnsampledStartCPUSeconds).
 func (p *Profiling) SampledCPUSeconds() float64 {
 	return max(p.MeasuredCPUSeconds-p.UnsampledStartCPUSeconds, 0)

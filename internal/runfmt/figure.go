@@ -126,7 +126,7 @@ const (
 	FigPerCore         Figure = "requests_per_core"      // those per core of the budget
 	FigThreadsMax      Figure = "threads_max"            // the service's peak thread count
 	FigOverCounted     Figure = "profiled_over_measured" // the CPU the profile stands for, over the CPU measured
-	FigStarted         Figure = "processes_started"      // the service's processes started in the window
+	FigStarted         Figure = "processes_started"      // the service's workers started in the window
 	FigImportShare     Figure = "import_share"           // the share of the CPU in importing modules
 )
 

@@ -80,7 +80,7 @@ const (
 	// use (one thread doing the work on a machine of several cores).
 	FindingSerial FindingKind = "serial"
 	// FindingStartup: start-up work in the window, not a cost of each
-	// request: processes started during it (recycled workers, a pool that
+	// request: workers started during it (recycled workers, a pool that
 	// grew) before they were sampled, and modules imported.
 	FindingStartup FindingKind = "start-up"
 )

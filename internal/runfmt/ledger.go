@@ -136,7 +136,7 @@ type CPUAccount struct {
 	// function's sampled CPU is multiplied by to be a share of the
 	// measured CPU.
 	Scale float64 `json:"scale,omitempty"`
-	// UnsampledStartMs is the start-up of processes started during the
+	// UnsampledStartMs is the start-up of workers started during the
 	// window before they were sampled (Profiling.UnsampledStartCPUSeconds)
 	// per request: measured, in no sample.
 	UnsampledStartMs float64 `json:"unsampled_start_ms,omitempty"`
@@ -152,7 +152,7 @@ type CPUAccount struct {
 }
 
 // SampledMs is the measured CPU per request a profile could sample: the
-// measured less the start-up of processes before they were sampled.
+// measured less the start-up of workers before they were sampled.
 func (a *CPUAccount) SampledMs() float64 { return max(a.MeasuredMs-a.UnsampledStartMs, 0) }
 
 // UnsampledStartMs is the CPU account's UnsampledStartMs; 0 without a

@@ -15,13 +15,14 @@ type Profiling struct {
 	// MeasuredCPUSeconds the service's CPU in the same window.
 	ProfileCPUSeconds  float64 `json:"profile_cpu_s,omitempty"`
 	MeasuredCPUSeconds float64 `json:"measured_cpu_s,omitempty"`
-	// UnsampledStartCPUSeconds is the CPU that processes started during
-	// the window (pre-fork workers forked, recycled workers replaced)
-	// used before their profiler sampled them, read from /proc as each
-	// was first sampled: their start-up, part of MeasuredCPUSeconds and
-	// in no sample.
+	// UnsampledStartCPUSeconds is the CPU that workers started during the
+	// window (processes running an executable the service ran before
+	// them: pre-fork workers forked, recycled workers replaced) used
+	// before their profiler sampled them, read from /proc as each was
+	// first sampled: their start-up, part of MeasuredCPUSeconds and in no
+	// sample.
 	UnsampledStartCPUSeconds float64 `json:"unsampled_start_cpu_s,omitempty"`
-	// UnsampledStartProcesses counts those processes.
+	// UnsampledStartProcesses counts those workers.
 	UnsampledStartProcesses int `json:"unsampled_start_processes,omitempty"`
 	// Coverage is ProfileCPUSeconds over SampledCPUSeconds.
 	Coverage float64 `json:"coverage,omitempty"`
