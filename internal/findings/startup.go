@@ -4,11 +4,6 @@ import "perflab/internal/runfmt"
 
 // startupMinShare is the share of the measured CPU from which start-up
 // work in the window is a finding.
-//
-// A worker is a process the service started in the window that runs an
-// executable the service ran before it (package profiling): a process of
-// another program, which a service may start per request, is not
-// start-up.
 const startupMinShare = 0.05
 
 // startupRule reports start-up work done in the window, which is not a
@@ -18,6 +13,10 @@ const startupMinShare = 0.05
 // from /proc as each was first sampled and in no sample (the CPU
 // account's row); and the samples that import modules (a new worker
 // importing the app, a handler importing lazily on its first request).
+// A worker is a process the service started in the window that runs an
+// executable the service ran before it (package profiling): a process of
+// another program, which a service may start per request, is not
+// start-up.
 var startupRule = oneKind(runfmt.FindingStartup, startupFinding, startupTitle, startupDetail,
 	advices{runfmt.AdviceStartWarm: startWarmAdvice, runfmt.AdviceImportEarly: fixed(
 		"Import at module level rather than inside handlers, and warm the service up before measuring (--warmup) so that the window holds requests, not imports.")})
