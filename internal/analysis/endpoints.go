@@ -78,8 +78,10 @@ func Endpoints(in EndpointInput) *runfmt.Endpoints {
 			Note: "CPU per endpoint is not attributed: the profile shows no request dispatch perflab knows (Go's net/http, profiled through net/http/pprof; Flask, Django and FastAPI views, profiled with py-spy)"}
 	}
 	c := splitByRequest(v.Costs, h)
-	e := &runfmt.Endpoints{Source: h.source(), ExplainedPct: 100 * v.Share(c.explained), RequestPct: 100 * v.Share(c.request),
-		UnattributedPct: 100 * v.Share(v.Costs.total-c.explained-c.request)}
+	e := &runfmt.Endpoints{Source: h.source(), ExplainedPct: 100 * v.Share(c.explained), RequestPct: 100 * v.Share(c.request)}
+	// The rest, the workers' start-up before they were sampled included:
+	// the three parts add up to the CPU measured.
+	e.UnattributedPct = max(100-e.ExplainedPct-e.RequestPct, 0)
 	if v.UsPerRequest > 0 {
 		e.RequestUsPerRequest = v.Us(v.Share(c.request))
 	}

@@ -265,3 +265,18 @@ func FuzzViewRules(f *testing.F) {
 		}
 	})
 }
+
+// TestEndpointsAddUpBesideStartup: with a fifth of the CPU measured spent
+// by workers starting up before they were sampled, each handler's share
+// is of the CPU measured and the start-up is unattributed: the parts
+// still add up to 100%.
+func TestEndpointsAddUpBesideStartup(t *testing.T) {
+	in := flaskInput(t)
+	in.Target = &runfmt.TargetSummary{CPUMsPerRequest: 10}
+	in.UnsampledStartMs = 2
+	e := Endpoints(in)
+	if sum := e.ExplainedPct + e.RequestPct + e.UnattributedPct; !near(sum, 100) || e.UnattributedPct < 20 {
+		t.Errorf("handlers %.1f%% + requests %.1f%% + no request %.1f%% = %.1f%%; want 100, with the start-up's 20 unattributed",
+			e.ExplainedPct, e.RequestPct, e.UnattributedPct, sum)
+	}
+}

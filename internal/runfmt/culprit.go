@@ -40,7 +40,8 @@ type Endpoints struct {
 	RequestPct          float64 `json:"request_pct,omitempty"`
 	RequestUsPerRequest float64 `json:"request_us_per_request,omitempty"`
 	// UnattributedPct is the rest, under no request: background threads,
-	// a pre-fork server's master, the GC's background work, the runtime,
+	// a pre-fork server's master, the start-up of workers before they
+	// were sampled, the GC's background work, the runtime,
 	// stacks the profiler read only in part that no handler runs.
 	UnattributedPct float64       `json:"unattributed_pct"`
 	Handlers        []EndpointCPU `json:"handlers,omitempty"`
