@@ -22,7 +22,8 @@ import (
 // code it calls: that function owns the region. A walk that comes back to a
 // function already on its path (recursion: Mash#initialize -> deep_update
 // -> convert_value -> Mash#initialize) stops at that function, the entry of
-// the recursion. The region's stacks (those through the owner) are then set
+// the recursion; so does a walk that stops inside a recursion whose entry
+// calls it in most stacks (recursionEntry). The region's stacks (those through the owner) are then set
 // aside and the next region starts from what remains. The outermost user
 // code (a thread's entry, a serve loop, a Go request handler) does not own
 // a cost it spreads over several callees: the walk goes on from those.
@@ -151,7 +152,7 @@ func (u *userStacks) owners(max int, minShare float64, keep func(si int) bool) [
 		if start < 0 || float64(incl[start]) < minShare*float64(c.total) {
 			break
 		}
-		o := u.walk(start, remaining, incl)
+		o := u.recursionEntry(u.walk(start, remaining, incl), remaining)
 		if o.Func == start && u.fansOutFromRoot(start, remaining) {
 			// A thread's entry, a serve loop, main: the outermost user
 			// code, spreading its cost over what it calls. It owns
@@ -203,6 +204,58 @@ func (u *userStacks) walk(start int32, remaining []bool, incl []int64) Owner {
 		node = best
 	}
 }
+
+// recursionEntry returns the owner of a region whose walk stopped inside a
+// recursion. When one user function calls o.Func in most of o.Func's
+// remaining stacks and is also called below it (Mash#initialize ->
+// deep_update -> convert_value -> Mash#initialize), that caller is the
+// recursion's entry and owns the cost: the walk finds it only when the
+// recursive call holds most of the cost, and a sampler on a busy machine
+// may catch most samples in the loop's own body, or tear a few stacks
+// above it. A call back into the caller carrying under recursionMinShare
+// of o.Func's cost (a stray or torn stack) is not a recursion.
+func (u *userStacks) recursionEntry(o Owner, remaining []bool) Owner {
+	s := u.c.set
+	var total int64
+	callers := map[int32]int64{}
+	for si, p := range u.proj {
+		if k := u.indexIn(si, o.Func, remaining); k >= 0 {
+			v := s.Value(si, u.c.vi)
+			total += v
+			if k > 0 {
+				callers[p[k-1]] += v
+			}
+		}
+	}
+	for f, v := range callers {
+		if 2*v <= total {
+			continue
+		}
+		var again int64 // o.Func's cost in stacks that call f again below it
+		for si, p := range u.proj {
+			if k := u.indexIn(si, o.Func, remaining); k >= 0 && indexOf(p[k+1:], f) >= 0 {
+				again += s.Value(si, u.c.vi)
+			}
+		}
+		if float64(again) >= recursionMinShare*float64(total) {
+			return Owner{Func: f, Path: append(o.Path, f)}
+		}
+	}
+	return o
+}
+
+// indexIn returns f's first index in stack si's projection, or -1 when the
+// stack is not remaining or lacks f.
+func (u *userStacks) indexIn(si int, f int32, remaining []bool) int {
+	if !remaining[si] {
+		return -1
+	}
+	return indexOf(u.proj[si], f)
+}
+
+// recursionMinShare is the least share of a function's cost in stacks that
+// call back into it through its caller for the two to be a recursion.
+const recursionMinShare = 0.05
 
 // fansOutFromRoot reports whether f is the outermost user frame of every
 // remaining stack it is in, and calls user code in some of them.

@@ -82,6 +82,37 @@ func TestOwnerRecursiveConstructor(t *testing.T) {
 	}
 }
 
+func TestOwnerRecursionEntryWhenTheLoopIsShallow(t *testing.T) {
+	// The same constructor sampled by rbspy on a busy machine: most samples
+	// stop in deep_update itself, so the recursion back into
+	// Mash#initialize holds less than half of deep_update's cost and the
+	// walk stops there; a few torn stacks lack the frames above deep_update,
+	// which makes deep_update costlier than the constructor calling it. The
+	// entry of the recursion still owns the cost.
+	base := []string{"block in main", "serve", "route", "price", "Mash#initialize", "deep_update"}
+	nested := append(append([]string{}, base...), "block in deep_update", "convert_value", "[c function]", "Mash#initialize", "deep_update")
+	with := func(prefix []string, tail ...string) string {
+		return rb(append(append([]string{}, prefix...), tail...)...)
+	}
+	p := buildLines(t, nil, map[string]int64{
+		with(base):                          500,
+		with(nested):                        200,
+		with(nested, "custom_writer"):       120,
+		with(nested, "convert_key"):         80,
+		with(nested, "respond_to_missing?"): 70,
+		rb("deep_update", "custom_writer"):  10, // torn: no frames above
+		rb("block in main", "accept_loop"):  100,
+		with(base[:2]):                      40,
+	})
+	got := ownersOf(t, p)
+	if len(got) == 0 || !strings.HasPrefix(got[0], "Mash#initialize cum=970 ") {
+		t.Fatalf("owners %q; want Mash#initialize (cum 970) first", got)
+	}
+	if !strings.Contains(got[0], "custom_writer=120") {
+		t.Errorf("owner %q lacks its callee custom_writer=120", got[0])
+	}
+}
+
 func TestOwnerFanOutConstructor(t *testing.T) {
 	// A Go constructor whose cost is spread over four user helpers, each
 	// less than half of it: the constructor owns the cost.

@@ -102,7 +102,7 @@ func (p *Set) sample(ctx context.Context, d time.Duration) {
 
 // recordEndpoint records the window's CPU profile through the endpoint.
 func (p *Set) recordEndpoint(ctx context.Context, window time.Duration) {
-	prof, _, err := p.chosen.Record(ctx, Job{Endpoint: p.base, Window: window})
+	prof, _, err := p.chosen.Record(ctx, Job{Endpoint: p.base, Window: window, Log: p.cfg.Log})
 	if err != nil {
 		p.cpuFailed(ctx, "the CPU profile failed: "+err.Error())
 		return

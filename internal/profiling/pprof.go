@@ -38,12 +38,14 @@ var cpuChunk = 5 * time.Second
 
 // Record fetches the CPU profile of the window, in whole seconds and in
 // chunks (cpuChunk); its cost is the service's own CPU, in the profile.
-// Cut short, it returns the chunks it has.
+// Cut short, it returns the chunks it has; each chunk but the last is
+// logged, so a user of a long window knows what an interrupt keeps.
 func (pprofEndpoint) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
 	var c capture.Client
 	chunk := max(1, int(cpuChunk.Seconds()))
 	var got []*profile.Profile
-	for left := max(1, int(job.Window.Seconds())); left > 0; {
+	whole := max(1, int(job.Window.Seconds()))
+	for left := whole; left > 0; {
 		n := min(left, chunk)
 		prof, _, err := c.CPU(ctx, job.Endpoint, n)
 		if err != nil {
@@ -53,6 +55,9 @@ func (pprofEndpoint) Record(ctx context.Context, job Job) (*profile.Profile, tim
 			return nil, 0, err
 		}
 		got, left = append(got, prof), left-n
+		if job.Log != nil && left > 0 {
+			job.Log(fmt.Sprintf("CPU profile: %d of %d s recorded", whole-left, whole))
+		}
 	}
 	if len(got) == 1 {
 		return got[0], 0, nil

@@ -65,6 +65,9 @@ type Job struct {
 	// handed to (v8's to perf when node's inspector cannot be opened), so
 	// that the run names the profiler that really sampled.
 	HandedTo func(runfmt.Profiler)
+	// Log receives one-line status messages for the user (nil: none),
+	// such as each chunk of a long recording kept.
+	Log func(string)
 }
 
 // sampleWindow is what an in-process profiler does once it samples: it
