@@ -38,12 +38,10 @@ type Costs struct {
 	total int64
 	// importer, per function: the import machinery's entry (imports.go);
 	// imports says any function is, imported is the cost of the selected
-	// stacks through one, chargImport per function the part of its
-	// charged cost in them.
-	importer    []bool
-	imports     bool
-	imported    int64
-	chargImport []int64 // per function: the part of charg in imports
+	// stacks through one: start-up work, charged to no function.
+	importer []bool
+	imports  bool
+	imported int64
 }
 
 // entryTrampolines are frames that start every goroutine or thread and say
@@ -66,7 +64,7 @@ func NewCosts(s *stacks.Set, vi int, uc UserCode, keep func(stack []int32) bool)
 		user: make([]bool, n), flat: make([]int64, n), cum: make([]int64, n),
 		charg: make([]int64, n), attr: make([]int64, n),
 		from: map[[2]int32]int64{}, lib: map[[2]int32]int64{}, db: make([]int64, n),
-		cls: make([]ownership.Class, n), pkg: make([]int32, n), importer: make([]bool, n), chargImport: make([]int64, n),
+		cls: make([]ownership.Class, n), pkg: make([]int32, n), importer: make([]bool, n),
 	}
 	c.owner = make([]string, n)
 	pkgIndex := map[string]int32{}
@@ -102,27 +100,25 @@ func NewCosts(s *stacks.Set, vi int, uc UserCode, keep func(stack []int32) bool)
 			continue
 		}
 		c.flat[st[0]] += v
-		imports := c.importStack(st)
-		if imports {
-			c.imported += v
-		}
 		for _, f := range st {
 			if seen[f] != int32(si) {
 				seen[f] = int32(si)
 				c.cum[f] += v
 			}
 		}
-		if f := c.charge(st, v); imports {
-			c.chargImport[f] += v
+		if c.importStack(st) {
+			c.imported += v
+			continue
 		}
+		c.charge(st, v)
 	}
 	return c
 }
 
 // charge books v of stack st to the nearest user caller of its leaf (for a
 // Ruby block, to the method it is written in), with the dependency it
-// went through (ownership.ChargeStack), and returns the function charged.
-func (c *Costs) charge(st []int32, v int64) int32 {
+// went through (ownership.ChargeStack).
+func (c *Costs) charge(st []int32, v int64) {
 	ch := ownership.ChargeStack(st, c.cls)
 	if i := ch.Owner.Location; i >= 0 {
 		f := st[i]
@@ -140,14 +136,13 @@ func (c *Costs) charge(st []int32, v int64) int32 {
 		if ch.Database {
 			c.db[f] += v
 		}
-		return f
+		return
 	}
 	e := c.entryFrame(st)
 	c.charg[e] += v
 	if e != st[0] {
 		c.attr[e] += v
 	}
-	return e
 }
 
 // entryFrame is the outermost frame of st that is not a trampoline.

@@ -30,7 +30,7 @@ func (c *Costs) User(f int32) bool { return c.user[f] }
 func (c *Costs) Flat(f int32) int64 { return c.flat[f] }
 
 // Charged is f's cost under attribution: its own flat cost and the
-// library and runtime cost charged to it.
+// library and runtime cost charged to it, imports left out (Importing).
 func (c *Costs) Charged(f int32) int64 { return c.charg[f] }
 
 // Owners are the user functions that own the most cost (see owner.go),

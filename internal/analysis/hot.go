@@ -35,7 +35,8 @@ func HotFor(cpu *profile.Profile, requests int64, n int, uc UserCode) []runfmt.H
 	var out []runfmt.HotFunc
 	for _, f := range c.Ranked(true, n) {
 		h := c.hotFunc(f, per)
-		h.AttributedUsReq = per(c.attr[f])
+		// Its own code as charged (imports left out), and what it called.
+		h.CPUUsPerRequest, h.AttributedUsReq = per(c.charg[f]-c.attr[f]), per(c.attr[f])
 		if callee, _ := c.TopCallee(f); callee >= 0 {
 			h.AttributedSample = s.Funcs[callee].Name
 		}

@@ -29,9 +29,7 @@ func (c *Costs) importStack(st []int32) bool {
 }
 
 // Importing is the cost of the selected stacks that import a module
-// (start-up work, see importFrame).
+// (start-up work, see importFrame). No function is charged it (Charged,
+// the hot table, top's user rows, the owners): it is not a cost of any
+// request; it stays in the profile's flat and cumulative costs.
 func (c *Costs) Importing() int64 { return c.imported }
-
-// ChargedPerRequest is f's charged cost (Charged) less what of it imports
-// modules: what it costs on every request.
-func (c *Costs) ChargedPerRequest(f int32) int64 { return c.charg[f] - c.chargImport[f] }

@@ -85,19 +85,16 @@ func costlyUserFindings(c *context, owners []ranked, explained map[string]float6
 	}
 	var out []ranked
 	for _, f := range v.Costs.Ranked(true, 0) {
-		sh := v.Share(v.Costs.ChargedPerRequest(f))
+		sh := v.Share(v.Costs.Charged(f))
 		if sh < costlyUserShare {
-			if v.Share(v.Costs.Charged(f)) < costlyUserShare {
-				break // ranked by Charged: none after it reaches the share
-			}
-			continue // mostly imports: start-up work, not a cost per request
+			break // ranked by Charged: none after it reaches the share
 		}
 		name := v.Costs.Name(f)
 		if named[name] || explained[name] >= coveredByCategory*sh {
 			continue
 		}
 		named[name] = true
-		o := analysis.Owner{Func: f, Path: []int32{f}, Cum: v.Costs.ChargedPerRequest(f), Own: v.Costs.ChargedPerRequest(f), Library: -1}
+		o := analysis.Owner{Func: f, Path: []int32{f}, Cum: v.Costs.Charged(f), Own: v.Costs.Charged(f), Library: -1}
 		if callee, cost := v.Costs.TopCallee(f); callee >= 0 {
 			o.Library, o.LibraryCost = callee, cost
 		}
