@@ -80,7 +80,7 @@ func (w *stuckWatch) watch(a *load.Attacker) {
 	defer close(w.done)
 	tick := time.NewTicker(stallTick)
 	defer tick.Stop()
-	last, since := int64(-1), time.Now()
+	c := stallClock{last: -1, since: time.Now()}
 	for {
 		select {
 		case <-w.quit:
@@ -89,17 +89,39 @@ func (w *stuckWatch) watch(a *load.Attacker) {
 			return
 		case now := <-tick.C:
 			p := a.Progress()
-			if p.Requests != last {
-				last, since = p.Requests, now
-				continue
-			}
-			stall := w.stall(p)
-			if n := w.inFlight(p); n > 0 && now.Sub(since) >= stall {
-				w.take(w.ctx, fmt.Sprintf("no request finished for %s with %d in flight", units.FormatMs(float64(now.Sub(since).Milliseconds())), n), n)
+			stalled := c.observe(now, p.Requests)
+			if n := w.inFlight(p); n > 0 && stalled >= w.stall(p) {
+				w.take(w.ctx, fmt.Sprintf("no request finished for %s with %d in flight", units.FormatMs(float64(stalled.Milliseconds())), n), n)
 				return
 			}
 		}
 	}
+}
+
+// stallLate is how late a look at the load's progress may come before the
+// time since the previous look is not counted as a stall: the watcher was
+// held off the CPU (a busy machine), and so were the load's workers, whose
+// count of finished requests is then stale.
+const stallLate = 5 * stallTick
+
+// stallClock measures how long no request has finished, from looks at
+// the load's progress, counting only time the watcher saw.
+type stallClock struct {
+	last     int64     // requests finished at the last look
+	since    time.Time // the last look that saw progress, or restarted the count
+	lastLook time.Time
+}
+
+// observe takes a look at now, with requests finished so far, and returns
+// how long none has finished. A look that comes more than stallLate after
+// the previous one restarts the count.
+func (c *stallClock) observe(now time.Time, requests int64) time.Duration {
+	late := !c.lastLook.IsZero() && now.Sub(c.lastLook) > stallLate
+	c.lastLook = now
+	if requests != c.last || late {
+		c.last, c.since = requests, now
+	}
+	return now.Sub(c.since)
 }
 
 // stall is how long no request may finish before the service is taken

@@ -267,3 +267,30 @@ func TestNoSnapshotWhenRequestsFinish(t *testing.T) {
 		}
 	}
 }
+
+// TestStallClockCountsWhatItSaw: no request finishing is a stall while the
+// watcher looks on time; a look that comes late (the watcher, and the
+// load's workers, held off the CPU by a busy machine) restarts the count,
+// so a second and a half of the watcher's own starvation is not taken for
+// a stuck service.
+func TestStallClockCountsWhatItSaw(t *testing.T) {
+	t0 := time.Now()
+	c := stallClock{last: -1, since: t0}
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	c.observe(at(100), 10)
+	for ms := 200; ms <= 1700; ms += 100 {
+		c.observe(at(ms), 10)
+	}
+	if got := c.observe(at(1800), 10); got != 1700*time.Millisecond {
+		t.Errorf("looking on time, stalled %v; want 1.7s", got)
+	}
+	if got := c.observe(at(1900), 11); got != 0 {
+		t.Errorf("a request finished: stalled %v; want 0", got)
+	}
+	if got := c.observe(at(3400), 11); got != 0 {
+		t.Errorf("a look 1.5 s late: stalled %v; want 0 (not seen)", got)
+	}
+	if got := c.observe(at(3500), 11); got != 100*time.Millisecond {
+		t.Errorf("the next look on time: stalled %v; want 100ms", got)
+	}
+}

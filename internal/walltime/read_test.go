@@ -2,6 +2,7 @@ package walltime
 
 import (
 	"bytes"
+	"os"
 	"testing"
 	"time"
 
@@ -47,7 +48,9 @@ func TestPlantedWaits(t *testing.T) {
 		t.Run(tc.path[1:], func(t *testing.T) {
 			const n = 40
 			n0, d0 := s.waited[tc.path].snapshot()
-			a := analyse(t, traceLoad(t, s.URL+tc.path, tc.clients, n))
+			data := traceLoad(t, s.URL+tc.path, tc.clients, n)
+			defer keepOnFailure(t, data)
+			a := analyse(t, data)
 			n1, d1 := s.waited[tc.path].snapshot()
 			measured := (d1 - d0) / time.Duration(n1-n0)
 			reqs := tc.clients * n
@@ -69,6 +72,26 @@ func TestPlantedWaits(t *testing.T) {
 			}
 		})
 	}
+}
+
+// keepOnFailure writes a failed test's trace where it outlives the test,
+// and says where: a wait misclassified on a busy machine is read from it
+// (go tool trace, or Read in a test).
+func keepOnFailure(t *testing.T, data []byte) {
+	if !t.Failed() {
+		return
+	}
+	f, err := os.CreateTemp("", "perflab-walltime-*.trace")
+	if err != nil {
+		t.Logf("keeping the trace: %v", err)
+		return
+	}
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		t.Logf("keeping the trace: %v", err)
+		return
+	}
+	t.Logf("the trace is kept in %s", f.Name())
 }
 
 func TestKindsAndWaitsMatchRunfmt(t *testing.T) {
