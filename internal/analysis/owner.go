@@ -22,11 +22,12 @@ import (
 // code it calls: that function owns the region. A walk that comes back to a
 // function already on its path (recursion: Mash#initialize -> deep_update
 // -> convert_value -> Mash#initialize) stops at that function, the entry of
-// the recursion; so does a walk that stops inside a recursion whose entry
-// calls it in most stacks (recursionEntry). The region's stacks (those through the owner) are then set
-// aside and the next region starts from what remains. The outermost user
-// code (a thread's entry, a serve loop, a Go request handler) does not own
-// a cost it spreads over several callees: the walk goes on from those.
+// the recursion, and a walk that stops inside a recursion gives the
+// region to the recursion's entry (recursionEntry). The region's stacks
+// (those through the owner) are then set aside and the next region starts
+// from what remains. The outermost user code (a thread's entry, a serve
+// loop, a Go request handler) does not own a cost it spreads over several
+// callees: the walk goes on from those.
 
 // Owner is one region of a profile and the function that owns it.
 type Owner struct {
