@@ -9,6 +9,7 @@ import (
 
 	"perflab/internal/load"
 	"perflab/internal/runfmt"
+	"perflab/internal/target"
 	"perflab/internal/units"
 )
 
@@ -18,7 +19,10 @@ import (
 // dump on a hung Python one, and puts where they wait at the top of the
 // verdict. It is taken once per run: during the window, when no request
 // has finished for a while with some in flight, or at its end, when the
-// window ends with more requests unfinished than finished. It takes at
+// window ends with more requests unfinished than finished. A stall is
+// counted only while perflab itself was looking (stallClock), and one
+// during which the service's threads mostly waited for a CPU is a busy
+// machine, said in a warning, not a hang (starved). It takes at
 // most Config.SnapshotTimeout; one that times out says so, keeps what it
 // read, and the run is written as ever.
 
@@ -90,12 +94,56 @@ func (w *stuckWatch) watch(a *load.Attacker) {
 		case now := <-tick.C:
 			p := a.Progress()
 			stalled := c.observe(now, p.Requests)
-			if n := w.inFlight(p); n > 0 && stalled >= w.stall(p) {
-				w.take(w.ctx, fmt.Sprintf("no request finished for %s with %d in flight", units.FormatMs(float64(stalled.Milliseconds())), n), n)
-				return
+			n := w.inFlight(p)
+			if n <= 0 || stalled < w.stall(p) {
+				continue
 			}
+			what := fmt.Sprintf("no request finished for %s with %d in flight", units.FormatMs(float64(stalled.Milliseconds())), n)
+			if wait, ok := w.starved(now.Add(-stalled), now); ok {
+				// Held off the CPU, not stuck: said once, and watched on.
+				if !c.starvedSaid {
+					w.s.warn(fmt.Sprintf("%s while the service's threads waited %s for a CPU (other work on the machine, or its CPU budget, held it off): not taken for stuck", what, units.FormatMs(float64(wait.Milliseconds()))))
+					c.starvedSaid = true
+				}
+				c.restart(now)
+				continue
+			}
+			w.take(w.ctx, what, n)
+			return
 		}
 	}
+}
+
+// starved says whether the service's threads spent, summed, at least half
+// of [from, to] runnable and waiting for a CPU (the sampler's run-queue
+// wait), and how long: requests that stop finishing then wait for the
+// machine, not for a lock or a peer. False without a sampler.
+func (w *stuckWatch) starved(from, to time.Time) (time.Duration, bool) {
+	if w.s.sampler == nil {
+		return 0, false
+	}
+	return starvedIn(w.s.sampler.Samples(), from, to)
+}
+
+// starvedIn is starved over the samples, judged on the part of [from, to]
+// they cover.
+func starvedIn(samples []target.Sample, from, to time.Time) (time.Duration, bool) {
+	if len(samples) < 2 {
+		return 0, false
+	}
+	lo, hi := from, to
+	if first := samples[0].T; first.After(lo) {
+		lo = first
+	}
+	if last := samples[len(samples)-1].T; last.Before(hi) {
+		hi = last
+	}
+	if !hi.After(lo) {
+		return 0, false
+	}
+	ts := target.Window(samples, from, to, 0, 0)
+	wait := time.Duration(ts.RunqueueWaitSeconds * float64(time.Second))
+	return wait, wait >= hi.Sub(lo)/2
 }
 
 // stallLate is how late a look at the load's progress may come before the
@@ -107,10 +155,14 @@ const stallLate = 5 * stallTick
 // stallClock measures how long no request has finished, from looks at
 // the load's progress, counting only time the watcher saw.
 type stallClock struct {
-	last     int64     // requests finished at the last look
-	since    time.Time // the last look that saw progress, or restarted the count
-	lastLook time.Time
+	last        int64     // requests finished at the last look
+	since       time.Time // the last look that saw progress, or restarted the count
+	lastLook    time.Time
+	starvedSaid bool // a stall of the service held off the CPU was warned of
 }
+
+// restart counts a stall from now again.
+func (c *stallClock) restart(now time.Time) { c.since = now }
 
 // observe takes a look at now, with requests finished so far, and returns
 // how long none has finished. A look that comes more than stallLate after

@@ -23,6 +23,7 @@ import (
 	"perflab/internal/labtest"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
+	"perflab/internal/target"
 )
 
 // lineOf returns the 1-based number of the first line of file, after the
@@ -292,5 +293,33 @@ func TestStallClockCountsWhatItSaw(t *testing.T) {
 	}
 	if got := c.observe(at(3500), 11); got != 100*time.Millisecond {
 		t.Errorf("the next look on time: stalled %v; want 100ms", got)
+	}
+}
+
+// TestStarvedIsNotStuck: a stall during which the service's threads
+// waited for a CPU for half of it or more (summed over threads) is the
+// machine's, not a hang; one where they slept is not.
+func TestStarvedIsNotStuck(t *testing.T) {
+	t0 := time.Now()
+	samples := func(waitPerTick float64) []target.Sample {
+		var out []target.Sample
+		for i := range 11 {
+			out = append(out, target.Sample{T: t0.Add(time.Duration(i) * 200 * time.Millisecond), RunqueueWaitSeconds: float64(i) * waitPerTick})
+		}
+		return out
+	}
+	if wait, ok := starvedIn(samples(0.15), t0, t0.Add(2*time.Second)); !ok || wait != 1500*time.Millisecond {
+		t.Errorf("threads waiting 75%% of the stall for a CPU: starved %v, waited %v; want starved, 1.5s", ok, wait)
+	}
+	if wait, ok := starvedIn(samples(0.02), t0, t0.Add(2*time.Second)); ok {
+		t.Errorf("threads waiting 10%% of the stall for a CPU: starved (waited %v); want not", wait)
+	}
+	// The last sample is 400 ms before the stall is judged: the part
+	// covered is judged.
+	if _, ok := starvedIn(samples(0.15)[:9], t0, t0.Add(2*time.Second)); !ok {
+		t.Error("samples covering 1.6 s of a 2 s stall, waiting 75% of it: want starved")
+	}
+	if _, ok := starvedIn(samples(0.15)[:1], t0, t0.Add(2*time.Second)); ok {
+		t.Error("one sample: want not starved (nothing to judge)")
 	}
 }
