@@ -641,6 +641,17 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+// has_unread tells whether bytes the service has not read wait on the
+// connection. The peer's FIN takes a sequence number and is not data;
+// reading it (a read returning 0) moves copied_seq past it.
+static __always_inline bool has_unread(struct sock *sk, struct tcp_sock *tp)
+{
+	__s32 n = (__s32)(tp->rcv_nxt - tp->copied_seq);
+	if (BPF_CORE_READ_BITFIELD(sk, sk_shutdown) & RCV_SHUTDOWN)
+		n--;
+	return n > 0;
+}
+
 // start_request starts a request on an inbound connection: its first bytes
 // arrived at now, not yet read.
 static __always_inline void start_request(struct conn *c, __u64 now)
@@ -679,8 +690,10 @@ int BPF_PROG(on_send, struct sock *sk, int ret, int flags)
 		// may have had the answer, and its next request be queued (the
 		// socket's backlog is processed before sendmsg returns), while
 		// the connection still looked busy to sk_data_ready. Bytes
-		// received and not yet read then start the next request now.
-		if (tp->rcv_nxt != tp->copied_seq && !c->unread_ts) {
+		// received and not yet read then start the next request now; a
+		// client that read the answer and closed has sent a FIN, no
+		// request.
+		if (!c->unread_ts && has_unread(sk, tp)) {
 			now = bpf_ktime_get_ns();
 			start_request(c, now);
 		} else {
@@ -716,9 +729,13 @@ int BPF_PROG(on_ready, struct sock *sk)
 			released(c, tp);
 	}
 	// TCP calls sk_data_ready when data is queued, and at the peer's
-	// FIN, which is not data.
-	if (BPF_CORE_READ_BITFIELD(sk, sk_shutdown) & RCV_SHUTDOWN)
-		return 0;
+	// FIN, which is not data: at a FIN, only bytes that came with it
+	// count.
+	if (BPF_CORE_READ_BITFIELD(sk, sk_shutdown) & RCV_SHUTDOWN) {
+		struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+		if (!tp || !has_unread(sk, tp))
+			return 0;
+	}
 	if (c->dir == DIR_INBOUND) {
 		if (!c->idle || c->unread_ts)
 			return 0;
