@@ -81,11 +81,9 @@ type treeSampler struct {
 	started   []int
 	exited    map[int]bool
 	exitOrder []int
-	// seenAt is when each process was first seen; unsampled the CPU of
-	// each worker started in the window before it was sampled; ownExes
-	// the executables of the processes seen at the first look (a worker
-	// runs its master's).
-	seenAt    map[int]time.Time
+	// unsampled is the CPU of each worker started in the window before
+	// it was sampled; ownExes the executables of the processes seen at
+	// the first look (a worker runs its master's).
 	unsampled map[int]float64
 	ownExes   map[string]bool
 	wg        sync.WaitGroup
@@ -98,7 +96,7 @@ func newTreeSampler(svc *target.Process, forced Profiler, warn func(string), idl
 		forced: forced, list: svc.PIDs, warn: warn, idle: idle, watch: map[int]watchEntry{},
 		lookTool: installed,
 		procs:    map[int]*runfmt.ProcessProfile{}, roots: map[int]Profiler{}, done: map[int]bool{},
-		missing: map[string]bool{}, exited: map[int]bool{}, seenAt: map[int]time.Time{}, unsampled: map[int]float64{},
+		missing: map[string]bool{}, exited: map[int]bool{}, unsampled: map[int]float64{},
 		ownExes: map[string]bool{},
 	}
 }
@@ -152,6 +150,7 @@ func (t *treeSampler) sample(ctx context.Context) {
 		}
 		left := time.Until(t.windowEnd())
 		if left <= 0 {
+			t.unsampledAtEnd()
 			if t.atEnd != nil {
 				t.atEnd()
 			}
@@ -224,7 +223,6 @@ func (t *treeSampler) see(pid int) (Profiler, target.ProcessInfo, bool) {
 	}
 	t.mu.Lock()
 	t.procs[pid] = &runfmt.ProcessProfile{PID: pid, PPID: info.PPID, Runtime: info.Runtime, Exe: info.Exe, Cmdline: info.Cmdline, Profiler: name}
-	t.seenAt[pid] = time.Now()
 	if t.refreshes > 0 {
 		t.started = append(t.started, pid)
 	} else if info.Exe != "" {

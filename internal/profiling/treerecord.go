@@ -17,10 +17,11 @@ import (
 
 // recorder is one recorder the tree sampler started.
 type recorder struct {
-	pid     int  // its process, once it runs
-	signals bool // it says when it samples (a readySignaller)
-	ready   bool // it said so
-	done    bool // it has ended
+	procs   []target.ProcessInfo // what it records
+	pid     int                  // its process, once it runs
+	signals bool                 // it says when it samples (a readySignaller)
+	ready   bool                 // it said so
+	done    bool                 // it has ended
 }
 
 // start records procs with tool for what is left of the window: a
@@ -30,7 +31,7 @@ func (t *treeSampler) start(ctx context.Context, tool Profiler, procs []target.P
 	_, follows := tool.(follower)
 	_, signals := tool.(readySignaller)
 	root := procs[0].PID
-	rec := &recorder{signals: signals}
+	rec := &recorder{procs: procs, signals: signals}
 	t.mu.Lock()
 	if follows {
 		t.roots[root] = tool

@@ -14,27 +14,47 @@ import (
 // A worker runs an executable the service ran at the first look; a
 // process of another program (one the service starts per request, say)
 // is no start-up, and its CPU before it was sampled stays unexplained.
-// A process seen within a refresh of the window's start may have been
-// born before it, with CPU outside the window: it is left out, so the
-// figure errs low.
+// A process is started in the window when the kernel's start time says
+// so; one started in the tick the window began is left out (its CPU may
+// be partly before it), so the figure errs low.
 func (t *treeSampler) sampledFrom(procs []target.ProcessInfo) {
+	t.keepStartUp(procs, false)
+}
+
+// unsampledAtEnd keeps, at the window's end, the CPU of the workers
+// started in it whose recorder never sampled them: all of it is in no
+// sample.
+func (t *treeSampler) unsampledAtEnd() {
+	var procs []target.ProcessInfo
+	t.mu.Lock()
+	for _, r := range t.recs {
+		if r.signals && !r.ready {
+			procs = append(procs, r.procs...)
+		}
+	}
+	t.mu.Unlock()
+	t.keepStartUp(procs, true)
+}
+
+// keepStartUp keeps the CPU so far of the workers among procs started
+// during the window; before its end unless atEnd.
+func (t *treeSampler) keepStartUp(procs []target.ProcessInfo, atEnd bool) {
 	now := time.Now()
 	for _, p := range procs {
 		t.mu.Lock()
 		_, kept := t.unsampled[p.PID]
-		seen := t.seenAt[p.PID]
-		inWindow := !t.begun.IsZero() && seen.Sub(t.begun) > treeRefresh && now.Before(t.end)
+		begun, end := t.begun, t.end
 		worker := p.Exe != "" && t.ownExes[p.Exe]
 		t.mu.Unlock()
-		if kept || !inWindow || !worker {
+		if kept || !worker || begun.IsZero() || !atEnd && !now.Before(end) {
 			continue
 		}
-		cpu, err := target.ProcessCPUSeconds(p.PID)
-		if err != nil {
-			continue // gone: its CPU went to its parent's
+		times, err := target.ReadProcessTimes(p.PID)
+		if err != nil || !times.Started.After(begun) {
+			continue // gone (its CPU went to its parent's), or born before the window
 		}
 		t.mu.Lock()
-		t.unsampled[p.PID] = cpu
+		t.unsampled[p.PID] = times.CPUSeconds
 		t.mu.Unlock()
 	}
 }

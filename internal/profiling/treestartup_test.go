@@ -3,50 +3,67 @@ package profiling
 import (
 	"os"
 	"os/exec"
+	"strconv"
 	"testing"
 	"time"
 
 	"perflab/internal/target"
 )
 
-// spin is where the test burns CPU.
-var spin int
+// startShell starts sh -c script, ended with the test.
+func startShell(t *testing.T, script string) int {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script+"; :") // the trailing ':' keeps sh from exec'ing its last command
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd.Process.Pid
+}
 
 // TestUnsampledStartOfWorkersOnly: a worker (a process running an
 // executable the service ran at the first look) started in the window
 // has the CPU it used before it was sampled kept as start-up; a process
-// of another program, or one seen as the window began, has not.
+// of another program, or one started before the window, has not. A
+// worker whose recorder never sampled it has its CPU kept at the
+// window's end.
 func TestUnsampledStartOfWorkersOnly(t *testing.T) {
-	self, err := os.Readlink("/proc/self/exe")
-	if err != nil {
-		t.Skipf("no /proc/self/exe: %v", err)
-	}
-	other := exec.Command("sleep", "30")
-	if err := other.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
-	worker, early := os.Getpid(), os.Getppid()
+	early := startShell(t, "sleep 30")
+	time.Sleep(30 * time.Millisecond) // past the early one's clock tick
+	begun := time.Now()
+	time.Sleep(20 * time.Millisecond)
+	worker := startShell(t, "i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done; sleep 30")
+	other := startShell(t, "exec sleep 30")
 	// The worker's start-up: at least two clock ticks of CPU.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if cpu, _ := target.ProcessCPUSeconds(worker); cpu >= 0.02 {
 			break
 		}
-		for i := 0; i < 1e6; i++ {
-			spin++
-		}
 	}
-	now := time.Now()
-	ts := &treeSampler{begun: now.Add(-time.Second), end: now.Add(time.Minute), unsampled: map[int]float64{},
-		ownExes: map[string]bool{self: true},
-		seenAt:  map[int]time.Time{worker: now, other.Process.Pid: now, early: now.Add(-time.Second)}}
-	ts.sampledFrom([]target.ProcessInfo{{PID: worker, Exe: self}, {PID: other.Process.Pid, Exe: "/usr/bin/sleep"}, {PID: early, Exe: self}})
+	sh, err := os.Readlink("/proc/" + strconv.Itoa(worker) + "/exe")
+	if err != nil {
+		t.Skipf("no /proc/PID/exe: %v", err)
+	}
+	procs := []target.ProcessInfo{{PID: worker, Exe: sh}, {PID: other, Exe: "/usr/bin/sleep"}, {PID: early, Exe: sh}}
+	ts := &treeSampler{begun: begun, end: time.Now().Add(time.Minute), unsampled: map[int]float64{}, ownExes: map[string]bool{sh: true}}
+	ts.sampledFrom(procs)
 	cpu, n := ts.unsampledStart()
 	if want, _ := target.ProcessCPUSeconds(worker); n != 1 || cpu <= 0 || cpu > want {
 		t.Errorf("start-up of %d process(es), %.3f CPU-s; want the one worker's, at most its %.3f", n, cpu, want)
 	}
-	ts.sampledFrom([]target.ProcessInfo{{PID: worker, Exe: self}})
+	ts.sampledFrom(procs[:1])
 	if again, n := ts.unsampledStart(); n != 1 || again != cpu {
 		t.Errorf("after a second look: %d process(es), %.3f CPU-s; want the first reading kept (%.3f)", n, again, cpu)
+	}
+
+	ended := &treeSampler{begun: begun, end: time.Now(), unsampled: map[int]float64{}, ownExes: map[string]bool{sh: true},
+		recs: []*recorder{{procs: procs, signals: true}, {procs: procs[:1], signals: true, ready: true}}}
+	ended.sampledFrom(procs)
+	if cpu, n := ended.unsampledStart(); n != 0 {
+		t.Errorf("a recorder ready after the window's end kept %d process(es), %.3f CPU-s; want none", n, cpu)
+	}
+	ended.unsampledAtEnd()
+	if cpu, n := ended.unsampledStart(); n != 1 || cpu <= 0 {
+		t.Errorf("at the window's end, a worker never sampled: %d process(es), %.3f CPU-s; want the one worker's", n, cpu)
 	}
 }

@@ -12,6 +12,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"perflab/internal/runfmt"
 )
@@ -207,13 +210,35 @@ func isGoBinary(path string) bool {
 
 // ProcessCPUSeconds is the CPU time (user + system) pid has used so far.
 func ProcessCPUSeconds(pid int) (float64, error) {
+	t, err := ReadProcessTimes(pid)
+	return t.CPUSeconds, err
+}
+
+// ProcessTimes is what /proc/PID/stat says of a process's life so far.
+type ProcessTimes struct {
+	// Started is when it started, at or before the true start: the
+	// kernel keeps it in clock ticks (10 ms).
+	Started time.Time
+	// CPUSeconds is the CPU (user + system) it has used.
+	CPUSeconds float64
+}
+
+// ReadProcessTimes reads pid's start and CPU from /proc.
+func ReadProcessTimes(pid int) (ProcessTimes, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, err
+		return ProcessTimes{}, err
 	}
 	st, err := parseProcStat(b)
 	if err != nil {
-		return 0, err
+		return ProcessTimes{}, err
 	}
-	return float64(st.UTime+st.STime) / userHZ, nil
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
+		return ProcessTimes{}, fmt.Errorf("reading the time since boot: %w", err)
+	}
+	// The start is truncated to its tick and the time since boot is
+	// exact, so the age is at least the true age.
+	age := time.Duration(ts.Nano()) - time.Duration(st.StartTime)*(time.Second/userHZ)
+	return ProcessTimes{Started: time.Now().Add(-age), CPUSeconds: float64(st.UTime+st.STime) / userHZ}, nil
 }
