@@ -77,7 +77,26 @@ func runAcceptance(t *testing.T, cfg Config) (*runfmt.Run, string) {
 		}
 		t.Fatalf("run: %v", err)
 	}
+	t.Cleanup(func() { keepRunOnFailure(t, res.Dir) })
 	return readRun(t, res), res.Dir
+}
+
+// keepRunOnFailure copies a failed test's run directory where it outlives
+// the test, and says where: a run that failed on a busy machine is read
+// from its run.json and profiles.
+func keepRunOnFailure(t *testing.T, dir string) {
+	if !t.Failed() {
+		return
+	}
+	kept, err := os.MkdirTemp("", "perflab-failed-run-*")
+	if err == nil {
+		err = os.CopyFS(kept, os.DirFS(dir))
+	}
+	if err != nil {
+		t.Logf("keeping the run directory %s: %v", dir, err)
+		return
+	}
+	t.Logf("the failed run is kept in %s", kept)
 }
 
 // plantedRank returns the 1-based rank of the first finding naming fn (in
