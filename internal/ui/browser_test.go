@@ -51,10 +51,15 @@ func TestBrowserComparePicksAndPprofViews(t *testing.T) {
 	if err1 != nil || err2 != nil || base != ids[0] || new != ids[1] {
 		t.Errorf("after the clicks the form holds base %q, new %q (%v, %v); want %q and %q", base, new, err1, err2, ids[0], ids[1])
 	}
-	if err := chromedp.Do(ctx, chromedp.Submit(chromedp.ID("base")), chromedp.WaitVisible(chromedp.CSS("table"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Submit(chromedp.ID("base"))); err != nil {
 		t.Fatalf("submitting the compare form: %v", err)
 	}
-	title, _ := chromedp.Run(ctx, chromedp.Title())
+	// The runs page has a table too: the comparison is there once the
+	// page's title says so (read again while the browser navigates).
+	title := waitTitle(ctx, "perflab compare")
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("table"))); err != nil {
+		t.Fatalf("the comparison page %q: %v", title, err)
+	}
 	page, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("body")))
 	if !strings.Contains(title, "perflab compare") || !strings.Contains(page, "CPU per request") {
 		t.Errorf("submitting the form led to %q without the comparison table", title)
@@ -70,5 +75,21 @@ func TestBrowserComparePicksAndPprofViews(t *testing.T) {
 	}
 	if shown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.body.innerText.includes("main.search")`)); err != nil || !shown {
 		t.Errorf("pprof's flame graph of the buggy run does not show main.search (%v)", err)
+	}
+}
+
+// waitTitle reads the page's title until it holds want or ctx ends, and
+// returns the last title read.
+func waitTitle(ctx context.Context, want string) string {
+	for {
+		title, err := chromedp.Run(ctx, chromedp.Title())
+		if err == nil && strings.Contains(title, want) || ctx.Err() != nil {
+			return title
+		}
+		select {
+		case <-ctx.Done():
+			return title
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
