@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -20,14 +19,10 @@ func Attach(pid int) (*Process, error) {
 	if pid <= 0 {
 		return nil, fmt.Errorf("attaching to pid %d: want a pid > 0", pid)
 	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := readProcStat(pid)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("attaching to pid %d: no such process", pid)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("attaching to pid %d: %w", pid, err)
-	}
-	st, err := parseProcStat(b)
 	if err != nil {
 		return nil, fmt.Errorf("attaching to pid %d: %w", pid, err)
 	}

@@ -2,6 +2,7 @@ package target
 
 import (
 	"bytes"
+	"fmt"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -215,11 +216,20 @@ func statComm(b []byte) []byte {
 }
 
 // bootTicks is the time since boot in USER_HZ ticks, the clock of
-// /proc/PID/stat's start time.
+// /proc/PID/stat's start time (0 if unreadable).
 func bootTicks() uint64 {
-	var ts unix.Timespec
-	if unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts) != nil {
+	d, err := sinceBoot()
+	if err != nil {
 		return 0
 	}
-	return uint64(ts.Sec)*userHZ + uint64(ts.Nsec)/(1e9/userHZ)
+	return uint64(d / (time.Second / userHZ))
+}
+
+// sinceBoot is the time since boot, to the nanosecond.
+func sinceBoot() (time.Duration, error) {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
+		return 0, fmt.Errorf("reading the time since boot: %w", err)
+	}
+	return time.Duration(ts.Nano()), nil
 }

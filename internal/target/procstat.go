@@ -25,6 +25,9 @@ type procStat struct {
 // for user space regardless of CONFIG_HZ.
 const userHZ = 100
 
+// cpuSeconds is the CPU (user + system) of the process itself.
+func (s procStat) cpuSeconds() float64 { return float64(s.UTime+s.STime) / userHZ }
+
 // total is the CPU of the process and of the children it waited for.
 func (s procStat) total() int64 { return s.UTime + s.STime + s.CUTime + s.CSTime }
 

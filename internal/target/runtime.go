@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"perflab/internal/runfmt"
 )
 
@@ -210,8 +208,8 @@ func isGoBinary(path string) bool {
 
 // ProcessCPUSeconds is the CPU time (user + system) pid has used so far.
 func ProcessCPUSeconds(pid int) (float64, error) {
-	t, err := ReadProcessTimes(pid)
-	return t.CPUSeconds, err
+	st, err := readProcStat(pid)
+	return st.cpuSeconds(), err
 }
 
 // ProcessTimes is what /proc/PID/stat says of a process's life so far.
@@ -225,20 +223,25 @@ type ProcessTimes struct {
 
 // ReadProcessTimes reads pid's start and CPU from /proc.
 func ReadProcessTimes(pid int) (ProcessTimes, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := readProcStat(pid)
 	if err != nil {
 		return ProcessTimes{}, err
 	}
-	st, err := parseProcStat(b)
+	boot, err := sinceBoot()
 	if err != nil {
 		return ProcessTimes{}, err
-	}
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
-		return ProcessTimes{}, fmt.Errorf("reading the time since boot: %w", err)
 	}
 	// The start is truncated to its tick and the time since boot is
 	// exact, so the age is at least the true age.
-	age := time.Duration(ts.Nano()) - time.Duration(st.StartTime)*(time.Second/userHZ)
-	return ProcessTimes{Started: time.Now().Add(-age), CPUSeconds: float64(st.UTime+st.STime) / userHZ}, nil
+	age := boot - time.Duration(st.StartTime)*(time.Second/userHZ)
+	return ProcessTimes{Started: time.Now().Add(-age), CPUSeconds: st.cpuSeconds()}, nil
+}
+
+// readProcStat reads and parses /proc/PID/stat.
+func readProcStat(pid int) (procStat, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, err
+	}
+	return parseProcStat(b)
 }
