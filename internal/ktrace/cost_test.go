@@ -2,6 +2,7 @@ package ktrace
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -25,9 +26,12 @@ import (
 )
 
 // BenchmarkSessionCost is what a session costs a service at saturation:
-// the hello test service under `perflab load -c 50` (KTRACE_SERVICE=flask:
-// testdata/services/flaskapp's /work?ms=1 under gunicorn's 2 sync workers,
-// a connection per request, under -c 8) for KTRACE_ROUND (default 5s) per
+// the hello test service under `perflab load -c 50` (KTRACE_WORK=20us: each
+// request spins that long first; KTRACE_SERVICE=demo: the demo service's /
+// under -c 8; KTRACE_SERVICE=flask: testdata/services/flaskapp's /work?ms=1
+// under gunicorn's 2 sync workers, a connection per request, under -c 8),
+// the service on the last CPU and the load on the others (KTRACE_PIN=0:
+// anywhere; see cpuPin), for KTRACE_ROUND (default 5s) per
 // round, KTRACE_ROUNDS times (default 5) each way, interleaved, each round
 // starting with the next arm: without anything attached; with only an
 // empty program (at sock_recv_length, the kernel's run-time statistics
@@ -44,11 +48,12 @@ func BenchmarkSessionCost(b *testing.B) {
 	labtest.RequireRoot(b, "loading kernel programs")
 	rounds, round := envInt(b, "KTRACE_ROUNDS", 5), envDuration(b, "KTRACE_ROUND", 5*time.Second)
 	dir := b.TempDir()
-	if out, err := exec.Command("go", "build", "-o", dir+"/", "perflab/testdata/services/hello", "perflab/cmd/perflab").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", dir+"/", "perflab/testdata/services/hello", "perflab/examples/server", "perflab/cmd/perflab").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
 	perflab := filepath.Join(dir, "perflab")
-	svc := startService(b, os.Getenv("KTRACE_SERVICE"), filepath.Join(dir, "hello"))
+	pin := pinning(b)
+	svc := startService(b, os.Getenv("KTRACE_SERVICE"), dir, pin)
 	u, err := neturl.Parse(svc.url)
 	if err != nil {
 		b.Fatal(err)
@@ -70,6 +75,9 @@ func BenchmarkSessionCost(b *testing.B) {
 				a.runs = append(a.runs, loadRound(b, perflab, svc, round, a))
 			}
 		}
+	}
+	if svc.loadCPUs != "" {
+		fmt.Printf("the service on CPU %s, the load and the benchmark on CPU %s (KTRACE_PIN=0: anywhere)\n", pin.service, pin.load)
 	}
 	printCosts(arms, rounds, round)
 	base, on := arms[0].runs, arms[2].runs
@@ -208,30 +216,96 @@ func loadRound(b *testing.B, perflab string, svc *costService, d time.Duration, 
 }
 
 // costService is the service a cost benchmark loads: its processes, its
-// URL and the load's concurrency.
+// URL, the load's concurrency and the CPUs the load runs on (none: any).
 type costService struct {
-	pids    []int
-	url     string
-	clients int
+	pids     []int
+	url      string
+	clients  int
+	loadCPUs string
 }
 
-// startService starts the service named (hello by default, or flask).
-func startService(b *testing.B, name, hello string) *costService {
+// cpuPin is where a cost benchmark runs the service and its load: apart
+// (KTRACE_PIN=1, the default on two CPUs or more), so that the service's
+// CPU per request does not move with how the two share a CPU from round
+// to round (how many requests each wake-up finds), which hides a cost of a
+// few percent; or anywhere (KTRACE_PIN=0).
+type cpuPin struct{ service, load string }
+
+// pinning returns the CPUs of the service and of the load (empty: not
+// pinned): the last CPU for the service, the others for the load, where it
+// moves the benchmark's own threads too.
+func pinning(b *testing.B) cpuPin {
+	var set unix.CPUSet
+	if os.Getenv("KTRACE_PIN") == "0" || unix.SchedGetaffinity(0, &set) != nil || set.Count() < 2 {
+		return cpuPin{}
+	}
+	if _, err := exec.LookPath("taskset"); err != nil {
+		b.Fatalf("KTRACE_PIN: taskset not installed (util-linux); KTRACE_PIN=0 runs unpinned")
+	}
+	var cpus []string
+	last := -1
+	for i := range 1024 {
+		if set.IsSet(i) {
+			cpus = append(cpus, strconv.Itoa(i))
+			last = i
+		}
+	}
+	set.Clear(last)
+	pinSelf(b, set)
+	return cpuPin{service: cpus[len(cpus)-1], load: strings.Join(cpus[:len(cpus)-1], ",")}
+}
+
+// pinSelf moves every thread of the benchmark (the session's sampler
+// among them) to set, off the service's CPU; threads started later
+// inherit it from the thread that starts them.
+func pinSelf(b *testing.B, set unix.CPUSet) {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, t := range tasks {
+		if tid, err := strconv.Atoi(t.Name()); err == nil {
+			if err := unix.SchedSetaffinity(tid, &set); err != nil && err != unix.ESRCH {
+				b.Fatalf("pinning the benchmark's thread %d: %v", tid, err)
+			}
+		}
+	}
+}
+
+// pinned is cmd run by taskset on cpus (cmd itself when cpus is empty);
+// taskset executes cmd, so the process keeps its id.
+func pinned(cpus string, name string, args ...string) *exec.Cmd {
+	if cpus == "" {
+		return exec.Command(name, args...)
+	}
+	return exec.Command("taskset", append([]string{"-c", cpus, name}, args...)...)
+}
+
+// startService starts the service named (hello by default, demo or
+// flask), the Go ones from the programs built in dir.
+func startService(b *testing.B, name, dir string, pin cpuPin) *costService {
 	b.Helper()
 	switch name {
 	case "", "hello":
-		cmd := exec.Command(hello, "-addr", "127.0.0.1:0", "-pprof-addr", "127.0.0.1:0")
+		// KTRACE_WORK spins each request on the CPU for that long (a
+		// service of a known cost a request).
+		work := cmp.Or(os.Getenv("KTRACE_WORK"), "0s")
+		cmd := pinned(pin.service, filepath.Join(dir, "hello"), "-addr", "127.0.0.1:0", "-pprof-addr", "127.0.0.1:0", "-work", work)
 		url := listening(b, cmd, "listening on ") + "/"
-		return &costService{pids: []int{cmd.Process.Pid}, url: url, clients: 50}
+		return &costService{pids: []int{cmd.Process.Pid}, url: url, clients: 50, loadCPUs: pin.load}
+	case "demo":
+		cmd := pinned(pin.service, filepath.Join(dir, "server"), "-addr", "127.0.0.1:0", "-pprof-addr", "127.0.0.1:0")
+		url := listening(b, cmd, "listening on ") + "/"
+		return &costService{pids: []int{cmd.Process.Pid}, url: url, clients: 8, loadCPUs: pin.load}
 	case "flask":
 		addr := freeAddr(b)
-		cmd := exec.Command("python3", "-m", "gunicorn", "-w", "2", "-b", addr, "--worker-class", "sync", "app:app")
+		cmd := pinned(pin.service, "python3", "-m", "gunicorn", "-w", "2", "-b", addr, "--worker-class", "sync", "app:app")
 		cmd.Dir = "../../testdata/services/flaskapp"
 		listening(b, cmd, "Booting worker")
 		time.Sleep(time.Second) // both workers booted: they say so one by one
-		return &costService{pids: tree(cmd.Process.Pid), url: "http://" + addr + "/work?ms=1", clients: 8}
+		return &costService{pids: tree(cmd.Process.Pid), url: "http://" + addr + "/work?ms=1", clients: 8, loadCPUs: pin.load}
 	}
-	b.Fatalf("KTRACE_SERVICE=%q: want hello or flask", name)
+	b.Fatalf("KTRACE_SERVICE=%q: want hello, demo or flask", name)
 	return nil
 }
 
@@ -323,7 +397,7 @@ func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
 // load runs perflab load for d at the service's concurrency and returns
 // the requests and seconds.
 func load(b *testing.B, perflab string, svc *costService, d time.Duration) (float64, float64) {
-	out, err := exec.Command(perflab, "load", "-c", strconv.Itoa(svc.clients), "-d", d.String(), "--json", "--quiet", svc.url).Output()
+	out, err := pinned(svc.loadCPUs, perflab, "load", "-c", strconv.Itoa(svc.clients), "-d", d.String(), "--json", "--quiet", svc.url).Output()
 	if err != nil {
 		b.Fatalf("perflab load: %v", err)
 	}

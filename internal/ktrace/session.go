@@ -26,14 +26,15 @@ type Config struct {
 	Ports []uint16
 	// Stacks records the user stack of every off-CPU interval
 	// (Wait.Stack). It costs a walk of the user stack (by frame pointers)
-	// per switch-out of a measured thread, about 0.4 µs for a Go HTTP
-	// service (bench/ktrace-cost.sh), and up to 8 MiB of kernel memory
-	// for the stack table.
+	// per switch-out of a measured thread, about 35 ns more a switch-out
+	// for a Go HTTP service (bench/ktrace-cost.sh), and up to 8 MiB of
+	// kernel memory for the stack table.
 	Stacks bool
 	// AcceptBacklog measures Inbound.Backlog. accept() has no tracepoint:
 	// its return is seen by a program on every system call's return, of
-	// every process of the machine (about 80 ns each; for a hello-world
-	// HTTP service under load, 1.6% of its CPU: bench/ktrace-cost.sh), so
+	// every process of the machine (about 50 ns each as the kernel counts
+	// them; 5.8 a request of a hello-world HTTP service under load, 2.3%
+	// of its CPU: bench/ktrace-cost.sh), so
 	// it is asked for where connections are short (a new one per request).
 	AcceptBacklog bool
 	// SchedulerOnly attaches the scheduler's programs alone (a batch
