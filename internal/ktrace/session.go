@@ -34,7 +34,7 @@ type Config struct {
 	// its return is seen by a program on every system call's return, of
 	// every process of the machine (about 50 ns each as the kernel counts
 	// them; 5.8 a request of a hello-world HTTP service under load, 2.3%
-	// of its CPU: bench/ktrace-cost.sh), so
+	// of its CPU as counted: bench/ktrace-cost.sh), so
 	// it is asked for where connections are short (a new one per request).
 	AcceptBacklog bool
 	// SchedulerOnly attaches the scheduler's programs alone (a batch

@@ -21,7 +21,9 @@ func main() {
 		},
 		Handler: func(bool) (http.Handler, error) {
 			return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-				spin(*work)
+				if *work > 0 {
+					spin(*work)
+				}
 				w.Write([]byte("hello, world\n"))
 			}), nil
 		}}, os.Args[1:], os.Stdout, os.Stderr))
