@@ -17,6 +17,17 @@ type metricDef struct {
 	value func(r run) (float64, bool)
 }
 
+// unmeasuredReason says, for the metrics whose runs say so, why a run has
+// no value (empty: not said).
+var unmeasuredReason = map[runfmt.MetricName]func(r run) string{
+	runfmt.MetricCPU: func(r run) string {
+		if t := r.r.Target; t != nil {
+			return t.CPUPerRequestNote
+		}
+		return ""
+	},
+}
+
 // metricDefs lists the metrics in the order they are printed.
 var metricDefs = []metricDef{
 	{runfmt.MetricRPS, func(r run) (float64, bool) { return r.r.Load.RPS, true }},
@@ -72,11 +83,35 @@ func compareMetrics(base, new []run, warn *[]string) []runfmt.MetricComparison {
 			continue
 		}
 		if len(bv) < len(base) || len(nv) < len(new) {
-			*warn = append(*warn, fmt.Sprintf("%s: measured by %d of %d base and %d of %d new runs", m.name, len(bv), len(base), len(nv), len(new)))
+			*warn = append(*warn, fmt.Sprintf("%s: measured by %d of %d base and %d of %d new runs", m.name, len(bv), len(base), len(nv), len(new))+unmeasuredWhy(m, base, new))
 		}
 		out = append(out, metricRow(m, stats.Compare(bv, nv), warn))
 	}
 	return out
+}
+
+// unmeasuredWhy says, for the runs without m that say why, which they are
+// and why: " (RUN: reason; ...)", or "" when none says.
+func unmeasuredWhy(m metricDef, groups ...[]run) string {
+	reason := unmeasuredReason[m.name]
+	if reason == nil {
+		return ""
+	}
+	var why []string
+	for _, runs := range groups {
+		for _, r := range runs {
+			if _, ok := m.value(r); ok {
+				continue
+			}
+			if w := reason(r); w != "" {
+				why = append(why, r.id()+": "+w)
+			}
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(why, "; ") + ")"
 }
 
 func values(runs []run, m metricDef) []float64 {

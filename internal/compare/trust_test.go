@@ -33,3 +33,21 @@ func TestCompareNoisyAndDegradedRuns(t *testing.T) {
 		t.Errorf("warnings %q; want the degraded run named", c.Warnings)
 	}
 }
+
+// A run without a CPU per request is named in the comparison's warning,
+// with the reason the run gave.
+func TestCompareSaysWhyARunHasNoCPUPerRequest(t *testing.T) {
+	root := t.TempDir()
+	base, new := group5(t, root, buggy, 0), group5(t, root, fixed, 10)
+	why := "not given: other clients reached the service in the window (1 connection(s) that are not perflab's, from 127.0.0.1), so its CPU is not this load's alone"
+	base[3].Run.Target.CPUMsPerRequest, base[3].Run.Target.CPUPerRequestNote = 0, why
+	new[1].Run.Target.CPUMsPerRequest = 0 // no reason given
+	res, err := Compare(base, new, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "cpu_per_request: measured by 4 of 5 base and 4 of 5 new runs (" + base[3].Run.ID + ": " + why + ")"
+	if !hasWarning(res.Comparison, want) {
+		t.Errorf("warnings %q; want %q", res.Comparison.Warnings, want)
+	}
+}
