@@ -232,8 +232,8 @@ type costService struct {
 type cpuPin struct{ service, load string }
 
 // pinning returns the CPUs of the service and of the load (empty: not
-// pinned): the last CPU for the service, the others for the load, where it
-// moves the benchmark's own threads too.
+// pinned): the last CPU for the service, the others for the load, where
+// it also moves the benchmark's own threads.
 func pinning(b *testing.B) cpuPin {
 	var set unix.CPUSet
 	if os.Getenv("KTRACE_PIN") == "0" || unix.SchedGetaffinity(0, &set) != nil || set.Count() < 2 {
@@ -243,14 +243,13 @@ func pinning(b *testing.B) cpuPin {
 		b.Fatalf("KTRACE_PIN: taskset not installed (util-linux); KTRACE_PIN=0 runs unpinned")
 	}
 	var cpus []string
-	last := -1
 	for i := range 1024 {
 		if set.IsSet(i) {
 			cpus = append(cpus, strconv.Itoa(i))
-			last = i
 		}
 	}
-	set.Clear(last)
+	service, _ := strconv.Atoi(cpus[len(cpus)-1])
+	set.Clear(service)
 	pinSelf(b, set)
 	return cpuPin{service: cpus[len(cpus)-1], load: strings.Join(cpus[:len(cpus)-1], ",")}
 }
