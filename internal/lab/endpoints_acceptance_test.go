@@ -110,10 +110,12 @@ func runEndpointMix(t *testing.T, dir string, watch func() func()) *runfmt.Run {
 	// Two connections, each capped at soloQPS requests/s: about a third of
 	// the two cores, so the service's threads wait less for a CPU (py-spy
 	// counts that wait as work, and a long request collects more of it).
-	cfg.Dir, cfg.Load.Duration, cfg.Load.Concurrency, cfg.Load.QPS, cfg.Budget.CPUs = dir, 12*time.Second, 2, soloQPS, 2
-	// /report holds about a seventh of the CPU: at the default 19 Hz over
-	// 12 s, some 30 samples; 99 Hz takes several times more.
-	cfg.PerfHz = 99
+	cfg.Dir, cfg.Load.Duration, cfg.Load.Concurrency, cfg.Load.QPS, cfg.Budget.CPUs = dir, 20*time.Second, 2, soloQPS, 2
+	// /report's handler holds about a seventh of the CPU: at 99 Hz over
+	// 12 s, some 40 samples, whose count alone varies by a sixth from run
+	// to run. 199 Hz over 20 s takes three times more: its share is read
+	// to within a tenth.
+	cfg.PerfHz = 199
 	cfg.ReadyURL = "http://" + addr + "/healthz"
 	loads := 0
 	cfg.Watch = func(*load.Attacker) func() {
@@ -125,8 +127,12 @@ func runEndpointMix(t *testing.T, dir string, watch func() func()) *runfmt.Run {
 	r, _ := runAcceptance(t, cfg)
 	checkWorkers(t, r, 2)
 	if r.Endpoints != nil {
-		t.Logf("run: %.2f ms CPU/request over %d requests; handlers %.0f%%, requests' handling %.1f%% (%.0f µs/request), no request %.1f%%; note %q",
-			r.Target.CPUMsPerRequest, r.PerRequestCount(), r.Endpoints.ExplainedPct, r.Endpoints.RequestPct, r.Endpoints.RequestUsPerRequest, r.Endpoints.UnattributedPct, r.Endpoints.Note)
+		coverage := 0.0
+		if r.Profiling != nil {
+			coverage = r.Profiling.Coverage
+		}
+		t.Logf("run: %.2f ms CPU/request over %d requests; handlers %.0f%%, requests' handling %.1f%% (%.0f µs/request), no request %.1f%%; profile %.2f× the CPU measured; note %q",
+			r.Target.CPUMsPerRequest, r.PerRequestCount(), r.Endpoints.ExplainedPct, r.Endpoints.RequestPct, r.Endpoints.RequestUsPerRequest, r.Endpoints.UnattributedPct, coverage, r.Endpoints.Note)
 	}
 	return r
 }
