@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -92,12 +93,14 @@ func Endpoints(in EndpointInput) *runfmt.Endpoints {
 	s := v.Costs.set
 	u := projectUser(v.Costs, h)
 	var rules [][]string // per handler: its view's URL rules
+	samples, total := handlerSamples(v.Costs, c.handlerOf)
 	for _, f := range ByCost(c.cost) {
 		sh := v.Share(c.cost[f])
 		if sh < endpointMinShare {
 			break
 		}
-		ep := runfmt.EndpointCPU{Handler: s.Funcs[f].Name, File: s.Funcs[f].File, CPUPct: 100 * sh, CPUUsPerRequest: v.Us(sh)}
+		ep := runfmt.EndpointCPU{Handler: s.Funcs[f].Name, File: s.Funcs[f].File, CPUPct: 100 * sh, CPUUsPerRequest: v.Us(sh), Samples: samples[f]}
+		ep.MarginUsPerRequest = ep.CPUUsPerRequest * samplingMargin(samples[f], total)
 		if top := u.owners(1, endpointMinShare, func(si int) bool { return c.handlerOf[si] == f }); len(top) > 0 {
 			ep.Owner, ep.OwnerPct = s.Funcs[top[0].Func].Name, 100*v.Share(top[0].Cum)
 		}
@@ -147,6 +150,7 @@ func matchTargets(e *runfmt.Endpoints, targets []runfmt.TargetStats, requests in
 		}
 		if n > 0 {
 			ep.CPUUsPerRequest *= float64(requests) / float64(n)
+			ep.MarginUsPerRequest *= float64(requests) / float64(n)
 			ep.PerTargetRequest = true
 		}
 	}
@@ -157,11 +161,14 @@ func matchTargets(e *runfmt.Endpoints, targets []runfmt.TargetStats, requests in
 			continue
 		}
 		tc := runfmt.TargetCPU{Target: t.Target, Requests: answered(t)}
+		var variance float64 // the handlers' counts vary apart
 		for _, ep := range e.Handlers {
 			if ep.PerTargetRequest && slices.Contains(ep.Targets, t.Target) {
 				tc.HandlerUsPerRequest += ep.CPUUsPerRequest
+				variance += ep.MarginUsPerRequest * ep.MarginUsPerRequest
 			}
 		}
+		tc.MarginUsPerRequest = math.Sqrt(variance)
 		tc.CPUUsPerRequest = tc.HandlerUsPerRequest + e.RequestUsPerRequest
 		e.Targets = append(e.Targets, tc)
 	}

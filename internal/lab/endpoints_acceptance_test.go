@@ -70,10 +70,16 @@ func TestAcceptanceEndpointsFlask(t *testing.T) {
 			if len(costs[ep.path]) == 0 {
 				t.Fatalf("run %d: no round of %s alone finished during the load", run+1, ep.path)
 			}
-			cost, mix := medianOf(costs[ep.path]), targetCPU(t, r, ep.path)/1000
+			tc := targetCPU(t, r, ep.path)
+			cost, mix := medianOf(costs[ep.path]), tc.CPUUsPerRequest/1000
 			mixes[ep.path] = mix
-			t.Logf("run %d %s: %.2f ms CPU/request in the mix (%.2f with the %.2f of no request), %.2f alone (rounds %.2f): %+.0f%% (uncertain: %t)",
-				run+1, ep.path, mix, mix+background, background, cost, costs[ep.path], 100*((mix+background)/cost-1), uncertain)
+			t.Logf("run %d %s: %.2f ms ±%.0f%% CPU/request in the mix (%.2f with the %.2f of no request), %.2f alone (rounds %.2f): %+.0f%% (uncertain: %t)",
+				run+1, ep.path, mix, 100*tc.MarginUsPerRequest/tc.CPUUsPerRequest, mix+background, background, cost, costs[ep.path], 100*((mix+background)/cost-1), uncertain)
+			// py-spy's profile counts its samples: each figure says how
+			// far that count alone can move it.
+			if tc.MarginUsPerRequest <= 0 || tc.MarginUsPerRequest >= tc.CPUUsPerRequest {
+				t.Errorf("run %d %s: margin %.0f µs of %.0f µs per request; want a part of it, from the handler's samples", run+1, ep.path, tc.MarginUsPerRequest, tc.CPUUsPerRequest)
+			}
 			if !uncertain {
 				off[ep.path] = append(off[ep.path], (mix+background)/cost-1)
 			}
@@ -137,20 +143,20 @@ func runEndpointMix(t *testing.T, dir string, watch func() func()) *runfmt.Run {
 	return r
 }
 
-// targetCPU is the per-endpoint table's CPU per request of the target
-// whose URL ends in path, in µs.
-func targetCPU(t *testing.T, r *runfmt.Run, path string) float64 {
+// targetCPU is the per-endpoint table's CPU of the target whose URL ends
+// in path.
+func targetCPU(t *testing.T, r *runfmt.Run, path string) runfmt.TargetCPU {
 	t.Helper()
 	if r.Endpoints == nil {
 		t.Fatalf("run.json has no endpoints; warnings %q", r.Warnings)
 	}
 	for _, tc := range r.Endpoints.Targets {
 		if strings.HasSuffix(tc.Target, path) {
-			return tc.CPUUsPerRequest
+			return tc
 		}
 	}
 	t.Fatalf("no CPU per request for %s: endpoints %+v", path, r.Endpoints)
-	return 0
+	return runfmt.TargetCPU{}
 }
 
 // checkEndpointParts asserts the table adds up: the handlers, the

@@ -19,6 +19,30 @@ type endpointRow struct {
 	Status                   string
 	CPU, CPUPct              string
 	Handler, Owner, OwnerPct string
+	// margin is CPU's 95% margin from the count of its handlers' samples,
+	// relative to it (0: not counted), and samples that count.
+	margin  float64
+	samples int64
+}
+
+// wholeLoadMark marks a CPU per request of the whole load (a handler not
+// tied to a target).
+const wholeLoadMark = "*"
+
+// wideMargin is the relative margin of an endpoint's CPU from which the
+// table says how few samples it rests on.
+const wideMargin = 0.10
+
+// setCPU sets the CPU per request, its mark and its margin ("3.1 ms*
+// ±12%"), the margin left out when under 1%.
+func (row *endpointRow) setCPU(us float64, mark string, marginUs float64) {
+	row.CPU, row.margin = units.FormatMicros(us)+mark, 0
+	if us > 0 && marginUs > 0 {
+		row.margin = marginUs / us
+	}
+	if pct := 100 * row.margin; pct >= 1 {
+		row.CPU += fmt.Sprintf(" ±%.0f%%", pct)
+	}
 }
 
 // endpointTable builds the per-endpoint rows of a run: one per load
@@ -55,7 +79,7 @@ func endpointTable(r *runfmt.Run) []endpointRow {
 		}
 		for _, tc := range perTarget {
 			if tc.Target == t.Target && tc.CPUUsPerRequest > 0 {
-				row.CPU = units.FormatMicros(tc.CPUUsPerRequest) // its handlers' and its share of the requests' handling
+				row.setCPU(tc.CPUUsPerRequest, "", tc.MarginUsPerRequest) // its handlers' and its share of the requests' handling
 			}
 		}
 		rows = append(rows, row)
@@ -81,11 +105,13 @@ const notALoadTarget = "(not a load target)"
 func (row *endpointRow) fillCPU(h runfmt.EndpointCPU) {
 	row.Handler = shortName(h.Handler)
 	row.CPUPct = fmt.Sprintf("%.0f%%", h.CPUPct)
+	row.samples = h.Samples
 	if h.CPUUsPerRequest > 0 {
-		row.CPU = units.FormatMicros(h.CPUUsPerRequest)
+		mark := ""
 		if !h.PerTargetRequest {
-			row.CPU += "*"
+			mark = wholeLoadMark
 		}
+		row.setCPU(h.CPUUsPerRequest, mark, h.MarginUsPerRequest)
 	}
 	if h.Owner != "" && h.Owner != h.Handler {
 		row.Owner = shortName(h.Owner)
@@ -186,10 +212,13 @@ func (p *printer) endpoints(r *runfmt.Run) {
 	p.table(cells, "  ", false, true, true, true, true, true, true, false)
 	notes := []string{}
 	for _, row := range rows {
-		if strings.HasSuffix(row.CPU, "*") {
-			notes = append(notes, "* per request of the whole load: perflab could not tell which target this handler served")
+		if strings.Contains(row.CPU, wholeLoadMark) {
+			notes = append(notes, wholeLoadMark+" per request of the whole load: perflab could not tell which target this handler served")
 			break
 		}
+	}
+	if n := marginNote(rows); n != "" {
+		notes = append(notes, n)
 	}
 	if e != nil && e.Note != "" {
 		notes = append(notes, e.Note)
@@ -197,6 +226,27 @@ func (p *printer) endpoints(r *runfmt.Run) {
 	for _, n := range notes {
 		p.f("  %s\n", n)
 	}
+}
+
+// marginNote says what ± is when some row's is wide, naming the row
+// whose is widest and the samples it rests on; "" when none is.
+func marginNote(rows []endpointRow) string {
+	widest := -1
+	for i, row := range rows {
+		if row.margin >= wideMargin && (widest < 0 || row.margin > rows[widest].margin) {
+			widest = i
+		}
+	}
+	if widest < 0 {
+		return ""
+	}
+	row := rows[widest]
+	name := row.Handler
+	if row.Target != "" && row.Target != notALoadTarget {
+		name = row.Target + " (" + row.Handler + ")"
+	}
+	return fmt.Sprintf("± is the 95%% margin from the count of a handler's samples alone: %s rests on %d, ±%.0f%%; a longer run (--duration) or a higher --perf-hz narrows it",
+		name, row.samples, 100*row.margin)
 }
 
 // endpointParts says what the handlers explain of the CPU, and the rest:

@@ -64,3 +64,47 @@ func TestEndpointsOfOneURL(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointsMargin: a target's CPU/request carries its margin from the
+// count of its handlers' samples, and a wide one is explained under the
+// table, naming the endpoint and the samples it rests on.
+func TestEndpointsMargin(t *testing.T) {
+	r := culpritRun()
+	r.Load.Targets = r.Load.Targets[:2]
+	r.Load.Targets[1].Target = "GET http://127.0.0.1:8080/export"
+	r.Endpoints = &runfmt.Endpoints{Source: "Flask handlers under the framework's dispatch in the CPU profile",
+		ExplainedPct: 88, RequestPct: 9.5, RequestUsPerRequest: 1240, UnattributedPct: 2.5,
+		Handlers: []runfmt.EndpointCPU{
+			{Handler: "export", Targets: []string{"GET http://127.0.0.1:8080/export"}, CPUPct: 76, CPUUsPerRequest: 20470, PerTargetRequest: true, Samples: 380, MarginUsPerRequest: 1000},
+			{Handler: "search", Targets: []string{"GET http://127.0.0.1:8080/search?q=steel"}, CPUPct: 12, CPUUsPerRequest: 3340, PerTargetRequest: true, Samples: 41, MarginUsPerRequest: 1000},
+			{Handler: "healthz", CPUPct: 1, CPUUsPerRequest: 20, Samples: 3, MarginUsPerRequest: 22},
+		},
+		Targets: []runfmt.TargetCPU{
+			{Target: "GET http://127.0.0.1:8080/search?q=steel", Requests: 100, CPUUsPerRequest: 4580, HandlerUsPerRequest: 3340, MarginUsPerRequest: 1000},
+			{Target: "GET http://127.0.0.1:8080/export", Requests: 100, CPUUsPerRequest: 21710, HandlerUsPerRequest: 20470, MarginUsPerRequest: 100},
+		}}
+	var b bytes.Buffer
+	if err := WriteVerdict(&b, r, "dir"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, re := range []string{
+		`(?m)^  GET /search\?q=steel +100 +0 +1\.20 ms +4\.80 ms +4\.58 ms ±22% +12% +search$`,
+		`(?m)^  GET /export +100 +0 +2\.50 ms +10\.00 ms +21\.71 ms +76% +export$`, // ±0.5%: left out
+		`(?m)^  \(not a load target\) .* 20\.0 µs\* ±110% +1% +healthz$`,
+		`(?m)^  ± is the 95% margin from the count of a handler's samples alone: healthz rests on 3, ±110%; a longer run \(--duration\) or a higher --perf-hz narrows it$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("verdict lacks a line matching %s:\n%s", re, out)
+		}
+	}
+	b.Reset()
+	if err := WriteHTMLWith(&b, r, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"4.58 ms ±22%", "healthz rests on 3, ±110%"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the HTML report lacks %q", want)
+		}
+	}
+}

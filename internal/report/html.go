@@ -94,6 +94,7 @@ type htmlView struct {
 	Endpoints []endpointRow
 	EndParts  string // what the handlers explain of the CPU, and the rest
 	EndNote   string
+	EndMargin string // what ± is, when some row's margin is wide
 	Allocs    []htmlAlloc
 	Flame     string
 	HasFlame  bool
@@ -197,6 +198,7 @@ func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
 	}
 	v.addLinks(opt)
 	v.Endpoints = endpointTable(r)
+	v.EndMargin = marginNote(v.Endpoints)
 	if r.Endpoints != nil {
 		v.EndNote = r.Endpoints.Note
 		if len(r.Endpoints.Handlers) > 0 {

@@ -62,6 +62,10 @@ type TargetCPU struct {
 	CPUUsPerRequest float64 `json:"cpu_us_per_request"`
 	// HandlerUsPerRequest is the part of it in its handlers.
 	HandlerUsPerRequest float64 `json:"handler_us_per_request"`
+	// MarginUsPerRequest is the 95% margin of HandlerUsPerRequest from the
+	// count of its handlers' samples alone (EndpointCPU.MarginUsPerRequest,
+	// theirs combined); 0 when not counted.
+	MarginUsPerRequest float64 `json:"margin_us_per_request,omitempty"`
 }
 
 // EndpointCPU is the CPU of one request handler.
@@ -79,6 +83,12 @@ type EndpointCPU struct {
 	CPUUsPerRequest float64 `json:"cpu_us_per_request,omitempty"`
 	// PerTargetRequest says CPUUsPerRequest is per request of Targets.
 	PerTargetRequest bool `json:"per_target_request,omitempty"`
+	// Samples is how many of the CPU profile's samples ran under the
+	// handler, and MarginUsPerRequest the 95% margin of CPUUsPerRequest
+	// from that count alone: a profile samples, and a handler with few
+	// samples has a share that moves from run to run (0: not counted).
+	Samples            int64   `json:"samples,omitempty"`
+	MarginUsPerRequest float64 `json:"margin_us_per_request,omitempty"`
 	// Owner is the function that owns most of the handler's cost (see the
 	// findings), and OwnerPct its share of profiled CPU in percent.
 	Owner    string  `json:"owner,omitempty"`
