@@ -243,9 +243,9 @@ func marginNote(rows []endpointRow) string {
 	row := rows[widest]
 	name := row.Handler
 	if row.Target != "" && row.Target != notALoadTarget {
-		name = row.Target + " (" + row.Handler + ")"
+		name += ", for " + row.Target + ","
 	}
-	return fmt.Sprintf("± is the 95%% margin from the count of a handler's samples alone: %s rests on %d, ±%.0f%%; a longer run (--duration) or a higher --perf-hz narrows it",
+	return fmt.Sprintf("± is the 95%% margin from the count of a handler's samples alone: %s rests on %d samples (±%.0f%%); a longer run (--duration) or a higher --perf-hz narrows it",
 		name, row.samples, 100*row.margin)
 }
 

@@ -91,17 +91,20 @@ func TestEndpointsMargin(t *testing.T) {
 		`(?m)^  GET /search\?q=steel +100 +0 +1\.20 ms +4\.80 ms +4\.58 ms ±22% +12% +search$`,
 		`(?m)^  GET /export +100 +0 +2\.50 ms +10\.00 ms +21\.71 ms +76% +export → export_orders 69%$`, // ±0.5%: left out
 		`(?m)^  \(not a load target\) .* 20\.0 µs\* ±110% +1% +healthz$`,
-		`(?m)^  ± is the 95% margin from the count of a handler's samples alone: healthz rests on 3, ±110%; a longer run \(--duration\) or a higher --perf-hz narrows it$`,
+		`(?m)^  ± is the 95% margin from the count of a handler's samples alone: healthz rests on 3 samples \(±110%\); a longer run \(--duration\) or a higher --perf-hz narrows it$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("verdict lacks a line matching %s:\n%s", re, out)
 		}
 	}
+	if note, want := marginNote(endpointTable(r)[:2]), "search, for GET /search?q=steel, rests on 41 samples (±22%)"; !strings.Contains(note, want) {
+		t.Errorf("the margin note of the targets' rows is %q; want it to say %q", note, want)
+	}
 	b.Reset()
 	if err := WriteHTMLWith(&b, r, HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"4.58 ms ±22%", "healthz rests on 3, ±110%"} {
+	for _, want := range []string{"4.58 ms ±22%", "healthz rests on 3 samples (±110%)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the HTML report lacks %q", want)
 		}
