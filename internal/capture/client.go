@@ -46,12 +46,19 @@ func (c *Client) http() *http.Client {
 	return c.HTTP
 }
 
+// durationGrace is the least extra time a profile of N seconds may take
+// to be encoded and sent. A service starved of CPU answers late: on a
+// busy 2-core machine a Go service held off its CPUs for most of a 3 s
+// profile answered more than 2 s after it, and a run that gives up loses
+// its whole CPU profile.
+const durationGrace = 5 * time.Second
+
 // durationTimeout is the time limit for a request that lasts seconds:
-// 1.5×seconds as pprof's fetch does, but never less than seconds+2s, so short
-// profiles still have time to be encoded and sent.
+// 1.5×seconds as pprof's fetch does, but never less than seconds plus
+// durationGrace.
 func durationTimeout(seconds int) time.Duration {
 	d := time.Duration(seconds) * time.Second
-	return max(d+d/2, d+2*time.Second)
+	return max(d+d/2, d+durationGrace)
 }
 
 var profileName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
@@ -124,7 +131,7 @@ func (c *Client) CPU(ctx context.Context, base string, seconds int) (*profile.Pr
 // /debug/pprof/e?query and checks that it is of that kind. e is one of the
 // Endpoint constants or a custom profile's name; query is e.g. "gc=1" or
 // "seconds=10" (a delta profile over 10s). Requests with seconds=N time
-// out after max(1.5×N, N+2s), others after 30s.
+// out after max(1.5×N, N+5s), others after 30s.
 func (c *Client) Fetch(ctx context.Context, base string, e Endpoint, query string) (*profile.Profile, []byte, error) {
 	if !profileName.MatchString(string(e)) {
 		return nil, nil, fmt.Errorf("profile name %q: want allocs, heap, goroutine, mutex, block, threadcreate or profile", e)

@@ -7,8 +7,9 @@
 //
 //   - Go services: [Client] fetches the net/http/pprof endpoints (CPU, heap,
 //     allocs, goroutine, mutex, block, execution trace). Requests that last
-//     N seconds time out after max(1.5×N, N+2s), as `go tool pprof` does, and
-//     errors name the URL and show the server's X-Go-Pprof message.
+//     N seconds time out after max(1.5×N, N+5s) (pprof's is 1.5×N: a
+//     starved service answers late), and errors name the URL and show the
+//     server's X-Go-Pprof message.
 //   - Any process: [PerfRecord] runs `perf record -e cpu-clock` and
 //     [ParsePerfScript] turns `perf script` text into a profile. JIT frames
 //     named in /tmp/perf-PID.map files come through with their names.

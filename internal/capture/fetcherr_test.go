@@ -69,7 +69,7 @@ func TestFetchErrors(t *testing.T) {
 		want  []string
 		is    error
 	}{
-		{"/hang", "profile", "seconds=1", []string{"did not answer within 3s"}, ErrTimeout},
+		{"/hang", "profile", "seconds=1", []string{"did not answer within 6s"}, ErrTimeout},
 		{"/missing", "heap", "", []string{"404 Not Found", "net/http/pprof"}, ErrNoEndpoint},
 		{"/html", "profile", "seconds=1", []string{"HTML page"}, ErrNoEndpoint},
 		{"/gopprof", "profile", "seconds=1", []string{"HTTP 400", "profile duration exceeds server's WriteTimeout", "raise the service's http.Server WriteTimeout"}, nil},
