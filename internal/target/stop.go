@@ -111,18 +111,30 @@ func exitedPID(r *fileReader, path *[]byte, pid int) bool {
 	return err == nil && (s.State == 'Z' || s.State == 'X')
 }
 
-// closeLog waits briefly for the output pipe to drain (a process that
-// escaped the group may hold it open forever), then closes the log.
+// closeLog waits for the output pipe to drain, then closes the log. A
+// process that escaped the group may hold the pipe open forever: after a
+// second the pipe is closed, but not while it still holds output the
+// copier has yet to read (a perflab starved of CPU reads late), for up to
+// logDrainMax.
 func (p *Process) closeLog() error {
 	select {
 	case <-p.logDone:
-	case <-time.After(time.Second):
-		p.logPipe.Close()
-		<-p.logDone
 	case <-p.hurry:
-		p.logPipe.Close()
-		<-p.logDone
+	case <-time.After(time.Second):
+		for deadline := time.Now().Add(logDrainMax); !pipeEmpty(p.logPipe) && time.Now().Before(deadline); {
+			select {
+			case <-p.hurry:
+				deadline = time.Now()
+			case <-p.logDone:
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
 	}
 	p.logPipe.Close()
+	<-p.logDone
 	return p.log.close()
 }
+
+// logDrainMax bounds the wait for the copier to read what the output pipe
+// still holds once the service is stopped.
+const logDrainMax = 10 * time.Second
