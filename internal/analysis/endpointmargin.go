@@ -1,6 +1,10 @@
 package analysis
 
-import "math"
+import (
+	"math"
+
+	"perflab/internal/runfmt"
+)
 
 // The margin of a handler's CPU from its count of samples. A profile is a
 // sample of where the CPU went: a handler that holds k of the profile's n
@@ -17,7 +21,7 @@ const z95 = 1.96
 // it has none (a profile whose only value is a time, say).
 func samplesCount(c *Costs) int {
 	for i, st := range c.set.SampleTypes {
-		if st.Type == "samples" && st.Unit == "count" {
+		if st.Type == runfmt.SampleCount && st.Unit == runfmt.SampleCountUnit {
 			return i
 		}
 	}

@@ -50,7 +50,7 @@ func newBuilder(periodNanos int64) *builder {
 	return &builder{
 		p: &profile.Profile{
 			SampleType: []*profile.ValueType{
-				{Type: "samples", Unit: "count"},
+				{Type: runfmt.SampleCount, Unit: runfmt.SampleCountUnit},
 				{Type: runfmt.CPUSample, Unit: "nanoseconds"},
 			},
 			DefaultSampleType: runfmt.CPUSample,

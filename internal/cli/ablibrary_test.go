@@ -139,7 +139,7 @@ func profiledRun(t *testing.T, dir, ref string) *runfmt.Run {
 		if r == nil {
 			continue
 		}
-		if slices.ContainsFunc(r.Profiles, func(p runfmt.ProfileRef) bool { return p.Type == runfmt.ProfileCPU }) {
+		if cpuProfileIndex(r) >= 0 {
 			return r
 		}
 		if r.Status != runfmt.StatusDegraded || !slices.ContainsFunc(r.DegradedReasons, func(s string) bool { return strings.Contains(s, "CPU profile") }) {

@@ -158,7 +158,7 @@ func sideSamples(t *testing.T, dir, name string) sideRuns {
 		if err != nil || r.Name != name {
 			continue
 		}
-		i := slices.IndexFunc(r.Profiles, func(ref runfmt.ProfileRef) bool { return ref.Type == runfmt.ProfileCPU })
+		i := cpuProfileIndex(r)
 		if i < 0 {
 			side.without[r.ID] = r.DegradedReasons
 			continue
@@ -170,6 +170,12 @@ func sideSamples(t *testing.T, dir, name string) sideRuns {
 		t.Fatalf("%d runs named %s in %s; want 2", n, name, dir)
 	}
 	return side
+}
+
+// cpuProfileIndex is the index of r's CPU profile among its profiles, -1
+// when it has none.
+func cpuProfileIndex(r *runfmt.Run) int {
+	return slices.IndexFunc(r.Profiles, func(ref runfmt.ProfileRef) bool { return ref.Type == runfmt.ProfileCPU })
 }
 
 // cpuSamples is the samples/count total of a CPU profile.

@@ -12,9 +12,9 @@ import (
 
 // batchMetricDefs are the metrics of batch runs, in the order printed.
 var batchMetricDefs = []metricDef{
-	{runfmt.MetricWall, func(r run) (float64, bool) { return r.r.Batch.WallS, r.r.Batch.WallS > 0 }},
-	{runfmt.MetricCPUS, func(r run) (float64, bool) { return r.r.Batch.CPUS, r.r.Batch.CPUS > 0 }},
-	{runfmt.MetricRSS, func(r run) (float64, bool) {
+	{name: runfmt.MetricWall, value: func(r run) (float64, bool) { return r.r.Batch.WallS, r.r.Batch.WallS > 0 }},
+	{name: runfmt.MetricCPUS, value: func(r run) (float64, bool) { return r.r.Batch.CPUS, r.r.Batch.CPUS > 0 }},
+	{name: runfmt.MetricRSS, value: func(r run) (float64, bool) {
 		return float64(r.r.Batch.RSSMaxBytes), r.r.Batch.RSSMaxBytes > 0
 	}},
 }

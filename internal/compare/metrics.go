@@ -15,39 +15,35 @@ type metricDef struct {
 	name runfmt.MetricName
 	// value returns the run's value and whether it was measured.
 	value func(r run) (float64, bool)
-}
-
-// unmeasuredReason says, for the metrics whose runs say so, why a run has
-// no value (empty: not said).
-var unmeasuredReason = map[runfmt.MetricName]func(r run) string{
-	runfmt.MetricCPU: func(r run) string {
-		if t := r.r.Target; t != nil {
-			return t.CPUPerRequestNote
-		}
-		return ""
-	},
+	// why, when set, says why a run has no value (empty: not said).
+	why func(r run) string
 }
 
 // metricDefs lists the metrics in the order they are printed.
 var metricDefs = []metricDef{
-	{runfmt.MetricRPS, func(r run) (float64, bool) { return r.r.Load.RPS, true }},
-	{runfmt.MetricP50, latency(func(l runfmt.Latency) float64 { return l.P50 })},
-	{runfmt.MetricP90, latency(func(l runfmt.Latency) float64 { return l.P90 })},
-	{runfmt.MetricP99, latency(func(l runfmt.Latency) float64 { return l.P99 })},
-	{runfmt.MetricCPU, func(r run) (float64, bool) {
+	{name: runfmt.MetricRPS, value: func(r run) (float64, bool) { return r.r.Load.RPS, true }},
+	{name: runfmt.MetricP50, value: latency(func(l runfmt.Latency) float64 { return l.P50 })},
+	{name: runfmt.MetricP90, value: latency(func(l runfmt.Latency) float64 { return l.P90 })},
+	{name: runfmt.MetricP99, value: latency(func(l runfmt.Latency) float64 { return l.P99 })},
+	{name: runfmt.MetricCPU, value: func(r run) (float64, bool) {
 		if t := r.r.Target; t != nil && t.CPUMsPerRequest > 0 {
 			return t.CPUMsPerRequest, true
 		}
 		return 0, false
+	}, why: func(r run) string {
+		if t := r.r.Target; t != nil {
+			return t.CPUPerRequestNote
+		}
+		return ""
 	}},
-	{runfmt.MetricAllocs, allocsPerRequest},
-	{runfmt.MetricGC, func(r run) (float64, bool) {
+	{name: runfmt.MetricAllocs, value: allocsPerRequest},
+	{name: runfmt.MetricGC, value: func(r run) (float64, bool) {
 		if g := r.r.GC; g != nil {
 			return g.CPUPct, true
 		}
 		return 0, false
 	}},
-	{runfmt.MetricRSS, func(r run) (float64, bool) {
+	{name: runfmt.MetricRSS, value: func(r run) (float64, bool) {
 		if t := r.r.Target; t != nil && t.RSSMaxBytes > 0 {
 			return float64(t.RSSMaxBytes), true
 		}
@@ -93,8 +89,7 @@ func compareMetrics(base, new []run, warn *[]string) []runfmt.MetricComparison {
 // unmeasuredWhy says, for the runs without m that say why, which they are
 // and why: " (RUN: reason; ...)", or "" when none says.
 func unmeasuredWhy(m metricDef, groups ...[]run) string {
-	reason := unmeasuredReason[m.name]
-	if reason == nil {
+	if m.why == nil {
 		return ""
 	}
 	var why []string
@@ -103,7 +98,7 @@ func unmeasuredWhy(m metricDef, groups ...[]run) string {
 			if _, ok := m.value(r); ok {
 				continue
 			}
-			if w := reason(r); w != "" {
+			if w := m.why(r); w != "" {
 				why = append(why, r.id()+": "+w)
 			}
 		}

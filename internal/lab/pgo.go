@@ -146,7 +146,9 @@ func pgoValueIndex(p *profile.Profile) int {
 }
 
 // isSampleCount and isCPUNanos tell the CPU profile's two values apart.
-func isSampleCount(st *profile.ValueType) bool { return st.Type == "samples" && st.Unit == "count" }
+func isSampleCount(st *profile.ValueType) bool {
+	return st.Type == runfmt.SampleCount && st.Unit == runfmt.SampleCountUnit
+}
 func isCPUNanos(st *profile.ValueType) bool {
 	return st.Type == runfmt.CPUSample && st.Unit == "nanoseconds"
 }

@@ -20,9 +20,10 @@ type endpointRow struct {
 	CPU, CPUPct              string
 	Handler, Owner, OwnerPct string
 	// margin is CPU's 95% margin from the count of its handlers' samples,
-	// relative to it (0: not counted), and samples that count.
-	margin  float64
-	samples int64
+	// relative to it (0: not counted), samples that count, and handlers
+	// how many handlers hold them.
+	margin            float64
+	samples, handlers int64
 }
 
 // wholeLoadMark marks a CPU per request of the whole load (a handler not
@@ -80,6 +81,7 @@ func endpointTable(r *runfmt.Run) []endpointRow {
 		for _, tc := range perTarget {
 			if tc.Target == t.Target && tc.CPUUsPerRequest > 0 {
 				row.setCPU(tc.CPUUsPerRequest, "", tc.MarginUsPerRequest) // its handlers' and its share of the requests' handling
+				row.samples, row.handlers = targetSamples(handlers, t.Target)
 			}
 		}
 		rows = append(rows, row)
@@ -105,7 +107,7 @@ const notALoadTarget = "(not a load target)"
 func (row *endpointRow) fillCPU(h runfmt.EndpointCPU) {
 	row.Handler = shortName(h.Handler)
 	row.CPUPct = fmt.Sprintf("%.0f%%", h.CPUPct)
-	row.samples = h.Samples
+	row.samples, row.handlers = h.Samples, 1
 	if h.CPUUsPerRequest > 0 {
 		mark := ""
 		if !h.PerTargetRequest {
@@ -228,6 +230,18 @@ func (p *printer) endpoints(r *runfmt.Run) {
 	}
 }
 
+// targetSamples counts the samples of the handlers whose CPU is per request
+// of target (the handlers its margin is of), and those handlers.
+func targetSamples(handlers []runfmt.EndpointCPU, target string) (samples, n int64) {
+	for _, h := range handlers {
+		if h.PerTargetRequest && containsStr(h.Targets, target) {
+			samples += h.Samples
+			n++
+		}
+	}
+	return samples, n
+}
+
 // marginNote says what ± is when some row's is wide, naming the row
 // whose is widest and the samples it rests on; "" when none is.
 func marginNote(rows []endpointRow) string {
@@ -241,12 +255,16 @@ func marginNote(rows []endpointRow) string {
 		return ""
 	}
 	row := rows[widest]
-	name := row.Handler
-	if row.Target != "" && row.Target != notALoadTarget {
+	name, verb := row.Handler, "rests"
+	switch {
+	case row.Target == "" || row.Target == notALoadTarget:
+	case row.handlers > 1:
+		name, verb = fmt.Sprintf("the %d handlers of %s", row.handlers, row.Target), "rest"
+	default:
 		name += ", for " + row.Target + ","
 	}
-	return fmt.Sprintf("± is the 95%% margin from the count of a handler's samples alone: %s rests on %d samples (±%.0f%%); a longer run (--duration) or a higher --perf-hz narrows it",
-		name, row.samples, 100*row.margin)
+	return fmt.Sprintf("± is the 95%% margin from the count of a handler's samples alone: %s %s on %d samples (±%.0f%%); a longer run (--duration) or a higher --perf-hz narrows it",
+		name, verb, row.samples, 100*row.margin)
 }
 
 // endpointParts says what the handlers explain of the CPU, and the rest:

@@ -100,6 +100,12 @@ func TestEndpointsMargin(t *testing.T) {
 	if note, want := marginNote(endpointTable(r)[:2]), "search, for GET /search?q=steel, rests on 41 samples (±22%)"; !strings.Contains(note, want) {
 		t.Errorf("the margin note of the targets' rows is %q; want it to say %q", note, want)
 	}
+	// A second handler of /search: the target's margin is of both, and
+	// so is its count of samples.
+	e.Handlers = append(e.Handlers, runfmt.EndpointCPU{Handler: "search_legacy", Targets: []string{"GET http://127.0.0.1:8080/search?q=steel"}, CPUPct: 2, CPUUsPerRequest: 500, PerTargetRequest: true, Samples: 7, MarginUsPerRequest: 400})
+	if note, want := marginNote(endpointTable(r)[:2]), "the 2 handlers of GET /search?q=steel rest on 48 samples (±22%)"; !strings.Contains(note, want) {
+		t.Errorf("the margin note of a target with two handlers is %q; want it to say %q", note, want)
+	}
 	b.Reset()
 	if err := WriteHTMLWith(&b, r, HTMLOptions{}); err != nil {
 		t.Fatal(err)

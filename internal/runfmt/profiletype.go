@@ -65,3 +65,11 @@ func (t *ProfileType) UnmarshalText(b []byte) error { return unmarshalWord(t, b,
 // CPUSample is the sample type (in nanoseconds) of the CPU time in a CPU
 // profile, as runtime/pprof and perflab's samplers write it.
 const CPUSample = "cpu"
+
+// SampleCount and SampleCountUnit are the sample type and unit that count
+// a CPU profile's samples, as runtime/pprof and perflab's samplers write
+// them.
+const (
+	SampleCount     = "samples"
+	SampleCountUnit = "count"
+)
