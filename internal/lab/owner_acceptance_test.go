@@ -54,8 +54,17 @@ func TestAcceptanceConstructorOwnsCost(t *testing.T) {
 				r, _ := runAcceptance(t, cfg)
 				f, rank := firstCodeFinding(r.Findings)
 				t.Logf("run %d: first finding naming code (#%d overall): [%s] %s", i+1, rank, f.Kind, title(f))
+				uncertain := false
 				if len(f.Names()) == 0 || !slices.Contains(svc.constructor, f.Names()[0]) {
-					t.Fatalf("run %d: the first finding naming code names %v, not the constructor %v:%s", i+1, f.Names(), svc.constructor, describeFindings(r.Findings))
+					// A sampler that reads stacks at every tick, starved of
+					// CPU, puts a wait's samples on the code after it;
+					// perflab must then say the split is uncertain.
+					c, ok := uncertainConstructor(r.Findings, svc.constructor)
+					if !ok {
+						t.Fatalf("run %d: the first finding naming code names %v, not the constructor %v:%s", i+1, f.Names(), svc.constructor, describeFindings(r.Findings))
+					}
+					f, uncertain = c, true
+					t.Logf("run %d: ranked below another function, with the split marked uncertain (profile %.1f× the CPU measured): %q", i+1, f.Figures[runfmt.FigOverCounted], title(f))
 				}
 				listed := 0
 				for _, c := range svc.callees {
@@ -67,7 +76,7 @@ func TestAcceptanceConstructorOwnsCost(t *testing.T) {
 					t.Errorf("run %d: finding %q lists %d of the callees %v (want 2 or more) at %.1f µs/request", i+1, title(f), listed, svc.callees, f.Figures[runfmt.FigCPUPerRequest])
 				}
 				for _, g := range r.Findings[:rank-1] {
-					if g.Kind == KindHotUserFunction {
+					if g.Kind == KindHotUserFunction && !uncertain {
 						t.Errorf("run %d: a leaf ranked above the constructor: %q", i+1, title(g))
 					}
 				}
@@ -95,6 +104,26 @@ func scriptService(t *testing.T, interpreter, sampler string, profiler runfmt.Pr
 	return cfg
 }
 
+// uncertainConstructor returns the finding naming the constructor when
+// every code finding above it, and it, carry the mark of an over-counted
+// profile (runfmt.OverCounted): the only case in which perflab may rank
+// another function above the constructor, because it says its split
+// cannot be trusted.
+func uncertainConstructor(fs []runfmt.Finding, constructor []string) (runfmt.Finding, bool) {
+	for _, f := range fs {
+		if _, rank := firstCodeFinding([]runfmt.Finding{f}); rank == 0 {
+			continue
+		}
+		if f.Figures[runfmt.FigOverCounted] < runfmt.OverCountedRatio {
+			return runfmt.Finding{}, false
+		}
+		if len(f.Names()) > 0 && slices.Contains(constructor, f.Names()[0]) {
+			return f, true
+		}
+	}
+	return runfmt.Finding{}, false
+}
+
 // KindHotUserFunction is analysis's kind, spelt here to keep lab's tests
 // free of analysis's internals.
 const KindHotUserFunction = "hot-user-function"
@@ -111,4 +140,33 @@ func firstCodeFinding(fs []runfmt.Finding) (runfmt.Finding, int) {
 		}
 	}
 	return runfmt.Finding{}, 0
+}
+
+// TestUncertainConstructorNeedsTheMark: the findings of a Python run beside
+// two spinners (py-spy's profile stood for 4.8× the CPU measured) may rank
+// the function after a wait above the constructor only while every code
+// finding down to the constructor says the split is uncertain.
+func TestUncertainConstructorNeedsTheMark(t *testing.T) {
+	finding := func(culprit string, over float64) runfmt.Finding {
+		f := runfmt.Finding{Kind: KindHotUserFunction, Figures: runfmt.Figures{runfmt.FigShare: 0.5}}
+		if over > 0 {
+			f.Figures[runfmt.FigOverCounted] = over
+		}
+		f.Evidence.Functions = []runfmt.FuncEvidence{{Role: runfmt.RoleCulprit, Function: culprit}}
+		return f
+	}
+	constructor := []string{"Mash.__init__"}
+	marked := []runfmt.Finding{finding("Handler.reply", 4.8), finding("Mash.__init__", 4.8)}
+	if f, ok := uncertainConstructor(marked, constructor); !ok || f.Names()[0] != "Mash.__init__" {
+		t.Errorf("marked findings: got %v, %v; want the constructor's finding", f.Names(), ok)
+	}
+	for name, fs := range map[string][]runfmt.Finding{
+		"no mark":              {finding("Handler.reply", 0), finding("Mash.__init__", 0)},
+		"mark under the ratio": {finding("Handler.reply", 1.2), finding("Mash.__init__", 1.2)},
+		"no constructor":       {finding("Handler.reply", 4.8)},
+	} {
+		if _, ok := uncertainConstructor(fs, constructor); ok {
+			t.Errorf("%s: accepted", name)
+		}
+	}
 }
