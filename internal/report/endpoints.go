@@ -71,20 +71,33 @@ func endpointTable(r *runfmt.Run) []endpointRow {
 	for ti, t := range targets {
 		row := endpointRow{Target: short[ti], Requests: fmt.Sprint(t.Requests), Errors: fmt.Sprint(t.Errors),
 			P50: latencyCell(t.Latency.P50), P99: latencyCell(t.Latency.P99), Status: statusText(t.Status)}
+		// A target served by several handlers gets a row for each after
+		// its first: its CPU/request, on the target's row, is theirs
+		// together.
+		var more []endpointRow
 		for hi, h := range handlers {
-			if containsStr(h.Targets, t.Target) {
-				row.fillCPU(h)
-				used[hi] = true
-				break
+			if !containsStr(h.Targets, t.Target) {
+				continue
 			}
+			used[hi] = true
+			if row.Handler == "" {
+				row.fillCPU(h)
+				continue
+			}
+			next := endpointRow{Target: short[ti]}
+			next.fillCPU(h)
+			more = append(more, next)
 		}
 		for _, tc := range perTarget {
 			if tc.Target == t.Target && tc.CPUUsPerRequest > 0 {
 				row.setCPU(tc.CPUUsPerRequest, "", tc.MarginUsPerRequest) // its handlers' and its share of the requests' handling
 				row.samples, row.handlers = targetSamples(handlers, t.Target)
+				for i := range more {
+					more[i].CPU, more[i].margin = "", 0
+				}
 			}
 		}
-		rows = append(rows, row)
+		rows = append(append(rows, row), more...)
 	}
 	for hi, h := range handlers {
 		if used[hi] {

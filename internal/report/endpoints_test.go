@@ -107,6 +107,18 @@ func TestEndpointsMargin(t *testing.T) {
 		t.Errorf("the margin note of a target with two handlers is %q; want it to say %q", note, want)
 	}
 	b.Reset()
+	if err := WriteVerdict(&b, r, "dir"); err != nil {
+		t.Fatal(err)
+	}
+	// Its second handler is listed under it, without a CPU/request of its
+	// own (the target's is of both), not as a handler of no target.
+	if re := `(?m)^  GET /search\?q=steel +- +- +- +- +- +2% +search_legacy$`; !regexp.MustCompile(re).MatchString(b.String()) {
+		t.Errorf("verdict lacks a line matching %s:\n%s", re, b.String())
+	}
+	if strings.Count(b.String(), notALoadTarget) != 1 { // healthz's row alone
+		t.Errorf("the target's second handler is listed as not a load target:\n%s", b.String())
+	}
+	b.Reset()
 	if err := WriteHTMLWith(&b, r, HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
