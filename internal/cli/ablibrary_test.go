@@ -139,7 +139,7 @@ func profiledRun(t *testing.T, dir, ref string) *runfmt.Run {
 		if r == nil {
 			continue
 		}
-		if cpuProfileIndex(r) >= 0 {
+		if _, ok := r.SavedProfile(runfmt.ProfileCPU); ok {
 			return r
 		}
 		if r.Status != runfmt.StatusDegraded || !slices.ContainsFunc(r.DegradedReasons, func(s string) bool { return strings.Contains(s, "CPU profile") }) {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -158,24 +157,18 @@ func sideSamples(t *testing.T, dir, name string) sideRuns {
 		if err != nil || r.Name != name {
 			continue
 		}
-		i := cpuProfileIndex(r)
-		if i < 0 {
+		ref, ok := r.SavedProfile(runfmt.ProfileCPU)
+		if !ok {
 			side.without[r.ID] = r.DegradedReasons
 			continue
 		}
-		side.samples += cpuSamples(t, filepath.Join(dir, e.Name(), r.Profiles[i].File))
+		side.samples += cpuSamples(t, filepath.Join(dir, e.Name(), ref.File))
 		side.profiled = append(side.profiled, r.ID)
 	}
 	if n := len(side.profiled) + len(side.without); n != 2 {
 		t.Fatalf("%d runs named %s in %s; want 2", n, name, dir)
 	}
 	return side
-}
-
-// cpuProfileIndex is the index of r's CPU profile among its profiles, -1
-// when it has none.
-func cpuProfileIndex(r *runfmt.Run) int {
-	return slices.IndexFunc(r.Profiles, func(ref runfmt.ProfileRef) bool { return ref.Type == runfmt.ProfileCPU })
 }
 
 // cpuSamples is the samples/count total of a CPU profile.

@@ -31,12 +31,8 @@ func (s *session) profilingSummary() *runfmt.Profiling {
 // cpuStacks is the profiler's record of the CPU profile's stacks, nil
 // when it kept none.
 func (s *session) cpuStacks() *runfmt.Stacks {
-	for _, p := range s.run.Profiles {
-		if p.Type == runfmt.ProfileCPU && p.Stacks != nil {
-			return p.Stacks
-		}
-	}
-	return nil
+	p, _ := s.run.SavedProfile(runfmt.ProfileCPU)
+	return p.Stacks
 }
 
 // scaleHot rescales the per-request figures of hot functions by f: a

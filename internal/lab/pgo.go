@@ -76,7 +76,7 @@ func WritePGO(path string, results []*Result) (*PGOProfile, error) {
 // values (the ones cmd/compile reads) and function start lines.
 func pgoInput(res *Result) (*profile.Profile, error) {
 	r := res.Run
-	ref, ok := cpuProfileRef(r)
+	ref, ok := r.SavedProfile(runfmt.ProfileCPU)
 	if !ok {
 		why := "the run took none"
 		if len(r.DegradedReasons) > 0 {
@@ -103,16 +103,6 @@ func pgoInput(res *Result) (*profile.Profile, error) {
 		}
 	}
 	return nil, refusePGO("%s has no function start lines (the Go runtime writes them since Go 1.20), which go build -pgo needs", ref.File)
-}
-
-// cpuProfileRef is the run's CPU profile, if it saved one.
-func cpuProfileRef(r *runfmt.Run) (runfmt.ProfileRef, bool) {
-	for _, ref := range r.Profiles {
-		if ref.Type == runfmt.ProfileCPU {
-			return ref, true
-		}
-	}
-	return runfmt.ProfileRef{}, false
 }
 
 // notRuntimeProfile says why a CPU profile source recorded is not one go

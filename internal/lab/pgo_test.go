@@ -103,7 +103,7 @@ func pgoRun(t *testing.T, profiler runfmt.Profiler) *Result {
 // samplesOf is the samples/count total of a run's CPU profile.
 func samplesOf(t *testing.T, res *Result) int64 {
 	t.Helper()
-	ref, ok := cpuProfileRef(res.Run)
+	ref, ok := res.Run.SavedProfile(runfmt.ProfileCPU)
 	if !ok {
 		t.Fatalf("run %s saved no CPU profile: %v", res.Run.ID, res.Run.DegradedReasons)
 	}

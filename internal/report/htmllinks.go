@@ -64,10 +64,8 @@ func hasSource(ls []htmlLine) bool {
 
 // noFlameReason says why a report has no CPU flame graph.
 func noFlameReason(r *runfmt.Run) string {
-	for _, p := range r.Profiles {
-		if p.Type == runfmt.ProfileCPU {
-			return "The flame graph could not be drawn from the CPU profile (see the warnings below); " + p.File + " still opens in go tool pprof."
-		}
+	if p, ok := r.SavedProfile(runfmt.ProfileCPU); ok {
+		return "The flame graph could not be drawn from the CPU profile (see the warnings below); " + p.File + " still opens in go tool pprof."
 	}
 	var why []string
 	for _, d := range r.DegradedReasons {

@@ -145,10 +145,8 @@ func (p *printer) runFiles(r *runfmt.Run, dir string) {
 		p.f(" (%s)", r.PartialReason)
 	}
 	p.f("\n  %s\n", filepath.Join(dir, runfmt.FileName))
-	for _, pr := range r.Profiles {
-		if pr.Type == runfmt.ProfileCPU {
-			p.f("  go tool pprof %s\n", filepath.Join(dir, pr.File))
-		}
+	if pr, ok := r.SavedProfile(runfmt.ProfileCPU); ok {
+		p.f("  go tool pprof %s\n", filepath.Join(dir, pr.File))
 	}
 	p.f("  perflab ui --dir %s   (this run and the others, in a browser)\n", filepath.Dir(dir))
 	for _, w := range r.Warnings {

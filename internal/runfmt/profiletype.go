@@ -73,3 +73,13 @@ const (
 	SampleCount     = "samples"
 	SampleCountUnit = "count"
 )
+
+// SavedProfile is the run's saved profile of type t, if it saved one.
+func (r *Run) SavedProfile(t ProfileType) (ProfileRef, bool) {
+	for _, p := range r.Profiles {
+		if p.Type == t {
+			return p, true
+		}
+	}
+	return ProfileRef{}, false
+}
