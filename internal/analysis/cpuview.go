@@ -62,7 +62,10 @@ func (v *CPUView) Share(x int64) float64 {
 func (v *CPUView) Us(share float64) float64 { return share * v.UsPerRequest }
 
 // CumOf is the cost of the stacks containing any of the named functions.
-func (v *CPUView) CumOf(names []string) int64 {
+func (v *CPUView) CumOf(names []string) int64 { return v.cumOf(names, false) }
+
+// cumOf is CumOf, leaving out the spinners' waits when noSpin.
+func (v *CPUView) cumOf(names []string, noSpin bool) int64 {
 	s := v.Costs.set
 	want := make([]bool, len(s.Funcs))
 	for i, f := range s.Funcs {
@@ -74,6 +77,9 @@ func (v *CPUView) CumOf(names []string) int64 {
 	}
 	var total int64
 	for si := 0; si < s.NumStacks(); si++ {
+		if noSpin && v.spinnerAt(si) != "" {
+			continue
+		}
 		for _, f := range s.Stack(si) {
 			if want[f] {
 				total += s.Value(si, v.Costs.vi)
@@ -89,13 +95,14 @@ func (v *CPUView) CumOf(names []string) int64 {
 var gcRoots = []string{"runtime.gcBgMarkWorker", "runtime.gcAssistAlloc", "runtime.bgsweep", "runtime.bgscavenge", "runtime.markroot"}
 
 // GCShare is the fraction of the profile's CPU in the garbage collector
-// (background mark workers, assists, sweeping, scavenging); 0 without
-// samples.
+// (background mark workers, assists, sweeping, scavenging), less the
+// waits it spun through (SpinShares: a mark worker waiting for a goroutine
+// to stop); 0 without samples.
 func (v *CPUView) GCShare() float64 {
 	if v.Costs == nil {
 		return 0
 	}
-	return v.Share(v.CumOf(gcRoots))
+	return v.Share(v.cumOf(gcRoots, true))
 }
 
 // GCShare is the fraction of a CPU profile's samples in the garbage

@@ -9,7 +9,8 @@ import (
 )
 
 // CPUOwnerShares splits a CPU profile's samples by owner, as fractions of
-// its CPU that add up to 1: the garbage collector (stacks through gcRoots),
+// its CPU that add up to 1: the runtime's spinning waits (spinners), the
+// garbage collector (stacks through gcRoots),
 // the user's code and what it calls (stacks with a frame of user code
 // under uc), and the rest (the server, the runtime or interpreter). Nil
 // for a profile without samples.
@@ -39,6 +40,9 @@ func CPUOwnerShares(cpu *profile.Profile, uc UserCode) map[runfmt.CPUOwner]float
 
 // sampleOwner is whose work a sample is.
 func sampleOwner(s *profile.Sample, uc UserCode) runfmt.CPUOwner {
+	if sampleSpinner(s) != "" {
+		return runfmt.OwnerSpin
+	}
 	user := false
 	for _, loc := range s.Location {
 		for _, l := range loc.Line {
@@ -55,4 +59,18 @@ func sampleOwner(s *profile.Sample, uc UserCode) runfmt.CPUOwner {
 		return runfmt.OwnerUser
 	}
 	return runfmt.OwnerRuntime
+}
+
+// sampleSpinner is the spinner whose wait a sample is, "" when none
+// (spinnerOf).
+func sampleSpinner(s *profile.Sample) string {
+	var names []string
+	for _, loc := range s.Location {
+		for _, l := range loc.Line { // innermost first, as the stack
+			if l.Function != nil {
+				names = append(names, l.Function.Name)
+			}
+		}
+	}
+	return spinnerOf(func(i int) string { return names[i] }, len(names))
 }

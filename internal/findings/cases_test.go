@@ -42,6 +42,7 @@ var findingCases = []findingCase{
 		return in
 	}},
 	{"cpu-contention", runfmt.FindingCPUContention, contentionInput},
+	{"spin-wait", runfmt.FindingSpinWait, spinWaitInput},
 	{"lock-contention-profile", runfmt.FindingLockContention, lockProfileInput},
 	{"goroutine-growth", runfmt.FindingGoroutineGrowth, func(t *testing.T) FindingInput { return goroutinesInput(t, 5, 505) }},
 	{"downstream-wait", runfmt.FindingDownstreamWait, waitsInput},
@@ -155,6 +156,20 @@ func contentionInput(t *testing.T) FindingInput {
 		PerflabRunqueueWaitS: 6, TopOther: []runfmt.ProcessCPU{{PID: 4242, Name: "sshd", Cores: 0.04}}}
 	return FindingInput{CPU: cpu, Requests: 1000, Load: &runfmt.LoadResult{Requests: 1000, Latency: runfmt.Latency{Mean: 20}}, Quality: q,
 		Target: &runfmt.TargetSummary{CPUCoresMean: 0.3, CPULimitCores: 1, CPUMsPerRequest: 1, CPUSeconds: 1, RunqueueWaitSeconds: 4}}
+}
+
+// spinWaitInput is a Go service whose GC mark worker spun in suspendG for
+// 90% of the CPU, waiting for goroutines whose threads waited for a CPU
+// (4.67 s in the run queue against 2.36 s run).
+func spinWaitInput(t *testing.T) FindingInput {
+	cpu := labtest.NewProfile(t, "cpu/nanoseconds").
+		Add("runtime.gcBgMarkWorker;runtime.gcDrain;runtime.markroot;runtime.suspendG;runtime.procyield", 850e6).
+		Add("runtime.gcBgMarkWorker;runtime.gcDrain;runtime.markroot;runtime.suspendG", 50e6).
+		Add("runtime.gcBgMarkWorker;runtime.gcDrain;runtime.scanobject", 20e6).
+		Add("main.handler;main.NewMash", 80e6).
+		Profile()
+	return FindingInput{CPU: cpu, Requests: 81,
+		Target: &runfmt.TargetSummary{CPUMsPerRequest: 29, CPUSeconds: 2.36, RunqueueWaitSeconds: 4.67, CPUCoresMean: 0.59, CPULimitCores: 1}}
 }
 
 // lockProfileInput is a mutex profile: main.(*cache).get waits 2 ms a

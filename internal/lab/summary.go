@@ -86,6 +86,11 @@ func (s *session) summarize() {
 	}
 	s.waitInput(&in)
 	r.Findings = append(s.stuckFindings(), findings.Findings(in)...)
+	for _, f := range r.Findings {
+		if f.Kind == runfmt.FindingSpinWait {
+			target.MarkSpun(r.Quality, f.Figures[runfmt.FigShare])
+		}
+	}
 	s.culprit()
 }
 

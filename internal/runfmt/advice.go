@@ -23,31 +23,32 @@ const (
 
 // Advice about waiting.
 const (
-	AdviceCheckLocks      Advice = "check-locks"       // off a CPU: locks and what the handler calls
-	AdviceCheckWorkers    Advice = "check-workers"     // off a CPU: pre-fork workers (Python, Ruby)
-	AdviceCheckEventLoop  Advice = "check-event-loop"  // off a CPU: node's event loop
-	AdviceCheckThreads    Advice = "check-threads"     // off a CPU: a JVM's locks and pools
-	AdviceLowerGOMAXPROCS Advice = "lower-gomaxprocs"  // CPU contention, Go
-	AdviceFewerWorkers    Advice = "fewer-workers"     // CPU contention, Python or Ruby
-	AdviceFewerProcesses  Advice = "fewer-processes"   // CPU contention, node
-	AdviceShrinkPools     Advice = "shrink-pools"      // CPU contention, JVM and others
-	AdviceShardLocks      Advice = "shard-locks"       // lock waits, from mutex or block profiles
-	AdviceShortenLocks    Advice = "shorten-locks"     // lock waits, from wall time
-	AdviceFixLeak         Advice = "fix-leak"          // goroutines that accumulate
-	AdviceCallConcurrent  Advice = "call-concurrently" // a downstream wait
-	AdviceSizePool        Advice = "size-pool"         // a pool wait
-	AdviceWaitLess        Advice = "wait-less"         // waiting for other goroutines
-	AdviceRemoveSleep     Advice = "remove-sleep"      // a sleep on the request path
-	AdviceAvoidSyscalls   Advice = "avoid-syscalls"    // blocking system calls
-	AdviceStreamBodies    Advice = "stream-bodies"     // the client's connection
-	AdviceHeapRoom        Advice = "heap-room"         // GC pauses
-	AdviceMoreCPU         Advice = "more-cpu"          // scheduler latency
-	AdviceMatchGOMAXPROCS Advice = "match-gomaxprocs"  // GOMAXPROCS above the budget
-	AdviceThreadsToQuota  Advice = "threads-to-quota"  // busy threads above the budget
-	AdviceBoundGrowth     Advice = "bound-growth"      // a live heap that grows
-	AdviceOneQuery        Advice = "one-query"         // one query per row (N+1)
-	AdviceStartWarm       Advice = "start-warm"        // workers started in the window
-	AdviceImportEarly     Advice = "import-early"      // modules imported in the window
+	AdviceCheckLocks            Advice = "check-locks"              // off a CPU: locks and what the handler calls
+	AdviceCheckWorkers          Advice = "check-workers"            // off a CPU: pre-fork workers (Python, Ruby)
+	AdviceCheckEventLoop        Advice = "check-event-loop"         // off a CPU: node's event loop
+	AdviceCheckThreads          Advice = "check-threads"            // off a CPU: a JVM's locks and pools
+	AdviceLowerGOMAXPROCS       Advice = "lower-gomaxprocs"         // CPU contention, Go
+	AdviceFewerWorkers          Advice = "fewer-workers"            // CPU contention, Python or Ruby
+	AdviceFewerProcesses        Advice = "fewer-processes"          // CPU contention, node
+	AdviceShrinkPools           Advice = "shrink-pools"             // CPU contention, JVM and others
+	AdviceShardLocks            Advice = "shard-locks"              // lock waits, from mutex or block profiles
+	AdviceShortenLocks          Advice = "shorten-locks"            // lock waits, from wall time
+	AdviceFixLeak               Advice = "fix-leak"                 // goroutines that accumulate
+	AdviceCallConcurrent        Advice = "call-concurrently"        // a downstream wait
+	AdviceSizePool              Advice = "size-pool"                // a pool wait
+	AdviceWaitLess              Advice = "wait-less"                // waiting for other goroutines
+	AdviceRemoveSleep           Advice = "remove-sleep"             // a sleep on the request path
+	AdviceAvoidSyscalls         Advice = "avoid-syscalls"           // blocking system calls
+	AdviceStreamBodies          Advice = "stream-bodies"            // the client's connection
+	AdviceHeapRoom              Advice = "heap-room"                // GC pauses
+	AdviceMoreCPU               Advice = "more-cpu"                 // scheduler latency
+	AdviceFewerThreadsThanCores Advice = "fewer-threads-than-cores" // the runtime spun waiting for threads without a CPU
+	AdviceMatchGOMAXPROCS       Advice = "match-gomaxprocs"         // GOMAXPROCS above the budget
+	AdviceThreadsToQuota        Advice = "threads-to-quota"         // busy threads above the budget
+	AdviceBoundGrowth           Advice = "bound-growth"             // a live heap that grows
+	AdviceOneQuery              Advice = "one-query"                // one query per row (N+1)
+	AdviceStartWarm             Advice = "start-warm"               // workers started in the window
+	AdviceImportEarly           Advice = "import-early"             // modules imported in the window
 )
 
 // Advice for requests that stopped finishing, by what they wait for.
@@ -73,7 +74,7 @@ var adviceWords = []Advice{
 	AdviceCheckLocks, AdviceCheckWorkers, AdviceCheckEventLoop, AdviceCheckThreads, AdviceLowerGOMAXPROCS, AdviceFewerWorkers,
 	AdviceFewerProcesses, AdviceShrinkPools, AdviceShardLocks, AdviceShortenLocks, AdviceFixLeak, AdviceCallConcurrent,
 	AdviceSizePool, AdviceWaitLess, AdviceRemoveSleep, AdviceAvoidSyscalls, AdviceStreamBodies, AdviceHeapRoom,
-	AdviceMoreCPU, AdviceMatchGOMAXPROCS, AdviceThreadsToQuota, AdviceBoundGrowth, AdviceOneQuery, AdviceStartWarm, AdviceImportEarly,
+	AdviceMoreCPU, AdviceFewerThreadsThanCores, AdviceMatchGOMAXPROCS, AdviceThreadsToQuota, AdviceBoundGrowth, AdviceOneQuery, AdviceStartWarm, AdviceImportEarly,
 	AdviceFreePoolSlots, AdviceCallTimeouts, AdviceReleaseLocks, AdviceEndRetries, AdviceEndLoops,
 	AdviceFanOut, AdviceWorkerPool, AdviceMeasureAlone, AdviceLargerBudget,
 }

@@ -14,12 +14,17 @@ const (
 	// OwnerGC is the garbage collector's work (Go: background mark
 	// workers, assists, sweeping).
 	OwnerGC CPUOwner = "gc"
+	// OwnerSpin is the runtime spinning on a CPU while it waits for
+	// another thread (Go: for a goroutine to stop for the GC, for a
+	// runtime lock): on a machine with more runnable threads than cores,
+	// the thread waited for is itself waiting for a CPU.
+	OwnerSpin CPUOwner = "spin-wait"
 	// OwnerRuntime is the rest: the server, the runtime or interpreter,
 	// libraries not called from the user's code.
 	OwnerRuntime CPUOwner = "runtime"
 )
 
-var cpuOwnerWords = []CPUOwner{OwnerUser, OwnerGC, OwnerRuntime}
+var cpuOwnerWords = []CPUOwner{OwnerUser, OwnerGC, OwnerSpin, OwnerRuntime}
 
 // CPUOwners lists the owners.
 func CPUOwners() []CPUOwner { return slices.Clone(cpuOwnerWords) }

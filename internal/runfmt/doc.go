@@ -48,7 +48,7 @@
 //     In profiling.processes[].runtime.
 //   - FindingKind (findingkind.go): cpu-bound, gc, formatting, encoding,
 //     reflection, compression, regexp, hot-user-function, repeated-work,
-//     off-cpu, cpu-contention, lock-contention, goroutine-growth,
+//     off-cpu, cpu-contention, spin-wait, lock-contention, goroutine-growth,
 //     downstream-wait, pool-wait, sync-wait, sleep, syscall-wait, client-io,
 //     gc-pause, scheduler-latency, gomaxprocs, cpu-throttled, memory-growth,
 //     stuck, serial, n-plus-one, start-up.
@@ -85,8 +85,10 @@
 //     check-threads, lower-gomaxprocs, fewer-workers, fewer-processes,
 //     shrink-pools, shard-locks, shorten-locks, fix-leak,
 //     call-concurrently, size-pool, wait-less, remove-sleep,
-//     avoid-syscalls, stream-bodies, heap-room, more-cpu, match-gomaxprocs,
-//     threads-to-quota, bound-growth, one-query, start-warm, import-early, free-pool-slots, call-timeouts,
+//     avoid-syscalls, stream-bodies, heap-room, more-cpu,
+//     fewer-threads-than-cores, match-gomaxprocs, threads-to-quota,
+//     bound-growth, one-query, start-warm, import-early, free-pool-slots,
+//     call-timeouts,
 //     release-locks, end-retries, end-loops, fan-out, worker-pool,
 //     measure-alone, larger-budget.
 //     In findings[].advice.
@@ -99,7 +101,7 @@
 //   - LedgerSource (ledgersource.go): go-trace, py-spy, rbspy, perf-sched,
 //     kernel, cgroup, proc, load-client.
 //     In ledger.time.rows[].sources.
-//   - CPUOwner (cpuowner.go): user-code, gc, runtime.
+//   - CPUOwner (cpuowner.go): user-code, gc, spin-wait, runtime.
 //     In ledger.cpu.owners[].owner.
 //   - MetricName (metrics.go): rps, p50, p90, p99, cpu_per_request,
 //     allocs_per_request, gc_pct, rss_max, wall_time, cpu_time.

@@ -37,6 +37,9 @@ const (
 	FindingOffCPU FindingKind = "off-cpu"
 	// FindingCPUContention: the service waited for a CPU others held.
 	FindingCPUContention FindingKind = "cpu-contention"
+	// FindingSpinWait: the runtime burnt CPU spinning while it waited for
+	// another thread (a goroutine to stop for the GC, a runtime lock).
+	FindingSpinWait FindingKind = "spin-wait"
 	// FindingLockContention: requests wait for locks (or a Cond).
 	FindingLockContention FindingKind = "lock-contention"
 	// FindingGoroutineGrowth: goroutines accumulate over the window.
@@ -88,7 +91,7 @@ const (
 var findingKindWords = []FindingKind{
 	FindingCPUBound, FindingGC, FindingFormatting, FindingEncoding, FindingReflection, FindingCompression,
 	FindingRegexp, FindingHotUserFunction, FindingRepeatedWork,
-	FindingOffCPU, FindingCPUContention, FindingLockContention, FindingGoroutineGrowth,
+	FindingOffCPU, FindingCPUContention, FindingSpinWait, FindingLockContention, FindingGoroutineGrowth,
 	FindingDownstreamWait, FindingPoolWait, FindingSyncWait, FindingSleep, FindingSyscallWait,
 	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingThrottled, FindingMemoryGrowth, FindingStuck,
 	FindingSerial, FindingNPlusOne, FindingStartup,

@@ -33,7 +33,14 @@ const (
 // lower rate that spreads the runtime's idle work over fewer requests).
 var (
 	noisyInvalid = []string{"latency", "throughput (requests/s)", "find-max rates"}
-	noisyValid   = []string{"CPU per request (within a few percent)", "allocations per request", "profile shares"}
+	noisyValid   = []string{cpuValid, "allocations per request", "profile shares"}
+)
+
+// cpuValid is the CPU per request among a noisy run's valid figures, and
+// noisyTail the end of its summary line.
+const (
+	cpuValid  = "CPU per request (within a few percent)"
+	noisyTail = "; latency and throughput figures are inflated, CPU per request far less"
 )
 
 // QualityInput is what Assess judges.
@@ -99,7 +106,7 @@ func Assess(in QualityInput) runfmt.Quality {
 	}
 	q.Verdict = runfmt.QualityNoisy
 	q.Valid, q.Invalid = noisyValid, noisyInvalid
-	q.Summary = "NOISY — " + strings.Join(q.Reasons, "; ") + "; latency and throughput figures are inflated, CPU per request far less"
+	q.Summary = "NOISY — " + strings.Join(q.Reasons, "; ") + noisyTail
 	return q
 }
 

@@ -1,0 +1,43 @@
+package analysis
+
+import (
+	"math"
+	"testing"
+
+	"perflab/internal/labtest"
+	"perflab/internal/runfmt"
+)
+
+// TestSpinShares: a stack is a spin when, past the runtime's pause, yield,
+// sleep and clock leaves, its first function is a spinner; the GC's share
+// and the CPU owners leave the spins out of the GC.
+func TestSpinShares(t *testing.T) {
+	cpu := labtest.NewProfile(t, "cpu/nanoseconds").
+		Add("runtime.gcBgMarkWorker;runtime.markroot;runtime.suspendG;runtime.procyield;runtime.procyieldAsm", 40e6).
+		Add("runtime.gcBgMarkWorker;runtime.markroot;runtime.suspendG", 10e6).                         // the loop itself
+		Add("main.handler;runtime.chansend;runtime.lock2;runtime.osyield", 10e6).                      // a lock's wait under user code
+		Add("runtime.gcBgMarkWorker;runtime.scanobject", 20e6).                                        // GC work
+		Add("main.handler;sync.(*Mutex).lockSlow;runtime.sync_runtime_doSpin;runtime.procyield", 5e6). // not a runtime spinner
+		Add("main.handler;runtime.nanotime", 15e6).                                                    // a clock read is no spin
+		Profile()
+	v := NewCPUView(cpu, 100, UserCode{}, 0, 0)
+	got := v.SpinShares()
+	want := map[string]float64{"runtime.suspendG": 0.5, "runtime.lock2": 0.1}
+	if len(got) != len(want) {
+		t.Fatalf("spins %v; want %v", got, want)
+	}
+	for k, w := range want {
+		if math.Abs(got[k]-w) > 1e-9 {
+			t.Errorf("spin %s = %.3f; want %.3f", k, got[k], w)
+		}
+	}
+	if gc := v.GCShare(); math.Abs(gc-0.2) > 1e-9 {
+		t.Errorf("GC share %.3f; want 0.200 (its worker's spins left out)", gc)
+	}
+	owners := CPUOwnerShares(cpu, UserCode{})
+	for o, w := range map[runfmt.CPUOwner]float64{runfmt.OwnerSpin: 0.6, runfmt.OwnerGC: 0.2, runfmt.OwnerUser: 0.2} {
+		if math.Abs(owners[o]-w) > 1e-9 {
+			t.Errorf("owner %s = %.3f; want %.3f (all %v)", o, owners[o], w, owners)
+		}
+	}
+}

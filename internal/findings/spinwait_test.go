@@ -1,0 +1,55 @@
+package findings
+
+import (
+	"testing"
+
+	"perflab/internal/analysis"
+	"perflab/internal/runfmt"
+	"perflab/internal/stacks"
+)
+
+// TestSpinWaitIsNotGC reads the CPU profile of a Go test service
+// (testdata/gc-suspendg-spin.pb.gz, 81 requests in 4 s) run beside two
+// CPU-bound processes: its GC mark worker spent 92% of the CPU in
+// runtime.suspendG, waiting for goroutines whose threads the kernel was not
+// running. That is a spin-wait finding on the crowded machine, not a GC
+// finding advising to allocate less, and the ledger's GC owner leaves it
+// out.
+func TestSpinWaitIsNotGC(t *testing.T) {
+	cpu, err := stacks.ReadProfileFile("testdata/gc-suspendg-spin.pb.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc, ok := analysis.GCShare(cpu) // as lab sets gc.cpu_pct from the profile
+	if !ok || gc > 0.10 {
+		t.Errorf("GC share %.2f (ok %v); want under 10%%: its mark worker's spin is not GC work", gc, ok)
+	}
+	work, _ := analysis.ProfileOwnership(cpu, analysis.UserCode{})
+	for _, w := range work {
+		if w.Work == runfmt.WorkGC && w.Share > 0.10 {
+			t.Errorf("runtime work %+v; want the GC under 10%%", w)
+		}
+	}
+	owners := analysis.CPUOwnerShares(cpu, analysis.UserCode{})
+	if owners[runfmt.OwnerSpin] < 0.85 || owners[runfmt.OwnerGC] > 0.10 {
+		t.Errorf("CPU owners %v; want spin-wait ≥ 85%% and gc ≤ 10%%", owners)
+	}
+	in := FindingInput{CPU: cpu, Requests: 81,
+		Target: &runfmt.TargetSummary{CPUMsPerRequest: 29.14, CPUSeconds: 2.36, RunqueueWaitSeconds: 4.67, CPUCoresMean: 0.59, CPULimitCores: 1},
+		GC:     &runfmt.GCSummary{CPUPct: 100 * gc, CPUPctSource: runfmt.SourceCPUProfile, Count: 19, HeapMaxMiB: 11, AllocMiBPerS: 13, GOGC: "100"}}
+	fs := Findings(in)
+	if len(fs) == 0 || fs[0].Kind != runfmt.FindingSpinWait {
+		t.Fatalf("findings %v; want spin-wait first", kinds(fs))
+	}
+	if sh := fs[0].Figures[runfmt.FigShare]; sh < 0.85 {
+		t.Errorf("spin-wait share %.2f; want ≥ 0.85", sh)
+	}
+	if e := fs[0].Evidence.Functions; len(e) == 0 || e[0].Function != "runtime.suspendG" {
+		t.Errorf("spin-wait names %+v; want runtime.suspendG first", e)
+	}
+	for _, f := range fs {
+		if f.Kind == runfmt.FindingGC {
+			t.Errorf("a GC finding: %+v", f.Figures)
+		}
+	}
+}
