@@ -15,7 +15,9 @@ const spinMinShare = 0.10
 // spinWaitRule reports CPU the runtime burnt spinning while it waited for
 // another thread (analysis's spinners): a GC mark worker waiting for a
 // goroutine to stop, a thread waiting for a runtime lock. It is CPU that
-// waits, not work: the GC's share and the user code's leave it out. When
+// waits, not work: the GC's share and the CPU ledger's other owners leave
+// it out (a function's own share, under which a lock was waited for,
+// keeps it). When
 // the service's threads waited for a CPU as long as they ran, the threads
 // waited for were off a CPU themselves, and the spin is the crowded
 // machine's.

@@ -21,7 +21,8 @@ import (
 // after it (writing and converting their samples) does not count: the
 // figure is the profilers' share of the CPU while the service is measured.
 type profilerMeter struct {
-	read func(pid int) (float64, error) // a process's CPU seconds so far
+	read       func(pid int) (float64, error)      // a process's CPU seconds so far
+	readThread func(pid, tid int) (float64, error) // a thread's
 
 	mu    sync.Mutex
 	phase int // meterBefore, meterDuring, meterAfter
@@ -48,7 +49,7 @@ type recorderCPU struct {
 }
 
 func newProfilerMeter() *profilerMeter {
-	return &profilerMeter{read: target.ProcessCPUSeconds}
+	return &profilerMeter{read: target.ProcessCPUSeconds, readThread: target.ThreadCPUSeconds}
 }
 
 // started registers a recorder process once it runs; hz is its sampling
@@ -80,10 +81,17 @@ func (m *profilerMeter) startedThread(pid, tid int, tool runfmt.Profiler, role r
 	m.recs = append(m.recs, &recorderCPU{pid: pid, tid: tid, tool: tool, role: role, hz: hz})
 }
 
-// cpu is r's CPU seconds so far.
+// cpu is r's CPU seconds so far: a thread's to the nanosecond where the
+// kernel keeps schedstat (V8's sampling thread uses about one 10 ms clock
+// tick in a window of seconds, so stat's count read 0 in two runs of three).
 func (m *profilerMeter) cpu(r *recorderCPU) (float64, error) {
 	if r.tid == 0 {
 		return m.read(r.pid)
+	}
+	if m.readThread != nil {
+		if s, err := m.readThread(r.pid, r.tid); err == nil {
+			return s, nil
+		}
 	}
 	th, err := procfs.NewDefaultFS()
 	if err != nil {

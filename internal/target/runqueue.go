@@ -2,6 +2,7 @@ package target
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strconv"
 )
@@ -62,12 +63,33 @@ func (w *runqueueWait) end() float64 {
 	return float64(w.total) / 1e9
 }
 
-// parseSchedstatWait reads "RUN_NS WAIT_NS SLICES".
-func parseSchedstatWait(b []byte) (int64, bool) {
+// parseSchedstatWait reads WAIT_NS of "RUN_NS WAIT_NS SLICES".
+func parseSchedstatWait(b []byte) (int64, bool) { return schedstatField(b, 1) }
+
+// schedstatField is field i of "RUN_NS WAIT_NS SLICES".
+func schedstatField(b []byte, i int) (int64, bool) {
 	f := bytes.Fields(b)
-	if len(f) < 2 {
+	if len(f) <= i {
 		return 0, false
 	}
-	v, err := strconv.ParseInt(string(f[1]), 10, 64)
+	v, err := strconv.ParseInt(string(f[i]), 10, 64)
 	return v, err == nil && v >= 0
+}
+
+// ThreadCPUSeconds is the CPU thread tid of pid has used, to the
+// nanosecond (RUN_NS of /proc/PID/task/TID/schedstat), where
+// /proc/PID/task/TID/stat counts clock ticks of 10 ms: a profiler's
+// sampling thread uses a few of those in a window of seconds.
+func ThreadCPUSeconds(pid, tid int) (float64, error) {
+	path := "/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/schedstat"
+	var r fileReader
+	b, err := r.read(path)
+	if err != nil {
+		return 0, err
+	}
+	ns, ok := schedstatField(b, 0)
+	if !ok {
+		return 0, fmt.Errorf("%s: not \"RUN_NS WAIT_NS SLICES\": %q", path, b)
+	}
+	return float64(ns) / 1e9, nil
 }

@@ -51,6 +51,13 @@ var loopRoots = map[string]bool{
 	"google.golang.org/grpc/internal/transport.(*http2Server).keepalive": true,
 }
 
+// runtimeRoot says a goroutine starting in fn is the runtime's own (a GC
+// mark worker, the sweeper, the finalizer goroutine): never a request's,
+// though a request goroutine starts it (the first GC cycle starts its
+// mark workers from the goroutine whose allocation triggered it), and
+// parked between cycles for most of a trace.
+func runtimeRoot(fn string) bool { return strings.HasPrefix(fn, "runtime.") }
+
 // clientLoopRoots are the goroutines of the service's own client
 // connections (a subset of loopRoots): each call's request waits for them
 // to be written, and its answer to be read and handed over.

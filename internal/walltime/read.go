@@ -258,7 +258,7 @@ func (a *analyzer) created(ev *trace.Event, st trace.StateTransition, g *gor) {
 	switch {
 	case servingRoots[start.Func]:
 		g.class = classServing
-	case loopRoots[start.Func] || parent == nil || a.opt.Counts != nil && !a.opt.Counts(start.Func, start.File):
+	case loopRoots[start.Func] || runtimeRoot(start.Func) || parent == nil || a.opt.Counts != nil && !a.opt.Counts(start.Func, start.File):
 		g.class = classOther
 	default:
 		g.parent = parent
