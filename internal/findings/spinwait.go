@@ -52,7 +52,7 @@ func spinWaitFinding(c *context) []ranked {
 
 // "spin-wait: 92% of CPU, 26.80 ms/request, the runtime waiting for other threads"
 func spinWaitTitle(v view, p *Prose) {
-	p.say("spin-wait: %v of CPU", v.fig(runfmt.FigShare))
+	p.say("%v: %v of CPU", word(string(runfmt.FindingSpinWait)), v.fig(runfmt.FigShare))
 	if v.has(runfmt.FigCPUPerRequest) {
 		p.say(", %v/request", v.fig(runfmt.FigCPUPerRequest))
 	}
@@ -65,7 +65,7 @@ func spinWaitDetail(v view, p *Prose) {
 	p.join(", ", len(es), func(i int) {
 		p.say("%v %v (%v)", code(es[i].Function), efig(es[i], runfmt.FigShare), word(spinnerWhat(es[i].Function)))
 	})
-	p.words(". This CPU waited and did no work: the GC's share leaves it out, and the CPU ledger gives it an owner of its own (spin-wait).")
+	p.say(". This CPU waited and did no work: the GC's share leaves it out, and the CPU ledger gives it an owner of its own (%v).", word(string(runfmt.OwnerSpin)))
 	if v.has(runfmt.FigRunqueueTime) && v.val(runfmt.FigRunqueueTime) >= v.val(runfmt.FigCPUTime) {
 		p.say(" The service's threads waited %v for a CPU in the window, more than the %v they ran: the threads waited for were off a CPU themselves, "+
 			"so the spin is the crowded machine's, and the CPU per request is larger by it than on cores of its own.",

@@ -117,7 +117,7 @@ func scriptService(t *testing.T, interpreter, sampler string, profiler runfmt.Pr
 // cannot be trusted.
 func uncertainConstructor(fs []runfmt.Finding, constructor []string) (runfmt.Finding, bool) {
 	for _, f := range fs {
-		if _, rank := firstCodeFinding([]runfmt.Finding{f}); rank == 0 {
+		if !namesCode(f) {
 			continue
 		}
 		if f.Figures[runfmt.FigOverCounted] < runfmt.OverCountedRatio {
@@ -152,12 +152,20 @@ const KindHotUserFunction = "hot-user-function"
 // when they explain more.
 func firstCodeFinding(fs []runfmt.Finding) (runfmt.Finding, int) {
 	for i, f := range fs {
-		switch f.Kind {
-		case KindHotUserFunction, "formatting", "encoding", "compression", "regexp", "reflection", "repeated-work":
+		if namesCode(f) {
 			return f, i + 1
 		}
 	}
 	return runfmt.Finding{}, 0
+}
+
+// namesCode says a finding names code as its culprit.
+func namesCode(f runfmt.Finding) bool {
+	switch f.Kind {
+	case KindHotUserFunction, "formatting", "encoding", "compression", "regexp", "reflection", "repeated-work":
+		return true
+	}
+	return false
 }
 
 // TestUncertainConstructorNeedsTheMark: the findings of a Python run beside
