@@ -48,7 +48,7 @@ func checkSnapshot(t *testing.T, s *Snapshot, in []byte) {
 }
 
 func FuzzParseGoroutines(f *testing.F) {
-	addSnapshotSeeds(f, []string{"goroutine-deadlock.txt", "goroutine-sigquit-crash.txt"},
+	addSnapshotSeeds(f, []string{"goroutine-deadlock.txt", "goroutine-sigquit-crash.txt", "goroutine-gcstart.txt", "goroutine-gc-sigquit.txt"},
 		"goroutine 1 [chan receive, 3 minutes]:\nmain.f(...)\n\t/a.go:1 +0x1\ncreated by main.g in goroutine 2\n\t/a.go:2\n",
 		"goroutine 9 gp=0x1 m=nil [running]:\n\tgoroutine running on other thread; stack unavailable\n\n",
 		"goroutine 2 [select]:\n)\n\t:\n((((\n\t/x.go:99999999999999999999\n")

@@ -16,7 +16,10 @@ import (
 // answers (py-spy 0.4.3 dump, JSON and text), a Python program whose
 // threads wait for a BoundedSemaphore(2) while two hold it, a JVM whose
 // threads wait for a monitor and a socket (jcmd, JDK 17), and a Ruby
-// program asleep two methods deep (rbspy 0.55 snapshot, Ruby 3.1).
+// program asleep two methods deep (rbspy 0.55 snapshot, Ruby 3.1), and a
+// Go program whose goroutines allocate 8 MiB each under GOGC=1 (its
+// goroutine profile with debug=2, and its SIGQUIT dump with
+// GOTRACEBACK=system) while some wait for the GC in semacquire.
 
 // corpusUser is the service's code in the corpus: the Go services' main
 // package, the Python scripts, the Java class.
@@ -154,6 +157,41 @@ func TestParsePySpyDump(t *testing.T) {
 	g := GroupThreads([]*Snapshot{s}, corpusUser)[0]
 	if g.Count != 11 || g.Function != "fetch_quote" || g.Line != 32 || g.Caller != "Handler.do_GET" || g.Unit != runfmt.UnitThread {
 		t.Errorf("biggest group %+v; want 11 threads in fetch_quote at line 32", g)
+	}
+}
+
+// A goroutine in semacquire whose make waits for the GC (to start a
+// cycle, or to end its mark: the runtime's own semaphores) waits for the
+// GC, not for a lock of the service's: in a debug=2 dump, which hides the
+// runtime's frames, and in a SIGQUIT dump, which shows them.
+func TestSemacquireUnderAllocationWaitsForGC(t *testing.T) {
+	for _, name := range []string{"goroutine-gcstart.txt", "goroutine-gc-sigquit.txt"} {
+		s, err := ParseGoroutines(openCorpus(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		waiting := 0
+		for _, g := range GroupThreads([]*Snapshot{s}, corpusUser) {
+			if g.State != "semacquire" {
+				continue
+			}
+			waiting += g.Count
+			if g.Wait != runfmt.TimeGC || g.Function != "main.fill" || g.Line != 15 {
+				t.Errorf("%s: group in semacquire %+v; want main.fill:15 waiting for the GC", name, g)
+			}
+		}
+		if waiting == 0 {
+			t.Errorf("%s: no goroutine in semacquire", name)
+		}
+	}
+	s, err := ParseGoroutines(openCorpus(t, "goroutine-deadlock.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range GroupThreads([]*Snapshot{s}, corpusUser) {
+		if g.Wait == runfmt.TimeGC && g.Located() {
+			t.Errorf("deadlock: a group in the service's code waits for the GC: %+v", g)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"cmp"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -182,6 +183,9 @@ var goWaits = map[string]runfmt.TimeKind{
 // (runfmt.TimeKinds).
 func waitKind(source runfmt.StackSource, t *Thread, syscall string) runfmt.TimeKind {
 	if source == runfmt.StackSourcePprof {
+		if waitsForRuntimeSema(t) {
+			return runfmt.TimeGC
+		}
 		if w, ok := goWaits[t.State]; ok {
 			return w
 		}
@@ -208,6 +212,35 @@ func waitKind(source runfmt.StackSource, t *Thread, syscall string) runfmt.TimeK
 		return runfmt.TimeNetwork
 	}
 	return runfmt.TimeSyscall
+}
+
+// semaParking are the runtime's frames of a goroutine parked on a
+// semaphore, which a dump shows only with GOTRACEBACK=system.
+var semaParking = map[string]bool{
+	"runtime.gopark": true, "runtime.goparkunlock": true, "runtime.semacquire1": true, "runtime.semacquire": true,
+}
+
+// waitsForRuntimeSema says whether a goroutine in "semacquire" waits on
+// one of the runtime's own semaphores rather than a sync primitive's: the
+// frame that parked it is not a runtime_Semacquire* of package sync,
+// internal/sync or internal/poll (those appear in every dump). The runtime
+// takes its own only to start a GC cycle or stop the world (gcStart's
+// startSema, gcsema and worldsema, which an allocation reaches through
+// mallocgc: "compress/flate.(*compressor).initDeflate" on top of a stack
+// in semacquire is its make waiting for the GC). A debug=2 dump hides the
+// runtime's frames, so that is all it shows.
+func waitsForRuntimeSema(t *Thread) bool {
+	if t.State != "semacquire" {
+		return false
+	}
+	for _, f := range t.Frames {
+		if semaParking[f.Function] {
+			continue
+		}
+		_, name := path.Split(f.Function)
+		return !strings.Contains(name, ".runtime_Semacquire")
+	}
+	return false
 }
 
 // netWaits are the system calls that wait on sockets (or on several

@@ -24,6 +24,9 @@ var stuckRule = rule{
 			runfmt.AdviceReleaseLocks:  fixed("A lock or channel nobody releases: find what holds it (a lock taken twice on one path, an unlock skipped on an early return, a channel nobody sends on)."),
 			runfmt.AdviceEndRetries:    fixed("They sleep: a retry or back-off loop without end?"),
 			runfmt.AdviceEndLoops:      fixed("They run: a loop without end on the request path?"),
+			runfmt.AdviceUnstallGC: fixed("They wait for the garbage collector to start a cycle or stop the world, and it waits for every goroutine to stop: " +
+				"on a crowded machine one whose thread the kernel does not run holds them all (a spin-wait finding then says so). " +
+				"Give the service cores of its own, or measure it alone."),
 		},
 	}},
 }
@@ -32,7 +35,9 @@ var stuckRule = rule{
 // the snapshot st: the biggest group of the service's threads and the
 // groups that wait with it, why the snapshot was taken (its first note)
 // and what it could not read (the others), and the lever for the biggest
-// group's kind of wait. It comes first among the findings.
+// group's kind of wait. The biggest group's function is the culprit
+// unless it waits for the garbage collector: its allocation waits for a
+// cycle it did not hold up. It comes first among the findings.
 func Stuck(st *runfmt.Stuck) runfmt.Finding {
 	f := runfmt.Finding{Kind: runfmt.FindingStuck}
 	f.Evidence.Notes = append([]string{st.Reason}, st.Notes...)
@@ -44,7 +49,7 @@ func Stuck(st *runfmt.Stuck) runfmt.Finding {
 	if len(st.Groups) > 0 {
 		g := st.Groups[0]
 		f.Advice = stuckLever(g)
-		if g.Located() {
+		if g.Located() && g.Wait != runfmt.TimeGC {
 			f.Evidence.Functions = []runfmt.FuncEvidence{{Role: runfmt.RoleCulprit, Function: g.Function, File: g.File}}
 		}
 	}
@@ -73,6 +78,8 @@ func stuckLever(g runfmt.StuckGroup) runfmt.Advice {
 		return runfmt.AdviceEndRetries
 	case g.Wait == runfmt.TimeRunning:
 		return runfmt.AdviceEndLoops
+	case g.Wait == runfmt.TimeGC:
+		return runfmt.AdviceUnstallGC
 	}
 	return ""
 }
@@ -133,6 +140,9 @@ func stuckGroup(p *Prose, g runfmt.StuckGroup) {
 	p.say("%v %v %v", fig(runfmt.FigCount, float64(g.Count)), word(CountWord(g.Unit, g.Count)), word(CountWord(stuckVerb(g.Wait), g.Count)))
 	if g.Pool {
 		p.words(" for a slot")
+	}
+	if g.Wait == runfmt.TimeGC {
+		p.words(" for the garbage collector")
 	}
 	if g.Blocking != "" {
 		p.say(" in %v", code(g.Blocking))

@@ -47,3 +47,23 @@ func TestStuckTitleWithoutStacks(t *testing.T) {
 		t.Errorf("detail %q", d)
 	}
 }
+
+// A request whose allocation waits for the GC (beside two spinners the
+// GC's mark worker spun in runtime.suspendG for goroutines the kernel did
+// not run, and no request finished for 1.7 s) is said to wait for it: its
+// function is not the culprit, and the lever is not a lock's.
+func TestStuckWaitingForGC(t *testing.T) {
+	st := &runfmt.Stuck{Reason: "no request finished for 1.50 s with 4 in flight", Groups: []runfmt.StuckGroup{{
+		Count: 1, Unit: runfmt.UnitGoroutine, Wait: runfmt.TimeGC, State: "semacquire", Blocking: "image/png.Encode",
+		Function: "main.renderImage", File: "/src/pngencode/main.go", Line: 139,
+		Caller: "main.handler.func1", CallerFile: "/src/pngencode/main.go", CallerLine: 67,
+	}}}
+	f := Stuck(st)
+	if f.Advice != runfmt.AdviceUnstallGC || len(f.Names()) != 0 {
+		t.Errorf("advice %q, names %v; want %q and no culprit", f.Advice, f.Names(), runfmt.AdviceUnstallGC)
+	}
+	want := "1 goroutine waits for the garbage collector in image/png.Encode at main.go:139 (under main.renderImage, called from main.handler.func1 at main.go:67)"
+	if got := title(f); got != want {
+		t.Errorf("title\n%q\nwant\n%q", got, want)
+	}
+}

@@ -58,6 +58,7 @@ const (
 	AdviceReleaseLocks  Advice = "release-locks"   // a lock or channel nobody releases
 	AdviceEndRetries    Advice = "end-retries"     // a sleep without end
 	AdviceEndLoops      Advice = "end-loops"       // a loop without end
+	AdviceUnstallGC     Advice = "unstall-gc"      // a GC that cannot stop the world
 )
 
 // Advice for a batch program.
@@ -75,7 +76,7 @@ var adviceWords = []Advice{
 	AdviceFewerProcesses, AdviceShrinkPools, AdviceShardLocks, AdviceShortenLocks, AdviceFixLeak, AdviceCallConcurrent,
 	AdviceSizePool, AdviceWaitLess, AdviceRemoveSleep, AdviceAvoidSyscalls, AdviceStreamBodies, AdviceHeapRoom,
 	AdviceMoreCPU, AdviceFewerThreadsThanCores, AdviceMatchGOMAXPROCS, AdviceThreadsToQuota, AdviceBoundGrowth, AdviceOneQuery, AdviceStartWarm, AdviceImportEarly,
-	AdviceFreePoolSlots, AdviceCallTimeouts, AdviceReleaseLocks, AdviceEndRetries, AdviceEndLoops,
+	AdviceFreePoolSlots, AdviceCallTimeouts, AdviceReleaseLocks, AdviceEndRetries, AdviceEndLoops, AdviceUnstallGC,
 	AdviceFanOut, AdviceWorkerPool, AdviceMeasureAlone, AdviceLargerBudget,
 }
 

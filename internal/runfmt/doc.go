@@ -89,7 +89,8 @@
 //     fewer-threads-than-cores, match-gomaxprocs, threads-to-quota,
 //     bound-growth, one-query, start-warm, import-early, free-pool-slots,
 //     call-timeouts,
-//     release-locks, end-retries, end-loops, fan-out, worker-pool,
+//     release-locks, end-retries, end-loops, unstall-gc, fan-out,
+//     worker-pool,
 //     measure-alone, larger-budget.
 //     In findings[].advice.
 //   - StackSource (stuck.go): pprof-goroutine, py-spy, rbspy, jcmd, kernel.
