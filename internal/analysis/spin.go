@@ -1,6 +1,9 @@
 package analysis
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // spinLeaves are how the Go runtime passes time on a CPU while it waits:
 // a loop of PAUSE instructions, sched_yield, a sleep of microseconds,
@@ -12,21 +15,27 @@ var spinLeaves = []string{
 
 // spinners are the Go runtime's loops that wait on a CPU for another
 // thread: suspendG until a goroutine stops to have its stack scanned or
-// to be preempted, lock2 until a runtime lock's holder lets it go, and
-// runqgrab until a P about to run a goroutine has run it. The thread they
+// to be preempted, casgstatus until the scan of a goroutine's stack ends,
+// lock2 until a runtime lock's holder lets it go, unlock2 until its
+// compare-and-swap on a lock word others spin on succeeds, and runqgrab
+// until a P about to run a goroutine has run it. The thread they
 // wait for is running, or, on a machine with more runnable threads than
 // cores, waiting for a CPU itself; then a spin lasts for the scheduler's
 // time slice, and its CPU is the machine's crowding, not the work it
 // waits for.
-var spinners = []string{"runtime.suspendG", "runtime.lock2", "runtime.runqgrab"}
+var spinners = []string{"runtime.suspendG", "runtime.casgstatus", "runtime.lock2", "runtime.unlock2", "runtime.runqgrab"}
+
+// spinAtomics is the package of the atomic operations the spinners'
+// loops inline: a sample on one of them is on the loop.
+const spinAtomics = "internal/runtime/atomic."
 
 // spinnerOf is the spinner whose wait a stack (function names, leaf
-// first) is, "" when none: past the spinning leaves, the first function
-// is a spinner.
+// first) is, "" when none: past the spinning leaves and inlined
+// atomics, the first function is a spinner.
 func spinnerOf(names func(i int) string, n int) string {
 	for i := range n {
 		name := names(i)
-		if slices.Contains(spinLeaves, name) {
+		if slices.Contains(spinLeaves, name) || strings.HasPrefix(name, spinAtomics) {
 			continue
 		}
 		if slices.Contains(spinners, name) {

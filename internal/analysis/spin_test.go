@@ -41,3 +41,25 @@ func TestSpinShares(t *testing.T) {
 		}
 	}
 }
+
+// A spinner's loop inlines atomics: a sample on one is the loop's, and
+// unlock2's compare-and-swap on a contended lock word and casgstatus's
+// wait for a stack scan are spins; an atomic elsewhere is not.
+func TestSpinSharesThroughInlinedAtomics(t *testing.T) {
+	cpu := labtest.NewProfile(t, "cpu/nanoseconds").
+		Add("runtime.bgsweep;runtime.unlockWithRank;runtime.unlock2", 30e6).
+		Add("runtime.execute;runtime.casgstatus;internal/runtime/atomic.(*Uint32).CompareAndSwap", 10e6).
+		Add("runtime.schedule;runtime.wakep;internal/runtime/atomic.(*Int32).Add", 10e6).
+		Add("main.handler", 50e6).
+		Profile()
+	got := NewCPUView(cpu, 100, UserCode{}, 0, 0).SpinShares()
+	want := map[string]float64{"runtime.unlock2": 0.3, "runtime.casgstatus": 0.1}
+	if len(got) != len(want) {
+		t.Fatalf("spins %v; want %v", got, want)
+	}
+	for k, w := range want {
+		if math.Abs(got[k]-w) > 1e-9 {
+			t.Errorf("spin %s = %.3f; want %.3f", k, got[k], w)
+		}
+	}
+}

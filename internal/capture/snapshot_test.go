@@ -195,6 +195,34 @@ func TestSemacquireUnderAllocationWaitsForGC(t *testing.T) {
 	}
 }
 
+// A Go server's main goroutine, parked in a select on a signal and its
+// listeners' errors, waits for the program's end, not on a request: its
+// group waits for work, in a debug=2 dump and in a SIGQUIT dump (which
+// shows runtime.main past main.main).
+func TestMainGoroutineWaitsForExit(t *testing.T) {
+	for _, name := range []string{"goroutine-deadlock.txt", "goroutine-sigquit-crash.txt"} {
+		s, err := ParseGoroutines(openCorpus(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, g := range GroupThreads([]*Snapshot{s}, corpusUser) {
+			if g.Function == "main.main" && g.State == "select" {
+				found = true
+				if !g.Idle {
+					t.Errorf("%s: the main goroutine's select is not a wait for work: %+v", name, g)
+				}
+			}
+			if g.Idle && strings.HasPrefix(g.Blocking, "sync.") {
+				t.Errorf("%s: a lock's wait taken for a wait for work: %+v", name, g)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no group of the main goroutine in select", name)
+		}
+	}
+}
+
 // Six threads wait for a BoundedSemaphore(2) that two threads hold while
 // they wait on a peer: the pool is exhausted.
 func TestPoolExhausted(t *testing.T) {

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"slices"
 	"strings"
 
 	"perflab/internal/runfmt"
@@ -57,7 +58,28 @@ var workLoops = []string{
 // waitsForWork tells whether a thread waits for work: a frame from the
 // top of its stack to the service's frame (user) is a server's loop.
 func waitsForWork(t *Thread, user int) bool {
-	return callsAny(t.Frames[:min(user+1, len(t.Frames))], workLoops)
+	return callsAny(t.Frames[:min(user+1, len(t.Frames))], workLoops) || waitsForExit(t)
+}
+
+// exitWaits are the states in which a Go program's main goroutine waits
+// for its end: a select on a signal and its servers' errors, select {},
+// a channel receive, a WaitGroup.
+var exitWaits = []string{"select", "select (no cases)", "chan receive", "sync.WaitGroup.Wait"}
+
+// waitsForExit tells whether a goroutine is a Go program's main goroutine
+// (nothing created it, and its outermost frame past the runtime's is
+// main.main) waiting in one of exitWaits: a server's main goroutine waits
+// there for a signal or its listeners' errors, not on a request.
+func waitsForExit(t *Thread) bool {
+	if t.CreatedBy != nil || !slices.Contains(exitWaits, t.State) {
+		return false
+	}
+	for i := len(t.Frames) - 1; i >= 0; i-- {
+		if fn := t.Frames[i].Function; !strings.HasPrefix(fn, "runtime.") {
+			return fn == "main.main"
+		}
+	}
+	return false
 }
 
 func callsAny(frames []Frame, calls []string) bool {

@@ -78,8 +78,12 @@ func spinnerWhat(name string) string {
 	switch name {
 	case "runtime.suspendG":
 		return "a goroutine to stop, for the GC to scan its stack or to preempt it"
+	case "runtime.casgstatus":
+		return "the scan of a goroutine's stack to end"
 	case "runtime.lock2":
 		return "a runtime lock's holder"
+	case "runtime.unlock2":
+		return "the release of a runtime lock other threads spin on"
 	case "runtime.runqgrab":
 		return "a P about to run a goroutine, to steal it"
 	}

@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"slices"
 	"testing"
 
 	"perflab/internal/analysis"
@@ -51,5 +52,42 @@ func TestSpinWaitIsNotGC(t *testing.T) {
 		if f.Kind == runfmt.FindingGC {
 			t.Errorf("a GC finding: %+v", f.Figures)
 		}
+	}
+}
+
+// TestRuntimeLockSpinIsSpinWait reads the CPU profile of the same service
+// in another run beside two spinners (testdata/runtime-lock-spin.pb.gz, 43
+// requests in 2.8 s at 44.7 ms of CPU each, against 1.4 ms alone): its
+// threads spent more than half the CPU in the runtime's own lock, in
+// lock2 and unlock2, and in casgstatus's compare-and-swap, while they
+// waited 2.6 s for a CPU. That is the spin-wait finding, first, with
+// unlock2 and lock2 named, and the GC's share leaves it out.
+func TestRuntimeLockSpinIsSpinWait(t *testing.T) {
+	cpu, err := stacks.ReadProfileFile("testdata/runtime-lock-spin.pb.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc, _ := analysis.GCShare(cpu)
+	in := FindingInput{CPU: cpu, Requests: 43,
+		Target: &runfmt.TargetSummary{CPUMsPerRequest: 44.69, CPUSeconds: 1.92, RunqueueWaitSeconds: 2.63, CPUCoresMean: 0.69, CPULimitCores: 1},
+		GC:     &runfmt.GCSummary{CPUPct: 100 * gc, CPUPctSource: runfmt.SourceCPUProfile, Count: 9, HeapMaxMiB: 10, AllocMiBPerS: 8.6, GOGC: "100"}}
+	fs := Findings(in)
+	if len(fs) == 0 || fs[0].Kind != runfmt.FindingSpinWait {
+		t.Fatalf("findings %v; want spin-wait first", kinds(fs))
+	}
+	if sh := fs[0].Figures[runfmt.FigShare]; sh < 0.5 {
+		t.Errorf("spin-wait share %.2f; want ≥ 0.5", sh)
+	}
+	var named []string
+	for _, e := range fs[0].Evidence.Functions {
+		named = append(named, e.Function)
+	}
+	for _, want := range []string{"runtime.unlock2", "runtime.lock2", "runtime.casgstatus"} {
+		if !slices.Contains(named, want) {
+			t.Errorf("spin-wait names %v; want %s among them", named, want)
+		}
+	}
+	if gc > 0.20 {
+		t.Errorf("GC share %.2f; want under 20%%: its sweeper's spin on a runtime lock is not GC work", gc)
 	}
 }

@@ -36,8 +36,10 @@ var stuckRule = rule{
 // groups that wait with it, why the snapshot was taken (its first note)
 // and what it could not read (the others), and the lever for the biggest
 // group's kind of wait. The biggest group's function is the culprit
-// unless it waits for the garbage collector: its allocation waits for a
-// cycle it did not hold up. It comes first among the findings.
+// unless it waits for the garbage collector (its allocation waits for a
+// cycle it did not hold up) or for work (no thread was on a request in
+// the service's code: the groups sort those last). It comes first among
+// the findings.
 func Stuck(st *runfmt.Stuck) runfmt.Finding {
 	f := runfmt.Finding{Kind: runfmt.FindingStuck}
 	f.Evidence.Notes = append([]string{st.Reason}, st.Notes...)
@@ -48,8 +50,10 @@ func Stuck(st *runfmt.Stuck) runfmt.Finding {
 	}
 	if len(st.Groups) > 0 {
 		g := st.Groups[0]
-		f.Advice = stuckLever(g)
-		if g.Located() && g.Wait != runfmt.TimeGC {
+		if !g.Idle {
+			f.Advice = stuckLever(g)
+		}
+		if g.Located() && g.Wait != runfmt.TimeGC && !g.Idle {
 			f.Evidence.Functions = []runfmt.FuncEvidence{{Role: runfmt.RoleCulprit, Function: g.Function, File: g.File}}
 		}
 	}
@@ -84,10 +88,13 @@ func stuckLever(g runfmt.StuckGroup) runfmt.Advice {
 	return ""
 }
 
-// stuckTitle is where the biggest group in the service's code waits, or
-// that no stack could be read.
+// stuckTitle is where the biggest group in the service's code waits,
+// that none was on a request, or that no stack could be read.
 func stuckTitle(v view, p *Prose) {
-	if gs := v.f.Evidence.Groups; len(gs) > 0 {
+	if gs := v.f.Evidence.Groups; len(gs) > 0 && gs[0].Idle {
+		p.words("requests stopped finishing, and no thread was on a request in the service's code when its stacks were read")
+		return
+	} else if len(gs) > 0 {
 		stuckGroup(p, gs[0])
 		return
 	}
@@ -101,7 +108,13 @@ func stuckDetail(v view, p *Prose) {
 	if len(notes) > 0 {
 		p.words(capitalize(notes[0]) + ".")
 	}
-	for i, g := range v.f.Evidence.Groups {
+	gs := v.f.Evidence.Groups
+	if len(gs) > 0 && gs[0].Idle {
+		p.words(" The requests in flight had not reached its code (they wait in its sockets' queues), or the stall had passed. Its biggest wait: ")
+		stuckGroup(p, gs[0])
+		p.words(".")
+	}
+	for i, g := range gs {
 		if i > 0 {
 			p.words(" Also: ")
 			stuckGroup(p, g)

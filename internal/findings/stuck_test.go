@@ -67,3 +67,26 @@ func TestStuckWaitingForGC(t *testing.T) {
 		t.Errorf("title\n%q\nwant\n%q", got, want)
 	}
 }
+
+// A stall whose snapshot found no goroutine on a request (beside two
+// spinners, the 4 requests in flight had not reached the service's code:
+// its main goroutine waited in a select for a signal, its listeners in
+// accept) names no culprit and no lever, and says so.
+func TestStuckWithNoRequestInCode(t *testing.T) {
+	st := &runfmt.Stuck{Reason: "no request finished for 1.50 s with 4 in flight", Groups: []runfmt.StuckGroup{
+		{Count: 1, Unit: runfmt.UnitGoroutine, Wait: runfmt.TimeSync, State: "select", Blocking: "select", Idle: true,
+			Function: "perflab/testdata/services/svc.serve", File: "/src/svc/svc.go", Line: 98},
+		{Count: 1, Unit: runfmt.UnitGoroutine, Wait: runfmt.TimeNetwork, State: "IO wait", Blocking: "net/http.(*Server).Serve", Idle: true,
+			Function: "perflab/testdata/services/svc.serve.func1", File: "/src/svc/svc.go", Line: 94},
+	}}
+	f := Stuck(st)
+	if f.Advice != "" || len(f.Names()) != 0 {
+		t.Errorf("advice %q, names %v; want neither", f.Advice, f.Names())
+	}
+	if got := title(f); !strings.Contains(got, "no thread was on a request") {
+		t.Errorf("title %q", got)
+	}
+	if d := detail(f); !strings.Contains(d, "had not reached its code") || !strings.Contains(d, "waits in select at svc.go:98") {
+		t.Errorf("detail %q", d)
+	}
+}
