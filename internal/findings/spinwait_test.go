@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"perflab/internal/analysis"
+	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
 	"perflab/internal/stacks"
 )
@@ -89,5 +90,34 @@ func TestRuntimeLockSpinIsSpinWait(t *testing.T) {
 	}
 	if gc > 0.20 {
 		t.Errorf("GC share %.2f; want under 20%%: its sweeper's spin on a runtime lock is not GC work", gc)
+	}
+}
+
+// TestRuntimeSpinStacksReachCode reads the CPU profile of another test
+// service beside two spinners (testdata/runtime-lock-spin-2.pb.gz, 34
+// requests at 70 ms of CPU each): 96% of its samples had no frame of the
+// service's code, most of them wholly in the runtime, spinning on its own
+// locks in the scheduler and the sweeper. Those stacks are the runtime's,
+// not stacks that stop short of the code: the profile's stacks reach the
+// code, and the findings are ranked from it, spin-wait first.
+func TestRuntimeSpinStacksReachCode(t *testing.T) {
+	cpu, err := stacks.ReadProfileFile("testdata/runtime-lock-spin-2.pb.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The model the run read: a Go service of the main module perflab.
+	m, err := ownership.New(ownership.Spec{Runtime: ownership.LangGo,
+		Modules: []ownership.Module{{Lang: ownership.LangGo, Path: "perflab", Version: "(devel)", User: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, reach := analysis.ProfileOwnership(cpu, analysis.UserCode{Model: m})
+	if !reach.Reach {
+		t.Fatalf("stacks judged not to reach the code: %s", reach.Reason)
+	}
+	in := FindingInput{CPU: cpu, Requests: 34,
+		Target: &runfmt.TargetSummary{CPUMsPerRequest: 70.19, CPUSeconds: 2.39, RunqueueWaitSeconds: 6.29, CPUCoresMean: 0.54, CPULimitCores: 1}}
+	if fs := Findings(in); len(fs) == 0 || fs[0].Kind != runfmt.FindingSpinWait {
+		t.Errorf("findings %v; want spin-wait first", kinds(fs))
 	}
 }

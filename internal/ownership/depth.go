@@ -28,8 +28,9 @@ const (
 // the kernel's out: they are what a walk of the program's stack found.
 type Depth struct {
 	// Total is the value of all samples; Judged leaves out the samples of
-	// the JIT compiler and the garbage collector, whose stacks never
-	// reach user code.
+	// the JIT compiler and the garbage collector, and in Go those wholly
+	// in the runtime (its scheduler, its spins on its own locks), whose
+	// stacks never reach user code.
 	Total  int64 `json:"total"`
 	Judged int64 `json:"judged"`
 	// Frames[d] is the value of the samples with d frames (the last
@@ -61,13 +62,14 @@ type Verdict struct {
 // whether they reach user code, for the service's runtime.
 func (c *Classified) Depth(p *profile.Profile, valueIndex int) Depth {
 	d := Depth{Frames: make([]int64, depthBuckets+1)}
+	goRuntime := c.m.runtime() == LangGo
 	for _, s := range p.Sample {
 		if valueIndex < 0 || valueIndex >= len(s.Value) {
 			continue
 		}
 		v := s.Value[valueIndex]
 		d.Total += v
-		if w := c.Work(s); w == JIT || w == GC {
+		if w := c.Work(s); w == JIT || w == GC || goRuntime && c.runtimeOnly(s) {
 			continue
 		}
 		d.Judged += v
@@ -86,6 +88,23 @@ func (c *Classified) Depth(p *profile.Profile, valueIndex int) Depth {
 	d.Median = median(d.Frames, d.Judged)
 	d.Verdict = c.m.verdict(d, c.m.binaryFacts(), c.seesLanguage(p, c.m.runtime()))
 	return d
+}
+
+// runtimeOnly reports whether every frame of a sample is the runtime's:
+// in Go, whose profiler walks whole stacks, the runtime's own goroutines
+// and threads (the scheduler's g0, a thread spinning on a runtime lock),
+// which have no caller in the program. Beside two spinners a service's
+// threads spent half their CPU so, and its stacks were taken for ones
+// that do not reach its code.
+func (c *Classified) runtimeOnly(s *profile.Sample) bool {
+	for _, loc := range s.Location {
+		for _, cl := range c.Location(loc) {
+			if cl.Kind != Runtime {
+				return false
+			}
+		}
+	}
+	return len(s.Location) > 0
 }
 
 // seesLanguage reports whether a frame of p is code of the language lang
