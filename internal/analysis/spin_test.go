@@ -21,16 +21,7 @@ func TestSpinShares(t *testing.T) {
 		Add("main.handler;runtime.nanotime", 15e6).                                                    // a clock read is no spin
 		Profile()
 	v := NewCPUView(cpu, 100, UserCode{}, 0, 0)
-	got := v.SpinShares()
-	want := map[string]float64{"runtime.suspendG": 0.5, "runtime.lock2": 0.1}
-	if len(got) != len(want) {
-		t.Fatalf("spins %v; want %v", got, want)
-	}
-	for k, w := range want {
-		if math.Abs(got[k]-w) > 1e-9 {
-			t.Errorf("spin %s = %.3f; want %.3f", k, got[k], w)
-		}
-	}
+	checkSpins(t, v.SpinShares(), map[string]float64{"runtime.suspendG": 0.5, "runtime.lock2": 0.1})
 	if gc := v.GCShare(); math.Abs(gc-0.2) > 1e-9 {
 		t.Errorf("GC share %.3f; want 0.200 (its worker's spins left out)", gc)
 	}
@@ -52,8 +43,12 @@ func TestSpinSharesThroughInlinedAtomics(t *testing.T) {
 		Add("runtime.schedule;runtime.wakep;internal/runtime/atomic.(*Int32).Add", 10e6).
 		Add("main.handler", 50e6).
 		Profile()
-	got := NewCPUView(cpu, 100, UserCode{}, 0, 0).SpinShares()
-	want := map[string]float64{"runtime.unlock2": 0.3, "runtime.casgstatus": 0.1}
+	checkSpins(t, NewCPUView(cpu, 100, UserCode{}, 0, 0).SpinShares(), map[string]float64{"runtime.unlock2": 0.3, "runtime.casgstatus": 0.1})
+}
+
+// checkSpins fails t unless got holds want's spinners with their shares.
+func checkSpins(t *testing.T, got, want map[string]float64) {
+	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("spins %v; want %v", got, want)
 	}

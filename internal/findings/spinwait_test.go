@@ -62,7 +62,7 @@ func TestSpinWaitIsNotGC(t *testing.T) {
 // threads spent more than half the CPU in the runtime's own lock, in
 // lock2 and unlock2, and in casgstatus's compare-and-swap, while they
 // waited 2.6 s for a CPU. That is the spin-wait finding, first, with
-// unlock2 and lock2 named, and the GC's share leaves it out.
+// unlock2, lock2 and casgstatus named, and the GC's share leaves it out.
 func TestRuntimeLockSpinIsSpinWait(t *testing.T) {
 	cpu, err := stacks.ReadProfileFile("testdata/runtime-lock-spin.pb.gz")
 	if err != nil {
