@@ -47,6 +47,39 @@ func TestEndpointMarginFromSampleCount(t *testing.T) {
 	}
 }
 
+// TestEndpointMarginCountsTheWaits: from a profiler that counts a thread
+// waiting for a CPU as working, a profile standing for 1.2× the CPU
+// measured widens every handler's margin by the fifth that may be waits,
+// combined with its count's; one standing for less widens none.
+func TestEndpointMarginCountsTheWaits(t *testing.T) {
+	const period = 10_000_000 // ns: 100 Hz
+	p := build(t, []string{"samples/count", "cpu/nanoseconds"},
+		smp{dispatch + "demo.(*app).handleReport;demo.renderReport", []int64{40, 40 * period}},
+		smp{dispatch + "demo.(*app).handleExport;demo.exportOrders", []int64{300, 300 * period}},
+	)
+	load := &runfmt.LoadResult{Requests: 200, Targets: []runfmt.TargetStats{
+		{Target: "GET http://127.0.0.1:8080/report", Requests: 100},
+		{Target: "GET http://127.0.0.1:8080/export", Requests: 100},
+	}}
+	for _, c := range []struct {
+		coverage, wait float64
+	}{{1.2, 0.2}, {0.9, 0}, {0, 0}} {
+		e := Endpoints(EndpointInput{CPU: p, Requests: 200, Load: load, Target: &runfmt.TargetSummary{CPUMsPerRequest: 20}, RunnableCoverage: c.coverage})
+		if e == nil || len(e.Handlers) != 2 {
+			t.Fatalf("coverage %.1f: endpoints %+v; want two handlers", c.coverage, e)
+		}
+		if !near(e.WaitMarginPct, 100*c.wait) {
+			t.Errorf("coverage %.1f: wait margin %.1f%%; want %.1f%%", c.coverage, e.WaitMarginPct, 100*c.wait)
+		}
+		for _, h := range e.Handlers {
+			want := math.Hypot(samplingMargin(h.Samples, 340), c.wait) * h.CPUUsPerRequest
+			if !near(h.MarginUsPerRequest, want) {
+				t.Errorf("coverage %.1f, %s: margin %.1f µs; want %.1f", c.coverage, h.Handler, h.MarginUsPerRequest, want)
+			}
+		}
+	}
+}
+
 // TestEndpointMarginUncounted: a profile that does not count its samples
 // gives no margin, rather than one of 0.
 func TestEndpointMarginUncounted(t *testing.T) {

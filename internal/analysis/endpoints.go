@@ -51,6 +51,11 @@ type EndpointInput struct {
 	// Sources, when set, are where a Python view's source is read for the
 	// URL rules of its decorators (viewroutes.go).
 	Sources *Sources
+	// RunnableCoverage, for a CPU profile from a profiler that counts a
+	// thread waiting for a CPU as working (py-spy, rbspy), is how many
+	// times the CPU measured its samples stand for (runfmt's profiling
+	// coverage); 0 for one that samples the CPU itself (endpointmargin.go).
+	RunnableCoverage float64
 }
 
 // Endpoints attributes the CPU profile to request handlers and load
@@ -79,7 +84,8 @@ func Endpoints(in EndpointInput) *runfmt.Endpoints {
 			Note: "CPU per endpoint is not attributed: the profile shows no request dispatch perflab knows (Go's net/http, profiled through net/http/pprof; Flask, Django and FastAPI views, profiled with py-spy)"}
 	}
 	c := splitByRequest(v.Costs, h)
-	e := &runfmt.Endpoints{Source: h.source(), ExplainedPct: 100 * v.Share(c.explained), RequestPct: 100 * v.Share(c.request)}
+	e := &runfmt.Endpoints{Source: h.source(), ExplainedPct: 100 * v.Share(c.explained), RequestPct: 100 * v.Share(c.request),
+		WaitMarginPct: 100 * waitMargin(in.RunnableCoverage)}
 	// The rest, the workers' start-up before they were sampled included:
 	// the three parts add up to the CPU measured.
 	e.UnattributedPct = max(100-e.ExplainedPct-e.RequestPct, 0)
@@ -100,7 +106,7 @@ func Endpoints(in EndpointInput) *runfmt.Endpoints {
 			break
 		}
 		ep := runfmt.EndpointCPU{Handler: s.Funcs[f].Name, File: s.Funcs[f].File, CPUPct: 100 * sh, CPUUsPerRequest: v.Us(sh), Samples: samples[f]}
-		ep.MarginUsPerRequest = ep.CPUUsPerRequest * samplingMargin(samples[f], total)
+		ep.MarginUsPerRequest = ep.CPUUsPerRequest * handlerMargin(samples[f], total, e.WaitMarginPct/100)
 		if top := u.owners(1, endpointMinShare, func(si int) bool { return c.handlerOf[si] == f }); len(top) > 0 {
 			ep.Owner, ep.OwnerPct = s.Funcs[top[0].Func].Name, 100*v.Share(top[0].Cum)
 		}

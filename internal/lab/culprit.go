@@ -29,8 +29,18 @@ func (s *session) culprit() {
 	// Per request answered, as every figure per request of the run (none
 	// when other clients reached the service).
 	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: r.PerRequestCount(), Target: r.Target, Load: r.Load, UserCode: s.userCode(), Sources: src,
-		UnsampledStartMs: r.Ledger.UnsampledStartMs()})
+		UnsampledStartMs: r.Ledger.UnsampledStartMs(), RunnableCoverage: s.runnableCoverage()})
 	s.endpointsRunnableNote()
+}
+
+// runnableCoverage is how many times the CPU measured the CPU profile
+// stands for when its profiler counts a thread waiting for a CPU as
+// working; 0 when it samples the CPU itself or the coverage is unknown.
+func (s *session) runnableCoverage() float64 {
+	if s.run.Profiling == nil || !s.prof.CountsRunnable() {
+		return 0
+	}
+	return s.run.Profiling.Coverage
 }
 
 // endpointsRunnableNote says when the handlers' shares come from a profiler
@@ -41,7 +51,7 @@ func (s *session) culprit() {
 func (s *session) endpointsRunnableNote() {
 	r := s.run
 	e := r.Endpoints
-	if e == nil || len(e.Handlers) < 2 || r.Profiling == nil || !runfmt.OverCounted(r.Profiling.Coverage, 1) || !s.prof.CountsRunnable() {
+	if e == nil || len(e.Handlers) < 2 || !runfmt.OverCounted(s.runnableCoverage(), 1) {
 		return
 	}
 	note := fmt.Sprintf("the profiler counts a thread waiting for a CPU as working, and the service's threads waited (the profile stands for %s× the CPU measured): a long request, preempted more, may have its endpoint's share overstated against a short one's", units.Sig(r.Profiling.Coverage))

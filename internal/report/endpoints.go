@@ -232,7 +232,7 @@ func (p *printer) endpoints(r *runfmt.Run) {
 			break
 		}
 	}
-	if n := marginNote(rows); n != "" {
+	if n := marginNote(rows, e); n != "" {
 		notes = append(notes, n)
 	}
 	if e != nil && e.Note != "" {
@@ -256,8 +256,10 @@ func targetSamples(handlers []runfmt.EndpointCPU, target string) (samples, n int
 }
 
 // marginNote says what ± is when some row's is wide, naming the row
-// whose is widest and the samples it rests on; "" when none is.
-func marginNote(rows []endpointRow) string {
+// whose is widest and the samples it rests on, and the part of every
+// row's from the waits the profiler counted as work (e's WaitMarginPct);
+// "" when none is wide.
+func marginNote(rows []endpointRow, e *runfmt.Endpoints) string {
 	widest := -1
 	for i, row := range rows {
 		if row.margin >= wideMargin && (widest < 0 || row.margin > rows[widest].margin) {
@@ -276,8 +278,12 @@ func marginNote(rows []endpointRow) string {
 	default:
 		name += ", for " + row.Target + ","
 	}
-	return fmt.Sprintf("± is the 95%% margin from the count of a handler's samples alone: %s %s on %d samples (±%.0f%%); a longer run (--duration) or a higher --perf-hz narrows it",
-		name, verb, row.samples, 100*row.margin)
+	if e == nil || e.WaitMarginPct < 1 {
+		return fmt.Sprintf("± is the 95%% margin from the count of a handler's samples alone: %s %s on %d samples (±%.0f%%); a longer run (--duration) or a higher --perf-hz narrows it",
+			name, verb, row.samples, 100*row.margin)
+	}
+	return fmt.Sprintf("± is the 95%% margin from the count of a handler's samples (%s %s on %d samples, ±%.0f%% in all) and from the threads' waits for a CPU, which the profiler counted as work (the profile stands for %s× the CPU measured: ±%.0f%% on every row, the long requests' figures likelier high, the short ones' low); a longer run (--duration) or a higher --perf-hz narrows the first, a quieter machine the second",
+		name, verb, row.samples, 100*row.margin, units.Sig(1+e.WaitMarginPct/100), e.WaitMarginPct)
 }
 
 // endpointParts says what the handlers explain of the CPU, and the rest:

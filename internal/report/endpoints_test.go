@@ -97,13 +97,18 @@ func TestEndpointsMargin(t *testing.T) {
 			t.Errorf("verdict lacks a line matching %s:\n%s", re, out)
 		}
 	}
-	if note, want := marginNote(endpointTable(r)[:2]), "search, for GET /search?q=steel, rests on 41 samples (±22%)"; !strings.Contains(note, want) {
+	if note, want := marginNote(endpointTable(r)[:2], nil), "search, for GET /search?q=steel, rests on 41 samples (±22%)"; !strings.Contains(note, want) {
 		t.Errorf("the margin note of the targets' rows is %q; want it to say %q", note, want)
+	}
+	// From a profiler that counts waits for a CPU as work, the note says
+	// what part of every row's margin they are.
+	if note, want := marginNote(endpointTable(r)[:2], &runfmt.Endpoints{WaitMarginPct: 20}), "(search, for GET /search?q=steel, rests on 41 samples, ±22% in all) and from the threads' waits for a CPU, which the profiler counted as work (the profile stands for 1.2× the CPU measured: ±20% on every row"; !strings.Contains(note, want) {
+		t.Errorf("the margin note with waits counted is %q; want it to say %q", note, want)
 	}
 	// A second handler of /search: the target's margin is of both, and
 	// so is its count of samples.
 	e.Handlers = append(e.Handlers, runfmt.EndpointCPU{Handler: "search_legacy", Targets: []string{"GET http://127.0.0.1:8080/search?q=steel"}, CPUPct: 2, CPUUsPerRequest: 500, PerTargetRequest: true, Samples: 7, MarginUsPerRequest: 400})
-	if note, want := marginNote(endpointTable(r)[:2]), "the 2 handlers of GET /search?q=steel rest on 48 samples (±22%)"; !strings.Contains(note, want) {
+	if note, want := marginNote(endpointTable(r)[:2], nil), "the 2 handlers of GET /search?q=steel rest on 48 samples (±22%)"; !strings.Contains(note, want) {
 		t.Errorf("the margin note of a target with two handlers is %q; want it to say %q", note, want)
 	}
 	b.Reset()

@@ -198,7 +198,7 @@ func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
 	}
 	v.addLinks(opt)
 	v.Endpoints = endpointTable(r)
-	v.EndMargin = marginNote(v.Endpoints)
+	v.EndMargin = marginNote(v.Endpoints, r.Endpoints)
 	if r.Endpoints != nil {
 		v.EndNote = r.Endpoints.Note
 		if len(r.Endpoints.Handlers) > 0 {

@@ -48,6 +48,14 @@ type Endpoints struct {
 	// Targets is the CPU per request of each load target some handler
 	// served.
 	Targets []TargetCPU `json:"targets,omitempty"`
+	// WaitMarginPct is the part of every margin (in percent of its
+	// figure) for the samples of threads waiting for a CPU, which a
+	// profiler that reads stacks at every tick counts as working: the
+	// profile stood for (100+WaitMarginPct)% of the CPU measured, and
+	// those samples may fall on any endpoint, a long request's most.
+	// Combined with the count's margin; 0 when the profiler counts no
+	// waits or the service's threads did not wait.
+	WaitMarginPct float64 `json:"wait_margin_pct,omitempty"`
 	// Note says why CPU could not be attributed, or what is uncertain.
 	Note string `json:"note,omitempty"`
 }
@@ -63,8 +71,9 @@ type TargetCPU struct {
 	// HandlerUsPerRequest is the part of it in its handlers.
 	HandlerUsPerRequest float64 `json:"handler_us_per_request"`
 	// MarginUsPerRequest is the 95% margin of HandlerUsPerRequest from the
-	// count of its handlers' samples alone (EndpointCPU.MarginUsPerRequest,
-	// theirs combined); 0 when not counted.
+	// count of its handlers' samples and the waits counted as work
+	// (EndpointCPU.MarginUsPerRequest, theirs combined); 0 when not
+	// counted.
 	MarginUsPerRequest float64 `json:"margin_us_per_request,omitempty"`
 }
 
@@ -85,8 +94,9 @@ type EndpointCPU struct {
 	PerTargetRequest bool `json:"per_target_request,omitempty"`
 	// Samples is how many of the CPU profile's samples ran under the
 	// handler, and MarginUsPerRequest the 95% margin of CPUUsPerRequest
-	// from that count alone: a profile samples, and a handler with few
-	// samples has a share that moves from run to run (0: not counted).
+	// from that count (a profile samples, and a handler with few samples
+	// has a share that moves from run to run) and from the waits the
+	// profiler counted as work (Endpoints.WaitMarginPct); 0: not counted.
 	Samples            int64   `json:"samples,omitempty"`
 	MarginUsPerRequest float64 `json:"margin_us_per_request,omitempty"`
 	// Owner is the function that owns most of the handler's cost (see the
