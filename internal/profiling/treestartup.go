@@ -22,8 +22,11 @@ func (t *treeSampler) sampledFrom(procs []target.ProcessInfo) {
 }
 
 // unsampledAtEnd keeps, at the window's end, the CPU of the workers
-// started in it whose recorder never sampled them: all of it is in no
-// sample.
+// started in it that were never sampled: those whose recorder never
+// said it sampled, and those no look at the process list saw (forked in
+// the window's last moments, or while a busy machine delayed the looks:
+// beside two spinners gunicorn forked two replacements in a window's
+// last second and none saw them). All of their CPU is in no sample.
 func (t *treeSampler) unsampledAtEnd() {
 	var procs []target.ProcessInfo
 	t.mu.Lock()
@@ -33,7 +36,25 @@ func (t *treeSampler) unsampledAtEnd() {
 		}
 	}
 	t.mu.Unlock()
-	t.keepStartUp(procs, true)
+	t.keepStartUp(append(procs, t.unseen()...), true)
+}
+
+// unseen are the service's processes now that no look saw, with their
+// executables (a process gone or unreadable is left out).
+func (t *treeSampler) unseen() []target.ProcessInfo {
+	var procs []target.ProcessInfo
+	for _, pid := range t.list() {
+		t.mu.Lock()
+		_, seen := t.procs[pid]
+		t.mu.Unlock()
+		if seen {
+			continue
+		}
+		if exe, err := target.ExeOf(pid); err == nil {
+			procs = append(procs, target.ProcessInfo{PID: pid, Exe: exe})
+		}
+	}
+	return procs
 }
 
 // keepStartUp keeps the CPU so far of the workers among procs started

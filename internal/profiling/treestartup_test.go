@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
 
@@ -59,7 +60,7 @@ func TestUnsampledStartOfWorkersOnly(t *testing.T) {
 	}
 
 	ended := &treeSampler{begun: begun, end: time.Now(), unsampled: map[int]float64{}, ownExes: map[string]bool{sh: true},
-		recs: []*recorder{{procs: procs, signals: true}, {procs: procs[:1], signals: true, ready: true}}}
+		recs: []*recorder{{procs: procs, signals: true}, {procs: procs[:1], signals: true, ready: true}}, list: func() []int { return nil }}
 	ended.sampledFrom(procs)
 	if cpu, n := ended.unsampledStart(); n != 0 {
 		t.Errorf("a recorder ready after the window's end kept %d process(es), %.3f CPU-s; want none", n, cpu)
@@ -67,5 +68,38 @@ func TestUnsampledStartOfWorkersOnly(t *testing.T) {
 	ended.unsampledAtEnd()
 	if cpu, n := ended.unsampledStart(); n != 1 || cpu <= 0 {
 		t.Errorf("at the window's end, a worker never sampled: %d process(es), %.3f CPU-s; want the one worker's", n, cpu)
+	}
+}
+
+// TestUnsampledStartOfWorkersNeverSeen: at the window's end, a worker no
+// look saw (forked in the window's last moments) has all its CPU kept as
+// start-up; a process seen, one of another program and one started
+// before the window are not.
+func TestUnsampledStartOfWorkersNeverSeen(t *testing.T) {
+	early := startShell(t, "sleep 30")
+	begun := time.Now()
+	time.Sleep(20 * time.Millisecond) // past the window's first tick, as above
+	unseen := startShell(t, "i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done; sleep 30")
+	seen := startShell(t, "i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done; sleep 30")
+	other := startShell(t, "exec sleep 30")
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cpu, _ := target.ProcessCPUSeconds(unseen); cpu >= 0.02 {
+			break
+		}
+	}
+	sh, err := target.ExeOf(unseen)
+	if err != nil {
+		t.Skipf("no /proc/PID/exe: %v", err)
+	}
+	ts := &treeSampler{begun: begun, end: time.Now(), unsampled: map[int]float64{}, ownExes: map[string]bool{sh: true},
+		procs: map[int]*runfmt.ProcessProfile{seen: {PID: seen}},
+		list:  func() []int { return []int{early, unseen, seen, other} }}
+	ts.unsampledAtEnd()
+	cpu, n := ts.unsampledStart()
+	if want, _ := target.ProcessCPUSeconds(unseen); n != 1 || cpu <= 0 || cpu > want {
+		t.Errorf("at the window's end: start-up of %d process(es), %.3f CPU-s; want the unseen worker's alone, at most its %.3f", n, cpu, want)
+	}
+	if _, ok := ts.unsampled[unseen]; !ok {
+		t.Errorf("start-up kept of %v; want pid %d's", ts.unsampled, unseen)
 	}
 }

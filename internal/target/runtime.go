@@ -93,7 +93,7 @@ func DetectRuntime(pid int) (ProcessInfo, error) {
 	case err != nil:
 		return info, fmt.Errorf("pid %d: reading its executable: %w", pid, err)
 	}
-	info.Exe = strings.TrimSuffix(exe, " (deleted)")
+	info.Exe = exePath(exe)
 	info.Cmdline = readCmdline(dir + "/cmdline")
 	_, err = os.Stat("/tmp/perf-" + strconv.Itoa(pid) + ".map")
 	info.PerfMap = err == nil
@@ -235,6 +235,21 @@ func ReadProcessTimes(pid int) (ProcessTimes, error) {
 	// exact, so the age is at least the true age.
 	age := boot - time.Duration(st.StartTime)*(time.Second/userHZ)
 	return ProcessTimes{Started: time.Now().Add(-age), CPUSeconds: st.cpuSeconds()}, nil
+}
+
+// ExeOf is the executable pid runs, as DetectRuntime names it.
+func ExeOf(pid int) (string, error) {
+	exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
+	if err != nil {
+		return "", err
+	}
+	return exePath(exe), nil
+}
+
+// exePath is the path of a /proc/PID/exe link's target, without the mark
+// of a file deleted since it was run.
+func exePath(link string) string {
+	return strings.TrimSuffix(link, " (deleted)")
 }
 
 // readProcStat reads and parses /proc/PID/stat.
