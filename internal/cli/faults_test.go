@@ -253,7 +253,8 @@ func TestCtrlCInEveryPhase(t *testing.T) {
 			addr, dir := labtest.FreeAddr(t), t.TempDir()
 			serviceAddr := addr
 			if tc.name == "ready" {
-				serviceAddr = labtest.FreeAddr(t) // the service listens elsewhere: never ready
+				// The service listens elsewhere: never ready.
+				addr, serviceAddr = labtest.RefusedAddr(t), labtest.FreeAddr(t)
 			}
 			args := append([]string{"run", "--dir", dir, "--warmup", "0", "-c", "2", "--profiler", "none"}, tc.args...)
 			if tc.name == "profile fetch" {

@@ -21,7 +21,7 @@ func TestNewcomerMistakes(t *testing.T) {
 	}
 	labtest.RequireRoot(t, "the runs launch the service in a cgroup")
 	bin := labtest.BuildService(t, "hello")
-	addr, pprofAddr, other := labtest.FreeAddr(t), labtest.FreeAddr(t), labtest.FreeAddr(t)
+	addr, pprofAddr, other := labtest.FreeAddr(t), labtest.FreeAddr(t), labtest.RefusedAddr(t)
 	svc := []string{bin, "-addr", addr, "-pprof-addr", pprofAddr}
 	url := "http://" + addr + "/"
 	for _, tc := range []struct {

@@ -65,7 +65,7 @@ func TestPySpyOneNumberPerFunction(t *testing.T) {
 		// Half the load goes to a port nobody listens on: refused, those
 		// requests are not answered, and the CPU per request divides by
 		// the answered only, on every page.
-		api, refused := labtest.FreeAddr(t), labtest.FreeAddr(t)
+		api, refused := labtest.FreeAddr(t), labtest.RefusedAddr(t)
 		env, _, errb := testEnv()
 		if code := Main(context.Background(), []string{"run", "--quiet", "--dir", dir, "--name", "pyhot",
 			"-d", "4s", "--warmup", "1s", "--cpus", "1", "-c", "4", "http://" + api + "/checksum", "http://" + refused + "/checksum",

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -29,7 +30,8 @@ func quickService(t *testing.T) (Config, string) {
 // TestCPUPerRequestWithOtherClients: another process loads the service
 // through the window; its CPU is then not this load's alone, so no CPU
 // per request is given, and the run says how many connections others made
-// (the figure read 2.5× the truth: 1.149 ms against 0.46).
+// (the figure read 2.5× the truth: 1.149 ms against 0.46) and, the client
+// being on this machine, which process it is.
 func TestCPUPerRequestWithOtherClients(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a service")
@@ -52,6 +54,10 @@ func TestCPUPerRequestWithOtherClients(t *testing.T) {
 	}
 	if !slicesContains(r.Warnings, "other clients reached the service") {
 		t.Errorf("warnings %q; want one about the other clients", r.Warnings)
+	}
+	// The other client is on this machine: the note names its process.
+	if by := fmt.Sprintf("127.0.0.1 by pid %d (", client.Process.Pid); !strings.Contains(tg.CPUPerRequestNote, by) {
+		t.Errorf("note %q; want it to name the other client, %q", tg.CPUPerRequestNote, by)
 	}
 }
 
@@ -84,7 +90,7 @@ func TestCPUPerRequestCountsAnswered(t *testing.T) {
 	}
 	cfg, _ := quickService(t)
 	for range 2 {
-		u, err := load.ParseURL("http://" + labtest.FreeAddr(t) + "/")
+		u, err := load.ParseURL("http://" + labtest.RefusedAddr(t) + "/")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,6 +28,9 @@ type peerSampler struct {
 	// by socket.
 	inbound *clientWatch
 	others  map[uint64]netip.AddrPort
+	// who names the local process of an other client's connection, by
+	// the same key, where it could be found.
+	who map[uint64]string
 }
 
 // clientWatch is what tells perflab's connections to the service from
@@ -44,7 +47,7 @@ type clientWatch struct {
 const peerInterval = 250 * time.Millisecond
 
 func startPeerSampler(ctx context.Context, pids func() []int, inbound *clientWatch) *peerSampler {
-	ps := &peerSampler{seen: map[string]int{}, done: make(chan struct{}), inbound: inbound, others: map[uint64]netip.AddrPort{}}
+	ps := &peerSampler{seen: map[string]int{}, done: make(chan struct{}), inbound: inbound, others: map[uint64]netip.AddrPort{}, who: map[uint64]string{}}
 	go func() {
 		defer close(ps.done)
 		tick := time.NewTicker(peerInterval)
@@ -67,22 +70,36 @@ func (ps *peerSampler) sample(reader *target.PeerReader, pids []int) {
 	if err != nil {
 		return
 	}
-	var others map[uint64]netip.AddrPort
+	var others, fresh map[uint64]netip.AddrPort
 	if w := ps.inbound; w != nil {
 		others = reader.Inbound(pids, w.ports, func(c netip.AddrPort) bool { return w.ours.Has(c.Port()) })
 	}
+	ps.mu.Lock()
+	for ino, c := range others {
+		if _, ok := ps.others[ino]; !ok {
+			if fresh == nil {
+				fresh = map[uint64]netip.AddrPort{}
+			}
+			fresh[ino] = c
+		}
+	}
+	ps.mu.Unlock()
+	// Who the new clients are, while they are connected.
+	who := reader.ClientProcesses(fresh)
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	for addr, n := range peers {
 		ps.seen[addr] = max(ps.seen[addr], n)
 	}
 	maps.Copy(ps.others, others)
+	maps.Copy(ps.who, who)
 }
 
 // clients waits for the sampler to stop and returns how many connections
 // other clients made to the service in the window (at least: a short one
 // between two looks is missed) and their addresses, most connections
-// first.
+// first, each with the local processes that made them where perflab found
+// them ("127.0.0.1 by pid 4242 (curl -s ...)").
 func (ps *peerSampler) clients() (int, []string) {
 	if ps == nil {
 		return 0, nil
@@ -90,9 +107,13 @@ func (ps *peerSampler) clients() (int, []string) {
 	<-ps.done
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	byHost := map[string]int{}
-	for _, c := range ps.others {
-		byHost[c.Addr().String()]++
+	byHost, procs := map[string]int{}, map[string][]string{}
+	for ino, c := range ps.others {
+		h := c.Addr().String()
+		byHost[h]++
+		if name, ok := ps.who[ino]; ok && !slices.Contains(procs[h], name) {
+			procs[h] = append(procs[h], name)
+		}
 	}
 	hosts := slices.Collect(maps.Keys(byHost))
 	slices.SortFunc(hosts, func(a, b string) int {
@@ -101,6 +122,12 @@ func (ps *peerSampler) clients() (int, []string) {
 		}
 		return strings.Compare(a, b)
 	})
+	for i, h := range hosts {
+		if names := procs[h]; len(names) > 0 {
+			slices.Sort(names)
+			hosts[i] = h + " by " + strings.Join(names, " and ")
+		}
+	}
 	return len(ps.others), hosts
 }
 

@@ -118,3 +118,30 @@ func StartOrphan(t testing.TB, env []string, argv ...string) int {
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	return pid
 }
+
+// RefusedAddr returns a 127.0.0.1 address that refuses connections for as
+// long as the test runs: a socket is bound to it and never listens. A
+// port merely free (FreeAddr) can be handed to any service started while
+// a load or a readiness probe still aims at it, which then gets the
+// connections meant to be refused and reads them as another client's.
+func RefusedAddr(t testing.TB) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Close(fd); err != nil {
+			t.Errorf("closing the socket bound to the refused address: %v", err)
+		}
+	})
+	// No SO_REUSEADDR: no other socket can bind the port while it is held.
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
+}

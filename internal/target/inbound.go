@@ -41,3 +41,53 @@ func (r *PeerReader) Inbound(pids []int, ports map[uint16]bool, ours func(netip.
 	}
 	return out
 }
+
+// maxClientWalks bounds how many times one PeerReader walks every
+// process's descriptors for ClientProcesses: a load of another tool's
+// thousand connections is named by its first ones.
+const maxClientWalks = 4
+
+// maxClientsNamed bounds the connections one walk names.
+const maxClientsNamed = 16
+
+// ClientProcesses names, for connections Inbound returned (keyed as it
+// keys them), the local process that holds each one's client end:
+// "pid 4242 (curl -s ...)", as ProcessName says. A client on another
+// host or in another network namespace, or one gone since, is left out.
+// One walk of /proc serves them all (up to maxClientsNamed), and a reader
+// walks at most maxClientWalks times.
+func (r *PeerReader) ClientProcesses(conns map[uint64]netip.AddrPort) map[uint64]string {
+	if len(conns) == 0 || r.clientWalks >= maxClientWalks {
+		return nil
+	}
+	r.clientWalks++
+	clientEnd := map[uint64]uint64{} // the client end's inode: the service's end's
+	for ino := range conns {
+		s, ok := r.known[ino]
+		if !ok || len(clientEnd) >= maxClientsNamed {
+			continue
+		}
+		for cino, c := range r.known {
+			if c.local == s.remote && c.remote == s.local {
+				clientEnd[cino] = ino
+				break
+			}
+		}
+	}
+	if len(clientEnd) == 0 {
+		return nil
+	}
+	out := map[uint64]string{}
+	var w procWalker
+	for _, pid := range w.listDir("/proc", nil) {
+		for _, ino := range socketInodes(pid) {
+			if server, ok := clientEnd[ino]; ok {
+				out[server] = ProcessName(pid)
+			}
+		}
+		if len(out) == len(clientEnd) {
+			break
+		}
+	}
+	return out
+}

@@ -208,7 +208,7 @@ func TestCommandNotFound(t *testing.T) {
 
 func TestExitsAtOnce(t *testing.T) {
 	p := launchT(t, LaunchConfig{Command: []string{"sh", "-c", "echo starting; echo 'fatal: port in use' >&2; exit 3"}})
-	err := WaitReady(t.Context(), "http://"+labtest.FreeAddr(t)+"/", 10*time.Second, p, nil)
+	err := WaitReady(t.Context(), "http://"+labtest.RefusedAddr(t)+"/", 10*time.Second, p, nil)
 	if err == nil || !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "fatal: port in use") {
 		t.Errorf("WaitReady = %v; want the exit status and the last log lines", err)
 	}
@@ -216,7 +216,7 @@ func TestExitsAtOnce(t *testing.T) {
 
 func TestNeverReady(t *testing.T) {
 	p := launchT(t, LaunchConfig{Command: []string{"sh", "-c", "echo warming up; sleep 60"}})
-	url := "http://" + labtest.FreeAddr(t) + "/health"
+	url := "http://" + labtest.RefusedAddr(t) + "/health"
 	err := WaitReady(t.Context(), url, 500*time.Millisecond, p, nil)
 	if err == nil || !strings.Contains(err.Error(), "service not ready after 500ms at "+url) || !strings.Contains(err.Error(), "warming up") {
 		t.Errorf("WaitReady = %v", err)

@@ -27,11 +27,13 @@ import (
 // memory sound; inet_diag over netlink walks the same hash table, so it
 // would cost as much per read.
 type PeerReader struct {
-	known    map[uint64]tcpSocket
-	self     map[netip.AddrPort]bool // the local ends of perflab's own sockets seen (Inbound)
-	lastRead time.Time
-	reads    int // table reads, for the tests
-	now      func() time.Time
+	known map[uint64]tcpSocket
+	self  map[netip.AddrPort]bool // the local ends of perflab's own sockets seen (Inbound)
+	// clientWalks counts ClientProcesses' walks of every process.
+	clientWalks int
+	lastRead    time.Time
+	reads       int // table reads, for the tests
+	now         func() time.Time
 }
 
 const (

@@ -42,7 +42,7 @@ func TestReadyWantsAnExpectedStatus(t *testing.T) {
 // elsewhere without saying so is waited for until the timeout (it may be
 // a metrics port opened before the API's).
 func TestReadyNamesThePortTheServiceListensOn(t *testing.T) {
-	addr, other := labtest.FreeAddr(t), labtest.FreeAddr(t)
+	addr, other := labtest.FreeAddr(t), labtest.RefusedAddr(t)
 	cmd, env := helperCmd(t, "serve", addr)
 	p := launchT(t, LaunchConfig{Command: cmd, Env: env, Name: "wrongport"})
 	start := time.Now()
