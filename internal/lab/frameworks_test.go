@@ -366,7 +366,20 @@ func TestAcceptanceWorkersReplaced(t *testing.T) {
 		t.Logf("%d requests in the window, under the %d that replace a worker: once more for %s", r.Load.Requests, guaranteed, cfg.Load.Duration)
 		r, _ = runAcceptance(t, cfg)
 	}
-	checkPlanted(t, r, "render_report")
+	// Beside two spinners the replacements can boot while the machine
+	// holds them off: py-spy samples them as working, and the profile
+	// stood for 10.9× the CPU measured, most of it on their imports. Its
+	// shares are then invalid, and the run must say so; the test takes it
+	// again, once, to check the culprit on a run whose shares hold.
+	if overCountedShares(t, r) {
+		t.Logf("the profile stood for %.1f× the CPU measured: once more", r.Profiling.Coverage)
+		r, _ = runAcceptance(t, cfg)
+	}
+	if overCountedShares(t, r) {
+		t.Logf("the profile stood for %.1f× the CPU measured again: its shares are not checked", r.Profiling.Coverage)
+	} else {
+		checkPlanted(t, r, "render_report")
+	}
 	checkWorkers(t, r, 3)
 	if !workersExited(r) {
 		t.Errorf("%d requests and no note of the workers that exited: %q", r.Load.Requests, r.Profiling.Notes)
@@ -377,6 +390,20 @@ func TestAcceptanceWorkersReplaced(t *testing.T) {
 	if r.Profiling.UnsampledStartCPUSeconds <= 0 || r.Ledger == nil || r.Ledger.CPU == nil || r.Ledger.CPU.UnsampledStartMs <= 0 {
 		t.Errorf("workers replaced in the window and no start-up measured before they were sampled: %.3f CPU-s, ledger %+v", r.Profiling.UnsampledStartCPUSeconds, r.Ledger)
 	}
+}
+
+// overCountedShares says whether the run's profile stood for far more CPU
+// than was measured (runfmt.OverCounted), and checks that a noisy run then
+// lists its profile shares among the figures that are not valid.
+func overCountedShares(t *testing.T, r *runfmt.Run) bool {
+	t.Helper()
+	if r.Profiling == nil || !runfmt.OverCounted(r.Profiling.Coverage, 1) {
+		return false
+	}
+	if r.Quality.Noisy() && !slices.ContainsFunc(r.Quality.Invalid, func(s string) bool { return strings.HasPrefix(s, "profile shares (") }) {
+		t.Errorf("the profile stood for %.1f× the CPU measured and the noisy run's invalid figures are %q; want its profile shares among them", r.Profiling.Coverage, r.Quality.Invalid)
+	}
+	return true
 }
 
 // workersExited says whether the run's profile notes processes that exited

@@ -91,6 +91,7 @@ func (s *session) summarize() {
 			target.MarkSpun(r.Quality, f.Figures[runfmt.FigShare])
 		}
 	}
+	target.MarkOverCounted(r.Quality, s.runnableCoverage())
 	s.culprit()
 }
 

@@ -33,14 +33,16 @@ const (
 // lower rate that spreads the runtime's idle work over fewer requests).
 var (
 	noisyInvalid = []string{"latency", "throughput (requests/s)", "find-max rates"}
-	noisyValid   = []string{cpuValid, "allocations per request", "profile shares"}
+	noisyValid   = []string{cpuValid, "allocations per request", profileSharesValid}
 )
 
-// cpuValid is the CPU per request among a noisy run's valid figures, and
-// noisyTail the end of its summary line.
+// cpuValid is the CPU per request among a noisy run's valid figures,
+// profileSharesValid its profile's shares, and noisyTail the end of its
+// summary line.
 const (
-	cpuValid  = "CPU per request (within a few percent)"
-	noisyTail = "; latency and throughput figures are inflated, CPU per request far less"
+	cpuValid           = "CPU per request (within a few percent)"
+	profileSharesValid = "profile shares"
+	noisyTail          = "; latency and throughput figures are inflated, CPU per request far less"
 )
 
 // QualityInput is what Assess judges.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // MarkSpun says, of a noisy run whose runtime spun share of its CPU while
@@ -15,17 +16,44 @@ import (
 // spins are the service's own (its threads above its cores) and stay
 // counted.
 func MarkSpun(q *runfmt.Quality, share float64) {
-	if !q.Noisy() || share <= 0 {
+	if share <= 0 {
 		return
 	}
-	i := slices.Index(q.Valid, cpuValid)
-	if i < 0 {
-		return
-	}
-	q.Valid = slices.Delete(slices.Clone(q.Valid), i, i+1) // Valid may be noisyValid itself
 	why := fmt.Sprintf("the runtime spun %.0f%% of the CPU waiting for threads without a CPU", 100*share)
-	q.Invalid = append(slices.Clone(q.Invalid), "CPU per request ("+why+")")
+	if !invalidate(q, cpuValid, "CPU per request ("+why+")") {
+		return
+	}
 	if s, ok := strings.CutSuffix(q.Summary, noisyTail); ok {
 		q.Summary = s + "; latency, throughput and CPU per request are inflated (" + why + ")"
 	}
+}
+
+// MarkOverCounted says, of a noisy run whose CPU profile came from a
+// sampler that counts a thread waiting for a CPU as working and stands for
+// coverage× the CPU measured (runfmt.OverCounted), that its profile shares
+// are not valid: the samples of the waits fell on whatever ran after them
+// (a worker booting while the machine held it off, a request long enough
+// to be preempted), beside two spinners 10.9× the CPU measured, most of
+// it on two workers' imports.
+func MarkOverCounted(q *runfmt.Quality, coverage float64) {
+	if !runfmt.OverCounted(coverage, 1) {
+		return
+	}
+	invalidate(q, profileSharesValid, fmt.Sprintf("profile shares (the profiler counted threads waiting for a CPU as working: the profile stands for %s× the CPU measured)", units.Sig(coverage)))
+}
+
+// invalidate moves valid, one of a noisy run's valid figures, among the
+// invalid ones as label; false when the run is not noisy or valid is not
+// among its valid figures.
+func invalidate(q *runfmt.Quality, valid, label string) bool {
+	if !q.Noisy() {
+		return false
+	}
+	i := slices.Index(q.Valid, valid)
+	if i < 0 {
+		return false
+	}
+	q.Valid = slices.Delete(slices.Clone(q.Valid), i, i+1) // Valid may be noisyValid itself
+	q.Invalid = append(slices.Clone(q.Invalid), label)
+	return true
 }

@@ -35,3 +35,38 @@ func TestMarkSpun(t *testing.T) {
 		t.Errorf("a clean run was marked: %s, invalid %q", clean.Summary, clean.Invalid)
 	}
 }
+
+// TestMarkOverCounted: a noisy run whose profile, from a sampler that
+// counts waits as work, stands for 1.5× the CPU measured or more has its
+// profile shares moved among the figures the noise distorts, with the
+// reason; one below that, a clean run and the shared list are left as
+// they were.
+func TestMarkOverCounted(t *testing.T) {
+	m := MachineWindow{Seconds: 4, HostCores: 2, ProcCores: 2, SelfCores: 0.02}
+	noisy := func() runfmt.Quality {
+		q := Assess(QualityInput{Machine: m, Service: &runfmt.TargetSummary{CPUCoresMean: 0.59}})
+		if !q.Noisy() {
+			t.Fatalf("Assess = %s; want noisy", q.Summary)
+		}
+		return q
+	}
+	q := noisy()
+	MarkOverCounted(&q, 10.87)
+	if slices.Contains(q.Valid, profileSharesValid) || !slices.Contains(q.Invalid, "profile shares (the profiler counted threads waiting for a CPU as working: the profile stands for 10.9× the CPU measured)") {
+		t.Errorf("valid %q, invalid %q; want the profile shares invalid, with why", q.Valid, q.Invalid)
+	}
+	if !slices.Contains(noisyValid, profileSharesValid) {
+		t.Errorf("MarkOverCounted changed the shared list of valid figures: %q", noisyValid)
+	}
+	under := noisy()
+	MarkOverCounted(&under, 1.4)
+	if !slices.Contains(under.Valid, profileSharesValid) || len(under.Invalid) != len(noisyInvalid) {
+		t.Errorf("a profile at 1.4× the CPU measured: valid %q, invalid %q; want its shares valid", under.Valid, under.Invalid)
+	}
+	clean := Assess(QualityInput{Machine: MachineWindow{Seconds: 4, HostCores: 2, ProcCores: 0.6, SelfCores: 0.02}, Service: &runfmt.TargetSummary{CPUCoresMean: 0.59}})
+	MarkOverCounted(&clean, 10.87)
+	if clean.Noisy() || len(clean.Invalid) > 0 {
+		t.Errorf("a clean run was marked: %s, invalid %q", clean.Summary, clean.Invalid)
+	}
+	MarkOverCounted(nil, 10.87) // a run without a quality verdict
+}
