@@ -30,9 +30,8 @@ var flaskEndpoints = []struct{ path, fn string }{{"/report", "render_report"}, {
 // per-endpoint table, with the table's CPU of no request per request, must
 // be within 15% of its cost loaded alone, or within the margin the table
 // gives it when that is wider (py-spy counts a thread waiting for a CPU as
-// working, and which endpoint's samples the waits were no profile says),
-// the
-// parts must add up to the CPU measured, and every user function above
+// working, and which endpoint's samples the waits were no profile says);
+// the parts must add up to the CPU measured, and every user function above
 // 10% of the CPU must have a finding. The cost alone is read by the test
 // from /proc on a second server of the same app, loaded with one endpoint
 // at a time, in turns, while perflab's load runs: on a busy machine the

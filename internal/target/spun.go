@@ -34,12 +34,15 @@ func MarkSpun(q *runfmt.Quality, share float64) {
 // are not valid: the samples of the waits fell on whatever ran after them
 // (a worker booting while the machine held it off, a request long enough
 // to be preempted), beside two spinners 10.9× the CPU measured, most of
-// it on two workers' imports.
+// it on two workers' imports. Its summary line says so.
 func MarkOverCounted(q *runfmt.Quality, coverage float64) {
 	if !runfmt.OverCounted(coverage, 1) {
 		return
 	}
-	invalidate(q, profileSharesValid, fmt.Sprintf("profile shares (the profiler counted threads waiting for a CPU as working: the profile stands for %s× the CPU measured)", units.Sig(coverage)))
+	why := fmt.Sprintf("the profiler counted threads waiting for a CPU as working: the profile stands for %s× the CPU measured", units.Sig(coverage))
+	if invalidate(q, profileSharesValid, "profile shares ("+why+")") {
+		q.Summary += "; the profile's shares do not hold (" + why + ")"
+	}
 }
 
 // invalidate moves valid, one of a noisy run's valid figures, among the

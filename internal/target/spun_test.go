@@ -39,7 +39,7 @@ func TestMarkSpun(t *testing.T) {
 // TestMarkOverCounted: a noisy run whose profile, from a sampler that
 // counts waits as work, stands for 1.5× the CPU measured or more has its
 // profile shares moved among the figures the noise distorts, with the
-// reason; one below that, a clean run and the shared list are left as
+// reason, and its summary says so; one below that, a clean run and the shared list are left as
 // they were.
 func TestMarkOverCounted(t *testing.T) {
 	m := MachineWindow{Seconds: 4, HostCores: 2, ProcCores: 2, SelfCores: 0.02}
@@ -54,6 +54,9 @@ func TestMarkOverCounted(t *testing.T) {
 	MarkOverCounted(&q, 10.87)
 	if slices.Contains(q.Valid, profileSharesValid) || !slices.Contains(q.Invalid, "profile shares (the profiler counted threads waiting for a CPU as working: the profile stands for 10.9× the CPU measured)") {
 		t.Errorf("valid %q, invalid %q; want the profile shares invalid, with why", q.Valid, q.Invalid)
+	}
+	if !strings.HasSuffix(q.Summary, "; the profile's shares do not hold (the profiler counted threads waiting for a CPU as working: the profile stands for 10.9× the CPU measured)") {
+		t.Errorf("summary %q", q.Summary)
 	}
 	if !slices.Contains(noisyValid, profileSharesValid) {
 		t.Errorf("MarkOverCounted changed the shared list of valid figures: %q", noisyValid)
