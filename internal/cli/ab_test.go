@@ -53,7 +53,7 @@ func TestABAcceptance(t *testing.T) {
 		}
 	}
 	if cpu == nil || !cpu.Significant || cpu.DeltaPct > -20 || cpu.Base.N != 5 || cpu.New.N != 5 {
-		t.Fatalf("cpu_per_request = %+v; want a significant drop over 5+5 runs", cpu)
+		t.Fatalf("cpu_per_request = %+v; want a significant drop over 5+5 runs; warnings %q", cpu, c.Warnings)
 	}
 	t.Logf("cpu_per_request: %.3f ms -> %.3f ms (%+.1f%%, p=%.4f)", cpu.Base.Median, cpu.New.Median, cpu.DeltaPct, *cpu.PValue)
 	top := topGainer(c.Functions, runfmt.ProfileCPU)

@@ -355,17 +355,7 @@ func TestAcceptanceWorkersReplaced(t *testing.T) {
 	addr := labtest.FreeAddr(t)
 	cfg := acceptanceConfig(t, addr, "/report", "gunicorn", "-w", "2", "--max-requests", strconv.Itoa(maxRequests), "-b", addr, "app:app")
 	cfg.Dir, cfg.Load.Duration, cfg.Load.Concurrency, cfg.Budget.CPUs = frameworkDir(t, "flaskapp"), 2*time.Second, 2, 2
-	r, _ := runAcceptance(t, cfg)
-	// Two workers are sure to have one replaced once the window holds
-	// 2×10+1 requests. A busy machine can serve fewer in 2 s; the run is
-	// then taken again over a window long enough for 120 requests at the
-	// rate it measured, so the test checks the replacement instead of the
-	// machine's speed.
-	if guaranteed := int64(2*maxRequests + 1); !workersExited(r) && r.Load.Requests < guaranteed {
-		cfg.Load.Duration = min(20*time.Second, time.Duration(float64(cfg.Load.Duration)*120/float64(max(r.Load.Requests, 1))))
-		t.Logf("%d requests in the window, under the %d that replace a worker: once more for %s", r.Load.Requests, guaranteed, cfg.Load.Duration)
-		r, _ = runAcceptance(t, cfg)
-	}
+	r := runReplacing(t, cfg, maxRequests)
 	// Beside two spinners the replacements can boot while the machine
 	// holds them off: py-spy samples them as working, and the profile
 	// stood for 10.9× the CPU measured, most of it on their imports. Its
@@ -373,7 +363,7 @@ func TestAcceptanceWorkersReplaced(t *testing.T) {
 	// again, once, to check the culprit on a run whose shares hold.
 	if overCountedShares(t, r) {
 		t.Logf("the profile stood for %.1f× the CPU measured: once more", r.Profiling.Coverage)
-		r, _ = runAcceptance(t, cfg)
+		r = runReplacing(t, cfg, maxRequests)
 	}
 	if overCountedShares(t, r) {
 		t.Logf("the profile stood for %.1f× the CPU measured again: its shares are not checked", r.Profiling.Coverage)
@@ -390,6 +380,23 @@ func TestAcceptanceWorkersReplaced(t *testing.T) {
 	if r.Profiling.UnsampledStartCPUSeconds <= 0 || r.Ledger == nil || r.Ledger.CPU == nil || r.Ledger.CPU.UnsampledStartMs <= 0 {
 		t.Errorf("workers replaced in the window and no start-up measured before they were sampled: %.3f CPU-s, ledger %+v", r.Profiling.UnsampledStartCPUSeconds, r.Ledger)
 	}
+}
+
+// runReplacing runs cfg, whose two workers are replaced every maxRequests
+// requests. Two workers are sure to have one replaced once the window
+// holds 2×maxRequests+1 requests. A busy machine can serve fewer; the run
+// is then taken again over a window long enough for 120 requests at the
+// rate it measured, so the test checks the replacement instead of the
+// machine's speed.
+func runReplacing(t *testing.T, cfg Config, maxRequests int) *runfmt.Run {
+	t.Helper()
+	r, _ := runAcceptance(t, cfg)
+	if guaranteed := int64(2*maxRequests + 1); !workersExited(r) && r.Load.Requests < guaranteed {
+		cfg.Load.Duration = min(20*time.Second, time.Duration(float64(cfg.Load.Duration)*120/float64(max(r.Load.Requests, 1))))
+		t.Logf("%d requests in the window, under the %d that replace a worker: once more for %s", r.Load.Requests, guaranteed, cfg.Load.Duration)
+		r, _ = runAcceptance(t, cfg)
+	}
+	return r
 }
 
 // overCountedShares says whether the run's profile stood for far more CPU
