@@ -13,11 +13,7 @@ import (
 // and its summary says so; a clean run and the shared list of valid
 // figures are left as they were.
 func TestMarkSpun(t *testing.T) {
-	m := MachineWindow{Seconds: 4, HostCores: 2, ProcCores: 2, SelfCores: 0.02}
-	q := Assess(QualityInput{Machine: m, Service: &runfmt.TargetSummary{CPUCoresMean: 0.59}})
-	if !q.Noisy() {
-		t.Fatalf("Assess = %s; want noisy", q.Summary)
-	}
+	q := noisyQuality(t)
 	MarkSpun(&q, 0.92)
 	if slices.Contains(q.Valid, cpuValid) || !slices.Contains(q.Invalid, "CPU per request (the runtime spun 92% of the CPU waiting for threads without a CPU)") {
 		t.Errorf("valid %q, invalid %q; want the CPU per request invalid, with why", q.Valid, q.Invalid)
@@ -36,21 +32,25 @@ func TestMarkSpun(t *testing.T) {
 	}
 }
 
+// noisyQuality is the quality of a window in which other processes kept
+// both cores busy.
+func noisyQuality(t *testing.T) runfmt.Quality {
+	t.Helper()
+	m := MachineWindow{Seconds: 4, HostCores: 2, ProcCores: 2, SelfCores: 0.02}
+	q := Assess(QualityInput{Machine: m, Service: &runfmt.TargetSummary{CPUCoresMean: 0.59}})
+	if !q.Noisy() {
+		t.Fatalf("Assess = %s; want noisy", q.Summary)
+	}
+	return q
+}
+
 // TestMarkOverCounted: a noisy run whose profile, from a sampler that
 // counts waits as work, stands for 1.5× the CPU measured or more has its
 // profile shares moved among the figures the noise distorts, with the
-// reason, and its summary says so; one below that, a clean run and the shared list are left as
-// they were.
+// reason, and its summary says so; one below that, a clean run and the
+// shared list are left as they were.
 func TestMarkOverCounted(t *testing.T) {
-	m := MachineWindow{Seconds: 4, HostCores: 2, ProcCores: 2, SelfCores: 0.02}
-	noisy := func() runfmt.Quality {
-		q := Assess(QualityInput{Machine: m, Service: &runfmt.TargetSummary{CPUCoresMean: 0.59}})
-		if !q.Noisy() {
-			t.Fatalf("Assess = %s; want noisy", q.Summary)
-		}
-		return q
-	}
-	q := noisy()
+	q := noisyQuality(t)
 	MarkOverCounted(&q, 10.87)
 	if slices.Contains(q.Valid, profileSharesValid) || !slices.Contains(q.Invalid, "profile shares (the profiler counted threads waiting for a CPU as working: the profile stands for 10.9× the CPU measured)") {
 		t.Errorf("valid %q, invalid %q; want the profile shares invalid, with why", q.Valid, q.Invalid)
@@ -61,7 +61,7 @@ func TestMarkOverCounted(t *testing.T) {
 	if !slices.Contains(noisyValid, profileSharesValid) {
 		t.Errorf("MarkOverCounted changed the shared list of valid figures: %q", noisyValid)
 	}
-	under := noisy()
+	under := noisyQuality(t)
 	MarkOverCounted(&under, 1.4)
 	if !slices.Contains(under.Valid, profileSharesValid) || len(under.Invalid) != len(noisyInvalid) {
 		t.Errorf("a profile at 1.4× the CPU measured: valid %q, invalid %q; want its shares valid", under.Valid, under.Invalid)
