@@ -127,7 +127,7 @@ func (b *batch) quality(ts *runfmt.TargetSummary) *runfmt.Quality {
 	}
 	q := target.Assess(target.QualityInput{Machine: w, Service: ts})
 	if q.Verdict == runfmt.QualityNoisy { // in a batch program's terms
-		q.Invalid, q.Valid = []string{"wall time", "cores busy"}, []string{"CPU time (within a few percent)", "profile shares"}
+		q.Invalid, q.Valid = []string{"wall time", "cores busy"}, []string{"CPU time (within a few percent)", target.ProfileSharesValid}
 		q.Summary = "NOISY — " + strings.Join(q.Reasons, "; ") + "; the wall time and the cores busy are inflated or held back, the CPU time far less"
 	}
 	return &q

@@ -33,17 +33,19 @@ const (
 // lower rate that spreads the runtime's idle work over fewer requests).
 var (
 	noisyInvalid = []string{"latency", "throughput (requests/s)", "find-max rates"}
-	noisyValid   = []string{cpuValid, "allocations per request", profileSharesValid}
+	noisyValid   = []string{cpuValid, "allocations per request", ProfileSharesValid}
 )
 
-// cpuValid is the CPU per request among a noisy run's valid figures,
-// profileSharesValid its profile's shares, and noisyTail the end of its
-// summary line.
+// cpuValid is the CPU per request among a noisy run's valid figures, and
+// noisyTail the end of its summary line.
 const (
-	cpuValid           = "CPU per request (within a few percent)"
-	profileSharesValid = "profile shares"
-	noisyTail          = "; latency and throughput figures are inflated, CPU per request far less"
+	cpuValid  = "CPU per request (within a few percent)"
+	noisyTail = "; latency and throughput figures are inflated, CPU per request far less"
 )
+
+// ProfileSharesValid names a run's profile shares among its valid or
+// invalid figures (runfmt.Quality), a service's run or a batch program's.
+const ProfileSharesValid = "profile shares"
 
 // QualityInput is what Assess judges.
 type QualityInput struct {

@@ -40,7 +40,7 @@ func MarkOverCounted(q *runfmt.Quality, coverage float64) {
 		return
 	}
 	why := fmt.Sprintf("the profiler counted threads waiting for a CPU as working: the profile stands for %s× the CPU measured", units.Sig(coverage))
-	if invalidate(q, profileSharesValid, "profile shares ("+why+")") {
+	if invalidate(q, ProfileSharesValid, "profile shares ("+why+")") {
 		q.Summary += "; the profile's shares do not hold (" + why + ")"
 	}
 }

@@ -52,18 +52,18 @@ func noisyQuality(t *testing.T) runfmt.Quality {
 func TestMarkOverCounted(t *testing.T) {
 	q := noisyQuality(t)
 	MarkOverCounted(&q, 10.87)
-	if slices.Contains(q.Valid, profileSharesValid) || !slices.Contains(q.Invalid, "profile shares (the profiler counted threads waiting for a CPU as working: the profile stands for 10.9× the CPU measured)") {
+	if slices.Contains(q.Valid, ProfileSharesValid) || !slices.Contains(q.Invalid, "profile shares (the profiler counted threads waiting for a CPU as working: the profile stands for 10.9× the CPU measured)") {
 		t.Errorf("valid %q, invalid %q; want the profile shares invalid, with why", q.Valid, q.Invalid)
 	}
 	if !strings.HasSuffix(q.Summary, "; the profile's shares do not hold (the profiler counted threads waiting for a CPU as working: the profile stands for 10.9× the CPU measured)") {
 		t.Errorf("summary %q", q.Summary)
 	}
-	if !slices.Contains(noisyValid, profileSharesValid) {
+	if !slices.Contains(noisyValid, ProfileSharesValid) {
 		t.Errorf("MarkOverCounted changed the shared list of valid figures: %q", noisyValid)
 	}
 	under := noisyQuality(t)
 	MarkOverCounted(&under, 1.4)
-	if !slices.Contains(under.Valid, profileSharesValid) || len(under.Invalid) != len(noisyInvalid) {
+	if !slices.Contains(under.Valid, ProfileSharesValid) || len(under.Invalid) != len(noisyInvalid) {
 		t.Errorf("a profile at 1.4× the CPU measured: valid %q, invalid %q; want its shares valid", under.Valid, under.Invalid)
 	}
 	clean := Assess(QualityInput{Machine: MachineWindow{Seconds: 4, HostCores: 2, ProcCores: 0.6, SelfCores: 0.02}, Service: &runfmt.TargetSummary{CPUCoresMean: 0.59}})
