@@ -97,11 +97,15 @@ func (s *session) cpuInput() ledger.CPU {
 	switch {
 	case cpu == nil || pr == nil || pr.ProfileCPUSeconds <= 0:
 		return ledger.CPU{NotProfiled: "no CPU profile (see the warnings)"}
-	case pr.NotRepresentative != "":
-		return ledger.CPU{NotProfiled: pr.NotRepresentative}
+	}
+	// The workers' start-up is measured from their processes: it is kept
+	// when the profile is not the verdict.
+	start := time.Duration(pr.UnsampledStartCPUSeconds * float64(time.Second))
+	if pr.NotRepresentative != "" {
+		return ledger.CPU{NotProfiled: pr.NotRepresentative, UnsampledStart: start}
 	}
 	return ledger.CPU{Profiled: time.Duration(pr.ProfileCPUSeconds * float64(time.Second)), Shares: analysis.CPUOwnerShares(cpu, s.userCode()),
-		UnsampledStart: time.Duration(pr.UnsampledStartCPUSeconds * float64(time.Second))}
+		UnsampledStart: start}
 }
 
 // answeredPeers are the peers the kernel timed answers of.

@@ -11,14 +11,24 @@ import (
 // cpuAccount splits the measured CPU per request by owner: the start-up
 // of workers started in the window before they were sampled, the
 // profile's shares of the CPU it stands for (at most the rest of the
-// measured CPU), the rest unexplained. Nil when the service's CPU per
-// request was not measured.
+// measured CPU), the rest unexplained. The start-up is measured from
+// the processes, not the profile: it is owned even when the profile is
+// not (a window of workers recycled every few requests spent half its
+// CPU booting them, and its profile held too little of the rest to be
+// the verdict). Nil when the service's CPU per request was not
+// measured.
 func cpuAccount(in Input) *runfmt.CPUAccount {
 	t := in.Target
 	if t == nil || t.CPUSeconds <= 0 || t.CPUMsPerRequest <= 0 { // no figure per request (other clients)
 		return nil
 	}
-	a := &runfmt.CPUAccount{MeasuredMs: t.CPUMsPerRequest, Source: t.Source, UnexplainedMs: t.CPUMsPerRequest}
+	// Per request of the same count as the measured CPU, so Scale is the
+	// run's one scale (runfmt.Run.CPUScale): the measured CPU that could
+	// be sampled over the profiled CPU.
+	perSecond := t.CPUMsPerRequest / t.CPUSeconds
+	unsampled := math.Min(in.CPU.UnsampledStart.Seconds(), t.CPUSeconds)
+	a := &runfmt.CPUAccount{MeasuredMs: t.CPUMsPerRequest, Source: t.Source, UnsampledStartMs: perSecond * unsampled}
+	a.UnexplainedMs = a.SampledMs()
 	if in.CPU.Profiled <= 0 {
 		a.NotProfiled = in.CPU.NotProfiled
 		if a.NotProfiled == "" {
@@ -26,14 +36,8 @@ func cpuAccount(in Input) *runfmt.CPUAccount {
 		}
 		return a
 	}
-	// Per request of the same count as the measured CPU, so Scale is the
-	// run's one scale (runfmt.Run.CPUScale): the measured CPU that could
-	// be sampled over the profiled CPU.
-	perSecond := a.MeasuredMs / t.CPUSeconds
 	profiled := perSecond * in.CPU.Profiled.Seconds()
 	a.ProfiledMs = &profiled
-	unsampled := math.Min(in.CPU.UnsampledStart.Seconds(), t.CPUSeconds)
-	a.UnsampledStartMs = perSecond * unsampled
 	a.Scale = (t.CPUSeconds - unsampled) / in.CPU.Profiled.Seconds()
 	owned := math.Max(math.Min(profiled, a.MeasuredMs-a.UnsampledStartMs), 0)
 	var sum float64

@@ -367,6 +367,15 @@ func TestCPUAccount(t *testing.T) {
 	if a := Build(in).CPU; a.ProfiledMs != nil || a.NotProfiled == "" || a.UnexplainedMs != 2 {
 		t.Errorf("cpu account %+v; want not profiled, all unexplained", a)
 	}
+	// A profile that is not the verdict still leaves the start-up
+	// measured from the workers' processes owned.
+	in.CPU = CPU{NotProfiled: "the CPU profile accounts for 44% of the CPU it could sample", UnsampledStart: per(0.5)}
+	a = Build(in).CPU
+	within(t, "start-up without a profile", a.UnsampledStartMs, 0.5, 1e-9)
+	within(t, "unexplained without a profile", a.UnexplainedMs, 1.5, 1e-9)
+	if a.ProfiledMs != nil || a.NotProfiled == "" {
+		t.Errorf("cpu account %+v; want not profiled", a)
+	}
 }
 
 func TestNoRequests(t *testing.T) {

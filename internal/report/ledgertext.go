@@ -201,14 +201,17 @@ func droppedTotal(d map[string]uint64) uint64 {
 // owner and unexplained.
 func cpuAccountText(a *runfmt.CPUAccount) string {
 	s := units.FormatMs(a.MeasuredMs) + " measured (" + a.Source + ")"
-	if a.ProfiledMs == nil {
-		return s + "; not profiled: " + a.NotProfiled
-	}
-	s += "; the profile stands for " + units.FormatMs(*a.ProfiledMs)
 	var owners []string
 	if a.UnsampledStartMs > 0 {
 		owners = append(owners, fmt.Sprintf("start-up of workers before they were sampled %s (%.0f%%)", units.FormatMs(a.UnsampledStartMs), 100*a.UnsampledStartMs/a.MeasuredMs))
 	}
+	if a.ProfiledMs == nil {
+		if len(owners) > 0 {
+			s += ": " + owners[0] + ", the rest " + units.FormatMs(a.UnexplainedMs)
+		}
+		return s + "; not profiled: " + a.NotProfiled
+	}
+	s += "; the profile stands for " + units.FormatMs(*a.ProfiledMs)
 	for _, o := range a.Owners {
 		owners = append(owners, fmt.Sprintf("%s %s (%.0f%%)", o.Owner, units.FormatMs(o.MsPerRequest), o.Pct))
 	}

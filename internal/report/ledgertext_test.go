@@ -90,3 +90,16 @@ func TestNoLedgerKeepsTimeSplit(t *testing.T) {
 		t.Errorf("verdict without a ledger:\n%s", text.String())
 	}
 }
+
+// TestCPUAccountStartUpWithoutProfile: a profile that is not the verdict
+// leaves the workers' start-up, measured from their processes, owned in
+// the CPU line.
+func TestCPUAccountStartUpWithoutProfile(t *testing.T) {
+	a := &runfmt.CPUAccount{MeasuredMs: 15, Source: "cgroup-v2", UnsampledStartMs: 7.5, UnexplainedMs: 7.5, NotProfiled: "the CPU profile accounts for 44% of the CPU it could sample"}
+	got := cpuAccountText(a)
+	for _, want := range []string{"start-up of workers before they were sampled 7.50 ms (50%)", "the rest 7.50 ms", "not profiled: the CPU profile accounts for 44%"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("CPU line %q lacks %q", got, want)
+		}
+	}
+}
