@@ -224,3 +224,34 @@ func TestScanKeepsParentCPUOfUnwaitedChild(t *testing.T) {
 		t.Errorf("accounted %+v (others %d); want daemon 40, its own ticks", out.others, out.otherTicks)
 	}
 }
+
+// TestScanCountsProfilersReapedByPerflab: a py-spy perflab started ended
+// between two scans after 8 ticks the first scan saw, and another lived
+// and ended between them: perflab's cutime grew by both, and only what no
+// scan saw is new helper CPU, none of it another process's. A batch
+// service that ended beside them takes the rest.
+func TestScanCountsProfilersReapedByPerflab(t *testing.T) {
+	const self, pyspy, service = 100, 200, 300
+	last := map[int]scanEntry{
+		self:  {start: 10, ppid: 1, total: 50, name: []byte("perflab")},
+		pyspy: {start: 60, ppid: self, total: 8, name: []byte("py-spy")},
+	}
+	// pyspy used 4 more ticks before it exited; the unseen one used 6.
+	cur := map[int]scanEntry{
+		self: {start: 10, ppid: 1, total: 50 + 3 + 12 + 6, child: 12 + 6, name: []byte("perflab")},
+	}
+	s := procScanner{bootTicks: 10000, scanned: true, class: map[int]int8{}, names: map[procKey]string{}, last: last, cur: cur}
+	var out procScan
+	s.account(&out, self, 0)
+	if out.helperTicks != 10 || out.otherTicks != 0 || len(out.others) != 0 {
+		t.Errorf("helpers %d ticks, others %d %+v; want 10 (py-spy's last 4 and the unseen one's 6), none other", out.helperTicks, out.otherTicks, out.others)
+	}
+	last[service] = scanEntry{start: 70, ppid: self, total: 20, name: []byte("trace")}
+	cur[self] = scanEntry{start: 10, ppid: 1, total: 50 + 12 + 20 + 30, child: 12 + 20 + 30, name: []byte("perflab")}
+	s = procScanner{bootTicks: 10000, scanned: true, class: map[int]int8{}, names: map[procKey]string{}, last: last, cur: cur}
+	out = procScan{}
+	s.account(&out, self, service)
+	if out.serviceTicks != 34 || out.helperTicks != 0 {
+		t.Errorf("service %d ticks, helpers %d; want the ended batch service's interval to take the 34 unseen", out.serviceTicks, out.helperTicks)
+	}
+}
