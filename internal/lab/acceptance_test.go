@@ -253,9 +253,26 @@ func TestAcceptanceProfileAgreesWithMeasuredCPU(t *testing.T) {
 	limit := math.Max(0.15, 3/math.Sqrt(max(samples, 1)))
 	t.Logf("tolower: profile %.3f ms/request vs measured %.3f ms/request (%+.1f%%); profile %.2fs over a %.2fs window, %d requests, %.0f samples",
 		profMs, measured, 100*diff, float64(p.DurationNanos)/1e9, r.Load.DurationS, r.Load.Requests, samples)
-	if math.Abs(diff) > limit {
-		t.Errorf("profile's CPU per request %.3f ms differs from the measured %.3f ms by %+.1f%% (limit %.0f%%)", profMs, measured, 100*diff, 100*limit)
+	// Beside two spinners, under a 1-core quota, the runtime's profile
+	// stood for 0.61× the CPU measured (193 samples, 20% of them in
+	// asyncPreempt; the service waited 4.8 s for a CPU in a 5 s
+	// window). That run said its CPU per request does not hold (the
+	// runtime spun waiting for threads without a CPU); a run that says
+	// nothing must agree.
+	switch {
+	case math.Abs(diff) <= limit:
+	case cpuPerRequestInvalid(r):
+		t.Logf("the profile disagrees by %+.1f%% and the run says its CPU per request does not hold: %q", 100*diff, r.Quality.Invalid)
+	default:
+		t.Errorf("profile's CPU per request %.3f ms differs from the measured %.3f ms by %+.1f%% (limit %.0f%%); the run's quality %q",
+			profMs, measured, 100*diff, 100*limit, r.Quality.Summary)
 	}
+}
+
+// cpuPerRequestInvalid says whether the run lists its CPU per request
+// among the figures that do not hold.
+func cpuPerRequestInvalid(r *runfmt.Run) bool {
+	return slices.ContainsFunc(r.Quality.Invalid, func(s string) bool { return strings.HasPrefix(s, "CPU per request") })
 }
 
 // TestAcceptanceCPUPerRequestAccuracy checks the measured CPU per request
