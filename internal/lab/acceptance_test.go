@@ -272,7 +272,7 @@ func TestAcceptanceProfileAgreesWithMeasuredCPU(t *testing.T) {
 // cpuPerRequestInvalid says whether the run lists its CPU per request
 // among the figures that do not hold.
 func cpuPerRequestInvalid(r *runfmt.Run) bool {
-	return slices.ContainsFunc(r.Quality.Invalid, func(s string) bool { return strings.HasPrefix(s, "CPU per request") })
+	return slices.ContainsFunc(r.Quality.Invalid, func(s string) bool { return strings.HasPrefix(s, target.CPUPerRequestFigure) })
 }
 
 // TestAcceptanceCPUPerRequestAccuracy checks the measured CPU per request

@@ -30,6 +30,7 @@ import (
 	"perflab/internal/labtest"
 	"perflab/internal/load"
 	"perflab/internal/runfmt"
+	"perflab/internal/target"
 )
 
 // framework is one test service under one framework.
@@ -409,7 +410,7 @@ func overCountedShares(t *testing.T, r *runfmt.Run) bool {
 	if r.Profiling == nil || !runfmt.OverCounted(r.Profiling.Coverage, 1) {
 		return false
 	}
-	if r.Quality.Noisy() && !slices.ContainsFunc(r.Quality.Invalid, func(s string) bool { return strings.HasPrefix(s, "profile shares (") }) {
+	if r.Quality.Noisy() && !slices.ContainsFunc(r.Quality.Invalid, func(s string) bool { return strings.HasPrefix(s, target.ProfileSharesValid+" (") }) {
 		t.Errorf("the profile stood for %.1f× the CPU measured and the noisy run's invalid figures are %q; want its profile shares among them", r.Profiling.Coverage, r.Quality.Invalid)
 	}
 	return true

@@ -39,13 +39,17 @@ var (
 // cpuValid is the CPU per request among a noisy run's valid figures, and
 // noisyTail the end of its summary line.
 const (
-	cpuValid  = "CPU per request (within a few percent)"
+	cpuValid  = CPUPerRequestFigure + " (within a few percent)"
 	noisyTail = "; latency and throughput figures are inflated, CPU per request far less"
 )
 
 // ProfileSharesValid names a run's profile shares among its valid or
-// invalid figures (runfmt.Quality), a service's run or a batch program's.
-const ProfileSharesValid = "profile shares"
+// invalid figures (runfmt.Quality), a service's run or a batch program's;
+// CPUPerRequestFigure begins its CPU per request's entry there.
+const (
+	ProfileSharesValid  = "profile shares"
+	CPUPerRequestFigure = "CPU per request"
+)
 
 // QualityInput is what Assess judges.
 type QualityInput struct {

@@ -20,7 +20,7 @@ func MarkSpun(q *runfmt.Quality, share float64) {
 		return
 	}
 	why := fmt.Sprintf("the runtime spun %.0f%% of the CPU waiting for threads without a CPU", 100*share)
-	if !invalidate(q, cpuValid, "CPU per request ("+why+")") {
+	if !invalidate(q, cpuValid, CPUPerRequestFigure+" ("+why+")") {
 		return
 	}
 	if s, ok := strings.CutSuffix(q.Summary, noisyTail); ok {
