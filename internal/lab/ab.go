@@ -26,19 +26,33 @@ type RunDone func(arm string, rep int, res *Result, err error)
 // produced no load result (the service did not start) ends the experiment
 // with that error; a run that is partial but measured is kept.
 func AB(ctx context.Context, base, new Config, runs int, done RunDone) (baseRes, newRes []*Result, err error) {
+	name := experimentName(base.Name)
+	return abPair(ctx, runs, done, serviceArm(SideBase, base, name), serviceArm(SideNew, new, name))
+}
+
+// abPair runs the two arms of an A/B experiment interleaved, runs times
+// each.
+func abPair(ctx context.Context, runs int, done RunDone, base, new arm) (baseRes, newRes []*Result, err error) {
 	if runs < 1 {
 		return nil, nil, fmt.Errorf("ab: runs %d: want at least 1", runs)
 	}
-	name := base.Name
-	if name == "" {
-		name = "run"
-	}
-	arms := []arm{
-		{label: SideBase, cfg: named(base, name+"-"+SideBase)},
-		{label: SideNew, cfg: named(new, name+"-"+SideNew)},
-	}
-	groups, err := interleave(ctx, arms, runs, done)
+	groups, err := interleave(ctx, []arm{base, new}, runs, done)
 	return groups[0], groups[1], err
+}
+
+// serviceArm is the arm of side label that runs the service of c, its
+// runs named NAME-label after name.
+func serviceArm(label string, c Config, name string) arm {
+	return arm{label: label, cfg: named(c, name+"-"+label)}
+}
+
+// experimentName is the name an experiment's runs are named after: the
+// configuration's name, or "run".
+func experimentName(name string) string {
+	if name == "" {
+		return "run"
+	}
+	return name
 }
 
 // arm is one configuration of an experiment; run, when set, runs it

@@ -109,20 +109,12 @@ func RunBatch(ctx context.Context, cfg BatchConfig) (*Result, error) {
 	if err := findCommand(cfg.Command, cfg.Dir); err != nil {
 		return nil, err
 	}
-	started := time.Now()
-	dir, id, err := cfg.Store.Create(cfg.Name, started)
+	dir, run, err := createRun(&cfg.Config)
 	if err != nil {
 		return nil, err
 	}
-	b := &batch{cfg: cfg, dir: dir, run: &runfmt.Run{
-		SchemaVersion: runfmt.SchemaVersion, Name: cfg.Name, ID: id, Started: started,
-		Status: runfmt.StatusComplete, Config: recordConfig(&cfg.Config), Env: environment(cfg.Version),
-		Batch: &runfmt.Batch{TimeoutS: cfg.Timeout.Seconds()},
-	}}
-	if rev := cfg.Revision; rev != nil {
-		b.run.Revision = rev
-		b.run.Env.GitCommit, b.run.Env.GitDirty = rev.Commit, rev.Uncommitted
-	}
+	run.Batch = &runfmt.Batch{TimeoutS: cfg.Timeout.Seconds()}
+	b := &batch{cfg: cfg, dir: dir, run: run}
 	err = b.execute(ctx)
 	b.summarize()
 	return b.finish(ctx, err)
@@ -237,17 +229,7 @@ func (b *batch) stopTarget() {
 
 // startMachine samples the machine beside the program for the run.
 func (b *batch) startMachine() {
-	ctx, cancel := context.WithCancel(context.Background())
-	b.machine = target.NewMachineSampler(batchSampleInterval)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		b.machine.Run(ctx)
-	}()
-	b.stopMachine = func() {
-		cancel()
-		<-done
-	}
+	b.machine, b.stopMachine = startMachineSampler(batchSampleInterval)
 }
 
 // startSampler samples the program's CPU, memory, threads and throttling

@@ -2,7 +2,6 @@ package lab
 
 import (
 	"context"
-	"fmt"
 
 	"perflab/internal/runfmt"
 )
@@ -14,18 +13,12 @@ import (
 // measure the program (it could not start) ends the experiment with its
 // error; one that exited non-zero is kept, partial.
 func ABBatch(ctx context.Context, base, new BatchConfig, runs int, done RunDone) (baseRes, newRes []*Result, err error) {
-	if runs < 1 {
-		return nil, nil, fmt.Errorf("ab: runs %d: want at least 1", runs)
-	}
-	name := base.Name
-	if name == "" {
-		name = "run"
-	}
-	arms := []arm{batchArm(SideBase, base, name), batchArm(SideNew, new, name)}
-	groups, err := interleave(ctx, arms, runs, done)
-	return groups[0], groups[1], err
+	name := experimentName(base.Name)
+	return abPair(ctx, runs, done, batchArm(SideBase, base, name), batchArm(SideNew, new, name))
 }
 
+// batchArm is the arm of side label that runs the batch program of c, its
+// runs named NAME-label after name.
 func batchArm(label string, c BatchConfig, name string) arm {
 	c.Name = name + "-" + label
 	return arm{label: label, cfg: c.Config, run: func(ctx context.Context) (*Result, error) { return RunBatch(ctx, c) }}

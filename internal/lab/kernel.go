@@ -108,13 +108,7 @@ func (k *kernelTiming) launch(s *session, backlog bool) {
 		for _, pid := range pids {
 			k.known[pid] = true
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			k.follow(ctx, sess, s.proc.PIDs)
-		}()
-		k.stop = func() { cancel(); <-done }
+		k.stop = goUntilStopped(func(ctx context.Context) { k.follow(ctx, sess, s.proc.PIDs) })
 	}()
 }
 

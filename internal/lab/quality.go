@@ -13,14 +13,26 @@ const machineInterval = 200 * time.Millisecond
 
 // startMachine starts sampling the machine for the whole session.
 func (s *session) startMachine() {
+	s.machine, s.stopMachine = startMachineSampler(machineInterval)
+}
+
+// startMachineSampler samples the machine every interval until stop is
+// called.
+func startMachineSampler(interval time.Duration) (m *target.MachineSampler, stop func()) {
+	m = target.NewMachineSampler(interval)
+	return m, goUntilStopped(m.Run)
+}
+
+// goUntilStopped runs run in a goroutine until stop cancels its context;
+// stop returns once run has.
+func goUntilStopped(run func(context.Context)) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	s.machine = target.NewMachineSampler(machineInterval)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s.machine.Run(ctx)
+		run(ctx)
 	}()
-	s.stopMachine = func() {
+	return func() {
 		cancel()
 		<-done
 	}

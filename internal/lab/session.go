@@ -51,21 +51,32 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 // newSession creates the run's directory and record.
 func newSession(cfg Config) (*session, error) {
 	cfg.defaults()
-	started := time.Now()
-	dir, id, err := cfg.Store.Create(cfg.Name, started)
+	dir, run, err := createRun(&cfg)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{cfg: cfg, dir: dir, run: &runfmt.Run{
-		SchemaVersion: runfmt.SchemaVersion, Name: cfg.Name, ID: id, Started: started,
-		Status: runfmt.StatusComplete, Config: recordConfig(&cfg), Env: environment(cfg.Version),
-	}}
+	s := &session{cfg: cfg, dir: dir, run: run}
 	s.prof = profiling.New(profileHost{s}, profilingConfig(&s.cfg))
-	if rev := cfg.Revision; rev != nil {
-		s.run.Revision = rev
-		s.run.Env.GitCommit, s.run.Env.GitDirty = rev.Commit, rev.Uncommitted
-	}
 	return s, nil
+}
+
+// createRun creates the directory and record of a run of cfg started now:
+// complete until it says otherwise, with cfg's revision.
+func createRun(cfg *Config) (dir string, run *runfmt.Run, err error) {
+	started := time.Now()
+	dir, id, err := cfg.Store.Create(cfg.Name, started)
+	if err != nil {
+		return "", nil, err
+	}
+	run = &runfmt.Run{
+		SchemaVersion: runfmt.SchemaVersion, Name: cfg.Name, ID: id, Started: started,
+		Status: runfmt.StatusComplete, Config: recordConfig(cfg), Env: environment(cfg.Version),
+	}
+	if rev := cfg.Revision; rev != nil {
+		run.Revision = rev
+		run.Env.GitCommit, run.Env.GitDirty = rev.Commit, rev.Uncommitted
+	}
+	return dir, run, nil
 }
 
 // setStatus records how the run ended, by its error err: partial with

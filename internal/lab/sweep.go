@@ -21,10 +21,7 @@ func Sweep(ctx context.Context, cfg Config, envName string, values []string, run
 	if runs < 1 {
 		return nil, fmt.Errorf("sweep: runs %d: want at least 1", runs)
 	}
-	name := cfg.Name
-	if name == "" {
-		name = "run"
-	}
+	name := experimentName(cfg.Name)
 	var arms []arm
 	for _, v := range values {
 		c := named(cfg, name+"-"+envName+"-"+v)
