@@ -128,8 +128,8 @@ func meanLatency(in FindingInput) float64 {
 
 func gomaxprocsDetail(v view, p *Prose) {
 	procs, limit := v.fig(runfmt.FigGOMAXPROCS), v.fig(runfmt.FigCPULimit)
-	p.say("The service runs %v Ps (%v) under a budget of %v cores: up to %v threads run at once on what %v cores allow.",
-		procs, word(v.set(runfmt.SettingGOMAXPROCSSource)), limit, procs, limit)
+	p.say("The service runs %v Ps (%v) under a %v-core budget: up to %v threads run at once on what it allows.",
+		procs, word(v.set(runfmt.SettingGOMAXPROCSSource)), limit, procs)
 	if v.has(runfmt.FigThrottledTime) {
 		p.say(" They burst through each period's CPU quota and then all wait: throttled in %v of periods (%v in the window).", v.fig(runfmt.FigThrottled), v.fig(runfmt.FigThrottledTime))
 	} else {

@@ -58,7 +58,7 @@ func throttledDetail(v view, p *Prose) {
 	p.say("Requests waited %v each (%v of the mean latency, the request ledger's throttled row) while the cgroup was throttled: in %v of periods, %v in the window, at %v cores on average.",
 		v.fig(runfmt.FigWaitPerRequest), v.fig(runfmt.FigShare), v.fig(runfmt.FigThrottled), v.fig(runfmt.FigThrottledTime), v.fig(runfmt.FigCoresMean))
 	if v.has(runfmt.FigGOMAXPROCS) {
-		p.say(" The cause: %v Ps (%v) run at once on what %v cores allow; they spend each period's quota early and all wait for the next.",
+		p.say(" The cause: %v Ps (%v) run at once on what the %v-core budget allows; they spend each period's quota early and all wait for the next.",
 			v.fig(runfmt.FigGOMAXPROCS), word(v.set(runfmt.SettingGOMAXPROCSSource)), v.fig(runfmt.FigCPULimit))
 		return
 	}

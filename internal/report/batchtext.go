@@ -93,7 +93,7 @@ func BatchCoresText(b *runfmt.Batch) string {
 	}
 	budget := "no CPU budget"
 	if c.BudgetCores > 0 {
-		budget = fmt.Sprintf("a budget of %g cores", c.BudgetCores)
+		budget = fmt.Sprintf("a %g-core budget", c.BudgetCores)
 	}
 	return fmt.Sprintf("%s of %d it could use (%s); %s", busy, c.Usable, strings.Join(limits, ", "), budget)
 }
