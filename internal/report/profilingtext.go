@@ -57,7 +57,7 @@ func (p *printer) runtimeWork(pr *runfmt.Profiling) {
 	}
 	var parts []string
 	if len(shares) > 0 {
-		shares = append(shares, "the rest (the program's code and what it calls) "+units.FormatShare(max(rest, 0)))
+		shares = append(shares, "the rest (the program's and its libraries' code) "+units.FormatShare(max(rest, 0)))
 		parts = append(parts, strings.Join(shares, ", ")+" of the CPU profile")
 	}
 	parts = append(parts, unmeasured...)
@@ -81,7 +81,7 @@ func workName(w string) string {
 	case runfmt.WorkInterpreter:
 		return "The interpreter"
 	}
-	return "The runtime's other work"
+	return "Runtime code at the leaf"
 }
 
 // workLabel names a kind of the runtime's own work in a list of shares.
@@ -94,7 +94,7 @@ func workLabel(w string) string {
 	case runfmt.WorkInterpreter:
 		return "interpreter"
 	}
-	return "other runtime work"
+	return "runtime code at the leaf"
 }
 
 // ProcessLine lists the sampled processes with their share of the

@@ -155,7 +155,7 @@ func TestVerdictRuntimeWork(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"Runtime work:", "JIT compiler 17%", "GC 0.4%", "the rest (the program's code and what it calls) 82% of the CPU profile",
+		"Runtime work:", "JIT compiler 17%", "GC 0.4%", "the rest (the program's and its libraries' code) 82% of the CPU profile",
 		"interpreter not measured (the profile names no Java method)", "The JIT compiler 17% of the CPU: measure after",
 	} {
 		if !strings.Contains(out, want) {

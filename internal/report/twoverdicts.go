@@ -61,7 +61,7 @@ func question(r *runfmt.Run) (Question, string) {
 	}
 	switch {
 	case ok && use >= atBudgetUse || r.Target != nil && r.Target.CPUBound:
-		return WhatCostsCPU, "at its CPU budget (" + units.FormatShare(use) + " used): throughput is its CPU's"
+		return WhatCostsCPU, "at its CPU budget (" + units.FormatShare(use) + " used): its CPU limits its throughput"
 	case t != nil && ok && use < farBelowUse && cpuMs > 0 && t.LatencyMs >= latencyOverCPU*cpuMs:
 		return WhereTimeGoes, "far below its CPU budget (" + units.FormatShare(use) + " used) with " + units.FormatMs(t.LatencyMs) +
 			" of latency for " + units.FormatMs(cpuMs) + " of CPU: requests mostly wait"

@@ -91,8 +91,10 @@ const (
 	// interpreted methods, CPython's eval loop where perf names no
 	// Python function.
 	WorkInterpreter = "interpreter"
-	// WorkRuntime is the runtime's other work at the leaf: allocation,
-	// stubs, system calls.
+	// WorkRuntime is the runtime's other code at the leaf: allocation,
+	// copies, stubs, system calls, whoever called it (the CPU account
+	// owns it by its caller: the user's code when a frame of it is on
+	// the stack).
 	WorkRuntime = "runtime"
 )
 
