@@ -72,7 +72,7 @@ func rowDetail(r runfmt.LedgerRow) string {
 		parts = append(parts, fmt.Sprintf("%d of %d connections with Nagle on (TCP_NODELAY off)", s.NagleConns, s.Conns))
 	}
 	if s := r.Socket; s != nil && s.PerRequest > 0 && r.Part != runfmt.PartNetwork {
-		parts = append(parts, fmt.Sprintf("port %s, %.2g waits per request of %s", joinPorts(s.Ports), s.PerRequest, units.FormatMs(s.MeanMs)))
+		parts = append(parts, fmt.Sprintf("port %s, waits of %s, %.2g per request", joinPorts(s.Ports), units.FormatMs(s.MeanMs), s.PerRequest))
 	}
 	if len(r.Sites) > 0 {
 		s := r.Sites[0]
