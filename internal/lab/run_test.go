@@ -155,7 +155,7 @@ func TestRunAttach(t *testing.T) {
 	addr := labtest.FreeAddr(t)
 	exe, _ := os.Executable()
 	svc := exec.Command(exe)
-	svc.Env = append(os.Environ(), "PERFLAB_TEST_SERVICE="+addr, "PERFLAB_TEST_EXIT_AFTER=4s")
+	svc.Env = append(os.Environ(), "PERFLAB_TEST_SERVICE="+addr)
 	if err := svc.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -177,8 +177,15 @@ func TestRunAttach(t *testing.T) {
 		t.Error("perflab stopped a service it did not start")
 	default:
 	}
-	// The service exits (after 4s) during a second, longer run: partial.
+	// The service exits during a second run, 0.7 s into its window:
+	// partial. (The test ends it, not a timer started with it: on a busy
+	// machine under -race the first run can outlast any such timer.)
 	cfg.Load.Duration = 5 * time.Second
+	cfg.Log = func(msg string) {
+		if strings.HasPrefix(msg, "measuring") {
+			time.AfterFunc(700*time.Millisecond, func() { _ = svc.Process.Kill() })
+		}
+	}
 	res, err = Run(context.Background(), cfg)
 	if err == nil {
 		t.Fatal("want an error when the attached service exits mid-run")
