@@ -336,6 +336,7 @@ func (f flagSet) float(p *float64, name, short string, def, min, max float64, us
 
 func (f flagSet) duration(p *time.Duration, name, short string, def, min, max time.Duration, usage string) {
 	f.fs.VarP(newDurationValue(p, def, min, max), name, short, usage)
+	f.hideZeroDefault(name)
 }
 
 func (f flagSet) choice(p *string, name, def string, choices []string, usage string) {
@@ -348,6 +349,16 @@ func (f flagSet) checked(p *string, name, short, def, typ string, check func(str
 
 func (f flagSet) list(p *[]string, name, short, typ string, check func(string) error, usage string) {
 	f.fs.VarP(&listValue{p: p, typ: typ, check: check}, name, short, usage)
+	f.hideZeroDefault(name)
+}
+
+// hideZeroDefault keeps the help from printing "(default 0s)" or
+// "(default [])" for a typed value left at its zero: pflag knows those as
+// zero for its own types only, and the usage says what zero means.
+func (f flagSet) hideZeroDefault(name string) {
+	if fl := f.fs.Lookup(name); fl != nil && (fl.DefValue == "0s" || fl.DefValue == "[]") {
+		fl.DefValue = ""
+	}
 }
 
 // maxCount bounds counts that have no natural limit (requests, runs).

@@ -2,8 +2,11 @@ package cli
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"perflab/internal/lab"
 	"perflab/internal/load"
@@ -72,5 +75,20 @@ func FuzzFlagValues(f *testing.F) {
 		_ = checkHeader(s)
 		_ = checkRunName(s)
 		_ = checkRegexp(s)
+	})
+}
+
+// TestHelpPrintsNoZeroDefault: no flag of any command says "(default 0s)"
+// or "(default [])" in its help, beside a usage that says what the zero
+// means ("default 10s", "repeatable").
+func TestHelpPrintsNoZeroDefault(t *testing.T) {
+	env, _, _ := testEnv()
+	walk(newRoot(env), func(c *cobra.Command) {
+		usages := c.LocalFlags().FlagUsages()
+		for _, zero := range []string{"(default 0s)", "(default [])"} {
+			if strings.Contains(usages, zero) {
+				t.Errorf("%s: help says %s:\n%s", c.CommandPath(), zero, usages)
+			}
+		}
 	})
 }
