@@ -235,10 +235,10 @@ func cmpCostDelta(r runfmt.FunctionDelta) string {
 	}
 	s := sign + cmpCost(math.Abs(r.Delta), r.Unit)
 	switch {
-	case r.DeltaPct == nil:
-		s += " (new)"
+	case r.DeltaPct == nil: // not "new": its code may be there, unsampled
+		s += " (none in base)"
 	case *r.DeltaPct == -100:
-		s += " (gone)"
+		s += " (none in new)"
 	case *r.DeltaPct >= ratioFrom:
 		s += " (" + FormatChange(*r.DeltaPct) + ")"
 	default:
