@@ -1,8 +1,11 @@
 package analysis
 
 import (
+	"slices"
+
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/ownership"
 	"perflab/internal/stacks"
 )
 
@@ -62,18 +65,17 @@ func (v *CPUView) Share(x int64) float64 {
 func (v *CPUView) Us(share float64) float64 { return share * v.UsPerRequest }
 
 // CumOf is the cost of the stacks containing any of the named functions.
-func (v *CPUView) CumOf(names []string) int64 { return v.cumOf(names, false) }
+func (v *CPUView) CumOf(names []string) int64 {
+	return v.cumOf(func(name string) bool { return slices.Contains(names, name) }, false)
+}
 
-// cumOf is CumOf, leaving out the spinners' waits when noSpin.
-func (v *CPUView) cumOf(names []string, noSpin bool) int64 {
+// cumOf is the CPU of the stacks through a function whose name matches,
+// leaving out the spinners' waits when noSpin.
+func (v *CPUView) cumOf(match func(name string) bool, noSpin bool) int64 {
 	s := v.Costs.set
 	want := make([]bool, len(s.Funcs))
 	for i, f := range s.Funcs {
-		for _, n := range names {
-			if f.Name == n {
-				want[i] = true
-			}
-		}
+		want[i] = match(f.Name)
 	}
 	var total int64
 	for si := 0; si < s.NumStacks(); si++ {
@@ -90,10 +92,6 @@ func (v *CPUView) cumOf(names []string, noSpin bool) int64 {
 	return total
 }
 
-// gcRoots are the runtime functions whose cumulative CPU is garbage
-// collection work.
-var gcRoots = []string{"runtime.gcBgMarkWorker", "runtime.gcAssistAlloc", "runtime.bgsweep", "runtime.bgscavenge", "runtime.markroot"}
-
 // GCShare is the fraction of the profile's CPU in the garbage collector
 // (background mark workers, assists, sweeping, scavenging), less the
 // waits it spun through (SpinShares: a mark worker waiting for a goroutine
@@ -102,7 +100,7 @@ func (v *CPUView) GCShare() float64 {
 	if v.Costs == nil {
 		return 0
 	}
-	return v.Share(v.cumOf(gcRoots, true))
+	return v.Share(v.cumOf(ownership.IsGoGC, true))
 }
 
 // GCShare is the fraction of a CPU profile's samples in the garbage

@@ -1,16 +1,15 @@
 package analysis
 
 import (
-	"slices"
-
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
 )
 
 // CPUOwnerShares splits a CPU profile's samples by owner, as fractions of
 // its CPU that add up to 1: the runtime's spinning waits (spinners), the
-// garbage collector (stacks through gcRoots),
+// garbage collector (stacks through a function ownership.IsGoGC names),
 // the user's code and what it calls (stacks with a frame of user code
 // under uc), and the rest (the server, the runtime or interpreter). Nil
 // for a profile without samples.
@@ -49,7 +48,7 @@ func sampleOwner(s *profile.Sample, uc UserCode) runfmt.CPUOwner {
 			if l.Function == nil {
 				continue
 			}
-			if slices.Contains(gcRoots, l.Function.Name) {
+			if ownership.IsGoGC(l.Function.Name) {
 				return runfmt.OwnerGC
 			}
 			user = user || uc.IsUser(l.Function.Name, l.Function.Filename)

@@ -72,7 +72,7 @@ func (m *Model) goClass(name, file string) Class {
 func goStdClass(pkg, name string) Class {
 	if isGoRuntime(pkg) {
 		c := Class{Kind: Runtime, Lang: LangGo, Package: "runtime"}
-		if isGoGC(name) {
+		if IsGoGC(name) {
 			c.mark = markGC
 		}
 		return c
@@ -84,9 +84,15 @@ func goStdClass(pkg, name string) Class {
 	return c
 }
 
-// isGoGC reports whether name is one of goGCFuncs or a closure or ABI
-// wrapper of one ("runtime.gcBgMarkWorker.func2", "....abi0").
-func isGoGC(name string) bool {
+// IsGoGC reports whether the Go function name is the garbage
+// collector's: one of goGCFuncs or a closure or ABI wrapper of one
+// ("runtime.gcBgMarkWorker.func2", "....abi0"). A sample with such a
+// frame on its stack is GC work, on every page that splits a Go
+// service's CPU.
+func IsGoGC(name string) bool {
+	if !strings.HasPrefix(name, "runtime.") {
+		return false
+	}
 	for {
 		if goGCFuncs[name] {
 			return true
