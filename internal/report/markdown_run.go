@@ -38,7 +38,11 @@ func RunVerdict(r *runfmt.Run) runfmt.Verdict {
 		warns = append(warns, "degraded: "+strings.Join(r.DegradedReasons, "; "))
 	}
 	if q := r.Quality; q.Noisy() {
-		warns = append(warns, "noisy measurement: "+q.Summary)
+		why := q.Summary // a run that kept no reasons
+		if len(q.Reasons) > 0 {
+			why = strings.Join(q.Reasons, "; ")
+		}
+		warns = append(warns, "noisy measurement: "+why)
 	}
 	if len(warns) > 0 && v.Status == runfmt.VerdictPass {
 		v.Status = runfmt.VerdictWarn
