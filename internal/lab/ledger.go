@@ -157,7 +157,7 @@ func kernelInput(w ktrace.Totals, ports []uint16, backlog bool) *ledger.Kernel {
 	}
 	k.BacklogWhy = why(ktrace.Backlog)
 	if !backlog {
-		k.BacklogWhy = "the load kept its connections open, so accept waits are rare: not timed (it costs a kernel program on every system call); a wait before accept() is in queue"
+		k.BacklogWhy = "the load kept its connections open, so requests rarely wait for accept(), and timing it would cost a kernel program on every system call; a wait before accept() is in queue"
 	}
 	k.UnreadWhy, k.StallsWhy = why(ktrace.RequestWait), why(ktrace.SendStalls)
 	k.PeersWhy, k.ReadWhy = why(ktrace.PeerTime), why(ktrace.AnswerWait)
