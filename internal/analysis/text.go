@@ -47,7 +47,7 @@ func (t *Table) WriteText(w io.Writer) error {
 		}
 		bw.WriteString(" " + RowLabel(r))
 		if t.User && r.User && r.Attributed > 0 {
-			fmt.Fprintf(bw, " (%.0f%% in callees outside user code)", Pct(r.Attributed, r.Flat))
+			fmt.Fprintf(bw, " (%s in callees outside user code)", units.FormatPct(Pct(r.Attributed, r.Flat)))
 		}
 		bw.WriteString("\n")
 	}

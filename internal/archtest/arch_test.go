@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"store":    {"runfmt", "files"},
 	"load":     {"runfmt", "files"},
 	"target":   {"runfmt", "units"},
-	"capture":  {"runfmt", "files"},
+	"capture":  {"runfmt", "files", "units"},
 	"findings": {"analysis", "stacks", "ownership", "runfmt", "units"},
 	"analysis": {"stacks", "ownership", "runfmt", "files", "units"},
 	"stacks":   {"runfmt", "files"},
@@ -42,8 +42,8 @@ var allowed = map[string][]string{
 	"ktrace":   {"files"},
 	"ledger":   {"runfmt", "units"},
 
-	"profiling": {"capture", "target", "runfmt", "files", "ownership"},
-	"ownership": {"runfmt", "files"},
+	"profiling": {"capture", "target", "runfmt", "files", "ownership", "units"},
+	"ownership": {"runfmt", "files", "units"},
 }
 
 // commands are the programs outside internal/ and the one internal

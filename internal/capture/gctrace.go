@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // maxGCEvents bounds what a GCTrace keeps: a service collecting 100 times a
@@ -102,7 +103,7 @@ func (g *GCTrace) Summary(from, to time.Time, windowCPUSeconds float64) runfmt.G
 		// and pauses (the pauses times GOMAXPROCS), not CPU time: for a
 		// process that waits for a CPU (throttled at its quota, a busy
 		// machine) they exceed the CPU it used. The figure is then no share.
-		s.CPUPctNote = fmt.Sprintf("share of CPU unknown: gctrace counts %.0f%% of the process's CPU, its GC workers' wall time while they waited for a CPU", s.CPUPct)
+		s.CPUPctNote = fmt.Sprintf("share of CPU unknown: gctrace counts %s of the process's CPU, its GC workers' wall time while they waited for a CPU", units.FormatPct(s.CPUPct))
 		s.CPUPct = 0
 	}
 	slices.Sort(pauses)

@@ -121,8 +121,8 @@ func belowBudget(best *stepResult, limit float64, host int) string {
 	if best.target == nil || best.CPUCores >= belowBudgetShare*budget {
 		return ""
 	}
-	msg := fmt.Sprintf("the highest rate, %.0f requests/s, kept the service at %.2f cores, %.0f%% of %s: its CPU was not the limit. "+
-		"The bottleneck was elsewhere: ", best.Rate, best.CPUCores, 100*best.CPUCores/budget, what)
+	msg := fmt.Sprintf("the highest rate, %.0f requests/s, kept the service at %.2f cores, %s of %s: its CPU was not the limit. "+
+		"The bottleneck was elsewhere: ", best.Rate, best.CPUCores, units.FormatPct(100*best.CPUCores/budget), what)
 	var parts []string
 	if q := best.quality; q != nil {
 		parts = append(parts, fmt.Sprintf("the load generator (perflab used %.2f cores and waited %s per request for a CPU)", q.PerflabCores, units.FormatMs(q.PerflabWaitMsPerRequest)),

@@ -436,11 +436,11 @@ func (s *session) measure(ctx context.Context) error {
 	case r.Requests > 0 && r.Errors == r.Requests:
 		return fmt.Errorf("no request succeeded in the window: all %d failed (%s)", r.Requests, mainKind(r))
 	case 2*r.Errors > r.Requests:
-		s.degrade(fmt.Sprintf("%.1f%% of the %d requests failed (%s): the figures are of a service that mostly did not answer as expected",
-			100*float64(r.Errors)/float64(r.Requests), r.Requests, mainKind(r)))
+		s.degrade(fmt.Sprintf("%s of the %d requests failed (%s): the figures are of a service that mostly did not answer as expected",
+			units.FormatPct(100*float64(r.Errors)/float64(r.Requests)), r.Requests, mainKind(r)))
 	case r.Unfinished*100 > r.Requests:
-		s.warn(fmt.Sprintf("%d requests (%.1f%% of those that finished) were still in flight when the window ended, the oldest for %s: the latency figures leave them out",
-			r.Unfinished, 100*float64(r.Unfinished)/float64(r.Requests), units.FormatMs(r.UnfinishedOldestMs)))
+		s.warn(fmt.Sprintf("%d requests (%s of those that finished) were still in flight when the window ended, the oldest for %s: the latency figures leave them out",
+			r.Unfinished, units.FormatPct(100*float64(r.Unfinished)/float64(r.Requests)), units.FormatMs(r.UnfinishedOldestMs)))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
+	"perflab/internal/units"
 )
 
 // How many rows of hot and allocating functions run.json keeps.
@@ -155,7 +156,7 @@ func distrustGCTrace(gc *runfmt.GCSummary, t *runfmt.TargetSummary) {
 	if gc.CPUPctSource != runfmt.SourceGCTrace || !waitedForCPU(t) {
 		return
 	}
-	gc.CPUPctNote = fmt.Sprintf("share of CPU unknown without a CPU profile: gctrace counts %.0f%%, its GC workers' wall time, and the service waited for a CPU (throttled or runnable)", gc.CPUPct)
+	gc.CPUPctNote = fmt.Sprintf("share of CPU unknown without a CPU profile: gctrace counts %s, its GC workers' wall time, and the service waited for a CPU (throttled or runnable)", units.FormatPct(gc.CPUPct))
 	gc.CPUPct, gc.CPUPctSource = 0, ""
 }
 

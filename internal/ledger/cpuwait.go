@@ -117,8 +117,8 @@ func (b *builder) throttledShare() (frac float64, how string, ok bool, why strin
 		return 1, fmt.Sprintf("the cgroup was throttled %.2f s and its threads' run-queue wait is unknown", t.ThrottledSeconds), true, ""
 	}
 	frac = math.Min(t.ThrottledSeconds/runq, 1)
-	return frac, fmt.Sprintf("the cgroup's throttled time (%.2f s, %.1f%% of periods) over its threads' run-queue wait (%.2f s, %s)",
-		t.ThrottledSeconds, t.ThrottledPct, runq, from), true, ""
+	return frac, fmt.Sprintf("the cgroup's throttled time (%.2f s, %s of periods) over its threads' run-queue wait (%.2f s, %s)",
+		t.ThrottledSeconds, units.FormatPct(t.ThrottledPct), runq, from), true, ""
 }
 
-func pct(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) }
+func pct(f float64) string { return units.FormatPct(100 * f) }

@@ -2,6 +2,7 @@ package ownership
 
 import (
 	"fmt"
+	"perflab/internal/units"
 
 	"github.com/google/pprof/profile"
 )
@@ -166,7 +167,7 @@ func (m *Model) binaryFacts() string {
 		case !b.Symbols && b.Lang != LangGo:
 			return fmt.Sprintf("%s has no symbol table", b.Path)
 		case b.FramePointers == FramePointersNo:
-			return fmt.Sprintf("%s appears to be built without frame pointers (%.0f%% of its functions set one up; a heuristic)", b.Path, 100*b.FramePointerShare)
+			return fmt.Sprintf("%s appears to be built without frame pointers (%s of its functions set one up; a heuristic)", b.Path, units.FormatPct(100*b.FramePointerShare))
 		}
 	}
 	return ""
@@ -184,7 +185,7 @@ func (m *Model) verdict(d Depth, facts string, seesLang bool) Verdict {
 	// runtime._ExternalCode for C code it cannot walk).
 	walked := lang != LangPython && lang != LangRuby && lang != LangGo
 	if walked && share(d.Shallow) >= ShallowShare {
-		r := fmt.Sprintf("%.0f%% of the samples have at most %d frames (median %d): the stacks stop before reaching your code", 100*share(d.Shallow), ShallowFrames, d.Median)
+		r := fmt.Sprintf("%s of the samples have at most %d frames (median %d): the stacks stop before reaching your code", units.FormatPct(100*share(d.Shallow)), ShallowFrames, d.Median)
 		if facts != "" {
 			r += "; " + facts
 		}
@@ -196,17 +197,17 @@ func (m *Model) verdict(d Depth, facts string, seesLang bool) Verdict {
 	switch {
 	case !seesLang && (lang == LangPython || lang == LangRuby || lang == LangNode || lang == LangJVM):
 		return Verdict{
-			Reason: fmt.Sprintf("%.0f%% of the samples have no frame of your code: perf sees the %s runtime, not the code it runs", 100*share(d.NoUser), lang),
+			Reason: fmt.Sprintf("%s of the samples have no frame of your code: perf sees the %s runtime, not the code it runs", units.FormatPct(100*share(d.NoUser)), lang),
 			Remedy: NamingRemedy(lang),
 		}
 	case share(d.Unnamed) >= ShallowShare:
 		return Verdict{
-			Reason: fmt.Sprintf("%.0f%% of the samples have no frame of your code and %.0f%% end in code no one could name", 100*share(d.NoUser), 100*share(d.Unnamed)),
+			Reason: fmt.Sprintf("%s of the samples have no frame of your code and %s end in code no one could name", units.FormatPct(100*share(d.NoUser)), units.FormatPct(100*share(d.Unnamed))),
 			Remedy: NamingRemedy(lang),
 		}
 	}
 	return Verdict{
-		Reason: fmt.Sprintf("%.0f%% of the samples have no frame of what perflab takes for your code", 100*share(d.NoUser)),
+		Reason: fmt.Sprintf("%s of the samples have no frame of what perflab takes for your code", units.FormatPct(100*share(d.NoUser))),
 		Remedy: "say which code is yours: --user-code REGEX (matched against function names and files), or --src DIR (the project's directory)",
 	}
 }

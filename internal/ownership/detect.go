@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"perflab/internal/units"
 	"regexp"
 	"strconv"
 	"strings"
@@ -159,7 +160,7 @@ func binaryNotes(bins []Binary) []string {
 		case !b.Symbols && !b.DebugInfo:
 			out = append(out, fmt.Sprintf("%s has neither symbols nor debug information: its costs can only be reported per module; %s", b.Path, NamingRemedy(b.Lang)))
 		case b.FramePointers == FramePointersNo:
-			out = append(out, fmt.Sprintf("%s appears to be built without frame pointers (%.0f%% of its functions set one up; a heuristic): perf's stacks may stop before your code; %s", b.Path, 100*b.FramePointerShare, UnwindRemedy(b.Lang)))
+			out = append(out, fmt.Sprintf("%s appears to be built without frame pointers (%s of its functions set one up; a heuristic): perf's stacks may stop before your code; %s", b.Path, units.FormatPct(100*b.FramePointerShare), UnwindRemedy(b.Lang)))
 		}
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	own "perflab/internal/ownership"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
+	"perflab/internal/units"
 )
 
 // dwarfStackBytes is the stack perf copies per sample when it unwinds
@@ -45,7 +46,7 @@ func perfUnwinding(procs []target.ProcessInfo) unwinding {
 				name = "pid " + strconv.Itoa(p.PID) + "'s executable"
 			}
 			return unwinding{how: runfmt.UnwindDWARF, stackBytes: dwarfStackBytes, lang: b.Lang, why: fmt.Sprintf(
-				"%s appears to be built without frame pointers (%.0f%% of its functions set one up; a heuristic)", name, 100*b.FramePointerShare)}
+				"%s appears to be built without frame pointers (%s of its functions set one up; a heuristic)", name, units.FormatPct(100*b.FramePointerShare))}
 		}
 	}
 	return unwinding{how: runfmt.UnwindFramePointers}

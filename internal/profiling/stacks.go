@@ -12,6 +12,7 @@ import (
 
 	own "perflab/internal/ownership"
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // maxModules bounds the modules listed when stacks do not reach user code.
@@ -135,7 +136,7 @@ func stacksNote(st *runfmt.Stacks) string {
 	}
 	var mods []string
 	for _, m := range st.Modules {
-		mods = append(mods, fmt.Sprintf("%s %.0f%%", m.Module, 100*m.Share))
+		mods = append(mods, fmt.Sprintf("%s %s", m.Module, units.FormatPct(100*m.Share)))
 	}
 	n := "the stacks do not reach your code, so no function of yours can be ranked: " + st.Reason + "; " + st.Remedy
 	if len(mods) > 0 {

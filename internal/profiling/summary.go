@@ -7,6 +7,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // A CPU profile must account for at least minCoverage of the CPU the
@@ -77,9 +78,9 @@ func notRepresentative(pr *runfmt.Profiling, samples int64, hint string) string 
 		of = fmt.Sprintf("%.2f of the %.2f CPU-seconds measured less %.2f of start-up before processes were sampled", profileCPU, measuredCPU, pr.UnsampledStartCPUSeconds)
 		what = "the CPU it could sample"
 	}
-	return fmt.Sprintf("the CPU profile accounts for %.0f%% of %s (%s, %d samples): "+
+	return fmt.Sprintf("the CPU profile accounts for %s of %s (%s, %d samples): "+
 		"it cannot say where the service's CPU went, so its functions are not the verdict%s",
-		100*profileCPU/max(sampled, 1e-9), what, of, samples, hint)
+		units.FormatPct(100*profileCPU/max(sampled, 1e-9)), what, of, samples, hint)
 }
 
 // fewSamples is a profile whose coverage sampling noise alone can halve.

@@ -25,12 +25,12 @@ func (v *htmlView) batchHTML(r *runfmt.Run) {
 		{Label: "Peak RSS", Value: units.FormatBytes(float64(b.RSSMaxBytes)), Note: "VmHWM of its processes"},
 	}
 	if b.Cores.BudgetCores > 0 {
-		v.Cards = append(v.Cards, card{Label: "Throttled", Value: fmt.Sprintf("%.1f%%", b.ThrottledPct), Note: "of periods, " + seconds(b.ThrottledS),
+		v.Cards = append(v.Cards, card{Label: "Throttled", Value: units.FormatPct(b.ThrottledPct), Note: "of periods, " + seconds(b.ThrottledS),
 			Warn: runfmt.ThrottledNotable(b.ThrottledPct)})
 	}
 	v.Verdict = []kv{{"Command", strings.Join(r.Config.Command, " ")}, {"Cores", BatchCoresText(b)}, {"Threads", BatchThreadsText(b)}}
 	if b.GCPct != nil {
-		v.Verdict = append(v.Verdict, kv{"GC", fmt.Sprintf("%.1f%% of its CPU (the CPU profile)", *b.GCPct)})
+		v.Verdict = append(v.Verdict, kv{"GC", fmt.Sprintf("%s of its CPU (the CPU profile)", units.FormatPct(*b.GCPct))})
 	}
 	if b.Cost != nil {
 		v.Verdict = append(v.Verdict, kv{"Measuring", BatchCostText(b.Cost)})

@@ -36,10 +36,10 @@ func WriteBatchText(w io.Writer, r *runfmt.Run, dir string) error {
 	p.f("  Cores:\t%s\n", BatchCoresText(b))
 	p.f("  Peak RSS:\t%s\n", units.FormatBytes(float64(b.RSSMaxBytes)))
 	if b.Cores.BudgetCores > 0 {
-		p.f("  Throttled:\t%.1f%% of periods (%s)\n", b.ThrottledPct, seconds(b.ThrottledS))
+		p.f("  Throttled:\t%s of periods (%s)\n", units.FormatPct(b.ThrottledPct), seconds(b.ThrottledS))
 	}
 	if b.GCPct != nil {
-		p.f("  GC:\t%.1f%% of its CPU (the CPU profile)\n", *b.GCPct)
+		p.f("  GC:\t%s of its CPU (the CPU profile)\n", units.FormatPct(*b.GCPct))
 	}
 	p.runtimeWork(r.Profiling)
 	p.f("  Threads:\t%s\n", wrap(BatchThreadsText(b), 90, "    "))
@@ -115,7 +115,7 @@ func BatchThreadsText(b *runfmt.Batch) string {
 		if s.Seconds == 0 {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %s (%.0f%%)", s.State, seconds(s.Seconds), 100*s.Seconds/total))
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", s.State, seconds(s.Seconds), units.FormatPct(100*s.Seconds/total)))
 	}
 	procs := ""
 	if th.Processes > 1 {
@@ -133,8 +133,8 @@ func BatchThreadsText(b *runfmt.Batch) string {
 
 // BatchCostText is what measuring a batch program cost.
 func BatchCostText(c *runfmt.BatchCost) string {
-	return fmt.Sprintf("%.1f%% of its CPU (perf %s, kernel tracing %s, perflab's samplers %s)",
-		c.Pct, seconds(c.ProfilerCPUS), seconds(c.KernelCPUS), seconds(c.PerflabCPUS))
+	return fmt.Sprintf("%s of its CPU (perf %s, kernel tracing %s, perflab's samplers %s)",
+		units.FormatPct(c.Pct), seconds(c.ProfilerCPUS), seconds(c.KernelCPUS), seconds(c.PerflabCPUS))
 }
 
 // seconds formats a time given in seconds as every time per request is.

@@ -51,7 +51,7 @@ func TestWriteBatchText(t *testing.T) {
 		"Cores:\t1.00 busy (1.31 threads on a CPU or waiting for one, on average) of 8 it could use (host 8, cpuset 8, GOMAXPROCS 8 (default)); no CPU budget",
 		"Peak RSS:\t12.0 MiB",
 		"GC:\t6.5% of its CPU (the CPU profile)",
-		"on-cpu 2.49 s (25%), runnable 775.00 ms (8%), futex 6.74 s (67%); 10.00 s in all",
+		"on-cpu 2.49 s (25%), runnable 775.00 ms (7.8%), futex 6.74 s (67%); 10.00 s in all",
 		"10.00 ms of CPU before threads' first switch, not split",
 		"Measuring:\t9.6% of its CPU (perf 200.00 ms, kernel tracing 10.00 ms, perflab's samplers 30.00 ms)",
 		"1. [serial] serial: 1 of 8 cores busy",

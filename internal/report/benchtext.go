@@ -154,7 +154,7 @@ func (p *printer) benchLineRows(lines []runfmt.BenchLine, cost func(runfmt.Bench
 	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	tp := &printer{w: tw}
 	for _, l := range lines {
-		tp.f("    %s\t%.0f%%\t %s\n", cost(l), l.Pct, BenchLineLabel(l))
+		tp.f("    %s\t%s\t %s\n", cost(l), units.FormatPct(l.Pct), BenchLineLabel(l))
 	}
 	if tp.err == nil {
 		tp.err = tw.Flush()

@@ -89,7 +89,7 @@ func ciSuffix(s runfmt.MetricSummary) string {
 		}
 		return " ± ∞"
 	}
-	return fmt.Sprintf(" ± %.0f%%", 100*half/math.Abs(s.Median))
+	return fmt.Sprintf(" ± %.0f%%", 100*half/math.Abs(s.Median)) // whole percents, as benchstat prints them
 }
 
 // FormatMetric formats a metric value in its unit.
@@ -100,7 +100,7 @@ func FormatMetric(v float64, unit string) string {
 	case runfmt.UnitMs:
 		return cmpSig3(v) + " ms"
 	case runfmt.UnitPct:
-		return fmt.Sprintf("%.1f%%", v)
+		return fmt.Sprintf("%.1f%%", v) // one decimal in every row, as the table's other figures keep three digits
 	case runfmt.UnitRPS:
 		return cmpSig3(v)
 	}

@@ -25,7 +25,7 @@ func lineText(l runfmt.SourceLine) string {
 	if l.CostUsPerRequest > 0 {
 		b.WriteString(" " + units.FormatMicros(l.CostUsPerRequest) + "/request,")
 	}
-	fmt.Fprintf(&b, " %.0f%%", l.Pct)
+	fmt.Fprintf(&b, " %s", units.FormatPct(l.Pct))
 	if l.SourceChanged {
 		b.WriteString(" (the source changed since the build: this may not be the line that ran)")
 	}
@@ -65,7 +65,7 @@ func linesView(ls []runfmt.SourceLine) []htmlLine {
 	var lastFile string
 	var lastEnd int64
 	for _, l := range ls {
-		note := htmlNote{Where: fmt.Sprintf("%s:%d", l.File, l.Line), Changed: l.SourceChanged, Cost: fmt.Sprintf("%.0f%%", l.Pct)}
+		note := htmlNote{Where: fmt.Sprintf("%s:%d", l.File, l.Line), Changed: l.SourceChanged, Cost: units.FormatPct(l.Pct)}
 		if l.CostUsPerRequest > 0 {
 			note.Cost = units.FormatMicros(l.CostUsPerRequest) + "/request, " + note.Cost
 		}

@@ -54,7 +54,7 @@ func TestVerdictCulpritLinesAndEndpoints(t *testing.T) {
 	for _, re := range []string{
 		`(?m)^  GET /api/item\?id=7 +100 +0 +3\.10 ms +12\.40 ms +1\.60 ms +40% +main\.\(\*app\)\.handleItem → main\.debugPrintItem 39%$`,
 		`(?m)^  GET /render +100 +0 +2\.50 ms +10\.00 ms +- +- +$`,
-		`(?m)^  \(not a load target\) +- +- +- +- +50\.0 µs\* +5% +main\.main\.func1$`,
+		`(?m)^  \(not a load target\) +- +- +- +- +50\.0 µs\* +5\.0% +main\.main\.func1$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("verdict lacks a row matching %s:\n%s", re, out)

@@ -42,7 +42,7 @@ func (row *endpointRow) setCPU(us float64, mark string, marginUs float64) {
 		row.margin = marginUs / us
 	}
 	if pct := 100 * row.margin; pct >= 1 {
-		row.CPU += fmt.Sprintf(" ±%.0f%%", pct)
+		row.CPU += fmt.Sprintf(" ±%s", units.FormatPct(pct))
 	}
 }
 
@@ -119,7 +119,7 @@ const notALoadTarget = "(not a load target)"
 
 func (row *endpointRow) fillCPU(h runfmt.EndpointCPU) {
 	row.Handler = shortName(h.Handler)
-	row.CPUPct = fmt.Sprintf("%.0f%%", h.CPUPct)
+	row.CPUPct = units.FormatPct(h.CPUPct)
 	row.samples, row.handlers = h.Samples, 1
 	if h.CPUUsPerRequest > 0 {
 		mark := ""
@@ -130,7 +130,7 @@ func (row *endpointRow) fillCPU(h runfmt.EndpointCPU) {
 	}
 	if h.Owner != "" && h.Owner != h.Handler {
 		row.Owner = shortName(h.Owner)
-		row.OwnerPct = fmt.Sprintf("%.0f%%", h.OwnerPct)
+		row.OwnerPct = units.FormatPct(h.OwnerPct)
 	}
 }
 
@@ -279,11 +279,11 @@ func marginNote(rows []endpointRow, e *runfmt.Endpoints) string {
 		name += ", for " + row.Target + ","
 	}
 	if e == nil || e.WaitMarginPct < 1 {
-		return fmt.Sprintf("± is the 95%% margin from the count of a handler's samples alone: %s %s on %d samples (±%.0f%%); a longer run (--duration) or a higher --perf-hz narrows it",
-			name, verb, row.samples, 100*row.margin)
+		return fmt.Sprintf("± is the 95%% margin from the count of a handler's samples alone: %s %s on %d samples (±%s); a longer run (--duration) or a higher --perf-hz narrows it",
+			name, verb, row.samples, units.FormatPct(100*row.margin))
 	}
-	return fmt.Sprintf("± is the 95%% margin from the count of a handler's samples (%s %s on %d samples, ±%.0f%% in all) and from the threads' waits for a CPU, which the profiler counted as work (the profile stands for %s× the CPU measured: ±%.0f%% on every row, the long requests' figures likelier high, the short ones' low); a longer run (--duration) or a higher --perf-hz narrows the first, a quieter machine the second",
-		name, verb, row.samples, 100*row.margin, units.Sig(1+e.WaitMarginPct/100), e.WaitMarginPct)
+	return fmt.Sprintf("± is the 95%% margin from the count of a handler's samples (%s %s on %d samples, ±%s in all) and from the threads' waits for a CPU, which the profiler counted as work (the profile stands for %s× the CPU measured: ±%s on every row, the long requests' figures likelier high, the short ones' low); a longer run (--duration) or a higher --perf-hz narrows the first, a quieter machine the second",
+		name, verb, row.samples, units.FormatPct(100*row.margin), units.Sig(1+e.WaitMarginPct/100), units.FormatPct(e.WaitMarginPct))
 }
 
 // endpointParts says what the handlers explain of the CPU, and the rest:

@@ -90,7 +90,7 @@ func TestEndpointsMargin(t *testing.T) {
 	for _, re := range []string{
 		`(?m)^  GET /search\?q=steel +100 +0 +1\.20 ms +4\.80 ms +4\.58 ms ±22% +12% +search$`,
 		`(?m)^  GET /export +100 +0 +2\.50 ms +10\.00 ms +21\.71 ms +76% +export → export_orders 69%$`, // ±0.5%: left out
-		`(?m)^  \(not a load target\) .* 20\.0 µs\* ±110% +1% +healthz$`,
+		`(?m)^  \(not a load target\) .* 20\.0 µs\* ±110% +1\.0% +healthz$`,
 		`(?m)^  ± is the 95% margin from the count of a handler's samples alone: healthz rests on 3 samples \(±110%\); a longer run \(--duration\) or a higher --perf-hz narrows it$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
@@ -117,7 +117,7 @@ func TestEndpointsMargin(t *testing.T) {
 	}
 	// Its second handler is listed under it, without a CPU/request of its
 	// own (the target's is of both), not as a handler of no target.
-	if re := `(?m)^  GET /search\?q=steel +- +- +- +- +- +2% +search_legacy$`; !regexp.MustCompile(re).MatchString(b.String()) {
+	if re := `(?m)^  GET /search\?q=steel +- +- +- +- +- +2\.0% +search_legacy$`; !regexp.MustCompile(re).MatchString(b.String()) {
 		t.Errorf("verdict lacks a line matching %s:\n%s", re, b.String())
 	}
 	if strings.Count(b.String(), notALoadTarget) != 1 { // healthz's row alone

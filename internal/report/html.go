@@ -380,14 +380,14 @@ func hotView(hot []runfmt.HotFunc, perReq bool) []htmlHot {
 			continue
 		}
 		self := h.CPUUsPerRequest + h.AttributedUsReq // its own code and what it called
-		row := htmlHot{CumPct: fmt.Sprintf("%.1f%%", h.CumPct), Function: h.Function, File: h.File, Callee: h.AttributedSample}
+		row := htmlHot{CumPct: units.FormatPct(h.CumPct), Function: h.Function, File: h.File, Callee: h.AttributedSample}
 		if len(h.Lines) > 0 {
 			row.Line = lineText(h.Lines[0])
 		}
 		if perReq {
 			row.Self, row.Cum = units.FormatMicros(self), units.FormatMicros(h.CumUsPerRequest)
 		} else {
-			row.Self, row.Cum = fmt.Sprintf("%.1f%%", h.FlatPct), "-"
+			row.Self, row.Cum = units.FormatPct(h.FlatPct), "-"
 		}
 		if maxPct > 0 {
 			row.Bar = 100 * h.CumPct / maxPct

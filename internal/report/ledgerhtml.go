@@ -59,7 +59,7 @@ func ledgerView(r *runfmt.Run) *htmlLedger {
 	lines, zero := ledgerLines(t)
 	for _, x := range lines {
 		c := partColor(x.Part)
-		v.Rows = append(v.Rows, htmlLedgerRow{Part: string(x.Part), Color: c, Ms: units.FormatMs(x.Ms), Pct: fmt.Sprintf("%.1f%%", x.Pct),
+		v.Rows = append(v.Rows, htmlLedgerRow{Part: string(x.Part), Color: c, Ms: units.FormatMs(x.Ms), Pct: units.FormatPct(x.Pct),
 			Detail: x.Detail, Sources: x.Sources, Note: x.Note})
 		v.Bar = append(v.Bar, htmlLedgerSegment{Color: c, Width: x.Pct, Title: fmt.Sprintf("%s %s", x.Part, units.FormatMs(x.Ms))})
 	}

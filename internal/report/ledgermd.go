@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"strings"
 
 	"perflab/internal/runfmt"
@@ -20,7 +19,7 @@ func mdLedger(b *strings.Builder, r *runfmt.Run) {
 	lines, zero := ledgerLines(t)
 	var rows [][]string
 	for _, x := range lines {
-		rows = append(rows, []string{mdText(string(x.Part)), mdText(units.FormatMs(x.Ms)), fmt.Sprintf("%.1f%%", x.Pct), mdText(x.Detail), mdText(x.Sources)})
+		rows = append(rows, []string{mdText(string(x.Part)), mdText(units.FormatMs(x.Ms)), units.FormatPct(x.Pct), mdText(x.Detail), mdText(x.Sources)})
 	}
 	mdTable(b, "lrrll", []string{"part", "per request", "share", "where", "measured by"}, rows)
 	var more []string

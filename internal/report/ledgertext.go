@@ -127,7 +127,7 @@ func ledgerHeading(t *runfmt.TimeAccount) string {
 	if t.P99Ms > 0 {
 		s += ", p99 " + units.FormatMs(t.P99Ms) + " (the split is of the mean)"
 	}
-	return fmt.Sprintf("%s; explained %.0f%%", s, t.ExplainedPct)
+	return fmt.Sprintf("%s; explained %s", s, units.FormatPct(t.ExplainedPct))
 }
 
 // timeSplit writes where the time goes: the ledger when the run has one,
@@ -177,10 +177,10 @@ func kernelText(k *runfmt.KernelTiming) string {
 	if k.Processes == 1 {
 		procs = "1 process"
 	}
-	s := fmt.Sprintf("%s, port %s; its programs used %s of CPU (%.1f%% of the service's",
-		procs, joinPorts(k.Ports), units.FormatMs(k.ProgramCPUSeconds*1000), 100*k.Overhead)
+	s := fmt.Sprintf("%s, port %s; its programs used %s of CPU (%s of the service's",
+		procs, joinPorts(k.Ports), units.FormatMs(k.ProgramCPUSeconds*1000), units.FormatPct(100*k.Overhead))
 	if c := k.ProgramCPUCounted; c > 0 && c < 0.995 {
-		s += fmt.Sprintf("; counted %.0f%% of the time and scaled", 100*c)
+		s += fmt.Sprintf("; counted %s of the time and scaled", units.FormatPct(100*c))
 	}
 	s += ")"
 	if n := droppedTotal(k.Dropped); n > 0 {
@@ -203,7 +203,7 @@ func cpuAccountText(a *runfmt.CPUAccount) string {
 	s := units.FormatMs(a.MeasuredMs) + " measured (" + a.Source + ")"
 	var owners []string
 	if a.UnsampledStartMs > 0 {
-		owners = append(owners, fmt.Sprintf("start-up of workers before they were sampled %s (%.0f%%)", units.FormatMs(a.UnsampledStartMs), 100*a.UnsampledStartMs/a.MeasuredMs))
+		owners = append(owners, fmt.Sprintf("start-up of workers before they were sampled %s (%s)", units.FormatMs(a.UnsampledStartMs), units.FormatPct(100*a.UnsampledStartMs/a.MeasuredMs)))
 	}
 	if a.ProfiledMs == nil {
 		if len(owners) > 0 {
@@ -213,15 +213,15 @@ func cpuAccountText(a *runfmt.CPUAccount) string {
 	}
 	s += "; the profile stands for " + units.FormatMs(*a.ProfiledMs)
 	for _, o := range a.Owners {
-		owners = append(owners, fmt.Sprintf("%s %s (%.0f%%)", o.Owner, units.FormatMs(o.MsPerRequest), o.Pct))
+		owners = append(owners, fmt.Sprintf("%s %s (%s)", o.Owner, units.FormatMs(o.MsPerRequest), units.FormatPct(o.Pct)))
 	}
-	owners = append(owners, fmt.Sprintf("%s %s (%.0f%%)", runfmt.PartUnexplained, units.FormatMs(a.UnexplainedMs), 100*a.UnexplainedMs/a.MeasuredMs))
+	owners = append(owners, fmt.Sprintf("%s %s (%s)", runfmt.PartUnexplained, units.FormatMs(a.UnexplainedMs), units.FormatPct(100*a.UnexplainedMs/a.MeasuredMs)))
 	return s + ": " + strings.Join(owners, ", ")
 }
 
 // kernelCost states the kernel timing programs' CPU beside the profilers'.
 func (p *printer) kernelCost(pr *runfmt.Profiling) {
 	if pr.KernelCPUSeconds > 0 && pr.MeasuredCPUSeconds > 0 {
-		p.f("  Timing cost:\t%.3f CPU-s for the kernel timing's programs, %.1f%% of the service's CPU\n", pr.KernelCPUSeconds, 100*pr.KernelOverhead)
+		p.f("  Timing cost:\t%.3f CPU-s for the kernel timing's programs, %s of the service's CPU\n", pr.KernelCPUSeconds, units.FormatPct(100*pr.KernelOverhead))
 	}
 }

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"fmt"
-
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -35,7 +33,7 @@ func timeView(r *runfmt.Run) *htmlTime {
 		}
 		pct := 100 * k.MsPerRequest / t.TotalMs
 		ms := units.FormatMs(k.MsPerRequest)
-		v.Rows = append(v.Rows, htmlTimeRow{Kind: string(k.Kind), Color: kindColor(k.Kind), Ms: ms, Pct: fmt.Sprintf("%.1f%%", pct), Note: timeKindNote(k)})
+		v.Rows = append(v.Rows, htmlTimeRow{Kind: string(k.Kind), Color: kindColor(k.Kind), Ms: ms, Pct: units.FormatPct(pct), Note: timeKindNote(k)})
 	}
 	v.Figure = timeChart(r)
 	if t.IdleMs > 0 {

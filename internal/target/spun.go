@@ -19,7 +19,7 @@ func MarkSpun(q *runfmt.Quality, share float64) {
 	if share <= 0 {
 		return
 	}
-	why := fmt.Sprintf("the runtime spun %.0f%% of the CPU waiting for threads without a CPU", 100*share)
+	why := fmt.Sprintf("the runtime spun %s of the CPU waiting for threads without a CPU", units.FormatPct(100*share))
 	if !invalidate(q, cpuValid, CPUPerRequestFigure+" ("+why+")") {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // Thresholds of the CPU-bound verdict.
@@ -164,10 +165,7 @@ func throttling(pct float64) string {
 	if pct <= 0 {
 		return "no throttling"
 	}
-	if pct < 1 {
-		return fmt.Sprintf("throttled in %.1f%% of periods", pct)
-	}
-	return fmt.Sprintf("throttled in %.0f%% of periods", pct)
+	return "throttled in " + units.FormatPct(pct) + " of periods"
 }
 
 func fmtCores(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
