@@ -124,8 +124,13 @@ func FormatPct(pct float64) string {
 }
 
 // FormatCores formats CPU cores (CPU seconds per second) to 3 significant
-// digits: "0.98 cores", "2 cores".
-func FormatCores(c float64) string { return Sig(c) + " cores" }
+// digits: "0.98 cores", "1 core", "2 cores".
+func FormatCores(c float64) string {
+	if s := Sig(c); s != "1" {
+		return s + " cores"
+	}
+	return "1 core"
+}
 
 // FormatShare formats a fraction (0 to 1) as FormatPct does.
 func FormatShare(f float64) string { return FormatPct(100 * f) }

@@ -32,6 +32,7 @@ func TestFormats(t *testing.T) {
 		{FormatShare(0.125), "12%"},
 		{FormatCores(0.9812), "0.981 cores"},
 		{FormatCores(2), "2 cores"},
+		{FormatCores(1), "1 core"},
 		{Shorten("GET /api/items", 8), "GET /ap…"},
 		{Shorten("héllo", 5), "héllo"},
 	} {
