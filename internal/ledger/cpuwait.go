@@ -43,7 +43,7 @@ func (b *builder) cpuWait(beyond float64) (float64, []runfmt.LedgerSource, strin
 	var parts []string
 	queued := ""
 	if b.queueCPU > 0.0005 {
-		queued = fmt.Sprintf("the waits to be read spent waiting for a CPU (%s)", units.FormatMs(b.queueCPU))
+		queued = fmt.Sprintf("the queue waits that were the service waiting for a CPU (%s)", units.FormatMs(b.queueCPU))
 	}
 	kernelOK := b.k != nil && b.k.SchedWhy == ""
 	switch {
@@ -55,7 +55,7 @@ func (b *builder) cpuWait(beyond float64) (float64, []runfmt.LedgerSource, strin
 		src := []runfmt.LedgerSource{runfmt.LedgerGoTrace}
 		parts = append(parts, fmt.Sprintf("the Go trace's runnable time (%s)", units.FormatMs(runnable)))
 		if b.goQueue > 0 {
-			parts[0] = fmt.Sprintf("the Go trace's runnable time outside the waits to be read (%s)", units.FormatMs(runnable-b.goQueue))
+			parts[0] = fmt.Sprintf("the Go trace's runnable time outside the queue waits (%s)", units.FormatMs(runnable-b.goQueue))
 		}
 		if queued != "" {
 			parts = append(parts, queued)
@@ -93,7 +93,7 @@ func (b *builder) cpuWait(beyond float64) (float64, []runfmt.LedgerSource, strin
 }
 
 func kernelHow() string {
-	return "the service's threads' time runnable (the kernel's), per request: their wake-ups in the waits to be read among it"
+	return "the service's threads' time runnable, from the kernel, per request (the queue waits that were waits for a CPU among it)"
 }
 
 // throttledShare is the share of the threads' wait for a CPU that the

@@ -115,7 +115,7 @@ func (b *builder) splitGoWait(peers []netip.AddrPort, goWait, answers float64) (
 	busy, busyHow := b.busy()
 	own := math.Min(reads+loops+busy*rest, goWait-answers)
 	b.ownDelay += own
-	note := fmt.Sprintf("The Go trace's downstream wait was %s per request: the kernel timed the peers' answers at %s and their waits to be read at %s, its client connections' goroutines ran or waited for a P %s (the service's).",
+	note := fmt.Sprintf("The Go trace's downstream wait was %s per request: the kernel timed the peers' answers at %s and the answers' waits until the service read them at %s, its client connections' goroutines ran or waited for a P %s (the service's).",
 		units.FormatMs(goWait), units.FormatMs(answers), units.FormatMs(reads), units.FormatMs(loops))
 	if rest > 0.0005 {
 		note += fmt.Sprintf(" The %s left (the service's own delays the trace does not tell apart, or calls overlapping on a shared HTTP/2 or gRPC connection, which the kernel times as one) is shared by %s (%s): %s to the service's waits for a CPU, %s to the peers.",
