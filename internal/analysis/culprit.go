@@ -30,22 +30,43 @@ type lineCost struct {
 	share float64
 }
 
-// culpritLines computes the costliest lines of the functions named in fns
-// over the stacks that keep selects (nil: all), from a line-granularity
-// stack set.
-func culpritLines(s *stacks.Set, vi int, fns []string, keep func(st []int32) bool) map[string][]lineCost {
-	want := map[string]int{}
+// funcID names a function as the stack set tells functions apart: by
+// name, and for a script's function also by its file (one app.js's
+// "(anonymous)" is not the framework's).
+type funcID struct{ name, file string }
+
+// idOf is the id of the function named name in file.
+func idOf(name, file string) funcID {
+	if stacks.Interpreted(file) {
+		return funcID{name, file}
+	}
+	return funcID{name: name}
+}
+
+// culpritLines computes the costliest lines of the functions fns over the
+// stacks that keep selects (nil: all), from a line-granularity stack set.
+// A function given without its file matches every file's function of
+// that name.
+func culpritLines(s *stacks.Set, vi int, fns []funcID, keep func(st []int32) bool) map[funcID][]lineCost {
+	want := map[funcID]int{}
 	for i, f := range fns {
 		want[f] = i
+	}
+	match := func(name, file string) (int, bool) {
+		if k, ok := want[idOf(name, file)]; ok {
+			return k, true
+		}
+		k, ok := want[funcID{name: name}]
+		return k, ok
 	}
 	// Which function of fns each line entry belongs to (-1 for none).
 	of := make([]int, len(s.Funcs))
 	for i, f := range s.Funcs {
 		of[i] = -1
-		if k, ok := want[f.Name]; ok {
+		if k, ok := match(f.Name, f.File); ok {
 			of[i] = k
 		} else if m := rubyBlockMethod(f.Name, f.File); m != "" {
-			if k, ok := want[m]; ok {
+			if k, ok := match(m, f.File); ok {
 				of[i] = k
 			}
 		}
@@ -84,31 +105,40 @@ func culpritLines(s *stacks.Set, vi int, fns []string, keep func(st []int32) boo
 			}
 		}
 	}
-	out := map[string][]lineCost{}
+	out := map[funcID][]lineCost{}
 	for k, v := range cost {
 		if k.line <= 0 || total[k.fn] == 0 {
 			continue
 		}
-		name := fns[k.fn]
-		out[name] = append(out[name], lineCost{file: k.file, line: k.line, share: float64(v) / float64(total[k.fn])})
+		id := fns[k.fn]
+		out[id] = append(out[id], lineCost{file: k.file, line: k.line, share: float64(v) / float64(total[k.fn])})
 	}
-	for name, ls := range out {
-		sort.Slice(ls, func(i, j int) bool {
-			if ls[i].share != ls[j].share {
-				return ls[i].share > ls[j].share
-			}
-			return ls[i].line < ls[j].line
-		})
-		keepN := 0
-		for i, l := range ls {
-			if i == culpritLinesMax || i > 0 && l.share < culpritLineMinShare {
-				break
-			}
-			keepN++
-		}
-		out[name] = ls[:keepN]
+	for id, ls := range out {
+		out[id] = costliestLines(ls)
 	}
 	return out
+}
+
+// costliestLines sorts a function's lines by cost and keeps the first
+// culpritLinesMax, each after the first at least culpritLineMinShare.
+func costliestLines(ls []lineCost) []lineCost {
+	sort.Slice(ls, func(i, j int) bool {
+		if ls[i].share != ls[j].share {
+			return ls[i].share > ls[j].share
+		}
+		if ls[i].file != ls[j].file {
+			return ls[i].file < ls[j].file
+		}
+		return ls[i].line < ls[j].line
+	})
+	keepN := 0
+	for i, l := range ls {
+		if i == culpritLinesMax || i > 0 && l.share < culpritLineMinShare {
+			break
+		}
+		keepN++
+	}
+	return ls[:keepN]
 }
 
 // LineRequest asks for the culprit lines of a function: over the stacks
@@ -117,7 +147,16 @@ func culpritLines(s *stacks.Set, vi int, fns []string, keep func(st []int32) boo
 // to scale the lines' shares by.
 type LineRequest struct {
 	Function, Via string
-	UsPerRequest  float64
+	// File is the function's file as the profile records it: a script's
+	// functions of one name in other files are not this one ("" for
+	// every file's).
+	File string
+	// Own asks for the lines of the cost the function owns, as its
+	// self+called figure counts it (its own code and the library and
+	// runtime code it calls, not the user code it calls): each stack's
+	// cost at the line of its nearest user frame.
+	Own          bool
+	UsPerRequest float64
 }
 
 // CulpritLines answers each request from the CPU profile: the lines of the
@@ -125,7 +164,7 @@ type LineRequest struct {
 // src finds the file, their source and a few lines around them (nil for a
 // profile without line numbers). Lines no longer in their function in the
 // source read are marked.
-func CulpritLines(cpu *profile.Profile, reqs []LineRequest, src *Sources) [][]runfmt.SourceLine {
+func CulpritLines(cpu *profile.Profile, reqs []LineRequest, src *Sources, uc UserCode) [][]runfmt.SourceLine {
 	out := make([][]runfmt.SourceLine, len(reqs))
 	if cpu == nil {
 		return out
@@ -138,19 +177,68 @@ func CulpritLines(cpu *profile.Profile, reqs []LineRequest, src *Sources) [][]ru
 	if err != nil || !s.HasLines {
 		return out
 	}
-	var all []string
+	var all, owned []funcID
 	for _, r := range reqs {
-		if r.Via == "" {
-			all = append(all, r.Function)
+		switch {
+		case r.Own:
+			owned = append(owned, idOf(r.Function, r.File))
+		case r.Via == "":
+			all = append(all, idOf(r.Function, r.File))
 		}
 	}
 	lines := culpritLines(s, vi, all, nil)
+	var own map[funcID][]lineCost
+	if len(owned) > 0 {
+		own = ownLines(NewCosts(s, vi, uc, nil), owned)
+	}
 	for i, r := range reqs {
-		ls := lines[r.Function]
-		if r.Via != "" {
-			ls = culpritLines(s, vi, []string{r.Function}, stacksWith(s, r.Via))[r.Function]
+		id := idOf(r.Function, r.File)
+		ls := lines[id]
+		switch {
+		case r.Own:
+			ls = own[id]
+		case r.Via != "":
+			ls = culpritLines(s, vi, []funcID{id}, stacksWith(s, r.Via))[id]
 		}
 		out[i] = sourceLines(ls, r.Function, r.UsPerRequest, src)
+	}
+	return out
+}
+
+// ownLines computes the costliest lines of the functions fns from costs
+// at line granularity: the cost each line was charged as the nearest user
+// frame of its stacks, over the function's charged cost.
+func ownLines(c *Costs, fns []funcID) map[funcID][]lineCost {
+	want := map[funcID]bool{}
+	for _, f := range fns {
+		want[f] = true
+	}
+	total := map[funcID]int64{}
+	byLine := map[funcID]map[lineCost]int64{}
+	for i, f := range c.set.Funcs {
+		id := idOf(f.Name, f.File)
+		if !want[id] {
+			if id = (funcID{name: f.Name}); !want[id] {
+				continue
+			}
+		}
+		v := c.charg[i]
+		if v == 0 || f.Line <= 0 {
+			continue
+		}
+		if byLine[id] == nil {
+			byLine[id] = map[lineCost]int64{}
+		}
+		byLine[id][lineCost{file: f.File, line: f.Line}] += v
+		total[id] += v
+	}
+	out := map[funcID][]lineCost{}
+	for id, ls := range byLine {
+		for l, v := range ls {
+			l.share = float64(v) / float64(total[id])
+			out[id] = append(out[id], l)
+		}
+		out[id] = costliestLines(out[id])
 	}
 	return out
 }

@@ -21,7 +21,7 @@ var lineKinds = map[runfmt.FindingKind]bool{
 // CPU, the lines of its culprit its cost goes through (for library work
 // such as formatting, the lines that call it); for a hot user function,
 // its costliest lines.
-func AttachLines(cpu *profile.Profile, fs []runfmt.Finding, hot []runfmt.HotFunc, src *analysis.Sources) {
+func AttachLines(cpu *profile.Profile, fs []runfmt.Finding, hot []runfmt.HotFunc, src *analysis.Sources, uc analysis.UserCode) {
 	var reqs []analysis.LineRequest
 	var to []*[]runfmt.SourceLine
 	for i := range fs {
@@ -32,18 +32,20 @@ func AttachLines(cpu *profile.Profile, fs []runfmt.Finding, hot []runfmt.HotFunc
 		if !ok || !named || us <= 0 {
 			continue
 		}
-		r := analysis.LineRequest{Function: c.Function, UsPerRequest: us}
+		r := analysis.LineRequest{Function: c.Function, File: c.File, UsPerRequest: us}
 		if es := (view{f}).funcs(runfmt.RoleEntry); lib && len(es) > 0 {
 			r.Via = es[0].Function
 		}
+		// A hot function's lines are of the cost its figure counts.
+		r.Own = f.Kind == runfmt.FindingHotUserFunction && f.Settings[runfmt.SettingCost] == runfmt.CostOwn
 		reqs, to = append(reqs, r), append(to, &f.Lines)
 	}
 	for i := range hot {
 		if h := &hot[i]; h.UserCode {
-			reqs, to = append(reqs, analysis.LineRequest{Function: h.Function, UsPerRequest: h.CumUsPerRequest}), append(to, &h.Lines)
+			reqs, to = append(reqs, analysis.LineRequest{Function: h.Function, File: h.File, UsPerRequest: h.CumUsPerRequest}), append(to, &h.Lines)
 		}
 	}
-	for i, ls := range analysis.CulpritLines(cpu, reqs, src) {
+	for i, ls := range analysis.CulpritLines(cpu, reqs, src, uc) {
 		*to[i] = ls
 	}
 }

@@ -50,7 +50,7 @@ func ownerFindings(c *context) []ranked {
 		if explained[v.Costs.Name(o.Func)] >= coveredByCategory*sh {
 			continue
 		}
-		out = append(out, ranked{v.ownerFinding(o), sh})
+		out = append(out, ranked{v.ownerFinding(o, runfmt.CostInclusive), sh})
 	}
 	return overCounted(append(out, costlyUserFindings(c, out, explained)...), c.in)
 }
@@ -98,21 +98,23 @@ func costlyUserFindings(c *context, owners []ranked, explained map[string]float6
 		if callee, cost := v.Costs.TopCallee(f); callee >= 0 {
 			o.Library, o.LibraryCost = callee, cost
 		}
-		out = append(out, ranked{v.ownerFinding(o), sh})
+		out = append(out, ranked{v.ownerFinding(o, runfmt.CostOwn), sh})
 	}
 	return out
 }
 
 // ownerFinding is one owner with the callees its cost is spread over, or
-// the library call it mostly goes to, and the path that reached it.
-func (v *cpuView) ownerFinding(o analysis.Owner) runfmt.Finding {
+// the library call it mostly goes to, and the path that reached it; cost
+// says what o.Cum counts (runfmt.SettingCost).
+func (v *cpuView) ownerFinding(o analysis.Owner, cost string) runfmt.Finding {
 	s := v.Costs.Set()
 	fn := func(role runfmt.Role, f int32, figs runfmt.Figures) runfmt.FuncEvidence {
 		return runfmt.FuncEvidence{Role: role, Function: s.Funcs[f].Name, File: s.Funcs[f].File, Figures: figs}
 	}
 	sh := v.Share(o.Cum)
 	f := runfmt.Finding{Kind: runfmt.FindingHotUserFunction, Advice: runfmt.AdviceStartHere,
-		Figures: runfmt.Figures{runfmt.FigShare: sh, runfmt.FigCPUPerRequest: v.Us(sh), runfmt.FigOwnShare: v.Share(v.Costs.Flat(o.Func))}}
+		Figures:  runfmt.Figures{runfmt.FigShare: sh, runfmt.FigCPUPerRequest: v.Us(sh), runfmt.FigOwnShare: v.Share(v.Costs.Flat(o.Func))},
+		Settings: runfmt.Settings{runfmt.SettingCost: cost}}
 	culprit := fn(runfmt.RoleCulprit, o.Func, nil)
 	if lib, cost := v.Costs.TopLibrary(o.Func); lib != "" && v.Share(cost) >= ownerLibraryMin {
 		culprit.Package = lib
@@ -180,7 +182,11 @@ func calleeList(p *Prose, cs []runfmt.FuncEvidence) {
 func ownerDetail(v view, p *Prose) {
 	p.say("%v costs ", code(label(v.culprit())))
 	perRequest(p, v.val(runfmt.FigShare), v.val(runfmt.FigCPUPerRequest))
-	p.words(" including everything it calls")
+	if v.set(runfmt.SettingCost) == runfmt.CostOwn {
+		p.words(" including the library and runtime code it calls")
+	} else {
+		p.words(" including everything it calls")
+	}
 	if cs := v.funcs(runfmt.RoleCallee); len(cs) > 0 {
 		p.words(": the user code it calls takes ")
 		calleeList(p, cs)

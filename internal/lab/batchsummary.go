@@ -57,7 +57,7 @@ func (b *batch) summarize() {
 		if b.cfg.Dir != "" {
 			src.SearchPath = []string{b.cfg.Dir}
 		}
-		findings.AttachLines(b.cpu, r.Findings, r.Hot, src)
+		findings.AttachLines(b.cpu, r.Findings, r.Hot, src, uc)
 		noPerRequestLines(r)
 	}
 	bt.LastLines = b.proc.LogTail(10)

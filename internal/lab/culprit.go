@@ -24,7 +24,7 @@ func (s *session) culprit() {
 		return
 	}
 	src := s.sources()
-	findings.AttachLines(cpu, r.Findings, r.Hot, src)
+	findings.AttachLines(cpu, r.Findings, r.Hot, src, s.userCode())
 	databaseLines(r.Hot, string(s.serviceRuntime()))
 	// Per request answered, as every figure per request of the run (none
 	// when other clients reached the service).

@@ -73,7 +73,7 @@
 //     each has one Measure.
 //   - Setting (setting.go): source, gogc, gomaxprocs_source,
 //     gomaxprocs_env, profile, wait_method, lock_profiles, runtime,
-//     database.
+//     database, cost.
 //     The keys of findings[].settings.
 //   - Role (role.go): culprit, entry, callee, library, path, site, holder,
 //     allocator.

@@ -33,6 +33,20 @@ const (
 	// SettingDatabase: the database server a finding's queries went to
 	// (LedgerPeer.Database).
 	SettingDatabase Setting = "database"
+	// SettingCost: what a hot user function's cost counts, CostInclusive
+	// (absent in runs before it was written) or CostOwn.
+	SettingCost Setting = "cost"
+)
+
+// The values of SettingCost.
+const (
+	// CostInclusive is the function and everything it calls, user code
+	// included (its region of the profile).
+	CostInclusive = "inclusive"
+	// CostOwn is the cost charged to the function: its own code and the
+	// library and runtime code it calls, not the user code it calls (the
+	// "self+called" of every page's user-code table).
+	CostOwn = "own"
 )
 
 // The values of SettingWaitMethod and SettingSource that are not another
@@ -49,7 +63,7 @@ const (
 )
 
 var settingWords = []Setting{SettingSource, SettingGOGC, SettingGOMAXPROCSSource, SettingGOMAXPROCSEnv,
-	SettingProfile, SettingWaitMethod, SettingLockProfiles, SettingRuntime, SettingDatabase}
+	SettingProfile, SettingWaitMethod, SettingLockProfiles, SettingRuntime, SettingDatabase, SettingCost}
 
 // SettingNames lists the settings.
 func SettingNames() []Setting { return slices.Clone(settingWords) }
