@@ -29,6 +29,9 @@ func (c *Costs) User(f int32) bool { return c.user[f] }
 // Flat is the cost of the selected stacks where f is the leaf.
 func (c *Costs) Flat(f int32) int64 { return c.flat[f] }
 
+// Cum is the cost of the selected stacks through f (counted once).
+func (c *Costs) Cum(f int32) int64 { return c.cum[f] }
+
 // Charged is f's cost under attribution: its own flat cost and the
 // library and runtime cost charged to it, imports left out (Importing).
 func (c *Costs) Charged(f int32) int64 { return c.charg[f] }

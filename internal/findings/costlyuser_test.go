@@ -42,34 +42,38 @@ func titles(fs []runfmt.Finding) []string {
 	return out
 }
 
-// TestCostlyUserFunctionCountsWhatItOwns: a costly user function's finding
-// beyond the owners counts the cost charged to it (its own code and the
-// library code it calls), says so, and keeps the setting that tells its
-// lines to count the same; an owner's counts everything it calls.
-func TestCostlyUserFunctionCountsWhatItOwns(t *testing.T) {
+// TestHotUserFunctionSaysWhatItsCostCounts: main.build spreads its cost
+// over helpers (all it calls), main.digest calls no user code (what is
+// charged to it), and main.h keeps its JSON encoding and main.small once
+// digest's region is set aside (all it calls but digest): each finding
+// keeps what it counts and says it.
+func TestHotUserFunctionSaysWhatItsCostCounts(t *testing.T) {
 	cpu := labtest.NewProfile(t, "cpu/nanoseconds").
-		Add("main.serve;main.a", 25e6).
-		Add("main.serve;main.b;strings.ToLower", 20e6).
-		Add("main.serve;main.c", 19e6).
-		Add("main.serve;main.d;sort.Strings", 18e6).
-		Add("main.serve;main.e", 12e6).
-		Add("main.serve;main.small", 6e6).
+		Add("main.serve;main.build;main.helperA", 20e6).
+		Add("main.serve;main.build;main.helperB", 20e6).
+		Add("main.serve;main.build;main.helperC", 15e6).
+		Add("main.serve;main.h;main.digest", 30e6).
+		Add("main.serve;main.h;encoding/json.Marshal", 12e6).
+		Add("main.serve;main.h;main.small", 3e6).
 		Profile()
-	fs := Findings(FindingInput{CPU: cpu, Requests: 100, Target: &runfmt.TargetSummary{CPUMsPerRequest: 1}})
-	costs := map[string]int{}
-	for _, f := range fs {
-		if f.Kind != runfmt.FindingHotUserFunction {
+	want := map[string]struct{ cost, words string }{
+		"main.build":  {runfmt.CostInclusive, "including everything it calls"},
+		"main.digest": {runfmt.CostOwn, "including the library and runtime code it calls"},
+		"main.h":      {runfmt.CostRest, "including what it calls but the user code of costlier findings"},
+	}
+	seen := 0
+	for _, f := range Findings(FindingInput{CPU: cpu, Requests: 100, Target: &runfmt.TargetSummary{CPUMsPerRequest: 1}}) {
+		e, ok := f.Culprit()
+		w, listed := want[e.Function]
+		if f.Kind != runfmt.FindingHotUserFunction || !ok || !listed {
 			continue
 		}
-		cost := f.Settings[runfmt.SettingCost]
-		costs[cost]++
-		own := strings.Contains(detail(f), "including the library and runtime code it calls")
-		all := strings.Contains(detail(f), "including everything it calls")
-		if cost == runfmt.CostOwn && !own || cost == runfmt.CostInclusive && !all || cost == "" {
-			t.Errorf("%s: cost %q, detail %q", title(f), cost, detail(f))
+		seen++
+		if got := f.Settings[runfmt.SettingCost]; got != w.cost || !strings.Contains(detail(f), w.words) {
+			t.Errorf("%s: cost %q, detail %q; want %q, %q", e.Function, got, detail(f), w.cost, w.words)
 		}
 	}
-	if costs[runfmt.CostOwn] == 0 || costs[runfmt.CostInclusive] == 0 {
-		t.Errorf("hot user function findings by cost %v; want owners (inclusive) and costly functions beyond them (own)", costs)
+	if seen != len(want) {
+		t.Errorf("%d of the %d functions have a finding", seen, len(want))
 	}
 }

@@ -50,7 +50,7 @@ func ownerFindings(c *context) []ranked {
 		if explained[v.Costs.Name(o.Func)] >= coveredByCategory*sh {
 			continue
 		}
-		out = append(out, ranked{v.ownerFinding(o, runfmt.CostInclusive), sh})
+		out = append(out, ranked{v.ownerFinding(o), sh})
 	}
 	return overCounted(append(out, costlyUserFindings(c, out, explained)...), c.in)
 }
@@ -98,15 +98,14 @@ func costlyUserFindings(c *context, owners []ranked, explained map[string]float6
 		if callee, cost := v.Costs.TopCallee(f); callee >= 0 {
 			o.Library, o.LibraryCost = callee, cost
 		}
-		out = append(out, ranked{v.ownerFinding(o, runfmt.CostOwn), sh})
+		out = append(out, ranked{v.ownerFinding(o), sh})
 	}
 	return out
 }
 
 // ownerFinding is one owner with the callees its cost is spread over, or
-// the library call it mostly goes to, and the path that reached it; cost
-// says what o.Cum counts (runfmt.SettingCost).
-func (v *cpuView) ownerFinding(o analysis.Owner, cost string) runfmt.Finding {
+// the library call it mostly goes to, and the path that reached it.
+func (v *cpuView) ownerFinding(o analysis.Owner) runfmt.Finding {
 	s := v.Costs.Set()
 	fn := func(role runfmt.Role, f int32, figs runfmt.Figures) runfmt.FuncEvidence {
 		return runfmt.FuncEvidence{Role: role, Function: s.Funcs[f].Name, File: s.Funcs[f].File, Figures: figs}
@@ -114,7 +113,7 @@ func (v *cpuView) ownerFinding(o analysis.Owner, cost string) runfmt.Finding {
 	sh := v.Share(o.Cum)
 	f := runfmt.Finding{Kind: runfmt.FindingHotUserFunction, Advice: runfmt.AdviceStartHere,
 		Figures:  runfmt.Figures{runfmt.FigShare: sh, runfmt.FigCPUPerRequest: v.Us(sh), runfmt.FigOwnShare: v.Share(v.Costs.Flat(o.Func))},
-		Settings: runfmt.Settings{runfmt.SettingCost: cost}}
+		Settings: runfmt.Settings{runfmt.SettingCost: v.costCounted(o)}}
 	culprit := fn(runfmt.RoleCulprit, o.Func, nil)
 	if lib, cost := v.Costs.TopLibrary(o.Func); lib != "" && v.Share(cost) >= ownerLibraryMin {
 		culprit.Package = lib
@@ -155,6 +154,19 @@ func (v *cpuView) ownerFinding(o analysis.Owner, cost string) runfmt.Finding {
 	return f
 }
 
+// costCounted says what an owner's cost counts (runfmt.SettingCost):
+// what is charged to it alone, all it calls, or all it calls but the
+// regions of costlier owners.
+func (v *cpuView) costCounted(o analysis.Owner) string {
+	switch {
+	case o.Cum == v.Costs.Charged(o.Func):
+		return runfmt.CostOwn
+	case o.Cum < v.Costs.Cum(o.Func):
+		return runfmt.CostRest
+	}
+	return runfmt.CostInclusive
+}
+
 // label names a function with its file for Python and Ruby, short its
 // name without its package for a list read after the full one.
 func label(e runfmt.FuncEvidence) string { return analysis.FuncLabel(e.Function, e.File) }
@@ -182,9 +194,12 @@ func calleeList(p *Prose, cs []runfmt.FuncEvidence) {
 func ownerDetail(v view, p *Prose) {
 	p.say("%v costs ", code(label(v.culprit())))
 	perRequest(p, v.val(runfmt.FigShare), v.val(runfmt.FigCPUPerRequest))
-	if v.set(runfmt.SettingCost) == runfmt.CostOwn {
+	switch v.set(runfmt.SettingCost) {
+	case runfmt.CostOwn:
 		p.words(" including the library and runtime code it calls")
-	} else {
+	case runfmt.CostRest:
+		p.words(" including what it calls but the user code of costlier findings")
+	default:
 		p.words(" including everything it calls")
 	}
 	if cs := v.funcs(runfmt.RoleCallee); len(cs) > 0 {

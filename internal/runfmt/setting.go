@@ -34,7 +34,7 @@ const (
 	// (LedgerPeer.Database).
 	SettingDatabase Setting = "database"
 	// SettingCost: what a hot user function's cost counts, CostInclusive
-	// (absent in runs before it was written) or CostOwn.
+	// (absent in runs before it was written), CostRest or CostOwn.
 	SettingCost Setting = "cost"
 )
 
@@ -43,6 +43,10 @@ const (
 	// CostInclusive is the function and everything it calls, user code
 	// included (its region of the profile).
 	CostInclusive = "inclusive"
+	// CostRest is the function and what it calls but the user code that
+	// costlier findings own (their regions of the profile, set aside
+	// first).
+	CostRest = "rest"
 	// CostOwn is the cost charged to the function: its own code and the
 	// library and runtime code it calls, not the user code it calls (the
 	// "self+called" of every page's user-code table).
