@@ -59,7 +59,7 @@ func TestHotUserFunctionSaysWhatItsCostCounts(t *testing.T) {
 	want := map[string]struct{ cost, words string }{
 		"main.build":  {runfmt.CostInclusive, "including everything it calls"},
 		"main.digest": {runfmt.CostOwn, "including the library and runtime code it calls"},
-		"main.h":      {runfmt.CostRest, "including what it calls but the user code of costlier findings"},
+		"main.h":      {runfmt.CostRest, "including what it calls, but not what costlier findings own"},
 	}
 	seen := 0
 	for _, f := range Findings(FindingInput{CPU: cpu, Requests: 100, Target: &runfmt.TargetSummary{CPUMsPerRequest: 1}}) {

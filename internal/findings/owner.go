@@ -198,7 +198,7 @@ func ownerDetail(v view, p *Prose) {
 	case runfmt.CostOwn:
 		p.words(" including the library and runtime code it calls")
 	case runfmt.CostRest:
-		p.words(" including what it calls but the user code of costlier findings")
+		p.words(" including what it calls, but not what costlier findings own")
 	default:
 		p.words(" including everything it calls")
 	}

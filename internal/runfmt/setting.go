@@ -43,8 +43,8 @@ const (
 	// CostInclusive is the function and everything it calls, user code
 	// included (its region of the profile).
 	CostInclusive = "inclusive"
-	// CostRest is the function and what it calls but the user code that
-	// costlier findings own (their regions of the profile, set aside
+	// CostRest is the function and what it calls, but not the stacks
+	// that costlier findings own (their regions of the profile, set aside
 	// first).
 	CostRest = "rest"
 	// CostOwn is the cost charged to the function: its own code and the
