@@ -1,13 +1,13 @@
 package analysis
 
 import (
-	"perflab/internal/stacks"
 	"sort"
 	"strings"
 
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/stacks"
 )
 
 // Culprit lines: the lines of a function its cost goes through. For each

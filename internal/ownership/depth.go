@@ -2,9 +2,10 @@ package ownership
 
 import (
 	"fmt"
-	"perflab/internal/units"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/units"
 )
 
 // Thresholds of the depth verdict.

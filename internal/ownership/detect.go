@@ -5,12 +5,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"perflab/internal/units"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/units"
 )
 
 // Inputs are what Detect decides a run's Model from.

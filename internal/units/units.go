@@ -112,10 +112,13 @@ func FormatSeconds(s float64) string {
 }
 
 // FormatPct formats a percentage: whole from 10% up ("41%"), one decimal
-// from 1% ("4.5%"), two significant digits below ("0.35%").
+// from 1% ("4.5%"), two significant digits below ("0.35%"), and "0%"
+// under 0.005% (a sum's rounding noise).
 func FormatPct(pct float64) string {
 	switch a := math.Abs(pct); {
-	case a >= 10 || a == 0:
+	case a < 0.005:
+		return "0%"
+	case a >= 10:
 		return fmt.Sprintf("%.0f%%", pct)
 	case a >= 1:
 		return fmt.Sprintf("%.1f%%", pct)
