@@ -43,6 +43,18 @@ func idOf(name, file string) funcID {
 	return funcID{name: name}
 }
 
+// lookupFunc finds the function named name in file among m's keys: by
+// its id, else by its name alone (a request that gave no file).
+func lookupFunc[V any](m map[funcID]V, name, file string) (funcID, V, bool) {
+	id := idOf(name, file)
+	if v, ok := m[id]; ok {
+		return id, v, true
+	}
+	id = funcID{name: name}
+	v, ok := m[id]
+	return id, v, ok
+}
+
 // culpritLines computes the costliest lines of the functions fns over the
 // stacks that keep selects (nil: all), from a line-granularity stack set.
 // A function given without its file matches every file's function of
@@ -53,10 +65,7 @@ func culpritLines(s *stacks.Set, vi int, fns []funcID, keep func(st []int32) boo
 		want[f] = i
 	}
 	match := func(name, file string) (int, bool) {
-		if k, ok := want[idOf(name, file)]; ok {
-			return k, true
-		}
-		k, ok := want[funcID{name: name}]
+		_, k, ok := lookupFunc(want, name, file)
 		return k, ok
 	}
 	// Which function of fns each line entry belongs to (-1 for none).
@@ -216,11 +225,9 @@ func ownLines(c *Costs, fns []funcID) map[funcID][]lineCost {
 	total := map[funcID]int64{}
 	byLine := map[funcID]map[lineCost]int64{}
 	for i, f := range c.set.Funcs {
-		id := idOf(f.Name, f.File)
-		if !want[id] {
-			if id = (funcID{name: f.Name}); !want[id] {
-				continue
-			}
+		id, _, ok := lookupFunc(want, f.Name, f.File)
+		if !ok {
+			continue
 		}
 		v := c.charg[i]
 		if v == 0 || f.Line <= 0 {
