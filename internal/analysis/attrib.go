@@ -25,7 +25,10 @@ type Costs struct {
 	flat  []int64 // cost where the function is the leaf
 	cum   []int64 // cost of stacks containing the function (counted once)
 	charg []int64 // flat under attribution: own flat plus what it was charged
-	attr  []int64 // cost of non-user frames charged to the function
+	// chargedTo, per stack, is the function its cost is charged to (-1:
+	// none, a stack not selected, without a value or of an import).
+	chargedTo []int32
+	attr      []int64 // cost of non-user frames charged to the function
 	// from[user][callee] is the cost charged to a user function through the
 	// non-user function it called directly.
 	from map[[2]int32]int64
@@ -65,6 +68,7 @@ func NewCosts(s *stacks.Set, vi int, uc UserCode, keep func(stack []int32) bool)
 		charg: make([]int64, n), attr: make([]int64, n),
 		from: map[[2]int32]int64{}, lib: map[[2]int32]int64{}, db: make([]int64, n),
 		cls: make([]ownership.Class, n), pkg: make([]int32, n), importer: make([]bool, n),
+		chargedTo: make([]int32, s.NumStacks()),
 	}
 	c.owner = make([]string, n)
 	pkgIndex := map[string]int32{}
@@ -96,6 +100,7 @@ func NewCosts(s *stacks.Set, vi int, uc UserCode, keep func(stack []int32) bool)
 		v := s.Value(si, vi)
 		st := s.Stack(si)
 		c.total += v
+		c.chargedTo[si] = -1
 		if v == 0 || len(st) == 0 || (keep != nil && !keep(st)) {
 			continue
 		}
@@ -110,15 +115,15 @@ func NewCosts(s *stacks.Set, vi int, uc UserCode, keep func(stack []int32) bool)
 			c.imported += v
 			continue
 		}
-		c.charge(st, v)
+		c.chargedTo[si] = c.charge(st, v)
 	}
 	return c
 }
 
 // charge books v of stack st to the nearest user caller of its leaf (for a
 // Ruby block, to the method it is written in), with the dependency it
-// went through (ownership.ChargeStack).
-func (c *Costs) charge(st []int32, v int64) {
+// went through (ownership.ChargeStack), and returns the function charged.
+func (c *Costs) charge(st []int32, v int64) int32 {
 	ch := ownership.ChargeStack(st, c.cls)
 	if i := ch.Owner.Location; i >= 0 {
 		f := st[i]
@@ -136,13 +141,14 @@ func (c *Costs) charge(st []int32, v int64) {
 		if ch.Database {
 			c.db[f] += v
 		}
-		return
+		return f
 	}
 	e := c.entryFrame(st)
 	c.charg[e] += v
 	if e != st[0] {
 		c.attr[e] += v
 	}
+	return e
 }
 
 // entryFrame is the outermost frame of st that is not a trampoline.

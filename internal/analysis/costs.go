@@ -36,6 +36,10 @@ func (c *Costs) Cum(f int32) int64 { return c.cum[f] }
 // library and runtime cost charged to it, imports left out (Importing).
 func (c *Costs) Charged(f int32) int64 { return c.charg[f] }
 
+// ChargedTo is the function stack si's cost is charged to (see Charged);
+// -1 for a stack charged to none.
+func (c *Costs) ChargedTo(si int) int32 { return c.chargedTo[si] }
+
 // Owners are the user functions that own the most cost (see owner.go),
 // up to n of them with at least minShare of the total each.
 func (c *Costs) Owners(n int, minShare float64) []Owner {

@@ -47,6 +47,9 @@ type Owner struct {
 	// most of Own (-1 for none), and its cost.
 	Library     int32
 	LibraryCost int64
+	// Stacks are the region's stacks (indices into the stack set): those
+	// through Func that no costlier region holds.
+	Stacks []int
 }
 
 // OwnerCallee is a user function under an owner and the cost charged to it.
@@ -162,12 +165,13 @@ func (u *userStacks) owners(max int, minShare float64, keep func(si int) bool) [
 			continue
 		}
 		u.describe(&o, remaining)
-		out = append(out, o)
 		for si, p := range u.proj {
 			if remaining[si] && indexOf(p, o.Func) >= 0 {
 				remaining[si] = false
+				o.Stacks = append(o.Stacks, si)
 			}
 		}
+		out = append(out, o)
 	}
 	return out
 }

@@ -20,7 +20,7 @@ var allowed = map[string][]string{
 	"cli":      {"lab", "load", "target", "capture", "analysis", "stacks", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
-	"lab":      {"load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
+	"lab":      {"load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "answer", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
 	"revision": {"files"},
 	"compare":  {"analysis", "ownership", "stacks", "stats", "runfmt", "store", "files", "units"},
 	"report":   {"analysis", "findings", "stats", "runfmt", "files", "units"},
@@ -41,6 +41,7 @@ var allowed = map[string][]string{
 	"labtest":  {"runfmt"},
 	"ktrace":   {"files"},
 	"ledger":   {"runfmt", "units"},
+	"answer":   {"runfmt"},
 
 	"profiling": {"capture", "target", "runfmt", "files", "ownership", "units"},
 	"ownership": {"runfmt", "files", "units"},

@@ -81,6 +81,7 @@ func Compare(base, new []store.Entry, opt Options) (*Result, error) {
 		n = DefaultFunctions
 	}
 	res.CPU, res.Allocs = compareProfiles(c, bruns, nruns, n)
+	c.Predictions = predictions(c, bruns)
 	checkThresholds(c, opt.FailOn)
 	c.Warnings = dedupe(c.Warnings)
 	c.Verdict = verdictOf(c)

@@ -97,9 +97,10 @@ type catKey struct {
 // categoryCosts charges each stack's cost to (category, owner): the
 // outermost category frame between the leaf and the nearest user frame that
 // is not itself library code of a category. entry[key][fn] records which
-// library entry points (fmt.Sprintf, image/png.Encode) carried the cost.
-func (v *cpuView) categoryCosts() (map[catKey]int64, map[catKey]map[int32]int64) {
-	cost, entry := map[catKey]int64{}, map[catKey]map[int32]int64{}
+// library entry points (fmt.Sprintf, image/png.Encode) carried the cost,
+// region[key] its stacks.
+func (v *cpuView) categoryCosts() (cost map[catKey]int64, entry map[catKey]map[int32]int64, region map[catKey][]int) {
+	cost, entry, region = map[catKey]int64{}, map[catKey]map[int32]int64{}, map[catKey][]int{}
 	s := v.Costs.Set()
 	cats := make([]int, len(s.Funcs))
 	for i, f := range s.Funcs {
@@ -120,6 +121,7 @@ func (v *cpuView) categoryCosts() (map[catKey]int64, map[catKey]map[int32]int64)
 				if cat >= 0 {
 					k := catKey{cat, f}
 					cost[k] += val
+					region[k] = append(region[k], si)
 					if entry[k] == nil {
 						entry[k] = map[int32]int64{}
 					}
@@ -129,7 +131,7 @@ func (v *cpuView) categoryCosts() (map[catKey]int64, map[catKey]map[int32]int64)
 			}
 		}
 	}
-	return cost, entry
+	return cost, entry, region
 }
 
 // Thresholds of the CPU rules, as shares of profiled CPU.
@@ -147,7 +149,7 @@ func categoryFindings(c *context) []ranked {
 	if v.Costs == nil || v.Costs.Total() == 0 {
 		return nil
 	}
-	cost, entry := v.categoryCosts()
+	cost, entry, region := v.categoryCosts()
 	keys := slices.Collect(maps.Keys(cost))
 	slices.SortFunc(keys, func(a, b catKey) int {
 		return cmp.Or(cmp.Compare(cost[b], cost[a]), cmp.Compare(a.cat, b.cat), cmp.Compare(a.owner, b.owner))
@@ -160,7 +162,10 @@ func categoryFindings(c *context) []ranked {
 			out = append(out, v.categoryFinding(k, cost[k], entry[k], true))
 		} else if sh >= categoryMinShare {
 			out = append(out, v.categoryFinding(k, cost[k], entry[k], false))
+		} else {
+			continue
 		}
+		out[len(out)-1].region = region[k]
 	}
 	return out
 }
@@ -187,7 +192,7 @@ func (v *cpuView) categoryFinding(k catKey, cost int64, entries map[int32]int64,
 		fns = append(fns, runfmt.FuncEvidence{Role: runfmt.RoleEntry, Function: s.Funcs[fn].Name, Figures: runfmt.Figures{runfmt.FigShare: v.Share(entries[fn])}})
 	}
 	f.Evidence.Functions = fns
-	return ranked{f, sh}
+	return ranked{f: f, rank: sh}
 }
 
 // "fmt.Sprintf under main.render: 41% of CPU, 380.0 µs/request"

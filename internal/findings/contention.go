@@ -100,7 +100,7 @@ func contentionFinding(c *context) []ranked {
 	lat, cpuMs, ok := offCPUTimes(c)
 	if rq := runqueueOf(c.in); ok && contends(c.in, rq, lat, cpuMs) {
 		f := contention(c.in, rq.claim(ledgerTime(c.in)), lat, cpuMs)
-		return []ranked{{f, f.Figures[runfmt.FigShare]}}
+		return []ranked{{f: f, rank: f.Figures[runfmt.FigShare]}}
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func cpuBound(c *context) []ranked {
 		}
 	}
 	queueing(c, &f)
-	return []ranked{{f, 1}}
+	return []ranked{{f: f, rank: 1}}
 }
 
 // queueing adds, from the ledger, the time requests queued behind the

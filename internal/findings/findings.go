@@ -111,6 +111,10 @@ type context struct {
 type ranked struct {
 	f    runfmt.Finding
 	rank float64
+	// region are the CPU profile's stacks (indices into the CPU view's
+	// stack set) whose cost the finding's CPU figure counts; nil when the
+	// rule does not know them.
+	region []int
 }
 
 // timeKey is what findings are sorted by: the time per request a finding
@@ -152,6 +156,7 @@ func Findings(in FindingInput) []runfmt.Finding {
 		all[i].rank = timeKey(all[i], in, c.cpu)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].rank > all[j].rank })
+	exclusiveCPU(all, c.cpu)
 	out := make([]runfmt.Finding, len(all))
 	for i, r := range all {
 		out[i] = r.f

@@ -46,7 +46,7 @@ func gcFinding(c *context) []ranked {
 		}
 	}
 	allocators(c, &f)
-	return []ranked{{f, share}}
+	return []ranked{{f: f, rank: share}}
 }
 
 // allocators names the user functions that allocate most per request:

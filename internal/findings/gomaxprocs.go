@@ -67,7 +67,7 @@ func gomaxprocsFinding(c *context) []ranked {
 	}
 	f.Settings = f.Settings.With(runfmt.SettingGOMAXPROCSSource, g.GOMAXPROCSSource).
 		With(runfmt.SettingGOMAXPROCSEnv, g.GOMAXPROCSEnv).With(runfmt.SettingWaitMethod, how)
-	return []ranked{{f, f.Figures[runfmt.FigWaitPerRequest]}}
+	return []ranked{{f: f, rank: f.Figures[runfmt.FigWaitPerRequest]}}
 }
 
 // cpuWait is how long a request waited for a CPU, and how that was found:

@@ -58,7 +58,7 @@ func goroutineGrowth(c *context) []ranked {
 		f.Evidence.Functions = append(f.Evidence.Functions, e)
 	}
 	rank := 0.5 * float64(end-start) / float64(end)
-	return []ranked{{f, rank}}
+	return []ranked{{f: f, rank: rank}}
 }
 
 // "goroutines grew from 12 to 512: most in main.worker"

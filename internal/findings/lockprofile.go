@@ -91,7 +91,7 @@ func lockFinding(in FindingInput, p *profile.Profile, what runfmt.ProfileType) (
 		}
 		f.Evidence.Functions = append(f.Evidence.Functions, e)
 	}
-	return ranked{f, rank}, true
+	return ranked{f: f, rank: rank}, true
 }
 
 // lockWording reads a lock finding of the mutex or block profile as

@@ -59,7 +59,7 @@ func memoryGrowth(c *context) []ranked {
 	}
 	// A growing heap costs no time per request by itself: it ranks by how
 	// much of the heap the window added, next to the costs of time.
-	return []ranked{{f, grew / to}}
+	return []ranked{{f: f, rank: grew / to}}
 }
 
 // "live heap grows 1.2 MiB/s (10.0 MiB → 70.0 MiB over the window,

@@ -50,7 +50,7 @@ func nPlusOneFinding(c *context) []ranked {
 			f.Evidence.Functions = []runfmt.FuncEvidence{caller}
 		}
 		c.found = giveUpRow(c.found, lt, p, 1000*ms)
-		out = append(out, ranked{f, f.Figures[runfmt.FigWaitPerRequest]})
+		out = append(out, ranked{f: f, rank: f.Figures[runfmt.FigWaitPerRequest]})
 	}
 	return out
 }

@@ -75,7 +75,7 @@ func offCPU(c *context) []ranked {
 		f.Figures[runfmt.FigSyscallShare] = c.cpu.Share(c.cpu.CumOf(syscallFrames))
 	}
 	tw.explain(in, &f, lat-cpuMs)
-	return []ranked{{f, off}}
+	return []ranked{{f: f, rank: off}}
 }
 
 // explain records what the off-CPU time (offMs per request) turned out to

@@ -50,7 +50,7 @@ func ownerFindings(c *context) []ranked {
 		if explained[v.Costs.Name(o.Func)] >= coveredByCategory*sh {
 			continue
 		}
-		out = append(out, ranked{v.ownerFinding(o), sh})
+		out = append(out, ranked{f: v.ownerFinding(o), rank: sh, region: o.Stacks})
 	}
 	return overCounted(append(out, costlyUserFindings(c, out, explained)...), c.in)
 }
@@ -98,7 +98,18 @@ func costlyUserFindings(c *context, owners []ranked, explained map[string]float6
 		if callee, cost := v.Costs.TopCallee(f); callee >= 0 {
 			o.Library, o.LibraryCost = callee, cost
 		}
-		out = append(out, ranked{v.ownerFinding(o), sh})
+		out = append(out, ranked{f: v.ownerFinding(o), rank: sh, region: v.chargedStacks(f)})
+	}
+	return out
+}
+
+// chargedStacks are the stacks whose cost is charged to user function f.
+func (v *cpuView) chargedStacks(f int32) []int {
+	var out []int
+	for si := range v.Costs.Set().NumStacks() {
+		if v.Costs.ChargedTo(si) == f {
+			out = append(out, si)
+		}
 	}
 	return out
 }

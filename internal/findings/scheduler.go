@@ -74,7 +74,7 @@ func schedulerLatency(c *context) []ranked {
 	if t := in.Target; t.RunqueueWaitSeconds > 0 && in.Requests > 0 {
 		f.Figures[runfmt.FigRunqueueTime] = t.RunqueueWaitSeconds
 	}
-	return []ranked{{f, f.Figures[runfmt.FigWaitPerRequest]}}
+	return []ranked{{f: f, rank: f.Figures[runfmt.FigWaitPerRequest]}}
 }
 
 func schedulerDetail(v view, p *Prose) {

@@ -47,7 +47,7 @@ func spinWaitFinding(c *context) []ranked {
 		f.Evidence.Functions = append(f.Evidence.Functions, runfmt.FuncEvidence{Role: runfmt.RoleEntry, Function: name,
 			Figures: runfmt.Figures{runfmt.FigShare: by[name]}})
 	}
-	return []ranked{{f, share}}
+	return []ranked{{f: f, rank: share}}
 }
 
 // "spin-wait: 92% of CPU, 26.80 ms/request, the runtime waiting for other threads"

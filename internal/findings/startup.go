@@ -51,7 +51,7 @@ func startupFinding(c *context) []ranked {
 		f.Figures[runfmt.FigStarted], f.Figures[runfmt.FigCPUTime] = float64(started), unsampledS
 	}
 	f.Settings = f.Settings.With(runfmt.SettingRuntime, string(in.Runtime))
-	return []ranked{{f, f.Figures[runfmt.FigCPUPerRequest]}}
+	return []ranked{{f: f, rank: f.Figures[runfmt.FigCPUPerRequest]}}
 }
 
 // "6 workers started during the window: start-up costs 1.50 ms/request (20% of CPU)"

@@ -41,7 +41,7 @@ func throttledFinding(c *context) []ranked {
 	} else if t.ThreadsMax > 0 {
 		f.Figures[runfmt.FigThreadsMax] = float64(t.ThreadsMax)
 	}
-	return []ranked{{f, f.Figures[runfmt.FigWaitPerRequest]}}
+	return []ranked{{f: f, rank: f.Figures[runfmt.FigWaitPerRequest]}}
 }
 
 // "throttled: 4.20 ms/request, GOMAXPROCS 2 above the 1-core budget"

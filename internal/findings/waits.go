@@ -86,7 +86,7 @@ func newTimeWaits(in FindingInput) *timeWaits {
 	for _, k := range waitKinds {
 		if f, ok := tw.find(in, k); ok {
 			us := f.Figures[runfmt.FigWaitPerRequest]
-			tw.found = append(tw.found, ranked{f, us})
+			tw.found = append(tw.found, ranked{f: f, rank: us})
 		}
 	}
 	tw.found = claimRows(tw.found, in)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/analysis"
+	"perflab/internal/answer"
 	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
@@ -94,6 +95,7 @@ func (s *session) summarize() {
 	}
 	target.MarkOverCounted(r.Quality, s.runnableCoverage())
 	s.culprit()
+	answer.Decide(r)
 }
 
 // verdictCPU is the CPU profile the findings read: none when it cannot

@@ -46,7 +46,7 @@ func WriteBatchText(w io.Writer, r *runfmt.Run, dir string) error {
 	if c := b.Cost; c != nil {
 		p.f("  Measuring:\t%s\n", BatchCostText(c))
 	}
-	p.findings(r.Findings)
+	p.findings(r.Findings, r.Answer)
 	p.batchHot(r.Hot)
 	p.lastLines(b.LastLines)
 	p.runFiles(r, dir)

@@ -38,6 +38,7 @@ func WriteCompareText(w io.Writer, c *runfmt.Comparison) error {
 			tp.row(metricTitle(m.Name), FormatSummary(m.Base, m.Unit), FormatSummary(m.New, m.Unit), FormatMetricDelta(m), cmpPN(m))
 		}
 	})
+	p.cmpPredictions(c.Predictions)
 	p.cmpFunctions(c.Functions, runfmt.ProfileCPU, "CPU per "+perUnit(c)+" by function", perUnit(c))
 	p.cmpFunctions(c.Functions, runfmt.ProfileAllocs, "Allocations per "+perUnit(c)+" by function", perUnit(c))
 	p.cmpThresholds(c.Thresholds)

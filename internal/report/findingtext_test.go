@@ -32,10 +32,10 @@ func TestFindingWords(t *testing.T) {
 			fs := []runfmt.Finding{c.Finding}
 			var text bytes.Buffer
 			p := &printer{w: &text}
-			p.findings(fs)
+			p.findings(fs, nil)
 			golden(t, ".txt", text.Bytes())
 			var md strings.Builder
-			mdFindings(&md, fs, 1)
+			mdFindings(&md, fs, nil, 1)
 			golden(t, ".md", []byte(md.String()))
 			w := findings.Wording(&fs[0])
 			golden(t, ".html", []byte(string(proseHTML(w.Title))+"\n"+string(proseHTML(w.Detail))+"\n"))

@@ -87,17 +87,19 @@ type htmlView struct {
 	Cards   []card
 	Charts  []figure
 	// NoCharts says why there are no charts (no load was measured).
-	NoCharts  string
-	Verdict   []kv
-	Findings  []htmlFinding
-	Hot       []htmlHot
-	Endpoints []endpointRow
-	EndParts  string // what the handlers explain of the CPU, and the rest
-	EndNote   string
-	EndMargin string // what ± is, when some row's margin is wide
-	Allocs    []htmlAlloc
-	Flame     string
-	HasFlame  bool
+	NoCharts string
+	Verdict  []kv
+	Findings []htmlFinding
+	// FindingsOrder says how the findings are ranked.
+	FindingsOrder string
+	Hot           []htmlHot
+	Endpoints     []endpointRow
+	EndParts      string // what the handlers explain of the CPU, and the rest
+	EndNote       string
+	EndMargin     string // what ± is, when some row's margin is wide
+	Allocs        []htmlAlloc
+	Flame         string
+	HasFlame      bool
 	// NoFlame says why there is no flame graph.
 	NoFlame   string
 	Crumbs    []Crumb
@@ -132,8 +134,10 @@ type card struct {
 }
 
 type htmlFinding struct {
-	Rank          int
-	Kind, Cost    string
+	Rank       int
+	Kind, Cost string
+	// Payoff says what fixing it saves, or what it is a consequence of.
+	Payoff        string
 	Title, Detail template.HTML
 	Functions     []string
 	Lines         []htmlLine
@@ -190,7 +194,7 @@ func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
 	if r.Batch != nil {
 		v.batchHTML(r)
 	}
-	v.Findings = findingsView(r.Findings)
+	v.Findings, v.FindingsOrder = findingsView(r.Findings, r.Answer), findingsOrder(r.Answer)
 	if profileRepresentative(r) {
 		v.Hot = hotView(r.Hot, v.Requests > 0)
 	} else {
@@ -350,7 +354,7 @@ func rps(r *runfmt.Run) float64 {
 	return r.Load.RPS
 }
 
-func findingsView(fs []runfmt.Finding) []htmlFinding {
+func findingsView(fs []runfmt.Finding, a *runfmt.Answer) []htmlFinding {
 	out := make([]htmlFinding, 0, len(fs))
 	for i := range fs {
 		f := &fs[i]
@@ -359,6 +363,9 @@ func findingsView(fs []runfmt.Finding) []htmlFinding {
 			Lines: linesView(f.Lines), wait: waits(f)}
 		if figure, what := findingCost(f); figure != "" {
 			h.Cost = figure + what
+		}
+		if a != nil {
+			h.Payoff = upperFirst(payoffText(f, a))
 		}
 		out = append(out, h)
 	}

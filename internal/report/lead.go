@@ -3,13 +3,21 @@ package report
 import "perflab/internal/runfmt"
 
 // LeadFinding is the finding a run's pages lead with (report.html's
-// headline, its row in the UI's index): the first finding of the verdict
+// headline, its row in the UI's index): the first of the list the answer
+// ranked (runfmt.Answer). A run stored before the answer leads with the
+// first finding of the verdict
 // the run answers (see question): a CPU finding when it answers what costs
 // CPU, a wait when it answers where the time goes; the first finding when
 // none is of that verdict. A run written before contention on a noisy
 // machine became the measurement banner's may hold it as a finding: it is
 // passed over, the banner says it.
 func LeadFinding(r *runfmt.Run) (runfmt.Finding, bool) {
+	if r.Answer != nil { // the findings are ranked by it: the first is the one
+		if len(r.Findings) == 0 {
+			return runfmt.Finding{}, false
+		}
+		return r.Findings[0], true
+	}
 	q := WhatCostsCPU
 	if r.Ledger != nil && (r.Ledger.Time != nil || r.Ledger.CPU != nil) {
 		q, _ = question(r)

@@ -41,6 +41,7 @@ func WriteCompareMarkdown(w io.Writer, c *runfmt.Comparison, opt MarkdownOptions
 		} else {
 			mdGroups(&b, c)
 			mdMetrics(&b, c)
+			mdPredictions(&b, c.Predictions)
 			rows := []int{FunctionRows, 3, 1, 0}[level]
 			mdFunctions(&b, c.Functions, runfmt.ProfileCPU, "CPU per "+perUnit(c)+" by function", rows)
 			mdFunctions(&b, c.Functions, runfmt.ProfileAllocs, "Allocations per "+perUnit(c)+" by function", rows)

@@ -69,7 +69,7 @@ func WriteRunMarkdown(w io.Writer, r *runfmt.Run, dir string, opt MarkdownOption
 		if profileRepresentative(r) {
 			mdHot(&b, r.Hot, []int{10, 5, 0}[level])
 		}
-		mdFindings(&b, r.Findings, []int{10, 5, 3}[level])
+		mdFindings(&b, r.Findings, r.Answer, []int{10, 5, 3}[level])
 		mdRunFiles(&b, r, dir, opt)
 		return b.String()
 	})
@@ -157,11 +157,15 @@ func mdHot(b *strings.Builder, hot []runfmt.HotFunc, n int) {
 	mdTable(b, "lr", []string{"function", "CPU per request"}, rows)
 }
 
-func mdFindings(b *strings.Builder, fs []runfmt.Finding, n int) {
+func mdFindings(b *strings.Builder, fs []runfmt.Finding, a *runfmt.Answer, n int) {
 	if len(fs) == 0 {
 		return
 	}
-	b.WriteString("**Findings**\n\n")
+	b.WriteString("**Findings**")
+	if a != nil {
+		b.WriteString(" (" + mdText(findingsOrder(a)) + ")")
+	}
+	b.WriteString("\n\n")
 	for i := range fs {
 		if i == n {
 			fmt.Fprintf(b, "- and %d more in the run's report\n", len(fs)-n)
@@ -175,6 +179,11 @@ func mdFindings(b *strings.Builder, fs []runfmt.Finding, n int) {
 				codes = append(codes, mdCode(fn))
 			}
 			line += " in " + strings.Join(codes, ", ")
+		}
+		if a != nil {
+			if p := payoffText(f, a); p != "" {
+				line += ": " + mdText(p)
+			}
 		}
 		b.WriteString(line + "\n")
 	}

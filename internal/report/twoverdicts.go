@@ -128,13 +128,42 @@ func timeVerdict(r *runfmt.Run) string {
 	return s
 }
 
-// verdictLines are the headline's lines of the two verdicts: which
-// question the run answers and why, then the two first lines in that
-// order. None for a run without a ledger.
+// verdictLines are the headline's lines of the answer: what could not be
+// seen, what limits the service, the first finding and its payoff, then
+// the first lines of the two accounts, the limited one first. A run
+// decided before the answer existed says which question it answers
+// instead. None for a run without a ledger.
 func verdictLines(r *runfmt.Run) []HeadlineLine {
 	if r.Ledger == nil || r.Ledger.Time == nil && r.Ledger.CPU == nil {
 		return nil
 	}
+	if r.Answer == nil {
+		return questionLines(r)
+	}
+	var lines []HeadlineLine
+	if d := doubtsText(r.Answer); d != "" {
+		lines = append(lines, HeadlineLine{"Uncertain", d, "warn"})
+	}
+	lines = append(lines, HeadlineLine{"Limited by", answerLimits(r.Answer, r), "ok"})
+	if f, ok := LeadFinding(r); ok {
+		text := FindingTitle(f)
+		if p := payoffText(&f, r.Answer); p != "" {
+			text += " — " + p
+		}
+		lines = append(lines, HeadlineLine{"First finding", text, "ok"})
+	}
+	cpu := HeadlineLine{"What costs CPU", cpuVerdict(r), "ok"}
+	tm := HeadlineLine{"Where the time goes", timeVerdict(r), "ok"}
+	if r.Answer.First().Kind.CPU() {
+		return append(lines, cpu, tm)
+	}
+	return append(lines, tm, cpu)
+}
+
+// questionLines are the headline's lines of a run stored without an
+// answer: which question it answers and why, then the two first lines in
+// that order.
+func questionLines(r *runfmt.Run) []HeadlineLine {
 	q, why := question(r)
 	cpu := HeadlineLine{"What costs CPU", cpuVerdict(r), "ok"}
 	tm := HeadlineLine{"Where the time goes", timeVerdict(r), "ok"}

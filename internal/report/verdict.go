@@ -33,7 +33,7 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	p.goRuntime(r.GoRuntime)
 	p.timeSplit(r)
 	p.stuck(r.Stuck)
-	p.findings(r.Findings)
+	p.findings(r.Findings, r.Answer)
 	p.endpoints(r)
 	if profileRepresentative(r) {
 		p.hot(r.Hot)
@@ -76,11 +76,11 @@ func (p *printer) target(t *runfmt.TargetSummary, pr *runfmt.Profiling) {
 	}
 }
 
-func (p *printer) findings(fs []runfmt.Finding) {
+func (p *printer) findings(fs []runfmt.Finding, a *runfmt.Answer) {
 	if len(fs) == 0 {
 		return
 	}
-	p.f("\nFindings (most costly first):\n")
+	p.f("\nFindings (%s):\n", findingsOrder(a))
 	for i := range fs {
 		if i == 5 {
 			p.f("  ... %d more in run.json\n", len(fs)-i)
@@ -93,6 +93,11 @@ func (p *printer) findings(fs []runfmt.Finding) {
 			cost = " — " + figure + what
 		}
 		p.f("  %d. [%s] %s%s\n", i+1, f.Kind, title, cost)
+		if a != nil {
+			if pay := payoffText(f, a); pay != "" {
+				p.f("     %s\n", wrap(upperFirst(pay), 100, "     "))
+			}
+		}
 		p.lines(f.Lines, "     ")
 		if d := proseText(w.Detail); d != "" {
 			p.f("     %s\n", wrap(d, 100, "     "))

@@ -34,6 +34,9 @@ type Comparison struct {
 	// Batch says the runs are a batch program's (perflab run -- CMD
 	// without a URL): no requests; the functions' costs are per run.
 	Batch bool `json:"batch,omitempty"`
+	// Predictions are the payoffs the base predicted for the findings
+	// the change fixed, beside what was measured; nil when it fixed none.
+	Predictions *Predictions `json:"predictions,omitempty"`
 
 	// Env and Values are the swept variable and its values (sweep only).
 	Env    string   `json:"env,omitempty"`
@@ -131,4 +134,29 @@ type ThresholdCheck struct {
 	TooFew bool `json:"too_few,omitempty"`
 	// Step names the sweep's value the check belongs to (sweep only).
 	Step string `json:"step,omitempty"`
+}
+
+// Prediction is a finding of the base runs whose fix the change made
+// (its culprit's CPU per request fell to at most half): the CPU per
+// request the base predicted its fix would save (Finding.Payoff), beside
+// the change measured in its culprit.
+type Prediction struct {
+	Kind     FindingKind `json:"kind"`
+	Function string      `json:"function"`
+	// PredictedUs is the median over the base runs of the CPU per
+	// request its fix was predicted to save; MeasuredUs its culprit's
+	// CPU per request, new less base (negative when it fell).
+	PredictedUs float64 `json:"predicted_us"`
+	MeasuredUs  float64 `json:"measured_us"`
+}
+
+// Predictions are a comparison's predictions checked: each finding the
+// change fixed, and in all the CPU per request predicted beside the
+// change of the cpu_per_request metric's median.
+type Predictions struct {
+	Findings []Prediction `json:"findings"`
+	// PredictedUs is their predictions summed; MeasuredUs the change of
+	// the median CPU per request, new less base.
+	PredictedUs float64 `json:"predicted_us"`
+	MeasuredUs  float64 `json:"measured_us"`
 }

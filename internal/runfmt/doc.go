@@ -55,7 +55,7 @@
 //     In findings[].kind.
 //   - Figure (figure.go): alloc_bytes_per_s, answer_us, blocked_us,
 //     bytes_per_request, collections, cores_max, cores_mean, count, cpu_limit_cores, cpu_s,
-//     cpu_us, cpu_us_per_request, cpuset_cores, database_share, explained_us, gc_cycles,
+//     cpu_us, cpu_us_per_request, cpuset_cores, database_share, exclusive_cpu_us, explained_us, gc_cycles,
 //     gc_stop_mean_us, gc_stop_us, generator_runqueue_us, gomaxprocs,
 //     gomaxprocs_match, goroutines_added, goroutines_end, goroutines_start,
 //     heap_bytes_per_s, heap_from_bytes, heap_peak_bytes, heap_to_bytes,
@@ -111,4 +111,10 @@
 //   - ThreadState (threadstate.go): on-cpu, runnable, sleep, futex, disk,
 //     network, other.
 //     In batch.threads.states[].state.
+//   - LimitKind (answer.go): cpu-budget, cpu-host, cpu-thread, downstream,
+//     lock, pool, queue, network, client, none, stuck, unknown.
+//     In answer.limits[].kind and findings[].consequence_of.
+//   - DoubtKind (answer.go): noisy, few-samples, no-profile, over-counted,
+//     no-time-split, no-cpu, unexplained.
+//     In answer.doubts[].kind.
 package runfmt

@@ -34,6 +34,11 @@ const (
 	FigShare Figure = "share"
 	// FigCPUPerRequest: the CPU the finding explains, per request.
 	FigCPUPerRequest Figure = "cpu_us_per_request"
+	// FigExclusiveCPU: the part of FigCPUPerRequest that no finding with
+	// more CPU explains too (their stacks overlap: a constructor and a
+	// helper it calls), per request; absent when the finding's stacks
+	// are not known.
+	FigExclusiveCPU Figure = "exclusive_cpu_us"
 	// FigWaitPerRequest: the time off a CPU (waiting) it explains, per
 	// request.
 	FigWaitPerRequest Figure = "wait_us_per_request"
@@ -141,7 +146,7 @@ const (
 // figuresBy lists the figures of each measure.
 var figuresBy = map[Measure][]Figure{
 	MeasureShare: {FigImportShare, FigShare, FigOwnShare, FigLibraryShare, FigDatabaseShare, FigThrottled, FigOffShare, FigSyscallShare, FigPBusy},
-	MeasureMicros: {FigCPUPerRequest, FigWaitPerRequest, FigWaitTotal, FigLatency, FigLatencyP99, FigCPU, FigRunqueue,
+	MeasureMicros: {FigCPUPerRequest, FigExclusiveCPU, FigWaitPerRequest, FigWaitTotal, FigLatency, FigLatencyP99, FigCPU, FigRunqueue,
 		FigServiceQueue, FigGeneratorQueue, FigOtherWait, FigBlocked, FigRunnable, FigKernelWait, FigSchedWait,
 		FigExplained, FigUnexplained, FigTracedTotal, FigGCStop, FigGCStopMean, FigAnswer, FigPeerCPU},
 	MeasureBytes: {FigBytesPerRequest, FigHeapPeak, FigHeapFrom, FigHeapTo, FigLiveStart, FigLiveEnd},

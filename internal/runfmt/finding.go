@@ -20,6 +20,14 @@ type Finding struct {
 	Advice   Advice      `json:"advice,omitempty"`
 	// Lines are the culprit's costliest source lines.
 	Lines []SourceLine `json:"lines,omitempty"`
+	// Payoff is what fixing it would recover, predicted from the run by
+	// package answer: FigCPUPerRequest and FigLatency saved per request,
+	// and FigMaxRPS, the throughput the CPU would then allow.
+	Payoff Figures `json:"payoff,omitempty"`
+	// ConsequenceOf is the limit its time is a consequence of (a wait
+	// that exists because the CPU is saturated): fixing the limit's
+	// cause recovers it, and it ranks after the causes.
+	ConsequenceOf LimitKind `json:"consequence_of,omitempty"`
 	Schema3
 }
 

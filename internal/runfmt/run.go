@@ -51,8 +51,12 @@ type Run struct {
 	AllocBytesPerRequest   float64    `json:"alloc_bytes_per_request,omitempty"`
 	AllocObjectsPerRequest float64    `json:"alloc_objects_per_request,omitempty"`
 	GC                     *GCSummary `json:"gc,omitempty"`
-	Findings               []Finding  `json:"findings,omitempty"`
-	FindMax                *FindMax   `json:"find_max,omitempty"`
+	// Findings are ranked by what fixing each would recover under the
+	// answer's binding constraint (Answer), the first to change first.
+	Findings []Finding `json:"findings,omitempty"`
+	// Answer is what limits the service (answer.go).
+	Answer  *Answer  `json:"answer,omitempty"`
+	FindMax *FindMax `json:"find_max,omitempty"`
 	// Endpoints is the CPU per request handler and load target (Go
 	// net/http services, Python web frameworks).
 	Endpoints *Endpoints `json:"endpoints,omitempty"`

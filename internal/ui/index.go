@@ -111,7 +111,7 @@ func newRunRow(s *runSummary) runRow {
 		row.HasCPU, row.CPUMs = true, ms
 	}
 	row.Noisy = s.Quality.Noisy()
-	if f, ok := report.LeadFinding(&runfmt.Run{Target: s.Target, Quality: s.Quality, Ledger: s.Ledger, Findings: s.Findings}); ok {
+	if f, ok := report.LeadFinding(&runfmt.Run{Answer: s.Answer, Target: s.Target, Quality: s.Quality, Ledger: s.Ledger, Findings: s.Findings}); ok {
 		row.Finding = report.FindingTitle(f)
 	}
 	for _, p := range s.Profiles {

@@ -38,8 +38,10 @@ type runSummary struct {
 			P99 float64 `json:"p99"`
 		} `json:"latency_ms"`
 	} `json:"load"`
-	// Target, Quality and Ledger say which verdict the run answers, and
-	// so the finding its row leads with (report.LeadFinding).
+	// Answer ranks the findings: its row leads with the first
+	// (report.LeadFinding). Without one (a run stored before it), Target,
+	// Quality and Ledger say which verdict the run answers.
+	Answer    *runfmt.Answer         `json:"answer"`
 	Target    *runfmt.TargetSummary  `json:"target"`
 	Findings  []runfmt.Finding       `json:"findings"`
 	Profiles  []runfmt.ProfileRef    `json:"profiles"`

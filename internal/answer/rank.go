@@ -1,0 +1,72 @@
+package answer
+
+import (
+	"sort"
+
+	"perflab/internal/runfmt"
+)
+
+// The groups findings are ranked in, first to last.
+const (
+	groupStuck       = iota // where a stopped service waits
+	groupCause              // recovers what limits the service
+	groupOther              // recovers the other resource (latency on a CPU limit)
+	groupState              // no payoff: a state, growth, the machine
+	groupConsequence        // the limit's consequences
+)
+
+// rankFindings orders r's findings by what fixing each would recover
+// under limit: the stuck finding first, then the causes by their payoff
+// in the limited resource (CPU per request on a CPU limit, latency
+// otherwise), the rest by their other payoff, the findings without one,
+// and the consequences of a CPU limit last. The sort is stable: ties keep
+// the findings package's order.
+func rankFindings(r *runfmt.Run, limit runfmt.Limit) {
+	type keyed struct {
+		group int
+		key   float64
+	}
+	keys := make([]keyed, len(r.Findings))
+	for i := range r.Findings {
+		g, k := rankOf(&r.Findings[i], limit, r.Quality.Noisy())
+		keys[i] = keyed{g, k}
+	}
+	idx := make([]int, len(r.Findings))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		ka, kb := keys[idx[a]], keys[idx[b]]
+		if ka.group != kb.group {
+			return ka.group < kb.group
+		}
+		return ka.key > kb.key
+	})
+	out := make([]runfmt.Finding, len(idx))
+	for i, j := range idx {
+		out[i] = r.Findings[j]
+	}
+	r.Findings = out
+}
+
+// rankOf is a finding's group and its key within it.
+func rankOf(fd *runfmt.Finding, limit runfmt.Limit, noisy bool) (int, float64) {
+	cpu, lat := fd.Payoff[runfmt.FigCPUPerRequest], fd.Payoff[runfmt.FigLatency]
+	switch {
+	case fd.Kind == runfmt.FindingStuck:
+		return groupStuck, 0
+	case fd.ConsequenceOf != "":
+		return groupConsequence, fd.Figures[runfmt.FigWaitPerRequest]
+	case fd.Kind == runfmt.FindingCPUContention && noisy:
+		return groupState, 0 // the machine's, said by the measurement's line
+	case limit.Kind.CPU() && cpu > 0:
+		return groupCause, cpu
+	case limit.Kind.CPU() && lat > 0:
+		return groupOther, lat
+	case !limit.Kind.CPU() && lat > 0:
+		return groupCause, lat
+	case cpu > 0:
+		return groupOther, cpu
+	}
+	return groupState, fd.Figures[runfmt.FigShare]
+}

@@ -1,0 +1,173 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"perflab/internal/runfmt"
+	"perflab/internal/units"
+)
+
+// The answer (runfmt.Answer) is decided once, as data; these word it.
+
+// limitText words a limit with its evidence, for "Limited by: ".
+func limitText(l runfmt.Limit, r *runfmt.Run) string {
+	fig := func(f runfmt.Figure) float64 { return l.Figures[f] }
+	wait := units.FormatMicros(fig(runfmt.FigWaitPerRequest)) + " (" + units.FormatShare(l.Share) + " of the mean latency)"
+	switch l.Kind {
+	case runfmt.LimitCPUBudget:
+		s := fmt.Sprintf("its CPU budget: %s used of %s", units.FormatCores(fig(runfmt.FigCoresMean)), coresBudget(fig(runfmt.FigCPULimit)))
+		if th := fig(runfmt.FigThrottled); th > 0 {
+			s += ", throttled in " + units.FormatShare(th) + " of periods"
+		}
+		return s + capacityText(l, r)
+	case runfmt.LimitCPUThread:
+		n := int(fig(runfmt.FigCount))
+		return fmt.Sprintf("its %s: %s used", count(n, "single-threaded worker", "single-threaded workers"), units.FormatCores(fig(runfmt.FigCoresMean))) +
+			" (one thread each: an event loop, an interpreter lock)" + capacityText(l, r)
+	case runfmt.LimitCPUHost:
+		if l.Part == runfmt.PartRunnable {
+			return "the machine's CPUs: requests wait for a CPU " + units.FormatShare(l.Share) + " of their latency" + otherCoresText(l)
+		}
+		return fmt.Sprintf("the machine's CPUs: %s used of %s", units.FormatCores(fig(runfmt.FigCoresMean)), count(int(fig(runfmt.FigHostCores)), "core", "cores")) + capacityText(l, r)
+	case runfmt.LimitDownstream:
+		return "a downstream: requests wait " + wait + " for another service's answers"
+	case runfmt.LimitLock:
+		return "a lock: requests wait " + wait + " for a lock or another goroutine"
+	case runfmt.LimitPool:
+		return "a pool: requests wait " + wait + " for a pool's connection or a semaphore"
+	case runfmt.LimitQueue:
+		return "a queue: requests wait " + wait + " to be read or accepted (busy workers, a backlog)"
+	case runfmt.LimitNetwork:
+		return "the network: requests wait " + wait + " on their own connection (Nagle's algorithm and delayed ACKs, a slow client)"
+	case runfmt.LimitClient:
+		return "the load client: " + wait + " is the generator's own delay, not the service's"
+	case runfmt.LimitNone:
+		if l.Part == "" {
+			return "nothing: the service has CPU to spare"
+		}
+		return "nothing: the service has CPU to spare; its latency is its own " + string(l.Part) + " " + wait
+	case runfmt.LimitStuck:
+		return "the service stopped answering (see the stuck finding)"
+	}
+	return "not decided (see why above)"
+}
+
+// coresBudget is "a 1-core budget" or "a 0.5-core budget".
+func coresBudget(c float64) string { return "a " + units.Sig(c) + "-core budget" }
+
+// capacityText is the throughput a CPU limit allows at the measured CPU
+// per request.
+func capacityText(l runfmt.Limit, r *runfmt.Run) string {
+	c := l.Figures[runfmt.FigMaxRPS]
+	if c <= 0 || r.Ledger == nil || r.Ledger.CPU == nil {
+		return ""
+	}
+	return fmt.Sprintf("; at %s of CPU per request it serves at most %s requests/s", units.FormatMs(r.Ledger.CPU.MeasuredMs), units.Sig(c))
+}
+
+// otherCoresText says what other processes used of the machine.
+func otherCoresText(l runfmt.Limit) string {
+	if o := l.Figures[runfmt.FigOtherCores]; o > 0 {
+		return fmt.Sprintf(" (other processes used %s of its %s)", units.Sig(o), count(int(l.Figures[runfmt.FigHostCores]), "core", "cores"))
+	}
+	return ""
+}
+
+// doubtText words what kept the answer from being certain.
+func doubtText(d runfmt.Doubt) string {
+	fig := func(f runfmt.Figure) float64 { return d.Figures[f] }
+	switch d.Kind {
+	case runfmt.DoubtNoisy:
+		return fmt.Sprintf("other processes used %s of the machine's %s, so waits for a CPU may be theirs", units.Sig(fig(runfmt.FigOtherCores)), count(int(fig(runfmt.FigHostCores)), "core", "cores"))
+	case runfmt.DoubtFewSamples:
+		return fmt.Sprintf("the first findings are closer than %.0f samples tell apart (raise --perf-hz or --duration)", fig(runfmt.FigCount))
+	case runfmt.DoubtNoProfile:
+		return "no CPU profile says where the CPU goes"
+	case runfmt.DoubtOverCounted:
+		return fmt.Sprintf("the profile stands for %s× the CPU measured (threads waiting for a CPU sampled as running)", units.Sig(fig(runfmt.FigOverCounted)))
+	case runfmt.DoubtNoTimeSplit:
+		return "nothing timed what requests wait for (no kernel timing, trace or wall-clock sampler)"
+	case runfmt.DoubtNoCPU:
+		return "the service's CPU was not measured"
+	case runfmt.DoubtUnexplained:
+		return units.FormatShare(fig(runfmt.FigShare)) + " of the latency is in no measured part"
+	}
+	return string(d.Kind)
+}
+
+// doubtsText words an answer's doubts in one line; "" when certain.
+func doubtsText(a *runfmt.Answer) string {
+	if a == nil || len(a.Doubts) == 0 {
+		return ""
+	}
+	parts := make([]string, len(a.Doubts))
+	for i, d := range a.Doubts {
+		parts[i] = doubtText(d)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// answerLimits words the answer's limits: the first, then "; and " the
+// second with its share.
+func answerLimits(a *runfmt.Answer, r *runfmt.Run) string {
+	parts := make([]string, len(a.Limits))
+	for i, l := range a.Limits {
+		parts[i] = limitText(l, r)
+	}
+	return strings.Join(parts, "; and ")
+}
+
+// payoffText words what fixing a finding saves, or what it is a
+// consequence of; "" without either.
+func payoffText(f *runfmt.Finding, a *runfmt.Answer) string {
+	if f.ConsequenceOf != "" {
+		return "a consequence of the saturated CPU: it shrinks as the findings above are fixed"
+	}
+	var parts []string
+	if us := f.Payoff[runfmt.FigCPUPerRequest]; us > 0 {
+		s := units.FormatMicros(us) + " of CPU per request"
+		if c, now := f.Payoff[runfmt.FigMaxRPS], a.First().Figures[runfmt.FigMaxRPS]; c > 0 && now > 0 {
+			s += fmt.Sprintf(" (capacity %s → %s requests/s)", units.Sig(now), units.Sig(c))
+		}
+		parts = append(parts, s)
+	}
+	if us := f.Payoff[runfmt.FigLatency]; us > 0 {
+		parts = append(parts, units.FormatMicros(us)+" of mean latency")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "fixing it saves " + strings.Join(parts, " and ")
+}
+
+// count is "1 core" or "2 cores".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// findingsOrder says how the findings are ranked: by what fixing each
+// recovers under the answer's limit, not certainly when it has doubts;
+// by their cost for a run stored without an answer.
+func findingsOrder(a *runfmt.Answer) string {
+	switch {
+	case a == nil:
+		return "most costly first"
+	case !a.Certain():
+		return "ranked by what fixing each would recover; not certain, see above"
+	case a.First().Kind.CPU():
+		return "ranked by the CPU per request fixing each would save"
+	}
+	return "ranked by the latency fixing each would save"
+}
+
+// upperFirst capitalises s's first letter.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
