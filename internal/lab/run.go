@@ -179,7 +179,7 @@ func (s *session) startTarget(ctx context.Context) error {
 	s.stopSmp = func() { cancel(); <-sampled }
 	if c.ReadyURL != "" {
 		c.Log("waiting for " + c.ReadyURL)
-		if err := target.WaitReady(ctx, c.ReadyURL, c.ReadyTimeout, s.proc, c.Load.ExpectStatus.Has); err != nil {
+		if err := target.WaitReady(ctx, c.readyProbe(), c.ReadyTimeout, s.proc); err != nil {
 			return err
 		}
 	}
