@@ -65,6 +65,12 @@ however ab ends. Uncommitted changes are measured only with --uncommitted.`,
 			if err != nil {
 				return err
 			}
+			if err := checkProgram("--base", baseArgv); err != nil {
+				return err
+			}
+			if err := checkProgram("--new", newArgv); err != nil {
+				return err
+			}
 			if len(args) == 0 {
 				return runABBatch(cmd, env, f, cf, batchSides{[2][]string{baseArgv, newArgv}, runs}) // batch programs: no load
 			}

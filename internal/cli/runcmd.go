@@ -90,11 +90,19 @@ func (f *runFlags) addTo(cmd *cobra.Command) {
 
 // splitDash separates the URL arguments from the command after "--". An
 // argument before it that names a program (a path, or a name found in
-// PATH) is a command given without its --: an error that says so.
+// PATH) is a command given without its --: an error that says so; so is
+// a -- with no command after it, and a command perflab cannot start
+// (checkCommand).
 func splitDash(cmd *cobra.Command, args []string) (urls, command []string, err error) {
 	urls = args
 	if at := cmd.ArgsLenAtDash(); at >= 0 {
 		urls, command = args[:at], args[at:]
+		if len(command) == 0 {
+			return nil, nil, usageErr("no command after --: give the program to launch and its arguments after it (see '%s --help')", cmd.CommandPath())
+		}
+		if err := checkCommand("--", command); err != nil {
+			return nil, nil, err
+		}
 	}
 	for _, a := range urls {
 		if looksLikeCommand(a) {
