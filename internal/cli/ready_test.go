@@ -107,6 +107,7 @@ func TestRunReadyWithTheLoadsRequest(t *testing.T) {
 				t.Fatalf("perflab %s: exit %d; want 0\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, errs)
 			}
 			took, next := errs.phase("perflab: waiting for ")
+			t.Logf("the probe phase took %v", took.Round(time.Millisecond))
 			if next == "" || took >= 2*time.Second {
 				t.Errorf("the probe phase took %v (until %q); want under 2 s\nstderr:\n%s", took.Round(time.Millisecond), next, errs)
 			}
@@ -161,6 +162,7 @@ func TestRunReadyFailsFast(t *testing.T) {
 			// The service is stopped once the probe has failed, before the
 			// partial run is written and the last line printed.
 			from, to := errs.when("perflab: waiting for "), errs.when("perflab: stopping the service")
+			t.Logf("the probe phase took %v: %s", to.Sub(from).Round(time.Millisecond), last)
 			if from.IsZero() || to.IsZero() || to.Sub(from) > 2*time.Second {
 				t.Errorf("the probe phase took %v; want 2 s or less\nstderr:\n%s", to.Sub(from).Round(time.Millisecond), errs)
 			}
