@@ -147,6 +147,8 @@ func (bf *benchFlags) config(env Env, args []string) (gobench.Config, error) {
 	if !bf.quiet {
 		cfg.Log = func(s string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", s) }
 	}
+	// What changes what is measured is said under --quiet too.
+	cfg.Note = func(s string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", s) }
 	return cfg, nil
 }
 
