@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"perflab/internal/compare"
 	"perflab/internal/lab"
+	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
 
@@ -117,6 +120,20 @@ however ab ends. Uncommitted changes are measured only with --uncommitted.`,
 }
 
 var errNothing = errors.New("no finished runs on both sides to compare")
+
+// checkBatchFailOn refuses a --fail-on rule on a metric batch programs'
+// runs do not have (p99 of requests they never answer): it could never
+// fire.
+func checkBatchFailOn(opt compare.Options) error {
+	have := compare.BatchMetrics()
+	for _, t := range opt.FailOn {
+		if !slices.Contains(have, t.Metric) {
+			return usageErr("--fail-on %s: a batch A/B (no URL) has no %s, the program answers no requests; its metrics are %s",
+				t, t.Metric, strings.Join(runfmt.Words(have), ", "))
+		}
+	}
+	return nil
+}
 
 // finishExperiment prints the comparison of what finished and maps the
 // experiment's error: an interruption exits 130 after the comparison, a

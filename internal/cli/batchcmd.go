@@ -124,6 +124,9 @@ func runABBatch(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, sides
 	if err != nil {
 		return err
 	}
+	if err := checkBatchFailOn(opt); err != nil {
+		return err
+	}
 	var cfgs [2]lab.BatchConfig
 	for i, a := range argv {
 		if cfgs[i], err = f.batchConfig(env, cmd.Flags(), a); err != nil {
