@@ -156,6 +156,7 @@ func (a *abGit) batch(command []string) error {
 	if err := a.prepared(prep, len(b)+len(n), err); err != nil {
 		return err
 	}
+	a.cf.notes = append(a.cf.notes, failedRunNotes(err)...)
 	return a.compare(b, n, err)
 }
 

@@ -146,6 +146,7 @@ func runABBatch(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, sides
 	})
 	defer stopNote()
 	b, n, err := lab.ABBatch(cmd.Context(), cfgs[0], cfgs[1], runs, batchRunLine(env, runs))
+	cf.notes = append(cf.notes, failedRunNotes(err)...)
 	opt.Expected = []string{"command"}
 	return finishExperiment(env, err, func() error {
 		if len(b) == 0 || len(n) == 0 {
