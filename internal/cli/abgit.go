@@ -139,6 +139,9 @@ func (a *abGit) service(urls, command []string) error {
 // --base/--new without a URL).
 func (a *abGit) batch(command []string) error {
 	f, env := a.f, a.env
+	if err := checkBatchFailOn(a.opt); err != nil {
+		return err
+	}
 	bc, err := f.batchConfig(env, a.cmd.Flags(), command)
 	if err != nil {
 		return err
@@ -153,6 +156,7 @@ func (a *abGit) batch(command []string) error {
 	if err := a.prepared(prep, len(b)+len(n), err); err != nil {
 		return err
 	}
+	a.cf.notes = append(a.cf.notes, failedRunNotes(err)...)
 	return a.compare(b, n, err)
 }
 
