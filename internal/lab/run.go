@@ -51,6 +51,7 @@ type session struct {
 	owners *ownership.Model
 	env    map[string]string // the service's environment at start
 	kern   *kernelTiming     // the kernel's timing of the window (kernel.go)
+	own    ownEnv            // perflab's own settings in a launched service's environment
 	// loadPorts are the local ports of the load's connections: the
 	// service's other inbound connections are other clients'.
 	loadPorts load.PortSet
@@ -123,13 +124,6 @@ func (s *session) startTarget(ctx context.Context) error {
 		if err := target.CleanupStale(); err != nil {
 			s.warn("removing stale cgroups: " + err.Error())
 		}
-		env := append([]string(nil), c.Env...)
-		nodeOpts := envValue(c.Env, "NODE_OPTIONS")
-		if !c.NoPerfMap {
-			nodeOpts = profiling.WithPerfMap(nodeOpts)
-			env = append(env, profiling.JavaToolOptions+"="+profiling.WithJVMFramePointers(envValue(c.Env, profiling.JavaToolOptions)))
-		}
-		env = append(env, "NODE_OPTIONS="+profiling.WithInspectPort(nodeOpts))
 		lc := target.LaunchConfig{
 			Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name, Hurry: c.Hurry,
 			LogPath: filepath.Join(s.dir, "target.log"),
@@ -137,13 +131,13 @@ func (s *session) startTarget(ctx context.Context) error {
 			OnLine:    func(line string) { s.gc.Add(line, time.Now()) },
 			LineMatch: capture.GCLineMatch,
 		}
-		if godebug := envValue(c.Env, "GODEBUG"); !c.NoGCTrace && !strings.Contains(godebug, "gctrace=") {
-			env = append(env, "GODEBUG="+withGCTrace(godebug))
+		var gcTrace bool
+		lc.Env, gcTrace = s.launchEnv()
+		if gcTrace {
 			// The trace perflab asked for is not the service's own output:
 			// error messages quote the service's last lines without it.
 			lc.HideLine = capture.IsGCLine
 		}
-		lc.Env = env
 		c.Log(fmt.Sprintf("starting %s (%s)", strings.Join(c.Command, " "), c.Budget))
 		s.proc, err = target.Launch(ctx, lc)
 	case c.PID > 0:
