@@ -254,13 +254,14 @@ the service consumed, its CPU ms per request, the GC's share, allocations per
 request, and where the cost goes (user code first). Everything lands in a run
 directory (run.json, profiles/*.pb.gz, target.log).
 
-Without a URL, CMD is a batch program: it runs once under the budget and is
-measured until it exits (bounded by --timeout, default 10m): wall time, CPU,
-the cores it kept busy of those it could use, peak RSS, its threads' time
-from the kernel, its CPU profile (perf) and the findings.`,
+Without a URL or --targets, CMD is a batch program: it runs once under the
+budget and is measured until it exits (bounded by --timeout, default 10m):
+wall time, CPU, the cores it kept busy of those it could use, peak RSS, its
+threads' time from the kernel, its CPU profile (perf) and the findings.`,
 		Example: `  perflab run --cpus 1 -c 20 -d 20s http://127.0.0.1:8080/ -- ./server -addr :8080
   perflab run --rate 200 --cpus 2 --memory 512M http://127.0.0.1:8080/search -- ./server
   perflab run --pid 4242 -d 30s http://127.0.0.1:8080/
+  perflab run --targets requests.txt --cpus 1 -- ./server
   perflab run --find-max --slo "p99<100ms,errors<1%" --cpus 2 http://127.0.0.1:8080/ -- ./server
   perflab run --cpus 2 -- ./trace`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, env, f, fm, args) },
@@ -279,7 +280,7 @@ func runRun(cmd *cobra.Command, env Env, f *runFlags, fm findMaxFlags, args []st
 	if err != nil {
 		return err
 	}
-	if len(urls) == 0 && len(command) > 0 {
+	if !f.load.given(urls) && len(command) > 0 {
 		return runBatch(cmd, env, f, command) // a batch program: no load
 	}
 	c, err := f.config(env, urls, command)
