@@ -35,7 +35,7 @@ func newABCmd(env Env) *cobra.Command {
 		Long: `Run the base and the new command alternately, --runs times each, every one a
 full 'perflab run' under the same load, budget and profiling, then compare the
 two groups as 'perflab compare' does. Interleaving spreads the machine's drift
-over both sides. Without a URL the commands are batch programs, each run once
+over both sides. Without a URL or --targets the commands are batch programs, each run once
 per run and measured until it exits (as 'perflab run -- CMD'): wall time, CPU
 and peak RSS are compared, and the functions' CPU per run. A batch run whose
 program fails (exits non-zero, is killed by a signal, or runs past --timeout)
@@ -78,7 +78,7 @@ however ab ends. Uncommitted changes are measured only with --uncommitted.`,
 			if err := checkProgram("--new", newArgv); err != nil {
 				return err
 			}
-			if len(args) == 0 {
+			if !f.load.given(args) {
 				return runABBatch(cmd, env, f, cf, batchSides{[2][]string{baseArgv, newArgv}, runs}) // batch programs: no load
 			}
 			opt, err := cf.options()

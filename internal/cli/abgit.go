@@ -95,7 +95,7 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	defer context.AfterFunc(cmd.Context(), func() {
 		fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it); the worktrees are removed")
 	})()
-	if len(urls) == 0 {
+	if !f.load.given(urls) {
 		return a.batch(command)
 	}
 	return a.service(urls, command)

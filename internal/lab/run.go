@@ -140,6 +140,14 @@ func (s *session) startTarget(ctx context.Context) error {
 		}
 		c.Log(fmt.Sprintf("starting %s (%s)", strings.Join(c.Command, " "), c.Budget))
 		s.proc, err = target.Launch(ctx, lc)
+	case c.PID > 0 && (c.Budget.CPUs > 0 || c.Budget.MemoryBytes > 0):
+		// A budget group a killed perflab left goes first: its service
+		// back where it was.
+		if err := target.CleanupStale(); err != nil {
+			s.warn("removing stale cgroups: " + err.Error())
+		}
+		c.Log(fmt.Sprintf("moving pid %d into a cgroup with %s for the run (back into its own after)", c.PID, c.Budget))
+		s.proc, err = target.AttachBudget(c.PID, c.Budget)
 	case c.PID > 0:
 		s.proc, err = target.Attach(c.PID)
 	case c.Cgroup != "":
