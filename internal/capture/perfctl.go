@@ -2,6 +2,8 @@ package capture
 
 import (
 	"bufio"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -76,6 +78,11 @@ func (r perfRun) run(cmd *exec.Cmd) (stopped bool, cpu time.Duration, err error)
 	if r.ctl != nil {
 		cmd.ExtraFiles = r.ctl.childFiles()
 	}
+	copyStderr, err := stderrToFile(cmd)
+	if err != nil {
+		return false, 0, err
+	}
+	defer copyStderr()
 	if err := cmd.Start(); err != nil {
 		return false, 0, err
 	}
@@ -110,4 +117,37 @@ func (r perfRun) run(cmd *exec.Cmd) (stopped bool, cpu time.Duration, err error)
 func wrote(data string) bool {
 	st, err := os.Stat(data)
 	return err == nil && st.Size() > 0
+}
+
+// maxPerfStderr is how much of the end of perf's messages is kept.
+const maxPerfStderr = 1 << 20
+
+// stderrToFile points cmd's stderr at an unlinked temporary file, and
+// returns what copies the file's end into the writer it replaced once cmd
+// has exited. perf must not write its messages into a pipe: the pipe's
+// reader is perflab, and should perflab be killed, perf's next message
+// kills perf with SIGPIPE before it stops its workload (sleep SECONDS),
+// which then runs on. Writing to a file, perf outlives perflab only until
+// its processes exit (a launched service dies with perflab) or its sleep
+// ends, and stops its sleep itself. Nothing is left on disk: the file is
+// unlinked while open.
+func stderrToFile(cmd *exec.Cmd) (copyBack func(), err error) {
+	w := cmd.Stderr
+	if _, isFile := w.(*os.File); w == nil || isFile {
+		return func() {}, nil
+	}
+	f, err := os.CreateTemp("", "perflab-perf-stderr-")
+	if err != nil {
+		return nil, fmt.Errorf("a file for perf's messages: %w", err)
+	}
+	_ = os.Remove(f.Name())
+	cmd.Stderr = f
+	return func() {
+		defer f.Close()
+		if end, err := f.Seek(0, io.SeekEnd); err == nil {
+			if _, err := f.Seek(max(0, end-maxPerfStderr), io.SeekStart); err == nil {
+				_, _ = io.Copy(w, f)
+			}
+		}
+	}, nil
 }

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"perflab/internal/compare"
 	"perflab/internal/lab"
+	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
 
@@ -32,9 +35,13 @@ func newABCmd(env Env) *cobra.Command {
 		Long: `Run the base and the new command alternately, --runs times each, every one a
 full 'perflab run' under the same load, budget and profiling, then compare the
 two groups as 'perflab compare' does. Interleaving spreads the machine's drift
-over both sides. Without a URL the commands are batch programs, each run once
+over both sides. Without a URL or --targets the commands are batch programs, each run once
 per run and measured until it exits (as 'perflab run -- CMD'): wall time, CPU
-and peak RSS are compared, and the functions' CPU per run. CMD strings are split like a shell does (quotes and
+and peak RSS are compared, and the functions' CPU per run. A batch run whose
+program fails (exits non-zero, is killed by a signal, or runs past --timeout)
+is kept but not compared: ab compares the runs that completed, says how many
+failed, and exits 3 (without a comparison when a side has none left).
+CMD strings are split like a shell does (quotes and
 backslashes). Ctrl-C stops after the run under way and compares what finished.
 
 With --git BASE..NEW the two sides are revisions of a git repository: each is
@@ -65,7 +72,13 @@ however ab ends. Uncommitted changes are measured only with --uncommitted.`,
 			if err != nil {
 				return err
 			}
-			if len(args) == 0 {
+			if err := checkProgram("--base", baseArgv); err != nil {
+				return err
+			}
+			if err := checkProgram("--new", newArgv); err != nil {
+				return err
+			}
+			if !f.load.given(args) {
 				return runABBatch(cmd, env, f, cf, batchSides{[2][]string{baseArgv, newArgv}, runs}) // batch programs: no load
 			}
 			opt, err := cf.options()
@@ -117,6 +130,34 @@ however ab ends. Uncommitted changes are measured only with --uncommitted.`,
 }
 
 var errNothing = errors.New("no finished runs on both sides to compare")
+
+// failedRunNotes lead the comparison of an A/B of batch programs whose
+// program failed in some runs of a side: those runs are not compared.
+func failedRunNotes(err error) []string {
+	var fe *lab.FailedRunsError
+	if !errors.As(err, &fe) {
+		return nil
+	}
+	var out []string
+	for _, f := range fe.Sides {
+		out = append(out, f.String())
+	}
+	return out
+}
+
+// checkBatchFailOn refuses a --fail-on rule on a metric batch programs'
+// runs do not have (p99 of requests they never answer): it could never
+// fire.
+func checkBatchFailOn(opt compare.Options) error {
+	have := compare.BatchMetrics()
+	for _, t := range opt.FailOn {
+		if !slices.Contains(have, t.Metric) {
+			return usageErr("--fail-on %s: a batch A/B (no URL) has no %s, the program answers no requests; its metrics are %s",
+				t, t.Metric, strings.Join(runfmt.Words(have), ", "))
+		}
+	}
+	return nil
+}
 
 // finishExperiment prints the comparison of what finished and maps the
 // experiment's error: an interruption exits 130 after the comparison, a

@@ -95,7 +95,7 @@ func runABGit(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, g *gitF
 	defer context.AfterFunc(cmd.Context(), func() {
 		fmt.Fprintln(env.Stderr, "perflab: stopping after the run under way (Ctrl-C again aborts it); the worktrees are removed")
 	})()
-	if len(urls) == 0 {
+	if !f.load.given(urls) {
 		return a.batch(command)
 	}
 	return a.service(urls, command)
@@ -139,6 +139,9 @@ func (a *abGit) service(urls, command []string) error {
 // --base/--new without a URL).
 func (a *abGit) batch(command []string) error {
 	f, env := a.f, a.env
+	if err := checkBatchFailOn(a.opt); err != nil {
+		return err
+	}
 	bc, err := f.batchConfig(env, a.cmd.Flags(), command)
 	if err != nil {
 		return err
@@ -153,6 +156,7 @@ func (a *abGit) batch(command []string) error {
 	if err := a.prepared(prep, len(b)+len(n), err); err != nil {
 		return err
 	}
+	a.cf.notes = append(a.cf.notes, failedRunNotes(err)...)
 	return a.compare(b, n, err)
 }
 

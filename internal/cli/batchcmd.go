@@ -124,6 +124,9 @@ func runABBatch(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, sides
 	if err != nil {
 		return err
 	}
+	if err := checkBatchFailOn(opt); err != nil {
+		return err
+	}
 	var cfgs [2]lab.BatchConfig
 	for i, a := range argv {
 		if cfgs[i], err = f.batchConfig(env, cmd.Flags(), a); err != nil {
@@ -143,6 +146,7 @@ func runABBatch(cmd *cobra.Command, env Env, f *runFlags, cf compareFlags, sides
 	})
 	defer stopNote()
 	b, n, err := lab.ABBatch(cmd.Context(), cfgs[0], cfgs[1], runs, batchRunLine(env, runs))
+	cf.notes = append(cf.notes, failedRunNotes(err)...)
 	opt.Expected = []string{"command"}
 	return finishExperiment(env, err, func() error {
 		if len(b) == 0 || len(n) == 0 {

@@ -75,7 +75,7 @@ func (bf *benchFlags) register(cmd *cobra.Command) {
 	v.int(&bf.flags.Count, "count", "", DefaultABRuns, 1, maxBenchCount, "timed runs of each benchmark (6 give benchstat's 95% confidence intervals; with --git, of each side)")
 	v.checked(&bf.flags.Benchtime, "benchtime", "", "", "t", checkBenchtime, "run each benchmark for `t`: a duration (1s) or a count of iterations (1000x), as go test -benchtime")
 	v.checked(&bf.flags.CPU, "cpu", "", "", "list", checkCPUList, "GOMAXPROCS values to run each benchmark with, e.g. 1,2,4 (go test -cpu)")
-	v.duration(&bf.flags.Timeout, "timeout", "", 10*time.Minute, 0, 7*24*time.Hour, "fail a test binary that runs longer than this (go test -timeout; 0: none)")
+	v.duration(&bf.flags.Timeout, "timeout", "", 10*time.Minute, 0, 7*24*time.Hour, "stop a test binary that runs longer than this and name the benchmark it was in (go test -timeout, which Go applies to tests only; 0: none)")
 	fs.BoolVar(&bf.noProfiles, "no-profiles", false, "skip the profile runs (no lines, the timed runs only)")
 	fs.BoolVar(&bf.benchmem, "benchmem", true, "allocations are always measured (accepted for go test's habit)")
 	fs.StringVar(&bf.run, "run", "^$", "tests never run, only benchmarks (go test's -run accepted and ignored)")
@@ -147,6 +147,8 @@ func (bf *benchFlags) config(env Env, args []string) (gobench.Config, error) {
 	if !bf.quiet {
 		cfg.Log = func(s string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", s) }
 	}
+	// What changes what is measured is said under --quiet too.
+	cfg.Note = func(s string) { fmt.Fprintf(env.Stderr, "perflab: %s\n", s) }
 	return cfg, nil
 }
 
@@ -192,10 +194,12 @@ func benchViews(r *runfmt.Run, dir string, mopt report.MarkdownOptions) views {
 }
 
 // benchErr maps perflab bench's errors: bad input exits 2, a build or a
-// benchmark that failed shows its output and exits 3, Ctrl-C exits 130.
+// benchmark that failed shows its output and exits 3 (one stopped at
+// --timeout shows where it was), Ctrl-C exits 130.
 func benchErr(env Env, ctx context.Context, err error) error {
 	var be *gobench.BuildError
 	var re *gobench.RunError
+	var te *gobench.TimeoutError
 	switch {
 	case err == nil:
 		return nil
@@ -205,6 +209,9 @@ func benchErr(env Env, ctx context.Context, err error) error {
 		return usageErr("--git: %s", strings.TrimPrefix(err.Error(), revision.ErrInput.Error()+": "))
 	case errors.As(err, &be):
 		printOutput(env, "the compiler's output", be.Output)
+		return failed(err)
+	case errors.As(err, &te):
+		printOutput(env, "where it was when stopped", te.Stack)
 		return failed(err)
 	case errors.As(err, &re):
 		printOutput(env, "the test binary's output", re.Output)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
+	"perflab/internal/compare"
 	"perflab/internal/gobench"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
@@ -28,7 +30,7 @@ func runBenchGit(ctx context.Context, env Env, bf *benchFlags, cfg gobench.Confi
 	if res == nil || res.Base == nil || res.New == nil {
 		return benchErr(env, ctx, err)
 	}
-	c := gobench.Compare(res.Base.Run, res.New.Run, rules)
+	c := compare.Bench(res.Base.Run, res.New.Run, rules)
 	if perr := printBenchComparison(env, &bf.out, bf.dir, c); perr != nil {
 		return perr
 	}
@@ -59,24 +61,15 @@ func benchRegression(env Env, c *runfmt.BenchComparison) error {
 	return &silentExit{code: ExitRegression}
 }
 
-// compareBench is perflab compare of two benchmark runs (one a side).
+// compareBench is perflab compare of two benchmark runs (one a side), as
+// the UI compares them (compare.BenchGroups).
 func compareBench(env Env, base, new []store.Entry, cf compareFlags) error {
-	if len(base) != 1 || len(new) != 1 || base[0].Run.Bench == nil || new[0].Run.Bench == nil {
-		return usageErr("benchmark runs (perflab bench) compare one with one, and not with service runs: name one bench run a side")
-	}
 	if cf.failOn != "" {
 		return usageErr("--fail-on %s: on benchmark runs, give benchmark units with perflab bench --git (e.g. \"ns/op>+5%%\")", cf.failOn)
 	}
-	c := gobench.Compare(base[0].Run, new[0].Run, nil)
-	return printBenchComparison(env, &cf.out, cf.runsDir, c)
-}
-
-// benchRuns says whether a group holds a benchmark run.
-func benchRuns(es []store.Entry) bool {
-	for _, e := range es {
-		if e.Run != nil && e.Run.Bench != nil {
-			return true
-		}
+	c, err := compare.BenchGroups(base, new, nil)
+	if err != nil {
+		return usageErr("%s", strings.TrimPrefix(err.Error(), compare.ErrIncomparable.Error()+": "))
 	}
-	return false
+	return printBenchComparison(env, &cf.out, cf.runsDir, c)
 }

@@ -146,7 +146,7 @@ func groupLabel(ref, def string) string {
 
 // runCompare compares and prints; a violated --fail-on ends with exit 1.
 func runCompare(env Env, base, new []store.Entry, opt compare.Options, cf compareFlags) error {
-	if benchRuns(base) || benchRuns(new) {
+	if compare.HasBench(base, new) {
 		return compareBench(env, base, new, cf)
 	}
 	res, err := compare.Compare(base, new, opt)

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"errors"
+	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +26,7 @@ type loadFlags struct {
 	maxInflight      int
 	method           string
 	headers          []string
+	headerFiles      []string
 	body             string
 	bodyFile         string
 	timeout          time.Duration
@@ -63,11 +66,12 @@ func (f *loadFlags) register(fs *pflag.FlagSet) {
 	v.checked(&f.stages, "stages", "", "", "stages", checkStages, "open model: linear ramps `DUR:RATE,...` like k6's ramping-arrival-rate, e.g. 30s:10,3m:100,30s:0 (starting from --rate, default 0; at most 24h in all)")
 	v.int(&f.maxInflight, "max-inflight", "", 1000, 1, maxInflight, "open model: at most `N` requests in flight; arrivals that find no free slot wait and are counted")
 	v.checked(&f.method, "method", "m", "GET", "string", checkMethod, "HTTP `method`")
-	v.list(&f.headers, "header", "H", "stringArray", checkHeader, "request header `\"Name: value\"` (repeatable)")
+	v.list(&f.headers, "header", "H", "stringArray", checkHeader, "request header `\"Name: value\"` (repeatable); \"Name: @file\" sends the file as the value (at most 4 MiB, one trailing newline dropped)")
+	v.list(&f.headerFiles, "header-file", "", "stringArray", inputFile(load.MaxHeaderFileBytes), "request headers from `file`, one \"Name: value\" a line, # for comments (at most 4 MiB; repeatable)")
 	fs.StringVar(&f.body, "body", "", "request `body`")
 	v.checked(&f.bodyFile, "body-file", "", "", "file", inputFile(maxBodyFile), "read the request body from `file` (at most 64 MiB)")
 	v.duration(&f.timeout, "timeout", "", 20*time.Second, time.Millisecond, 24*time.Hour, "bound each request, connection set-up included")
-	v.checked(&f.targetsFile, "targets", "", "", "file", inputFile(maxTargetsFile), "send the requests of `file` in round robin (see README: METHOD URL, headers, @body or < body, blank line between)")
+	v.checked(&f.targetsFile, "targets", "", "", "file", inputFile(maxTargetsFile), "send the requests of `file` in round robin (see README: METHOD URL, headers, @body or < body, blank line between), after those of the URLs given; -H applies to them too")
 	fs.BoolVar(&f.http2, "http2", false, "use HTTP/2 (h2 over https, prior-knowledge h2c over http)")
 	fs.BoolVar(&f.disableKeepAlive, "disable-keepalive", false, "open a new connection for every request")
 	fs.BoolVarP(&f.insecure, "insecure", "k", false, "skip TLS certificate verification")
@@ -101,6 +105,10 @@ func checkMethod(s string) error {
 	}
 	return nil
 }
+
+// given says whether the command line gives a load (URLs or --targets):
+// a command with one is a service, a command without one a batch program.
+func (f *loadFlags) given(urls []string) bool { return len(urls) > 0 || f.targetsFile != "" }
 
 // config turns the flags and positional URLs into a load config.
 func (f *loadFlags) config(urls []string) (load.Config, error) {
@@ -159,24 +167,92 @@ func (f *loadFlags) config(urls []string) (load.Config, error) {
 	return c, nil
 }
 
+// targets are the requests of the load: one per URL (with -m, -H and the
+// body), then those of --targets, in round robin. -H and --header-file
+// apply to every request; a targets file's request that sets a header of
+// its own sends that one instead.
 func (f *loadFlags) targets(urls []string) ([]load.Target, error) {
-	if f.targetsFile != "" {
-		if len(urls) > 0 {
-			return nil, usageErr("give either URLs or --targets, not both")
-		}
-		fh, err := files.Open(f.targetsFile, maxTargetsFile)
-		if err != nil {
-			return nil, usageErr("--targets: %v", err)
-		}
-		defer fh.Close()
-		ts, err := load.ParseTargets(files.LimitReader(fh, maxTargetsFile, f.targetsFile), filepath.Dir(f.targetsFile))
-		if err != nil {
-			return nil, usageErr("--targets %s: %v", f.targetsFile, err)
-		}
-		return ts, nil
-	}
-	if len(urls) == 0 {
+	if len(urls) == 0 && f.targetsFile == "" {
 		return nil, usageErr("no URL: give one (e.g. http://127.0.0.1:8080/) or --targets FILE")
+	}
+	header, err := f.header()
+	if err != nil {
+		return nil, err
+	}
+	out, err := f.urlTargets(urls, header)
+	if err != nil {
+		return nil, err
+	}
+	if f.targetsFile == "" {
+		return out, nil
+	}
+	ts, err := f.fileTargets(len(urls) > 0)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ts {
+		for name, vals := range header {
+			if _, own := ts[i].Header[name]; !own {
+				ts[i].Header[name] = slices.Clone(vals)
+			}
+		}
+	}
+	return append(out, ts...), nil
+}
+
+// header is the headers of --header-file, then of -H (a "Name: @file"
+// read from its file).
+func (f *loadFlags) header() (http.Header, error) {
+	h := http.Header{}
+	for _, path := range f.headerFiles {
+		b, err := files.ReadFile(path, load.MaxHeaderFileBytes)
+		if err != nil {
+			return nil, usageErr("--header-file: %v", err)
+		}
+		fh, err := load.ParseHeaderLines(b)
+		if err != nil {
+			return nil, usageErr("--header-file %s: %v", path, err)
+		}
+		for name, vals := range fh {
+			h[name] = append(h[name], vals...)
+		}
+	}
+	for _, s := range f.headers {
+		name, value, err := headerFlag(s)
+		if err != nil {
+			return nil, usageErr("-H: %v", err)
+		}
+		h.Add(name, value)
+	}
+	return h, nil
+}
+
+// fileTargets reads --targets. Without a URL, -m and the body flags would
+// set nothing (the file gives each request's method and body): refused.
+func (f *loadFlags) fileTargets(withURL bool) ([]load.Target, error) {
+	if !withURL {
+		for _, name := range []string{"method", "body", "body-file"} {
+			if f.fs.Changed(name) {
+				return nil, usageErr("--%s sets the request of a URL, and --targets %s names each request's own: give the URL too, or drop --%s", name, f.targetsFile, name)
+			}
+		}
+	}
+	fh, err := files.Open(f.targetsFile, maxTargetsFile)
+	if err != nil {
+		return nil, usageErr("--targets: %v", err)
+	}
+	defer fh.Close()
+	ts, err := load.ParseTargets(files.LimitReader(fh, maxTargetsFile, f.targetsFile), filepath.Dir(f.targetsFile))
+	if err != nil {
+		return nil, usageErr("--targets %s: %v", f.targetsFile, err)
+	}
+	return ts, nil
+}
+
+// urlTargets are the requests of the URLs given: -m, the body, header.
+func (f *loadFlags) urlTargets(urls []string, header http.Header) ([]load.Target, error) {
+	if len(urls) == 0 {
+		return nil, nil
 	}
 	body := []byte(f.body)
 	if f.bodyFile != "" {
@@ -196,15 +272,7 @@ func (f *loadFlags) targets(urls []string) ([]load.Target, error) {
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
-		t := load.Target{Method: method, URL: u, Header: map[string][]string{}, Body: body}
-		for _, h := range f.headers {
-			name, value, err := load.ParseHeader(h)
-			if err != nil {
-				return nil, usageErr("-H: %v", err)
-			}
-			t.Header.Add(name, value)
-		}
-		out = append(out, t)
+		out = append(out, load.Target{Method: method, URL: u, Header: header.Clone(), Body: body})
 	}
 	return out, nil
 }

@@ -55,8 +55,8 @@ func newRunFlags() *runFlags {
 	f := &runFlags{load: newLoadFlags(), fs: pflag.NewFlagSet("run", pflag.ContinueOnError)}
 	fs := f.fs
 	v := flagSet{fs}
-	v.checked(&f.cpus, "cpus", "", "", "cores", checkCPUs, "CPU budget of the service in `cores` (0.5, 2): cgroup cpu.max / cfs quota")
-	v.checked(&f.memory, "memory", "", "", "size", checkMemory, "memory budget of the service (`size`: 512M, 2G): cgroup memory.max")
+	v.checked(&f.cpus, "cpus", "", "", "cores", checkCPUs, "CPU budget of the service in `cores` (0.5, 2): cgroup cpu.max / cfs quota (a --pid service is moved into it for the run, and back)")
+	v.checked(&f.memory, "memory", "", "", "size", checkMemory, "memory budget of the service (`size`: 512M, 2G): cgroup memory.max (a --pid service is moved into it for the run, and back)")
 	v.duration(&f.warmup, "warmup", "", 3*time.Second, 0, maxDuration, "load the service this long before measuring (0 to skip)")
 	v.checked(&f.ready, "ready", "", "", "URL", checkHTTPURL, "`URL` that answers once the service is up (default: the load URL)")
 	v.duration(&f.readyTimeout, "ready-timeout", "", 30*time.Second, time.Millisecond, 24*time.Hour, "give up if the service is not ready within this")
@@ -90,11 +90,19 @@ func (f *runFlags) addTo(cmd *cobra.Command) {
 
 // splitDash separates the URL arguments from the command after "--". An
 // argument before it that names a program (a path, or a name found in
-// PATH) is a command given without its --: an error that says so.
+// PATH) is a command given without its --: an error that says so; so is
+// a -- with no command after it, and a command perflab cannot start
+// (checkCommand).
 func splitDash(cmd *cobra.Command, args []string) (urls, command []string, err error) {
 	urls = args
 	if at := cmd.ArgsLenAtDash(); at >= 0 {
 		urls, command = args[:at], args[at:]
+		if len(command) == 0 {
+			return nil, nil, usageErr("no command after --: give the program to launch and its arguments after it (see '%s --help')", cmd.CommandPath())
+		}
+		if err := checkCommand("--", command); err != nil {
+			return nil, nil, err
+		}
 	}
 	for _, a := range urls {
 		if looksLikeCommand(a) {
@@ -140,9 +148,6 @@ func (f *runFlags) config(env Env, urls, command []string) (lab.Config, error) {
 	}
 	if f.pid != 0 && len(command) > 0 {
 		return c, usageErr("give either --pid or -- CMD, not both")
-	}
-	if f.pid != 0 && (budget.CPUs > 0 || budget.MemoryBytes > 0) {
-		return c, usageErr("--cpus and --memory apply to a service perflab launches (-- CMD), not to --pid")
 	}
 	if err := f.cpuFlags.check(f.pid); err != nil {
 		return c, err
@@ -254,13 +259,19 @@ the service consumed, its CPU ms per request, the GC's share, allocations per
 request, and where the cost goes (user code first). Everything lands in a run
 directory (run.json, profiles/*.pb.gz, target.log).
 
-Without a URL, CMD is a batch program: it runs once under the budget and is
-measured until it exits (bounded by --timeout, default 10m): wall time, CPU,
-the cores it kept busy of those it could use, peak RSS, its threads' time
-from the kernel, its CPU profile (perf) and the findings.`,
+With --pid and --cpus or --memory, the running service (its threads and
+child processes) is moved into a cgroup with that budget for the run and
+back into its own cgroups after, Ctrl-C and failures included.
+
+Without a URL or --targets, CMD is a batch program: it runs once under the
+budget and is measured until it exits (bounded by --timeout, default 10m):
+wall time, CPU, the cores it kept busy of those it could use, peak RSS, its
+threads' time from the kernel, its CPU profile (perf) and the findings.`,
 		Example: `  perflab run --cpus 1 -c 20 -d 20s http://127.0.0.1:8080/ -- ./server -addr :8080
   perflab run --rate 200 --cpus 2 --memory 512M http://127.0.0.1:8080/search -- ./server
   perflab run --pid 4242 -d 30s http://127.0.0.1:8080/
+  perflab run --pid 4242 --cpus 0.5 http://127.0.0.1:8080/
+  perflab run --targets requests.txt --cpus 1 -- ./server
   perflab run --find-max --slo "p99<100ms,errors<1%" --cpus 2 http://127.0.0.1:8080/ -- ./server
   perflab run --cpus 2 -- ./trace`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, env, f, fm, args) },
@@ -279,7 +290,7 @@ func runRun(cmd *cobra.Command, env Env, f *runFlags, fm findMaxFlags, args []st
 	if err != nil {
 		return err
 	}
-	if len(urls) == 0 && len(command) > 0 {
+	if !f.load.given(urls) && len(command) > 0 {
 		return runBatch(cmd, env, f, command) // a batch program: no load
 	}
 	c, err := f.config(env, urls, command)

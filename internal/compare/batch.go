@@ -19,6 +19,16 @@ var batchMetricDefs = []metricDef{
 	}},
 }
 
+// BatchMetrics are the metrics batch programs' runs are compared on, the
+// only ones a --fail-on rule of theirs can name.
+func BatchMetrics() []runfmt.MetricName {
+	out := make([]runfmt.MetricName, len(batchMetricDefs))
+	for i, m := range batchMetricDefs {
+		out[i] = m.name
+	}
+	return out
+}
+
 // measured says whether a run measured something to compare: requests
 // of a load, or a batch program's run.
 func measured(r *runfmt.Run) bool {

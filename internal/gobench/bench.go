@@ -32,6 +32,10 @@ type Config struct {
 	Version string
 	// Log reports progress, a line at a time; nil for none.
 	Log func(string)
+	// Note reports, a line at a time, what changes what is measured (with
+	// --git: the uncommitted changes left out); the command shows it even
+	// when it shows no progress. nil: Log.
+	Note func(string)
 }
 
 func (c *Config) defaults() {
@@ -53,6 +57,14 @@ func (c *Config) log(s string) {
 	if c.Log != nil {
 		c.Log(s)
 	}
+}
+
+func (c *Config) note(s string) {
+	if c.Note != nil {
+		c.Note(s)
+		return
+	}
+	c.log(s)
 }
 
 // wildcard says a pattern may bring in packages without benchmarks.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -62,8 +63,7 @@ func Build(ctx context.Context, p *Package, dir string) (*Binary, error) {
 	cmd.Dir = p.Dir
 	tail := files.NewTail(maxOutputTail)
 	cmd.Stdout, cmd.Stderr = tail, tail
-	setGroup(cmd)
-	err := cmd.Run()
+	err := childOf(cmd, cmd.Run)
 	switch {
 	case err == nil:
 		if _, serr := os.Stat(out); serr != nil {
@@ -76,14 +76,6 @@ func Build(ctx context.Context, p *Package, dir string) (*Binary, error) {
 		return nil, ctx.Err()
 	}
 	return nil, &BuildError{Package: p.ImportPath, Err: err, Output: tail.String()}
-}
-
-// setGroup runs cmd in a process group of its own, killed whole when its
-// context ends: what a benchmark or the compiler started goes with it.
-func setGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
 }
 
 // Flags are go test's benchmark flags, as the test binary takes them.
@@ -127,26 +119,58 @@ func (e *RunError) Unwrap() error { return e.Err }
 
 // Run runs the binary in its package's directory (as go test does) with
 // args and parses what it prints. Cancelling ctx kills it; the results it
-// printed before are returned with ctx's error.
-func (b *Binary) Run(ctx context.Context, args []string) (*Parsed, error) {
-	cmd := exec.CommandContext(ctx, b.Path, args...)
+// printed before are returned with ctx's error. A binary that runs longer
+// than timeout (0: no limit) is stopped by perflab, since the testing
+// package applies -test.timeout to tests and not to benchmarks: it gets
+// SIGQUIT, so that the Go runtime prints every goroutine's stack (which
+// says the benchmark it was in), and SIGKILL waitDelay later. The error is
+// then a *RunError whose Err is a *TimeoutError.
+func (b *Binary) Run(ctx context.Context, args []string, timeout time.Duration) (*Parsed, error) {
+	rctx, cancel := ctx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		rctx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+	cmd := exec.CommandContext(rctx, b.Path, args...)
 	cmd.Dir = b.Pkg.Dir
 	tail := files.NewTail(maxOutputTail)
-	cmd.Stderr = tail
-	setGroup(cmd)
+	dump := &quitDump{max: maxQuitDump}
+	cmd.Stderr = io.MultiWriter(tail, dump)
+	var quit atomic.Bool // the binary got SIGQUIT at the timeout
+	cmd.Cancel = func() error {
+		if ctx.Err() != nil {
+			return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+		dump.arm()
+		err := cmd.Process.Signal(syscall.SIGQUIT)
+		quit.Store(err == nil)
+		return err
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting the test binary of %s: %w", b.Pkg.ImportPath, err)
-	}
-	p, perr := Parse(newLineCap(io.TeeReader(stdout, tail)))
-	_, _ = io.Copy(io.Discard, stdout) // after a read error, let the binary finish
-	werr := cmd.Wait()
+	var p *Parsed
+	var perr error
+	var last lastLine
+	werr := childOf(cmd, func() error {
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		p, perr = Parse(newLineCap(io.TeeReader(stdout, io.MultiWriter(tail, &last))))
+		_, _ = io.Copy(io.Discard, stdout) // after a read error, let the binary finish
+		return cmd.Wait()
+	})
+	killGroup(cmd)
 	switch {
+	case cmd.Process == nil:
+		return nil, fmt.Errorf("starting the test binary of %s: %w", b.Pkg.ImportPath, werr)
 	case ctx.Err() != nil:
 		return p, ctx.Err()
+	case quit.Load() && werr != nil:
+		te := hung(b.Pkg.ImportPath, dump.String(), last.String())
+		te.Timeout = timeout
+		return p, &RunError{Package: b.Pkg.ImportPath, Err: te, Output: te.Stack}
 	case werr != nil:
 		return p, &RunError{Package: b.Pkg.ImportPath, Err: werr, Output: strings.TrimRight(tail.String(), "\n")}
 	case perr != nil:

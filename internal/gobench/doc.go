@@ -26,6 +26,15 @@
 // the difference divided by k: what the benchmark allocates before its
 // loop (setup, b.ResetTimer) cancels out, as it does in B/op.
 //
+// # Timeout
+//
+// The testing package applies -test.timeout to tests only: a benchmark
+// that never ends runs for good under go test -bench. perflab stops a test
+// binary that runs past --timeout itself (SIGQUIT, then SIGKILL), names the
+// benchmark it was in from the goroutine stacks the Go runtime prints on
+// SIGQUIT, and keeps the results before it in a partial run. Every process
+// perflab bench starts dies with it, kill -9 included (see childOf).
+//
 // # User code
 //
 // The user's code is the benchmark's module: its functions, those of the

@@ -46,7 +46,7 @@ func RunGit(ctx context.Context, cfg Config, g GitConfig) (out *GitStored, err e
 		return nil, err
 	}
 	for _, n := range res.Notes {
-		cfg.log(n)
+		cfg.note(n)
 	}
 	ws, err := repo.NewWorkspace(ctx)
 	if err != nil {

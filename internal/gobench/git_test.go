@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"perflab/internal/compare"
 	"perflab/internal/revision"
 	"perflab/internal/runfmt"
 	"perflab/internal/stats"
@@ -73,7 +74,7 @@ func TestGitFlagsTheSlowerRevision(t *testing.T) {
 		t.Errorf("revisions %+v, %+v", res.Base.Run.Revision, res.New.Run.Revision)
 	}
 	rules, _ := stats.ParseBenchFailOn("ns/op>+50%,allocs/op>0")
-	c := Compare(res.Base.Run, res.New.Run, rules)
+	c := compare.Bench(res.Base.Run, res.New.Run, rules)
 	slower := false
 	for _, ch := range c.Thresholds {
 		switch {

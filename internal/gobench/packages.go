@@ -70,11 +70,18 @@ func ListPackages(ctx context.Context, dir string, patterns []string) ([]Package
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("go list: %w (is Go installed?)", err)
+	var pkgs []listed
+	var decErr error
+	werr := childOf(cmd, func() error {
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		pkgs, decErr = decodeListed(io.LimitReader(out, maxListOutput))
+		return cmd.Wait()
+	})
+	if cmd.Process == nil {
+		return nil, fmt.Errorf("go list: %w (is Go installed?)", werr)
 	}
-	pkgs, decErr := decodeListed(io.LimitReader(out, maxListOutput))
-	werr := cmd.Wait()
 	switch {
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("go list %s: %w", strings.Join(patterns, " "), ctx.Err())

@@ -49,7 +49,7 @@ func (b *Binary) profileRun(ctx context.Context, r Result, iters int, f Flags, e
 	args := append([]string{"-test.run=^$", "-test.bench=" + only(r), "-test.benchmem", "-test.count=1",
 		"-test.benchtime=" + strconv.Itoa(max(1, iters)) + "x", "-test.cpu=" + strconv.Itoa(r.Procs),
 		"-test.timeout=" + f.Timeout.String()}, extra...)
-	p, err := b.Run(ctx, args)
+	p, err := b.Run(ctx, args, f.Timeout)
 	if err != nil {
 		return 0, err
 	}

@@ -112,7 +112,7 @@ func (s *side) timedRun(ctx context.Context, f Flags) error {
 	t0 := time.Now()
 	defer func() { s.timedS += time.Since(t0).Seconds() }()
 	for i, bin := range s.bins {
-		p, err := bin.Run(ctx, f.args())
+		p, err := bin.Run(ctx, f.args(), f.Timeout)
 		s.col.add(bin, i, p)
 		if err != nil {
 			return err

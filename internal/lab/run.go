@@ -51,6 +51,7 @@ type session struct {
 	owners *ownership.Model
 	env    map[string]string // the service's environment at start
 	kern   *kernelTiming     // the kernel's timing of the window (kernel.go)
+	own    ownEnv            // perflab's own settings in a launched service's environment
 	// loadPorts are the local ports of the load's connections: the
 	// service's other inbound connections are other clients'.
 	loadPorts load.PortSet
@@ -123,13 +124,6 @@ func (s *session) startTarget(ctx context.Context) error {
 		if err := target.CleanupStale(); err != nil {
 			s.warn("removing stale cgroups: " + err.Error())
 		}
-		env := append([]string(nil), c.Env...)
-		nodeOpts := envValue(c.Env, "NODE_OPTIONS")
-		if !c.NoPerfMap {
-			nodeOpts = profiling.WithPerfMap(nodeOpts)
-			env = append(env, profiling.JavaToolOptions+"="+profiling.WithJVMFramePointers(envValue(c.Env, profiling.JavaToolOptions)))
-		}
-		env = append(env, "NODE_OPTIONS="+profiling.WithInspectPort(nodeOpts))
 		lc := target.LaunchConfig{
 			Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name, Hurry: c.Hurry,
 			LogPath: filepath.Join(s.dir, "target.log"),
@@ -137,15 +131,23 @@ func (s *session) startTarget(ctx context.Context) error {
 			OnLine:    func(line string) { s.gc.Add(line, time.Now()) },
 			LineMatch: capture.GCLineMatch,
 		}
-		if godebug := envValue(c.Env, "GODEBUG"); !c.NoGCTrace && !strings.Contains(godebug, "gctrace=") {
-			env = append(env, "GODEBUG="+withGCTrace(godebug))
+		var gcTrace bool
+		lc.Env, gcTrace = s.launchEnv()
+		if gcTrace {
 			// The trace perflab asked for is not the service's own output:
 			// error messages quote the service's last lines without it.
 			lc.HideLine = capture.IsGCLine
 		}
-		lc.Env = env
 		c.Log(fmt.Sprintf("starting %s (%s)", strings.Join(c.Command, " "), c.Budget))
 		s.proc, err = target.Launch(ctx, lc)
+	case c.PID > 0 && (c.Budget.CPUs > 0 || c.Budget.MemoryBytes > 0):
+		// A budget group a killed perflab left goes first: its service
+		// back where it was.
+		if err := target.CleanupStale(); err != nil {
+			s.warn("removing stale cgroups: " + err.Error())
+		}
+		c.Log(fmt.Sprintf("moving pid %d into a cgroup with %s for the run (back into its own after)", c.PID, c.Budget))
+		s.proc, err = target.AttachBudget(c.PID, c.Budget)
 	case c.PID > 0:
 		s.proc, err = target.Attach(c.PID)
 	case c.Cgroup != "":
@@ -179,7 +181,7 @@ func (s *session) startTarget(ctx context.Context) error {
 	s.stopSmp = func() { cancel(); <-sampled }
 	if c.ReadyURL != "" {
 		c.Log("waiting for " + c.ReadyURL)
-		if err := target.WaitReady(ctx, c.ReadyURL, c.ReadyTimeout, s.proc, c.Load.ExpectStatus.Has); err != nil {
+		if err := target.WaitReady(ctx, c.readyProbe(), c.ReadyTimeout, s.proc); err != nil {
 			return err
 		}
 	}

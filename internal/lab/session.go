@@ -19,7 +19,7 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 	}
 	res := &Result{Run: s.run, Dir: s.dir}
 	s.startMachine()
-	err = s.startTarget(ctx)
+	err = s.explainStart(s.startTarget(ctx))
 	if err == nil {
 		err = s.prof.CheckPprof(ctx)
 	}

@@ -135,7 +135,7 @@ func ParseTargets(r io.Reader, baseDir string) ([]Target, error) {
 		return nil, fmt.Errorf("targets line %d: %w", line+1, err)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("targets: no requests (want lines like \"GET http://127.0.0.1:8080/\")")
+		return nil, fmt.Errorf("the file holds no requests (want lines like \"GET http://127.0.0.1:8080/\")")
 	}
 	return out, nil
 }

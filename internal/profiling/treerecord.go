@@ -51,8 +51,13 @@ func (t *treeSampler) start(ctx context.Context, tool Profiler, procs []target.P
 		StartedThread: func(pid, tid int) { t.meter.startedThread(pid, tid, tool.Name(), runfmt.RoleCPU, hz) },
 		HandedTo: func(p runfmt.Profiler) {
 			t.mu.Lock()
+			defer t.mu.Unlock()
 			name = p
-			t.mu.Unlock()
+			for _, pr := range procs {
+				if pp := t.procs[pr.PID]; pp != nil {
+					pp.Profiler = p // the run lists the profiler that sampled it
+				}
+			}
 		},
 		Ready: func() {
 			t.mu.Lock()

@@ -26,8 +26,10 @@ import (
 // inspector: it names the line a sample fell on inside a JavaScript
 // function, where perf's perf map names the function alone. It opens the
 // process's inspector (SIGUSR1, as `node inspect -p PID` does), on
-// 127.0.0.1 only, samples for the window and closes the inspector again.
-// A process whose inspector cannot be opened is sampled with perf.
+// 127.0.0.1 only and on a port of its own (v8port.go), samples for the
+// window and closes the inspector again. Each node process of a service,
+// every cluster worker, is one recording. A process whose inspector
+// cannot be opened is sampled with perf.
 type v8 struct{}
 
 var _ Profiler = v8{}
@@ -59,17 +61,6 @@ func (v8) readsEveryTick() {}
 var _ readySignaller = v8{}
 
 func (v8) signalsReady() {}
-
-// WithInspectPort is a launched service's NODE_OPTIONS opts with the
-// inspector's port, when perflab opens it, a free one of 127.0.0.1 (the
-// default, 9229, is one per host); opts that name one or open the
-// inspector already are left alone. The flag opens nothing by itself.
-func WithInspectPort(opts string) string {
-	if strings.Contains(opts, "--inspect") || strings.Contains(opts, "--debug-port") {
-		return opts
-	}
-	return strings.TrimSpace(opts + " --inspect-port=127.0.0.1:0")
-}
 
 // Bounds of the conversation with the inspector.
 const (
@@ -147,20 +138,85 @@ type inspector struct {
 	port uint16 // where it listens
 	conn *websocket.Conn
 	next int64
+	// debugPort is the process.debugPort close sets again: the port
+	// SIGUSR1 opened the inspector on before perflab moved it.
+	debugPort int
 }
 
 // openInspector opens pid's inspector with SIGUSR1 and connects to it. It
 // refuses a process told to listen elsewhere than on 127.0.0.1 (an
-// --inspect-port of another host in its command line or NODE_OPTIONS).
+// --inspect-port of another host in its command line or NODE_OPTIONS) and
+// a cluster primary (clusterWorkers). A process whose inspector opens on a
+// fixed port (9229 unless told otherwise) is moved to a free one first
+// (openMoved).
 func openInspector(ctx context.Context, pid int) (*inspector, error) {
 	proc, err := procfs.NewProc(pid)
 	if err != nil {
 		return nil, err
 	}
-	if host := inspectHost(nodeArgs(proc)); host != "" {
+	args := nodeArgs(proc)
+	if host := inspectHost(args); host != "" {
 		return nil, fmt.Errorf("its inspector would listen on %s, not 127.0.0.1: not opened", host)
 	}
-	before, err := target.LoopbackListeners(proc.PID)
+	if n := len(clusterWorkers(pid)); n > 0 {
+		return nil, fmt.Errorf("it is the primary of %d cluster workers, and opening its inspector would make node open each worker's too, before perflab opens them", n)
+	}
+	if port := inspectPort(args); port != 0 {
+		return openMoved(ctx, proc, port)
+	}
+	return openAt(ctx, proc, 0)
+}
+
+// openMoved opens the inspector of proc, which listens on port when
+// opened, on a free port instead: it opens it on port, sets
+// process.debugPort to 0 through it, closes it and opens it again. The
+// port is held meanwhile, so the service's processes take it in turn,
+// and each is left on a port of its own for the window; close sets
+// process.debugPort back to port.
+func openMoved(ctx context.Context, proc procfs.Proc, port int) (*inspector, error) {
+	unlock, err := fixedPorts.lock(ctx, port)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if unlock != nil {
+			unlock()
+		}
+	}()
+	if err := waitPortFree(ctx, proc.PID, port); err != nil {
+		return nil, err
+	}
+	first, err := openAt(ctx, proc, port)
+	if err != nil {
+		return nil, err
+	}
+	if int(first.port) != port {
+		return first, nil // its process.debugPort was set already
+	}
+	first.debugPort = 0
+	if !first.close() {
+		return nil, fmt.Errorf("its inspector on 127.0.0.1:%d did not close within %v", port, inspectorOpen)
+	}
+	unlock()
+	unlock = nil
+	ins, err := openAt(ctx, proc, port)
+	if err != nil {
+		return nil, err
+	}
+	if int(ins.port) == port {
+		// process.debugPort = 0 did not hold: the port is not free for
+		// the service's other processes while this one listens on it.
+		_ = ins.close()
+		return nil, fmt.Errorf("its inspector opens on 127.0.0.1:%d again after process.debugPort = 0", port)
+	}
+	return ins, nil
+}
+
+// openAt opens proc's inspector with SIGUSR1 and connects to it; its
+// close sets process.debugPort to debugPort.
+func openAt(ctx context.Context, proc procfs.Proc, debugPort int) (*inspector, error) {
+	pid := proc.PID
+	before, err := target.LoopbackListeners(pid)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +227,7 @@ func openInspector(ctx context.Context, pid int) (*inspector, error) {
 	if err != nil {
 		return nil, err
 	}
-	ins := &inspector{pid: pid, proc: proc, port: port}
+	ins := &inspector{pid: pid, proc: proc, port: port, debugPort: debugPort}
 	if err := ins.connect(ctx, port); err != nil {
 		ins.closeOver(ctx, port)
 		return nil, err
@@ -308,34 +364,40 @@ func (ins *inspector) call(ctx context.Context, method string, params any) (json
 	}
 }
 
-// close closes the inspector (perflab opened it), then the connection.
-func (ins *inspector) close() {
+// close closes the inspector (perflab opened it), then the connection,
+// and says whether the inspector stopped listening within inspectorOpen.
+// process.debugPort is set back to what it was before perflab opened it
+// (a port opened on 0 becomes process.debugPort, and the next SIGUSR1
+// would take that port again).
+func (ins *inspector) close() bool {
 	// process._debugEnd is what inspector.close() calls. Run while this
 	// session is still attached, it stops the inspector under it, and node
 	// sometimes crashes at exit: it runs a second after the session ends
 	// (Close waits for node's answer).
 	ctx, cancel := context.WithTimeout(context.Background(), inspectorCall)
-	_, _ = ins.call(ctx, "Runtime.evaluate", map[string]any{"expression": "setTimeout(() => process._debugEnd(), 1000)"})
+	expr := fmt.Sprintf("process.debugPort = %d; setTimeout(() => process._debugEnd(), 1000)", ins.debugPort)
+	_, _ = ins.call(ctx, "Runtime.evaluate", map[string]any{"expression": expr})
 	cancel()
 	_ = ins.conn.Close(websocket.StatusNormalClosure, "")
-	ins.waitClosed()
+	return ins.waitClosed()
 }
 
 // waitClosed waits, at most inspectorOpen, until the inspector no longer
-// listens.
-func (ins *inspector) waitClosed() {
+// listens, and says whether it stopped.
+func (ins *inspector) waitClosed() bool {
 	for deadline := time.Now().Add(inspectorOpen); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		now, err := target.LoopbackListeners(ins.pid)
 		if err != nil || !slices.Contains(slices.Collect(maps.Values(now)), ins.port) {
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // closeOver closes an inspector perflab opened on port but could not
 // use: it tries to connect once more to close it.
 func (ins *inspector) closeOver(ctx context.Context, port uint16) {
 	if ins.connect(ctx, port) == nil {
-		ins.close()
+		_ = ins.close()
 	}
 }

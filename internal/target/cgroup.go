@@ -123,25 +123,14 @@ func createV1(l layout, name string, b Budget) (*group, []string, error) {
 	}
 	g.procsDir = firstNonEmpty(g.acctDir, g.cpuDir, g.memDir)
 	var warns []string
-	if b.CPUs > 0 {
-		if g.cpuDir == "" {
-			warns = append(warns, "the cgroup v1 cpu controller is not mounted: the --cpus budget is not enforced")
-		} else {
-			const period = 100000
-			if err := writeFile(filepath.Join(g.cpuDir, "cpu.cfs_period_us"), strconv.Itoa(period)); err != nil {
-				return g, warns, err
-			}
-			if err := writeFile(filepath.Join(g.cpuDir, "cpu.cfs_quota_us"), strconv.FormatInt(quotaUsec(b.CPUs, period), 10)); err != nil {
-				return g, warns, err
-			}
-		}
+	if b.CPUs > 0 && g.cpuDir == "" {
+		warns = append(warns, "the cgroup v1 cpu controller is not mounted: the --cpus budget is not enforced")
 	}
-	if b.MemoryBytes > 0 {
-		if g.memDir == "" {
-			warns = append(warns, "the cgroup v1 memory controller is not mounted: the --memory budget is not enforced")
-		} else if err := writeFile(filepath.Join(g.memDir, "memory.limit_in_bytes"), strconv.FormatInt(b.MemoryBytes, 10)); err != nil {
-			return g, warns, err
-		}
+	if b.MemoryBytes > 0 && g.memDir == "" {
+		warns = append(warns, "the cgroup v1 memory controller is not mounted: the --memory budget is not enforced")
+	}
+	if err := g.limitV1(b); err != nil {
+		return g, warns, err
 	}
 	if len(b.CPUSet) > 0 {
 		warns = append(warns, g.cpusetV1(self[cpusetController], name, b.CPUSet)...)
@@ -175,24 +164,55 @@ func createV2(h hierarchy, name string, b Budget) (*group, []string, error) {
 		return nil, nil, fmt.Errorf("creating cgroup: %w", err)
 	}
 	g := &group{version: 2, owned: true, dirs: []string{dir}, cpuDir: dir, memDir: dir, procsDir: dir}
-	if b.CPUs > 0 {
-		if !avail[cpuController] {
-			warns = append(warns, fmt.Sprintf("the cgroup v2 cpu controller cannot be enabled in %s: the --cpus budget is not enforced", parent))
-		} else if err := writeFile(filepath.Join(dir, "cpu.max"), fmt.Sprintf("%d 100000", quotaUsec(b.CPUs, 100000))); err != nil {
-			return g, warns, err
-		}
+	enforced := b
+	if b.CPUs > 0 && !avail[cpuController] {
+		warns = append(warns, fmt.Sprintf("the cgroup v2 cpu controller cannot be enabled in %s: the --cpus budget is not enforced", parent))
+		enforced.CPUs = 0
 	}
-	if b.MemoryBytes > 0 {
-		if !avail["memory"] {
-			warns = append(warns, fmt.Sprintf("the cgroup v2 memory controller cannot be enabled in %s: the --memory budget is not enforced", parent))
-		} else if err := writeFile(filepath.Join(dir, "memory.max"), strconv.FormatInt(b.MemoryBytes, 10)); err != nil {
-			return g, warns, err
-		}
+	if b.MemoryBytes > 0 && !avail["memory"] {
+		warns = append(warns, fmt.Sprintf("the cgroup v2 memory controller cannot be enabled in %s: the --memory budget is not enforced", parent))
+		enforced.MemoryBytes = 0
+	}
+	if err := g.limitV2(enforced); err != nil {
+		return g, warns, err
 	}
 	if len(b.CPUSet) > 0 {
 		warns = append(warns, g.cpusetV2(parent, avail[cpusetController], b.CPUSet)...)
 	}
 	return g, warns, nil
+}
+
+// limitV1 writes b's CPU quota and memory limit into the group's v1
+// directories that exist.
+func (g *group) limitV1(b Budget) error {
+	if b.CPUs > 0 && g.cpuDir != "" {
+		const period = 100000
+		if err := writeFile(filepath.Join(g.cpuDir, "cpu.cfs_period_us"), strconv.Itoa(period)); err != nil {
+			return err
+		}
+		if err := writeFile(filepath.Join(g.cpuDir, "cpu.cfs_quota_us"), strconv.FormatInt(quotaUsec(b.CPUs, period), 10)); err != nil {
+			return err
+		}
+	}
+	if b.MemoryBytes > 0 && g.memDir != "" {
+		return writeFile(filepath.Join(g.memDir, "memory.limit_in_bytes"), strconv.FormatInt(b.MemoryBytes, 10))
+	}
+	return nil
+}
+
+// limitV2 writes b's CPU quota and memory limit into the v2 group (its
+// parent enables the controllers).
+func (g *group) limitV2(b Budget) error {
+	dir := g.dirs[0]
+	if b.CPUs > 0 {
+		if err := writeFile(filepath.Join(dir, "cpu.max"), fmt.Sprintf("%d 100000", quotaUsec(b.CPUs, 100000))); err != nil {
+			return err
+		}
+	}
+	if b.MemoryBytes > 0 {
+		return writeFile(filepath.Join(dir, "memory.max"), strconv.FormatInt(b.MemoryBytes, 10))
+	}
+	return nil
 }
 
 // quotaUsec is the CFS quota for cores per period; the kernel's minimum is

@@ -17,7 +17,9 @@ import (
 // gone (killed before they could stop their service, by kill -9 or a third
 // Ctrl-C), with every process still in them: the cgroup is the record of
 // what such a perflab launched, daemons that left its process group
-// included. Groups of a running perflab are left alone.
+// included. The processes of an attached service's budget group
+// (AttachBudget) are not perflab's: they are moved back into the group's
+// parent instead. Groups of a running perflab are left alone.
 func CleanupStale() error {
 	return cleanupStale(detectLayout())
 }
@@ -30,11 +32,12 @@ func cleanupStale(l layout) error {
 			continue
 		}
 		for _, e := range entries {
-			if e.IsDir() && stale(e.Name()) {
+			if e.IsDir() && stale(e.Name()) && !strings.HasPrefix(e.Name(), attachMark) {
 				errs = append(errs, killAndRemove(filepath.Join(parent, e.Name())))
 			}
 		}
 	}
+	errs = append(errs, staleAttached(l))
 	return errors.Join(errs...)
 }
 

@@ -10,7 +10,7 @@
 //		LogPath: "run/target.log", Name: "server",
 //	})
 //	defer p.Stop(5 * time.Second)
-//	err = target.WaitReady(ctx, "http://127.0.0.1:8080/", 30*time.Second, p, nil)
+//	err = target.WaitReady(ctx, target.ReadyProbe{URL: "http://127.0.0.1:8080/"}, 30*time.Second, p)
 //	s := target.NewSampler(p, 0)
 //	go s.Run(ctx)
 //	... load ...

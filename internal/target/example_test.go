@@ -29,7 +29,7 @@ func Example() {
 	for _, w := range p.Warnings() {
 		fmt.Println("warning:", w)
 	}
-	if err := target.WaitReady(ctx, "http://127.0.0.1:8080/", 30*time.Second, p, nil); err != nil {
+	if err := target.WaitReady(ctx, target.ReadyProbe{URL: "http://127.0.0.1:8080/"}, 30*time.Second, p); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -65,6 +65,9 @@ func leftoverGroups() []string {
 //	serve ADDR        HTTP server answering 200 on ADDR
 //	serve-crash ADDR  serve, then exit with status 2 after 300ms
 //	serve-quiet ADDR  serve without saying where
+//	serve-after D ADDR    wait D, then serve (a service slow to start)
+//	serve-late D ADDR     listen and say so at once, answer only after D
+//	                      (a pre-fork server loading its workers)
 //	perflab MARKER    act as a perflab: launch a service that starts a
 //	                  daemon (setsid, out of its process group) named
 //	                  MARKER, print "launched", then wait to be killed
@@ -108,6 +111,21 @@ func runHelper(mode string, args []string) {
 				sink++
 			}
 		}
+	case "serve-after", "serve-late":
+		d, _ := time.ParseDuration(args[0])
+		if mode == "serve-after" {
+			time.Sleep(d)
+		}
+		ln, err := net.Listen("tcp", args[1])
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		fmt.Println("listening on", ln.Addr())
+		if mode == "serve-late" {
+			time.Sleep(d)
+		}
+		_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	case "serve", "serve-crash", "serve-quiet":
 		ln, err := net.Listen("tcp", args[0])
 		if err != nil {

@@ -208,7 +208,7 @@ func TestCommandNotFound(t *testing.T) {
 
 func TestExitsAtOnce(t *testing.T) {
 	p := launchT(t, LaunchConfig{Command: []string{"sh", "-c", "echo starting; echo 'fatal: port in use' >&2; exit 3"}})
-	err := WaitReady(t.Context(), "http://"+labtest.RefusedAddr(t)+"/", 10*time.Second, p, nil)
+	err := WaitReady(t.Context(), ReadyProbe{URL: "http://" + labtest.RefusedAddr(t) + "/"}, 10*time.Second, p)
 	if err == nil || !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "fatal: port in use") {
 		t.Errorf("WaitReady = %v; want the exit status and the last log lines", err)
 	}
@@ -217,7 +217,7 @@ func TestExitsAtOnce(t *testing.T) {
 func TestNeverReady(t *testing.T) {
 	p := launchT(t, LaunchConfig{Command: []string{"sh", "-c", "echo warming up; sleep 60"}})
 	url := "http://" + labtest.RefusedAddr(t) + "/health"
-	err := WaitReady(t.Context(), url, 500*time.Millisecond, p, nil)
+	err := WaitReady(t.Context(), ReadyProbe{URL: url}, 500*time.Millisecond, p)
 	if err == nil || !strings.Contains(err.Error(), "service not ready after 500ms at "+url) || !strings.Contains(err.Error(), "warming up") {
 		t.Errorf("WaitReady = %v", err)
 	}
@@ -227,7 +227,7 @@ func TestReadyAndCrash(t *testing.T) {
 	addr := labtest.FreeAddr(t)
 	cmd, env := helperCmd(t, "serve-crash", addr)
 	p := launchT(t, LaunchConfig{Command: cmd, Env: env, Name: "crash"})
-	if err := WaitReady(t.Context(), "http://"+addr+"/", 10*time.Second, p, nil); err != nil {
+	if err := WaitReady(t.Context(), ReadyProbe{URL: "http://" + addr + "/"}, 10*time.Second, p); err != nil {
 		t.Fatalf("WaitReady: %v", err)
 	}
 	select {

@@ -141,3 +141,13 @@ func joinAddrs(as []netip.AddrPort) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// mayServe says whether the URL's port may be the service's own: one of
+// its listeners takes the URL's connections, or perflab cannot tell (no
+// process known, or the URL's host is not a local address).
+func (w *wrongPort) mayServe() bool {
+	if w.p == nil || len(w.want) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(Listeners(w.p.PIDs()), w.serves)
+}

@@ -38,7 +38,10 @@ type Process struct {
 	stopErr  error
 	// unwatch stops the watcher of an attached process.
 	unwatch chan struct{}
-	walker  procWalker
+	// moved is the budget group an attached process was moved into
+	// (AttachBudget), which Stop moves it back out of.
+	moved  *movedGroup
+	walker procWalker
 }
 
 // PID is the main process's pid.

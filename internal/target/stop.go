@@ -12,11 +12,17 @@ import (
 // process of the service, SIGKILL to whatever is left after grace, then it
 // removes the cgroup (killing stragglers first) and closes the log. It runs
 // once; later calls return the first result. For an attached process Stop
-// only stops watching it: perflab never kills a process it did not start.
+// only stops watching it, and moves it back out of its budget group
+// (AttachBudget): perflab never kills a process it did not start.
 func (p *Process) Stop(grace time.Duration) error {
 	if !p.launched {
-		p.stopOnce.Do(func() { close(p.unwatch) })
-		return nil
+		p.stopOnce.Do(func() {
+			close(p.unwatch)
+			if p.moved != nil {
+				p.stopErr = p.moved.restore()
+			}
+		})
+		return p.stopErr
 	}
 	p.stopOnce.Do(func() { p.stopErr = p.stop(grace) })
 	return p.stopErr

@@ -190,6 +190,10 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		}
 		groups[i], labels[i] = es, groupLabel(es, refs[i])
 	}
+	if compare.HasBench(groups[0], groups[1]) {
+		s.compareBench(w, groups, labels)
+		return
+	}
 	res, err := compare.Compare(groups[0], groups[1], compare.Options{
 		Force: q.Get("force") == "1", BaseLabel: labels[0], NewLabel: labels[1]})
 	if errors.Is(err, compare.ErrIncomparable) {
@@ -206,6 +210,24 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	}
 	var b bytes.Buffer
 	if err := report.WriteCompareHTML(&b, res.Comparison, flame); err != nil {
+		http.Error(w, fmt.Sprintf("compare: %v", err), http.StatusInternalServerError)
+		return
+	}
+	crumbs := []crumb{{Label: "perflab runs", Href: "./"}, {Label: fmt.Sprintf("compare %s (base) with %s (new)", labels[0], labels[1])}}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(withCrumbs(b.Bytes(), crumbs))
+}
+
+// compareBench serves the comparison of two benchmark runs (perflab
+// bench), computed as perflab compare computes it.
+func (s *Server) compareBench(w http.ResponseWriter, groups [2][]store.Entry, labels [2]string) {
+	c, err := compare.BenchGroups(groups[0], groups[1], nil)
+	if err != nil {
+		http.Error(w, fmt.Sprintf("compare: %v", err), http.StatusBadRequest)
+		return
+	}
+	var b bytes.Buffer
+	if err := report.WriteBenchCompareHTML(&b, c); err != nil {
 		http.Error(w, fmt.Sprintf("compare: %v", err), http.StatusInternalServerError)
 		return
 	}

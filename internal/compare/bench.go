@@ -1,4 +1,4 @@
-package gobench
+package compare
 
 import (
 	"fmt"
@@ -9,18 +9,20 @@ import (
 
 	"perflab/internal/runfmt"
 	"perflab/internal/stats"
+	"perflab/internal/store"
 	"perflab/internal/units"
 )
 
-// Compare compares two benchmark runs the way benchstat does: for every
-// benchmark (same package and name) and unit both measured, each side's
-// median with its 95% confidence interval and the Mann–Whitney U test of
-// their timed runs; then the --fail-on rules and the verdict.
-func Compare(base, new *runfmt.Run, rules []stats.BenchRule) *runfmt.BenchComparison {
+// Bench compares two benchmark runs (perflab bench) the way benchstat
+// does: for every benchmark (same package and name) and unit both
+// measured, each side's median with its 95% confidence interval and the
+// Mann–Whitney U test of their timed runs; then the --fail-on rules and
+// the verdict.
+func Bench(base, new *runfmt.Run, rules []stats.BenchRule) *runfmt.BenchComparison {
 	c := &runfmt.BenchComparison{Base: benchSide("base", base), New: benchSide("new", new), Rows: []runfmt.BenchDelta{}, Warnings: []string{}}
 	for _, r := range []*runfmt.Run{base, new} {
 		if r.Status == runfmt.StatusPartial {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s run %s is partial (%s): its finished runs are compared", sideOf(r, base), r.ID, r.PartialReason))
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s run %s is partial (%s): its finished runs are compared", benchSideOf(r, base), r.ID, r.PartialReason))
 		}
 	}
 	newByKey := map[benchKey]*runfmt.Benchmark{}
@@ -44,12 +46,38 @@ func Compare(base, new *runfmt.Run, rules []stats.BenchRule) *runfmt.BenchCompar
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: measured by new only, not compared", b.Name))
 		}
 	}
-	c.Thresholds, c.Failed = checkRules(c.Rows, rules)
-	c.Verdict = verdict(c)
+	c.Thresholds, c.Failed = checkBenchRules(c.Rows, rules)
+	c.Verdict = benchVerdict(c)
 	return c
 }
 
-func sideOf(r, base *runfmt.Run) string {
+// benchKey is a benchmark: its package and name.
+type benchKey struct{ pkg, name string }
+
+// HasBench says whether any of the groups holds a benchmark run.
+func HasBench(groups ...[]store.Entry) bool {
+	for _, es := range groups {
+		for _, e := range es {
+			if e.Run != nil && e.Run.Bench != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// BenchGroups compares two groups of benchmark runs, one run a side (each
+// already holds its repeated timed runs), as Bench does; other groups are
+// ErrIncomparable. perflab compare and the UI compare bench runs through
+// it.
+func BenchGroups(base, new []store.Entry, rules []stats.BenchRule) (*runfmt.BenchComparison, error) {
+	if len(base) != 1 || len(new) != 1 || base[0].Run == nil || new[0].Run == nil || base[0].Run.Bench == nil || new[0].Run.Bench == nil {
+		return nil, fmt.Errorf("%w: benchmark runs (perflab bench) compare one with one, and not with service runs: name one bench run a side", ErrIncomparable)
+	}
+	return Bench(base[0].Run, new[0].Run, rules), nil
+}
+
+func benchSideOf(r, base *runfmt.Run) string {
 	if r == base {
 		return "base"
 	}
@@ -77,7 +105,7 @@ func compareBenchmark(b, nb runfmt.Benchmark, warn *[]string) []runfmt.BenchDelt
 			d.PValue = &p
 		}
 		for _, w := range cmp.Warnings {
-			if w = rowWarning(b.Name, m.Unit, w); w != "" && !contains(*warn, w) {
+			if w = benchRowWarning(b.Name, m.Unit, w); w != "" && !containsString(*warn, w) {
 				*warn = append(*warn, w)
 			}
 		}
@@ -86,11 +114,11 @@ func compareBenchmark(b, nb runfmt.Benchmark, warn *[]string) []runfmt.BenchDelt
 	return out
 }
 
-// rowWarning words a statistics warning about one benchmark's unit; the
+// benchRowWarning words a statistics warning about one benchmark's unit; the
 // ones the table already says are dropped: equal samples (an exact count
 // such as allocs/op, shown "± 0%") and a base of 0 (the change is shown in
 // the unit instead of in percent).
-func rowWarning(name, unit, w string) string {
+func benchRowWarning(name, unit, w string) string {
 	switch {
 	case strings.Contains(w, "all samples are equal"), strings.Contains(w, "base median is 0"):
 		return ""
@@ -100,7 +128,7 @@ func rowWarning(name, unit, w string) string {
 	return name + " " + unit + ": " + w
 }
 
-func contains(list []string, s string) bool {
+func containsString(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
 			return true
@@ -109,9 +137,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// sameUnit says whether a rule's unit names a row's: as written, or as
+// sameBenchUnit says whether a rule's unit names a row's: as written, or as
 // benchstat spells it (sec/op for ns/op, B/s for MB/s).
-func sameUnit(rule, unit string) bool {
+func sameBenchUnit(rule, unit string) bool {
 	if rule == unit {
 		return true
 	}
@@ -120,14 +148,14 @@ func sameUnit(rule, unit string) bool {
 	return a == b
 }
 
-// checkRules applies each rule to every row of its unit.
-func checkRules(rows []runfmt.BenchDelta, rules []stats.BenchRule) ([]runfmt.BenchCheck, []string) {
+// checkBenchRules applies each rule to every row of its unit.
+func checkBenchRules(rows []runfmt.BenchDelta, rules []stats.BenchRule) ([]runfmt.BenchCheck, []string) {
 	var checks []runfmt.BenchCheck
 	var failed []string
 	for _, r := range rules {
 		matched := false
 		for _, d := range rows {
-			if !sameUnit(r.Unit, d.Unit) {
+			if !sameBenchUnit(r.Unit, d.Unit) {
 				continue
 			}
 			matched = true
@@ -147,14 +175,14 @@ func checkRules(rows []runfmt.BenchDelta, rules []stats.BenchRule) ([]runfmt.Ben
 	return checks, failed
 }
 
-// verdict settles the comparison: fail when a rule was violated, warn
+// benchVerdict settles the comparison: fail when a rule was violated, warn
 // when a rule could not be checked (too few runs, a unit no benchmark
 // measured), pass otherwise.
-func verdict(c *runfmt.BenchComparison) *runfmt.Verdict {
+func benchVerdict(c *runfmt.BenchComparison) *runfmt.Verdict {
 	v := &runfmt.Verdict{Status: runfmt.VerdictPass, Reasons: []string{}}
 	for _, t := range c.Thresholds {
 		if t.Violated {
-			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: %s %s (significant)", t.Benchmark, t.Unit, formatChange(t.Delta, t.DeltaPct)))
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%s: %s %s (significant)", t.Benchmark, t.Unit, formatBenchChange(t.Delta, t.DeltaPct)))
 		}
 	}
 	if len(v.Reasons) > 0 {
@@ -176,8 +204,8 @@ func verdict(c *runfmt.BenchComparison) *runfmt.Verdict {
 	return v
 }
 
-// formatChange words a change: in percent, or in the unit from a base of 0.
-func formatChange(delta, pct float64) string {
+// formatBenchChange words a change: in percent, or in the unit from a base of 0.
+func formatBenchChange(delta, pct float64) string {
 	if pct == 0 && delta != 0 {
 		sign := "+"
 		if delta < 0 {
