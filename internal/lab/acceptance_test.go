@@ -124,9 +124,7 @@ func TestAcceptancePlantedCosts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("acceptance: runs every test service under load for seconds")
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("acceptance: building the test services needs the go command")
-	}
+	labtest.NeedTool(t, "go", "")
 	for _, tc := range []struct{ service, path, planted string }{
 		{"fmtprint", "/file?name=3", "main.logRequest"},
 		{"tolower", "/search?q=oak", "main.search"},
@@ -140,10 +138,7 @@ func TestAcceptancePlantedCosts(t *testing.T) {
 		})
 	}
 	t.Run("pyhot", func(t *testing.T) {
-		python, err := exec.LookPath("python3")
-		if err != nil {
-			t.Skip("python3 not installed")
-		}
+		python := labtest.NeedTool(t, "python3", "")
 		profiler := runfmt.ProfilerPySpy
 		if _, err := exec.LookPath("py-spy"); err != nil {
 			profiler = runfmt.ProfilerPerf // perf sees the interpreter's frames only with -X perf
@@ -163,13 +158,8 @@ func TestAcceptancePlantedCosts(t *testing.T) {
 	// request. perf sees only the interpreter's C frames, so without rbspy
 	// there is nothing to name: the subtest needs it.
 	t.Run("rbhot", func(t *testing.T) {
-		ruby, err := exec.LookPath("ruby")
-		if err != nil {
-			t.Skip("ruby not installed (apt-get install ruby)")
-		}
-		if _, err := exec.LookPath("rbspy"); err != nil {
-			t.Skip("rbspy not installed (cargo install rbspy)")
-		}
+		ruby := labtest.NeedTool(t, "ruby", "")
+		labtest.NeedTool(t, "rbspy", "")
 		addr := labtest.FreeAddr(t)
 		script, _ := filepath.Abs("../../testdata/services/rbhot/server.rb")
 		cfg := acceptanceConfig(t, addr, "/price?sku=1234", ruby, script, "--addr", addr)

@@ -64,20 +64,14 @@ func frameworkDir(t *testing.T, name string) string {
 func needCommands(t *testing.T, names ...string) {
 	t.Helper()
 	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			t.Skipf("%s not installed (.ci/setup installs it)", n)
-		}
+		labtest.NeedTool(t, n, "")
 	}
 }
 
 func needPython(t *testing.T, modules ...string) {
 	t.Helper()
-	needCommands(t, "python3", "py-spy")
-	for _, m := range modules {
-		if err := exec.Command("python3", "-c", "import "+m).Run(); err != nil {
-			t.Skipf("python module %s not installed (.ci/setup installs it)", m)
-		}
-	}
+	needCommands(t, "py-spy")
+	labtest.NeedPython(t, modules...)
 }
 
 func gunicornCmd(prefix ...string) func(string) []string {
@@ -133,9 +127,7 @@ func TestAcceptanceFrameworks(t *testing.T) {
 			needCommands(t, fw.needs...)
 			dir := frameworkDir(t, fw.dir)
 			if fw.dir == "expressapp" {
-				if _, err := os.Stat(filepath.Join(dir, "node_modules", "express")); err != nil {
-					t.Skip("express not installed in testdata/services/expressapp (.ci/setup runs npm ci there)")
-				}
+				labtest.NeedFile(t, "express", filepath.Join(dir, "node_modules", "express"), ".ci/setup runs npm ci in testdata/services/expressapp")
 			}
 			for i, launch := range fw.launchers {
 				r := runFramework(t, fw, dir, launch)

@@ -8,7 +8,6 @@ package lab
 // callees, on three consecutive runs.
 
 import (
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -96,13 +95,8 @@ func TestAcceptanceConstructorOwnsCost(t *testing.T) {
 // when the interpreter or the sampler is missing.
 func scriptService(t *testing.T, interpreter, sampler string, profiler runfmt.Profiler, script string) Config {
 	t.Helper()
-	bin, err := exec.LookPath(interpreter)
-	if err != nil {
-		t.Skipf("%s not installed", interpreter)
-	}
-	if _, err := exec.LookPath(sampler); err != nil {
-		t.Skipf("%s not installed (.ci/setup installs it)", sampler)
-	}
+	bin := labtest.NeedTool(t, interpreter, "")
+	labtest.NeedTool(t, sampler, "")
 	addr := labtest.FreeAddr(t)
 	path, _ := filepath.Abs("../../testdata/services/" + script)
 	cfg := acceptanceConfig(t, addr, "/price?sku=1234", bin, path, "--addr", addr)

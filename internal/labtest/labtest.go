@@ -46,7 +46,7 @@ func BuildService(t testing.TB, name string) string {
 func RequireRoot(t testing.TB, why string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skipf("needs root: %s", why)
+		t.Skip(SkipMessage(SkipHost, "root", "needs root: "+why))
 	}
 }
 
@@ -65,10 +65,7 @@ type Services struct {
 // building them all first; it skips the test when the go command is missing.
 func (s *Services) Binary(t testing.TB, name string) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("building the test services needs the go command: not in PATH")
-	}
+	goTool := NeedTool(t, "go", "building the test services needs the go command")
 	s.once.Do(func() {
 		if s.dir, s.err = os.MkdirTemp("", "perflab-services-"); s.err != nil {
 			return

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
@@ -23,10 +24,7 @@ import (
 // and returns its pid and base URL once it listens.
 func nodeinline(t *testing.T, opts string) (int, string) {
 	t.Helper()
-	bin, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed")
-	}
+	bin := labtest.NeedTool(t, "node", "")
 	script, err := filepath.Abs("../../testdata/services/nodeinline/server.js")
 	if err != nil {
 		t.Fatal(err)
@@ -174,9 +172,7 @@ func TestV8HandsToPerfWhenClosed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits out the inspector's 5 s, then perf samples (~10 s)")
 	}
-	if _, err := exec.LookPath("perf"); err != nil {
-		t.Skip("perf not installed")
-	}
+	labtest.NeedTool(t, "perf", "")
 	preload := filepath.Join(t.TempDir(), "nousr1.js")
 	if err := os.WriteFile(preload, []byte("process.on('SIGUSR1', () => {});\n"), 0o644); err != nil {
 		t.Fatal(err)

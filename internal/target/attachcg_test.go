@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 // testGroup creates an empty cgroup under root for the test.
 func testGroup(t *testing.T, root string) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("creating cgroups needs root")
-	}
+	labtest.RequireRoot(t, "creating cgroups")
 	dir := filepath.Join(root, "perflab-attachtest-"+strconv.Itoa(os.Getpid()))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Skipf("cannot create a cgroup in %s: %v", root, err)
