@@ -46,7 +46,7 @@ var errMissing = fmt.Errorf("tests skipped for a missing tool (-ci)")
 
 func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: skipcount render < EVENTS | skipcount report [-ci] [-require-host NEED] [-short LABEL] LABEL=FILE...")
+		return fmt.Errorf("usage: skipcount render < EVENTS, or skipcount report [-ci] [-require-host NEED] [-short LABEL] LABEL=FILE (one or more)")
 	}
 	switch args[0] {
 	case "render":
@@ -105,7 +105,6 @@ type testKey struct{ pkg, test string }
 // test ends. A line that is not an event (go's own errors) is copied.
 func render(in io.Reader, out io.Writer) error {
 	w := bufio.NewWriter(out)
-	defer w.Flush()
 	pending := map[testKey][]string{}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
@@ -114,7 +113,9 @@ func render(in io.Reader, out io.Writer) error {
 		var e event
 		if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &e) != nil {
 			fmt.Fprintf(w, "%s\n", line)
-			w.Flush()
+			if err := w.Flush(); err != nil {
+				return err
+			}
 			continue
 		}
 		k := testKey{e.Package, e.Test}
@@ -148,10 +149,15 @@ func render(in io.Reader, out io.Writer) error {
 			}
 		}
 		if e.Action != "output" || e.Test == "" {
-			w.Flush()
+			if err := w.Flush(); err != nil {
+				return err
+			}
 		}
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return w.Flush()
 }
 
 // runTally is what one run's events say of its tests.
