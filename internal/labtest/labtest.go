@@ -1,6 +1,8 @@
 // Package labtest holds helpers for perflab's tests that start real parts:
 // free loopback addresses, the test services of testdata/services built with
-// the go command, and skips with a reason when the machine lacks something;
+// the go command, and skips with a reason when the machine lacks something
+// (skip.go: one machine-readable word that .ci/test counts); runs measured
+// again while perflab says they were disturbed (Clean);
 // profiles built by hand (NewProfile, NewWall) and recorded from planted
 // work (RealCPUProfile, RealAllocProfile); and golden files (Golden).
 // Only _test.go files import it.
