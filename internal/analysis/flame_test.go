@@ -202,10 +202,7 @@ func TestFlameKeepsOnlyDrawnNames(t *testing.T) {
 // were drawn (the page sets data-frames on <body> after drawing) and the
 // search matched.
 func TestFlameRendersInChromium(t *testing.T) {
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("chromium not installed (apt-get install chromium)")
-	}
+	bin := labtest.NeedTool(t, "chromium", "")
 	big := synthProfile(50000, 5000)
 	for name, write := range map[string]func(*bytes.Buffer) error{
 		"flame": func(b *bytes.Buffer) error {

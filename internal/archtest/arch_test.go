@@ -110,7 +110,6 @@ var writers = map[string]string{
 	"../../internal/target/cgroup.go":     "cgroup control files, not outputs",
 	"../../internal/target/cleanup.go":    "cgroup control files (cgroup.kill), not outputs",
 	"../../internal/target/logsink.go":    "the service's bounded log, written in place in perflab's own run directory",
-	"../../internal/labtest/favour.go":    "cgroup control files of a test's cgroup, not outputs",
 	"../../internal/capture/jvmattach.go": "the empty file a JVM looks for to open its attach socket, removed again: not an output",
 	"../../internal/labtest/golden.go":    "tests' golden files, rewritten under -update",
 	"../../bench/":                        "benchmark generators",

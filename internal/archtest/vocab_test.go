@@ -68,7 +68,6 @@ var otherMeanings = []struct{ file, words, why string }{
 	{"internal/report/benchmd.go", "allocs", "a table's column of allocations"},
 	{"internal/demo/tail.go", "other", "a log level of the demo service"},
 	{"internal/labtest/labtest.go", "go", "the go command"},
-	{"internal/labtest/favour.go", "cpu", "the cgroup controller"},
 	{"internal/load/errors.go", "other", "a load error's kind"},
 	{"internal/profiling/perfmap.go", "jcmd", "the JDK's jcmd command"},
 	{"internal/report/htmlcharts.go", "cpu", "the HTML id of the CPU chart"},

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/labtest"
 )
 
 // buildProgram builds the Go program in testdata/dir into a temporary
@@ -14,10 +16,7 @@ import (
 // go run strip theirs), so perf can name its functions.
 func buildProgram(t *testing.T, dir string) string {
 	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not on PATH to build test programs")
-	}
+	gobin := labtest.NeedTool(t, "go", "")
 	bin := filepath.Join(t.TempDir(), filepath.Base(dir))
 	cmd := exec.Command(gobin, "build", "-o", bin, "./testdata/"+dir)
 	if out, err := cmd.CombinedOutput(); err != nil {

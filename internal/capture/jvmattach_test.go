@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 func TestParseAttachReply(t *testing.T) {
@@ -45,13 +47,8 @@ func FuzzParseAttachReply(f *testing.F) {
 // TestJVMLoadAgent loads async-profiler into a running JVM through its
 // attach socket, samples it and stops it, without jcmd.
 func TestJVMLoadAgent(t *testing.T) {
-	const lib = "/usr/local/lib/async-profiler/libasyncProfiler.so"
-	if _, err := os.Stat(lib); err != nil {
-		t.Skip("async-profiler not installed (.ci/setup installs it)")
-	}
-	if _, err := exec.LookPath("java"); err != nil {
-		t.Skip("java not installed")
-	}
+	lib := labtest.NeedFile(t, "async-profiler", "/usr/local/lib/async-profiler/libasyncProfiler.so", "")
+	labtest.NeedTool(t, "java", "")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "Spin.java")
 	prog := `public class Spin { public static void main(String[] a) throws Exception {

@@ -15,21 +15,21 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/labtest"
 )
 
 // needPerf skips the test unless perf can sample a process here.
 func needPerf(t *testing.T) {
 	t.Helper()
+	labtest.NeedTool(t, "perf", "")
 	if reason := perfUsable(); reason != "" {
-		t.Skip(reason)
+		t.Skip(labtest.SkipMessage(labtest.SkipHost, "perf-events", reason))
 	}
 }
 
 // perfUsable tries perf once per test run; "" means it works.
 var perfUsable = sync.OnceValue(func() string {
-	if _, err := exec.LookPath("perf"); err != nil {
-		return "perf not installed (Debian: apt-get install linux-perf)"
-	}
 	out, err := exec.Command("perf", "record", "-e", "cpu-clock", "-o", "/dev/null", "--", "true").CombinedOutput()
 	if err != nil {
 		return fmt.Sprintf("perf cannot record here: %v: %s", err, lastLines(string(out), 3))
@@ -131,10 +131,7 @@ func TestPerfRecordJITMap(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the JIT test program's machine code is x86-64")
 	}
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler (Debian: apt-get install gcc) to build the JIT test program")
-	}
+	cc := labtest.NeedTool(t, "cc", "")
 	bin := filepath.Join(t.TempDir(), "jitspin")
 	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/jitspin.c").CombinedOutput(); err != nil {
 		t.Fatalf("building jitspin: %v: %s", err, out)
@@ -191,12 +188,8 @@ func TestPerfRecordErrors(t *testing.T) {
 func TestPerfRecordNotPermitted(t *testing.T) {
 	t.Parallel()
 	needPerf(t)
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to drop to an unprivileged user")
-	}
-	if _, err := exec.LookPath("setpriv"); err != nil {
-		t.Skip("needs setpriv (Debian: util-linux)")
-	}
+	labtest.RequireRoot(t, "drops to an unprivileged user")
+	labtest.NeedTool(t, "setpriv", "")
 	perf, _ := exec.LookPath("perf")
 	wrapper := filepath.Join(t.TempDir(), "perf-as-nobody")
 	// The wrapper lets nobody write perf.data, so the refusal comes from the
@@ -249,10 +242,7 @@ func checkSampled(t *testing.T, p *profile.Profile, ran time.Duration) {
 func TestPerfRecordDWARF(t *testing.T) {
 	t.Parallel()
 	needPerf(t)
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler (Debian: apt-get install gcc) to build the test program")
-	}
+	cc := labtest.NeedTool(t, "cc", "")
 	bin := filepath.Join(t.TempDir(), "deepspin")
 	if out, err := exec.Command(cc, "-O2", "-fomit-frame-pointer", "-o", bin, "testdata/deepspin.c").CombinedOutput(); err != nil {
 		t.Fatalf("building deepspin: %v: %s", err, out)

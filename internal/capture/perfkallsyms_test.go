@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"perflab/internal/labtest"
 )
 
 const kallsymsSample = `ffffffff81000000 T _stext
@@ -49,13 +51,8 @@ func FuzzKernelBounds(f *testing.F) {
 // TestPerfCommandKallsyms: the command perf runs in sees the kernel's
 // bounds as /proc/kallsyms, and the machine's table is left as it was.
 func TestPerfCommandKallsyms(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (a mount namespace)")
-	}
-	cat, err := exec.LookPath("cat")
-	if err != nil {
-		t.Skip("no cat")
-	}
+	labtest.RequireRoot(t, "a mount namespace")
+	cat := labtest.NeedTool(t, "cat", "")
 	name, args := perfCommand(cat, []string{"/proc/kallsyms"})
 	if name == cat {
 		t.Skip("perf runs without the bounds file here (no unshare, mount or sh, or no mount namespace allowed)")

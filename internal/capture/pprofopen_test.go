@@ -7,15 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"perflab/internal/labtest"
 )
 
 // TestGoToolPprofOpens writes profiles built from perf script and py-spy
 // output as .pb.gz and opens them with `go tool pprof -top`.
 func TestGoToolPprofOpens(t *testing.T) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not on PATH")
-	}
+	gobin := labtest.NeedTool(t, "go", "")
 	for _, tc := range []struct{ file, want string }{ // want: a line of the top output
 		{"testdata/perfscript/cpp.txt", "perflab::Acc::add"},
 		{"testdata/perfscript/cpp.txt", "File: cpp\n"},

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 )
 
@@ -55,15 +56,11 @@ func TestPerfSchedRecord(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records the scheduler for a second")
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: perf record -a of a tracepoint")
-	}
+	labtest.RequireRoot(t, "perf record -a of a tracepoint")
 	if err := SchedAvailable(); err != nil {
-		t.Skip(err)
+		t.Skip(labtest.SkipMessage(labtest.SkipHost, "sched-tracepoints", err.Error()))
 	}
-	if _, err := exec.LookPath("perf"); err != nil {
-		t.Skip("perf not installed")
-	}
+	labtest.NeedTool(t, "perf", "")
 	cmd := exec.Command("sh", "-c", "while :; do sleep 0.01; done")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 )
 
@@ -165,13 +166,8 @@ time.sleep(60)
 `
 
 func TestPySpyDumpLive(t *testing.T) {
-	if _, err := exec.LookPath("py-spy"); err != nil {
-		t.Skip("py-spy not installed (pip install py-spy)")
-	}
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed")
-	}
+	labtest.NeedTool(t, "py-spy", "")
+	py := labtest.NeedTool(t, "python3", "")
 	script := filepath.Join(t.TempDir(), "waiters.py")
 	if err := writeFile(script, pyWaiters); err != nil {
 		t.Fatal(err)
@@ -211,13 +207,8 @@ func TestPySpyDumpLive(t *testing.T) {
 }
 
 func TestRbSpySnapshotLive(t *testing.T) {
-	if _, err := exec.LookPath("rbspy"); err != nil {
-		t.Skip("rbspy not installed (cargo install rbspy)")
-	}
-	rb, err := exec.LookPath("ruby")
-	if err != nil {
-		t.Skip("ruby not installed")
-	}
+	labtest.NeedTool(t, "rbspy", "")
+	rb := labtest.NeedTool(t, "ruby", "")
 	script := filepath.Join(t.TempDir(), "asleep.rb")
 	src := "def inner\n  sleep 60\nend\ndef outer\n  inner\nend\nputs 'ready'\n$stdout.flush\nouter\n"
 	if err := writeFile(script, src); err != nil {
@@ -246,13 +237,8 @@ func TestJcmdThreadsLive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a JVM")
 	}
-	java, err := exec.LookPath("java")
-	if err != nil {
-		t.Skip("java not installed")
-	}
-	if _, err := exec.LookPath("jcmd"); err != nil {
-		t.Skip("jcmd not installed (" + jcmdTool.install + ")")
-	}
+	java := labtest.NeedTool(t, "java", "")
+	labtest.NeedTool(t, "jcmd", jcmdTool.install)
 	src, _ := filepath.Abs("testdata/snapshot/StuckThreads.java")
 	cmd := startScript(t, "ready", java, src)
 	pid := cmd.Process.Pid

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 )
 
@@ -155,16 +156,8 @@ func TestPySpyNapIsNotCPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records a loaded FastAPI service for seconds")
 	}
-	if _, err := exec.LookPath("py-spy"); err != nil {
-		t.Skip("py-spy not installed (pip install py-spy)")
-	}
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed")
-	}
-	if err := exec.Command(py, "-c", "import fastapi, httpx, uvicorn").Run(); err != nil {
-		t.Skip("fastapi, httpx and uvicorn not installed (.ci/setup)")
-	}
+	labtest.NeedTool(t, "py-spy", "")
+	py := labtest.NeedPython(t, "fastapi", "httpx", "uvicorn")
 	app, _ := filepath.Abs("../../testdata/services/fastapiapp/app.py")
 	cmd := exec.Command(py, app, "--addr", "127.0.0.1:0", "--peer", "127.0.0.1:9")
 	out, err := cmd.StdoutPipe()

@@ -21,9 +21,7 @@ import (
 // per request, in main.checksum). It returns the repository's directory.
 func checksumRepo(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	labtest.NeedTool(t, "git", "")
 	src, err := os.ReadFile("../../testdata/services/checksum/main.go")
 	if err != nil {
 		t.Fatal(err)
@@ -231,9 +229,7 @@ func TestABGitQuietKeepsTheUncommittedNote(t *testing.T) {
 // commits: the program, then the planted regression, its work doubled.
 func batchRepo(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	labtest.NeedTool(t, "git", "")
 	dir := t.TempDir()
 	write := func(path, data string) {
 		if err := os.WriteFile(filepath.Join(dir, path), []byte(data), 0o644); err != nil {

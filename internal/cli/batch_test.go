@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,40 +17,54 @@ import (
 // goroutines, 10 runs each of 2,000 documents, without a URL. The
 // fan-out's wall time is better, p < 0.05: on a machine whose two CPUs are
 // one core's hyperthreads the fan-out gains a quarter, and 6 runs each
-// left that within the noise. Each run gets --cpus 2 in its cgroup, and the test
-// process (which the cgroups are made under) the highest CPU weight: on a
-// machine busy with other work the kernel's autogroups give a program one
-// share of the CPUs however many threads it runs, and the fan-out would
-// then be no faster.
+// left that within the noise. Each run gets --cpus 2 in its cgroup. On a
+// machine busy with other work the fan-out's threads wait for the CPUs
+// the others hold, and it may then be no faster: a comparison that finds
+// no gain with runs perflab found noisy is made again.
 func TestABBatch(t *testing.T) {
 	labtest.RequireRoot(t, "cgroups, perf and eBPF")
 	if testing.Short() {
 		t.Skip("20 runs of a 1-3 s program")
 	}
 	bin := labtest.BuildService(t, "rsscount")
-	labtest.Favour(t)
-	dir := t.TempDir()
-	code, out, errb := runMain(t, "ab", "--dir", dir, "--quiet", "--json", "--cpus", "2", "--runs", "10",
-		"--base", bin+" -n 2000 -mode buggy", "--new", bin+" -n 2000 -mode fixed", "--fail-on", "wall_time>+5%")
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errb)
-	}
 	var c runfmt.Comparison
-	if err := json.Unmarshal([]byte(out), &c); err != nil {
-		t.Fatalf("--json: %v\n%s", err, out)
-	}
-	if !c.Batch || len(c.Base.Runs) != 10 || len(c.New.Runs) != 10 {
-		t.Fatalf("batch %v, %d+%d runs; want a batch comparison of 10+10", c.Batch, len(c.Base.Runs), len(c.New.Runs))
-	}
-	for _, m := range c.Metrics {
-		t.Logf("%s: %.3g → %.3g %s (%+.1f%%, p=%v)", m.Name, m.Base.Median, m.New.Median, m.Unit, m.DeltaPct, pval(m.PValue))
-		if m.Name == runfmt.MetricWall && (m.PValue == nil || *m.PValue >= 0.05 || m.DeltaPct >= 0) {
-			t.Errorf("wall time %+.1f%%, p=%v; want the fan-out better, p < 0.05", m.DeltaPct, pval(m.PValue))
+	var wall runfmt.MetricComparison
+	labtest.Clean(t, func(int) string {
+		dir := t.TempDir()
+		code, out, errb := runMain(t, "ab", "--dir", dir, "--quiet", "--json", "--cpus", "2", "--runs", "10",
+			"--base", bin+" -n 2000 -mode buggy", "--new", bin+" -n 2000 -mode fixed", "--fail-on", "wall_time>+5%")
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errb)
 		}
+		c, wall = runfmt.Comparison{}, runfmt.MetricComparison{}
+		if err := json.Unmarshal([]byte(out), &c); err != nil {
+			t.Fatalf("--json: %v\n%s", err, out)
+		}
+		if !c.Batch || len(c.Base.Runs) != 10 || len(c.New.Runs) != 10 {
+			t.Fatalf("batch %v, %d+%d runs; want a batch comparison of 10+10", c.Batch, len(c.Base.Runs), len(c.New.Runs))
+		}
+		for _, m := range c.Metrics {
+			t.Logf("%s: %.3g → %.3g %s (%+.1f%%, p=%v)", m.Name, m.Base.Median, m.New.Median, m.Unit, m.DeltaPct, pval(m.PValue))
+			if m.Name == runfmt.MetricWall {
+				wall = m
+			}
+		}
+		if noisy := c.Base.NoisyRuns + c.New.NoisyRuns; !fanOutBetter(wall) && noisy > 0 {
+			return fmt.Sprintf("wall time %+.1f%%, p=%v, with %d of the 20 runs on a machine perflab found noisy", wall.DeltaPct, pval(wall.PValue), noisy)
+		}
+		return ""
+	})
+	if !fanOutBetter(wall) {
+		t.Errorf("wall time %+.1f%%, p=%v; want the fan-out better, p < 0.05", wall.DeltaPct, pval(wall.PValue))
 	}
 	if !hasFunction(c.Functions, "main.freq", -1) || !hasFunction(c.Functions, "main.freqConcurrent.func1", 1) {
 		t.Errorf("functions %+v; want main.freq gone and the fan-out's workers new", c.Functions)
 	}
+}
+
+// fanOutBetter says the wall time went down, p < 0.05.
+func fanOutBetter(m runfmt.MetricComparison) bool {
+	return m.PValue != nil && *m.PValue < 0.05 && m.DeltaPct < 0
 }
 
 func pval(p *float64) any {

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -17,45 +19,53 @@ import (
 // both (Go 1.25+ never derives less than 2): at 1 CPU its two Ps burst
 // through each period's quota, and one of the top 3 findings names the
 // throttling, its cause and the setting to try (GOMAXPROCS=1); at 2 CPUs
-// GOMAXPROCS matches the budget and no finding says so. The test process
-// is favoured and the load closed with 32 connections, so the service
-// reaches its 1-CPU budget on a machine busy with other work.
+// GOMAXPROCS matches the budget and no finding says so. The load is
+// closed with 32 connections, so the service reaches its 1-CPU budget on
+// a machine busy with other work; a run perflab found noisy whose
+// findings are not as wanted is measured again.
 func TestDemoThrottledGOMAXPROCS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the demo service under load for seconds")
 	}
 	labtest.RequireRoot(t, "the demo runs its service under a cgroup CPU budget")
-	labtest.Favour(t)
 	advice := regexp.MustCompile(`(?m)^  [123]\. \[(cpu-throttled|gomaxprocs)\][^\n]*GOMAXPROCS 2 above the 1-core budget(?:\n     [^\n]*)*GOMAXPROCS=1`)
 	for _, tc := range []struct {
 		cpus string
 		said bool
 	}{{"1", true}, {"2", false}} {
-		dir := t.TempDir()
-		env, out, errb := testEnv()
-		env.Executable = os.Args[0]
-		args := []string{"demo", "--no-ab", "--cpus", tc.cpus, "-c", "32", "-d", "8s", "--warmup", "2s", "--dir", dir}
-		if code := Main(context.Background(), args, env); code != 0 {
-			t.Fatalf("perflab demo --cpus %s exited %d: %s", tc.cpus, code, errb.String())
-		}
-		es, err := store.Store{Root: dir}.Resolve("latest")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := es[0].Run
-		if r.Target == nil || r.GoRuntime == nil {
-			t.Fatalf("--cpus %s: run.json has no target or Go runtime: %+v %+v", tc.cpus, r.Target, r.GoRuntime)
-		}
+		var out *bytes.Buffer
 		var kinds []runfmt.FindingKind
-		rank := 0
-		for i, f := range r.Findings {
-			kinds = append(kinds, f.Kind)
-			if rank == 0 && (f.Kind == runfmt.FindingThrottled || f.Kind == runfmt.FindingGOMAXPROCS) && f.Advice == runfmt.AdviceMatchGOMAXPROCS {
-				rank = i + 1
+		var rank int
+		labtest.Clean(t, func(int) string {
+			dir := t.TempDir()
+			env, stdout, errb := testEnv()
+			env.Executable = os.Args[0]
+			args := []string{"demo", "--no-ab", "--cpus", tc.cpus, "-c", "32", "-d", "8s", "--warmup", "2s", "--dir", dir}
+			if code := Main(context.Background(), args, env); code != 0 {
+				t.Fatalf("perflab demo --cpus %s exited %d: %s", tc.cpus, code, errb.String())
 			}
-		}
-		t.Logf("--cpus %s: GOMAXPROCS %d, %.2f cores used, throttled in %.0f%% of periods; findings %v",
-			tc.cpus, r.GoRuntime.GOMAXPROCS, r.Target.CPUCoresMean, r.Target.ThrottledPct, kinds)
+			es, err := store.Store{Root: dir}.Resolve("latest")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := es[0].Run
+			if r.Target == nil || r.GoRuntime == nil {
+				t.Fatalf("--cpus %s: run.json has no target or Go runtime: %+v %+v", tc.cpus, r.Target, r.GoRuntime)
+			}
+			out, kinds, rank = stdout, nil, 0
+			for i, f := range r.Findings {
+				kinds = append(kinds, f.Kind)
+				if rank == 0 && (f.Kind == runfmt.FindingThrottled || f.Kind == runfmt.FindingGOMAXPROCS) && f.Advice == runfmt.AdviceMatchGOMAXPROCS {
+					rank = i + 1
+				}
+			}
+			t.Logf("--cpus %s: GOMAXPROCS %d, %.2f cores used, throttled in %.0f%% of periods; findings %v",
+				tc.cpus, r.GoRuntime.GOMAXPROCS, r.Target.CPUCoresMean, r.Target.ThrottledPct, kinds)
+			if tc.said && rank >= 1 && rank <= 3 || !tc.said && rank == 0 || !r.Quality.Noisy() {
+				return ""
+			}
+			return fmt.Sprintf("--cpus %s: the GOMAXPROCS finding ranks %d in %v, on a machine perflab found noisy: %s", tc.cpus, rank, kinds, r.Quality.Summary)
+		})
 		switch {
 		case tc.said && (rank == 0 || rank > 3):
 			t.Errorf("--cpus 1: throttling with GOMAXPROCS ranks %d in %v; want it in the top 3:\n%s", rank, kinds, out)

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"perflab/internal/labtest"
 )
 
 // idleProcess starts a process that sleeps (native: perf samples it) and
@@ -22,9 +24,7 @@ func idleProcess(t *testing.T) string {
 // TestProfileIdleProcess: the profile of a process that used no CPU is
 // empty, not an error: the run is complete (exit 0) and says so.
 func TestProfileIdleProcess(t *testing.T) {
-	if _, err := exec.LookPath("perf"); err != nil {
-		t.Skip("perf is not installed")
-	}
+	labtest.NeedTool(t, "perf", "")
 	code, out, errb := perflab(t, "profile", "--pid", idleProcess(t), "--seconds", "1", "--dir", t.TempDir())
 	if code != int(ExitOK) || !strings.Contains(out, "no samples: the service was idle") || !strings.Contains(out, ": complete") {
 		t.Errorf("profile --pid of an idle process: exit %d\n%s%s\nwant exit 0, a complete run with no samples", code, out, errb)

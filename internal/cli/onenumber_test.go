@@ -6,7 +6,6 @@ import (
 	"math"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -51,11 +50,8 @@ func TestPySpyOneNumberPerFunction(t *testing.T) {
 		t.Skip("runs a Python service under load for seconds")
 	}
 	labtest.RequireRoot(t, "py-spy reads the service's memory; the service runs under a cgroup budget")
-	for _, tool := range []string{"python3", "py-spy"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
-		}
-	}
+	labtest.NeedTool(t, "python3", "")
+	labtest.NeedTool(t, "py-spy", "")
 	server, err := filepath.Abs("../../testdata/services/pyhot/server.py")
 	if err != nil {
 		t.Fatal(err)

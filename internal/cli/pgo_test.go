@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -109,11 +108,8 @@ func TestRunPGONotGo(t *testing.T) {
 		t.Skip("a real run of a Python service (~10 s)")
 	}
 	labtest.RequireRoot(t, "the run confines the service to a CPU budget (cgroups)")
-	for _, tool := range []string{"python3", "py-spy"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
-		}
-	}
+	labtest.NeedTool(t, "python3", "")
+	labtest.NeedTool(t, "py-spy", "")
 	server, err := filepath.Abs("../../testdata/services/pyhot/server.py")
 	if err != nil {
 		t.Fatal(err)

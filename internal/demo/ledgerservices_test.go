@@ -9,13 +9,14 @@ package demo
 import (
 	"bytes"
 	"image/png"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 // TestServiceGrpcapi checks that grpcapi answers the cache's image in both
@@ -101,10 +102,7 @@ func TestServiceGrpcapiSlowUpstream(t *testing.T) {
 // -Dsun.net.httpserver.nodelay=true or --mode fixed (under 10 ms). Each
 // JVM runs Server.java with the single-file source launcher.
 func TestServiceJavanagle(t *testing.T) {
-	java, err := exec.LookPath("java")
-	if err != nil {
-		t.Skip("javanagle needs java: not in PATH (apt-get install openjdk-17-jdk-headless)")
-	}
+	java := labtest.NeedTool(t, "java", "")
 	dir, err := filepath.Abs("../../testdata/services/javanagle")
 	if err != nil {
 		t.Fatal(err)

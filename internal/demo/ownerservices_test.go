@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 // cpuPerRequest GETs url warm times, then n times, and returns the CPU the
@@ -34,14 +36,8 @@ func cpuPerRequest(t *testing.T, pid int, url string, warm, n int) time.Duration
 // least twice the CPU per request of compiling it once (5-7× here; the
 // JIT compiler's threads and the server's own work add to both).
 func TestServiceJavapattern(t *testing.T) {
-	javac, err := exec.LookPath("javac")
-	if err != nil {
-		t.Skip("javapattern needs javac and java: javac not in PATH (apt-get install openjdk-17-jdk-headless)")
-	}
-	java, err := exec.LookPath("java")
-	if err != nil {
-		t.Skip("javapattern needs java: not in PATH")
-	}
+	javac := labtest.NeedTool(t, "javac", "")
+	java := labtest.NeedTool(t, "java", "")
 	classes := t.TempDir()
 	if out, err := exec.Command(javac, "-d", classes, "../../testdata/services/javapattern/Server.java").CombinedOutput(); err != nil {
 		t.Fatalf("javac javapattern/Server.java: %v\n%s", err, out)
@@ -75,10 +71,7 @@ func TestServiceJavapattern(t *testing.T) {
 // line 26), that V8 inlines score into summarize once the service is hot,
 // and that the modes agree, buggy costing at least twice fixed's CPU.
 func TestServiceNodeinline(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("nodeinline needs node: not in PATH (apt-get install nodejs)")
-	}
+	node := labtest.NeedTool(t, "node", "")
 	script, err := filepath.Abs("../../testdata/services/nodeinline/server.js")
 	if err != nil {
 		t.Fatal(err)

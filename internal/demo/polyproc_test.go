@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 // readyTimeout bounds a service's start: a Python framework's imports take
@@ -114,16 +116,7 @@ func (p *proc) stop(t *testing.T) string {
 // when python3 or one of the modules is not installed.
 func needPython(t *testing.T, modules ...string) string {
 	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not in PATH")
-	}
-	for _, m := range modules {
-		if err := exec.Command(py, "-c", "import "+m).Run(); err != nil {
-			t.Skipf("python module %s not installed (.ci/setup installs it)", m)
-		}
-	}
-	return py
+	return labtest.NeedPython(t, modules...)
 }
 
 // serviceDir is testdata/services/name.

@@ -269,10 +269,7 @@ func childCPU(t *testing.T, pid int) time.Duration {
 }
 
 func TestServicePyhot(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("pyhot needs python3: not in PATH")
-	}
+	py := labtest.NeedTool(t, "python3", "")
 	var sums []string
 	for _, mode := range []string{"buggy", "fixed"} {
 		s := startService(t, py, "../../testdata/services/pyhot/server.py", "--addr", "127.0.0.1:0", "--mode", mode)
@@ -291,10 +288,7 @@ func TestServicePyhot(t *testing.T) {
 }
 
 func TestServicePymash(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("pymash needs python3: not in PATH")
-	}
+	py := labtest.NeedTool(t, "python3", "")
 	var prices []string
 	for _, mode := range []string{"buggy", "fixed"} {
 		s := startService(t, py, "../../testdata/services/pymash/server.py", "--addr", "127.0.0.1:0", "--mode", mode)
@@ -316,10 +310,7 @@ func TestServicePymash(t *testing.T) {
 }
 
 func TestServiceRbhot(t *testing.T) {
-	rb, err := exec.LookPath("ruby")
-	if err != nil {
-		t.Skip("rbhot needs ruby: not in PATH (apt-get install ruby)")
-	}
+	rb := labtest.NeedTool(t, "ruby", "")
 	var prices []string
 	for _, mode := range []string{"buggy", "fixed"} {
 		s := startService(t, rb, "../../testdata/services/rbhot/server.rb", "--addr", "127.0.0.1:0", "--mode", mode)

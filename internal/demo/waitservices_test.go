@@ -4,10 +4,11 @@ package demo
 // same in both modes and prints what it timed of its wait when stopped.
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"perflab/internal/labtest"
 )
 
 // slowPeer starts slowpeer and returns its address (host:port).
@@ -39,10 +40,7 @@ func TestServicesWithWaits(t *testing.T) {
 }
 
 func TestServicePyslow(t *testing.T) {
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed")
-	}
+	python := labtest.NeedTool(t, "python3", "")
 	peer := slowPeer(t)
 	script, _ := filepath.Abs("../../testdata/services/pyslow/server.py")
 	var bodies []string

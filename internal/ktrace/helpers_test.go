@@ -60,9 +60,7 @@ func startHelper(t *testing.T, name string, env ...string) (*proc, string) {
 // startPython runs a python3 script, returned once it printed a line.
 func startPython(t *testing.T, script string, args ...string) (*proc, string) {
 	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("needs python3: not in PATH")
-	}
+	labtest.NeedTool(t, "python3", "")
 	return startProc(t, exec.Command("python3", append([]string{"-c", script}, args...)...))
 }
 

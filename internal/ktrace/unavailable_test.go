@@ -37,10 +37,7 @@ func startSelfHelper() error {
 // Start in a process that is not root fails with ErrUnavailable, saying so.
 func TestStartNotRoot(t *testing.T) {
 	labtest.RequireRoot(t, "switching to another user")
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("needs setpriv (util-linux): not in PATH")
-	}
+	setpriv := labtest.NeedTool(t, "setpriv", "")
 	// A copy of the test binary that user nobody can run.
 	dir, err := os.MkdirTemp("", "ktrace-")
 	if err != nil {

@@ -124,9 +124,7 @@ func TestAcceptancePlantedCosts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("acceptance: runs every test service under load for seconds")
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("acceptance: building the test services needs the go command")
-	}
+	labtest.NeedTool(t, "go", "")
 	for _, tc := range []struct{ service, path, planted string }{
 		{"fmtprint", "/file?name=3", "main.logRequest"},
 		{"tolower", "/search?q=oak", "main.search"},
@@ -140,10 +138,7 @@ func TestAcceptancePlantedCosts(t *testing.T) {
 		})
 	}
 	t.Run("pyhot", func(t *testing.T) {
-		python, err := exec.LookPath("python3")
-		if err != nil {
-			t.Skip("python3 not installed")
-		}
+		python := labtest.NeedTool(t, "python3", "")
 		profiler := runfmt.ProfilerPySpy
 		if _, err := exec.LookPath("py-spy"); err != nil {
 			profiler = runfmt.ProfilerPerf // perf sees the interpreter's frames only with -X perf
@@ -163,13 +158,8 @@ func TestAcceptancePlantedCosts(t *testing.T) {
 	// request. perf sees only the interpreter's C frames, so without rbspy
 	// there is nothing to name: the subtest needs it.
 	t.Run("rbhot", func(t *testing.T) {
-		ruby, err := exec.LookPath("ruby")
-		if err != nil {
-			t.Skip("ruby not installed (apt-get install ruby)")
-		}
-		if _, err := exec.LookPath("rbspy"); err != nil {
-			t.Skip("rbspy not installed (cargo install rbspy)")
-		}
+		ruby := labtest.NeedTool(t, "ruby", "")
+		labtest.NeedTool(t, "rbspy", "")
 		addr := labtest.FreeAddr(t)
 		script, _ := filepath.Abs("../../testdata/services/rbhot/server.rb")
 		cfg := acceptanceConfig(t, addr, "/price?sku=1234", ruby, script, "--addr", addr)
@@ -221,49 +211,54 @@ func TestAcceptanceProfileAgreesWithMeasuredCPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("acceptance: runs a test service under load for seconds")
 	}
-	r, dir := runAcceptance(t, goService(t, "tolower", "/search?q=oak"))
-	measured := r.Target.CPUMsPerRequest
-	data, err := os.ReadFile(filepath.Join(dir, "profiles", "cpu.pb.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := capture.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vi := -1
-	for i, st := range p.SampleType {
-		if st.Type == "cpu" && st.Unit == "nanoseconds" {
-			vi = i
-		}
-	}
-	if vi < 0 {
-		t.Fatalf("CPU profile has no cpu/nanoseconds sample type: %v", p.SampleType)
-	}
-	var ns int64
-	for _, s := range p.Sample {
-		ns += s.Value[vi]
-	}
-	profMs := float64(ns) / 1e6 / float64(r.Load.Requests)
-	diff := (profMs - measured) / measured
-	// A profile of n samples counts the CPU to within about 1/√n: on a
-	// busy machine the service gets less CPU in the window, and fewer
-	// samples. The limit is 15%, or three times that noise.
-	samples := float64(ns) / float64(max(p.Period, 1))
-	limit := math.Max(0.15, 3/math.Sqrt(max(samples, 1)))
-	t.Logf("tolower: profile %.3f ms/request vs measured %.3f ms/request (%+.1f%%); profile %.2fs over a %.2fs window, %d requests, %.0f samples",
-		profMs, measured, 100*diff, float64(p.DurationNanos)/1e9, r.Load.DurationS, r.Load.Requests, samples)
+	var r *runfmt.Run
+	var profMs, measured, diff, limit float64
 	// Beside two spinners, under a 1-core quota, the runtime's profile
 	// stood for 0.61× the CPU measured (193 samples, 20% of them in
 	// asyncPreempt; the service waited 4.8 s for a CPU in a 5 s
 	// window). That run said its CPU per request does not hold (the
-	// runtime spun waiting for threads without a CPU); a run that says
-	// nothing must agree.
-	switch {
-	case math.Abs(diff) <= limit:
-	case cpuPerRequestInvalid(r):
-		t.Logf("the profile disagrees by %+.1f%% and the run says its CPU per request does not hold: %q", 100*diff, r.Quality.Invalid)
-	default:
+	// runtime spun waiting for threads without a CPU): such a run is
+	// measured again, and a run that says nothing must agree.
+	labtest.Clean(t, func(int) string {
+		var dir string
+		r, dir = runAcceptance(t, goService(t, "tolower", "/search?q=oak"))
+		measured = r.Target.CPUMsPerRequest
+		data, err := os.ReadFile(filepath.Join(dir, "profiles", "cpu.pb.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := capture.Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vi := -1
+		for i, st := range p.SampleType {
+			if st.Type == "cpu" && st.Unit == "nanoseconds" {
+				vi = i
+			}
+		}
+		if vi < 0 {
+			t.Fatalf("CPU profile has no cpu/nanoseconds sample type: %v", p.SampleType)
+		}
+		var ns int64
+		for _, s := range p.Sample {
+			ns += s.Value[vi]
+		}
+		profMs = float64(ns) / 1e6 / float64(r.Load.Requests)
+		diff = (profMs - measured) / measured
+		// A profile of n samples counts the CPU to within about 1/√n: on a
+		// busy machine the service gets less CPU in the window, and fewer
+		// samples. The limit is 15%, or three times that noise.
+		samples := float64(ns) / float64(max(p.Period, 1))
+		limit = math.Max(0.15, 3/math.Sqrt(max(samples, 1)))
+		t.Logf("tolower: profile %.3f ms/request vs measured %.3f ms/request (%+.1f%%); profile %.2fs over a %.2fs window, %d requests, %.0f samples",
+			profMs, measured, 100*diff, float64(p.DurationNanos)/1e9, r.Load.DurationS, r.Load.Requests, samples)
+		if math.Abs(diff) > limit && cpuPerRequestInvalid(r) {
+			return fmt.Sprintf("the profile disagrees by %+.1f%% and the run says its CPU per request does not hold: %q", 100*diff, r.Quality.Invalid)
+		}
+		return ""
+	})
+	if math.Abs(diff) > limit {
 		t.Errorf("profile's CPU per request %.3f ms differs from the measured %.3f ms by %+.1f%% (limit %.0f%%); the run's quality %q",
 			profMs, measured, 100*diff, 100*limit, r.Quality.Summary)
 	}

@@ -146,9 +146,7 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("acceptance: runs test services with planted waits under load for seconds")
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("acceptance: building the test services needs the go command")
-	}
+	labtest.NeedTool(t, "go", "")
 	t.Run("downstream", func(t *testing.T) {
 		peer := startSlowPeer(t)
 		r, dir := runAcceptance(t, waitService(t, "downstream", "/price", "-peer", peer))
@@ -302,13 +300,8 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 // (py-spy samples it: a python command), and the peer's address.
 func pySlow(t *testing.T) (Config, string) {
 	t.Helper()
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed")
-	}
-	if _, err := exec.LookPath("py-spy"); err != nil {
-		t.Skip("py-spy not installed (pip install py-spy)")
-	}
+	python := labtest.NeedTool(t, "python3", "")
+	labtest.NeedTool(t, "py-spy", "")
 	peer := strings.TrimSuffix(strings.TrimPrefix(startSlowPeer(t), "http://"), "/")
 	addr := labtest.FreeAddr(t)
 	script, _ := filepath.Abs("../../testdata/services/pyslow/server.py")

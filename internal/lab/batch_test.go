@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"runtime"
 	"slices"
@@ -30,21 +31,28 @@ func batchConfig(t *testing.T, command ...string) BatchConfig {
 // word in 4000 RSS documents with xml.Unmarshal on one goroutine. The run
 // completes; the user's function that does the work, main.freq, is among
 // the first three hot functions with its line, encoding/xml under it; the
-// serial finding gives the cores figures. The test process (and so the
-// program's cgroup under it) is given the highest CPU weight, so the
-// program gets the cores it can use on a machine busy with other work.
+// serial finding gives the cores figures. On a machine busy with other
+// work the program may get less than its one core: a run perflab found
+// noisy whose serial finding is missing or under half a core is measured
+// again.
 func TestBatchSerialProgram(t *testing.T) {
 	labtest.RequireRoot(t, "cgroups, perf and eBPF")
 	if runtime.NumCPU() < 2 {
 		t.Skip("the serial finding needs a machine of 2 cores or more")
 	}
 	bin := labtest.BuildService(t, "rsscount")
-	labtest.Favour(t)
-	res, err := RunBatch(context.Background(), batchConfig(t, bin, "-mode", "buggy"))
-	if err != nil {
-		t.Fatalf("RunBatch: %v", err)
-	}
-	r := readRun(t, res)
+	var r *runfmt.Run
+	labtest.Clean(t, func(int) string {
+		res, err := RunBatch(context.Background(), batchConfig(t, bin, "-mode", "buggy"))
+		if err != nil {
+			t.Fatalf("RunBatch: %v", err)
+		}
+		r = readRun(t, res)
+		if cores := serialCores(r); cores < 0.5 && r.Quality.Noisy() {
+			return fmt.Sprintf("the serial finding's cores %.2f (%.2f cores busy), on a machine perflab found noisy: %s", cores, r.Batch.CoresMean, r.Quality.Summary)
+		}
+		return ""
+	})
 	b := r.Batch
 	t.Logf("wall %.2f s, CPU %.2f s, %.2f cores of %d, waiting for a CPU %.2f s (%s), peak RSS %d B, cost %+v",
 		b.WallS, b.CPUS, b.CoresMean, b.Cores.Usable, b.RunnableS, b.RunnableSource, b.RSSMaxBytes, *b.Cost)
@@ -81,6 +89,17 @@ func checkHotFreq(t *testing.T, hot []runfmt.HotFunc) {
 		return
 	}
 	t.Errorf("main.freq not among the first 3 user functions: %v", names)
+}
+
+// serialCores is the cores figure of the run's serial finding, 0 if it
+// has none.
+func serialCores(r *runfmt.Run) float64 {
+	for _, f := range r.Findings {
+		if f.Kind == runfmt.FindingSerial {
+			return f.Figures[runfmt.FigCoresMean]
+		}
+	}
+	return 0
 }
 
 // checkSerial: the serial finding, one core of the two or more it could

@@ -2,11 +2,12 @@ package lab
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"perflab/internal/labtest"
-
+	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
 
@@ -31,28 +32,31 @@ func TestHalfCoreBudgetSaturated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures CPU for seconds")
 	}
-	res, err := Run(context.Background(), burnConfig(t, 0.5, 4))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := readRun(t, res)
-	ts := r.Target
 	// The budget caps the service whatever the machine does; whether it
-	// reaches the cap depends on what other processes leave it, so the
-	// throttling it then shows is checked when it did (on a quiet machine,
-	// always: 4 clients of 2 ms requests want 4 cores).
+	// reaches the cap depends on what other processes leave it (on a
+	// quiet machine, always: 4 clients of 2 ms requests want 4 cores). A
+	// run that did not, on a machine perflab found noisy, is measured
+	// again; one perflab found clean must have.
+	var ts *runfmt.TargetSummary
+	labtest.Clean(t, func(int) string {
+		res, err := Run(context.Background(), burnConfig(t, 0.5, 4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := readRun(t, res)
+		ts = r.Target
+		if ts.CPUCoresMean < 0.47 && r.Quality.Noisy() {
+			return fmt.Sprintf("other processes left the service %.3f cores of its 0.5 (%s)", ts.CPUCoresMean, r.Quality.Summary)
+		}
+		return ""
+	})
 	if ts.CPUCoresMean > 0.53 || ts.CPULimitCores != 0.5 {
 		t.Errorf("mean cores %.3f, limit %v under --cpus 0.5; want at most 0.53 of a 0.5-core limit", ts.CPUCoresMean, ts.CPULimitCores)
 	}
-	switch {
-	case ts.CPUCoresMean >= 0.47:
-		if ts.ThrottledPct <= 0 || !ts.CPUBound {
-			t.Errorf("throttled %.1f%%, cpu-bound %v at %.3f cores: want throttling reported at the 0.5-core limit", ts.ThrottledPct, ts.CPUBound, ts.CPUCoresMean)
-		}
-	case !r.Quality.Noisy():
+	if ts.CPUCoresMean < 0.47 {
 		t.Errorf("mean cores %.3f under --cpus 0.5 on a machine perflab found clean; want 0.5 ± 0.03", ts.CPUCoresMean)
-	default:
-		t.Logf("other processes left the service %.3f cores of its 0.5 (%s): its throttling is not checked", ts.CPUCoresMean, r.Quality.Summary)
+	} else if ts.ThrottledPct <= 0 || !ts.CPUBound {
+		t.Errorf("throttled %.1f%%, cpu-bound %v at %.3f cores: want throttling reported at the 0.5-core limit", ts.ThrottledPct, ts.CPUBound, ts.CPUCoresMean)
 	}
 	// 2 ms of CPU per request (plus the HTTP work around it).
 	if ts.CPUMsPerRequest < 1.9 || ts.CPUMsPerRequest > 2.4 {

@@ -31,14 +31,8 @@ import (
 // the JDK is missing.
 func javaService(t *testing.T, mode string) Config {
 	t.Helper()
-	javac, err := exec.LookPath("javac")
-	if err != nil {
-		t.Skip("javapattern needs javac: not in PATH (apt-get install openjdk-17-jdk-headless)")
-	}
-	java, err := exec.LookPath("java")
-	if err != nil {
-		t.Skip("javapattern needs java: not in PATH")
-	}
+	javac := labtest.NeedTool(t, "javac", "")
+	java := labtest.NeedTool(t, "java", "")
 	classes := t.TempDir()
 	if out, err := exec.Command(javac, "-d", classes, "../../testdata/services/javapattern/Server.java").CombinedOutput(); err != nil {
 		t.Fatalf("javac javapattern/Server.java: %v\n%s", err, out)
@@ -100,7 +94,7 @@ func TestAcceptanceJVMReachesUserMethod(t *testing.T) {
 	p := runProfile(t, r, dir)
 	t.Logf("profilers %+v; notes %q", r.Profiling.Profilers, r.Profiling.Notes)
 	if slices.ContainsFunc(r.Profiling.Notes, func(n string) bool { return strings.Contains(n, "async-profiler is not installed") }) {
-		t.Skip("async-profiler not installed (.ci/setup installs it): sampled with perf, which shows methods still interpreted as Interpreter")
+		labtest.SkipMissing(t, "async-profiler", "async-profiler not installed (.ci/setup installs it): sampled with perf, which shows methods still interpreted as Interpreter")
 	}
 	m, err := ownership.New(ownership.Spec{Runtime: ownership.LangJVM})
 	if err != nil {

@@ -68,10 +68,7 @@ func TestAcceptanceStrippedBinary(t *testing.T) {
 		t.Skip("-short: builds and profiles the Rust test service")
 	}
 	needNativePerf(t)
-	stripCmd, err := exec.LookPath("strip")
-	if err != nil {
-		t.Skip("no strip (Debian: apt-get install binutils)")
-	}
+	stripCmd := labtest.NeedTool(t, "strip", "")
 	bin := filepath.Join(t.TempDir(), "axumapp")
 	data, err := os.ReadFile(labtest.CargoBuild(t, "axumapp", false))
 	if err != nil {
@@ -112,9 +109,7 @@ func needNativePerf(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("perf is Linux's")
 	}
-	if _, err := exec.LookPath("perf"); err != nil {
-		t.Skip("perf not installed (Debian: apt-get install linux-perf)")
-	}
+	labtest.NeedTool(t, "perf", "")
 }
 
 // runAxumapp runs perflab on the axum service bin, launched from its

@@ -25,10 +25,7 @@ import (
 // choice says; the test skips without node.
 func nodeinlineService(t *testing.T, choice ProfilerChoice) Config {
 	t.Helper()
-	bin, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed")
-	}
+	bin := labtest.NeedTool(t, "node", "")
 	addr := labtest.FreeAddr(t)
 	path, _ := filepath.Abs("../../testdata/services/nodeinline/server.js")
 	cfg := acceptanceConfig(t, addr, "/summary", bin, path, "--addr", addr, "--mode", "buggy")
@@ -78,10 +75,8 @@ func TestAcceptanceNodeProfilerCost(t *testing.T) {
 		t.Skip("acceptance: runs a node service nine times under load")
 	}
 	const rounds = 3
+	labtest.NeedTool(t, "perf", "")
 	choices := []ProfilerChoice{ProfilerChoice(runfmt.ProfilerV8), ProfilerChoice(runfmt.ProfilerPerf), "none"}
-	if _, err := exec.LookPath("perf"); err != nil {
-		choices = []ProfilerChoice{ProfilerChoice(runfmt.ProfilerV8), "none"}
-	}
 	overhead, cpuMs := map[ProfilerChoice][]float64{}, map[ProfilerChoice][]float64{}
 	for range rounds {
 		for _, c := range choices {

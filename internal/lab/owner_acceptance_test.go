@@ -5,10 +5,13 @@ package lab
 // constructor spreads its cost over several user callees (deep_update,
 // convert_key, convert_value, custom_writer, respond_to); the verdict must
 // name the constructor first among the findings that name code, with its
-// callees, on three consecutive runs.
+// callees, on three consecutive runs. A run perflab says was disturbed
+// (the runtime spinning for threads without a CPU, or the split marked
+// uncertain by an over-counted profile) is measured again
+// (labtest.Clean).
 
 import (
-	"os/exec"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,28 +52,34 @@ func TestAcceptanceConstructorOwnsCost(t *testing.T) {
 	for _, svc := range services {
 		t.Run(svc.name, func(t *testing.T) {
 			for i := range constructorRuns {
-				cfg := svc.config(t)
-				cfg.Load.Duration, cfg.Warmup = 2*time.Second, time.Second
-				r, _ := runAcceptance(t, cfg)
-				f, rank := firstCodeFinding(r.Findings)
-				t.Logf("run %d: first finding naming code (#%d overall): [%s] %s", i+1, rank, f.Kind, title(f))
-				if s, ok := spinDominated(r.Findings); ok {
-					// Beside other work the GC spun for a goroutine the
-					// kernel did not run: what perflab must say first.
-					t.Logf("run %d: the runtime spun for %.0f%% of the CPU, waiting for threads without a CPU: %q", i+1, 100*s.Figures[runfmt.FigShare], title(s))
-					continue
-				}
-				uncertain := false
-				if len(f.Names()) == 0 || !slices.Contains(svc.constructor, f.Names()[0]) {
+				var r *runfmt.Run
+				var f runfmt.Finding
+				labtest.Clean(t, func(attempt int) string {
+					cfg := svc.config(t)
+					cfg.Load.Duration, cfg.Warmup = 2*time.Second, time.Second
+					r, _ = runAcceptance(t, cfg)
+					var rank int
+					f, rank = firstCodeFinding(r.Findings)
+					t.Logf("run %d, attempt %d: first finding naming code (#%d overall): [%s] %s", i+1, attempt, rank, f.Kind, title(f))
+					if s, ok := spinDominated(r.Findings); ok {
+						// Beside other work the GC spun for a goroutine the
+						// kernel did not run: what perflab must say first,
+						// and the code's shares are of what is left.
+						return fmt.Sprintf("the runtime spun for %.0f%% of the CPU, waiting for threads without a CPU: %q", 100*s.Figures[runfmt.FigShare], title(s))
+					}
+					if len(f.Names()) > 0 && slices.Contains(svc.constructor, f.Names()[0]) {
+						return ""
+					}
 					// A sampler that reads stacks at every tick, starved of
 					// CPU, puts a wait's samples on the code after it;
 					// perflab must then say the split is uncertain.
-					c, ok := uncertainConstructor(r.Findings, svc.constructor)
-					if !ok {
-						t.Fatalf("run %d: the first finding naming code names %v, not the constructor %v:%s", i+1, f.Names(), svc.constructor, describeFindings(r.Findings))
+					if c, ok := uncertainConstructor(r.Findings, svc.constructor); ok {
+						return fmt.Sprintf("the constructor ranked below another function, with the split marked uncertain (profile %.1f× the CPU measured): %q", c.Figures[runfmt.FigOverCounted], title(c))
 					}
-					f, uncertain = c, true
-					t.Logf("run %d: ranked below another function, with the split marked uncertain (profile %.1f× the CPU measured): %q", i+1, f.Figures[runfmt.FigOverCounted], title(f))
+					return ""
+				})
+				if len(f.Names()) == 0 || !slices.Contains(svc.constructor, f.Names()[0]) {
+					t.Fatalf("run %d: the first finding naming code names %v, not the constructor %v:%s", i+1, f.Names(), svc.constructor, describeFindings(r.Findings))
 				}
 				listed := 0
 				for _, c := range svc.callees {
@@ -80,11 +89,6 @@ func TestAcceptanceConstructorOwnsCost(t *testing.T) {
 				}
 				if listed < 2 || f.Figures[runfmt.FigCPUPerRequest] <= 0 {
 					t.Errorf("run %d: finding %q lists %d of the callees %v (want 2 or more) at %.1f µs/request", i+1, title(f), listed, svc.callees, f.Figures[runfmt.FigCPUPerRequest])
-				}
-				for _, g := range r.Findings[:rank-1] {
-					if g.Kind == KindHotUserFunction && !uncertain {
-						t.Errorf("run %d: a leaf ranked above the constructor: %q", i+1, title(g))
-					}
 				}
 			}
 		})
@@ -96,13 +100,8 @@ func TestAcceptanceConstructorOwnsCost(t *testing.T) {
 // when the interpreter or the sampler is missing.
 func scriptService(t *testing.T, interpreter, sampler string, profiler runfmt.Profiler, script string) Config {
 	t.Helper()
-	bin, err := exec.LookPath(interpreter)
-	if err != nil {
-		t.Skipf("%s not installed", interpreter)
-	}
-	if _, err := exec.LookPath(sampler); err != nil {
-		t.Skipf("%s not installed (.ci/setup installs it)", sampler)
-	}
+	bin := labtest.NeedTool(t, interpreter, "")
+	labtest.NeedTool(t, sampler, "")
 	addr := labtest.FreeAddr(t)
 	path, _ := filepath.Abs("../../testdata/services/" + script)
 	cfg := acceptanceConfig(t, addr, "/price?sku=1234", bin, path, "--addr", addr)

@@ -56,9 +56,7 @@ func TestWritePGO(t *testing.T) {
 			t.Errorf("go version -m: the build does not record -pgo=%s (%v):\n%s", path, err, info)
 		}
 	})
-	if _, err := exec.LookPath("perf"); err != nil {
-		t.Skip("perf not installed: the refusal of its profile is not checked")
-	}
+	labtest.NeedTool(t, "perf", "")
 	perfRun := pgoRun(t, runfmt.ProfilerPerf)
 	t.Run("perf refused", func(t *testing.T) {
 		path := filepath.Join(dir, "perf.pgo")
@@ -162,10 +160,7 @@ func TestCheckPGO(t *testing.T) {
 }
 
 func TestCheckPGOPythonPID(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed")
-	}
+	py := labtest.NeedTool(t, "python3", "")
 	cmd := exec.Command(py, "-c", "import time; time.sleep(30)")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -178,7 +173,7 @@ func TestCheckPGOPythonPID(t *testing.T) {
 			break
 		}
 	}
-	err = CheckPGO(Config{PID: cmd.Process.Pid})
+	err := CheckPGO(Config{PID: cmd.Process.Pid})
 	if !errors.Is(err, ErrPGOInput) || !strings.Contains(err.Error(), "runs python") {
 		t.Errorf("CheckPGO(pid of python3) = %v; want it refused as python", err)
 	}

@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -147,13 +146,8 @@ func TestAcceptanceStuckPython(t *testing.T) {
 	if testing.Short() {
 		t.Skip("acceptance: runs a Python service that hangs")
 	}
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed")
-	}
-	if _, err := exec.LookPath("py-spy"); err != nil {
-		t.Skip("py-spy not installed (pip install py-spy)")
-	}
+	python := labtest.NeedTool(t, "python3", "")
+	labtest.NeedTool(t, "py-spy", "")
 	peer := silentDownstream(t)
 	addr := labtest.FreeAddr(t)
 	script, _ := filepath.Abs("../../testdata/services/pyhang/server.py")

@@ -55,16 +55,13 @@ func TestPySpyIdleNotPermitted(t *testing.T) {
 		t.Skip("runs a Python service under load")
 	}
 	labtest.RequireRoot(t, "runs py-spy as another user")
-	python, err1 := exec.LookPath("python3")
-	_, err2 := exec.LookPath("setpriv")
-	if err1 != nil || err2 != nil {
-		t.Skip("needs python3 and setpriv")
-	}
+	python := labtest.NeedTool(t, "python3", "")
+	labtest.NeedTool(t, "setpriv", "")
 	out, err := exec.Command(python, "-c", "import sysconfig; print(sysconfig.get_path('scripts'))").Output()
-	real := filepath.Join(strings.TrimSpace(string(out)), "py-spy")
-	if _, serr := os.Stat(real); err != nil || serr != nil {
-		t.Skip("py-spy not installed beside python3 (pip install py-spy)")
+	if err != nil {
+		t.Fatalf("%s: the scripts directory: %v", python, err)
 	}
+	real := labtest.NeedFile(t, "py-spy", filepath.Join(strings.TrimSpace(string(out)), "py-spy"), "")
 	bin, err := os.MkdirTemp("", "perflab-pyspy-")
 	if err != nil {
 		t.Fatal(err)

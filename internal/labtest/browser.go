@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"image/png"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -31,10 +30,7 @@ type Browser struct {
 // Chromium is not installed) and ends it when the test ends.
 func NewBrowser(t testing.TB) *Browser {
 	t.Helper()
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil {
-		t.Skip("headless Chromium test: /usr/bin/chromium not installed (apt-get install -y chromium)")
-	}
+	chromium := NeedFile(t, "chromium", "/usr/bin/chromium", ".ci/setup installs Debian's chromium")
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
 		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 900))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)

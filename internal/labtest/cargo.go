@@ -24,13 +24,7 @@ const cargoTimeout = 15 * time.Minute
 // skips the test when cargo is not installed.
 func CargoBuild(t testing.TB, name string, framePointers bool) string {
 	t.Helper()
-	cargo, err := exec.LookPath("cargo")
-	if err != nil {
-		home, _ := os.UserHomeDir()
-		if cargo = filepath.Join(home, ".cargo", "bin", "cargo"); !executable(cargo) {
-			t.Skipf("building testdata/services/%s needs cargo: not in PATH nor ~/.cargo/bin", name)
-		}
-	}
+	cargo := NeedCargo(t)
 	target, err := CargoTargetDir(name, framePointers)
 	if err != nil {
 		t.Fatal(err)

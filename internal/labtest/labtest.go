@@ -1,6 +1,8 @@
 // Package labtest holds helpers for perflab's tests that start real parts:
 // free loopback addresses, the test services of testdata/services built with
-// the go command, and skips with a reason when the machine lacks something;
+// the go command, and skips with a reason when the machine lacks something
+// (skip.go: one machine-readable word that .ci/test counts); runs measured
+// again while perflab says they were disturbed (Clean);
 // profiles built by hand (NewProfile, NewWall) and recorded from planted
 // work (RealCPUProfile, RealAllocProfile); and golden files (Golden).
 // Only _test.go files import it.
@@ -46,7 +48,7 @@ func BuildService(t testing.TB, name string) string {
 func RequireRoot(t testing.TB, why string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skipf("needs root: %s", why)
+		t.Skip(SkipMessage(SkipHost, "root", "needs root: "+why))
 	}
 }
 
@@ -65,10 +67,7 @@ type Services struct {
 // building them all first; it skips the test when the go command is missing.
 func (s *Services) Binary(t testing.TB, name string) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("building the test services needs the go command: not in PATH")
-	}
+	goTool := NeedTool(t, "go", "building the test services needs the go command")
 	s.once.Do(func() {
 		if s.dir, s.err = os.MkdirTemp("", "perflab-services-"); s.err != nil {
 			return

@@ -30,7 +30,7 @@ func Postgres(t testing.TB) string {
 	t.Helper()
 	initdbs, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
 	if len(initdbs) == 0 {
-		t.Skip("no PostgreSQL server: /usr/lib/postgresql/*/bin/initdb not found (.ci/setup installs Debian's postgresql)")
+		SkipMissing(t, "postgresql", "no PostgreSQL server: /usr/lib/postgresql/*/bin/initdb not found (.ci/setup installs Debian's postgresql)")
 	}
 	slices.SortFunc(initdbs, func(a, b string) int { return pgVersion(a) - pgVersion(b) })
 	bin := filepath.Dir(initdbs[len(initdbs)-1])
@@ -85,7 +85,7 @@ func postgresUser(t testing.TB, dir string) *syscall.Credential {
 	}
 	u, err := user.Lookup("postgres")
 	if err != nil {
-		t.Skipf("PostgreSQL refuses to run as root, and there is no postgres user to run it as: %v", err)
+		SkipMissing(t, "postgresql", fmt.Sprintf("PostgreSQL refuses to run as root, and there is no postgres user to run it as (Debian's postgresql package makes it): %v", err))
 	}
 	uid, err1 := strconv.Atoi(u.Uid)
 	gid, err2 := strconv.Atoi(u.Gid)

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 // startNginx serves dir on a free loopback port with Debian's nginx, or
@@ -20,9 +22,7 @@ func startNginx(t *testing.T, dir string) string {
 	t.Helper()
 	bin, err := exec.LookPath("nginx")
 	if err != nil {
-		if bin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
-			t.Skip("nginx not installed (apt-get install nginx-light): skipping the nginx test")
-		}
+		bin = labtest.NeedFile(t, "nginx", "/usr/sbin/nginx", "")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 // cProgram is a C program of 40 functions big enough for the
@@ -33,10 +35,7 @@ func cProgram() string {
 // buildC compiles cProgram with gcc and flags.
 func buildC(t *testing.T, name string, flags ...string) string {
 	t.Helper()
-	gcc, err := exec.LookPath("gcc")
-	if err != nil {
-		t.Skip("gcc is not installed")
-	}
+	gcc := labtest.NeedTool(t, "gcc", "")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "prog.c")
 	if err := os.WriteFile(src, []byte(cProgram()), 0o644); err != nil {

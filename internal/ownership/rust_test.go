@@ -11,27 +11,9 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/labtest"
 )
-
-// cargoPath finds cargo on PATH or where rustup installs it.
-func cargoPath(t *testing.T) string {
-	t.Helper()
-	if p, err := exec.LookPath("cargo"); err == nil {
-		return p
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		if p := filepath.Join(home, ".cargo", "bin", "cargo"); fileExists(p) {
-			return p
-		}
-	}
-	t.Skip("cargo is not installed (https://rustup.rs)")
-	return ""
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
 
 // buildRxsvc copies testdata/rxsvc (a crate depending on regex from
 // crates.io) to a temporary directory and builds it with cargo build
@@ -41,7 +23,7 @@ func fileExists(p string) bool {
 // directory.
 func buildRxsvc(t *testing.T, flavour string, env ...string) (bin, dir string) {
 	t.Helper()
-	cargo := cargoPath(t)
+	cargo := labtest.NeedCargo(t)
 	dir = filepath.Join(t.TempDir(), "rxsvc")
 	if err := os.CopyFS(dir, os.DirFS("testdata/rxsvc")); err != nil {
 		t.Fatal(err)
@@ -164,10 +146,7 @@ func TestRustFramePointersAndLines(t *testing.T) {
 // reads its samples.
 func perfRun(t *testing.T, bin string, args ...string) *profile.Profile {
 	t.Helper()
-	perf, err := exec.LookPath("perf")
-	if err != nil {
-		t.Skip("perf is not installed")
-	}
+	perf := labtest.NeedTool(t, "perf", "")
 	data := filepath.Join(t.TempDir(), "perf.data")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/labtest"
 )
 
 // TestLibraryPaths: async-profiler's library names ("libc.so.6") become
@@ -16,10 +18,7 @@ import (
 // mappings and the functions' files; a name the process does not map,
 // and a Java method's empty file, stay as they are.
 func TestLibraryPaths(t *testing.T) {
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("needs sleep: not in PATH")
-	}
+	sleep := labtest.NeedTool(t, "sleep", "")
 	cmd := exec.Command(sleep, "30")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"perflab/internal/labtest"
 )
 
 func TestWithPerfMap(t *testing.T) {
@@ -24,10 +26,7 @@ func TestWithPerfMap(t *testing.T) {
 // TestNodePerfFlagsLeaveNoFiles: the flags perflab gives node write the
 // perf map in /tmp and nothing in the service's directory.
 func TestNodePerfFlagsLeaveNoFiles(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed")
-	}
+	node := labtest.NeedTool(t, "node", "")
 	dir := t.TempDir()
 	cmd := exec.Command(node, "-e", "function f(n){let s=0;for(let i=0;i<n;i++)s+=i;return s}; for(let i=0;i<200;i++) f(1e5)")
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), "NODE_OPTIONS="+nodePerfFlags)

@@ -14,6 +14,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/capture"
+	"perflab/internal/labtest"
 	"perflab/internal/target"
 )
 
@@ -22,13 +23,8 @@ import (
 // process is killed when the test ends. It skips without name or tool.
 func busy(t *testing.T, tool, name string, args ...string) int {
 	t.Helper()
-	if _, err := exec.LookPath(tool); err != nil {
-		t.Skipf("%s not installed", tool)
-	}
-	bin, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s not installed", name)
-	}
+	labtest.NeedTool(t, tool, "")
+	bin := labtest.NeedTool(t, name, "")
 	cmd := exec.Command(bin, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

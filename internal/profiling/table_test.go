@@ -2,12 +2,12 @@ package profiling
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 )
 
@@ -93,9 +93,7 @@ func TestInstalledAsksALocator(t *testing.T) {
 	if err := installed(string(runfmt.ProfilerAsyncProfiler)); err == nil || !strings.Contains(err.Error(), asyncLibEnv) {
 		t.Errorf("a missing library: %v; want an error naming %s", err, asyncLibEnv)
 	}
-	if _, err := exec.LookPath("jcmd"); err != nil {
-		t.Skip("jcmd not installed")
-	}
+	labtest.NeedTool(t, "jcmd", "")
 	lib := filepath.Join(t.TempDir(), "libasyncProfiler.so")
 	if err := os.WriteFile(lib, nil, 0o644); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/prometheus/procfs"
 
+	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
@@ -34,10 +35,7 @@ func nodeinline(t *testing.T, opts string) (int, string) {
 // says it listens.
 func startNode(t *testing.T, name, opts string, args ...string) (int, string) {
 	t.Helper()
-	bin, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed")
-	}
+	bin := labtest.NeedTool(t, "node", "")
 	script, err := filepath.Abs("../../testdata/services/" + name + "/server.js")
 	if err != nil {
 		t.Fatal(err)
@@ -234,9 +232,7 @@ func TestV8HandsToPerfWhenClosed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits out the inspector's 5 s, then perf samples (~10 s)")
 	}
-	if _, err := exec.LookPath("perf"); err != nil {
-		t.Skip("perf not installed")
-	}
+	labtest.NeedTool(t, "perf", "")
 	preload := filepath.Join(t.TempDir(), "nousr1.js")
 	if err := os.WriteFile(preload, []byte("process.on('SIGUSR1', () => {});\n"), 0o644); err != nil {
 		t.Fatal(err)

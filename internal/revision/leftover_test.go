@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 // TestBuildDiesWithPerflab kills a perflab (this test's binary, as a
@@ -16,9 +18,7 @@ import (
 // dies with it, and what the build started outside its group (a daemon
 // in a session of its own) is killed by the next workspace.
 func TestBuildDiesWithPerflab(t *testing.T) {
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("setsid (util-linux) is not installed")
-	}
+	labtest.NeedTool(t, "setsid", "")
 	dir := testRepo(t)
 	pids := filepath.Join(t.TempDir(), "pids")
 	helper := exec.Command(os.Args[0], "-test.run=^TestBuildHelper$")

@@ -10,15 +10,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 // testRepo makes a git repository with a main branch of two commits, each
 // writing file "v" (1, then 2), and returns its directory.
 func testRepo(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	labtest.NeedTool(t, "git", "")
 	dir := t.TempDir()
 	run(t, dir, "git", "init", "-q", "-b", "main")
 	for _, v := range []string{"1", "2"} {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/runfmt"
 )
 
 func TestAttachMissing(t *testing.T) {
@@ -107,10 +109,10 @@ func TestAttachOwnCgroup(t *testing.T) {
 	if p.Source() != l.Source() || p.CPULimitCores() != 0.5 {
 		t.Errorf("attached: Source %s, limit %v; want %s and 0.5", p.Source(), p.CPULimitCores(), l.Source())
 	}
-	ss := sampleFavoured(t, p, 100*time.Millisecond, 2500*time.Millisecond)
-	from, to := steady(ss)
-	w := Window(ss, from, to, p.CPULimitCores(), 2)
-	if w.CPUCoresMean < 0.4 || w.CPUCoresMean > 0.6 || w.ThrottledPct < 50 {
+	throttled := func(w runfmt.TargetSummary) bool {
+		return w.CPUCoresMean >= 0.4 && w.CPUCoresMean <= 0.6 && w.ThrottledPct >= 50
+	}
+	if w := cleanWindow(t, p, 2500*time.Millisecond, throttled); !throttled(w) {
 		t.Errorf("attached window = %+v; want about 0.5 cores, throttled", w)
 	}
 }

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,17 +10,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 // testGroup creates an empty cgroup under root for the test.
 func testGroup(t *testing.T, root string) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("creating cgroups needs root")
-	}
+	labtest.RequireRoot(t, "creating cgroups")
 	dir := filepath.Join(root, "perflab-attachtest-"+strconv.Itoa(os.Getpid()))
 	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Skipf("cannot create a cgroup in %s: %v", root, err)
+		t.Skip(labtest.SkipMessage(labtest.SkipHost, "cgroup", fmt.Sprintf("cannot create a cgroup in %s: %v", root, err)))
 	}
 	t.Cleanup(func() {
 		for i := 0; i < 50 && os.Remove(dir) != nil; i++ {
@@ -36,7 +37,7 @@ func TestAttachCgroup(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !isDir(tc.root) {
-				t.Skipf("no cgroup tree at %s", tc.root)
+				t.Skip(labtest.SkipMessage(labtest.SkipHost, "cgroup", fmt.Sprintf("no cgroup tree at %s", tc.root)))
 			}
 			dir := testGroup(t, tc.root)
 			if _, err := AttachCgroup(dir); err == nil || !strings.Contains(err.Error(), "has no processes") {

@@ -13,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
+	"perflab/internal/runfmt"
 )
 
 // helperEnv switches the test binary into one of the helper services below,
@@ -201,7 +204,7 @@ func launchWith(t *testing.T, cfg LaunchConfig, l layout) *Process {
 func needCgroup(t *testing.T, p *Process) {
 	t.Helper()
 	if p.Source() == "proc" {
-		t.Skipf("no cgroup for the service on this machine: %v", p.Warnings())
+		t.Skip(labtest.SkipMessage(labtest.SkipHost, "cgroup", fmt.Sprintf("no cgroup for the service on this machine: %v", p.Warnings())))
 	}
 }
 
@@ -235,30 +238,41 @@ func contextWithTimeout(t *testing.T, d time.Duration) (ctx context.Context, can
 	return context.WithTimeout(t.Context(), d)
 }
 
-// sampleFavoured samples like sampleFor after giving the service's group
-// the highest CPU weight (cpu.shares on v1, cpu.weight on v2): the
-// scheduler then serves it before the host's other work, which runs at the
-// default weight, so a test of CPU shares measures the service's budget,
-// not how busy the machine is (the other processes took a third of its
-// half core on a host at load 12).
-func sampleFavoured(t *testing.T, p *Process, interval, d time.Duration) []Sample {
+// cleanWindow samples p for d at 100 ms, as sampleFor does, with the
+// machine sampled beside it, and returns the window of its steady part
+// (steady). The service runs at the default CPU weight, beside the host's
+// other work, which can take part of what its budget allows (a third of
+// a half-core budget on a host at load 12): a window whose figures want
+// rejects, on a machine Assess finds noisy, is sampled again
+// (labtest.Clean).
+func cleanWindow(t *testing.T, p *Process, d time.Duration, want func(runfmt.TargetSummary) bool) runfmt.TargetSummary {
 	t.Helper()
-	favour(t, p)
-	return sampleFor(t, p, interval, d)
-}
-
-// favour gives p's group the highest CPU weight its cgroup version takes.
-func favour(t *testing.T, p *Process) {
-	t.Helper()
-	g := p.grp
-	if g == nil || g.cpuDir == "" {
-		t.Fatalf("the service has no cpu group to favour (source %s)", p.Source())
-	}
-	file, weight := "cpu.shares", "262144"
-	if g.version == 2 {
-		file, weight = "cpu.weight", "10000"
-	}
-	if err := os.WriteFile(filepath.Join(g.cpuDir, file), []byte(weight), 0o644); err != nil {
-		t.Fatalf("favouring the service: %v", err)
-	}
+	var w runfmt.TargetSummary
+	labtest.Clean(t, func(int) string {
+		m := NewMachineSampler(100 * time.Millisecond)
+		m.SetService(p.PID())
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			m.Run(ctx)
+		}()
+		ss := sampleFor(t, p, 100*time.Millisecond, d)
+		cancel()
+		<-done
+		from, to := steady(ss)
+		w = Window(ss, from, to, p.CPULimitCores(), 2)
+		if want(w) {
+			return ""
+		}
+		mw, ok := m.Window(from, to)
+		if !ok {
+			return ""
+		}
+		if q := Assess(QualityInput{Machine: mw, Service: &w}); q.Verdict == runfmt.QualityNoisy {
+			return fmt.Sprintf("%.3f cores, throttled in %.0f%% of periods, on a machine found noisy: %s", w.CPUCoresMean, w.ThrottledPct, q.Summary)
+		}
+		return ""
+	})
+	return w
 }

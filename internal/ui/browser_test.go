@@ -3,13 +3,13 @@ package ui
 import (
 	"context"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"perflab/internal/labtest"
 	"perflab/internal/store"
 )
 
@@ -17,10 +17,7 @@ import (
 // the "base" and "new" buttons fill the compare form, submitting it opens
 // the comparison page, and a profile link opens pprof's flame graph.
 func TestBrowserComparePicksAndPprofViews(t *testing.T) {
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil {
-		t.Skip("headless Chromium test: /usr/bin/chromium not installed (apt-get install -y chromium)")
-	}
+	chromium := labtest.NeedFile(t, "chromium", "/usr/bin/chromium", "")
 	root, ids := realRuns(t)
 	srv := httptest.NewServer(New(store.Store{Root: root}, Options{}))
 	defer srv.Close()
