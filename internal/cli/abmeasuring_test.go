@@ -43,16 +43,19 @@ func checksumBuild(t *testing.T, rounds string) string {
 
 // measuringFrame says a function is perflab's own measuring as the
 // service serves it: net/http/pprof's handlers, runtime/pprof's profile
-// writing, runtime/trace and the runtime's tracer, and compression (the
-// checksum service compresses nothing: any compress/ frame is the profile
-// writer's gzip).
+// writing, runtime/trace and the runtime's tracer (not its tracebacks, nor
+// the checks whether tracing is on, which run whether it is or not), and
+// compression (the checksum service compresses nothing: any compress/
+// frame is the profile writer's gzip).
 func measuringFrame(fn string) bool {
 	for _, p := range []string{"net/http/pprof.", "runtime/pprof.", "runtime/trace.", "compress/", "runtime.(*trace"} {
 		if strings.HasPrefix(fn, p) {
 			return true
 		}
 	}
-	return strings.HasPrefix(fn, "runtime.trace") && !strings.HasPrefix(fn, "runtime.traceback")
+	rest, ok := strings.CutPrefix(fn, "runtime.trace")
+	return ok && !strings.HasPrefix(rest, "back") && !strings.HasPrefix(rest, "Enabled") && !strings.HasPrefix(rest, "ShuttingDown") &&
+		!strings.HasPrefix(rest, "AllocFreeEnabled") && !strings.HasPrefix(rest, "fpunwindoff")
 }
 
 // TestABLeavesMeasuringOut: ab of a 2× regression (checksum hashing twice
