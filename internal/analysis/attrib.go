@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"slices"
+
 	"perflab/internal/ownership"
 	"perflab/internal/stacks"
 )
@@ -45,6 +47,12 @@ type Costs struct {
 	importer []bool
 	imports  bool
 	imported int64
+	// measuring, per stack, says it is perflab's own measuring
+	// (ownership.MeasuringStack: profile and trace writing the service
+	// did for perflab); nil when no stack is. Such a stack is in total
+	// and in measured, and in no function's cost.
+	measuring []bool
+	measured  int64
 }
 
 // entryTrampolines are frames that start every goroutine or thread and say
@@ -96,11 +104,16 @@ func NewCosts(s *stacks.Set, vi int, uc UserCode, keep func(stack []int32) bool)
 	for i := range seen {
 		seen[i] = -1
 	}
+	c.measuring = measuringStacks(s, c.cls)
 	for si := 0; si < s.NumStacks(); si++ {
 		v := s.Value(si, vi)
 		st := s.Stack(si)
 		c.total += v
 		c.chargedTo[si] = -1
+		if c.IsMeasuring(si) {
+			c.measured += v
+			continue
+		}
 		if v == 0 || len(st) == 0 || (keep != nil && !keep(st)) {
 			continue
 		}
@@ -119,6 +132,27 @@ func NewCosts(s *stacks.Set, vi int, uc UserCode, keep func(stack []int32) bool)
 	}
 	return c
 }
+
+// measuringStacks flags the stacks of s that are perflab's measuring,
+// classes being its functions' (nil when none is).
+func measuringStacks(s *stacks.Set, classes []ownership.Class) []bool {
+	if !slices.ContainsFunc(classes, ownership.Class.Measuring) {
+		return nil
+	}
+	out := make([]bool, s.NumStacks())
+	for si := range out {
+		out[si] = ownership.MeasuringStack(s.Stack(si), classes)
+	}
+	return out
+}
+
+// IsMeasuring says stack si is perflab's own measuring
+// (ownership.MeasuringStack): it is counted in Total and Measured, and
+// in no function's cost.
+func (c *Costs) IsMeasuring(si int) bool { return c.measuring != nil && c.measuring[si] }
+
+// Measured is the cost of the stacks that are perflab's own measuring.
+func (c *Costs) Measured() int64 { return c.measured }
 
 // charge books v of stack st to the nearest user caller of its leaf (for a
 // Ruby block, to the method it is written in), with the dependency it

@@ -17,7 +17,8 @@ func (c *Costs) Set() *stacks.Set { return c.set }
 // SampleIndex is the sample type the costs are of.
 func (c *Costs) SampleIndex() int { return c.vi }
 
-// Total is the cost of every stack, selected or not.
+// Total is the cost of every stack, selected or not, perflab's measuring
+// included (Measured).
 func (c *Costs) Total() int64 { return c.total }
 
 // Name is function f's name.

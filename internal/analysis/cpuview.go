@@ -70,7 +70,7 @@ func (v *CPUView) CumOf(names []string) int64 {
 }
 
 // cumOf is the CPU of the stacks through a function whose name matches,
-// leaving out the spinners' waits when noSpin.
+// leaving out the spinners' waits when noSpin, and perflab's measuring.
 func (v *CPUView) cumOf(match func(name string) bool, noSpin bool) int64 {
 	s := v.Costs.set
 	want := make([]bool, len(s.Funcs))
@@ -79,7 +79,7 @@ func (v *CPUView) cumOf(match func(name string) bool, noSpin bool) int64 {
 	}
 	var total int64
 	for si := 0; si < s.NumStacks(); si++ {
-		if noSpin && v.spinnerAt(si) != "" {
+		if v.Costs.IsMeasuring(si) || noSpin && v.spinnerAt(si) != "" {
 			continue
 		}
 		for _, f := range s.Stack(si) {
@@ -95,7 +95,7 @@ func (v *CPUView) cumOf(match func(name string) bool, noSpin bool) int64 {
 // GCShare is the fraction of the profile's CPU in the garbage collector
 // (background mark workers, assists, sweeping, scavenging), less the
 // waits it spun through (SpinShares: a mark worker waiting for a goroutine
-// to stop); 0 without samples.
+// to stop) and perflab's measuring; 0 without samples.
 func (v *CPUView) GCShare() float64 {
 	if v.Costs == nil {
 		return 0

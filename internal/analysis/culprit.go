@@ -1,11 +1,13 @@
 package analysis
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
 	"perflab/internal/stacks"
 )
@@ -56,7 +58,9 @@ func lookupFunc[V any](m map[funcID]V, name, file string) (funcID, V, bool) {
 }
 
 // culpritLines computes the costliest lines of the functions fns over the
-// stacks that keep selects (nil: all), from a line-granularity stack set.
+// stacks that keep selects (nil: all), from a line-granularity stack set;
+// perflab's measuring (a stack with a frame ownership.IsGoMeasuring
+// names) is no function's.
 // A function given without its file matches every file's function of
 // that name.
 func culpritLines(s *stacks.Set, vi int, fns []funcID, keep func(st []int32) bool) map[funcID][]lineCost {
@@ -70,7 +74,9 @@ func culpritLines(s *stacks.Set, vi int, fns []funcID, keep func(st []int32) boo
 	}
 	// Which function of fns each line entry belongs to (-1 for none).
 	of := make([]int, len(s.Funcs))
+	measuring := make([]bool, len(s.Funcs))
 	for i, f := range s.Funcs {
+		measuring[i] = ownership.IsGoMeasuring(f.Name)
 		of[i] = -1
 		if k, ok := match(f.Name, f.File); ok {
 			of[i] = k
@@ -91,7 +97,7 @@ func culpritLines(s *stacks.Set, vi int, fns []funcID, keep func(st []int32) boo
 	for si := 0; si < s.NumStacks(); si++ {
 		v := s.Value(si, vi)
 		st := s.Stack(si)
-		if v == 0 || keep != nil && !keep(st) {
+		if v == 0 || keep != nil && !keep(st) || slices.ContainsFunc(st, func(f int32) bool { return measuring[f] }) {
 			continue
 		}
 		for i := range outer {

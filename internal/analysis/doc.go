@@ -26,6 +26,16 @@
 // without any user frame are charged to their outermost meaningful frame
 // (runtime.gcBgMarkWorker, net/http.(*conn).serve, ...).
 //
+// # perflab's own measuring
+//
+// A Go service serves perflab's profile and trace requests itself, and
+// their work is in its profiles. A stack with a frame of it (the rule is
+// ownership.IsGoMeasuring's) is in no function's cost and in no table;
+// it stays in a profile's total, so shares remain shares of all the
+// profile stands for, and is counted apart: [Costs.Measured],
+// [Table.Measured], the CPU account's measuring owner ([CPUOwnerShares]),
+// [SplitTotal] and [MeasuringOf]. See measuring.go.
+//
 // # The owner and the line
 //
 // Where stacks are user code all the way down, the function to change is

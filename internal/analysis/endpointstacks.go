@@ -25,8 +25,8 @@ func splitByRequest(c *Costs, h requestFinder) *endpointCosts {
 		e.handlerOf[si] = -1
 		st := s.Stack(si)
 		val := s.Value(si, c.vi)
-		if val == 0 || len(st) == 0 {
-			continue
+		if val == 0 || len(st) == 0 || c.IsMeasuring(si) {
+			continue // perflab's profile requests: under no request of the load
 		}
 		switch i := h.handler(st); {
 		case i >= 0:

@@ -1,9 +1,11 @@
 package analysis
 
 import (
-	"perflab/internal/stacks"
 	"slices"
 	"sort"
+
+	"perflab/internal/ownership"
+	"perflab/internal/stacks"
 )
 
 // The flame graph's call tree is built without a tree of maps (one map
@@ -20,8 +22,9 @@ type flameTree struct {
 	// pruned counts the subtrees left out, their cost in their parents.
 	pruned int
 	diff   bool
-	// flat is each name's own (leaf) cost per side, for a diff's list of
-	// gains and losses; indexed like names before remapping (see buildFlame).
+	// flat is each name's own (leaf) cost per side, perflab's measuring
+	// left out, for a diff's list of gains and losses; indexed like names
+	// before remapping (see buildFlame).
 	flat [2][]int64
 }
 
@@ -73,6 +76,13 @@ func buildFlame(sides []flameSide, uc UserCode, minFraction float64) *flameTree 
 	}
 	// Per side, function index -> rank, and the stacks with a value.
 	frank := make([][]int32, len(sides))
+	// A name that is perflab's measuring (ownership.IsGoMeasuring): its
+	// stacks are drawn, but they are no function's own cost, so no
+	// function of them is listed among a diff's changes.
+	measuring := make([]bool, len(names))
+	for id, name := range names {
+		measuring[id] = ownership.IsGoMeasuring(name)
+	}
 	var stacks []flameStack
 	var total [2]int64
 	flat := [2][]int64{make([]int64, len(names)), make([]int64, len(names))}
@@ -85,7 +95,8 @@ func buildFlame(sides []flameSide, uc UserCode, minFraction float64) *flameTree 
 			if v := sd.set.Value(si, sd.vi); v != 0 {
 				stacks = append(stacks, flameStack{side: int8(k), stack: int32(si), val: v})
 				total[k] += v
-				if st := sd.set.Stack(si); len(st) > 0 {
+				st := sd.set.Stack(si)
+				if len(st) > 0 && !slices.ContainsFunc(st, func(f int32) bool { return measuring[fid[k][f]] }) {
 					flat[k][fid[k][st[0]]] += v
 				}
 			}

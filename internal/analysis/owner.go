@@ -73,8 +73,8 @@ func projectUser(c *Costs, handlers requestFinder) *userStacks {
 	for si := 0; si < s.NumStacks(); si++ {
 		u.libAt[si] = -1
 		st := s.Stack(si)
-		if s.Value(si, c.vi) == 0 || len(st) == 0 || c.importStack(st) {
-			continue // an import is start-up work: no function owns it per request
+		if s.Value(si, c.vi) == 0 || len(st) == 0 || c.importStack(st) || c.IsMeasuring(si) {
+			continue // an import is start-up work, and measuring perflab's: no function owns them per request
 		}
 		top := len(st) - 1
 		if handlers != nil {

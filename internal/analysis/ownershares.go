@@ -8,16 +8,19 @@ import (
 )
 
 // CPUOwnerShares splits a CPU profile's samples by owner, as fractions of
-// its CPU that add up to 1: the runtime's spinning waits (spinners), the
-// garbage collector (stacks through a function ownership.IsGoGC names),
-// the user's code and what it calls (stacks with a frame of user code
-// under uc), and the rest (the server, the runtime or interpreter). Nil
-// for a profile without samples.
+// its CPU that add up to 1: perflab's own measuring (stacks
+// ownership.Classified.Measuring names: the profile and trace requests
+// the service served for perflab), the runtime's spinning waits
+// (spinners), the garbage collector (stacks through a function
+// ownership.IsGoGC names), the user's code and what it calls (stacks with
+// a frame of user code under uc), and the rest (the server, the runtime
+// or interpreter). Nil for a profile without samples.
 func CPUOwnerShares(cpu *profile.Profile, uc UserCode) map[runfmt.CPUOwner]float64 {
 	if cpu == nil || len(cpu.SampleType) == 0 {
 		return nil
 	}
 	vi := len(cpu.SampleType) - 1 // the CPU time (or the count, alone)
+	cl := uc.model().ClassifyProfile(cpu)
 	by := map[runfmt.CPUOwner]float64{}
 	var total float64
 	for _, s := range cpu.Sample {
@@ -26,7 +29,7 @@ func CPUOwnerShares(cpu *profile.Profile, uc UserCode) map[runfmt.CPUOwner]float
 			continue
 		}
 		total += v
-		by[sampleOwner(s, uc)] += v
+		by[sampleOwner(s, cl)] += v
 	}
 	if total == 0 {
 		return nil
@@ -37,24 +40,22 @@ func CPUOwnerShares(cpu *profile.Profile, uc UserCode) map[runfmt.CPUOwner]float
 	return by
 }
 
-// sampleOwner is whose work a sample is.
-func sampleOwner(s *profile.Sample, uc UserCode) runfmt.CPUOwner {
-	if sampleSpinner(s) != "" {
+// sampleOwner is whose work a sample is, its profile classified as cl.
+func sampleOwner(s *profile.Sample, cl *ownership.Classified) runfmt.CPUOwner {
+	switch {
+	case cl.Measuring(s):
+		return runfmt.OwnerMeasuring
+	case sampleSpinner(s) != "":
 		return runfmt.OwnerSpin
 	}
-	user := false
 	for _, loc := range s.Location {
 		for _, l := range loc.Line {
-			if l.Function == nil {
-				continue
-			}
-			if ownership.IsGoGC(l.Function.Name) {
+			if l.Function != nil && ownership.IsGoGC(l.Function.Name) {
 				return runfmt.OwnerGC
 			}
-			user = user || uc.IsUser(l.Function.Name, l.Function.Filename)
 		}
 	}
-	if user {
+	if cl.HasUser(s) {
 		return runfmt.OwnerUser
 	}
 	return runfmt.OwnerRuntime

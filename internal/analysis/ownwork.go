@@ -19,8 +19,9 @@ const runtimeWorkMin = 0.02
 // interpreter, other; each kept from runtimeWorkMin of the CPU, with
 // what to do, and those the runtime always reports — the JVM's JIT, GC
 // and interpreter — kept whatever their share, or with why the profile
-// cannot tell them; the waits the runtime spun through, spinners', are no
-// work's) and whether its stacks reach the user's code.
+// cannot tell them; the waits the runtime spun through, spinners', and
+// perflab's measuring are no work's) and whether its stacks reach the
+// user's code.
 func ProfileOwnership(cpu *profile.Profile, uc UserCode) ([]runfmt.RuntimeWork, ownership.Verdict) {
 	m := uc.model()
 	lang := m.Spec().Runtime
@@ -42,8 +43,8 @@ func ProfileOwnership(cpu *profile.Profile, uc UserCode) ([]runfmt.RuntimeWork, 
 		}
 		v := s.Value[vi]
 		total += v
-		if sampleSpinner(s) != "" {
-			continue // a wait the runtime spun through: no work's (the spin-wait finding's)
+		if sampleSpinner(s) != "" || cl.Measuring(s) {
+			continue // a wait the runtime spun through, or perflab's measuring: no work's
 		}
 		if w := cl.Work(s); w != ownership.NoWork && int(w) < len(by) {
 			by[w] += v

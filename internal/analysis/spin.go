@@ -48,7 +48,8 @@ func spinnerOf(names func(i int) string, n int) string {
 
 // SpinShares is the fraction of the profile's CPU (measured, when it was)
 // that the runtime spent spinning while it waited for another thread, by
-// spinner (runtime.suspendG, ...); empty without samples or spins.
+// spinner (runtime.suspendG, ...), perflab's measuring left out; empty
+// without samples or spins.
 func (v *CPUView) SpinShares() map[string]float64 {
 	out := map[string]float64{}
 	if v.Costs == nil {
@@ -56,7 +57,7 @@ func (v *CPUView) SpinShares() map[string]float64 {
 	}
 	s := v.Costs.set
 	for si := 0; si < s.NumStacks(); si++ {
-		if name := v.spinnerAt(si); name != "" {
+		if name := v.spinnerAt(si); name != "" && !v.Costs.IsMeasuring(si) {
 			out[name] += v.Share(s.Value(si, v.Costs.vi))
 		}
 	}

@@ -23,6 +23,10 @@ func (t *Table) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	writeHead(bw, t.SampleType, t.Comments)
 	writeProfileNotes(bw, t.Scale, t.Requests, t.NoLines, "rows are functions")
+	if t.Measured > 0 {
+		fmt.Fprintf(bw, "Note: perflab's measuring (the profile and trace requests the service served for it) is %s, %s of the total, in no row\n",
+			units.FormatValue(float64(t.Measured), t.Unit), units.FormatPct(Pct(t.Measured, t.Total)))
+	}
 	fmt.Fprintf(bw, "Showing nodes accounting for %s, %.2f%% of %s total", units.FormatValue(float64(t.Shown), t.Unit), Pct(t.Shown, t.Total), units.FormatValue(float64(t.Total), t.Unit))
 	if t.Requests > 0 {
 		fmt.Fprintf(bw, " (%d requests)", t.Requests)

@@ -61,8 +61,10 @@ type Row struct {
 type Table struct {
 	// SampleType and Unit describe the values ("cpu", "nanoseconds").
 	SampleType, Unit string
-	// Total is the cost of the whole profile.
+	// Total is the cost of the whole profile; Measured the part of it
+	// that is perflab's own measuring (see measuring.go), in no row.
 	Total    int64
+	Measured int64
 	Requests int64
 	// Scale is what the per-request columns were multiplied by (see
 	// TopOptions.Scale); 0 or 1 for none.
@@ -110,7 +112,7 @@ func topOf(s *stacks.Set, opt TopOptions) (*Table, error) {
 		return nil, err
 	}
 	c := NewCosts(s, vi, opt.UserCode, keep)
-	t := &Table{SampleType: s.SampleTypes[vi].Type, Unit: s.SampleTypes[vi].Unit, Total: c.total, Requests: opt.Requests, Scale: opt.Scale, User: opt.User,
+	t := &Table{SampleType: s.SampleTypes[vi].Type, Unit: s.SampleTypes[vi].Unit, Total: c.total, Measured: c.measured, Requests: opt.Requests, Scale: opt.Scale, User: opt.User,
 		Lines: s.Lines && s.HasLines, NoLines: s.Lines && !s.HasLines, Comments: s.Comments}
 	for f := range s.Funcs {
 		r := c.row(int32(f), opt.User)

@@ -17,6 +17,10 @@
 // Metrics (the names --fail-on uses): rps, p50, p90, p99 (ms),
 // cpu_per_request (ms), allocs_per_request (bytes), gc_pct and rss_max
 // (bytes). A metric only one side measured is left out with a warning.
+// perflab's own measuring, the profile and trace requests a Go service
+// served for it (analysis.SplitTotal, ownership.IsGoMeasuring), is in no
+// function row and not in allocs_per_request: two builds are compared by
+// their own work.
 //
 // Runs whose loads, budgets or hosts differ are compared with a warning
 // naming what differs; runs of different URL paths are refused unless

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 	"perflab/internal/stacks"
 )
@@ -94,31 +95,16 @@ func merge(runs []run, ps []*profile.Profile) (*profile.Profile, int64, error) {
 	return m, int64(mean*float64(len(runs)) + 0.5), nil
 }
 
-// allocsPerRequest is the bytes a run allocated per request: as recorded in
-// run.json, else the total of its allocation profile divided by requests.
+// allocsPerRequest is the bytes a run's service allocated per request: its
+// allocation profile's total, perflab's measuring left out, over its
+// requests (a run recorded before measuring was counted apart counts it in
+// run.json's figure); else as recorded in run.json.
 func allocsPerRequest(r run) (float64, bool) {
+	if b, _ := analysis.AllocsPerRequest(r.allocs, r.requests()); b > 0 {
+		return b, true
+	}
 	if r.r.AllocBytesPerRequest > 0 {
 		return r.r.AllocBytesPerRequest, true
 	}
-	if r.allocs == nil {
-		return 0, false
-	}
-	i := sampleIndex(r.allocs, "alloc_space")
-	if i < 0 {
-		return 0, false
-	}
-	var total int64
-	for _, s := range r.allocs.Sample {
-		total += s.Value[i]
-	}
-	return float64(total) / float64(r.requests()), true
-}
-
-func sampleIndex(p *profile.Profile, typ string) int {
-	for i, st := range p.SampleType {
-		if st.Type == typ {
-			return i
-		}
-	}
-	return -1
+	return 0, false
 }

@@ -108,8 +108,8 @@ func (v *cpuView) categoryCosts() (cost map[catKey]int64, entry map[catKey]map[i
 	}
 	for si := 0; si < s.NumStacks(); si++ {
 		val := s.Value(si, v.Costs.SampleIndex())
-		if val == 0 {
-			continue
+		if val == 0 || v.Costs.IsMeasuring(si) {
+			continue // perflab's measuring: no user function's
 		}
 		cat, fn := -1, int32(-1)
 		for _, f := range s.Stack(si) {

@@ -3,7 +3,6 @@ package findings
 import (
 	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
-	"perflab/internal/stacks"
 )
 
 // gcRule reports a garbage collector taking a notable share of the CPU
@@ -117,18 +116,11 @@ func gcAdvice(v view, p *Prose) {
 // mib is the runtime's "MB" (gctrace, run.json's _mb fields) in bytes.
 const mib = 1 << 20
 
-// allocBytesPerRequest is the total allocated bytes per request.
+// allocBytesPerRequest is the bytes the service allocated per request,
+// perflab's measuring left out.
 func allocBytesPerRequest(in FindingInput) float64 {
-	s := stacks.FromProfile(in.Allocs)
-	vi, err := s.SampleIndex("alloc_space")
-	if err != nil || in.Requests <= 0 {
-		return 0
-	}
-	var total int64
-	for i := 0; i < s.NumStacks(); i++ {
-		total += s.Value(i, vi)
-	}
-	return float64(total) / float64(in.Requests)
+	b, _ := analysis.AllocsPerRequest(in.Allocs, in.Requests)
+	return b
 }
 
 // mallocCallers names up to n user functions with the most CPU spent in

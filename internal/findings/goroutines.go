@@ -95,12 +95,9 @@ func chargedByName(p *profile.Profile, uc analysis.UserCode) map[string]int64 {
 	return out
 }
 
+// goroutineCount is the service's goroutines in a goroutine profile,
+// perflab's measuring (the handler writing the profile) left out.
 func goroutineCount(p *profile.Profile) int64 {
-	var n int64
-	for _, s := range p.Sample {
-		if len(s.Value) > 0 {
-			n += s.Value[0]
-		}
-	}
+	n, _, _ := analysis.SplitTotal(p, "")
 	return n
 }

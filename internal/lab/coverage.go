@@ -17,6 +17,7 @@ func (s *session) profilingSummary() *runfmt.Profiling {
 	pr.Ownership, _ = json.Marshal(m) // a Spec of strings and numbers: it marshals
 	work, reach := analysis.ProfileOwnership(s.prof.Profile(runfmt.ProfileCPU), s.userCode())
 	pr.RuntimeWork = work
+	pr.Measuring = analysis.MeasuringOf(s.prof.Profile(runfmt.ProfileCPU), s.prof.Profile(runfmt.ProfileAllocs), s.prof.Profile(runfmt.ProfileGoroutine), s.run.PerRequestCount())
 	if st := s.cpuStacks(); st != nil {
 		// The profiler's own record of its stacks (how perf unwound them)
 		// decides; its note already says it at the top.

@@ -69,10 +69,7 @@ func (s *session) summarize() {
 	}
 	if allocs != nil {
 		r.Allocs = analysis.AllocTopFor(allocs, requests, allocRows, uc)
-		if requests > 0 {
-			r.AllocBytesPerRequest = float64(sampleTotal(allocs, "alloc_space")) / float64(requests)
-			r.AllocObjectsPerRequest = float64(sampleTotal(allocs, "alloc_objects")) / float64(requests)
-		}
+		r.AllocBytesPerRequest, r.AllocObjectsPerRequest = analysis.AllocsPerRequest(allocs, requests)
 	}
 	s.analyseTrace(p.Trace())
 	s.analyseSpyWall()
@@ -112,21 +109,6 @@ func (s *session) verdictCPU() *profile.Profile {
 		return nil
 	}
 	return cpu
-}
-
-// sampleTotal sums a profile's values of the named sample type.
-func sampleTotal(p *profile.Profile, typ string) int64 {
-	for i, st := range p.SampleType {
-		if st.Type != typ {
-			continue
-		}
-		var total int64
-		for _, s := range p.Sample {
-			total += s.Value[i]
-		}
-		return total
-	}
-	return 0
 }
 
 // gcSummary is the GC of the window: counts, pauses and heap from gctrace,

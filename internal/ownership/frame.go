@@ -64,6 +64,9 @@ const (
 	// method, Ruby's core methods): a profiler that shows them sees the
 	// program, not just its VM.
 	markScript
+	// markMeasuring flags a frame of perflab's measuring: profile and
+	// trace writing the service does for perflab (see measuring.go).
+	markMeasuring
 )
 
 // script marks c as a frame of a language's own code, unless it is the

@@ -8,7 +8,8 @@ import (
 
 // FuzzClassify: any frame classifies without panicking, the same way
 // twice, never as user code when its name has control bytes; charging and
-// runtime work over it do not panic either; Stable is idempotent.
+// runtime work over it do not panic either; Stable is idempotent, and so
+// is cutting a Go function's closures off for the measuring rule.
 func FuzzClassify(f *testing.F) {
 	for _, s := range [][3]string{
 		{"main.handler", "/src/app/main.go", "/srv/app"},
@@ -23,6 +24,8 @@ func FuzzClassify(f *testing.F) {
 		{"evil\x00name", "/srv/app/app.py", ""},
 		{"<", "<", "<"},
 		{"[c function] x", "", ""},
+		{"runtime/pprof.Do.func1.2", "/usr/lib/go/src/runtime/pprof/runtime.go", ""},
+		{"runtime.(*traceMap).put", "", ""},
 	} {
 		f.Add(s[0], s[1], s[2])
 	}
@@ -43,6 +46,10 @@ func FuzzClassify(f *testing.F) {
 		if s := Stable(name); Stable(s) != s {
 			t.Fatalf("Stable(%q) = %q, Stable of that %q", name, s, Stable(s))
 		}
+		if b := goFuncBase(name); goFuncBase(b) != b || len(b) > len(name) {
+			t.Fatalf("goFuncBase(%q) = %q, of that %q", name, b, goFuncBase(b))
+		}
+		_ = IsGoMeasuring(name)
 	})
 }
 

@@ -70,16 +70,17 @@ func (m *Model) goClass(name, file string) Class {
 
 // goStdClass classifies a standard-library package.
 func goStdClass(pkg, name string) Class {
+	c := Class{Kind: Std, Lang: LangGo, Package: pkg}
 	if isGoRuntime(pkg) {
-		c := Class{Kind: Runtime, Lang: LangGo, Package: "runtime"}
+		c = Class{Kind: Runtime, Lang: LangGo, Package: "runtime"}
 		if IsGoGC(name) {
 			c.mark = markGC
 		}
-		return c
-	}
-	c := Class{Kind: Std, Lang: LangGo, Package: pkg}
-	if pkg == "database/sql" || strings.HasPrefix(pkg, "database/sql/") {
+	} else if pkg == "database/sql" || strings.HasPrefix(pkg, "database/sql/") {
 		c.Role = Database
+	}
+	if IsGoMeasuring(name) {
+		c.mark |= markMeasuring
 	}
 	return c
 }

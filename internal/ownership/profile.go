@@ -28,8 +28,9 @@ type locInfo struct {
 	db                 bool
 	// vm says every line is on the runtime's side (see vmSide); interp
 	// that an interpreter frame lies in the run of such lines at the
-	// location's start; jit, gc and script that a line is marked so.
-	vm, interp, jit, gc, script bool
+	// location's start; jit, gc and script that a line is marked so;
+	// measuring that a line is measuring's.
+	vm, interp, jit, gc, script, measuring bool
 }
 
 // summarize computes a location's summary from its classes.
@@ -53,6 +54,7 @@ func summarize(classes []Class) *locInfo {
 		li.jit = li.jit || c.mark&markJIT != 0
 		li.gc = li.gc || c.mark&markGC != 0
 		li.script = li.script || c.mark&markScript != 0
+		li.measuring = li.measuring || c.mark&markMeasuring != 0
 		if li.vm {
 			li.interp = li.interp || c.mark&markInterp != 0
 			li.vm = vmSide(c)

@@ -300,7 +300,7 @@ func endpointParts(e *runfmt.Endpoints) string {
 			s += fmt.Sprintf(", %s per request, is in every target's CPU/request", units.FormatMicros(e.RequestUsPerRequest))
 		}
 	}
-	return s + fmt.Sprintf("; under no request %s (the runtime, background work, a master process)", units.FormatPct(e.UnattributedPct))
+	return s + fmt.Sprintf("; under no request %s (the runtime, background work, a master process, perflab's profile requests)", units.FormatPct(e.UnattributedPct))
 }
 
 func dash(s string) string {

@@ -28,7 +28,7 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 		p.f("  GC:	%s\n", gcText(r.GC))
 	}
 	if r.AllocBytesPerRequest > 0 {
-		p.f("  Allocations:\t%s and %.0f objects per request\n", units.FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest)
+		p.f("  Allocations:\t%s and %.0f objects per request%s\n", units.FormatBytes(r.AllocBytesPerRequest), r.AllocObjectsPerRequest, measuringAllocs(r.Profiling))
 	}
 	p.goRuntime(r.GoRuntime)
 	p.timeSplit(r)
@@ -173,6 +173,16 @@ func GCShareText(g *runfmt.GCSummary) string {
 
 // gcText is the GC's line of a verdict: cycles, share of the CPU, pauses,
 // heap and allocation rate.
+// measuringAllocs says what perflab's own profile and trace requests
+// allocated per request besides the service's allocations, "" when
+// nothing.
+func measuringAllocs(pr *runfmt.Profiling) string {
+	if pr == nil || pr.Measuring == nil || pr.Measuring.AllocBytesPerRequest <= 0 {
+		return ""
+	}
+	return " (perflab's profile and trace requests: " + units.FormatBytes(pr.Measuring.AllocBytesPerRequest) + " more, counted apart)"
+}
+
 func gcText(g *runfmt.GCSummary) string {
 	s := fmt.Sprintf("%d cycles, %s, pauses p50 %s, p99 %s, heap up to %s", g.Count, GCShareText(g), units.FormatMs(g.PauseP50Ms), units.FormatMs(g.PauseP99Ms), units.FormatBytes(g.HeapMaxMiB*(1<<20)))
 	if g.AllocMiBPerS > 0 {

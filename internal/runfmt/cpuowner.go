@@ -22,9 +22,14 @@ const (
 	// OwnerRuntime is the rest: the server, the runtime or interpreter,
 	// libraries not called from the user's code.
 	OwnerRuntime CPUOwner = "runtime"
+	// OwnerMeasuring is perflab's own measuring, done by the service: the
+	// profile and trace requests it served (Go: net/http/pprof's
+	// handlers, runtime/pprof writing profiles, runtime/trace and the
+	// runtime's tracer).
+	OwnerMeasuring CPUOwner = "measuring"
 )
 
-var cpuOwnerWords = []CPUOwner{OwnerUser, OwnerGC, OwnerSpin, OwnerRuntime}
+var cpuOwnerWords = []CPUOwner{OwnerUser, OwnerGC, OwnerSpin, OwnerRuntime, OwnerMeasuring}
 
 // CPUOwners lists the owners.
 func CPUOwners() []CPUOwner { return slices.Clone(cpuOwnerWords) }

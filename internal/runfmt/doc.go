@@ -102,7 +102,7 @@
 //   - LedgerSource (ledgersource.go): go-trace, py-spy, rbspy, perf-sched,
 //     kernel, cgroup, proc, load-client.
 //     In ledger.time.rows[].sources.
-//   - CPUOwner (cpuowner.go): user-code, gc, spin-wait, runtime.
+//   - CPUOwner (cpuowner.go): user-code, gc, spin-wait, runtime, measuring.
 //     In ledger.cpu.owners[].owner.
 //   - MetricName (metrics.go): rps, p50, p90, p99, cpu_per_request,
 //     allocs_per_request, gc_pct, rss_max, wall_time, cpu_time.

@@ -38,6 +38,9 @@ type Profiling struct {
 	// KernelOverhead that over MeasuredCPUSeconds.
 	KernelCPUSeconds float64 `json:"kernel_cpu_s,omitempty"`
 	KernelOverhead   float64 `json:"kernel_overhead,omitempty"`
+	// Measuring is what perflab's requests for profiles and traces cost
+	// the service itself, counted apart from its work (measuring.go).
+	Measuring *Measuring `json:"measuring,omitempty"`
 	// NotRepresentative says why the profile cannot explain the CPU
 	// measured (too few samples, an idle process while the service
 	// burned cores); its functions are then not presented as the verdict.

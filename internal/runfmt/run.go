@@ -47,7 +47,8 @@ type Run struct {
 	Hot      []HotFunc      `json:"hot,omitempty"`
 	Allocs   []AllocFunc    `json:"allocs,omitempty"`
 	// AllocBytesPerRequest and AllocObjectsPerRequest are the allocation
-	// profile's totals for the window divided by the requests.
+	// profile's totals for the window divided by the requests, perflab's
+	// measuring left out (Profiling.Measuring).
 	AllocBytesPerRequest   float64    `json:"alloc_bytes_per_request,omitempty"`
 	AllocObjectsPerRequest float64    `json:"alloc_objects_per_request,omitempty"`
 	GC                     *GCSummary `json:"gc,omitempty"`
