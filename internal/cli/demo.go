@@ -64,6 +64,7 @@ Any 'perflab run' flag changes the experiment.`,
 	f.registerForce(cmd)
 	fm.register(cmd.Flags())
 	f.out = &reportFlags{format: addFormatFlag(cmd, runJSONUsage, formatText, formatJSON)}
+	f.out.registerPage(cmd)
 	cmd.Flags().BoolVar(&noAB, "no-ab", false, "skip the closing A/B of the demo service against its fixed build")
 	for name, value := range map[string]string{"cpus": "1", "duration": "10s", "concurrency": "8", "warmup": "2s", "name": "demo"} {
 		setDefault(cmd, name, value)

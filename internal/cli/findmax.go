@@ -92,7 +92,7 @@ func runFindMax(cmd *cobra.Command, env Env, c lab.Config, fm findMaxFlags, f *r
 			}
 			return failed(err)
 		}
-		return runError(res, err)
+		return runError(res, err, false)
 	}
 	if werr != nil {
 		return failed(werr)

@@ -30,6 +30,7 @@ var commandFormats = map[string]struct {
 	"perflab demo":      {"text json", true},
 	"perflab runs":      {"text json", true},
 	"perflab runs show": {"text json markdown", false},
+	"perflab show":      {"text json markdown", false},
 	"perflab profile":   {"text json", true},
 	"perflab top":       {"text json", true},
 	"perflab list":      {"text json", true},

@@ -60,7 +60,7 @@ it better, with statistics.`,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return resolveFormat(cmd) },
 	}
 	root.SetFlagErrorFunc(flagError(nil))
-	root.AddCommand(newLoadCmd(env), newMergeCmd(env), newRunCmd(env), newRunsCmd(env), newDemoCmd(env), newDemoServiceCmd(env), newProfileCmd(env), newTopCmd(env), newListCmd(env), newFlameCmd(env), newCompareCmd(env), newABCmd(env), newSweepCmd(env), newUICmd(env))
+	root.AddCommand(newLoadCmd(env), newMergeCmd(env), newRunCmd(env), newRunsCmd(env), newShowCmd(env), newDemoCmd(env), newDemoServiceCmd(env), newProfileCmd(env), newTopCmd(env), newListCmd(env), newFlameCmd(env), newCompareCmd(env), newABCmd(env), newSweepCmd(env), newUICmd(env))
 	root.AddCommand(newBenchCmd(env))
 	return root
 }

@@ -23,6 +23,22 @@ type reportFlags struct {
 	md      string
 	junit   string
 	runsURL string
+	// page is how much of a run's text the commands that print one
+	// (run, demo, show) write.
+	page pageFlags
+}
+
+// pageFlags choose how much of a run's text verdict is printed: the one
+// screen by default, everything it measured (--full), the load's
+// hey-style summary before it (--summary).
+type pageFlags struct {
+	full, summary bool
+}
+
+// registerPage adds --full and --summary to cmd.
+func (o *reportFlags) registerPage(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&o.page.full, "full", false, "print everything the run measured (the load's summary and histogram, every finding, the per-endpoint table), not the verdict on one screen")
+	cmd.Flags().BoolVar(&o.page.summary, "summary", false, "print the load's hey-style summary (histogram, latency distribution, phases, status codes) before the verdict")
 }
 
 // register adds --format, --json (with jsonUsage), --md, --junit and
@@ -86,30 +102,42 @@ func (o *reportFlags) runViews(r *runfmt.Run, dir string, mopt report.MarkdownOp
 		slo = r.Load.SLO
 	}
 	return views{
-		formatText:     func(w io.Writer) error { return writeRunText(w, r, dir) },
+		formatText:     func(w io.Writer) error { return writeRunText(w, r, dir, o.page) },
 		formatJSON:     jsonView(r),
 		formatMarkdown: func(w io.Writer) error { return report.WriteRunMarkdown(w, r, dir, mopt) },
 		formatJUnit:    o.junitView("perflab run "+r.Name, report.SLOCases(slo)),
 	}
 }
 
-// writeRunText is a run's text verdict: the headline, the load, the
-// verdict.
-func writeRunText(w io.Writer, r *runfmt.Run, dir string) error {
-	if err := report.WriteHeadline(w, r); err != nil {
-		return err
+// writeRunText is a run's text verdict: on one screen (the find-max
+// steps, the load's summary with --summary, then the page), or with
+// --full everything: the headline, the find-max steps, the load's
+// summary, the verdict.
+func writeRunText(w io.Writer, r *runfmt.Run, dir string, pg pageFlags) error {
+	if pg.full {
+		if err := report.WriteHeadline(w, r); err != nil {
+			return err
+		}
 	}
 	if r.FindMax != nil {
 		if err := report.WriteFindMax(w, r, dir); err != nil {
 			return err
 		}
 	}
-	if r.Load != nil {
+	if r.Load != nil && (pg.full || pg.summary) {
 		if err := report.WriteLoadText(w, r.Load); err != nil {
 			return err
 		}
 	}
-	return report.WriteVerdict(w, r, dir)
+	if pg.full {
+		return report.WriteVerdict(w, r, dir)
+	}
+	if pg.summary {
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+	}
+	return report.WriteRunPage(w, r, dir)
 }
 
 // files writes --md and --junit.

@@ -162,5 +162,5 @@ func (f *profileFlags) print(env Env, res *lab.Result, err error) error {
 	if werr != nil {
 		return failed(werr)
 	}
-	return runError(res, err)
+	return runError(res, err, false)
 }

@@ -72,11 +72,21 @@ func writeRunsText(w io.Writer, rows []runfmt.RunListing, dir string) error {
 	return report.WriteRunsTable(w, rows)
 }
 
+// newShowCmd is perflab show: runs show, with its own --dir.
+func newShowCmd(env Env) *cobra.Command {
+	dir := new(string)
+	cmd := newRunsShowCmd(env, dir)
+	cmd.Example = `  perflab show latest
+  perflab show 20261121-063812-svc --full`
+	flagSet{cmd.Flags()}.checked(dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
+	return cmd
+}
+
 func newRunsShowCmd(env Env, dir *string) *cobra.Command {
 	var out reportFlags
 	cmd := &cobra.Command{
 		Use:   "show RUN",
-		Short: "Print a run's summary and verdict (RUN: ID, name, path, glob or latest)",
+		Short: "Print a run's verdict again, on one screen or in full (RUN: ID, name, path, glob or latest)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openStore(*dir)
@@ -108,6 +118,7 @@ func newRunsShowCmd(env Env, dir *string) *cobra.Command {
 		},
 	}
 	out.format = addFormatFlag(cmd, "", formatText, formatJSON, formatMarkdown)
+	out.registerPage(cmd)
 	return cmd
 }
 

@@ -165,9 +165,10 @@ func Findings(in FindingInput) []runfmt.Finding {
 }
 
 // Words are how a finding reads: its title, and its detail ending in its
-// advice.
+// advice; Advice is the advice alone (a page too short for the detail
+// prints the title and the advice).
 type Words struct {
-	Title, Detail Prose
+	Title, Detail, Advice Prose
 }
 
 // Wording writes f's words from its data. A finding of a run of schema 3
@@ -185,10 +186,11 @@ func Wording(f *runfmt.Finding) Words {
 	w.title(v, &out.Title)
 	w.detail(v, &out.Detail)
 	if a, ok := w.advice[f.Advice]; ok {
+		a(v, &out.Advice)
 		if len(out.Detail) > 0 {
 			out.Detail.words(" ")
 		}
-		a(v, &out.Detail)
+		out.Detail = append(out.Detail, out.Advice...)
 	}
 	return out
 }

@@ -33,12 +33,11 @@ func (s *session) summarize() {
 		r.Load.SLO = s.cfg.SLO.Evaluate(r.Load)
 	}
 	if s.sampler != nil {
-		exit := (*int)(nil)
-		if r.Target != nil {
-			exit = r.Target.ExitCode
-		}
 		ts := target.Window(s.sampler.Samples(), from, to, s.limitCores, runtime.NumCPU())
-		ts.ExitCode, ts.MemoryLimitBytes, ts.PIDs = exit, s.limitMemory, s.pids
+		if r.Target != nil { // how it ended, said when perflab stopped it
+			ts.ExitCode, ts.StoppedByPerflab = r.Target.ExitCode, r.Target.StoppedByPerflab
+		}
+		ts.MemoryLimitBytes, ts.PIDs = s.limitMemory, s.pids
 		if requests > 0 {
 			ts.CPUMsPerRequest = ts.CPUSeconds * 1000 / float64(requests)
 		}

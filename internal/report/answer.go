@@ -10,43 +10,40 @@ import (
 
 // The answer (runfmt.Answer) is decided once, as data; these word it.
 
-// limitText words a limit with its evidence, for "Limited by: ".
+// limitText words a limit, for "Limited by: ". The figures the page
+// prints elsewhere (the cores used, the rows' milliseconds) are left to
+// those lines: a limit adds what it allows and how much it holds.
 func limitText(l runfmt.Limit, r *runfmt.Run) string {
 	fig := func(f runfmt.Figure) float64 { return l.Figures[f] }
-	wait := units.FormatMicros(fig(runfmt.FigWaitPerRequest)) + " (" + units.FormatShare(l.Share) + " of the mean latency)"
+	share := units.FormatShare(l.Share) + " of the mean latency"
 	switch l.Kind {
 	case runfmt.LimitCPUBudget:
-		s := fmt.Sprintf("its CPU budget: %s used of %s", units.FormatCores(fig(runfmt.FigCoresMean)), coresBudget(fig(runfmt.FigCPULimit)))
-		if th := fig(runfmt.FigThrottled); th > 0 {
-			s += ", throttled in " + units.FormatShare(th) + " of periods"
-		}
-		return s + capacityText(l, r)
+		return "its CPU budget of " + units.FormatCores(fig(runfmt.FigCPULimit)) + capacityText(l)
 	case runfmt.LimitCPUThread:
-		n := int(fig(runfmt.FigCount))
-		return fmt.Sprintf("its %s: %s used", count(n, "single-threaded worker", "single-threaded workers"), units.FormatCores(fig(runfmt.FigCoresMean))) +
-			" (one thread each: an event loop, an interpreter lock)" + capacityText(l, r)
+		return fmt.Sprintf("one thread per worker: its %s (an event loop, an interpreter lock) are busy",
+			count(int(fig(runfmt.FigCount)), "single-threaded worker", "single-threaded workers")) + capacityText(l)
 	case runfmt.LimitCPUHost:
 		if l.Part == runfmt.PartRunnable {
-			return "the machine's CPUs: requests wait for a CPU " + units.FormatShare(l.Share) + " of their latency" + otherCoresText(l)
+			return "the machine's CPUs: requests wait for a CPU " + share
 		}
-		return fmt.Sprintf("the machine's CPUs: %s used of %s", units.FormatCores(fig(runfmt.FigCoresMean)), count(int(fig(runfmt.FigHostCores)), "core", "cores")) + capacityText(l, r)
+		return "the machine's " + count(int(fig(runfmt.FigHostCores)), "CPU", "CPUs") + capacityText(l)
 	case runfmt.LimitDownstream:
-		return "a downstream: requests wait " + wait + " for another service's answers"
+		return "a downstream: requests wait for another service's answers " + share
 	case runfmt.LimitLock:
-		return "a lock: requests wait " + wait + " for a lock or another goroutine"
+		return "a lock: requests wait for a lock or another goroutine " + share
 	case runfmt.LimitPool:
-		return "a pool: requests wait " + wait + " for a pool's connection or a semaphore"
+		return "a pool: requests wait for a pool's connection or a semaphore " + share
 	case runfmt.LimitQueue:
-		return "a queue: requests wait " + wait + " to be read or accepted (busy workers, a backlog)"
+		return "a queue: requests wait to be read or accepted (busy workers, a backlog) " + share
 	case runfmt.LimitNetwork:
-		return "the network: requests wait " + wait + " on their own connection (Nagle's algorithm and delayed ACKs, a slow client)"
+		return "the network: requests wait on their own connection (Nagle's algorithm and delayed ACKs, a slow client) " + share
 	case runfmt.LimitClient:
-		return "the load client: " + wait + " is the generator's own delay, not the service's"
+		return "the load client: its own delay is " + share + ", not the service's"
 	case runfmt.LimitNone:
 		if l.Part == "" {
 			return "nothing: the service has CPU to spare"
 		}
-		return "nothing: the service has CPU to spare; its latency is its own " + string(l.Part) + " " + wait
+		return "nothing: the service has CPU to spare; its latency is its own, most of it " + string(l.Part) + " (" + share + ")"
 	case runfmt.LimitStuck:
 		return "the service stopped answering (see the stuck finding)"
 	}
@@ -58,18 +55,9 @@ func coresBudget(c float64) string { return "a " + units.Sig(c) + "-core budget"
 
 // capacityText is the throughput a CPU limit allows at the measured CPU
 // per request.
-func capacityText(l runfmt.Limit, r *runfmt.Run) string {
-	c := l.Figures[runfmt.FigMaxRPS]
-	if c <= 0 || r.Ledger == nil || r.Ledger.CPU == nil {
-		return ""
-	}
-	return fmt.Sprintf("; at %s of CPU per request it serves at most %s requests/s", units.FormatMs(r.Ledger.CPU.MeasuredMs), units.Sig(c))
-}
-
-// otherCoresText says what other processes used of the machine.
-func otherCoresText(l runfmt.Limit) string {
-	if o := l.Figures[runfmt.FigOtherCores]; o > 0 {
-		return fmt.Sprintf(" (other processes used %s of its %s)", units.Sig(o), count(int(l.Figures[runfmt.FigHostCores]), "core", "cores"))
+func capacityText(l runfmt.Limit) string {
+	if c := l.Figures[runfmt.FigMaxRPS]; c > 0 {
+		return fmt.Sprintf(": at most %s requests/s at this CPU per request", units.Sig(c))
 	}
 	return ""
 }
@@ -79,7 +67,7 @@ func doubtText(d runfmt.Doubt) string {
 	fig := func(f runfmt.Figure) float64 { return d.Figures[f] }
 	switch d.Kind {
 	case runfmt.DoubtNoisy:
-		return fmt.Sprintf("other processes used %s of the machine's %s, so waits for a CPU may be theirs", units.Sig(fig(runfmt.FigOtherCores)), count(int(fig(runfmt.FigHostCores)), "core", "cores"))
+		return "the machine was not the service's alone (see the measurement), so its waits for a CPU may be other processes'"
 	case runfmt.DoubtFewSamples:
 		return fmt.Sprintf("the first findings are closer than %.0f samples tell apart (raise --perf-hz or --duration)", fig(runfmt.FigCount))
 	case runfmt.DoubtNoProfile:

@@ -32,6 +32,26 @@ func lineText(l runfmt.SourceLine) string {
 	return b.String()
 }
 
+// lineShort is a source line's place and text, without its cost:
+//
+//	handlers.go:42  fmt.Println(doc)
+func lineShort(l runfmt.SourceLine) string {
+	s := fmt.Sprintf("%s:%d", path.Base(l.File), l.Line)
+	if t := l.Text; t != "" {
+		s += "  " + units.Shorten(t, maxLineText)
+	}
+	return s
+}
+
+// lineOfFinding is a finding's costliest line as the page prints it: its
+// cost only when the line holds part of the finding's.
+func lineOfFinding(l runfmt.SourceLine) string {
+	if l.Pct >= 99.5 && !l.SourceChanged {
+		return lineShort(l)
+	}
+	return lineText(l)
+}
+
 // lines prints culprit lines under a finding or a function.
 func (p *printer) lines(ls []runfmt.SourceLine, indent string) {
 	for _, l := range ls {

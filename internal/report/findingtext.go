@@ -3,7 +3,11 @@ package report
 import (
 	"html"
 	"html/template"
+	"path"
+	"strconv"
 	"strings"
+
+	"perflab/internal/analysis"
 
 	"perflab/internal/findings"
 	"perflab/internal/runfmt"
@@ -47,6 +51,28 @@ func proseHTML(p findings.Prose) template.HTML {
 		}
 	}
 	return template.HTML(b.String())
+}
+
+// FindingName names a finding in a few words, for a headline: its kind,
+// its culprit (with the library call it spends its cost in) and its
+// costliest line: "encoding in demo.render (image/png.Encode) at
+// render.go:104". A finding without a culprit reads as its title.
+func FindingName(f runfmt.Finding) string {
+	c, ok := f.Culprit()
+	if !ok {
+		return FindingTitle(f)
+	}
+	s := string(f.Kind) + " in " + analysis.FuncLabel(c.Function, c.File)
+	for _, e := range f.Evidence.Functions {
+		if e.Role == runfmt.RoleEntry {
+			s += " (" + e.Function + ")"
+			break
+		}
+	}
+	if len(f.Lines) > 0 {
+		s += " at " + path.Base(f.Lines[0].File) + ":" + strconv.FormatInt(f.Lines[0].Line, 10)
+	}
+	return s
 }
 
 // FindingTitle is a finding's title as plain text (the UI's list of runs).

@@ -129,10 +129,10 @@ func timeVerdict(r *runfmt.Run) string {
 }
 
 // verdictLines are the headline's lines of the answer: what could not be
-// seen, what limits the service, the first finding and its payoff, then
-// the first lines of the two accounts, the limited one first. A run
-// decided before the answer existed says which question it answers
-// instead. None for a run without a ledger.
+// seen, what limits the service, the first finding and its payoff (the
+// accounts themselves follow on every page). A run decided before the
+// answer existed says which question it answers, and the first line of
+// each account, instead. None for a run without a ledger.
 func verdictLines(r *runfmt.Run) []HeadlineLine {
 	if r.Ledger == nil || r.Ledger.Time == nil && r.Ledger.CPU == nil {
 		return nil
@@ -146,18 +146,13 @@ func verdictLines(r *runfmt.Run) []HeadlineLine {
 	}
 	lines = append(lines, HeadlineLine{"Limited by", answerLimits(r.Answer, r), "ok"})
 	if f, ok := LeadFinding(r); ok {
-		text := FindingTitle(f)
+		text := FindingName(f)
 		if p := payoffText(&f, r.Answer); p != "" {
 			text += " — " + p
 		}
 		lines = append(lines, HeadlineLine{"First finding", text, "ok"})
 	}
-	cpu := HeadlineLine{"What costs CPU", cpuVerdict(r), "ok"}
-	tm := HeadlineLine{"Where the time goes", timeVerdict(r), "ok"}
-	if r.Answer.First().Kind.CPU() {
-		return append(lines, cpu, tm)
-	}
-	return append(lines, tm, cpu)
+	return lines
 }
 
 // questionLines are the headline's lines of a run stored without an
