@@ -84,14 +84,19 @@ func doubtText(d runfmt.Doubt) string {
 	return string(d.Kind)
 }
 
-// doubtsText words an answer's doubts in one line; "" when certain.
-func doubtsText(a *runfmt.Answer) string {
-	if a == nil || len(a.Doubts) == 0 {
+// doubtsText words an answer's doubts in one line; "" when certain. A
+// noisy machine is left to the measurement's line, which names it with
+// its figures.
+func doubtsText(a *runfmt.Answer, q *runfmt.Quality) string {
+	if a == nil {
 		return ""
 	}
-	parts := make([]string, len(a.Doubts))
-	for i, d := range a.Doubts {
-		parts[i] = doubtText(d)
+	var parts []string
+	for _, d := range a.Doubts {
+		if d.Kind == runfmt.DoubtNoisy && q.Noisy() {
+			continue
+		}
+		parts = append(parts, doubtText(d))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -141,7 +141,7 @@ func verdictLines(r *runfmt.Run) []HeadlineLine {
 		return questionLines(r)
 	}
 	var lines []HeadlineLine
-	if d := doubtsText(r.Answer); d != "" {
+	if d := doubtsText(r.Answer, r.Quality); d != "" {
 		lines = append(lines, HeadlineLine{"Uncertain", d, "warn"})
 	}
 	lines = append(lines, HeadlineLine{"Limited by", answerLimits(r.Answer, r), "ok"})
