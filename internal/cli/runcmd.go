@@ -344,7 +344,7 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 // printed (printed), else here.
 func runError(res *lab.Result, err error, printed bool) error {
 	why := err
-	if printed && res.Run.Status == runfmt.StatusPartial && res.Run.PartialReason != "" {
+	if printed && (res.Run.Status == runfmt.StatusPartial || res.Run.Status == runfmt.StatusStuck) && res.Run.PartialReason != "" {
 		why = errSaidAbove
 	}
 	var save *lab.SaveError
@@ -357,6 +357,9 @@ func runError(res *lab.Result, err error, printed bool) error {
 		return &exitError{code: ExitInterrupted, err: fmt.Errorf("run %s is partial: %w", res.Run.ID, why)}
 	case errors.Is(err, lab.ErrNotTheService):
 		return &exitError{code: ExitUsage, err: err}
+	}
+	if errors.Is(err, lab.ErrStuck) {
+		return failed(fmt.Errorf("run %s: the service stopped answering: %w", res.Run.ID, why))
 	}
 	return failed(fmt.Errorf("run %s is partial: %w", res.Run.ID, why))
 }

@@ -128,6 +128,9 @@ func usable(es []store.Entry, side string, warn *[]string) ([]run, error) {
 			}
 			*warn = append(*warn, fmt.Sprintf("%s run %s is partial (%s): included", side, r.id(), reason))
 		}
+		if e.Run.Status == runfmt.StatusStuck {
+			*warn = append(*warn, fmt.Sprintf("%s run %s: its service stopped answering (%s): included", side, r.id(), e.Run.PartialReason))
+		}
 		if e.Run.Status == runfmt.StatusDegraded {
 			*warn = append(*warn, fmt.Sprintf("%s run %s is degraded (%s): its function comparison is limited", side, r.id(), strings.Join(e.Run.DegradedReasons, "; ")))
 		}

@@ -90,8 +90,15 @@ func (s *session) setStatus(ctx context.Context, err error) error {
 	switch {
 	case err != nil:
 		s.run.Status, s.run.PartialReason = runfmt.StatusPartial, oneLine(err.Error())
+	case s.run.Stuck != nil:
+		err = fmt.Errorf("%w: %s", ErrStuck, s.run.Stuck.Reason)
+		s.run.Status, s.run.PartialReason = runfmt.StatusStuck, oneLine(err.Error())
 	case len(s.run.DegradedReasons) > 0:
 		s.run.Status = runfmt.StatusDegraded
 	}
 	return err
 }
+
+// ErrStuck is the error of a run whose service stopped answering in the
+// window: what was measured is saved, with where its threads waited.
+var ErrStuck = errors.New("the service stopped answering")

@@ -8,6 +8,7 @@ package lab
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -73,13 +74,22 @@ func TestAcceptanceStuckGo(t *testing.T) {
 	}
 	cfg := deadlockService(t)
 	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("run: %v", err)
+	if !errors.Is(err, ErrStuck) || res == nil {
+		t.Fatalf("run: %v; want %v, the run written", err, ErrStuck)
 	}
 	r := readRun(t, res)
 	st := r.Stuck
 	if st == nil {
 		t.Fatalf("no snapshot of the hung service; load %+v, warnings %v", r.Load, r.Warnings)
+	}
+	if r.Status != runfmt.StatusStuck || !strings.Contains(r.PartialReason, "stopped answering") {
+		t.Errorf("status %s (%s); want stuck: the service stopped answering", r.Status, r.PartialReason)
+	}
+	if p := r.Profiling; p != nil && p.StacksUnreachable != "" {
+		t.Errorf("the profile of an idle service is said not to reach its code: %s", p.StacksUnreachable)
+	}
+	if r.Answer.First().Kind != runfmt.LimitStuck {
+		t.Errorf("limit %s; want stuck", r.Answer.First().Kind)
 	}
 	src, _ := filepath.Abs("../../testdata/services/deadlock/main.go")
 	putLine := lineOf(t, src, "func (s *store) Put(", "s.mu.Lock()")

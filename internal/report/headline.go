@@ -43,6 +43,8 @@ func NewHeadline(r *runfmt.Run) Headline {
 	switch r.Status {
 	case runfmt.StatusPartial:
 		add("Status", "partial — "+r.PartialReason, "bad")
+	case runfmt.StatusStuck:
+		add("Status", "stuck — "+r.PartialReason, "bad")
 	case runfmt.StatusDegraded:
 		add("Status", "degraded — "+strings.Join(r.DegradedReasons, "; "), "warn")
 	}

@@ -22,6 +22,11 @@ const (
 	// wrong type; a pprof endpoint that is not the service's). The load and
 	// the service's CPU are measured; DegradedReasons say what is missing.
 	StatusDegraded = "degraded"
+	// StatusStuck: the service stopped answering in the window (requests
+	// stopped finishing: a deadlock, a hang); Stuck says where its threads
+	// waited, PartialReason why perflab looked, and what was measured
+	// before is kept.
+	StatusStuck = "stuck"
 )
 
 // Run is the content of run.json.
