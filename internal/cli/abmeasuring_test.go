@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"perflab/internal/labtest"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
@@ -58,14 +60,17 @@ func measuringFrame(fn string) bool {
 		!strings.HasPrefix(rest, "AllocFreeEnabled") && !strings.HasPrefix(rest, "fpunwindoff")
 }
 
-// TestABLeavesMeasuringOut: ab of a 2× regression (checksum hashing twice
-// the rounds per request in main.checksum) lists main.checksum as a
-// significant rise, and no table, neither the comparison's CPU and
-// allocation rows nor any run's hot and allocation tables, lists a frame
-// of the profile and trace requests perflab made to the service.
+// TestABLeavesMeasuringOut: ab, at its default count of runs, of a 2×
+// regression (checksum hashing twice the rounds per request in
+// main.checksum) answers: the CPU per request's rise is significant,
+// with intervals (no "too few runs", no median without its ±);
+// main.checksum is listed as a significant rise, and no table, neither
+// the comparison's CPU and allocation rows nor any run's hot and
+// allocation tables, lists a frame of the profile and trace requests
+// perflab made to the service.
 func TestABLeavesMeasuringOut(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 8 real runs (~40 s)")
+		t.Skip("runs 12 real runs (~60 s)")
 	}
 	labtest.RequireRoot(t, "ab runs the service under a --cpus budget (cgroups)")
 	base, regressed := checksumBuild(t, "160"), checksumBuild(t, "320")
@@ -73,7 +78,7 @@ func TestABLeavesMeasuringOut(t *testing.T) {
 	flags := " -addr " + api + " -pprof-addr " + pp
 	dir := t.TempDir()
 	env, out, errb := testEnv()
-	code := Main(context.Background(), []string{"ab", "--json", "--quiet", "--dir", dir, "--runs", "4",
+	code := Main(context.Background(), []string{"ab", "--json", "--quiet", "--dir", dir,
 		"-d", "2s", "--warmup", "1s", "--cpus", "1", "-c", "2", "--pprof", "http://" + pp,
 		"--name", "checksum", "--base", base + flags, "--new", regressed + flags, "http://" + api + "/sum"}, env)
 	if code != 0 {
@@ -83,6 +88,7 @@ func TestABLeavesMeasuringOut(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &c); err != nil {
 		t.Fatalf("ab --json: %v\n%s", err, out)
 	}
+	checkABAnswers(t, &c)
 	var found *runfmt.FunctionDelta
 	allocRows := 0
 	for i, f := range c.Functions {
@@ -105,8 +111,8 @@ func TestABLeavesMeasuringOut(t *testing.T) {
 		t.Logf("main.checksum: %.1f -> %.1f µs/request (p=%.4f)", found.Base, found.New, *found.PValue)
 	}
 	es, err := store.Store{Root: dir}.List()
-	if err != nil || len(es) != 8 {
-		t.Fatalf("runs in %s: %d, %v; want 8", dir, len(es), err)
+	if want := 2 * DefaultABRuns; err != nil || len(es) != want {
+		t.Fatalf("runs in %s: %d, %v; want %d", dir, len(es), err, want)
 	}
 	for _, e := range es {
 		if e.Run == nil {
@@ -121,6 +127,27 @@ func TestABLeavesMeasuringOut(t *testing.T) {
 			if measuringFrame(a.Function) {
 				t.Errorf("run %s: its allocation table lists %s (%.0f B/request)", e.Run.ID, a.Function, a.BytesPerRequest)
 			}
+		}
+	}
+}
+
+// checkABAnswers: the comparison's CPU per request changed significantly
+// (p < 0.05), and its text has an interval for every median and no
+// metric left without a verdict for too few runs.
+func checkABAnswers(t *testing.T, c *runfmt.Comparison) {
+	t.Helper()
+	for _, m := range c.Metrics {
+		if m.Name == runfmt.MetricCPU && (m.PValue == nil || *m.PValue >= 0.05 || !m.Significant) {
+			t.Errorf("CPU per request %+v; want a significant change, p < 0.05", m)
+		}
+	}
+	var text bytes.Buffer
+	if err := report.WriteCompareText(&text, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"± ∞", "too few runs", "no 95% interval", "?"} {
+		if strings.Contains(text.String(), bad) {
+			t.Errorf("the comparison says %q:\n%s", bad, text.String())
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/stats"
 	"perflab/internal/units"
 )
 
@@ -38,6 +39,9 @@ func WriteCompareText(w io.Writer, c *runfmt.Comparison) error {
 			tp.row(metricTitle(m.Name), FormatSummary(m.Base, m.Unit), FormatSummary(m.New, m.Unit), FormatMetricDelta(m), cmpPN(m))
 		}
 	})
+	if note := intervalNote(metricSummaries(c)...); note != "" {
+		p.f("(%s)\n", note)
+	}
 	p.cmpPredictions(c.Predictions)
 	p.cmpFunctions(c.Functions, runfmt.ProfileCPU, "CPU per "+perUnit(c)+" by function", perUnit(c))
 	p.cmpFunctions(c.Functions, runfmt.ProfileAllocs, "Allocations per "+perUnit(c)+" by function", perUnit(c))
@@ -71,26 +75,52 @@ func perUnit(c *runfmt.Comparison) string {
 }
 
 // FormatSummary formats a median with the half-width of its confidence
-// interval in percent ("2.40 ms ± 1%"), or "± ∞" when the group is too
-// small for an interval.
+// interval in percent ("2.40 ms ± 1%"), the median alone when the group is
+// too small for an interval (intervalNote says so under the table).
 func FormatSummary(s runfmt.MetricSummary, unit string) string {
 	return FormatMetric(s.Median, unit) + ciSuffix(s)
 }
 
 // ciSuffix is the half-width of a summary's confidence interval in
-// percent of its median: " ± 1%", " ± ∞" without an interval.
+// percent of its median: " ± 1%"; "" without an interval, or around a
+// median of 0.
 func ciSuffix(s runfmt.MetricSummary) string {
 	if s.CILow == nil || s.CIHigh == nil {
-		return " ± ∞"
+		return ""
 	}
 	half := math.Max(*s.CIHigh-s.Median, s.Median-*s.CILow)
 	if s.Median == 0 {
 		if half == 0 {
 			return " ± 0%"
 		}
-		return " ± ∞"
+		return ""
 	}
 	return fmt.Sprintf(" ± %.0f%%", 100*half/math.Abs(s.Median)) // whole percents, as benchstat prints them
+}
+
+// metricSummaries are c's metrics' summaries, both sides.
+func metricSummaries(c *runfmt.Comparison) []runfmt.MetricSummary {
+	var ss []runfmt.MetricSummary
+	for _, m := range c.Metrics {
+		ss = append(ss, m.Base, m.New)
+	}
+	return ss
+}
+
+// intervalNote says, under a table of medians, why some have no
+// confidence interval: their group has fewer runs than one needs; "" when
+// every median has one.
+func intervalNote(ss ...runfmt.MetricSummary) string {
+	fewest := -1
+	for _, s := range ss {
+		if (s.CILow == nil || s.CIHigh == nil) && (fewest < 0 || s.N < fewest) {
+			fewest = s.N
+		}
+	}
+	if fewest < 0 {
+		return ""
+	}
+	return fmt.Sprintf("medians without ± have no 95%% interval: it needs %d runs a side, and a side has %d", stats.MinRunsForInterval, fewest)
 }
 
 // FormatMetric formats a metric value in its unit.
@@ -130,7 +160,7 @@ func FormatMetricDelta(m runfmt.MetricComparison) string {
 		return mark
 	}
 	if m.Base.Median == 0 {
-		return "?"
+		return "from 0"
 	}
 	return FormatChange(m.DeltaPct) + " (" + direction(m.DeltaPct, m.Better) + ")"
 }
@@ -148,12 +178,13 @@ func FormatChange(pct float64) string {
 	return fmt.Sprintf("%+.1f%%", pct)
 }
 
-// unstated is benchstat's delta where no change can be stated: "?" with
-// too few runs, "~" when the change is not significant; "" when it can.
+// unstated is the delta where no change can be stated: "too few runs"
+// when no count of this size can be significant (benchstat's "?"), "~"
+// when the change is not significant; "" when it can.
 func unstated(tooFew, significant bool) string {
 	switch {
 	case tooFew:
-		return "?"
+		return "too few runs"
 	case !significant:
 		return "~"
 	}

@@ -160,8 +160,8 @@ func TestCompareMarkdownRenders(t *testing.T) {
 	if len(m.head) != 5 || m.head[1] != "base" || m.head[2] != "new" || len(m.rows) != len(sampleComparison().Metrics) {
 		t.Errorf("metric table: header %q, %d rows; want 5 columns and a row per metric", m.head, len(m.rows))
 	}
-	if m.rows[4][0] != "GC share of CPU" || m.rows[4][3] != "~" || m.rows[5][3] != "?" {
-		t.Errorf("metric rows %q; want ~ for a change that is not significant and ? for too few runs", m.rows)
+	if m.rows[4][0] != "GC share of CPU" || m.rows[4][3] != "~" || m.rows[5][3] != "too few runs" {
+		t.Errorf("metric rows %q; want ~ for a change that is not significant and \"too few runs\" where none can be", m.rows)
 	}
 	f := d.table(t, "function")
 	wantCode := []string{"main.(*server).search|lower", "main.Map[go.shape.*_T]`x`"}

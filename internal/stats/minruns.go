@@ -31,3 +31,19 @@ func minRunsPerSide() int {
 	}
 	return n
 }
+
+// MinRunsForInterval is the smallest sample that has a confidence interval
+// at the Confidence level: benchmath's interval is between two order
+// statistics of the sample, which a small one does not have (6 at 95%).
+var MinRunsForInterval = func() int {
+	for n := 1; n < 100; n++ {
+		vs := make([]float64, n)
+		for i := range vs {
+			vs[i] = float64(i)
+		}
+		if s := Summarize(vs); !math.IsInf(s.Lo, 0) && !math.IsNaN(s.Lo) {
+			return n
+		}
+	}
+	return 0
+}()
