@@ -81,13 +81,15 @@ func TestBenchBadInput(t *testing.T) {
 }
 
 // TestBenchStoresARun: go test's spelling works, the run is printed,
-// written and listed by perflab runs, and --json prints run.json.
+// written and listed by perflab runs, and --json prints run.json. Its
+// store is a relative --dir, and the test binary runs in the package's
+// directory: the profiles are kept all the same.
 func TestBenchStoresARun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real benchmarks")
 	}
-	dir := benchModule(t)
-	runs := filepath.Join(dir, "runs")
+	benchModule(t)
+	runs := "runs"
 	code, stdout, stderr := perflab(t, "bench", "-run", "none", "-bench", ".", "-count", "4", "-benchtime", "2000x", "-benchmem", "--dir", runs, "--json", "./ok")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

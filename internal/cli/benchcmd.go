@@ -82,7 +82,7 @@ func (bf *benchFlags) register(cmd *cobra.Command) {
 	_ = fs.MarkHidden("benchmem")
 	_ = fs.MarkHidden("run")
 	v.checked(&bf.name, "name", "", "", "name", checkRunName, "label the run (default bench- and the first package's name)")
-	v.checked(&bf.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
+	v.checked(&bf.dir, "dir", "", store.DefaultRootHelp, "directory", nonEmpty, "`directory` that keeps the runs")
 	fs.BoolVarP(&bf.quiet, "quiet", "", false, "no progress lines on stderr")
 	v.checked(&bf.failOn, "fail-on", "", "", "rules", checkBenchFailOn, "with --git: exit 1 when a benchmark changes significantly beyond a `rule`, e.g. \"ns/op>+5%,allocs/op>0\" (UNIT>PCT% or a change in the unit)")
 	bf.out.register(cmd, "print the run (with --git, the comparison) as JSON")
@@ -172,6 +172,11 @@ func runBench(cmd *cobra.Command, env Env, bf *benchFlags, args []string) error 
 	}
 	if perr := printBench(env, bf, res); perr != nil {
 		return perr
+	}
+	if err == nil && res.Run.Status == runfmt.StatusDegraded {
+		// A profile it set out to take was lost: what it printed lacks
+		// the lines it promised.
+		return failed(fmt.Errorf("run %s is degraded: %s", res.Run.ID, strings.Join(res.Run.DegradedReasons, "; ")))
 	}
 	return benchErr(env, cmd.Context(), err)
 }

@@ -103,7 +103,7 @@ main restored from a CI cache), so a branch needs only its own runs.`,
 		},
 	}
 	cf.register(cmd)
-	flagSet{cmd.Flags()}.checked(&dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
+	flagSet{cmd.Flags()}.checked(&dir, "dir", "", store.DefaultRootHelp, "directory", nonEmpty, "`directory` that keeps the runs")
 	bl.register(cmd.Flags())
 	return cmd
 }

@@ -56,8 +56,14 @@ it better, with statistics.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Every command's --format is checked here, once its flags are
-		// parsed and before it does anything.
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return resolveFormat(cmd) },
+		// parsed and before it does anything, and its --dir set to the
+		// user's store when it was not given.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := defaultStore(cmd, env); err != nil {
+				return err
+			}
+			return resolveFormat(cmd)
+		},
 	}
 	root.SetFlagErrorFunc(flagError(nil))
 	root.AddCommand(newLoadCmd(env), newMergeCmd(env), newRunCmd(env), newRunsCmd(env), newShowCmd(env), newDemoCmd(env), newDemoServiceCmd(env), newProfileCmd(env), newTopCmd(env), newListCmd(env), newFlameCmd(env), newCompareCmd(env), newABCmd(env), newSweepCmd(env), newUICmd(env))

@@ -46,7 +46,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	v.list(&f.env, "env", "e", "stringArray", checkKeyValue, "`KEY=VALUE` for the launched service (repeatable)")
 	fs.BoolVar(&f.trace, string(runfmt.ProfileTrace), false, "also capture a Go execution trace (pprof endpoint only)")
 	v.checked(&f.name, "name", "", "", "string", checkRunName, "label of the run (default: profile)")
-	v.checked(&f.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
+	v.checked(&f.dir, "dir", "", store.DefaultRootHelp, "directory", nonEmpty, "`directory` that keeps the runs")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&f.force, "force", false, "profile the --pprof endpoint even when it belongs to another process than --pid or -- CMD")
 	f.deploy.register(fs)

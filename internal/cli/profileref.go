@@ -28,7 +28,7 @@ type profileRef struct {
 
 func (f *profileRef) register(fs *pflag.FlagSet) {
 	v := flagSet{fs}
-	v.checked(&f.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
+	v.checked(&f.dir, "dir", "", store.DefaultRootHelp, "directory", nonEmpty, "`directory` that keeps the runs")
 	fs.BoolVar(&f.allocs, string(runfmt.ProfileAllocs), false, "for a run: use its allocations profile (bytes allocated in the window) instead of CPU")
 	fs.BoolVar(&f.wall, string(runfmt.ProfileWall), false, "wall time instead of CPU: a run's time per request by stack (running, runnable, network, sync, syscall, gc, sleep; --sample offcpu for all but running), or a Go execution trace file")
 	v.int64(&f.requests, "requests", "", 0, 1, maxCount, "divide by this many `requests` for per-request columns (default: a run's request count)")

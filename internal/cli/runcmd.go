@@ -68,7 +68,7 @@ func newRunFlags() *runFlags {
 	fs.BoolVar(&f.noTrace, "no-trace", false, "take no Go execution trace and no off-CPU stacks (no time split per request)")
 	fs.BoolVar(&f.noGCTrace, "no-gctrace", false, "do not set GODEBUG=gctrace=1 on the launched service")
 	v.checked(&f.name, "name", "", "", "string", checkRunName, "label of the run (default: the command's name)")
-	v.checked(&f.dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
+	v.checked(&f.dir, "dir", "", store.DefaultRootHelp, "directory", nonEmpty, "`directory` that keeps the runs")
 	v.list(&f.env, "env", "e", "stringArray", checkKeyValue, "`KEY=VALUE` for the launched service (repeatable)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	f.cpuFlags.register(fs)

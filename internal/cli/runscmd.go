@@ -55,7 +55,7 @@ func newRunsCmd(env Env) *cobra.Command {
 		},
 	}
 	v := flagSet{cmd.PersistentFlags()}
-	v.checked(&dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
+	v.checked(&dir, "dir", "", store.DefaultRootHelp, "directory", nonEmpty, "`directory` that keeps the runs")
 	format = addFormatFlag(cmd, "list the runs as JSON (id, name, dir, started, status, requests, rps, p99_ms, cpu_ms_per_request, measurement, revision)", formatText, formatJSON)
 	flagSet{cmd.Flags()}.int(&keep, "prune-keep", "", 0, 0, math.MaxInt, "remove all but the newest `N` runs of each name (prints each one removed)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "with --prune-keep: print what would be removed, remove nothing")
@@ -78,7 +78,7 @@ func newShowCmd(env Env) *cobra.Command {
 	cmd := newRunsShowCmd(env, dir)
 	cmd.Example = `  perflab show latest
   perflab show 20261121-063812-svc --full`
-	flagSet{cmd.Flags()}.checked(dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
+	flagSet{cmd.Flags()}.checked(dir, "dir", "", store.DefaultRootHelp, "directory", nonEmpty, "`directory` that keeps the runs")
 	return cmd
 }
 

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/spf13/cobra"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +15,23 @@ import (
 // openStore is the run directory --dir names, for commands that read it:
 // a missing one holds no runs, something that is not a directory is bad
 // input.
+// defaultStore sets cmd's --dir, when it has one and it was not given, to
+// the user's store (store.DefaultRoot), which its help names.
+func defaultStore(cmd *cobra.Command, env Env) error {
+	f := cmd.Flags().Lookup("dir")
+	if f == nil || f.Changed || f.Value.String() != store.DefaultRootHelp {
+		return nil
+	}
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	if err := f.Value.Set(store.DefaultRoot(getenv)); err != nil {
+		return usageErr("$%s: %v", store.RootEnv, err)
+	}
+	return nil
+}
+
 func openStore(dir string) (store.Store, error) {
 	if strings.TrimSpace(dir) == "" {
 		return store.Store{}, usageErr("--dir is empty: give the directory that keeps the runs")

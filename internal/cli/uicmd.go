@@ -62,7 +62,7 @@ a non-loopback --addr is served to anyone who can reach it, with a warning.`,
 		},
 	}
 	v := flagSet{cmd.Flags()}
-	v.checked(&dir, "dir", "", store.DefaultRoot, "directory", nonEmpty, "`directory` that keeps the runs")
+	v.checked(&dir, "dir", "", store.DefaultRootHelp, "directory", nonEmpty, "`directory` that keeps the runs")
 	v.checked(&addr, "addr", "", "127.0.0.1:8080", "host:port", checkListenAddr, "listen on `host:port` (keep it on loopback: the UI has no authentication)")
 	v.list(&sourceDirs, "source-dir", "", "directory", checkDir, "let pprof's source view show files under this `directory` (repeatable; default none)")
 	return cmd

@@ -196,10 +196,15 @@ func addText(lines []runfmt.BenchLine) {
 	}
 }
 
-// profilePath is where a benchmark's profile goes in the run directory.
+// profilePath is where a benchmark's profile goes in the run directory:
+// abs is absolute, since the test binary writes it from its package's
+// directory, and rel is relative to the run directory.
 func profilePath(runDir string, pkgIndex int, r Result, kind runfmt.ProfileType) (abs, rel string) {
 	name := fmt.Sprintf("%d-%s.%s.pb.gz", pkgIndex+1, unsafeFile.ReplaceAllString(r.Name, "_"), kind)
 	rel = filepath.Join("profiles", name)
+	if d, err := filepath.Abs(runDir); err == nil {
+		runDir = d
+	}
 	return filepath.Join(runDir, rel), rel
 }
 

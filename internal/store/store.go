@@ -1,4 +1,4 @@
-// Package store keeps perflab's run directories: perflab-runs/<time>-<name>/,
+// Package store keeps perflab's run directories: <store>/<time>-<name>/,
 // each with run.json, profiles/ and the target's log. It creates them, lists
 // them newest first, resolves a user's reference (ID, name, path or glob) to
 // runs, and removes them.
@@ -17,8 +17,28 @@ import (
 	"perflab/internal/runfmt"
 )
 
-// DefaultRoot is where runs are kept unless --dir says otherwise.
-const DefaultRoot = "perflab-runs"
+// DefaultRoot is where runs are kept unless --dir says otherwise: one
+// store per user, which every command finds wherever it runs (as go finds
+// its build cache): $PERFLAB_RUNS, else the user's data directory
+// ($XDG_DATA_HOME/perflab/runs, ~/.local/share/perflab/runs); perflab-runs
+// in the working directory when getenv knows neither (tests).
+func DefaultRoot(getenv func(string) string) string {
+	switch {
+	case getenv(RootEnv) != "":
+		return getenv(RootEnv)
+	case getenv("XDG_DATA_HOME") != "":
+		return filepath.Join(getenv("XDG_DATA_HOME"), "perflab", "runs")
+	case getenv("HOME") != "":
+		return filepath.Join(getenv("HOME"), ".local", "share", "perflab", "runs")
+	}
+	return "perflab-runs"
+}
+
+// RootEnv is the environment variable that names the store.
+const RootEnv = "PERFLAB_RUNS"
+
+// DefaultRootHelp says where DefaultRoot is, for --help.
+const DefaultRootHelp = "$" + RootEnv + ", else ~/.local/share/perflab/runs"
 
 // Store is a directory of runs.
 type Store struct{ Root string }
