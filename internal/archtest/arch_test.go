@@ -1,6 +1,6 @@
 // Package archtest checks perflab's package structure: which internal
-// packages may import which (imports point one way, see the README's
-// layout), that only cmd/ and cli end the process or use its streams, that
+// packages may import which (imports point one way, see
+// docs/architecture.md), that only cmd/ and cli end the process or use its streams, that
 // outputs are written atomically, and that the words of each vocabulary
 // are written in runfmt only. The checks read the Go files themselves
 // (go/parser), and fail when they cannot.

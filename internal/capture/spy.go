@@ -31,7 +31,7 @@ var errEmptyCollapsed = errors.New("the profiler wrote no stacks (is the process
 // per process at 99 Hz, 1% at 19 Hz. A pre-fork server's master and two
 // workers sampled at 19 Hz cost about 3% of a core; the rate is odd, out
 // of step with periodic work at round frequencies (as perf's 99 Hz). See
-// the README's performance section.
+// docs/performance.md.
 const DefaultSpyHz = 19
 
 // SpyConfig says what py-spy or rbspy samples.

@@ -30,6 +30,8 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		want string
 	}{
 		{[]string{"load", "127.0.0.1:8080"}, `URL "127.0.0.1:8080"`},
+		{[]string{"demo", "--addr", "127.0.0.1"}, "--addr 127.0.0.1: want HOST:PORT"},
+		{[]string{"demo", "--pprof-addr", "127.0.0.1:0"}, `--pprof-addr 127.0.0.1:0: port "0": must be from 1 to 65535`},
 		{[]string{"load", "ftp://x/"}, "scheme must be http or https"},
 		{[]string{"load", "-c", "0", "http://127.0.0.1:1/"}, "--concurrency 0: must be from 1 to 100000"},
 		{[]string{"load", "-c", "abc", "http://127.0.0.1:1/"}, "--concurrency abc: want a whole number"},

@@ -16,6 +16,7 @@ func newDemoCmd(env Env) *cobra.Command {
 	f := newRunFlags()
 	var fm findMaxFlags
 	var noAB bool
+	var apiFlag, pprofFlag string
 	cmd := &cobra.Command{
 		Use:   "demo [run flags]",
 		Short: "Run the whole workflow on the bundled demo service (planted costs included)",
@@ -31,6 +32,12 @@ Any 'perflab run' flag changes the experiment.`,
 			api, pprofAddr, err := freeAddrs()
 			if err != nil {
 				return failed(fmt.Errorf("finding free ports on 127.0.0.1: %w", err))
+			}
+			if apiFlag != "" {
+				api = apiFlag
+			}
+			if pprofFlag != "" {
+				pprofAddr = pprofFlag
 			}
 			command := []string{env.Executable, "demo-service", "-addr", api, "-pprof-addr", pprofAddr}
 			c, err := f.config(env, demoURLs(api), command)
@@ -66,6 +73,9 @@ Any 'perflab run' flag changes the experiment.`,
 	f.out = &reportFlags{format: addFormatFlag(cmd, runJSONUsage, formatText, formatJSON)}
 	f.out.registerPage(cmd)
 	cmd.Flags().BoolVar(&noAB, "no-ab", false, "skip the closing A/B of the demo service against its fixed build")
+	v := flagSet{cmd.Flags()}
+	v.checked(&apiFlag, "addr", "", "", "host:port", checkDemoAddr, "the demo service's API listens on `host:port` (default: a free port on 127.0.0.1)")
+	v.checked(&pprofFlag, "pprof-addr", "", "", "host:port", checkDemoAddr, "the demo service serves net/http/pprof on `host:port` (default: a free port on 127.0.0.1)")
 	for name, value := range map[string]string{"cpus": "1", "duration": "10s", "concurrency": "8", "warmup": "2s", "name": "demo"} {
 		setDefault(cmd, name, value)
 	}
@@ -104,6 +114,16 @@ func newDemoServiceCmd(env Env) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// checkDemoAddr accepts HOST:PORT with a port from 1 to 65535: the load
+// and the profiles are sent there, so it cannot be 0.
+func checkDemoAddr(s string) error {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil || host == "" {
+		return errors.New("want HOST:PORT, e.g. 127.0.0.1:8080")
+	}
+	return checkPort(port, 1, false)
 }
 
 // freeAddrs finds two free loopback ports.

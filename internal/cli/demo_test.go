@@ -23,7 +23,11 @@ func TestDemoPerEndpoint(t *testing.T) {
 	dir := t.TempDir()
 	env, out, errb := testEnv()
 	env.Executable = os.Args[0]
-	code := Main(context.Background(), []string{"demo", "--no-ab", "--quiet", "-d", "4s", "--warmup", "2s", "--dir", dir}, env)
+	api, pprofAddr, err := freeAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := Main(context.Background(), []string{"demo", "--no-ab", "--quiet", "-d", "4s", "--warmup", "2s", "--dir", dir, "--addr", api, "--pprof-addr", pprofAddr}, env)
 	if code != 0 {
 		t.Fatalf("perflab demo exited %d: %s", code, errb.String())
 	}
@@ -32,6 +36,9 @@ func TestDemoPerEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := es[0].Run
+	if !strings.HasPrefix(r.Config.URL, "http://"+api+"/") || !strings.Contains(strings.Join(r.Config.Command, " "), "-pprof-addr "+pprofAddr) {
+		t.Errorf("the demo ran on %s (%q); want --addr %s and --pprof-addr %s", r.Config.URL, r.Config.Command, api, pprofAddr)
+	}
 	t.Logf("verdict:\n%s", out.String())
 	if r.Load == nil || len(r.Load.Targets) != 4 {
 		t.Fatalf("load targets %+v; want the four endpoints broken down", r.Load)

@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// TestExitCodeTable runs perflab in-process for each row of the README's
-// exit-code table: one case (or a few, for bad input) per row, each
-// checking the code and what the one line or the output says.
+// TestExitCodeTable runs perflab in-process for each row of the exit-code
+// table (README.md, docs/runs.md): one case (or a few, for bad input) per
+// row, each checking the code and what the one line or the output says.
 func TestExitCodeTable(t *testing.T) {
 	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer ok.Close()

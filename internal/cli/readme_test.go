@@ -21,26 +21,42 @@ type readmeCommand struct {
 
 var fenceRE = regexp.MustCompile("(?s)```sh\n(.*?)```")
 
-// readmeCommands are the perflab commands of the README's sh blocks, a
-// line continued by a backslash joined to the next.
+// readmeCommands are the perflab commands of the sh blocks of the README
+// and of the pages of docs/, a line continued by a backslash joined to the
+// next.
 func readmeCommands(t *testing.T) []readmeCommand {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	root := filepath.Join("..", "..")
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []readmeCommand
-	for _, m := range fenceRE.FindAllStringSubmatch(string(b), -1) {
+	for _, page := range append([]string{filepath.Join(root, "README.md")}, pages...) {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, shCommands(t, filepath.Base(page), string(b))...)
+	}
+	return out
+}
+
+// shCommands are the perflab commands of the sh blocks of a page.
+func shCommands(t *testing.T, page, text string) []readmeCommand {
+	t.Helper()
+	var out []readmeCommand
+	for _, m := range fenceRE.FindAllStringSubmatch(text, -1) {
 		block := strings.ReplaceAll(m[1], "\\\n", " ")
 		for _, line := range strings.Split(block, "\n") {
 			line = strings.TrimSpace(line)
 			words, err := shellWords(line)
 			if err != nil {
-				t.Errorf("README: %q: %v", line, err)
+				t.Errorf("%s: %q: %v", page, line, err)
 				continue
 			}
 			if len(words) > 0 && (words[0] == "perflab" || strings.HasPrefix(words[0], "./perflab")) {
-				out = append(out, readmeCommand{line, words[1:]})
+				out = append(out, readmeCommand{page + ": " + line, words[1:]})
 			}
 		}
 	}
@@ -54,7 +70,8 @@ var readmeVars = map[string]string{"$!": "4242", "$server": "4242", "$P": "127.0
 
 // shellWords splits a line as sh does for the README's commands: quotes
 // ('…' literal, "…" without expansion), backslash escapes, a comment from
-// an unquoted #, and a redirection (>) or pipe (|) ending the command;
+// an unquoted #, and a redirection (>), a pipe (|), a background job (&)
+// or a list (;) ending the command;
 // the variables of readmeVars are replaced. It is the README's subset of
 // sh, not a shell: a line it cannot split is an error.
 func shellWords(line string) ([]string, error) {
@@ -89,7 +106,7 @@ func shellWords(line string) ([]string, error) {
 			cur.WriteRune(rs[i+1])
 			i++
 			inWord = true
-		case c == '#' && !inWord, c == '>' || c == '|':
+		case c == '#' && !inWord, c == '>' || c == '|' || c == '&' || c == ';':
 			flush()
 			return words, nil
 		case unicode.IsSpace(c):
@@ -113,7 +130,8 @@ func TestShellWords(t *testing.T) {
 		`perflab flame --format collapsed latest > cpu.folded`:                               {"perflab", "flame", "--format", "collapsed", "latest"},
 		`perflab run --pid $! http://127.0.0.1:8000/`:                                        {"perflab", "run", "--pid", "4242", "http://127.0.0.1:8000/"},
 		`perflab list 'handlers\.' x`:                                                        {"perflab", "list", `handlers\.`, "x"},
-		`# only a comment`:                                                                   nil,
+		`perflab load -d 2s http://x/ & server=$!`:                                           {"perflab", "load", "-d", "2s", "http://x/"},
+		`# only a comment`: nil,
 	} {
 		got, err := shellWords(line)
 		if err != nil || strings.Join(got, "\x00") != strings.Join(want, "\x00") {
@@ -125,14 +143,14 @@ func TestShellWords(t *testing.T) {
 	}
 }
 
-// TestReadmeCommandsParse: every perflab command of the README names a
-// command perflab has, with flags it has and values they accept, and
-// arguments its command takes (parsed as perflab parses them, without
-// running them).
+// TestReadmeCommandsParse: every perflab command of the README and of
+// docs/ names a command perflab has, with flags it has and values they
+// accept, and arguments its command takes (parsed as perflab parses them,
+// without running them).
 func TestReadmeCommandsParse(t *testing.T) {
 	cmds := readmeCommands(t)
-	if len(cmds) < 50 {
-		t.Fatalf("found %d perflab commands in the README; want its 50 or more", len(cmds))
+	if len(cmds) < 60 {
+		t.Fatalf("found %d perflab commands in the README and docs/; want their 60 or more", len(cmds))
 	}
 	env, _, _ := testEnv()
 	t.Chdir(filepath.Join("..", "..")) // the README's commands run from the repository's root
@@ -140,15 +158,15 @@ func TestReadmeCommandsParse(t *testing.T) {
 		root := newRoot(env)
 		cmd, rest, err := root.Find(withGoTestFlags(c.words))
 		if err != nil || cmd == root {
-			t.Errorf("README: %s: names no perflab command (%v)", c.line, err)
+			t.Errorf("%s: names no perflab command (%v)", c.line, err)
 			continue
 		}
 		if err := cmd.ParseFlags(rest); err != nil {
-			t.Errorf("README: %s: %v", c.line, err)
+			t.Errorf("%s: %v", c.line, err)
 			continue
 		}
 		if err := cmd.ValidateArgs(cmd.Flags().Args()); err != nil {
-			t.Errorf("README: %s: %v", c.line, err)
+			t.Errorf("%s: %v", c.line, err)
 		}
 	}
 }

@@ -12,8 +12,8 @@ import (
 
 // The execution trace perflab takes by default is a slice of the measured
 // window, in its middle: long enough to see a few hundred requests of a
-// slow service, short enough that tracing's cost (see the README's
-// performance section) stays a small part of the window.
+// slow service, short enough that tracing's cost (see
+// docs/performance.md) stays a small part of the window.
 const (
 	traceSliceMax = 2 * time.Second
 	traceSliceMin = time.Second
