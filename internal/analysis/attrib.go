@@ -147,12 +147,9 @@ func measuringStacks(s *stacks.Set, classes []ownership.Class) []bool {
 }
 
 // IsMeasuring says stack si is perflab's own measuring
-// (ownership.MeasuringStack): it is counted in Total and Measured, and
-// in no function's cost.
+// (ownership.MeasuringStack): it is counted in Total and in measured,
+// and in no function's cost.
 func (c *Costs) IsMeasuring(si int) bool { return c.measuring != nil && c.measuring[si] }
-
-// Measured is the cost of the stacks that are perflab's own measuring.
-func (c *Costs) Measured() int64 { return c.measured }
 
 // charge books v of stack st to the nearest user caller of its leaf (for a
 // Ruby block, to the method it is written in), with the dependency it
