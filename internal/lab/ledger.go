@@ -16,7 +16,7 @@ import (
 // and records the kernel timing's cost beside the profilers'.
 func (s *session) ledger() {
 	r := s.run
-	in := ledger.Input{Runtime: s.serviceRuntime(), Load: r.Load, Quality: r.Quality, Target: r.Target, Time: r.Time}
+	in := ledger.Input{Runtime: s.serviceRuntime(), Load: r.Load, Quality: r.Quality, Target: r.Target, Time: r.Time, SampledSleep: s.waits.spySleep}
 	if r.Time == nil {
 		in.TimeWhy = s.noSplitWhy()
 	}

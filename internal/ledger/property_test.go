@@ -112,6 +112,9 @@ func randomInput(rng *rand.Rand) Input {
 	}
 	if rng.IntN(3) > 0 {
 		in.Time = randomSplit(rng, ms)
+		if rng.IntN(2) == 0 {
+			in.SampledSleep = &SampledSleep{Requests: tot(ms()), All: tot(ms())}
+		}
 	} else {
 		in.TimeWhy = "no execution trace (--no-trace)"
 	}
