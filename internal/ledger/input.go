@@ -83,10 +83,13 @@ type Kernel struct {
 	StallsWhy  string
 
 	// Outbound is per peer; PeersWhy covers the answers, ReadWhy their
-	// waits to be read.
+	// waits to be read. OpenWhy says why the connections open when the
+	// timing started were not taken up: the answers on those (a pool's
+	// or a channel's, opened before) are not counted.
 	Outbound map[netip.AddrPort]Outbound
 	PeersWhy string
 	ReadWhy  string
+	OpenWhy  string
 
 	// The threads' time: on a CPU, runnable, and off a CPU by kind.
 	OnCPU, Runnable                    Stat

@@ -265,6 +265,13 @@ func TestFastAPISyncSleep(t *testing.T) {
 	if len(r.Sites) != 1 || r.Sites[0].Function != "take_nap" || !strings.Contains(r.Note, "97%") {
 		t.Errorf("sleep row %+v; want take_nap where py-spy saw it, and the requests' share of the threads' sleep", r)
 	}
+	// A kernel that could not take up the connections open at its start
+	// says its count of answers may be short.
+	in.Kernel.OpenWhy = "conns_pass (iter/task_file): the kernel's verifier refused it"
+	if r := Build(in).Time.Row(runfmt.PartDownstream); !strings.Contains(r.Note, "verifier refused it") || !strings.Contains(r.Note, "not counted") {
+		t.Errorf("downstream note %q; want the connections open at the start said not taken up, with why", r.Note)
+	}
+	in.Kernel.OpenWhy = ""
 	// Without the sampler's view of every thread, py-spy's own figure.
 	in.SampledSleep = nil
 	within(t, "sleep, py-spy's alone", msOf(t, Build(in), runfmt.PartSleep), 27, 1e-6)
