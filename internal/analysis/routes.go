@@ -63,7 +63,7 @@ func newRouteFinder(c *Costs) *routeFinder {
 				}
 			}
 		}
-		h.request[i] = h.request[i] || isDispatch(f.Name)
+		h.request[i] = h.request[i] || isDispatch(f.Name, f.File)
 		for _, r := range requestFrames {
 			h.request[i] = h.request[i] || r.matches(f.Name, f.File)
 		}

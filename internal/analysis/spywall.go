@@ -22,13 +22,34 @@ import (
 // under it) are idle, and the server's own threads (accept loops) do not
 // count.
 
-// dispatchFrames are the servers' per-request entry points, matched as the
-// end of a frame's function name: Python's http.server and wsgiref,
-// gunicorn's workers, uvicorn's ASGI cycle; Ruby's WEBrick and Puma.
-var dispatchFrames = []string{
-	"handle_one_request", "ServerHandler.run", "BaseHandler.run", "SimpleHandler.run",
-	"Worker.handle_request", "handle_request", "RequestResponseCycle.run_asgi",
-	"WEBrick::HTTPServer#service", "Puma::Server#process_client", "Puma::Request#handle_request",
+// dispatchFrames are the servers' per-request entry points: Python's
+// http.server (and werkzeug's, which extends it), wsgiref, socketserver,
+// gunicorn's workers, uvicorn's ASGI cycle; the thread pools that run a
+// request's synchronous handler apart from an event loop (anyio's worker
+// threads, which Starlette and FastAPI run a def endpoint in, and
+// concurrent.futures' workers, which asyncio's run_in_executor uses); Ruby's
+// WEBrick and Puma. Each is named by its function and a part of its
+// file's path: a library's own function of the same name (httpcore's
+// ConnectionPool.handle_request under a handler) is not a server's.
+var dispatchFrames = []dispatchRule{
+	{"", "handle_one_request"},
+	{"wsgiref/", "ServerHandler.run"}, {"wsgiref/", "BaseHandler.run"}, {"wsgiref/", "SimpleHandler.run"},
+	{"socketserver.py", "BaseServer.handle_request"},
+	{"gunicorn/workers/", "handle_request"},
+	{"uvicorn/protocols/", "RequestResponseCycle.run_asgi"},
+	{"anyio/", "WorkerThread.run"},
+	{"concurrent/futures/thread.py", "_worker"},
+	{"webrick/", "WEBrick::HTTPServer#service"}, {"puma/", "Puma::Server#process_client"}, {"puma/", "Puma::Request#handle_request"},
+}
+
+// dispatchRule names a function by its name, or the name's last parts
+// after a dot or a space ("block in ..."), and a part of its file's path
+// ("" for any file).
+type dispatchRule struct{ file, name string }
+
+func (r dispatchRule) matches(fn, file string) bool {
+	return strings.Contains(file, r.file) &&
+		(fn == r.name || strings.HasSuffix(fn, "."+r.name) || strings.HasSuffix(fn, " "+r.name))
 }
 
 // waitModules classify a wait by the standard-library module it happens
@@ -134,6 +155,28 @@ func SpyWall(wall, cpu *profile.Profile, cpuShare float64, cpuNs int64, source f
 	return b.p, idleNs, true
 }
 
+// SpySleeps is the time threads were seen asleep in a wall-clock
+// sampler's recording (py-spy --idle: every thread at every tick), in the
+// threads serving requests and in all of them, in ns. The kernel times
+// every thread's sleeps exactly but cannot tell a request's from a
+// background thread's; this is the requests' share. source is as for
+// SpyWall.
+func SpySleeps(wall *profile.Profile, source func(file string, line int64) string) (requestNs, allNs int64) {
+	if wall == nil || len(wall.SampleType) < 2 {
+		return 0, 0
+	}
+	for _, s := range wall.Sample {
+		if s.Value[0] <= 0 || classifySpyWait(s, source) != runfmt.WaitSleep {
+			continue
+		}
+		allNs += s.Value[1]
+		if requestStack(s) == stackRequest {
+			requestNs += s.Value[1]
+		}
+	}
+	return requestNs, allNs
+}
+
 // Stack roles for SpyWall.
 const (
 	stackOther   = iota // a thread that does not serve requests
@@ -145,7 +188,7 @@ const (
 func requestStack(s *profile.Sample) int {
 	frames := sampleFrames(s)
 	for d := len(frames) - 1; d >= 0; d-- {
-		if !isDispatch(frames[d].Function.Name) {
+		if !isDispatch(frames[d].Function.Name, frames[d].Function.Filename) {
 			continue
 		}
 		for _, f := range frames[:d] {
@@ -158,9 +201,9 @@ func requestStack(s *profile.Sample) int {
 	return stackOther
 }
 
-func isDispatch(name string) bool {
+func isDispatch(name, file string) bool {
 	for _, d := range dispatchFrames {
-		if strings.HasSuffix(name, d) {
+		if d.matches(name, file) {
 			return true
 		}
 	}
@@ -194,28 +237,31 @@ func frameKey(s *profile.Sample) string {
 }
 
 // classifySpyWait names the wait of a stack that was off a CPU: by the
-// library module it is in, else by the call on the service's source line,
-// else other.
+// library module it is in, else by the call on its leaf frame's source
+// line (py-spy shows no frame for a call into C: socket.recv,
+// time.sleep), else other. A library's socket wait under the server's own
+// frames is the request's own connection.
 func classifySpyWait(s *profile.Sample, source func(string, int64) string) runfmt.Wait {
 	frames := sampleFrames(s)
 	if len(frames) == 0 {
 		return runfmt.WaitOther
 	}
 	leaf := frames[0]
-	if !IsUserFunc(leaf.Function.Name, leaf.Function.Filename) {
-		if w, ok := waitModules[path.Base(leaf.Function.Filename)]; ok {
-			if w == runfmt.WaitDownstream && servesOwnConnection(frames) {
-				return runfmt.WaitClient
-			}
-			return w
+	lib := !IsUserFunc(leaf.Function.Name, leaf.Function.Filename)
+	ownConnection := func(w runfmt.Wait) runfmt.Wait {
+		if lib && w == runfmt.WaitDownstream && servesOwnConnection(frames) {
+			return runfmt.WaitClient
 		}
-		return runfmt.WaitOther
+		return w
+	}
+	if w, ok := waitModules[path.Base(leaf.Function.Filename)]; ok && lib {
+		return ownConnection(w)
 	}
 	if source != nil {
 		text := source(leaf.Function.Filename, leaf.Line)
 		for _, c := range waitCalls {
 			if c.re.MatchString(text) {
-				return c.wait
+				return ownConnection(c.wait)
 			}
 		}
 	}

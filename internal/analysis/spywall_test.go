@@ -144,3 +144,68 @@ func TestHeapDelta(t *testing.T) {
 		t.Errorf("sites %+v; want main.remember 1 KiB/request, 5 MB/s", sites)
 	}
 }
+
+// The stacks of a FastAPI service under uvicorn: a def endpoint runs in
+// anyio's worker threads; its event loop waits in select.
+const (
+	anyioWorker = "Thread._bootstrap@/usr/lib/python3.11/threading.py:1;" +
+		"WorkerThread.run@/venv/lib/python3.11/site-packages/anyio/_backends/_asyncio.py:1"
+	fastapiEndpoint = anyioWorker + ";_run_sync_endpoint@/venv/lib/python3.11/site-packages/fastapi/telemetry/_api.py:1;nap_quote@/srv/app/app.py:1"
+	fastapiNap      = fastapiEndpoint + ";take_nap@/srv/app/app.py:22"
+	fastapiCall     = fastapiEndpoint + ";fetch_quote_sync@/srv/app/app.py:333;Client.get@/venv/lib/python3.11/site-packages/httpx/_client.py:1;" +
+		"HTTPTransport.handle_request@/venv/lib/python3.11/site-packages/httpx/_transports/default.py:1;" +
+		"ConnectionPool.handle_request@/venv/lib/python3.11/site-packages/httpcore/_sync/connection_pool.py:1;" +
+		"SyncStream.read@/venv/lib/python3.11/site-packages/httpcore/_backends/sync.py:4444"
+	anyioIdle   = anyioWorker + ";Queue.get@/usr/lib/python3.11/queue.py:1;Condition.wait@/usr/lib/python3.11/threading.py:1"
+	uvicornLoop = "<module>@/srv/app/app.py:1;main@/srv/app/app.py:1;Server.run@/venv/lib/python3.11/site-packages/uvicorn/server.py:1;" +
+		"BaseEventLoop._run_once@/usr/lib/python3.11/asyncio/base_events.py:1;EpollSelector.select@/usr/lib/python3.11/selectors.py:1"
+	// A background thread of the service polling a peer every second:
+	// a library function named like a server's dispatch is not one.
+	poller     = "Thread._bootstrap@/usr/lib/python3.11/threading.py:1;poll@/srv/app/app.py:55555"
+	pollerCall = "Thread._bootstrap@/usr/lib/python3.11/threading.py:1;poll@/srv/app/app.py:666666;ConnectionPool.handle_request@/venv/lib/python3.11/site-packages/httpcore/_sync/connection_pool.py:1;SyncStream.read@/venv/lib/python3.11/site-packages/httpcore/_backends/sync.py:4444"
+)
+
+// fastapiSource is the source of the lines the FastAPI stacks wait at
+// (pyProfile numbers a line by the length of its written number).
+func fastapiSource(file string, line int64) string {
+	switch {
+	case strings.HasSuffix(file, "app.py") && line == 2:
+		return "    time.sleep(NAP_SECONDS)"
+	case strings.HasSuffix(file, "app.py") && line == 5:
+		return "        time.sleep(1)"
+	case strings.HasSuffix(file, "sync.py") && line == 4:
+		return "            return self._sock.recv(max_bytes)"
+	}
+	return ""
+}
+
+func TestSpyWallThreadPool(t *testing.T) {
+	// 100 ticks of 4 pool threads serving 10 requests: 30 in take_nap's
+	// sleep, 40 in the peer's answer, 2 running; the rest idle.
+	wall := pyProfile(t, map[string]int64{fastapiNap: 30, fastapiCall: 40, fastapiEndpoint: 2, anyioIdle: 328, uvicornLoop: 100,
+		poller: 90, pollerCall: 10})
+	cpu := pyProfile(t, map[string]int64{fastapiEndpoint: 2, uvicornLoop: 3})
+	p, idleNs, ok := SpyWall(wall, cpu, 1, 0, fastapiSource)
+	if !ok {
+		t.Fatal("no request stacks found in the pool's threads")
+	}
+	if idleNs != 328*1e7 {
+		t.Errorf("idle %d ns; want the 328 samples of pool threads waiting for work", idleNs)
+	}
+	ks := TimeKinds(p, 10, UserCode{})
+	sleep, net, run := kindNamed(ks, "sleep"), kindNamed(ks, "network"), kindNamed(ks, "running")
+	if sleep.MsPerRequest != 30 || sleep.Top == nil || sleep.Top.Function != "take_nap" {
+		t.Errorf("sleep %+v; want take_nap's 30 ms per request", sleep)
+	}
+	if net.MsPerRequest != 40 || net.Waits[runfmt.WaitDownstream] != 40 || net.Top == nil || net.Top.Function != "fetch_quote_sync" {
+		t.Errorf("network %+v; want fetch_quote_sync's 40 ms downstream per request (httpcore's recv)", net)
+	}
+	if run.MsPerRequest != 2 {
+		t.Errorf("running %.3f ms; want the endpoint's 2 ms", run.MsPerRequest)
+	}
+	// The poller's sleeps are not the requests': 30 of the 120 ms asleep.
+	req, all := SpySleeps(wall, fastapiSource)
+	if req != 30*1e7 || all != 120*1e7 {
+		t.Errorf("SpySleeps = %d, %d ns; want the requests' 30 samples of the 120 asleep", req, all)
+	}
+}

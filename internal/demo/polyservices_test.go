@@ -36,8 +36,8 @@ func TestServiceFastapiapp(t *testing.T) {
 	peer := startService(t, append([]string{serviceBinary(t, "slowpeer"), "-delay=" + delay.String()}, freePorts...)...)
 	peerAddr := strings.TrimPrefix(peer.url, "http://")
 	dir := serviceDir(t, "fastapiapp")
-	paths := []string{"/quote", "/quote-sync", "/nap"}
-	want := map[string]string{"/quote": "42\n", "/quote-sync": "42\n", "/nap": "ok\n"}
+	paths := []string{"/quote", "/quote-sync", "/nap", "/nap-quote"}
+	want := map[string]string{"/quote": "42\n", "/quote-sync": "42\n", "/nap": "ok\n", "/nap-quote": "42\n"}
 	took := map[string]map[string]time.Duration{} // mode, path: median latency
 	for _, mode := range []string{"buggy", "fixed"} {
 		addr := labtest.FreeAddr(t)
@@ -72,7 +72,7 @@ func TestServiceFastapiapp(t *testing.T) {
 			}
 		}
 	}
-	floor := map[string]time.Duration{"/quote": delay, "/quote-sync": delay, "/nap": nap}
+	floor := map[string]time.Duration{"/quote": delay, "/quote-sync": delay, "/nap": nap, "/nap-quote": nap + delay}
 	for _, path := range paths {
 		if b := took["buggy"][path]; b < floor[path] {
 			t.Errorf("fastapiapp buggy %s: median %v; cannot be under the planted %v", path, b, floor[path])

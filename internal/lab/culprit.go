@@ -14,16 +14,18 @@ import (
 )
 
 // culprit adds to the run what names the culprit exactly: the costliest
-// source lines of its findings and hot functions, and the CPU per request
+// source lines of its findings (where a wait finding's requests waited)
+// and hot functions, and the CPU per request
 // handler and per load target (Go and Python services). Sources are read where the profile says, then
 // relative to the service's working directory (py-spy and rbspy record
 // script paths as the interpreter was given them).
 func (s *session) culprit() {
 	r, cpu := s.run, s.prof.Profile(runfmt.ProfileCPU)
+	src := s.sources()
+	findings.AttachWaitLines(s.wallProfile(), r.Findings, src, s.userCode())
 	if cpu == nil {
 		return
 	}
-	src := s.sources()
 	findings.AttachLines(cpu, r.Findings, r.Hot, src, s.userCode())
 	databaseLines(r.Hot, string(s.serviceRuntime()))
 	// Per request answered, as every figure per request of the run (none

@@ -16,7 +16,7 @@ import (
 // and records the kernel timing's cost beside the profilers'.
 func (s *session) ledger() {
 	r := s.run
-	in := ledger.Input{Runtime: s.serviceRuntime(), Load: r.Load, Quality: r.Quality, Target: r.Target, Time: r.Time}
+	in := ledger.Input{Runtime: s.serviceRuntime(), Load: r.Load, Quality: r.Quality, Target: r.Target, Time: r.Time, SampledSleep: s.waits.spySleep}
 	if r.Time == nil {
 		in.TimeWhy = s.noSplitWhy()
 	}
@@ -160,7 +160,7 @@ func kernelInput(w ktrace.Totals, ports []uint16, backlog bool) *ledger.Kernel {
 		k.BacklogWhy = "the load kept its connections open, so requests rarely wait for accept(), and timing it would cost a kernel program on every system call; a wait before accept() is in queue"
 	}
 	k.UnreadWhy, k.StallsWhy = why(ktrace.RequestWait), why(ktrace.SendStalls)
-	k.PeersWhy, k.ReadWhy = why(ktrace.PeerTime), why(ktrace.AnswerWait)
+	k.PeersWhy, k.ReadWhy, k.OpenWhy = why(ktrace.PeerTime), why(ktrace.AnswerWait), why(ktrace.OpenConnections)
 	k.SchedWhy = why(ktrace.OnCPU, ktrace.Runnable, ktrace.OffCPU)
 	if len(ports) == 0 {
 		k.BacklogWhy, k.UnreadWhy, k.StallsWhy = "the load's port is unknown", "the load's port is unknown", "the load's port is unknown"

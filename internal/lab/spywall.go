@@ -8,6 +8,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/analysis"
+	"perflab/internal/ledger"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
@@ -23,9 +24,10 @@ func (s *session) analyseSpyWall() {
 	if !ok {
 		return
 	}
-	wall, idleNs, ok := analysis.SpyWall(idle, cpu, span.cpuShare, int64(span.cpuS*1e9), sourceLine(&analysis.Sources{}))
+	line := sourceLine(&analysis.Sources{})
+	wall, idleNs, ok := analysis.SpyWall(idle, cpu, span.cpuShare, int64(span.cpuS*1e9), line)
 	if !ok {
-		s.warn("py-spy --idle: no thread was serving a request in a server perflab knows (http.server, wsgiref, gunicorn, uvicorn): no time split per request")
+		s.warn("py-spy --idle: no thread was serving a request in a server perflab knows (http.server, wsgiref, gunicorn, uvicorn, a thread pool of anyio or concurrent.futures): no time split per request")
 		return
 	}
 	t := &runfmt.TimePerRequest{Source: runfmt.TimeSourcePySpy, StartS: span.startS, Seconds: span.seconds, Requests: span.requests,
@@ -38,6 +40,8 @@ func (s *session) analyseSpyWall() {
 		t.Profile = rel
 	}
 	s.waits.spyWall = wall
+	req, all := analysis.SpySleeps(idle, line)
+	s.waits.spySleep = &ledger.SampledSleep{Requests: time.Duration(req), All: time.Duration(all)}
 	s.run.Time = t
 }
 

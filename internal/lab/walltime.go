@@ -10,6 +10,7 @@ import (
 
 	"perflab/internal/analysis"
 	"perflab/internal/findings"
+	"perflab/internal/ledger"
 	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
 	"perflab/internal/walltime"
@@ -21,7 +22,10 @@ import (
 type waitState struct {
 	trace   *walltime.Analysis
 	spyWall *profile.Profile
-	peers   *peerSampler
+	// spySleep is what py-spy's idle stacks saw of the threads asleep:
+	// the request threads' share of the kernel's time asleep.
+	spySleep *ledger.SampledSleep
+	peers    *peerSampler
 }
 
 // analyseTrace reads the window's trace tr (nil for none) into the run's

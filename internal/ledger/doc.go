@@ -41,7 +41,9 @@
 //     the request goroutines' running time up to that;
 //  7. gc, lock, pool, sleep, syscall: the runtime's split (Go trace,
 //     py-spy, rbspy); sleep from the kernel for runtimes that sleep
-//     threads (not Go: its runtime sleeps its own threads);
+//     threads (not Go: its runtime sleeps its own threads), with a
+//     sampler of every thread (py-spy's idle stacks) the share of it the
+//     threads serving requests slept;
 //  8. disk: the kernel's uninterruptible waits (inside a Go trace's
 //     syscall time, which keeps the rest);
 //  9. throttled and runnable: the time waiting for a CPU (a Go trace's

@@ -35,7 +35,8 @@ func (b *builder) downstream() []*part {
 			p.row.Sites = sites(b.kind(runfmt.TimeNetwork))
 			return []*part{p.note("The Go trace's wait for peers the kernel did not see answer (a Unix socket, UDP, or a connection opened and closed between its readings).")}
 		}
-		return []*part{measured(runfmt.PartDownstream, 0, runfmt.LedgerKernel).note("No connection the service opened was answered in the window.")}
+		p := measured(runfmt.PartDownstream, 0, runfmt.LedgerKernel).note("No connection the service opened was answered in the window.")
+		return []*part{b.unseenOpen(p)}
 	}
 	var answers, reads float64 // per request
 	for _, a := range peers {
@@ -67,12 +68,23 @@ func (b *builder) downstream() []*part {
 		}
 		p.row.Peer = b.peer(a, o)
 		p.row.Sites = sites(b.kind(runfmt.TimeNetwork))
+		b.unseenOpen(p)
 		if note != "" {
 			p.note("%s", note)
 		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// unseenOpen says on a downstream row what the kernel could not count:
+// the answers on connections opened before its timing started (a pool's
+// or a channel's, kept alive), when it could not take those up.
+func (b *builder) unseenOpen(p *part) *part {
+	if b.k.OpenWhy == "" {
+		return p
+	}
+	return p.note("The kernel did not take up the connections open when its timing started (%s): the answers on those the service opened before (a pool's or a channel's, kept alive) are not counted, so the answers per request and this row may be short.", b.k.OpenWhy)
 }
 
 // answered lists the peers with answers, most time first.

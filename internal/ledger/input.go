@@ -28,6 +28,11 @@ type Input struct {
 	// P (walltime.Analysis.ClientLoops): the service's own time inside its
 	// downstream waits.
 	ClientLoopsMs float64
+	// SampledSleep is what a wall-clock sampler of every thread (py-spy's
+	// idle recording) saw of the service's threads asleep: the kernel
+	// times every thread's sleeps, and the sampler tells the request
+	// threads' share of them. Nil without one.
+	SampledSleep *SampledSleep
 	// Kernel is the kernel's timing of the window; nil when there was
 	// none, and KernelWhy says why.
 	Kernel    *Kernel
@@ -36,6 +41,12 @@ type Input struct {
 	Peers map[netip.AddrPort]Peer
 	// CPU is the CPU profile's account.
 	CPU CPU
+}
+
+// SampledSleep is a sampler's time asleep: of the threads serving
+// requests, and of every thread it recorded.
+type SampledSleep struct {
+	Requests, All time.Duration
 }
 
 // Stat is a number of intervals and their total length.
@@ -72,10 +83,13 @@ type Kernel struct {
 	StallsWhy  string
 
 	// Outbound is per peer; PeersWhy covers the answers, ReadWhy their
-	// waits to be read.
+	// waits to be read. OpenWhy says why the connections open when the
+	// timing started were not taken up: the answers on those (a pool's
+	// or a channel's, opened before) are not counted.
 	Outbound map[netip.AddrPort]Outbound
 	PeersWhy string
 	ReadWhy  string
+	OpenWhy  string
 
 	// The threads' time: on a CPU, runnable, and off a CPU by kind.
 	OnCPU, Runnable                    Stat

@@ -237,6 +237,53 @@ func TestFastAPIAsync(t *testing.T) {
 	}
 }
 
+// FastAPI's def endpoint in the threadpool sleeps 30 ms, then asks a 40 ms
+// peer: py-spy's slice of the window sampled the sleep at 27 ms per
+// request in take_nap; the kernel timed the threads asleep at 31 ms per
+// request, 1 ms of it a background thread's that py-spy saw asleep 1/31
+// of the time. The sleep row is the kernel's, less the background's,
+// where py-spy saw it.
+func TestFastAPISyncSleep(t *testing.T) {
+	nap := runfmt.TimeSite{Function: "take_nap", File: "/srv/app/app.py", MsPerRequest: 27}
+	sleep := row(runfmt.TimeSleep, 27, runfmt.WaitSleep, 27.0)
+	sleep.Top = &nap
+	in := Input{
+		Runtime: runfmt.RuntimePython, Load: load(74), Target: target(2.7, true, 0, 2),
+		Time: &runfmt.TimePerRequest{Source: runfmt.TimeSourcePySpy, Requests: 90,
+			Kinds: []runfmt.TimeRow{row(runfmt.TimeRunning, 2.5), row(runfmt.TimeNetwork, 39, runfmt.WaitDownstream, 39.0), sleep}},
+		SampledSleep: &SampledSleep{Requests: 30 * time.Second, All: 31 * time.Second},
+		Kernel: &Kernel{Ports: []int{8000}, Requests: n, Unread: stat(1, 0.5),
+			Outbound: map[netip.AddrPort]Outbound{peer: {Answers: stat(1, 40.5), Unread: stat(1, 0.3)}},
+			Runnable: stat(2, 0.2), Sleep: stat(1.1, 31.0/1.1)},
+		Peers: map[netip.AddrPort]Peer{peer: {PID: 77, Name: "slowpeer", CPU: per(0.5)}},
+	}
+	l := Build(in)
+	logLedger(t, l)
+	within(t, "sleep", msOf(t, l, runfmt.PartSleep), 30, 1e-6)
+	within(t, "downstream", msOf(t, l, runfmt.PartDownstream), 40.5, 1e-6)
+	r := l.Time.Row(runfmt.PartSleep)
+	if len(r.Sites) != 1 || r.Sites[0].Function != "take_nap" || !strings.Contains(r.Note, "97%") {
+		t.Errorf("sleep row %+v; want take_nap where py-spy saw it, and the requests' share of the threads' sleep", r)
+	}
+	// A kernel that could not take up the connections open at its start
+	// says its count of answers may be short.
+	in.Kernel.OpenWhy = "conns_pass (iter/task_file): the kernel's verifier refused it"
+	if r := Build(in).Time.Row(runfmt.PartDownstream); !strings.Contains(r.Note, "verifier refused it") || !strings.Contains(r.Note, "not counted") {
+		t.Errorf("downstream note %q; want the connections open at the start said not taken up, with why", r.Note)
+	}
+	in.Kernel.OpenWhy = ""
+	// Without the sampler's view of every thread, py-spy's own figure.
+	in.SampledSleep = nil
+	within(t, "sleep, py-spy's alone", msOf(t, Build(in), runfmt.PartSleep), 27, 1e-6)
+	// A sampler that saw no thread asleep: the kernel's sleeps were not
+	// the requests'.
+	in.SampledSleep, in.Time.Kinds[2] = &SampledSleep{}, row(runfmt.TimeSleep, 0)
+	l = Build(in)
+	if ms := msOf(t, l, runfmt.PartSleep); ms != 0 || !strings.Contains(l.Time.Row(runfmt.PartSleep).Note, "31.00 ms") {
+		t.Errorf("sleep %.3f ms, %q; want 0, saying the kernel's 31 ms were not the requests'", ms, l.Time.Row(runfmt.PartSleep).Note)
+	}
+}
+
 // The JDK HttpServer with Nagle on: the body waits for the client's
 // delayed ACK.
 func TestJavaNagle(t *testing.T) {

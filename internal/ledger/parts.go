@@ -329,7 +329,12 @@ func (b *builder) lock() []*part {
 }
 
 func (b *builder) sleep() *part {
-	if r := b.kind(runfmt.TimeSleep); r != nil {
+	r := b.kind(runfmt.TimeSleep)
+	kernel := b.k != nil && b.k.SchedWhy == "" && b.in.Runtime != runfmt.RuntimeGo
+	if s := b.in.SampledSleep; r != nil && b.spy && kernel && s != nil {
+		return b.sampledSleep(r, *s)
+	}
+	if r != nil {
 		p := measured(runfmt.PartSleep, r.MsPerRequest, b.runtimeSource())
 		p.row.Sites = sites(r)
 		return p
@@ -348,6 +353,34 @@ func (b *builder) sleep() *part {
 		return p.note("The service's threads asleep in nanosleep or clock_nanosleep (all its threads: a background thread's sleeps count too).")
 	}
 	return notMeasured(runfmt.PartSleep, b.kernelWhy(whyOf(b.k, func(k *Kernel) string { return k.SchedWhy })))
+}
+
+// sampledSleep is the sleep part from the kernel's time asleep of every
+// thread (nanosleep, clock_nanosleep: exact, but a background thread's
+// sleeps count too) and a sampler's recording of every thread, which
+// tells the share of the sleeping that was in threads serving requests.
+// The sampler's own figure for the requests' sleep is a count of ticks
+// of a slice of the window: the kernel's is kept, and the sampler names
+// where the requests sleep.
+func (b *builder) sampledSleep(r *runfmt.TimeRow, s SampledSleep) *part {
+	all, src := b.per(b.k.Sleep), b.runtimeSource()
+	if s.All <= 0 {
+		p := measured(runfmt.PartSleep, r.MsPerRequest, src)
+		p.row.Sites = sites(r)
+		if all > 0.0005 {
+			p.note("The kernel timed the service's threads asleep %s per request; %s saw none of its threads asleep in their code over its recording, so none of it is charged to the requests.",
+				units.FormatMs(all), b.in.Time.Source)
+		}
+		return p
+	}
+	share := math.Min(s.Requests.Seconds()/s.All.Seconds(), 1)
+	p := measured(runfmt.PartSleep, all*share, runfmt.LedgerKernel, src)
+	p.row.Sites = sites(r)
+	if share > 0.9995 {
+		return p.note("The service's threads asleep in nanosleep or clock_nanosleep as the kernel timed them; %s saw no thread asleep but those serving requests.", b.in.Time.Source)
+	}
+	return p.note("The service's threads were asleep %s per request as the kernel timed them (nanosleep, clock_nanosleep); %s saw %s of the time its threads slept in threads serving requests, the rest in other threads.",
+		units.FormatMs(all), b.in.Time.Source, pct(share))
 }
 
 func (b *builder) disk() *part {

@@ -112,6 +112,9 @@ func randomInput(rng *rand.Rand) Input {
 	}
 	if rng.IntN(3) > 0 {
 		in.Time = randomSplit(rng, ms)
+		if rng.IntN(2) == 0 {
+			in.SampledSleep = &SampledSleep{Requests: tot(ms()), All: tot(ms())}
+		}
 	} else {
 		in.TimeWhy = "no execution trace (--no-trace)"
 	}
@@ -162,7 +165,7 @@ func randomKernel(rng *rand.Rand, st func() Stat) *Kernel {
 	}
 	k := &Kernel{Ports: []int{8080}, Requests: uint64(rng.IntN(1000)), Backlog: st(), BacklogWhy: why(), Unread: st(), UnreadWhy: why(),
 		Sends: Sends{Conns: 4, NagleConns: uint64(rng.IntN(5)), Stalls: st(), NoDelayStalls: st()}, StallsWhy: why(),
-		Outbound: map[netip.AddrPort]Outbound{}, PeersWhy: why(), ReadWhy: why(),
+		Outbound: map[netip.AddrPort]Outbound{}, PeersWhy: why(), ReadWhy: why(), OpenWhy: why(),
 		OnCPU: st(), Runnable: st(), Sleep: st(), Futex: st(), Disk: st(), NetWait: st(), Other: st(), SchedWhy: why()}
 	for i := range rng.IntN(4) {
 		k.Outbound[netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(9000+i))] = Outbound{Answers: st(), Unread: st()}

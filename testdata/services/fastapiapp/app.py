@@ -9,6 +9,8 @@ Planted waits, each in the application's own code:
                    the same peer through a shared httpx.Client and blocks
                    its pool thread in recv.
   GET /nap         def, run in the threadpool: take_nap calls time.sleep(0.03).
+  GET /nap-quote   def, run in the threadpool: take_nap, then fetch_quote_sync
+                   (a 30 ms sleep, then one call to the peer).
   GET /stats       what the service timed of its waits so far (JSON).
   GET /healthz     ok.
 --mode fixed keeps the peer's answer for a second and does not nap; the
@@ -139,6 +141,14 @@ def nap():
     if CONFIG["mode"] == "buggy":
         take_nap()
     return "ok\n"
+
+
+@app.get("/nap-quote", response_class=PlainTextResponse)
+def nap_quote():
+    if CONFIG["mode"] == "fixed" and fresh():
+        return CACHE["quote"]
+    take_nap()
+    return keep(fetch_quote_sync())
 
 
 @app.get("/stats")
