@@ -26,6 +26,9 @@ const (
 	// unexplainedDoubt is the share of the mean latency in no part of the
 	// time account from which which wait limits it is in doubt.
 	unexplainedDoubt = 0.3
+	// clientDoubt is the share of the mean latency the generator's row
+	// (a bound) holds from which it puts the answer in doubt.
+	clientDoubt = 0.25
 	// rankSigmas is how many standard errors of sampling apart the first
 	// two CPU findings must be for their order to be certain.
 	rankSigmas = 2.0
@@ -47,6 +50,9 @@ func doubts(r *runfmt.Run, f facts, limit runfmt.Limit) []runfmt.Doubt {
 		add(runfmt.DoubtNoTimeSplit, nil)
 	} else if f.latencyMs > 0 && f.unexplained >= unexplainedDoubt*f.latencyMs {
 		add(runfmt.DoubtUnexplained, runfmt.Figures{}.With(runfmt.FigShare, f.unexplained/f.latencyMs))
+	}
+	if _, share := f.row(runfmt.PartGenerator); share >= clientDoubt {
+		add(runfmt.DoubtClient, runfmt.Figures{}.With(runfmt.FigShare, share))
 	}
 	if p := r.Profiling; p != nil && (p.NotRepresentative != "" || p.StacksUnreachable != "") || cpuSamples(r) == 0 {
 		add(runfmt.DoubtNoProfile, nil)

@@ -218,3 +218,16 @@ func TestDoubts(t *testing.T) {
 	unexplained.Ledger.Time.UnexplainedMs = 2
 	check("unexplained", unexplained, runfmt.DoubtUnexplained)
 }
+
+func TestGeneratorRowIsADoubtNotALimit(t *testing.T) {
+	r := serviceRun(0.2, 1, 40, 1, map[runfmt.LedgerPart]float64{
+		runfmt.PartCPU: 1, runfmt.PartGenerator: 30, runfmt.PartSleep: 9,
+	}, waitFinding(runfmt.FindingSleep, 9000))
+	Decide(r)
+	if got := r.Answer.First(); got.Kind == runfmt.LimitClient || got.Part == runfmt.PartGenerator {
+		t.Errorf("limit %+v; want none of the generator's (its row is a bound)", got)
+	}
+	if len(r.Answer.Doubts) != 1 || r.Answer.Doubts[0].Kind != runfmt.DoubtClient || r.Answer.Doubts[0].Figures[runfmt.FigShare] != 0.75 {
+		t.Errorf("doubts %+v; want the client's, at 75%% of the latency", r.Answer.Doubts)
+	}
+}

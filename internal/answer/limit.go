@@ -25,7 +25,9 @@ const (
 
 // waitLimit is the limit each time account row stands for when it holds
 // the latency; the rows not listed are the service's own work (its CPU,
-// sleeps, disk, other system calls): the limit is then none.
+// sleeps, disk, other system calls): the limit is then none. The
+// generator's row is a bound that takes what the service's parts leave,
+// not a measure: it is a doubt (DoubtClient), never a limit.
 var waitLimit = map[runfmt.LedgerPart]runfmt.LimitKind{
 	runfmt.PartDownstream: runfmt.LimitDownstream,
 	runfmt.PartLock:       runfmt.LimitLock,
@@ -33,7 +35,6 @@ var waitLimit = map[runfmt.LedgerPart]runfmt.LimitKind{
 	runfmt.PartQueue:      runfmt.LimitQueue,
 	runfmt.PartAccept:     runfmt.LimitQueue,
 	runfmt.PartNetwork:    runfmt.LimitNetwork,
-	runfmt.PartGenerator:  runfmt.LimitClient,
 }
 
 // cpuWaits are the rows of a request waiting for a CPU.
@@ -158,6 +159,9 @@ func ownTime(f facts) (runfmt.Limit, bool) {
 	}
 	var best runfmt.Limit
 	for _, p := range runfmt.LedgerParts() {
+		if p == runfmt.PartGenerator {
+			continue // a bound, not the service's (DoubtClient)
+		}
 		if ms, share := f.row(p); share > best.Share {
 			best = runfmt.Limit{Kind: runfmt.LimitNone, Part: p, Share: share, Figures: runfmt.Figures{}.With(runfmt.FigWaitPerRequest, 1000*ms)}
 		}

@@ -80,6 +80,9 @@ func doubtText(d runfmt.Doubt) string {
 		return "the service's CPU was not measured"
 	case runfmt.DoubtUnexplained:
 		return units.FormatShare(fig(runfmt.FigShare)) + " of the latency is in no measured part"
+	case runfmt.DoubtClient:
+		return "the load generator waited for a CPU: its delay may hold up to " + units.FormatShare(fig(runfmt.FigShare)) +
+			" of the latency (a bound, so the service's own parts may be larger than they read)"
 	}
 	return string(d.Kind)
 }

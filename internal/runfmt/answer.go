@@ -60,7 +60,9 @@ const (
 	// LimitNetwork: requests wait on their own connection (Nagle's
 	// algorithm and delayed ACKs, a slow client).
 	LimitNetwork LimitKind = "network"
-	// LimitClient: the load generator itself held the requests back.
+	// LimitClient: the load generator itself held the requests back
+	// (kept for runs decided when its row could be a limit: its row is a
+	// bound, and now a doubt, DoubtClient).
 	LimitClient LimitKind = "client"
 	// LimitNone: nothing limits the service: it has CPU to spare, and its
 	// latency is its own CPU and waits (Part names the largest).
@@ -126,10 +128,14 @@ const (
 	// DoubtUnexplained: much of the latency is in no part of the time
 	// account (FigShare of it).
 	DoubtUnexplained DoubtKind = "unexplained"
+	// DoubtClient: the load generator's own delay may hold much of the
+	// latency (FigShare): its row is a bound, not a measure, so it is no
+	// limit, and the other parts' shares may be understated.
+	DoubtClient DoubtKind = "client"
 )
 
 var doubtKindWords = []DoubtKind{
-	DoubtNoisy, DoubtFewSamples, DoubtNoProfile, DoubtOverCounted, DoubtNoTimeSplit, DoubtNoCPU, DoubtUnexplained,
+	DoubtNoisy, DoubtFewSamples, DoubtNoProfile, DoubtOverCounted, DoubtNoTimeSplit, DoubtNoCPU, DoubtUnexplained, DoubtClient,
 }
 
 // DoubtKinds lists the doubts.

@@ -115,6 +115,6 @@
 //     lock, pool, queue, network, client, none, stuck, unknown.
 //     In answer.limits[].kind and findings[].consequence_of.
 //   - DoubtKind (answer.go): noisy, few-samples, no-profile, over-counted,
-//     no-time-split, no-cpu, unexplained.
+//     no-time-split, no-cpu, unexplained, client.
 //     In answer.doubts[].kind.
 package runfmt
