@@ -206,16 +206,49 @@ func (v *cpuView) carve(found []ranked, ctor ranked) []ranked {
 		r.region, r.rank = region, rest
 		r.f.Figures[runfmt.FigShare], r.f.Figures[runfmt.FigCPUPerRequest] = rest, v.Us(rest)
 		if r.f.Kind == runfmt.FindingHotUserFunction {
-			r.f.Settings = r.f.Settings.With(runfmt.SettingCost, runfmt.CostRest)
-			r.f.Evidence.Functions = slices.DeleteFunc(r.f.Evidence.Functions, func(e runfmt.FuncEvidence) bool {
-				return (e.Role == runfmt.RoleEntry || e.Role == runfmt.RoleLibrary) && named[e.Function]
-			})
+			uncount(&r.f, ctor, v.Share(shared), named)
 		} else {
 			v.reEnter(&r)
 		}
 		out = append(out, r)
 	}
 	return out
+}
+
+// uncount takes a constructor's share out of a hot function's figures
+// that counted it: its own code's (when the constructor ran under the
+// function itself), a user callee's (when it ran under that callee), its
+// library's; and the constructor out of its callees named.
+func uncount(f *runfmt.Finding, ctor ranked, share float64, named map[string]bool) {
+	f.Settings = f.Settings.With(runfmt.SettingCost, runfmt.CostRest)
+	under, _ := ctor.f.Culprit()
+	culprit, _ := f.Culprit()
+	less := func(figs runfmt.Figures, fig runfmt.Figure) {
+		if v, ok := figs[fig]; ok {
+			figs[fig] = max(v-share, 0)
+		}
+	}
+	if under.Function == culprit.Function {
+		less(f.Figures, runfmt.FigOwnShare)
+		less(f.Figures, runfmt.FigLibraryShare)
+	}
+	fns := f.Evidence.Functions[:0]
+	for _, e := range f.Evidence.Functions {
+		switch {
+		case (e.Role == runfmt.RoleEntry || e.Role == runfmt.RoleLibrary) && named[e.Function]:
+			continue
+		case e.Role == runfmt.RoleCallee && e.Function == under.Function:
+			less(e.Figures, runfmt.FigShare)
+			if e.Figures[runfmt.FigShare] < ownerCalleeMin {
+				continue
+			}
+		case e.Role == runfmt.RoleCulprit && f.Figures[runfmt.FigLibraryShare] < ownerLibraryMin:
+			e.Package = "" // its library no longer holds a notable share
+			delete(f.Figures, runfmt.FigLibraryShare)
+		}
+		fns = append(fns, e)
+	}
+	f.Evidence.Functions = fns
 }
 
 // carvedMinShare is the least share a finding of kind k keeps once

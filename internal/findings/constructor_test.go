@@ -277,3 +277,36 @@ func TestConstructorName(t *testing.T) {
 		}
 	}
 }
+
+// TestConstructorCarvesHotFunction: a hot function whose cost is only
+// partly its constructor keeps the rest, and its figures no longer count
+// the constructor: its share, its own code's, its callees named.
+func TestConstructorCarvesHotFunction(t *testing.T) {
+	cpu := withFiles(labtest.NewProfile(t, "cpu/nanoseconds").
+		Add("Server.handle;Server.summarize;java.util.regex.Pattern.compile;java.util.regex.Pattern.expr", 40e6).
+		Add("Server.handle;Server.summarize;java.util.regex.Matcher.find", 30e6).
+		Add("Server.handle;Server.reply", 30e6).
+		Profile(), map[string]string{"Server.handle": "Server.java", "Server.summarize": "Server.java", "Server.reply": "Server.java"})
+	m, err := ownership.New(ownership.Spec{Runtime: ownership.LangJVM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := Findings(FindingInput{CPU: cpu, Requests: 100, Runtime: runfmt.RuntimeJVM, UserCode: analysis.UserCode{Model: m},
+		Target: &runfmt.TargetSummary{CPUMsPerRequest: 1}})
+	if fs[0].Kind != runfmt.FindingConstructor || fs[0].Figures[runfmt.FigShare] != 0.4 {
+		t.Fatalf("findings %s; want the constructor's 40%% first", describe(fs))
+	}
+	for _, f := range findKind(fs, runfmt.FindingHotUserFunction) {
+		if c, _ := f.Culprit(); c.Function != "Server.summarize" {
+			continue
+		}
+		if f.Figures[runfmt.FigShare] != 0.3 || f.Figures[runfmt.FigOwnShare] > 0.3+1e-9 || slices.Contains(f.Names(), "java.util.regex.Pattern.compile") {
+			t.Errorf("Server.summarize's finding %+v names %v; want its 30%% left, its own code at most that, without the constructor", f.Figures, f.Names())
+		}
+		if f.Figures[runfmt.FigExclusiveCPU] != f.Figures[runfmt.FigCPUPerRequest] {
+			t.Errorf("Server.summarize's exclusive CPU %v of %v; want all of its rest", f.Figures[runfmt.FigExclusiveCPU], f.Figures[runfmt.FigCPUPerRequest])
+		}
+		return
+	}
+	t.Errorf("findings %s; want Server.summarize's rest named", describe(fs))
+}
