@@ -35,6 +35,10 @@ import (
 const (
 	ctorMinShare = hotUserMinShare // of the CPU, for a constructor to be named
 	ctorMostly   = 0.5             // of a finding's or a function's cost: "holds most of it"
+	// ctorMinBytes is the least a constructor allocates per request, where
+	// an allocation profile shows it, for it to build an object's state
+	// (a uuid.New or a big.NewInt makes a small value instead).
+	ctorMinBytes = 1024
 )
 
 // constructorRule names library constructors called per request.
@@ -112,8 +116,8 @@ func constructorFindings(c *context) []ranked {
 			continue
 		}
 		alloc, known := ctorAllocs(c.in, v.Costs.Name(k.ctor), v.Costs.Name(k.user))
-		if known && alloc.bytes == 0 {
-			continue // it builds no state on each call: not a constructor's cost
+		if known && alloc.bytes < ctorMinBytes {
+			continue // it builds no state on each call: a value's constructor
 		}
 		out = append(out, ranked{f: v.ctorFinding(k, cc, alloc, known, c.in.Runtime), rank: v.Share(cc.cost), region: cc.stacks})
 	}
@@ -418,8 +422,9 @@ func constructorName(name, file string) bool {
 		return false // C++'s allocator, not an object's constructor
 	case method == "<init>":
 		return !jvmValueClass(qual)
-	case method == "__init__", method == "__new__", method == "initialize", method == "new",
-		method == "getInstance", method == "newInstance", method == "ofPattern", method == "from_string":
+	case method == "__init__", method == "__new__", method == "initialize", method == "new":
+		return !valueModel(file)
+	case method == "getInstance", method == "newInstance", method == "ofPattern", method == "from_string":
 		return true
 	case method == "Compile", method == "MustCompile", method == "CompilePOSIX", method == "MustCompilePOSIX", method == "compile":
 		return true
@@ -466,6 +471,17 @@ func goDial(qual, method string) bool {
 // goKeyPair is a TLS certificate's loading.
 func goKeyPair(qual, method string) bool {
 	return qual == "crypto/tls" && (method == "X509KeyPair" || method == "LoadX509KeyPair")
+}
+
+// valueModels are the directories of libraries whose classes' constructors
+// make a value from a request's data (a validated model, an ORM's row),
+// not an object to reuse.
+var valueModels = []string{"/pydantic/", "/pydantic_core/", "/attr/", "/attrs/", "/msgspec/", "/django/db/models/",
+	"/sqlalchemy/orm/", "/peewee", "/activerecord", "/activemodel", "/dry-struct", "/virtus/"}
+
+// valueModel says a constructor's file is a value model library's.
+func valueModel(file string) bool {
+	return slices.ContainsFunc(valueModels, func(d string) bool { return strings.Contains(file, d) })
 }
 
 // jvmValueClass says a JVM class's constructor makes a value from its

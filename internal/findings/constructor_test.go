@@ -271,6 +271,8 @@ func TestConstructorName(t *testing.T) {
 		{"regex::builders::string::RegexBuilder::build", "", true},
 		{"operator new(unsigned long)", "", false},
 		{"Mash#initialize", "", true},
+		{"BaseModel.__init__", "/venv/lib/python3.12/site-packages/pydantic/main.py", false},
+		{"Model.__init__", "/venv/lib/python3.12/site-packages/django/db/models/base.py", false},
 	} {
 		if got := constructorName(c.name, c.file); got != c.want {
 			t.Errorf("constructorName(%q, %q) = %t; want %t", c.name, c.file, got, c.want)
@@ -309,4 +311,22 @@ func TestConstructorCarvesHotFunction(t *testing.T) {
 		return
 	}
 	t.Errorf("findings %s; want Server.summarize's rest named", describe(fs))
+}
+
+// TestValueConstructorNotNamed: a New function that makes a small value
+// per call (an ID: 16 bytes) is not an object to build once, however
+// much of the CPU it holds; the allocation profile tells it apart.
+func TestValueConstructorNotNamed(t *testing.T) {
+	cpu := labtest.NewProfile(t, "cpu/nanoseconds").
+		Add("main.handler;main.newID;github.com/google/uuid.New;crypto/rand.Read;syscall.Syscall", 60e6).
+		Add("main.handler;main.render", 40e6).
+		Profile()
+	allocs := labtest.NewProfile(t, "alloc_objects/count", "alloc_space/bytes").
+		Add("main.handler;main.newID;github.com/google/uuid.New;runtime.mallocgc", 1000, 16e3).
+		Add("main.handler;main.render;runtime.mallocgc", 1000, 4e6).
+		Profile()
+	fs := Findings(FindingInput{CPU: cpu, Allocs: allocs, Requests: 1000, Target: &runfmt.TargetSummary{CPUMsPerRequest: 0.1}})
+	if cs := findKind(fs, runfmt.FindingConstructor); len(cs) > 0 {
+		t.Errorf("constructor findings %s; want none for 16 bytes a request", describe(cs))
+	}
 }
