@@ -101,8 +101,8 @@ func (v *cpuView) constructorCosts() map[ctorKey]*ctorCost {
 
 func constructorFindings(c *context) []ranked {
 	v := c.cpu
-	if v.Costs == nil || v.Costs.Total() == 0 {
-		return nil
+	if v.Costs == nil || v.Costs.Total() == 0 || c.in.Batch {
+		return nil // a batch program has no requests to build per
 	}
 	costs := v.constructorCosts()
 	keys := slices.Collect(maps.Keys(costs))
