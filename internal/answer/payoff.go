@@ -16,9 +16,12 @@ var consequenceKinds = map[runfmt.FindingKind]bool{
 // payoffs sets each finding's payoff: the CPU per request its fix saves
 // (its own CPU, and the garbage collection its culprit's allocations
 // cause), the throughput the CPU would then allow at the limit, and the
-// mean latency it saves; and marks the consequences of a CPU limit.
+// mean latency it saves (with, off a CPU limit, the waits for the
+// collector its culprit's allocations cause); and marks the consequences
+// of a CPU limit.
 func payoffs(r *runfmt.Run, f facts, limit runfmt.Limit) {
-	gc := gcCharges(r, f)
+	gc, shares, claimed := gcCharges(r, f)
+	pauseUs := gcPauses(r, limit)
 	consequenceUs := 0.0
 	if limit.Kind.CPU() {
 		for p := range cpuConsequence {
@@ -40,7 +43,16 @@ func payoffs(r *runfmt.Run, f facts, limit runfmt.Limit) {
 				fd.Payoff = fd.Payoff.With(runfmt.FigMaxRPS, c)
 			}
 		}
-		if lat := latencySaved(fd, f, cpuUs, consequenceUs); lat > 0 {
+		lat := latencySaved(fd, f, cpuUs, consequenceUs)
+		if fd.Kind == runfmt.FindingGCPause {
+			lat *= max(1-claimed, 0) // what no culprit's allocations cause
+		} else if shares[i] > 0 && pauseUs > 0 {
+			lat += pauseUs * shares[i]
+			if f.latencyMs > 0 {
+				lat = min(lat, 1000*f.latencyMs)
+			}
+		}
+		if lat > 0 {
 			fd.Payoff = fd.Payoff.With(runfmt.FigLatency, lat)
 		}
 	}
@@ -102,18 +114,19 @@ func latencySaved(fd *runfmt.Finding, f facts, cpuUs, consequenceUs float64) flo
 
 // gcCharges is, by finding, the collector's CPU per request (µs) its fix
 // would save: each culprit's bytes allocated per request over all bytes
-// allocated, split between the findings naming it by their CPU; what no
-// culprit allocates stays with the GC finding.
-func gcCharges(r *runfmt.Run, f facts) []float64 {
-	out := make([]float64, len(r.Findings))
+// allocated, split between the findings naming it by their CPU (shares,
+// claimed their sum); what no culprit allocates stays with the GC
+// finding.
+func gcCharges(r *runfmt.Run, f facts) (out, shares []float64, claimed float64) {
+	out, shares = make([]float64, len(r.Findings)), make([]float64, len(r.Findings))
 	gcUs := 1000 * f.gcMs
 	for i := range r.Findings {
 		if r.Findings[i].Kind == runfmt.FindingGC {
 			gcUs = r.Findings[i].Figures[runfmt.FigCPUPerRequest] // one figure of the GC on every page
 		}
 	}
-	if gcUs <= 0 || f.allocBytes <= 0 {
-		return out
+	if f.allocBytes <= 0 {
+		return out, shares, 0
 	}
 	bytes := map[string]float64{}
 	for _, a := range r.Allocs {
@@ -133,19 +146,35 @@ func gcCharges(r *runfmt.Run, f facts) []float64 {
 			cpuOf[c.Function] += ownCPU(fd)
 		}
 	}
-	claimed := 0.0
 	for i, c := range culprits {
 		if c == "" || cpuOf[c] <= 0 {
 			continue
 		}
-		share := min(bytes[c]/f.allocBytes, 1) * ownCPU(&r.Findings[i]) / cpuOf[c]
-		out[i] = gcUs * share
-		claimed += share
+		shares[i] = min(bytes[c]/f.allocBytes, 1) * ownCPU(&r.Findings[i]) / cpuOf[c]
+		out[i] = max(gcUs, 0) * shares[i]
+		claimed += shares[i]
 	}
 	for i := range r.Findings {
 		if r.Findings[i].Kind == runfmt.FindingGC {
-			out[i] = gcUs * max(1-claimed, 0)
+			out[i] = max(gcUs, 0) * max(1-claimed, 0)
 		}
 	}
-	return out
+	return out, shares, claimed
+}
+
+// gcPauses is the time per request (µs) requests waited for the
+// collector, when it is not a consequence of a CPU limit: like the GC's
+// CPU, it is charged to the culprits by the bytes they allocate, since
+// the collector runs as often as the heap grows.
+func gcPauses(r *runfmt.Run, limit runfmt.Limit) float64 {
+	if limit.Kind.CPU() {
+		return 0 // charged to the code that used the CPU, as the limit's consequence
+	}
+	us := 0.0
+	for i := range r.Findings {
+		if r.Findings[i].Kind == runfmt.FindingGCPause {
+			us += r.Findings[i].Figures[runfmt.FigWaitPerRequest]
+		}
+	}
+	return us
 }

@@ -14,6 +14,7 @@ var lineKinds = map[runfmt.FindingKind]bool{
 	runfmt.FindingHotUserFunction: false,
 	runfmt.FindingFormatting:      true, runfmt.FindingEncoding: true, runfmt.FindingCompression: true,
 	runfmt.FindingRegexp: true, runfmt.FindingReflection: true, runfmt.FindingRepeatedWork: true,
+	runfmt.FindingConstructor: true,
 }
 
 // AttachLines fills the culprit lines of the findings and hot functions

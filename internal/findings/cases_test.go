@@ -35,6 +35,7 @@ var findingCases = []findingCase{
 	{"regexp", runfmt.FindingRegexp, categoriesInput},
 	{"reflection", runfmt.FindingReflection, categoriesInput},
 	{"repeated-work", runfmt.FindingRepeatedWork, categoriesInput},
+	{"constructor", runfmt.FindingConstructor, gzipInput},
 	{"off-cpu", runfmt.FindingOffCPU, offCPUInput},
 	{"off-cpu-python", runfmt.FindingOffCPU, func(t *testing.T) FindingInput {
 		in := offCPUInput(t)

@@ -70,10 +70,12 @@ type rule struct {
 }
 
 // rules are perflab's rules, in the order they apply: a rule may read
-// what the rules before it found (c.found). Adding a finding is adding a
-// file with its rule and its words, and a row here.
+// what the rules before it found (c.found), and change it (the
+// constructor rule carves its stacks out of the findings that held
+// them). Adding a finding is adding a file with its rule and its words,
+// and a row here.
 var rules = []rule{
-	gcRule, categoryRule, ownerRule, waitRule, nPlusOneRule, gomaxprocsRule, throttledRule, cpuBoundRule, schedulerRule, contentionRule, spinWaitRule,
+	gcRule, categoryRule, ownerRule, constructorRule, waitRule, nPlusOneRule, gomaxprocsRule, throttledRule, cpuBoundRule, schedulerRule, contentionRule, spinWaitRule,
 	offCPURule, lockProfileRule, goroutineRule, memoryRule, stuckRule, batchRule, startupRule,
 }
 
@@ -148,7 +150,8 @@ func Findings(in FindingInput) []runfmt.Finding {
 	c.tw = newTimeWaits(in)
 	for _, r := range rules {
 		if r.find != nil {
-			c.found = append(c.found, r.find(c)...)
+			found := r.find(c) // a rule may change what the rules before it found
+			c.found = append(c.found, found...)
 		}
 	}
 	all := c.found

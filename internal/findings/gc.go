@@ -48,16 +48,17 @@ func gcFinding(c *context) []ranked {
 	return []ranked{{f: f, rank: share}}
 }
 
-// allocators names the user functions that allocate most per request:
-// from the allocation profile, else by CPU spent allocating.
+// allocators names the user functions that allocate most per request,
+// by the bytes they allocate (the collector's work grows with them),
+// each with the call it allocates in: from the allocation profile, else
+// by CPU spent allocating.
 func allocators(c *context, f *runfmt.Finding) {
 	in := c.in
 	if in.Allocs != nil && in.Requests > 0 {
-		for _, a := range analysis.AllocTopFor(in.Allocs, in.Requests, 3, in.UserCode) {
-			if a.UserCode {
-				f.Evidence.Functions = append(f.Evidence.Functions, runfmt.FuncEvidence{Role: runfmt.RoleAllocator, Function: a.Function,
-					Figures: runfmt.Figures{runfmt.FigBytesPerRequest: a.BytesPerRequest, runfmt.FigObjectsPerRequest: a.ObjectsPerRequest}})
-			}
+		sites, _ := analysis.AllocSites(in.Allocs, in.Requests, 3, in.UserCode)
+		for _, a := range sites {
+			f.Evidence.Functions = append(f.Evidence.Functions, runfmt.FuncEvidence{Role: runfmt.RoleAllocator, Function: a.Function, File: a.File, Callee: a.Callee,
+				Figures: runfmt.Figures{runfmt.FigBytesPerRequest: a.BytesPerRequest, runfmt.FigObjectsPerRequest: a.ObjectsPerRequest}})
 		}
 		f.Figures[runfmt.FigBytesPerRequest] = allocBytesPerRequest(in)
 		return
@@ -88,7 +89,11 @@ func gcDetail(v view, p *Prose) {
 		if len(as) > 0 {
 			p.words("; the top allocating user functions: ")
 			p.join("; ", len(as), func(i int) {
-				p.say("%v %v/request (%v objects)", code(as[i].Function), efig(as[i], runfmt.FigBytesPerRequest), efig(as[i], runfmt.FigObjectsPerRequest))
+				p.say("%v %v/request", code(as[i].Function), efig(as[i], runfmt.FigBytesPerRequest))
+				if as[i].Callee != "" {
+					p.say(" in %v", code(as[i].Callee))
+				}
+				p.say(" (%v objects)", efig(as[i], runfmt.FigObjectsPerRequest))
 			})
 		}
 		p.words(".")

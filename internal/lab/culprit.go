@@ -27,6 +27,7 @@ func (s *session) culprit() {
 		return
 	}
 	findings.AttachLines(cpu, r.Findings, r.Hot, src, s.userCode())
+	findings.AttachMakers(cpu, s.prof.Profile(runfmt.ProfileAllocs), r.Findings, src, s.userCode())
 	databaseLines(r.Hot, string(s.serviceRuntime()))
 	// Per request answered, as every figure per request of the run (none
 	// when other clients reached the service).

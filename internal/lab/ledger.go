@@ -36,12 +36,28 @@ func (s *session) ledger() {
 		in.KernelWhy, kt.Unavailable = why, why
 	}
 	in.CPU = s.cpuInput()
+	in.Allocators, in.AllocBytes = s.allocators()
 	l := ledger.Build(in)
 	if l == nil {
 		return
 	}
 	l.Kernel = kt
 	r.Ledger = l
+}
+
+// gcAllocators are the user functions the ledger charges the gc row to.
+const gcAllocators = 3
+
+// allocators are the user functions that allocate the most bytes per
+// request in the window's allocation profile, and all the bytes
+// allocated per request.
+func (s *session) allocators() ([]ledger.Allocator, float64) {
+	sites, total := analysis.AllocSites(s.prof.Profile(runfmt.ProfileAllocs), s.run.PerRequestCount(), gcAllocators, s.userCode())
+	out := make([]ledger.Allocator, len(sites))
+	for i, a := range sites {
+		out[i] = ledger.Allocator{Function: a.Function, File: a.File, Callee: a.Callee, BytesPerRequest: a.BytesPerRequest}
+	}
+	return out, total
 }
 
 // noSplitWhy says why the run has no split of a request's time by its

@@ -41,6 +41,20 @@ type Input struct {
 	Peers map[netip.AddrPort]Peer
 	// CPU is the CPU profile's account.
 	CPU CPU
+	// Allocators are the user functions that allocate the most bytes per
+	// request, most first, from an allocation profile, and AllocBytes
+	// all the bytes allocated per request: the gc row's time is charged
+	// to them by their bytes. None without an allocation profile.
+	Allocators []Allocator
+	AllocBytes float64
+}
+
+// Allocator is a user function, the bytes it allocates per request (its
+// own and those of the code it calls that is not the user's), and the
+// call under it that allocates most of them.
+type Allocator struct {
+	Function, File, Callee string
+	BytesPerRequest        float64
 }
 
 // SampledSleep is a sampler's time asleep: of the threads serving

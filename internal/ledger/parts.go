@@ -288,12 +288,41 @@ func (b *builder) gc() *part {
 	if r := b.kind(runfmt.TimeGC); r != nil && b.goTrace {
 		p := measured(runfmt.PartGC, r.MsPerRequest, runfmt.LedgerGoTrace)
 		p.row.Waits, p.row.Sites = r.Waits, sites(r)
+		b.gcSites(p, r.MsPerRequest)
 		return p
 	}
 	if b.in.Runtime == runfmt.RuntimeGo {
 		return notMeasured(runfmt.PartGC, "the Go trace times the GC per request: "+b.noSplit())
 	}
 	return notMeasured(runfmt.PartGC, "the garbage collector is timed per request in Go traces only")
+}
+
+// gcSites charges the gc row's time to the code that allocates, by the
+// bytes each user function allocates per request: the collector runs,
+// and stops or enlists the goroutines, as often as the heap grows, so a
+// goroutine that waited for it is seldom the one that made it run. The
+// trace's site (where the waits fell) stays only without an allocation
+// profile.
+func (b *builder) gcSites(p *part, ms float64) {
+	total := b.in.AllocBytes
+	if total <= 0 || len(b.in.Allocators) == 0 {
+		return
+	}
+	var sites []runfmt.TimeSite
+	var named []string
+	for _, a := range b.in.Allocators {
+		if a.BytesPerRequest <= 0 {
+			continue
+		}
+		share := math.Min(a.BytesPerRequest/total, 1)
+		sites = append(sites, runfmt.TimeSite{Function: a.Function, File: a.File, Callee: a.Callee, MsPerRequest: ms * share, BytesPerRequest: a.BytesPerRequest})
+		named = append(named, fmt.Sprintf("%s %s (%s)", a.Function, units.FormatBytes(a.BytesPerRequest), units.FormatPct(100*share)))
+	}
+	if len(sites) == 0 {
+		return
+	}
+	p.row.Sites = sites
+	p.note("Charged to the code by the bytes it allocates per request (of %s, from the allocation profile): %s.", units.FormatBytes(total), joinList(named))
 }
 
 // lock is the lock and pool parts.

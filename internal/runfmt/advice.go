@@ -19,6 +19,7 @@ const (
 	AdviceAvoidReflect     Advice = "avoid-reflect"       // reflection
 	AdviceCacheOrCallees   Advice = "cache-or-callees"    // a cost spread over callees
 	AdviceStartHere        Advice = "start-here"          // a cost in one function
+	AdviceBuildOnce        Advice = "build-once"          // a constructor called per request
 )
 
 // Advice about waiting.
@@ -71,7 +72,7 @@ const (
 
 var adviceWords = []Advice{
 	AdviceCheaperOrMoreCPU, AdviceAllocateLess, AdviceBuildStrings, AdviceReuseEncoders, AdviceCacheRendered,
-	AdviceCompressLess, AdviceCacheReads, AdviceCompileOnce, AdviceAvoidReflect, AdviceCacheOrCallees, AdviceStartHere,
+	AdviceCompressLess, AdviceCacheReads, AdviceCompileOnce, AdviceAvoidReflect, AdviceCacheOrCallees, AdviceStartHere, AdviceBuildOnce,
 	AdviceCheckLocks, AdviceCheckWorkers, AdviceCheckEventLoop, AdviceCheckThreads, AdviceLowerGOMAXPROCS, AdviceFewerWorkers,
 	AdviceFewerProcesses, AdviceShrinkPools, AdviceShardLocks, AdviceShortenLocks, AdviceFixLeak, AdviceCallConcurrent,
 	AdviceSizePool, AdviceWaitLess, AdviceRemoveSleep, AdviceAvoidSyscalls, AdviceStreamBodies, AdviceHeapRoom,

@@ -48,7 +48,7 @@
 //     In profiling.processes[].runtime.
 //   - FindingKind (findingkind.go): cpu-bound, gc, formatting, encoding,
 //     reflection, compression, regexp, hot-user-function, repeated-work,
-//     off-cpu, cpu-contention, spin-wait, lock-contention, goroutine-growth,
+//     constructor, off-cpu, cpu-contention, spin-wait, lock-contention, goroutine-growth,
 //     downstream-wait, pool-wait, sync-wait, sleep, syscall-wait, client-io,
 //     gc-pause, scheduler-latency, gomaxprocs, cpu-throttled, memory-growth,
 //     stuck, serial, n-plus-one, start-up.
@@ -81,7 +81,7 @@
 //   - Advice (advice.go): cheaper-or-more-cpu, allocate-less,
 //     build-strings, reuse-encoders, cache-rendered, compress-less,
 //     cache-reads, compile-once, avoid-reflect, cache-or-callees,
-//     start-here, check-locks, check-workers, check-event-loop,
+//     start-here, build-once, check-locks, check-workers, check-event-loop,
 //     check-threads, lower-gomaxprocs, fewer-workers, fewer-processes,
 //     shrink-pools, shard-locks, shorten-locks, fix-leak,
 //     call-concurrently, size-pool, wait-less, remove-sleep,

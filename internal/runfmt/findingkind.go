@@ -28,6 +28,10 @@ const (
 	// FindingRepeatedWork: cacheable work (reads, encoding) done per
 	// request.
 	FindingRepeatedWork FindingKind = "repeated-work"
+	// FindingConstructor: a library constructor (a compressor, an
+	// encoder, a compiled pattern or template, a client) built on every
+	// request under a user function, holding most of its cost.
+	FindingConstructor FindingKind = "constructor"
 )
 
 // Finding kinds about time off a CPU and the machine.
@@ -90,7 +94,7 @@ const (
 
 var findingKindWords = []FindingKind{
 	FindingCPUBound, FindingGC, FindingFormatting, FindingEncoding, FindingReflection, FindingCompression,
-	FindingRegexp, FindingHotUserFunction, FindingRepeatedWork,
+	FindingRegexp, FindingHotUserFunction, FindingRepeatedWork, FindingConstructor,
 	FindingOffCPU, FindingCPUContention, FindingSpinWait, FindingLockContention, FindingGoroutineGrowth,
 	FindingDownstreamWait, FindingPoolWait, FindingSyncWait, FindingSleep, FindingSyscallWait,
 	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingThrottled, FindingMemoryGrowth, FindingStuck,

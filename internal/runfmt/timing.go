@@ -60,6 +60,9 @@ type TimeSite struct {
 	// Callee is the call under it that holds most of that time
 	// (net/http.(*Client).Do, sync.(*Mutex).Lock, time.Sleep).
 	Callee string `json:"callee,omitempty"`
+	// BytesPerRequest is, for the garbage collector's row, the bytes it
+	// allocates per request, by which the row's time is charged to it.
+	BytesPerRequest float64 `json:"bytes_per_request,omitempty"`
 }
 
 // GoScheduler is the Go runtime's scheduling and GC over a trace.
