@@ -70,7 +70,7 @@ func (p *printer) pageLoad(l *runfmt.LoadResult) {
 // when the CPU account does not say it.
 func (p *printer) pageService(r *runfmt.Run) {
 	t := r.Target
-	if t == nil || r.Load == nil {
+	if t == nil || r.Load == nil && r.Status == runfmt.StatusPartial {
 		return // no window measured: the status says why
 	}
 	var parts []string

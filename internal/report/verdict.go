@@ -19,9 +19,12 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	p := &printer{w: w}
 	p.f("\nService:\n")
 	p.profiling(r.Profiling)
-	if t := r.Target; t != nil {
+	switch t := r.Target; {
+	case r.Load == nil && r.Status == runfmt.StatusPartial:
+		p.f("  not measured: the run stopped before its window (its status above says why)\n")
+	case t != nil:
 		p.target(t, r.Profiling)
-	} else {
+	default:
 		p.f("  not measured (no process: give -- CMD or --pid)\n")
 	}
 	if r.GC != nil {
