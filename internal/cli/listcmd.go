@@ -33,7 +33,7 @@ shows functions).`,
   perflab list 'main\.(*server)\.search' latest
   perflab list --source-path ~/src/api handleItem profiles/cpu.pb.gz
   perflab list Mash latest`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: positional("REGEX", "[RUN|PROFILE]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opt.Callees < 0 {
 				return usageErr("--callees %d: must be >= 0", opt.Callees)
