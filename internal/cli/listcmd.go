@@ -38,6 +38,9 @@ shows functions).`,
 			if opt.Callees < 0 {
 				return usageErr("--callees %d: must be >= 0", opt.Callees)
 			}
+			if args[0] == "" {
+				return usageErr("REGEX \"\": empty: give (part of) a function's name, e.g. perflab list handleItem")
+			}
 			if _, err := regexp.Compile(args[0]); err != nil {
 				return usageErr("REGEX %q: %v", args[0], err)
 			}
@@ -65,7 +68,7 @@ shows functions).`,
 			case errors.As(err, &nm):
 				return usageErr("%s: %v", r.title, err)
 			case err != nil:
-				return failed(err)
+				return usageErr("%v", err) // the profile the user named is not one
 			}
 			err = format.write(env.Stdout, views{formatText: l.WriteText, formatJSON: func(w io.Writer) error { return writeJSON(w, l.Record()) }})
 			if err != nil {
