@@ -65,6 +65,8 @@ func leftoverGroups() []string {
 //	serve ADDR        HTTP server answering 200 on ADDR
 //	serve-crash ADDR  serve, then exit with status 2 after 300ms
 //	serve-quiet ADDR  serve without saying where
+//	hog               allocate and touch memory, a MiB at a time, until
+//	                  killed
 //	perflab MARKER    act as a perflab: launch a service that starts a
 //	                  daemon (setsid, out of its process group) named
 //	                  MARKER, print "launched", then wait to be killed
@@ -82,6 +84,14 @@ func runHelper(mode string, args []string) {
 		}
 		fmt.Println("launched", p.Source())
 		time.Sleep(time.Hour)
+	case "hog":
+		for {
+			b := make([]byte, 1<<20)
+			for i := range b {
+				b[i] = 1
+			}
+			hogs = append(hogs, b)
+		}
 	case "burn":
 		n, _ := strconv.Atoi(args[0])
 		runtime.GOMAXPROCS(n)
@@ -127,7 +137,10 @@ func runHelper(mode string, args []string) {
 	}
 }
 
-var sink int
+var (
+	sink int
+	hogs [][]byte
+)
 
 func spin() {
 	for {
