@@ -47,6 +47,9 @@ func (b *batch) summarize() {
 		bt.GCPct = b.gcPct()
 	}
 	r.Findings = findings.BatchFindings(bt, r.Hot)
+	if f, ok := findings.OutOfMemory(r.Target); ok {
+		r.Findings = append([]runfmt.Finding{f}, r.Findings...) // what ended the run comes first
+	}
 	if b.cpu != nil {
 		// No requests, and no target: the service's CPU-bound finding is
 		// the budget's here (BatchFindings).
@@ -109,6 +112,8 @@ func (b *batch) targetSummary(bt *runfmt.Batch) runfmt.TargetSummary {
 	ts := target.Window(b.sampler.Samples(), b.start, end, b.limitCores, hostCores())
 	ts.ExitCode, ts.PIDs = bt.ExitCode, []int{b.proc.PID()}
 	ts.MemoryLimitBytes = b.cfg.Budget.MemoryBytes
+	var oom *target.OOMError
+	ts.OOMKilled = errors.As(b.proc.ExitErr(), &oom)
 	// The exact figures replace the sampled ones.
 	if b.usageOK {
 		ts.CPUSeconds, ts.CPUCoresMean = bt.CPUS, bt.CoresMean

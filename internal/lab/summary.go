@@ -38,6 +38,7 @@ func (s *session) summarize() {
 		}
 		ts := target.Window(s.sampler.Samples(), from, to, s.limitCores, runtime.NumCPU())
 		ts.ExitCode, ts.MemoryLimitBytes, ts.PIDs = exit, s.limitMemory, s.pids
+		ts.OOMKilled = r.Target != nil && r.Target.OOMKilled
 		if requests > 0 {
 			ts.CPUMsPerRequest = ts.CPUSeconds * 1000 / float64(requests)
 		}
