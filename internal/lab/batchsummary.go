@@ -284,10 +284,21 @@ func stateSeconds(th *runfmt.BatchThreads, st runfmt.ThreadState) float64 {
 
 // cost is what measuring the program took, in percent of its CPU.
 func (b *batch) cost(bt *runfmt.Batch) *runfmt.BatchCost {
-	kernel, _, _ := b.threads.ProgramEstimate()
+	kernel, _, share := b.threads.ProgramEstimate()
 	c := &runfmt.BatchCost{PerflabCPUS: b.perflabCPU.Seconds(), KernelCPUS: kernel.Seconds()}
-	if b.perf != nil {
+	switch {
+	case b.ktNote != "" && b.threads.Procs == nil:
+		c.KernelNote = "not run: " + b.ktNote
+	case share == 0:
+		c.KernelNote = "not counted: the kernel kept no run time of its programs"
+	}
+	switch {
+	case b.perf != nil:
 		c.ProfilerCPUS = b.perf.cpu.Seconds()
+	case b.cfg.Profiler == ProfilerNone:
+		c.ProfilerNote = "not run (--profiler none)"
+	default:
+		c.ProfilerNote = fmt.Sprintf("not run (--profiler %s does not profile a batch program)", b.cfg.Profiler)
 	}
 	if bt.CPUS > 0 {
 		c.Pct = 100 * (c.ProfilerCPUS + c.KernelCPUS + c.PerflabCPUS) / bt.CPUS
