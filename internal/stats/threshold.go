@@ -69,26 +69,30 @@ func parseThreshold(it ruleItem) (Threshold, error) {
 	return Threshold{Metric: m, Op: it.op, Pct: pct}, nil
 }
 
-// checkWorse refuses a rule that does not fire on the metric getting
-// worse by more than its change: "p99>-10%" fires on any change above
-// -10%, an improvement of 5% included, and "p99<-10%" only on an
-// improvement. A regression rule of a metric better lower is
-// METRIC>+PCT%, of one better higher METRIC<-PCT%.
+// checkWorse refuses a rule whose change has the other sign than its
+// comparison: "p99>-10%" fires on any change above -10%, an improvement of
+// 5% included, and "p99<+10%" on any below +10%. It says the rule that
+// fires when the metric gets worse: METRIC>+PCT% for a metric better
+// lower, METRIC<-PCT% for one better higher.
 func checkWorse(m runfmt.MetricName, op byte, pct float64) error {
+	if !(op == '>' && pct < 0 || op == '<' && pct > 0) {
+		return nil
+	}
 	def, _ := runfmt.Metric(m)
-	worse, sign, dir, side := byte('>'), "+", "rises", "above"
+	worse, dir, side := byte('>'), "rises", "above"
 	if def.Better == runfmt.BetterHigher {
-		worse, sign, dir, side = '<', "-", "falls", "below"
+		worse, dir = '<', "falls"
+	}
+	if op == '<' {
+		side = "below"
+	}
+	regression := Threshold{Metric: m, Op: worse, Pct: math.Abs(pct)}
+	if worse == '<' {
+		regression.Pct = -regression.Pct
 	}
 	given := Threshold{Metric: m, Op: op, Pct: pct}
-	switch {
-	case op != worse:
-		return fmt.Errorf("%s gets worse as it %s, so %s fires on an improvement: a regression rule is %s%c%sPCT%%", m, dir, given, m, worse, sign)
-	case worse == '>' && pct < 0, worse == '<' && pct > 0:
-		return fmt.Errorf("%s gets worse as it %s, so the rule that fires on a regression is %s: %s fires on any change %s %s, improvements included",
-			m, dir, Threshold{Metric: m, Op: op, Pct: -pct}, given, side, given.String()[len(m)+1:])
-	}
-	return nil
+	return fmt.Errorf("%s gets worse as it %s, so the rule that fires on a regression is %s: %s fires on any change %s %s, improvements included",
+		m, dir, regression, given, side, given.String()[len(m)+1:])
 }
 
 // ruleItem is one item of a --fail-on list, NAME OP LIMIT: "p99>+10%" has

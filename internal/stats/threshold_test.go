@@ -20,7 +20,7 @@ func TestParseFailOn(t *testing.T) {
 			{"cpu_per_request", '>', 5}, {"p99", '>', 10}, {"rps", '<', -5}}},
 		{" gc_pct > 2.5% , rss_max>+20% ", []Threshold{{"gc_pct", '>', 2.5}, {"rss_max", '>', 20}}},
 		{"allocs_per_request>0%", []Threshold{{"allocs_per_request", '>', 0}}},
-		{"rps<-.5%", []Threshold{{"rps", '<', -0.5}}},
+		{"p50<-.5%", []Threshold{{"p50", '<', -0.5}}},
 	} {
 		got, err := ParseFailOn(tc.in)
 		if err != nil || !slices.Equal(got, tc.want) {
@@ -42,9 +42,9 @@ func TestParseFailOnErrors(t *testing.T) {
 		{"rps<-5%,,p99>1%", `empty item`},
 		{">5%", `unknown metric ""`},
 		{"p99>-10%", `p99 gets worse as it rises, so the rule that fires on a regression is p99>+10%: p99>-10% fires on any change above -10%, improvements included`},
-		{"rps<+5%", `rps gets worse as it falls, so the rule that fires on a regression is rps<-5%`},
-		{"p50<-.5%", `p50 gets worse as it rises, so p50<-0.5% fires on an improvement: a regression rule is p50>+PCT%`},
-		{"rps>+5%", `a regression rule is rps<-PCT%`},
+		{"rps<+5%", `rps gets worse as it falls, so the rule that fires on a regression is rps<-5%: rps<+5% fires on any change below +5%, improvements included`},
+		{"p99<+2.5%", `the rule that fires on a regression is p99>+2.5%: p99<+2.5% fires on any change below +2.5%`},
+		{"rps>-10%", `rps gets worse as it falls, so the rule that fires on a regression is rps<-10%: rps>-10% fires on any change above -10%`},
 	} {
 		_, err := ParseFailOn(tc.in)
 		if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
