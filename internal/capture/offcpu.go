@@ -58,7 +58,7 @@ func StartPySpyIdle(ctx context.Context, cfg SpyConfig) (*SpyRecording, error) {
 	if err != nil {
 		return nil, fmt.Errorf("py-spy not found: pip install py-spy to get Python frames: %w", ErrToolMissing)
 	}
-	dir, err := os.MkdirTemp("", "perflab-py-spy-idle-")
+	dir, err := files.TempDir("perflab-py-spy-idle-")
 	if err != nil {
 		return nil, fmt.Errorf("py-spy record: %w", err)
 	}

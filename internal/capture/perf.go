@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -74,7 +73,7 @@ func PerfRecord(ctx context.Context, cfg PerfConfig) (*profile.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(filepath.Dir(data))
+	defer data.close()
 	start := time.Now()
 	if err := cfg.record(ctx, perf, data); err != nil {
 		return nil, err
@@ -164,25 +163,24 @@ func lookPerf(path string) (string, error) {
 	return p, nil
 }
 
-// perfData finds perf at path (as lookPerf does) and names the file its
-// data goes to, kind+".data" in a new temporary directory the caller
-// removes; what names the command in an error.
-func perfData(path, what, kind string) (perf, data string, err error) {
+// perfData finds perf at path (as lookPerf does) and makes the file its
+// data goes to (see perfOutput), which the caller closes; what names the
+// command in an error.
+func perfData(path, what, kind string) (perf string, data *perfOutput, err error) {
 	if perf, err = lookPerf(path); err != nil {
-		return "", "", err
+		return "", nil, err
 	}
-	dir, err := os.MkdirTemp("", "perflab-"+kind+"-")
-	if err != nil {
-		return "", "", fmt.Errorf("%s: %w", what, err)
+	if data, err = newPerfOutput(kind); err != nil {
+		return "", nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return perf, filepath.Join(dir, kind+".data"), nil
+	return perf, data, nil
 }
 
 // record runs perf record into data, within the duration plus
 // perfStartTimeout. On cancellation perf gets SIGINT, so it stops and
 // writes what it sampled, which is kept: record then succeeds when perf
 // wrote data, and fails with ctx's error otherwise.
-func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
+func (cfg PerfConfig) record(ctx context.Context, perf string, data *perfOutput) error {
 	pids := make([]string, len(cfg.PIDs))
 	for i, pid := range cfg.PIDs {
 		pids[i] = strconv.Itoa(pid)
@@ -195,7 +193,6 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 	// recording costs perf a pass over its data (0.1 s of CPU here).
 	args := []string{"record", "-e", "cpu-clock", "-c", strconv.Itoa(1e9 / cfg.hz()), "-B", "-N"}
 	args = append(args, cfg.callGraph()...)
-	args = append(args, "-p", strings.Join(pids, ","), "-o", data)
 	var ctl *perfControl
 	if cfg.OnAttached != nil {
 		var err error
@@ -207,18 +204,20 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 		// descriptors (fds 3 and 4 in perf): its ack says perf is sampling.
 		args = append(args, "-D", "-1", "--control", "fd:3,4")
 	}
+	args = append(args, "-p", strings.Join(pids, ","), "-o", data.arg(len(ctl.childFiles())))
 	args = append(args, "--", sleepCommand, strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
 	limit := time.Duration(cfg.Seconds*float64(time.Second)) + perfStartTimeout
 	rctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	name, args := perfCommand(perf, args)
 	cmd := exec.CommandContext(rctx, name, args...)
+	cmd.ExtraFiles = data.extraFiles()
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 5 * time.Second
 	stderr := files.NewTail(8 << 10)
 	cmd.Stderr = stderr
 	stopped, cpu, err := perfRun{onStart: cfg.OnStart, ctl: ctl, attached: cfg.OnAttached, stop: cfg.Stop}.run(cmd)
-	if err != nil && (stopped || allExited(cfg.PIDs)) && wrote(data) {
+	if err != nil && (stopped || allExited(cfg.PIDs)) && data.wrote() {
 		// Stopped early on purpose, or every process it sampled exited
 		// (perf then ends its sleep with SIGTERM, and exits as it did):
 		// perf wrote what it recorded.
@@ -229,7 +228,7 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 	}
 	switch {
 	case ctx.Err() != nil:
-		if wrote(data) {
+		if data.wrote() {
 			return nil // interrupted: perf wrote the samples so far
 		}
 		return fmt.Errorf("perf record: %w", ctx.Err())
@@ -257,8 +256,12 @@ func perfRecordError(pids []int, err error, stderr string) error {
 }
 
 // perfScript reads data back with perf script and parses its output.
-func perfScript(ctx context.Context, perf, data string) (*profile.Profile, error) {
-	cmd := exec.CommandContext(ctx, perf, "script", "-i", data, "-F", perfScriptFields)
+func perfScript(ctx context.Context, perf string, data *perfOutput) (*profile.Profile, error) {
+	cmd := exec.CommandContext(ctx, perf, "script", "-i", data.arg(0), "-F", perfScriptFields)
+	cmd.ExtraFiles = data.extraFiles()
+	diesWithPerflab(cmd)
+	runtime.LockOSThread() // see diesWithPerflab
+	defer runtime.UnlockOSThread()
 	stderr := files.NewTail(8 << 10)
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -33,8 +34,14 @@ func newPerfControl() (*perfControl, error) {
 	return &perfControl{ctlR: ctlR, ctlW: ctlW, ackR: ackR, ackW: ackW}, nil
 }
 
-// childFiles are perf's ends, as its descriptors 3 and 4.
-func (c *perfControl) childFiles() []*os.File { return []*os.File{c.ctlR, c.ackW} }
+// childFiles are perf's ends, as its descriptors 3 and 4 (none for a nil
+// perfControl).
+func (c *perfControl) childFiles() []*os.File {
+	if c == nil {
+		return nil
+	}
+	return []*os.File{c.ctlR, c.ackW}
+}
 
 // started closes perf's ends in perflab, so a perf that exits ends the
 // ack read.
@@ -75,14 +82,17 @@ type perfRun struct {
 // run starts cmd and waits for it. It returns whether stop ended it, its
 // CPU time (user + system), and Wait's error (or Start's).
 func (r perfRun) run(cmd *exec.Cmd) (stopped bool, cpu time.Duration, err error) {
-	if r.ctl != nil {
-		cmd.ExtraFiles = r.ctl.childFiles()
-	}
+	// The control descriptors come first, as 3 and 4; the output's
+	// follows them (perfOutput.arg).
+	cmd.ExtraFiles = append(r.ctl.childFiles(), cmd.ExtraFiles...)
 	copyStderr, err := stderrToFile(cmd)
 	if err != nil {
 		return false, 0, err
 	}
 	defer copyStderr()
+	diesWithPerflab(cmd)
+	runtime.LockOSThread() // until perf ends: see diesWithPerflab
+	defer runtime.UnlockOSThread()
 	if err := cmd.Start(); err != nil {
 		return false, 0, err
 	}
@@ -111,12 +121,6 @@ func (r perfRun) run(cmd *exec.Cmd) (stopped bool, cpu time.Duration, err error)
 		cpu = st.UserTime() + st.SystemTime()
 	}
 	return byStop.Load(), cpu, err
-}
-
-// wrote says whether perf wrote data.
-func wrote(data string) bool {
-	st, err := os.Stat(data)
-	return err == nil && st.Size() > 0
 }
 
 // maxPerfStderr is how much of the end of perf's messages is kept.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -87,12 +88,12 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(filepath.Dir(data))
+	defer data.close()
 	var filter []string
 	for _, t := range tids {
 		filter = append(filter, fmt.Sprintf("prev_pid == %d || next_pid == %d", t, t))
 	}
-	args := []string{"record", "-e", "sched:sched_switch", "--filter", strings.Join(filter, " || "), "-a", "-g", "-o", data}
+	args := []string{"record", "-e", "sched:sched_switch", "--filter", strings.Join(filter, " || "), "-a", "-g"}
 	var ctl *perfControl
 	if cfg.OnAttached != nil {
 		if ctl, err = newPerfControl(); err != nil {
@@ -101,8 +102,10 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 		defer ctl.close()
 		args = append(args, "-D", "-1", "--control", "fd:3,4")
 	}
+	args = append(args, "-o", data.arg(len(ctl.childFiles())))
 	args = append(args, "--", sleepCommand, strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
 	cmd := exec.CommandContext(ctx, perf, args...)
+	cmd.ExtraFiles = data.extraFiles()
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 5 * time.Second
 	stderr := files.NewTail(8 << 10)
@@ -118,7 +121,7 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 	if cfg.CPUUsed != nil {
 		*cfg.CPUUsed = cpu
 	}
-	if err != nil && stopped && ctx.Err() == nil && wrote(data) {
+	if err != nil && stopped && ctx.Err() == nil && data.wrote() {
 		err = nil // stopped early on purpose: perf wrote what it recorded
 	}
 	if err != nil {
@@ -130,7 +133,11 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 		}
 		return nil, perfRecordError(cfg.PIDs, err, stderr.String())
 	}
-	script := exec.CommandContext(ctx, perf, "script", "-i", data, "-F", "tid,time,event,trace,ip,sym,dso,symoff", "--ns")
+	script := exec.CommandContext(ctx, perf, "script", "-i", data.arg(0), "-F", "tid,time,event,trace,ip,sym,dso,symoff", "--ns")
+	script.ExtraFiles = data.extraFiles()
+	diesWithPerflab(script)
+	runtime.LockOSThread() // see diesWithPerflab
+	defer runtime.UnlockOSThread()
 	out, err := script.StdoutPipe()
 	if err != nil {
 		return nil, fmt.Errorf("perf script: %w", err)

@@ -97,7 +97,7 @@ func RecordSpy(ctx context.Context, tool SpyTool, cfg SpyConfig) (*profile.Profi
 	if err != nil {
 		return nil, &missingTool{fmt.Sprintf("%s is not installed: %s to get %s frames", tool.Name, tool.Install, tool.Lang)}
 	}
-	dir, err := os.MkdirTemp("", "perflab-"+string(tool.Name)+"-")
+	dir, err := files.TempDir("perflab-" + string(tool.Name) + "-")
 	if err != nil {
 		return nil, fmt.Errorf("%s record: %w", tool.Name, err)
 	}

@@ -76,7 +76,18 @@ main restored from a CI cache), so a branch needs only its own runs.`,
   perflab compare 'svc-base' 'svc-new' --fail-on "cpu_per_request>+5%,p99>+10%"
   perflab compare '*-buggy-*' '*-fixed-*' --html compare.html
   perflab compare --baseline main --baseline-dir ci-baseline --last 6 pr-1234 --fail-on "cpu_per_request>+5%"`,
-		Args: cobra.RangeArgs(1, 2),
+		// With --baseline, the baseline is BASE.
+		Args: func(c *cobra.Command, args []string) error {
+			switch {
+			case bl.name != "" && len(args) > 1:
+				return usageErr("%s: with --baseline, give NEW only (the baseline is BASE)", c.CommandPath())
+			case bl.name != "":
+				return positional("NEW")(c, args)
+			case len(args) == 1:
+				return usageErr("%s: missing NEW: compare takes BASE and NEW (or --baseline NAME and NEW)", c.CommandPath())
+			}
+			return positional("BASE", "NEW")(c, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := bl.check(cmd.Flags()); err != nil {
 				return err

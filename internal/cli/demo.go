@@ -27,7 +27,7 @@ verdict: CPU per request, GC share, allocations per request and the functions
 to fix. Then run an A/B of the same service against its fixed build (the
 planted costs removed) and print whether it got better, with statistics.
 Any 'perflab run' flag changes the experiment.`,
-		Args: cobra.NoArgs,
+		Args: positional(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			api, pprofAddr, err := freeAddrs()
 			if err != nil {

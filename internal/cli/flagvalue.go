@@ -94,6 +94,26 @@ func parseFinite(s string) (float64, error) {
 	return x, nil
 }
 
+// floorValue is a number that is 0 (what none means, say "no cap") or at
+// least floor: a positive value below it means too little to act on.
+type floorValue struct {
+	*rangeValue[float64]
+	floor float64
+	zero  string
+}
+
+func (v *floorValue) Set(s string) error {
+	old := *v.p
+	if err := v.rangeValue.Set(s); err != nil {
+		return err
+	}
+	if x := *v.p; x > 0 && x < v.floor {
+		*v.p = old
+		return fmt.Errorf("must be 0 (%s) or from %s to %s", v.zero, v.format(v.floor), v.format(v.max))
+	}
+	return nil
+}
+
 func newDurationValue(p *time.Duration, def, min, max time.Duration) *rangeValue[time.Duration] {
 	*p = def
 	return &rangeValue[time.Duration]{p: p, min: min, max: max, what: "a duration like 10s", typ: "duration",
@@ -255,10 +275,18 @@ func checkRegexp(s string) error {
 	return nil
 }
 
-// checkKeyValue accepts KEY=VALUE with a non-empty KEY.
+// checkKeyValue accepts an environment variable's KEY=VALUE whose KEY is
+// a name a shell can set: letters, digits and _, not starting with a
+// digit.
 func checkKeyValue(s string) error {
-	if k, _, ok := strings.Cut(s, "="); !ok || k == "" {
+	k, _, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
 		return errors.New("want KEY=VALUE")
+	}
+	for i, r := range k {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			return fmt.Errorf("%q is not a variable name: letters, digits and _, not starting with a digit", k)
+		}
 	}
 	return nil
 }
@@ -357,6 +385,12 @@ func (f flagSet) int64(p *int64, name, short string, def, min, max int64, usage 
 
 func (f flagSet) float(p *float64, name, short string, def, min, max float64, usage string) {
 	f.fs.VarP(newFloatValue(p, def, min, max), name, short, usage)
+}
+
+// floor registers a number that is 0 (zero says what that means) or from
+// floor to max.
+func (f flagSet) floor(p *float64, name, short string, floor, max float64, zero, usage string) {
+	f.fs.VarP(&floorValue{rangeValue: newFloatValue(p, 0, 0, max), floor: floor, zero: zero}, name, short, usage)
 }
 
 func (f flagSet) duration(p *time.Duration, name, short string, def, min, max time.Duration, usage string) {

@@ -36,7 +36,7 @@ stdout.`,
   perflab flame profiles/cpu.pb.gz -o cpu.html
   perflab flame --format collapsed latest | flamegraph.pl > cpu.svg
   perflab flame --format speedscope latest -o cpu.speedscope.json`,
-		Args: cobra.ExactArgs(1),
+		Args: positional("PROFILE|RUN"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" && format.is(formatHTML) {
 				return usageErr("-o FILE.html is required")

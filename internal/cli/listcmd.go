@@ -33,10 +33,13 @@ shows functions).`,
   perflab list 'main\.(*server)\.search' latest
   perflab list --source-path ~/src/api handleItem profiles/cpu.pb.gz
   perflab list Mash latest`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: positional("REGEX", "[RUN|PROFILE]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opt.Callees < 0 {
 				return usageErr("--callees %d: must be >= 0", opt.Callees)
+			}
+			if args[0] == "" {
+				return usageErr("REGEX \"\": empty: give (part of) a function's name, e.g. perflab list handleItem")
 			}
 			if _, err := regexp.Compile(args[0]); err != nil {
 				return usageErr("REGEX %q: %v", args[0], err)
@@ -65,7 +68,7 @@ shows functions).`,
 			case errors.As(err, &nm):
 				return usageErr("%s: %v", r.title, err)
 			case err != nil:
-				return failed(err)
+				return usageErr("%v", err) // the profile the user named is not one
 			}
 			err = format.write(env.Stdout, views{formatText: l.WriteText, formatJSON: func(w io.Writer) error { return writeJSON(w, l.Record()) }})
 			if err != nil {

@@ -54,6 +54,8 @@ const (
 	maxInflight    = 1_000_000
 	maxDuration    = 7 * 24 * time.Hour
 	maxRateFlag    = 10_000_000
+	// minQPS is the lowest -q cap: a request per worker every 1000 s.
+	minQPS = 0.001
 )
 
 func (f *loadFlags) register(fs *pflag.FlagSet) {
@@ -61,7 +63,7 @@ func (f *loadFlags) register(fs *pflag.FlagSet) {
 	v.int(&f.concurrency, "concurrency", "c", 50, 1, maxConcurrency, "closed model: `workers`, each with its own keep-alive connection (open model: connections opened up front)")
 	v.int64(&f.requests, "requests", "n", 0, 0, maxCount, "closed model: stop after `N` requests (default: run for -d)")
 	v.duration(&f.duration, "duration", "d", 0, time.Millisecond, maxDuration, "how long to send load (default 10s; with --stages, the stages' total)")
-	v.float(&f.qps, "qps", "q", 0, 0, maxRateFlag, "closed model: cap each worker at `R` requests/s, like hey -q")
+	v.floor(&f.qps, "qps", "q", minQPS, maxRateFlag, "no cap", "closed model: cap each worker at `R` requests/s, like hey -q")
 	v.checked(&f.rate, "rate", "", "", "rate", checkRate, "open model: arrivals per second (`R`, or N/duration like 30000/1m); latency is measured from each intended start")
 	v.checked(&f.stages, "stages", "", "", "stages", checkStages, "open model: linear ramps `DUR:RATE,...` like k6's ramping-arrival-rate, e.g. 30s:10,3m:100,30s:0 (starting from --rate, default 0; at most 24h in all)")
 	v.int(&f.maxInflight, "max-inflight", "", 1000, 1, maxInflight, "open model: at most `N` requests in flight; arrivals that find no free slot wait and are counted")
@@ -162,6 +164,9 @@ func (f *loadFlags) config(urls []string) (load.Config, error) {
 	}
 	c.Targets = targets
 	if err := c.Validate(); err != nil {
+		return c, usageErr("%v", err)
+	}
+	if err := c.CheckSchedule(); err != nil {
 		return c, usageErr("%v", err)
 	}
 	return c, nil

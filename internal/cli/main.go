@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"perflab/internal/files"
 )
 
 // Version is perflab's version, set at build time with -ldflags.
@@ -17,6 +19,9 @@ var Version = "0.1.0-dev"
 // Ctrl-C or SIGTERM) stops the current command, which still writes what it
 // measured.
 func Main(ctx context.Context, args []string, env Env) int {
+	// What a perflab killed with SIGKILL left in the temporary directory
+	// (perf's data, a profiler's stacks) goes now.
+	files.RemoveStale()
 	root := newRoot(env)
 	args = withGoTestFlags(args)
 	root.SetArgs(args)

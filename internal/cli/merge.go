@@ -21,7 +21,7 @@ func newMergeCmd(env Env) *cobra.Command {
 		Long: `Combine results written by 'perflab load --shard i/N --json --out FILE' into
 one result. Counts add up, and latency percentiles come from the merged HDR
 histograms, so they are exact, not averages of percentiles.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: positional("SHARD.json..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var parts []*runfmt.LoadResult
 			for _, path := range args {

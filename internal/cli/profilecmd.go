@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -116,6 +120,11 @@ func (f *profileFlags) config(env Env, cmd *cobra.Command, args []string) (lab.C
 	if f.profiler != string(lab.ProfilerAuto) && f.profiler != string(runfmt.ProfilerPprof) && f.pid == 0 && len(command) == 0 && f.deploy.cgroup == "" {
 		return c, usageErr("--profiler %s samples a process: give --pid PID or -- CMD", f.profiler)
 	}
+	if f.pid == 0 && len(command) == 0 && f.deploy.cgroup == "" {
+		if err := checkListening(string(runfmt.ProfilerPprof), f.pprof); err != nil {
+			return c, err
+		}
+	}
 	budget, err := (&runFlags{cpus: f.cpus, memory: f.memory}).budget()
 	if err != nil {
 		return c, err
@@ -163,4 +172,28 @@ func (f *profileFlags) print(env Env, res *lab.Result, err error) error {
 		return failed(werr)
 	}
 	return runError(res, err, false)
+}
+
+// checkListening refuses the URL of flag name when its host refuses a
+// connection: an address the user typed that nothing listens on is the
+// user's input to fix, said before a run is written. Other dial errors
+// (a slow or filtered network) are left to the capture, which reports
+// them.
+func checkListening(name, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil // checked when the flag was parsed
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	c, err := net.DialTimeout("tcp", net.JoinHostPort(u.Hostname(), port), time.Second)
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return usageErr("--%s %s: connection refused: nothing listens on %s (is the service running, and on that port?)", name, raw, net.JoinHostPort(u.Hostname(), port))
+	}
+	if err == nil {
+		c.Close()
+	}
+	return nil
 }

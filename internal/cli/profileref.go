@@ -32,7 +32,7 @@ func (f *profileRef) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.allocs, string(runfmt.ProfileAllocs), false, "for a run: use its allocations profile (bytes allocated in the window) instead of CPU")
 	fs.BoolVar(&f.wall, string(runfmt.ProfileWall), false, "wall time instead of CPU: a run's time per request by stack (running, runnable, network, sync, syscall, gc, sleep; --sample offcpu for all but running), or a Go execution trace file")
 	v.int64(&f.requests, "requests", "", 0, 1, maxCount, "divide by this many `requests` for per-request columns (default: a run's request count)")
-	fs.StringVar(&f.sample, "sample", "", "sample `type` to show (cpu, samples, alloc_space, alloc_objects, inuse_space...; default: the profile's)")
+	v.checked(&f.sample, "sample", "", "", "type", nonEmpty, "sample `type` to show (cpu, samples, alloc_space, alloc_objects, inuse_space...; default: the profile's)")
 }
 
 // resolved is the profile file to read and what it is; prof, when set, is

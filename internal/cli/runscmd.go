@@ -21,7 +21,7 @@ func newRunsCmd(env Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "runs",
 		Short: "List stored runs (newest first); show or remove one; keep the newest N of each name",
-		Args:  cobra.NoArgs,
+		Args:  positional(),
 		Example: `  perflab runs
   perflab runs --json
   perflab runs --prune-keep 10 --dir ci-baseline    # a CI cache of baseline runs, bounded`,
@@ -87,7 +87,7 @@ func newRunsShowCmd(env Env, dir *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show RUN",
 		Short: "Print a run's verdict again, on one screen or in full (RUN: ID, name, path, glob or latest)",
-		Args:  cobra.ExactArgs(1),
+		Args:  positional("RUN"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openStore(*dir)
 			if err != nil {

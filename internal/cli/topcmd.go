@@ -34,7 +34,7 @@ by file (two classes' __init__ are two rows, named with their file).`,
   perflab top --cum profiles/cpu.pb.gz
   perflab top --allocs --user latest
   perflab top --lines -n 15 latest`,
-		Args: cobra.ExactArgs(1),
+		Args: positional("PROFILE|RUN"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := ref.resolve(args[0])
 			if err != nil {

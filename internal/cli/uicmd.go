@@ -34,7 +34,7 @@ a non-loopback --addr is served to anyone who can reach it, with a warning.`,
 		Example: `  perflab ui
   perflab ui --dir ./perflab-runs --addr 127.0.0.1:8090
   perflab ui --source-dir ~/src/myservice   # pprof's source view shows these files`,
-		Args: cobra.NoArgs,
+		Args: positional(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openStore(dir)
 			if err != nil {

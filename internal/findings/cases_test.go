@@ -88,6 +88,12 @@ func TestEveryKindHasACase(t *testing.T) {
 	}
 	all = append(all, named{"stuck", Stuck(stuckSnapshot())})
 	seen[runfmt.FindingStuck] = true
+	oom, ok := OutOfMemory(&runfmt.TargetSummary{OOMKilled: true, MemoryLimitBytes: 32 << 20, RSSMaxBytes: 31 << 20})
+	if !ok {
+		t.Error("OutOfMemory of a service the OOM killer killed: no finding")
+	}
+	all = append(all, named{"out-of-memory", oom})
+	seen[runfmt.FindingOutOfMemory] = true
 	for _, b := range []struct {
 		name string
 		b    *runfmt.Batch

@@ -47,12 +47,17 @@ type BatchExitError struct {
 }
 
 func (e *BatchExitError) Error() string {
+	killed := strings.HasPrefix(e.Status, "killed by ") // a signal, or the OOM killer
 	msg := "the program ended with " + e.Status
 	switch {
 	case e.Timeout > 0:
 		msg = fmt.Sprintf("the program ran past --timeout %s and was stopped (%s)", e.Timeout, e.Status)
+	case e.AtOnce && killed:
+		msg = "the program was " + e.Status + " as soon as it started"
 	case e.AtOnce:
 		msg = "the program exited at once with " + e.Status
+	case killed:
+		msg = "the program was " + e.Status
 	}
 	if len(e.LastLines) > 0 {
 		return msg + "; its last lines: " + strings.Join(e.LastLines, " | ")

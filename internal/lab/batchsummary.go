@@ -47,6 +47,9 @@ func (b *batch) summarize() {
 		bt.GCPct = b.gcPct()
 	}
 	r.Findings = findings.BatchFindings(bt, r.Hot)
+	if f, ok := findings.OutOfMemory(r.Target); ok {
+		r.Findings = append([]runfmt.Finding{f}, r.Findings...) // what ended the run comes first
+	}
 	if b.cpu != nil {
 		// No requests, and no target: the service's CPU-bound finding is
 		// the budget's here (BatchFindings).
@@ -109,6 +112,8 @@ func (b *batch) targetSummary(bt *runfmt.Batch) runfmt.TargetSummary {
 	ts := target.Window(b.sampler.Samples(), b.start, end, b.limitCores, hostCores())
 	ts.ExitCode, ts.PIDs = bt.ExitCode, []int{b.proc.PID()}
 	ts.MemoryLimitBytes = b.cfg.Budget.MemoryBytes
+	var oom *target.OOMError
+	ts.OOMKilled = errors.As(b.proc.ExitErr(), &oom)
 	// The exact figures replace the sampled ones.
 	if b.usageOK {
 		ts.CPUSeconds, ts.CPUCoresMean = bt.CPUS, bt.CoresMean
@@ -279,10 +284,21 @@ func stateSeconds(th *runfmt.BatchThreads, st runfmt.ThreadState) float64 {
 
 // cost is what measuring the program took, in percent of its CPU.
 func (b *batch) cost(bt *runfmt.Batch) *runfmt.BatchCost {
-	kernel, _, _ := b.threads.ProgramEstimate()
+	kernel, _, share := b.threads.ProgramEstimate()
 	c := &runfmt.BatchCost{PerflabCPUS: b.perflabCPU.Seconds(), KernelCPUS: kernel.Seconds()}
-	if b.perf != nil {
+	switch {
+	case b.ktNote != "" && b.threads.Procs == nil:
+		c.KernelNote = "not run: " + b.ktNote
+	case share == 0:
+		c.KernelNote = "not counted: the kernel kept no run time of its programs"
+	}
+	switch {
+	case b.perf != nil:
 		c.ProfilerCPUS = b.perf.cpu.Seconds()
+	case b.cfg.Profiler == ProfilerNone:
+		c.ProfilerNote = "not run (--profiler none)"
+	default:
+		c.ProfilerNote = fmt.Sprintf("not run (--profiler %s does not profile a batch program)", b.cfg.Profiler)
 	}
 	if bt.CPUS > 0 {
 		c.Pct = 100 * (c.ProfilerCPUS + c.KernelCPUS + c.PerflabCPUS) / bt.CPUS

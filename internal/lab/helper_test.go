@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,8 +20,9 @@ import (
 
 // TestMain lets the test binary act as a service under test: with
 // PERFLAB_TEST_SERVICE=addr it serves HTTP on addr and obeys
-// PERFLAB_TEST_EXIT_AFTER (exit 2 after a duration) and
-// PERFLAB_TEST_IGNORE_TERM (ignore SIGTERM).
+// PERFLAB_TEST_EXIT_AFTER (exit 2 after a duration),
+// PERFLAB_TEST_IGNORE_TERM (ignore SIGTERM) and PERFLAB_TEST_LEAK (keep
+// that many bytes per request).
 func TestMain(m *testing.M) {
 	if runMachineHelper() || runProxyHelper() {
 		return
@@ -47,8 +49,20 @@ func serveTestService(addr string) {
 			os.Exit(2)
 		})
 	}
+	leak, _ := strconv.Atoi(os.Getenv("PERFLAB_TEST_LEAK"))
+	var mu sync.Mutex
+	var kept [][]byte
 	fmt.Println("test service listening on", addr)
 	http.ListenAndServe(addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if leak > 0 { // keep (and touch) leak bytes per request
+			b := make([]byte, leak)
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			mu.Lock()
+			kept = append(kept, b)
+			mu.Unlock()
+		}
 		w.Write([]byte("ok\n"))
 	}))
 }

@@ -219,6 +219,10 @@ func (s *session) stopTarget() {
 		}
 		s.run.Target.ExitCode = code
 		s.run.Target.StoppedByPerflab = running && len(s.cfg.Command) > 0
+		var oom *target.OOMError
+		if errors.As(s.proc.ExitErr(), &oom) {
+			s.run.Target.OOMKilled, s.run.Target.MemoryLimitBytes = true, oom.LimitBytes
+		}
 	}
 }
 

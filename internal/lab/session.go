@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"perflab/internal/findings"
 	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
 )
@@ -43,6 +44,9 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 	unpin()
 	if finish != nil {
 		finish(s)
+	}
+	if f, ok := findings.OutOfMemory(s.run.Target); ok {
+		s.run.Findings = append([]runfmt.Finding{f}, s.run.Findings...) // what ended the run comes first
 	}
 	s.stopMachine()
 	return res, s.save(s.setStatus(ctx, err))

@@ -34,8 +34,8 @@ func (s *session) summarize() {
 	}
 	if s.sampler != nil {
 		ts := target.Window(s.sampler.Samples(), from, to, s.limitCores, runtime.NumCPU())
-		if r.Target != nil { // how it ended, said when perflab stopped it
-			ts.ExitCode, ts.StoppedByPerflab = r.Target.ExitCode, r.Target.StoppedByPerflab
+		if r.Target != nil { // how it ended, said when perflab stopped it or the kernel killed it
+			ts.ExitCode, ts.StoppedByPerflab, ts.OOMKilled = r.Target.ExitCode, r.Target.StoppedByPerflab, r.Target.OOMKilled
 		}
 		ts.MemoryLimitBytes, ts.PIDs = s.limitMemory, s.pids
 		if requests > 0 {

@@ -138,6 +138,35 @@ func (c *Config) Validate() error {
 	return nil
 }
 
+// CheckSchedule refuses an open-model load whose schedule holds less than
+// one request: a rate so low, or stages so near 0, that nothing would be
+// sent. It judges the whole schedule, before --shard takes its share.
+func (c *Config) CheckSchedule() error {
+	if !c.Open() {
+		return nil
+	}
+	d := c.Duration
+	if d == 0 {
+		d = c.withDefaults().Duration
+	}
+	s := NewSchedule(c.Rate, c.Stages, d)
+	if s.total >= 1 {
+		return nil
+	}
+	if len(c.Stages) > 0 {
+		return fmt.Errorf("--stages: the schedule sends %s requests in its %s (its rates are too low): give rates whose ramps send at least one", sig3(s.total), s.Duration())
+	}
+	return fmt.Errorf("--rate %s sends %s requests in %s: give at least %s per second, or a longer -d", sig3(c.Rate), sig3(s.total), d, sig3(1/d.Seconds()))
+}
+
+// sig3 formats x to 3 significant digits, without an exponent from 1 up.
+func sig3(x float64) string {
+	if x >= 1 {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
+}
+
 // ParseShard parses --shard "i/N" (1-based i) into a 0-based index and N.
 func ParseShard(s string) (int, int, error) {
 	is, ns, ok := strings.Cut(s, "/")

@@ -3,6 +3,7 @@ package load
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -174,4 +175,38 @@ func TestUnsolicitedBytesAreNotTheNextAnswer(t *testing.T) {
 			t.Errorf("status %v, errors %v; want 20 requests, each a bad-response (its answer came with bytes nobody asked for)", r.Status, r.ErrorKinds)
 		}
 	})
+}
+
+// TestGarbageAndHTTP09AreBadResponses: a server that answers with bytes
+// that are not HTTP/1.x (garbage, or an HTTP/0.9 reply: the body alone)
+// and closes gave a bad response, not one cut short ("closed"), whether
+// it closes the connection or keeps it open.
+func TestGarbageAndHTTP09AreBadResponses(t *testing.T) {
+	replies := map[string]string{
+		"garbage":  "\x00\x17garbage\xff\r\n",
+		"HTTP/0.9": "<html>hello</html>\n",
+		"HTTP/2":   "HTTP/2 200\r\n\r\n",
+		"one byte": "x",
+	}
+	for name, reply := range replies {
+		for _, keepOpen := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, open %v", name, keepOpen), func(t *testing.T) {
+				forEachEngine(t, func(t *testing.T, engine string) {
+					u := hostileServer(t, func(c net.Conn) {
+						if readHeadBlock(bufio.NewReader(c)) != nil {
+							return
+						}
+						io.WriteString(c, reply)
+						if !keepOpen {
+							c.Close()
+						}
+					})
+					r := attack(t, Config{Targets: target(t, u), Concurrency: 2, Requests: 10, Timeout: 5 * time.Second, engine: engine})
+					if r.Requests != 10 || r.ErrorKinds[KindBadResponse] != 10 {
+						t.Errorf("requests %d, errors %v; want 10, each a bad-response", r.Requests, r.ErrorKinds)
+					}
+				})
+			})
+		}
+	}
 }

@@ -57,6 +57,9 @@ func (p *respParser) feed(b []byte) (n int, done bool, err error) {
 func (p *respParser) step(b []byte) (int, error) {
 	switch p.state {
 	case stHead:
+		if err := checkStatusPrefix(b); err != nil {
+			return 0, err
+		}
 		i := bytes.Index(b, crlfcrlf)
 		if i < 0 {
 			if len(b) >= maxHeader {
@@ -89,6 +92,22 @@ func (p *respParser) step(b []byte) (int, error) {
 		return len(b), nil
 	}
 	return p.line(b)
+}
+
+// statusPrefix is how every HTTP/1.x response begins.
+const statusPrefix = "HTTP/1."
+
+// checkStatusPrefix refuses a response whose first bytes cannot begin a
+// status line, as soon as they arrive: a server that sends garbage or an
+// HTTP/0.9 body and closes gave a bad response, not a response cut short
+// ("closed").
+func checkStatusPrefix(b []byte) error {
+	n := min(len(b), len(statusPrefix))
+	if string(b[:n]) != statusPrefix[:n] {
+		line, _ := cutLine(b)
+		return fmt.Errorf("%w: not HTTP/1.x: %q", errBadResponse, clip(line))
+	}
+	return nil
 }
 
 func (p *respParser) afterHead() {

@@ -77,6 +77,32 @@ func TestParserErrors(t *testing.T) {
 	}
 }
 
+// A stream that cannot begin a status line is a bad response from its
+// first bytes, before the connection ends, in whatever pieces it comes;
+// one that begins like HTTP/1.x waits for the rest.
+func TestParserRefusesWhatIsNotHTTP1(t *testing.T) {
+	for _, in := range []string{"garbage\n", "<html>hello</html>", "HTTP/2 200\r\n", "\r\nHTTP/1.1 200 OK\r\n", "http/1.1 200 OK", "x"} {
+		for _, size := range []int{1, 3, len(in)} {
+			var p respParser
+			p.reset(false)
+			var err error
+			for pos := 0; pos < len(in) && err == nil; pos += size {
+				_, _, err = p.feed([]byte(in[:min(pos+size, len(in))]))
+			}
+			if !errors.Is(err, errBadResponse) || !strings.Contains(err.Error(), "not HTTP/1.x") {
+				t.Errorf("%q in pieces of %d: %v; want a bad response (not HTTP/1.x)", in, size, err)
+			}
+		}
+	}
+	for _, in := range []string{"H", "HTTP/1.", "HTTP/1.1 200 OK\r\nContent-Le"} {
+		var p respParser
+		p.reset(false)
+		if n, done, err := p.feed([]byte(in)); n != 0 || done || err != nil {
+			t.Errorf("%q: consumed %d, done %v, %v; want it to wait for more", in, n, done, err)
+		}
+	}
+}
+
 func FuzzParseResponse(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"), uint8(3))
 	f.Add([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"), uint8(1))

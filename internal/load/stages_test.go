@@ -140,3 +140,25 @@ func FuzzParseShard(f *testing.F) {
 		}
 	})
 }
+
+// An open-model schedule that sends no request is refused, naming the flag
+// that made it so; one request is enough.
+func TestCheckScheduleRefusesAnEmptySchedule(t *testing.T) {
+	for _, tc := range []struct {
+		c    Config
+		want string // "" when accepted
+	}{
+		{Config{Rate: 1e-300}, "--rate 1e-300 sends 1e-299 requests in 10s: give at least 0.1 per second"},
+		{Config{Rate: 0.5, Duration: time.Second}, "--rate 0.5 sends 0.5 requests in 1s: give at least 1 per second"},
+		{Config{Stages: []Stage{{time.Second, 0}}}, "--stages: the schedule sends 0 requests in its 1s"},
+		{Config{Stages: []Stage{{time.Second, 1}}}, "--stages: the schedule sends 0.5 requests"},
+		{Config{Rate: 0.1}, ""},
+		{Config{Rate: 10, Stages: []Stage{{time.Second, 0}}}, ""},
+		{Config{Requests: 1}, ""},
+	} {
+		err := tc.c.CheckSchedule()
+		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("rate %g, stages %v, -d %s: %v; want %q", tc.c.Rate, tc.c.Stages, tc.c.Duration, err, tc.want)
+		}
+	}
+}

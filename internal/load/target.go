@@ -34,9 +34,21 @@ func ParseURL(raw string) (*url.URL, error) {
 		}
 		return nil, fmt.Errorf("URL %q: no http:// before the host: give %s", raw, withScheme(raw))
 	}
+	if i := strings.IndexFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }); i >= 0 {
+		// url.Parse takes a space in the path, and the request line
+		// would then split there.
+		what := "a space"
+		if raw[i] != ' ' {
+			what = "a control character"
+		}
+		return nil, fmt.Errorf("URL %q: %s at byte %d: write it escaped (%%%02X)", raw, what, i, raw[i])
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("URL %q: %w", raw, unwrapURLError(err))
+	}
+	if _, zone, ok := strings.Cut(u.Hostname(), "%"); ok {
+		return nil, fmt.Errorf("URL %q: an IPv6 zone (%%%s): perflab does not dial addresses with a zone; give a global or loopback address", raw, zone)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("URL %q: scheme must be http or https (e.g. http://127.0.0.1:8080/)", raw)

@@ -176,3 +176,22 @@ func FuzzParseURL(f *testing.F) {
 		}
 	})
 }
+
+// A URL that cannot be sent as typed is refused, saying why: a raw space
+// would split the request line, and a zoned IPv6 address is not dialled.
+func TestParseURLRefusesWhatCannotBeSent(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://127.0.0.1:1/a b":          "a space at byte 20: write it escaped (%20)",
+		" http://127.0.0.1:1/":            "a space at byte 0",
+		"http://127.0.0.1:1/a\x00b":       "a control character at byte 20: write it escaped (%00)",
+		"http://[fe80::1%25eth0]:8080/":   "an IPv6 zone (%eth0)",
+		"http://[fe80::1%25en0]/x?q=a%20": "an IPv6 zone (%en0)",
+	} {
+		if _, err := ParseURL(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseURL(%q) = %v; want an error with %q", in, err, want)
+		}
+	}
+	if _, err := ParseURL("http://[::1]:8080/a%20b"); err != nil {
+		t.Errorf("an escaped space and an IPv6 loopback: %v", err)
+	}
+}

@@ -131,10 +131,17 @@ func BatchThreadsText(b *runfmt.Batch) string {
 	return out
 }
 
-// BatchCostText is what measuring a batch program cost.
+// BatchCostText is what measuring a batch program cost; a part not
+// measured says why instead of a figure.
 func BatchCostText(c *runfmt.BatchCost) string {
+	part := func(cpuS float64, note string) string {
+		if note != "" {
+			return note
+		}
+		return seconds(cpuS)
+	}
 	return fmt.Sprintf("%s of its CPU (perf %s, kernel tracing %s, perflab's samplers %s)",
-		units.FormatPct(c.Pct), seconds(c.ProfilerCPUS), seconds(c.KernelCPUS), seconds(c.PerflabCPUS))
+		units.FormatPct(c.Pct), part(c.ProfilerCPUS, c.ProfilerNote), part(c.KernelCPUS, c.KernelNote), seconds(c.PerflabCPUS))
 }
 
 // seconds formats a time given in seconds as every time per request is.

@@ -102,3 +102,14 @@ func TestBatchHTML(t *testing.T) {
 		}
 	}
 }
+
+// A part of the measuring cost that was not measured says why, never 0.
+func TestBatchCostSaysWhatWasNotMeasured(t *testing.T) {
+	c := &runfmt.BatchCost{PerflabCPUS: 0.002, Pct: 0.4,
+		ProfilerNote: "not run (--profiler none)", KernelNote: "not run: not root (uid 65534): loading kernel programs needs root, or CAP_BPF and CAP_PERFMON"}
+	got := BatchCostText(c)
+	want := "0.4% of its CPU (perf not run (--profiler none), kernel tracing not run: not root (uid 65534): loading kernel programs needs root, or CAP_BPF and CAP_PERFMON, perflab's samplers 2.00 ms)"
+	if got != want {
+		t.Errorf("BatchCostText = %q\nwant %q", got, want)
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -142,7 +143,11 @@ func (p *printer) timeSplit(r *runfmt.Run) {
 	p.f("\nWhere the time goes (%s):\n", ledgerHeading(t))
 	lines, zero := ledgerLines(t)
 	for _, x := range lines {
-		row := fmt.Sprintf("  %-11s %10s %6.1f%%  %s", x.Part, units.FormatMs(x.Ms), x.Pct, x.Detail)
+		share := fmt.Sprintf("%.1f%%", x.Pct)
+		if math.IsNaN(x.Pct) || math.IsInf(x.Pct, 0) {
+			share = units.NotANumber // a share of no latency
+		}
+		row := fmt.Sprintf("  %-11s %10s %7s  %s", x.Part, units.FormatMs(x.Ms), share, x.Detail)
 		if x.Sources != "" {
 			row += "  [" + x.Sources + "]"
 		}

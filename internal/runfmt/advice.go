@@ -70,6 +70,11 @@ const (
 	AdviceLargerBudget Advice = "larger-budget" // its CPU quota throttled it
 )
 
+// Advice about memory.
+const (
+	AdviceMoreMemory Advice = "more-memory" // the OOM killer killed it at its memory budget
+)
+
 var adviceWords = []Advice{
 	AdviceCheaperOrMoreCPU, AdviceAllocateLess, AdviceBuildStrings, AdviceReuseEncoders, AdviceCacheRendered,
 	AdviceCompressLess, AdviceCacheReads, AdviceCompileOnce, AdviceAvoidReflect, AdviceCacheOrCallees, AdviceStartHere, AdviceBuildOnce,
@@ -78,7 +83,7 @@ var adviceWords = []Advice{
 	AdviceSizePool, AdviceWaitLess, AdviceRemoveSleep, AdviceAvoidSyscalls, AdviceStreamBodies, AdviceHeapRoom,
 	AdviceMoreCPU, AdviceFewerThreadsThanCores, AdviceMatchGOMAXPROCS, AdviceThreadsToQuota, AdviceBoundGrowth, AdviceOneQuery, AdviceStartWarm, AdviceImportEarly,
 	AdviceFreePoolSlots, AdviceCallTimeouts, AdviceReleaseLocks, AdviceEndRetries, AdviceEndLoops, AdviceUnstallGC,
-	AdviceFanOut, AdviceWorkerPool, AdviceMeasureAlone, AdviceLargerBudget,
+	AdviceFanOut, AdviceWorkerPool, AdviceMeasureAlone, AdviceLargerBudget, AdviceMoreMemory,
 }
 
 // Advices lists the advice keys.

@@ -133,10 +133,14 @@ type BatchThreadState struct {
 // program's own: perf's (recording; reading its samples after the exit
 // is not counted), the kernel tracing programs' (counted by the kernel,
 // on every CPU), and perflab's own process while the program ran (its
-// samplers). Pct is their sum in percent of the program's CPU.
+// samplers). Pct is their sum in percent of the program's CPU. A part
+// not measured says why in its note (ProfilerNote, KernelNote), and its
+// figure, 0, is not a cost.
 type BatchCost struct {
 	ProfilerCPUS float64 `json:"profiler_cpu_s"`
+	ProfilerNote string  `json:"profiler_note,omitempty"`
 	KernelCPUS   float64 `json:"kernel_cpu_s"`
+	KernelNote   string  `json:"kernel_note,omitempty"`
 	PerflabCPUS  float64 `json:"perflab_cpu_s"`
 	Pct          float64 `json:"pct"`
 }

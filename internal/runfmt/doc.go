@@ -51,7 +51,7 @@
 //     constructor, off-cpu, cpu-contention, spin-wait, lock-contention, goroutine-growth,
 //     downstream-wait, pool-wait, sync-wait, sleep, syscall-wait, client-io,
 //     gc-pause, scheduler-latency, gomaxprocs, cpu-throttled, memory-growth,
-//     stuck, serial, n-plus-one, start-up.
+//     stuck, serial, n-plus-one, start-up, out-of-memory.
 //     In findings[].kind.
 //   - Figure (figure.go): alloc_bytes_per_s, answer_us, blocked_us,
 //     bytes_per_request, collections, cores_max, cores_mean, count, cpu_limit_cores, cpu_s,
@@ -60,10 +60,10 @@
 //     gomaxprocs_match, goroutines_added, goroutines_end, goroutines_start,
 //     heap_bytes_per_s, heap_from_bytes, heap_peak_bytes, heap_to_bytes,
 //     host_cores, import_share, in_flight, kernel_wait_us, latency_us, library_share, live_end_bytes,
-//     live_start_bytes, max_rps, objects_per_request, off_cpu_share,
+//     live_start_bytes, max_rps, memory_limit_bytes, objects_per_request, off_cpu_share,
 //     other_cores, other_wait_us, own_share, p99_us, p_busy_share,
 //     peer_cpu_us, perflab_cores, processes_started, profiled_over_measured, queries_min,
-//     queries_per_request, requests_per_core, runnable_us, runqueue_us,
+//     queries_per_request, requests_per_core, rss_peak_bytes, runnable_us, runqueue_us,
 //     runqueue_wait_s, sched_wait_us, service_cores, service_runqueue_us,
 //     share, steal_cores, syscall_share, threads_max, threads_waiting,
 //     throttled_s, throttled_share, traced_requests, traced_s, traced_us,
@@ -91,7 +91,7 @@
 //     call-timeouts,
 //     release-locks, end-retries, end-loops, unstall-gc, fan-out,
 //     worker-pool,
-//     measure-alone, larger-budget.
+//     measure-alone, larger-budget, more-memory.
 //     In findings[].advice.
 //   - StackSource (stuck.go): pprof-goroutine, py-spy, rbspy, jcmd, kernel.
 //     In stuck.processes[].source and stuck.groups[].source.

@@ -133,6 +133,8 @@ const (
 	FigOverCounted     Figure = "profiled_over_measured" // the CPU the profile stands for, over the CPU measured
 	FigStarted         Figure = "processes_started"      // the service's workers started in the window
 	FigImportShare     Figure = "import_share"           // the share of the CPU in importing modules
+	FigMemoryLimit     Figure = "memory_limit_bytes"     // the memory budget (--memory)
+	FigRSSPeak         Figure = "rss_peak_bytes"         // the service's peak resident memory sampled
 )
 
 // The figures of a database peer.
@@ -149,7 +151,7 @@ var figuresBy = map[Measure][]Figure{
 	MeasureMicros: {FigCPUPerRequest, FigExclusiveCPU, FigWaitPerRequest, FigWaitTotal, FigLatency, FigLatencyP99, FigCPU, FigRunqueue,
 		FigServiceQueue, FigGeneratorQueue, FigOtherWait, FigBlocked, FigRunnable, FigKernelWait, FigSchedWait,
 		FigExplained, FigUnexplained, FigTracedTotal, FigGCStop, FigGCStopMean, FigAnswer, FigPeerCPU},
-	MeasureBytes: {FigBytesPerRequest, FigHeapPeak, FigHeapFrom, FigHeapTo, FigLiveStart, FigLiveEnd},
+	MeasureBytes: {FigBytesPerRequest, FigHeapPeak, FigHeapFrom, FigHeapTo, FigLiveStart, FigLiveEnd, FigMemoryLimit, FigRSSPeak},
 	MeasureCount: {FigObjectsPerRequest, FigHostCores, FigTracedRequests, FigCollections, FigGOMAXPROCS,
 		FigGOMAXPROCSMatch, FigGCCycles, FigGoroutinesStart, FigGoroutinesEnd, FigGoroutinesAdded, FigCount, FigInFlight, FigPerCore, FigThreadsMax,
 		FigUsableCores, FigCPUSetCores, FigThreadsWaiting, FigQueries, FigQueriesMin, FigOverCounted, FigStarted},

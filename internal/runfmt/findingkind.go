@@ -90,6 +90,10 @@ const (
 	// request: workers started during it (recycled workers, a pool that
 	// grew) before they were sampled, and modules imported.
 	FindingStartup FindingKind = "start-up"
+	// FindingOutOfMemory: the kernel's OOM killer killed the service (or
+	// the program) at its memory budget (--memory). It comes first among
+	// the findings.
+	FindingOutOfMemory FindingKind = "out-of-memory"
 )
 
 var findingKindWords = []FindingKind{
@@ -98,7 +102,7 @@ var findingKindWords = []FindingKind{
 	FindingOffCPU, FindingCPUContention, FindingSpinWait, FindingLockContention, FindingGoroutineGrowth,
 	FindingDownstreamWait, FindingPoolWait, FindingSyncWait, FindingSleep, FindingSyscallWait,
 	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingThrottled, FindingMemoryGrowth, FindingStuck,
-	FindingSerial, FindingNPlusOne, FindingStartup,
+	FindingSerial, FindingNPlusOne, FindingStartup, FindingOutOfMemory,
 }
 
 // FindingKinds lists the finding kinds.

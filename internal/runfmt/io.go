@@ -43,6 +43,9 @@ func Read(rd io.Reader) (*Run, error) {
 	if r.SchemaVersion < 1 {
 		return nil, fmt.Errorf("run.json has no schema_version: not a perflab run")
 	}
+	if err := checkFigures(&r); err != nil {
+		return nil, fmt.Errorf("%s: %w", FileName, err)
+	}
 	for i := range r.Findings {
 		r.Findings[i].Upgrade()
 	}

@@ -156,6 +156,9 @@ type TargetSummary struct {
 	// SIGKILL after the grace): ExitCode is then its answer to that
 	// signal (143, 130, 137), not a crash.
 	StoppedByPerflab bool `json:"stopped_by_perflab,omitempty"`
+	// OOMKilled says the kernel's OOM killer killed the service at its
+	// memory budget (MemoryLimitBytes).
+	OOMKilled bool `json:"oom_killed,omitempty"`
 }
 
 // ProfileRef names one saved profile of the run.

@@ -63,7 +63,36 @@ func parseThreshold(it ruleItem) (Threshold, error) {
 	if err != nil {
 		return Threshold{}, fmt.Errorf("item %q: %w", it.text, err)
 	}
+	if err := checkWorse(m, it.op, pct); err != nil {
+		return Threshold{}, fmt.Errorf("item %q: %w", it.text, err)
+	}
 	return Threshold{Metric: m, Op: it.op, Pct: pct}, nil
+}
+
+// checkWorse refuses a rule whose change has the other sign than its
+// comparison: "p99>-10%" fires on any change above -10%, an improvement of
+// 5% included, and "p99<+10%" on any below +10%. It says the rule that
+// fires when the metric gets worse: METRIC>+PCT% for a metric better
+// lower, METRIC<-PCT% for one better higher.
+func checkWorse(m runfmt.MetricName, op byte, pct float64) error {
+	if !(op == '>' && pct < 0 || op == '<' && pct > 0) {
+		return nil
+	}
+	def, _ := runfmt.Metric(m)
+	worse, dir, side := byte('>'), "rises", "above"
+	if def.Better == runfmt.BetterHigher {
+		worse, dir = '<', "falls"
+	}
+	if op == '<' {
+		side = "below"
+	}
+	regression := Threshold{Metric: m, Op: worse, Pct: math.Abs(pct)}
+	if worse == '<' {
+		regression.Pct = -regression.Pct
+	}
+	given := Threshold{Metric: m, Op: op, Pct: pct}
+	return fmt.Errorf("%s gets worse as it %s, so the rule that fires on a regression is %s: %s fires on any change %s %s, improvements included",
+		m, dir, regression, given, side, given.String()[len(m)+1:])
 }
 
 // ruleItem is one item of a --fail-on list, NAME OP LIMIT: "p99>+10%" has

@@ -41,6 +41,10 @@ func TestParseFailOnErrors(t *testing.T) {
 		{"p99>+5%,", `empty item (stray comma?)`},
 		{"rps<-5%,,p99>1%", `empty item`},
 		{">5%", `unknown metric ""`},
+		{"p99>-10%", `p99 gets worse as it rises, so the rule that fires on a regression is p99>+10%: p99>-10% fires on any change above -10%, improvements included`},
+		{"rps<+5%", `rps gets worse as it falls, so the rule that fires on a regression is rps<-5%: rps<+5% fires on any change below +5%, improvements included`},
+		{"p99<+2.5%", `the rule that fires on a regression is p99>+2.5%: p99<+2.5% fires on any change below +2.5%`},
+		{"rps>-10%", `rps gets worse as it falls, so the rule that fires on a regression is rps<-10%: rps>-10% fires on any change above -10%`},
 	} {
 		_, err := ParseFailOn(tc.in)
 		if err == nil || !strings.Contains(err.Error(), tc.wantErr) {

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Budget is the CPU and memory a launched service may use.
@@ -26,17 +28,28 @@ func (b Budget) none() bool { return b.CPUs == 0 && b.MemoryBytes == 0 && len(b.
 // OOM-killed at start, and a value this small is usually a missing unit.
 const minMemory = 4 << 20
 
+// MinCPUs is the smallest CPU budget a cgroup enforces: the kernel's
+// smallest CFS quota (1 ms) in perflab's period of 100 ms. A smaller
+// quota is raised to it, so the service would get more than asked.
+const MinCPUs = 0.01
+
 // Validate checks the budget against this host.
 func (b Budget) Validate() error {
 	host := runtime.NumCPU()
 	if math.IsNaN(b.CPUs) || b.CPUs < 0 || b.CPUs > float64(host) {
 		return fmt.Errorf("--cpus must be > 0 and <= %d cores (got %g)", host, b.CPUs)
 	}
+	if b.CPUs > 0 && b.CPUs < MinCPUs {
+		return fmt.Errorf("--cpus %g is below the cgroup minimum of %g cores (the kernel's smallest CPU quota, 1 ms per 100 ms period)", b.CPUs, MinCPUs)
+	}
 	if b.MemoryBytes < 0 {
 		return fmt.Errorf("--memory must be > 0 (got %d)", b.MemoryBytes)
 	}
 	if b.MemoryBytes > 0 && b.MemoryBytes < minMemory {
 		return fmt.Errorf("--memory must be at least 4MiB (got %d bytes; did you mean %dM?)", b.MemoryBytes, b.MemoryBytes)
+	}
+	if total := hostMemory(); total > 0 && b.MemoryBytes > total {
+		return fmt.Errorf("--memory %s is more than this machine's memory (%s): a budget above it limits nothing", FormatMemory(b.MemoryBytes), FormatMemory(total))
 	}
 	if len(b.CPUSet) > 0 {
 		if err := b.CPUSet.CheckUsable(); err != nil {
@@ -47,6 +60,15 @@ func (b Budget) Validate() error {
 		}
 	}
 	return nil
+}
+
+// hostMemory is the machine's memory in bytes (0: unknown).
+func hostMemory() int64 {
+	var si unix.Sysinfo_t
+	if unix.Sysinfo(&si) != nil {
+		return 0
+	}
+	return int64(si.Totalram) * int64(si.Unit)
 }
 
 // String renders the budget as flags ("--cpus 0.5 --memory 512MiB").

@@ -45,7 +45,7 @@ func TestParseMemory(t *testing.T) {
 
 func TestBudgetValidate(t *testing.T) {
 	n := float64(runtime.NumCPU())
-	for _, b := range []Budget{{}, {CPUs: 0.5}, {CPUs: n}, {MemoryBytes: 64 << 20}} {
+	for _, b := range []Budget{{}, {CPUs: 0.5}, {CPUs: n}, {CPUs: MinCPUs}, {MemoryBytes: 64 << 20}, {MemoryBytes: hostMemory()}} {
 		if err := b.Validate(); err != nil {
 			t.Errorf("%+v.Validate() = %v; want nil", b, err)
 		}
@@ -62,6 +62,8 @@ func TestBudgetValidate(t *testing.T) {
 		{Budget{CPUs: math.Inf(1)}, "--cpus"},
 		{Budget{CPUSet: CPUSet{4096}}, "--service-cpus 4096: CPU 4096 does not exist"},
 		{Budget{CPUs: 2, CPUSet: CPUSet{0}}, "--cpus 2 is more than the 1 CPU(s) of --service-cpus 0"},
+		{Budget{CPUs: 0.0001}, "--cpus 0.0001 is below the cgroup minimum of 0.01 cores"},
+		{Budget{MemoryBytes: hostMemory() + 1<<30}, "is more than this machine's memory (" + FormatMemory(hostMemory()) + ")"},
 	}
 	for _, tc := range bad {
 		if err := tc.b.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -71,6 +71,8 @@ func leftoverGroups() []string {
 //	serve-after D ADDR    wait D, then serve (a service slow to start)
 //	serve-late D ADDR     listen and say so at once, answer only after D
 //	                      (a pre-fork server loading its workers)
+//	hog                   allocate and touch memory, a MiB at a time, until
+//	                      killed
 //	perflab MARKER    act as a perflab: launch a service that starts a
 //	                  daemon (setsid, out of its process group) named
 //	                  MARKER, print "launched", then wait to be killed
@@ -88,6 +90,14 @@ func runHelper(mode string, args []string) {
 		}
 		fmt.Println("launched", p.Source())
 		time.Sleep(time.Hour)
+	case "hog":
+		for {
+			b := make([]byte, 1<<20)
+			for i := range b {
+				b[i] = 1
+			}
+			hogs = append(hogs, b)
+		}
 	case "burn":
 		n, _ := strconv.Atoi(args[0])
 		runtime.GOMAXPROCS(n)
@@ -148,7 +158,10 @@ func runHelper(mode string, args []string) {
 	}
 }
 
-var sink int
+var (
+	sink int
+	hogs [][]byte
+)
 
 func spin() {
 	for {

@@ -66,8 +66,9 @@ func (p *Process) PIDs() []int {
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 
 // ExitErr says how the main process exited once Exited is closed: nil for
-// exit status 0, "exit status 2", "killed by signal 9 (killed)". It is nil
-// while the process runs.
+// exit status 0, "exit status 2", "killed by signal 9 (killed)", or an
+// *OOMError when the kernel's OOM killer killed it at its memory budget.
+// It is nil while the process runs.
 func (p *Process) ExitErr() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -179,6 +180,11 @@ func (p *Process) setExit(ps *os.ProcessState, err error) {
 		case ws.Signaled():
 			code = 128 + int(ws.Signal())
 			p.exit = fmt.Errorf("killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
+			if ws.Signal() == syscall.SIGKILL {
+				if oom := p.oomError(); oom != nil {
+					p.exit = oom
+				}
+			}
 		case code != 0:
 			p.exit = fmt.Errorf("exit status %d", code)
 		}

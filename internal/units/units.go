@@ -17,6 +17,9 @@ import (
 // nanoseconds as "1.20s", "350ms", "12µs"; bytes as FormatBytes does;
 // counts plain with k/M/G.
 func FormatValue(v float64, unit string) string {
+	if !finite(v) {
+		return NotANumber
+	}
 	switch strings.ToLower(unit) {
 	case "nanoseconds", "ns":
 		return scaleTime(v)
@@ -75,6 +78,9 @@ func trimNum(v float64) string {
 // one way perflab prints sizes. (The runtime's gctrace and pprof write
 // "MB" for the same 2^20 bytes.)
 func FormatBytes(b float64) string {
+	if !finite(b) {
+		return NotANumber
+	}
 	a := math.Abs(b)
 	switch {
 	case a >= 1<<30:
@@ -90,6 +96,9 @@ func FormatBytes(b float64) string {
 // FormatMicros formats a duration given in microseconds: the one way
 // perflab prints a time per request ("985.0 µs", "12.40 ms", "1.20 s").
 func FormatMicros(us float64) string {
+	if !finite(us) {
+		return NotANumber
+	}
 	switch a := math.Abs(us); {
 	case a >= 1e6:
 		return fmt.Sprintf("%.2f s", us/1e6)
@@ -105,6 +114,9 @@ func FormatMs(ms float64) string { return FormatMicros(1000 * ms) }
 // FormatSeconds formats a duration given in seconds, over a window rather
 // than per request: "2.31 s", "0.05 s"; under 10 ms as FormatMicros does.
 func FormatSeconds(s float64) string {
+	if !finite(s) {
+		return NotANumber
+	}
 	if math.Abs(s) < 0.01 && s != 0 {
 		return FormatMicros(s * 1e6)
 	}
@@ -115,6 +127,9 @@ func FormatSeconds(s float64) string {
 // from 1% ("4.5%"), two significant digits below ("0.35%"), and "0%"
 // under 0.005% (a sum's rounding noise).
 func FormatPct(pct float64) string {
+	if !finite(pct) {
+		return NotANumber
+	}
 	switch a := math.Abs(pct); {
 	case a < 0.005:
 		return "0%"
@@ -129,6 +144,9 @@ func FormatPct(pct float64) string {
 // FormatCores formats CPU cores (CPU seconds per second) to 3 significant
 // digits: "0.98 cores", "1 core", "2 cores".
 func FormatCores(c float64) string {
+	if !finite(c) {
+		return NotANumber
+	}
 	if s := Sig(c); s != "1" {
 		return s + " cores"
 	}
@@ -146,11 +164,21 @@ func FormatDuration(d time.Duration) string {
 // Sig formats v to 3 significant digits, whole from 100 up: chart ticks,
 // sparkline values, table cells without a unit of their own.
 func Sig(v float64) string {
+	if !finite(v) {
+		return NotANumber
+	}
 	if math.Abs(v) >= 100 {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
+
+// NotANumber is what every format prints for NaN and ±Inf (a ratio of
+// nothing, a figure no record should hold): no page shows "NaN" or
+// "+Inf s".
+const NotANumber = "n/a"
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // Shorten cuts s to n runes, the last one an ellipsis when cut.
 func Shorten(s string, n int) string {

@@ -1,6 +1,7 @@
 package units
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -41,6 +42,21 @@ func TestFormats(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q; want %q", c.got, c.want)
+		}
+	}
+}
+
+// NaN and ±Inf read "n/a" in every format, never "NaN" or "+Inf s".
+func TestNonFiniteReadsNA(t *testing.T) {
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		for name, got := range map[string]string{
+			"FormatMicros": FormatMicros(v), "FormatMs": FormatMs(v), "FormatSeconds": FormatSeconds(v),
+			"FormatPct": FormatPct(v), "FormatShare": FormatShare(v), "FormatCores": FormatCores(v),
+			"FormatBytes": FormatBytes(v), "FormatValue": FormatValue(v, "ns"), "Sig": Sig(v),
+		} {
+			if got != NotANumber {
+				t.Errorf("%s(%v) = %q; want %q", name, v, got, NotANumber)
+			}
 		}
 	}
 }
