@@ -33,12 +33,7 @@ func recordedLines(t *testing.T) func(string, int64) string {
 		k, v, _ := strings.Cut(l, "\t")
 		known[k] = v
 	}
-	repo := newSourceLines()
 	return func(file string, n int64) string {
-		if rel, ok := strings.CutPrefix(file, "REPO/"); ok {
-			abs, _ := filepath.Abs(filepath.Join("../..", rel))
-			return repo.line(abs, n)
-		}
 		return known[file+":"+strconv.FormatInt(n, 10)]
 	}
 }
