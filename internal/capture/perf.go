@@ -52,6 +52,10 @@ type PerfConfig struct {
 	// pointers gets whole stacks. A multiple of 8 up to
 	// MaxDWARFStackBytes; 0 walks frame pointers (-g).
 	DWARFStackBytes int
+	// Times, when set, receives the time of each sample, on
+	// CLOCK_MONOTONIC (perf record -k monotonic): the code that ran in a
+	// span of the recording.
+	Times *[]SampleTime
 }
 
 // MaxDWARFStackBytes is the most stack perf copies per sample.
@@ -87,7 +91,7 @@ func PerfRecord(ctx context.Context, cfg PerfConfig) (*profile.Profile, error) {
 	// to the interruption are kept. It has a time limit of its own.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), perfScriptTimeout)
 	defer cancel()
-	p, err := perfScript(sctx, perf, data)
+	p, err := perfScript(sctx, perf, data, cfg.Times)
 	if err != nil {
 		return nil, err
 	}
@@ -195,6 +199,9 @@ func (cfg PerfConfig) record(ctx context.Context, perf, data string) error {
 	// recording costs perf a pass over its data (0.1 s of CPU here).
 	args := []string{"record", "-e", "cpu-clock", "-c", strconv.Itoa(1e9 / cfg.hz()), "-B", "-N"}
 	args = append(args, cfg.callGraph()...)
+	if cfg.Times != nil {
+		args = append(args, "-k", "monotonic")
+	}
 	args = append(args, "-p", strings.Join(pids, ","), "-o", data)
 	var ctl *perfControl
 	if cfg.OnAttached != nil {
@@ -256,8 +263,9 @@ func perfRecordError(pids []int, err error, stderr string) error {
 	return fmt.Errorf("perf record: %w: %s", err, lastLines(stderr, 5))
 }
 
-// perfScript reads data back with perf script and parses its output.
-func perfScript(ctx context.Context, perf, data string) (*profile.Profile, error) {
+// perfScript reads data back with perf script and parses its output,
+// appending each sample's time to times when it is not nil.
+func perfScript(ctx context.Context, perf, data string, times *[]SampleTime) (*profile.Profile, error) {
 	cmd := exec.CommandContext(ctx, perf, "script", "-i", data, "-F", perfScriptFields)
 	stderr := files.NewTail(8 << 10)
 	cmd.Stderr = stderr
@@ -268,7 +276,7 @@ func perfScript(ctx context.Context, perf, data string) (*profile.Profile, error
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("perf script: %w", err)
 	}
-	p, perr := parsePerfScript(out, &jitMaps{})
+	p, perr := parsePerfScriptTimes(out, &jitMaps{}, times)
 	if perr != nil {
 		_ = cmd.Process.Kill()
 	}
