@@ -78,6 +78,11 @@ const (
 	FigUsableCores    Figure = "usable_cores"    // the cores it could use
 	FigCPUSetCores    Figure = "cpuset_cores"    // the cores of its affinity
 	FigThreadsWaiting Figure = "threads_waiting" // its threads waiting for a CPU, on average
+	FigPhaseFrom      Figure = "phase_from_s"    // a phase's start, from the program's
+	FigPhaseTo        Figure = "phase_to_s"      // and its end
+	FigSavedTime      Figure = "saved_s"         // the wall time a change would save
+	FigSavedShare     Figure = "saved_share"     // that, of the wall time
+	FigTimelineStep   Figure = "timeline_step_s" // the step of the timeline a phase was found in
 )
 
 // The figures of a request's time, per request.
@@ -140,7 +145,7 @@ const (
 
 // figuresBy lists the figures of each measure.
 var figuresBy = map[Measure][]Figure{
-	MeasureShare: {FigImportShare, FigShare, FigOwnShare, FigLibraryShare, FigDatabaseShare, FigThrottled, FigOffShare, FigSyscallShare, FigPBusy},
+	MeasureShare: {FigImportShare, FigShare, FigSavedShare, FigOwnShare, FigLibraryShare, FigDatabaseShare, FigThrottled, FigOffShare, FigSyscallShare, FigPBusy},
 	MeasureMicros: {FigCPUPerRequest, FigWaitPerRequest, FigWaitTotal, FigLatency, FigLatencyP99, FigCPU, FigRunqueue,
 		FigServiceQueue, FigGeneratorQueue, FigOtherWait, FigBlocked, FigRunnable, FigKernelWait, FigSchedWait,
 		FigExplained, FigUnexplained, FigTracedTotal, FigGCStop, FigGCStopMean, FigAnswer, FigPeerCPU},
@@ -149,7 +154,7 @@ var figuresBy = map[Measure][]Figure{
 		FigGOMAXPROCSMatch, FigGCCycles, FigGoroutinesStart, FigGoroutinesEnd, FigGoroutinesAdded, FigCount, FigInFlight, FigPerCore, FigThreadsMax,
 		FigUsableCores, FigCPUSetCores, FigThreadsWaiting, FigQueries, FigQueriesMin, FigOverCounted, FigStarted},
 	MeasureCores:   {FigCoresMean, FigCoresMax, FigCPULimit, FigOtherCores, FigPerflabCores, FigStealCores, FigServiceCores},
-	MeasureSeconds: {FigThrottledTime, FigCPUTime, FigRunqueueTime, FigTraced, FigWallTime},
+	MeasureSeconds: {FigThrottledTime, FigCPUTime, FigRunqueueTime, FigTraced, FigWallTime, FigPhaseFrom, FigPhaseTo, FigSavedTime, FigTimelineStep},
 	MeasureRate:    {FigMaxRPS},
 	MeasureBytesPS: {FigAllocRate, FigHeapSlope},
 }
