@@ -74,7 +74,7 @@ type rule struct {
 // file with its rule and its words, and a row here.
 var rules = []rule{
 	gcRule, categoryRule, ownerRule, waitRule, nPlusOneRule, gomaxprocsRule, throttledRule, cpuBoundRule, schedulerRule, contentionRule, spinWaitRule,
-	offCPURule, lockProfileRule, goroutineRule, memoryRule, stuckRule, batchRule, startupRule,
+	offCPURule, lockProfileRule, goroutineRule, memoryRule, stuckRule, batchRule, serialPhaseRule, startupRule,
 }
 
 // wording is how findings of one kind read, written from their data

@@ -1,0 +1,213 @@
+package findings
+
+import (
+	"cmp"
+	"slices"
+
+	"perflab/internal/runfmt"
+)
+
+// A serial phase is a span of a batch program's run in which it kept
+// about one core busy while it could use more. It is found on the
+// program's timeline, whose steps say how many cores' work it had (its
+// demand): a Go program's Ps running goroutines, another's threads on a
+// CPU or waiting for one. Demand, not the CPU it got: on a machine busy
+// with other work, a parallel phase whose threads wait for the cores
+// others hold still wants them all, and a serial phase wants one however
+// idle the other cores are. The cores it could use are its own (host,
+// affinity, GOMAXPROCS, budget), whoever else runs on them.
+
+// Thresholds of a serial phase.
+const (
+	// phaseDemandMax: a step of at most this many cores' work on average
+	// is serial...
+	phaseDemandMax = 1.3
+	// phaseDemandMin: ...when it had at least this much (below, the
+	// program mostly waited for something else: sleep, I/O).
+	phaseDemandMin = 0.5
+	// phaseMedianSteps: the steps of the running median a timeline's
+	// demand is smoothed with (odd).
+	phaseMedianSteps = 7
+	// phaseGapS: serial spans this close are one phase (a burst of the
+	// collector's or the runtime's threads between them).
+	phaseGapS = 0.25
+	// phaseMinS and phaseMinShare: a phase shorter than either is not
+	// said.
+	phaseMinS     = 0.3
+	phaseMinShare = 0.2
+	// phaseCoresMin: the cores it could use, at least (below, one core
+	// is most of what it has).
+	phaseCoresMin = 1.5
+	// phasesMax: the longest phases said.
+	phasesMax = 2
+	// phaseWholeRun: phases covering this share of the run are the whole
+	// run's serial finding, when it has one.
+	phaseWholeRun = 0.9
+)
+
+// Slice is one step of a batch program's timeline: from From to To
+// (seconds since its start), the time its threads ran (BusyS) and the time
+// they waited to (WaitS), each summed over them: in the Go scheduler's
+// timeline its Ps' time running goroutines (nothing waits), in the others
+// its threads' CPU and their waits for a CPU.
+type Slice struct{ From, To, BusyS, WaitS float64 }
+
+// Timeline is a batch program's work over its run, in steps.
+type Timeline struct {
+	Slices []Slice
+	// Source is where it was read: runfmt.SourceGoScheduler (a Go
+	// program's scheduler trace), runfmt.SourceSampler (its CPU and its
+	// threads' waits for a CPU) or runfmt.SourcePerfSamples (its CPU
+	// profile's samples: no waits).
+	Source string
+	// StepS is its usual step.
+	StepS float64
+}
+
+// Phase is a span of a batch program's run in which it kept about one core
+// busy: from From to To (seconds since its start), running on Cores (its
+// threads on a CPU, or a Go program's Ps) and waiting for a CPU Waiting at
+// a time, on average.
+type Phase struct{ From, To, Cores, Waiting float64 }
+
+// usableCores are the cores a batch program could use: its usable cores,
+// or its budget when less.
+func usableCores(b *runfmt.Batch) float64 {
+	n := float64(b.Cores.Usable)
+	if c := b.Cores.BudgetCores; c > 0 && c < n {
+		n = c
+	}
+	return n
+}
+
+// SerialPhases are the serial phases of a batch program's timeline, the
+// longest first (at most phasesMax); none when it could use fewer than
+// phaseCoresMin cores or ran too briefly to judge.
+func SerialPhases(b *runfmt.Batch, tl Timeline) []Phase {
+	if usableCores(b) < phaseCoresMin || b.WallS < serialMinWallS {
+		return nil
+	}
+	var out []Phase
+	for _, sp := range serialSpans(tl.Slices) {
+		ph := sp.phase(tl.Slices)
+		if l := ph.To - ph.From; l >= phaseMinS && l >= phaseMinShare*b.WallS {
+			out = append(out, ph)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Phase) int { return cmp.Compare(b.To-b.From, a.To-a.From) })
+	return out[:min(len(out), phasesMax)]
+}
+
+// span is a run of serial slices, first to last, and the parts of the
+// slices around it that were serial too.
+type span struct {
+	first, last   int
+	before, after float64 // seconds of the slices before first and after last
+}
+
+// demand is how many cores' work a slice had: the time its threads ran
+// and waited over its length.
+func (s Slice) demand() float64 {
+	if s.To <= s.From {
+		return 0
+	}
+	return (s.BusyS + s.WaitS) / (s.To - s.From)
+}
+
+// serialSteps says which slices are serial, by their demand smoothed
+// with a running median of phaseMedianSteps: a burst shorter than half of
+// it goes (on a busy machine, a runtime thread that holds a P, or waits
+// for a CPU, while the kernel runs others), and the step from one phase
+// to the next stays where it was.
+func serialSteps(sl []Slice) []bool {
+	out := make([]bool, len(sl))
+	window := make([]float64, 0, phaseMedianSteps)
+	for i := range sl {
+		window = window[:0]
+		for j := i - phaseMedianSteps/2; j <= i+phaseMedianSteps/2; j++ {
+			window = append(window, sl[max(0, min(len(sl)-1, j))].demand())
+		}
+		slices.Sort(window)
+		d := window[len(window)/2]
+		out[i] = sl[i].To > sl[i].From && d >= phaseDemandMin && d <= phaseDemandMax
+	}
+	return out
+}
+
+// serialSpans are the runs of serial slices, those apart by no more than
+// phaseGapS joined.
+func serialSpans(sl []Slice) []span {
+	serial := serialSteps(sl)
+	var out []span
+	for i := 0; i < len(sl); i++ {
+		if !serial[i] {
+			continue
+		}
+		j := i
+		for j+1 < len(sl) && serial[j+1] {
+			j++
+		}
+		if n := len(out); n > 0 && sl[i].From-sl[out[n-1].last].To <= phaseGapS {
+			out[n-1].last = j
+		} else {
+			out = append(out, span{first: i, last: j})
+		}
+		i = j
+	}
+	for k := range out {
+		out[k].edges(sl)
+	}
+	return out
+}
+
+// edges finds how much of the slice on each side of the span was serial:
+// a slice the phase began or ended in mixes the phase's demand with that
+// of the slice beyond it, in proportion to the time of each.
+func (sp *span) edges(sl []Slice) {
+	level := spanDemand(sl[sp.first : sp.last+1])
+	if i := sp.first - 1; i >= 1 {
+		sp.before = mixed(sl[i], level, sl[i-1].demand())
+	}
+	if i := sp.last + 1; i+1 < len(sl) {
+		sp.after = mixed(sl[i], level, sl[i+1].demand())
+	}
+}
+
+// mixed is the time of slice s at demand level, when the rest of it was
+// at demand outer.
+func mixed(s Slice, level, outer float64) float64 {
+	if level == outer {
+		return 0
+	}
+	f := (s.demand() - outer) / (level - outer)
+	return max(0, min(1, f)) * (s.To - s.From)
+}
+
+// spanDemand is the slices' demand over their time.
+func spanDemand(sl []Slice) float64 {
+	var t, d float64
+	for _, s := range sl {
+		t += s.To - s.From
+		d += s.BusyS + s.WaitS
+	}
+	if t <= 0 {
+		return 0
+	}
+	return d / t
+}
+
+// phase is the span as a phase: its time, its edges included, and its
+// threads' CPU and waits in its slices.
+func (sp span) phase(sl []Slice) Phase {
+	ph := Phase{From: sl[sp.first].From - sp.before, To: sl[sp.last].To + sp.after}
+	var t, cpu, wait float64
+	for _, s := range sl[sp.first : sp.last+1] {
+		t += s.To - s.From
+		cpu += s.BusyS
+		wait += s.WaitS
+	}
+	if t > 0 {
+		ph.Cores, ph.Waiting = cpu/t, wait/t
+	}
+	return ph
+}
