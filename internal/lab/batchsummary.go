@@ -47,17 +47,16 @@ func (b *batch) summarize() {
 		bt.GCPct = b.gcPct()
 	}
 	r.Findings = findings.BatchFindings(bt, r.Hot)
+	if tl, ok := b.timeline(); ok {
+		r.Findings = findings.SerialPhaseFindings(r.Findings, bt, tl, b.phaseCode)
+	}
 	if b.cpu != nil {
 		// No requests, and no target: the service's CPU-bound finding is
 		// the budget's here (BatchFindings).
 		r.Findings = append(r.Findings, findings.Findings(findings.FindingInput{
 			CPU: b.cpu, WindowSeconds: bt.WallS, UserCode: uc, Batch: true,
 		})...)
-		src := &analysis.Sources{}
-		if b.cfg.Dir != "" {
-			src.SearchPath = []string{b.cfg.Dir}
-		}
-		findings.AttachLines(b.cpu, r.Findings, r.Hot, src, uc)
+		findings.AttachLines(b.cpu, r.Findings, r.Hot, b.sources(), uc)
 		noPerRequestLines(r)
 	}
 	bt.LastLines = b.proc.LogTail(10)
@@ -153,8 +152,8 @@ func (b *batch) cores() runfmt.BatchCores {
 	if c.CPUSet == 0 {
 		c.CPUSet = c.Host
 	}
-	if v := goVersion(b.cfg.Command, b.cfg.Dir); v != "" {
-		c.GOMAXPROCS, c.GOMAXPROCSSource = goMaxProcs(envValue(b.cfg.Env, "GOMAXPROCS"), c.CPUSet, c.BudgetCores, v)
+	if b.goVersion != "" {
+		c.GOMAXPROCS, c.GOMAXPROCSSource = goMaxProcs(envValue(b.cfg.Env, "GOMAXPROCS"), c.CPUSet, c.BudgetCores, b.goVersion)
 	}
 	c.Usable, c.UsableBy = c.Host, "host"
 	if c.CPUSet < c.Usable {

@@ -1,0 +1,205 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"perflab/internal/capture"
+	"perflab/internal/labtest"
+	"perflab/internal/runfmt"
+	"perflab/internal/target"
+)
+
+// serialPhaseShareTolerance is how far the serial phase's share of the
+// wall time may be from the program's own: its wall time also counts the
+// runtime's start and its exit, and the phase's ends are found to a
+// fraction of the scheduler trace's 100 ms step.
+const serialPhaseShareTolerance = 0.06
+
+// TestBatchSerialPhase is the serial-phase acceptance test: serialphase
+// hashes on one goroutine for 1.8 s, then on GOMAXPROCS goroutines for
+// 1.2 s, under --cpus 2. A finding names the phase, its share of the wall
+// time within a few points of the program's own clock, and its code,
+// main.chainDigest (not the parallel phase's main.hashShard); the
+// scheduler trace perflab asked for stays out of the program's last
+// lines. The phases are measured in the program's own terms (its Ps
+// running goroutines), so it holds on a machine whose other work keeps
+// the program's threads waiting for the cores: the test takes no CPU
+// weight of its own.
+func TestBatchSerialPhase(t *testing.T) {
+	labtest.RequireRoot(t, "cgroups, perf and eBPF")
+	if runtime.NumCPU() < 2 {
+		t.Skip("a serial phase needs a machine of 2 cores or more")
+	}
+	bin := labtest.BuildService(t, "serialphase")
+	cfg := batchConfig(t, bin)
+	cfg.Budget = target.Budget{CPUs: 2}
+	r, dir := runBatch(t, cfg)
+	from, to, end := serialPhaseClock(t, r)
+	want := (to - from) / end
+	var f *runfmt.Finding
+	for i := range r.Findings {
+		if r.Findings[i].Kind == runfmt.FindingSerialPhase {
+			f = &r.Findings[i]
+			break
+		}
+	}
+	if f == nil {
+		t.Fatalf("no serial phase among %v; the program's serial phase was %.0f%% of its run by its clock; %s", findingKinds(r.Findings), 100*want, schedTraceSummary(dir))
+	}
+	w := title(*f) + " " + detail(*f)
+	t.Logf("program's clock: serial %.3f s to %.3f s of %.3f s (%.1f%%); finding: %s", from, to, end, 100*want, w)
+	if got := f.Figures[runfmt.FigShare]; math.Abs(got-want) > serialPhaseShareTolerance {
+		t.Errorf("phase share %.3f; want %.3f ± %.2f (%s; %s)", got, want, serialPhaseShareTolerance, w, schedTraceSummary(dir))
+	}
+	if c, ok := f.Culprit(); !ok || c.Function != "main.chainDigest" || len(f.Lines) == 0 || !strings.HasSuffix(f.Lines[0].File, "serialphase/main.go") {
+		t.Errorf("culprit %+v, lines %+v; want main.chainDigest with its line (%s)", c, f.Lines, w)
+	}
+	if f.Settings[runfmt.SettingSource] != runfmt.SourceGoScheduler || f.Figures[runfmt.FigUsableCores] != 2 ||
+		!strings.Contains(w, "of the 2 cores it could use") || !strings.Contains(w, "Amdahl") {
+		t.Errorf("settings %v, figures %v: %q; want the Go scheduler's timeline, 2 usable cores, the payoff", f.Settings, f.Figures, w)
+	}
+	if saved := f.Figures[runfmt.FigSavedTime]; math.Abs(saved-(f.Figures[runfmt.FigPhaseTo]-f.Figures[runfmt.FigPhaseFrom])/2) > 1e-9 {
+		t.Errorf("saved %g s; want half the phase on 2 cores", saved)
+	}
+	if slices.ContainsFunc(r.Batch.LastLines, capture.IsSchedLine) {
+		t.Errorf("the program's last lines hold perflab's scheduler trace: %q", r.Batch.LastLines)
+	}
+}
+
+// TestBatchNoSerialPhase: a program parallel throughout has no serial
+// phase, nor a serial finding.
+func TestBatchNoSerialPhase(t *testing.T) {
+	labtest.RequireRoot(t, "cgroups, perf and eBPF")
+	if runtime.NumCPU() < 2 {
+		t.Skip("a serial phase needs a machine of 2 cores or more")
+	}
+	bin := labtest.BuildService(t, "serialphase")
+	cfg := batchConfig(t, bin, "-serial", "0", "-parallel", "3s")
+	cfg.Budget = target.Budget{CPUs: 2}
+	r, dir := runBatch(t, cfg)
+	for _, f := range r.Findings {
+		if f.Kind == runfmt.FindingSerialPhase || f.Kind == runfmt.FindingSerial {
+			t.Errorf("a parallel program has %s: %s %s (%s)", f.Kind, title(f), detail(f), schedTraceSummary(dir))
+		}
+	}
+}
+
+// runBatch runs cfg's program and reads its run, which must be complete,
+// and its directory.
+func runBatch(t *testing.T, cfg BatchConfig) (*runfmt.Run, string) {
+	t.Helper()
+	res, err := RunBatch(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("RunBatch: %v", err)
+	}
+	r := readRun(t, res)
+	if r.Status != runfmt.StatusComplete {
+		t.Fatalf("status %s (%s); want complete", r.Status, r.PartialReason)
+	}
+	return r, res.Dir
+}
+
+// serialPhaseClock reads serialphase's phases as its own clock measured
+// them, in seconds from its start.
+func serialPhaseClock(t *testing.T, r *runfmt.Run) (from, to, end float64) {
+	t.Helper()
+	for _, l := range r.Batch.LastLines {
+		var n int
+		if _, err := fmt.Sscanf(l, "serial %f s to %f s, parallel to %f s, GOMAXPROCS %d", &from, &to, &end, &n); err == nil && end > 0 {
+			return from, to, end
+		}
+	}
+	t.Fatalf("no phases in the program's last lines %q", r.Batch.LastLines)
+	return 0, 0, 0
+}
+
+// schedTraceSummary is the Ps the scheduler trace of a run's program saw
+// running, in order, for a failure's message.
+func schedTraceSummary(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "target.log"))
+	if err != nil {
+		return "no target.log: " + err.Error()
+	}
+	var running []string
+	for l := range strings.Lines(string(b)) {
+		if s, ok := capture.ParseSchedLine(strings.TrimSpace(l)); ok {
+			running = append(running, fmt.Sprint(s.Running()))
+		}
+	}
+	return fmt.Sprintf("the Ps running at each line of the scheduler trace: %s", strings.Join(running, " "))
+}
+
+func findingKinds(fs []runfmt.Finding) []runfmt.FindingKind {
+	var out []runfmt.FindingKind
+	for _, f := range fs {
+		out = append(out, f.Kind)
+	}
+	return out
+}
+
+// TestBatchTimelines: the sampler's readings become steps cut to the run;
+// a Go program's scheduler trace becomes steps placed from the earliest
+// its lines were read, the trace of two processes none; perf's samples
+// count in the steps they fall in.
+func TestBatchTimelines(t *testing.T) {
+	start := time.Now()
+	at := func(s float64) time.Time { return start.Add(time.Duration(s * float64(time.Second))) }
+	smp := []target.Sample{{T: at(-0.05)}, {T: at(0.1), CPUSeconds: 0.1, RunqueueWaitSeconds: 0.05}, {T: at(0.6), CPUSeconds: 0.6, RunqueueWaitSeconds: 0.05}, {T: at(1.05), CPUSeconds: 1.05, RunqueueWaitSeconds: 0.1}}
+	tl := sampledSteps(start, smp, 1)
+	want := []struct{ from, to, busy, wait float64 }{{0, 0.1, 0.1, 0.05}, {0.1, 0.6, 0.5, 0}, {0.6, 1, 0.45, 0.05}}
+	if len(tl.Slices) != len(want) {
+		t.Fatalf("sampled steps %+v; want %v", tl.Slices, want)
+	}
+	for i, w := range want {
+		if s := tl.Slices[i]; !nearly(s.From, w.from) || !nearly(s.To, w.to) || !nearly(s.BusyS, w.busy) || !nearly(s.WaitS, w.wait) {
+			t.Errorf("sampled step %d %+v; want %+v", i, s, w)
+		}
+	}
+
+	var st schedTrace
+	for i := range 6 {
+		l := fmt.Sprintf("SCHED %dms: gomaxprocs=2 idleprocs=%d threads=4 spinningthreads=0 needspinning=0 idlethreads=2 runqueue=0 [ 0 0 ] schedticks=[ 1 1 ]", 100*i, i%2)
+		st.add(l)
+		// Read 30 ms after the runtime's start and 10 to 40 ms later.
+		st.read[i] = at(0.03 + 0.1*float64(i) + 0.01*float64(i%4))
+	}
+	tl = st.timeline(start, 1)
+	if tl.Source != runfmt.SourceGoScheduler || len(tl.Slices) != 6 || !nearly(tl.StepS, 0.1) {
+		t.Fatalf("scheduler steps %+v; want 6 of 0.1 s", tl)
+	}
+	if s := tl.Slices[1]; !nearly(s.From, 0.08) || !nearly(s.To, 0.18) || !nearly(s.BusyS, 0.1) || !nearly(tl.Slices[0].BusyS, 2*0.08) {
+		t.Errorf("scheduler steps %+v; want the second from 0.08 s to 0.18 s, one P busy", tl.Slices)
+	}
+	st.add("SCHED 50ms: gomaxprocs=2 idleprocs=0 threads=4 spinningthreads=0 needspinning=0 idlethreads=2 runqueue=0 [ 0 0 ] schedticks=[ 1 1 ]")
+	if tl := st.timeline(start, 1); len(tl.Slices) != 0 {
+		t.Errorf("the trace of two processes gave steps %+v", tl.Slices)
+	}
+
+	p := &profile.Profile{Period: 1e7}
+	s1, s2 := &profile.Sample{Value: []int64{3, 3e7}}, &profile.Sample{Value: []int64{1, 1e7}}
+	p.Sample = []*profile.Sample{s1, s2}
+	b := &batch{start: start, end: at(0.25), startMono: time.Hour, cpu: p, perf: &batchPerf{times: []capture.SampleTime{
+		{Sample: s1, Mono: time.Hour + 10*time.Millisecond}, {Sample: s2, Mono: time.Hour + 20*time.Millisecond}, {Sample: s1, Mono: time.Hour + 150*time.Millisecond},
+		{Sample: s1, Mono: time.Hour - time.Millisecond}}}}
+	tl = b.perfTimeline(0.25)
+	if len(tl.Slices) != 3 || !nearly(tl.Slices[0].BusyS, 0.02) || !nearly(tl.Slices[1].BusyS, 0.01) || tl.Slices[2].BusyS != 0 || !nearly(tl.Slices[2].To, 0.25) {
+		t.Errorf("perf steps %+v; want 20 ms, 10 ms and none", tl.Slices)
+	}
+	span := b.spanProfile(time.Hour, time.Hour+100*time.Millisecond)
+	if len(span.Sample) != 2 || span.Sample[0].Value[0] != 1 || span.Sample[0].Value[1] != 1e7 || span.Sample[1].Value[0] != 1 {
+		t.Errorf("span profile samples %v %v; want one sample of each stack", span.Sample[0].Value, span.Sample[1].Value)
+	}
+}
+
+func nearly(a, b float64) bool { return math.Abs(a-b) < 1e-6 }

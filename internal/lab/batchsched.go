@@ -1,0 +1,125 @@
+package lab
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"perflab/internal/capture"
+	"perflab/internal/findings"
+	"perflab/internal/runfmt"
+)
+
+// schedTraceMS is the step of the Go scheduler's trace perflab asks a Go
+// program for (GODEBUG=schedtrace=100): its sysmon thread writes a line of
+// some thirty pieces every 100 ms, a few hundred writes a second.
+const schedTraceMS = 100
+
+// schedTraceMax bounds the lines kept (a day of them at schedTraceMS).
+const schedTraceMax = 1 << 20
+
+// A Go program's timeline comes from its scheduler: at each line of its
+// trace, how many of its Ps ran goroutines, neither idle nor held by a
+// thread looking for one. The Ps are the cores it could use; one idle had
+// no goroutine to run, whatever else the machine ran on its core. The
+// kernel cannot tell this for Go: with one goroutine, the runtime wakes a
+// second thread to look for work each time the goroutine is preempted
+// (every 10 ms), and on a busy machine that thread waits for a CPU as
+// long as a worker would, so a serial phase shows two threads wanting the
+// cores. The goroutines waiting for a P are left out: with a P free, one
+// waits only while the thread that would run it waits for a CPU (the same
+// busy machine); with none free, the Ps are all running already.
+
+// schedTrace collects a Go program's scheduler trace as perflab reads it,
+// with the time each line was read.
+type schedTrace struct {
+	mu    sync.Mutex
+	lines []capture.SchedLine
+	read  []time.Time
+	// mixed says a line went back in time: more than one process writes
+	// the trace (the program's Go children inherit its GODEBUG).
+	mixed bool
+}
+
+// add takes one line of the program's output (the target's drain calls it
+// from one goroutine).
+func (s *schedTrace) add(line string) {
+	l, ok := capture.ParseSchedLine(line)
+	if !ok {
+		return
+	}
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.lines); n > 0 && l.At < s.lines[n-1].At {
+		s.mixed = true
+	}
+	if len(s.lines) < schedTraceMax {
+		s.lines, s.read = append(s.lines, l), append(s.read, now)
+	}
+}
+
+// timeline is the trace as steps of the program's run (start to wall
+// seconds): each line stands for the time halfway to its neighbours, its
+// Ps running goroutines as busy. The trace counts from the runtime's start, a moment after the
+// program's: each line's time is placed at the earliest the reading of
+// the lines allows (none was read before it was written).
+func (s *schedTrace) timeline(start time.Time, wall float64) findings.Timeline {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tl := findings.Timeline{Source: runfmt.SourceGoScheduler}
+	if s.mixed || len(s.lines) < timelineMinSlices {
+		return tl
+	}
+	offset := wall
+	for i, l := range s.lines {
+		offset = min(offset, s.read[i].Sub(start).Seconds()-l.At.Seconds())
+	}
+	offset = max(0, offset)
+	at := make([]float64, len(s.lines))
+	steps := make([]float64, 0, len(s.lines))
+	for i, l := range s.lines {
+		at[i] = offset + l.At.Seconds()
+		if i > 0 {
+			steps = append(steps, at[i]-at[i-1])
+		}
+	}
+	slices.Sort(steps)
+	tl.StepS = steps[len(steps)/2]
+	for i, l := range s.lines {
+		from, to := at[i]-tl.StepS/2, at[i]+tl.StepS/2
+		if i > 0 {
+			from = (at[i-1] + at[i]) / 2
+		}
+		if i+1 < len(at) {
+			to = (at[i] + at[i+1]) / 2
+		}
+		from, to = max(0, from), min(wall, to)
+		if to <= from {
+			continue
+		}
+		tl.Slices = append(tl.Slices, findings.Slice{From: from, To: to, BusyS: float64(l.Running()) * (to - from)})
+	}
+	return tl
+}
+
+// withSchedTrace adds schedtrace to a GODEBUG value.
+func withSchedTrace(godebug string) string {
+	if godebug == "" {
+		return "schedtrace=" + strconv.Itoa(schedTraceMS)
+	}
+	return godebug + ",schedtrace=" + strconv.Itoa(schedTraceMS)
+}
+
+// setsSchedTrace says a GODEBUG value sets the scheduler's trace (on, or
+// off).
+func setsSchedTrace(godebug string) bool {
+	for kv := range strings.SplitSeq(godebug, ",") {
+		if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == "schedtrace" {
+			return true
+		}
+	}
+	return false
+}
