@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -236,12 +237,17 @@ func (b *batch) launch(ctx context.Context) error {
 }
 
 // traceScheduler asks a Go program for its scheduler's trace, the
-// timeline of its serial phases, unless its GODEBUG sets it (then what it
-// writes is read, and left in its output). Only the trace's lines are
-// parsed: the drain does no other per-line work.
+// timeline of its serial phases, beside the GODEBUG settings it has (from
+// --env, else perflab's environment), unless they set the trace (then
+// what it writes is read, and left in its output). Only the trace's lines
+// are parsed: the drain does no other per-line work.
 func (b *batch) traceScheduler(lc *target.LaunchConfig) {
 	lc.OnLine, lc.LineMatch = b.sched.add, capture.SchedLineMatch
-	if godebug := envValue(b.cfg.Env, "GODEBUG"); !setsSchedTrace(godebug) {
+	godebug, set := lookupEnv(b.cfg.Env, "GODEBUG")
+	if !set {
+		godebug = os.Getenv("GODEBUG")
+	}
+	if !setsSchedTrace(godebug) {
 		lc.Env = append(slices.Clone(lc.Env), "GODEBUG="+withSchedTrace(godebug))
 		// The trace perflab asked for is not the program's own output.
 		lc.HideLine = capture.IsSchedLine

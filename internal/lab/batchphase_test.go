@@ -203,3 +203,36 @@ func TestBatchTimelines(t *testing.T) {
 }
 
 func nearly(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+
+// TestBatchTraceScheduler: a Go program gets GODEBUG=schedtrace beside the
+// GODEBUG settings it has, from --env or else perflab's environment, and
+// its trace is kept out of its last lines; a GODEBUG that sets the trace
+// itself is left as it is, its trace in the output.
+func TestBatchTraceScheduler(t *testing.T) {
+	t.Setenv("GODEBUG", "madvdontneed=1")
+	for _, c := range []struct {
+		env  []string
+		want string // the GODEBUG added, "" for none
+	}{
+		{nil, "madvdontneed=1,schedtrace=100"},
+		{[]string{"GODEBUG=gctrace=1"}, "gctrace=1,schedtrace=100"},
+		{[]string{"GODEBUG="}, "schedtrace=100"},
+		{[]string{"GODEBUG=schedtrace=0"}, ""},
+		{[]string{"GODEBUG=x=1, schedtrace=500"}, ""},
+	} {
+		b := &batch{cfg: BatchConfig{Config: Config{Env: c.env}}}
+		lc := target.LaunchConfig{Env: c.env}
+		b.traceScheduler(&lc)
+		got, _ := lookupEnv(lc.Env, "GODEBUG")
+		if c.want == "" {
+			if len(lc.Env) != len(c.env) || lc.HideLine != nil {
+				t.Errorf("env %q: %q, hidden %t; want it as it was, the trace shown", c.env, lc.Env, lc.HideLine != nil)
+			}
+		} else if got != c.want || lc.HideLine == nil {
+			t.Errorf("env %q: GODEBUG %q, hidden %t; want %q, hidden", c.env, got, lc.HideLine != nil, c.want)
+		}
+		if lc.OnLine == nil || lc.LineMatch != capture.SchedLineMatch {
+			t.Errorf("env %q: the trace's lines are not read", c.env)
+		}
+	}
+}

@@ -113,6 +113,17 @@ func withSchedTrace(godebug string) string {
 	return godebug + ",schedtrace=" + strconv.Itoa(schedTraceMS)
 }
 
+// lookupEnv is key's value in env (KEY=VALUE settings, the last one
+// counting), and whether env sets it.
+func lookupEnv(env []string, key string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
 // setsSchedTrace says a GODEBUG value sets the scheduler's trace (on, or
 // off).
 func setsSchedTrace(godebug string) bool {
