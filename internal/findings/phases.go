@@ -2,6 +2,7 @@ package findings
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"perflab/internal/runfmt"
@@ -28,6 +29,9 @@ const (
 	// phaseMedianSteps: the steps of the running median a timeline's
 	// demand is smoothed with (odd).
 	phaseMedianSteps = 7
+	// phaseInsideNoise: what a step that is not serial costs inside a
+	// phase, against a serial step outside one (fit).
+	phaseInsideNoise = 0.25
 	// phaseGapS: serial spans this close are one phase (a burst of the
 	// collector's or the runtime's threads between them).
 	phaseGapS = 0.25
@@ -128,11 +132,16 @@ func serialSteps(sl []Slice) []bool {
 			window = append(window, sl[max(0, min(len(sl)-1, j))].demand())
 		}
 		slices.Sort(window)
-		d := window[len(window)/2]
-		out[i] = sl[i].To > sl[i].From && d >= phaseDemandMin && d <= phaseDemandMax
+		out[i] = sl[i].To > sl[i].From && serialDemand(window[len(window)/2])
 	}
 	return out
 }
+
+// serialDemand says a step of demand d had about one core's work.
+func serialDemand(d float64) bool { return d >= phaseDemandMin && d <= phaseDemandMax }
+
+// serial says the slice, as it was, had about one core's work.
+func (s Slice) serial() bool { return s.To > s.From && serialDemand(s.demand()) }
 
 // serialSpans are the runs of serial slices, those apart by no more than
 // phaseGapS joined.
@@ -155,9 +164,63 @@ func serialSpans(sl []Slice) []span {
 		i = j
 	}
 	for k := range out {
+		lo, hi := 0, len(sl)-1
+		if k > 0 {
+			lo = out[k-1].last + 1
+		}
+		if k+1 < len(out) {
+			hi = out[k+1].first - 1
+		}
+		out[k].fit(sl, lo, hi)
 		out[k].edges(sl)
 	}
 	return out
+}
+
+// fit moves the span's ends, within phaseMedianSteps/2 steps of where the
+// running median put them (and within lo and hi), to where they best
+// split the steps as they were, serial inside and not outside. A step
+// inside that is not serial costs phaseInsideNoise of one outside that
+// is: on a busy machine many of a serial phase's steps read busier than
+// they were (a runtime thread holding a P, or waiting for a CPU, while
+// the kernel runs others), few of another phase's read serial. The
+// running median moves an end by as many steps as it has such steps near
+// it.
+func (sp *span) fit(sl []Slice, lo, hi int) {
+	w := phaseMedianSteps / 2
+	cost := func(i int, inside bool) float64 {
+		switch t := sl[i].To - sl[i].From; {
+		case inside && !sl[i].serial():
+			return phaseInsideNoise * t
+		case !inside && sl[i].serial():
+			return t
+		}
+		return 0
+	}
+	from, to := max(lo, sp.last-w), min(hi, sp.last+w)
+	best, end := math.Inf(1), sp.last
+	for e := max(from, sp.first); e <= to; e++ {
+		var c float64
+		for i := from; i <= to; i++ {
+			c += cost(i, i <= e)
+		}
+		if c <= best { // a tie goes to the later end
+			best, end = c, e
+		}
+	}
+	sp.last = end
+	from, to = max(lo, sp.first-w), min(sp.last, sp.first+w)
+	best, start := math.Inf(1), sp.first
+	for b := to; b >= from; b-- {
+		var c float64
+		for i := from; i <= to; i++ {
+			c += cost(i, i >= b)
+		}
+		if c <= best { // a tie goes to the earlier start
+			best, start = c, b
+		}
+	}
+	sp.first = start
 }
 
 // edges finds how much of the slice on each side of the span was serial:
