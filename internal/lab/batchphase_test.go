@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -24,7 +25,7 @@ import (
 // wall time may be from the program's own: its wall time also counts the
 // runtime's start and its exit, and the phase's ends are found to a
 // fraction of the scheduler trace's 100 ms step.
-const serialPhaseShareTolerance = 0.06
+const serialPhaseShareTolerance = 0.05
 
 // TestBatchSerialPhase is the serial-phase acceptance test: serialphase
 // hashes on one goroutine for 1.8 s, then on GOMAXPROCS goroutines for
@@ -41,7 +42,36 @@ func TestBatchSerialPhase(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skip("a serial phase needs a machine of 2 cores or more")
 	}
+	checkSerialPhase(t, labtest.BuildService(t, "serialphase"))
+}
+
+// TestBatchSerialPhaseBesideSpinners: the same beside two spinning
+// processes a core, at the CPU weight of the program's: its threads get
+// about a third of the cores and wait for them the rest of the time, in
+// both phases.
+func TestBatchSerialPhaseBesideSpinners(t *testing.T) {
+	labtest.RequireRoot(t, "cgroups, perf and eBPF")
+	if runtime.NumCPU() < 2 {
+		t.Skip("a serial phase needs a machine of 2 cores or more")
+	}
 	bin := labtest.BuildService(t, "serialphase")
+	for range 2 * runtime.NumCPU() {
+		spin := exec.Command("sh", "-c", "while :; do :; done")
+		if err := spin.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			spin.Process.Kill()
+			spin.Wait()
+		})
+	}
+	checkSerialPhase(t, bin)
+}
+
+// checkSerialPhase runs serialphase (bin) under --cpus 2 and checks its
+// serial phase's finding.
+func checkSerialPhase(t *testing.T, bin string) {
+	t.Helper()
 	cfg := batchConfig(t, bin)
 	cfg.Budget = target.Budget{CPUs: 2}
 	r, dir := runBatch(t, cfg)
