@@ -26,12 +26,13 @@ const (
 	// phaseDemandMin: ...when it had at least this much (below, the
 	// program mostly waited for something else: sleep, I/O).
 	phaseDemandMin = 0.5
-	// phaseMedianSteps: the steps of the running median a timeline's
-	// demand is smoothed with (odd).
-	phaseMedianSteps = 7
+	// phaseMedianS: the time of the running median a timeline's demand
+	// is smoothed with (as many steps, an odd number, at least 3), and how
+	// far from where it puts a phase's ends they are fitted (fit).
+	phaseMedianS = 1.0
 	// phaseInsideNoise: what a step that is not serial costs inside a
 	// phase, against a serial step outside one (fit).
-	phaseInsideNoise = 0.25
+	phaseInsideNoise = 0.1
 	// phaseGapS: serial spans this close are one phase (a burst of the
 	// collector's or the runtime's threads between them).
 	phaseGapS = 0.25
@@ -92,7 +93,7 @@ func SerialPhases(b *runfmt.Batch, tl Timeline) []Phase {
 		return nil
 	}
 	var out []Phase
-	for _, sp := range serialSpans(tl.Slices) {
+	for _, sp := range serialSpans(tl.Slices, medianHalf(tl)) {
 		ph := sp.phase(tl.Slices)
 		if l := ph.To - ph.From; l >= phaseMinS && l >= phaseMinShare*b.WallS {
 			out = append(out, ph)
@@ -118,17 +119,30 @@ func (s Slice) demand() float64 {
 	return (s.BusyS + s.WaitS) / (s.To - s.From)
 }
 
+// medianHalf is half the running median's steps (without the middle
+// one): phaseMedianS of the timeline's steps.
+func medianHalf(tl Timeline) int {
+	step := tl.StepS
+	if step <= 0 && len(tl.Slices) > 0 {
+		step = (tl.Slices[len(tl.Slices)-1].To - tl.Slices[0].From) / float64(len(tl.Slices))
+	}
+	if step <= 0 {
+		return 1
+	}
+	return max(1, int(phaseMedianS/2/step))
+}
+
 // serialSteps says which slices are serial, by their demand smoothed
-// with a running median of phaseMedianSteps: a burst shorter than half of
+// with a running median of 2*half+1 steps: a burst shorter than half of
 // it goes (on a busy machine, a runtime thread that holds a P, or waits
 // for a CPU, while the kernel runs others), and the step from one phase
 // to the next stays where it was.
-func serialSteps(sl []Slice) []bool {
+func serialSteps(sl []Slice, half int) []bool {
 	out := make([]bool, len(sl))
-	window := make([]float64, 0, phaseMedianSteps)
+	window := make([]float64, 0, 2*half+1)
 	for i := range sl {
 		window = window[:0]
-		for j := i - phaseMedianSteps/2; j <= i+phaseMedianSteps/2; j++ {
+		for j := i - half; j <= i+half; j++ {
 			window = append(window, sl[max(0, min(len(sl)-1, j))].demand())
 		}
 		slices.Sort(window)
@@ -145,8 +159,8 @@ func (s Slice) serial() bool { return s.To > s.From && serialDemand(s.demand()) 
 
 // serialSpans are the runs of serial slices, those apart by no more than
 // phaseGapS joined.
-func serialSpans(sl []Slice) []span {
-	serial := serialSteps(sl)
+func serialSpans(sl []Slice, half int) []span {
+	serial := serialSteps(sl, half)
 	var out []span
 	for i := 0; i < len(sl); i++ {
 		if !serial[i] {
@@ -171,23 +185,22 @@ func serialSpans(sl []Slice) []span {
 		if k+1 < len(out) {
 			hi = out[k+1].first - 1
 		}
-		out[k].fit(sl, lo, hi)
+		out[k].fit(sl, 2*half, lo, hi)
 		out[k].edges(sl)
 	}
 	return out
 }
 
-// fit moves the span's ends, within phaseMedianSteps/2 steps of where the
-// running median put them (and within lo and hi), to where they best
-// split the steps as they were, serial inside and not outside. A step
-// inside that is not serial costs phaseInsideNoise of one outside that
-// is: on a busy machine many of a serial phase's steps read busier than
-// they were (a runtime thread holding a P, or waiting for a CPU, while
-// the kernel runs others), few of another phase's read serial. The
-// running median moves an end by as many steps as it has such steps near
-// it.
-func (sp *span) fit(sl []Slice, lo, hi int) {
-	w := phaseMedianSteps / 2
+// fit moves the span's ends, within w steps of where the running median
+// put them (and within lo and hi), to where they best split the steps as
+// they were, serial inside and not outside. A step inside that is not
+// serial costs phaseInsideNoise of one outside that is: on a busy machine
+// a serial phase's steps read busier than they were in stretches of up to
+// a few hundred milliseconds (a runtime thread holding a P, or waiting for
+// a CPU, while the kernel runs others), another phase's seldom read
+// serial. The running median moves an end by as much as such a stretch
+// near it.
+func (sp *span) fit(sl []Slice, w, lo, hi int) {
 	cost := func(i int, inside bool) float64 {
 		switch t := sl[i].To - sl[i].From; {
 		case inside && !sl[i].serial():

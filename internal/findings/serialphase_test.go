@@ -64,8 +64,8 @@ func TestSerialPhases(t *testing.T) {
 		{"noisy start", phaseBatch(3, 2), steps(step, concat([]float64{1, 2, 2, 2, 1, 1, 1, 1, 2, 1, 1, 1, 2, 1, 2, 1}, repeat(2, 14))), []float64{0}, []float64{1.6}},
 		{"noisy end", phaseBatch(3, 2), steps(step, concat([]float64{2, 1, 1, 1, 1, 2, 1, 1, 1, 2, 1, 1, 1, 2, 1, 1, 1}, repeat(2, 13))), []float64{0.1}, []float64{1.7}},
 		// A parallel phase's one serial-looking step beyond the fit's reach
-		// stays out.
-		{"parallel blip", phaseBatch(3, 2), steps(step, concat(repeat(1, 15), repeat(2, 4), []float64{1}, repeat(2, 10))), []float64{0}, []float64{1.5}},
+		// (a second) stays out.
+		{"parallel blip", phaseBatch(4, 2), steps(step, concat(repeat(1, 15), repeat(2, 12), []float64{1}, repeat(2, 12))), []float64{0}, []float64{1.5}},
 		{"two phases", phaseBatch(4, 2), steps(step, concat(repeat(1, 10), repeat(2, 12), repeat(1, 13), repeat(2, 5))), []float64{2.2, 0}, []float64{3.5, 1}},
 		{"parallel", phaseBatch(3, 2), steps(step, repeat(2, 30)), nil, nil},
 		{"asleep", phaseBatch(3, 2), steps(step, repeat(0.05, 30)), nil, nil},
