@@ -213,7 +213,7 @@ func (b *batch) launch(ctx context.Context) error {
 	// line in some thirty pieces, and each wakes perflab's reader (about
 	// 2000 wake-ups a second for a program collecting 60 times a second,
 	// 5% of a core); the GC's share comes from the CPU profile. The
-	// scheduler's trace (traceScheduler) is ten lines a second.
+	// scheduler's trace (traceScheduler) is kept to some 800 writes.
 	lc := target.LaunchConfig{
 		Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name, Hurry: c.Hurry, Hold: true,
 		LogPath: filepath.Join(b.dir, "target.log"), Env: c.Env,
@@ -248,10 +248,21 @@ func (b *batch) traceScheduler(lc *target.LaunchConfig) {
 		godebug = os.Getenv("GODEBUG")
 	}
 	if !setsSchedTrace(godebug) {
-		lc.Env = append(slices.Clone(lc.Env), "GODEBUG="+withSchedTrace(godebug))
+		lc.Env = append(slices.Clone(lc.Env), "GODEBUG="+withSchedTrace(godebug, schedTraceMS(b.launchGOMAXPROCS())))
 		// The trace perflab asked for is not the program's own output.
 		lc.HideLine = capture.IsSchedLine
 	}
+}
+
+// launchGOMAXPROCS is the GOMAXPROCS a Go program will start with, as
+// far as it is known before it starts: its budget's CPUs, else the host's.
+func (b *batch) launchGOMAXPROCS() int {
+	cpus := len(b.cfg.Budget.CPUSet)
+	if cpus == 0 {
+		cpus = hostCores()
+	}
+	n, _ := goMaxProcs(envValue(b.cfg.Env, "GOMAXPROCS"), cpus, b.cfg.Budget.CPUs, b.goVersion)
+	return n
 }
 
 // stopTarget removes the program's cgroup (killing what is left of it)

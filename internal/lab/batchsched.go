@@ -13,11 +13,16 @@ import (
 )
 
 // schedTraceMS is the step of the Go scheduler's trace perflab asks a Go
-// program for (GODEBUG=schedtrace=100): its sysmon thread writes a line of
-// some thirty pieces every 100 ms, a few hundred writes a second.
-const schedTraceMS = 100
+// program of gomaxprocs Ps for (GODEBUG=schedtrace=MS): 25 ms, longer
+// with more Ps. Each line is an instant: on a busy machine the runtime's
+// threads hold a P in transit in up to 40% of them, so a phase's ends are
+// found from many lines. Its sysmon thread writes a line in 15 pieces
+// and 3 a P, each a write that wakes perflab's reader: 25 ms with 2 Ps is
+// some 800 writes a second (1.5% of a core of perflab's), and the step
+// grows with the Ps to keep them about that many.
+func schedTraceMS(gomaxprocs int) int { return max(25, 15+3*gomaxprocs) }
 
-// schedTraceMax bounds the lines kept (a day of them at schedTraceMS).
+// schedTraceMax bounds the lines kept (seven hours of them at 25 ms).
 const schedTraceMax = 1 << 20
 
 // A Go program's timeline comes from its scheduler: at each line of its
@@ -105,12 +110,12 @@ func (s *schedTrace) timeline(start time.Time, wall float64) findings.Timeline {
 	return tl
 }
 
-// withSchedTrace adds schedtrace to a GODEBUG value.
-func withSchedTrace(godebug string) string {
+// withSchedTrace adds schedtrace=ms to a GODEBUG value.
+func withSchedTrace(godebug string, ms int) string {
 	if godebug == "" {
-		return "schedtrace=" + strconv.Itoa(schedTraceMS)
+		return "schedtrace=" + strconv.Itoa(ms)
 	}
-	return godebug + ",schedtrace=" + strconv.Itoa(schedTraceMS)
+	return godebug + ",schedtrace=" + strconv.Itoa(ms)
 }
 
 // lookupEnv is key's value in env (KEY=VALUE settings, the last one
