@@ -65,7 +65,7 @@ func phaseFinding(b *runfmt.Batch, tl Timeline, ph Phase, hot []runfmt.HotFunc, 
 	f := runfmt.Finding{Kind: runfmt.FindingSerialPhase, Advice: runfmt.AdviceWorkerPool, Figures: runfmt.Figures{
 		runfmt.FigPhaseFrom: ph.From, runfmt.FigPhaseTo: ph.To, runfmt.FigWallTime: b.WallS, runfmt.FigShare: l / b.WallS,
 		runfmt.FigCoresMean: ph.Cores, runfmt.FigUsableCores: n, runfmt.FigHostCores: float64(c.Host), runfmt.FigCPUSetCores: float64(c.CPUSet),
-		runfmt.FigSavedTime: saved, runfmt.FigSavedShare: saved / b.WallS, runfmt.FigTimelineStep: tl.StepS,
+		runfmt.FigSavedTime: saved, runfmt.FigSavedShare: saved / b.WallS, runfmt.FigTimelineStep: 1e6 * tl.StepS,
 	}}
 	f.Settings = f.Settings.With(runfmt.SettingSource, tl.Source)
 	if tl.Source != runfmt.SourcePerfSamples && ph.Waiting >= phaseWaitShown { // the others count the waits

@@ -19,8 +19,8 @@ import (
 // are found on. A phase's ends are found to a fraction of it.
 const batchTimelineStep = 100 * time.Millisecond
 
-// timelineMinSlices: a sampled timeline of fewer steps over the run gives
-// way to perf's.
+// timelineMinSlices: a timeline of fewer steps over the run gives way to
+// the next source (timeline).
 const timelineMinSlices = 5
 
 // Other programs' timeline comes from the sampler: its cgroup's CPU counter
@@ -37,7 +37,10 @@ const timelineMinSlices = 5
 // enough of them, else perf's samples; false when none did.
 func (b *batch) timeline() (findings.Timeline, bool) {
 	wall := b.end.Sub(b.start).Seconds()
-	if tl := b.sched.timeline(b.start, wall); len(tl.Slices) >= timelineMinSlices {
+	split := func(from, to float64, rising bool) (float64, bool) {
+		return changePoint(b.sampledTimeline(wall), from, to, rising)
+	}
+	if tl := b.sched.timeline(b.start, wall, split); len(tl.Slices) >= timelineMinSlices {
 		return tl, true
 	}
 	if tl := b.sampledTimeline(wall); len(tl.Slices) >= timelineMinSlices {
@@ -47,6 +50,57 @@ func (b *batch) timeline() (findings.Timeline, bool) {
 		return tl, true
 	}
 	return findings.Timeline{}, false
+}
+
+// changePoint is where, from from to to (seconds since the program's
+// start), the sampled timeline's demand (its threads on a CPU or waiting
+// for one) changes most: the step boundary that best splits its steps
+// there into a level before and one after, the one after higher when
+// rising. On a busy machine both levels are above the program's work
+// (its runtime's threads wait for a CPU too), but the one of more
+// goroutines at work is higher. False with fewer than two steps there, or
+// a change the other way.
+func changePoint(tl findings.Timeline, from, to float64, rising bool) (float64, bool) {
+	var d, at []float64 // each step's demand, and where it ends
+	for _, s := range tl.Slices {
+		if s.From >= from && s.To <= to && s.To > s.From {
+			d, at = append(d, (s.BusyS+s.WaitS)/(s.To-s.From)), append(at, s.To)
+		}
+	}
+	if len(d) < 2 {
+		return 0, false
+	}
+	best, split := math.Inf(1), -1
+	for k := 1; k < len(d); k++ {
+		before, after := mean(d[:k]), mean(d[k:])
+		if (after > before) != rising {
+			continue
+		}
+		if e := sse(d[:k], before) + sse(d[k:], after); e < best {
+			best, split = e, k
+		}
+	}
+	if split < 0 {
+		return 0, false
+	}
+	return at[split-1], true
+}
+
+func mean(v []float64) float64 {
+	var t float64
+	for _, x := range v {
+		t += x
+	}
+	return t / float64(len(v))
+}
+
+// sse is the sum of the squares of v's distances from m.
+func sse(v []float64, m float64) float64 {
+	var t float64
+	for _, x := range v {
+		t += (x - m) * (x - m)
+	}
+	return t
 }
 
 // sampledTimeline is the sampler's readings as steps, cut to the run.

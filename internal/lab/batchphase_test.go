@@ -16,6 +16,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/capture"
+	"perflab/internal/findings"
 	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
@@ -213,7 +214,7 @@ func TestBatchTimelines(t *testing.T) {
 		// Read 30 ms after the runtime's start and 10 to 40 ms later.
 		st.read[i] = at(0.03 + 0.1*float64(i) + 0.01*float64(i%4))
 	}
-	tl = st.timeline(start, 1)
+	tl = st.timeline(start, 1, nil)
 	if tl.Source != runfmt.SourceGoScheduler || len(tl.Slices) != 6 || !nearly(tl.StepS, 0.1) {
 		t.Fatalf("scheduler steps %+v; want 6 of 0.1 s", tl)
 	}
@@ -221,7 +222,7 @@ func TestBatchTimelines(t *testing.T) {
 		t.Errorf("scheduler steps %+v; want the second from 0.08 s to 0.18 s, one P busy", tl.Slices)
 	}
 	st.add("SCHED 50ms: gomaxprocs=2 idleprocs=0 threads=4 spinningthreads=0 needspinning=0 idlethreads=2 runqueue=0 [ 0 0 ] schedticks=[ 1 1 ]")
-	if tl := st.timeline(start, 1); len(tl.Slices) != 0 {
+	if tl := st.timeline(start, 1, nil); len(tl.Slices) != 0 {
 		t.Errorf("the trace of two processes gave steps %+v", tl.Slices)
 	}
 
@@ -239,6 +240,48 @@ func TestBatchTimelines(t *testing.T) {
 	if len(span.Sample) != 2 || span.Sample[0].Value[0] != 1 || span.Sample[0].Value[1] != 1e7 || span.Sample[1].Value[0] != 1 {
 		t.Errorf("span profile samples %v %v; want one sample of each stack", span.Sample[0].Value, span.Sample[1].Value)
 	}
+}
+
+// TestBatchScheduleGaps: where the scheduler's trace has a gap between
+// lines that differ, the change is put where the sampled timeline's
+// demand changes most, when it changes the same way; else halfway.
+func TestBatchScheduleGaps(t *testing.T) {
+	start := time.Now()
+	var st schedTrace
+	lines := []struct {
+		ms, idle int
+	}{{0, 1}, {100, 1}, {200, 1}, {300, 1}, {400, 1}, {1200, 0}, {1300, 0}}
+	for _, l := range lines {
+		st.add(fmt.Sprintf("SCHED %dms: gomaxprocs=2 idleprocs=%d threads=4 spinningthreads=0 needspinning=0 idlethreads=2 runqueue=0 [ 0 0 ] schedticks=[ 1 1 ]", l.ms, l.idle))
+		st.read[len(st.read)-1] = start.Add(time.Duration(l.ms) * time.Millisecond)
+	}
+	sampled := steps(0.1, 1.3, 1.2, 1.4, 1.3, 1.2, 1.4, 2.3, 1.9, 2.1, 2.2, 1.9, 2.0, 2.1, 2.2)
+	split := func(from, to float64, rising bool) (float64, bool) { return changePoint(sampled, from, to, rising) }
+	for _, c := range []struct {
+		split gapSplit
+		want  float64
+	}{{split, 0.6}, {nil, 0.8}} {
+		tl := st.timeline(start, 1.4, c.split)
+		if len(tl.Slices) != 7 || !nearly(tl.Slices[4].To, c.want) || !nearly(tl.Slices[5].From, c.want) {
+			t.Errorf("split %t: steps %+v; want the gap split at %g s", c.split != nil, tl.Slices, c.want)
+		}
+	}
+	sampled = steps(0.1, 1.3, 1.2, 1.4, 1.3, 1.2, 1.4, 1.3, 1.2, 1.3, 2.1, 2.2, 1.9, 2.0, 2.1)
+	if tl := st.timeline(start, 1.4, split); !nearly(tl.Slices[4].To, 0.9) {
+		t.Errorf("steps %+v; want the gap split at 0.9 s, where the demand rose", tl.Slices)
+	}
+	if _, ok := changePoint(sampled, 0.4, 1.2, false); ok {
+		t.Error("a demand that rises was taken for one that falls")
+	}
+}
+
+// steps is a sampled timeline of step-second slices of the demands given.
+func steps(step float64, demand ...float64) findings.Timeline {
+	tl := findings.Timeline{Source: runfmt.SourceSampler, StepS: step}
+	for i, d := range demand {
+		tl.Slices = append(tl.Slices, findings.Slice{From: float64(i) * step, To: float64(i+1) * step, BusyS: d * step})
+	}
+	return tl
 }
 
 func nearly(a, b float64) bool { return math.Abs(a-b) < 1e-6 }

@@ -66,12 +66,25 @@ func (s *schedTrace) add(line string) {
 	}
 }
 
+// schedGapSteps: lines further apart than this many of the trace's
+// steps leave a gap (its sysmon thread held off a CPU), where the program
+// may have changed phase anywhere.
+const schedGapSteps = 4
+
+// gapSplit says where in a gap of the trace, from from to to (seconds
+// since the program's start), the program went from its work before to
+// its work after (rising: to more Ps running), from another source; false
+// when it cannot tell.
+type gapSplit func(from, to float64, rising bool) (float64, bool)
+
 // timeline is the trace as steps of the program's run (start to wall
 // seconds): each line stands for the time halfway to its neighbours, its
-// Ps running goroutines as busy. The trace counts from the runtime's start, a moment after the
-// program's: each line's time is placed at the earliest the reading of
-// the lines allows (none was read before it was written).
-func (s *schedTrace) timeline(start time.Time, wall float64) findings.Timeline {
+// Ps running goroutines as busy; in a gap (schedGapSteps) between lines
+// that differ, up to where split puts the change. The trace counts from
+// the runtime's start, a moment after the program's: each line's time is
+// placed at the earliest the reading of the lines allows (none was read
+// before it was written).
+func (s *schedTrace) timeline(start time.Time, wall float64, split gapSplit) findings.Timeline {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tl := findings.Timeline{Source: runfmt.SourceGoScheduler}
@@ -93,15 +106,20 @@ func (s *schedTrace) timeline(start time.Time, wall float64) findings.Timeline {
 	}
 	slices.Sort(steps)
 	tl.StepS = steps[len(steps)/2]
+	// bounds[i] is where line i's time begins; bounds[i+1] where it ends.
+	bounds := make([]float64, len(at)+1)
+	bounds[0], bounds[len(at)] = at[0]-tl.StepS/2, at[len(at)-1]+tl.StepS/2
+	for i := 1; i < len(at); i++ {
+		bounds[i] = (at[i-1] + at[i]) / 2
+		before, after := s.lines[i-1].Running(), s.lines[i].Running()
+		if at[i]-at[i-1] > schedGapSteps*tl.StepS && before != after && split != nil {
+			if t, ok := split(at[i-1], at[i], after > before); ok {
+				bounds[i] = t
+			}
+		}
+	}
 	for i, l := range s.lines {
-		from, to := at[i]-tl.StepS/2, at[i]+tl.StepS/2
-		if i > 0 {
-			from = (at[i-1] + at[i]) / 2
-		}
-		if i+1 < len(at) {
-			to = (at[i] + at[i+1]) / 2
-		}
-		from, to = max(0, from), min(wall, to)
+		from, to := max(0, bounds[i]), min(wall, bounds[i+1])
 		if to <= from {
 			continue
 		}

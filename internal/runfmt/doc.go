@@ -66,7 +66,7 @@
 //     queries_per_request, requests_per_core, runnable_us, runqueue_us,
 //     runqueue_wait_s, saved_s, saved_share, sched_wait_us, service_cores, service_runqueue_us,
 //     share, steal_cores, syscall_share, threads_max, threads_waiting,
-//     throttled_s, throttled_share, timeline_step_s, traced_requests, traced_s, traced_us,
+//     throttled_s, throttled_share, timeline_step_us, traced_requests, traced_s, traced_us,
 //     unexplained_us, usable_cores, wait_total_us, wait_us_per_request,
 //     wall_s.
 //     The keys of findings[].figures and of its evidence.functions[].figures;
