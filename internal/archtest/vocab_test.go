@@ -39,6 +39,7 @@ var otherMeanings = []struct{ file, words, why string }{
 	{"internal/capture/perf.go", "perf sleep", "the command perf record runs for the window, and perf's temporary files' prefix"},
 	{"internal/capture/snapshotgroup.go", "running runnable sleep syscall", "the Go runtime's goroutine states in a goroutine dump"},
 	{"internal/capture/snapshotgroup.go", "accept", "a system call's name"},
+	{"internal/capture/schedtrace.go", "gomaxprocs", "a field of the Go runtime's scheduler trace (GODEBUG=schedtrace)"},
 	{"internal/capture/snapshotsys.go", "accept", "a system call's name"},
 	{"internal/capture/spywaits.go", "accept lock sleep", "Python and Ruby functions and methods that wait"},
 	{"internal/cli/deployflags.go", "cgroup user-code", "the --cgroup and --user-code flags"},

@@ -64,8 +64,9 @@ func newBuilder(periodNanos int64) *builder {
 	}
 }
 
-// add records count samples of cpuNanos each for stack (leaf first).
-func (b *builder) add(stack []frame, count, cpuNanos int64, l labels) {
+// add records count samples of cpuNanos each for stack (leaf first), and
+// returns the profile's sample they were added to.
+func (b *builder) add(stack []frame, count, cpuNanos int64, l labels) *profile.Sample {
 	locs := make([]*profile.Location, len(stack))
 	var key strings.Builder
 	for i, f := range stack {
@@ -77,7 +78,7 @@ func (b *builder) add(stack []frame, count, cpuNanos int64, l labels) {
 	if s, ok := b.samples[key.String()]; ok {
 		s.Value[0] += count
 		s.Value[1] += cpuNanos
-		return
+		return s
 	}
 	s := &profile.Sample{Location: locs, Value: []int64{count, cpuNanos}}
 	if l.comm != "" {
@@ -98,6 +99,7 @@ func (b *builder) add(stack []frame, count, cpuNanos int64, l labels) {
 	b.samples[key.String()] = s
 	b.p.Sample = append(b.p.Sample, s)
 	b.events = append(b.events, l.event)
+	return s
 }
 
 func (b *builder) location(f frame) *profile.Location {

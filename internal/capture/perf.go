@@ -51,6 +51,10 @@ type PerfConfig struct {
 	// pointers gets whole stacks. A multiple of 8 up to
 	// MaxDWARFStackBytes; 0 walks frame pointers (-g).
 	DWARFStackBytes int
+	// Times, when set, receives the time of each sample, on
+	// CLOCK_MONOTONIC (perf record -k monotonic): the code that ran in a
+	// span of the recording.
+	Times *[]SampleTime
 }
 
 // MaxDWARFStackBytes is the most stack perf copies per sample.
@@ -86,7 +90,7 @@ func PerfRecord(ctx context.Context, cfg PerfConfig) (*profile.Profile, error) {
 	// to the interruption are kept. It has a time limit of its own.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), perfScriptTimeout)
 	defer cancel()
-	p, err := perfScript(sctx, perf, data)
+	p, err := perfScript(sctx, perf, data, cfg.Times)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +197,9 @@ func (cfg PerfConfig) record(ctx context.Context, perf string, data *perfOutput)
 	// recording costs perf a pass over its data (0.1 s of CPU here).
 	args := []string{"record", "-e", "cpu-clock", "-c", strconv.Itoa(1e9 / cfg.hz()), "-B", "-N"}
 	args = append(args, cfg.callGraph()...)
+	if cfg.Times != nil {
+		args = append(args, "-k", "monotonic")
+	}
 	var ctl *perfControl
 	if cfg.OnAttached != nil {
 		var err error
@@ -255,8 +262,9 @@ func perfRecordError(pids []int, err error, stderr string) error {
 	return fmt.Errorf("perf record: %w: %s", err, lastLines(stderr, 5))
 }
 
-// perfScript reads data back with perf script and parses its output.
-func perfScript(ctx context.Context, perf string, data *perfOutput) (*profile.Profile, error) {
+// perfScript reads data back with perf script and parses its output,
+// appending each sample's time to times when it is not nil.
+func perfScript(ctx context.Context, perf string, data *perfOutput, times *[]SampleTime) (*profile.Profile, error) {
 	cmd := exec.CommandContext(ctx, perf, "script", "-i", data.arg(0), "-F", perfScriptFields)
 	cmd.ExtraFiles = data.extraFiles()
 	diesWithPerflab(cmd)
@@ -271,7 +279,7 @@ func perfScript(ctx context.Context, perf string, data *perfOutput) (*profile.Pr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("perf script: %w", err)
 	}
-	p, perr := parsePerfScript(out, &jitMaps{})
+	p, perr := parsePerfScriptTimes(out, &jitMaps{}, times)
 	if perr != nil {
 		_ = cmd.Process.Kill()
 	}

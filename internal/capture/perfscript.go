@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/pprof/profile"
 
@@ -48,6 +49,12 @@ const maxPerfLine = 1 << 20
 // summed across events.
 // JIT frames are named from the perf map files in jit (which may be nil).
 func parsePerfScript(r io.Reader, jit *jitMaps) (*profile.Profile, error) {
+	return parsePerfScriptTimes(r, jit, nil)
+}
+
+// parsePerfScriptTimes is parsePerfScript that, when times is not nil,
+// also appends the time of each sample whose header has one.
+func parsePerfScriptTimes(r io.Reader, jit *jitMaps, times *[]SampleTime) (*profile.Profile, error) {
 	const defaultPeriod = int64(1e9) / DefaultPerfHz
 	b := newBuilder(defaultPeriod)
 	sc := bufio.NewScanner(r)
@@ -59,7 +66,10 @@ func parsePerfScript(r io.Reader, jit *jitMaps) (*profile.Profile, error) {
 	)
 	flush := func() {
 		if inSample {
-			b.add(stack, 1, hdr.period, hdr.labels)
+			s := b.add(stack, 1, hdr.period, hdr.labels)
+			if times != nil && hdr.timed {
+				*times = append(*times, SampleTime{Sample: s, Mono: hdr.time})
+			}
 		}
 		inSample, stack = false, nil
 	}
@@ -101,6 +111,9 @@ type perfHeader struct {
 	labels labels
 	period int64
 	frame  string // the sampled frame, printed after the event without a call chain
+	// time is when it was taken, on perf's clock, when timed.
+	time  time.Duration
+	timed bool
 }
 
 var (
@@ -139,6 +152,7 @@ func parsePerfHeader(line string, defaultPeriod int64) (h perfHeader, ok bool) {
 		case cpuTok.MatchString(t):
 		case timeTok.MatchString(t):
 			colon = true
+			h.time, h.timed = parsePerfTime(t)
 		case h.period < 0 && isPeriod(t):
 			h.period, _ = strconv.ParseInt(t, 10, 64)
 		case strings.HasSuffix(t, ":"):

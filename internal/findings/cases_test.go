@@ -105,6 +105,14 @@ func TestEveryKindHasACase(t *testing.T) {
 		all = append(all, named{b.name, fs[0]})
 		seen[fs[0].Kind] = true
 	}
+	for _, c := range serialPhaseCases() {
+		fs := SerialPhaseFindings(nil, c.b, c.tl, chainDigestCode)
+		if len(fs) != 1 {
+			t.Fatalf("serial phase case %s: %d findings, want 1", c.name, len(fs))
+		}
+		all = append(all, named{c.name, fs[0]})
+		seen[fs[0].Kind] = true
+	}
 	for _, k := range runfmt.FindingKinds() {
 		if _, ok := wordingOf(k); !ok || !seen[k] {
 			t.Errorf("finding kind %s: words %t, a case %t", k, ok, seen[k])
@@ -115,6 +123,34 @@ func TestEveryKindHasACase(t *testing.T) {
 		t.Fatal(err)
 	}
 	labtest.Golden(t, ".json", append(b, '\n'), *update)
+}
+
+// serialPhaseCases are a Go program's serial phase as its scheduler's
+// trace shows it, and a native program's under a budget, its threads
+// waiting for a CPU.
+func serialPhaseCases() []struct {
+	name string
+	b    *runfmt.Batch
+	tl   Timeline
+} {
+	goSched := steps(0.1, concat(repeat(1, 18), repeat(2, 12)))
+	goSched.Source = runfmt.SourceGoScheduler
+	native := phaseBatch(3, 4)
+	native.Cores.GOMAXPROCS, native.Cores.BudgetCores = 0, 1.5
+	return []struct {
+		name string
+		b    *runfmt.Batch
+		tl   Timeline
+	}{
+		{"serial-phase", phaseBatch(3, 2), goSched},
+		{"serial-phase-native", native, steps(0.1, concat(repeat(0.7, 18), repeat(1.2, 12)), concat(repeat(0.3, 18), repeat(0.3, 12)))},
+	}
+}
+
+// chainDigestCode is a serial phase's code: main.chainDigest.
+func chainDigestCode(float64, float64) ([]runfmt.HotFunc, string) {
+	return []runfmt.HotFunc{{Function: "main.chainDigest", File: "/src/serialphase/main.go", UserCode: true, CumPct: 97, AttributedSample: "crypto/sha256.Sum256",
+		Lines: []runfmt.SourceLine{{File: "/src/serialphase/main.go", Line: 63, Text: "sum = sha256.Sum256(block[:])", Pct: 100}}}}, ""
 }
 
 // budgetInput is a service at its CPU budget with a busy collector:

@@ -76,7 +76,7 @@ type rule struct {
 // and a row here.
 var rules = []rule{
 	gcRule, categoryRule, ownerRule, constructorRule, waitRule, nPlusOneRule, gomaxprocsRule, throttledRule, cpuBoundRule, schedulerRule, contentionRule, spinWaitRule,
-	offCPURule, lockProfileRule, goroutineRule, memoryRule, stuckRule, batchRule, startupRule, oomRule,
+	offCPURule, lockProfileRule, goroutineRule, memoryRule, stuckRule, batchRule, serialPhaseRule, startupRule, oomRule,
 }
 
 // wording is how findings of one kind read, written from their data

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/capture"
 	"perflab/internal/ktrace"
 	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
@@ -80,10 +83,19 @@ type batch struct {
 	kt     *ktrace.Session
 	ktNote string
 	perf   *batchPerf
-	// start and end bound the program's run: from its release to its exit.
+	// start and end bound the program's run: from its release to its exit;
+	// startMono is its start on CLOCK_MONOTONIC, the clock of perf's
+	// samples.
 	start, end time.Time
+	startMono  time.Duration
 	timedOut   bool
 	cpu        *profile.Profile
+	// cpuNote says why cpu is nil.
+	cpuNote string
+	// goVersion is the Go version the program was built with ("" for
+	// another program); sched is its scheduler's trace.
+	goVersion string
+	sched     schedTrace
 	// owners is the program's ownership model (userCode), decided once.
 	owners *ownership.Model
 	// threads are the kernel's totals over the program's run, from
@@ -155,7 +167,7 @@ func (b *batch) execute(ctx context.Context) error {
 	self := selfCPU()
 	b.traceProgram()
 	b.cfg.Log(fmt.Sprintf("running %s (%s)", strings.Join(b.cfg.Command, " "), b.cfg.Budget))
-	b.start = time.Now()
+	b.startMono, b.start = monoNow(), time.Now()
 	if err := b.proc.Release(); err != nil {
 		return err
 	}
@@ -205,10 +217,15 @@ func (b *batch) launch(ctx context.Context) error {
 	// No GODEBUG=gctrace=1, unlike a service: the runtime writes each
 	// line in some thirty pieces, and each wakes perflab's reader (about
 	// 2000 wake-ups a second for a program collecting 60 times a second,
-	// 5% of a core); the GC's share comes from the CPU profile.
+	// 5% of a core); the GC's share comes from the CPU profile. The
+	// scheduler's trace (traceScheduler) is kept to some 800 writes.
 	lc := target.LaunchConfig{
 		Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name, Hurry: c.Hurry, Hold: true,
 		LogPath: filepath.Join(b.dir, "target.log"), Env: c.Env,
+	}
+	b.goVersion = goVersion(c.Command, c.Dir)
+	if b.goVersion != "" {
+		b.traceScheduler(&lc)
 	}
 	proc, err := target.Launch(ctx, lc)
 	if err != nil {
@@ -224,6 +241,35 @@ func (b *batch) launch(ctx context.Context) error {
 	return nil
 }
 
+// traceScheduler asks a Go program for its scheduler's trace, the
+// timeline of its serial phases, beside the GODEBUG settings it has (from
+// --env, else perflab's environment), unless they set the trace (then
+// what it writes is read, and left in its output). Only the trace's lines
+// are parsed: the drain does no other per-line work.
+func (b *batch) traceScheduler(lc *target.LaunchConfig) {
+	lc.OnLine, lc.LineMatch = b.sched.add, capture.SchedLineMatch
+	godebug, set := lookupEnv(b.cfg.Env, "GODEBUG")
+	if !set {
+		godebug = os.Getenv("GODEBUG")
+	}
+	if !setsSchedTrace(godebug) {
+		lc.Env = append(slices.Clone(lc.Env), "GODEBUG="+withSchedTrace(godebug, schedTraceMS(b.launchGOMAXPROCS())))
+		// The trace perflab asked for is not the program's own output.
+		lc.HideLine = capture.IsSchedLine
+	}
+}
+
+// launchGOMAXPROCS is the GOMAXPROCS a Go program will start with, as
+// far as it is known before it starts: its budget's CPUs, else the host's.
+func (b *batch) launchGOMAXPROCS() int {
+	cpus := len(b.cfg.Budget.CPUSet)
+	if cpus == 0 {
+		cpus = hostCores()
+	}
+	n, _ := goMaxProcs(envValue(b.cfg.Env, "GOMAXPROCS"), cpus, b.cfg.Budget.CPUs, b.goVersion)
+	return n
+}
+
 // stopTarget removes the program's cgroup (killing what is left of it)
 // and closes its log.
 func (b *batch) stopTarget() {
@@ -237,10 +283,11 @@ func (b *batch) startMachine() {
 	b.machine, b.stopMachine = startMachineSampler(batchSampleInterval)
 }
 
-// startSampler samples the program's CPU, memory, threads and throttling
-// until it exits.
+// startSampler samples the program's CPU, its threads' waits for a CPU,
+// its memory and throttling until it exits, every batchTimelineStep: the
+// steps of its timeline.
 func (b *batch) startSampler() {
-	b.sampler = target.NewSampler(b.proc, batchSampleInterval)
+	b.sampler = target.NewSampler(b.proc, batchTimelineStep)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -249,10 +296,9 @@ func (b *batch) startSampler() {
 	b.stopSampler = func() { <-done }
 }
 
-// batchSampleInterval is how often the program's cgroup and processes
-// are read (its threads, throttling and RSS), and the machine beside it:
-// slower than a service's samplers (their cost is perflab's, beside the
-// program's; a run's figures are its totals, not a series).
+// batchSampleInterval is how often the machine beside the program is
+// read: slower than a service's sampler (its cost is perflab's, beside the
+// program's; the machine's figures are the run's totals, not a series).
 const batchSampleInterval = 500 * time.Millisecond
 
 func (b *batch) warn(msg string) {

@@ -25,6 +25,8 @@ type batchPerf struct {
 	prof *profile.Profile
 	err  error
 	cpu  time.Duration
+	// times are its samples' times (CLOCK_MONOTONIC).
+	times []capture.SampleTime
 }
 
 // startTracing attaches the kernel's scheduler tracing (no process yet:
@@ -79,12 +81,13 @@ func (b *batch) profiler() (runfmt.Profiler, bool) {
 // samples (or fails, or batchAttachTimeout passes).
 func (b *batch) startProfiler(ctx context.Context) {
 	if _, ok := b.profiler(); !ok {
+		b.cpuNote = "no CPU profile was taken (--profiler " + string(b.cfg.Profiler) + ")"
 		return
 	}
 	p := &batchPerf{stop: make(chan struct{}), done: make(chan struct{})}
 	attached := make(chan struct{})
 	cfg := capture.PerfConfig{
-		PIDs: []int{b.proc.PID()}, Hz: b.cfg.PerfHz, CPUUsed: &p.cpu, Stop: p.stop,
+		PIDs: []int{b.proc.PID()}, Hz: b.cfg.PerfHz, CPUUsed: &p.cpu, Stop: p.stop, Times: &p.times,
 		// The program's whole run, its stop and the grace after it.
 		Seconds:    (b.cfg.Timeout + 2*b.cfg.StopGrace + 10*time.Second).Seconds(),
 		OnAttached: func() { close(attached) },
@@ -121,9 +124,11 @@ func (b *batch) collect() {
 		<-p.done
 		switch {
 		case p.err != nil:
-			b.degrade("the CPU profile failed: " + p.err.Error())
+			b.cpuNote = "the CPU profile failed: " + p.err.Error()
+			b.degrade(b.cpuNote)
 		case len(p.prof.Sample) == 0:
-			b.warn("perf recorded no sample of the program (it ran too briefly on a CPU)")
+			b.cpuNote = "perf recorded no sample of the program (it ran too briefly on a CPU)"
+			b.warn(b.cpuNote)
 		default:
 			for _, w := range capture.AddSourceLines(p.prof) {
 				b.warn(w)

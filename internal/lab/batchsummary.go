@@ -47,6 +47,9 @@ func (b *batch) summarize() {
 		bt.GCPct = b.gcPct()
 	}
 	r.Findings = findings.BatchFindings(bt, r.Hot)
+	if tl, ok := b.timeline(); ok {
+		r.Findings = findings.SerialPhaseFindings(r.Findings, bt, tl, b.phaseCode)
+	}
 	if f, ok := findings.OutOfMemory(r.Target); ok {
 		r.Findings = append([]runfmt.Finding{f}, r.Findings...) // what ended the run comes first
 	}
@@ -56,11 +59,7 @@ func (b *batch) summarize() {
 		r.Findings = append(r.Findings, findings.Findings(findings.FindingInput{
 			CPU: b.cpu, WindowSeconds: bt.WallS, UserCode: uc, Batch: true,
 		})...)
-		src := &analysis.Sources{}
-		if b.cfg.Dir != "" {
-			src.SearchPath = []string{b.cfg.Dir}
-		}
-		findings.AttachLines(b.cpu, r.Findings, r.Hot, src, uc)
+		findings.AttachLines(b.cpu, r.Findings, r.Hot, b.sources(), uc)
 		noPerRequestLines(r)
 	}
 	bt.LastLines = b.proc.LogTail(10)
@@ -158,8 +157,8 @@ func (b *batch) cores() runfmt.BatchCores {
 	if c.CPUSet == 0 {
 		c.CPUSet = c.Host
 	}
-	if v := goVersion(b.cfg.Command, b.cfg.Dir); v != "" {
-		c.GOMAXPROCS, c.GOMAXPROCSSource = goMaxProcs(envValue(b.cfg.Env, "GOMAXPROCS"), c.CPUSet, c.BudgetCores, v)
+	if b.goVersion != "" {
+		c.GOMAXPROCS, c.GOMAXPROCSSource = goMaxProcs(envValue(b.cfg.Env, "GOMAXPROCS"), c.CPUSet, c.BudgetCores, b.goVersion)
 	}
 	c.Usable, c.UsableBy = c.Host, "host"
 	if c.CPUSet < c.Usable {

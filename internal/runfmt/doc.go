@@ -51,7 +51,7 @@
 //     constructor, off-cpu, cpu-contention, spin-wait, lock-contention, goroutine-growth,
 //     downstream-wait, pool-wait, sync-wait, sleep, syscall-wait, client-io,
 //     gc-pause, scheduler-latency, gomaxprocs, cpu-throttled, memory-growth,
-//     stuck, serial, n-plus-one, start-up, out-of-memory.
+//     stuck, serial, serial-phase, n-plus-one, start-up, out-of-memory.
 //     In findings[].kind.
 //   - Figure (figure.go): alloc_bytes_per_s, answer_us, blocked_us,
 //     bytes_per_request, collections, cores_max, cores_mean, count, cpu_limit_cores, cpu_s,
@@ -62,11 +62,11 @@
 //     host_cores, import_share, in_flight, kernel_wait_us, latency_us, library_share, live_end_bytes,
 //     live_start_bytes, max_rps, memory_limit_bytes, objects_per_request, off_cpu_share,
 //     other_cores, other_wait_us, own_share, p99_us, p_busy_share,
-//     peer_cpu_us, perflab_cores, processes_started, profiled_over_measured, queries_min,
+//     peer_cpu_us, perflab_cores, phase_from_s, phase_to_s, processes_started, profiled_over_measured, queries_min,
 //     queries_per_request, requests_per_core, rss_peak_bytes, runnable_us, runqueue_us,
-//     runqueue_wait_s, sched_wait_us, service_cores, service_runqueue_us,
+//     runqueue_wait_s, saved_s, saved_share, sched_wait_us, service_cores, service_runqueue_us,
 //     share, steal_cores, syscall_share, threads_max, threads_waiting,
-//     throttled_s, throttled_share, traced_requests, traced_s, traced_us,
+//     throttled_s, throttled_share, timeline_step_us, traced_requests, traced_s, traced_us,
 //     unexplained_us, usable_cores, wait_total_us, wait_us_per_request,
 //     wall_s.
 //     The keys of findings[].figures and of its evidence.functions[].figures;

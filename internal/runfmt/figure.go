@@ -79,10 +79,15 @@ const (
 
 // The figures of a batch program's run, from its start to its exit.
 const (
-	FigWallTime       Figure = "wall_s"          // its wall time
-	FigUsableCores    Figure = "usable_cores"    // the cores it could use
-	FigCPUSetCores    Figure = "cpuset_cores"    // the cores of its affinity
-	FigThreadsWaiting Figure = "threads_waiting" // its threads waiting for a CPU, on average
+	FigWallTime       Figure = "wall_s"           // its wall time
+	FigUsableCores    Figure = "usable_cores"     // the cores it could use
+	FigCPUSetCores    Figure = "cpuset_cores"     // the cores of its affinity
+	FigThreadsWaiting Figure = "threads_waiting"  // its threads waiting for a CPU, on average
+	FigPhaseFrom      Figure = "phase_from_s"     // a phase's start, from the program's
+	FigPhaseTo        Figure = "phase_to_s"       // and its end
+	FigSavedTime      Figure = "saved_s"          // the wall time a change would save
+	FigSavedShare     Figure = "saved_share"      // that, of the wall time
+	FigTimelineStep   Figure = "timeline_step_us" // the step of the timeline a phase was found in
 )
 
 // The figures of a request's time, per request.
@@ -147,16 +152,16 @@ const (
 
 // figuresBy lists the figures of each measure.
 var figuresBy = map[Measure][]Figure{
-	MeasureShare: {FigImportShare, FigShare, FigOwnShare, FigLibraryShare, FigDatabaseShare, FigThrottled, FigOffShare, FigSyscallShare, FigPBusy},
+	MeasureShare: {FigImportShare, FigShare, FigSavedShare, FigOwnShare, FigLibraryShare, FigDatabaseShare, FigThrottled, FigOffShare, FigSyscallShare, FigPBusy},
 	MeasureMicros: {FigCPUPerRequest, FigExclusiveCPU, FigWaitPerRequest, FigWaitTotal, FigLatency, FigLatencyP99, FigCPU, FigRunqueue,
 		FigServiceQueue, FigGeneratorQueue, FigOtherWait, FigBlocked, FigRunnable, FigKernelWait, FigSchedWait,
-		FigExplained, FigUnexplained, FigTracedTotal, FigGCStop, FigGCStopMean, FigAnswer, FigPeerCPU},
+		FigExplained, FigUnexplained, FigTracedTotal, FigGCStop, FigGCStopMean, FigAnswer, FigPeerCPU, FigTimelineStep},
 	MeasureBytes: {FigBytesPerRequest, FigHeapPeak, FigHeapFrom, FigHeapTo, FigLiveStart, FigLiveEnd, FigMemoryLimit, FigRSSPeak},
 	MeasureCount: {FigObjectsPerRequest, FigHostCores, FigTracedRequests, FigCollections, FigGOMAXPROCS,
 		FigGOMAXPROCSMatch, FigGCCycles, FigGoroutinesStart, FigGoroutinesEnd, FigGoroutinesAdded, FigCount, FigInFlight, FigPerCore, FigThreadsMax,
 		FigUsableCores, FigCPUSetCores, FigThreadsWaiting, FigQueries, FigQueriesMin, FigOverCounted, FigStarted},
 	MeasureCores:   {FigCoresMean, FigCoresMax, FigCPULimit, FigOtherCores, FigPerflabCores, FigStealCores, FigServiceCores},
-	MeasureSeconds: {FigThrottledTime, FigCPUTime, FigRunqueueTime, FigTraced, FigWallTime},
+	MeasureSeconds: {FigThrottledTime, FigCPUTime, FigRunqueueTime, FigTraced, FigWallTime, FigPhaseFrom, FigPhaseTo, FigSavedTime},
 	MeasureRate:    {FigMaxRPS},
 	MeasureBytesPS: {FigAllocRate, FigHeapSlope},
 }

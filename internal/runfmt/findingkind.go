@@ -86,6 +86,10 @@ const (
 	// FindingSerial: a batch program kept fewer cores busy than it could
 	// use (one thread doing the work on a machine of several cores).
 	FindingSerial FindingKind = "serial"
+	// FindingSerialPhase: a span of a batch program's run in which it
+	// kept about one core busy while it could use more, with the code
+	// that ran in it.
+	FindingSerialPhase FindingKind = "serial-phase"
 	// FindingStartup: start-up work in the window, not a cost of each
 	// request: workers started during it (recycled workers, a pool that
 	// grew) before they were sampled, and modules imported.
@@ -102,7 +106,7 @@ var findingKindWords = []FindingKind{
 	FindingOffCPU, FindingCPUContention, FindingSpinWait, FindingLockContention, FindingGoroutineGrowth,
 	FindingDownstreamWait, FindingPoolWait, FindingSyncWait, FindingSleep, FindingSyscallWait,
 	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingThrottled, FindingMemoryGrowth, FindingStuck,
-	FindingSerial, FindingNPlusOne, FindingStartup, FindingOutOfMemory,
+	FindingSerial, FindingSerialPhase, FindingNPlusOne, FindingStartup, FindingOutOfMemory,
 }
 
 // FindingKinds lists the finding kinds.

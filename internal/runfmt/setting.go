@@ -63,6 +63,9 @@ const (
 	SourceGCTrace           = "gctrace"           // the runtime's gctrace lines
 	SourceCPUProfile        = "cpu-profile"       // the CPU profile's GC workers and assists
 	SourceHeapProfiles      = "heap-profiles"     // in-use heap profiles at the window's ends
+	SourceGoScheduler       = "go-scheduler"      // a Go program's scheduler trace: its Ps running goroutines
+	SourceSampler           = "sampler"           // a batch program's CPU and waits for a CPU, read every step
+	SourcePerfSamples       = "perf-samples"      // the times of its CPU profile's samples (no waits)
 	SettingOff              = "off"
 )
 
