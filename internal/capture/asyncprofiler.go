@@ -66,32 +66,60 @@ func ParseAsyncCollapsed(r io.Reader, periodNanos, pid int64) (*profile.Profile,
 	return b.profile(), nil
 }
 
+// DefaultAsyncProfilerHz is async-profiler's sampling rate when none is
+// set: ten times DefaultPerfHz, as the agent samples inside the JVM at a
+// few microseconds a sample and nothing is post-processed but its
+// recording.
+const DefaultAsyncProfilerHz = 999
+
 // LabelJVMLeaf is the label that says an async-profiler sample's nearest
 // Java frame to the leaf runs in the JVM's interpreter ("interpreted").
 const LabelJVMLeaf = "jvm_leaf"
 
 // asyncLeafInterpreted says whether the sample of names (root first,
-// annotated) is the JVM's interpreter at work: the Java frame nearest the
-// leaf is interpreted (_[0]), and only the JVM's own code lies between
-// them (libjvm, its stubs and code blobs, which carry no library; the
-// kernel's frames above them), so the interpreter runs the method or its
-// runtime calls serve it. Another library's native code (libc, libnio)
-// or a system call made straight from the method is not the
-// interpreter's work.
+// annotated) is the JVM's interpreter at work (see leafInterpreted).
 func asyncLeafInterpreted(names []string) bool {
+	kinds := make([]asyncKind, len(names))
+	for i, n := range names {
+		k := &kinds[len(names)-1-i]
+		if j := strings.LastIndex(n, "_["); j >= 0 && strings.HasSuffix(n, "]") && j+5 >= len(n) {
+			k.code, n = n[j+2:len(n)-1], n[:j]
+		}
+		if lib, _, ok := strings.Cut(n, "`"); ok {
+			k.lib = lib
+		}
+	}
+	return leafInterpreted(kinds)
+}
+
+// asyncKind is what async-profiler says of a frame: its code ("0"
+// interpreted, "j" compiled, "i" inlined, "1" C1-compiled, "k" kernel, ""
+// native) and, for native code, its library ("" for the JVM's stubs and
+// code blobs, which carry none).
+type asyncKind struct {
+	code, lib string
+}
+
+// leafInterpreted says whether a sample of frames (leaf first) is the
+// JVM's interpreter at work: the Java frame nearest the leaf is
+// interpreted, and only the JVM's own code lies between them (libjvm, its
+// stubs and code blobs; the kernel's frames above them), so the
+// interpreter runs the method or its runtime calls serve it. Another
+// library's native code (libc, libnio) or a system call made straight
+// from the method is not the interpreter's work.
+func leafInterpreted(frames []asyncKind) bool {
 	kernel, jvm := false, false
-	for i := len(names) - 1; i >= 0; i-- {
-		n := names[i]
-		switch {
-		case strings.HasSuffix(n, "_[0]"):
+	for _, f := range frames {
+		switch f.code {
+		case "0":
 			return !kernel || jvm
-		case strings.HasSuffix(n, "_[j]"), strings.HasSuffix(n, "_[i]"), strings.HasSuffix(n, "_[1]"):
+		case "j", "i", "1":
 			return false
-		case strings.HasSuffix(n, "_[k]"):
+		case "k":
 			kernel = true
 			continue
 		}
-		if lib, _, ok := strings.Cut(n, "`"); ok && !strings.HasPrefix(lib, "libjvm") {
+		if f.lib != "" && !strings.HasPrefix(f.lib, "libjvm") {
 			return false
 		}
 		jvm = true
