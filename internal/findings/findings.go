@@ -73,7 +73,7 @@ type rule struct {
 // what the rules before it found (c.found). Adding a finding is adding a
 // file with its rule and its words, and a row here.
 var rules = []rule{
-	gcRule, categoryRule, ownerRule, waitRule, nPlusOneRule, gomaxprocsRule, throttledRule, cpuBoundRule, schedulerRule, contentionRule, spinWaitRule,
+	gcRule, categoryRule, ownerRule, waitRule, nPlusOneRule, networkStallRule, gomaxprocsRule, throttledRule, cpuBoundRule, schedulerRule, contentionRule, spinWaitRule,
 	offCPURule, lockProfileRule, goroutineRule, memoryRule, stuckRule, batchRule, startupRule,
 }
 

@@ -86,6 +86,10 @@ const (
 	// request: workers started during it (recycled workers, a pool that
 	// grew) before they were sampled, and modules imported.
 	FindingStartup FindingKind = "start-up"
+	// FindingNetworkStall: responses held in the kernel by Nagle's
+	// algorithm until the client acknowledges the bytes before (which it
+	// delays), from the ledger's network row.
+	FindingNetworkStall FindingKind = "network-stall"
 )
 
 var findingKindWords = []FindingKind{
@@ -95,6 +99,7 @@ var findingKindWords = []FindingKind{
 	FindingDownstreamWait, FindingPoolWait, FindingSyncWait, FindingSleep, FindingSyscallWait,
 	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingThrottled, FindingMemoryGrowth, FindingStuck,
 	FindingSerial, FindingNPlusOne, FindingStartup,
+	FindingNetworkStall,
 }
 
 // FindingKinds lists the finding kinds.
