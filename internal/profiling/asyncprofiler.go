@@ -43,10 +43,9 @@ func (asyncProfiler) Install() string {
 }
 
 // Rate is capture.DefaultAsyncProfilerHz: the agent samples CPU time as
-// perf's cpu-clock does, so its cost follows the service's CPU, and it
-// costs the service a few microseconds a sample, with no recorder process
-// to feed: ten times perf's rate gives the samples a stable ranking needs
-// for little.
+// perf's cpu-clock does, so its cost follows the service's CPU; twice
+// perf's rate doubles the samples a ranking rests on for about 1% more of
+// the service's CPU.
 func (asyncProfiler) Rate(time.Duration) int { return capture.DefaultAsyncProfilerHz }
 
 // asyncLibEnv names the agent library's path when it is not in
