@@ -19,8 +19,8 @@ import (
 )
 
 // perfHzUsage is --perf-hz's help: each profiler has a default of its own.
-var perfHzUsage = fmt.Sprintf("sampling frequency of perf, py-spy, rbspy and async-profiler (1 to 10000; default %d Hz for perf and async-profiler, %d for py-spy and rbspy over a window of 10 s or more, faster over a shorter one)",
-	capture.DefaultPerfHz, capture.DefaultSpyHz)
+var perfHzUsage = fmt.Sprintf("sampling frequency of perf, py-spy, rbspy and async-profiler (1 to 10000; default %d Hz for perf, %d for async-profiler, %d for py-spy and rbspy over a window of 10 s or more, faster over a shorter one)",
+	capture.DefaultPerfHz, capture.DefaultAsyncProfilerHz, capture.DefaultSpyHz)
 
 // runFlags are the flags of an experiment on a service; run, ab, sweep and
 // demo share them.

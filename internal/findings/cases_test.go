@@ -64,6 +64,8 @@ var findingCases = []findingCase{
 	{"n-plus-one", runfmt.FindingNPlusOne, nPlusOneInput},
 	{"start-up-workers", runfmt.FindingStartup, workersStartedInput},
 	{"start-up-imports", runfmt.FindingStartup, lazyImportInput},
+	{"network-stall-jdk-httpserver", runfmt.FindingNetworkStall, nagleInput},
+	{"network-stall-go", runfmt.FindingNetworkStall, nagleGoInput},
 }
 
 // TestEveryKindHasACase: each case gives its finding, every kind of

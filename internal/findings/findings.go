@@ -75,7 +75,7 @@ type rule struct {
 // them). Adding a finding is adding a file with its rule and its words,
 // and a row here.
 var rules = []rule{
-	gcRule, categoryRule, ownerRule, constructorRule, waitRule, nPlusOneRule, gomaxprocsRule, throttledRule, cpuBoundRule, schedulerRule, contentionRule, spinWaitRule,
+	gcRule, categoryRule, ownerRule, constructorRule, waitRule, nPlusOneRule, networkStallRule, gomaxprocsRule, throttledRule, cpuBoundRule, schedulerRule, contentionRule, spinWaitRule,
 	offCPURule, lockProfileRule, goroutineRule, memoryRule, stuckRule, batchRule, serialPhaseRule, startupRule, oomRule,
 }
 

@@ -598,6 +598,7 @@ var findingRows = map[runfmt.FindingKind][]runfmt.LedgerPart{
 	runfmt.FindingClientIO: {runfmt.PartNetwork}, runfmt.FindingGCPause: {runfmt.PartGC},
 	runfmt.FindingThrottled: {runfmt.PartThrottled}, runfmt.FindingSchedulerLatency: {runfmt.PartRunnable},
 	runfmt.FindingCPUContention: {runfmt.PartRunnable, runfmt.PartGenerator}, runfmt.FindingNPlusOne: {runfmt.PartDownstream},
+	runfmt.FindingNetworkStall: {runfmt.PartNetwork},
 }
 
 // findingsClaimRows: a time finding of a run with a ledger claims no more

@@ -142,7 +142,7 @@ func (b *builder) network() *part {
 		ms += b.per(stalls)
 		src = append(src, runfmt.LedgerKernel)
 		p.row.Socket = &runfmt.LedgerSocket{Ports: k.Ports, PerRequest: float64(stalls.Count) / b.n, MeanMs: ms1(stalls.Mean()),
-			Conns: s.Conns, NagleConns: s.NagleConns, NoDelayConns: s.NoDelayConns}
+			Conns: s.Conns, NagleConns: s.NagleConns, NoDelayConns: s.NoDelayConns, NagleMs: b.per(s.Stalls)}
 		what = append(what, stallText(b.per(s.Stalls), b.per(s.NoDelayStalls), s))
 	}
 	if w, ok := b.runtimeWait(runfmt.TimeNetwork, runfmt.WaitClient); ok && (b.goTrace || w > 0) {

@@ -27,8 +27,9 @@ import (
 // the CPU there with perf_events (or a timer) and walks the JVM's own
 // stacks, so interpreted, compiled and inlined Java methods are all named
 // with their callers, without frame pointers or a perf map, beside the
-// JVM's C++ frames; stopped, it writes collapsed stacks with each
-// thread's name. One recorder per JVM.
+// JVM's C++ frames; stopped, it has written a JFR recording of the
+// samples with each thread's name and each Java frame's line. One
+// recorder per JVM.
 type asyncProfiler struct{}
 
 var _ Profiler = asyncProfiler{}
@@ -41,9 +42,11 @@ func (asyncProfiler) Install() string {
 	return "put linux-x64/libasyncProfiler.so of Maven Central's tools.profiler:async-profiler jar in " + asyncLibDirs[0] + " (or set " + asyncLibEnv + " to its path)"
 }
 
-// Rate is perf's: the agent samples CPU time as perf's cpu-clock does,
-// so its cost follows the service's CPU.
-func (asyncProfiler) Rate(time.Duration) int { return capture.DefaultPerfHz }
+// Rate is capture.DefaultAsyncProfilerHz: the agent samples CPU time as
+// perf's cpu-clock does, so its cost follows the service's CPU; twice
+// perf's rate doubles the samples a ranking rests on for about 1% more of
+// the service's CPU.
+func (asyncProfiler) Rate(time.Duration) int { return capture.DefaultAsyncProfilerHz }
 
 // asyncLibEnv names the agent library's path when it is not in
 // asyncLibDirs.
@@ -90,15 +93,12 @@ func (a asyncProfiler) withoutIt(all Profiler) string {
 		all.Name(), a.Name(), a.Install(), jvmFramePointerFlag)
 }
 
-// asyncOutput are the options of the agent's dump that
-// capture.ParseAsyncCollapsed reads.
-const asyncOutput = "collapsed,threads,lib,ann,dot,norm"
-
 // jcmdTimeout bounds each jcmd (a JVM of its own: a second or so).
 const jcmdTimeout = 30 * time.Second
 
-// Record loads the agent into the job's JVM and starts it, waits for the
-// window's end, then stops it and reads the stacks it wrote. The CPU it
+// Record loads the agent into the job's JVM and starts it recording to a
+// JFR file (the output that keeps each Java frame's line), waits for the
+// window's end, then stops it and reads the recording. The CPU it
 // returns is jcmd's, when jcmd was needed; the agent's own sampling runs
 // inside the JVM.
 func (asyncProfiler) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
@@ -118,22 +118,21 @@ func (asyncProfiler) Record(ctx context.Context, job Job) (*profile.Profile, tim
 	pid := job.Processes[0].PID
 	interval := time.Second.Nanoseconds() / int64(max(job.Hz, 1))
 	a := &agent{pid: pid, lib: lib}
-	if err := a.command(ctx, fmt.Sprintf("start,event=cpu,interval=%dns,threads", interval), job.Started); err != nil {
+	out := filepath.Join(dir, "cpu.jfr")
+	if err := a.command(ctx, fmt.Sprintf("start,event=cpu,interval=%dns,jfr,file=%s", interval, out), job.Started); err != nil {
 		return nil, a.used, err
 	}
 	job.sampleWindow(ctx)
-	out := filepath.Join(dir, "stacks.txt")
 	// The agent is stopped whatever ctx says: left running, it would
 	// sample the JVM until it exits.
-	if err := a.command(context.WithoutCancel(ctx), "stop,file="+out+","+asyncOutput, nil); err != nil {
+	if err := a.command(context.WithoutCancel(ctx), "stop", nil); err != nil {
 		return nil, a.used, err
 	}
-	f, err := files.Open(out, maxStacksBytes)
+	data, err := files.ReadFile(out, maxStacksBytes)
 	if err != nil {
 		return nil, a.used, fmt.Errorf("async-profiler of pid %d: %w", pid, err)
 	}
-	defer f.Close()
-	p, err := capture.ParseAsyncCollapsed(f, interval, int64(pid))
+	p, err := capture.ParseAsyncJFR(data, interval, int64(pid))
 	if err == nil {
 		libraryPaths(p, pid)
 	}
@@ -172,7 +171,7 @@ func libraryPaths(p *profile.Profile, pid int) {
 	}
 }
 
-// maxStacksBytes bounds the read of the agent's stacks.
+// maxStacksBytes bounds the read of the agent's recording.
 const maxStacksBytes = 256 << 20
 
 // agent is async-profiler's library loaded into the JVM of pid, and the

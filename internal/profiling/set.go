@@ -230,12 +230,30 @@ func (p *Set) saveAs(typ runfmt.ProfileType, source runfmt.ProfileSource, raw []
 	}
 	var samples int64
 	if prof != nil {
-		samples = int64(len(prof.Sample))
+		samples = samplesHeld(prof)
 	} else if q, err := capture.Decode(raw); err == nil {
-		samples = int64(len(q.Sample))
+		samples = samplesHeld(q)
 	}
 	p.addProfile(typ, source, rel, samples)
 	return rel
+}
+
+// samplesHeld is the samples p holds: its values of the sample count type
+// summed (a record counts every sample of its stack), or its records when
+// it has no such type (a heap profile's).
+func samplesHeld(p *profile.Profile) int64 {
+	for i, st := range p.SampleType {
+		if st.Type == runfmt.SampleCount && st.Unit == runfmt.SampleCountUnit {
+			var n int64
+			for _, s := range p.Sample {
+				if i < len(s.Value) {
+					n += s.Value[i]
+				}
+			}
+			return n
+		}
+	}
+	return int64(len(p.Sample))
 }
 
 // addProfile lists a saved profile in the run. Its Seconds is the planned

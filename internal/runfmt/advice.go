@@ -50,6 +50,7 @@ const (
 	AdviceOneQuery              Advice = "one-query"                // one query per row (N+1)
 	AdviceStartWarm             Advice = "start-warm"               // workers started in the window
 	AdviceImportEarly           Advice = "import-early"             // modules imported in the window
+	AdviceNoDelay               Advice = "no-delay"                 // Nagle's algorithm holding responses
 )
 
 // Advice for requests that stopped finishing, by what they wait for.
@@ -84,6 +85,7 @@ var adviceWords = []Advice{
 	AdviceMoreCPU, AdviceFewerThreadsThanCores, AdviceMatchGOMAXPROCS, AdviceThreadsToQuota, AdviceBoundGrowth, AdviceOneQuery, AdviceStartWarm, AdviceImportEarly,
 	AdviceFreePoolSlots, AdviceCallTimeouts, AdviceReleaseLocks, AdviceEndRetries, AdviceEndLoops, AdviceUnstallGC,
 	AdviceFanOut, AdviceWorkerPool, AdviceMeasureAlone, AdviceLargerBudget, AdviceMoreMemory,
+	AdviceNoDelay,
 }
 
 // Advices lists the advice keys.

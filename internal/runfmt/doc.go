@@ -51,16 +51,16 @@
 //     constructor, off-cpu, cpu-contention, spin-wait, lock-contention, goroutine-growth,
 //     downstream-wait, pool-wait, sync-wait, sleep, syscall-wait, client-io,
 //     gc-pause, scheduler-latency, gomaxprocs, cpu-throttled, memory-growth,
-//     stuck, serial, serial-phase, n-plus-one, start-up, out-of-memory.
+//     stuck, serial, serial-phase, n-plus-one, start-up, out-of-memory, network-stall.
 //     In findings[].kind.
 //   - Figure (figure.go): alloc_bytes_per_s, answer_us, blocked_us,
-//     bytes_per_request, collections, cores_max, cores_mean, count, cpu_limit_cores, cpu_s,
+//     bytes_per_request, collections, connections, cores_max, cores_mean, count, cpu_limit_cores, cpu_s,
 //     cpu_us, cpu_us_per_request, cpuset_cores, database_share, exclusive_cpu_us, explained_us, gc_cycles,
 //     gc_stop_mean_us, gc_stop_us, generator_runqueue_us, gomaxprocs,
 //     gomaxprocs_match, goroutines_added, goroutines_end, goroutines_start,
 //     heap_bytes_per_s, heap_from_bytes, heap_peak_bytes, heap_to_bytes,
 //     host_cores, import_share, in_flight, kernel_wait_us, latency_us, library_share, live_end_bytes,
-//     live_start_bytes, max_rps, memory_limit_bytes, objects_per_request, off_cpu_share,
+//     live_start_bytes, max_rps, memory_limit_bytes, nagle_connections, objects_per_request, off_cpu_share,
 //     other_cores, other_wait_us, own_share, p99_us, p_busy_share,
 //     peer_cpu_us, perflab_cores, phase_from_s, phase_to_s, processes_started, profiled_over_measured, queries_min,
 //     queries_per_request, requests_per_core, rss_peak_bytes, runnable_us, runqueue_us,
@@ -73,7 +73,7 @@
 //     each has one Measure.
 //   - Setting (setting.go): source, gogc, gomaxprocs_source,
 //     gomaxprocs_env, profile, wait_method, lock_profiles, runtime,
-//     database, cost.
+//     database, cost, server.
 //     The keys of findings[].settings.
 //   - Role (role.go): culprit, entry, callee, library, path, site, holder,
 //     allocator.
@@ -91,7 +91,7 @@
 //     call-timeouts,
 //     release-locks, end-retries, end-loops, unstall-gc, fan-out,
 //     worker-pool,
-//     measure-alone, larger-budget, more-memory.
+//     measure-alone, larger-budget, more-memory, no-delay.
 //     In findings[].advice.
 //   - StackSource (stuck.go): pprof-goroutine, py-spy, rbspy, jcmd, kernel.
 //     In stuck.processes[].source and stuck.groups[].source.

@@ -150,6 +150,12 @@ const (
 	FigQueriesMin Figure = "queries_min"         // the count from which they are an N+1 shape
 )
 
+// The figures of the connections a network stall was measured on.
+const (
+	FigConns      Figure = "connections"       // the connections the service sent on
+	FigNagleConns Figure = "nagle_connections" // those with Nagle's algorithm on
+)
+
 // figuresBy lists the figures of each measure.
 var figuresBy = map[Measure][]Figure{
 	MeasureShare: {FigImportShare, FigShare, FigSavedShare, FigOwnShare, FigLibraryShare, FigDatabaseShare, FigThrottled, FigOffShare, FigSyscallShare, FigPBusy},
@@ -159,7 +165,8 @@ var figuresBy = map[Measure][]Figure{
 	MeasureBytes: {FigBytesPerRequest, FigHeapPeak, FigHeapFrom, FigHeapTo, FigLiveStart, FigLiveEnd, FigMemoryLimit, FigRSSPeak},
 	MeasureCount: {FigObjectsPerRequest, FigHostCores, FigTracedRequests, FigCollections, FigGOMAXPROCS,
 		FigGOMAXPROCSMatch, FigGCCycles, FigGoroutinesStart, FigGoroutinesEnd, FigGoroutinesAdded, FigCount, FigInFlight, FigPerCore, FigThreadsMax,
-		FigUsableCores, FigCPUSetCores, FigThreadsWaiting, FigQueries, FigQueriesMin, FigOverCounted, FigStarted},
+		FigUsableCores, FigCPUSetCores, FigThreadsWaiting, FigQueries, FigQueriesMin, FigOverCounted, FigStarted,
+		FigConns, FigNagleConns},
 	MeasureCores:   {FigCoresMean, FigCoresMax, FigCPULimit, FigOtherCores, FigPerflabCores, FigStealCores, FigServiceCores},
 	MeasureSeconds: {FigThrottledTime, FigCPUTime, FigRunqueueTime, FigTraced, FigWallTime, FigPhaseFrom, FigPhaseTo, FigSavedTime},
 	MeasureRate:    {FigMaxRPS},

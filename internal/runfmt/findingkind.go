@@ -98,6 +98,10 @@ const (
 	// the program) at its memory budget (--memory). It comes first among
 	// the findings.
 	FindingOutOfMemory FindingKind = "out-of-memory"
+	// FindingNetworkStall: responses held in the kernel by Nagle's
+	// algorithm until the client acknowledges the bytes before (which it
+	// delays), from the ledger's network row.
+	FindingNetworkStall FindingKind = "network-stall"
 )
 
 var findingKindWords = []FindingKind{
@@ -107,6 +111,7 @@ var findingKindWords = []FindingKind{
 	FindingDownstreamWait, FindingPoolWait, FindingSyncWait, FindingSleep, FindingSyscallWait,
 	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingThrottled, FindingMemoryGrowth, FindingStuck,
 	FindingSerial, FindingSerialPhase, FindingNPlusOne, FindingStartup, FindingOutOfMemory,
+	FindingNetworkStall,
 }
 
 // FindingKinds lists the finding kinds.

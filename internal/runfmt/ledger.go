@@ -117,6 +117,9 @@ type LedgerSocket struct {
 	Conns        uint64 `json:"conns,omitempty"`
 	NagleConns   uint64 `json:"nagle_conns,omitempty"`
 	NoDelayConns uint64 `json:"nodelay_conns,omitempty"`
+	// NagleMs is the row's time per request held by Nagle's algorithm
+	// (the stalls on the connections with it on), in ms.
+	NagleMs float64 `json:"nagle_ms,omitempty"`
 }
 
 // CPUAccount is the measured CPU per request split by owner: the profile's

@@ -169,7 +169,9 @@ type ProfileRef struct {
 	File    string        `json:"file"`
 	StartS  float64       `json:"start_s"`
 	Seconds float64       `json:"seconds"`
-	Samples int64         `json:"samples,omitempty"`
+	// Samples are the samples it holds (a CPU profile's ticks, not its
+	// distinct stacks); a profile that counts none, its records.
+	Samples int64 `json:"samples,omitempty"`
 	// Stacks says whether a CPU profile perf recorded reaches the user's
 	// code; nil for other profiles.
 	Stacks *Stacks `json:"stacks,omitempty"`

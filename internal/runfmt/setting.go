@@ -36,6 +36,15 @@ const (
 	// SettingCost: what a hot user function's cost counts, CostInclusive
 	// (absent in runs before it was written), CostRest or CostOwn.
 	SettingCost Setting = "cost"
+	// SettingServer: the service's HTTP server when the advice names its
+	// own setting (ServerJDKHTTPServer).
+	SettingServer Setting = "server"
+)
+
+// The values of SettingServer.
+const (
+	// ServerJDKHTTPServer is the JDK's com.sun.net.httpserver.HttpServer.
+	ServerJDKHTTPServer = "jdk-httpserver"
 )
 
 // The values of SettingCost.
@@ -70,7 +79,8 @@ const (
 )
 
 var settingWords = []Setting{SettingSource, SettingGOGC, SettingGOMAXPROCSSource, SettingGOMAXPROCSEnv,
-	SettingProfile, SettingWaitMethod, SettingLockProfiles, SettingRuntime, SettingDatabase, SettingCost}
+	SettingProfile, SettingWaitMethod, SettingLockProfiles, SettingRuntime, SettingDatabase, SettingCost,
+	SettingServer}
 
 // SettingNames lists the settings.
 func SettingNames() []Setting { return slices.Clone(settingWords) }
