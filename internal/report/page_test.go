@@ -64,3 +64,24 @@ func readPageRun(t *testing.T, path string) *runfmt.Run {
 	}
 	return r
 }
+
+// BenchmarkRunPage renders the demo's page: the verdict's rendering is
+// part of every perflab run and show.
+func BenchmarkRunPage(b *testing.B) {
+	f, err := os.Open("testdata/page/demo.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	r, err := runfmt.Read(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := WriteRunPage(&buf, r, "d"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
