@@ -120,7 +120,7 @@ func writeRunText(w io.Writer, r *runfmt.Run, dir string, pg pageFlags) error {
 		}
 	}
 	if r.FindMax != nil {
-		if err := report.WriteFindMax(w, r, dir); err != nil {
+		if err := report.WriteFindMax(w, r, dir, true); err != nil {
 			return err
 		}
 	}

@@ -35,7 +35,7 @@ func TestFindMaxShownWhereTheRunIs(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := WriteFindMax(&b, r, "/runs/x"); err != nil {
+	if err := WriteFindMax(&b, r, "/runs/x", false); err != nil {
 		t.Fatal(err)
 	}
 	text := b.String()

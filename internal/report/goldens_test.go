@@ -139,7 +139,7 @@ func runOutputs(r *runfmt.Run, dir string, flame []byte, ui bool) []output {
 		output{".page.txt", func(w io.Writer) error { return WriteRunPage(w, r, dir) }, false},
 		output{".headline.txt", func(w io.Writer) error { return WriteHeadline(w, r) }, false})
 	if r.FindMax != nil {
-		outs = append(outs, output{".findmax.txt", func(w io.Writer) error { return WriteFindMax(w, r, dir) }, false})
+		outs = append(outs, output{".findmax.txt", func(w io.Writer) error { return WriteFindMax(w, r, dir, false) }, false})
 	}
 	if r.Load != nil {
 		outs = append(outs, output{".load.txt", func(w io.Writer) error { return WriteLoadText(w, r.Load) }, false})

@@ -52,6 +52,9 @@ func WriteRunsTable(w io.Writer, runs []runfmt.RunListing) error {
 type FindMaxTable struct {
 	W   io.Writer
 	SLO string
+	// RateOnly ends Done at the highest sustainable rate: the measurement,
+	// the warning and the run's directory are said by the page after it.
+	RateOnly bool
 }
 
 // Header writes the search's first lines.
@@ -73,7 +76,7 @@ func (t FindMaxTable) Step(st runfmt.FindMaxStep) error {
 		errPct = 100 * float64(st.Errors) / float64(st.Requests)
 	}
 	p := &printer{w: t.W}
-	p.f("  %8.0f/s %8.0f/s %10s %8s %10s %12s %8s  %s\n", st.Rate, st.RPS, units.FormatMs(st.P99Ms), units.FormatPct(errPct), units.Sig(st.CPUCores), units.FormatMs(st.CPUMsPerRequest), st.Measurement, verdict)
+	p.f("  %8s/s %8s/s %10s %8s %10s %12s %8s  %s\n", units.Sig(st.Rate), units.Sig(st.RPS), units.FormatMs(st.P99Ms), units.FormatPct(errPct), units.Sig(st.CPUCores), units.FormatMs(st.CPUMsPerRequest), st.Measurement, verdict)
 	return p.err
 }
 
@@ -86,7 +89,10 @@ func (t FindMaxTable) Done(r *runfmt.Run, dir string, cpuLimit float64) error {
 		budget = fmt.Sprintf("%g CPU", cpuLimit)
 	}
 	p := &printer{w: t.W}
-	p.f("\nHighest sustainable rate: %.0f requests/s on %s within %s, at %.3f CPU ms per request\n", m.MaxRPS, budget, t.SLO, m.CPUMsPerRequest)
+	p.f("\nHighest sustainable rate: %s requests/s on %s within %s, at %s of CPU per request\n", units.Sig(m.MaxRPS), budget, t.SLO, units.FormatMs(m.CPUMsPerRequest))
+	if t.RateOnly {
+		return p.err
+	}
 	if q := r.Quality; q != nil {
 		p.f("Measurement: %s\n", q.Summary)
 		if q.Noisy() {
@@ -101,10 +107,12 @@ func (t FindMaxTable) Done(r *runfmt.Run, dir string, cpuLimit float64) error {
 }
 
 // WriteFindMax writes a stored find-max run's search as it was printed
-// while it ran: every step, then the highest sustainable rate.
-func WriteFindMax(w io.Writer, r *runfmt.Run, dir string) error {
+// while it ran: every step, then the highest sustainable rate, with the
+// measurement, the warning and the run's directory unless rateOnly (a
+// page that says those itself follows).
+func WriteFindMax(w io.Writer, r *runfmt.Run, dir string, rateOnly bool) error {
 	m := r.FindMax
-	t := FindMaxTable{W: w, SLO: m.SLO}
+	t := FindMaxTable{W: w, SLO: m.SLO, RateOnly: rateOnly}
 	if err := t.Header(time.Duration(m.StepS * float64(time.Second)).String()); err != nil {
 		return err
 	}
