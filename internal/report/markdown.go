@@ -314,7 +314,7 @@ func mdThresholds(b *strings.Builder, ths []runfmt.ThresholdCheck) {
 		if t.Step != "" {
 			rule = mdText(t.Step) + " " + rule
 		}
-		change, result := fmt.Sprintf("%+.1f%%", t.DeltaPct), markPass+" passed"
+		change, result := pctChange(t.DeltaPct), markPass+" passed"
 		switch {
 		case !t.Measured:
 			change, result = "not measured", markWarn+" not measured"
