@@ -101,20 +101,30 @@ func (b *Browser) Fits(t testing.TB, name string, w int64) {
 // pageShot screenshots the whole page as PNG, a window's height at a
 // time. Chromium draws a cross-site frame (a sandboxed flame graph) only
 // while it is in view, so one screenshot beyond the window would show the
-// frames blank.
+// frames blank; a window that shows a frame waits a moment for it.
 func (b *Browser) pageShot(t testing.TB) ([]byte, error) {
 	t.Helper()
-	size, err := chromedp.Run(b.Ctx, chromedp.Evaluate[[2]int](`[document.documentElement.scrollHeight, window.innerHeight]`))
+	type layout struct {
+		Height, Window int
+		Frames         [][2]int // each frame's top and bottom in the page
+	}
+	size, err := chromedp.Run(b.Ctx, chromedp.Evaluate[layout](`({Height: document.documentElement.scrollHeight, Window: window.innerHeight,
+		Frames: [...document.querySelectorAll("iframe")].map(f => { const r = f.getBoundingClientRect(); return [Math.floor(r.top + scrollY), Math.ceil(r.bottom + scrollY)]; })})`))
 	if err != nil {
 		return nil, err
 	}
 	var page *image.RGBA
-	for y := 0; y < size[0]; y += size[1] {
+	for y := 0; y < size.Height; y += size.Window {
 		top, err := chromedp.Run(b.Ctx, chromedp.Evaluate[int](fmt.Sprintf(`window.scrollTo(0, %d), window.scrollY`, y)))
 		if err != nil {
 			return nil, err
 		}
-		b.Settle(t, "the page scrolled")
+		for _, f := range size.Frames {
+			if f[0] < top+size.Window && f[1] > top {
+				b.Settle(t, "the page scrolled to a frame")
+				break
+			}
+		}
 		shot, err := chromedp.Run(b.Ctx, chromedp.CaptureScreenshot())
 		if err != nil {
 			return nil, err
@@ -124,7 +134,7 @@ func (b *Browser) pageShot(t testing.TB) ([]byte, error) {
 			return nil, err
 		}
 		if page == nil {
-			page = image.NewRGBA(image.Rect(0, 0, tile.Bounds().Dx(), size[0]))
+			page = image.NewRGBA(image.Rect(0, 0, tile.Bounds().Dx(), size.Height))
 		}
 		draw.Draw(page, tile.Bounds().Add(image.Pt(0, top)), tile, tile.Bounds().Min, draw.Src)
 	}
