@@ -112,6 +112,7 @@ var writers = map[string]string{
 	"../../internal/target/logsink.go":    "the service's bounded log, written in place in perflab's own run directory",
 	"../../internal/capture/jvmattach.go": "the empty file a JVM looks for to open its attach socket, removed again: not an output",
 	"../../internal/labtest/golden.go":    "tests' golden files, rewritten under -update",
+	"../../internal/labtest/fit.go":       "tests' screenshots and printouts, in their artifact directories",
 	"../../bench/":                        "benchmark generators",
 }
 

@@ -143,3 +143,54 @@ func TestBenchCompareMarkdownAndJUnit(t *testing.T) {
 		t.Errorf("JUnit %s; want the violated rule failed and the unmeasured one skipped", b.String())
 	}
 }
+
+// unchangedBenchComparison is two revisions of the same code, as bench
+// --git HEAD~1..HEAD compares them when the commit did not touch the
+// package: ns/op moved within its noise, B/op by one byte in 4 KiB (a
+// change the rank test finds in exact counts), allocs/op and MB/s not at
+// all though the rank test tells their runs apart.
+func unchangedBenchComparison() *runfmt.BenchComparison {
+	s := func(m float64) runfmt.MetricSummary {
+		return runfmt.MetricSummary{Median: m, CILow: ptr(m), CIHigh: ptr(m), N: 6}
+	}
+	c := benchComparison()
+	c.Rows = []runfmt.BenchDelta{
+		{Benchmark: "Search-2", Unit: "ns/op", Better: "lower", Base: s(3410), New: s(3418), DeltaPct: 0.23, Delta: 8, PValue: ptr(0.39)},
+		{Benchmark: "Search-2", Unit: "B/op", Better: "lower", Base: s(4105), New: s(4106), DeltaPct: 100.0 / 4105, Delta: 1, PValue: ptr(0.002), Significant: true},
+		{Benchmark: "Search-2", Unit: "allocs/op", Better: "lower", Base: s(2), New: s(2), PValue: ptr(0.03), Significant: true},
+		{Benchmark: "Search-2", Unit: "MB/s", Better: "higher", Base: s(75.2), New: s(75.2), PValue: ptr(0.04), Significant: true},
+	}
+	c.Thresholds = []runfmt.BenchCheck{{Rule: "B/op>+5%", Benchmark: "Search-2", Unit: "B/op", DeltaPct: 100.0 / 4105, Delta: 1, Significant: true, Measured: true}}
+	c.Failed, c.Verdict = nil, &runfmt.Verdict{Status: runfmt.VerdictPass}
+	return c
+}
+
+// TestBenchDeltaNeverReadsZero: a change too small for one decimal shows
+// its digits, and medians that did not move are neither better nor worse.
+func TestBenchDeltaNeverReadsZero(t *testing.T) {
+	var got []string
+	for _, d := range unchangedBenchComparison().Rows {
+		got = append(got, FormatBenchDelta(d))
+	}
+	if want := []string{"~", "+0.024% (worse)", "0% (same median)", "0% (same median)"}; strings.Join(got, " | ") != strings.Join(want, " | ") {
+		t.Errorf("deltas %q; want %q", got, want)
+	}
+	for pct, want := range map[float64]string{0: "+0.0%", 12.345: "+12.3%", -0.1: "-0.1%", 0.05: "+0.050%", -0.0004: "-0.00040%", 0.0244: "+0.024%", 1e-9: "+0.0000000010%"} {
+		if got := pctChange(pct); got != want {
+			t.Errorf("pctChange(%g) = %s; want %s", pct, got, want)
+		}
+	}
+}
+
+// TestBenchCompareMarkdownGolden: the pull request comment of bench --git
+// over a commit that did not change the code.
+func TestBenchCompareMarkdownGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteBenchCompareMarkdown(&b, unchangedBenchComparison(), MarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, ".md", b.Bytes())
+	if h := parseMarkdown(t, b.Bytes()).firstHeading(); h != "✅ Changed: Search-2 B/op +0.024% (worse)" {
+		t.Errorf("headline %q", h)
+	}
+}

@@ -54,11 +54,17 @@ func benchSideText(s runfmt.BenchSide) string {
 // FormatBenchDelta is benchstat's delta column for a benchmark unit:
 // "+12.3% (worse)" when significant, the change in the unit when the base
 // is 0 ("+2 (worse)"), "~" when not significant, "?" with too few runs.
+// A significant change of equal medians (the rank test tells the runs
+// apart, the medians did not move) is "0% (same median)": neither better
+// nor worse.
 func FormatBenchDelta(d runfmt.BenchDelta) string {
 	if mark := unstated(d.TooFew, d.Significant); mark != "" {
 		return mark
 	}
-	s := fmt.Sprintf("%+.1f%%", d.DeltaPct)
+	if d.Delta == 0 {
+		return "0% (same median)"
+	}
+	s := pctChange(d.DeltaPct)
 	if d.Base.Median == 0 {
 		sign := "+"
 		if d.Delta < 0 {
@@ -72,6 +78,17 @@ func FormatBenchDelta(d runfmt.BenchDelta) string {
 	return s + " (" + direction(d.Delta, d.Better) + ")"
 }
 
+// pctChange is a change in percent, "+12.3%", with as many decimals as a
+// change under 0.1% needs for two significant digits ("+0.024%"), so that
+// a change never reads as +0.0%.
+func pctChange(pct float64) string {
+	decimals := 1
+	if a := math.Abs(pct); a > 0 && a < 0.1 {
+		decimals = min(int(math.Ceil(-math.Log10(a)))+1, 20)
+	}
+	return fmt.Sprintf("%+.*f%%", decimals, pct)
+}
+
 func benchPN(d runfmt.BenchDelta) string { return pnNote(d.Base, d.New, d.PValue) }
 
 // benchCheckChange is a check's change: in percent, or in the unit.
@@ -79,7 +96,7 @@ func benchCheckChange(t runfmt.BenchCheck) string {
 	if !t.Measured {
 		return "not measured"
 	}
-	s := fmt.Sprintf("%+.1f%%", t.DeltaPct)
+	s := pctChange(t.DeltaPct)
 	if t.DeltaPct == 0 && t.Delta != 0 {
 		sign := "+"
 		if t.Delta < 0 {

@@ -123,7 +123,7 @@ func WriteBenchCompareMarkdown(w io.Writer, c *runfmt.BenchComparison, opt Markd
 				continue
 			}
 			delta := mdText(FormatBenchDelta(d))
-			if d.Significant && !d.TooFew {
+			if benchMoved(d) {
 				delta = "**" + delta + "**"
 			}
 			rows = append(rows, []string{mdCode(d.Benchmark), mdText(d.Unit), mdText(FormatBenchSummary(d.Base, d.Unit)),
@@ -147,7 +147,7 @@ func benchCompareHeadline(c *runfmt.BenchComparison) string {
 	}
 	var changes []string
 	for _, d := range c.Rows {
-		if d.Significant && !d.TooFew {
+		if benchMoved(d) {
 			changes = append(changes, d.Benchmark+" "+d.Unit+" "+FormatBenchDelta(d))
 		}
 	}
@@ -156,6 +156,9 @@ func benchCompareHeadline(c *runfmt.BenchComparison) string {
 	}
 	return markPass + " **Changed**: " + mdText(units.Shorten(strings.Join(changes, ", "), 300))
 }
+
+// benchMoved says whether a row's median moved significantly.
+func benchMoved(d runfmt.BenchDelta) bool { return d.Significant && !d.TooFew && d.Delta != 0 }
 
 func mdBenchChecks(b *strings.Builder, ths []runfmt.BenchCheck) {
 	if len(ths) == 0 {

@@ -175,7 +175,7 @@ func FormatChange(pct float64) string {
 	if pct >= ratioFrom {
 		return "×" + cmpSig3(1+pct/100)
 	}
-	return fmt.Sprintf("%+.1f%%", pct)
+	return pctChange(pct)
 }
 
 // unstated is the delta where no change can be stated: "too few runs"
@@ -309,7 +309,7 @@ func cmpFuncP(r runfmt.FunctionDelta) string {
 func (p *printer) cmpThresholds(ths []runfmt.ThresholdCheck) {
 	p.failOnTable(len(ths), []string{"  rule", "change", "result"}, func(i int) (bool, []string) {
 		t := ths[i]
-		change, result := fmt.Sprintf("%+.1f%%", t.DeltaPct), "ok"
+		change, result := pctChange(t.DeltaPct), "ok"
 		switch {
 		case !t.Measured:
 			change, result = "not measured", "ok (not measured)"

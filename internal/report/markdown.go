@@ -87,42 +87,72 @@ func compareHeadline(c *runfmt.Comparison) string {
 	return line
 }
 
-// headlineChanges is how many changes a headline names.
+// headlineChanges is how many changes a headline names, or more when more
+// of them are metrics it always names (see guarded).
 const headlineChanges = 3
 
 // outcome is a comparison's result in words, with the metrics that moved
-// most.
+// most. A change of 0 (equal medians the rank test still tells apart) is
+// neither better nor worse.
 func outcome(c *runfmt.Comparison) string {
 	var better, worse []runfmt.MetricComparison
 	for _, m := range c.Metrics {
 		switch {
-		case !m.Significant || m.TooFew || m.Base.Median == 0:
+		case !m.Significant || m.TooFew || m.Base.Median == 0 || m.DeltaPct == 0:
 		case direction(m.DeltaPct, m.Better) == "better":
 			better = append(better, m)
 		default:
 			worse = append(worse, m)
 		}
 	}
+	keep := guarded(c)
 	switch {
 	case len(better) > 0 && len(worse) == 0:
-		return markPass + " **Better**: " + mdText(mostMoved(better))
+		return markPass + " **Better**: " + mdText(mostMoved(better, keep))
 	case len(worse) > 0 && len(better) == 0:
-		return markWarn + " **Worse**: " + mdText(mostMoved(worse))
+		return markWarn + " **Worse**: " + mdText(mostMoved(worse, keep))
 	case len(worse) > 0:
-		return markWarn + " **Changed**: better " + mdText(mostMoved(better)) + "; worse " + mdText(mostMoved(worse))
+		return markWarn + " **Changed**: better " + mdText(mostMoved(better, keep)) + "; worse " + mdText(mostMoved(worse, keep))
 	}
 	return markPass + " **No significant change**"
 }
 
-// mostMoved names the first metrics (the table's order: throughput,
-// latency, CPU first), "N more" for the rest.
-func mostMoved(ms []runfmt.MetricComparison) string {
+// guarded are the metrics a headline always names when they changed: the
+// ones a --fail-on rule guards, and the CPU per request, what perflab
+// measures first.
+func guarded(c *runfmt.Comparison) map[runfmt.MetricName]bool {
+	keep := map[runfmt.MetricName]bool{runfmt.MetricCPU: true}
+	for _, t := range c.Thresholds {
+		keep[t.Metric] = true
+	}
+	return keep
+}
+
+// mostMoved names the metrics in the table's order (throughput, latency,
+// CPU first): every one of keep, and the first others until
+// headlineChanges are named; "N more" for the rest.
+func mostMoved(ms []runfmt.MetricComparison, keep map[runfmt.MetricName]bool) string {
+	others := headlineChanges
+	for _, m := range ms {
+		if keep[m.Name] {
+			others--
+		}
+	}
 	var names []string
-	for _, m := range ms[:min(len(ms), headlineChanges)] {
+	more := 0
+	for _, m := range ms {
+		switch {
+		case keep[m.Name]:
+		case others > 0:
+			others--
+		default:
+			more++
+			continue
+		}
 		names = append(names, metricTitle(m.Name)+" "+FormatChange(m.DeltaPct))
 	}
-	if n := len(ms) - headlineChanges; n > 0 {
-		names = append(names, fmt.Sprintf("%d more", n))
+	if more > 0 {
+		names = append(names, fmt.Sprintf("%d more", more))
 	}
 	return strings.Join(names, ", ")
 }
@@ -284,7 +314,7 @@ func mdThresholds(b *strings.Builder, ths []runfmt.ThresholdCheck) {
 		if t.Step != "" {
 			rule = mdText(t.Step) + " " + rule
 		}
-		change, result := fmt.Sprintf("%+.1f%%", t.DeltaPct), markPass+" passed"
+		change, result := pctChange(t.DeltaPct), markPass+" passed"
 		switch {
 		case !t.Measured:
 			change, result = "not measured", markWarn+" not measured"

@@ -220,6 +220,43 @@ func TestCompareMarkdownVerdicts(t *testing.T) {
 	}
 }
 
+// TestCompareMarkdownNamesGuardedMetrics: a comparison where every
+// metric got better names the metrics its --fail-on rules guard, and the
+// CPU per request, in its headline whatever their place in the table,
+// and folds only the others into "N more".
+func TestCompareMarkdownNamesGuardedMetrics(t *testing.T) {
+	c := sampleComparison()
+	p := c.Metrics[1]
+	p50, p90 := p, p
+	p50.Name, p50.DeltaPct = runfmt.MetricP50, -40.3
+	p90.Name, p90.DeltaPct = runfmt.MetricP90, -52.8
+	c.Metrics = append([]runfmt.MetricComparison{c.Metrics[0], p50, p90}, c.Metrics[1:]...)
+	for _, tc := range []struct {
+		rules []runfmt.MetricName
+		want  string
+	}{
+		{nil, "✅ Better: requests/s ×3.80, latency p50 -40.3%, CPU per request -74.2%, 3 more"},
+		{[]runfmt.MetricName{runfmt.MetricCPU}, "✅ Better: requests/s ×3.80, latency p50 -40.3%, CPU per request -74.2%, 3 more — within cpu_per_request>+5%"},
+		{[]runfmt.MetricName{runfmt.MetricAllocs, runfmt.MetricP99}, "✅ Better: latency p99 -70.1%, CPU per request -74.2%, allocs per request -98.5%, 3 more — within allocs_per_request>+5%, p99>+5%"},
+	} {
+		c.Thresholds = nil
+		for _, m := range tc.rules {
+			c.Thresholds = append(c.Thresholds, runfmt.ThresholdCheck{Rule: string(m) + ">+5%", Metric: m, DeltaPct: -50, Significant: true, Measured: true})
+		}
+		var b bytes.Buffer
+		if err := WriteCompareMarkdown(&b, c, MarkdownOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		d := parseMarkdown(t, b.Bytes())
+		if h := d.firstHeading(); h != tc.want {
+			t.Errorf("rules on %q: headline\n%s\nwant\n%s", tc.rules, h, tc.want)
+		}
+		if rows := d.table(t, "metric").rows; len(rows) != len(c.Metrics) {
+			t.Errorf("rules on %q: the metric table has %d rows; want all %d", tc.rules, len(rows), len(c.Metrics))
+		}
+	}
+}
+
 // TestCompareMarkdownLimit: a comparison with thousands of long function
 // names and warnings still fits a pull request comment, and still parses.
 func TestCompareMarkdownLimit(t *testing.T) {

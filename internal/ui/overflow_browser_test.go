@@ -2,8 +2,6 @@ package ui
 
 import (
 	"net/http/httptest"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,15 +11,18 @@ import (
 	"perflab/internal/store"
 )
 
-// TestBrowserIndexFitsTheWindow: the runs index at 1280 px wide has no
-// horizontal scroll bar, with the names, commands and first findings real
-// services give (a long module path, a JVM lambda, a command line with
-// many flags).
-func TestBrowserIndexFitsTheWindow(t *testing.T) {
+// TestBrowserPagesFitTheWindow: the runs index (with every service's runs
+// listed, too), a run's report and a
+// comparison at 1,280 and 1,920 px wide have no horizontal scroll bar and
+// nothing wider than the window, with the names, commands and first
+// findings real services give (a long module path, a JVM lambda, a command
+// line with many flags). Screenshots are kept with go test -artifacts.
+func TestBrowserPagesFitTheWindow(t *testing.T) {
 	root, _ := fixtureRuns(t)
 	t0 := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+	long := "20261102-100000-checkout-api-with-a-long-deployment-name"
 	for _, r := range []fixtureRun{
-		{id: "20261102-100000-checkout-api-with-a-long-deployment-name", name: "checkout-api-with-a-long-deployment-name", at: t0,
+		{id: long, name: "checkout-api-with-a-long-deployment-name", at: t0,
 			fn: "github.com/acme-corp/platform/services/checkout/internal/pricing/engine.(*RuleEvaluator).evaluateDiscountRulesForCart", cpuMs: 3, p99: 80},
 		{id: "20261102-110000-orders", name: "orders", at: t0.Add(time.Hour),
 			fn: "com.acme.orders.OrderService$$Lambda$1423/0x00000008013a4c40.apply(java.lang.Object)", cpuMs: 2, p99: 50},
@@ -31,29 +32,15 @@ func TestBrowserIndexFitsTheWindow(t *testing.T) {
 	srv := httptest.NewServer(New(store.Store{Root: root}, Options{}))
 	defer srv.Close()
 	b := labtest.NewBrowser(t)
-	if err := chromedp.Do(b.Ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
-		t.Fatal(err)
-	}
-	b.Open(t, srv.URL+"/")
-	over, err := chromedp.Run(b.Ctx, chromedp.Evaluate[[]string](`(() => {
-		const w = document.documentElement.clientWidth, out = [];
-		if (document.documentElement.scrollWidth > w) out.push("page " + document.documentElement.scrollWidth + " > " + w);
-		for (const el of document.querySelectorAll("body *")) {
-			const r = el.getBoundingClientRect();
-			if (r.right > w + 1 && getComputedStyle(el).position !== "fixed") out.push(el.tagName.toLowerCase() + (el.className ? "." + el.className : "") + " ends at " + Math.round(r.right));
+	b.CheckFits(t, srv.URL+"/", "index", 1280, 1920)
+	for _, w := range []int64{1280, 1920} {
+		b.Width(t, w)
+		b.Open(t, srv.URL+"/")
+		if _, err := chromedp.Run(b.Ctx, chromedp.Evaluate[int](`(() => { const ds = document.querySelectorAll("details"); ds.forEach(d => d.open = true); return ds.length; })()`)); err != nil {
+			t.Fatalf("opening the index's lists of runs: %v", err)
 		}
-		return out.slice(0, 10);
-	})()`))
-	if err != nil || len(over) > 0 {
-		t.Errorf("the index at 1280 px overflows: %s %v", strings.Join(over, "; "), err)
+		b.Fits(t, "index-open", w)
 	}
-	if shot := os.Getenv("PERFLAB_SCREENSHOT"); shot != "" {
-		png, err := chromedp.Run(b.Ctx, chromedp.FullScreenshot(100))
-		if err == nil {
-			err = os.WriteFile(shot, png, 0o644)
-		}
-		if err != nil {
-			t.Errorf("screenshot: %v", err)
-		}
-	}
+	b.CheckFits(t, srv.URL+"/runs/"+long+"/", "run", 1280, 1920)
+	b.CheckFits(t, srv.URL+"/compare?base="+long+"&new=20261102-110000-orders", "compare", 1280, 1920)
 }
