@@ -42,17 +42,17 @@ func TestParseBenchFailOnErrors(t *testing.T) {
 	}
 }
 
-// An absolute rule catches a change from 0, where a percentage is
-// undefined; a relative rule does not.
+// A change from 0 is caught by an absolute rule, and by a relative one:
+// a rise from nothing is beyond any percentage.
 func TestAbsoluteThresholdFromZero(t *testing.T) {
 	c := Compare([]float64{0, 0, 0, 0, 0, 0}, []float64{2, 2, 2, 2, 2, 2})
 	abs, _ := ParseBenchFailOn("allocs/op>0")
-	rel, _ := ParseBenchFailOn("allocs/op>0%")
+	rel, _ := ParseBenchFailOn("allocs/op>+50%")
 	if !abs[0].Violated(c) {
 		t.Errorf("%v not violated by 0 -> 2 allocs/op (p=%v)", abs[0], c.P)
 	}
-	if rel[0].Violated(c) {
-		t.Errorf("%v violated by 0 -> 2 allocs/op: a percentage of 0 is undefined", rel[0])
+	if !rel[0].Violated(c) {
+		t.Errorf("%v not violated by 0 -> 2 allocs/op: a rise from nothing is beyond any percentage", rel[0])
 	}
 	if abs[0].Violated(Compare([]float64{2, 2, 2, 2, 2, 2}, []float64{0, 0, 0, 0, 0, 0})) {
 		t.Errorf("%v violated by an improvement", abs[0])

@@ -29,17 +29,23 @@ func (t Threshold) String() string {
 }
 
 // Violated reports whether c is a significant change beyond t: DeltaPct
-// above Pct for '>' or below Pct for '<'. Changes that are not
-// significant, or have too few runs, never violate.
+// above Pct for '>' or below Pct for '<' (a change from a median of 0 is
+// beyond any). Changes that are not significant, or have too few runs,
+// never violate.
 func (t Threshold) Violated(c Comparison) bool {
 	if !c.Significant || c.TooFew {
 		return false
 	}
+	delta := c.DeltaPct
+	if c.Base.Median == 0 && c.New.Median != 0 {
+		// From nothing to something: beyond every percentage.
+		delta = math.Inf(int(math.Copysign(1, c.New.Median)))
+	}
 	switch t.Op {
 	case '>':
-		return c.DeltaPct > t.Pct
+		return delta > t.Pct
 	case '<':
-		return c.DeltaPct < t.Pct
+		return delta < t.Pct
 	}
 	return false
 }

@@ -112,3 +112,25 @@ func FuzzParseFailOn(f *testing.F) {
 		}
 	})
 }
+
+// TestViolatedFromZero: a significant rise from a median of 0 (GC share
+// from 0% to 9.4%) crosses any rise rule; its percent change is not
+// defined, and reading it as 0 let it pass.
+func TestViolatedFromZero(t *testing.T) {
+	c := Compare([]float64{0, 0, 0, 0, 0}, []float64{9.1, 9.4, 9.6, 9.2, 9.5})
+	if !c.Significant {
+		t.Fatalf("comparison %+v; want significant", c)
+	}
+	for _, tc := range []struct {
+		rule string
+		want bool
+	}{{"gc_pct>+50%", true}, {"gc_pct<-5%", false}} {
+		th, err := ParseFailOn(tc.rule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := th[0].Violated(c); got != tc.want {
+			t.Errorf("%s violated = %v; want %v", tc.rule, got, tc.want)
+		}
+	}
+}
