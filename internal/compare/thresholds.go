@@ -15,7 +15,8 @@ func checkThresholds(c *runfmt.Comparison, ths []stats.Threshold) {
 				continue
 			}
 			chk.Measured, chk.DeltaPct, chk.Significant, chk.TooFew = true, m.DeltaPct, m.Significant, m.TooFew
-			chk.Violated = t.Violated(stats.Comparison{DeltaPct: m.DeltaPct, Significant: m.Significant, TooFew: m.TooFew})
+			chk.Violated = t.Violated(stats.Comparison{DeltaPct: m.DeltaPct, Significant: m.Significant, TooFew: m.TooFew,
+				Base: stats.Summary{Median: m.Base.Median}, New: stats.Summary{Median: m.New.Median}})
 		}
 		c.Thresholds = append(c.Thresholds, chk)
 		if chk.Violated {
