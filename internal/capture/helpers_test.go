@@ -9,5 +9,5 @@ import (
 // ParsePerfScript parses perf script output with no perf map (see
 // parsePerfScript).
 func ParsePerfScript(r io.Reader) (*profile.Profile, error) {
-	return parsePerfScript(r, nil)
+	return parsePerfScript(r, nil, nil)
 }

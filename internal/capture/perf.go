@@ -279,7 +279,7 @@ func perfScript(ctx context.Context, perf string, data *perfOutput, times *[]Sam
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("perf script: %w", err)
 	}
-	p, perr := parsePerfScriptTimes(out, &jitMaps{}, times)
+	p, perr := parsePerfScript(out, &jitMaps{}, times)
 	if perr != nil {
 		_ = cmd.Process.Kill()
 	}

@@ -48,13 +48,10 @@ const maxPerfLine = 1 << 20
 // task-clock samples; a comment in the profile says so, so that nothing is
 // summed across events.
 // JIT frames are named from the perf map files in jit (which may be nil).
-func parsePerfScript(r io.Reader, jit *jitMaps) (*profile.Profile, error) {
-	return parsePerfScriptTimes(r, jit, nil)
-}
-
-// parsePerfScriptTimes is parsePerfScript that, when times is not nil,
-// also appends the time of each sample whose header has one.
-func parsePerfScriptTimes(r io.Reader, jit *jitMaps, times *[]SampleTime) (*profile.Profile, error) {
+//
+// When times is not nil, it also appends the time of each sample whose
+// header has one.
+func parsePerfScript(r io.Reader, jit *jitMaps, times *[]SampleTime) (*profile.Profile, error) {
 	const defaultPeriod = int64(1e9) / DefaultPerfHz
 	b := newBuilder(defaultPeriod)
 	sc := bufio.NewScanner(r)

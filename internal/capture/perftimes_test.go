@@ -16,7 +16,7 @@ func TestParsePerfScriptTimes(t *testing.T) {
 		"prog 10/10   413.5:   10101010 cpu-clock: \n\t  4a1 main.hash+0x1 (/bin/prog)\n\n" +
 		"prog 10/10 10101010 cpu-clock: \n\t  4a1 main.hash+0x1 (/bin/prog)\n\n"
 	var times []SampleTime
-	p, err := parsePerfScriptTimes(strings.NewReader(script), nil, &times)
+	p, err := parsePerfScript(strings.NewReader(script), nil, &times)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,8 +31,6 @@ type SchedLine struct {
 // by a spinning M (or a goroutine in a system call).
 func (l SchedLine) Running() int { return max(0, l.GOMAXPROCS-l.IdleProcs-l.SpinningThreads) }
 
-// Runnable is how many goroutines waited for a P.
-func (l SchedLine) Runnable() int { return l.RunQueue + l.LocalRunQueue }
 
 // SchedLineMatch begins every scheduler trace line: a log drain passes
 // only the lines containing it to ParseSchedLine.

@@ -1,10 +1,6 @@
 package report
 
 import (
-	"fmt"
-	"slices"
-	"strings"
-
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -71,63 +67,6 @@ func question(r *runfmt.Run) (Question, string) {
 	return WhatCostsCPU, "its CPU and its latency both matter"
 }
 
-// cpuVerdict is the first line of what costs CPU: the CPU per request,
-// the function that costs most (as every page prints it) and the
-// unexplained rest.
-func cpuVerdict(r *runfmt.Run) string {
-	a := r.Ledger.CPU
-	if a == nil || a.MeasuredMs <= 0 {
-		return "not measured (no CPU per request for this load)"
-	}
-	s := units.FormatMs(a.MeasuredMs) + " per request (" + a.Source + ")"
-	if use, ok := budgetUse(r); ok && r.Target.CPULimitCores > 0 {
-		s += ", " + units.FormatShare(use) + " of a " + units.Sig(r.Target.CPULimitCores) + "-core budget"
-	}
-	if !profileRepresentative(r) {
-		return s + "; the profile does not say where (see the warnings)"
-	}
-	for _, h := range r.Hot {
-		if us := h.CPUUsPerRequest + h.AttributedUsReq; h.UserCode && us > 0 { // its own code and what it called, as the top table prints it
-			return s + "; most in " + h.Function + " " + units.FormatMicros(us) + " (" + units.FormatShare(us/1000/a.MeasuredMs) + ")" + overCountedCaveat(a)
-		}
-	}
-	return s
-}
-
-// overCountedCaveat says when the profile's samples stood for far more CPU
-// than was measured: a sampler that reads stacks at every tick (py-spy,
-// rbspy, V8) counted threads waiting for a CPU as running, and those
-// samples fall on the code that runs right after a wait (a send, a
-// wake-up), so which function costs most is uncertain.
-func overCountedCaveat(a *runfmt.CPUAccount) string {
-	if a.ProfiledMs == nil || !runfmt.OverCounted(*a.ProfiledMs, a.SampledMs()) {
-		return ""
-	}
-	return fmt.Sprintf(" — uncertain: the profile's samples stand for %.1f× the CPU measured (threads waiting for a CPU sampled as running)", *a.ProfiledMs/a.SampledMs())
-}
-
-// timeVerdict is the first line of where the time goes: the mean latency
-// and its two largest parts.
-func timeVerdict(r *runfmt.Run) string {
-	t := r.Ledger.Time
-	if t == nil {
-		return "not measured (no latency split for this run)"
-	}
-	lines, _ := ledgerLines(t)
-	var parts []string
-	for _, l := range lines {
-		if len(parts) == 2 || l.Pct < 5 {
-			break
-		}
-		parts = append(parts, string(l.Part)+" "+units.FormatMs(l.Ms)+" ("+units.FormatPct(l.Pct)+")")
-	}
-	s := units.FormatMs(t.LatencyMs) + " mean latency"
-	if len(parts) > 0 {
-		s += ": " + strings.Join(parts, ", then ")
-	}
-	return s
-}
-
 // verdictLines are the headline's lines of the answer: what could not be
 // seen, what limits the service, the first finding and its payoff (the
 // accounts themselves follow on every page). A run decided before the
@@ -156,18 +95,16 @@ func verdictLines(r *runfmt.Run) []HeadlineLine {
 }
 
 // questionLines are the headline's lines of a run stored without an
-// answer: which question it answers and why, then the two first lines in
-// that order.
+// answer: which question it answers and why, and its first finding (the
+// accounts themselves follow on every page).
 func questionLines(r *runfmt.Run) []HeadlineLine {
 	q, why := question(r)
-	cpu := HeadlineLine{"What costs CPU", cpuVerdict(r), "ok"}
-	tm := HeadlineLine{"Where the time goes", timeVerdict(r), "ok"}
-	lines := []HeadlineLine{{"Answers", "what costs CPU: " + why, "ok"}, cpu, tm}
+	lines := []HeadlineLine{{"Answers", "what costs CPU: " + why, "ok"}}
 	if q == WhereTimeGoes {
-		lines = []HeadlineLine{{"Answers", "where the time goes: " + why, "ok"}, tm, cpu}
+		lines = []HeadlineLine{{"Answers", "where the time goes: " + why, "ok"}}
 	}
 	if f, ok := LeadFinding(r); ok {
-		lines = slices.Insert(lines, 2, HeadlineLine{"First finding", FindingTitle(f), "ok"})
+		lines = append(lines, HeadlineLine{"First finding", FindingTitle(f), "ok"})
 	}
 	return lines
 }

@@ -24,40 +24,23 @@ func verdictRun(use, latency, cpu float64) *runfmt.Run {
 	}
 }
 
-// TestHeadlinePicksTheQuestion: at the budget the headline answers what
-// costs CPU first; far below it with a latency many times the CPU, where
-// the time goes; each verdict has its own first line.
+// TestHeadlinePicksTheQuestion: a run stored without an answer says which
+// question it answers: at the budget what costs CPU; far below it with a
+// latency many times the CPU, where the time goes.
 func TestHeadlinePicksTheQuestion(t *testing.T) {
 	for _, c := range []struct {
-		name           string
-		run            *runfmt.Run
-		first, answers string
+		name    string
+		run     *runfmt.Run
+		answers string
 	}{
-		{"at the budget", verdictRun(0.97, 20, 2), "What costs CPU", "what costs CPU: at its CPU budget (97% used)"},
-		{"far below, slow", verdictRun(0.2, 149, 3.7), "Where the time goes", "where the time goes: far below its CPU budget (20% used)"},
-		{"below, fast", verdictRun(0.6, 3, 2), "What costs CPU", "what costs CPU: its CPU and its latency both matter"},
+		{"at the budget", verdictRun(0.97, 20, 2), "what costs CPU: at its CPU budget (97% used)"},
+		{"far below, slow", verdictRun(0.2, 149, 3.7), "where the time goes: far below its CPU budget (20% used)"},
+		{"below, fast", verdictRun(0.6, 3, 2), "what costs CPU: its CPU and its latency both matter"},
 	} {
 		lines := NewHeadline(c.run).Lines
-		if len(lines) != 3 || lines[0].Label != "Answers" || !strings.HasPrefix(lines[0].Text, c.answers) || lines[1].Label != c.first {
-			t.Errorf("%s: headline %+v; want Answers %q, then %q first", c.name, lines, c.answers, c.first)
-			continue
+		if len(lines) != 1 || lines[0].Label != "Answers" || !strings.HasPrefix(lines[0].Text, c.answers) {
+			t.Errorf("%s: headline %+v; want Answers %q", c.name, lines, c.answers)
 		}
-		t.Logf("%s:\n  %s: %s\n  %s: %s\n  %s: %s", c.name, lines[0].Label, lines[0].Text, lines[1].Label, lines[1].Text, lines[2].Label, lines[2].Text)
-	}
-	v := verdictRun(0.97, 20, 2)
-	if got := cpuVerdict(v); !strings.Contains(got, "2.00 ms per request") || !strings.Contains(got, "main.render 1.20 ms (60%)") {
-		t.Errorf("CPU verdict %q; want the CPU per request and main.render's 1.20 ms", got)
-	}
-	if got := cpuVerdict(v); strings.Contains(got, "uncertain") {
-		t.Errorf("CPU verdict %q: uncertain with no profile over-counting", got)
-	}
-	over := 2.1 * 2
-	v.Ledger.CPU.ProfiledMs = &over
-	if got := cpuVerdict(v); !strings.Contains(got, "main.render 1.20 ms (60%) — uncertain: the profile's samples stand for 2.1× the CPU measured") {
-		t.Errorf("CPU verdict %q; want main.render said uncertain: the samples stood for 2.1× the CPU", got)
-	}
-	if got := timeVerdict(v); !strings.HasPrefix(got, "20.00 ms mean latency: runnable 18.00 ms (90%), then cpu 2.00 ms (10%)") {
-		t.Errorf("time verdict %q; want the latency and its two largest parts", got)
 	}
 }
 
@@ -84,8 +67,8 @@ func TestLeadFindingAnswersTheQuestion(t *testing.T) {
 			t.Errorf("%s: leads with %s; want %s", c.name, f.Kind, c.want)
 		}
 		lines := NewHeadline(c.run).Lines
-		if i := slices.IndexFunc(lines, func(l HeadlineLine) bool { return l.Label == "First finding" }); i != 3 || lines[i].Text != FindingTitle(f) {
-			t.Errorf("%s: headline %+v; want the lead finding after the answer and its verdict", c.name, lines)
+		if i := slices.IndexFunc(lines, func(l HeadlineLine) bool { return l.Label == "First finding" }); i != 2 || lines[i].Text != FindingTitle(f) {
+			t.Errorf("%s: headline %+v; want the lead finding right after the answer", c.name, lines)
 		}
 	}
 	r := verdictRun(0.97, 20, 2)
