@@ -83,11 +83,9 @@ func runHelper(mode string, args []string) {
 			fmt.Println(err)
 			os.Exit(1)
 		}
-		for deadline := time.Now().Add(10 * time.Second); len(p.PIDs()) < 2 && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
-		}
+		labtest.Until(10*time.Second, func() bool { return len(p.PIDs()) >= 2 })
 		fmt.Println("launched", p.Source())
-		time.Sleep(time.Hour)
+		time.Sleep(time.Hour) // planted: the helper runs until killed
 	case "burn":
 		n, _ := strconv.Atoi(args[0])
 		runtime.GOMAXPROCS(n)
@@ -106,7 +104,7 @@ func runHelper(mode string, args []string) {
 		if len(args) > 1 && args[1] == "exit" {
 			return
 		}
-		time.Sleep(time.Hour)
+		time.Sleep(time.Hour) // planted: the helper stays, idle, until killed
 	case "spinfor":
 		d, _ := time.ParseDuration(args[0])
 		for deadline := time.Now().Add(d); time.Now().Before(deadline); {
@@ -117,7 +115,7 @@ func runHelper(mode string, args []string) {
 	case "serve-after", "serve-late":
 		d, _ := time.ParseDuration(args[0])
 		if mode == "serve-after" {
-			time.Sleep(d)
+			time.Sleep(d) // planted: a service slow to start
 		}
 		ln, err := net.Listen("tcp", args[1])
 		if err != nil {
@@ -126,7 +124,7 @@ func runHelper(mode string, args []string) {
 		}
 		fmt.Println("listening on", ln.Addr())
 		if mode == "serve-late" {
-			time.Sleep(d)
+			time.Sleep(d) // planted: a service slow to answer
 		}
 		_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	case "serve", "serve-crash", "serve-quiet":
@@ -211,17 +209,19 @@ func needCgroup(t *testing.T, p *Process) {
 // waitLine waits until the service printed a line starting with prefix.
 func waitLine(t *testing.T, p *Process, prefix string, d time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
+	var line string
+	if !labtest.Until(d, func() bool {
 		for _, l := range p.LogTail(50) {
 			if strings.HasPrefix(l, prefix) {
-				return l
+				line = l
+				return true
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("no line %q from the service after %s; log: %q", prefix, d, p.LogTail(20))
 	}
-	t.Fatalf("no line %q from the service after %s; log: %q", prefix, d, p.LogTail(20))
-	return ""
+	return line
 }
 
 // sampleFor runs a sampler for d and returns its samples.
