@@ -90,7 +90,7 @@ func TestClosedModelDrain(t *testing.T) {
 		slow := hostileServer(t, func(c net.Conn) {
 			r := bufio.NewReader(c)
 			for readHeadBlock(r) == nil {
-				time.Sleep(300 * time.Millisecond)
+				time.Sleep(300 * time.Millisecond) // planted: each answer takes 300 ms
 				if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"); err != nil {
 					return
 				}
