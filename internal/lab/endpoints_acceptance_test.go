@@ -295,6 +295,7 @@ func loadAlone(url string, conns, n int, qps float64) error {
 					return
 				}
 				if qps > 0 {
+					// Pacing: request k is sent at its time in the schedule.
 					time.Sleep(time.Until(start.Add(time.Duration(float64(k) / qps * float64(time.Second)))))
 				}
 				resp, err := client.Get(url)

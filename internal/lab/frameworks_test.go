@@ -223,20 +223,18 @@ func startServer(t *testing.T, dir string, argv ...string) *exec.Cmd {
 	return cmd
 }
 
-// waitHTTP polls url until it answers.
+// waitHTTP polls url until it answers, at most limit; it returns the
+// last error.
 func waitHTTP(url string, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		resp, err := (&http.Client{Timeout: 2 * time.Second}).Get(url)
-		if err == nil {
+	var err error
+	labtest.Until(limit, func() bool {
+		var resp *http.Response
+		if resp, err = (&http.Client{Timeout: 2 * time.Second}).Get(url); err == nil {
 			resp.Body.Close()
-			return nil
 		}
-		if time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return err == nil
+	})
+	return err
 }
 
 // treeCPU is the CPU seconds (utime+stime) of pid and its descendants now,
@@ -429,11 +427,8 @@ func TestAcceptanceCgroupAttach(t *testing.T) {
 	if err := os.Mkdir(group, 0o755); err != nil {
 		t.Skipf("cannot create a cgroup: %v", err)
 	}
-	t.Cleanup(func() {
-		for i := 0; i < 50 && os.Remove(group) != nil; i++ {
-			time.Sleep(50 * time.Millisecond)
-		}
-	})
+	// The group can be removed once the killed server's processes are gone.
+	t.Cleanup(func() { labtest.Until(5*time.Second, func() bool { return os.Remove(group) == nil }) })
 	addr := labtest.FreeAddr(t)
 	// The shell puts itself in the group, then becomes gunicorn: the
 	// master and every worker it forks are in the group from the start.
