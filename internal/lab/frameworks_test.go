@@ -332,13 +332,11 @@ func checkNotRuntimeBlamed(t *testing.T, r *runfmt.Run) {
 // TestAcceptanceWorkersReplaced: gunicorn recycles its workers every 40
 // requests, so workers die and are replaced during the window, several
 // times. A replacement that boots at the window's very end has no
-// start-up in the window to measure: beside two spinners a window's one
-// replacement booted in its last half second, in two runs of two. Of
-// several, some boot in its middle. A recycle every 10 requests is no
-// service's setting: on a quiet machine a window booted 14 workers, half
-// its CPU, each living about as long as py-spy took to attach, and the
-// profile held 23-49% of the rest (rightly not the verdict). The profile
-// keeps every worker, says so in one line, and still names the culprit.
+// start-up in the window to measure; of several, some boot in its middle.
+// A recycle every 10 requests is no service's setting: each worker would
+// live about as long as py-spy takes to attach, and their start-up would
+// be about half the window's CPU. The profile keeps every worker, says so
+// in one line, and still names the culprit.
 func TestAcceptanceWorkersReplaced(t *testing.T) {
 	if testing.Short() {
 		t.Skip("acceptance: runs a framework server under load for seconds")
@@ -348,10 +346,10 @@ func TestAcceptanceWorkersReplaced(t *testing.T) {
 	addr := labtest.FreeAddr(t)
 	cfg := acceptanceConfig(t, addr, "/report", "gunicorn", "-w", "2", "--max-requests", strconv.Itoa(maxRequests), "-b", addr, "app:app")
 	cfg.Dir, cfg.Load.Duration, cfg.Load.Concurrency, cfg.Budget.CPUs = frameworkDir(t, "flaskapp"), 3*time.Second, 2, 2
-	// Beside two spinners the replacements can boot while the machine
+	// On a busy machine the replacements can boot while the machine
 	// holds them off: py-spy samples them as working, and the profile
-	// stood for 10.9× the CPU measured, most of it on their imports. Its
-	// shares are then invalid, and the run must say so; the culprit is
+	// stands for several times the CPU measured, most of it on their
+	// imports. Its shares are then invalid, and the run must say so; the culprit is
 	// checked on a run whose shares hold, measured again until one does.
 	var r *runfmt.Run
 	labtest.Clean(t, func(int) string {

@@ -220,9 +220,9 @@ func TestNoisyMachine(t *testing.T) {
 // TestIsolatedCPUsKeepCPUPerRequest runs cpuburn, whose handler burns 1 ms
 // of its thread's CPU per request, on --service-cpus 1 with perflab on
 // --load-cpus 0 and CPU-bound processes pinned to CPU 0 beside it: CPU per
-// request is the planted 1 ms and the HTTP work around it. (It compared
-// with a run "alone", which a busy machine is not: that run read 1.31 ms
-// beside other work, the isolated one 1.14.)
+// request is the planted 1 ms and the HTTP work around it. The figure is
+// checked against the plant, not against a run alone: on a shared
+// machine no run is alone.
 func TestIsolatedCPUsKeepCPUPerRequest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("acceptance: a run of cpuburn beside CPU-bound processes")

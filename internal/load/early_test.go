@@ -60,8 +60,8 @@ func TestResponseOnAcceptIsBadResponse(t *testing.T) {
 
 // TestOpenModelEndsWithinTimeoutOfTheSchedule: against a server that
 // never answers, arrivals wait for one of the 2 slots and each then gets
-// its --timeout; the load still ends --timeout after the schedule (it took
-// a wave of timeouts per slot before), what is left counted unfinished.
+// its --timeout; the load still ends --timeout after the schedule, not a
+// wave of timeouts per slot later, what is left counted unfinished.
 func TestOpenModelEndsWithinTimeoutOfTheSchedule(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine string) {
 		u := hostileServer(t, func(c net.Conn) {

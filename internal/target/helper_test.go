@@ -241,9 +241,9 @@ func contextWithTimeout(t *testing.T, d time.Duration) (ctx context.Context, can
 // cleanWindow samples p for d at 100 ms, as sampleFor does, with the
 // machine sampled beside it, and returns the window of its steady part
 // (steady). The service runs at the default CPU weight, beside the host's
-// other work, which can take part of what its budget allows (a third of
-// a half-core budget on a host at load 12): a window whose figures want
-// rejects, on a machine Assess finds noisy, is sampled again
+// other work, which on a loaded host takes a good part of what its budget
+// allows: a window whose figures want rejects, on a machine Assess finds
+// noisy, is sampled again
 // (labtest.Clean).
 func cleanWindow(t *testing.T, p *Process, d time.Duration, want func(runfmt.TargetSummary) bool) runfmt.TargetSummary {
 	t.Helper()
