@@ -17,11 +17,11 @@ import (
 // thread waiting for a CPU as working: its samples stand for more than the
 // CPU measured, and the shares are scaled down to it alike. But the waits
 // fall where the scheduler preempts, on the requests long enough to use up
-// their time slice, not on the short ones: beside a 13 ms request a 3 ms
-// one's figure read 11-17% low with the profile at 1.14-1.22× the CPU
-// measured and a count's margin of ±12%. Which samples were waits is not
-// in the profile, so a handler's figure is only known to within that
-// excess either way (its figure at most coverage× when none of the waits
+// their time slice, not on the short ones, so beside long requests a
+// short one's figure reads low by about the profile's excess over the CPU
+// measured, which can pass its count's margin. Which samples were waits
+// is not in the profile, so a handler's figure is only known to within
+// that excess either way (its figure at most coverage× when none of the waits
 // were its): the margin combines it with the count's.
 
 // z95 is the standard normal quantile of a two-sided 95% interval.

@@ -11,8 +11,8 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// Tests of inputs where perflab's top once differed from pprof's; each
-// builds its own profile with the shape that showed the difference.
+// Tests of inputs whose shape can make perflab's top differ from pprof's;
+// each builds its own profile with that shape.
 
 // writeProfile writes data to a file in a temporary directory.
 func writeProfile(t *testing.T, name string, data []byte) string {

@@ -91,7 +91,7 @@ func TestJVMLoadAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("attached and started the agent in %v", time.Since(began))
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond) // the measurement window: the agent samples
 	stacks := filepath.Join(dir, "stacks.txt")
 	began = time.Now()
 	if _, err := JVMLoadAgent(ctx, cmd.Process.Pid, lib, "stop,file="+stacks+",collapsed"); err != nil {

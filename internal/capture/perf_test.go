@@ -108,9 +108,7 @@ func recordBurner(t *testing.T, pid int, cfg PerfConfig, cancel bool) (*profile.
 			t.Error("perf did not attach within a minute")
 		}
 		base := onCPU(t, pid)
-		for deadline := time.Now().Add(time.Minute); onCPU(t, pid)-base < burnerCPU && time.Now().Before(deadline); {
-			time.Sleep(20 * time.Millisecond)
-		}
+		labtest.Until(time.Minute, func() bool { return onCPU(t, pid)-base >= burnerCPU })
 		ran = onCPU(t, pid) - base
 		if cancel {
 			stopCtx()

@@ -90,7 +90,7 @@ func TestPerfSchedRecord(t *testing.T) {
 	go func() {
 		select {
 		case <-attached:
-			time.Sleep(time.Second)
+			time.Sleep(time.Second) // the measurement window
 		case <-ctx.Done():
 		}
 		close(stop)

@@ -49,7 +49,7 @@ func TestGoroutinesLive(t *testing.T) {
 	// Each goroutine has passed Done: wait (bounded) until all of them
 	// are parked in Lock.
 	var g runfmt.StuckGroup
-	for try := 0; try < 50 && g.Count != n; try++ {
+	labtest.Until(10*time.Second, func() bool {
 		s, err := c.Goroutines(context.Background(), srv.URL+"/debug/pprof", 42, 10*time.Second)
 		if err != nil {
 			t.Fatal(err)
@@ -58,8 +58,8 @@ func TestGoroutinesLive(t *testing.T) {
 			t.Errorf("snapshot of pid %d, %d bytes", s.PID, s.Bytes)
 		}
 		g = groupIn(GroupThreads([]*Snapshot{s}, testCode), "perflab/internal/capture.stuckOnMutex")
-		time.Sleep(20 * time.Millisecond)
-	}
+		return g.Count == n
+	})
 	if g.Count != n || g.Blocking != "sync.(*Mutex).Lock" || g.Wait != "sync" || !strings.HasSuffix(g.File, "snapshot_live_test.go") {
 		t.Errorf("group %+v; want %d goroutines in sync.(*Mutex).Lock", g, n)
 	}
@@ -273,14 +273,14 @@ func TestKernelSnapshot(t *testing.T) {
 	cmd := exec.Command("sleep", "60")
 	startBusy(t, cmd)
 	var g runfmt.StuckGroup
-	for try := 0; try < 100 && g.Syscall != "clock_nanosleep" && g.Syscall != "nanosleep"; try++ {
+	labtest.Until(10*time.Second, func() bool {
 		kt, err := KernelThreads(cmd.Process.Pid)
 		if err != nil {
 			t.Fatal(err)
 		}
 		g = GroupThreads([]*Snapshot{KernelSnapshot(cmd.Process.Pid, kt)}, testCode)[0]
-		time.Sleep(10 * time.Millisecond)
-	}
+		return g.Syscall == "clock_nanosleep" || g.Syscall == "nanosleep"
+	})
 	if g.Count != 1 || g.Wait != "sleep" || g.Blocking != g.Syscall || g.Source != runfmt.StackSourceKernel || g.Located() {
 		t.Errorf("group %+v; want 1 thread asleep in (clock_)nanosleep, from the kernel", g)
 	}

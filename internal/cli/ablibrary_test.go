@@ -100,18 +100,14 @@ func startGrpcCache(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	labtest.Eventually(t, 30*time.Second, "grpccache to listen on "+addr, func() bool {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			c.Close()
-			return addr
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("grpccache did not listen on %s within 30s: %v", addr, err)
-		}
-		time.Sleep(50 * time.Millisecond) // polling the port: bounded by the deadline
-	}
+		return err == nil
+	})
+	return addr
 }
 
 func firstUserHot(hs []runfmt.HotFunc) *runfmt.HotFunc {

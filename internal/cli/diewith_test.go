@@ -31,7 +31,7 @@ func BenchmarkHang(b *testing.B) {
 	os.WriteFile(p+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o644)
 	os.Rename(p+".tmp", p)
 	for {
-		time.Sleep(time.Second)
+		time.Sleep(time.Second) // planted: the benchmark never ends
 	}
 }
 `,
@@ -154,19 +154,16 @@ func killPerflab(t *testing.T, r *faultRun) {
 func waitGone(t *testing.T, pids []int, limit time.Duration) {
 	t.Helper()
 	var left []int
-	for deadline := time.Now().Add(limit); ; time.Sleep(20 * time.Millisecond) {
+	if labtest.Until(limit, func() bool {
 		left = left[:0]
 		for _, p := range pids {
 			if procAlive(p) {
 				left = append(left, p)
 			}
 		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			break
-		}
+		return len(left) == 0
+	}) {
+		return
 	}
 	desc := describe(left)
 	for _, p := range left {

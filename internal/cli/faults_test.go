@@ -38,14 +38,10 @@ const (
 // waitServed waits until the fault service created its marker file.
 func waitServed(t *testing.T, marker string, timeout time.Duration) {
 	t.Helper()
-	for deadline := time.Now().Add(timeout); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(marker); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the service did not answer %d requests within %s", servedMark, timeout)
-		}
-	}
+	labtest.Eventually(t, timeout, fmt.Sprintf("the service to answer %d requests", servedMark), func() bool {
+		_, err := os.Stat(marker)
+		return err == nil
+	})
 }
 
 // TestMain lets the test binary stand in for perflab's own and for the

@@ -32,7 +32,7 @@ func TestProfileIdleProcess(t *testing.T) {
 }
 
 // TestProfileMissingProfilerNamed: without perf on PATH, the error names
-// perf and how to install it (it said "no process could be sampled").
+// perf and how to install it, not merely that no process could be sampled.
 func TestProfileMissingProfilerNamed(t *testing.T) {
 	pid := idleProcess(t)
 	t.Setenv("PATH", t.TempDir())

@@ -21,15 +21,14 @@ func startBurner(t *testing.T) (int, string) {
 	addr := labtest.FreeAddr(t)
 	pid := labtest.StartOrphan(t, []string{inputsServiceEnv + "=burn " + addr}, os.Args[0])
 	url := "http://" + addr + "/"
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if resp, err := http.Get(url); err == nil {
+	labtest.Eventually(t, 10*time.Second, fmt.Sprintf("the burner (pid %d) to answer on %s", pid, url), func() bool {
+		resp, err := http.Get(url)
+		if err == nil {
 			resp.Body.Close()
-			return pid, url
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the burner (pid %d) does not answer on %s", pid, url)
-		}
-	}
+		return err == nil
+	})
+	return pid, url
 }
 
 func procCgroup(t *testing.T, pid int) string {
@@ -51,15 +50,15 @@ func watchBudget(t *testing.T, pid int, cancel func()) (seen func() bool) {
 	var mu sync.Mutex
 	go func() {
 		defer close(done)
-		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		labtest.Until(60*time.Second, func() bool {
 			select {
 			case <-stop:
-				return
+				return true
 			default:
 			}
 			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
 			if err != nil {
-				return
+				return true
 			}
 			if bytes.Contains(b, []byte("perflab-attach+")) {
 				mu.Lock()
@@ -68,9 +67,10 @@ func watchBudget(t *testing.T, pid int, cancel func()) (seen func() bool) {
 				if cancel != nil {
 					cancel()
 				}
-				return
+				return true
 			}
-		}
+			return false
+		})
 	}()
 	var once sync.Once
 	return func() bool {

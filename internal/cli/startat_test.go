@@ -80,7 +80,7 @@ func shardsAgainstOne(t *testing.T, bin, url string) []string {
 			t.Fatal(err)
 		}
 		shards, cmds = append(shards, out), append(cmds, c)
-		time.Sleep(500 * time.Millisecond) // staggered, as a job runner starts them
+		time.Sleep(500 * time.Millisecond) // planted: the shards start staggered, as a job runner starts them
 	}
 	for i, c := range cmds {
 		if err := c.Wait(); err != nil {

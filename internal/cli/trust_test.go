@@ -100,16 +100,17 @@ func startHello(t *testing.T, bin, api, pp string) func() {
 		t.Fatal(err)
 	}
 	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", api); err == nil {
+	if !labtest.Until(10*time.Second, func() bool {
+		c, err := net.Dial("tcp", api)
+		if err == nil {
 			c.Close()
-			return stop
 		}
-		if time.Now().After(deadline) {
-			stop()
-			t.Fatalf("hello does not listen on %s", api)
-		}
+		return err == nil
+	}) {
+		stop()
+		t.Fatalf("hello does not listen on %s", api)
 	}
+	return stop
 }
 
 func TestIsolationFlagsBadInput(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 // syncBuffer is a bytes.Buffer safe to read while the command writes it.
@@ -43,12 +45,12 @@ func TestUIServesUntilInterrupted(t *testing.T) {
 	go func() { done <- Main(ctx, []string{"ui", "--dir", t.TempDir(), "--addr", "127.0.0.1:0"}, env) }()
 	re := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`)
 	var url string
-	for deadline := time.Now().Add(5 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	if !labtest.Until(5*time.Second, func() bool {
 		if m := re.FindStringSubmatch(stderr.String()); m != nil {
 			url = m[1]
 		}
-	}
-	if url == "" {
+		return url != ""
+	}) {
 		t.Fatalf("perflab ui printed no address: %q", stderr.String())
 	}
 	resp, err := http.Get(url)

@@ -45,7 +45,7 @@ func gunzipped(t *testing.T, url string) []byte {
 
 // TestServiceCtorModes: each service answers the same in both modes, and
 // its planted cost makes buggy cost at least twice the CPU per request
-// (3-7× here).
+// (the plant is several times that, so the bound holds on a busy machine).
 func TestServiceCtorModes(t *testing.T) {
 	for _, c := range []struct {
 		name, path, want string

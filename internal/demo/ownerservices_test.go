@@ -33,8 +33,9 @@ func cpuPerRequest(t *testing.T, pid int, url string, warm, n int) time.Duration
 // TestServiceJavapattern compiles Server.java with javac into a temporary
 // directory, starts it with `java -cp DIR Server` in both modes, and checks
 // that the answers agree and that compiling the Pattern per call costs at
-// least twice the CPU per request of compiling it once (5-7× here; the
-// JIT compiler's threads and the server's own work add to both).
+// least twice the CPU per request of compiling it once (the planted cost
+// is several times that; the JIT compiler's threads and the server's own
+// work add to both).
 func TestServiceJavapattern(t *testing.T) {
 	javac := labtest.NeedTool(t, "javac", "")
 	java := labtest.NeedTool(t, "java", "")

@@ -56,8 +56,8 @@ func TestSpinWaitIsNotGC(t *testing.T) {
 	}
 }
 
-// TestRuntimeLockSpinIsSpinWait reads the CPU profile of the same service
-// in another run beside two spinners (testdata/runtime-lock-spin.pb.gz, 43
+// TestRuntimeLockSpinIsSpinWait reads a CPU profile of the same service
+// recorded beside CPU-bound processes (testdata/runtime-lock-spin.pb.gz, 43
 // requests in 2.8 s at 44.7 ms of CPU each, against 1.4 ms alone): its
 // threads spent more than half the CPU in the runtime's own lock, in
 // lock2 and unlock2, and in casgstatus's compare-and-swap, while they
@@ -93,8 +93,8 @@ func TestRuntimeLockSpinIsSpinWait(t *testing.T) {
 	}
 }
 
-// TestRuntimeSpinStacksReachCode reads the CPU profile of another test
-// service beside two spinners (testdata/runtime-lock-spin-2.pb.gz, 34
+// TestRuntimeSpinStacksReachCode reads a CPU profile of another test
+// service recorded beside CPU-bound processes (testdata/runtime-lock-spin-2.pb.gz, 34
 // requests at 70 ms of CPU each): 96% of its samples had no frame of the
 // service's code, most of them wholly in the runtime, spinning on its own
 // locks in the scheduler and the sweeper. Those stacks are the runtime's,

@@ -48,10 +48,10 @@ func TestStuckTitleWithoutStacks(t *testing.T) {
 	}
 }
 
-// A request whose allocation waits for the GC (beside two spinners the
-// GC's mark worker spun in runtime.suspendG for goroutines the kernel did
-// not run, and no request finished for 1.7 s) is said to wait for it: its
-// function is not the culprit, and the lever is not a lock's.
+// A request whose allocation waits for the GC (on a busy machine the GC's
+// mark worker can spin in runtime.suspendG for goroutines the kernel does
+// not run, and no request finishes) is said to wait for it: its function
+// is not the culprit, and the lever is not a lock's.
 func TestStuckWaitingForGC(t *testing.T) {
 	st := &runfmt.Stuck{Reason: "no request finished for 1.50 s with 4 in flight", Groups: []runfmt.StuckGroup{{
 		Count: 1, Unit: runfmt.UnitGoroutine, Wait: runfmt.TimeGC, State: "semacquire", Blocking: "image/png.Encode",
@@ -68,10 +68,10 @@ func TestStuckWaitingForGC(t *testing.T) {
 	}
 }
 
-// A stall whose snapshot found no goroutine on a request (beside two
-// spinners, the 4 requests in flight had not reached the service's code:
-// its main goroutine waited in a select for a signal, its listeners in
-// accept) names no culprit and no lever, and says so.
+// A stall whose snapshot found no goroutine on a request (the requests in
+// flight have not reached the service's code: its main goroutine waits in
+// a select for a signal, its listeners in accept) names no culprit and no
+// lever, and says so.
 func TestStuckWithNoRequestInCode(t *testing.T) {
 	st := &runfmt.Stuck{Reason: "no request finished for 1.50 s with 4 in flight", Groups: []runfmt.StuckGroup{
 		{Count: 1, Unit: runfmt.UnitGoroutine, Wait: runfmt.TimeSync, State: "select", Blocking: "select", Idle: true,

@@ -27,7 +27,7 @@ func BenchmarkFast(b *testing.B) { for b.Loop() {} }
 func BenchmarkHang(b *testing.B) {
 	os.WriteFile(os.Getenv("PERFLAB_TEST_PID"), []byte(strconv.Itoa(os.Getpid())), 0o644)
 	for {
-		time.Sleep(time.Second)
+		time.Sleep(time.Second) // planted: the benchmark never ends
 	}
 }
 `})

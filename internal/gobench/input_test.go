@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
@@ -80,18 +81,15 @@ import ("os"; "testing"; "time")
 func BenchmarkFast(b *testing.B) { for b.Loop() {} }
 func BenchmarkSlow(b *testing.B) {
 	os.WriteFile(os.Getenv("PERFLAB_TEST_MARKER"), nil, 0o644)
-	time.Sleep(time.Hour)
+	time.Sleep(time.Hour) // planted: the benchmark hangs
 }
 `})
 	t.Setenv("PERFLAB_TEST_MARKER", marker)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if _, err := os.Stat(marker); err == nil {
-				cancel()
-				return
-			}
+		if labtest.Until(2*time.Minute, func() bool { _, err := os.Stat(marker); return err == nil }) {
+			cancel()
 		}
 	}()
 	root := t.TempDir()

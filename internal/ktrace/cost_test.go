@@ -301,7 +301,7 @@ func startService(b *testing.B, name, dir string, pin cpuPin) *costService {
 		cmd := pinned(pin.service, "python3", "-m", "gunicorn", "-w", "2", "-b", addr, "--worker-class", "sync", "app:app")
 		cmd.Dir = "../../testdata/services/flaskapp"
 		listening(b, cmd, "Booting worker")
-		time.Sleep(time.Second) // both workers booted: they say so one by one
+		labtest.Eventually(b, 30*time.Second, "gunicorn's two workers", func() bool { return len(tree(cmd.Process.Pid)) >= 3 })
 		return &costService{pids: tree(cmd.Process.Pid), url: "http://" + addr + "/work?ms=1", clients: 8, loadCPUs: pin.load}
 	}
 	b.Fatalf("KTRACE_SERVICE=%q: want hello, demo or flask", name)

@@ -20,7 +20,7 @@ func twoPartHelper() error {
 		if _, err := io.WriteString(c, "a\n"); err != nil {
 			return err
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // planted: the second part comes late
 		_, err := io.WriteString(c, "b\n")
 		return err
 	})

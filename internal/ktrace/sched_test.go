@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"perflab/internal/labtest"
 )
 
 func init() {
@@ -258,39 +260,32 @@ func TestOffCPUStacks(t *testing.T) {
 // its last interval on a CPU has ended and been counted.
 func waitAsleep(t *testing.T, pid int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	labtest.Eventually(t, 10*time.Second, fmt.Sprintf("every thread of process %d to sleep", pid), func() bool {
 		paths, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
-		asleep := len(paths) > 0
 		for _, p := range paths {
 			b, err := os.ReadFile(p)
 			if err != nil {
-				asleep = false
-				break
+				return false
 			}
 			// pid (comm) state ...: the state follows the last ')'.
 			s := string(b)
 			if i := strings.LastIndexByte(s, ')'); i < 0 || i+2 >= len(s) || !strings.ContainsRune("SD", rune(s[i+2])) {
-				asleep = false
+				return false
 			}
 		}
-		if asleep {
-			return
-		}
-	}
-	t.Fatalf("process %d still running after 10 s", pid)
+		return len(paths) > 0
+	})
 }
 
 // waitExited waits (at most 10 s) until process pid is gone or a zombie.
 func waitExited(t *testing.T, pid int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	labtest.Eventually(t, 10*time.Second, fmt.Sprintf("process %d to exit", pid), func() bool {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		s := string(b)
-		if i := strings.LastIndexByte(s, ')'); err != nil || (i > 0 && i+2 < len(s) && s[i+2] == 'Z') {
-			return
-		}
-	}
-	t.Fatalf("process %d still there after 10 s", pid)
+		i := strings.LastIndexByte(s, ')')
+		return err != nil || (i > 0 && i+2 < len(s) && s[i+2] == 'Z')
+	})
 }
 
 // SchedulerOnly measures the scheduler as a full session does (the forked

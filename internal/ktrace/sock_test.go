@@ -104,7 +104,7 @@ func (p *slowPeer) serve(c net.Conn, delay time.Duration) {
 			return
 		}
 		start := time.Now()
-		time.Sleep(delay)
+		time.Sleep(delay) // planted: the peer's time to answer
 		p.mu.Lock()
 		p.n++
 		p.handled += time.Since(start)
@@ -223,7 +223,7 @@ func slowAcceptHelper() error {
 		return err
 	}
 	for {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // planted: a slow accept loop
 		c, err := ln.Accept()
 		if err != nil {
 			return err

@@ -66,8 +66,10 @@ func TestStatsSamplerCountsItsPhases(t *testing.T) {
 // estimate scales what was counted to the window.
 func TestSessionCountsPartOfTheTime(t *testing.T) {
 	s := startSession(t, Config{PIDs: []int{os.Getpid()}, SchedulerOnly: true})
+	// The measurement window: 1.2 s of switches of a measured thread
+	// (each sleep takes it off a CPU and back), so that on_switch runs.
 	for deadline := time.Now().Add(1200 * time.Millisecond); time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond) // switches of a measured thread: on_switch runs
+		time.Sleep(time.Millisecond)
 	}
 	tot := read(t, s)
 	s.stats.mu.Lock()

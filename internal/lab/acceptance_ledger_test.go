@@ -70,12 +70,8 @@ func startPeer(t *testing.T, name string, args ...string) *peerProcess {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.stop(t) })
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(p.out.String(), "listening on") {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not listen within 10 s: %s", name, p.out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !labtest.Until(10*time.Second, func() bool { return strings.Contains(p.out.String(), "listening on") }) {
+		t.Fatalf("%s did not listen within 10 s: %s", name, p.out.String())
 	}
 	return p
 }

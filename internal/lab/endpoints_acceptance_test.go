@@ -126,8 +126,8 @@ func runEndpointMix(t *testing.T, dir string, watch func() func()) *runfmt.Run {
 	cfg.Dir, cfg.Load.Duration, cfg.Load.Concurrency, cfg.Load.QPS, cfg.Budget.CPUs = dir, 20*time.Second, 2, soloQPS, 2
 	// /report's handler holds about a seventh of the CPU: at 99 Hz over
 	// 12 s, some 40 samples, whose count alone varies by a sixth from run
-	// to run. 199 Hz over 20 s takes three times more: nine runs read it
-	// within 6% of its cost alone.
+	// to run. 199 Hz over 20 s takes three times more samples, which
+	// brings it within a few percent of its cost alone.
 	cfg.PerfHz = 199
 	cfg.ReadyURL = "http://" + addr + "/healthz"
 	loads := 0
@@ -295,6 +295,7 @@ func loadAlone(url string, conns, n int, qps float64) error {
 					return
 				}
 				if qps > 0 {
+					// Pacing: request k is sent at its time in the schedule.
 					time.Sleep(time.Until(start.Add(time.Duration(float64(k) / qps * float64(time.Second)))))
 				}
 				resp, err := client.Get(url)

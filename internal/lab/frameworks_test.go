@@ -223,20 +223,18 @@ func startServer(t *testing.T, dir string, argv ...string) *exec.Cmd {
 	return cmd
 }
 
-// waitHTTP polls url until it answers.
+// waitHTTP polls url until it answers, at most limit; it returns the
+// last error.
 func waitHTTP(url string, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		resp, err := (&http.Client{Timeout: 2 * time.Second}).Get(url)
-		if err == nil {
+	var err error
+	labtest.Until(limit, func() bool {
+		var resp *http.Response
+		if resp, err = (&http.Client{Timeout: 2 * time.Second}).Get(url); err == nil {
 			resp.Body.Close()
-			return nil
 		}
-		if time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return err == nil
+	})
+	return err
 }
 
 // treeCPU is the CPU seconds (utime+stime) of pid and its descendants now,
@@ -334,13 +332,11 @@ func checkNotRuntimeBlamed(t *testing.T, r *runfmt.Run) {
 // TestAcceptanceWorkersReplaced: gunicorn recycles its workers every 40
 // requests, so workers die and are replaced during the window, several
 // times. A replacement that boots at the window's very end has no
-// start-up in the window to measure: beside two spinners a window's one
-// replacement booted in its last half second, in two runs of two. Of
-// several, some boot in its middle. A recycle every 10 requests is no
-// service's setting: on a quiet machine a window booted 14 workers, half
-// its CPU, each living about as long as py-spy took to attach, and the
-// profile held 23-49% of the rest (rightly not the verdict). The profile
-// keeps every worker, says so in one line, and still names the culprit.
+// start-up in the window to measure; of several, some boot in its middle.
+// A recycle every 10 requests is no service's setting: each worker would
+// live about as long as py-spy takes to attach, and their start-up would
+// be about half the window's CPU. The profile keeps every worker, says so
+// in one line, and still names the culprit.
 func TestAcceptanceWorkersReplaced(t *testing.T) {
 	if testing.Short() {
 		t.Skip("acceptance: runs a framework server under load for seconds")
@@ -350,10 +346,10 @@ func TestAcceptanceWorkersReplaced(t *testing.T) {
 	addr := labtest.FreeAddr(t)
 	cfg := acceptanceConfig(t, addr, "/report", "gunicorn", "-w", "2", "--max-requests", strconv.Itoa(maxRequests), "-b", addr, "app:app")
 	cfg.Dir, cfg.Load.Duration, cfg.Load.Concurrency, cfg.Budget.CPUs = frameworkDir(t, "flaskapp"), 3*time.Second, 2, 2
-	// Beside two spinners the replacements can boot while the machine
+	// On a busy machine the replacements can boot while the machine
 	// holds them off: py-spy samples them as working, and the profile
-	// stood for 10.9× the CPU measured, most of it on their imports. Its
-	// shares are then invalid, and the run must say so; the culprit is
+	// stands for several times the CPU measured, most of it on their
+	// imports. Its shares are then invalid, and the run must say so; the culprit is
 	// checked on a run whose shares hold, measured again until one does.
 	var r *runfmt.Run
 	labtest.Clean(t, func(int) string {
@@ -429,11 +425,8 @@ func TestAcceptanceCgroupAttach(t *testing.T) {
 	if err := os.Mkdir(group, 0o755); err != nil {
 		t.Skipf("cannot create a cgroup: %v", err)
 	}
-	t.Cleanup(func() {
-		for i := 0; i < 50 && os.Remove(group) != nil; i++ {
-			time.Sleep(50 * time.Millisecond)
-		}
-	})
+	// The group can be removed once the killed server's processes are gone.
+	t.Cleanup(func() { labtest.Until(5*time.Second, func() bool { return os.Remove(group) == nil }) })
 	addr := labtest.FreeAddr(t)
 	// The shell puts itself in the group, then becomes gunicorn: the
 	// master and every worker it forks are in the group from the start.

@@ -167,10 +167,11 @@ func namesCode(f runfmt.Finding) bool {
 	return false
 }
 
-// TestUncertainConstructorNeedsTheMark: the findings of a Python run beside
-// two spinners (py-spy's profile stood for 4.8× the CPU measured) may rank
-// the function after a wait above the constructor only while every code
-// finding down to the constructor says the split is uncertain.
+// TestUncertainConstructorNeedsTheMark: the findings of a Python run whose
+// py-spy profile stands for several times the CPU measured (the samples of
+// waits fall on the code after them) may rank the function after a wait
+// above the constructor only while every code finding down to the
+// constructor says the split is uncertain.
 func TestUncertainConstructorNeedsTheMark(t *testing.T) {
 	finding := func(culprit string, over float64) runfmt.Finding {
 		f := runfmt.Finding{Kind: KindHotUserFunction, Figures: runfmt.Figures{runfmt.FigShare: 0.5}}

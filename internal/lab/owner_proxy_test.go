@@ -67,15 +67,13 @@ func TestPprofThroughAProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = proxy.Process.Kill(); _ = proxy.Wait() })
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", front); err == nil {
+	labtest.Eventually(t, 10*time.Second, "the proxy to listen on "+front, func() bool {
+		c, err := net.Dial("tcp", front)
+		if err == nil {
 			c.Close()
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the proxy does not listen on %s", front)
-		}
-	}
+		return err == nil
+	})
 	cfg := testConfig(t, addr, "PERFLAB_TEST_PPROF="+pp)
 	cfg.Profiler, cfg.Pprof = ProfilerAuto, "http://"+front
 	res, err := Run(context.Background(), cfg)

@@ -168,11 +168,10 @@ func TestCheckPGOPythonPID(t *testing.T) {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	// python3 may be a shim (pyenv) that starts the interpreter in the same
 	// process: wait until it does.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if info, err := target.DetectRuntime(cmd.Process.Pid); err == nil && info.Runtime == runfmt.RuntimePython {
-			break
-		}
-	}
+	labtest.Until(10*time.Second, func() bool {
+		info, err := target.DetectRuntime(cmd.Process.Pid)
+		return err == nil && info.Runtime == runfmt.RuntimePython
+	})
 	err := CheckPGO(Config{PID: cmd.Process.Pid})
 	if !errors.Is(err, ErrPGOInput) || !strings.Contains(err.Error(), "runs python") {
 		t.Errorf("CheckPGO(pid of python3) = %v; want it refused as python", err)

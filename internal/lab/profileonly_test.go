@@ -24,13 +24,17 @@ func TestProfileOnly(t *testing.T) {
 	cfg.Pprof = "http://" + pprofAddr
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	// Requests until the test ends; while the service does not answer
+	// (before it listens, after it stops), they wait for it to.
 	go func() {
 		for ctx.Err() == nil {
-			if resp, err := http.Get("http://" + addr + "/search?q=oak"); err == nil {
-				resp.Body.Close()
-			} else {
-				time.Sleep(20 * time.Millisecond)
-			}
+			labtest.Until(time.Second, func() bool {
+				resp, err := http.Get("http://" + addr + "/search?q=oak")
+				if err == nil {
+					resp.Body.Close()
+				}
+				return err == nil || ctx.Err() != nil
+			})
 		}
 	}()
 	res, err := Profile(ctx, cfg, 2*time.Second)

@@ -220,9 +220,9 @@ func TestNoisyMachine(t *testing.T) {
 // TestIsolatedCPUsKeepCPUPerRequest runs cpuburn, whose handler burns 1 ms
 // of its thread's CPU per request, on --service-cpus 1 with perflab on
 // --load-cpus 0 and CPU-bound processes pinned to CPU 0 beside it: CPU per
-// request is the planted 1 ms and the HTTP work around it. (It compared
-// with a run "alone", which a busy machine is not: that run read 1.31 ms
-// beside other work, the isolated one 1.14.)
+// request is the planted 1 ms and the HTTP work around it. The figure is
+// checked against the plant, not against a run alone: on a shared
+// machine no run is alone.
 func TestIsolatedCPUsKeepCPUPerRequest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("acceptance: a run of cpuburn beside CPU-bound processes")
@@ -260,14 +260,14 @@ func decoy(t *testing.T, addr string) int {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
+	labtest.Eventually(t, 10*time.Second, "the decoy to listen on "+addr, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
 			c.Close()
-			return cmd.Process.Pid
 		}
-	}
-	t.Fatalf("the decoy does not listen on %s", addr)
-	return 0
+		return err == nil
+	})
+	return cmd.Process.Pid
 }
 
 // TestDecoyPprofIsNotTheService: another Go process serves net/http/pprof
@@ -443,16 +443,13 @@ func checkShares(t *testing.T, r *runfmt.Run, raw []byte) {
 // goroutine profile tells without taking a CPU profile itself.
 func cpuProfileUnderWay(t *testing.T, base string, limit time.Duration) {
 	t.Helper()
-	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	labtest.Eventually(t, limit, "a CPU profile of "+base+" under way", func() bool {
 		resp, err := http.Get(base + "/debug/pprof/goroutine?debug=2")
 		if err != nil {
-			continue
+			return false
 		}
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 		resp.Body.Close()
-		if bytes.Contains(b, []byte("net/http/pprof.Profile(")) {
-			return
-		}
-	}
-	t.Fatalf("no CPU profile of %s under way after %s", base, limit)
+		return bytes.Contains(b, []byte("net/http/pprof.Profile("))
+	})
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 // TestProjectRootBehindWrappers: the script a service runs decides the
@@ -44,14 +46,11 @@ func TestProjectRootBehindWrappers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = p.Process.Kill(); _ = p.Wait() }()
-	deadline := time.Now().Add(5 * time.Second)
 	var root, from string
-	for time.Now().Before(deadline) {
-		if root, from = projectRoot([]string{"./launch"}, "", []int{p.Process.Pid}); root == want {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	labtest.Until(5*time.Second, func() bool {
+		root, from = projectRoot([]string{"./launch"}, "", []int{p.Process.Pid})
+		return root == want
+	})
 	if root != want || !strings.Contains(from, "pid") {
 		t.Errorf("projectRoot of a launcher's process = %q from %q; want %q from its command line", root, from, want)
 	}

@@ -4,7 +4,8 @@
 // (skip.go: one machine-readable word that .ci/test counts); runs measured
 // again while perflab says they were disturbed (Clean);
 // profiles built by hand (NewProfile, NewWall) and recorded from planted
-// work (RealCPUProfile, RealAllocProfile); and golden files (Golden).
+// work (RealCPUProfile, RealAllocProfile); golden files (Golden); and
+// bounded waits for an event (Until, Eventually).
 // Only _test.go files import it.
 package labtest
 

@@ -170,7 +170,7 @@ func TestFaultsAreCountedByKind(t *testing.T) {
 					if _, err := io.WriteString(c, "x"); err != nil {
 						return
 					}
-					time.Sleep(20 * time.Millisecond)
+					time.Sleep(20 * time.Millisecond) // planted: a body slower than the timeout
 				}
 			}, KindTimeout},
 			{"resets", func(c net.Conn) {
@@ -279,7 +279,7 @@ func TestDisableKeepAliveAndTLSAndHTTP2(t *testing.T) {
 func TestStopKeepsWhatCompleted(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine string) {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // planted: each request takes 1 ms
 		}))
 		defer srv.Close()
 		a, err := New(Config{engine: engine, Targets: target(t, srv.URL), Concurrency: 4, Duration: time.Minute})
@@ -319,7 +319,7 @@ func TestOpenModelRate(t *testing.T) {
 func TestOpenModelCountsWhatCouldNotBeSentOnTime(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine string) {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(100 * time.Millisecond) // planted: each request takes 100 ms
 		}))
 		defer srv.Close()
 		// 2 slots of 100ms each serve 20/s; 200/s arrive. Latency is measured from

@@ -60,8 +60,8 @@ func TestResponseOnAcceptIsBadResponse(t *testing.T) {
 
 // TestOpenModelEndsWithinTimeoutOfTheSchedule: against a server that
 // never answers, arrivals wait for one of the 2 slots and each then gets
-// its --timeout; the load still ends --timeout after the schedule (it took
-// a wave of timeouts per slot before), what is left counted unfinished.
+// its --timeout; the load still ends --timeout after the schedule, not a
+// wave of timeouts per slot later, what is left counted unfinished.
 func TestOpenModelEndsWithinTimeoutOfTheSchedule(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine string) {
 		u := hostileServer(t, func(c net.Conn) {
@@ -90,7 +90,7 @@ func TestClosedModelDrain(t *testing.T) {
 		slow := hostileServer(t, func(c net.Conn) {
 			r := bufio.NewReader(c)
 			for readHeadBlock(r) == nil {
-				time.Sleep(300 * time.Millisecond)
+				time.Sleep(300 * time.Millisecond) // planted: each answer takes 300 ms
 				if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"); err != nil {
 					return
 				}

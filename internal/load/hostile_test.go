@@ -82,11 +82,11 @@ func TestRequestsInFlightAtTheEndAreCounted(t *testing.T) {
 				if _, err := c.Write([]byte("x")); err != nil {
 					return
 				}
-				time.Sleep(100 * time.Millisecond)
+				time.Sleep(100 * time.Millisecond) // planted: a byte every 100 ms
 			}
 		},
 		"never reads": func(c net.Conn) {
-			time.Sleep(time.Minute)
+			<-t.Context().Done() // holds the connection, unread, until the test ends
 		},
 	}
 	for name, serve := range servers {
@@ -140,7 +140,7 @@ func TestResponseBeforeTheRequestIsNoSuccess(t *testing.T) {
 				if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"); err != nil {
 					return
 				}
-				time.Sleep(time.Minute) // never reads the body
+				<-t.Context().Done() // never reads the body: holds the connection until the test ends
 			}
 		})
 		tg := target(t, u)

@@ -55,16 +55,17 @@ http {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { stopNginx(t, cmd) })
-	for i := 0; i < 100; i++ {
-		if c, err := net.Dial("tcp", addr); err == nil {
+	if !labtest.Until(10*time.Second, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
 			c.Close()
-			return "http://" + addr
 		}
-		time.Sleep(20 * time.Millisecond)
+		return err == nil
+	}) {
+		b, _ := os.ReadFile(filepath.Join(work, "error.log"))
+		t.Fatalf("nginx did not start: %s", b)
 	}
-	b, _ := os.ReadFile(filepath.Join(work, "error.log"))
-	t.Fatalf("nginx did not start: %s", b)
-	return ""
+	return "http://" + addr
 }
 
 // stopNginx asks the master for a fast shutdown, which stops its workers
@@ -83,13 +84,9 @@ func stopNginx(t *testing.T, cmd *exec.Cmd) {
 	}
 	// The group must empty (init reaps what the master left): no worker
 	// outlives the test.
-	for i := 0; syscall.Kill(-cmd.Process.Pid, 0) == nil; i++ {
-		if i == 100 {
-			t.Errorf("nginx workers still running 1s after the master exited")
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !labtest.Until(time.Second, func() bool { return syscall.Kill(-cmd.Process.Pid, 0) != nil }) {
+		t.Errorf("nginx workers still running 1s after the master exited")
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
 

@@ -19,10 +19,10 @@ import (
 func TestSeriesPhasesAddUpToLatency(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine string) {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			time.Sleep(4 * time.Millisecond)
+			time.Sleep(4 * time.Millisecond) // planted: the wait for the headers
 			w.WriteHeader(200)
 			w.(http.Flusher).Flush()
-			time.Sleep(3 * time.Millisecond)
+			time.Sleep(3 * time.Millisecond) // planted: the body's transfer
 			io.WriteString(w, "body\n")
 		}))
 		defer srv.Close()

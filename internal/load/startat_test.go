@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 )
 
@@ -107,10 +108,7 @@ func TestStartAtInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan *runfmt.LoadResult)
 	go func() { done <- a.Run(ctx) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for a.Progress().Waiting <= 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	labtest.Until(10*time.Second, func() bool { return a.Progress().Waiting > 0 })
 	if w := a.Progress().Waiting; w < 59*time.Minute {
 		t.Errorf("Progress().Waiting = %v; want about an hour", w)
 	}

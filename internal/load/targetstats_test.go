@@ -18,7 +18,7 @@ func TestPerTargetBreakdown(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/slow":
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond) // planted: the slow target
 		case "/fail":
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}

@@ -95,9 +95,9 @@ func (c *Classified) Depth(p *profile.Profile, valueIndex int) Depth {
 // runtimeOnly reports whether every frame of a sample is the runtime's:
 // in Go, whose profiler walks whole stacks, the runtime's own goroutines
 // and threads (the scheduler's g0, a thread spinning on a runtime lock),
-// which have no caller in the program. Beside two spinners a service's
-// threads spent half their CPU so, and its stacks were taken for ones
-// that do not reach its code.
+// which have no caller in the program. On a busy machine such samples
+// can be half a service's CPU; they are not stacks that stop short of its
+// code.
 func (c *Classified) runtimeOnly(s *profile.Sample) bool {
 	for _, loc := range s.Location {
 		for _, cl := range c.Location(loc) {

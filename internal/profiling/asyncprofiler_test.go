@@ -26,15 +26,11 @@ func TestLibraryPaths(t *testing.T) {
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	// Wait (bounded) until the dynamic loader has mapped the C library.
 	maps := "/proc/" + strconv.Itoa(cmd.Process.Pid) + "/maps"
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	if !labtest.Until(10*time.Second, func() bool {
 		b, _ := os.ReadFile(maps)
-		if strings.Contains(string(b), "/libc.so.6") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Skip("sleep maps no libc.so.6 (a static build)")
-		}
-		time.Sleep(10 * time.Millisecond)
+		return strings.Contains(string(b), "/libc.so.6")
+	}) {
+		t.Skip("sleep maps no libc.so.6 (a static build)")
 	}
 	libc := &profile.Mapping{ID: 1, File: "libc.so.6"}
 	other := &profile.Mapping{ID: 2, File: "libnotmapped.so"}

@@ -83,7 +83,7 @@ func (m *profilerMeter) startedThread(pid, tid int, tool runfmt.Profiler, role r
 
 // cpu is r's CPU seconds so far: a thread's to the nanosecond where the
 // kernel keeps schedstat (V8's sampling thread uses about one 10 ms clock
-// tick in a window of seconds, so stat's count read 0 in two runs of three).
+// tick in a window of seconds, which stat's count of ticks often misses).
 func (m *profilerMeter) cpu(r *recorderCPU) (float64, error) {
 	if r.tid == 0 {
 		return m.read(r.pid)

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 func TestWithJVMFramePointers(t *testing.T) {
@@ -58,10 +60,8 @@ func TestJVMKeepsFramePointers(t *testing.T) {
 // environment are in place, and reading them then gives nothing.
 func execDone(t *testing.T, pid int) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && bytes.HasPrefix(b, []byte("sh\x00")) {
-			return
-		}
-	}
-	t.Fatalf("process %d did not show sh's command line within 5 s", pid)
+	labtest.Eventually(t, 5*time.Second, fmt.Sprintf("process %d to show sh's command line", pid), func() bool {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		return err == nil && bytes.HasPrefix(b, []byte("sh\x00"))
+	})
 }

@@ -17,8 +17,8 @@ import (
 const spyIdleTail = 250 * time.Millisecond
 
 // spyIdleLead is how long before the slice the idle recorders start: the
-// slice runs from when they sample, and attaching took 0.7 s of a 1 s
-// slice on a busy machine under the race detector.
+// slice runs from when they sample, and py-spy's attach can take most of
+// a second on a busy machine.
 const spyIdleLead = 300 * time.Millisecond
 
 // idleRecording is py-spy's record of every thread of a Python service,

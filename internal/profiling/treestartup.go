@@ -24,9 +24,9 @@ func (t *treeSampler) sampledFrom(procs []target.ProcessInfo) {
 // unsampledAtEnd keeps, at the window's end, the CPU of the workers
 // started in it that were never sampled: those whose recorder never
 // said it sampled, and those no look at the process list saw (forked in
-// the window's last moments, or while a busy machine delayed the looks:
-// beside two spinners gunicorn forked two replacements in a window's
-// last second and none saw them). All of their CPU is in no sample.
+// the window's last moments, or while a busy machine delayed the looks,
+// as a pre-fork server's replacement workers can be). All of their CPU
+// is in no sample.
 func (t *treeSampler) unsampledAtEnd() {
 	var procs []target.ProcessInfo
 	t.mu.Lock()

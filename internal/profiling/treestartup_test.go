@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
@@ -22,6 +23,22 @@ func startShell(t *testing.T, script string) int {
 	return cmd.Process.Pid
 }
 
+// beforeWindow is a process of the service's program started before a
+// window that begins now, and that program's executable: the test's
+// parent (the go command, or a shell), which started before this test.
+// The window begins two clock ticks back: the kernel keeps a start to
+// its 10 ms tick, and perflab counts a process started in the window's
+// first tick as before it; a process started from now on is in it.
+func beforeWindow(t *testing.T) (pid int, exe string, begun time.Time) {
+	t.Helper()
+	pid = os.Getppid()
+	exe, err := target.ExeOf(pid)
+	if err != nil {
+		t.Skipf("no /proc/PID/exe: %v", err)
+	}
+	return pid, exe, time.Now().Add(-20 * time.Millisecond)
+}
+
 // TestUnsampledStartOfWorkersOnly: a worker (a process running an
 // executable the service ran at the first look) started in the window
 // has the CPU it used before it was sampled kept as start-up; a process
@@ -29,26 +46,20 @@ func startShell(t *testing.T, script string) int {
 // worker whose recorder never sampled it has its CPU kept at the
 // window's end.
 func TestUnsampledStartOfWorkersOnly(t *testing.T) {
-	early := startShell(t, "sleep 30")
-	begun := time.Now()
-	// The kernel keeps a start to its 10 ms tick, and perflab counts a
-	// process started in the window's first tick as before it: the
-	// worker starts two ticks in.
-	time.Sleep(20 * time.Millisecond)
+	early, earlyExe, begun := beforeWindow(t)
 	worker := startShell(t, "i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done; sleep 30")
 	other := startShell(t, "exec sleep 30")
-	// The worker's start-up: at least two clock ticks of CPU.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if cpu, _ := target.ProcessCPUSeconds(worker); cpu >= 0.02 {
-			break
-		}
-	}
+	labtest.Eventually(t, 10*time.Second, "the worker's start-up: two clock ticks of CPU", func() bool {
+		cpu, _ := target.ProcessCPUSeconds(worker)
+		return cpu >= 0.02
+	})
 	sh, err := os.Readlink("/proc/" + strconv.Itoa(worker) + "/exe")
 	if err != nil {
 		t.Skipf("no /proc/PID/exe: %v", err)
 	}
-	procs := []target.ProcessInfo{{PID: worker, Exe: sh}, {PID: other, Exe: "/usr/bin/sleep"}, {PID: early, Exe: sh}}
-	ts := &treeSampler{begun: begun, end: time.Now().Add(time.Minute), unsampled: map[int]float64{}, ownExes: map[string]bool{sh: true}}
+	own := map[string]bool{sh: true, earlyExe: true}
+	procs := []target.ProcessInfo{{PID: worker, Exe: sh}, {PID: other, Exe: "/usr/bin/sleep"}, {PID: early, Exe: earlyExe}}
+	ts := &treeSampler{begun: begun, end: time.Now().Add(time.Minute), unsampled: map[int]float64{}, ownExes: own}
 	ts.sampledFrom(procs)
 	cpu, n := ts.unsampledStart()
 	if want, _ := target.ProcessCPUSeconds(worker); n != 1 || cpu <= 0 || cpu > want {
@@ -59,7 +70,7 @@ func TestUnsampledStartOfWorkersOnly(t *testing.T) {
 		t.Errorf("after a second look: %d process(es), %.3f CPU-s; want the first reading kept (%.3f)", n, again, cpu)
 	}
 
-	ended := &treeSampler{begun: begun, end: time.Now(), unsampled: map[int]float64{}, ownExes: map[string]bool{sh: true},
+	ended := &treeSampler{begun: begun, end: time.Now(), unsampled: map[int]float64{}, ownExes: own,
 		recs: []*recorder{{procs: procs, signals: true}, {procs: procs[:1], signals: true, ready: true}}, list: func() []int { return nil }}
 	ended.sampledFrom(procs)
 	if cpu, n := ended.unsampledStart(); n != 0 {
@@ -76,22 +87,19 @@ func TestUnsampledStartOfWorkersOnly(t *testing.T) {
 // start-up; a process seen, one of another program and one started
 // before the window are not.
 func TestUnsampledStartOfWorkersNeverSeen(t *testing.T) {
-	early := startShell(t, "sleep 30")
-	begun := time.Now()
-	time.Sleep(20 * time.Millisecond) // past the window's first tick, as above
+	early, earlyExe, begun := beforeWindow(t)
 	unseen := startShell(t, "i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done; sleep 30")
 	seen := startShell(t, "i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done; sleep 30")
 	other := startShell(t, "exec sleep 30")
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if cpu, _ := target.ProcessCPUSeconds(unseen); cpu >= 0.02 {
-			break
-		}
-	}
+	labtest.Eventually(t, 10*time.Second, "the unseen worker's start-up: two clock ticks of CPU", func() bool {
+		cpu, _ := target.ProcessCPUSeconds(unseen)
+		return cpu >= 0.02
+	})
 	sh, err := target.ExeOf(unseen)
 	if err != nil {
 		t.Skipf("no /proc/PID/exe: %v", err)
 	}
-	ts := &treeSampler{begun: begun, end: time.Now(), unsampled: map[int]float64{}, ownExes: map[string]bool{sh: true},
+	ts := &treeSampler{begun: begun, end: time.Now(), unsampled: map[int]float64{}, ownExes: map[string]bool{sh: true, earlyExe: true},
 		procs: map[int]*runfmt.ProcessProfile{seen: {PID: seen}},
 		list:  func() []int { return []int{early, unseen, seen, other} }}
 	ts.unsampledAtEnd()

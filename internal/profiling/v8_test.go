@@ -265,15 +265,12 @@ func TestV8HandsToPerfWhenClosed(t *testing.T) {
 	ts.start(ctx, v8{}, []target.ProcessInfo{{PID: pid}}, 25*time.Second)
 	// The inspector is waited for (5 s), then perf starts: once it has
 	// attached, let it sample the busy process for 3 s.
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	labtest.Until(20*time.Second, func() bool {
 		ts.mu.Lock()
-		ready := ts.recs[0].ready
-		ts.mu.Unlock()
-		if ready {
-			break
-		}
-	}
-	time.Sleep(3 * time.Second)
+		defer ts.mu.Unlock()
+		return ts.recs[0].ready
+	})
+	time.Sleep(3 * time.Second) // the measurement window
 	endWindow()
 	ts.wg.Wait()
 	ts.meter.end()

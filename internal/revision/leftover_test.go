@@ -28,7 +28,7 @@ func TestBuildDiesWithPerflab(t *testing.T) {
 	}
 	defer helper.Process.Kill()
 	var build, daemon int
-	waitFor(t, 60*time.Second, "the build to start", func() bool {
+	labtest.Eventually(t, 60*time.Second, "the build to start", func() bool {
 		b, err := os.ReadFile(pids)
 		f := strings.Fields(string(b))
 		if err != nil || len(f) != 2 {
@@ -43,7 +43,7 @@ func TestBuildDiesWithPerflab(t *testing.T) {
 	})
 	helper.Process.Kill()
 	helper.Wait()
-	waitFor(t, 10*time.Second, "the build to die with perflab", func() bool { return !running(build) })
+	labtest.Eventually(t, 10*time.Second, "the build to die with perflab", func() bool { return !running(build) })
 	if !running(daemon) {
 		t.Fatalf("the daemon %d died with the build's group; the test needs it to outlive it", daemon)
 	}
@@ -53,7 +53,7 @@ func TestBuildDiesWithPerflab(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	waitFor(t, 10*time.Second, "the next workspace to kill the daemon the build left", func() bool { return !running(daemon) })
+	labtest.Eventually(t, 10*time.Second, "the next workspace to kill the daemon the build left", func() bool { return !running(daemon) })
 }
 
 // TestBuildHelper is the perflab TestBuildDiesWithPerflab kills: it
@@ -106,15 +106,4 @@ func sessionOf(pid int) int {
 	}
 	sid, _ := strconv.Atoi(f[3])
 	return sid
-}
-
-// waitFor polls cond every 20 ms until it holds, failing the test after
-// limit.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(limit); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s", limit, what)
-		}
-	}
 }

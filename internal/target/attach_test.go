@@ -1,11 +1,14 @@
 package target
 
 import (
+	"bufio"
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 )
 
@@ -44,19 +47,15 @@ func TestAttachExits(t *testing.T) {
 	if p.Source() != "proc" {
 		t.Errorf("Source = %s; a child of the test shares its cgroup, want proc", p.Source())
 	}
-	pids := p.PIDs()
-	for deadline := time.Now().Add(10 * time.Second); len(pids) < 2 && time.Now().Before(deadline); pids = p.PIDs() {
-		time.Sleep(10 * time.Millisecond) // the shell forks its child
-	}
-	if len(pids) < 2 {
+	var pids []int
+	// The shell forks its child.
+	if !labtest.Until(10*time.Second, func() bool { pids = p.PIDs(); return len(pids) >= 2 }) {
 		t.Errorf("PIDs = %v; want the shell and its children", pids)
 	}
 	s := NewSampler(p, 50*time.Millisecond)
 	done := make(chan struct{})
 	go func() { s.Run(t.Context()); close(done) }()
-	for deadline := time.Now().Add(10 * time.Second); len(s.Samples()) < 5 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	labtest.Until(10*time.Second, func() bool { return len(s.Samples()) >= 5 })
 	stdin.Close() // the shell reads EOF, kills its child and exits
 	select {
 	case <-p.Exited():
@@ -75,9 +74,19 @@ func TestAttachExits(t *testing.T) {
 	}
 }
 
-// TestAttachStopDoesNotKill checks Stop leaves an attached process alone.
+// TestAttachStopDoesNotKill checks Stop leaves an attached process alone:
+// cat still echoes a line written after Stop returned. A signal sent by
+// Stop would end cat before it reads that line.
 func TestAttachStopDoesNotKill(t *testing.T) {
-	cmd := exec.Command("sleep", "30")
+	cmd := exec.Command("cat")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -89,9 +98,11 @@ func TestAttachStopDoesNotKill(t *testing.T) {
 	if err := p.Stop(0); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond)
-	if !pidAlive(cmd.Process.Pid) {
-		t.Error("Stop killed an attached process")
+	if _, err := io.WriteString(stdin, "alive\n"); err != nil {
+		t.Fatalf("writing to cat after Stop: %v", err)
+	}
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "alive\n" {
+		t.Errorf("cat after Stop answered %q, %v: Stop ended an attached process", line, err)
 	}
 }
 

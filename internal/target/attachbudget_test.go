@@ -35,16 +35,13 @@ func startTree(t *testing.T, n int) (main, child int) {
 	})
 	main = cmd.Process.Pid
 	var w procWalker
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		tree := w.tree(main, nil)
-		if len(tree) >= 2 && strings.TrimSpace(readString(fmt.Sprintf("/proc/%d/comm", main))) != "sh" && threads(main) > n {
-			t.Cleanup(func() { _ = unixKill(tree[1]) })
-			return main, tree[1]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the helper did not start its child and threads: tree %v", tree)
-		}
-	}
+	var tree []int
+	labtest.Eventually(t, 10*time.Second, "the helper to start its child and threads", func() bool {
+		tree = w.tree(main, tree[:0])
+		return len(tree) >= 2 && strings.TrimSpace(readString(fmt.Sprintf("/proc/%d/comm", main))) != "sh" && threads(main) > n
+	})
+	t.Cleanup(func() { _ = unixKill(tree[1]) })
+	return main, tree[1]
 }
 
 func readString(path string) string {

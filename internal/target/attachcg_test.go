@@ -22,11 +22,8 @@ func testGroup(t *testing.T, root string) string {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Skip(labtest.SkipMessage(labtest.SkipHost, "cgroup", fmt.Sprintf("cannot create a cgroup in %s: %v", root, err)))
 	}
-	t.Cleanup(func() {
-		for i := 0; i < 50 && os.Remove(dir) != nil; i++ {
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
+	// The group can be removed once its killed processes are gone.
+	t.Cleanup(func() { labtest.Until(time.Second, func() bool { return os.Remove(dir) == nil }) })
 	return dir
 }
 

@@ -3,14 +3,18 @@ package target
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 // TestCleanupStale makes a group named after a perflab that is gone and one
@@ -95,14 +99,20 @@ func TestKillNineLeavesNothing(t *testing.T) {
 	if strings.Contains(line, "proc") {
 		t.Skipf("helper perflab had no cgroup (%s)", strings.TrimSpace(line))
 	}
-	for deadline := time.Now().Add(5 * time.Second); len(findProcs(marker)) == 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the daemon did not start")
+	labtest.Eventually(t, 5*time.Second, "the daemon to start", func() bool { return len(findProcs(marker)) > 0 })
+	// The service's processes: the helper's descendants but the daemon.
+	var w procWalker
+	var service []int
+	for _, pid := range w.tree(c.Process.Pid, nil)[1:] {
+		if !slices.Contains(findProcs(marker), pid) {
+			service = append(service, pid)
 		}
 	}
 	c.Process.Signal(syscall.SIGKILL)
 	c.Wait()
-	time.Sleep(200 * time.Millisecond)
+	labtest.Eventually(t, 10*time.Second, fmt.Sprintf("the service %v to die with perflab", service), func() bool {
+		return !slices.ContainsFunc(service, func(pid int) bool { st := procState(pid); return st != "" && st != "Z" })
+	})
 	if len(findProcs(marker)) == 0 {
 		t.Fatal("the daemon died with perflab: this test needs one that escapes")
 	}

@@ -37,7 +37,7 @@ func Example() {
 	sctx, stop := context.WithCancel(ctx)
 	go s.Run(sctx)
 	from := time.Now()
-	time.Sleep(10 * time.Second) // the load runs here
+	time.Sleep(10 * time.Second) // the measurement window: the load runs here
 	to := time.Now()
 	stop()
 	sum := target.Window(s.Samples(), from, to, p.CPULimitCores(), runtime.NumCPU())

@@ -85,11 +85,9 @@ func runHelper(mode string, args []string) {
 			fmt.Println(err)
 			os.Exit(1)
 		}
-		for deadline := time.Now().Add(10 * time.Second); len(p.PIDs()) < 2 && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
-		}
+		labtest.Until(10*time.Second, func() bool { return len(p.PIDs()) >= 2 })
 		fmt.Println("launched", p.Source())
-		time.Sleep(time.Hour)
+		time.Sleep(time.Hour) // planted: the helper runs until killed
 	case "hog":
 		for {
 			b := make([]byte, 1<<20)
@@ -116,7 +114,7 @@ func runHelper(mode string, args []string) {
 		if len(args) > 1 && args[1] == "exit" {
 			return
 		}
-		time.Sleep(time.Hour)
+		time.Sleep(time.Hour) // planted: the helper stays, idle, until killed
 	case "spinfor":
 		d, _ := time.ParseDuration(args[0])
 		for deadline := time.Now().Add(d); time.Now().Before(deadline); {
@@ -127,7 +125,7 @@ func runHelper(mode string, args []string) {
 	case "serve-after", "serve-late":
 		d, _ := time.ParseDuration(args[0])
 		if mode == "serve-after" {
-			time.Sleep(d)
+			time.Sleep(d) // planted: a service slow to start
 		}
 		ln, err := net.Listen("tcp", args[1])
 		if err != nil {
@@ -136,7 +134,7 @@ func runHelper(mode string, args []string) {
 		}
 		fmt.Println("listening on", ln.Addr())
 		if mode == "serve-late" {
-			time.Sleep(d)
+			time.Sleep(d) // planted: a service slow to answer
 		}
 		_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	case "serve", "serve-crash", "serve-quiet":
@@ -224,17 +222,19 @@ func needCgroup(t *testing.T, p *Process) {
 // waitLine waits until the service printed a line starting with prefix.
 func waitLine(t *testing.T, p *Process, prefix string, d time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
+	var line string
+	if !labtest.Until(d, func() bool {
 		for _, l := range p.LogTail(50) {
 			if strings.HasPrefix(l, prefix) {
-				return l
+				line = l
+				return true
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("no line %q from the service after %s; log: %q", prefix, d, p.LogTail(20))
 	}
-	t.Fatalf("no line %q from the service after %s; log: %q", prefix, d, p.LogTail(20))
-	return ""
+	return line
 }
 
 // sampleFor runs a sampler for d and returns its samples.
@@ -254,9 +254,9 @@ func contextWithTimeout(t *testing.T, d time.Duration) (ctx context.Context, can
 // cleanWindow samples p for d at 100 ms, as sampleFor does, with the
 // machine sampled beside it, and returns the window of its steady part
 // (steady). The service runs at the default CPU weight, beside the host's
-// other work, which can take part of what its budget allows (a third of
-// a half-core budget on a host at load 12): a window whose figures want
-// rejects, on a machine Assess finds noisy, is sampled again
+// other work, which on a loaded host takes a good part of what its budget
+// allows: a window whose figures want rejects, on a machine Assess finds
+// noisy, is sampled again
 // (labtest.Clean).
 func cleanWindow(t *testing.T, p *Process, d time.Duration, want func(runfmt.TargetSummary) bool) runfmt.TargetSummary {
 	t.Helper()

@@ -66,9 +66,11 @@ func TestTwoCoresOneThread(t *testing.T) {
 func knownCPU(t *testing.T, p *Process, burners int) {
 	t.Helper()
 	var truth float64
-	deadline := time.Now().Add(20 * time.Second)
-	for n := 0; n < burners && time.Now().Before(deadline); {
-		n, truth = 0, 0
+	// Each burner prints the CPU it used; a missing line shows below as
+	// too little truth.
+	labtest.Until(20*time.Second, func() bool {
+		n := 0
+		truth = 0
 		for _, l := range p.LogTail(50) {
 			if v, ok := strings.CutPrefix(l, "cpu="); ok {
 				f, _ := strconv.ParseFloat(v, 64)
@@ -76,21 +78,19 @@ func knownCPU(t *testing.T, p *Process, burners int) {
 				n++
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return n >= burners
+	})
 	// A burner that exits is counted once the shell reaps it (cutime):
 	// sample until the CPU it reported is there, 5 s at most.
 	s := NewSampler(p, 0)
 	var smp Sample
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	labtest.Until(5*time.Second, func() bool {
 		var ok bool
 		if smp, ok = s.sample(time.Now()); !ok {
 			t.Fatal("sample failed")
 		}
-		if smp.CPUSeconds >= 0.95*truth || time.Now().After(deadline) {
-			break
-		}
-	}
+		return smp.CPUSeconds >= 0.95*truth
+	})
 	t.Logf("%s: sampled %.3fs, getrusage %.3fs", smp.Source, smp.CPUSeconds, truth)
 	// Each burner reports what it burned; the process also spent CPU
 	// starting and exiting (the Go runtime, the test binary's init: tens
@@ -143,13 +143,7 @@ func TestStopKillsChildren(t *testing.T) {
 	}
 	waitLine(t, p, "started", 5*time.Second)
 	var pids []int
-	for range 100 {
-		if pids = p.PIDs(); len(pids) >= 4 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if len(pids) < 4 {
+	if !labtest.Until(5*time.Second, func() bool { pids = p.PIDs(); return len(pids) >= 4 }) {
 		t.Errorf("PIDs = %v; want the shell and 3 sleeps", pids)
 	}
 	dirs := p.CgroupDirs()

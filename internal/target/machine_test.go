@@ -93,12 +93,11 @@ func TestMachineSamplerNamesOtherProcesses(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); m.Run(ctx) }()
-	for deadline := time.Now().Add(10 * time.Second); len(m.Samples()) < 2 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond) // the window starts after the sampler's first samples
-	}
+	// The window starts after the sampler's first samples.
+	labtest.Eventually(t, 10*time.Second, "the sampler's first two samples", func() bool { return len(m.Samples()) >= 2 })
 	m.ScanNow()
 	from, c0, h0 := time.Now(), procCPU(t, other), procCPU(t, helper.Process.Pid)
-	time.Sleep(3 * time.Second)
+	time.Sleep(3 * time.Second) // the measurement window
 	to, c1, h1 := time.Now(), procCPU(t, other), procCPU(t, helper.Process.Pid)
 	m.ScanNow()
 	cancel()

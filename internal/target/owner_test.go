@@ -91,17 +91,13 @@ func TestListenerOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if c, err := net.Dial("tcp", addr); err == nil {
+	labtest.Eventually(t, 10*time.Second, "the helper to listen", func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
 			c.Close()
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the helper does not listen")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil
+	})
 	pid, found, err = ListenerOwner(ctx, addr, []int{os.Getpid()})
 	if err != nil || !found || pid != child.Process.Pid {
 		t.Errorf("owner of the child's listener = %d, %v, %v; want %d", pid, found, err, child.Process.Pid)

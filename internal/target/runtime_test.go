@@ -37,19 +37,17 @@ func startIdle(t *testing.T, name string, args ...string) int {
 
 // waitRuntime detects pid's runtime until it is want or 10 s pass: the
 // command may be a launcher (a pyenv shim is bash, then pyenv, then the
-// interpreter) whose exec chain takes a while on a busy machine.
+// interpreter) that execs several times before the interpreter runs.
 func waitRuntime(t *testing.T, pid int, want runfmt.Runtime) ProcessInfo {
 	t.Helper()
 	var info ProcessInfo
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	labtest.Until(10*time.Second, func() bool {
 		var err error
 		if info, err = DetectRuntime(pid); err != nil {
 			t.Fatal(err)
 		}
-		if info.Runtime == want {
-			break
-		}
-	}
+		return info.Runtime == want
+	})
 	return info
 }
 

@@ -3,6 +3,8 @@ package target
 import (
 	"testing"
 	"time"
+
+	"perflab/internal/labtest"
 )
 
 // BenchmarkSample measures one sampling pass over a real service: through
@@ -18,7 +20,7 @@ func BenchmarkSample(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer p.Stop(time.Second)
-			time.Sleep(100 * time.Millisecond)
+			labtest.Eventually(b, 10*time.Second, "the shell and its two children", func() bool { return len(p.PIDs()) == 3 })
 			s := NewSampler(p, 0)
 			b.ReportAllocs()
 			b.ResetTimer()

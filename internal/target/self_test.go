@@ -46,12 +46,13 @@ func TestDetectRuntimeZombie(t *testing.T) {
 		}
 		pid := cmd.Process.Pid
 		var err error
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-			if _, err = DetectRuntime(pid); err != nil {
-				break
-			}
-			if i == 0 {
-				time.Sleep(10 * time.Millisecond) // the first child: seen once it is a zombie
+		detected := func() bool { _, err = DetectRuntime(pid); return err != nil }
+		if i == 0 {
+			// The first child is looked at once its state is Z.
+			labtest.Eventually(t, 10*time.Second, "true to become a zombie", func() bool { return procState(pid) == "Z" })
+			detected()
+		} else {
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !detected(); {
 			}
 		}
 		cmd.Wait()
@@ -76,4 +77,16 @@ func TestCheckCgroupHoldingPerflab(t *testing.T) {
 	if err := CheckCgroup(path); !errors.Is(err, ErrPerflab) {
 		t.Errorf("perflab's own cgroup %s: %v, want it refused", path, err)
 	}
+}
+
+// procState is the state letter of /proc/PID/stat, or "" when it cannot
+// be read.
+func procState(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if err != nil || i < 0 || len(s) < i+3 {
+		return ""
+	}
+	return s[i+2 : i+3]
 }

@@ -31,10 +31,10 @@ func MarkSpun(q *runfmt.Quality, share float64) {
 // MarkOverCounted says, of a noisy run whose CPU profile came from a
 // sampler that counts a thread waiting for a CPU as working and stands for
 // coverage× the CPU measured (runfmt.OverCounted), that its profile shares
-// are not valid: the samples of the waits fell on whatever ran after them
-// (a worker booting while the machine held it off, a request long enough
-// to be preempted), beside two spinners 10.9× the CPU measured, most of
-// it on two workers' imports. Its summary line says so.
+// are not valid: the samples of the waits fall on whatever runs after them
+// (a worker booting while the machine holds it off, a request long enough
+// to be preempted), so the shares say where waits ended, not where the
+// CPU went. Its summary line says so.
 func MarkOverCounted(q *runfmt.Quality, coverage float64) {
 	if !runfmt.OverCounted(coverage, 1) {
 		return

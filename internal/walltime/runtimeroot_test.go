@@ -11,8 +11,8 @@ import (
 // requests to a handler that sleeps 5 ms), in which the process's first GC
 // cycle began: a request goroutine's allocation started the GC's two mark
 // workers, which then stayed parked for the rest of the trace. Their
-// parking is the runtime's, not the requests' sync wait (it read 5.5 ms
-// per request, more than the planted sleep).
+// parking is the runtime's, not the requests' sync wait (counted as the
+// requests', it would be more per request than the planted sleep).
 func TestFirstGCWorkersAreNotRequests(t *testing.T) {
 	data, err := os.ReadFile("testdata/first-gc.trace")
 	if err != nil {
