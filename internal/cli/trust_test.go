@@ -151,7 +151,7 @@ func TestInterruptedExits130(t *testing.T) {
 	}
 	code, out := interrupt("run", "--dir", t.TempDir(), "--quiet", "-d", "20s", "--warmup", "0", "-c", "2", "--profiler", "none",
 		"http://"+api+"/", "--", hello, "-addr", api, "-pprof-addr", pp)
-	if code != int(ExitInterrupted) || !strings.Contains(out, "Status: partial — interrupted") || !strings.Contains(out, "Summary (interrupted") {
+	if code != int(ExitInterrupted) || !strings.Contains(out, "Status: partial — interrupted") || !strings.Contains(out, "Load (interrupted: the requests that completed)") {
 		t.Errorf("run: exit %d; want 130 with what completed\n%s", code, out)
 	}
 	stop := startHello(t, hello, api, pp)

@@ -60,7 +60,11 @@ func (p *printer) pageLoad(l *runfmt.LoadResult) {
 	if l == nil {
 		return
 	}
-	p.f("Load: %d requests in %s, %s requests/s, %d errors; latency mean %s, p50 %s, p99 %s\n",
+	label := "Load"
+	if l.Interrupted {
+		label = "Load (interrupted: the requests that completed)"
+	}
+	p.f("%s: %d requests in %s, %s requests/s, %d errors; latency mean %s, p50 %s, p99 %s\n", label,
 		l.Requests, units.FormatSeconds(l.DurationS), units.Sig(l.RPS), l.Errors,
 		units.FormatMs(l.Latency.Mean), units.FormatMs(l.Latency.P50), units.FormatMs(l.Latency.P99))
 }
