@@ -50,9 +50,32 @@ func WriteRunPage(w io.Writer, r *runfmt.Run, dir string) error {
 	p.pageService(r)
 	p.pageTime(r)
 	p.pageFindings(r)
-	p.pageFunctions(r)
+	if !p.pageEndpoints(r) {
+		p.pageFunctions(r)
+	}
 	p.pageMore(r, dir)
 	return p.err
+}
+
+// pageEndpoints lists a load of several targets by endpoint: its
+// requests, p99 and CPU per request, and the code that owns it (the
+// other costly functions are then theirs). It says whether it did.
+func (p *printer) pageEndpoints(r *runfmt.Run) bool {
+	rows := endpointTable(r)
+	if r.Load == nil || len(r.Load.Targets) < 2 || rows == nil {
+		return false
+	}
+	p.f("\nPer endpoint (CPU per request from its handlers' samples; --full says how sure):\n")
+	cells := [][]string{{"target", "requests", "p99", "CPU/request", "handler → owner"}}
+	for _, row := range rows {
+		owner := row.Handler
+		if row.Owner != "" {
+			owner += " → " + row.Owner
+		}
+		cells = append(cells, []string{dash(row.Target), dash(row.Requests), dash(row.P99), dash(row.CPU), owner})
+	}
+	p.table(cells, "  ", false, true, true, true, false)
+	return true
 }
 
 // pageLoad is the load in one line.
