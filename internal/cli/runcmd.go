@@ -183,11 +183,11 @@ const maxPID = 1 << 22
 // runProfilers are --profiler's choices for run, ab, sweep and demo.
 var runProfilers = profilerChoices(lab.ProfilerAuto, lab.ProfilerNone)
 
-// profilerChoices are --profiler's words: the first choice, the profilers,
-// then the rest.
+// profilerChoices are --profiler's words: the first choice, perflab's
+// profilers in the order auto tries them, then the rest.
 func profilerChoices(first lab.ProfilerChoice, rest ...lab.ProfilerChoice) []string {
 	out := []string{string(first)}
-	for _, p := range runfmt.Profilers() {
+	for _, p := range lab.Profilers() {
 		out = append(out, string(p))
 	}
 	for _, c := range rest {
