@@ -42,7 +42,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	v.checked(&f.pprof, string(runfmt.ProfilerPprof), "", "", "URL", checkHTTPURL, "the service's net/http/pprof base `URL` (e.g. http://127.0.0.1:6060)")
 	v.int(&f.pid, "pid", "", 0, 1, maxPID, "sample the running process `PID` (and its children) with perf, py-spy or rbspy")
 	v.float(&f.seconds, "seconds", "", 10, 0.001, 3600, "length of the capture in `seconds` (at most 3600)")
-	v.choice(&f.profiler, "profiler", string(lab.ProfilerAuto), profileProfilers, orList(profileProfilers))
+	v.choice(&f.profiler, "profiler", string(lab.ProfilerAuto), profileProfilers, profilerUsage(profileProfilers))
 	v.int(&f.perfHz, "perf-hz", "", 0, 1, 10000, perfHzUsage)
 	v.checked(&f.cpus, "cpus", "", "", "cores", checkCPUs, "CPU budget in `cores` of a service launched with -- CMD")
 	v.checked(&f.memory, "memory", "", "", "size", checkMemory, "memory budget (`size`: 512M, 2G) of a service launched with -- CMD")

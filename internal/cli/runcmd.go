@@ -62,7 +62,7 @@ func newRunFlags() *runFlags {
 	v.duration(&f.readyTimeout, "ready-timeout", "", 30*time.Second, time.Millisecond, 24*time.Hour, "give up if the service is not ready within this")
 	v.int(&f.pid, "pid", "", 0, 1, maxPID, "attach to the running service `PID` (and its children) instead of launching one")
 	v.checked(&f.pprof, string(runfmt.ProfilerPprof), "", "", "URL", checkHTTPURL, "the service's net/http/pprof base `URL` (default: try the load URL's host, then 127.0.0.1:6060)")
-	v.choice(&f.profiler, "profiler", string(lab.ProfilerAuto), runProfilers, orList(runProfilers))
+	v.choice(&f.profiler, "profiler", string(lab.ProfilerAuto), runProfilers, profilerUsage(runProfilers))
 	v.int(&f.perfHz, "perf-hz", "", 0, 1, 10000, perfHzUsage)
 	fs.BoolVar(&f.trace, string(runfmt.ProfileTrace), false, "trace the whole measured window (default: a Go execution trace, or py-spy's idle stacks, of 1-2 s in its middle)")
 	fs.BoolVar(&f.noTrace, "no-trace", false, "take no Go execution trace and no off-CPU stacks (no time split per request)")
@@ -183,11 +183,17 @@ const maxPID = 1 << 22
 // runProfilers are --profiler's choices for run, ab, sweep and demo.
 var runProfilers = profilerChoices(lab.ProfilerAuto, lab.ProfilerNone)
 
-// profilerChoices are --profiler's words: the first choice, the profilers,
-// then the rest.
+// profilerUsage is --profiler's help: its words, and what auto does.
+func profilerUsage(choices []string) string {
+	return "how to profile the service: " + orList(choices) + "; auto takes its net/http/pprof endpoint, " +
+		"else samples each process with the profiler of its runtime (perf for a runtime without one)"
+}
+
+// profilerChoices are --profiler's words: the first choice, perflab's
+// profilers in the order auto tries them, then the rest.
 func profilerChoices(first lab.ProfilerChoice, rest ...lab.ProfilerChoice) []string {
 	out := []string{string(first)}
-	for _, p := range runfmt.Profilers() {
+	for _, p := range lab.Profilers() {
 		out = append(out, string(p))
 	}
 	for _, c := range rest {

@@ -12,8 +12,8 @@ import (
 )
 
 // ProfilerChoice is how the service is to be profiled (--profiler): with
-// one profiler (ProfilerChoice(runfmt.ProfilerPerf)), or as one of the
-// choices below.
+// one profiler of Config.Profilers (ProfilerChoice(runfmt.ProfilerPerf)),
+// or as one of the choices below.
 type ProfilerChoice = profiling.Choice
 
 // The choices besides a profiler.
@@ -24,6 +24,10 @@ const (
 	// ProfilerNone takes no profiles.
 	ProfilerNone = profiling.None
 )
+
+// Profilers are the names of perflab's own profilers, in the order the
+// auto choice tries them: --profiler's words besides auto and none.
+func Profilers() []runfmt.Profiler { return profiling.Default().Names() }
 
 // Config describes one run.
 type Config struct {
@@ -65,6 +69,10 @@ type Config struct {
 	// Force profiles an explicit Pprof endpoint that is not the service's.
 	Force    bool
 	Profiler ProfilerChoice
+	// Profilers are the profilers the run may use; nil is perflab's own
+	// (profiling.Default). A profiler of one's own is added with
+	// profiling.Default().With.
+	Profilers *profiling.Registry
 	// PerfHz is the sampling rate of every profiler perflab starts (perf,
 	// py-spy, rbspy); 0 leaves each at its default (each profiler's Rate).
 	PerfHz    int

@@ -37,7 +37,7 @@ func (h profileHost) ServicePIDs(ctx context.Context) []int { return h.s.service
 
 // profilingConfig is what the run's profiles need of its configuration.
 func profilingConfig(c *Config) profiling.Config {
-	pc := profiling.Config{Choice: c.Profiler, Pprof: c.Pprof, Guess: pprofGuess, Force: c.Force, PerfHz: c.PerfHz,
+	pc := profiling.Config{Choice: c.Profiler, Profilers: c.Profilers, Pprof: c.Pprof, Guess: pprofGuess, Force: c.Force, PerfHz: c.PerfHz,
 		Trace: c.Trace, NoTrace: c.NoTrace, SnapshotTimeout: c.SnapshotTimeout, Log: c.Log, Src: c.Src}
 	if c.UserCode != nil {
 		pc.UserCode = c.UserCode.String()

@@ -58,7 +58,7 @@ func (s *session) readStacks(ctx context.Context, st *runfmt.Stuck) []*capture.S
 		if err != nil || info.Runtime == runfmt.RuntimeGo && goRead {
 			continue // gone, a kernel thread, or read through pprof
 		}
-		snap, pr := readProcess(ctx, pid, info.Runtime)
+		snap, pr := readProcess(ctx, pid, info.Runtime, s.prof.Snapshotter(info.Runtime))
 		st.Processes = append(st.Processes, pr)
 		if snap != nil {
 			snaps = append(snaps, snap)
@@ -78,9 +78,10 @@ func (s *session) readStacks(ctx context.Context, st *runfmt.Stuck) []*capture.S
 	return snaps
 }
 
-// readProcess reads one process's threads with its runtime's tool, or the
-// kernel's view when it has none or the tool fails.
-func readProcess(ctx context.Context, pid int, runtime runfmt.Runtime) (*capture.Snapshot, runfmt.StuckProcess) {
+// readProcess reads one process's threads with its runtime's tool (the
+// profiler that reads its stacks), or the kernel's view when it has none
+// or the tool fails.
+func readProcess(ctx context.Context, pid int, runtime runfmt.Runtime, tool func(context.Context, int) (*capture.Snapshot, error)) (*capture.Snapshot, runfmt.StuckProcess) {
 	start := time.Now()
 	kt, kerr := capture.KernelThreads(pid)
 	if kerr != nil {
@@ -93,21 +94,11 @@ func readProcess(ctx context.Context, pid int, runtime runfmt.Runtime) (*capture
 			}
 		}
 	}
-	var tool func(context.Context, int) (*capture.Snapshot, error)
-	source := runfmt.StackSourceKernel
-	switch runtime {
-	case runfmt.RuntimePython:
-		tool, source = capture.PySpyDump, runfmt.StackSourcePySpy
-	case runfmt.RuntimeRuby:
-		tool, source = capture.RbSpySnapshot, runfmt.StackSourceRbSpy
-	case runfmt.RuntimeJVM:
-		tool, source = capture.JcmdThreads, runfmt.StackSourceJcmd
-	}
 	if tool != nil {
 		snap, err := tool(ctx, pid)
 		if err == nil {
 			snap.JoinKernel(kt)
-			return snap, stuckProcess(pid, runtime, source, snap, nil)
+			return snap, stuckProcess(pid, runtime, snap.Source, snap, nil)
 		}
 		// The tool failed: the kernel's view stands in, and says why.
 		ks := capture.KernelSnapshot(pid, kt)
@@ -118,7 +109,7 @@ func readProcess(ctx context.Context, pid int, runtime runfmt.Runtime) (*capture
 	}
 	ks := capture.KernelSnapshot(pid, kt)
 	ks.Elapsed = time.Since(start)
-	return ks, stuckProcess(pid, runtime, source, ks, nil)
+	return ks, stuckProcess(pid, runtime, runfmt.StackSourceKernel, ks, nil)
 }
 
 // stuckProcess records how a process was read.

@@ -20,33 +20,46 @@ import (
 	"perflab/internal/target"
 )
 
-// asyncProfiler is async-profiler, for JVMs: its agent library is loaded
-// into the running JVM through the JVM's attach socket (what the JDK's
-// jcmd JVMTI.agent_load does; jcmd itself when the socket cannot be
-// reached), samples
-// the CPU there with perf_events (or a timer) and walks the JVM's own
-// stacks, so interpreted, compiled and inlined Java methods are all named
-// with their callers, without frame pointers or a perf map, beside the
-// JVM's C++ frames; stopped, it has written a JFR recording of the
-// samples with each thread's name and each Java frame's line. One
-// recorder per JVM.
-type asyncProfiler struct{}
-
-var _ Profiler = asyncProfiler{}
-
-func (asyncProfiler) Name() runfmt.Profiler { return runfmt.ProfilerAsyncProfiler }
-
-func (asyncProfiler) Runtimes() []runfmt.Runtime { return []runfmt.Runtime{runfmt.RuntimeJVM} }
-
-func (asyncProfiler) Install() string {
-	return "put linux-x64/libasyncProfiler.so of Maven Central's tools.profiler:async-profiler jar in " + asyncLibDirs[0] + " (or set " + asyncLibEnv + " to its path)"
-}
-
-// Rate is capture.DefaultAsyncProfilerHz: the agent samples CPU time as
-// perf's cpu-clock does, so its cost follows the service's CPU; twice
+// asyncProfiler is async-profiler, for JVMs: its agent library is
+// loaded into the running JVM through the JVM's attach socket (what the
+// JDK's jcmd JVMTI.agent_load does; jcmd itself when the socket cannot be
+// reached), samples the CPU there with perf_events (or a timer) and walks
+// the JVM's own stacks, so interpreted, compiled and inlined Java methods
+// are all named with their callers, without frame pointers or a perf map,
+// beside the JVM's C++ frames; stopped, it has written a JFR recording of
+// the samples with each thread's name and each Java frame's line. One
+// recorder per JVM; jcmd returns once the agent has started. It is no
+// binary on PATH: its library is looked for (asyncLib). A stuck JVM's
+// stacks are its own thread dump, jcmd Thread.print, which needs the
+// JDK's jcmd and not the agent.
+//
+// Its rate is capture.DefaultAsyncProfilerHz: the agent samples CPU time
+// as perf's cpu-clock does, so its cost follows the service's CPU; twice
 // perf's rate doubles the samples a ranking rests on for about 1% more of
 // the service's CPU.
-func (asyncProfiler) Rate(time.Duration) int { return capture.DefaultAsyncProfilerHz }
+var asyncProfiler = Profiler{
+	Name:     runfmt.ProfilerAsyncProfiler,
+	Install:  "put linux-x64/libasyncProfiler.so of Maven Central's tools.profiler:async-profiler jar in " + asyncLibDirs[0] + " (or set " + asyncLibEnv + " to its path)",
+	Runtimes: []runfmt.Runtime{runfmt.RuntimeJVM},
+	Gives:    Gives{Snapshot: true, Lines: true},
+	Sampling: Sampling{SignalsReady: true},
+	Hz:       capture.DefaultAsyncProfilerHz,
+	Locate: func() error {
+		_, err := asyncLib()
+		return err
+	},
+	Lost:     `interpreted Java methods show as "Interpreter" and compiled ones reach their callers only with ` + jvmFramePointerFlag,
+	Recorder: asyncProfilerRecorder{},
+}
+
+// asyncProfilerRecorder is what async-profiler does.
+type asyncProfilerRecorder struct{}
+
+var (
+	_ Recorder     = asyncProfilerRecorder{}
+	_ Snapshotter  = asyncProfilerRecorder{}
+	_ processNoter = asyncProfilerRecorder{}
+)
 
 // asyncLibEnv names the agent library's path when it is not in
 // asyncLibDirs.
@@ -72,27 +85,6 @@ func asyncLib() (string, error) {
 	return "", errors.New("no libasyncProfiler.so in " + strings.Join(asyncLibDirs, " or "))
 }
 
-// A locator is a profiler that is not a binary on PATH (a JVM agent's
-// library): it says itself whether it is installed.
-type locator interface {
-	Profiler
-	locate() error
-	// withoutIt says what is lost when all samples in its place.
-	withoutIt(all Profiler) string
-}
-
-var _ locator = asyncProfiler{}
-
-func (asyncProfiler) locate() error {
-	_, err := asyncLib()
-	return err
-}
-
-func (a asyncProfiler) withoutIt(all Profiler) string {
-	return fmt.Sprintf("JVM sampled with %s: %s is not installed (%s), so interpreted Java methods show as \"Interpreter\" and compiled ones reach their callers only with %s",
-		all.Name(), a.Name(), a.Install(), jvmFramePointerFlag)
-}
-
 // jcmdTimeout bounds each jcmd (a JVM of its own: a second or so).
 const jcmdTimeout = 30 * time.Second
 
@@ -101,10 +93,10 @@ const jcmdTimeout = 30 * time.Second
 // window's end, then stops it and reads the recording. The CPU it
 // returns is jcmd's, when jcmd was needed; the agent's own sampling runs
 // inside the JVM.
-func (asyncProfiler) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
+func (asyncProfilerRecorder) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
 	lib, err := asyncLib()
 	if err != nil {
-		return nil, 0, fmt.Errorf("async-profiler: %v; %s: %w", err, asyncProfiler{}.Install(), capture.ErrToolMissing)
+		return nil, 0, fmt.Errorf("async-profiler: %v; %s: %w", err, asyncProfiler.Install, capture.ErrToolMissing)
 	}
 	dir, err := os.MkdirTemp("", "perflab-async-")
 	if err != nil {
@@ -122,7 +114,7 @@ func (asyncProfiler) Record(ctx context.Context, job Job) (*profile.Profile, tim
 	if err := a.command(ctx, fmt.Sprintf("start,event=cpu,interval=%dns,jfr,file=%s", interval, out), job.Started); err != nil {
 		return nil, a.used, err
 	}
-	job.sampleWindow(ctx)
+	job.WaitWindow(ctx)
 	// The agent is stopped whatever ctx says: left running, it would
 	// sample the JVM until it exits.
 	if err := a.command(context.WithoutCancel(ctx), "stop", nil); err != nil {
@@ -230,16 +222,14 @@ func (a *agent) jcmd(ctx context.Context, args string, started func(int)) error 
 	return nil
 }
 
-// the agent says once it samples: jcmd returns when it has started.
-var _ readySignaller = asyncProfiler{}
-
-func (asyncProfiler) signalsReady() {}
-
-var _ processNoter = asyncProfiler{}
+// Snapshot is the JVM's thread dump (jcmd Thread.print).
+func (asyncProfilerRecorder) Snapshot(ctx context.Context, job SnapshotJob) (*capture.Snapshot, error) {
+	return capture.JcmdThreads(ctx, job.PID)
+}
 
 // noteProcess says what perflab added to a JVM's launch, if it did: the
 // agent needs no frame pointers, but the JVM keeps the flag.
-func (asyncProfiler) noteProcess(info target.ProcessInfo) (key, msg string) {
+func (asyncProfilerRecorder) noteProcess(info target.ProcessInfo) (key, msg string) {
 	if info.Runtime != runfmt.RuntimeJVM || !jvmKeepsFramePointers(info.PID) {
 		return "", ""
 	}

@@ -12,20 +12,26 @@ import (
 )
 
 // choose decides how to profile (nil for not at all): the profiler asked
-// for, else the service's pprof endpoint if one answers and is the
-// service's, else the table's profiler for the runtimes of its processes.
-func (p *Set) choose(ctx context.Context) (Profiler, error) {
+// for, else the service's endpoint if one answers and is the service's,
+// else the registry's profiler for the runtimes of its processes.
+func (p *Set) choose(ctx context.Context) (*Profiler, error) {
 	c := &p.cfg
 	if c.Choice == None {
 		return nil, nil
 	}
 	name, one := c.Choice.Profiler()
-	forced, _ := find(name)
-	if _, ok := forced.(endpoint); one && !ok {
+	forced, known := p.reg.find(name)
+	switch {
+	case one && !known:
+		return nil, fmt.Errorf("--profiler %s: not a profiler of the run (it has %s)", name, runfmt.NewProfilerSet(p.reg.Names()...))
+	case one && !forced.Sampling.Endpoint:
 		return forced, nil
 	}
 	runtimes := p.runtimes()
-	e := endpointProfiler()
+	e := forced
+	if e == nil {
+		e = p.reg.endpointProfiler()
+	}
 	base, err := p.probe(ctx, e, runtimes)
 	switch {
 	case err != nil:
@@ -43,9 +49,9 @@ func (p *Set) choose(ctx context.Context) (Profiler, error) {
 		}
 		return nil, nil
 	}
-	pr := forRuntimes(runtimes)
+	pr := p.reg.forRuntimes(runtimes)
 	if c.Pprof != "" && pr != nil {
-		p.host.Warn(fmt.Sprintf("--pprof %s not used: the service is sampled with %s instead", c.Pprof, pr.Name()))
+		p.host.Warn(fmt.Sprintf("--pprof %s not used: the service is sampled with %s instead", c.Pprof, pr.Name))
 	}
 	return pr, nil
 }
@@ -54,10 +60,13 @@ func (p *Set) choose(ctx context.Context) (Profiler, error) {
 // first that answers and is the service's, "" for none. Without --pprof,
 // a service none of whose processes runs a runtime the endpoint serves is
 // not probed: an endpoint found there is another's.
-func (p *Set) probe(ctx context.Context, e endpoint, runtimes map[runfmt.Runtime]bool) (string, error) {
+func (p *Set) probe(ctx context.Context, e *Profiler, runtimes map[runfmt.Runtime]bool) (string, error) {
 	c := &p.cfg
+	if e == nil {
+		return "", nil
+	}
 	for _, base := range p.candidates() {
-		if c.Pprof == "" && len(runtimes) > 0 && !servesAny(e, runtimes) {
+		if c.Pprof == "" && len(runtimes) > 0 && !e.servesAny(runtimes) {
 			break
 		}
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -74,16 +83,6 @@ func (p *Set) probe(ctx context.Context, e endpoint, runtimes map[runfmt.Runtime
 		}
 	}
 	return "", nil
-}
-
-// servesAny says whether pr serves one of the runtimes rts.
-func servesAny(pr Profiler, rts map[runfmt.Runtime]bool) bool {
-	for rt := range rts {
-		if serves(pr, rt) {
-			return true
-		}
-	}
-	return false
 }
 
 // accept checks that a pprof endpoint that answers is the service's. A

@@ -10,13 +10,15 @@ import (
 )
 
 // Choice is how the service is to be profiled (--profiler): with one
-// profiler (Choice(runfmt.ProfilerPerf)), or as one of the choices below.
+// profiler of the run's Registry (Choice(runfmt.ProfilerPerf)), or as one
+// of the choices below.
 type Choice string
 
 // The choices besides a profiler.
 const (
 	// Auto is the service's pprof endpoint if it has one, else per
-	// process by its runtime: py-spy, rbspy, perf for the others.
+	// process by its runtime, the profiler the Registry has for it:
+	// py-spy, rbspy, V8's, async-profiler, perf for the others.
 	Auto Choice = "auto"
 	// None takes no profiles.
 	None Choice = "none"
@@ -24,6 +26,9 @@ const (
 
 // Profiler is the profiler chosen; false for auto and none.
 func (c Choice) Profiler() (runfmt.Profiler, bool) {
+	if c == Auto || c == None {
+		return "", false
+	}
 	p, err := runfmt.ParseProfiler(string(c))
 	return p, err == nil
 }
@@ -31,6 +36,9 @@ func (c Choice) Profiler() (runfmt.Profiler, bool) {
 // Config says how a run's profiles are taken.
 type Config struct {
 	Choice Choice
+	// Profilers are the profilers the run may use; nil is perflab's own
+	// (Default).
+	Profilers *Registry
 	// Pprof is the service's net/http/pprof base URL; "" probes the load
 	// URL's host (LoadURL) and Guess.
 	Pprof   string

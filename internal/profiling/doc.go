@@ -7,28 +7,29 @@
 //
 // # Profilers
 //
-// A profiler is one file: a type that implements Profiler (its name, the
-// runtimes it serves, how to install it, its default rate, and Record),
-// checked with `var _ Profiler = pySpy{}`, and a row of the table
-// (table.go); its name is a word of runfmt's Profiler vocabulary. What
-// only some profilers do is a small interface of its own, checked beside
-// the method that gives it: following a process's children (follower),
-// saying when they sample (readySignaller), recording several processes
-// at once (groupRecorder), reading stacks at every tick of wall time
-// (tickSampler), having something to say about a process
-// (processNoter), recording where threads wait off a CPU beside the CPU
-// profile (waitRecorder: py-spy --idle, perf sched, the Go execution
-// trace), and sampling through the service's own endpoint, with its
-// snapshots before and after the window (endpoint: net/http/pprof). The
-// strategy picks from the table by runtime and by these capabilities,
-// never by a profiler's name.
+// A profiler is one descriptor, a Profiler value: its name (a word of
+// runfmt's Profiler), install hint, the runtimes it serves, its default
+// rate, what it can give besides a CPU profile (Gives: waits, stuck
+// stacks, source lines) and how it samples (Sampling: through the
+// service's endpoint, from inside the service, at every tick of wall
+// time, following children, several processes at once, saying when it
+// samples), all as fields; and its behaviours behind Recorder (Record),
+// with the small interfaces of what it gives besides (Snapshotter; a
+// wait recording and an endpoint's snapshots for this package's own).
+// Each of perflab's profilers is a file of its own (pyspy.go: the
+// descriptor pySpy and its pySpyRecorder) and a row of the default
+// Registry (registry.go); package capture reads its format. A run may be
+// given another Registry (Config.Profilers), such as Default().With(p)
+// with a profiler of its own. The strategy picks from the registry by
+// runtime and by the descriptors' fields, never by a profiler's name.
 //
 // # Processes
 //
 // A service profiled through its processes (no pprof endpoint) is sampled
-// process by process, each with the first profiler of the table that
-// serves its runtime (perf serves all), by a tree sampler that also
-// follows the processes the service forks during the window, watches
-// those that stayed idle through the warm-up instead of sampling them,
-// and merges the recordings into one profile with pid and comm labels.
+// process by process, each with the registry's profiler for its runtime
+// (one that names the runtime before perf, which serves all), by a tree
+// sampler that also follows the processes the service forks during the
+// window, watches those that stayed idle through the warm-up instead of
+// sampling them, and merges the recordings into one profile with pid and
+// comm labels.
 package profiling

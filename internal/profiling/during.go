@@ -19,7 +19,7 @@ func (p *Set) During(ctx context.Context, window time.Duration) <-chan struct{} 
 	p.windowSecs = window.Seconds()
 	p.mu.Unlock()
 	var wg sync.WaitGroup
-	if _, ok := p.chosen.(endpoint); ok {
+	if p.chosen.endpoint() != nil {
 		wg.Go(func() { p.recordEndpoint(pctx, window) })
 		p.startWaits(pctx, &wg, window).begin(pctx, &wg, window)
 	} else if p.chosen != nil {
@@ -35,7 +35,7 @@ func (p *Set) During(ctx context.Context, window time.Duration) <-chan struct{} 
 // startWaits starts the chosen profiler's recording of the service's
 // waits, if it takes one.
 func (p *Set) startWaits(ctx context.Context, wg *sync.WaitGroup, window time.Duration) waitRecording {
-	if w, ok := p.chosen.(waitRecorder); ok {
+	if w := p.chosen.waits(); w != nil {
 		if r := w.startWaits(ctx, p, wg, window); r != nil {
 			return r
 		}
@@ -57,13 +57,13 @@ func (noWaits) end()                                                  {}
 // now at the latest.
 func (p *Set) recordTree(ctx context.Context, wg *sync.WaitGroup, window time.Duration) {
 	forced := p.chosen
-	if name, one := p.cfg.Choice.Profiler(); !one || name != p.chosen.Name() {
+	if name, one := p.cfg.Choice.Profiler(); !one || name != p.chosen.Name {
 		forced = nil
 	}
-	t := newTreeSampler(p.host.Service(), forced, p.host.Warn, p.warmIdle)
+	t := newTreeSampler(p.host.Service(), p.reg, forced, p.host.Warn, p.warmIdle)
 	p.tree = t
 	t.meter = p.meter
-	t.hz = func(pr Profiler) int { return rate(pr, p.cfg.PerfHz, window) }
+	t.hz = func(pr *Profiler) int { return pr.rate(p.cfg.PerfHz, window) }
 	t.end = time.Now().Add(samplerLead + window) // the longest it can last
 	started := make(chan struct{})
 	t.onStart = func() { close(started) }
@@ -102,7 +102,7 @@ func (p *Set) sample(ctx context.Context, d time.Duration) {
 
 // recordEndpoint records the window's CPU profile through the endpoint.
 func (p *Set) recordEndpoint(ctx context.Context, window time.Duration) {
-	prof, _, err := p.chosen.Record(ctx, Job{Endpoint: p.base, Window: window, Log: p.cfg.Log})
+	prof, _, err := p.chosen.Recorder.Record(ctx, Job{Endpoint: p.base, Window: window, Log: p.cfg.Log})
 	if err != nil {
 		p.cpuFailed(ctx, "the CPU profile failed: "+err.Error())
 		return

@@ -7,15 +7,16 @@ import (
 	"perflab/internal/target"
 )
 
-// A process that works little costs a tickSampler (py-spy) as much to
-// sample as one that works hard: it reads a process's stacks at every
-// tick, whatever the process does. A pre-fork server's master (gunicorn's
-// arbiter, uvicorn's supervisor) and helpers such as multiprocessing's
-// resource tracker only wait, so sampling them doubles what profiling a
-// server costs with two workers. A process that stayed idle through the warm-up while the others
-// worked is not sampled from the start: it is watched, and sampled from
-// when it uses CPU. Without a warm-up (or one that used too little CPU to
-// tell) every process is sampled.
+// A process that works little costs a profiler that reads its stacks at
+// every tick (py-spy: Sampling.EveryTick) as much to sample as one that
+// works hard: it reads a process's stacks at every tick, whatever the
+// process does. A pre-fork server's master (gunicorn's arbiter, uvicorn's
+// supervisor) and helpers such as multiprocessing's resource tracker only
+// wait, so sampling them doubles what profiling a server costs with two
+// workers. A process that stayed idle through the warm-up while the
+// others worked is not sampled from the start: it is watched, and sampled
+// from when it uses CPU. Without a warm-up (or one that used too little
+// CPU to tell) every process is sampled.
 const (
 	// A process is idle under load when it used less than idleShare of
 	// the service's CPU during the warm-up and less than idleCPU seconds.
@@ -74,7 +75,7 @@ func idleUnderLoad(before, after map[int]float64) map[int]bool {
 // when first seen, and the profiler to sample it with once it works.
 type watchEntry struct {
 	info target.ProcessInfo
-	tool Profiler
+	tool *Profiler
 	cpu  float64
 }
 
@@ -88,7 +89,7 @@ func (t *treeSampler) watchIdle(ctx context.Context, left time.Duration) {
 			delete(t.watch, pid)
 		case cpu-w.cpu >= wakeCPU:
 			delete(t.watch, pid)
-			t.setProfiler(pid, w.tool.Name())
+			t.setProfiler(pid, w.tool.Name)
 			t.start(ctx, w.tool, []target.ProcessInfo{w.info}, left)
 		}
 	}
@@ -97,11 +98,9 @@ func (t *treeSampler) watchIdle(ctx context.Context, left time.Duration) {
 // watched says whether a process, to be sampled with tool, is idle under
 // load and so watched instead: tool reads its stacks at every tick (its
 // cost does not follow the process's CPU) and records it alone (a
-// follower records its root's children from the start).
-func (t *treeSampler) watched(info target.ProcessInfo, tool Profiler) bool {
-	_, ticks := tool.(tickSampler)
-	_, follows := tool.(follower)
-	if !ticks || follows || !t.idle[info.PID] {
+// profiler that Follows records its root's children from the start).
+func (t *treeSampler) watched(info target.ProcessInfo, tool *Profiler) bool {
+	if !tool.Sampling.EveryTick || tool.Sampling.Follows || !t.idle[info.PID] {
 		return false
 	}
 	cpu, err := target.ProcessCPUSeconds(info.PID)

@@ -12,28 +12,36 @@ import (
 	"perflab/internal/target"
 )
 
-// perf is Linux perf (perf record -e cpu-clock): any process, native or
-// JIT-compiled, several in one recording. Its off-CPU recording (perf
-// sched) is a native service's waits.
-type perf struct{}
+// perf is Linux perf (perf record -e cpu-clock): any process,
+// native or JIT-compiled, several in one recording. It serves every
+// runtime (an interpreter's C functions, where its runtime's own profiler
+// is missing), and acknowledges enabling its events (see
+// capture.PerfConfig.OnAttached). Its off-CPU recording (perf sched,
+// perfsched.go) is a native service's waits; the lines of native code
+// come from its DWARF.
+var perf = Profiler{
+	Name:     runfmt.ProfilerPerf,
+	Install:  "install linux-perf (Debian)",
+	Gives:    Gives{Waits: true, Lines: true},
+	Sampling: Sampling{Groups: true, SignalsReady: true},
+	Hz:       capture.DefaultPerfHz,
+	Recorder: perfRecorder{},
+}
 
-var _ Profiler = perf{}
+// perfRecorder is what perf does.
+type perfRecorder struct{}
 
-func (perf) Name() runfmt.Profiler { return runfmt.ProfilerPerf }
-
-// Runtimes is nil: perf samples every runtime (an interpreter's C
-// functions, where its runtime's own profiler is missing).
-func (perf) Runtimes() []runfmt.Runtime { return nil }
-
-func (perf) Install() string { return "install linux-perf (Debian)" }
-
-func (perf) Rate(time.Duration) int { return capture.DefaultPerfHz }
+var (
+	_ Recorder     = perfRecorder{}
+	_ waitRecorder = perfRecorder{}
+	_ processNoter = perfRecorder{}
+)
 
 // Record samples the processes for job.Window; JVMs among them write
 // their perf maps before perf script reads the recording. A native
 // executable built without frame pointers is unwound with DWARF (see
 // perfUnwinding), and the run's notes say so.
-func (perf) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
+func (perfRecorder) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
 	var used time.Duration
 	var maps []string
 	u := perfUnwinding(job.Processes)
@@ -52,20 +60,8 @@ func (perf) Record(ctx context.Context, job Job) (*profile.Profile, time.Duratio
 	return prof, used, err
 }
 
-// perf acknowledges enabling its events (see capture.PerfConfig.OnAttached).
-var _ readySignaller = perf{}
-
-func (perf) signalsReady() {}
-
-// perf records several processes at once (perf -p PID,PID,...).
-var _ groupRecorder = perf{}
-
-func (perf) recordsGroups() {}
-
-var _ processNoter = perf{}
-
 // noteProcess says what a JIT runtime needs for perf to name its code.
-func (perf) noteProcess(info target.ProcessInfo) (key, msg string) {
+func (perfRecorder) noteProcess(info target.ProcessInfo) (key, msg string) {
 	if info.Runtime == runfmt.RuntimeJVM {
 		return noteJVM(info)
 	}

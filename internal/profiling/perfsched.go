@@ -21,12 +21,10 @@ type schedRecording struct {
 	once     sync.Once
 }
 
-var _ waitRecorder = perf{}
-
 // startWaits starts perf's recording of the service's context switches
 // (unless --no-trace) for a window of window at most samplerLead from
 // now; nil when the kernel has no scheduler tracepoint (one warning).
-func (perf) startWaits(ctx context.Context, p *Set, wg *sync.WaitGroup, window time.Duration) waitRecording {
+func (perfRecorder) startWaits(ctx context.Context, p *Set, wg *sync.WaitGroup, window time.Duration) waitRecording {
 	if p.cfg.NoTrace {
 		return nil
 	}

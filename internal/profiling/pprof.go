@@ -13,21 +13,28 @@ import (
 
 // pprofEndpoint is a Go service's own net/http/pprof endpoint: the CPU
 // profile over the window, the heap, allocations, goroutines, mutex and
-// block snapshots around it, and the execution trace of its waits.
-type pprofEndpoint struct{}
-
-var _ Profiler = pprofEndpoint{}
-
-func (pprofEndpoint) Name() runfmt.Profiler { return runfmt.ProfilerPprof }
-
-func (pprofEndpoint) Runtimes() []runfmt.Runtime { return []runfmt.Runtime{runfmt.RuntimeGo} }
-
-func (pprofEndpoint) Install() string {
-	return `import _ "net/http/pprof" in the service, serve it, and give --pprof URL`
+// block snapshots around it, the execution trace of its waits (trace.go),
+// and every goroutine's stack when the service is stuck. It samples at
+// the Go runtime's rate: runtime/pprof samples at 100 Hz.
+var pprofEndpoint = Profiler{
+	Name:     runfmt.ProfilerPprof,
+	Install:  `import _ "net/http/pprof" in the service, serve it, and give --pprof URL`,
+	Runtimes: []runfmt.Runtime{runfmt.RuntimeGo},
+	Gives:    Gives{Waits: true, Snapshot: true, Lines: true},
+	Sampling: Sampling{Endpoint: true, InService: true},
+	Hz:       100,
+	Recorder: pprofRecorder{},
 }
 
-// Rate is the Go runtime's: runtime/pprof samples at 100 Hz.
-func (pprofEndpoint) Rate(time.Duration) int { return 100 }
+// pprofRecorder is what the pprof endpoint does.
+type pprofRecorder struct{}
+
+var (
+	_ Recorder     = pprofRecorder{}
+	_ endpoint     = pprofRecorder{}
+	_ waitRecorder = pprofRecorder{}
+	_ Snapshotter  = pprofRecorder{}
+)
 
 // cpuChunk is the longest CPU profile fetched at once: the window is
 // recorded in chunks of it, merged, so a run cut short (Ctrl-C) keeps the
@@ -40,7 +47,7 @@ var cpuChunk = 5 * time.Second
 // chunks (cpuChunk); its cost is the service's own CPU, in the profile.
 // Cut short, it returns the chunks it has; each chunk but the last is
 // logged, so a user of a long window knows what an interrupt keeps.
-func (pprofEndpoint) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
+func (pprofRecorder) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
 	var c capture.Client
 	chunk := max(1, int(cpuChunk.Seconds()))
 	var got []*profile.Profile
@@ -69,11 +76,9 @@ func (pprofEndpoint) Record(ctx context.Context, job Job) (*profile.Profile, tim
 	return prof, 0, nil
 }
 
-var _ endpoint = pprofEndpoint{}
-
 // before takes the allocations, goroutines and heap the window's deltas
 // start from.
-func (pprofEndpoint) before(ctx context.Context, p *Set) {
+func (pprofRecorder) before(ctx context.Context, p *Set) {
 	if a, _, err := p.fetch(ctx, runfmt.ProfileAllocs, ""); err == nil {
 		p.mu.Lock()
 		p.allocsBefore = a
@@ -96,7 +101,7 @@ func (pprofEndpoint) before(ctx context.Context, p *Set) {
 
 // after takes the window's allocations (the delta from before), the heap,
 // the goroutines, and the mutex and block profiles the service enabled.
-func (pprofEndpoint) after(ctx context.Context, p *Set) {
+func (pprofRecorder) after(ctx context.Context, p *Set) {
 	p.allocsDelta(ctx)
 	if h, raw, err := p.fetch(ctx, runfmt.ProfileHeap, "gc=1"); err == nil {
 		p.keep(runfmt.ProfileHeap, h)
@@ -117,6 +122,13 @@ func (pprofEndpoint) after(ctx context.Context, p *Set) {
 		p.keep(typ, prof)
 		p.save(typ, raw, nil)
 	}
+}
+
+// Snapshot reads every goroutine's stack from the endpoint (debug=2),
+// within job.Timeout.
+func (pprofRecorder) Snapshot(ctx context.Context, job SnapshotJob) (*capture.Snapshot, error) {
+	var c capture.Client
+	return c.Goroutines(ctx, job.Endpoint, job.PID, job.Timeout)
 }
 
 // allocsDelta keeps the allocations of the window: the end's snapshot

@@ -30,7 +30,7 @@ func TestPprofRecordKeepsTheChunksOfARunCutShort(t *testing.T) {
 		}
 	}()
 
-	prof, _, err := pprofEndpoint{}.Record(context.Background(), Job{Endpoint: srv.URL, Window: 2 * time.Second})
+	prof, _, err := pprofRecorder{}.Record(context.Background(), Job{Endpoint: srv.URL, Window: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestPprofRecordKeepsTheChunksOfARunCutShort(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
-	prof, _, err = pprofEndpoint{}.Record(ctx, Job{Endpoint: srv.URL, Window: 3 * time.Second})
+	prof, _, err = pprofRecorder{}.Record(ctx, Job{Endpoint: srv.URL, Window: 3 * time.Second})
 	if err != nil {
 		t.Fatalf("a recording cut short in its second chunk: %v; want the first chunk", err)
 	}
@@ -50,7 +50,7 @@ func TestPprofRecordKeepsTheChunksOfARunCutShort(t *testing.T) {
 
 	cancelled, stopNow := context.WithCancel(context.Background())
 	stopNow()
-	if _, _, err := (pprofEndpoint{}).Record(cancelled, Job{Endpoint: srv.URL, Window: 2 * time.Second}); err == nil {
+	if _, _, err := (pprofRecorder{}).Record(cancelled, Job{Endpoint: srv.URL, Window: 2 * time.Second}); err == nil {
 		t.Error("a recording cut before its first chunk returned no error")
 	}
 }

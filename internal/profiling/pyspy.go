@@ -11,16 +11,33 @@ import (
 	"perflab/internal/runfmt"
 )
 
-// pySpy is py-spy, for Python processes: one recorder per process (its
-// --subprocesses looks for new children by reading every process's
+// pySpy is py-spy, for Python processes: one recorder per process
+// (its --subprocesses looks for new children by reading every process's
 // /proc/PID/stat ten times a second, 1.5–2% of a core on a host of a
 // hundred processes, more than sampling a process at its default rate,
 // while the tree sampler finds the service's new processes in its
-// cgroup). It reads stacks at every tick (tickSampled); its idle
-// recording (--idle, pyspyidle.go) is the service's waits.
-type pySpy struct{ tickSampled }
+// cgroup). It reads stacks at every tick, and says once it samples. Its
+// idle recording (--idle, pyspyidle.go) is the service's waits, and py-spy
+// dump its stuck stacks.
+var pySpy = Profiler{
+	Name:     runfmt.ProfilerPySpy,
+	Install:  pySpyTool.Install,
+	Runtimes: []runfmt.Runtime{runfmt.RuntimePython},
+	Gives:    Gives{Waits: true, Snapshot: true, Lines: true},
+	Sampling: Sampling{EveryTick: true, SignalsReady: true},
+	Rate:     tickRate,
+	Lost:     lostInterpreter(runfmt.RuntimePython),
+	Recorder: pySpyRecorder{},
+}
 
-var _ Profiler = pySpy{}
+// pySpyRecorder is what py-spy does.
+type pySpyRecorder struct{}
+
+var (
+	_ Recorder     = pySpyRecorder{}
+	_ waitRecorder = pySpyRecorder{}
+	_ Snapshotter  = pySpyRecorder{}
+)
 
 // pySpyTool records without pausing the process (--nonblocking), with
 // full file names, so the standard library and installed packages can be
@@ -37,22 +54,11 @@ var pySpyTool = capture.SpyTool{
 	},
 }
 
-func (pySpy) Name() runfmt.Profiler { return pySpyTool.Name }
-
-func (pySpy) Runtimes() []runfmt.Runtime { return []runfmt.Runtime{runfmt.RuntimePython} }
-
-func (pySpy) Install() string { return pySpyTool.Install }
-
-func (pySpy) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
+func (pySpyRecorder) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
 	return recordSpy(ctx, pySpyTool, job, false)
 }
 
-// py-spy prints that it samples once it has read the interpreter.
-var _ readySignaller = pySpy{}
-
-func (pySpy) signalsReady() {}
-
-// py-spy reads the process's stacks at every tick of wall time.
-var _ tickSampler = pySpy{}
-
-func (pySpy) readsEveryTick() {}
+// Snapshot is py-spy dump of every Python thread's stack.
+func (pySpyRecorder) Snapshot(ctx context.Context, job SnapshotJob) (*capture.Snapshot, error) {
+	return capture.PySpyDump(ctx, job.PID)
+}

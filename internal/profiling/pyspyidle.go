@@ -48,12 +48,10 @@ type idleRecording struct {
 	started sync.WaitGroup // the recorders' start-ups
 }
 
-var _ waitRecorder = pySpy{}
-
 // startWaits starts the idle recording of the whole window with --trace;
 // by default it prepares the slice, which starts with the window; none
 // with --no-trace.
-func (pySpy) startWaits(ctx context.Context, p *Set, _ *sync.WaitGroup, window time.Duration) waitRecording {
+func (pySpyRecorder) startWaits(ctx context.Context, p *Set, _ *sync.WaitGroup, window time.Duration) waitRecording {
 	switch {
 	case p.cfg.Trace:
 		ir := &idleRecording{p: p, whole: true}
@@ -70,12 +68,12 @@ func (pySpy) startWaits(ctx context.Context, p *Set, _ *sync.WaitGroup, window t
 func (ir *idleRecording) start(ctx context.Context, window time.Duration) {
 	p := ir.p
 	svc := p.host.Service()
-	hz := rate(pySpy{}, p.cfg.PerfHz, window)
+	hz := pySpy.rate(p.cfg.PerfHz, window)
 	pids, children := []int{svc.PID()}, len(svc.PIDs()) > 1
 	if !ir.whole {
 		pids, children = nil, false
 		for _, pid := range svc.PIDs() {
-			if info, err := target.DetectRuntime(pid); err == nil && serves(pySpy{}, info.Runtime) && !p.warmIdle[pid] {
+			if info, err := target.DetectRuntime(pid); err == nil && pySpy.serves(info.Runtime) && !p.warmIdle[pid] {
 				pids = append(pids, pid)
 			}
 		}

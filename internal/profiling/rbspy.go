@@ -12,11 +12,28 @@ import (
 	"perflab/internal/runfmt"
 )
 
-// rbSpy is rbspy, for Ruby processes: one recorder per process tree. It
-// reads stacks at every tick (tickSampled).
-type rbSpy struct{ tickSampled }
+// rbSpy is rbspy, for Ruby processes: one recorder per process
+// tree, as it follows the process's descendants itself (--subprocesses,
+// looking for new ones once a second). It reads stacks at every tick, and
+// says nothing once it samples; rbspy snapshot is its stuck stacks.
+var rbSpy = Profiler{
+	Name:     runfmt.ProfilerRbSpy,
+	Install:  rbSpyTool.Install,
+	Runtimes: []runfmt.Runtime{runfmt.RuntimeRuby},
+	Gives:    Gives{Snapshot: true, Lines: true},
+	Sampling: Sampling{EveryTick: true, Follows: true},
+	Rate:     tickRate,
+	Lost:     lostInterpreter(runfmt.RuntimeRuby),
+	Recorder: rbSpyRecorder{},
+}
 
-var _ Profiler = rbSpy{}
+// rbSpyRecorder is what rbspy does.
+type rbSpyRecorder struct{}
+
+var (
+	_ Recorder    = rbSpyRecorder{}
+	_ Snapshotter = rbSpyRecorder{}
+)
 
 // rbSpyTool records without pausing the process, the Ruby stacks on CPU
 // only (--on-cpu: a worker waiting for a request is not working), read
@@ -45,23 +62,11 @@ var rbSpyTool = capture.SpyTool{
 	},
 }
 
-func (rbSpy) Name() runfmt.Profiler { return rbSpyTool.Name }
-
-func (rbSpy) Runtimes() []runfmt.Runtime { return []runfmt.Runtime{runfmt.RuntimeRuby} }
-
-func (rbSpy) Install() string { return rbSpyTool.Install }
-
-func (rbSpy) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
+func (rbSpyRecorder) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
 	return recordSpy(ctx, rbSpyTool, job, true)
 }
 
-// rbspy follows the process's descendants itself (--subprocesses,
-// looking for new ones once a second).
-var _ follower = rbSpy{}
-
-func (rbSpy) followsChildren() {}
-
-// rbspy reads the process's stacks at every tick of wall time.
-var _ tickSampler = rbSpy{}
-
-func (rbSpy) readsEveryTick() {}
+// Snapshot is rbspy snapshot of the Ruby stack.
+func (rbSpyRecorder) Snapshot(ctx context.Context, job SnapshotJob) (*capture.Snapshot, error) {
+	return capture.RbSpySnapshot(ctx, job.PID)
+}

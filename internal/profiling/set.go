@@ -2,6 +2,7 @@ package profiling
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -21,9 +22,10 @@ import (
 type Set struct {
 	host   Host
 	cfg    Config
+	reg    *Registry // the profilers the run may use
 	client capture.Client
-	base   string   // the pprof endpoint's base URL, "" if none
-	chosen Profiler // nil for none
+	base   string    // the pprof endpoint's base URL, "" if none
+	chosen *Profiler // nil for none
 	// used are the profilers that sampled the CPU profile, when the
 	// processes were sampled (perf, py-spy, rbspy, or several).
 	used runfmt.ProfilerSet
@@ -59,7 +61,11 @@ func New(host Host, cfg Config) *Set {
 	if cfg.Log == nil {
 		cfg.Log = func(string) {}
 	}
-	return &Set{host: host, cfg: cfg, meter: newProfilerMeter(), profiles: map[runfmt.ProfileType]*profile.Profile{}}
+	reg := cfg.Profilers
+	if reg == nil {
+		reg = Default()
+	}
+	return &Set{host: host, cfg: cfg, reg: reg, meter: newProfilerMeter(), profiles: map[runfmt.ProfileType]*profile.Profile{}}
 }
 
 // Pick decides how the service will be profiled; an explicit --pprof
@@ -75,7 +81,7 @@ func (p *Set) Chosen() runfmt.Profiler {
 	if p == nil || p.chosen == nil {
 		return ""
 	}
-	return p.chosen.Name()
+	return p.chosen.Name
 }
 
 // Endpoint is the pprof endpoint the service is profiled through, "" when
@@ -87,15 +93,38 @@ func (p *Set) Endpoint() string {
 	return p.base
 }
 
-// Goroutines reads every goroutine's stack of process pid from the
-// service's pprof endpoint, within timeout.
+// Goroutines reads every goroutine's stack of process pid through the
+// endpoint the service is profiled through, within timeout.
 func (p *Set) Goroutines(ctx context.Context, pid int, timeout time.Duration) (*capture.Snapshot, error) {
-	return p.client.Goroutines(ctx, p.base, pid, timeout)
+	s := p.chosen.snapshotter()
+	if p.base == "" || s == nil {
+		return nil, errors.New("reading the goroutines: the service is not profiled through its endpoint")
+	}
+	return s.Snapshot(ctx, SnapshotJob{PID: pid, Endpoint: p.base, Timeout: timeout})
+}
+
+// Snapshotter is how the stacks of a stuck process of runtime rt are
+// read: with the first profiler of the run's registry that serves rt by
+// name and takes snapshots of processes; nil for none (the kernel's view
+// of its threads stands in). A nil Set reads with perflab's own.
+func (p *Set) Snapshotter(rt runfmt.Runtime) func(ctx context.Context, pid int) (*capture.Snapshot, error) {
+	reg := Default()
+	if p != nil {
+		reg = p.reg
+	}
+	for _, pr := range reg.rows {
+		if s := pr.snapshotter(); s != nil && !pr.Sampling.Endpoint && pr.Runtimes != nil && pr.serves(rt) {
+			return func(ctx context.Context, pid int) (*capture.Snapshot, error) {
+				return s.Snapshot(ctx, SnapshotJob{PID: pid})
+			}
+		}
+	}
+	return nil
 }
 
 // Before takes the snapshots that the window's deltas start from.
 func (p *Set) Before(ctx context.Context) {
-	if e, ok := p.chosen.(endpoint); ok {
+	if e := p.chosen.endpoint(); e != nil {
 		ctx, cancel := context.WithTimeout(ctx, p.cfg.SnapshotTimeout)
 		defer cancel()
 		e.before(ctx, p)
@@ -112,7 +141,7 @@ func (p *Set) Abandon() {
 // After takes the end-of-window snapshots, and saves the CPU profile of
 // the processes sampled.
 func (p *Set) After(ctx context.Context) {
-	if e, ok := p.chosen.(endpoint); ok {
+	if e := p.chosen.endpoint(); e != nil {
 		e.after(ctx, p)
 	}
 	if cpu := p.Profile(runfmt.ProfileCPU); p.tree != nil && cpu != nil {
@@ -199,7 +228,7 @@ func (p *Set) save(typ runfmt.ProfileType, raw []byte, prof *profile.Profile) {
 // cpuSource is what recorded the CPU profile: the profilers that sampled
 // the processes, or the one chosen.
 func (p *Set) cpuSource() runfmt.ProfileSource {
-	if p.used != 0 {
+	if p.used != "" {
 		return runfmt.ProfileSource{Profilers: p.used}
 	}
 	return runfmt.SourceProfilers(p.Chosen())

@@ -2,16 +2,18 @@ package profiling
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/capture"
+	"perflab/internal/runfmt"
 )
 
 // What the profilers that read a process's stacks out of its memory at
-// every tick (py-spy, rbspy: tickSamplers) share: their default rate, and
-// how they are run.
+// every tick (py-spy, rbspy) share: their default rate, what is lost
+// without them, and how they are run.
 
 // tickRates are the default rates of the profilers that read stacks at
 // every tick, slowest first: odd, out of step with periodic work at round
@@ -25,19 +27,25 @@ var tickRates = []int{capture.DefaultSpyHz, 29, 49, 99}
 // so about the same profiler CPU, per window.
 const minTicks = 190
 
-// tickSampled is what the type of a tickSampler embeds: its default rate.
-type tickSampled struct{}
-
-// Rate is the default rate of a tickSampler over a window of w: the
-// slowest of tickRates that takes minTicks ticks, as its cost does not
-// follow the service's CPU (see capture.DefaultSpyHz).
-func (tickSampled) Rate(w time.Duration) int {
+// tickRate is the default rate of a profiler that reads stacks at every
+// tick over a window of w: the slowest of tickRates that takes minTicks
+// ticks, as its cost does not follow the service's CPU (see
+// capture.DefaultSpyHz).
+func tickRate(w time.Duration) int {
 	for _, hz := range tickRates {
 		if float64(hz)*w.Seconds() >= minTicks {
 			return hz
 		}
 	}
 	return tickRates[len(tickRates)-1]
+}
+
+// lostInterpreter is what a profile of an interpreter of runtime rt
+// loses when perf samples it: the interpreter's C functions stand for the
+// user's.
+func lostInterpreter(rt runfmt.Runtime) string {
+	lang := language(rt)
+	return fmt.Sprintf("the profile shows the %s interpreter's C functions, not your %s functions", lang, lang)
 }
 
 // recordSpy records job's first process with tool, and with children its

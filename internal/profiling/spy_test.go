@@ -62,11 +62,11 @@ func busy(t *testing.T, tool, name string, args ...string) int {
 }
 
 // record records pid with pr for a second at 100 Hz.
-func record(t *testing.T, pr Profiler, pid int) *profile.Profile {
+func record(t *testing.T, pr *Profiler, pid int) *profile.Profile {
 	t.Helper()
-	p, _, err := pr.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: pid}}, Window: time.Second, Hz: 100})
+	p, _, err := pr.Recorder.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: pid}}, Window: time.Second, Hz: 100})
 	if err != nil {
-		t.Fatalf("%s: %v", pr.Name(), err)
+		t.Fatalf("%s: %v", pr.Name, err)
 	}
 	return p
 }
@@ -89,14 +89,14 @@ func TestPySpyRecord(t *testing.T) {
 	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := record(t, pySpy{}, busy(t, "py-spy", "python3", script))
+	p := record(t, &pySpy, busy(t, "py-spy", "python3", script))
 	if n := sampleCount(p); n < 10 || !hasFunction(p, "perflab_py_hot") {
 		t.Fatalf("py-spy profile: %d samples, perflab_py_hot found: %t; want both", n, hasFunction(p, "perflab_py_hot"))
 	}
 	if err := p.CheckValid(); err != nil {
 		t.Errorf("py-spy profile invalid: %v", err)
 	}
-	_, _, err := pySpy{}.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: 1 << 22}}, Window: time.Second, Hz: 100})
+	_, _, err := pySpyRecorder{}.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: 1 << 22}}, Window: time.Second, Hz: 100})
 	if !errors.Is(err, capture.ErrProcessGone) {
 		t.Errorf("py-spy of a missing pid: %v; want ErrProcessGone", err)
 	}
@@ -105,7 +105,7 @@ func TestPySpyRecord(t *testing.T) {
 func TestRbSpyRecord(t *testing.T) {
 	home := t.TempDir() // where rbspy would keep a copy of each recording
 	t.Setenv("HOME", home)
-	p := record(t, rbSpy{}, busy(t, "rbspy", "ruby", "-e",
+	p := record(t, &rbSpy, busy(t, "rbspy", "ruby", "-e",
 		"def perflab_rb_hot; s = 0; 100000.times { |i| s += i }; s; end; $stdout.sync = true; t = Time.now + 30; puts 'hot'; perflab_rb_hot while Time.now < t"))
 	if !hasFunction(p, "perflab_rb_hot") {
 		t.Fatalf("rbspy profile of %d samples lacks perflab_rb_hot", sampleCount(p))
@@ -119,10 +119,10 @@ func TestRbSpyRecord(t *testing.T) {
 // install it.
 func TestSpiesMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	for _, pr := range []Profiler{pySpy{}, rbSpy{}} {
-		_, _, err := pr.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: 1}}, Window: time.Second, Hz: 100})
-		if !errors.Is(err, capture.ErrToolMissing) || !strings.Contains(err.Error(), string(pr.Name())+" is not installed: "+pr.Install()) {
-			t.Errorf("%s without its binary: %v; want the install hint", pr.Name(), err)
+	for _, pr := range []*Profiler{&pySpy, &rbSpy} {
+		_, _, err := pr.Recorder.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: 1}}, Window: time.Second, Hz: 100})
+		if !errors.Is(err, capture.ErrToolMissing) || !strings.Contains(err.Error(), string(pr.Name)+" is not installed: "+pr.Install) {
+			t.Errorf("%s without its binary: %v; want the install hint", pr.Name, err)
 		}
 	}
 }

@@ -95,12 +95,12 @@ func (p *Set) coverageHint(samples int64) string {
 	case samples < fewSamples:
 		tool := p.chosen
 		if used := p.used.List(); len(used) > 0 {
-			tool, _ = find(used[0])
+			tool, _ = p.reg.find(used[0])
 		}
 		p.mu.Lock()
 		window := seconds(p.windowSecs)
 		p.mu.Unlock()
-		return fmt.Sprintf(" (sampled at %d Hz: raise --perf-hz or lengthen the window)", rate(tool, p.cfg.PerfHz, window))
+		return fmt.Sprintf(" (sampled at %d Hz: raise --perf-hz or lengthen the window)", tool.rate(p.cfg.PerfHz, window))
 	}
 	return " (see the processes in run.json's profiling block: were they all sampled?)"
 }
@@ -129,15 +129,14 @@ func sampleCount(p *profile.Profile) int64 {
 }
 
 // CountsRunnable says whether the CPU profile came from a profiler that
-// reads stacks at every tick (py-spy, rbspy), whose samples count a
-// thread that is runnable but waiting for a CPU as working: on a busy
-// machine such a profile stands for more CPU than the service used.
+// reads stacks at every tick (py-spy, rbspy: Sampling.EveryTick), whose
+// samples count a thread that is runnable but waiting for a CPU as
+// working: on a busy machine such a profile stands for more CPU than the
+// service used.
 func (p *Set) CountsRunnable() bool {
 	for _, name := range p.cpuSource().Profilers.List() {
-		if pr, ok := find(name); ok {
-			if _, ticks := pr.(tickSampler); ticks {
-				return true
-			}
+		if pr, ok := p.reg.find(name); ok && pr.Sampling.EveryTick {
+			return true
 		}
 	}
 	return false
@@ -149,8 +148,8 @@ func (p *Set) Runtime() runfmt.Runtime {
 	if p == nil || p.chosen == nil {
 		return ""
 	}
-	if _, ok := p.chosen.(endpoint); ok {
-		return p.chosen.Runtimes()[0]
+	if p.chosen.Sampling.Endpoint {
+		return p.chosen.Runtimes[0]
 	}
 	best, rt := -1.0, runfmt.Runtime("")
 	for _, pp := range p.Processes() {

@@ -44,13 +44,13 @@ func TestNotRepresentative(t *testing.T) {
 // install; node keeps V8's profiler, which has no binary to miss; other
 // runtimes always get perf.
 func TestTreeSamplerFallsBackToPerf(t *testing.T) {
-	name := func(pr Profiler) runfmt.Profiler {
+	name := func(pr *Profiler) runfmt.Profiler {
 		if pr == nil {
 			return ""
 		}
-		return pr.Name()
+		return pr.Name
 	}
-	ts := &treeSampler{missing: map[string]bool{}, lookTool: func(string) error { return errors.New("not found") }}
+	ts := &treeSampler{missing: map[string]bool{}, lookTool: func(*Profiler) error { return errors.New("not found") }}
 	for rt, want := range map[runfmt.Runtime]runfmt.Profiler{"python": runfmt.ProfilerPerf, "ruby": runfmt.ProfilerPerf, "node": runfmt.ProfilerV8, "go": runfmt.ProfilerPerf, "jvm": runfmt.ProfilerPerf} {
 		if got := name(ts.toolFor(rt)); got != want {
 			t.Errorf("toolFor(%s) without spies = %s, want %s", rt, got, want)
@@ -62,11 +62,11 @@ func TestTreeSamplerFallsBackToPerf(t *testing.T) {
 			t.Errorf("notes %q lack %q", notes, want)
 		}
 	}
-	ts = &treeSampler{missing: map[string]bool{}, lookTool: func(string) error { return nil }}
+	ts = &treeSampler{missing: map[string]bool{}, lookTool: func(*Profiler) error { return nil }}
 	if name(ts.toolFor("python")) != runfmt.ProfilerPySpy || name(ts.toolFor("ruby")) != runfmt.ProfilerRbSpy || name(ts.toolFor("jvm")) != runfmt.ProfilerAsyncProfiler || len(ts.notes) != 0 {
 		t.Errorf("with the spies installed: python %s, ruby %s, notes %q", name(ts.toolFor("python")), name(ts.toolFor("ruby")), ts.notes)
 	}
-	ts = &treeSampler{forced: pySpy{}, missing: map[string]bool{}}
+	ts = &treeSampler{forced: &pySpy, missing: map[string]bool{}}
 	if ts.toolFor("node") != nil || name(ts.toolFor("python")) != runfmt.ProfilerPySpy {
 		t.Error("--profiler py-spy must sample the Python processes only")
 	}

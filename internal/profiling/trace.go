@@ -47,12 +47,10 @@ func (p *Set) Trace() *Trace {
 	return p.trace
 }
 
-var _ waitRecorder = pprofEndpoint{}
-
 // startWaits prepares the window's execution trace (unless --no-trace):
 // a slice by default, the whole window with --trace; it starts with the
 // window.
-func (pprofEndpoint) startWaits(_ context.Context, p *Set, _ *sync.WaitGroup, _ time.Duration) waitRecording {
+func (pprofRecorder) startWaits(_ context.Context, p *Set, _ *sync.WaitGroup, _ time.Duration) waitRecording {
 	if p.cfg.NoTrace {
 		return nil
 	}

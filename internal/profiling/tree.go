@@ -29,14 +29,16 @@ const samplerLead = 5 * time.Second
 const treeRefresh = 100 * time.Millisecond
 
 // treeSampler profiles every process of the service over the window, each
-// with the table's profiler for its runtime: py-spy for each Python
+// with the registry's profiler for its runtime: py-spy for each Python
 // process, rbspy --subprocesses for a Ruby process tree, perf -p for the
 // rest. Processes that appear during the window are picked up within
-// treeRefresh (a follower follows its root's children itself; a new
-// process outside a followed tree gets its own recorder). The recordings
-// are merged into one profile whose samples keep pid and comm labels.
+// treeRefresh (a profiler that Follows follows its root's children
+// itself; a new process outside a followed tree gets its own recorder).
+// The recordings are merged into one profile whose samples keep pid and
+// comm labels.
 type treeSampler struct {
-	forced Profiler // --profiler perf, py-spy or rbspy; nil decides per process
+	reg    *Registry // the profilers to pick from; nil is Default
+	forced *Profiler // --profiler perf, py-spy or rbspy; nil decides per process
 	// stopAt ends at the window's end (or with the run): the recorders
 	// stop then and keep what they sampled.
 	stopAt context.Context
@@ -46,11 +48,11 @@ type treeSampler struct {
 	// begun and end are when the window starts and ends (set by begin
 	// when the samplers start ahead of it).
 	begun, end time.Time
-	hz         func(Profiler) int // the rate of each profiler
+	hz         func(*Profiler) int // the rate of each profiler
 	meter      *profilerMeter
 	list       func() []int
 	warn       func(string)
-	lookTool   func(string) error
+	lookTool   func(*Profiler) error // whether a profiler is installed
 
 	// idle are the processes idle through the warm-up (see idleUnderLoad);
 	// watch those of them not sampled yet.
@@ -61,8 +63,8 @@ type treeSampler struct {
 	// recs are the recorders started, in order.
 	recs     []*recorder
 	procs    map[int]*runfmt.ProcessProfile
-	roots    map[int]Profiler // followers' roots: pid -> profiler
-	done     map[int]bool     // roots whose recorder has ended
+	roots    map[int]*Profiler // the roots of profilers that Follow: pid -> profiler
+	done     map[int]bool      // roots whose recorder has ended
 	profiles []*profile.Profile
 	// idleProf is the first recording that worked and has no sample (the
 	// process was idle); toolErr the first recorder that could not start
@@ -89,13 +91,13 @@ type treeSampler struct {
 	wg        sync.WaitGroup
 }
 
-// newTreeSampler samples the processes of svc, of the profiler forced
-// (nil for each runtime's).
-func newTreeSampler(svc *target.Process, forced Profiler, warn func(string), idle map[int]bool) *treeSampler {
+// newTreeSampler samples the processes of svc, with the profiler forced
+// or (nil) with reg's for each runtime.
+func newTreeSampler(svc *target.Process, reg *Registry, forced *Profiler, warn func(string), idle map[int]bool) *treeSampler {
 	return &treeSampler{
-		forced: forced, list: svc.PIDs, warn: warn, idle: idle, watch: map[int]watchEntry{},
-		lookTool: installed,
-		procs:    map[int]*runfmt.ProcessProfile{}, roots: map[int]Profiler{}, done: map[int]bool{},
+		reg: reg, forced: forced, list: svc.PIDs, warn: warn, idle: idle, watch: map[int]watchEntry{},
+		lookTool: (*Profiler).installed,
+		procs:    map[int]*runfmt.ProcessProfile{}, roots: map[int]*Profiler{}, done: map[int]bool{},
 		missing: map[string]bool{}, exited: map[int]bool{}, unsampled: map[int]float64{},
 		ownExes: map[string]bool{},
 	}
@@ -169,7 +171,7 @@ func (t *treeSampler) refresh(ctx context.Context, left time.Duration) {
 	if left < 100*time.Millisecond {
 		return
 	}
-	groups := map[Profiler][]target.ProcessInfo{}
+	groups := map[*Profiler][]target.ProcessInfo{}
 	now := t.list()
 	t.noteExits(now)
 	for _, pid := range now {
@@ -178,7 +180,7 @@ func (t *treeSampler) refresh(ctx context.Context, left time.Duration) {
 		case !ok || tool == nil, t.covered(pid, tool):
 		case t.watched(info, tool):
 			t.setProfiler(pid, "")
-		case isGroupRecorder(tool):
+		case tool.Sampling.Groups:
 			groups[tool] = append(groups[tool], info)
 		default:
 			t.start(ctx, tool, []target.ProcessInfo{info}, left)
@@ -193,14 +195,9 @@ func (t *treeSampler) refresh(ctx context.Context, left time.Duration) {
 	t.mu.Unlock()
 }
 
-func isGroupRecorder(pr Profiler) bool {
-	_, ok := pr.(groupRecorder)
-	return ok
-}
-
 // see looks at a process not seen before (false for one seen) and picks
 // its profiler, nil for none.
-func (t *treeSampler) see(pid int) (Profiler, target.ProcessInfo, bool) {
+func (t *treeSampler) see(pid int) (*Profiler, target.ProcessInfo, bool) {
 	t.mu.Lock()
 	_, seen := t.procs[pid]
 	t.mu.Unlock()
@@ -208,17 +205,15 @@ func (t *treeSampler) see(pid int) (Profiler, target.ProcessInfo, bool) {
 		return nil, target.ProcessInfo{}, false
 	}
 	info, err := target.DetectRuntime(pid)
-	var tool Profiler
+	var tool *Profiler
 	var name runfmt.Profiler
 	if err == nil {
 		tool = t.toolFor(info.Runtime)
 	}
 	if tool != nil {
-		name = tool.Name()
-		if n, ok := tool.(processNoter); ok {
-			if key, msg := n.noteProcess(info); key != "" {
-				t.note(key, msg)
-			}
+		name = tool.Name
+		if key, msg := tool.noteProcess(info); key != "" {
+			t.note(key, msg)
 		}
 	}
 	t.mu.Lock()
@@ -273,29 +268,32 @@ func (t *treeSampler) startedNote() string {
 	return strings.Join(out, "; ")
 }
 
-// toolFor picks the profiler for a runtime from the table; a missing one
-// falls back to the profiler of every runtime (perf), with a note saying
-// what was lost and how to fix it. A forced profiler samples the
+// toolFor picks the profiler for a runtime from the registry; a missing
+// one falls back to the profiler of every runtime (perf), with a note
+// saying what was lost and how to fix it. A forced profiler samples the
 // processes of its runtimes only.
-func (t *treeSampler) toolFor(rt runfmt.Runtime) Profiler {
+func (t *treeSampler) toolFor(rt runfmt.Runtime) *Profiler {
 	if t.forced != nil {
-		if serves(t.forced, rt) {
+		if t.forced.serves(rt) {
 			return t.forced
 		}
 		return nil // --profiler py-spy samples the Python processes only
 	}
-	pr, all := forRuntime(rt), forRuntime("")
-	if _, in := pr.(inService); in || pr == all || t.lookTool(string(pr.Name())) == nil {
+	reg := t.registry()
+	pr, all := reg.forRuntime(rt), reg.forAll()
+	if pr == nil || pr == all || all == nil || pr.Sampling.InService || t.lookTool(pr) == nil {
 		return pr
 	}
-	lang := language(rt)
-	if l, ok := pr.(locator); ok {
-		t.note(string(pr.Name())+" missing", l.withoutIt(all))
-		return all
-	}
-	t.note(string(pr.Name())+" missing", fmt.Sprintf("%s service sampled with %s: %s is not installed (%s), so the profile shows the %s interpreter's C functions, not your %s functions",
-		lang, all.Name(), pr.Name(), pr.Install(), lang, lang))
+	t.note(string(pr.Name)+" missing", pr.missing(rt, all))
 	return all
+}
+
+// registry is the registry the sampler picks from.
+func (t *treeSampler) registry() *Registry {
+	if t.reg == nil {
+		return Default()
+	}
+	return t.reg
 }
 
 // language is a runtime's name as a language: "Python" for python.
@@ -334,7 +332,7 @@ func (t *treeSampler) unwinding() unwinding {
 
 // covered says whether an ancestor of pid is a root followed by tool
 // whose recorder still runs (it follows pid itself).
-func (t *treeSampler) covered(pid int, tool Profiler) bool {
+func (t *treeSampler) covered(pid int, tool *Profiler) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for hops, p := 0, t.procs[pid]; p != nil && hops < 64; hops++ {

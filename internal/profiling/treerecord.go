@@ -19,17 +19,16 @@ import (
 type recorder struct {
 	procs   []target.ProcessInfo // what it records
 	pid     int                  // its process, once it runs
-	signals bool                 // it says when it samples (a readySignaller)
+	signals bool                 // it says when it samples (Sampling.SignalsReady)
 	ready   bool                 // it said so
 	done    bool                 // it has ended
 }
 
-// start records procs with tool for what is left of the window: a
-// follower records the first with its descendants, a groupRecorder all
-// of them, any other profiler the one process it is given.
-func (t *treeSampler) start(ctx context.Context, tool Profiler, procs []target.ProcessInfo, left time.Duration) {
-	_, follows := tool.(follower)
-	_, signals := tool.(readySignaller)
+// start records procs with tool for what is left of the window: one that
+// Follows records the first with its descendants, one that records
+// Groups all of them, any other profiler the one process it is given.
+func (t *treeSampler) start(ctx context.Context, tool *Profiler, procs []target.ProcessInfo, left time.Duration) {
+	follows, signals := tool.Sampling.Follows, tool.Sampling.SignalsReady
 	root := procs[0].PID
 	rec := &recorder{procs: procs, signals: signals}
 	t.mu.Lock()
@@ -39,7 +38,7 @@ func (t *treeSampler) start(ctx context.Context, tool Profiler, procs []target.P
 	t.recs = append(t.recs, rec)
 	t.mu.Unlock()
 	hz := t.hz(tool)
-	name := tool.Name() // the profiler that samples: another when tool hands the job on
+	name := tool.Name // the profiler that samples: another when tool hands the job on
 	job := Job{Processes: procs, Window: left, Hz: hz, Stop: t.stopAt.Done(), Note: t.note, Unwound: t.unwound,
 		Started: func(pid int) {
 			t.mu.Lock()
@@ -48,7 +47,7 @@ func (t *treeSampler) start(ctx context.Context, tool Profiler, procs []target.P
 			t.mu.Unlock()
 			t.meter.started(pid, n, runfmt.RoleCPU, hz)
 		},
-		StartedThread: func(pid, tid int) { t.meter.startedThread(pid, tid, tool.Name(), runfmt.RoleCPU, hz) },
+		StartedThread: func(pid, tid int) { t.meter.startedThread(pid, tid, tool.Name, runfmt.RoleCPU, hz) },
 		HandedTo: func(p runfmt.Profiler) {
 			t.mu.Lock()
 			defer t.mu.Unlock()
@@ -67,7 +66,7 @@ func (t *treeSampler) start(ctx context.Context, tool Profiler, procs []target.P
 		},
 	}
 	t.wg.Go(func() {
-		prof, used, err := tool.Record(ctx, job)
+		prof, used, err := tool.Recorder.Record(ctx, job)
 		t.mu.Lock()
 		pid := rec.pid
 		t.mu.Unlock()

@@ -22,45 +22,36 @@ import (
 	"perflab/internal/target"
 )
 
-// v8 is V8's own CPU profiler, for node processes, driven through node's
-// inspector: it names the line a sample fell on inside a JavaScript
-// function, where perf's perf map names the function alone. It opens the
-// process's inspector (SIGUSR1, as `node inspect -p PID` does), on
-// 127.0.0.1 only and on a port of its own (v8port.go), samples for the
+// v8 is V8's own CPU profiler, for node processes, driven through
+// node's inspector: it names the line a sample fell on inside a
+// JavaScript function, where perf's perf map names the function alone. It
+// opens the process's inspector (SIGUSR1, as `node inspect -p PID` does),
+// on 127.0.0.1 only and on a port of its own (v8port.go), samples for the
 // window and closes the inspector again. Each node process of a service,
 // every cluster worker, is one recording. A process whose inspector
 // cannot be opened is sampled with perf.
-type v8 struct{}
-
-var _ Profiler = v8{}
-
-func (v8) Name() runfmt.Profiler { return runfmt.ProfilerV8 }
-
-func (v8) Runtimes() []runfmt.Runtime { return []runfmt.Runtime{runfmt.RuntimeNode} }
-
-func (v8) Install() string { return "node 12 or later (its inspector)" }
-
-// Rate is perf's: V8's sampler interrupts the JavaScript thread at every
-// tick, so its cost follows the rate as perf's does.
-func (v8) Rate(time.Duration) int { return capture.DefaultPerfHz }
-
-// V8 profiles from inside the process: it has no binary to look for.
-var _ inService = v8{}
-
-func (v8) runsInService() {}
-
-// V8's sampler interrupts the JavaScript thread at every tick, whether it
+//
+// It profiles from inside the process, so it has no binary to look for.
+// Its sampler interrupts the JavaScript thread at every tick, whether it
 // works or waits (a tick of an idle thread is (idle), left out), and a
 // thread runnable but waiting for a CPU takes its interruption when it
 // runs: on a busy machine the profile stands for more CPU than was used.
-var _ tickSampler = v8{}
+// It samples at perf's rate, as its cost follows the rate as perf's does,
+// and answers once it samples (Profiler.start).
+var v8 = Profiler{
+	Name:     runfmt.ProfilerV8,
+	Install:  "node 12 or later (its inspector)",
+	Runtimes: []runfmt.Runtime{runfmt.RuntimeNode},
+	Gives:    Gives{Lines: true},
+	Sampling: Sampling{InService: true, EveryTick: true, SignalsReady: true},
+	Hz:       capture.DefaultPerfHz,
+	Recorder: v8Recorder{},
+}
 
-func (v8) readsEveryTick() {}
+// v8Recorder is what V8's profiler does.
+type v8Recorder struct{}
 
-// V8 answers once it samples (Profiler.start).
-var _ readySignaller = v8{}
-
-func (v8) signalsReady() {}
+var _ Recorder = v8Recorder{}
 
 // Bounds of the conversation with the inspector.
 const (
@@ -71,7 +62,7 @@ const (
 
 // Record samples job's first process with V8's profiler for the window,
 // or with perf when its inspector cannot be opened (a note says why).
-func (v8) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
+func (v8Recorder) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration, error) {
 	pid := job.Processes[0].PID
 	ins, err := openInspector(ctx, pid)
 	if err != nil {
@@ -79,9 +70,9 @@ func (v8) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration,
 			job.Note("v8 "+strconv.Itoa(pid), fmt.Sprintf("node pid %d sampled with perf, without lines: %v", pid, err))
 		}
 		if job.HandedTo != nil {
-			job.HandedTo(perf{}.Name())
+			job.HandedTo(perf.Name)
 		}
-		return perf{}.Record(ctx, job)
+		return perfRecorder{}.Record(ctx, job)
 	}
 	defer ins.close()
 	interval := max(int64(time.Second/time.Microsecond)/int64(max(job.Hz, 1)), 1) // µs
@@ -96,7 +87,7 @@ func (v8) Record(ctx context.Context, job Job) (*profile.Profile, time.Duration,
 	if tid := profilerThread(ins.proc); tid > 0 && job.StartedThread != nil {
 		job.StartedThread(pid, tid)
 	}
-	job.sampleWindow(ctx)
+	job.WaitWindow(ctx)
 	res, err := ins.call(context.WithoutCancel(ctx), "Profiler.stop", nil)
 	if err != nil {
 		return nil, 0, err

@@ -128,7 +128,7 @@ func TestV8NamesTheHotLine(t *testing.T) {
 	stop := make(chan struct{})
 	wg := drive(url, stop)
 	var thread int
-	prof, _, err := v8{}.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: pid}}, Window: 3 * time.Second, Hz: 99,
+	prof, _, err := v8Recorder{}.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: pid}}, Window: 3 * time.Second, Hz: 99,
 		StartedThread: func(_, tid int) { thread = tid }})
 	close(stop)
 	wg.Wait()
@@ -256,13 +256,13 @@ func TestV8HandsToPerfWhenClosed(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ts := &treeSampler{meter: newProfilerMeter(), procs: map[int]*runfmt.ProcessProfile{}, roots: map[int]Profiler{}, done: map[int]bool{}, missing: map[string]bool{}}
-	ts.hz = func(Profiler) int { return 99 }
+	ts := &treeSampler{meter: newProfilerMeter(), procs: map[int]*runfmt.ProcessProfile{}, roots: map[int]*Profiler{}, done: map[int]bool{}, missing: map[string]bool{}}
+	ts.hz = func(*Profiler) int { return 99 }
 	ts.meter.begin()
 	window, endWindow := context.WithTimeout(ctx, 25*time.Second)
 	defer endWindow()
 	ts.stopAt = window
-	ts.start(ctx, v8{}, []target.ProcessInfo{{PID: pid}}, 25*time.Second)
+	ts.start(ctx, &v8, []target.ProcessInfo{{PID: pid}}, 25*time.Second)
 	// The inspector is waited for (5 s), then perf starts: once it has
 	// attached, let it sample the busy process for 3 s.
 	labtest.Until(20*time.Second, func() bool {
@@ -321,7 +321,7 @@ func TestV8MovesOffTheSharedPort(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, p := range procs {
 		wg.Go(func() {
-			p.prof, _, p.err = v8{}.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: p.pid}}, Window: 2 * time.Second, Hz: 99,
+			p.prof, _, p.err = v8Recorder{}.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: p.pid}}, Window: 2 * time.Second, Hz: 99,
 				HandedTo: func(to runfmt.Profiler) { p.handed = to }})
 		})
 	}
@@ -403,7 +403,7 @@ func TestClusterWorkers(t *testing.T) {
 		})
 	}
 	var handed runfmt.Profiler
-	prof, _, err := v8{}.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: workers[0]}}, Window: 2 * time.Second, Hz: 99,
+	prof, _, err := v8Recorder{}.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: workers[0]}}, Window: 2 * time.Second, Hz: 99,
 		HandedTo: func(to runfmt.Profiler) { handed = to }})
 	close(stop)
 	load.Wait()

@@ -23,7 +23,9 @@
 //
 //   - Profiler (profiler.go): pprof, perf, py-spy, rbspy, v8, async-profiler.
 //     In profiles[].source, profiling.processes[].profiler and
-//     profiling.profilers[].tool.
+//     profiling.profilers[].tool. These are perflab's own profilers; a
+//     profiler registered with package profiling has a name of its own,
+//     and any well-formed name reads.
 //   - ProfilerRole (profilerrole.go): cpu, off-cpu.
 //     In profiling.profilers[].role.
 //   - ProfileType (profiletype.go): cpu, allocs, heap, heap-start, goroutine,

@@ -83,7 +83,7 @@ func TestReadNamesTheFieldOfAnUnknownWord(t *testing.T) {
 	}{
 		{0, `{"kind": "foo"}`, `run.json: findings[2].kind: unknown finding kind "foo"`, "finding kind"},
 		{1, `{"type": "flame", "source": "pprof"}`, `run.json: profiles[0].type: unknown profile type "flame"`, "profile type"},
-		{1, `{"type": "cpu", "source": "jfr"}`, `run.json: profiles[0].source: unknown profile source "jfr"`, "profile source"},
+		{1, `{"type": "cpu", "source": "JFR"}`, `run.json: profiles[0].source: unknown profile source "JFR"`, "profile source"},
 		{2, `"strace"`, `run.json: time_per_request.source: unknown time source "strace"`, "time source"},
 		{3, `{"kind": "waiting"}`, `run.json: time_per_request.kinds[1].kind: unknown kind of wall time "waiting"`, "kind of wall time"},
 		{3, `{"kind": "sync", "waits": {"lock": 1, "spin": 2}}`, `run.json: time_per_request.kinds[1].waits["spin"]: unknown wait "spin"`, "wait"},

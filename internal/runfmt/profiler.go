@@ -5,12 +5,15 @@ import (
 	"strings"
 )
 
-// Profiler is a profiler perflab runs to sample a service: the value of
-// --profiler (besides its choices auto and none), of a process's profiler
-// in run.json and of what recorded a saved profile.
+// Profiler is a profiler's name: the value of --profiler (besides its
+// choices auto and none), of a process's profiler in run.json and of what
+// recorded a saved profile. perflab's own profilers are the constants
+// below; a profiler added to a registry of package profiling brings a
+// name of its own, so a profiler's name is any well-formed word (see
+// ParseProfiler), not only these.
 type Profiler string
 
-// The profilers.
+// The profilers perflab has.
 const (
 	// ProfilerPprof is the service's own net/http/pprof endpoint (Go).
 	ProfilerPprof Profiler = "pprof"
@@ -32,23 +35,50 @@ const (
 
 var profilerWords = []Profiler{ProfilerPprof, ProfilerPerf, ProfilerPySpy, ProfilerRbSpy, ProfilerV8, ProfilerAsyncProfiler}
 
-// Profilers lists the profilers.
+// Profilers lists perflab's own profilers.
 func Profilers() []Profiler { return slices.Clone(profilerWords) }
 
-// ParseProfiler returns the profiler named s, or an error naming s and the
-// profilers.
-func ParseProfiler(s string) (Profiler, error) { return parseWord("profiler", Profilers(), s) }
+// maxProfilerName bounds a profiler's name.
+const maxProfilerName = 32
+
+// ParseProfiler returns the profiler named s: one of perflab's own, or
+// another's well-formed name (a lowercase letter, then lowercase letters,
+// digits and '-', at most 32 bytes, and not a time source's word, which
+// a profile's source would read as that time source). Else it is an error
+// naming s and perflab's profilers.
+func ParseProfiler(s string) (Profiler, error) {
+	if p := Profiler(s); slices.Contains(profilerWords, p) || wellFormedProfiler(s) {
+		return p, nil
+	}
+	return "", &UnknownError{Vocabulary: "profiler", Word: s, Known: Words(profilerWords)}
+}
+
+// wellFormedProfiler says whether s can name a profiler not among
+// perflab's own.
+func wellFormedProfiler(s string) bool {
+	if s == "" || len(s) > maxProfilerName || s[0] < 'a' || s[0] > 'z' || slices.Contains(timeSourceWords, TimeSource(s)) {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // String is the profiler's name.
 func (p Profiler) String() string { return string(p) }
 
-// UnmarshalText reads a profiler's name, refusing one it does not know.
+// UnmarshalText reads a profiler's name, refusing one that is not well
+// formed.
 func (p *Profiler) UnmarshalText(b []byte) error { return unmarshalWord(p, b, ParseProfiler) }
 
 // ProfilerSet is a set of profilers: those that sampled one profile (a
 // service whose processes run different runtimes is sampled by one
-// profiler per runtime). The zero value is empty.
-type ProfilerSet uint8
+// profiler per runtime). It holds their names in order, joined by "+"
+// (a name has no "+"); the zero value is empty.
+type ProfilerSet string
 
 // NewProfilerSet is the set of ps.
 func NewProfilerSet(ps ...Profiler) ProfilerSet {
@@ -59,39 +89,33 @@ func NewProfilerSet(ps ...Profiler) ProfilerSet {
 	return s
 }
 
-func profilerBit(p Profiler) ProfilerSet {
-	if i := slices.Index(profilerWords, p); i >= 0 {
-		return 1 << i
+// With is s with p added (a word that names no profiler adds nothing).
+func (s ProfilerSet) With(p Profiler) ProfilerSet {
+	if _, err := ParseProfiler(string(p)); err != nil || s.Has(p) {
+		return s
 	}
-	return 0
+	names := append(s.List(), p)
+	slices.Sort(names)
+	return ProfilerSet(strings.Join(Words(names), "+"))
 }
 
-// With is s with p added (an unknown profiler adds nothing).
-func (s ProfilerSet) With(p Profiler) ProfilerSet { return s | profilerBit(p) }
-
 // Has says whether p is in s.
-func (s ProfilerSet) Has(p Profiler) bool { return p != "" && s&profilerBit(p) != 0 }
+func (s ProfilerSet) Has(p Profiler) bool { return p != "" && slices.Contains(s.List(), p) }
 
 // Len is the number of profilers in s.
 func (s ProfilerSet) Len() int { return len(s.List()) }
 
 // List is the profilers of s in the order of their names.
 func (s ProfilerSet) List() []Profiler {
-	var out []Profiler
-	for _, p := range profilerWords {
-		if s.Has(p) {
-			out = append(out, p)
-		}
+	if s == "" {
+		return nil
 	}
-	slices.Sort(out)
+	var out []Profiler
+	for name := range strings.SplitSeq(string(s), "+") {
+		out = append(out, Profiler(name))
+	}
 	return out
 }
 
 // String is the profilers' names in order joined by "+" ("perf+py-spy").
-func (s ProfilerSet) String() string {
-	names := make([]string, 0, 4)
-	for _, p := range s.List() {
-		names = append(names, string(p))
-	}
-	return strings.Join(names, "+")
-}
+func (s ProfilerSet) String() string { return string(s) }

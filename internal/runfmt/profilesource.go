@@ -45,7 +45,7 @@ func (s ProfileSource) String() string {
 }
 
 // IsZero says nothing is known of what recorded the profile.
-func (s ProfileSource) IsZero() bool { return s.Time == "" && s.Profilers == 0 }
+func (s ProfileSource) IsZero() bool { return s.Time == "" && s.Profilers == "" }
 
 // MarshalJSON writes one name, or a list for several profilers.
 func (s ProfileSource) MarshalJSON() ([]byte, error) {
@@ -56,8 +56,8 @@ func (s ProfileSource) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads a name, a list of profilers, or the "+"-joined
-// names perflab wrote before schema version 3; a name it does not know is
-// refused.
+// names perflab wrote before schema version 3; a name that is neither a
+// time source's nor a profiler's (see ParseProfiler) is refused.
 func (s *ProfileSource) UnmarshalJSON(b []byte) error {
 	var names []string
 	if len(b) > 0 && b[0] == '[' {

@@ -21,6 +21,8 @@ func TestProfileSourceJSON(t *testing.T) {
 		{SourceTime(TimeSourcePerfSched), `"perf-sched"`},
 		{SourceTime(TimeSourcePySpy), `"py-spy"`}, // py-spy's wall time is py-spy's
 		{both, `["perf","py-spy"]`},
+		{SourceProfilers("yourkit"), `"yourkit"`}, // a registered profiler's own name
+		{SourceProfilers(ProfilerPerf, "yourkit"), `["perf","yourkit"]`},
 		{ProfileSource{}, `""`},
 	} {
 		b, err := json.Marshal(tc.src)
@@ -38,7 +40,7 @@ func TestProfileSourceJSON(t *testing.T) {
 			t.Errorf("%s reads as %+v (%q), %v; want the set of perf and py-spy", legacy, s, s, err)
 		}
 	}
-	for _, bad := range []string{`"pprof+go-trace"`, `"jfr"`, `["perf","yourkit"]`, `"perf+"`} {
+	for _, bad := range []string{`"pprof+go-trace"`, `"JFR"`, `["perf","your kit"]`, `"perf+"`} {
 		var s ProfileSource
 		err := json.Unmarshal([]byte(bad), &s)
 		var ue *UnknownError

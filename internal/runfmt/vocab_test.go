@@ -18,7 +18,6 @@ type testVocabulary struct {
 
 func testVocabularies() []testVocabulary {
 	return []testVocabulary{
-		vocabOf("profiler", Profilers(), ParseProfiler),
 		vocabOf("profiler role", ProfilerRoles(), ParseProfilerRole),
 		vocabOf("profile type", ProfileTypes(), ParseProfileType),
 		vocabOf("time source", TimeSources(), ParseTimeSource),
@@ -143,7 +142,37 @@ func TestProfilerSet(t *testing.T) {
 	if s.String() != "perf+py-spy" || s.Len() != 2 || !s.Has(ProfilerPerf) || s.Has(ProfilerRbSpy) || s.Has("") {
 		t.Errorf("set of py-spy, perf, py-spy: %q (%d); want perf+py-spy", s, s.Len())
 	}
-	if z := NewProfilerSet(); z.String() != "" || z.Len() != 0 || s.With("nope") != s {
-		t.Errorf("the empty set %q; an unknown profiler changed a set", z)
+	if z := NewProfilerSet(); z.String() != "" || z.Len() != 0 || s.With("No pe") != s || s.With("perf+v8") != s {
+		t.Errorf("the empty set %q; a word that names no profiler changed a set", z)
+	}
+	if got := s.With("yourkit"); got.String() != "perf+py-spy+yourkit" || !got.Has("yourkit") || got.Len() != 3 {
+		t.Errorf("with a registered profiler: %q; want perf+py-spy+yourkit", got)
+	}
+}
+
+// TestProfilerNames: perflab's own profilers and any well-formed name of
+// another (a registered profiler's) parse and read from run.json; an
+// ill-formed one, or a time source's word, is refused with an error that
+// names it and perflab's profilers.
+func TestProfilerNames(t *testing.T) {
+	for _, name := range append(Words(Profilers()), "yourkit", "fake", "x", "jfr-2") {
+		if p, err := ParseProfiler(name); err != nil || p.String() != name {
+			t.Errorf("ParseProfiler(%q) = %v, %v", name, p, err)
+		}
+		var p Profiler
+		if err := p.UnmarshalText([]byte(name)); err != nil || string(p) != name {
+			t.Errorf("UnmarshalText(%q) = %v, %v", name, p, err)
+		}
+	}
+	for _, bad := range []string{"", "PPROF", "pprof ", "perf+v8", "2perf", "-perf", "your kit", "go-trace", "perf-sched", strings.Repeat("a", 33)} {
+		_, err := ParseProfiler(bad)
+		var ue *UnknownError
+		if !errors.As(err, &ue) || ue.Vocabulary != "profiler" || ue.Word != bad || !strings.Contains(err.Error(), strings.Join(Words(Profilers()), ", ")) {
+			t.Errorf("ParseProfiler(%q) error %v; want one naming the word and perflab's profilers", bad, err)
+		}
+		var p Profiler
+		if err := p.UnmarshalText([]byte(bad)); bad != "" && !errors.As(err, &ue) {
+			t.Errorf("UnmarshalText(%q) = %v; want it refused", bad, err)
+		}
 	}
 }
