@@ -60,8 +60,11 @@
 // its processes (outbound: connect(), inet_sock_set_state SYN_SENT). The
 // listening ports are those of Config.Ports, those the processes listen
 // on when the session starts or a process is added, and each listen()
-// after. Connections open then are taken up too: an iterator over the
-// processes' open files (iter/task_file) finds them.
+// after. Connections open then are taken up too (connection pools, gRPC
+// channels and keep-alive clients opened before the session): an iterator
+// over the processes' open files (iter/task_file) notes their sockets, and
+// one over the machine's TCP sockets (iter/tcp, whose socket pointers the
+// verifier trusts with socket storage) takes them up.
 //   - a request: the first bytes arriving (sk_data_ready) on an inbound
 //     connection that is new or on which the service has sent since
 //     (sock_send_length); waiting to be read: from that arrival to the
@@ -87,7 +90,9 @@
 //
 // # Limits
 //
-// TCP over IPv4 and IPv6 (IPv4-mapped peers are unmapped). Not seen: UDP
+// TCP over IPv4 and IPv6 (IPv4-mapped peers are unmapped). Connections
+// open at the start in another network namespace than perflab's are not
+// taken up (the TCP iterator walks its own). Not seen: UDP
 // and Unix sockets, kernel TLS, and reads by splice or sendfile. One
 // request per connection at a time: pipelined HTTP/1.1 requests, and
 // HTTP/2 or gRPC streams multiplexed on a connection, count as one request

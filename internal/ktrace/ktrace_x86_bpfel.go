@@ -109,6 +109,7 @@ const (
 	ktraceMapNslots      = "nslots"
 	ktraceMapOffcpu      = "offcpu"
 	ktraceMapOffslots    = "offslots"
+	ktraceMapOwned       = "owned"
 	ktraceMapPending     = "pending"
 	ktraceMapPorts       = "ports"
 	ktraceMapProcs       = "procs"
@@ -193,6 +194,7 @@ type ktraceMapSpecs struct {
 	Nslots    *ebpf.MapSpec `ebpf:"nslots"`
 	Offcpu    *ebpf.MapSpec `ebpf:"offcpu"`
 	Offslots  *ebpf.MapSpec `ebpf:"offslots"`
+	Owned     *ebpf.MapSpec `ebpf:"owned"`
 	Pending   *ebpf.MapSpec `ebpf:"pending"`
 	Ports     *ebpf.MapSpec `ebpf:"ports"`
 	Procs     *ebpf.MapSpec `ebpf:"procs"`
@@ -237,6 +239,7 @@ type ktraceMaps struct {
 	Nslots    *ebpf.Map `ebpf:"nslots"`
 	Offcpu    *ebpf.Map `ebpf:"offcpu"`
 	Offslots  *ebpf.Map `ebpf:"offslots"`
+	Owned     *ebpf.Map `ebpf:"owned"`
 	Pending   *ebpf.Map `ebpf:"pending"`
 	Ports     *ebpf.Map `ebpf:"ports"`
 	Procs     *ebpf.Map `ebpf:"procs"`
@@ -255,6 +258,7 @@ func (m *ktraceMaps) Close() error {
 		m.Nslots,
 		m.Offcpu,
 		m.Offslots,
+		m.Owned,
 		m.Pending,
 		m.Ports,
 		m.Procs,

@@ -502,9 +502,12 @@ static __always_inline struct conn *conn_of(struct sock *sk)
 }
 
 // The measured processes' sockets when the session starts (or a process is
-// added): two passes over every process's open files, ports_pass learning
-// the listening ports, then conns_pass taking up the connections, inbound
-// when on a listening port.
+// added): ports_pass learns the listening ports and notes every TCP socket
+// of the measured processes' files in owned; tcp_pass, over the machine's
+// TCP sockets, takes up those noted that are connected, inbound when on a
+// listening port. Two passes because a socket reached through a file is a
+// pointer the verifier does not trust (a walk from the file), which
+// socket storage refuses; the TCP iterator's socket is trusted.
 static __always_inline struct sock *stream_sock_of(struct bpf_iter__task_file *ctx)
 {
 	struct task_struct *task = ctx->task;
@@ -520,23 +523,49 @@ static __always_inline struct sock *stream_sock_of(struct bpf_iter__task_file *c
 	return sk;
 }
 
+// Sockets of the measured processes found by ports_pass, by address, for
+// tcp_pass; emptied after each take-up.
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u8);
+} owned SEC(".maps");
+
 // A listener may be MPTCP (Go's default since 1.24): its connections from
 // plain TCP clients are TCP.
 SEC("iter/task_file")
 int ports_pass(struct bpf_iter__task_file *ctx)
 {
 	struct sock *sk = stream_sock_of(ctx);
-	if (sk && (sk->sk_protocol == IPPROTO_TCP || sk->sk_protocol == IPPROTO_MPTCP) &&
+	if (!sk)
+		return 0;
+	if (sk->sk_protocol == IPPROTO_TCP) {
+		__u64 addr = (__u64)sk;
+		__u8 one = 1;
+		if (bpf_map_update_elem(&owned, &addr, &one, BPF_ANY))
+			drop(DROP_CONNS);
+	}
+	if ((sk->sk_protocol == IPPROTO_TCP || sk->sk_protocol == IPPROTO_MPTCP) &&
 	    sk->__sk_common.skc_state == TCP_LISTEN)
 		set_bit(&ports, sk->__sk_common.skc_num);
 	return 0;
 }
 
-SEC("iter/task_file")
-int conns_pass(struct bpf_iter__task_file *ctx)
+SEC("iter/tcp")
+int conns_pass(struct bpf_iter__tcp *ctx)
 {
-	struct sock *sk = stream_sock_of(ctx);
-	if (!sk || sk->sk_protocol != IPPROTO_TCP || bpf_sk_storage_get(&conns, sk, 0, 0))
+	struct sock_common *skc = ctx->sk_common;
+	if (!skc)
+		return 0;
+	__u64 addr = (__u64)skc;
+	if (!bpf_map_lookup_elem(&owned, &addr))
+		return 0;
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock(skc);
+	if (!tp)
+		return 0;
+	struct sock *sk = (struct sock *)tp;
+	if (bpf_sk_storage_get(&conns, sk, 0, 0))
 		return 0;
 	int state = sk->__sk_common.skc_state;
 	if (state == TCP_ESTABLISHED || state == TCP_CLOSE_WAIT)
