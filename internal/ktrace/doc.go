@@ -76,8 +76,12 @@
 //     arrived before then waits to be read from accept() on;
 //   - an answer: the first bytes arriving on an outbound connection after
 //     the service sent on it; the peer's time: from the service's last
-//     send to that arrival; waiting to be read: from the arrival to the
+//     send to that arrival, and the peer's turn: from the first send
+//     since the bytes before arrived; waiting to be read: from bytes
+//     arriving (an answer, or a burst with no send since) to the
 //     service's first read returning data (the service's own delay);
+//     sends made while an answer is awaited are counted (Outbound.Overlaps:
+//     calls overlapping on the connection, see Limits);
 //   - send stalls: from the return of a send that left bytes untransmitted
 //     (the socket's write_seq beyond snd_nxt) to their transmission: the
 //     socket's last transmit time (tcp_wstamp_ns), read at the
@@ -98,7 +102,11 @@
 // HTTP/2 or gRPC streams multiplexed on a connection, count as one request
 // (or answer) per burst of bytes after a send, timed from its first bytes;
 // TLS records and HTTP/2 control frames (pings, window updates) sent or
-// arriving between requests start or end exchanges of their own. MPTCP
+// arriving between requests start or end exchanges of their own. On an
+// outbound connection the overlap shows (Outbound.Overlaps), and what
+// stays measurable is the connection's, not the calls': the time it
+// waited on the peer (Outbound.Turns, a floor of each call's) and the
+// time its arrived bytes waited to be read (Outbound.Unread). MPTCP
 // connections (both ends MPTCP) are not seen; an MPTCP listener's
 // connections from TCP clients are. Accepts through io_uring are not
 // timed. A stall of a stream that keeps sending is timed to its last

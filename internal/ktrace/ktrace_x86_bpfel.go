@@ -17,6 +17,7 @@ type ktraceConn struct {
 	_         structs.HostLayout
 	UnreadTs  uint64
 	SendTs    uint64
+	FirstTs   uint64
 	HeldTs    uint64
 	HeldSeq   uint32
 	Slot      uint32
@@ -35,6 +36,9 @@ type ktraceFlow struct {
 	ConnsNodelay uint64
 	Exchanges    uint64
 	PeerNs       uint64
+	TurnNs       uint64
+	Overlaps     uint64
+	Bursts       uint64
 	UnreadNs     uint64
 	UnreadN      uint64
 	BacklogNs    uint64

@@ -126,6 +126,9 @@ struct flow {
 	__u64 conns_nodelay;           // ... whose first send had TCP_NODELAY
 	__u64 exchanges;               // inbound: requests; outbound: answers
 	__u64 peer_ns;                 // outbound: last send -> answer's first bytes
+	__u64 turn_ns;                 // outbound: first unanswered send -> the same
+	__u64 overlaps;                // outbound: sends while an answer was awaited
+	__u64 bursts;                  // outbound: arrivals with no send since the last
 	__u64 unread_ns, unread_n;     // first bytes arrived -> read by the service
 	__u64 backlog_ns, backlog_n;   // inbound: established -> accept() returned
 	__u64 stall_ns, stall_n;       // sends held untransmitted, Nagle on
@@ -136,6 +139,7 @@ struct flow {
 struct conn {
 	__u64 unread_ts; // first bytes of a request/answer arrived, not yet read
 	__u64 send_ts;   // outbound: last send, no answer yet
+	__u64 first_ts;  // outbound: first send since the last answer (its turn)
 	__u64 held_ts;   // a send left bytes untransmitted since
 	__u32 held_seq;  // ... up to this sequence number
 	__u32 slot;      // index of its totals in flows, plus one (0: none)
@@ -570,6 +574,8 @@ int conns_pass(struct bpf_iter__tcp *ctx)
 	int state = sk->__sk_common.skc_state;
 	if (state == TCP_ESTABLISHED || state == TCP_CLOSE_WAIT)
 		new_conn(sk, has_bit(&ports, sk->__sk_common.skc_num) ? DIR_INBOUND : DIR_OUTBOUND);
+	else if (state == TCP_SYN_SENT) // connecting as the programs attached
+		new_conn(sk, DIR_OUTBOUND);
 	return 0;
 }
 
@@ -729,7 +735,18 @@ int BPF_PROG(on_send, struct sock *sk, int ret, int flags)
 			c->idle = 1;
 		}
 	} else {
+		// A send while an answer is awaited is a call overlapping
+		// another on the connection (HTTP/2, gRPC, pipelining), or a
+		// request written in parts: the kernel cannot tell them apart,
+		// and counts it, so that the answers are not taken for calls.
 		now = bpf_ktime_get_ns();
+		if (c->send_ts) {
+			struct flow *f = flow_at(c->slot);
+			if (f)
+				__sync_fetch_and_add(&f->overlaps, 1);
+		} else {
+			c->first_ts = now;
+		}
 		c->send_ts = now;
 	}
 	released(c, tp);
@@ -745,7 +762,10 @@ int BPF_PROG(on_send, struct sock *sk, int ret, int flags)
 }
 
 // Bytes arrived: on an idle inbound connection they start a request; on an
-// outbound one awaiting an answer they are the answer.
+// outbound one awaiting an answer they are the answer. Outbound bytes that
+// arrive with nothing awaited (more of an answer, the answers of calls
+// overlapping on the connection, the peer's own messages) are a burst:
+// their wait to be read is timed all the same.
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(on_ready, struct sock *sk)
 {
@@ -771,16 +791,24 @@ int BPF_PROG(on_ready, struct sock *sk)
 		start_request(c, bpf_ktime_get_ns());
 		return 0;
 	}
-	if (!c->send_ts)
-		return 0;
-	__u64 now = bpf_ktime_get_ns();
 	struct flow *f = flow_at(c->slot);
+	if (!c->send_ts) {
+		if (c->unread_ts)
+			return 0;
+		c->unread_ts = bpf_ktime_get_ns();
+		if (f)
+			__sync_fetch_and_add(&f->bursts, 1);
+		return 0;
+	}
+	__u64 now = bpf_ktime_get_ns();
 	if (f) {
 		__sync_fetch_and_add(&f->peer_ns, now - c->send_ts);
+		__sync_fetch_and_add(&f->turn_ns, now - c->first_ts);
 		__sync_fetch_and_add(&f->exchanges, 1);
 	}
 	c->send_ts = 0;
-	c->unread_ts = now;
+	if (!c->unread_ts) // bytes still unread wait on from their arrival
+		c->unread_ts = now;
 	return 0;
 }
 
