@@ -17,8 +17,9 @@ import (
 // peerCPU measures the local processes behind the service's peers over
 // the window: which process listens at each address the service is
 // connected to (found before the window: the warm-up opened the
-// connections) and its CPU time (with its descendants', from /proc) at
-// the window's edges. A peer first connected during the window is named
+// connections, or they were open before perflab started: pools, gRPC
+// channels) and its CPU time (with its descendants', from /proc, each
+// thread's to the nanosecond) at the window's edges. A peer first connected during the window is named
 // after it, without its CPU.
 type peerCPU struct {
 	service []int // the service's processes: a peer among them is not local to measure
@@ -28,11 +29,12 @@ type peerCPU struct {
 
 // peerProc is the process listening at a peer's address.
 type peerProc struct {
-	pid        int
-	name       string
-	tree       []int // it and its descendants at the window's start
-	start, cpu float64
-	began, ok  bool
+	pid       int
+	name      string
+	tree      []int // it and its descendants at the window's start
+	start     cpuReading
+	cpu       float64
+	began, ok bool
 }
 
 // peerLookup bounds the search of a peer's process: finding the owner of
@@ -80,15 +82,56 @@ func comm(pid int) string {
 	return strings.TrimSpace(string(b))
 }
 
-// peerTreeCPU is the CPU seconds of pids so far (those gone count 0).
-func peerTreeCPU(pids []int) float64 {
-	var sum float64
+// cpuReading is the CPU seconds of a set of processes so far: each
+// thread's to the nanosecond (its schedstat), and each process's whole
+// (/proc/PID/stat, exited threads included, in clock ticks of 10 ms: a
+// peer answering in a fraction of a millisecond uses a few ticks in a
+// window of seconds, so the threads' figure is the one used).
+type cpuReading struct {
+	threads map[[2]int]float64 // by process and thread
+	procs   float64
+}
+
+// procTick is how much a process's CPU in /proc/PID/stat can lag its
+// true figure: user and system time, each cut to a clock tick.
+const procTick = 0.02
+
+// readCPU reads pids' CPU so far (those gone count 0).
+func readCPU(pids []int) cpuReading {
+	r := cpuReading{threads: map[[2]int]float64{}}
 	for _, pid := range pids {
 		if cpu, err := target.ProcessCPUSeconds(pid); err == nil {
-			sum += cpu
+			r.procs += cpu
+		}
+		tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+		if err != nil {
+			continue
+		}
+		for _, t := range tasks {
+			tid, err := strconv.Atoi(t.Name())
+			if err != nil {
+				continue
+			}
+			if cpu, err := target.ThreadCPUSeconds(pid, tid); err == nil {
+				r.threads[[2]int{pid, tid}] = cpu
+			}
 		}
 	}
-	return sum
+	return r
+}
+
+// since is the CPU used between before and r: the threads' (a thread
+// new since counts whole), unless threads that exited in between took
+// more with them than the processes' ticks can hide.
+func (r cpuReading) since(before cpuReading, procs int) float64 {
+	var exact float64
+	for k, v := range r.threads {
+		exact += max(v-before.threads[k], 0)
+	}
+	if coarse := r.procs - before.procs; coarse > exact+2*procTick*float64(procs) {
+		return coarse
+	}
+	return exact
 }
 
 // begin reads the peers' CPU as the window starts. Nil-safe.
@@ -99,7 +142,7 @@ func (pc *peerCPU) begin() {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	for _, p := range pc.procs {
-		p.start, p.began = peerTreeCPU(p.tree), true
+		p.start, p.began = readCPU(p.tree), true
 	}
 }
 
@@ -112,7 +155,7 @@ func (pc *peerCPU) end() {
 	defer pc.mu.Unlock()
 	for _, p := range pc.procs {
 		if p.began {
-			p.cpu, p.ok = max(peerTreeCPU(p.tree)-p.start, 0), true
+			p.cpu, p.ok = readCPU(p.tree).since(p.start, len(p.tree)), true
 		}
 	}
 }

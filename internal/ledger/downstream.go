@@ -39,7 +39,7 @@ func (b *builder) downstream() []*part {
 	}
 	var answers, reads float64 // per request
 	for _, a := range peers {
-		answers += b.per(k.Outbound[a].Answers)
+		answers += b.per(k.Outbound[a].Waited())
 		reads += b.per(k.Outbound[a].Unread)
 	}
 	share, note := answers, ""
@@ -59,7 +59,7 @@ func (b *builder) downstream() []*part {
 		o := k.Outbound[a]
 		weight := 1 / float64(len(peers))
 		if answers > 0 {
-			weight = b.per(o.Answers) / answers
+			weight = b.per(o.Waited()) / answers
 		}
 		p := measured(runfmt.PartDownstream, share*weight, runfmt.LedgerKernel)
 		if b.goTrace && runtimeMs > 0 {
@@ -69,6 +69,10 @@ func (b *builder) downstream() []*part {
 		p.row.Sites = sites(b.kind(runfmt.TimeNetwork))
 		if note != "" {
 			p.note("%s", note)
+		}
+		if o.Overlapped() {
+			p.note("Calls overlapped on its connections (HTTP/2, gRPC, pipelining, or requests written in parts: %d sends while an answer was awaited, %d answers): the kernel sees bytes, not calls, so it counts no answers and times the connections' waits on the peer, %s per request, a floor of the calls' own.",
+				o.Overlaps, o.Answers.Count, units.FormatMs(b.per(o.Turns)))
 		}
 		out = append(out, p)
 	}
@@ -84,7 +88,7 @@ func (b *builder) answered() []netip.AddrPort {
 		}
 	}
 	slices.SortFunc(out, func(x, y netip.AddrPort) int {
-		if c := cmp.Compare(b.k.Outbound[y].Answers.Time, b.k.Outbound[x].Answers.Time); c != 0 {
+		if c := cmp.Compare(b.k.Outbound[y].Waited().Time, b.k.Outbound[x].Waited().Time); c != 0 {
 			return c
 		}
 		return x.Compare(y)
@@ -152,6 +156,10 @@ func (b *builder) busy() (float64, string) {
 func (b *builder) peer(a netip.AddrPort, o Outbound) *runfmt.LedgerPeer {
 	lp := &runfmt.LedgerPeer{Address: a.String(), AnswersPerRequest: float64(o.Answers.Count) / b.n,
 		AnswerMs: ms1(o.Answers.Mean()), ReadDelayMs: b.per(o.Unread)}
+	if o.Overlapped() {
+		lp.AnswersPerRequest, lp.AnswerMs = 0, 0
+		lp.AnswersNotCounted = "calls overlapped on its connections (HTTP/2, gRPC, pipelining, or requests written in parts): the kernel sees bytes, not calls"
+	}
 	p, ok := b.in.Peers[a]
 	switch {
 	case !ok:

@@ -95,6 +95,33 @@ type Sends struct {
 // Outbound is one peer's answers and their waits to be read.
 type Outbound struct {
 	Answers, Unread Stat
+	// Turns are the answers timed from the first unanswered send; with
+	// Overlaps (sends while an answer was awaited) the calls overlap on
+	// their connection, and the turns are the time it waited on the
+	// peer, a floor of the calls' (ktrace.Outbound).
+	Turns    Stat
+	Overlaps uint64
+}
+
+// overlapShare is the share of sends made while an answer was awaited
+// beyond which a peer's calls overlap on their connections: its answers
+// are no count of calls. A client writing an occasional request in parts
+// stays below it.
+const overlapShare = 0.05
+
+// Overlapped says whether o's calls overlapped on their connections
+// (HTTP/2, gRPC, pipelining, or requests written in parts).
+func (o Outbound) Overlapped() bool {
+	return float64(o.Overlaps) > overlapShare*float64(o.Answers.Count)
+}
+
+// Waited is the peer's time: its answers' (from the last send), or, when
+// the calls overlapped, the time the connections waited on it.
+func (o Outbound) Waited() Stat {
+	if o.Overlapped() {
+		return o.Turns
+	}
+	return o.Answers
 }
 
 // Peer is the local process listening at a peer's address.

@@ -1,0 +1,85 @@
+package ledger
+
+import (
+	"net/netip"
+	"strings"
+	"testing"
+
+	"perflab/internal/runfmt"
+)
+
+// A Python service whose calls overlap on one HTTP/2 connection to a
+// local peer (8 in flight, 30 ms each): the kernel timed 0.2 turns per
+// request of 10 ms each from the last send, 12 ms from the first, with a
+// send while an answer was awaited for most calls. The row holds the time
+// the connection waited on the peer, a floor, and says so; no answer
+// count is given for the calls.
+func TestOverlappedCallsNoTrace(t *testing.T) {
+	in := Input{
+		Runtime: runfmt.RuntimePython, Load: load(40), Target: target(2, true, 0, 1),
+		Kernel: &Kernel{Ports: []int{8000}, Requests: n, Unread: stat(1, 0.2),
+			Outbound: map[netip.AddrPort]Outbound{cache: {Answers: stat(0.2, 10), Turns: stat(0.2, 12),
+				Overlaps: uint64(0.8 * n), Unread: stat(0.4, 0.3)}},
+			Runnable: stat(1, 0.1)},
+		TimeWhy: "py-spy's idle stacks show no thread serving a request",
+		Peers:   map[netip.AddrPort]Peer{cache: {PID: 42, Name: "cache", CPU: per(0.5)}},
+	}
+	l := Build(in)
+	logLedger(t, l)
+	within(t, "downstream", msOf(t, l, runfmt.PartDownstream), 0.2*12, 1e-6)
+	r := l.Time.Row(runfmt.PartDownstream)
+	p := r.Peer
+	if p == nil || p.AnswersPerRequest != 0 || p.AnswerMs != 0 || !strings.Contains(p.AnswersNotCounted, "overlapped") {
+		t.Fatalf("peer %+v; want no answer count, and why", p)
+	}
+	if p.CPUMsPerRequest == nil || *p.CPUMsPerRequest != 0.5 {
+		t.Errorf("peer CPU %v; want 0.5 ms per request", p.CPUMsPerRequest)
+	}
+	if !strings.Contains(r.Note, "a floor of the calls' own") {
+		t.Errorf("downstream note %q; want the floor said", r.Note)
+	}
+}
+
+// One call at a time, a few requests written in two parts: the answers
+// are the calls, counted and timed from the last send.
+func TestSequentialCallsCounted(t *testing.T) {
+	in := Input{
+		Runtime: runfmt.RuntimePython, Load: load(45), Target: target(2, true, 0, 1),
+		Kernel: &Kernel{Ports: []int{8000}, Requests: n, Unread: stat(1, 0.2),
+			Outbound: map[netip.AddrPort]Outbound{peer: {Answers: stat(1, 40), Turns: stat(1, 40.1),
+				Overlaps: uint64(0.01 * n), Unread: stat(1, 0.3)}},
+			Runnable: stat(1, 0.1)},
+		TimeWhy: "py-spy's idle stacks show no thread serving a request",
+	}
+	l := Build(in)
+	logLedger(t, l)
+	within(t, "downstream", msOf(t, l, runfmt.PartDownstream), 40, 1e-6)
+	p := l.Time.Row(runfmt.PartDownstream).Peer
+	if p == nil || p.AnswersPerRequest != 1 || p.AnswerMs != 40 || p.AnswersNotCounted != "" {
+		t.Errorf("peer %+v; want 1 answer per request of 40 ms", p)
+	}
+}
+
+// The buggy gRPC API (its Ps busy printing) on its one connection to the
+// cache: the trace's downstream wait is shared from the connection's
+// waits on the cache (from the first unanswered send), not its answers'
+// count; the rest is the API's own.
+func TestOverlappedCallsGoTrace(t *testing.T) {
+	in := Input{
+		Runtime: runfmt.RuntimeGo, Load: load(24), Target: target(1.6, true, 4, 9),
+		Time: goTrace(row(runfmt.TimeRunning, 2.9, runfmt.WaitCPU, 2.9), row(runfmt.TimeRunnable, 4.2, runfmt.WaitRunnable, 4.2),
+			row(runfmt.TimeNetwork, 14.7, runfmt.WaitDownstream, 14.7)),
+		Kernel: &Kernel{Ports: []int{8080}, Requests: n, Unread: stat(1, 0.4),
+			Outbound: map[netip.AddrPort]Outbound{cache: {Answers: stat(0.4, 0.5), Turns: stat(0.4, 0.9),
+				Overlaps: uint64(0.6 * n), Unread: stat(0.7, 3)}},
+			Runnable: stat(3, 0.3)},
+		Peers: map[netip.AddrPort]Peer{cache: {PID: 4242, Name: "grpccache", CPU: per(0.25)}},
+	}
+	in.Time.Scheduler = &runfmt.GoScheduler{GOMAXPROCS: 2, PBusyPct: 100}
+	l := Build(in)
+	logLedger(t, l)
+	within(t, "downstream", msOf(t, l, runfmt.PartDownstream), 0.4*0.9, 1e-6)
+	if p := l.Time.Row(runfmt.PartDownstream).Peer; p == nil || p.AnswersNotCounted == "" || p.CPUMsPerRequest == nil {
+		t.Errorf("peer %+v; want the answers not counted, the cache's CPU per request given", p)
+	}
+}
