@@ -70,9 +70,13 @@ func (b *builder) downstream() []*part {
 		if note != "" {
 			p.note("%s", note)
 		}
-		if o.Overlapped() {
+		switch {
+		case o.Overlapped():
 			p.note("Calls overlapped on its connections (HTTP/2, gRPC, pipelining, or requests written in parts: %d sends while an answer was awaited, %d answers): the kernel sees bytes, not calls, so it counts no answers and times the connections' waits on the peer, %s per request, a floor of the calls' own.",
 				o.Overlaps, o.Answers.Count, units.FormatMs(b.per(o.Turns)))
+		case !o.Counted():
+			p.note("Its answers arrived in several bursts (%d with no send before them, %d after one: large answers, or HTTP/2 with the client's window updates between them): the kernel sees bytes, not calls, so it counts no answers; their time, %s per request, is the connections' waits on the peer.",
+				o.Bursts, o.Answers.Count, units.FormatMs(b.per(o.Answers)))
 		}
 		out = append(out, p)
 	}
@@ -156,9 +160,8 @@ func (b *builder) busy() (float64, string) {
 func (b *builder) peer(a netip.AddrPort, o Outbound) *runfmt.LedgerPeer {
 	lp := &runfmt.LedgerPeer{Address: a.String(), AnswersPerRequest: float64(o.Answers.Count) / b.n,
 		AnswerMs: ms1(o.Answers.Mean()), ReadDelayMs: b.per(o.Unread)}
-	if o.Overlapped() {
-		lp.AnswersPerRequest, lp.AnswerMs = 0, 0
-		lp.AnswersNotCounted = "calls overlapped on its connections (HTTP/2, gRPC, pipelining, or requests written in parts): the kernel sees bytes, not calls"
+	if why := o.uncounted(); why != "" {
+		lp.AnswersPerRequest, lp.AnswerMs, lp.AnswersNotCounted = 0, 0, why
 	}
 	p, ok := b.in.Peers[a]
 	switch {

@@ -83,3 +83,28 @@ func TestOverlappedCallsGoTrace(t *testing.T) {
 		t.Errorf("peer %+v; want the answers not counted, the cache's CPU per request given", p)
 	}
 }
+
+// One gRPC call at a time with 20-50 KiB answers: the answers arrive in
+// bursts, and the client's window updates between them start turns of
+// their own (2.9 per call). The time is the peer's, whole; the count is
+// not given.
+func TestBurstAnswersNotCounted(t *testing.T) {
+	in := Input{
+		Runtime: runfmt.RuntimePython, Load: load(34), Target: target(0.5, true, 0, 0.2),
+		Kernel: &Kernel{Ports: []int{8080}, Requests: n, Unread: stat(1, 0.1),
+			Outbound: map[netip.AddrPort]Outbound{cache: {Answers: stat(2.9, 11.4), Turns: stat(2.9, 11.4),
+				Bursts: uint64(1.5 * n), Unread: stat(4.4, 0.1)}},
+			Runnable: stat(1, 0.05)},
+		TimeWhy: "py-spy's idle stacks show no thread serving a request",
+	}
+	l := Build(in)
+	logLedger(t, l)
+	within(t, "downstream", msOf(t, l, runfmt.PartDownstream), 2.9*11.4, 1e-6)
+	r := l.Time.Row(runfmt.PartDownstream)
+	if p := r.Peer; p == nil || p.AnswersPerRequest != 0 || !strings.Contains(p.AnswersNotCounted, "bursts") {
+		t.Errorf("peer %+v; want no answer count, and why", p)
+	}
+	if !strings.Contains(r.Note, "several bursts") || strings.Contains(r.Note, "floor") {
+		t.Errorf("downstream note %q; want the bursts said, and no floor (one call at a time)", r.Note)
+	}
+}
