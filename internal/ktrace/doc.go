@@ -106,7 +106,11 @@
 // outbound connection the overlap shows (Outbound.Overlaps), and what
 // stays measurable is the connection's, not the calls': the time it
 // waited on the peer (Outbound.Turns, a floor of each call's) and the
-// time its arrived bytes waited to be read (Outbound.Unread). MPTCP
+// time its arrived bytes waited to be read (Outbound.Unread). One HTTP/2
+// call at a time with answers larger than its flow-control window shows
+// no overlap, yet the client's window updates between an answer's bursts
+// start answers of their own: the answers' count is then too high, their
+// time whole. MPTCP
 // connections (both ends MPTCP) are not seen; an MPTCP listener's
 // connections from TCP clients are. Accepts through io_uring are not
 // timed. A stall of a stream that keeps sending is timed to its last
