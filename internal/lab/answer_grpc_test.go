@@ -41,6 +41,18 @@ func TestAcceptanceGrpcCachePrinted(t *testing.T) {
 		}
 		check(r, string(b))
 	})
+	t.Run("channel-opened-in-window", func(t *testing.T) {
+		cache := startPeer(t, "grpccache")
+		cfg := grpcConfig(t, "buggy", cache.addr)
+		cfg.Load.Concurrency, cfg.Warmup = 8, 0
+		check := grpcCacheCheck(t, cache)
+		r, dir := runAcceptance(t, cfg)
+		b, err := os.ReadFile(filepath.Join(dir, "target.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(r, string(b))
+	})
 	t.Run("channel-opened-before-perflab", func(t *testing.T) {
 		cache := startPeer(t, "grpccache")
 		api := startQuietAPI(t, cache.addr)

@@ -70,6 +70,9 @@ func (b *builder) downstream() []*part {
 		if note != "" {
 			p.note("%s", note)
 		}
+		if in, ok := b.in.Peers[a]; ok && in.CPUShare > 0 && in.CPUWhy == "" {
+			p.note("Its first connection was opened during the window: its CPU is per request over the last %s of the window, read from then on.", pct(in.CPUShare))
+		}
 		switch {
 		case o.Overlapped():
 			p.note("Calls overlapped on its connections (HTTP/2, gRPC, pipelining, or requests written in parts: %d sends while an answer was awaited, %d answers): the kernel sees bytes, not calls, so it counts no answers and times the connections' waits on the peer, %s per request, a floor of the calls' own.",
@@ -171,6 +174,9 @@ func (b *builder) peer(a netip.AddrPort, o Outbound) *runfmt.LedgerPeer {
 		lp.PID, lp.Name, lp.CPUNotMeasured = p.PID, p.Name, p.CPUWhy
 	default:
 		cpu := p.CPU.Seconds() * 1000 / b.n
+		if p.CPUShare > 0 {
+			cpu /= p.CPUShare // the requests of the part read
+		}
 		lp.PID, lp.Name, lp.CPUMsPerRequest = p.PID, p.Name, &cpu
 	}
 	lp.Database = databaseOf(lp.Name, a.Port())

@@ -153,6 +153,9 @@ type Peer struct {
 	// CPU is its CPU time over the window, when CPUWhy is "".
 	CPU    time.Duration
 	CPUWhy string
+	// CPUShare, when not 0, is the part of the window CPU was read over:
+	// the peer was first connected during the window.
+	CPUShare float64
 }
 
 // CPU is the CPU profile's account of the window.

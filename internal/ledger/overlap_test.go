@@ -108,3 +108,25 @@ func TestBurstAnswersNotCounted(t *testing.T) {
 		t.Errorf("downstream note %q; want the bursts said, and no floor (one call at a time)", r.Note)
 	}
 }
+
+// A peer first connected during the window has its CPU read from then
+// on: per request over that part of the window, and the row says so.
+func TestPeerCPUOverPartOfTheWindow(t *testing.T) {
+	in := Input{
+		Runtime: runfmt.RuntimePython, Load: load(45), Target: target(2, true, 0, 1),
+		Kernel: &Kernel{Ports: []int{8000}, Requests: n, Unread: stat(1, 0.2),
+			Outbound: map[netip.AddrPort]Outbound{peer: {Answers: stat(1, 40), Turns: stat(1, 40), Unread: stat(1, 0.3)}},
+			Runnable: stat(1, 0.1)},
+		TimeWhy: "py-spy's idle stacks show no thread serving a request",
+		Peers:   map[netip.AddrPort]Peer{peer: {PID: 7, Name: "slowpeer", CPU: per(0.1) * 8 / 10, CPUShare: 0.8}},
+	}
+	l := Build(in)
+	logLedger(t, l)
+	r := l.Time.Row(runfmt.PartDownstream)
+	if c := r.Peer.CPUMsPerRequest; c == nil || *c < 0.1-1e-9 || *c > 0.1+1e-9 {
+		t.Errorf("peer CPU %v; want 0.1 ms per request", c)
+	}
+	if !strings.Contains(r.Note, "last 80% of the window") {
+		t.Errorf("downstream note %q; want the part of the window said", r.Note)
+	}
+}
