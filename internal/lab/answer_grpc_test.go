@@ -3,7 +3,9 @@ package lab
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -261,5 +263,39 @@ func TestPeerCPUReading(t *testing.T) {
 	t.Logf("%.4f s of CPU by rusage (%d turns), %.4f s read", u1-u0, x, d)
 	if d < 0.98*(u1-u0) || d > u1-u0+0.01 {
 		t.Errorf("read %.4f s of CPU around %.4f s counted by rusage", d, u1-u0)
+	}
+}
+
+// A peer first seen during the window (its connection opened then) is
+// found by its listening address and its CPU read from then on: this
+// process, listening, spinning after it was noticed.
+func TestPeerNoticedDuringTheWindow(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().(*net.TCPAddr).AddrPort()
+	pc := discoverPeers(nil)
+	begun := time.Now()
+	pc.begin()
+	done := make(chan struct{})
+	go func() { pc.notice([]netip.AddrPort{addr}); close(done) }()
+	<-done
+	pc.notice([]netip.AddrPort{addr}) // once per address
+	// Spinning twice as long as the lookup took: the CPU is read over
+	// most of the window.
+	spin, x := time.Now(), 0
+	for time.Since(spin) < max(50*time.Millisecond, 2*spin.Sub(begun)) {
+		x++
+	}
+	pc.end()
+	in, ok := pc.inputs([]netip.AddrPort{addr})[addr]
+	t.Logf("%+v (%d turns of spinning)", in, x)
+	if !ok || in.PID != os.Getpid() {
+		t.Fatalf("peer %+v; want this process, %d", in, os.Getpid())
+	}
+	if in.CPUWhy != "" || in.CPU <= 0 || in.CPUShare <= 0 || in.CPUShare > 1 {
+		t.Errorf("peer %+v; want its CPU over a part of the window", in)
 	}
 }
