@@ -86,9 +86,11 @@ struct thread {
 };
 
 // Per process (tgid) scheduler totals. Only sched_switch (interrupts off)
-// writes procs and offcpu: plain adds to this CPU's value are safe; the
-// connection totals, written from system calls and from softirqs that may
-// interrupt them, are added to atomically.
+// writes procs and offcpu: plain adds to this CPU's value are safe. A
+// connection total that one program alone writes is added to plainly too
+// (a program does not run nested in itself on a CPU: the kernel skips
+// such a run, counted in Dropped.Recursion); one that several write, from
+// system calls and from softirqs that may interrupt them, atomically.
 struct proc {
 	__u64 oncpu_ns, oncpu_n;
 	__u64 runq_ns, runq_n;
@@ -463,10 +465,18 @@ static __always_inline struct flow *flow_at(__u32 slot)
 	return at(&flows, slot);
 }
 
+// add counts an interval in totals several programs write.
 static __always_inline void add(__u64 *ns, __u64 *n, __u64 d)
 {
 	__sync_fetch_and_add(ns, d);
 	__sync_fetch_and_add(n, 1);
+}
+
+// add_own counts an interval in totals only the running program writes.
+static __always_inline void add_own(__u64 *ns, __u64 *n, __u64 d)
+{
+	*ns += d;
+	*n += 1;
 }
 
 static __always_inline struct conn *new_conn(struct sock *sk, __u8 dir)
@@ -672,7 +682,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	p->accept_ts = bpf_ktime_get_ns();
 	struct flow *f = flow_at(p->slot);
 	if (f)
-		add(&f->backlog_ns, &f->backlog_n, p->accept_ts - p->est_ts);
+		add_own(&f->backlog_ns, &f->backlog_n, p->accept_ts - p->est_ts);
 	return 0;
 }
 
@@ -717,7 +727,7 @@ int BPF_PROG(on_send, struct sock *sk, int ret, int flags)
 		c->sent = 1;
 		struct flow *f = flow_at(c->slot);
 		if (f)
-			__sync_fetch_and_add(nagle ? &f->conns_nagle : &f->conns_nodelay, 1);
+			*(nagle ? &f->conns_nagle : &f->conns_nodelay) += 1;
 	}
 	__u64 now = 0;
 	if (c->dir == DIR_INBOUND) {
@@ -743,7 +753,7 @@ int BPF_PROG(on_send, struct sock *sk, int ret, int flags)
 		if (c->send_ts) {
 			struct flow *f = flow_at(c->slot);
 			if (f)
-				__sync_fetch_and_add(&f->overlaps, 1);
+				f->overlaps++;
 		} else {
 			c->first_ts = now;
 		}
@@ -797,14 +807,14 @@ int BPF_PROG(on_ready, struct sock *sk)
 			return 0;
 		c->unread_ts = bpf_ktime_get_ns();
 		if (f)
-			__sync_fetch_and_add(&f->bursts, 1);
+			f->bursts++;
 		return 0;
 	}
 	__u64 now = bpf_ktime_get_ns();
 	if (f) {
-		__sync_fetch_and_add(&f->peer_ns, now - c->send_ts);
-		__sync_fetch_and_add(&f->turn_ns, now - c->first_ts);
-		__sync_fetch_and_add(&f->exchanges, 1);
+		f->peer_ns += now - c->send_ts;
+		f->turn_ns += now - c->first_ts;
+		f->exchanges++; // an outbound flow's: this program's alone
 	}
 	c->send_ts = 0;
 	if (!c->unread_ts) // bytes still unread wait on from their arrival
@@ -847,7 +857,7 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 		return 0;
 	struct flow *f = flow_at(c->slot);
 	if (f)
-		add(&f->unread_ns, &f->unread_n, bpf_ktime_get_ns() - c->unread_ts);
+		add_own(&f->unread_ns, &f->unread_n, bpf_ktime_get_ns() - c->unread_ts);
 	c->unread_ts = 0;
 	return 0;
 }
