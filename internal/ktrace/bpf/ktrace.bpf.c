@@ -460,6 +460,24 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 
 // ---- TCP ----
 
+// stamp is when TCP last took the time for the socket: as it began
+// processing the segment being delivered (sk_data_ready), or sending the
+// bytes just written (a send that left none untransmitted). TCP keeps it
+// (tcp_clock_cache, CLOCK_MONOTONIC in ns) because reading the clock is
+// slow on some machines (a hypervisor's clock: tens of ns), and so the
+// programs use it where it holds the moment they time.
+static __always_inline __u64 stamp(struct tcp_sock *tp)
+{
+	return tp->tcp_clock_cache;
+}
+
+// since is now - ts, 0 if ts is later: the socket's stamp and the
+// programs' clock are read apart, and may cross by a few ns.
+static __always_inline __u64 since(__u64 now, __u64 ts)
+{
+	return now > ts ? now - ts : 0;
+}
+
 static __always_inline struct flow *flow_at(__u32 slot)
 {
 	return at(&flows, slot);
@@ -749,7 +767,8 @@ int BPF_PROG(on_send, struct sock *sk, int ret, int flags)
 		// another on the connection (HTTP/2, gRPC, pipelining), or a
 		// request written in parts: the kernel cannot tell them apart,
 		// and counts it, so that the answers are not taken for calls.
-		now = bpf_ktime_get_ns();
+		// A request sent whole is timed from its transmission.
+		now = tp->write_seq == tp->snd_nxt ? stamp(tp) : bpf_ktime_get_ns();
 		if (c->send_ts) {
 			struct flow *f = flow_at(c->slot);
 			if (f)
@@ -782,38 +801,35 @@ int BPF_PROG(on_ready, struct sock *sk)
 	struct conn *c = bpf_sk_storage_get(&conns, sk, 0, 0);
 	if (!c)
 		return 0;
-	if (c->held_ts) {
-		struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
-		if (tp)
-			released(c, tp);
-	}
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+	if (!tp)
+		return 0;
+	if (c->held_ts)
+		released(c, tp);
 	// TCP calls sk_data_ready when data is queued, and at the peer's
 	// FIN, which is not data: at a FIN, only bytes that came with it
 	// count.
-	if (BPF_CORE_READ_BITFIELD(sk, sk_shutdown) & RCV_SHUTDOWN) {
-		struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
-		if (!tp || !has_unread(sk, tp))
-			return 0;
-	}
+	if ((BPF_CORE_READ_BITFIELD(sk, sk_shutdown) & RCV_SHUTDOWN) && !has_unread(sk, tp))
+		return 0;
+	__u64 now = stamp(tp); // the segment's processing began
 	if (c->dir == DIR_INBOUND) {
 		if (!c->idle || c->unread_ts)
 			return 0;
-		start_request(c, bpf_ktime_get_ns());
+		start_request(c, now);
 		return 0;
 	}
 	struct flow *f = flow_at(c->slot);
 	if (!c->send_ts) {
 		if (c->unread_ts)
 			return 0;
-		c->unread_ts = bpf_ktime_get_ns();
+		c->unread_ts = now;
 		if (f)
 			f->bursts++;
 		return 0;
 	}
-	__u64 now = bpf_ktime_get_ns();
 	if (f) {
-		f->peer_ns += now - c->send_ts;
-		f->turn_ns += now - c->first_ts;
+		f->peer_ns += since(now, c->send_ts);
+		f->turn_ns += since(now, c->first_ts);
 		f->exchanges++; // an outbound flow's: this program's alone
 	}
 	c->send_ts = 0;
@@ -857,7 +873,7 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 		return 0;
 	struct flow *f = flow_at(c->slot);
 	if (f)
-		add_own(&f->unread_ns, &f->unread_n, bpf_ktime_get_ns() - c->unread_ts);
+		add_own(&f->unread_ns, &f->unread_n, since(bpf_ktime_get_ns(), c->unread_ts));
 	c->unread_ts = 0;
 	return 0;
 }
