@@ -89,8 +89,12 @@
 //     request's arrival, the next send, read or close); split by the
 //     socket's Nagle setting (tcp_sock nonagle) at the send.
 //
-// All times are CLOCK_MONOTONIC (bpf_ktime_get_ns); only intervals are
-// returned, no timestamps. An interval is counted when it ends.
+// All times are CLOCK_MONOTONIC: the programs' clock (bpf_ktime_get_ns),
+// or, at bytes arriving and at a send that left none untransmitted, the
+// time TCP took for the socket as it began processing the segment or
+// sending (tcp_clock_cache), which saves a clock read at each. Only
+// intervals are returned, no timestamps. An interval is counted when it
+// ends.
 //
 // # Limits
 //
