@@ -21,8 +21,8 @@ import (
 // TestAcceptanceGrpcCachePrinted: a Go API calling a local gRPC cache
 // started before perflab, printing every answer (fmt.Println of the
 // protobuf message) under a 1-core budget. Its calls share one HTTP/2
-// connection, opened in the warm-up or before perflab started (the API
-// attached with --pid). The connection is timed; the printing line is
+// connection, opened in the warm-up, in the window, or before perflab
+// started (the API attached with --pid). The connection is timed; the printing line is
 // finding #1 with no wait above it; the downstream row holds the cache's
 // own answer time, not the API's wait for its own CPU; the cache's CPU
 // per request is as /proc counts it.
@@ -46,7 +46,10 @@ func TestAcceptanceGrpcCachePrinted(t *testing.T) {
 	t.Run("channel-opened-in-window", func(t *testing.T) {
 		cache := startPeer(t, "grpccache")
 		cfg := grpcConfig(t, "buggy", cache.addr)
-		cfg.Load.Concurrency, cfg.Warmup = 8, 0
+		// No warm-up, and a readiness probe that does not call the
+		// cache (the API's pprof port): the channel opens at the
+		// window's first request.
+		cfg.Load.Concurrency, cfg.Warmup, cfg.ReadyURL = 8, 0, cfg.Pprof+"/debug/pprof/"
 		check := grpcCacheCheck(t, cache)
 		r, dir := runAcceptance(t, cfg)
 		b, err := os.ReadFile(filepath.Join(dir, "target.log"))
