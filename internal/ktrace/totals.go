@@ -147,9 +147,10 @@ type Inbound struct {
 // connection waited on the peer.
 type Outbound struct {
 	Sends
-	// Answers is from the service's last send to the first bytes
-	// arriving after it: the peer's time to answer (with the network's
-	// round trip), one per answer.
+	// Answers is from the service's last send (its transmission, when
+	// it left no bytes behind) to the first bytes arriving after it: the
+	// peer's time to answer (with the network's round trip), one per
+	// answer.
 	Answers Stat
 	// Turns is the same answers timed from the first send after the
 	// bytes before arrived: with calls overlapping, the time the
