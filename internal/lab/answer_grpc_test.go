@@ -79,6 +79,31 @@ func TestAcceptanceGrpcCachePrinted(t *testing.T) {
 	})
 }
 
+// TestAcceptanceGrpcSlowCacheShared: the fixed API and a cache that
+// sleeps 30 ms per answer, 8 clients: 8 calls at a time share the gRPC
+// connection. The kernel sees the calls overlap and counts no answers;
+// the downstream row is still the cache's time, as it timed its answers,
+// and the API's own parts hold little.
+func TestAcceptanceGrpcSlowCacheShared(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: runs a gRPC API and its cache under load for seconds")
+	}
+	labtest.RequireRoot(t, "the kernel's timing (eBPF) and cgroups")
+	cache := startPeer(t, "grpccache", "-delay", "30ms")
+	cfg := grpcConfig(t, "fixed", cache.addr)
+	cfg.Load.Concurrency = 8
+	runq := runqueueMs(t, cache.cmd.Process.Pid)
+	r, _ := runAcceptance(t, cfg)
+	runq = runqueueMs(t, cache.cmd.Process.Pid) - runq
+	answers, answerMs := stopwatch(t, cache.stop(t), "cache answers")
+	l := ledgerOf(t, r)
+	withinPeer(t, "downstream against the cache's own timing of its answers", partMs(t, l, runfmt.PartDownstream), answerMs, runq/float64(answers))
+	p := l.Time.Row(runfmt.PartDownstream).Peer
+	if p == nil || p.AnswersNotCounted == "" || p.AnswersPerRequest != 0 {
+		t.Errorf("downstream peer %+v; want 8 calls at a time on one connection said, no answer count", p)
+	}
+}
+
 // quietAPI is grpcapi in buggy mode started by the test, its output (the
 // printed answers) in a file.
 type quietAPI struct {

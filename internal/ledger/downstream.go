@@ -107,27 +107,44 @@ func (b *builder) answered() []netip.AddrPort {
 // the peers and the service: the peers have at least the kernel's answer
 // times, the service at least the kernel's waits to be read and the time
 // its client connections' goroutines ran or waited for a P (writing the
-// requests, reading the answers and handing them over). The rest is either
-// more of the service's own delay or the peers' time on calls that overlap
-// on a shared connection (HTTP/2, gRPC), which the kernel times as one
-// answer per burst of bytes after a send: it is shared by how busy the
-// service's Ps (or its CPU budget) were, the chance a goroutine had to
-// wait for one.
+// requests, reading the answers and handing them over). The rest is
+// either more of the service's own delay or the peers' time on calls that
+// overlap on a shared connection (HTTP/2, gRPC). Where the kernel saw
+// calls overlap, what it and the trace timed are the connection's, once
+// for all the calls waiting through them: the rest is the calls' waits
+// beyond that, shared in proportion to what was timed of each side (the
+// peers' turns against the reads and the client loops). Otherwise it is
+// shared by how busy the service's Ps (or its CPU budget) were, the chance
+// a goroutine had to wait for one.
 func (b *builder) splitGoWait(peers []netip.AddrPort, goWait, answers float64) (float64, string) {
-	var reads float64
+	var reads, turns float64
 	for _, a := range peers {
-		reads += b.per(b.k.Outbound[a].Unread)
+		o := b.k.Outbound[a]
+		reads += b.per(o.Unread)
+		if o.Overlapped() {
+			turns += b.per(o.Turns)
+		}
 	}
 	if answers >= goWait {
 		return answers, fmt.Sprintf("The Go trace's downstream wait was %s per request, no more than the kernel's answer times.", units.FormatMs(goWait))
 	}
 	loops := math.Min(b.in.ClientLoopsMs, math.Max(goWait-answers-reads, 0))
 	rest := math.Max(goWait-answers-reads-loops, 0)
+	note := fmt.Sprintf("The Go trace's downstream wait was %s per request: the kernel timed the peers' answers at %s and the answers' waits until the service read them at %s, its client connections' goroutines ran or waited for a P %s (the service's).",
+		units.FormatMs(goWait), units.FormatMs(answers), units.FormatMs(reads), units.FormatMs(loops))
+	if turns > 0 {
+		peerShare := turns / (turns + reads + loops)
+		own := math.Min(reads+loops+(1-peerShare)*rest, goWait-answers)
+		b.ownDelay += own
+		if rest > 0.0005 {
+			note += fmt.Sprintf(" Calls overlapped on a connection: those figures are the connection's, once for the calls waiting through them, and the %s left is the calls' waits beyond them, shared in proportion to what was timed of each side (the peers' turns, %s, against the reads and the client loops, %s): %s to the peers, %s to the service's waits for a CPU.",
+				units.FormatMs(rest), pct(peerShare), pct(1-peerShare), units.FormatMs(peerShare*rest), units.FormatMs((1-peerShare)*rest))
+		}
+		return goWait - own, note
+	}
 	busy, busyHow := b.busy()
 	own := math.Min(reads+loops+busy*rest, goWait-answers)
 	b.ownDelay += own
-	note := fmt.Sprintf("The Go trace's downstream wait was %s per request: the kernel timed the peers' answers at %s and the answers' waits until the service read them at %s, its client connections' goroutines ran or waited for a P %s (the service's).",
-		units.FormatMs(goWait), units.FormatMs(answers), units.FormatMs(reads), units.FormatMs(loops))
 	if rest > 0.0005 {
 		note += fmt.Sprintf(" The %s left (the service's own delays the trace does not tell apart, or calls overlapping on a shared HTTP/2 or gRPC connection, which the kernel times as one) is shared by %s (%s): %s to the service's waits for a CPU, %s to the peers.",
 			units.FormatMs(rest), busyHow, pct(busy), units.FormatMs(busy*rest), units.FormatMs((1-busy)*rest))
