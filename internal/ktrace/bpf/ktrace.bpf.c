@@ -535,9 +535,9 @@ static __always_inline struct conn *conn_of(struct sock *sk)
 
 // The measured processes' sockets when the session starts (or a process is
 // added): ports_pass learns the listening ports and notes every TCP socket
-// of the measured processes' files in owned; tcp_pass, over the machine's
-// TCP sockets, takes up those noted that are connected, inbound when on a
-// listening port. Two passes because a socket reached through a file is a
+// of the measured processes' files in owned; conns_pass, over the
+// machine's TCP sockets, takes up those noted that are connected (or
+// connecting), inbound when on a listening port. Two passes because a socket reached through a file is a
 // pointer the verifier does not trust (a walk from the file), which
 // socket storage refuses; the TCP iterator's socket is trusted.
 static __always_inline struct sock *stream_sock_of(struct bpf_iter__task_file *ctx)
@@ -556,7 +556,7 @@ static __always_inline struct sock *stream_sock_of(struct bpf_iter__task_file *c
 }
 
 // Sockets of the measured processes found by ports_pass, by address, for
-// tcp_pass; emptied after each take-up.
+// conns_pass; emptied after each take-up.
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
