@@ -76,12 +76,13 @@
 //     arrived before then waits to be read from accept() on;
 //   - an answer: the first bytes arriving on an outbound connection after
 //     the service sent on it; the peer's time: from the service's last
-//     send to that arrival, and the peer's turn: from the first send
-//     since the bytes before arrived; waiting to be read: from bytes
-//     arriving (an answer, or a burst with no send since) to the
-//     service's first read returning data (the service's own delay);
-//     sends made while an answer is awaited are counted (Outbound.Overlaps:
-//     calls overlapping on the connection, see Limits);
+//     send (its transmission) to that arrival, and the peer's turn: from
+//     the first send since the bytes before arrived; waiting to be read:
+//     from bytes arriving (an answer, or a burst with no send since) to
+//     the service's first read returning data (the service's own delay);
+//     sends made while an answer is awaited are counted
+//     (Outbound.Overlaps: calls overlapping on the connection, see
+//     Limits);
 //   - send stalls: from the return of a send that left bytes untransmitted
 //     (the socket's write_seq beyond snd_nxt) to their transmission: the
 //     socket's last transmit time (tcp_wstamp_ns), read at the
@@ -109,14 +110,13 @@
 // arriving between requests start or end exchanges of their own. On an
 // outbound connection the overlap shows (Outbound.Overlaps), and what
 // stays measurable is the connection's, not the calls': the time it
-// waited on the peer (Outbound.Turns, a floor of each call's) and the
-// time its arrived bytes waited to be read (Outbound.Unread). One HTTP/2
-// call at a time with answers larger than its flow-control window shows
-// no overlap, yet the client's window updates between an answer's bursts
-// start answers of their own: the answers' count is then too high, their
-// time whole. MPTCP
-// connections (both ends MPTCP) are not seen; an MPTCP listener's
-// connections from TCP clients are. Accepts through io_uring are not
+// waited on the peer (Outbound.Turns, a floor of the calls' summed time)
+// and the time its arrived bytes waited to be read (Outbound.Unread). One
+// HTTP/2 call at a time with answers larger than its flow-control window
+// shows no overlap, yet the client's window updates between an answer's
+// bursts start answers of their own: the answers' count is then too high,
+// their time whole. MPTCP connections (both ends MPTCP) are not seen; an
+// MPTCP listener's connections from TCP clients are. Accepts through io_uring are not
 // timed. A stall of a stream that keeps sending is timed to its last
 // transmission. A thread's time is counted at its switch-outs: one that
 // never leaves its CPU shows none until it does.
