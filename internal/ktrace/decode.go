@@ -32,6 +32,7 @@ type (
 	// kFlow is struct flow: a flow key's connection totals.
 	kFlow struct {
 		Conns, ConnsNagle, ConnsNodelay, Exchanges, PeerNs uint64
+		TurnNs, Overlaps, Bursts                           uint64
 		UnreadNs, UnreadN, BacklogNs, BacklogN             uint64
 		StallNs, StallN, StallNdNs, StallNdN               uint64
 	}
@@ -130,9 +131,12 @@ func (t *Totals) addFlow(k kFlowKey, perCPU []kFlow) {
 		}
 	case dirOutbound:
 		t.Outbound[k.peer()] = Outbound{
-			Sends:   sends,
-			Answers: stat(f.PeerNs, f.Exchanges),
-			Unread:  stat(f.UnreadNs, f.UnreadN),
+			Sends:    sends,
+			Answers:  stat(f.PeerNs, f.Exchanges),
+			Turns:    stat(f.TurnNs, f.Exchanges),
+			Overlaps: f.Overlaps,
+			Bursts:   f.Bursts,
+			Unread:   stat(f.UnreadNs, f.UnreadN),
 		}
 	}
 }
@@ -141,6 +145,7 @@ func (f kFlow) plus(v kFlow) kFlow {
 	return kFlow{
 		Conns: f.Conns + v.Conns, ConnsNagle: f.ConnsNagle + v.ConnsNagle, ConnsNodelay: f.ConnsNodelay + v.ConnsNodelay,
 		Exchanges: f.Exchanges + v.Exchanges, PeerNs: f.PeerNs + v.PeerNs,
+		TurnNs: f.TurnNs + v.TurnNs, Overlaps: f.Overlaps + v.Overlaps, Bursts: f.Bursts + v.Bursts,
 		UnreadNs: f.UnreadNs + v.UnreadNs, UnreadN: f.UnreadN + v.UnreadN,
 		BacklogNs: f.BacklogNs + v.BacklogNs, BacklogN: f.BacklogN + v.BacklogN,
 		StallNs: f.StallNs + v.StallNs, StallN: f.StallN + v.StallN,

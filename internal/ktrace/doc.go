@@ -60,8 +60,11 @@
 // its processes (outbound: connect(), inet_sock_set_state SYN_SENT). The
 // listening ports are those of Config.Ports, those the processes listen
 // on when the session starts or a process is added, and each listen()
-// after. Connections open then are taken up too: an iterator over the
-// processes' open files (iter/task_file) finds them.
+// after. Connections open then are taken up too (connection pools, gRPC
+// channels and keep-alive clients opened before the session): an iterator
+// over the processes' open files (iter/task_file) notes their sockets, and
+// one over the machine's TCP sockets (iter/tcp, whose socket pointers the
+// verifier trusts with socket storage) takes them up.
 //   - a request: the first bytes arriving (sk_data_ready) on an inbound
 //     connection that is new or on which the service has sent since
 //     (sock_send_length); waiting to be read: from that arrival to the
@@ -73,8 +76,13 @@
 //     arrived before then waits to be read from accept() on;
 //   - an answer: the first bytes arriving on an outbound connection after
 //     the service sent on it; the peer's time: from the service's last
-//     send to that arrival; waiting to be read: from the arrival to the
-//     service's first read returning data (the service's own delay);
+//     send (its transmission) to that arrival, and the peer's turn: from
+//     the first send since the bytes before arrived; waiting to be read:
+//     from bytes arriving (an answer, or a burst with no send since) to
+//     the service's first read returning data (the service's own delay);
+//     sends made while an answer is awaited are counted
+//     (Outbound.Overlaps: calls overlapping on the connection, see
+//     Limits);
 //   - send stalls: from the return of a send that left bytes untransmitted
 //     (the socket's write_seq beyond snd_nxt) to their transmission: the
 //     socket's last transmit time (tcp_wstamp_ns), read at the
@@ -82,20 +90,33 @@
 //     request's arrival, the next send, read or close); split by the
 //     socket's Nagle setting (tcp_sock nonagle) at the send.
 //
-// All times are CLOCK_MONOTONIC (bpf_ktime_get_ns); only intervals are
-// returned, no timestamps. An interval is counted when it ends.
+// All times are CLOCK_MONOTONIC: the programs' clock (bpf_ktime_get_ns),
+// or, at bytes arriving and at a send that left none untransmitted, the
+// time TCP took for the socket as it began processing the segment or
+// sending (tcp_clock_cache), which saves a clock read at each. Only
+// intervals are returned, no timestamps. An interval is counted when it
+// ends.
 //
 // # Limits
 //
-// TCP over IPv4 and IPv6 (IPv4-mapped peers are unmapped). Not seen: UDP
+// TCP over IPv4 and IPv6 (IPv4-mapped peers are unmapped). Connections
+// open at the start in another network namespace than perflab's are not
+// taken up (the TCP iterator walks its own). Not seen: UDP
 // and Unix sockets, kernel TLS, and reads by splice or sendfile. One
 // request per connection at a time: pipelined HTTP/1.1 requests, and
 // HTTP/2 or gRPC streams multiplexed on a connection, count as one request
 // (or answer) per burst of bytes after a send, timed from its first bytes;
 // TLS records and HTTP/2 control frames (pings, window updates) sent or
-// arriving between requests start or end exchanges of their own. MPTCP
-// connections (both ends MPTCP) are not seen; an MPTCP listener's
-// connections from TCP clients are. Accepts through io_uring are not
+// arriving between requests start or end exchanges of their own. On an
+// outbound connection the overlap shows (Outbound.Overlaps), and what
+// stays measurable is the connection's, not the calls': the time it
+// waited on the peer (Outbound.Turns, a floor of the calls' summed time)
+// and the time its arrived bytes waited to be read (Outbound.Unread). One
+// HTTP/2 call at a time with answers larger than its flow-control window
+// shows no overlap, yet the client's window updates between an answer's
+// bursts start answers of their own: the answers' count is then too high,
+// their time whole. MPTCP connections (both ends MPTCP) are not seen; an
+// MPTCP listener's connections from TCP clients are. Accepts through io_uring are not
 // timed. A stall of a stream that keeps sending is timed to its last
 // transmission. A thread's time is counted at its switch-outs: one that
 // never leaves its CPU shows none until it does.

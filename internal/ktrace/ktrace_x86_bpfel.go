@@ -17,6 +17,7 @@ type ktraceConn struct {
 	_         structs.HostLayout
 	UnreadTs  uint64
 	SendTs    uint64
+	FirstTs   uint64
 	HeldTs    uint64
 	HeldSeq   uint32
 	Slot      uint32
@@ -35,6 +36,9 @@ type ktraceFlow struct {
 	ConnsNodelay uint64
 	Exchanges    uint64
 	PeerNs       uint64
+	TurnNs       uint64
+	Overlaps     uint64
+	Bursts       uint64
 	UnreadNs     uint64
 	UnreadN      uint64
 	BacklogNs    uint64
@@ -109,6 +113,7 @@ const (
 	ktraceMapNslots      = "nslots"
 	ktraceMapOffcpu      = "offcpu"
 	ktraceMapOffslots    = "offslots"
+	ktraceMapOwned       = "owned"
 	ktraceMapPending     = "pending"
 	ktraceMapPorts       = "ports"
 	ktraceMapProcs       = "procs"
@@ -193,6 +198,7 @@ type ktraceMapSpecs struct {
 	Nslots    *ebpf.MapSpec `ebpf:"nslots"`
 	Offcpu    *ebpf.MapSpec `ebpf:"offcpu"`
 	Offslots  *ebpf.MapSpec `ebpf:"offslots"`
+	Owned     *ebpf.MapSpec `ebpf:"owned"`
 	Pending   *ebpf.MapSpec `ebpf:"pending"`
 	Ports     *ebpf.MapSpec `ebpf:"ports"`
 	Procs     *ebpf.MapSpec `ebpf:"procs"`
@@ -237,6 +243,7 @@ type ktraceMaps struct {
 	Nslots    *ebpf.Map `ebpf:"nslots"`
 	Offcpu    *ebpf.Map `ebpf:"offcpu"`
 	Offslots  *ebpf.Map `ebpf:"offslots"`
+	Owned     *ebpf.Map `ebpf:"owned"`
 	Pending   *ebpf.Map `ebpf:"pending"`
 	Ports     *ebpf.Map `ebpf:"ports"`
 	Procs     *ebpf.Map `ebpf:"procs"`
@@ -255,6 +262,7 @@ func (m *ktraceMaps) Close() error {
 		m.Nslots,
 		m.Offcpu,
 		m.Offslots,
+		m.Owned,
 		m.Pending,
 		m.Ports,
 		m.Procs,

@@ -204,9 +204,12 @@ func loadProgram(spec *ebpf.CollectionSpec, name string, maps map[string]*ebpf.M
 	return coll.DetachProgram(name), nil
 }
 
-// takeUp runs the iterators: the measured processes' listening ports, then
-// their open connections, are noted (see ports_pass in bpf/ktrace.bpf.c).
+// takeUp runs the iterators: the measured processes' listening ports and
+// sockets, then their open connections, are noted (see ports_pass in
+// bpf/ktrace.bpf.c); the sockets noted are forgotten after, so that a
+// later socket at a freed one's address is not taken for it.
 func (s *Session) takeUp() error {
+	defer clearMap(s.maps["owned"])
 	for _, p := range iterators {
 		prog := s.iters[p.name]
 		if prog == nil {
@@ -239,4 +242,17 @@ func drain(it *link.Iter) error {
 		err = cerr
 	}
 	return err
+}
+
+// clearMap deletes every key of a hash map of 64-bit keys.
+func clearMap(m *ebpf.Map) {
+	var k, next uint64
+	var keys []uint64
+	for err := m.NextKey(nil, &next); err == nil; err = m.NextKey(k, &next) {
+		keys = append(keys, next)
+		k = next
+	}
+	for _, k := range keys {
+		_ = m.Delete(k)
+	}
 }

@@ -71,7 +71,8 @@ func TestFlowsFromKernel(t *testing.T) {
 		{Exchanges: 5, UnreadNs: 1e6, UnreadN: 5, ConnsNodelay: 1, StallNdNs: 1e3, StallNdN: 1},
 	})
 	v6mapped := kFlowKey{Dir: dirOutbound, Family: afInet6, Port: 5432, Addr: [16]byte{10: 0xff, 11: 0xff, 12: 127, 15: 1}}
-	tot.addFlow(v6mapped, []kFlow{{Conns: 1, Exchanges: 4, PeerNs: 80e6, UnreadNs: 2e6, UnreadN: 4}})
+	tot.addFlow(v6mapped, []kFlow{{Conns: 1, Exchanges: 4, PeerNs: 80e6, TurnNs: 84e6, Overlaps: 1, UnreadNs: 2e6, UnreadN: 4},
+		{Exchanges: 1, PeerNs: 10e6, TurnNs: 10e6, Bursts: 2, UnreadNs: 1e6, UnreadN: 2}})
 	v4 := kFlowKey{Dir: dirOutbound, Family: afInet, Port: 6379, Addr: [16]byte{10, 0, 0, 2}}
 	tot.addFlow(v4, []kFlow{{Conns: 1}})
 
@@ -83,7 +84,8 @@ func TestFlowsFromKernel(t *testing.T) {
 		t.Errorf("inbound 8080:\n got %+v\nwant %+v", got, wantIn)
 	}
 	pg := netip.MustParseAddrPort("127.0.0.1:5432")
-	if got, want := tot.Outbound[pg], (Outbound{Sends: Sends{Conns: 1}, Answers: Stat{4, ms(80)}, Unread: Stat{4, ms(2)}}); got != want {
+	if got, want := tot.Outbound[pg], (Outbound{Sends: Sends{Conns: 1}, Answers: Stat{5, ms(90)}, Turns: Stat{5, ms(94)}, Overlaps: 1, Bursts: 2,
+		Unread: Stat{6, ms(3)}}); got != want {
 		t.Errorf("outbound %v (an IPv4 peer of an IPv6 socket):\n got %+v\nwant %+v", pg, got, want)
 	}
 	if _, ok := tot.Outbound[netip.MustParseAddrPort("10.0.0.2:6379")]; !ok || len(tot.Outbound) != 2 {
@@ -99,7 +101,7 @@ func TestTotalsSub(t *testing.T) {
 		Procs: map[int]Proc{1: {OnCPU: Stat{1, ms(1)}, OffCPU: map[WaitKind]Stat{WaitSleep: {1, ms(30)}},
 			Waits: []Wait{{Kind: WaitSleep, Syscall: 230, Stack: -1, Stat: Stat{1, ms(30)}}}}},
 		Inbound:        map[uint16]Inbound{80: {Requests: 3, Unread: Stat{3, ms(3)}, Sends: Sends{Conns: 1}}},
-		Outbound:       map[netip.AddrPort]Outbound{peer: {Answers: Stat{2, ms(40)}}},
+		Outbound:       map[netip.AddrPort]Outbound{peer: {Answers: Stat{2, ms(40)}, Turns: Stat{2, ms(45)}, Overlaps: 1, Bursts: 3}},
 		Dropped:        Dropped{Threads: 1},
 		ProgramCPU:     ms(1),
 		Programs:       map[string]Stat{"on_switch": {10, ms(1)}},
@@ -112,7 +114,7 @@ func TestTotalsSub(t *testing.T) {
 			2: {Runnable: Stat{1, ms(2)}, OffCPU: map[WaitKind]Stat{}},
 		},
 		Inbound:        map[uint16]Inbound{80: {Requests: 5, Unread: Stat{5, ms(4)}, Sends: Sends{Conns: 2}}},
-		Outbound:       map[netip.AddrPort]Outbound{peer: {Answers: Stat{3, ms(60)}}},
+		Outbound:       map[netip.AddrPort]Outbound{peer: {Answers: Stat{3, ms(60)}, Turns: Stat{3, ms(70)}, Overlaps: 4, Bursts: 3}},
 		Unmeasured:     map[Measure]string{Stacks: "not asked for"},
 		Dropped:        Dropped{Threads: 3, Stacks: 1},
 		ProgramCPU:     ms(3),
@@ -126,7 +128,7 @@ func TestTotalsSub(t *testing.T) {
 			2: {Runnable: Stat{1, ms(2)}, OffCPU: map[WaitKind]Stat{}},
 		},
 		Inbound:        map[uint16]Inbound{80: {Requests: 2, Unread: Stat{2, ms(1)}, Sends: Sends{Conns: 1}}},
-		Outbound:       map[netip.AddrPort]Outbound{peer: {Answers: Stat{1, ms(20)}}},
+		Outbound:       map[netip.AddrPort]Outbound{peer: {Answers: Stat{1, ms(20)}, Turns: Stat{1, ms(25)}, Overlaps: 3}},
 		Unmeasured:     map[Measure]string{Stacks: "not asked for"},
 		Dropped:        Dropped{Threads: 2, Stacks: 1},
 		ProgramCPU:     ms(2),

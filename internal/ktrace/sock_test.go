@@ -164,6 +164,9 @@ func TestOutboundPeerTime(t *testing.T) {
 	if out.Answers.Count != uint64(n) || n != requests {
 		t.Errorf("round trips = %d, the peer answered %d of %d requests", out.Answers.Count, n, requests)
 	}
+	if out.Overlaps != 0 || out.Turns.Count != out.Answers.Count {
+		t.Errorf("one call at a time, each written at once: %d overlaps, %d turns of %d answers; want 0 and every answer's", out.Overlaps, out.Turns.Count, out.Answers.Count)
+	}
 	// The peer's sleep of 20 ms lasts longer on a busy machine: the
 	// truth is the time the peer took, as it measured it.
 	within(t, "peer time per round trip", out.Answers.Mean(), handled/time.Duration(n), 0.15)

@@ -82,9 +82,12 @@ func (in Inbound) sub(prev Inbound) Inbound {
 
 func (out Outbound) sub(prev Outbound) Outbound {
 	return Outbound{
-		Sends:   out.Sends.sub(prev.Sends),
-		Answers: out.Answers.Sub(prev.Answers),
-		Unread:  out.Unread.Sub(prev.Unread),
+		Sends:    out.Sends.sub(prev.Sends),
+		Answers:  out.Answers.Sub(prev.Answers),
+		Turns:    out.Turns.Sub(prev.Turns),
+		Overlaps: out.Overlaps - prev.Overlaps,
+		Bursts:   out.Bursts - prev.Bursts,
+		Unread:   out.Unread.Sub(prev.Unread),
 	}
 }
 

@@ -137,15 +137,35 @@ type Inbound struct {
 }
 
 // Outbound is the figures of connections opened to one peer.
+//
+// One call at a time on a connection (HTTP/1.1, most database clients),
+// each request written at once: an answer is a call, timed from its
+// request. Calls overlapping on one connection (HTTP/2, gRPC,
+// pipelining) have no boundaries the kernel can see: Overlaps says so,
+// Answers then counts the peer's turns (something sent, nothing back
+// yet), not calls, and Turns is a floor of their time: the time the
+// connection waited on the peer.
 type Outbound struct {
 	Sends
-	// Answers is from the service's last send to the first bytes
-	// arriving after it: the peer's time to answer (with the network's
-	// round trip), one per answer.
+	// Answers is from the service's last send (its transmission, when
+	// it left no bytes behind) to the first bytes arriving after it: the
+	// peer's time to answer (with the network's round trip), one per
+	// answer.
 	Answers Stat
-	// Unread is from an answer's first bytes arriving to the service's
-	// first read that returns data: the service's own delay (its run
-	// queue, its event loop, its runtime), not the peer's.
+	// Turns is the same answers timed from the first send after the
+	// bytes before arrived: with calls overlapping, the time the
+	// connection had a call at the peer and no answer yet.
+	Turns Stat
+	// Overlaps counts the sends made while an answer was awaited: calls
+	// overlapping on the connection, or requests written in parts.
+	Overlaps uint64
+	// Bursts counts the arrivals with no send since the bytes before:
+	// more of an answer, answers of overlapping calls, or the peer's own
+	// messages (HTTP/2 pings and window updates).
+	Bursts uint64
+	// Unread is from bytes arriving (an answer's first, or a burst's) to
+	// the service's first read that returns data: the service's own
+	// delay (its run queue, its event loop, its runtime), not the peer's.
 	Unread Stat
 }
 

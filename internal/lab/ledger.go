@@ -153,7 +153,7 @@ func kernelInput(w ktrace.Totals, ports []uint16, backlog bool) *ledger.Kernel {
 		k.Sends.NoDelayStalls = add(k.Sends.NoDelayStalls, in.NoDelayStalls)
 	}
 	for a, o := range w.Outbound {
-		k.Outbound[a] = ledger.Outbound{Answers: stat(o.Answers), Unread: stat(o.Unread)}
+		k.Outbound[a] = ledger.Outbound{Answers: stat(o.Answers), Unread: stat(o.Unread), Turns: stat(o.Turns), Overlaps: o.Overlaps, Bursts: o.Bursts}
 	}
 	for _, p := range w.Procs {
 		k.OnCPU, k.Runnable = add(k.OnCPU, p.OnCPU), add(k.Runnable, p.Runnable)

@@ -31,6 +31,9 @@ type peerSampler struct {
 	// who names the local process of an other client's connection, by
 	// the same key, where it could be found.
 	who map[uint64]string
+	// notice is told the addresses the service is connected to at each
+	// look (nil: nobody asks).
+	notice func([]netip.AddrPort)
 }
 
 // clientWatch is what tells perflab's connections to the service from
@@ -46,8 +49,9 @@ type clientWatch struct {
 // the lists (the reader spaces its reads of the socket tables further).
 const peerInterval = 250 * time.Millisecond
 
-func startPeerSampler(ctx context.Context, pids func() []int, inbound *clientWatch) *peerSampler {
-	ps := &peerSampler{seen: map[string]int{}, done: make(chan struct{}), inbound: inbound, others: map[uint64]netip.AddrPort{}, who: map[uint64]string{}}
+func startPeerSampler(ctx context.Context, pids func() []int, inbound *clientWatch, notice func([]netip.AddrPort)) *peerSampler {
+	ps := &peerSampler{seen: map[string]int{}, done: make(chan struct{}), inbound: inbound, others: map[uint64]netip.AddrPort{}, who: map[uint64]string{},
+		notice: notice}
 	go func() {
 		defer close(ps.done)
 		tick := time.NewTicker(peerInterval)
@@ -69,6 +73,15 @@ func (ps *peerSampler) sample(reader *target.PeerReader, pids []int) {
 	peers, err := reader.Peers(pids)
 	if err != nil {
 		return
+	}
+	if ps.notice != nil {
+		addrs := make([]netip.AddrPort, 0, len(peers))
+		for a := range peers {
+			if ap, err := netip.ParseAddrPort(a); err == nil {
+				addrs = append(addrs, ap)
+			}
+		}
+		ps.notice(addrs)
 	}
 	var others, fresh map[uint64]netip.AddrPort
 	if w := ps.inbound; w != nil {
@@ -183,6 +196,10 @@ func (s *session) watchPeers() (stop func()) {
 			w.ports[80] = true
 		}
 	}
-	s.waits.peers = startPeerSampler(ctx, s.proc.PIDs, w)
+	var notice func([]netip.AddrPort)
+	if s.kern != nil && s.kern.peers != nil {
+		notice = s.kern.peers.notice
+	}
+	s.waits.peers = startPeerSampler(ctx, s.proc.PIDs, w, notice)
 	return cancel
 }

@@ -40,7 +40,7 @@ func (b *builder) downstream() []*part {
 	}
 	var answers, reads float64 // per request
 	for _, a := range peers {
-		answers += b.per(k.Outbound[a].Answers)
+		answers += b.per(k.Outbound[a].Waited())
 		reads += b.per(k.Outbound[a].Unread)
 	}
 	share, note := answers, ""
@@ -60,7 +60,7 @@ func (b *builder) downstream() []*part {
 		o := k.Outbound[a]
 		weight := 1 / float64(len(peers))
 		if answers > 0 {
-			weight = b.per(o.Answers) / answers
+			weight = b.per(o.Waited()) / answers
 		}
 		p := measured(runfmt.PartDownstream, share*weight, runfmt.LedgerKernel)
 		if b.goTrace && runtimeMs > 0 {
@@ -71,6 +71,17 @@ func (b *builder) downstream() []*part {
 		b.unseenOpen(p)
 		if note != "" {
 			p.note("%s", note)
+		}
+		if in, ok := b.in.Peers[a]; ok && in.CPUShare > 0 && in.CPUWhy == "" {
+			p.note("Its first connection was opened during the window: its CPU is per request over the last %s of the window, read from then on.", pct(in.CPUShare))
+		}
+		switch {
+		case o.Overlapped():
+			p.note("Calls overlapped on its connections (HTTP/2, gRPC, pipelining, or requests written in parts: %d sends while an answer was awaited, %d answers): the kernel sees bytes, not calls, so it counts no answers and times the connections' waits on the peer, %s per request, a floor of the calls' own.",
+				o.Overlaps, o.Answers.Count, units.FormatMs(b.per(o.Turns)))
+		case !o.Counted():
+			p.note("Its answers arrived in several bursts (%d with no send before them, %d after one: large answers, or HTTP/2 with the client's window updates between them): the kernel sees bytes, not calls, so it counts no answers; their time, %s per request, is the connections' waits on the peer.",
+				o.Bursts, o.Answers.Count, units.FormatMs(b.per(o.Answers)))
 		}
 		out = append(out, p)
 	}
@@ -96,7 +107,7 @@ func (b *builder) answered() []netip.AddrPort {
 		}
 	}
 	slices.SortFunc(out, func(x, y netip.AddrPort) int {
-		if c := cmp.Compare(b.k.Outbound[y].Answers.Time, b.k.Outbound[x].Answers.Time); c != 0 {
+		if c := cmp.Compare(b.k.Outbound[y].Waited().Time, b.k.Outbound[x].Waited().Time); c != 0 {
 			return c
 		}
 		return x.Compare(y)
@@ -108,27 +119,44 @@ func (b *builder) answered() []netip.AddrPort {
 // the peers and the service: the peers have at least the kernel's answer
 // times, the service at least the kernel's waits to be read and the time
 // its client connections' goroutines ran or waited for a P (writing the
-// requests, reading the answers and handing them over). The rest is either
-// more of the service's own delay or the peers' time on calls that overlap
-// on a shared connection (HTTP/2, gRPC), which the kernel times as one
-// answer per burst of bytes after a send: it is shared by how busy the
-// service's Ps (or its CPU budget) were, the chance a goroutine had to
-// wait for one.
+// requests, reading the answers and handing them over). The rest is
+// either more of the service's own delay or the peers' time on calls that
+// overlap on a shared connection (HTTP/2, gRPC). Where the kernel saw
+// calls overlap, what it and the trace timed are the connection's, once
+// for all the calls waiting through them: the rest is the calls' waits
+// beyond that, shared in proportion to what was timed of each side (the
+// peers' turns against the reads and the client loops). Otherwise it is
+// shared by how busy the service's Ps (or its CPU budget) were, the chance
+// a goroutine had to wait for one.
 func (b *builder) splitGoWait(peers []netip.AddrPort, goWait, answers float64) (float64, string) {
-	var reads float64
+	var reads, turns float64
 	for _, a := range peers {
-		reads += b.per(b.k.Outbound[a].Unread)
+		o := b.k.Outbound[a]
+		reads += b.per(o.Unread)
+		if o.Overlapped() {
+			turns += b.per(o.Turns)
+		}
 	}
 	if answers >= goWait {
 		return answers, fmt.Sprintf("The Go trace's downstream wait was %s per request, no more than the kernel's answer times.", units.FormatMs(goWait))
 	}
 	loops := math.Min(b.in.ClientLoopsMs, math.Max(goWait-answers-reads, 0))
 	rest := math.Max(goWait-answers-reads-loops, 0)
+	note := fmt.Sprintf("The Go trace's downstream wait was %s per request: the kernel timed the peers' answers at %s and the answers' waits until the service read them at %s, its client connections' goroutines ran or waited for a P %s (the service's).",
+		units.FormatMs(goWait), units.FormatMs(answers), units.FormatMs(reads), units.FormatMs(loops))
+	if turns > 0 {
+		peerShare := turns / (turns + reads + loops)
+		own := math.Min(reads+loops+(1-peerShare)*rest, goWait-answers)
+		b.ownDelay += own
+		if rest > 0.0005 {
+			note += fmt.Sprintf(" Calls overlapped on a connection: those figures are the connection's, once for the calls waiting through them, and the %s left is the calls' waits beyond them, shared in proportion to what was timed of each side (the peers' turns, %s, against the reads and the client loops, %s): %s to the peers, %s to the service's waits for a CPU.",
+				units.FormatMs(rest), pct(peerShare), pct(1-peerShare), units.FormatMs(peerShare*rest), units.FormatMs((1-peerShare)*rest))
+		}
+		return goWait - own, note
+	}
 	busy, busyHow := b.busy()
 	own := math.Min(reads+loops+busy*rest, goWait-answers)
 	b.ownDelay += own
-	note := fmt.Sprintf("The Go trace's downstream wait was %s per request: the kernel timed the peers' answers at %s and the answers' waits until the service read them at %s, its client connections' goroutines ran or waited for a P %s (the service's).",
-		units.FormatMs(goWait), units.FormatMs(answers), units.FormatMs(reads), units.FormatMs(loops))
 	if rest > 0.0005 {
 		note += fmt.Sprintf(" The %s left (the service's own delays the trace does not tell apart, or calls overlapping on a shared HTTP/2 or gRPC connection, which the kernel times as one) is shared by %s (%s): %s to the service's waits for a CPU, %s to the peers.",
 			units.FormatMs(rest), busyHow, pct(busy), units.FormatMs(busy*rest), units.FormatMs((1-busy)*rest))
@@ -164,6 +192,9 @@ func (b *builder) busy() (float64, string) {
 func (b *builder) peer(a netip.AddrPort, o Outbound) *runfmt.LedgerPeer {
 	lp := &runfmt.LedgerPeer{Address: a.String(), AnswersPerRequest: float64(o.Answers.Count) / b.n,
 		AnswerMs: ms1(o.Answers.Mean()), ReadDelayMs: b.per(o.Unread)}
+	if why := o.uncounted(); why != "" {
+		lp.AnswersPerRequest, lp.AnswerMs, lp.AnswersNotCounted = 0, 0, why
+	}
 	p, ok := b.in.Peers[a]
 	switch {
 	case !ok:
@@ -172,6 +203,9 @@ func (b *builder) peer(a netip.AddrPort, o Outbound) *runfmt.LedgerPeer {
 		lp.PID, lp.Name, lp.CPUNotMeasured = p.PID, p.Name, p.CPUWhy
 	default:
 		cpu := p.CPU.Seconds() * 1000 / b.n
+		if p.CPUShare > 0 {
+			cpu /= p.CPUShare // the requests of the part read
+		}
 		lp.PID, lp.Name, lp.CPUMsPerRequest = p.PID, p.Name, &cpu
 	}
 	lp.Database = databaseOf(lp.Name, a.Port())

@@ -123,6 +123,55 @@ type Sends struct {
 // Outbound is one peer's answers and their waits to be read.
 type Outbound struct {
 	Answers, Unread Stat
+	// Turns are the answers timed from the first unanswered send; with
+	// Overlaps (sends while an answer was awaited) the calls overlap on
+	// their connection, and the turns are the time it waited on the
+	// peer, a floor of the calls' (ktrace.Outbound). Bursts are the
+	// arrivals with no send before them.
+	Turns            Stat
+	Overlaps, Bursts uint64
+}
+
+// unevenShare is the share of sends made while an answer was awaited (or
+// of arrivals with no send before them) beyond which a peer's answers
+// are no count of calls. A client writing an occasional request in parts
+// stays below it.
+const unevenShare = 0.05
+
+// Overlapped says whether o's calls overlapped on their connections
+// (HTTP/2, gRPC, pipelining, or requests written in parts).
+func (o Outbound) Overlapped() bool {
+	return float64(o.Overlaps) > unevenShare*float64(o.Answers.Count)
+}
+
+// Counted says whether o's answers are its calls: one call at a time on
+// each connection, each request sent and each answer arriving at once.
+// Answers arriving in several bursts mix with the sends a client makes
+// while reading them (HTTP/2's window updates and pings), each of which
+// the kernel would take for a call.
+func (o Outbound) Counted() bool {
+	return !o.Overlapped() && float64(o.Bursts) <= unevenShare*float64(o.Answers.Count)
+}
+
+// uncounted says why o's answers are not counted as calls ("" when they
+// are).
+func (o Outbound) uncounted() string {
+	switch {
+	case o.Overlapped():
+		return "calls overlapped on its connections (HTTP/2, gRPC, pipelining, or requests written in parts): the kernel sees bytes, not calls"
+	case !o.Counted():
+		return "its answers arrived in several bursts (large answers, or HTTP/2 with the client's window updates between them): the kernel sees bytes, not calls"
+	}
+	return ""
+}
+
+// Waited is the peer's time: its answers' (from the last send), or, when
+// the calls overlapped, the time the connections waited on it.
+func (o Outbound) Waited() Stat {
+	if o.Overlapped() {
+		return o.Turns
+	}
+	return o.Answers
 }
 
 // Peer is the local process listening at a peer's address.
@@ -132,6 +181,9 @@ type Peer struct {
 	// CPU is its CPU time over the window, when CPUWhy is "".
 	CPU    time.Duration
 	CPUWhy string
+	// CPUShare, when not 0, is the part of the window CPU was read over:
+	// the peer was first connected during the window.
+	CPUShare float64
 }
 
 // CPU is the CPU profile's account of the window.

@@ -102,9 +102,12 @@ func peerText(p *runfmt.LedgerPeer) string {
 	if p.PID > 0 {
 		s += fmt.Sprintf(" %s (pid %d)", p.Name, p.PID)
 	}
-	if p.Database != "" {
+	switch {
+	case p.AnswersNotCounted != "":
+		s += ": answers not counted (" + p.AnswersNotCounted + ")"
+	case p.Database != "":
 		s += fmt.Sprintf(": a %s database, %.3g queries per request answered in %s each", p.Database, p.AnswersPerRequest, units.FormatMs(p.AnswerMs))
-	} else {
+	default:
 		s += fmt.Sprintf(": answers in %s, %.2g per request", units.FormatMs(p.AnswerMs), p.AnswersPerRequest)
 	}
 	if p.CPUMsPerRequest != nil {

@@ -92,6 +92,9 @@ type LedgerPeer struct {
 	// bytes sent to the answer's first bytes arriving.
 	AnswersPerRequest float64 `json:"answers_per_request"`
 	AnswerMs          float64 `json:"answer_ms"`
+	// AnswersNotCounted says why AnswersPerRequest and AnswerMs are 0
+	// though the peer answered: its calls overlapped on a connection.
+	AnswersNotCounted string `json:"answers_not_counted,omitempty"`
 	// ReadDelayMs is, per request, how long the answers waited to be read
 	// once they had arrived: the service's own delay, charged to its own
 	// parts, not to the peer.

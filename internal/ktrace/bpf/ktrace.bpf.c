@@ -86,9 +86,11 @@ struct thread {
 };
 
 // Per process (tgid) scheduler totals. Only sched_switch (interrupts off)
-// writes procs and offcpu: plain adds to this CPU's value are safe; the
-// connection totals, written from system calls and from softirqs that may
-// interrupt them, are added to atomically.
+// writes procs and offcpu: plain adds to this CPU's value are safe. A
+// connection total that one program alone writes is added to plainly too
+// (a program does not run nested in itself on a CPU: the kernel skips
+// such a run, counted in Dropped.Recursion); one that several write, from
+// system calls and from softirqs that may interrupt them, atomically.
 struct proc {
 	__u64 oncpu_ns, oncpu_n;
 	__u64 runq_ns, runq_n;
@@ -126,6 +128,9 @@ struct flow {
 	__u64 conns_nodelay;           // ... whose first send had TCP_NODELAY
 	__u64 exchanges;               // inbound: requests; outbound: answers
 	__u64 peer_ns;                 // outbound: last send -> answer's first bytes
+	__u64 turn_ns;                 // outbound: first unanswered send -> the same
+	__u64 overlaps;                // outbound: sends while an answer was awaited
+	__u64 bursts;                  // outbound: arrivals with no send since the last
 	__u64 unread_ns, unread_n;     // first bytes arrived -> read by the service
 	__u64 backlog_ns, backlog_n;   // inbound: established -> accept() returned
 	__u64 stall_ns, stall_n;       // sends held untransmitted, Nagle on
@@ -136,6 +141,7 @@ struct flow {
 struct conn {
 	__u64 unread_ts; // first bytes of a request/answer arrived, not yet read
 	__u64 send_ts;   // outbound: last send, no answer yet
+	__u64 first_ts;  // outbound: first send since the last answer (its turn)
 	__u64 held_ts;   // a send left bytes untransmitted since
 	__u32 held_seq;  // ... up to this sequence number
 	__u32 slot;      // index of its totals in flows, plus one (0: none)
@@ -454,15 +460,41 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 
 // ---- TCP ----
 
+// stamp is when TCP last took the time for the socket: as it began
+// processing the segment being delivered (sk_data_ready), or sending the
+// bytes just written (a send that left none untransmitted). TCP keeps it
+// (tcp_clock_cache, CLOCK_MONOTONIC in ns) because reading the clock is
+// slow on some machines (a hypervisor's clock: tens of ns), and so the
+// programs use it where it holds the moment they time.
+static __always_inline __u64 stamp(struct tcp_sock *tp)
+{
+	return tp->tcp_clock_cache;
+}
+
+// since is now - ts, 0 if ts is later: the socket's stamp and the
+// programs' clock are read apart, and may cross by a few ns.
+static __always_inline __u64 since(__u64 now, __u64 ts)
+{
+	return now > ts ? now - ts : 0;
+}
+
 static __always_inline struct flow *flow_at(__u32 slot)
 {
 	return at(&flows, slot);
 }
 
+// add counts an interval in totals several programs write.
 static __always_inline void add(__u64 *ns, __u64 *n, __u64 d)
 {
 	__sync_fetch_and_add(ns, d);
 	__sync_fetch_and_add(n, 1);
+}
+
+// add_own counts an interval in totals only the running program writes.
+static __always_inline void add_own(__u64 *ns, __u64 *n, __u64 d)
+{
+	*ns += d;
+	*n += 1;
 }
 
 static __always_inline struct conn *new_conn(struct sock *sk, __u8 dir)
@@ -502,9 +534,12 @@ static __always_inline struct conn *conn_of(struct sock *sk)
 }
 
 // The measured processes' sockets when the session starts (or a process is
-// added): two passes over every process's open files, ports_pass learning
-// the listening ports, then conns_pass taking up the connections, inbound
-// when on a listening port.
+// added): ports_pass learns the listening ports and notes every TCP socket
+// of the measured processes' files in owned; conns_pass, over the
+// machine's TCP sockets, takes up those noted that are connected (or
+// connecting), inbound when on a listening port. Two passes because a socket reached through a file is a
+// pointer the verifier does not trust (a walk from the file), which
+// socket storage refuses; the TCP iterator's socket is trusted.
 static __always_inline struct sock *stream_sock_of(struct bpf_iter__task_file *ctx)
 {
 	struct task_struct *task = ctx->task;
@@ -520,27 +555,55 @@ static __always_inline struct sock *stream_sock_of(struct bpf_iter__task_file *c
 	return sk;
 }
 
+// Sockets of the measured processes found by ports_pass, by address, for
+// conns_pass; emptied after each take-up.
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u8);
+} owned SEC(".maps");
+
 // A listener may be MPTCP (Go's default since 1.24): its connections from
 // plain TCP clients are TCP.
 SEC("iter/task_file")
 int ports_pass(struct bpf_iter__task_file *ctx)
 {
 	struct sock *sk = stream_sock_of(ctx);
-	if (sk && (sk->sk_protocol == IPPROTO_TCP || sk->sk_protocol == IPPROTO_MPTCP) &&
+	if (!sk)
+		return 0;
+	if (sk->sk_protocol == IPPROTO_TCP) {
+		__u64 addr = (__u64)sk;
+		__u8 one = 1;
+		if (bpf_map_update_elem(&owned, &addr, &one, BPF_ANY))
+			drop(DROP_CONNS);
+	}
+	if ((sk->sk_protocol == IPPROTO_TCP || sk->sk_protocol == IPPROTO_MPTCP) &&
 	    sk->__sk_common.skc_state == TCP_LISTEN)
 		set_bit(&ports, sk->__sk_common.skc_num);
 	return 0;
 }
 
-SEC("iter/task_file")
-int conns_pass(struct bpf_iter__task_file *ctx)
+SEC("iter/tcp")
+int conns_pass(struct bpf_iter__tcp *ctx)
 {
-	struct sock *sk = stream_sock_of(ctx);
-	if (!sk || sk->sk_protocol != IPPROTO_TCP || bpf_sk_storage_get(&conns, sk, 0, 0))
+	struct sock_common *skc = ctx->sk_common;
+	if (!skc)
+		return 0;
+	__u64 addr = (__u64)skc;
+	if (!bpf_map_lookup_elem(&owned, &addr))
+		return 0;
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock(skc);
+	if (!tp)
+		return 0;
+	struct sock *sk = (struct sock *)tp;
+	if (bpf_sk_storage_get(&conns, sk, 0, 0))
 		return 0;
 	int state = sk->__sk_common.skc_state;
 	if (state == TCP_ESTABLISHED || state == TCP_CLOSE_WAIT)
 		new_conn(sk, has_bit(&ports, sk->__sk_common.skc_num) ? DIR_INBOUND : DIR_OUTBOUND);
+	else if (state == TCP_SYN_SENT) // connecting as the programs attached
+		new_conn(sk, DIR_OUTBOUND);
 	return 0;
 }
 
@@ -637,7 +700,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	p->accept_ts = bpf_ktime_get_ns();
 	struct flow *f = flow_at(p->slot);
 	if (f)
-		add(&f->backlog_ns, &f->backlog_n, p->accept_ts - p->est_ts);
+		add_own(&f->backlog_ns, &f->backlog_n, p->accept_ts - p->est_ts);
 	return 0;
 }
 
@@ -682,7 +745,7 @@ int BPF_PROG(on_send, struct sock *sk, int ret, int flags)
 		c->sent = 1;
 		struct flow *f = flow_at(c->slot);
 		if (f)
-			__sync_fetch_and_add(nagle ? &f->conns_nagle : &f->conns_nodelay, 1);
+			*(nagle ? &f->conns_nagle : &f->conns_nodelay) += 1;
 	}
 	__u64 now = 0;
 	if (c->dir == DIR_INBOUND) {
@@ -700,7 +763,19 @@ int BPF_PROG(on_send, struct sock *sk, int ret, int flags)
 			c->idle = 1;
 		}
 	} else {
-		now = bpf_ktime_get_ns();
+		// A send while an answer is awaited is a call overlapping
+		// another on the connection (HTTP/2, gRPC, pipelining), or a
+		// request written in parts: the kernel cannot tell them apart,
+		// and counts it, so that the answers are not taken for calls.
+		// A request sent whole is timed from its transmission.
+		now = tp->write_seq == tp->snd_nxt ? stamp(tp) : bpf_ktime_get_ns();
+		if (c->send_ts) {
+			struct flow *f = flow_at(c->slot);
+			if (f)
+				f->overlaps++;
+		} else {
+			c->first_ts = now;
+		}
 		c->send_ts = now;
 	}
 	released(c, tp);
@@ -716,42 +791,50 @@ int BPF_PROG(on_send, struct sock *sk, int ret, int flags)
 }
 
 // Bytes arrived: on an idle inbound connection they start a request; on an
-// outbound one awaiting an answer they are the answer.
+// outbound one awaiting an answer they are the answer. Outbound bytes that
+// arrive with nothing awaited (more of an answer, the answers of calls
+// overlapping on the connection, the peer's own messages) are a burst:
+// their wait to be read is timed all the same.
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(on_ready, struct sock *sk)
 {
 	struct conn *c = bpf_sk_storage_get(&conns, sk, 0, 0);
 	if (!c)
 		return 0;
-	if (c->held_ts) {
-		struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
-		if (tp)
-			released(c, tp);
-	}
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+	if (!tp)
+		return 0;
+	if (c->held_ts)
+		released(c, tp);
 	// TCP calls sk_data_ready when data is queued, and at the peer's
 	// FIN, which is not data: at a FIN, only bytes that came with it
 	// count.
-	if (BPF_CORE_READ_BITFIELD(sk, sk_shutdown) & RCV_SHUTDOWN) {
-		struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
-		if (!tp || !has_unread(sk, tp))
-			return 0;
-	}
+	if ((BPF_CORE_READ_BITFIELD(sk, sk_shutdown) & RCV_SHUTDOWN) && !has_unread(sk, tp))
+		return 0;
+	__u64 now = stamp(tp); // the segment's processing began
 	if (c->dir == DIR_INBOUND) {
 		if (!c->idle || c->unread_ts)
 			return 0;
-		start_request(c, bpf_ktime_get_ns());
+		start_request(c, now);
 		return 0;
 	}
-	if (!c->send_ts)
-		return 0;
-	__u64 now = bpf_ktime_get_ns();
 	struct flow *f = flow_at(c->slot);
+	if (!c->send_ts) {
+		if (c->unread_ts)
+			return 0;
+		c->unread_ts = now;
+		if (f)
+			f->bursts++;
+		return 0;
+	}
 	if (f) {
-		__sync_fetch_and_add(&f->peer_ns, now - c->send_ts);
-		__sync_fetch_and_add(&f->exchanges, 1);
+		f->peer_ns += since(now, c->send_ts);
+		f->turn_ns += since(now, c->first_ts);
+		f->exchanges++; // an outbound flow's: this program's alone
 	}
 	c->send_ts = 0;
-	c->unread_ts = now;
+	if (!c->unread_ts) // bytes still unread wait on from their arrival
+		c->unread_ts = now;
 	return 0;
 }
 
@@ -790,7 +873,7 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 		return 0;
 	struct flow *f = flow_at(c->slot);
 	if (f)
-		add(&f->unread_ns, &f->unread_n, bpf_ktime_get_ns() - c->unread_ts);
+		add_own(&f->unread_ns, &f->unread_n, since(bpf_ktime_get_ns(), c->unread_ts));
 	c->unread_ts = 0;
 	return 0;
 }
