@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"perflab/internal/analysis"
+	"perflab/internal/funcname"
 	"perflab/internal/runfmt"
 )
 
@@ -180,8 +181,8 @@ func (v *cpuView) costCounted(o analysis.Owner) string {
 
 // label names a function with its file for Python and Ruby, short its
 // name without its package for a list read after the full one.
-func label(e runfmt.FuncEvidence) string { return analysis.FuncLabel(e.Function, e.File) }
-func short(e runfmt.FuncEvidence) string { return analysis.ShortFuncName(e.Function, e.File) }
+func label(e runfmt.FuncEvidence) string { return funcname.Label(e.Function, e.File) }
+func short(e runfmt.FuncEvidence) string { return funcname.Short(e.Function, e.File) }
 
 // "Mash#initialize: 58% of CPU, 5.20 ms/request — in deep_update 21%,
 // convert_value 17%, custom_writer 14%, respond_to? 9%"

@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"perflab/internal/analysis"
-
 	"perflab/internal/findings"
+	"perflab/internal/funcname"
 	"perflab/internal/runfmt"
 )
 
@@ -62,7 +61,7 @@ func FindingName(f runfmt.Finding) string {
 	if !ok {
 		return FindingTitle(f)
 	}
-	s := string(f.Kind) + " in " + analysis.FuncLabel(c.Function, c.File)
+	s := string(f.Kind) + " in " + funcname.Label(c.Function, c.File)
 	for _, e := range f.Evidence.Functions {
 		if e.Role == runfmt.RoleEntry {
 			s += " (" + e.Function + ")"

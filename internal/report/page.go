@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"perflab/internal/analysis"
 	"perflab/internal/findings"
+	"perflab/internal/funcname"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -248,7 +248,7 @@ func (p *printer) pageFunctions(r *runfmt.Run) {
 		if len(h.Lines) > 0 {
 			line = "  " + lineShort(h.Lines[0])
 		}
-		p.f("  %10s  %s%s\n", units.FormatMicros(h.CPUUsPerRequest+h.AttributedUsReq), analysis.FuncLabel(h.Function, h.File), units.Shorten(line, 60))
+		p.f("  %10s  %s%s\n", units.FormatMicros(h.CPUUsPerRequest+h.AttributedUsReq), funcname.Label(h.Function, h.File), units.Shorten(line, 60))
 	}
 }
 
