@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"perflab/internal/findings"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -172,7 +173,7 @@ func mdFindings(b *strings.Builder, fs []runfmt.Finding, a *runfmt.Answer, n int
 			break
 		}
 		f := &fs[i]
-		line := "- **" + proseMarkdown(findings.Wording(f).Title) + "**"
+		line := "- **" + proseMarkdown(prose.Wording(f).Title) + "**"
 		if names := f.Names(); len(names) > 0 {
 			var codes []string
 			for _, fn := range names[:min(len(names), 3)] {

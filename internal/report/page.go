@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"perflab/internal/findings"
 	"perflab/internal/funcname"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -200,7 +200,7 @@ func (p *printer) pageFindings(r *runfmt.Run) {
 // costliest line, its advice and its payoff (the headline's first
 // finding says its payoff there: lead).
 func (p *printer) pageFinding(n int, f *runfmt.Finding, a *runfmt.Answer, lead bool) {
-	w := findings.Wording(f)
+	w := prose.Wording(f)
 	title := proseText(w.Title)
 	if figure, what := findingCost(f); figure != "" && !strings.Contains(title, figure) {
 		title += " — " + figure + what

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"perflab/internal/findings"
 	"perflab/internal/funcname"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -90,7 +90,7 @@ func (p *printer) findings(fs []runfmt.Finding, a *runfmt.Answer) {
 			break
 		}
 		f := &fs[i]
-		w := findings.Wording(f)
+		w := prose.Wording(f)
 		title, cost := proseText(w.Title), ""
 		if figure, what := findingCost(f); figure != "" && !strings.Contains(title, figure) { // else the title says it
 			cost = " — " + figure + what
