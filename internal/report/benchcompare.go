@@ -72,6 +72,16 @@ func FormatBenchDelta(d runfmt.BenchDelta) string {
 	return s + " (" + direction(d.Delta, d.Better) + ")"
 }
 
+// benchDeltaClass is the class of a benchmark's row in the comparison
+// page: "better" or "worse" for a change FormatBenchDelta states with its
+// direction, else "same".
+func benchDeltaClass(d runfmt.BenchDelta) string {
+	if unstated(d.TooFew, d.Significant) != "" || d.Better == "" {
+		return "same"
+	}
+	return direction(d.Delta, d.Better)
+}
+
 func benchPN(d runfmt.BenchDelta) string { return pnNote(d.Base, d.New, d.PValue) }
 
 // benchCheckChange is a check's change: in percent, or in the unit.

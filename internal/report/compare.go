@@ -165,6 +165,15 @@ func FormatMetricDelta(m runfmt.MetricComparison) string {
 	return FormatChange(m.DeltaPct) + " (" + direction(m.DeltaPct, m.Better) + ")"
 }
 
+// deltaClass is the class of a metric's row in the comparison page:
+// "better" or "worse" for a change FormatMetricDelta states, else "same".
+func deltaClass(m runfmt.MetricComparison) string {
+	if unstated(m.TooFew, m.Significant) != "" || m.Base.Median == 0 {
+		return "same"
+	}
+	return direction(m.DeltaPct, m.Better)
+}
+
 // ratioFrom is the growth at and above which a change reads as a ratio:
 // "×25" says more than "+2400%".
 const ratioFrom = 100

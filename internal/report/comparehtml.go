@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"strings"
 
 	"github.com/google/pprof/profile"
 
@@ -59,16 +58,7 @@ var compareTmpl = template.Must(template.New("compare").Funcs(template.FuncMap{
 	"cost":    cmpCost,
 	"cdelta":  cmpCostDelta,
 	"fp":      cmpFuncP,
-	"class": func(m runfmt.MetricComparison) string {
-		d := FormatMetricDelta(m)
-		switch {
-		case strings.HasSuffix(d, "(better)"):
-			return "better"
-		case strings.HasSuffix(d, "(worse)"):
-			return "worse"
-		}
-		return "same"
-	},
+	"class":   deltaClass,
 	"sign": func(d float64) string {
 		if d < 0 {
 			return "better"
