@@ -23,7 +23,11 @@ var allowed = map[string][]string{
 	"lab":      {"load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "answer", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
 	"revision": {"files"},
 	"compare":  {"analysis", "ownership", "stacks", "stats", "runfmt", "store", "files", "units"},
-	"report":   {"analysis", "findings", "stats", "runfmt", "files", "units", "funcname", "prose"},
+	// report renders what it is handed and computes nothing: no profile,
+	// rule or statistic (analysis, findings, stats, profiling, capture,
+	// stacks, ledger, ownership), only the words and units of what the
+	// run holds.
+	"report":   {"runfmt", "files", "units", "funcname", "prose"},
 	"store":    {"runfmt", "files"},
 	"load":     {"runfmt", "files"},
 	"target":   {"runfmt", "units"},
