@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/funcname"
 	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
 	"perflab/internal/stacks"
@@ -39,7 +40,7 @@ type funcID struct{ name, file string }
 
 // idOf is the id of the function named name in file.
 func idOf(name, file string) funcID {
-	if stacks.Interpreted(file) {
+	if funcname.Interpreted(file) {
 		return funcID{name, file}
 	}
 	return funcID{name: name}

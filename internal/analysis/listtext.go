@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"perflab/internal/funcname"
 	"perflab/internal/units"
 )
 
@@ -95,7 +96,7 @@ func (l *Listing) writeFunc(bw *bufio.Writer, f *ListedFunc) {
 			if c.Line > 0 {
 				from = "line " + strconv.FormatInt(c.Line, 10) + " -> "
 			}
-			fmt.Fprintf(bw, "%s  %s%s\n", l.cols(0, c.Cum), from, FuncLabel(c.Function, c.File))
+			fmt.Fprintf(bw, "%s  %s%s\n", l.cols(0, c.Cum), from, funcname.Label(c.Function, c.File))
 		}
 	}
 	if len(f.Callees) == 0 {
@@ -107,7 +108,7 @@ func (l *Listing) writeFunc(bw *bufio.Writer, f *ListedFunc) {
 		bw.WriteString(" Costliest lines in the functions it calls (flat: where the cost landed below it):\n")
 	}
 	for _, c := range f.Callees {
-		loc := FuncLabel(c.Function, c.File)
+		loc := funcname.Label(c.Function, c.File)
 		if c.Line > 0 {
 			loc = c.Function + " " + shortPath(c.File) + ":" + strconv.FormatInt(c.Line, 10)
 		}

@@ -60,16 +60,3 @@ func TestRubyBlockWithoutItsMethodKeepsItsCost(t *testing.T) {
 		t.Errorf("Hot = %+v; want block in setup", hot)
 	}
 }
-
-func TestFuncLabel(t *testing.T) {
-	for _, c := range []struct{ name, file, want string }{
-		{"initialize", "/srv/rbhot/server.rb", "initialize (rbhot/server.rb)"},
-		{"hot_checksum", "server.py", "hot_checksum (server.py)"},
-		{"main.search", "/src/app/main.go", "main.search"},
-		{"[c function]", "", "[c function]"},
-	} {
-		if got := FuncLabel(c.name, c.file); got != c.want {
-			t.Errorf("FuncLabel(%q, %q) = %q; want %q", c.name, c.file, got, c.want)
-		}
-	}
-}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"perflab/internal/funcname"
 	"perflab/internal/units"
 )
 
@@ -65,7 +66,7 @@ func RowLabel(r Row) string {
 	if r.Line > 0 {
 		return r.Function + " " + r.File + ":" + strconv.FormatInt(r.Line, 10)
 	}
-	return FuncLabel(r.Function, r.File)
+	return funcname.Label(r.Function, r.File)
 }
 
 // writeHead writes the lines a top table and a listing start with: the

@@ -192,11 +192,11 @@ func printComparison(env Env, res *compare.Result, cf compareFlags) error {
 }
 
 func writeCompareHTML(path string, res *compare.Result) error {
-	var flame *report.DiffFlame
-	if p := res.CPU; p != nil {
-		flame = &report.DiffFlame{Base: p.Base, New: p.New, BaseRequests: p.BaseRequests, NewRequests: p.NewRequests}
+	flame, err := res.DiffFlame(report.CompareFlameTitle(res.Comparison))
+	if err != nil {
+		return fmt.Errorf("--html: %w", err)
 	}
-	err := files.WriteAtomic(path, func(w io.Writer) error { return report.WriteCompareHTML(w, res.Comparison, flame) })
+	err = files.WriteAtomic(path, func(w io.Writer) error { return report.WriteCompareHTML(w, res.Comparison, flame) })
 	if err != nil {
 		return fmt.Errorf("--html: %w", err)
 	}

@@ -6,11 +6,13 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"perflab/internal/analysis"
 	"perflab/internal/lab"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
@@ -165,13 +167,41 @@ func (f *profileFlags) print(env Env, res *lab.Result, err error) error {
 	}
 	r := res.Run
 	werr := f.format.write(env.Stdout, views{
-		formatText: func(w io.Writer) error { return report.WriteProfileSummary(w, r, res.Dir) },
+		formatText: func(w io.Writer) error {
+			tops, err := cpuTops(r, res.Dir)
+			if err != nil {
+				return err
+			}
+			return report.WriteProfileSummary(w, r, res.Dir, tops)
+		},
 		formatJSON: jsonView(r),
 	})
 	if werr != nil {
 		return failed(werr)
 	}
 	return runError(res, err, false)
+}
+
+// cpuTops are the top tables of the user code of a run's CPU profiles
+// that have samples, read from dir, by the profile's file: what the
+// summary prints (none when the profile does not explain the CPU
+// measured).
+func cpuTops(r *runfmt.Run, dir string) (map[string]report.TopTable, error) {
+	tops := map[string]report.TopTable{}
+	if r.Profiling != nil && r.Profiling.NotRepresentative != "" {
+		return tops, nil
+	}
+	for _, pr := range r.Profiles {
+		if pr.Type != runfmt.ProfileCPU || pr.Samples == 0 {
+			continue
+		}
+		t, err := analysis.TopFile(filepath.Join(dir, pr.File), analysis.TopOptions{User: true, N: 10})
+		if err != nil {
+			return nil, fmt.Errorf("reading the CPU profile: %w", err)
+		}
+		tops[pr.File] = t
+	}
+	return tops, nil
 }
 
 // checkListening refuses the URL of flag name when its host refuses a

@@ -51,7 +51,7 @@ type Result struct {
 
 // Compare compares the runs of base with those of new.
 func Compare(base, new []store.Entry, opt Options) (*Result, error) {
-	c := &runfmt.Comparison{Warnings: []string{}, Functions: []runfmt.FunctionDelta{}}
+	c := &runfmt.Comparison{Warnings: []string{}, Functions: []runfmt.FunctionDelta{}, IntervalMinRuns: stats.MinRunsForInterval}
 	var err error
 	var bruns, nruns []run
 	if bruns, err = usable(base, "base", &c.Warnings); err != nil {

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 
@@ -107,4 +108,19 @@ func allocsPerRequest(r run) (float64, bool) {
 		return r.r.AllocBytesPerRequest, true
 	}
 	return 0, false
+}
+
+// DiffFlame draws the differential flame graph of the two sides' CPU
+// profiles, per request, as a page titled title; nil when a side has no
+// CPU profile.
+func (r *Result) DiffFlame(title string) ([]byte, error) {
+	p := r.CPU
+	if p == nil || p.Base == nil || p.New == nil {
+		return nil, nil
+	}
+	var b bytes.Buffer
+	if err := analysis.WriteDiffFlameHTML(&b, p.Base, p.New, p.BaseRequests, p.NewRequests, analysis.FlameOptions{Title: title}); err != nil {
+		return nil, fmt.Errorf("drawing the differential flame graph: %w", err)
+	}
+	return b.Bytes(), nil
 }

@@ -34,7 +34,7 @@ func AttachLines(cpu *profile.Profile, fs []runfmt.Finding, hot []runfmt.HotFunc
 			continue
 		}
 		r := analysis.LineRequest{Function: c.Function, File: c.File, UsPerRequest: us}
-		if es := (view{f}).funcs(runfmt.RoleEntry); lib && len(es) > 0 {
+		if es := withRole(f, runfmt.RoleEntry); lib && len(es) > 0 {
 			r.Via = es[0].Function
 		}
 		// A hot function's lines are of the cost its figure counts.

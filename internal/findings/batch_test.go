@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 )
 
@@ -49,12 +50,12 @@ func TestBatchFindings(t *testing.T) {
 		for _, f := range fs {
 			kinds = append(kinds, f.Kind)
 		}
-		if len(kinds) != len(c.kinds) || len(kinds) > 0 && (kinds[0] != c.kinds[0] || Wording(&fs[0]).Title.Text() != c.title) {
+		if len(kinds) != len(c.kinds) || len(kinds) > 0 && (kinds[0] != c.kinds[0] || prose.Wording(&fs[0]).Title.Text() != c.title) {
 			t.Errorf("%s: findings %+v; want %v, %q", c.name, fs, c.kinds, c.title)
 		}
 	}
 	f := BatchFindings(batchOf(3, 2.9, 0.6, 8), freqHot)[0]
-	detail := Wording(&f).Detail.Text()
+	detail := prose.Wording(&f).Detail.Text()
 	for _, want := range []string{"of the 8 it could use (host 8, cpuset 8, GOMAXPROCS 8)", "runtime.GOMAXPROCS(0) goroutines",
 		"main.freq does 70% of its CPU (most in encoding/xml.Unmarshal under it)"} {
 		if !strings.Contains(detail, want) {
@@ -71,22 +72,22 @@ func TestBatchFindings(t *testing.T) {
 // service's.
 func TestBatchWordsApart(t *testing.T) {
 	budget := BatchFindings(throttledBatch(), freqHot)[0]
-	if d := Wording(&budget).Detail.Text(); !strings.Contains(d, "it could run faster with a larger --cpus, or waste less of its quota with GOMAXPROCS=1 (it runs Go code on 8 threads for 0.5 cores).") {
+	if d := prose.Wording(&budget).Detail.Text(); !strings.Contains(d, "it could run faster with a larger --cpus, or waste less of its quota with GOMAXPROCS=1 (it runs Go code on 8 threads for 0.5 cores).") {
 		t.Errorf("budget detail %q", d)
 	}
 	starved := BatchFindings(batchOf(6, 2.7, 9, 2), freqHot)[0]
-	if d := Wording(&starved).Detail.Text(); !strings.Contains(d, "Its threads waited 9.00 s for a CPU (ebpf) over its 6.00 s, against 2.70 s on one") ||
+	if d := prose.Wording(&starved).Detail.Text(); !strings.Contains(d, "Its threads waited 9.00 s for a CPU (ebpf) over its 6.00 s, against 2.70 s on one") ||
 		!strings.HasSuffix(d, "or a cgroup that the scheduler serves first.") {
 		t.Errorf("starved detail %q", d)
 	}
 	for _, f := range Findings(contentionInput(t)) {
-		if f.Kind == runfmt.FindingCPUContention && strings.Contains(Wording(&f).Title.Text(), "threads at a time") {
-			t.Errorf("a service's contention reads as a program's: %q", Wording(&f).Title.Text())
+		if f.Kind == runfmt.FindingCPUContention && strings.Contains(prose.Wording(&f).Title.Text(), "threads at a time") {
+			t.Errorf("a service's contention reads as a program's: %q", prose.Wording(&f).Title.Text())
 		}
 	}
 	for _, f := range Findings(budgetInput(t)) {
-		if f.Kind == runfmt.FindingCPUBound && !strings.HasPrefix(Wording(&f).Title.Text(), "CPU-bound:") {
-			t.Errorf("a service's CPU-bound finding reads %q", Wording(&f).Title.Text())
+		if f.Kind == runfmt.FindingCPUBound && !strings.HasPrefix(prose.Wording(&f).Title.Text(), "CPU-bound:") {
+			t.Errorf("a service's CPU-bound finding reads %q", prose.Wording(&f).Title.Text())
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"perflab/internal/analysis"
 	"perflab/internal/labtest"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 )
 
@@ -116,8 +117,18 @@ func TestEveryKindHasACase(t *testing.T) {
 		seen[fs[0].Kind] = true
 	}
 	for _, k := range runfmt.FindingKinds() {
-		if _, ok := wordingOf(k); !ok || !seen[k] {
-			t.Errorf("finding kind %s: words %t, a case %t", k, ok, seen[k])
+		if !seen[k] {
+			t.Errorf("finding kind %s has no case", k)
+		}
+	}
+	for _, c := range all {
+		// A kind without words reads as its name, with no detail.
+		w := prose.Wording(&c.Finding)
+		if w.Title.Text() == string(c.Finding.Kind) || len(w.Detail) == 0 {
+			t.Errorf("case %s: finding kind %s has no words", c.Name, c.Finding.Kind)
+		}
+		if c.Finding.Advice != "" && len(w.Advice) == 0 {
+			t.Errorf("case %s: advice %s has no words", c.Name, c.Finding.Advice)
 		}
 	}
 	b, err := json.MarshalIndent(all, "", "  ")
@@ -125,6 +136,25 @@ func TestEveryKindHasACase(t *testing.T) {
 		t.Fatal(err)
 	}
 	labtest.Golden(t, ".json", append(b, '\n'), *update)
+}
+
+// TestEveryCategoryHasWords: each category of library work words its
+// advice in findings of its kind, and, when its result can be cached, in
+// findings of repeated work.
+func TestEveryCategoryHasWords(t *testing.T) {
+	for _, c := range categories {
+		kinds := []runfmt.FindingKind{c.kind}
+		if c.cacheable && c.kind != runfmt.FindingRepeatedWork {
+			kinds = append(kinds, runfmt.FindingRepeatedWork)
+		}
+		for _, k := range kinds {
+			f := runfmt.Finding{Kind: k, Advice: c.key, Evidence: runfmt.Evidence{Functions: []runfmt.FuncEvidence{
+				{Role: runfmt.RoleCulprit, Function: "main.render"}, {Role: runfmt.RoleEntry, Function: c.prefixes[0] + "Call"}}}}
+			if len(prose.Wording(&f).Advice) == 0 {
+				t.Errorf("category %s: a finding of kind %s has no words for its advice", c.key, k)
+			}
+		}
+	}
 }
 
 // serialPhaseCases are a Go program's serial phase as its scheduler's

@@ -24,57 +24,24 @@ func newCPUView(in FindingInput) *cpuView {
 
 // category groups library code by the kind of work it does: the finding
 // it gives, the advice that goes with it (which names the category in a
-// finding's data), its label in a finding's detail ("" for the kind's own
-// name), the advice's words, and whether its result can be cached (a
-// repeated-work finding when it dominates).
+// finding's data and in its words, package prose), the frames that are
+// its code, and whether its result can be cached (a repeated-work
+// finding when it dominates).
 type category struct {
-	kind          runfmt.FindingKind
-	key           runfmt.Advice
-	label, advice string
-	prefixes      []string
-	cacheable     bool
+	kind      runfmt.FindingKind
+	key       runfmt.Advice
+	prefixes  []string
+	cacheable bool
 }
 
 var categories = []category{
-	{runfmt.FindingFormatting, runfmt.AdviceBuildStrings, "", "build the string with strconv.Append*/strings.Builder or precompute it; fmt with %v walks values by reflection", []string{"fmt."}, false},
-	{runfmt.FindingEncoding, runfmt.AdviceReuseEncoders, "", "reuse encoders and buffers, encode only what changed, or cache the encoded bytes", []string{"encoding/json.", "encoding/xml.", "encoding/gob.", "encoding/csv.", "google.golang.org/protobuf/", "github.com/golang/protobuf/", "image/png.", "image/jpeg.", "image/gif."}, true},
-	{runfmt.FindingEncoding, runfmt.AdviceCacheRendered, "template execution", "cache the rendered output when its inputs rarely change", []string{"html/template.", "text/template."}, true},
-	{runfmt.FindingCompression, runfmt.AdviceCompressLess, "", "lower the compression level, skip small or already-compressed bodies, or cache compressed output", []string{"compress/", "github.com/klauspost/compress/"}, true},
-	{runfmt.FindingRepeatedWork, runfmt.AdviceCacheReads, "database/file reads", "read once and cache the result, or query only what changed", []string{"database/sql.", "github.com/mattn/go-sqlite3", "modernc.org/sqlite", "os.ReadFile", "os.(*File).Read", "io/ioutil.ReadFile"}, true},
-	{runfmt.FindingRegexp, runfmt.AdviceCompileOnce, "regular expressions", "compile once outside the handler, or use strings functions for fixed patterns", []string{"regexp."}, false},
-	{runfmt.FindingReflection, runfmt.AdviceAvoidReflect, "", "avoid reflect on the request path: use concrete types or generated code", []string{"reflect."}, false},
-}
-
-// cacheAdvice follows a category's advice when its work repeats per
-// request.
-const cacheAdvice = " If the result is the same for many requests (data that changes once a second, a rendered page, an image), compute it once and serve the cached result."
-
-// categoryRule reports library work dominating under a user function, and
-// cacheable work repeated per request.
-var categoryRule = rule{find: categoryFindings, words: categoryWords()}
-
-// categoryWords words each category's kind, and repeated work; a
-// category's advice key names it in a finding's data.
-func categoryWords() map[runfmt.FindingKind]wording {
-	words := map[runfmt.FindingKind]wording{}
-	add := func(k runfmt.FindingKind, key runfmt.Advice, advice string, title func(view, *Prose)) {
-		w, ok := words[k]
-		if !ok {
-			w = wording{title: title, detail: categoryDetail, advice: advices{}}
-		}
-		w.advice[key] = fixed(advice)
-		words[k] = w
-	}
-	for _, c := range categories {
-		advice := capitalize(c.advice) + "."
-		if c.kind != runfmt.FindingRepeatedWork { // reads are repeated work whatever their share
-			add(c.kind, c.key, advice, categoryTitle)
-		}
-		if c.cacheable {
-			add(runfmt.FindingRepeatedWork, c.key, advice+cacheAdvice, repeatedTitle)
-		}
-	}
-	return words
+	{runfmt.FindingFormatting, runfmt.AdviceBuildStrings, []string{"fmt."}, false},
+	{runfmt.FindingEncoding, runfmt.AdviceReuseEncoders, []string{"encoding/json.", "encoding/xml.", "encoding/gob.", "encoding/csv.", "google.golang.org/protobuf/", "github.com/golang/protobuf/", "image/png.", "image/jpeg.", "image/gif."}, true},
+	{runfmt.FindingEncoding, runfmt.AdviceCacheRendered, []string{"html/template.", "text/template."}, true},
+	{runfmt.FindingCompression, runfmt.AdviceCompressLess, []string{"compress/", "github.com/klauspost/compress/"}, true},
+	{runfmt.FindingRepeatedWork, runfmt.AdviceCacheReads, []string{"database/sql.", "github.com/mattn/go-sqlite3", "modernc.org/sqlite", "os.ReadFile", "os.(*File).Read", "io/ioutil.ReadFile"}, true},
+	{runfmt.FindingRegexp, runfmt.AdviceCompileOnce, []string{"regexp."}, false},
+	{runfmt.FindingReflection, runfmt.AdviceAvoidReflect, []string{"reflect."}, false},
 }
 
 func categoryOf(name string) int {
@@ -144,6 +111,8 @@ const (
 	entriesListed     = 3   // library entry points a category finding names
 )
 
+// categoryFindings report library work dominating under a user function,
+// and cacheable work repeated per request.
 func categoryFindings(c *context) []ranked {
 	v := c.cpu
 	if v.Costs == nil || v.Costs.Total() == 0 {
@@ -193,44 +162,4 @@ func (v *cpuView) categoryFinding(k catKey, cost int64, entries map[int32]int64,
 	}
 	f.Evidence.Functions = fns
 	return ranked{f: f, rank: sh}
-}
-
-// "fmt.Sprintf under main.render: 41% of CPU, 380.0 µs/request"
-func categoryTitle(v view, p *Prose) {
-	p.say("%v under %v: ", code(v.funcs(runfmt.RoleEntry)[0].Function), code(v.culprit().Function))
-	perRequest(p, v.val(runfmt.FigShare), v.val(runfmt.FigCPUPerRequest))
-}
-
-// "main.render repeats image/png.Encode on every request: 41% of CPU, ..."
-func repeatedTitle(v view, p *Prose) {
-	p.say("%v repeats %v on every request: ", code(v.culprit().Function), code(v.funcs(runfmt.RoleEntry)[0].Function))
-	perRequest(p, v.val(runfmt.FigShare), v.val(runfmt.FigCPUPerRequest))
-}
-
-// "main.render spends 41% of CPU, 380.0 µs/request in formatting
-// (fmt.Sprintf 38%, fmt.Fprintf 3%)."
-func categoryDetail(v view, p *Prose) {
-	p.say("%v spends ", code(v.culprit().Function))
-	perRequest(p, v.val(runfmt.FigShare), v.val(runfmt.FigCPUPerRequest))
-	p.say(" in %v (", word(categoryLabel(v.f.Advice)))
-	es := v.funcs(runfmt.RoleEntry)
-	p.join(", ", len(es), func(i int) { p.say("%v %v", code(es[i].Function), efig(es[i], runfmt.FigShare)) })
-	p.words(").")
-	if pkg := v.culprit().Package; pkg != "" {
-		p.say(" The cost is library %v under your %v (%v): not code you can change, so change how %v calls it.",
-			code(pkg), code(short(v.culprit())), v.fig(runfmt.FigLibraryShare), code(short(v.culprit())))
-	}
-}
-
-// categoryLabel names the work of the category an advice key belongs to.
-func categoryLabel(key runfmt.Advice) string {
-	for _, c := range categories {
-		if c.key == key {
-			if c.label == "" {
-				return string(c.kind)
-			}
-			return c.label
-		}
-	}
-	return "library code"
 }

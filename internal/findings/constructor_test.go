@@ -11,6 +11,7 @@ import (
 	"perflab/internal/analysis"
 	"perflab/internal/labtest"
 	"perflab/internal/ownership"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 )
 
@@ -59,11 +60,10 @@ func TestConstructorPerRequest(t *testing.T) {
 	if c, _ := f.Culprit(); c.Function != "main.(*gzipWriter).Write" {
 		t.Errorf("culprit %s; want main.(*gzipWriter).Write", c.Function)
 	}
-	v := view{&f}
-	if e := ctorEntry(v); e.Function != "compress/flate.NewWriter" {
+	if e := ctorEntry(&f); e.Function != "compress/flate.NewWriter" {
 		t.Errorf("constructor %s; want compress/flate.NewWriter", e.Function)
 	}
-	if lib := v.funcs(runfmt.RoleLibrary); len(lib) != 1 || lib[0].Function != "compress/gzip.(*Writer).Write" {
+	if lib := withRole(&f, runfmt.RoleLibrary); len(lib) != 1 || lib[0].Function != "compress/gzip.(*Writer).Write" {
 		t.Errorf("library call %+v; want compress/gzip.(*Writer).Write", lib)
 	}
 	if got := f.Figures[runfmt.FigShare]; got != 0.4 {
@@ -72,7 +72,7 @@ func TestConstructorPerRequest(t *testing.T) {
 	if got, want := f.Figures[runfmt.FigBytesPerRequest], float64(800<<20)/1000; got != want {
 		t.Errorf("bytes per request %v; want %v", got, want)
 	}
-	w := Wording(&f)
+	w := prose.Wording(&f)
 	for _, want := range []string{"compress/flate.NewWriter built on every request under main.(*gzipWriter).Write", "Build it once", "sync.Pool", "Reset"} {
 		if !strings.Contains(w.Title.Text()+" "+w.Detail.Text(), want) {
 			t.Errorf("words %q / %q; want %q", w.Title.Text(), w.Detail.Text(), want)
@@ -210,10 +210,10 @@ func TestConstructorShapes(t *testing.T) {
 				t.Fatalf("constructor findings %s; want one (all findings: %s)", describe(cs), describe(fs))
 			}
 			f := cs[0]
-			if cu, _ := f.Culprit(); cu.Function != c.user || ctorEntry(view{&f}).Function != c.ctor {
+			if cu, _ := f.Culprit(); cu.Function != c.user || ctorEntry(&f).Function != c.ctor {
 				t.Errorf("constructor finding names %v; want %s under %s", f.Names(), c.ctor, c.user)
 			}
-			if w := Wording(&f); !strings.Contains(w.Detail.Text(), c.advice) {
+			if w := prose.Wording(&f); !strings.Contains(w.Detail.Text(), c.advice) {
 				t.Errorf("detail %q; want advice with %q", w.Detail.Text(), c.advice)
 			}
 			if c.replaced != "" {
@@ -329,4 +329,12 @@ func TestValueConstructorNotNamed(t *testing.T) {
 	if cs := findKind(fs, runfmt.FindingConstructor); len(cs) > 0 {
 		t.Errorf("constructor findings %s; want none for 16 bytes a request", describe(cs))
 	}
+}
+
+// ctorEntry is the constructor a finding names.
+func ctorEntry(f *runfmt.Finding) runfmt.FuncEvidence {
+	if es := withRole(f, runfmt.RoleEntry); len(es) > 0 {
+		return es[0]
+	}
+	return runfmt.FuncEvidence{}
 }

@@ -47,7 +47,7 @@ func AttachMakers(cpu, allocs *profile.Profile, fs []runfmt.Finding, src *analys
 	gs := goSources{src: src, parsed: map[string]*goFile{}}
 	for i := range fs {
 		f := &fs[i]
-		lib := view{f}.funcs(runfmt.RoleLibrary)
+		lib := withRole(f, runfmt.RoleLibrary)
 		if f.Kind != runfmt.FindingConstructor || len(lib) == 0 {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/analysis"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 )
 
@@ -98,11 +99,11 @@ func TestMakerLineFromSource(t *testing.T) {
 	if len(ls) < 2 || ls[0].Line != 14 || ls[0].Text != "gz := zip.NewWriter(w)" || ls[1].Line != 8 {
 		t.Fatalf("lines %+v; want line 14 (the writer made per response), then line 8 (its Write)", ls)
 	}
-	site := view{&fs[0]}.funcs(runfmt.RoleSite)
+	site := withRole(&fs[0], runfmt.RoleSite)
 	if len(site) != 1 || site[0].Function != "main.gzipResponses.func1" || site[0].Callee != "compress/gzip.NewWriter" {
 		t.Errorf("site %+v; want compress/gzip.NewWriter called in main.gzipResponses.func1", site)
 	}
-	if w := Wording(&fs[0]); !strings.Contains(w.Detail.Text(), "made per request by compress/gzip.NewWriter") {
+	if w := prose.Wording(&fs[0]); !strings.Contains(w.Detail.Text(), "made per request by compress/gzip.NewWriter") {
 		t.Errorf("detail %q; want the maker named", w.Detail.Text())
 	}
 }

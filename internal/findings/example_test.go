@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"perflab/internal/findings"
+	"perflab/internal/prose"
 	"perflab/internal/stacks"
 )
 
@@ -16,7 +17,7 @@ func Example() {
 		panic(err)
 	}
 	for _, f := range findings.Findings(findings.FindingInput{CPU: cpu, Requests: 1000}) {
-		w := findings.Wording(&f)
+		w := prose.Wording(&f)
 		fmt.Printf("%s: %s\n", f.Kind, w.Title.Text())
 	}
 	// Output:

@@ -55,47 +55,22 @@ type FindingInput struct {
 	Profiling *runfmt.Profiling
 }
 
-// A rule finds one kind of finding, or a few related kinds, and words
-// them: find computes each finding's figures and evidence from the input,
-// words holds how each of its kinds reads.
-type rule struct {
-	// find applies the rule to what the rules before it found (nil for a
-	// finding made elsewhere: Stuck).
-	find  func(c *context) []ranked
-	words map[runfmt.FindingKind]wording
-	// variants word findings of a kind another rule words too, told
-	// apart by their advice (a batch program's wait for a CPU and its
-	// budget, beside a service's).
-	variants map[runfmt.Advice]wording
-}
+// A rule finds one kind of finding, or a few related kinds: it computes
+// each finding's figures and evidence from the input (what the rules
+// before it found included) and returns them with their rank. Their
+// words are package prose's.
+type rule func(c *context) []ranked
 
 // rules are perflab's rules, in the order they apply: a rule may read
 // what the rules before it found (c.found), and change it (the
 // constructor rule carves its stacks out of the findings that held
-// them). Adding a finding is adding a file with its rule and its words,
-// and a row here.
+// them). Adding a finding is adding a file with its rule, and a row
+// here. A few findings are made elsewhere, from other data than the
+// profiles: Stuck, BatchFindings, SerialPhaseFindings, OutOfMemory.
 var rules = []rule{
-	gcRule, categoryRule, ownerRule, constructorRule, waitRule, nPlusOneRule, networkStallRule, gomaxprocsRule, throttledRule, cpuBoundRule, schedulerRule, contentionRule, spinWaitRule,
-	offCPURule, lockProfileRule, goroutineRule, memoryRule, stuckRule, batchRule, serialPhaseRule, startupRule, oomRule,
+	gcFinding, categoryFindings, ownerFindings, constructorFindings, waitFindings, nPlusOneFinding, networkStallFinding, gomaxprocsFinding, throttledFinding, cpuBound, schedulerLatency, contentionFinding, spinWaitFinding,
+	offCPU, lockFindings, goroutineGrowth, memoryGrowth, startupFinding,
 }
-
-// wording is how findings of one kind read, written from their data
-// only: a title, a detail, and the words of each advice they give.
-type wording struct {
-	title, detail func(v view, p *Prose)
-	advice        advices
-}
-
-// advices are the words of each advice a kind of finding gives.
-type advices = map[runfmt.Advice]func(v view, p *Prose)
-
-// oneKind is a rule that finds one kind of finding.
-func oneKind(k runfmt.FindingKind, find func(*context) []ranked, title, detail func(view, *Prose), advice advices) rule {
-	return rule{find: find, words: map[runfmt.FindingKind]wording{k: {title: title, detail: detail, advice: advice}}}
-}
-
-// fixed is advice without figures.
-func fixed(s string) func(view, *Prose) { return func(_ view, p *Prose) { p.words(s) } }
 
 // context is what the rules share while they apply: the input, its CPU
 // profile prepared once, the wall-time findings, what was found so far.
@@ -148,11 +123,9 @@ func timeKey(r ranked, in FindingInput, cpu *cpuView) float64 {
 func Findings(in FindingInput) []runfmt.Finding {
 	c := &context{in: in, cpu: newCPUView(in)}
 	c.tw = newTimeWaits(in)
-	for _, r := range rules {
-		if r.find != nil {
-			found := r.find(c) // a rule may change what the rules before it found
-			c.found = append(c.found, found...)
-		}
+	for _, find := range rules {
+		found := find(c) // a rule may change what the rules before it found
+		c.found = append(c.found, found...)
 	}
 	all := c.found
 	for i := range all {
@@ -167,54 +140,29 @@ func Findings(in FindingInput) []runfmt.Finding {
 	return out
 }
 
-// Words are how a finding reads: its title, and its detail ending in its
-// advice; Advice is the advice alone (a page too short for the detail
-// prints the title and the advice).
-type Words struct {
-	Title, Detail, Advice Prose
-}
-
-// Wording writes f's words from its data. A finding of a run of schema 3
-// or older reads as it was stored.
-func Wording(f *runfmt.Finding) Words {
-	if f.Title != "" || f.Detail != "" {
-		return Words{Title: Prose{word(f.Title)}, Detail: Prose{word(f.Detail)}}
-	}
-	w, ok := wordingFor(f)
-	if !ok {
-		return Words{Title: Prose{word(string(f.Kind))}}
-	}
-	v := view{f}
-	var out Words
-	w.title(v, &out.Title)
-	w.detail(v, &out.Detail)
-	if a, ok := w.advice[f.Advice]; ok {
-		a(v, &out.Advice)
-		if len(out.Detail) > 0 {
-			out.Detail.words(" ")
+// withRole are the functions of f's evidence in role r.
+func withRole(f *runfmt.Finding, r runfmt.Role) []runfmt.FuncEvidence {
+	var out []runfmt.FuncEvidence
+	for _, e := range f.Evidence.Functions {
+		if e.Role == r {
+			out = append(out, e)
 		}
-		out.Detail = append(out.Detail, out.Advice...)
 	}
 	return out
 }
 
-// wordingFor is the wording of f: its advice's variant, when a rule has
-// one, else its kind's.
-func wordingFor(f *runfmt.Finding) (wording, bool) {
-	for _, r := range rules {
-		if w, ok := r.variants[f.Advice]; ok {
-			return w, true
-		}
-	}
-	return wordingOf(f.Kind)
-}
+// runtimeAdvice is one advice in the terms of each runtime: pre-fork
+// Python and Ruby servers, node, a JVM, and the others.
+type runtimeAdvice struct{ scripts, node, jvm, other runfmt.Advice }
 
-// wordingOf is the wording of a kind of finding.
-func wordingOf(k runfmt.FindingKind) (wording, bool) {
-	for _, r := range rules {
-		if w, ok := r.words[k]; ok {
-			return w, true
-		}
+func (a runtimeAdvice) of(rt runfmt.Runtime) runfmt.Advice {
+	switch rt {
+	case runfmt.RuntimePython, runfmt.RuntimeRuby:
+		return a.scripts
+	case runfmt.RuntimeNode:
+		return a.node
+	case runfmt.RuntimeJVM:
+		return a.jvm
 	}
-	return wording{}, false
+	return a.other
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"perflab/internal/labtest"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 )
 
@@ -26,8 +27,8 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 func hasFunc(f runfmt.Finding, fn string) bool { return slices.Contains(f.Names(), fn) }
 
 // title and detail are a finding's words as plain text.
-func title(f runfmt.Finding) string  { return Wording(&f).Title.Text() }
-func detail(f runfmt.Finding) string { return Wording(&f).Detail.Text() }
+func title(f runfmt.Finding) string  { return prose.Wording(&f).Title.Text() }
+func detail(f runfmt.Finding) string { return prose.Wording(&f).Detail.Text() }
 
 func TestFindingsRealProfile(t *testing.T) {
 	fs := Findings(FindingInput{CPU: labtest.RealCPUProfile(t), Requests: 1000})

@@ -2,6 +2,7 @@ package findings
 
 import (
 	"perflab/internal/runfmt"
+	"perflab/internal/units"
 )
 
 // The time findings read the run's request ledger when it has one: each
@@ -121,7 +122,7 @@ func ledgerPeers(t *runfmt.TimeAccount) []string {
 			continue
 		}
 		ms, _ := r.Ms()
-		out = append(out, peerLabel(r.Peer)+": "+format(runfmt.MeasureMicros, 1000*ms)+"/request answering")
+		out = append(out, peerLabel(r.Peer)+": "+units.FormatMicros(1000*ms)+"/request answering")
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"perflab/internal/labtest"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 )
 
@@ -153,7 +154,7 @@ func TestNPlusOneClaimsTheDatabaseRow(t *testing.T) {
 	if got := d.Figures[runfmt.FigWaitPerRequest]; got != 12000 || len(d.Evidence.Peers) != 1 || !strings.HasPrefix(d.Evidence.Peers[0], "127.0.0.1:8081") {
 		t.Errorf("downstream wait %v µs, peers %q; want the API's 12 ms alone", got, d.Evidence.Peers)
 	}
-	words := Wording(&n)
+	words := prose.Wording(&n)
 	for _, want := range []string{"101 queries/request to postgres", "N+1 shape", "WHERE id IN"} {
 		if !strings.Contains(words.Title.Text()+" "+words.Detail.Text(), want) {
 			t.Errorf("n-plus-one reads %q / %q; want %q", words.Title.Text(), words.Detail.Text(), want)
@@ -182,8 +183,8 @@ func TestNPlusOneClaimsTheDatabaseRow(t *testing.T) {
 	if c, ok := n.Culprit(); !ok || c.Function != "main.recentOrders" {
 		t.Errorf("n-plus-one without queries in the CPU profile names %+v; want main.recentOrders from the wall-time profile", c)
 	}
-	if _, ok := n.Figures[runfmt.FigDatabaseShare]; ok || !strings.Contains(Wording(&n).Detail.Text(), "wait for the answers") {
-		t.Errorf("n-plus-one from the wall-time profile: figures %v, detail %q; want no CPU share, the wait named", n.Figures, Wording(&n).Detail.Text())
+	if _, ok := n.Figures[runfmt.FigDatabaseShare]; ok || !strings.Contains(prose.Wording(&n).Detail.Text(), "wait for the answers") {
+		t.Errorf("n-plus-one from the wall-time profile: figures %v, detail %q; want no CPU share, the wait named", n.Figures, prose.Wording(&n).Detail.Text())
 	}
 
 	in = nPlusOneInput(t)
@@ -208,7 +209,7 @@ func TestOverCountedProfileIsUncertain(t *testing.T) {
 		measured, profiled := 2.0, 2.0*c.profiled
 		in.Ledger = &runfmt.Ledger{CPU: &runfmt.CPUAccount{MeasuredMs: measured, ProfiledMs: &profiled}}
 		f := kindOf(t, Findings(in), runfmt.FindingHotUserFunction)
-		detail := Wording(&f).Detail.Text()
+		detail := prose.Wording(&f).Detail.Text()
 		if got := strings.Contains(detail, "Uncertain: the profile's samples stand for"); got != c.want {
 			t.Errorf("profile at %.1f× the CPU measured: uncertain %t, want %t: %s", c.profiled, got, c.want, detail)
 		}

@@ -15,12 +15,10 @@ const (
 	lockUsersNamed = 3
 )
 
-// lockProfileRule reports the user functions that waited most on locks or
+// lockFindings report the user functions that waited most on locks or
 // channels, from the mutex and block profiles, when there is no wall-time
 // profile (whose lock waits say it better). Its findings are lock
-// contention, worded below.
-var lockProfileRule = rule{find: lockFindings}
-
+// contention (their words: package prose's lockprofile.go).
 func lockFindings(c *context) []ranked {
 	in := c.in
 	if c.tw.v != nil {
@@ -92,51 +90,4 @@ func lockFinding(in FindingInput, p *profile.Profile, what runfmt.ProfileType) (
 		f.Evidence.Functions = append(f.Evidence.Functions, e)
 	}
 	return ranked{f: f, rank: rank}, true
-}
-
-// lockWording reads a lock finding of the mutex or block profile as
-// such, and one of wall time as w does.
-func lockWording(w wording) wording {
-	title, detail := w.title, w.detail
-	w.title = func(v view, p *Prose) {
-		if v.set(runfmt.SettingProfile) == "" {
-			title(v, p)
-			return
-		}
-		c := v.culprit()
-		p.say("contention in %v: ", code(c.Function))
-		waited(p, c.Figures)
-		p.words(" waiting")
-		if c.Callee != "" {
-			p.say(" in %v", code(c.Callee))
-		}
-	}
-	w.detail = func(v view, p *Prose) {
-		if v.set(runfmt.SettingProfile) == "" {
-			detail(v, p)
-			return
-		}
-		p.say("The %v profile records ", word(v.set(runfmt.SettingProfile)))
-		waited(p, v.f.Figures)
-		p.words(" of waiting; the user functions that waited most: ")
-		us := append(v.funcs(runfmt.RoleCulprit), v.funcs(runfmt.RoleSite)...)
-		p.join("; ", len(us), func(i int) {
-			p.say("%v ", code(us[i].Function))
-			waited(p, us[i].Figures)
-			p.say(" (%v)", efig(us[i], runfmt.FigShare))
-		})
-		p.words(".")
-	}
-	w.advice[runfmt.AdviceShardLocks] = fixed("Hold locks for less time, shard them, or avoid shared state on the request path.")
-	return w
-}
-
-// waited is a wait per request ("3.20 ms/request"), or in all when the
-// requests are not known ("1.20 s total").
-func waited(p *Prose, figs runfmt.Figures) {
-	if us, ok := figs[runfmt.FigWaitPerRequest]; ok {
-		p.say("%v/request", fig(runfmt.FigWaitPerRequest, us))
-		return
-	}
-	p.say("%v total", fig(runfmt.FigWaitTotal, figs[runfmt.FigWaitTotal]))
 }

@@ -6,6 +6,7 @@ import (
 
 	"perflab/internal/analysis"
 	"perflab/internal/labtest"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 )
 
@@ -51,7 +52,7 @@ func TestNetworkStallNamesTheFix(t *testing.T) {
 	if fs[0].Kind != runfmt.FindingNetworkStall || s.Figures[runfmt.FigWaitPerRequest] != 43000 || s.Advice != runfmt.AdviceNoDelay {
 		t.Errorf("findings %q; want first the stall's 43 ms with advice %s", titles(fs), runfmt.AdviceNoDelay)
 	}
-	w := Wording(&s)
+	w := prose.Wording(&s)
 	text := w.Title.Text() + " " + w.Detail.Text()
 	for _, want := range []string{"Nagle's algorithm", "delayed ACK", "8 of 8 connections", "-Dsun.net.httpserver.nodelay=true"} {
 		if !strings.Contains(text, want) {
@@ -62,7 +63,7 @@ func TestNetworkStallNamesTheFix(t *testing.T) {
 	other := nagleInput(t)
 	other.CPU = labtest.NewProfile(t, "cpu/nanoseconds").Add("java.lang.Thread.run;io.netty.channel.nio.NioEventLoop.run", 1e6).Profile()
 	o := kindOf(t, Findings(other), runfmt.FindingNetworkStall)
-	if w := Wording(&o); !strings.Contains(w.Detail.Text(), "Socket.setTcpNoDelay(true)") || strings.Contains(w.Detail.Text(), "httpserver") {
+	if w := prose.Wording(&o); !strings.Contains(w.Detail.Text(), "Socket.setTcpNoDelay(true)") || strings.Contains(w.Detail.Text(), "httpserver") {
 		t.Errorf("a JVM without the JDK's HttpServer: %q; want Socket.setTcpNoDelay(true)", w.Detail.Text())
 	}
 
@@ -72,7 +73,7 @@ func TestNetworkStallNamesTheFix(t *testing.T) {
 	if gs.Figures[runfmt.FigWaitPerRequest] != 7000 || ci.Figures[runfmt.FigWaitPerRequest] > 3000+1e-6 {
 		t.Errorf("stall %v µs, client-io %v µs; want the row's 7 ms of Nagle and at most the 3 ms left", gs.Figures[runfmt.FigWaitPerRequest], ci.Figures[runfmt.FigWaitPerRequest])
 	}
-	if w := Wording(&gs); !strings.Contains(w.Detail.Text(), "net.TCPConn.SetNoDelay(true)") {
+	if w := prose.Wording(&gs); !strings.Contains(w.Detail.Text(), "net.TCPConn.SetNoDelay(true)") {
 		t.Errorf("a Go service: %q; want net.TCPConn.SetNoDelay(true)", w.Detail.Text())
 	}
 

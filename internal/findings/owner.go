@@ -19,17 +19,10 @@ const (
 	costlyUserShare = 0.10
 )
 
-// ownerRule names the functions that own the most CPU (see analysis.Owner),
-// ranked by their inclusive cost per request, each with the callees its
-// cost is spread over; owners whose cost category findings already explain
-// are left to those.
-var ownerRule = oneKind(runfmt.FindingHotUserFunction, ownerFindings, ownerTitle, ownerDetail, advices{
-	runfmt.AdviceCacheOrCallees: func(v view, p *Prose) {
-		p.say("The cost is spread over what it calls, so tuning one callee wins little: if %v runs on every request for a result that rarely changes (an object built per request), build it once or cache it; otherwise look at its costliest callees.", code(short(v.culprit())))
-	},
-	runfmt.AdviceStartHere: fixed("Start optimising here: it is code you can change."),
-})
-
+// ownerFindings name the functions that own the most CPU (see
+// analysis.Owner), ranked by their inclusive cost per request, each with
+// the callees its cost is spread over; owners whose cost category
+// findings already explain are left to those.
 func ownerFindings(c *context) []ranked {
 	v := c.cpu
 	if v.Costs == nil || v.Costs.Total() == 0 {
@@ -176,70 +169,4 @@ func (v *cpuView) costCounted(o analysis.Owner) string {
 		return runfmt.CostRest
 	}
 	return runfmt.CostInclusive
-}
-
-// label names a function with its file for Python and Ruby, short its
-// name without its package for a list read after the full one.
-func label(e runfmt.FuncEvidence) string { return analysis.FuncLabel(e.Function, e.File) }
-func short(e runfmt.FuncEvidence) string { return analysis.ShortFuncName(e.Function, e.File) }
-
-// "Mash#initialize: 58% of CPU, 5.20 ms/request — in deep_update 21%,
-// convert_value 17%, custom_writer 14%, respond_to? 9%"
-func ownerTitle(v view, p *Prose) {
-	p.say("%v: ", code(label(v.culprit())))
-	perRequest(p, v.val(runfmt.FigShare), v.val(runfmt.FigCPUPerRequest))
-	if pkg := v.culprit().Package; pkg != "" && v.val(runfmt.FigLibraryShare) >= ownerMostly*v.val(runfmt.FigShare) {
-		p.say(" — library %v under your %v %v", code(pkg), code(short(v.culprit())), v.fig(runfmt.FigLibraryShare))
-	} else if cs := v.funcs(runfmt.RoleCallee); len(cs) > 0 {
-		p.words(" — in ")
-		calleeList(p, cs)
-	} else if es := v.funcs(runfmt.RoleEntry); len(es) > 0 {
-		p.say(", mostly in %v", code(es[0].Function))
-	}
-}
-
-func calleeList(p *Prose, cs []runfmt.FuncEvidence) {
-	p.join(", ", len(cs), func(i int) { p.say("%v %v", code(short(cs[i])), efig(cs[i], runfmt.FigShare)) })
-}
-
-func ownerDetail(v view, p *Prose) {
-	p.say("%v costs ", code(label(v.culprit())))
-	perRequest(p, v.val(runfmt.FigShare), v.val(runfmt.FigCPUPerRequest))
-	switch v.set(runfmt.SettingCost) {
-	case runfmt.CostOwn:
-		p.words(" including the library and runtime code it calls")
-	case runfmt.CostRest:
-		p.words(" including what it calls, but not what costlier findings own")
-	default:
-		p.words(" including everything it calls")
-	}
-	if cs := v.funcs(runfmt.RoleCallee); len(cs) > 0 {
-		p.words(": the user code it calls takes ")
-		calleeList(p, cs)
-		p.say(", and its own code with the library calls it makes directly %v", v.fig(runfmt.FigOwnShare))
-	} else {
-		p.say(" (its own code: %v)", v.fig(runfmt.FigOwnShare))
-	}
-	for _, lib := range append(v.funcs(runfmt.RoleEntry), v.funcs(runfmt.RoleLibrary)...) {
-		p.say("; the biggest library callee is %v with ", code(lib.Function))
-		perRequest(p, lib.Figures[runfmt.FigShare], lib.Figures[runfmt.FigCPUPerRequest])
-	}
-	p.words(".")
-	if pkg := v.culprit().Package; pkg != "" {
-		p.say(" Library %v under your %v takes %v: not code you can change, so change how %v calls it (less often, with less, or a cheaper call).",
-			code(pkg), code(short(v.culprit())), v.fig(runfmt.FigLibraryShare), code(short(v.culprit())))
-	}
-	if v.has(runfmt.FigDatabaseShare) {
-		p.say(" %v of the CPU is database work (a database client under %v): fewer or cheaper queries are the fix, not faster code.",
-			v.fig(runfmt.FigDatabaseShare), code(short(v.culprit())))
-	}
-	if path := v.funcs(runfmt.RolePath); len(path) > 0 {
-		p.words(" Reached from ")
-		p.join(" → ", len(path), func(i int) { p.say("%v", code(short(path[i]))) })
-		p.words(", the costliest user code above it, which spends most of its cost there.")
-	}
-	if v.has(runfmt.FigOverCounted) {
-		p.say(" Uncertain: the profile's samples stand for %v× the CPU measured; its sampler counted threads waiting for a CPU as running, and those samples fall on the code that runs right after a wait (a send, a wake-up). Measure again with the service on cores of its own (--service-cpus).",
-			v.fig(runfmt.FigOverCounted))
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 )
 
@@ -110,7 +111,7 @@ func TestSerialPhaseFinding(t *testing.T) {
 	if s, saved := f.Figures[runfmt.FigShare], f.Figures[runfmt.FigSavedTime]; !within(s, 0.6, 0.02) || !within(saved, f.Figures[runfmt.FigPhaseTo]/2, 1e-9) {
 		t.Errorf("share %g, saved %g s; want 0.6 and half the phase", s, saved)
 	}
-	w := Wording(&f)
+	w := prose.Wording(&f)
 	title, detail := w.Title.Text(), w.Detail.Text()
 	for _, want := range []string{"serial phase: 60% of the wall time on 1 of 2 cores (0.00 s to 1.80 s)"} {
 		if title != want {
@@ -130,7 +131,7 @@ func TestSerialPhaseFinding(t *testing.T) {
 	none := SerialPhaseFindings(nil, b, tl, func(float64, float64) ([]runfmt.HotFunc, string) {
 		return nil, "no CPU profile was taken (--profiler none)"
 	})
-	if d := Wording(&none[0]).Detail.Text(); !strings.Contains(d, "The code that ran in it is not known: no CPU profile was taken (--profiler none).") {
+	if d := prose.Wording(&none[0]).Detail.Text(); !strings.Contains(d, "The code that ran in it is not known: no CPU profile was taken (--profiler none).") {
 		t.Errorf("detail without a profile %q", d)
 	}
 }

@@ -14,56 +14,29 @@ const (
 )
 
 // waitKind turns the time in some waits of a wall-time profile into a
-// finding: its kind, the waits it counts, how it reads and its advice.
+// finding: its kind, the waits it counts and its advice (its words are
+// package prose's).
 type waitKind struct {
 	kind    runfmt.FindingKind
 	classes []runfmt.Wait
-	// title reads "... %v ... %v": the function that waits most, and
-	// the time per request (only the time for the collector's pauses,
-	// which stop every request wherever it is); the call it waits in
-	// follows.
-	title  string
-	key    runfmt.Advice
-	advice string
+	key     runfmt.Advice
 }
 
 var waitKinds = []waitKind{
-	{runfmt.FindingDownstreamWait, []runfmt.Wait{runfmt.WaitDownstream}, "downstream wait in %v: %v/request",
-		runfmt.AdviceCallConcurrent, "Call it concurrently with other work, cache its answers, batch the calls, or make the other service faster; give the call a timeout."},
-	{runfmt.FindingLockContention, []runfmt.Wait{runfmt.WaitLock, runfmt.WaitCond}, "lock contention in %v: %v/request waiting",
-		runfmt.AdviceShortenLocks, "Hold the lock for less time (move work out of the critical section), shard it, use an RWMutex for readers, or avoid shared state on the request path."},
-	{runfmt.FindingPoolWait, []runfmt.Wait{runfmt.WaitPool}, "pool wait in %v: %v/request waiting for a connection or slot",
-		runfmt.AdviceSizePool, "The pool (or semaphore) is smaller than the concurrency, or its connections are held too long: raise its size (sql.DB.SetMaxOpenConns, http.Transport.MaxConnsPerHost) or release connections sooner."},
-	{runfmt.FindingSyncWait, []runfmt.Wait{runfmt.WaitChannel, runfmt.WaitGroup, runfmt.WaitSync}, "sync wait in %v: %v/request",
-		runfmt.AdviceWaitLess, "The request waits for another goroutine (a channel, a select, a WaitGroup): look at what that goroutine does, or whether the request needs to wait for it at all."},
-	{runfmt.FindingSleep, []runfmt.Wait{runfmt.WaitSleep}, "sleep on the request path in %v: %v/request",
-		runfmt.AdviceRemoveSleep, "A sleep in a handler is a retry backoff, a rate limiter, a polling loop or a leftover: remove it, or wait on the event itself."},
-	{runfmt.FindingSyscallWait, []runfmt.Wait{runfmt.WaitSyscall}, "system calls in %v: %v/request",
-		runfmt.AdviceAvoidSyscalls, "Blocking system calls (file I/O, DNS through cgo, fsync) hold a thread each: cache what is read, or move the work off the request path."},
-	{runfmt.FindingClientIO, []runfmt.Wait{runfmt.WaitClient}, "the client's connection in %v: %v/request reading its body or writing the response",
-		runfmt.AdviceStreamBodies, "The request's own connection is slow: a large upload or download, a slow client or network. Stream instead of buffering, and set server read/write timeouts."},
+	{runfmt.FindingDownstreamWait, []runfmt.Wait{runfmt.WaitDownstream}, runfmt.AdviceCallConcurrent},
+	{runfmt.FindingLockContention, []runfmt.Wait{runfmt.WaitLock, runfmt.WaitCond}, runfmt.AdviceShortenLocks},
+	{runfmt.FindingPoolWait, []runfmt.Wait{runfmt.WaitPool}, runfmt.AdviceSizePool},
+	{runfmt.FindingSyncWait, []runfmt.Wait{runfmt.WaitChannel, runfmt.WaitGroup, runfmt.WaitSync}, runfmt.AdviceWaitLess},
+	{runfmt.FindingSleep, []runfmt.Wait{runfmt.WaitSleep}, runfmt.AdviceRemoveSleep},
+	{runfmt.FindingSyscallWait, []runfmt.Wait{runfmt.WaitSyscall}, runfmt.AdviceAvoidSyscalls},
+	{runfmt.FindingClientIO, []runfmt.Wait{runfmt.WaitClient}, runfmt.AdviceStreamBodies},
 	// Assists are CPU work, in the CPU profile's GC share; pauses are not.
 	// The collector stops every goroutine wherever it is: no site.
-	{runfmt.FindingGCPause, []runfmt.Wait{runfmt.WaitGCStop, runfmt.WaitGCWait}, "garbage collection in requests: %v/request",
-		runfmt.AdviceHeapRoom, "Allocate less on the request path (see the allocation findings), or give the heap more room (a higher GOGC, or a GOMEMLIMIT with headroom)."},
+	{runfmt.FindingGCPause, []runfmt.Wait{runfmt.WaitGCStop, runfmt.WaitGCWait}, runfmt.AdviceHeapRoom},
 }
 
-// waitRule reports the waits of a wall-time profile (see timeWaits); a
-// lock finding of the mutex and block profiles reads as its wall-time
-// counterpart (see lockprofile.go).
-var waitRule = rule{find: func(c *context) []ranked { return c.tw.found }, words: waitWords()}
-
-func waitWords() map[runfmt.FindingKind]wording {
-	words := map[runfmt.FindingKind]wording{}
-	for _, k := range waitKinds {
-		w := wording{title: waitTitle(k), detail: waitDetail, advice: advices{k.key: fixed(k.advice)}}
-		if k.kind == runfmt.FindingLockContention {
-			w = lockWording(w)
-		}
-		words[k.kind] = w
-	}
-	return words
-}
+// waitFindings are the waits of a wall-time profile (see timeWaits).
+func waitFindings(c *context) []ranked { return c.tw.found }
 
 // timeWaits are the findings a wall-time profile gives, and how much of a
 // request's time they explain.
@@ -170,56 +143,4 @@ func holders(in FindingInput) []runfmt.FuncEvidence {
 			Figures: runfmt.Figures{runfmt.FigShare: analysis.Pct(c.Charged(f), c.Total()) / 100}})
 	}
 	return out
-}
-
-// waitTitle reads "downstream wait in main.fetch: 20.00 ms/request in
-// net/http.(*Client).Get".
-func waitTitle(k waitKind) func(view, *Prose) {
-	return func(v view, p *Prose) {
-		c := v.culprit()
-		if c.Function == "" {
-			p.say(k.title, v.fig(runfmt.FigWaitPerRequest))
-			return
-		}
-		p.say(k.title, code(c.Function), v.fig(runfmt.FigWaitPerRequest))
-		if c.Callee != "" {
-			p.say(" in %v", code(c.Callee))
-		}
-	}
-}
-
-func waitDetail(v view, p *Prose) {
-	of := "of its traced time"
-	if v.set(runfmt.SettingWaitMethod) == runfmt.WaitFromLedger {
-		of = "of its mean latency, its row of the request ledger"
-	}
-	p.say("A request spends %v here (%v "+of, v.fig(runfmt.FigWaitPerRequest), v.fig(runfmt.FigShare))
-	if v.has(runfmt.FigRunnable) {
-		p.say(": %v blocked, %v runnable after", v.fig(runfmt.FigBlocked), v.fig(runfmt.FigRunnable))
-	}
-	p.words(").")
-	sites := append(v.funcs(runfmt.RoleCulprit), v.funcs(runfmt.RoleSite)...)
-	if len(sites) > 0 {
-		p.words(" Where: ")
-		p.join("; ", len(sites), func(i int) {
-			p.say("%v %v", code(label(sites[i])), efig(sites[i], runfmt.FigWaitPerRequest))
-			if sites[i].Callee != "" {
-				p.say(" in %v", code(sites[i].Callee))
-			}
-		})
-		p.words(".")
-	}
-	if peers := v.f.Evidence.Peers; len(peers) > 0 {
-		p.words(" The service's outbound connections in the window: ")
-		p.join(", ", len(peers), func(i int) { p.say("%v", code(peers[i])) })
-		p.words(".")
-	}
-	if hs := v.funcs(runfmt.RoleHolder); len(hs) > 0 {
-		p.words(" The waits ended where the lock was released: ")
-		p.join(", ", len(hs), func(i int) { p.say("%v (%v of the wait)", code(hs[i].Function), efig(hs[i], runfmt.FigShare)) })
-		p.words(" (the code holding it).")
-	}
-	if v.has(runfmt.FigGCStop) {
-		p.say(" The world was stopped %v by the collector over %v cycles in the %v traced.", v.fig(runfmt.FigGCStop), v.fig(runfmt.FigGCCycles), v.fig(runfmt.FigTraced))
-	}
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"perflab/internal/findings"
 	"perflab/internal/labtest"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 )
 
@@ -45,7 +45,7 @@ func TestAcceptanceJVMNetworkStallFirst(t *testing.T) {
 		t.Fatalf("findings %v; want the network stall first", kinds(r.Findings))
 	}
 	f := r.Findings[0]
-	w := findings.Wording(&f)
+	w := prose.Wording(&f)
 	text := w.Title.Text() + "\n" + w.Detail.Text()
 	for _, want := range []string{"Nagle's algorithm", "delayed ACK", "-Dsun.net.httpserver.nodelay=true"} {
 		if !strings.Contains(text, want) {

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"perflab/internal/findings"
 	"perflab/internal/labtest"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
@@ -111,7 +111,7 @@ func checkSerial(t *testing.T, r *runfmt.Run) {
 		if f.Kind != runfmt.FindingSerial {
 			continue
 		}
-		w := findings.Wording(&f)
+		w := prose.Wording(&f)
 		title, detail := w.Title.Text(), w.Detail.Text()
 		if cores := f.Figures[runfmt.FigCoresMean]; cores < 0.5 || cores > 1.3 || b.Cores.Usable < 2 || !strings.HasPrefix(title, "serial: ") ||
 			!strings.Contains(title, " cores busy") || !slices.Contains(f.Names(), "main.freq") || !strings.Contains(detail, "GOMAXPROCS") {

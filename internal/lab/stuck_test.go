@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"perflab/internal/findings"
 	"perflab/internal/labtest"
+	"perflab/internal/prose"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
@@ -116,7 +116,7 @@ func TestAcceptanceStuckGo(t *testing.T) {
 func describeGroups(st *runfmt.Stuck) string {
 	var b strings.Builder
 	for _, g := range st.Groups {
-		fmt.Fprintf(&b, "  %s [%s, %s]\n", findings.StuckGroupText(g), g.Wait, g.State)
+		fmt.Fprintf(&b, "  %s [%s, %s]\n", prose.StuckGroupText(g), g.Wait, g.State)
 	}
 	return b.String() + strings.Join(st.Notes, "\n")
 }

@@ -89,6 +89,16 @@ func pctChange(pct float64) string {
 	return fmt.Sprintf("%+.*f%%", decimals, pct)
 }
 
+// benchDeltaClass is the class of a benchmark's row in the comparison
+// page: "better" or "worse" for a change FormatBenchDelta states with its
+// direction, else "same".
+func benchDeltaClass(d runfmt.BenchDelta) string {
+	if unstated(d.TooFew, d.Significant) != "" || d.Better == "" || d.Delta == 0 {
+		return "same"
+	}
+	return direction(d.Delta, d.Better)
+}
+
 func benchPN(d runfmt.BenchDelta) string { return pnNote(d.Base, d.New, d.PValue) }
 
 // benchCheckChange is a check's change: in percent, or in the unit.

@@ -3,7 +3,6 @@ package report
 import (
 	"html/template"
 	"io"
-	"strings"
 
 	"perflab/internal/runfmt"
 )
@@ -23,16 +22,7 @@ var benchCompareTmpl = template.Must(template.New("benchcompare").Funcs(template
 	"delta":   FormatBenchDelta,
 	"pn":      benchPN,
 	"change":  benchCheckChange,
-	"class": func(d runfmt.BenchDelta) string {
-		s := FormatBenchDelta(d)
-		switch {
-		case strings.HasSuffix(s, "(better)"):
-			return "better"
-		case strings.HasSuffix(s, "(worse)"):
-			return "worse"
-		}
-		return "same"
-	},
+	"class":   benchDeltaClass,
 	// first says whether row i starts a benchmark (its name is shown once).
 	"first": func(rows []runfmt.BenchDelta, i int) bool { return i == 0 || rows[i-1].Benchmark != rows[i].Benchmark },
 }).Parse(benchCompareHTML))

@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 
 	"perflab/internal/runfmt"
-	"perflab/internal/stats"
 	"perflab/internal/units"
 )
 
@@ -39,7 +38,7 @@ func WriteCompareText(w io.Writer, c *runfmt.Comparison) error {
 			tp.row(metricTitle(m.Name), FormatSummary(m.Base, m.Unit), FormatSummary(m.New, m.Unit), FormatMetricDelta(m), cmpPN(m))
 		}
 	})
-	if note := intervalNote(metricSummaries(c)...); note != "" {
+	if note := intervalNote(c); note != "" {
 		p.f("(%s)\n", note)
 	}
 	p.cmpPredictions(c.Predictions)
@@ -107,20 +106,23 @@ func metricSummaries(c *runfmt.Comparison) []runfmt.MetricSummary {
 	return ss
 }
 
-// intervalNote says, under a table of medians, why some have no
-// confidence interval: their group has fewer runs than one needs; "" when
-// every median has one.
-func intervalNote(ss ...runfmt.MetricSummary) string {
+// intervalNote says, under a comparison's table of medians, why some have
+// no confidence interval: their group has fewer runs than one needs; ""
+// when every median has one.
+func intervalNote(c *runfmt.Comparison) string {
 	fewest := -1
-	for _, s := range ss {
+	for _, s := range metricSummaries(c) {
 		if (s.CILow == nil || s.CIHigh == nil) && (fewest < 0 || s.N < fewest) {
 			fewest = s.N
 		}
 	}
-	if fewest < 0 {
+	switch {
+	case fewest < 0:
 		return ""
+	case c.IntervalMinRuns <= 0: // a comparison that does not say
+		return fmt.Sprintf("medians without ± have no 95%% interval: a side has %d runs", fewest)
 	}
-	return fmt.Sprintf("medians without ± have no 95%% interval: it needs %d runs a side, and a side has %d", stats.MinRunsForInterval, fewest)
+	return fmt.Sprintf("medians without ± have no 95%% interval: it needs %d runs a side, and a side has %d", c.IntervalMinRuns, fewest)
 }
 
 // FormatMetric formats a metric value in its unit.
@@ -163,6 +165,15 @@ func FormatMetricDelta(m runfmt.MetricComparison) string {
 		return "from 0"
 	}
 	return FormatChange(m.DeltaPct) + " (" + direction(m.DeltaPct, m.Better) + ")"
+}
+
+// deltaClass is the class of a metric's row in the comparison page:
+// "better" or "worse" for a change FormatMetricDelta states, else "same".
+func deltaClass(m runfmt.MetricComparison) string {
+	if unstated(m.TooFew, m.Significant) != "" || m.Base.Median == 0 {
+		return "same"
+	}
+	return direction(m.DeltaPct, m.Better)
 }
 
 // ratioFrom is the growth at and above which a change reads as a ratio:

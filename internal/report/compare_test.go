@@ -8,6 +8,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/runfmt"
+	"perflab/internal/stats"
 )
 
 func fp(v float64) *float64 { return &v }
@@ -19,8 +20,9 @@ func sampleComparison() *runfmt.Comparison {
 		return runfmt.MetricSummary{Median: med, CILow: fp(lo), CIHigh: fp(hi), N: n}
 	}
 	return &runfmt.Comparison{
-		Base: runfmt.Group{Label: "base", Runs: []string{"r1-base", "r2-base", "r3-base", "r4-base", "r5-base"}, Requests: 4012},
-		New:  runfmt.Group{Label: "new", Runs: []string{"r1-new", "r2-new", "r3-new", "r4-new", "r5-new"}, Requests: 15230},
+		IntervalMinRuns: stats.MinRunsForInterval,
+		Base:            runfmt.Group{Label: "base", Runs: []string{"r1-base", "r2-base", "r3-base", "r4-base", "r5-base"}, Requests: 4012},
+		New:             runfmt.Group{Label: "new", Runs: []string{"r1-new", "r2-new", "r3-new", "r4-new", "r5-new"}, Requests: 15230},
 		Metrics: []runfmt.MetricComparison{
 			{Name: "rps", Unit: "req/s", Better: "higher", Base: sum(401.2, 398, 405, 5), New: sum(1523, 1490, 1540, 5), DeltaPct: 279.6, PValue: fp(0.0079), Significant: true},
 			{Name: "p99", Unit: "ms", Better: "lower", Base: sum(20.4, 18, 25, 5), New: sum(6.1, 5.5, 7, 5), DeltaPct: -70.1, PValue: fp(0.0079), Significant: true},
@@ -91,7 +93,7 @@ func TestFormatSummary(t *testing.T) {
 
 func TestWriteCompareHTML(t *testing.T) {
 	var b bytes.Buffer
-	flame := &DiffFlame{Base: tinyCPU(3000), New: tinyCPU(1000), BaseRequests: 100, NewRequests: 100}
+	flame := []byte("<!DOCTYPE html>\n<html><body>the differential flame graph</body></html>\n")
 	if err := WriteCompareHTML(&b, sampleComparison(), flame); err != nil {
 		t.Fatal(err)
 	}

@@ -1,46 +1,32 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
 	"io"
-	"strings"
 
-	"github.com/google/pprof/profile"
-
-	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 )
 
-// DiffFlame is what the comparison page draws its differential flame graph
-// from: each group's merged CPU profile and the requests it stands for.
-type DiffFlame struct {
-	Base, New                 *profile.Profile
-	BaseRequests, NewRequests int64
-}
-
 // WriteCompareHTML writes a self-contained page of a comparison: the metric
 // table, the function gainers and losers, the --fail-on verdict, the
-// warnings and, when flame is non-nil, the differential flame graph per
-// request (vermilion where new spends more, blue where less) in an iframe whose
-// document is inlined with srcdoc, so the page needs no other file and no
-// network.
-func WriteCompareHTML(w io.Writer, c *runfmt.Comparison, flame *DiffFlame) error {
-	v := compareView{C: c, Functions: map[string][]runfmt.FunctionDelta{}, Per: perUnit(c)}
+// warnings and, when flame is not empty, the differential flame graph per
+// request (vermilion where new spends more, blue where less), a page the
+// caller drew from the two sides' CPU profiles (titled
+// CompareFlameTitle), in an iframe whose document is inlined with srcdoc,
+// so the page needs no other file and no network.
+func WriteCompareHTML(w io.Writer, c *runfmt.Comparison, flame []byte) error {
+	v := compareView{C: c, Functions: map[string][]runfmt.FunctionDelta{}, Per: perUnit(c), Flame: string(flame)}
 	for _, r := range c.Functions {
 		v.Functions[string(r.Profile)] = append(v.Functions[string(r.Profile)], r)
 	}
-	if flame != nil && flame.Base != nil && flame.New != nil {
-		var buf bytes.Buffer
-		err := analysis.WriteDiffFlameHTML(&buf, flame.Base, flame.New, flame.BaseRequests, flame.NewRequests,
-			analysis.FlameOptions{Title: fmt.Sprintf("CPU per %s: %s vs %s", perUnit(c), c.New.Label, c.Base.Label)})
-		if err != nil {
-			return fmt.Errorf("writing the comparison page: %w", err)
-		}
-		v.Flame = buf.String()
-	}
 	return compareTmpl.Execute(w, v)
+}
+
+// CompareFlameTitle is the title of a comparison's differential flame
+// graph: "CPU per request: new vs base".
+func CompareFlameTitle(c *runfmt.Comparison) string {
+	return fmt.Sprintf("CPU per %s: %s vs %s", perUnit(c), c.New.Label, c.Base.Label)
 }
 
 type compareView struct {
@@ -59,16 +45,7 @@ var compareTmpl = template.Must(template.New("compare").Funcs(template.FuncMap{
 	"cost":    cmpCost,
 	"cdelta":  cmpCostDelta,
 	"fp":      cmpFuncP,
-	"class": func(m runfmt.MetricComparison) string {
-		d := FormatMetricDelta(m)
-		switch {
-		case strings.HasSuffix(d, "(better)"):
-			return "better"
-		case strings.HasSuffix(d, "(worse)"):
-			return "worse"
-		}
-		return "same"
-	},
+	"class":   deltaClass,
 	"sign": func(d float64) string {
 		if d < 0 {
 			return "better"

@@ -24,6 +24,8 @@ type endpointRow struct {
 	// how many handlers hold them.
 	margin            float64
 	samples, handlers int64
+	// wholeLoad says CPU is per request of the whole load (wholeLoadMark).
+	wholeLoad bool
 }
 
 // wholeLoadMark marks a CPU per request of the whole load (a handler not
@@ -37,7 +39,7 @@ const wideMargin = 0.10
 // setCPU sets the CPU per request, its mark and its margin ("3.1 ms*
 // ±12%"), the margin left out when under 1%.
 func (row *endpointRow) setCPU(us float64, mark string, marginUs float64) {
-	row.CPU, row.margin = units.FormatMicros(us)+mark, 0
+	row.CPU, row.margin, row.wholeLoad = units.FormatMicros(us)+mark, 0, mark == wholeLoadMark
 	if us > 0 && marginUs > 0 {
 		row.margin = marginUs / us
 	}
@@ -93,7 +95,7 @@ func endpointTable(r *runfmt.Run) []endpointRow {
 				row.setCPU(tc.CPUUsPerRequest, "", tc.MarginUsPerRequest) // its handlers' and its share of the requests' handling
 				row.samples, row.handlers = targetSamples(handlers, t.Target)
 				for i := range more {
-					more[i].CPU, more[i].margin = "", 0
+					more[i].CPU, more[i].margin, more[i].wholeLoad = "", 0, false
 				}
 			}
 		}
@@ -227,7 +229,7 @@ func (p *printer) endpoints(r *runfmt.Run) {
 	p.table(cells, "  ", false, true, true, true, true, true, true, false)
 	notes := []string{}
 	for _, row := range rows {
-		if strings.Contains(row.CPU, wholeLoadMark) {
+		if row.wholeLoad {
 			notes = append(notes, wholeLoadMark+" per request of the whole load: perflab could not tell which target this handler served")
 			break
 		}

@@ -7,26 +7,25 @@ import (
 	"strconv"
 	"strings"
 
-	"perflab/internal/analysis"
-
-	"perflab/internal/findings"
+	"perflab/internal/funcname"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 )
 
-// A finding is data (runfmt.Finding); package findings words it as prose
+// A finding is data (runfmt.Finding); package prose words it as prose
 // whose spans are words, code and figures (already formatted through
 // package units). These render the prose for the terminal, markdown and
 // HTML: the same figures, each writer its own format.
 
 // proseText is prose as plain text.
-func proseText(p findings.Prose) string { return p.Text() }
+func proseText(p prose.Prose) string { return p.Text() }
 
 // proseMarkdown is prose as GitHub-flavoured markdown on one line: code
 // as code spans, the rest escaped (see mdText).
-func proseMarkdown(p findings.Prose) string {
+func proseMarkdown(p prose.Prose) string {
 	var b strings.Builder
 	for _, s := range p {
-		if s.Kind == findings.SpanCode {
+		if s.Kind == prose.SpanCode {
 			b.WriteString(mdCode(s.Text))
 		} else {
 			mdEscape(&b, strings.ReplaceAll(s.Text, "\n", " "))
@@ -37,14 +36,14 @@ func proseMarkdown(p findings.Prose) string {
 
 // proseHTML is prose as HTML: code in <code>, figures in <span
 // class="fig">, everything escaped.
-func proseHTML(p findings.Prose) template.HTML {
+func proseHTML(p prose.Prose) template.HTML {
 	var b strings.Builder
 	for _, s := range p {
 		t := html.EscapeString(s.Text)
 		switch s.Kind {
-		case findings.SpanCode:
+		case prose.SpanCode:
 			b.WriteString("<code>" + t + "</code>")
-		case findings.SpanFigure:
+		case prose.SpanFigure:
 			b.WriteString(`<span class="fig">` + t + "</span>")
 		default:
 			b.WriteString(t)
@@ -62,7 +61,7 @@ func FindingName(f runfmt.Finding) string {
 	if !ok {
 		return FindingTitle(f)
 	}
-	s := string(f.Kind) + " in " + analysis.FuncLabel(c.Function, c.File)
+	s := string(f.Kind) + " in " + funcname.Label(c.Function, c.File)
 	for _, e := range f.Evidence.Functions {
 		if e.Role == runfmt.RoleEntry {
 			s += " (" + e.Function + ")"
@@ -76,7 +75,7 @@ func FindingName(f runfmt.Finding) string {
 }
 
 // FindingTitle is a finding's title as plain text (the UI's list of runs).
-func FindingTitle(f runfmt.Finding) string { return proseText(findings.Wording(&f).Title) }
+func FindingTitle(f runfmt.Finding) string { return proseText(prose.Wording(&f).Title) }
 
 // findingCost is the cost a finding is ranked by: its CPU, its wait or its
 // bytes per request, formatted as its words format it ("140.0 µs"), with
@@ -87,7 +86,7 @@ func findingCost(f *runfmt.Finding) (figure, what string) {
 		what string
 	}{{runfmt.FigCPUPerRequest, " CPU/request"}, {runfmt.FigWaitPerRequest, " waited/request"}, {runfmt.FigBytesPerRequest, "/request"}} {
 		if v := f.Figures[c.fig]; v > 0 {
-			return findings.FormatFigure(c.fig, v), c.what
+			return prose.FormatFigure(c.fig, v), c.what
 		}
 	}
 	return "", ""

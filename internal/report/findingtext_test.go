@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"perflab/internal/findings"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 )
 
@@ -37,7 +37,7 @@ func TestFindingWords(t *testing.T) {
 			var md strings.Builder
 			mdFindings(&md, fs, nil, 1)
 			golden(t, ".md", []byte(md.String()))
-			w := findings.Wording(&fs[0])
+			w := prose.Wording(&fs[0])
 			golden(t, ".html", []byte(string(proseHTML(w.Title))+"\n"+string(proseHTML(w.Detail))+"\n"))
 		})
 	}

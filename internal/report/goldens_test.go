@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 )
 
@@ -133,7 +134,13 @@ func runOutputs(r *runfmt.Run, dir string, flame []byte, ui bool) []output {
 	}
 	var outs []output
 	if r.Load == nil {
-		outs = append(outs, output{".profile.txt", func(w io.Writer) error { return WriteProfileSummary(w, r, dir) }, false})
+		outs = append(outs, output{".profile.txt", func(w io.Writer) error {
+			tops, err := profileTops(r, dir)
+			if err != nil {
+				return err
+			}
+			return WriteProfileSummary(w, r, dir, tops)
+		}, false})
 	}
 	outs = append(outs,
 		output{".page.txt", func(w io.Writer) error { return WriteRunPage(w, r, dir) }, false},
@@ -189,9 +196,13 @@ func TestCompareWritersGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var c runfmt.Comparison
 			readJSON(t, "testdata/compare/"+tc.name+".json", &c)
-			var flame *DiffFlame
+			var flame []byte
 			if tc.flame {
-				flame = &DiffFlame{Base: diffProfile(3), New: diffProfile(1), BaseRequests: 1000, NewRequests: 1000}
+				var b bytes.Buffer
+				if err := analysis.WriteDiffFlameHTML(&b, diffProfile(3), diffProfile(1), 1000, 1000, analysis.FlameOptions{Title: CompareFlameTitle(&c)}); err != nil {
+					t.Fatal(err)
+				}
+				flame = b.Bytes()
 			}
 			start := time.Date(2026, 12, 7, 21, 6, 0, 0, time.UTC)
 			goldenOutputs(t, []output{
@@ -348,4 +359,21 @@ func TestEveryWriterHasAGolden(t *testing.T) {
 			t.Errorf("writerGoldens names %s, which the package does not declare", w)
 		}
 	}
+}
+
+// profileTops are a profile run's CPU top tables, as perflab profile
+// computes them for its summary.
+func profileTops(r *runfmt.Run, dir string) (map[string]TopTable, error) {
+	tops := map[string]TopTable{}
+	for _, pr := range r.Profiles {
+		if pr.Type != runfmt.ProfileCPU || pr.Samples == 0 {
+			continue
+		}
+		top, err := analysis.TopFile(filepath.Join(dir, pr.File), analysis.TopOptions{User: true, N: 10})
+		if err != nil {
+			return nil, err
+		}
+		tops[pr.File] = top
+	}
+	return tops, nil
 }

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"perflab/internal/findings"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -358,7 +358,7 @@ func findingsView(fs []runfmt.Finding, a *runfmt.Answer) []htmlFinding {
 	out := make([]htmlFinding, 0, len(fs))
 	for i := range fs {
 		f := &fs[i]
-		w := findings.Wording(f)
+		w := prose.Wording(f)
 		h := htmlFinding{Rank: i + 1, Kind: string(f.Kind), Title: proseHTML(w.Title), Detail: proseHTML(w.Detail), Functions: f.Names(),
 			Lines: linesView(f.Lines), wait: waits(f)}
 		if figure, what := findingCost(f); figure != "" {

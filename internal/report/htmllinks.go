@@ -62,19 +62,15 @@ func hasSource(ls []htmlLine) bool {
 	return false
 }
 
-// noFlameReason says why a report has no CPU flame graph.
+// noFlameReason says why a report has no CPU flame graph: the run saved
+// no CPU profile, and a run degraded for want of a profile it needed
+// says why in its degraded reasons.
 func noFlameReason(r *runfmt.Run) string {
 	if p, ok := r.SavedProfile(runfmt.ProfileCPU); ok {
 		return "The flame graph could not be drawn from the CPU profile (see the warnings below); " + p.File + " still opens in go tool pprof."
 	}
-	var why []string
-	for _, d := range r.DegradedReasons {
-		if strings.Contains(strings.ToLower(d), "cpu") || strings.Contains(d, "profil") {
-			why = append(why, d)
-		}
-	}
-	if len(why) > 0 {
-		return "No CPU profile: " + strings.Join(why, "; ") + "."
+	if len(r.DegradedReasons) > 0 {
+		return "No CPU profile: " + strings.Join(r.DegradedReasons, "; ") + "."
 	}
 	if r.Status == runfmt.StatusPartial {
 		return "No CPU profile: the run stopped before its profile was taken (" + r.PartialReason + ")."

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"perflab/internal/analysis"
+	"perflab/internal/funcname"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -77,7 +77,7 @@ func rowDetail(r runfmt.LedgerRow) string {
 	}
 	if len(r.Sites) > 0 {
 		s := r.Sites[0]
-		site := analysis.FuncLabel(s.Function, s.File)
+		site := funcname.Label(s.Function, s.File)
 		if s.Callee != "" {
 			site += " in " + s.Callee
 		}

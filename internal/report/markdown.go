@@ -269,7 +269,7 @@ func mdMetrics(b *strings.Builder, c *runfmt.Comparison) {
 			mdText(FormatSummary(m.New, m.Unit)), delta, mdText(strings.Trim(cmpPN(m), "()"))})
 	}
 	mdTable(b, "lrrrl", []string{"metric", mdText(c.Base.Label), mdText(c.New.Label), "delta", ""}, rows)
-	if note := intervalNote(metricSummaries(c)...); note != "" {
+	if note := intervalNote(c); note != "" {
 		b.WriteString("_" + mdText(upperFirst(note)) + "._\n\n")
 	}
 }

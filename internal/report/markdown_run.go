@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"perflab/internal/findings"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -23,8 +23,7 @@ func RunVerdict(r *runfmt.Run) runfmt.Verdict {
 		fail("partial: " + r.PartialReason)
 	}
 	if r.Stuck != nil {
-		stuck := findings.Stuck(r.Stuck)
-		fail("requests stopped finishing: " + FindingTitle(stuck))
+		fail(stuckReason(r))
 	}
 	if r.Load != nil {
 		for _, c := range r.Load.SLO {
@@ -49,6 +48,17 @@ func RunVerdict(r *runfmt.Run) runfmt.Verdict {
 	}
 	v.Reasons = append(v.Reasons, warns...)
 	return v
+}
+
+// stuckReason is why a run whose requests stopped finishing fails: the
+// title of its stuck finding, which the run holds among its findings.
+func stuckReason(r *runfmt.Run) string {
+	for _, f := range r.Findings {
+		if f.Kind == runfmt.FindingStuck {
+			return "requests stopped finishing: " + FindingTitle(f)
+		}
+	}
+	return "requests stopped finishing"
 }
 
 // WriteRunMarkdown writes a run as a GitHub-flavoured markdown summary: the
@@ -172,7 +182,7 @@ func mdFindings(b *strings.Builder, fs []runfmt.Finding, a *runfmt.Answer, n int
 			break
 		}
 		f := &fs[i]
-		line := "- **" + proseMarkdown(findings.Wording(f).Title) + "**"
+		line := "- **" + proseMarkdown(prose.Wording(f).Title) + "**"
 		if names := f.Names(); len(names) > 0 {
 			var codes []string
 			for _, fn := range names[:min(len(names), 3)] {

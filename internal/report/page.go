@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"perflab/internal/analysis"
-	"perflab/internal/findings"
+	"perflab/internal/funcname"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -227,7 +227,7 @@ func (p *printer) pageFindings(r *runfmt.Run) {
 // costliest line, its advice and its payoff (the headline's first
 // finding says its payoff there: lead).
 func (p *printer) pageFinding(n int, f *runfmt.Finding, a *runfmt.Answer, lead bool) {
-	w := findings.Wording(f)
+	w := prose.Wording(f)
 	title := proseText(w.Title)
 	if figure, what := findingCost(f); figure != "" && !strings.Contains(title, figure) {
 		title += " — " + figure + what
@@ -275,7 +275,7 @@ func (p *printer) pageFunctions(r *runfmt.Run) {
 		if len(h.Lines) > 0 {
 			line = "  " + lineShort(h.Lines[0])
 		}
-		p.f("  %10s  %s%s\n", units.FormatMicros(h.CPUUsPerRequest+h.AttributedUsReq), analysis.FuncLabel(h.Function, h.File), units.Shorten(line, 60))
+		p.f("  %10s  %s%s\n", units.FormatMicros(h.CPUUsPerRequest+h.AttributedUsReq), funcname.Label(h.Function, h.File), units.Shorten(line, 60))
 	}
 }
 

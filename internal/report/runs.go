@@ -7,7 +7,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -132,10 +131,17 @@ func WriteFindMax(w io.Writer, r *runfmt.Run, dir string, rateOnly bool) error {
 	return t.Done(r, dir, limit)
 }
 
+// TopTable is a profile's top table as its caller computed it
+// (analysis.Table): it is printed as it is.
+type TopTable interface {
+	WriteText(w io.Writer) error
+}
+
 // WriteProfileSummary writes what `perflab profile` captured: the CPU
-// used, the top user-code functions of each CPU profile (read from dir),
-// the first findings, the status and the profiles' paths.
-func WriteProfileSummary(w io.Writer, r *runfmt.Run, dir string) error {
+// used, the top user-code functions of each CPU profile (tops, by the
+// profile's file: the caller reads the profiles), the first findings, the
+// status and the profiles' paths (in dir).
+func WriteProfileSummary(w io.Writer, r *runfmt.Run, dir string, tops map[string]TopTable) error {
 	if err := WriteHeadline(w, r); err != nil {
 		return err
 	}
@@ -162,9 +168,9 @@ func WriteProfileSummary(w io.Writer, r *runfmt.Run, dir string) error {
 			p.f("\nThe CPU profile (%s) has no samples: the service was idle (load it while profiling).\n", pr.Source)
 			continue
 		}
-		t, err := analysis.TopFile(filepath.Join(dir, pr.File), analysis.TopOptions{User: true, N: 10})
-		if err != nil {
-			return fmt.Errorf("reading the CPU profile: %w", err)
+		t := tops[pr.File]
+		if t == nil {
+			continue
 		}
 		p.f("\nTop user-code functions (%s, %d samples):\n", pr.Source, pr.Samples)
 		if p.err == nil {

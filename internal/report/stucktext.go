@@ -3,7 +3,7 @@ package report
 import (
 	"strings"
 
-	"perflab/internal/findings"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -22,13 +22,13 @@ func (p *printer) stuck(st *runfmt.Stuck) {
 	}
 	unit := stuckUnit(st)
 	p.f("\nStuck: %s; every thread's stack at %s into the window (%d %s, read in %s):\n",
-		st.Reason, units.FormatMs(1000*st.AtS), st.Threads, findings.CountWord(unit, st.Threads), units.FormatMs(1000*st.Seconds))
+		st.Reason, units.FormatMs(1000*st.AtS), st.Threads, prose.CountWord(unit, st.Threads), units.FormatMs(1000*st.Seconds))
 	for _, pr := range st.Processes {
 		unit := runfmt.UnitThread
 		if pr.Source == runfmt.StackSourcePprof {
 			unit = runfmt.UnitGoroutine
 		}
-		p.f("  process %d (%s): %s, %d %s, %s, %s", pr.PID, orUnknown(string(pr.Runtime)), pr.Source, pr.Threads, findings.CountWord(unit, pr.Threads),
+		p.f("  process %d (%s): %s, %d %s, %s, %s", pr.PID, orUnknown(string(pr.Runtime)), pr.Source, pr.Threads, prose.CountWord(unit, pr.Threads),
 			units.FormatBytes(float64(pr.Bytes)), units.FormatMs(1000*pr.Seconds))
 		if pr.Error != "" {
 			p.f(" — %s", pr.Error)
@@ -42,13 +42,13 @@ func (p *printer) stuck(st *runfmt.Stuck) {
 			continue
 		}
 		shown++
-		p.f("  %s\n", findings.StuckGroupText(g))
+		p.f("  %s\n", prose.StuckGroupText(g))
 		if g.Text != "" {
 			p.f("        %s\n", strings.TrimSpace(g.Text))
 		}
 	}
 	if n := len(st.Groups) - shown; n > 0 {
-		p.f("  ... %d more %s (%d %s) in run.json\n", n, findings.CountWord("group", n), rest, findings.CountWord(unit, rest))
+		p.f("  ... %d more %s (%d %s) in run.json\n", n, prose.CountWord("group", n), rest, prose.CountWord(unit, rest))
 	}
 	for _, n := range st.Notes {
 		p.f("  note: %s\n", n)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"perflab/internal/findings"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 )
 
@@ -50,7 +51,7 @@ func TestStuckVerdict(t *testing.T) {
 			t.Errorf("the verdict lacks %q:\n%s", want, v)
 		}
 	}
-	d := findings.Wording(&r.Findings[0]).Detail.Text()
+	d := prose.Wording(&r.Findings[0]).Detail.Text()
 	if !strings.HasPrefix(d, "No request finished for 1.50 s with 8 in flight. Also: 1 goroutine waits in sync.(*Mutex).Lock at main.go:77") ||
 		strings.Contains(d, "Serve") || !strings.Contains(d, "A lock or channel nobody releases") {
 		t.Errorf("detail %q: want the reason, the related group (not the accept loop) and the lever", d)

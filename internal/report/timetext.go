@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"perflab/internal/analysis"
+	"perflab/internal/funcname"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -72,7 +72,7 @@ func schedulerText(s *runfmt.GoScheduler) string {
 func timeKindNote(k runfmt.TimeRow) string {
 	var parts []string
 	if k.Top != nil {
-		s := analysis.FuncLabel(k.Top.Function, k.Top.File)
+		s := funcname.Label(k.Top.Function, k.Top.File)
 		if k.Top.Callee != "" {
 			s += " in " + k.Top.Callee
 		}

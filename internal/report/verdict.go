@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"perflab/internal/analysis"
-	"perflab/internal/findings"
+	"perflab/internal/funcname"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -90,7 +90,7 @@ func (p *printer) findings(fs []runfmt.Finding, a *runfmt.Answer) {
 			break
 		}
 		f := &fs[i]
-		w := findings.Wording(f)
+		w := prose.Wording(f)
 		title, cost := proseText(w.Title), ""
 		if figure, what := findingCost(f); figure != "" && !strings.Contains(title, figure) { // else the title says it
 			cost = " — " + figure + what
@@ -130,10 +130,10 @@ func (p *printer) userHot(hot []runfmt.HotFunc, what string) {
 			break
 		}
 		self := h.CPUUsPerRequest + h.AttributedUsReq // its own code and what it called
-		p.f("  %12s %12s %6.1f%%  %s\n", units.FormatMicros(self), units.FormatMicros(h.CumUsPerRequest), h.CumPct, analysis.FuncLabel(h.Function, h.File))
+		p.f("  %12s %12s %6.1f%%  %s\n", units.FormatMicros(self), units.FormatMicros(h.CumUsPerRequest), h.CumPct, funcname.Label(h.Function, h.File))
 		if h.Library != "" && h.LibraryUsPerRequest > 0 {
 			p.f("%slibrary %s under your %s: %s\n", strings.Repeat(" ", 37), h.Library,
-				analysis.ShortFuncName(h.Function, h.File), units.FormatMicros(h.LibraryUsPerRequest))
+				funcname.Short(h.Function, h.File), units.FormatMicros(h.LibraryUsPerRequest))
 		}
 		if h.Library == "" && h.AttributedSample != "" {
 			p.f("%smost in %s\n", strings.Repeat(" ", 37), h.AttributedSample)

@@ -2,7 +2,9 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,8 +142,37 @@ func TestProfilingGolden(t *testing.T) {
 	var b bytes.Buffer
 	p := &printer{w: &b}
 	p.profiling(r.Profiling)
-	if err := WriteProfileSummary(&b, r, "perflab-runs/"+r.ID); err != nil {
+	if err := WriteProfileSummary(&b, r, "perflab-runs/"+r.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, ".txt", b.Bytes())
+}
+
+// textTable is a top table the caller computed, as report receives it.
+type textTable string
+
+func (t textTable) WriteText(w io.Writer) error {
+	_, err := io.WriteString(w, string(t))
+	return err
+}
+
+// `perflab profile`'s summary prints the top table its caller read from
+// each CPU profile with samples, and says a profile without samples was
+// idle.
+func TestProfileSummaryTops(t *testing.T) {
+	r := &runfmt.Run{ID: "20260102-030405-web", Status: runfmt.StatusComplete, Profiles: []runfmt.ProfileRef{
+		{Type: runfmt.ProfileCPU, File: "profiles/cpu-10.pb.gz", Source: runfmt.SourceProfilers(runfmt.ProfilerPerf), Samples: 120},
+		{Type: runfmt.ProfileCPU, File: "profiles/cpu-11.pb.gz", Source: runfmt.SourceProfilers(runfmt.ProfilerPerf)},
+	}}
+	var b bytes.Buffer
+	tops := map[string]TopTable{"profiles/cpu-10.pb.gz": textTable("      flat  flat%  main.search\n")}
+	if err := WriteProfileSummary(&b, r, "perflab-runs/"+r.ID, tops); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\nTop user-code functions (perf, 120 samples):\n      flat  flat%  main.search\n",
+		"The CPU profile (perf) has no samples: the service was idle"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
 }

@@ -37,6 +37,10 @@ type Comparison struct {
 	// Predictions are the payoffs the base predicted for the findings
 	// the change fixed, beside what was measured; nil when it fixed none.
 	Predictions *Predictions `json:"predictions,omitempty"`
+	// IntervalMinRuns is the fewest runs a side needs for its medians to
+	// have a confidence interval; a median of fewer has none (CILow and
+	// CIHigh nil).
+	IntervalMinRuns int `json:"interval_min_runs,omitempty"`
 
 	// Env and Values are the swept variable and its values (sweep only).
 	Env    string   `json:"env,omitempty"`

@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/google/pprof/profile"
+
+	"perflab/internal/funcname"
 )
 
 // Set is a profile reduced to what the analyses read: the distinct call
@@ -121,7 +123,7 @@ func (b *stackBuilder) function(name, file string) int32 { return b.frame(name, 
 // granularity, of its line).
 func (b *stackBuilder) frame(name, file string, line, start int64) int32 {
 	key := name
-	if Interpreted(file) {
+	if funcname.Interpreted(file) {
 		key += "\x00" + file
 	}
 	if b.set.Lines {

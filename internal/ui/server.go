@@ -204,9 +204,10 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("compare: %v", err), http.StatusInternalServerError)
 		return
 	}
-	var flame *report.DiffFlame
-	if p := res.CPU; p != nil {
-		flame = &report.DiffFlame{Base: p.Base, New: p.New, BaseRequests: p.BaseRequests, NewRequests: p.NewRequests}
+	flame, err := res.DiffFlame(report.CompareFlameTitle(res.Comparison))
+	if err != nil {
+		http.Error(w, fmt.Sprintf("compare: %v", err), http.StatusInternalServerError)
+		return
 	}
 	var b bytes.Buffer
 	if err := report.WriteCompareHTML(&b, res.Comparison, flame); err != nil {

@@ -1,0 +1,41 @@
+package funcname
+
+import "testing"
+
+func TestLabel(t *testing.T) {
+	for _, c := range []struct{ name, file, want string }{
+		{"initialize", "/srv/rbhot/server.rb", "initialize (rbhot/server.rb)"},
+		{"hot_checksum", "server.py", "hot_checksum (server.py)"},
+		{"main.search", "/src/app/main.go", "main.search"},
+		{"[c function]", "", "[c function]"},
+	} {
+		if got := Label(c.name, c.file); got != c.want {
+			t.Errorf("Label(%q, %q) = %q; want %q", c.name, c.file, got, c.want)
+		}
+	}
+}
+
+func TestShort(t *testing.T) {
+	for _, c := range []struct{ name, file, want string }{
+		{"github.com/acme/api.(*Cart).Total", "/src/api/cart.go", "(*Cart).Total"},
+		{"main.convertKey", "/src/main.go", "convertKey"},
+		{"Mash#initialize", "/gems/hashie/mash.rb", "Mash#initialize"},
+		{"block in setup", "", "block in setup"},
+		{"fetch_quote", "<frozen importlib._bootstrap>", "fetch_quote"},
+	} {
+		if got := Short(c.name, c.file); got != c.want {
+			t.Errorf("Short(%q, %q) = %q; want %q", c.name, c.file, got, c.want)
+		}
+	}
+}
+
+func TestInterpreted(t *testing.T) {
+	for file, want := range map[string]bool{
+		"/srv/app.py": true, "server.rb": true, "config.ru": true, "index.mjs": true, "<built-in>": true,
+		"node:internal/timers": true, "/src/main.go": false, "": false, "/usr/lib/libc.so.6": false,
+	} {
+		if got := Interpreted(file); got != want {
+			t.Errorf("Interpreted(%q) = %t; want %t", file, got, want)
+		}
+	}
+}
