@@ -200,6 +200,11 @@ func TimeKinds(wall *profile.Profile, requests int64, uc UserCode) []runfmt.Time
 			k.Top = &runfmt.TimeSite{Function: set.Funcs[f].Name, File: set.Funcs[f].File, MsPerRequest: per(c.charg[f])}
 			if callee, v := c.TopCallee(f); callee >= 0 && 2*v >= c.charg[f] {
 				k.Top.Callee = set.Funcs[callee].Name
+				// On a CPU, the library function holding the cost, past
+				// the entry frames that pass the call on.
+				if h := c.LibraryHolder(f); kind == runfmt.TimeRunning && h.Entry == callee && h.Func >= 0 && 2*h.Cost >= c.charg[f] {
+					k.Top.Callee = set.Funcs[h.Func].Name
+				}
 			}
 		}
 		out = append(out, k)

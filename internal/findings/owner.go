@@ -156,6 +156,10 @@ func (v *cpuView) ownerFinding(o analysis.Owner) runfmt.Finding {
 			ev = append(ev, fn(runfmt.RoleLibrary, o.Library, figs))
 		}
 	}
+	if h := v.Costs.LibraryHolder(o.Func); h.Entry == o.Library && h.Func >= 0 && h.Func != h.Entry && v.Share(h.Cost) >= ownerLibraryMin {
+		lib := v.Share(h.Cost)
+		ev = append(ev, fn(runfmt.RoleLibraryFunc, h.Func, runfmt.Figures{runfmt.FigShare: lib, runfmt.FigCPUPerRequest: v.Us(lib)}))
+	}
 	if len(o.Path) > 1 {
 		for _, p := range o.Path {
 			ev = append(ev, fn(runfmt.RolePath, p, nil))
@@ -188,14 +192,27 @@ func short(e runfmt.FuncEvidence) string { return analysis.ShortFuncName(e.Funct
 func ownerTitle(v view, p *Prose) {
 	p.say("%v: ", code(label(v.culprit())))
 	perRequest(p, v.val(runfmt.FigShare), v.val(runfmt.FigCPUPerRequest))
+	held := v.funcs(runfmt.RoleLibraryFunc)
 	if pkg := v.culprit().Package; pkg != "" && v.val(runfmt.FigLibraryShare) >= ownerMostly*v.val(runfmt.FigShare) {
 		p.say(" — library %v under your %v %v", code(pkg), code(short(v.culprit())), v.fig(runfmt.FigLibraryShare))
+		if len(held) > 0 {
+			p.say(" → %v", code(libraryAt(held[0])))
+		}
 	} else if cs := v.funcs(runfmt.RoleCallee); len(cs) > 0 {
 		p.words(" — in ")
 		calleeList(p, cs)
 	} else if es := v.funcs(runfmt.RoleEntry); len(es) > 0 {
 		p.say(", mostly in %v", code(es[0].Function))
+		if len(held) > 0 {
+			p.say(" → %v", code(libraryAt(held[0])))
+		}
 	}
+}
+
+// libraryAt names a library function with its file and the line its cost
+// goes through, when known.
+func libraryAt(e runfmt.FuncEvidence) string {
+	return analysis.FuncLineLabel(e.Function, e.File, e.Line)
 }
 
 func calleeList(p *Prose, cs []runfmt.FuncEvidence) {
@@ -220,9 +237,14 @@ func ownerDetail(v view, p *Prose) {
 	} else {
 		p.say(" (its own code: %v)", v.fig(runfmt.FigOwnShare))
 	}
+	held := v.funcs(runfmt.RoleLibraryFunc)
 	for _, lib := range append(v.funcs(runfmt.RoleEntry), v.funcs(runfmt.RoleLibrary)...) {
 		p.say("; the biggest library callee is %v with ", code(lib.Function))
 		perRequest(p, lib.Figures[runfmt.FigShare], lib.Figures[runfmt.FigCPUPerRequest])
+		if len(held) > 0 {
+			p.say(", and its cost goes to %v with ", code(libraryAt(held[0])))
+			perRequest(p, held[0].Figures[runfmt.FigShare], held[0].Figures[runfmt.FigCPUPerRequest])
+		}
 	}
 	p.words(".")
 	if pkg := v.culprit().Package; pkg != "" {

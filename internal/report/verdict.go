@@ -128,11 +128,21 @@ func (p *printer) userHot(hot []runfmt.HotFunc, what string) {
 		}
 		self := h.CPUUsPerRequest + h.AttributedUsReq // its own code and what it called
 		p.f("  %12s %12s %6.1f%%  %s\n", units.FormatMicros(self), units.FormatMicros(h.CumUsPerRequest), h.CumPct, analysis.FuncLabel(h.Function, h.File))
-		if h.Library != "" && h.LibraryUsPerRequest > 0 {
-			p.f("%slibrary %s under your %s: %s\n", strings.Repeat(" ", 37), h.Library,
-				analysis.ShortFuncName(h.Function, h.File), units.FormatMicros(h.LibraryUsPerRequest))
+		held := ""
+		if lf := h.LibraryFunc; lf != nil {
+			held = analysis.FuncLineLabel(lf.Function, lf.File, lf.Line)
 		}
-		if h.Library == "" && h.AttributedSample != "" {
+		if h.Library != "" && h.LibraryUsPerRequest > 0 {
+			p.f("%slibrary %s under your %s: %s", strings.Repeat(" ", 37), h.Library,
+				analysis.ShortFuncName(h.Function, h.File), units.FormatMicros(h.LibraryUsPerRequest))
+			if held != "" {
+				p.f(", most in %s %s", held, units.FormatMicros(h.LibraryFunc.UsPerRequest))
+			}
+			p.f("\n")
+		}
+		if h.Library == "" && held != "" {
+			p.f("%smost in %s %s\n", strings.Repeat(" ", 37), held, units.FormatMicros(h.LibraryFunc.UsPerRequest))
+		} else if h.Library == "" && h.AttributedSample != "" {
 			p.f("%smost in %s\n", strings.Repeat(" ", 37), h.AttributedSample)
 		}
 		if h.DatabaseUsPerRequest > 0 {
