@@ -1,0 +1,159 @@
+package lab
+
+// Acceptance tests of the frame that causes a cost when it is a
+// library's: a Flask handler whose time is werkzeug's multipart parser,
+// reached through request.form (a cached_property's __get__ and frames
+// that only pass the call on), is named with the parser's function that
+// holds the cost, its file and its line, without --user-code.
+
+import (
+	"fmt"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"perflab/internal/analysis"
+	"perflab/internal/labtest"
+	"perflab/internal/runfmt"
+)
+
+// orderImport is a multipart/form-data body of n order lines, one field
+// each, and its content type.
+func orderImport(n int) ([]byte, string) {
+	const boundary = "perflab-order-import"
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "--%s\r\nContent-Disposition: form-data; name=\"line%d\"\r\n\r\nsku-%d:%d\r\n", boundary, i, i, i%5+1)
+	}
+	fmt.Fprintf(&b, "--%s--\r\n", boundary)
+	return []byte(b.String()), "multipart/form-data; boundary=" + boundary
+}
+
+// defLines is where the function of a Python file whose qualified name
+// is qualname ("MultipartDecoder.next_event") begins and ends, read from
+// the file itself with Python's ast.
+func defLines(t *testing.T, file, qualname string) (first, last int64) {
+	t.Helper()
+	const script = `import ast, sys
+tree = ast.parse(open(sys.argv[1]).read())
+def find(body, names):
+    for n in body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == names[0]:
+            if len(names) == 1:
+                print(n.lineno, n.end_lineno)
+                sys.exit(0)
+            find(n.body, names[1:])
+find(tree.body, sys.argv[2].split("."))
+sys.exit("no " + sys.argv[2])`
+	out, err := exec.Command("python3", "-c", script, file, qualname).CombinedOutput()
+	if err != nil {
+		t.Fatalf("finding %s in %s: %v: %s", qualname, file, err, out)
+	}
+	f := strings.Fields(string(out))
+	if len(f) != 2 {
+		t.Fatalf("finding %s in %s: %q", qualname, file, out)
+	}
+	first, _ = strconv.ParseInt(f[0], 10, 64)
+	last, _ = strconv.ParseInt(f[1], 10, 64)
+	return first, last
+}
+
+// TestAcceptanceFlaskLibraryFunction: flaskform under gunicorn, 400
+// order lines posted per request. The handler's finding names werkzeug's
+// MultipartDecoder.next_event, which holds most of the parser's cost and
+// at least half of the handler's, with its file (werkzeug's, in
+// site-packages) and a line inside it as the installed source has it,
+// past cached_property.__get__; the headline and the hot table say the
+// same. No --user-code is given.
+func TestAcceptanceFlaskLibraryFunction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: runs a Flask service under load for seconds")
+	}
+	needPython(t, "flask", "gunicorn")
+	addr := labtest.FreeAddr(t)
+	body, contentType := orderImport(400)
+	cfg := acceptanceConfig(t, addr, "/import", gunicornCmd("gunicorn")(addr)...)
+	cfg.Dir, cfg.ReadyURL = frameworkDir(t, "flaskform"), "http://"+addr+"/healthz"
+	tg := &cfg.Load.Targets[0]
+	tg.Method, tg.Body, tg.Header = http.MethodPost, body, http.Header{"Content-Type": {contentType}}
+	cfg.Budget.CPUs, cfg.Load.Concurrency, cfg.Load.Duration = 2, 2, 4*time.Second
+	if cfg.UserCode != nil {
+		t.Fatal("the run must decide user code by itself")
+	}
+	r, _ := runAcceptance(t, cfg)
+	t.Logf("limit %s; findings:%s", r.Answer.First().Kind, describeFindings(r.Findings))
+	if r.Load.Errors > 0 || r.Load.Requests == 0 {
+		t.Fatalf("load: %d requests, %d errors %v", r.Load.Requests, r.Load.Errors, r.Load.Status)
+	}
+	i := slices.IndexFunc(r.Findings, func(f runfmt.Finding) bool {
+		c, _ := f.Culprit()
+		return f.Kind == runfmt.FindingHotUserFunction && c.Function == "import_rows"
+	})
+	if i < 0 {
+		t.Fatalf("no hot-user-function finding names import_rows")
+	}
+	f := r.Findings[i]
+	var held runfmt.FuncEvidence
+	for _, e := range f.Evidence.Functions {
+		if e.Role == runfmt.RoleLibraryFunc {
+			held = e
+		}
+	}
+	t.Logf("finding #%d: %s\n%s", i+1, title(f), detail(f))
+	if held.Function != "MultipartDecoder.next_event" || !strings.Contains(held.File, "/site-packages/werkzeug/") {
+		t.Fatalf("the finding's library function %+v; want werkzeug's MultipartDecoder.next_event", held)
+	}
+	first, last := defLines(t, held.File, held.Function)
+	if held.Line <= first || held.Line > last {
+		t.Errorf("its line %d; want a line inside MultipartDecoder.next_event, %s:%d-%d", held.Line, filepath.Base(held.File), first, last)
+	}
+	if sh, all := held.Figures[runfmt.FigShare], f.Figures[runfmt.FigShare]; sh < 0.5*all {
+		t.Errorf("it holds %.0f%% of the CPU, the handler %.0f%%: want at least half of the handler's", 100*sh, 100*all)
+	}
+	label := analysis.FuncLineLabel(held.Function, held.File, held.Line)
+	if !strings.Contains(title(f), label) || !strings.Contains(detail(f), label) {
+		t.Errorf("the finding's words do not name %s:\n%s\n%s", label, title(f), detail(f))
+	}
+	if slices.ContainsFunc(f.Evidence.Functions, func(e runfmt.FuncEvidence) bool {
+		return e.Role == runfmt.RoleLibraryFunc && strings.Contains(e.Function, "__get__")
+	}) {
+		t.Errorf("an entry frame is named where the cost goes: %+v", f.Evidence.Functions)
+	}
+	j := slices.IndexFunc(r.Hot, func(h runfmt.HotFunc) bool { return h.Function == "import_rows" })
+	if j < 0 || r.Hot[j].LibraryFunc == nil {
+		t.Fatalf("the hot table's import_rows names no library function: %+v", r.Hot)
+	}
+	if lf := r.Hot[j].LibraryFunc; lf.Function != held.Function || lf.Line != held.Line {
+		t.Errorf("the hot table names %s at line %d; the finding %s at line %d", lf.Function, lf.Line, held.Function, held.Line)
+	}
+}
+
+// TestFlaskformAnswers: flaskform counts every line of the body the
+// acceptance test posts (the planted cost is the parsing of real
+// fields), outside perflab.
+func TestFlaskformAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Flask service")
+	}
+	needPython(t, "flask", "gunicorn")
+	addr := labtest.FreeAddr(t)
+	startServer(t, frameworkDir(t, "flaskform"), "gunicorn", "-w", "1", "-b", addr, "app:app")
+	if err := waitHTTP("http://"+addr+"/healthz", 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	body, contentType := orderImport(400)
+	resp, err := http.Post("http://"+addr+"/import", contentType, strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var lines, items int
+	if _, err := fmt.Fscanf(resp.Body, "%d lines, %d items", &lines, &items); err != nil || lines != 400 || items != 1200 {
+		t.Errorf("answer %d lines, %d items (%v); want 400 lines, 1200 items", lines, items, err)
+	}
+}
