@@ -4,10 +4,15 @@ package lab
 // library's: a Flask handler whose time is werkzeug's multipart parser,
 // reached through request.form (a cached_property's __get__ and frames
 // that only pass the call on), is named with the parser's function that
-// holds the cost, its file and its line, without --user-code.
+// holds the cost, its file and its line, without --user-code; so is a Go
+// handler's under a module dependency (gopkg.in/yaml.v3's parser).
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -155,5 +160,122 @@ func TestFlaskformAnswers(t *testing.T) {
 	var lines, items int
 	if _, err := fmt.Fscanf(resp.Body, "%d lines, %d items", &lines, &items); err != nil || lines != 400 || items != 1200 {
 		t.Errorf("answer %d lines, %d items (%v); want 400 lines, 1200 items", lines, items, err)
+	}
+}
+
+// goMethodLines is where the method recv.name (a function when recv is
+// "") of the Go file begins and ends, read from the file with go/parser.
+func goMethodLines(t *testing.T, file, recv, name string) (first, last int64) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Name.Name != name {
+			continue
+		}
+		r := ""
+		if fd.Recv != nil && len(fd.Recv.List) == 1 {
+			typ := fd.Recv.List[0].Type
+			if st, ok := typ.(*ast.StarExpr); ok {
+				typ = st.X
+			}
+			if id, ok := typ.(*ast.Ident); ok {
+				r = id.Name
+			}
+		}
+		if r == recv {
+			return int64(fset.Position(fd.Pos()).Line), int64(fset.Position(fd.End()).Line)
+		}
+	}
+	t.Fatalf("%s holds no function %s.%s", file, recv, name)
+	return 0, 0
+}
+
+// TestAcceptanceGoLibraryFunction: yamlquote decodes its whole pricing
+// table with gopkg.in/yaml.v3 on every request, under a 1-core budget.
+// main.quote's finding names yaml.v3's (*parser).parse, which holds at
+// least half of quote's cost (the decoding is the rest), in the module
+// cache's yaml.v3 source at a line inside it, past yaml.Unmarshal; so
+// does the hot table.
+func TestAcceptanceGoLibraryFunction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: runs a service under load for seconds")
+	}
+	labtest.RequireRoot(t, "cgroups for the CPU budget")
+	cfg := ctorService(t, labtest.BuildService(t, "yamlquote"), "/quote?plan=7")
+	cfg.Load.Duration = 3 * time.Second
+	r, _ := runAcceptance(t, cfg)
+	t.Logf("limit %s; findings:%s", r.Answer.First().Kind, describeFindings(r.Findings))
+	i := slices.IndexFunc(r.Findings, func(f runfmt.Finding) bool {
+		c, _ := f.Culprit()
+		return f.Kind == runfmt.FindingHotUserFunction && c.Function == "main.quote"
+	})
+	if i < 0 {
+		t.Fatalf("no hot-user-function finding names main.quote")
+	}
+	f := r.Findings[i]
+	var held runfmt.FuncEvidence
+	for _, e := range f.Evidence.Functions {
+		if e.Role == runfmt.RoleLibraryFunc {
+			held = e
+		}
+	}
+	t.Logf("finding #%d: %s\n%s", i+1, title(f), detail(f))
+	if !strings.HasSuffix(held.Function, ".(*parser).parse") || !strings.HasPrefix(held.Function, "gopkg.in/yaml") ||
+		!strings.Contains(held.File, "/gopkg.in/yaml.v3@") {
+		t.Fatalf("the finding's library function %+v; want gopkg.in/yaml.v3's (*parser).parse in the module cache", held)
+	}
+	first, last := goMethodLines(t, held.File, "parser", "parse")
+	if held.Line <= first || held.Line > last {
+		t.Errorf("its line %d; want a line inside (*parser).parse, %s:%d-%d", held.Line, filepath.Base(held.File), first, last)
+	}
+	if sh, all := held.Figures[runfmt.FigShare], f.Figures[runfmt.FigShare]; sh < 0.5*all {
+		t.Errorf("it holds %.0f%% of the CPU, main.quote %.0f%%: want at least half of quote's", 100*sh, 100*all)
+	}
+	if label := analysis.FuncLineLabel(held.Function, held.File, held.Line); !strings.Contains(title(f), label) {
+		t.Errorf("the finding's title does not name %s: %s", label, title(f))
+	}
+	j := slices.IndexFunc(r.Hot, func(h runfmt.HotFunc) bool { return h.Function == "main.quote" })
+	if j < 0 || r.Hot[j].LibraryFunc == nil || r.Hot[j].LibraryFunc.Function != held.Function || r.Hot[j].LibraryFunc.Line != held.Line {
+		t.Errorf("the hot table's main.quote: %+v; want its library function %s at line %d", r.Hot[j:min(j+1, len(r.Hot))], held.Function, held.Line)
+	}
+}
+
+// TestYamlquoteModes: yamlquote answers the same plan's quote in both
+// modes (the fix caches the decoded table, it changes no answer).
+func TestYamlquoteModes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts a service")
+	}
+	bin := labtest.BuildService(t, "yamlquote")
+	var bodies []string
+	for _, mode := range []string{"buggy", "fixed"} {
+		addr := labtest.FreeAddr(t)
+		cmd := exec.Command(bin, "-addr", addr, "-pprof-addr", labtest.FreeAddr(t), "-mode", mode)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		if err := waitHTTP("http://"+addr+"/quote?plan=7", 10*time.Second); err != nil {
+			t.Fatalf("yamlquote -mode %s: %v", mode, err)
+		}
+		resp, err := http.Get("http://" + addr + "/quote?plan=7")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		_, err = io.Copy(&b, resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("yamlquote -mode %s: %d %q %v", mode, resp.StatusCode, b.String(), err)
+		}
+		bodies = append(bodies, b.String())
+	}
+	if bodies[0] != bodies[1] || !strings.Contains(bodies[0], `"plan":"plan-007"`) {
+		t.Errorf("buggy %q, fixed %q; want the same quote of plan-007", bodies[0], bodies[1])
 	}
 }
