@@ -20,7 +20,7 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	p.f("\nService:\n")
 	p.profiling(r.Profiling)
 	if t := r.Target; t != nil {
-		p.target(t, r.Profiling)
+		p.target(t, r.Profiling, serviceVerdict(r))
 	} else {
 		p.f("  not measured (no process: give -- CMD or --pid)\n")
 	}
@@ -43,8 +43,9 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 }
 
 // target writes the service's CPU and memory figures, with the runtime's
-// own work in pr's CPU profile after the CPU per request.
-func (p *printer) target(t *runfmt.TargetSummary, pr *runfmt.Profiling) {
+// own work in pr's CPU profile after the CPU per request, and its
+// verdict (serviceVerdict).
+func (p *printer) target(t *runfmt.TargetSummary, pr *runfmt.Profiling, verdict string) {
 	limit := "no CPU limit"
 	if t.CPULimitCores > 0 {
 		limit = fmt.Sprintf("of a %g-core budget", t.CPULimitCores)
@@ -64,8 +65,8 @@ func (p *printer) target(t *runfmt.TargetSummary, pr *runfmt.Profiling) {
 	if t.CPULimitCores > 0 {
 		p.f("  Throttled:\t%s of periods (%s)\n", units.FormatPct(t.ThrottledPct), units.FormatSeconds(t.ThrottledSeconds))
 	}
-	if t.Verdict != "" {
-		p.f("  Verdict:\t%s\n", t.Verdict)
+	if verdict != "" {
+		p.f("  Verdict:\t%s\n", verdict)
 	}
 	switch {
 	case t.ExitCode == nil || *t.ExitCode == 0:
