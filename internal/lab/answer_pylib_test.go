@@ -5,7 +5,10 @@ package lab
 // reached through request.form (a cached_property's __get__ and frames
 // that only pass the call on), is named with the parser's function that
 // holds the cost, its file and its line, without --user-code; so is a Go
-// handler's under a module dependency (gopkg.in/yaml.v3's parser).
+// handler's under a module dependency (gopkg.in/yaml.v3's parser). And a
+// single-threaded node service whose one thread is busy is limited by
+// that thread, its CPU culprit first, named at the line of its costly
+// call, not at its declaration.
 
 import (
 	"fmt"
@@ -24,7 +27,9 @@ import (
 
 	"perflab/internal/analysis"
 	"perflab/internal/labtest"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
+	"perflab/internal/target"
 )
 
 // orderImport is a multipart/form-data body of n order lines, one field
@@ -277,5 +282,57 @@ func TestYamlquoteModes(t *testing.T) {
 	}
 	if bodies[0] != bodies[1] || !strings.Contains(bodies[0], `"plan":"plan-007"`) {
 		t.Errorf("buggy %q, fixed %q; want the same quote of plan-007", bodies[0], bodies[1])
+	}
+}
+
+// TestAcceptanceNodeOneThread: nodetoken, one node process with no CPU
+// budget, under more clients than its one JavaScript thread serves:
+// issueToken derives a key with crypto.pbkdf2Sync on every request. The
+// limit is the one thread (cpu-thread: it runs or, on a machine whose
+// other processes take the CPUs, waits to run the whole window while the
+// requests queue for it), not a queue; finding #1 is issueToken at the
+// line that calls pbkdf2Sync (server.js:26), not its declaration
+// (server.js:21), and no wait ranks above it; the verdict says the
+// thread limits it, not that its requests mostly wait.
+func TestAcceptanceNodeOneThread(t *testing.T) {
+	if testing.Short() {
+		t.Skip("acceptance: runs a node service under load")
+	}
+	bin := labtest.NeedTool(t, "node", "")
+	addr := labtest.FreeAddr(t)
+	script, _ := filepath.Abs("../../testdata/services/nodetoken/server.js")
+	cfg := acceptanceConfig(t, addr, "/token?user=7", bin, script, "--addr", addr)
+	cfg.Budget = target.Budget{}
+	cfg.Load.Concurrency, cfg.Load.Duration = 4, 4*time.Second
+	call, decl := lineWith(t, script, "crypto.pbkdf2Sync("), lineWith(t, script, "function issueToken(")
+	r, dir := runAcceptance(t, cfg)
+	lim := r.Answer.First()
+	t.Logf("limit %s %+v (share %.2f); service %.2f cores, run-queue wait %.2f s; doubts %v; findings:%s", lim.Kind, lim.Figures, lim.Share,
+		r.Target.CPUCoresMean, r.Target.RunqueueWaitSeconds, r.Answer.Doubts, describeFindings(r.Findings))
+	if lim.Kind != runfmt.LimitCPUThread || lim.Figures[runfmt.FigCount] != 1 {
+		t.Errorf("limit %s %+v; want cpu-thread, one single-threaded worker", lim.Kind, lim.Figures)
+	}
+	if len(r.Findings) == 0 {
+		t.Fatal("no findings")
+	}
+	f := r.Findings[0]
+	if c, _ := f.Culprit(); f.Kind != runfmt.FindingHotUserFunction || c.Function != "issueToken" {
+		t.Fatalf("finding #1 is %s %q; want issueToken's CPU", f.Kind, title(f))
+	}
+	if len(f.Lines) == 0 || f.Lines[0].Line != call || !strings.Contains(f.Lines[0].Text, "pbkdf2Sync") {
+		t.Errorf("finding #1's lines %+v; want server.js:%d, the pbkdf2Sync call, first (its declaration is line %d)", f.Lines, call, decl)
+	}
+	var head, full strings.Builder
+	if err := report.WriteHeadline(&head, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteVerdict(&full, r, dir); err != nil {
+		t.Fatal(err)
+	}
+	if h := head.String(); !strings.Contains(h, "Limited by: one thread per worker") || strings.Contains(h, "mostly wait") {
+		t.Errorf("the headline does not say the one thread limits it:\n%s", h)
+	}
+	if v := full.String(); !strings.Contains(v, "Verdict:\tCPU-bound on one thread per worker") || strings.Contains(v, "not CPU-bound") {
+		t.Errorf("the verdict does not say the one thread binds it:\n%s", v)
 	}
 }
