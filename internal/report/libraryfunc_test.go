@@ -11,7 +11,8 @@ import (
 // TestVerdictHotNamesTheLibraryFunction: a hot user function whose cost
 // a library function holds (runfmt.HotFunc.LibraryFunc) is printed with
 // that function, its file and line, under "library X under your Y"; a
-// function without a dependency under it says "most in" that function.
+// function without a dependency under it says "most in" its entry and
+// that function.
 func TestVerdictHotNamesTheLibraryFunction(t *testing.T) {
 	r := &runfmt.Run{SchemaVersion: runfmt.SchemaVersion, Status: runfmt.StatusComplete,
 		Load: &runfmt.LoadResult{Requests: 100, RPS: 10},
@@ -29,7 +30,7 @@ func TestVerdictHotNamesTheLibraryFunction(t *testing.T) {
 	}
 	for _, want := range []string{
 		"library werkzeug under your import_rows: 7.30 ms, most in MultipartDecoder.next_event (sansio/multipart.py:174) 5.60 ms",
-		"most in _make_iterencode.<locals>._iterencode_dict (json/encoder.py:377) 800.0 µs",
+		"most in dumps → _make_iterencode.<locals>._iterencode_dict (json/encoder.py:377) 800.0 µs",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the verdict lacks %q:\n%s", want, b.String())

@@ -141,10 +141,12 @@ func (p *printer) userHot(hot []runfmt.HotFunc, what string) {
 			}
 			p.f("\n")
 		}
-		if h.Library == "" && held != "" {
-			p.f("%smost in %s %s\n", strings.Repeat(" ", 37), held, units.FormatMicros(h.LibraryFunc.UsPerRequest))
-		} else if h.Library == "" && h.AttributedSample != "" {
-			p.f("%smost in %s\n", strings.Repeat(" ", 37), h.AttributedSample)
+		if h.Library == "" && h.AttributedSample != "" {
+			p.f("%smost in %s", strings.Repeat(" ", 37), h.AttributedSample)
+			if held != "" {
+				p.f(" → %s %s", held, units.FormatMicros(h.LibraryFunc.UsPerRequest))
+			}
+			p.f("\n")
 		}
 		if h.DatabaseUsPerRequest > 0 {
 			p.f("%sdatabase work (a database client under it): %s\n", strings.Repeat(" ", 37), units.FormatMicros(h.DatabaseUsPerRequest))
