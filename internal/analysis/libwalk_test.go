@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"perflab/internal/runfmt"
 	"perflab/internal/stacks"
 )
 
@@ -145,5 +146,29 @@ func TestFuncLineLabel(t *testing.T) {
 	}
 	if strings.Contains(FuncLineLabel("a", "/x/y.py", 3), "::") {
 		t.Error("a line label holds two colons")
+	}
+}
+
+// TestTimeKindsRunningNamesTheDependencyHolder: the running time's top
+// site names the dependency's function holding its cost (request.form's
+// parser, not cached_property.__get__); under a standard library's
+// entry (json.dumps) the entry, the call the user wrote, stays.
+func TestTimeKindsRunningNamesTheDependencyHolder(t *testing.T) {
+	running := func(samples map[string]int64) runfmt.TimeRow {
+		p := buildLines(t, nil, samples)
+		p.SampleType[0].Type = string(runfmt.TimeRunning)
+		return TimeKinds(p, 1, UserCode{})[0]
+	}
+	handler := flaskEntry + ";import_rows" + pyApp + "9"
+	parse := handler + ";cached_property.__get__" + werkzeug + "utils.py:107;MultiPartParser.parse" + werkzeug + "formparser.py:380"
+	k := running(map[string]int64{parse + ";MultipartDecoder.next_event" + werkzeug + "sansio/multipart.py:163": 8e6, parse: 2e6})
+	if k.Kind != runfmt.TimeRunning || k.Top == nil || k.Top.Function != "import_rows" || k.Top.Callee != "MultipartDecoder.next_event" {
+		t.Errorf("running %+v, top %+v; want import_rows in MultipartDecoder.next_event", k, k.Top)
+	}
+	export := flaskEntry + ";export_orders" + pyApp + "20"
+	enc := export + ";dumps@/usr/lib/python3.11/json/__init__.py:238;JSONEncoder.encode" + pyJSON + "200"
+	k = running(map[string]int64{enc + ";_iterencode" + pyJSON + "430": 9e6, enc: 1e6})
+	if k.Top == nil || k.Top.Callee != "dumps" {
+		t.Errorf("top %+v; want export_orders in dumps", k.Top)
 	}
 }
