@@ -42,10 +42,14 @@
 // not a leaf: [Costs.Owners] walks from the costliest user code toward the
 // callee holding most of its cost and stops where the cost fans out, stays
 // in the function or recurses (see owner.go), and names that owner with the
-// callees its cost is spread over. [CulpritLines] finds the source lines the
-// cost goes through; [List] is pprof's list, per request, reading sources
-// through [Sources]; [Endpoints] attributes a Go server's CPU to the
-// handlers net/http ran and the load targets they served.
+// callees its cost is spread over. Below a user function,
+// [Costs.LibraryHolder] walks the library code the same way, past entry
+// frames that only pass the call on (a descriptor's __get__, a wrapper),
+// to the library function that holds the cost (libwalk.go).
+// [CulpritLines] finds the source lines the cost goes through; [List] is
+// pprof's list, per request, reading sources through [Sources];
+// [Endpoints] attributes a Go server's CPU to the handlers net/http ran
+// and the load targets they served.
 //
 // # Large profiles
 //

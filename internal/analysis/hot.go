@@ -12,7 +12,8 @@ import (
 // HotFor lists the hot functions of a CPU profile for run.json: up to n
 // user functions (by uc: the default rule, a project root, --user-code)
 // ranked by their attributed cost (own CPU plus the standard-library and
-// runtime CPU they called, AttributedFrom naming the biggest such callee),
+// runtime CPU they called, AttributedFrom naming the biggest such callee,
+// LibraryFunc the library function holding most of it: LibraryHolder),
 // followed by up to n standard-library and runtime functions ranked by flat
 // CPU, with user_code false. Per-request figures are zero when requests <= 0.
 func HotFor(cpu *profile.Profile, requests int64, n int, uc UserCode) []runfmt.HotFunc {
@@ -42,6 +43,10 @@ func HotFor(cpu *profile.Profile, requests int64, n int, uc UserCode) []runfmt.H
 		}
 		if lib, v := c.TopLibrary(f); lib != "" {
 			h.Library, h.LibraryUsPerRequest = lib, per(v)
+		}
+		if lh := c.LibraryHolder(f); lh.Func >= 0 && lh.Func != lh.Entry && 2*lh.Cost > c.charg[f] {
+			fi := s.Funcs[lh.Func]
+			h.LibraryFunc = &runfmt.LibraryFunc{Function: fi.Name, File: fi.File, UsPerRequest: per(lh.Cost)}
 		}
 		h.DatabaseUsPerRequest = per(c.Database(f))
 		out = append(out, h)

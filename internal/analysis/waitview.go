@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
 )
 
@@ -200,6 +201,14 @@ func TimeKinds(wall *profile.Profile, requests int64, uc UserCode) []runfmt.Time
 			k.Top = &runfmt.TimeSite{Function: set.Funcs[f].Name, File: set.Funcs[f].File, MsPerRequest: per(c.charg[f])}
 			if callee, v := c.TopCallee(f); callee >= 0 && 2*v >= c.charg[f] {
 				k.Top.Callee = set.Funcs[callee].Name
+				// On a CPU, a dependency's function holding the cost,
+				// past the entry frames that pass the call on (a
+				// descriptor's __get__ for request.form); a standard
+				// library's entry is the call the user wrote, and stays.
+				if h := c.LibraryHolder(f); kind == runfmt.TimeRunning && h.Entry == callee && h.Func >= 0 &&
+					c.cls[h.Func].Kind == ownership.Dependency && 2*h.Cost >= c.charg[f] {
+					k.Top.Callee = set.Funcs[h.Func].Name
+				}
 			}
 		}
 		out = append(out, k)

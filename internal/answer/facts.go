@@ -17,7 +17,7 @@ type facts struct {
 	hostCores, otherCores float64
 	// threads are the busy processes of a single-threaded runtime (node,
 	// Python, Ruby: one interpreter thread each), threadsBusy how many of
-	// them used their one core; 0 for other runtimes.
+	// them kept their one thread busy; 0 for other runtimes.
 	threads, threadsBusy int
 	// rows are the time account's measured rows in ms per request (the
 	// downstream rows summed); unexplained its rest.
@@ -28,8 +28,9 @@ type facts struct {
 	gcMs, allocBytes float64
 }
 
-// threadBusy is the share of one core from which a single-threaded
-// process's one thread is taken as busy.
+// threadBusy is the share of the window from which a single-threaded
+// process's one thread is taken as busy: running, or ready to run and
+// waiting for a CPU.
 const threadBusy = 0.85
 
 // workerCores is the least CPU a process of the service uses to count as
@@ -81,7 +82,13 @@ func gather(r *runfmt.Run) facts {
 
 // singleThreaded counts the service's worker processes of a runtime that
 // runs its code on one thread per process, and those whose thread was
-// busy; 0, 0 when any worker runs another runtime.
+// busy; 0, 0 when any worker runs another runtime. A thread is busy when
+// it ran, or was ready to run and waited for a CPU, most of the window:
+// its CPU and its share of the service's run-queue wait (shared among
+// the workers as their CPU is). On a machine whose other processes take
+// the CPUs, such a thread gets less than its core while the requests
+// queue behind it: it holds them back as one that runs all the time
+// does, and the noise is said as a doubt.
 func singleThreaded(p *runfmt.Profiling, t *runfmt.TargetSummary) (workers, busy int) {
 	if p == nil || t.CPUCoresMean <= 0 || t.CPUSeconds <= 0 {
 		return 0, 0
@@ -95,7 +102,8 @@ func singleThreaded(p *runfmt.Profiling, t *runfmt.TargetSummary) (workers, busy
 		return 0, 0
 	}
 	for _, pr := range p.Processes {
-		cores := pr.CPUSeconds / sampled * t.CPUSeconds / window // its share of the measured CPU
+		share := pr.CPUSeconds / sampled
+		cores := share * t.CPUSeconds / window // its share of the measured CPU
 		if cores < workerCores {
 			continue
 		}
@@ -105,7 +113,7 @@ func singleThreaded(p *runfmt.Profiling, t *runfmt.TargetSummary) (workers, busy
 			return 0, 0
 		}
 		workers++
-		if cores >= threadBusy {
+		if cores+share*t.RunqueueWaitSeconds/window >= threadBusy {
 			busy++
 		}
 	}

@@ -31,7 +31,6 @@ type SchedLine struct {
 // by a spinning M (or a goroutine in a system call).
 func (l SchedLine) Running() int { return max(0, l.GOMAXPROCS-l.IdleProcs-l.SpinningThreads) }
 
-
 // SchedLineMatch begins every scheduler trace line: a log drain passes
 // only the lines containing it to ParseSchedLine.
 const SchedLineMatch = "SCHED "

@@ -35,7 +35,7 @@ func TestParseSchedLine(t *testing.T) {
 		}
 	}
 	l := SchedLine{GOMAXPROCS: 2, IdleProcs: 1, SpinningThreads: 1, RunQueue: 1, LocalRunQueue: 2}
-	if l.Running() != 0 || (l.RunQueue + l.LocalRunQueue) != 3 {
+	if l.Running() != 0 || (l.RunQueue+l.LocalRunQueue) != 3 {
 		t.Errorf("%+v: %d running, %d runnable; want 0 and 3", l, l.Running(), (l.RunQueue + l.LocalRunQueue))
 	}
 }
@@ -52,7 +52,7 @@ func FuzzParseSchedLine(f *testing.F) {
 			}
 			return
 		}
-		if l.At < 0 || l.GOMAXPROCS < 1 || l.IdleProcs > l.GOMAXPROCS || l.Running() < 0 || l.Running() > l.GOMAXPROCS || (l.RunQueue + l.LocalRunQueue) < 0 {
+		if l.At < 0 || l.GOMAXPROCS < 1 || l.IdleProcs > l.GOMAXPROCS || l.Running() < 0 || l.Running() > l.GOMAXPROCS || (l.RunQueue+l.LocalRunQueue) < 0 {
 			t.Fatalf("ParseSchedLine(%q) = %+v", line, l)
 		}
 	})

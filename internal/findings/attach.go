@@ -21,7 +21,9 @@ var lineKinds = map[runfmt.FindingKind]bool{
 // from the CPU profile (see analysis.CulpritLines): for a finding about
 // CPU, the lines of its culprit its cost goes through (for library work
 // such as formatting, the lines that call it); for a hot user function,
-// its costliest lines.
+// its costliest lines; for a library function named where a culprit's
+// cost goes (runfmt.RoleLibraryFunc, runfmt.HotFunc.LibraryFunc), the
+// line its cost goes through.
 func AttachLines(cpu *profile.Profile, fs []runfmt.Finding, hot []runfmt.HotFunc, src *analysis.Sources, uc analysis.UserCode) {
 	var reqs []analysis.LineRequest
 	var to []*[]runfmt.SourceLine
@@ -46,7 +48,31 @@ func AttachLines(cpu *profile.Profile, fs []runfmt.Finding, hot []runfmt.HotFunc
 			reqs, to = append(reqs, analysis.LineRequest{Function: h.Function, File: h.File, UsPerRequest: h.CumUsPerRequest}), append(to, &h.Lines)
 		}
 	}
-	for i, ls := range analysis.CulpritLines(cpu, reqs, src, uc) {
+	// A library function holding a user function's cost: its line, in
+	// the stacks through that user function.
+	var at []*int64
+	for i := range fs {
+		c, ok := fs[i].Culprit()
+		for j, e := range fs[i].Evidence.Functions {
+			if ok && e.Role == runfmt.RoleLibraryFunc {
+				reqs = append(reqs, analysis.LineRequest{Function: e.Function, File: e.File, Via: c.Function})
+				at = append(at, &fs[i].Evidence.Functions[j].Line)
+			}
+		}
+	}
+	for i := range hot {
+		if h := &hot[i]; h.UserCode && h.LibraryFunc != nil {
+			reqs = append(reqs, analysis.LineRequest{Function: h.LibraryFunc.Function, File: h.LibraryFunc.File, Via: h.Function})
+			at = append(at, &h.LibraryFunc.Line)
+		}
+	}
+	lines := analysis.CulpritLines(cpu, reqs, src, uc)
+	for i, ls := range lines[:len(to)] {
 		*to[i] = ls
+	}
+	for i, ls := range lines[len(to):] {
+		if len(ls) > 0 {
+			*at[i] = ls[0].Line
+		}
 	}
 }

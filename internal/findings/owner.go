@@ -149,6 +149,10 @@ func (v *cpuView) ownerFinding(o analysis.Owner) runfmt.Finding {
 			ev = append(ev, fn(runfmt.RoleLibrary, o.Library, figs))
 		}
 	}
+	if h := v.Costs.LibraryHolder(o.Func); h.Entry == o.Library && h.Func >= 0 && h.Func != h.Entry && v.Share(h.Cost) >= ownerLibraryMin {
+		lib := v.Share(h.Cost)
+		ev = append(ev, fn(runfmt.RoleLibraryFunc, h.Func, runfmt.Figures{runfmt.FigShare: lib, runfmt.FigCPUPerRequest: v.Us(lib)}))
+	}
 	if len(o.Path) > 1 {
 		for _, p := range o.Path {
 			ev = append(ev, fn(runfmt.RolePath, p, nil))

@@ -8,6 +8,7 @@ package funcname
 
 import (
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -62,4 +63,19 @@ func Short(name, file string) string {
 		return r
 	}
 	return name
+}
+
+// LineLabel names a function with where it is, for a function read in
+// a library: "MultipartDecoder.next_event (sansio/multipart.py:163)",
+// "google.golang.org/protobuf/internal/impl.(*MessageInfo).marshal
+// (encode.go:120)"; without a line, as Label names it.
+func LineLabel(name, file string, line int64) string {
+	if line <= 0 || file == "" {
+		return Label(name, file)
+	}
+	at := ":" + strconv.FormatInt(line, 10)
+	if l := Label(name, file); l != name {
+		return l[:len(l)-1] + at + ")" // Label's "(dir/file)" with the line
+	}
+	return name + " (" + path.Base(file) + at + ")"
 }

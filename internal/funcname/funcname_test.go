@@ -1,6 +1,9 @@
 package funcname
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestLabel(t *testing.T) {
 	for _, c := range []struct{ name, file, want string }{
@@ -37,5 +40,25 @@ func TestInterpreted(t *testing.T) {
 		if got := Interpreted(file); got != want {
 			t.Errorf("Interpreted(%q) = %t; want %t", file, got, want)
 		}
+	}
+}
+
+func TestLineLabel(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		line       int64
+		want       string
+	}{
+		{"MultipartDecoder.next_event", "/usr/lib/python3/site-packages/werkzeug/sansio/multipart.py", 163, "MultipartDecoder.next_event (sansio/multipart.py:163)"},
+		{"MultipartDecoder.next_event", "/usr/lib/python3/site-packages/werkzeug/sansio/multipart.py", 0, "MultipartDecoder.next_event (sansio/multipart.py)"},
+		{"google.golang.org/protobuf/proto.Marshal", "/root/go/pkg/mod/google.golang.org/protobuf@v1.36.12/proto/encode.go", 110, "google.golang.org/protobuf/proto.Marshal (encode.go:110)"},
+		{"strings.ToLower", "", 12, "strings.ToLower"},
+	} {
+		if got := LineLabel(tc.name, tc.file, tc.line); got != tc.want {
+			t.Errorf("LineLabel(%q, %q, %d) = %q; want %q", tc.name, tc.file, tc.line, got, tc.want)
+		}
+	}
+	if strings.Contains(LineLabel("a", "/x/y.py", 3), "::") {
+		t.Error("a line label holds two colons")
 	}
 }

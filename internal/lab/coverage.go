@@ -52,6 +52,9 @@ func scaleHot(hot []runfmt.HotFunc, f, sampled float64) {
 		h.AttributedUsReq *= f
 		h.LibraryUsPerRequest *= f
 		h.DatabaseUsPerRequest *= f
+		if h.LibraryFunc != nil {
+			h.LibraryFunc.UsPerRequest *= f
+		}
 		h.FlatPct *= sampled
 		h.CumPct *= sampled
 	}

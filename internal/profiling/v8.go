@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
+	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,8 +101,20 @@ func (v8Recorder) Record(ctx context.Context, job Job) (*profile.Profile, time.D
 	if err := json.Unmarshal(res, &stopped); err != nil {
 		return nil, 0, fmt.Errorf("inspector of pid %d: Profiler.stop: %w", pid, err)
 	}
-	prof, err := capture.ParseV8Profile(stopped.Profile, int64(pid), interval*1000)
+	prof, err := capture.ParseV8ProfileOptions(stopped.Profile, capture.V8Options{PID: int64(pid), PeriodNanos: interval * 1000,
+		Source: func(u string) ([]byte, error) { return scriptSource(pid, u) }})
 	return prof, 0, err
+}
+
+// scriptSource reads a script of node process pid by the URL V8 names it
+// with: a file:// URL, as the process sees its files (its root, for one
+// in a container).
+func scriptSource(pid int, u string) ([]byte, error) {
+	p, err := url.Parse(u)
+	if err != nil || p.Scheme != "file" || !path.IsAbs(p.Path) {
+		return nil, fmt.Errorf("script %q: not a file's URL", u)
+	}
+	return files.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "root", p.Path), capture.MaxScriptBytes)
 }
 
 // profilerThread is the thread of proc V8's profiler samples from

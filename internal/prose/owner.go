@@ -1,6 +1,9 @@
 package prose
 
-import "perflab/internal/runfmt"
+import (
+	"perflab/internal/funcname"
+	"perflab/internal/runfmt"
+)
 
 // mostlyLibrary is the share of a function's cost its library must hold
 // for the title to name the library rather than its callees.
@@ -20,14 +23,27 @@ var ownerWords = oneKind(runfmt.FindingHotUserFunction, ownerTitle, ownerDetail,
 func ownerTitle(v view, p *Prose) {
 	p.say("%v: ", code(label(v.culprit())))
 	perRequest(p, v.val(runfmt.FigShare), v.val(runfmt.FigCPUPerRequest))
+	held := v.funcs(runfmt.RoleLibraryFunc)
 	if pkg := v.culprit().Package; pkg != "" && v.val(runfmt.FigLibraryShare) >= mostlyLibrary*v.val(runfmt.FigShare) {
 		p.say(" — library %v under your %v %v", code(pkg), code(short(v.culprit())), v.fig(runfmt.FigLibraryShare))
+		if len(held) > 0 {
+			p.say(" → %v", code(libraryAt(held[0])))
+		}
 	} else if cs := v.funcs(runfmt.RoleCallee); len(cs) > 0 {
 		p.words(" — in ")
 		calleeList(p, cs)
 	} else if es := v.funcs(runfmt.RoleEntry); len(es) > 0 {
 		p.say(", mostly in %v", code(es[0].Function))
+		if len(held) > 0 {
+			p.say(" → %v", code(libraryAt(held[0])))
+		}
 	}
+}
+
+// libraryAt names a library function with its file and the line its cost
+// goes through, when known.
+func libraryAt(e runfmt.FuncEvidence) string {
+	return funcname.LineLabel(e.Function, e.File, e.Line)
 }
 
 func calleeList(p *Prose, cs []runfmt.FuncEvidence) {
@@ -52,9 +68,14 @@ func ownerDetail(v view, p *Prose) {
 	} else {
 		p.say(" (its own code: %v)", v.fig(runfmt.FigOwnShare))
 	}
+	held := v.funcs(runfmt.RoleLibraryFunc)
 	for _, lib := range append(v.funcs(runfmt.RoleEntry), v.funcs(runfmt.RoleLibrary)...) {
 		p.say("; the biggest library callee is %v with ", code(lib.Function))
 		perRequest(p, lib.Figures[runfmt.FigShare], lib.Figures[runfmt.FigCPUPerRequest])
+		if len(held) > 0 {
+			p.say(", and its cost goes to %v with ", code(libraryAt(held[0])))
+			perRequest(p, held[0].Figures[runfmt.FigShare], held[0].Figures[runfmt.FigCPUPerRequest])
+		}
 	}
 	p.words(".")
 	if pkg := v.culprit().Package; pkg != "" {

@@ -53,7 +53,8 @@ func proseHTML(p prose.Prose) template.HTML {
 }
 
 // FindingName names a finding in a few words, for a headline: its kind,
-// its culprit (with the library call it spends its cost in) and its
+// its culprit (with the library call it spends its cost in: the library
+// function holding it where one is named, else the entry) and its
 // costliest line: "encoding in demo.render (image/png.Encode) at
 // render.go:104". A finding without a culprit reads as its title.
 func FindingName(f runfmt.Finding) string {
@@ -62,11 +63,17 @@ func FindingName(f runfmt.Finding) string {
 		return FindingTitle(f)
 	}
 	s := string(f.Kind) + " in " + funcname.Label(c.Function, c.File)
+	callee := ""
 	for _, e := range f.Evidence.Functions {
-		if e.Role == runfmt.RoleEntry {
-			s += " (" + e.Function + ")"
-			break
+		switch {
+		case e.Role == runfmt.RoleLibraryFunc:
+			callee = e.Function
+		case e.Role == runfmt.RoleEntry && callee == "":
+			callee = e.Function
 		}
+	}
+	if callee != "" {
+		s += " (" + callee + ")"
 	}
 	if len(f.Lines) > 0 {
 		s += " at " + path.Base(f.Lines[0].File) + ":" + strconv.FormatInt(f.Lines[0].Line, 10)

@@ -324,8 +324,8 @@ func memNote(t *runfmt.TargetSummary) string {
 func verdictRows(r *runfmt.Run) []kv {
 	var rows []kv
 	if t := r.Target; t != nil {
-		if t.Verdict != "" {
-			rows = append(rows, kv{"Service", t.Verdict})
+		if v := serviceVerdict(r); v != "" {
+			rows = append(rows, kv{"Service", v})
 		}
 		if t.CPUMsPerRequest > 0 {
 			rows = append(rows, kv{"CPU per request", fmt.Sprintf("%s (%s for %s req/s)", units.FormatMs(t.CPUMsPerRequest), units.FormatCores(t.CPUCoresMean), units.Sig(rps(r)))})

@@ -23,7 +23,7 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	case r.Load == nil && r.Status == runfmt.StatusPartial:
 		p.f("  not measured: the run stopped before its window (its status above says why)\n")
 	case t != nil:
-		p.target(t, r.Profiling)
+		p.target(t, r.Profiling, serviceVerdict(r))
 	default:
 		p.f("  not measured (no process: give -- CMD or --pid)\n")
 	}
@@ -46,8 +46,9 @@ func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 }
 
 // target writes the service's CPU and memory figures, with the runtime's
-// own work in pr's CPU profile after the CPU per request.
-func (p *printer) target(t *runfmt.TargetSummary, pr *runfmt.Profiling) {
+// own work in pr's CPU profile after the CPU per request, and its
+// verdict (serviceVerdict).
+func (p *printer) target(t *runfmt.TargetSummary, pr *runfmt.Profiling, verdict string) {
 	limit := "no CPU limit"
 	if t.CPULimitCores > 0 {
 		limit = fmt.Sprintf("of a %g-core budget", t.CPULimitCores)
@@ -67,8 +68,8 @@ func (p *printer) target(t *runfmt.TargetSummary, pr *runfmt.Profiling) {
 	if t.CPULimitCores > 0 {
 		p.f("  Throttled:\t%s of periods (%s)\n", units.FormatPct(t.ThrottledPct), units.FormatSeconds(t.ThrottledSeconds))
 	}
-	if t.Verdict != "" {
-		p.f("  Verdict:\t%s\n", t.Verdict)
+	if verdict != "" {
+		p.f("  Verdict:\t%s\n", verdict)
 	}
 	switch {
 	case t.ExitCode == nil || *t.ExitCode == 0:
@@ -131,12 +132,24 @@ func (p *printer) userHot(hot []runfmt.HotFunc, what string) {
 		}
 		self := h.CPUUsPerRequest + h.AttributedUsReq // its own code and what it called
 		p.f("  %12s %12s %6.1f%%  %s\n", units.FormatMicros(self), units.FormatMicros(h.CumUsPerRequest), h.CumPct, funcname.Label(h.Function, h.File))
+		held := ""
+		if lf := h.LibraryFunc; lf != nil {
+			held = funcname.LineLabel(lf.Function, lf.File, lf.Line)
+		}
 		if h.Library != "" && h.LibraryUsPerRequest > 0 {
-			p.f("%slibrary %s under your %s: %s\n", strings.Repeat(" ", 37), h.Library,
+			p.f("%slibrary %s under your %s: %s", strings.Repeat(" ", 37), h.Library,
 				funcname.Short(h.Function, h.File), units.FormatMicros(h.LibraryUsPerRequest))
+			if held != "" {
+				p.f(", most in %s %s", held, units.FormatMicros(h.LibraryFunc.UsPerRequest))
+			}
+			p.f("\n")
 		}
 		if h.Library == "" && h.AttributedSample != "" {
-			p.f("%smost in %s\n", strings.Repeat(" ", 37), h.AttributedSample)
+			p.f("%smost in %s", strings.Repeat(" ", 37), h.AttributedSample)
+			if held != "" {
+				p.f(" → %s %s", held, units.FormatMicros(h.LibraryFunc.UsPerRequest))
+			}
+			p.f("\n")
 		}
 		if h.DatabaseUsPerRequest > 0 {
 			p.f("%sdatabase work (a database client under it): %s\n", strings.Repeat(" ", 37), units.FormatMicros(h.DatabaseUsPerRequest))

@@ -78,7 +78,7 @@
 //     database, cost, server.
 //     The keys of findings[].settings.
 //   - Role (role.go): culprit, entry, callee, library, path, site, holder,
-//     allocator.
+//     allocator, library-function.
 //     In findings[].evidence.functions[].role.
 //   - Advice (advice.go): cheaper-or-more-cpu, allocate-less,
 //     build-strings, reuse-encoders, cache-rendered, compress-less,

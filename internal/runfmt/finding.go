@@ -78,6 +78,9 @@ type FuncEvidence struct {
 	Function string `json:"function"`
 	// File is where it is, as the profile records it.
 	File string `json:"file,omitempty"`
+	// Line is the line its cost goes through, for a library function
+	// named where its cost is (RoleLibraryFunc); 0 when not known.
+	Line int64 `json:"line,omitempty"`
 	// Callee is the call it spends its cost or its wait in (a library
 	// entry point, the call a goroutine is parked in).
 	Callee string `json:"callee,omitempty"`

@@ -26,9 +26,13 @@ const (
 	RoleHolder Role = "holder"
 	// RoleAllocator: a user function that allocates much per request.
 	RoleAllocator Role = "allocator"
+	// RoleLibraryFunc: the library function below the culprit's library
+	// call that holds most of that call's cost, past the entry frames
+	// that only pass it on, at its costliest line (FuncEvidence.Line).
+	RoleLibraryFunc Role = "library-function"
 )
 
-var roleWords = []Role{RoleCulprit, RoleEntry, RoleCallee, RoleLibrary, RolePath, RoleSite, RoleHolder, RoleAllocator}
+var roleWords = []Role{RoleCulprit, RoleEntry, RoleCallee, RoleLibrary, RolePath, RoleSite, RoleHolder, RoleAllocator, RoleLibraryFunc}
 
 // Roles lists the roles.
 func Roles() []Role { return slices.Clone(roleWords) }

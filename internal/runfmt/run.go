@@ -198,11 +198,27 @@ type HotFunc struct {
 	// Y".
 	Library             string  `json:"library,omitempty"`
 	LibraryUsPerRequest float64 `json:"library_us_per_request,omitempty"`
+	// LibraryFunc is the library function under it that holds most of
+	// its cost, past the entry frames that only pass the call on (a
+	// descriptor's __get__, a wrapper, a dispatcher), with its costliest
+	// line: "library X under your Y, in Z at file:line".
+	LibraryFunc *LibraryFunc `json:"library_function,omitempty"`
 	// DatabaseUsPerRequest is the CPU per request in database client code
 	// under a user function.
 	DatabaseUsPerRequest float64 `json:"database_us_per_request,omitempty"`
 	// Lines are its costliest source lines.
 	Lines []SourceLine `json:"lines,omitempty"`
+}
+
+// LibraryFunc is a library function a user function's cost goes to.
+type LibraryFunc struct {
+	Function string `json:"function"`
+	// File and Line say where it is and the line its cost goes through,
+	// as the profile records them (Line 0 when the profile has none).
+	File string `json:"file,omitempty"`
+	Line int64  `json:"line,omitempty"`
+	// UsPerRequest is its CPU per request under the user function.
+	UsPerRequest float64 `json:"us_per_request"`
 }
 
 // AllocFunc is one allocating function, normalised per request.
