@@ -267,7 +267,7 @@ func perfRecordError(pids []int, err error, stderr string) error {
 func perfScript(ctx context.Context, perf string, data *perfOutput, times *[]SampleTime) (*profile.Profile, error) {
 	cmd := exec.CommandContext(ctx, perf, "script", "-i", data.arg(0), "-F", perfScriptFields)
 	cmd.ExtraFiles = data.extraFiles()
-	diesWithPerflab(cmd)
+	diesWithPerflab(cmd, syscall.SIGKILL)
 	runtime.LockOSThread() // see diesWithPerflab
 	defer runtime.UnlockOSThread()
 	stderr := files.NewTail(8 << 10)

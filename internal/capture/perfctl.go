@@ -90,7 +90,7 @@ func (r perfRun) run(cmd *exec.Cmd) (stopped bool, cpu time.Duration, err error)
 		return false, 0, err
 	}
 	defer copyStderr()
-	diesWithPerflab(cmd)
+	diesWithPerflab(cmd, syscall.SIGTERM)
 	runtime.LockOSThread() // until perf ends: see diesWithPerflab
 	defer runtime.UnlockOSThread()
 	if err := cmd.Start(); err != nil {

@@ -79,14 +79,17 @@ func (o *perfOutput) close() {
 	}
 }
 
-// diesWithPerflab makes cmd get SIGKILL when perflab dies, whatever killed
+// diesWithPerflab makes cmd get sig when perflab dies, whatever killed
 // it, so a perf perflab no longer reads stops sampling and lets go of its
-// output. The signal follows the thread that starts cmd: the caller keeps
-// its goroutine on that thread (runtime.LockOSThread) until cmd ends, so
-// no goroutine that exits while locked takes the thread with it.
-func diesWithPerflab(cmd *exec.Cmd) {
+// output. perf record is sent SIGTERM: it then stops its workload (sleep
+// SECONDS) itself, which SIGKILL would leave running; perf script, which
+// has no workload, SIGKILL. The signal follows the thread that starts
+// cmd: the caller keeps its goroutine on that thread
+// (runtime.LockOSThread) until cmd ends, so no goroutine that exits while
+// locked takes the thread with it.
+func diesWithPerflab(cmd *exec.Cmd, sig syscall.Signal) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	cmd.SysProcAttr.Pdeathsig = sig
 }

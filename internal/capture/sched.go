@@ -135,7 +135,7 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 	}
 	script := exec.CommandContext(ctx, perf, "script", "-i", data.arg(0), "-F", "tid,time,event,trace,ip,sym,dso,symoff", "--ns")
 	script.ExtraFiles = data.extraFiles()
-	diesWithPerflab(script)
+	diesWithPerflab(script, syscall.SIGKILL)
 	runtime.LockOSThread() // see diesWithPerflab
 	defer runtime.UnlockOSThread()
 	out, err := script.StdoutPipe()

@@ -66,7 +66,7 @@ func TestABLibraryUnderUserFunction(t *testing.T) {
 		t.Logf("hot: %s, library %s %.0f of %.0f µs/request", first.Function, first.Library, first.LibraryUsPerRequest, first.CPUUsPerRequest+first.AttributedUsReq)
 	}
 	env, out, errb := testEnv()
-	if code := Main(context.Background(), []string{"runs", "show", "--dir", dir, base.ID}, env); code != 0 {
+	if code := Main(context.Background(), []string{"runs", "show", "--full", "--dir", dir, base.ID}, env); code != 0 {
 		t.Fatalf("runs show exited %d: %s", code, errb)
 	}
 	if !strings.Contains(out.String(), "google.golang.org/protobuf") || !strings.Contains(out.String(), "under your") {

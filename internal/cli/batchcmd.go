@@ -100,7 +100,7 @@ func runBatch(cmd *cobra.Command, env Env, f *runFlags, command []string) error 
 	if werr := f.out.format.write(env.Stdout, batchViews(res.Run, res.Dir)); werr != nil {
 		return failed(werr)
 	}
-	return runError(res, err, false)
+	return runError(res, err)
 }
 
 // batchViews renders a batch program's run: its text, or run.json.

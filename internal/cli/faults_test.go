@@ -338,7 +338,7 @@ func TestFullAndReadOnlyDir(t *testing.T) {
 		if code != int(ExitFailed) || !strings.Contains(stderr, dir) || !strings.Contains(stderr, "no space left") {
 			t.Errorf("exit %d, stderr %q; want 3 and an error naming %s", code, stderr, dir)
 		}
-		if !strings.Contains(r.stdout.String(), "Requests/sec") {
+		if !strings.Contains(r.stdout.String(), "requests/s") {
 			t.Errorf("the measurements are not printed:\n%s", r.stdout.String())
 		}
 	})

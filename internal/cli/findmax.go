@@ -92,7 +92,7 @@ func runFindMax(cmd *cobra.Command, env Env, c lab.Config, fm findMaxFlags, f *r
 			}
 			return failed(err)
 		}
-		return runError(res, err, false)
+		return runError(res, err)
 	}
 	if werr != nil {
 		return failed(werr)

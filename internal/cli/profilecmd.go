@@ -179,7 +179,7 @@ func (f *profileFlags) print(env Env, res *lab.Result, err error) error {
 	if werr != nil {
 		return failed(werr)
 	}
-	return runError(res, err, false)
+	return runError(res, err)
 }
 
 // cpuTops are the top tables of the user code of a run's CPU profiles

@@ -315,10 +315,6 @@ func runRun(cmd *cobra.Command, env Env, f *runFlags, fm findMaxFlags, args []st
 	return f.pgo.write(env, f.quiet, "", results(res), printRun(env, f, res, err))
 }
 
-// errSaidAbove stands for a partial run's reason when its verdict has
-// said it.
-var errSaidAbove = errors.New("its status above says why")
-
 // runJSONUsage is --json's help on run and demo.
 const runJSONUsage = "print run.json instead of the text verdict"
 
@@ -334,7 +330,7 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 	if werr := f.out.print(env, f.out.runViews(res.Run, res.Dir, f.out.markdownOptions(env, f.dir))); werr != nil {
 		return werr
 	}
-	if err := runError(res, err, f.out.format.is(formatText)); err != nil {
+	if err := runError(res, err); err != nil {
 		return err
 	}
 	if res.Run.Load != nil {
@@ -345,14 +341,9 @@ func printRun(env Env, f *runFlags, res *lab.Result, err error) error {
 
 // runError maps a run's error to the exit: 130 when Ctrl-C ended it, 2
 // when the service named is not the one that answers, 3 when the run is
-// partial or could not be saved (its measurements were printed). A
-// partial run's reason is said once: by its text verdict when that was
-// printed (printed), else here.
-func runError(res *lab.Result, err error, printed bool) error {
-	why := err
-	if printed && (res.Run.Status == runfmt.StatusPartial || res.Run.Status == runfmt.StatusStuck) && res.Run.PartialReason != "" {
-		why = errSaidAbove
-	}
+// partial or could not be saved (its measurements were printed). Its
+// message is the one line on stderr a script reads: why, with the run.
+func runError(res *lab.Result, err error) error {
 	var save *lab.SaveError
 	switch {
 	case err == nil:
@@ -360,12 +351,11 @@ func runError(res *lab.Result, err error, printed bool) error {
 	case errors.As(err, &save):
 		return failed(fmt.Errorf("run %s: %v: %s (what it measured is printed above)", res.Run.ID, save.Err, save.Path))
 	case interrupted(err) || res.Run.Load != nil && res.Run.Load.Interrupted:
-		return &exitError{code: ExitInterrupted, err: fmt.Errorf("run %s is partial: %w", res.Run.ID, why)}
+		return &exitError{code: ExitInterrupted, err: fmt.Errorf("run %s is partial: %w", res.Run.ID, err)}
 	case errors.Is(err, lab.ErrNotTheService):
 		return &exitError{code: ExitUsage, err: err}
+	case errors.Is(err, lab.ErrStuck):
+		return failed(fmt.Errorf("run %s: %w", res.Run.ID, err))
 	}
-	if errors.Is(err, lab.ErrStuck) {
-		return failed(fmt.Errorf("run %s: the service stopped answering: %w", res.Run.ID, why))
-	}
-	return failed(fmt.Errorf("run %s is partial: %w", res.Run.ID, why))
+	return failed(fmt.Errorf("run %s is partial: %w", res.Run.ID, err))
 }

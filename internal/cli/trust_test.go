@@ -39,14 +39,14 @@ func TestServiceExitsMidWindow(t *testing.T) {
 			if code != int(ExitFailed) {
 				t.Fatalf("exit %d; want 3\nstdout:\n%s\nstderr:\n%s", code, out, errb)
 			}
-			first := strings.SplitN(out, "\n", 3)
-			if len(first) < 2 || !strings.HasPrefix(first[1], "Status: partial — the service exited during the measured window ("+tc.status) {
+			if !strings.HasPrefix(headlines(out)[1], "Status: partial — the service exited during the measured window ("+tc.status) {
 				t.Errorf("the output does not open with the partial status:\n%s", out)
 			}
-			if !strings.Contains(out, "its last lines: ") || !strings.Contains(out, "hello: ") {
+			flat := strings.Join(strings.Fields(out), " ") // the page wraps long lines
+			if !strings.Contains(flat, "its last lines: ") || !strings.Contains(flat, "hello: ") {
 				t.Errorf("the service's own last lines are missing:\n%s", out)
 			}
-			if strings.Contains(out, "its last lines: gc ") || strings.Contains(out, "| gc ") {
+			if strings.Contains(flat, "its last lines: gc ") || strings.Contains(flat, "| gc ") {
 				t.Errorf("gctrace lines are shown as the service's last words:\n%s", out)
 			}
 		})
@@ -159,4 +159,16 @@ func TestInterruptedExits130(t *testing.T) {
 	if code, out := interrupt("load", "--quiet", "-d", "20s", "-c", "2", "http://"+api+"/"); code != int(ExitInterrupted) || !strings.Contains(out, "Summary (interrupted") {
 		t.Errorf("load: exit %d; want 130 with what completed\n%s", code, out)
 	}
+}
+
+// headlines are a verdict's lines that do not continue the line before
+// (a wrapped line is indented), with an empty one after the last.
+func headlines(out string) []string {
+	var hs []string
+	for _, l := range strings.Split(out, "\n") {
+		if l != "" && !strings.HasPrefix(l, " ") {
+			hs = append(hs, l)
+		}
+	}
+	return append(hs, "", "")
 }
