@@ -72,7 +72,6 @@ var otherMeanings = []struct{ file, words, why string }{
 	{"internal/load/errors.go", "other", "a load error's kind"},
 	{"internal/profiling/perfmap.go", "jcmd", "the JDK's jcmd command"},
 	{"internal/report/htmlcharts.go", "cpu", "the HTML id of the CPU chart"},
-	{"internal/report/htmllinks.go", "cpu", "a word looked for in a degraded run's reasons"},
 	{"internal/target/cgroup_layout.go", "cpu", "the cgroup controller"},
 	{"internal/target/hoststat.go", "cpu", "/proc/stat's label of CPU time"},
 	{"internal/target/runtime.go", "node python ruby", "interpreters' executable names"},

@@ -2,6 +2,7 @@ package findings
 
 import (
 	"sort"
+	"strconv"
 
 	"perflab/internal/analysis"
 	"perflab/internal/runfmt"
@@ -60,8 +61,8 @@ func offCPU(c *context) []ranked {
 		rq.figures(f.Figures, runfmt.FigRunqueue)
 		f.Figures[runfmt.FigOtherWait] = 1000 * (lat - cpuMs - rq.ms())
 	}
-	if in.Quality.Noisy() {
-		f.Evidence.Noise = in.Quality.Reasons
+	if q := in.Quality; q.Noisy() {
+		noiseFigures(&f, q)
 	}
 	names := make([]string, 0, len(in.Load.Phases))
 	for n := range in.Load.Phases {
@@ -171,6 +172,10 @@ func offCPUDetail(v view, p *Prose) {
 		p.words(" The machine was noisy (")
 		p.join("; ", len(ev.Noise), func(i int) { p.words(ev.Noise[i]) })
 		p.words("): part of this may be CPU contention as well.")
+	} else if v.has(runfmt.FigOtherCores) || v.has(runfmt.FigStealCores) || v.has(runfmt.FigPerflabCores) {
+		p.words(" The machine was noisy (")
+		noiseText(v, p)
+		p.words("): part of this may be CPU contention as well.")
 	}
 	if len(ev.Phases) > 0 {
 		p.words(" Client-side phases (mean): ")
@@ -253,4 +258,54 @@ func sourceName(src runfmt.TimeSource) string {
 		return "kernel's scheduler events"
 	}
 	return string(src)
+}
+
+// noiseFigures are the figures of what made the machine noisy while the
+// finding was measured (q's causes): the other processes' cores (and the
+// busiest of them), the hypervisor's, perflab's when the load generator
+// waited for a CPU.
+func noiseFigures(f *runfmt.Finding, q *runfmt.Quality) {
+	for _, c := range q.Causes {
+		switch c {
+		case runfmt.NoiseOtherProcesses:
+			f.Figures[runfmt.FigOtherCores], f.Figures[runfmt.FigHostCores] = q.OtherCores, float64(q.HostCores)
+			f.Evidence.Processes = q.TopOther[:min(len(q.TopOther), processesNamed)]
+		case runfmt.NoiseSteal:
+			f.Figures[runfmt.FigStealCores] = q.StealCores
+		case runfmt.NoiseGeneratorWaited:
+			f.Figures[runfmt.FigPerflabCores] = q.PerflabCores
+		}
+	}
+}
+
+// noiseText says what made the machine noisy, from noiseFigures'
+// figures: "other processes used 1.46 of 2 cores (grpcapi[5469] 0.22);
+// the hypervisor took 0.30 cores (steal)".
+func noiseText(v view, p *Prose) {
+	var parts []func()
+	if v.has(runfmt.FigOtherCores) {
+		parts = append(parts, func() {
+			p.say("other processes used %v of %v cores", v.fig(runfmt.FigOtherCores), v.fig(runfmt.FigHostCores))
+			if ps := v.f.Evidence.Processes; len(ps) > 0 {
+				p.words(" (")
+				p.join(", ", len(ps), func(i int) {
+					p.say("%v %v", code(ps[i].Name+"["+strconv.Itoa(ps[i].PID)+"]"), quantity(runfmt.MeasureCores, ps[i].Cores))
+				})
+				p.words(")")
+			}
+		})
+	}
+	if v.has(runfmt.FigStealCores) {
+		parts = append(parts, func() { p.say("the hypervisor took %v cores (steal)", v.fig(runfmt.FigStealCores)) })
+	}
+	if v.has(runfmt.FigPerflabCores) {
+		parts = append(parts, func() {
+			if v.has(runfmt.FigGeneratorQueue) {
+				p.say("the load generator waited %v per request for a CPU (perflab used %v cores)", v.fig(runfmt.FigGeneratorQueue), v.fig(runfmt.FigPerflabCores))
+				return
+			}
+			p.say("the load generator waited for a CPU (perflab used %v cores)", v.fig(runfmt.FigPerflabCores))
+		})
+	}
+	p.join("; ", len(parts), func(i int) { parts[i]() })
 }

@@ -198,7 +198,7 @@ func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
 	if profileRepresentative(r) {
 		v.Hot = hotView(r.Hot, v.Requests > 0)
 	} else {
-		v.NoHot = "Not listed: the CPU profile does not account for the CPU measured (" + r.Profiling.NotRepresentative + ")."
+		v.NoHot = "Not listed: the CPU profile does not account for the CPU measured (" + NotRepresentativeText(r.Profiling) + ")."
 	}
 	v.addLinks(opt)
 	v.Endpoints = endpointTable(r)
@@ -324,8 +324,8 @@ func memNote(t *runfmt.TargetSummary) string {
 func verdictRows(r *runfmt.Run) []kv {
 	var rows []kv
 	if t := r.Target; t != nil {
-		if t.Verdict != "" {
-			rows = append(rows, kv{"Service", t.Verdict})
+		if v := TargetVerdictText(t); v != "" {
+			rows = append(rows, kv{"Service", v})
 		}
 		if t.CPUMsPerRequest > 0 {
 			rows = append(rows, kv{"CPU per request", fmt.Sprintf("%s (%s for %s req/s)", units.FormatMs(t.CPUMsPerRequest), units.FormatCores(t.CPUCoresMean), units.Sig(rps(r)))})

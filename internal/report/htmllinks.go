@@ -68,9 +68,9 @@ func noFlameReason(r *runfmt.Run) string {
 		return "The flame graph could not be drawn from the CPU profile (see the warnings below); " + p.File + " still opens in go tool pprof."
 	}
 	var why []string
-	for _, d := range r.DegradedReasons {
-		if strings.Contains(strings.ToLower(d), "cpu") || strings.Contains(d, "profil") {
-			why = append(why, d)
+	for _, d := range r.Degradations {
+		if noCPUProfile(d) {
+			why = append(why, DegradationText(r, d))
 		}
 	}
 	if len(why) > 0 {
@@ -88,4 +88,15 @@ func noChartsReason(r *runfmt.Run) string {
 		return "No load was measured: the run stopped before its window (" + r.PartialReason + "), so there is no latency, throughput, CPU or memory to chart."
 	}
 	return "No load was measured in this run, so there is no latency, throughput, CPU or memory to chart."
+}
+
+// noCPUProfile says whether d is why a run has no CPU profile: the CPU
+// profile's own, no profiler found, or profiles cut short (a degradation
+// of a run before schema 5, its words alone, may be any).
+func noCPUProfile(d runfmt.Degradation) bool {
+	switch d.Why {
+	case "", runfmt.DegradeNoEndpoint, runfmt.DegradeNothingToSample, runfmt.DegradeInterrupted:
+		return true
+	}
+	return d.Profile == runfmt.ProfileCPU
 }

@@ -18,7 +18,7 @@ import (
 func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	p := &printer{w: w}
 	p.f("\nService:\n")
-	p.profiling(r.Profiling)
+	p.profiling(r)
 	switch t := r.Target; {
 	case r.Load == nil && r.Status == runfmt.StatusPartial:
 		p.f("  not measured: the run stopped before its window (its status above says why)\n")
@@ -67,8 +67,8 @@ func (p *printer) target(t *runfmt.TargetSummary, pr *runfmt.Profiling) {
 	if t.CPULimitCores > 0 {
 		p.f("  Throttled:\t%s of periods (%s)\n", units.FormatPct(t.ThrottledPct), units.FormatSeconds(t.ThrottledSeconds))
 	}
-	if t.Verdict != "" {
-		p.f("  Verdict:\t%s\n", t.Verdict)
+	if v := TargetVerdictText(t); v != "" {
+		p.f("  Verdict:\t%s\n", v)
 	}
 	switch {
 	case t.ExitCode == nil || *t.ExitCode == 0:
