@@ -1,9 +1,11 @@
 // Package archtest checks perflab's package structure: which internal
 // packages may import which (imports point one way, see
 // docs/architecture.md), that only cmd/ and cli end the process or use its streams, that
-// outputs are written atomically, and that the words of each vocabulary
-// are written in runfmt only. The checks read the Go files themselves
-// (go/parser), and fail when they cannot.
+// outputs are written atomically, that the words of each vocabulary
+// are written in runfmt only, and that run.json holds words only in its
+// notes, which no package reads back (prose_test.go, runjson_test.go).
+// The checks read the Go files themselves (go/parser, go/types), and fail
+// when they cannot.
 package archtest
 
 import (
