@@ -39,7 +39,7 @@ var notProse = map[string]string{
 	"last_lines": "the program's own last lines of output", "exit_status": "the os package's words for a process's exit",
 	"error": "a tool's error, quoted", "error_samples": "a load error's text, quoted", "from": "where a module was found",
 	"root_from": "where the project's root was found", "gomaxprocs_source": "where GOMAXPROCS was read: gctrace, execution trace",
-	"header": "an HTTP header given to the load", "peers": "a finding's peers: address (process): time",
+	"header": "an HTTP header given to the load",
 }
 
 // TestRunJSONHoldsNoProse: a run written by this perflab holds words only
