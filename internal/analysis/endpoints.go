@@ -28,9 +28,6 @@ import (
 // master, background threads) belongs to no endpoint, and its share is
 // said: the parts add up to the CPU measured.
 
-// endpointSource describes the attribution of a Go service in run.json.
-const endpointSource = "Go net/http handler frames in the CPU profile"
-
 // endpointMinShare is the least share of CPU a handler needs to be listed.
 const endpointMinShare = 0.005
 
@@ -80,11 +77,11 @@ func Endpoints(in EndpointInput) *runfmt.Endpoints {
 		if len(targets) < 2 {
 			return nil
 		}
-		return &runfmt.Endpoints{Source: endpointSource, UnattributedPct: 100,
+		return &runfmt.Endpoints{Dispatch: runfmt.DispatchNetHTTP, UnattributedPct: 100,
 			Note: "CPU per endpoint is not attributed: the profile shows no request dispatch perflab knows (Go's net/http, profiled through net/http/pprof; Flask, Django and FastAPI views, profiled with py-spy)"}
 	}
 	c := splitByRequest(v.Costs, h)
-	e := &runfmt.Endpoints{Source: h.source(), ExplainedPct: 100 * v.Share(c.explained), RequestPct: 100 * v.Share(c.request),
+	e := &runfmt.Endpoints{Dispatch: h.dispatchName(), ExplainedPct: 100 * v.Share(c.explained), RequestPct: 100 * v.Share(c.request),
 		WaitMarginPct: 100 * waitMargin(in.RunnableCoverage)}
 	// The rest, the workers' start-up before they were sampled included:
 	// the three parts add up to the CPU measured.

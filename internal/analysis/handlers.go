@@ -3,6 +3,8 @@ package analysis
 import (
 	"slices"
 	"strings"
+
+	"perflab/internal/runfmt"
 )
 
 // requestFinder finds, in a stack (leaf first), the handler of the request
@@ -14,8 +16,9 @@ type requestFinder interface {
 	// inRequest says st ran inside a request's handling (the server's or
 	// the framework's own work on it), under a handler or not.
 	inRequest(st []int32) bool
-	// source says how CPU is attributed, for run.json.
-	source() string
+	// dispatchName names the dispatch whose handlers CPU is attributed to
+	// (run.json's endpoints.dispatch).
+	dispatchName() string
 }
 
 // newRequestFinder returns the finder of the profile's server, nil when
@@ -118,7 +121,7 @@ func (h *handlerFinder) inRequest(st []int32) bool {
 	return false
 }
 
-func (h *handlerFinder) source() string { return endpointSource }
+func (h *handlerFinder) dispatchName() string { return runfmt.DispatchNetHTTP }
 
 // outermostIn returns the index in st (leaf first) of its outermost frame
 // in set, or -1.

@@ -22,7 +22,7 @@ const runtimeWorkMin = 0.02
 // cannot tell them; the waits the runtime spun through, spinners', and
 // perflab's measuring are no work's) and whether its stacks reach the
 // user's code.
-func ProfileOwnership(cpu *profile.Profile, uc UserCode) ([]runfmt.RuntimeWork, ownership.Verdict) {
+func ProfileOwnership(cpu *profile.Profile, uc UserCode) ([]runfmt.RuntimeWork, runfmt.StackReach) {
 	m := uc.model()
 	lang := m.Spec().Runtime
 	reported := ownership.ReportedWork(lang)
@@ -31,7 +31,7 @@ func ProfileOwnership(cpu *profile.Profile, uc UserCode) ([]runfmt.RuntimeWork, 
 		for _, w := range reported {
 			out = append(out, runfmt.RuntimeWork{Work: w.String(), NotMeasured: "no CPU profile"})
 		}
-		return out, ownership.Verdict{Reach: true}
+		return out, runfmt.StackReach{Reach: true}
 	}
 	vi := len(cpu.SampleType) - 1 // pprof's default: the last sample type
 	cl := m.ClassifyProfile(cpu)
@@ -66,7 +66,7 @@ func ProfileOwnership(cpu *profile.Profile, uc UserCode) ([]runfmt.RuntimeWork, 
 		default:
 			rw.Share = float64(v) / float64(total)
 			if rw.Share >= runtimeWorkMin {
-				rw.Remedy = ownership.WorkRemedy(w, lang)
+				rw.Lang = lang // what to do about it is the language's
 			}
 		}
 		out = append(out, rw)

@@ -99,6 +99,4 @@ func (h *routeFinder) inRequest(st []int32) bool {
 	return false
 }
 
-func (h *routeFinder) source() string {
-	return h.framework + " handlers under the framework's dispatch in the CPU profile"
-}
+func (h *routeFinder) dispatchName() string { return h.framework }

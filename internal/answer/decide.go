@@ -54,7 +54,7 @@ func doubts(r *runfmt.Run, f facts, limit runfmt.Limit) []runfmt.Doubt {
 	if _, share := f.row(runfmt.PartGenerator); share >= clientDoubt {
 		add(runfmt.DoubtClient, runfmt.Figures{}.With(runfmt.FigShare, share))
 	}
-	if p := r.Profiling; p != nil && (p.NotRepresentative != "" || p.StacksUnreachable != "") || cpuSamples(r) == 0 {
+	if p := r.Profiling; !p.Explains() || cpuSamples(r) == 0 {
 		add(runfmt.DoubtNoProfile, nil)
 	} else if p != nil && runfmt.OverCounted(p.Coverage, 1) {
 		add(runfmt.DoubtOverCounted, runfmt.Figures{}.With(runfmt.FigOverCounted, p.Coverage))

@@ -1,9 +1,11 @@
 // Package archtest checks perflab's package structure: which internal
 // packages may import which (imports point one way, see
 // docs/architecture.md), that only cmd/ and cli end the process or use its streams, that
-// outputs are written atomically, and that the words of each vocabulary
-// are written in runfmt only. The checks read the Go files themselves
-// (go/parser), and fail when they cannot.
+// outputs are written atomically, that the words of each vocabulary
+// are written in runfmt only, and that run.json holds words only in its
+// notes, which no package reads back (prose_test.go, runjson_test.go).
+// The checks read the Go files themselves (go/parser, go/types), and fail
+// when they cannot.
 package archtest
 
 import (
@@ -20,7 +22,7 @@ var allowed = map[string][]string{
 	"cli":      {"lab", "load", "target", "capture", "analysis", "stacks", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
-	"lab":      {"load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "answer", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
+	"lab":      {"load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "answer", "prose", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
 	"revision": {"files"},
 	"compare":  {"analysis", "ownership", "stacks", "stats", "runfmt", "store", "files", "units"},
 	// report renders what it is handed and computes nothing: no profile,

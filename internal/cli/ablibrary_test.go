@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"perflab/internal/labtest"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
@@ -138,10 +139,10 @@ func profiledRun(t *testing.T, dir, ref string) *runfmt.Run {
 		if _, ok := r.SavedProfile(runfmt.ProfileCPU); ok {
 			return r
 		}
-		if r.Status != runfmt.StatusDegraded || !slices.ContainsFunc(r.DegradedReasons, func(s string) bool { return strings.Contains(s, "CPU profile") }) {
-			t.Errorf("run %s has no CPU profile and does not say why: status %s, reasons %q", r.ID, r.Status, r.DegradedReasons)
+		if r.Status != runfmt.StatusDegraded || !slices.ContainsFunc(r.Degradations, func(d runfmt.Degradation) bool { return d.Profile == runfmt.ProfileCPU }) {
+			t.Errorf("run %s has no CPU profile and does not say why: status %s, degradations %+v", r.ID, r.Status, r.Degradations)
 		}
-		why = append(why, r.ID+": "+strings.Join(r.DegradedReasons, "; "))
+		why = append(why, r.ID+": "+report.DegradedText(r))
 	}
 	t.Fatalf("no %s run in %s has a CPU profile: %q", ref, dir, why)
 	return nil

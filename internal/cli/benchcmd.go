@@ -176,7 +176,7 @@ func runBench(cmd *cobra.Command, env Env, bf *benchFlags, args []string) error 
 	if err == nil && res.Run.Status == runfmt.StatusDegraded {
 		// A profile it set out to take was lost: what it printed lacks
 		// the lines it promised.
-		return failed(fmt.Errorf("run %s is degraded: %s", res.Run.ID, strings.Join(res.Run.DegradedReasons, "; ")))
+		return failed(fmt.Errorf("run %s is degraded: %s", res.Run.ID, report.DegradedText(res.Run)))
 	}
 	return benchErr(env, cmd.Context(), err)
 }

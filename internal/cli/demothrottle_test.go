@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"perflab/internal/labtest"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
@@ -64,7 +65,7 @@ func TestDemoThrottledGOMAXPROCS(t *testing.T) {
 			if tc.said && rank >= 1 && rank <= 3 || !tc.said && rank == 0 || !r.Quality.Noisy() {
 				return ""
 			}
-			return fmt.Sprintf("--cpus %s: the GOMAXPROCS finding ranks %d in %v, on a machine perflab found noisy: %s", tc.cpus, rank, kinds, r.Quality.Summary)
+			return fmt.Sprintf("--cpus %s: the GOMAXPROCS finding ranks %d in %v, on a machine perflab found noisy: %s", tc.cpus, rank, kinds, report.QualityLine(r.Quality))
 		})
 		switch {
 		case tc.said && (rank == 0 || rank > 3):

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"perflab/internal/labtest"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/stacks"
 )
@@ -155,7 +156,7 @@ func sideSamples(t *testing.T, dir, name string) sideRuns {
 		}
 		ref, ok := r.SavedProfile(runfmt.ProfileCPU)
 		if !ok {
-			side.without[r.ID] = r.DegradedReasons
+			side.without[r.ID] = []string{report.DegradedText(r)}
 			continue
 		}
 		side.samples += cpuSamples(t, filepath.Join(dir, e.Name(), ref.File))

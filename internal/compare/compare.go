@@ -132,7 +132,7 @@ func usable(es []store.Entry, side string, warn *[]string) ([]run, error) {
 			*warn = append(*warn, fmt.Sprintf("%s run %s: its service stopped answering (%s): included", side, r.id(), e.Run.PartialReason))
 		}
 		if e.Run.Status == runfmt.StatusDegraded {
-			*warn = append(*warn, fmt.Sprintf("%s run %s is degraded (%s): its function comparison is limited", side, r.id(), strings.Join(e.Run.DegradedReasons, "; ")))
+			*warn = append(*warn, fmt.Sprintf("%s run %s is degraded (%s): its function comparison is limited", side, r.id(), degradedWords(e.Run)))
 		}
 		if q := e.Run.Quality; q.Noisy() {
 			noisy++
@@ -186,4 +186,25 @@ func dedupe(ws []string) []string {
 		}
 	}
 	return out
+}
+
+// degradedWords names what a degraded run lacks: each degradation's
+// profile and kind, with its note ("cpu profile timed-out: ...",
+// "requests-failed"), or the words of a run before schema 5.
+func degradedWords(r *runfmt.Run) string {
+	parts := make([]string, 0, len(r.Degradations))
+	for _, d := range r.Degradations {
+		s := string(d.Why)
+		if d.Profile != "" {
+			s = string(d.Profile) + " profile " + s
+		}
+		switch {
+		case d.Why == "":
+			s = d.Note
+		case d.Note != "":
+			s += ": " + d.Note
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
 }

@@ -20,7 +20,7 @@ func TestCompareNoisyAndDegradedRuns(t *testing.T) {
 		base = append(base, e)
 	}
 	d := writeRun(t, root, 3, fixed(0))
-	d.Run.Status, d.Run.DegradedReasons = runfmt.StatusDegraded, []string{"the CPU profile failed: cpu profiling already in use"}
+	d.Run.Status, d.Run.Degradations = runfmt.StatusDegraded, []runfmt.Degradation{{Profile: runfmt.ProfileCPU, Why: runfmt.DegradeFailed, Note: "cpu profiling already in use"}}
 	res, err := Compare(base, []store.Entry{d}, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestCompareNoisyAndDegradedRuns(t *testing.T) {
 	if !hasWarning(c, "2 of 3 base runs were measured on a noisy machine (other processes used up to 1.50 cores): their latency and throughput are unreliable") {
 		t.Errorf("warnings %q; want the noisy base runs counted once", c.Warnings)
 	}
-	if !hasWarning(c, "is degraded (the CPU profile failed: cpu profiling already in use)") {
+	if !hasWarning(c, "is degraded (cpu profile failed: cpu profiling already in use)") {
 		t.Errorf("warnings %q; want the degraded run named", c.Warnings)
 	}
 }

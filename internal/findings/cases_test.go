@@ -329,7 +329,7 @@ func memoryInput(*testing.T) FindingInput {
 // stuckSnapshot is a deadlocked service's threads: a lock nobody
 // releases, one goroutine holding it and waiting for it again.
 func stuckSnapshot() *runfmt.Stuck {
-	return &runfmt.Stuck{Reason: "no request finished for 1.50 s with 8 in flight", AtS: 1.6, Seconds: 0.012, InFlight: 8, Threads: 19,
+	return &runfmt.Stuck{Kind: runfmt.StuckNoRequestFinished, StalledS: 1.5, AtS: 1.6, Seconds: 0.012, InFlight: 8, Threads: 19,
 		Notes: []string{"process 43 could not be read: permission denied"},
 		Groups: []runfmt.StuckGroup{
 			{Count: 7, Unit: runfmt.UnitGoroutine, Wait: "sync", Blocking: "sync.(*Mutex).Lock", Function: "main.(*store).Put", File: "/src/main.go", Line: 59},

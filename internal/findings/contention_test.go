@@ -21,7 +21,7 @@ func TestFindingsContention(t *testing.T) {
 	shared := &runfmt.Quality{Verdict: runfmt.QualityClean, HostCores: 2, OtherCores: 0.05, PerflabCores: 0.9, ServiceCores: 0.3,
 		PerflabRunqueueWaitS: 6, TopOther: []runfmt.ProcessCPU{{PID: 4242, Name: "sshd", Cores: 0.04}}}
 	noisy := &runfmt.Quality{Verdict: runfmt.QualityNoisy, HostCores: 2, OtherCores: 1.6, PerflabCores: 0.3, ServiceCores: 0.3,
-		PerflabRunqueueWaitS: 6, Reasons: []string{"other processes used 1.60 of 2 cores"},
+		PerflabRunqueueWaitS: 6, Causes: []runfmt.NoiseCause{runfmt.NoiseOtherProcesses},
 		TopOther: []runfmt.ProcessCPU{{PID: 4243, Name: "stress", Cores: 0.98}}}
 	for _, tc := range []struct {
 		name   string

@@ -49,8 +49,8 @@ func offCPU(c *context) []ranked {
 		rq.figures(f.Figures, runfmt.FigRunqueue)
 		f.Figures[runfmt.FigOtherWait] = 1000 * (lat - cpuMs - rq.ms())
 	}
-	if in.Quality.Noisy() {
-		f.Evidence.Noise = in.Quality.Reasons
+	if q := in.Quality; q.Noisy() {
+		noiseFigures(&f, q)
 	}
 	names := make([]string, 0, len(in.Load.Phases))
 	for n := range in.Load.Phases {
@@ -144,4 +144,22 @@ func offCPUSites(in FindingInput) []runfmt.FuncEvidence {
 		return all[i].Function < all[j].Function
 	})
 	return all[:min(len(all), offSitesNamed)]
+}
+
+// noiseFigures are the figures of what made the machine noisy while the
+// finding was measured (q's causes): the other processes' cores (and the
+// busiest of them), the hypervisor's, perflab's when the load generator
+// waited for a CPU.
+func noiseFigures(f *runfmt.Finding, q *runfmt.Quality) {
+	for _, c := range q.Causes {
+		switch c {
+		case runfmt.NoiseOtherProcesses:
+			f.Figures[runfmt.FigOtherCores], f.Figures[runfmt.FigHostCores] = q.OtherCores, float64(q.HostCores)
+			f.Evidence.Processes = q.TopOther[:min(len(q.TopOther), processesNamed)]
+		case runfmt.NoiseSteal:
+			f.Figures[runfmt.FigStealCores] = q.StealCores
+		case runfmt.NoiseGeneratorWaited:
+			f.Figures[runfmt.FigPerflabCores] = q.PerflabCores
+		}
+	}
 }

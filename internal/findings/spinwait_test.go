@@ -113,7 +113,7 @@ func TestRuntimeSpinStacksReachCode(t *testing.T) {
 	}
 	_, reach := analysis.ProfileOwnership(cpu, analysis.UserCode{Model: m})
 	if !reach.Reach {
-		t.Fatalf("stacks judged not to reach the code: %s", reach.Reason)
+		t.Fatalf("stacks judged not to reach the code: %+v", reach)
 	}
 	in := FindingInput{CPU: cpu, Requests: 34,
 		Target: &runfmt.TargetSummary{CPUMsPerRequest: 70.19, CPUSeconds: 2.39, RunqueueWaitSeconds: 6.29, CPUCoresMean: 0.54, CPULimitCores: 1}}

@@ -16,8 +16,11 @@ const stuckRelated = 2
 // the service's code: the groups sort those last). It comes first among
 // the findings.
 func Stuck(st *runfmt.Stuck) runfmt.Finding {
-	f := runfmt.Finding{Kind: runfmt.FindingStuck}
-	f.Evidence.Notes = append([]string{st.Reason}, st.Notes...)
+	f := runfmt.Finding{Kind: runfmt.FindingStuck, Figures: st.Figures()}
+	f.Evidence.Notes = st.Notes
+	if st.Kind == "" { // a snapshot before schema 5: its words say why
+		f.Evidence.Notes = append([]string{st.Reason}, st.Notes...)
+	}
 	for i, g := range st.Groups {
 		if i == 0 || len(f.Evidence.Groups) <= stuckRelated && related(st.Groups[0], g) {
 			f.Evidence.Groups = append(f.Evidence.Groups, g)

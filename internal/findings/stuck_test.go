@@ -9,7 +9,7 @@ import (
 
 // A snapshot that read nothing says so in its finding, with its notes.
 func TestStuckTitleWithoutStacks(t *testing.T) {
-	st := &runfmt.Stuck{Reason: "the window ended with 8 requests unfinished and 0 finished", TimedOut: true,
+	st := &runfmt.Stuck{Kind: runfmt.StuckWindowEnded, InFlight: 8, TimedOut: true,
 		Notes: []string{"the snapshot did not finish within 10s (the time limit of snapshots): what was read before is shown"}}
 	f := Stuck(st)
 	if got := title(f); got != "requests stopped finishing, and no thread's stack could be read" {

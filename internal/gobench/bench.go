@@ -188,7 +188,10 @@ func (rec *record) fill(s *side, runErr error) {
 	b.Packages, b.Benchmarks = s.packages(), s.col.benchmarks()
 	b.TimedS, b.BuildS = s.timedS, s.buildS
 	if runErr != nil {
-		rec.run.Status = runfmt.StatusPartial
+		rec.run.Status, rec.run.PartialKind = runfmt.StatusPartial, runfmt.PartialFailed
+		if errors.Is(runErr, context.Canceled) {
+			rec.run.PartialKind = runfmt.PartialInterrupted
+		}
 		rec.run.PartialReason = partialReason(runErr, s.runs, b.Count)
 	}
 }
@@ -212,12 +215,14 @@ func (rec *record) profile(ctx context.Context, cfg *Config, s *side) error {
 	rec.run.Profiles, b.ProfileS = refs, s.profileS
 	if len(failed) > 0 {
 		rec.run.Status = runfmt.StatusDegraded
-		rec.run.DegradedReasons = failed
+		for _, msg := range failed {
+			rec.run.Degradations = append(rec.run.Degradations, runfmt.Degradation{Why: runfmt.DegradeFailed, Note: msg})
+		}
 	}
 	if err != nil {
 		b.ProfilesNote = "interrupted (Ctrl-C): the benchmarks after the last profiled one have none"
 		rec.run.Status = runfmt.StatusDegraded
-		rec.run.DegradedReasons = append(rec.run.DegradedReasons, "profiles interrupted (Ctrl-C)")
+		rec.run.Degradations = append(rec.run.Degradations, runfmt.Degradation{Why: runfmt.DegradeInterrupted})
 	}
 	return errors.Join(err, rec.write())
 }

@@ -25,6 +25,7 @@ import (
 	"perflab/internal/capture"
 	"perflab/internal/labtest"
 	"perflab/internal/load"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
 	"perflab/internal/target"
@@ -254,20 +255,20 @@ func TestAcceptanceProfileAgreesWithMeasuredCPU(t *testing.T) {
 		t.Logf("tolower: profile %.3f ms/request vs measured %.3f ms/request (%+.1f%%); profile %.2fs over a %.2fs window, %d requests, %.0f samples",
 			profMs, measured, 100*diff, float64(p.DurationNanos)/1e9, r.Load.DurationS, r.Load.Requests, samples)
 		if math.Abs(diff) > limit && cpuPerRequestInvalid(r) {
-			return fmt.Sprintf("the profile disagrees by %+.1f%% and the run says its CPU per request does not hold: %q", 100*diff, r.Quality.Invalid)
+			return fmt.Sprintf("the profile disagrees by %+.1f%% and the run says its CPU per request does not hold: %q", 100*diff, r.Quality.Distorted)
 		}
 		return ""
 	})
 	if math.Abs(diff) > limit {
 		t.Errorf("profile's CPU per request %.3f ms differs from the measured %.3f ms by %+.1f%% (limit %.0f%%); the run's quality %q",
-			profMs, measured, 100*diff, 100*limit, r.Quality.Summary)
+			profMs, measured, 100*diff, 100*limit, report.QualityLine(r.Quality))
 	}
 }
 
 // cpuPerRequestInvalid says whether the run lists its CPU per request
 // among the figures that do not hold.
 func cpuPerRequestInvalid(r *runfmt.Run) bool {
-	return slices.ContainsFunc(r.Quality.Invalid, func(s string) bool { return strings.HasPrefix(s, target.CPUPerRequestFigure) })
+	return !r.Quality.Trusts(runfmt.RunCPUPerRequest)
 }
 
 // TestAcceptanceCPUPerRequestAccuracy checks the measured CPU per request

@@ -116,8 +116,8 @@ func TestCPUPerRequestCountsAnswered(t *testing.T) {
 	if got := r.Target.CPUMsPerRequest; got < want*0.999 || got > want*1.001 {
 		t.Errorf("CPU per request %.4f ms; want %.4f (%.3f s ÷ %d answered, not ÷ %d requests)", got, want, r.Target.CPUSeconds, answered, r.Load.Requests)
 	}
-	if r.Status != runfmt.StatusDegraded || !slicesContains(r.DegradedReasons, "of the") {
-		t.Errorf("status %s %q; want degraded: most requests failed", r.Status, r.DegradedReasons)
+	if r.Status != runfmt.StatusDegraded || len(r.Degradations) != 1 || r.Degradations[0].Why != runfmt.DegradeRequestsFailed {
+		t.Errorf("status %s %+v; want degraded: most requests failed", r.Status, r.Degradations)
 	}
 }
 

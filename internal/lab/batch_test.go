@@ -13,6 +13,7 @@ import (
 
 	"perflab/internal/labtest"
 	"perflab/internal/prose"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
 )
@@ -49,7 +50,7 @@ func TestBatchSerialProgram(t *testing.T) {
 		}
 		r = readRun(t, res)
 		if cores := serialCores(r); cores < 0.5 && r.Quality.Noisy() {
-			return fmt.Sprintf("the serial finding's cores %.2f (%.2f cores busy), on a machine perflab found noisy: %s", cores, r.Batch.CoresMean, r.Quality.Summary)
+			return fmt.Sprintf("the serial finding's cores %.2f (%.2f cores busy), on a machine perflab found noisy: %s", cores, r.Batch.CoresMean, report.QualityLine(r.Quality))
 		}
 		return ""
 	})

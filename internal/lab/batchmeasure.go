@@ -11,6 +11,7 @@ import (
 
 	"perflab/internal/capture"
 	"perflab/internal/ktrace"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 )
 
@@ -125,7 +126,7 @@ func (b *batch) collect() {
 		switch {
 		case p.err != nil:
 			b.cpuNote = "the CPU profile failed: " + p.err.Error()
-			b.degrade(b.cpuNote)
+			b.degrade(runfmt.Degradation{Profile: runfmt.ProfileCPU, Why: runfmt.DegradeFailed, Note: p.err.Error()})
 		case len(p.prof.Sample) == 0:
 			b.cpuNote = "perf recorded no sample of the program (it ran too briefly on a CPU)"
 			b.warn(b.cpuNote)
@@ -142,9 +143,9 @@ func (b *batch) collect() {
 }
 
 // degrade records a profile the run needed and does not have.
-func (b *batch) degrade(msg string) {
-	b.run.DegradedReasons = append(b.run.DegradedReasons, msg)
-	b.cfg.Log("warning: " + msg)
+func (b *batch) degrade(d runfmt.Degradation) {
+	b.run.Degradations = append(b.run.Degradations, d)
+	b.cfg.Log("warning: " + report.DegradationText(b.run, d))
 }
 
 // selfCPU is perflab's own CPU time so far (all its threads).

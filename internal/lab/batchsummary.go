@@ -130,10 +130,7 @@ func (b *batch) quality(ts *runfmt.TargetSummary) *runfmt.Quality {
 		return nil
 	}
 	q := target.Assess(target.QualityInput{Machine: w, Service: ts})
-	if q.Verdict == runfmt.QualityNoisy { // in a batch program's terms
-		q.Invalid, q.Valid = []string{"wall time", "cores busy"}, []string{"CPU time (within a few percent)", target.ProfileSharesValid}
-		q.Summary = "NOISY — " + strings.Join(q.Reasons, "; ") + "; the wall time and the cores busy are inflated or held back, the CPU time far less"
-	}
+	target.AsBatch(&q)
 	return &q
 }
 
@@ -337,13 +334,13 @@ func (b *batch) finish(ctx context.Context, err error) (*Result, error) {
 	bt.Interrupted = errors.Is(err, ErrInterrupted)
 	switch {
 	case err != nil:
-		b.run.Status, b.run.PartialReason = runfmt.StatusPartial, oneLine(err.Error())
-	case len(b.run.DegradedReasons) > 0:
+		b.run.Status, b.run.PartialKind, b.run.PartialReason = runfmt.StatusPartial, partialKind(err, b.run.Target), oneLine(err.Error())
+	case len(b.run.Degradations) > 0:
 		b.run.Status = runfmt.StatusDegraded
 	}
 	res := &Result{Run: b.run, Dir: b.dir}
 	if werr := runfmt.WriteFile(b.dir, b.run); werr != nil {
-		b.run.Status, b.run.PartialReason = runfmt.StatusPartial, oneLine("not saved: "+werr.Error())
+		b.run.Status, b.run.PartialKind, b.run.PartialReason = runfmt.StatusPartial, runfmt.PartialNotSaved, oneLine("not saved: "+werr.Error())
 		return res, &SaveError{Path: filepath.Join(b.dir, runfmt.FileName), Err: werr}
 	}
 	if rerr := b.writeReport(); rerr != nil {

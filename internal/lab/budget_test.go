@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"perflab/internal/labtest"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
@@ -46,7 +47,7 @@ func TestHalfCoreBudgetSaturated(t *testing.T) {
 		r := readRun(t, res)
 		ts = r.Target
 		if ts.CPUCoresMean < 0.47 && r.Quality.Noisy() {
-			return fmt.Sprintf("other processes left the service %.3f cores of its 0.5 (%s)", ts.CPUCoresMean, r.Quality.Summary)
+			return fmt.Sprintf("other processes left the service %.3f cores of its 0.5 (%s)", ts.CPUCoresMean, report.QualityLine(r.Quality))
 		}
 		return ""
 	})

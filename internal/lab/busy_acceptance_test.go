@@ -50,9 +50,9 @@ func TestAcceptanceBusyMachine(t *testing.T) {
 			if q == nil {
 				t.Fatal("no quality block")
 			}
-			t.Logf("quality: %s", q.Summary)
-			if !q.Noisy() || !strings.HasPrefix(q.Summary, "NOISY") {
-				t.Errorf("quality %q %q beside two CPU-bound processes; want noisy", q.Verdict, q.Summary)
+			t.Logf("quality: %s", report.QualityLine(q))
+			if !q.Noisy() || len(q.Causes) == 0 {
+				t.Errorf("quality %q %q beside two CPU-bound processes; want noisy, with its causes", q.Verdict, q.Causes)
 			}
 			for _, pid := range pids {
 				if !slices.ContainsFunc(q.TopOther, func(p runfmt.ProcessCPU) bool { return p.PID == pid }) {

@@ -20,11 +20,11 @@ func (s *session) profilingSummary() *runfmt.Profiling {
 	pr.Measuring = analysis.MeasuringOf(s.prof.Profile(runfmt.ProfileCPU), s.prof.Profile(runfmt.ProfileAllocs), s.prof.Profile(runfmt.ProfileGoroutine), s.run.PerRequestCount())
 	if st := s.cpuStacks(); st != nil {
 		// The profiler's own record of its stacks (how perf unwound them)
-		// decides; its note already says it at the top.
-		reach.Reach, reach.Reason, reach.Remedy = st.Reach, st.Reason, st.Remedy
+		// decides; the profiling notes say it at the top.
+		reach = st.StackReach
 	}
 	if !reach.Reach {
-		pr.StacksUnreachable, pr.StacksRemedy = reach.Reason, reach.Remedy
+		pr.StackReach = &reach
 	}
 	return pr
 }

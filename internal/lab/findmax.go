@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 	"perflab/internal/units"
@@ -151,7 +152,7 @@ func (s *session) probeCapacity(ctx context.Context) (float64, error) {
 		return 0, s.errExited("the capacity probe")
 	}
 	if r.Requests == 0 || r.Errors == r.Requests {
-		return 0, fmt.Errorf("the capacity probe got no successful response (%s)", mainKind(r))
+		return 0, fmt.Errorf("the capacity probe got no successful response (%s)", report.MainErrorKind(r))
 	}
 	return r.RPS, ctx.Err()
 }

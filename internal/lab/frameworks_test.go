@@ -30,7 +30,6 @@ import (
 	"perflab/internal/labtest"
 	"perflab/internal/load"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
 )
 
 // framework is one test service under one framework.
@@ -397,8 +396,8 @@ func overCountedShares(t *testing.T, r *runfmt.Run) bool {
 	if r.Profiling == nil || !runfmt.OverCounted(r.Profiling.Coverage, 1) {
 		return false
 	}
-	if r.Quality.Noisy() && !slices.ContainsFunc(r.Quality.Invalid, func(s string) bool { return strings.HasPrefix(s, target.ProfileSharesValid+" (") }) {
-		t.Errorf("the profile stood for %.1f× the CPU measured and the noisy run's invalid figures are %q; want its profile shares among them", r.Profiling.Coverage, r.Quality.Invalid)
+	if q := r.Quality; q.Noisy() && (q.Trusts(runfmt.RunProfileShares) || q.ProfileOverMeasured == 0) {
+		t.Errorf("the profile stood for %.1f× the CPU measured and the noisy run's distorted figures are %q; want its profile shares among them", r.Profiling.Coverage, r.Quality.Distorted)
 	}
 	return true
 }

@@ -9,6 +9,7 @@ import (
 	"perflab/internal/analysis"
 	"perflab/internal/ktrace"
 	"perflab/internal/ledger"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 )
 
@@ -117,8 +118,8 @@ func (s *session) cpuInput() ledger.CPU {
 	// The workers' start-up is measured from their processes: it is kept
 	// when the profile is not the verdict.
 	start := time.Duration(pr.UnsampledStartCPUSeconds * float64(time.Second))
-	if pr.NotRepresentative != "" {
-		return ledger.CPU{NotProfiled: pr.NotRepresentative, UnsampledStart: start}
+	if nr := report.NotRepresentativeText(pr); nr != "" {
+		return ledger.CPU{NotProfiled: nr, UnsampledStart: start}
 	}
 	return ledger.CPU{Profiled: time.Duration(pr.ProfileCPUSeconds * float64(time.Second)), Shares: analysis.CPUOwnerShares(cpu, s.userCode()),
 		UnsampledStart: start}

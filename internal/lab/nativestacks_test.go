@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"bytes"
 	"cmp"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"perflab/internal/capture"
 	"perflab/internal/labtest"
 	"perflab/internal/ownership"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 )
 
@@ -82,24 +84,19 @@ func TestAcceptanceStrippedBinary(t *testing.T) {
 	}
 	r, _, _ := runAxumapp(t, bin)
 	st := cpuStacks(t, r)
-	if st.Reach || st.Reason == "" || !strings.Contains(st.Remedy, "strip") || len(st.Modules) == 0 || st.Modules[0].Module != "axumapp" {
-		t.Errorf("stacks of a stripped binary %+v; want them not to reach user code, why, a remedy keeping symbols, axumapp first by module", st)
+	remedy := report.ReachRemedy(&st.StackReach)
+	if st.Reach || st.Why == "" || !strings.Contains(remedy, "strip") || len(st.Modules) == 0 || st.Modules[0].Module != "axumapp" {
+		t.Errorf("stacks of a stripped binary %+v; want them not to reach user code, why, a remedy keeping symbols (%q), axumapp first by module", st, remedy)
 	}
-	var notes []string
-	if r.Profiling != nil {
-		notes = r.Profiling.Notes
+	var b bytes.Buffer
+	if err := report.WriteVerdict(&b, r, ""); err != nil {
+		t.Fatal(err)
 	}
-	said := 0
-	for _, n := range notes {
-		if strings.Contains(n, "do not reach your code") {
-			said++
-			if !strings.Contains(n, st.Remedy) || !strings.Contains(n, "CPU by module: axumapp") {
-				t.Errorf("note %q; want the remedy and the CPU by module", n)
-			}
-		}
-	}
-	if said != 1 || !strings.Contains(notes[0], "do not reach your code") {
-		t.Errorf("notes %q; want the stacks said once, first", notes)
+	verdict := strings.Join(strings.Fields(b.String()), " ")
+	_, first, _ := strings.Cut(verdict, "Profiling: ")
+	if n := strings.Count(verdict, "do not reach your code"); n != 1 || !strings.HasPrefix(first, "the stacks do not reach your code") ||
+		!strings.Contains(first, remedy) || !strings.Contains(first, "CPU by module: axumapp") {
+		t.Errorf("the verdict says the stacks %d times; want once, first among the profiling notes, with the remedy and the CPU by module:\n%s", n, verdict)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"perflab/internal/analysis"
 	"perflab/internal/labtest"
 	"perflab/internal/profiling"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 )
 
@@ -177,7 +178,7 @@ func runCluster(t *testing.T, cfg Config) (*runfmt.Run, string) {
 		r, dir := runAcceptance(t, cfg)
 		first, pct := firstUserFunc(r)
 		t.Logf("run %d: status %s, first user function %s at %.1f%% of the profile; the profile stands for %.2f× the CPU measured; %s",
-			attempt, r.Status, first, pct, r.Profiling.Coverage, r.Quality.Summary)
+			attempt, r.Status, first, pct, r.Profiling.Coverage, report.QualityLine(r.Quality))
 		if first == "hashPassword" && pct >= 80 {
 			return r, dir
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/files"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/stacks"
 )
@@ -79,8 +80,8 @@ func pgoInput(res *Result) (*profile.Profile, error) {
 	ref, ok := r.SavedProfile(runfmt.ProfileCPU)
 	if !ok {
 		why := "the run took none"
-		if len(r.DegradedReasons) > 0 {
-			why = r.DegradedReasons[0]
+		if len(r.Degradations) > 0 {
+			why = report.DegradationText(r, r.Degradations[0])
 		}
 		return nil, fmt.Errorf("no CPU profile (%s)", why)
 	}

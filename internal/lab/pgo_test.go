@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"perflab/internal/labtest"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/stacks"
 	"perflab/internal/target"
@@ -103,7 +104,7 @@ func samplesOf(t *testing.T, res *Result) int64 {
 	t.Helper()
 	ref, ok := res.Run.SavedProfile(runfmt.ProfileCPU)
 	if !ok {
-		t.Fatalf("run %s saved no CPU profile: %v", res.Run.ID, res.Run.DegradedReasons)
+		t.Fatalf("run %s saved no CPU profile: %s", res.Run.ID, report.DegradedText(res.Run))
 	}
 	return profileSamples(t, filepath.Join(res.Dir, ref.File))
 }

@@ -19,9 +19,9 @@ type profileHost struct{ s *session }
 
 var _ profiling.Host = profileHost{}
 
-func (h profileHost) Warn(msg string)    { h.s.warn(msg) }
-func (h profileHost) Degrade(msg string) { h.s.degrade(msg) }
-func (h profileHost) Dir() string        { return h.s.dir }
+func (h profileHost) Warn(msg string)              { h.s.warn(msg) }
+func (h profileHost) Degrade(d runfmt.Degradation) { h.s.degrade(d) }
+func (h profileHost) Dir() string                  { return h.s.dir }
 
 // AddProfile lists a saved profile in the run; capture goroutines call it.
 func (h profileHost) AddProfile(ref runfmt.ProfileRef) {

@@ -66,8 +66,8 @@ func (s *session) profileOnly(ctx context.Context, window time.Duration) error {
 	p.After(fin)
 	if err == nil && p.Profile(runfmt.ProfileCPU) == nil {
 		err = errors.New("no CPU profile was captured (see the warnings)")
-		if r := s.degradedReasons(); len(r) > 0 {
-			err = errors.New("no CPU profile was captured: " + r[len(r)-1])
+		if why := s.lastDegradation(); why != "" {
+			err = errors.New("no CPU profile was captured: " + why)
 		}
 	}
 	return err

@@ -13,6 +13,7 @@ import (
 	"perflab/internal/load"
 	"perflab/internal/ownership"
 	"perflab/internal/profiling"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 	"perflab/internal/units"
@@ -99,19 +100,24 @@ func (s *session) warn(msg string) {
 }
 
 // degrade records a profile the run needed and does not have: the run is
-// then "degraded", with msg at the top of its verdict.
-func (s *session) degrade(msg string) {
+// then "degraded", with d at the top of its verdict.
+func (s *session) degrade(d runfmt.Degradation) {
 	s.mu.Lock()
-	s.run.DegradedReasons = append(s.run.DegradedReasons, msg)
+	s.run.Degradations = append(s.run.Degradations, d)
+	msg := report.DegradationText(s.run, d)
 	s.mu.Unlock()
 	s.cfg.Log("warning: " + msg)
 }
 
-// degradedReasons is a copy of the reasons recorded so far.
-func (s *session) degradedReasons() []string {
+// lastDegradation says the last degradation recorded so far; "" for
+// none.
+func (s *session) lastDegradation() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]string(nil), s.run.DegradedReasons...)
+	if n := len(s.run.Degradations); n > 0 {
+		return report.DegradationText(s.run, s.run.Degradations[n-1])
+	}
+	return ""
 }
 
 // startTarget launches or attaches to the service and waits until it answers.
@@ -374,24 +380,9 @@ func (s *session) warmup(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w during the warm-up", ErrInterrupted)
 	case r.Requests > 0 && r.Errors == r.Requests:
-		s.warn(fmt.Sprintf("every warm-up request failed (%s)", mainKind(r)))
+		s.warn(fmt.Sprintf("every warm-up request failed (%s)", report.MainErrorKind(r)))
 	}
 	return nil
-}
-
-// mainKind describes the load's most frequent error kind (ties by name,
-// so the same result always says the same): "97 refused: dial tcp ...".
-func mainKind(r *runfmt.LoadResult) string {
-	best, n := "", int64(-1)
-	for k, v := range r.ErrorKinds {
-		if v > n || v == n && k < best {
-			best, n = k, v
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf("%d %s: %s", n, best, r.ErrorSamples[best])
 }
 
 // measure runs the measured window: the load, with profiles captured over it.
@@ -437,13 +428,12 @@ func (s *session) measure(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w: the run covers what completed before Ctrl-C", ErrInterrupted)
 	case r.Requests == 0 && r.Unfinished > 0:
-		return fmt.Errorf("no request finished in the window: %d were still in flight at its end, the oldest for %s (the service does not answer)",
-			r.Unfinished, units.FormatMs(r.UnfinishedOldestMs))
+		return fmt.Errorf("%w in the window: %d were still in flight at its end, the oldest for %s (the service does not answer)",
+			errNoRequestFinished, r.Unfinished, units.FormatMs(r.UnfinishedOldestMs))
 	case r.Requests > 0 && r.Errors == r.Requests:
-		return fmt.Errorf("no request succeeded in the window: all %d failed (%s)", r.Requests, mainKind(r))
+		return fmt.Errorf("%w in the window: all %d failed (%s)", errNoRequestSucceeded, r.Requests, report.MainErrorKind(r))
 	case 2*r.Errors > r.Requests:
-		s.degrade(fmt.Sprintf("%s of the %d requests failed (%s): the figures are of a service that mostly did not answer as expected",
-			units.FormatPct(100*float64(r.Errors)/float64(r.Requests)), r.Requests, mainKind(r)))
+		s.degrade(runfmt.Degradation{Why: runfmt.DegradeRequestsFailed})
 	case r.Unfinished*100 > r.Requests:
 		s.warn(fmt.Sprintf("%d requests (%s of those that finished) were still in flight when the window ended, the oldest for %s: the latency figures leave them out",
 			r.Unfinished, units.FormatPct(100*float64(r.Unfinished)/float64(r.Requests)), units.FormatMs(r.UnfinishedOldestMs)))

@@ -28,7 +28,7 @@ func (e *SaveError) Unwrap() error { return e.Err }
 func (s *session) save(runErr error) error {
 	path := filepath.Join(s.dir, runfmt.FileName)
 	if err := runfmt.WriteFile(s.dir, s.run); err != nil {
-		s.run.Status = runfmt.StatusPartial
+		s.run.Status, s.run.PartialKind = runfmt.StatusPartial, runfmt.PartialNotSaved
 		s.run.PartialReason = oneLine("not saved: " + err.Error())
 		return &SaveError{Path: path, Err: err}
 	}

@@ -8,7 +8,9 @@ import (
 
 	"perflab/internal/findings"
 	"perflab/internal/profiling"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
+	"perflab/internal/target"
 )
 
 // withSession runs body with a started service, stops the service, calls
@@ -93,11 +95,11 @@ func (s *session) setStatus(ctx context.Context, err error) error {
 	}
 	switch {
 	case err != nil:
-		s.run.Status, s.run.PartialReason = runfmt.StatusPartial, oneLine(err.Error())
+		s.run.Status, s.run.PartialKind, s.run.PartialReason = runfmt.StatusPartial, partialKind(err, s.run.Target), oneLine(err.Error())
 	case s.run.Stuck != nil:
-		err = fmt.Errorf("%w: %s", ErrStuck, s.run.Stuck.Reason)
-		s.run.Status, s.run.PartialReason = runfmt.StatusStuck, oneLine(err.Error())
-	case len(s.run.DegradedReasons) > 0:
+		err = fmt.Errorf("%w: %s", ErrStuck, prose.StuckReason(s.run.Stuck).Text())
+		s.run.Status, s.run.PartialKind, s.run.PartialReason = runfmt.StatusStuck, runfmt.PartialStuck, oneLine(err.Error())
+	case len(s.run.Degradations) > 0:
 		s.run.Status = runfmt.StatusDegraded
 	}
 	return err
@@ -106,3 +108,35 @@ func (s *session) setStatus(ctx context.Context, err error) error {
 // ErrStuck is the error of a run whose service stopped answering in the
 // window: what was measured is saved, with where its threads waited.
 var ErrStuck = errors.New("the service stopped answering")
+
+// The errors of a window none of whose requests finished, or succeeded.
+var (
+	errNoRequestFinished  = errors.New("no request finished")
+	errNoRequestSucceeded = errors.New("no request succeeded")
+)
+
+// partialKind is why a run that ended with err stopped, where perflab
+// knows it (t, the service's summary, says whether the kernel's OOM
+// killer ended it).
+func partialKind(err error, t *runfmt.TargetSummary) runfmt.PartialKind {
+	var exited *ServiceExitError
+	switch {
+	case errors.Is(err, ErrInterrupted):
+		return runfmt.PartialInterrupted
+	case t != nil && t.OOMKilled:
+		return runfmt.PartialOOMKilled
+	case errors.Is(err, ErrStuck):
+		return runfmt.PartialStuck
+	case errors.As(err, &exited):
+		return runfmt.PartialExited
+	case errors.Is(err, target.ErrExitedBeforeReady):
+		return runfmt.PartialExitedBeforeReady
+	case errors.Is(err, target.ErrNotReady):
+		return runfmt.PartialNotReady
+	case errors.Is(err, errNoRequestFinished):
+		return runfmt.PartialNoRequestFinished
+	case errors.Is(err, errNoRequestSucceeded):
+		return runfmt.PartialNoRequestSucceeded
+	}
+	return runfmt.PartialFailed
+}

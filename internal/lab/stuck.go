@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"perflab/internal/load"
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 	"perflab/internal/units"
@@ -98,7 +99,8 @@ func (w *stuckWatch) watch(a *load.Attacker) {
 			if n <= 0 || stalled < w.stall(p) {
 				continue
 			}
-			what := fmt.Sprintf("no request finished for %s with %d in flight", units.FormatMs(float64(stalled.Milliseconds())), n)
+			why := runfmt.Stuck{Kind: runfmt.StuckNoRequestFinished, StalledS: float64(stalled.Milliseconds()) / 1000, InFlight: n}
+			what := prose.StuckReason(&why).Text()
 			if wait, ok := w.starved(now.Add(-stalled), now); ok {
 				// Held off the CPU, not stuck: said once, and watched on.
 				if !c.starvedSaid {
@@ -108,7 +110,7 @@ func (w *stuckWatch) watch(a *load.Attacker) {
 				c.restart(now)
 				continue
 			}
-			w.take(w.ctx, what, n)
+			w.take(w.ctx, why)
 			return
 		}
 	}
@@ -216,21 +218,23 @@ func (w *stuckWatch) finish(r *runfmt.LoadResult, exited bool) {
 	// After Ctrl-C too: a hung service is when one presses it.
 	ctx, cancel := w.s.finishing(w.ctx)
 	defer cancel()
-	w.take(ctx, fmt.Sprintf("the window ended with %d requests unfinished and %d finished", r.Unfinished, r.Requests), r.Unfinished)
+	w.take(ctx, runfmt.Stuck{Kind: runfmt.StuckWindowEnded, InFlight: r.Unfinished, Finished: r.Requests})
 }
 
-// take takes the snapshot, within Config.SnapshotTimeout, and records it.
-func (w *stuckWatch) take(ctx context.Context, reason string, inFlight int64) {
+// take takes the snapshot, within Config.SnapshotTimeout, and records it
+// with why (its kind and figures).
+func (w *stuckWatch) take(ctx context.Context, why runfmt.Stuck) {
 	w.taken = true
 	w.mu.Lock()
 	at := time.Since(w.started)
 	w.mu.Unlock()
 	s := w.s
-	s.cfg.Log("requests stopped finishing (" + reason + "): reading every thread's stack")
+	s.cfg.Log("requests stopped finishing (" + prose.StuckReason(&why).Text() + "): reading every thread's stack")
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.SnapshotTimeout)
 	defer cancel()
 	start := time.Now()
-	st := &runfmt.Stuck{Reason: reason, InFlight: inFlight, AtS: at.Seconds()}
+	st := &why
+	st.AtS = at.Seconds()
 	snaps := s.readStacks(ctx, st)
 	st.Seconds = time.Since(start).Seconds()
 	if ctx.Err() != nil {

@@ -85,8 +85,8 @@ func TestAcceptanceStuckGo(t *testing.T) {
 	if r.Status != runfmt.StatusStuck || !strings.Contains(r.PartialReason, "stopped answering") {
 		t.Errorf("status %s (%s); want stuck: the service stopped answering", r.Status, r.PartialReason)
 	}
-	if p := r.Profiling; p != nil && p.StacksUnreachable != "" {
-		t.Errorf("the profile of an idle service is said not to reach its code: %s", p.StacksUnreachable)
+	if p := r.Profiling; p != nil && p.StackReach != nil {
+		t.Errorf("the profile of an idle service is said not to reach its code: %+v", p.StackReach)
 	}
 	if r.Answer.First().Kind != runfmt.LimitStuck {
 		t.Errorf("limit %s; want stuck", r.Answer.First().Kind)

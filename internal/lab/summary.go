@@ -98,12 +98,12 @@ func (s *session) summarize() {
 // account for the CPU measured (its functions are not the verdict).
 func (s *session) verdictCPU() *profile.Profile {
 	cpu := s.prof.Profile(runfmt.ProfileCPU)
-	if s.run.Profiling != nil && s.run.Profiling.StacksUnreachable != "" {
+	if s.run.Profiling != nil && s.run.Profiling.StackReach != nil {
 		return nil // said at the top of the verdict: no finding is ranked from it
 	}
-	if s.run.Profiling != nil && s.run.Profiling.NotRepresentative != "" {
+	if s.run.Profiling != nil && s.run.Profiling.Unrepresentative != nil {
 		if cpu != nil && len(cpu.Sample) > 0 { // none: checkCPUProfile says so
-			s.degrade(s.run.Profiling.NotRepresentative)
+			s.degrade(runfmt.Degradation{Profile: runfmt.ProfileCPU, Why: runfmt.DegradeNotRepresentative})
 		}
 		return nil
 	}

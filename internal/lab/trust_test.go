@@ -199,8 +199,8 @@ func TestNoisyMachine(t *testing.T) {
 			t.Errorf("perflab or the service counted as another process: %+v (service %v, perflab %d)", o, r.Target.PIDs, os.Getpid())
 		}
 	}
-	if !q.Noisy() || !strings.HasPrefix(q.Summary, "NOISY") {
-		t.Errorf("quality %q %q; want noisy", q.Verdict, q.Summary)
+	if !q.Noisy() || len(q.Causes) == 0 {
+		t.Errorf("quality %q %q; want noisy", q.Verdict, q.Causes)
 	}
 	// Every other process counts, and the machine is shared: the spinners
 	// are a floor.
@@ -210,7 +210,7 @@ func TestNoisyMachine(t *testing.T) {
 	if slices.ContainsFunc(r.Findings, func(f runfmt.Finding) bool { return f.Kind == runfmt.FindingOffCPU }) {
 		t.Errorf("an off-cpu finding on a machine the spinners starve: %s", describeFindings(r.Findings))
 	}
-	t.Logf("quality: %s\nfindings: %s", q.Summary, describeFindings(r.Findings))
+	t.Logf("quality: %s\nfindings: %s", report.QualityLine(q), describeFindings(r.Findings))
 	var out bytes.Buffer
 	if err := report.WriteHeadline(&out, r); err != nil || !strings.HasPrefix(out.String(), "Measurement: NOISY — other processes used") {
 		t.Errorf("headline %q, %v", out.String(), err)
@@ -240,7 +240,7 @@ func TestIsolatedCPUsKeepCPUPerRequest(t *testing.T) {
 		t.Errorf("run.json config: service_cpus %q, load_cpus %q", isolated.Config.ServiceCPUs, isolated.Config.LoadCPUs)
 	}
 	b := isolated.Target.CPUMsPerRequest
-	t.Logf("CPU per request isolated beside the spinners: %.3f ms; %s", b, isolated.Quality.Summary)
+	t.Logf("CPU per request isolated beside the spinners: %.3f ms; %s", b, report.QualityLine(isolated.Quality))
 	// The burn is 1 ms of CPU whatever the machine does; net/http, the GC
 	// and the runtime add to it (0.10–0.15 ms here), a crowded machine a
 	// little more.
@@ -299,7 +299,7 @@ func TestDecoyPprofIsNotTheService(t *testing.T) {
 				t.Errorf("profile %s taken from a pprof endpoint: %+v", p.Type, p)
 			}
 		}
-		if len(r.Profiles) == 0 && len(r.DegradedReasons) == 0 {
+		if len(r.Profiles) == 0 && len(r.Degradations) == 0 {
 			t.Errorf("no profile and no reason: the service was not profiled at all")
 		}
 		why := "not profiling http://" + guess + ": " + guess + " is served by pid " + strconv.Itoa(owner)
@@ -324,7 +324,7 @@ func TestDecoyPprofIsNotTheService(t *testing.T) {
 			t.Fatal(err)
 		}
 		if r := readRun(t, res); !strings.Contains(strings.Join(r.Warnings, "\n"), "profiling it anyway (--force)") || len(r.Profiles) == 0 {
-			t.Errorf("--force: warnings %q, profiles %+v, degraded %q, status %s %s", r.Warnings, r.Profiles, r.DegradedReasons, r.Status, r.PartialReason)
+			t.Errorf("--force: warnings %q, profiles %+v, degraded %+v, status %s %s", r.Warnings, r.Profiles, r.Degradations, r.Status, r.PartialReason)
 		}
 	})
 	t.Run("profile --pid", func(t *testing.T) {
@@ -383,11 +383,11 @@ func TestSecondRunOnABusyPprofEndpointIsDegraded(t *testing.T) {
 	}
 	r := readRun(t, res)
 	r1 := readRun(t, <-first)
-	if r.Status != runfmt.StatusDegraded || !strings.Contains(strings.Join(r.DegradedReasons, " "), "already in use") {
-		t.Errorf("second run: status %s, reasons %q; want degraded, the CPU profile already in use", r.Status, r.DegradedReasons)
+	if r.Status != runfmt.StatusDegraded || len(r.Degradations) != 1 || r.Degradations[0].Profile != runfmt.ProfileCPU || !strings.Contains(r.Degradations[0].Note, "already in use") {
+		t.Errorf("second run: status %s, degradations %+v; want degraded, the CPU profile already in use", r.Status, r.Degradations)
 	}
 	if r1.Status != runfmt.StatusComplete {
-		t.Errorf("first run: status %s (%s %q)", r1.Status, r1.PartialReason, r1.DegradedReasons)
+		t.Errorf("first run: status %s (%s %+v)", r1.Status, r1.PartialReason, r1.Degradations)
 	}
 	var text bytes.Buffer
 	if err := report.WriteHeadline(&text, r); err != nil {

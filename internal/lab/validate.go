@@ -1,10 +1,7 @@
 package lab
 
 import (
-	"fmt"
-
 	"perflab/internal/runfmt"
-	"perflab/internal/units"
 )
 
 // Figures are validated before they are printed: one that cannot be true
@@ -23,7 +20,7 @@ func (s *session) checkTargetCPU(t *runfmt.TargetSummary) {
 	if t == nil || t.CPULimitCores <= 0 || t.CPUCoresMean <= t.CPULimitCores*(1+cpuOverBudgetSlack) {
 		return
 	}
-	s.degrade(fmt.Sprintf("measurement error: the service used %.2f cores on average, above its %g-core budget; its CPU figures are not trustworthy", t.CPUCoresMean, t.CPULimitCores))
+	s.degrade(runfmt.Degradation{Why: runfmt.DegradeOverBudget})
 }
 
 // checkCPUProfile flags a CPU profile with no samples of a service that
@@ -32,5 +29,5 @@ func (s *session) checkCPUProfile(samples int, t *runfmt.TargetSummary) {
 	if t == nil || samples > 0 || t.CPUSeconds < 0.1 {
 		return
 	}
-	s.degrade(fmt.Sprintf("the CPU profile has no samples while the service used %s of CPU", units.FormatMs(1000*t.CPUSeconds)))
+	s.degrade(runfmt.Degradation{Profile: runfmt.ProfileCPU, Why: runfmt.DegradeNoSamples})
 }

@@ -1,11 +1,9 @@
 package ownership
 
 import (
-	"fmt"
-
 	"github.com/google/pprof/profile"
 
-	"perflab/internal/units"
+	"perflab/internal/runfmt"
 )
 
 // Thresholds of the depth verdict.
@@ -43,20 +41,10 @@ type Depth struct {
 	// Shallow is the value of judged samples with at most ShallowFrames
 	// frames, NoUser of those without a frame of user code, Unnamed of
 	// those whose leaf no one could name.
-	Shallow int64   `json:"shallow"`
-	NoUser  int64   `json:"no_user"`
-	Unnamed int64   `json:"unnamed"`
-	Verdict Verdict `json:"verdict"`
-}
-
-// Verdict says whether a profile's stacks reach the user's code, and if
-// not, why and what to do.
-type Verdict struct {
-	Reach bool `json:"reach"`
-	// Reason is one sentence on what was seen; Remedy the exact flag or
-	// command that makes stacks reach user code.
-	Reason string `json:"reason,omitempty"`
-	Remedy string `json:"remedy,omitempty"`
+	Shallow int64             `json:"shallow"`
+	NoUser  int64             `json:"no_user"`
+	Unnamed int64             `json:"unnamed"`
+	Verdict runfmt.StackReach `json:"verdict"`
 }
 
 // Depth measures the depth of the profile's stacks, weighting each
@@ -88,7 +76,7 @@ func (c *Classified) Depth(p *profile.Profile, valueIndex int) Depth {
 		}
 	}
 	d.Median = median(d.Frames, d.Judged)
-	d.Verdict = c.m.verdict(d, c.m.binaryFacts(), c.seesLanguage(p, c.m.runtime()))
+	d.Verdict = c.m.verdict(d, c.seesLanguage(p, c.m.runtime()))
 	return d
 }
 
@@ -157,60 +145,56 @@ func median(buckets []int64, total int64) int {
 	return len(buckets) - 1
 }
 
-// binaryFacts summarises what the binaries read say about frame pointers
-// and symbols, for the verdict's reason.
-func (m *Model) binaryFacts() string {
+// binaryFacts puts in v what the binaries read say about frame pointers
+// and symbols: the first that lacks either.
+func (m *Model) binaryFacts(v *runfmt.StackReach) {
 	if m == nil {
-		return ""
+		return
 	}
 	for _, b := range m.spec.Binaries {
 		switch {
 		case !b.Symbols && b.Lang != LangGo:
-			return fmt.Sprintf("%s has no symbol table", b.Path)
+			v.Binary, v.NoSymbols = b.Path, true
+			return
 		case b.FramePointers == FramePointersNo:
-			return fmt.Sprintf("%s appears to be built without frame pointers (%s of its functions set one up; a heuristic)", b.Path, units.FormatPct(100*b.FramePointerShare))
+			v.Binary, v.FramePointerShare = b.Path, b.FramePointerShare
+			return
 		}
 	}
-	return ""
 }
 
-// verdict judges a depth for m's runtime.
-func (m *Model) verdict(d Depth, facts string, seesLang bool) Verdict {
+// verdict judges a depth for m's runtime: whether the stacks reach the
+// user's code, and if not, what was seen, with its figures, and what
+// makes them (the words are made where the verdict is shown).
+func (m *Model) verdict(d Depth, seesLang bool) runfmt.StackReach {
+	v := runfmt.StackReach{Reach: true, MedianFrames: d.Median}
 	if d.Judged <= 0 {
-		return Verdict{Reach: true}
+		return v
 	}
 	lang := m.runtime()
-	share := func(v int64) float64 { return float64(v) / float64(d.Judged) }
+	share := func(n int64) float64 { return float64(n) / float64(d.Judged) }
 	// py-spy and rbspy read whole stacks, and Go keeps frame pointers
 	// and unwinds its own: their shallow stacks are shallow code (or Go's
 	// runtime._ExternalCode for C code it cannot walk).
 	walked := lang != LangPython && lang != LangRuby && lang != LangGo
 	if walked && share(d.Shallow) >= ShallowShare {
-		r := fmt.Sprintf("%s of the samples have at most %d frames (median %d): the stacks stop before reaching your code", units.FormatPct(100*share(d.Shallow)), ShallowFrames, d.Median)
-		if facts != "" {
-			r += "; " + facts
-		}
-		return Verdict{Reason: r, Remedy: UnwindRemedy(lang)}
+		v.Reach, v.Why, v.Share, v.ShallowFrames, v.Lang, v.Fix = false, runfmt.ReachShallow, share(d.Shallow), ShallowFrames, lang, runfmt.FixUnwind
+		m.binaryFacts(&v)
+		return v
 	}
 	if share(d.NoUser) < NoUserShare {
-		return Verdict{Reach: true}
+		return v
 	}
+	v.Reach, v.Share, v.Lang = false, share(d.NoUser), lang
 	switch {
 	case !seesLang && (lang == LangPython || lang == LangRuby || lang == LangNode || lang == LangJVM):
-		return Verdict{
-			Reason: fmt.Sprintf("%s of the samples have no frame of your code: perf sees the %s runtime, not the code it runs", units.FormatPct(100*share(d.NoUser)), lang),
-			Remedy: NamingRemedy(lang),
-		}
+		v.Why, v.Fix = runfmt.ReachRuntimeOnly, runfmt.FixNaming
 	case share(d.Unnamed) >= ShallowShare:
-		return Verdict{
-			Reason: fmt.Sprintf("%s of the samples have no frame of your code and %s end in code no one could name", units.FormatPct(100*share(d.NoUser)), units.FormatPct(100*share(d.Unnamed))),
-			Remedy: NamingRemedy(lang),
-		}
+		v.Why, v.UnnamedShare, v.Fix = runfmt.ReachUnnamed, share(d.Unnamed), runfmt.FixNaming
+	default:
+		v.Why, v.Fix = runfmt.ReachNotUserCode, runfmt.FixUserCode
 	}
-	return Verdict{
-		Reason: fmt.Sprintf("%s of the samples have no frame of what perflab takes for your code", units.FormatPct(100*share(d.NoUser))),
-		Remedy: "say which code is yours: --user-code REGEX (matched against function names and files), or --src DIR (the project's directory)",
-	}
+	return v
 }
 
 // UnwindRemedy is what makes a runtime's stacks walkable by perf.

@@ -77,14 +77,6 @@ func TestLabelsAndRemedies(t *testing.T) {
 			t.Errorf("%+v.Label() = %q, want %q", tc.c, got, tc.want)
 		}
 	}
-	for _, lang := range []string{LangGo, LangJVM, LangNode, LangPython, LangRuby} {
-		if WorkRemedy(GC, lang) == "" {
-			t.Errorf("no remedy for %s's GC", lang)
-		}
-	}
-	if WorkRemedy(JIT, LangJVM) == "" || WorkRemedy(Interpreter, LangPython) == "" || WorkRemedy(NoWork, LangGo) != "" {
-		t.Error("remedies for JIT, interpreter and no work")
-	}
 	for _, lang := range []string{LangRust, LangNative, LangJVM, LangNode} {
 		if UnwindRemedy(lang) == "" || NamingRemedy(lang) == "" {
 			t.Errorf("no remedy for %s", lang)

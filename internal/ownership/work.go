@@ -122,45 +122,6 @@ var jvmGCThreads = []string{
 	"Shenandoah", "Parallel GC", "Conc GC", "ConcurrentMark",
 }
 
-// WorkRemedy says what to do about a share of a runtime's own work, for
-// the service's runtime lang; "" when there is nothing specific to say.
-func WorkRemedy(w Work, lang string) string {
-	switch w {
-	case JIT:
-		switch lang {
-		case LangJVM:
-			return "the JIT compiles while the service warms up: measure after a longer warm-up (--warmup); a share that stays means methods are recompiled (deoptimised) again and again, which -XX:+PrintCompilation shows"
-		case LangNode:
-			return "V8 compiles while the service warms up: measure after a longer warm-up (--warmup); a share that stays means functions are deoptimised and reoptimised, which node --trace-deopt shows"
-		}
-	case GC:
-		switch lang {
-		case LangGo:
-			return "allocate less per request (see the allocating lines), or trade memory for CPU: GOGC higher, GOMEMLIMIT as the ceiling"
-		case LangJVM:
-			return "allocate less per request, or give the heap room: -Xms equal to -Xmx, and a collector for the goal (-XX:+UseParallelGC for throughput, -XX:+UseZGC for pauses)"
-		case LangNode:
-			return "allocate less per request, or enlarge the young generation so fewer objects are scavenged: node --max-semi-space-size=64"
-		case LangPython:
-			return "create fewer container objects per request; after start-up, gc.freeze() keeps long-lived objects out of collections"
-		case LangRuby:
-			return "allocate fewer objects per request; GC.stat and RUBY_GC_HEAP_* variables tune the heap"
-		}
-	case Interpreter:
-		switch lang {
-		case LangPython:
-			return "CPython runs code perf cannot name: profile with py-spy to see which Python functions"
-		case LangJVM:
-			return "methods still run in the interpreter: measure after a longer warm-up (--warmup)"
-		case LangNode:
-			return "functions still run in V8's interpreter: measure after a longer warm-up, and start node with --interpreted-frames-native-stack to name them"
-		case LangRuby:
-			return "the Ruby VM runs code perf cannot name: profile with rbspy to see which methods"
-		}
-	}
-	return ""
-}
-
 // ReportedWork lists the runtime's own work a run of the runtime lang
 // always reports, with its share of the CPU or why the profile cannot
 // tell it: the JVM's JIT compiler, collector and interpreter. Nil for the

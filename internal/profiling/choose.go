@@ -41,11 +41,11 @@ func (p *Set) choose(ctx context.Context) (*Profiler, error) {
 		c.Log("profiling through " + base + "/debug/pprof/")
 		return e, nil
 	case forced != nil:
-		p.host.Degrade("no net/http/pprof endpoint of the service found: no profiles (give --pprof URL)")
+		p.host.Degrade(runfmt.Degradation{Why: runfmt.DegradeNoEndpoint})
 		return nil, nil
 	case p.host.Service() == nil:
 		if c.Pprof == "" {
-			p.host.Degrade("no net/http/pprof endpoint of the service found and no process to sample: no profiles (give --pprof URL or --pid)")
+			p.host.Degrade(runfmt.Degradation{Why: runfmt.DegradeNothingToSample})
 		}
 		return nil, nil
 	}

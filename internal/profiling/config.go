@@ -71,7 +71,7 @@ type Host interface {
 	// Warn records a warning in the run.
 	Warn(msg string)
 	// Degrade records a profile the run needed and does not have.
-	Degrade(msg string)
+	Degrade(d runfmt.Degradation)
 	// AddProfile lists a profile saved in the run directory.
 	AddProfile(ref runfmt.ProfileRef)
 	// Dir is the run directory.

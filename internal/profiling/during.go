@@ -2,9 +2,12 @@ package profiling
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
+	"perflab/internal/capture"
 	"perflab/internal/runfmt"
 )
 
@@ -93,7 +96,7 @@ func (p *Set) recordTree(ctx context.Context, wg *sync.WaitGroup, window time.Du
 func (p *Set) sample(ctx context.Context, d time.Duration) {
 	prof, err := p.tree.run(ctx, d)
 	if err != nil {
-		p.cpuFailed(ctx, "the CPU profile failed: "+string(p.Chosen())+": "+err.Error())
+		p.cpuFailed(ctx, fmt.Errorf("%s: %w", p.Chosen(), err))
 		return
 	}
 	p.used = p.tree.source()
@@ -104,7 +107,7 @@ func (p *Set) sample(ctx context.Context, d time.Duration) {
 func (p *Set) recordEndpoint(ctx context.Context, window time.Duration) {
 	prof, _, err := p.chosen.Recorder.Record(ctx, Job{Endpoint: p.base, Window: window, Log: p.cfg.Log})
 	if err != nil {
-		p.cpuFailed(ctx, "the CPU profile failed: "+err.Error())
+		p.cpuFailed(ctx, err)
 		return
 	}
 	p.keep(runfmt.ProfileCPU, prof)
@@ -114,10 +117,14 @@ func (p *Set) recordEndpoint(ctx context.Context, window time.Duration) {
 // cpuFailed records a CPU profile that did not come: the run is degraded,
 // unless the window itself was cut short (the run is then partial, and the
 // profile's end is a consequence, not a cause).
-func (p *Set) cpuFailed(ctx context.Context, msg string) {
+func (p *Set) cpuFailed(ctx context.Context, err error) {
 	if ctx.Err() != nil {
-		p.host.Warn(msg)
+		p.host.Warn("the CPU profile failed: " + err.Error())
 		return
 	}
-	p.host.Degrade(msg)
+	why := runfmt.DegradeFailed
+	if errors.Is(err, capture.ErrTimeout) {
+		why = runfmt.DegradeTimedOut
+	}
+	p.host.Degrade(runfmt.Degradation{Profile: runfmt.ProfileCPU, Why: why, Note: err.Error()})
 }

@@ -51,9 +51,6 @@ type Set struct {
 	// stacks says whether the CPU profile's stacks reach user code, once
 	// After judged them (a profile perf recorded).
 	stacks *runfmt.Stacks
-	// sayStacks says the run's notes speak of stacks that do not reach
-	// user code (native code's; see judgeStacks).
-	sayStacks bool
 }
 
 // New is the profiles of one run, for host, as cfg says.
@@ -145,9 +142,9 @@ func (p *Set) After(ctx context.Context) {
 		e.after(ctx, p)
 	}
 	if cpu := p.Profile(runfmt.ProfileCPU); p.tree != nil && cpu != nil {
-		st, native := p.judgeStacks(cpu)
+		st := p.judgeStacks(cpu)
 		p.mu.Lock()
-		p.stacks, p.sayStacks = st, native
+		p.stacks = st
 		p.mu.Unlock()
 		p.save(runfmt.ProfileCPU, nil, cpu)
 	}

@@ -12,7 +12,6 @@ import (
 
 	own "perflab/internal/ownership"
 	"perflab/internal/runfmt"
-	"perflab/internal/units"
 )
 
 // maxModules bounds the modules listed when stacks do not reach user code.
@@ -22,51 +21,55 @@ const maxModules = 8
 // reach the user's code (ownership's depth verdict over the executables
 // of the processes perf sampled, the project root and --user-code), how
 // perf walked them, and, when they do not, the CPU per module. Nil when
-// perf recorded none of it. native says a process perf sampled is native
-// code (Rust, C, C++), whose stacks the run's notes speak of: the notes
-// of a JIT's or an interpreter's say what perf needs to name its code.
-func (p *Set) judgeStacks(cpu *profile.Profile) (st *runfmt.Stacks, native bool) {
+// perf recorded none of it.
+func (p *Set) judgeStacks(cpu *profile.Profile) *runfmt.Stacks {
 	if p.tree == nil || !p.used.Has(runfmt.ProfilerPerf) {
-		return nil, false
+		return nil
 	}
 	var pids []int
 	for _, pp := range p.tree.processes() {
 		if pp.Profiler == runfmt.ProfilerPerf {
 			pids = append(pids, pp.PID)
-			native = native || pp.Runtime == runfmt.RuntimeNative
 		}
 	}
 	m, err := own.Detect(own.Inputs{PIDs: pids, Root: p.cfg.Src, UserCode: p.cfg.UserCode})
 	if err != nil {
-		return nil, false // an invalid --user-code was refused where it was parsed
+		return nil // an invalid --user-code was refused where it was parsed
 	}
 	ci := cpuIndex(cpu)
 	d := m.ClassifyProfile(cpu).Depth(cpu, ci)
 	u := p.tree.unwinding()
-	st = &runfmt.Stacks{Reach: d.Verdict.Reach, Reason: d.Verdict.Reason, Remedy: d.Verdict.Remedy,
-		Unwind: u.how, DWARFStackBytes: u.stackBytes, UnwindWhy: u.why, MedianFrames: d.Median}
+	st := &runfmt.Stacks{StackReach: d.Verdict, Unwind: u.how, DWARFStackBytes: u.stackBytes, UnwindWhy: u.why}
 	if d.Judged > 0 {
 		st.ShallowShare = math.Round(1e4*float64(d.Shallow)/float64(d.Judged)) / 1e4
 	}
 	if !st.Reach {
-		st.Remedy = withSymbols(m.Spec().Binaries, st.Remedy)
+		st.SymbolsLang = symbolsFirst(m.Spec().Binaries, &st.StackReach)
 		st.Modules = moduleCPU(cpu, ci)
 	}
-	return st, native
+	return st
 }
 
-// withSymbols puts first in remedy what a stripped native binary needs:
-// its symbol table, without which no frame can be named however deep the
-// stacks are.
-func withSymbols(bins []own.Binary, remedy string) string {
+// symbolsFirst is the language of a stripped native binary, whose symbol
+// table the remedy puts first (no frame can be named without it however
+// deep the stacks are); "" when there is none, or when v's remedy is
+// already to keep the symbols (naming native code).
+func symbolsFirst(bins []own.Binary, v *runfmt.StackReach) string {
+	if v.Fix == runfmt.FixNaming && !scriptLang(v.Lang) {
+		return ""
+	}
 	for _, b := range bins {
-		if b.Lang == own.LangRust || b.Lang == own.LangNative {
-			if !b.Symbols && !strings.Contains(remedy, "strip") {
-				return own.NamingRemedy(b.Lang) + "; and " + remedy
-			}
+		if (b.Lang == own.LangRust || b.Lang == own.LangNative) && !b.Symbols {
+			return b.Lang
 		}
 	}
-	return remedy
+	return ""
+}
+
+// scriptLang says whether lang's code is named by a perf map or its own
+// profiler rather than by a binary's symbols.
+func scriptLang(lang string) bool {
+	return lang == own.LangJVM || lang == own.LangNode || lang == own.LangPython || lang == own.LangRuby
 }
 
 // cpuIndex is the index of cpu/nanoseconds among p's sample types (the
@@ -126,21 +129,4 @@ func leafModule(s *profile.Sample) string {
 		return "[unknown]"
 	}
 	return filepath.Base(s.Location[0].Mapping.File)
-}
-
-// stacksNote is the run's note on stacks that do not reach the user's
-// code: why, the remedy, and the CPU per module; "" when they do.
-func stacksNote(st *runfmt.Stacks) string {
-	if st == nil || st.Reach {
-		return ""
-	}
-	var mods []string
-	for _, m := range st.Modules {
-		mods = append(mods, fmt.Sprintf("%s %s", m.Module, units.FormatPct(100*m.Share)))
-	}
-	n := "the stacks do not reach your code, so no function of yours can be ranked: " + st.Reason + "; " + st.Remedy
-	if len(mods) > 0 {
-		n += ". CPU by module: " + strings.Join(mods, ", ")
-	}
-	return n
 }

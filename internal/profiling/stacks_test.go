@@ -99,29 +99,26 @@ func TestModuleCPU(t *testing.T) {
 	}
 }
 
-func TestStacksNote(t *testing.T) {
-	if n := stacksNote(&runfmt.Stacks{Reach: true}); n != "" {
-		t.Errorf("note for stacks that reach: %q", n)
-	}
-	st := &runfmt.Stacks{Reason: "98% of the samples have at most 2 frames", Remedy: "keep symbols",
-		Modules: []runfmt.ModuleCPU{{Module: "app", Share: 0.78}, {Module: "libc.so.6", Share: 0.19}}}
-	n := stacksNote(st)
-	for _, want := range []string{"do not reach your code", st.Reason, st.Remedy, "CPU by module: app 78%, libc.so.6 19%"} {
-		if !strings.Contains(n, want) {
-			t.Errorf("note %q lacks %q", n, want)
-		}
-	}
-}
-
-func TestWithSymbols(t *testing.T) {
-	remedy := "rebuild with frame pointers"
+// TestSymbolsFirst: a stripped native binary's symbols come first in the
+// remedy of stacks that do not reach the user's code, unless the remedy
+// is already to keep them.
+func TestSymbolsFirst(t *testing.T) {
 	stripped := []own.Binary{{Path: "/srv/app", Lang: own.LangRust}}
-	if got := withSymbols(stripped, remedy); !strings.HasPrefix(got, own.NamingRemedy(own.LangRust)) || !strings.HasSuffix(got, remedy) {
-		t.Errorf("remedy for a stripped binary: %q", got)
+	unwind := runfmt.StackReach{Fix: runfmt.FixUnwind, Lang: own.LangRust}
+	if got := symbolsFirst(stripped, &unwind); got != own.LangRust {
+		t.Errorf("a stripped binary under an unwinding remedy: %q; want its symbols first", got)
+	}
+	naming := runfmt.StackReach{Fix: runfmt.FixNaming, Lang: own.LangRust}
+	if got := symbolsFirst(stripped, &naming); got != "" {
+		t.Errorf("a remedy that keeps the symbols already: %q", got)
+	}
+	jvm := runfmt.StackReach{Fix: runfmt.FixNaming, Lang: own.LangJVM}
+	if got := symbolsFirst(stripped, &jvm); got != own.LangRust {
+		t.Errorf("a JVM's perf map beside a stripped binary: %q; want its symbols first", got)
 	}
 	for _, bins := range [][]own.Binary{{{Path: "/srv/app", Lang: own.LangRust, Symbols: true}}, {{Path: "/srv/goapp", Lang: own.LangGo}}} {
-		if got := withSymbols(bins, remedy); got != remedy {
-			t.Errorf("remedy for %+v: %q; want %q", bins, got, remedy)
+		if got := symbolsFirst(bins, &unwind); got != "" {
+			t.Errorf("symbols first for %+v: %q", bins, got)
 		}
 	}
 }

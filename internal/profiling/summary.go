@@ -1,13 +1,11 @@
 package profiling
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/runfmt"
-	"perflab/internal/units"
 )
 
 // A CPU profile must account for at least minCoverage of the CPU the
@@ -28,12 +26,6 @@ const minExplainCPUSeconds = 0.05
 // not measured).
 func (p *Set) Summary(measured *runfmt.TargetSummary) *runfmt.Profiling {
 	pr := &runfmt.Profiling{}
-	p.mu.Lock()
-	say := p.sayStacks
-	p.mu.Unlock()
-	if n := stacksNote(p.Stacks()); n != "" && say {
-		pr.Notes = append(pr.Notes, n) // first: what the profile cannot say
-	}
 	unsampled, started := 0.0, 0
 	if t := p.tree; t != nil {
 		pr.Processes = t.processes()
@@ -60,39 +52,33 @@ func (p *Set) Summary(measured *runfmt.TargetSummary) *runfmt.Profiling {
 	if sampled := pr.SampledCPUSeconds(); sampled > 0 {
 		pr.Coverage = pr.ProfileCPUSeconds / sampled
 	}
-	pr.NotRepresentative = notRepresentative(pr, sampleCount(cpu), p.coverageHint(sampleCount(cpu)))
+	if representative(pr) {
+		return pr
+	}
+	pr.Unrepresentative = &runfmt.Unrepresentative{Samples: sampleCount(cpu)}
+	p.coverageHint(pr.Unrepresentative)
 	return pr
 }
 
-// notRepresentative says why pr's profile (of samples samples) cannot
-// explain the CPU measured that it could have sampled, or "" when it
-// can. The start-up of workers started during the window, before any
-// profiler could attach, is not asked of it: it is measured apart.
-func notRepresentative(pr *runfmt.Profiling, samples int64, hint string) string {
+// representative says whether pr's profile explains the CPU measured that
+// it could have sampled. The start-up of workers started during the
+// window, before any profiler could attach, is not asked of it: it is
+// measured apart.
+func representative(pr *runfmt.Profiling) bool {
 	profileCPU, measuredCPU, sampled := pr.ProfileCPUSeconds, pr.MeasuredCPUSeconds, pr.SampledCPUSeconds()
-	if measuredCPU < minExplainCPUSeconds || profileCPU > 0 && profileCPU >= minCoverage*sampled {
-		return ""
-	}
-	of, what := fmt.Sprintf("%.2f of %.2f CPU-seconds", profileCPU, measuredCPU), "the CPU measured"
-	if pr.UnsampledStartCPUSeconds > 0 {
-		of = fmt.Sprintf("%.2f of the %.2f CPU-seconds measured less %.2f of start-up before processes were sampled", profileCPU, measuredCPU, pr.UnsampledStartCPUSeconds)
-		what = "the CPU it could sample"
-	}
-	return fmt.Sprintf("the CPU profile accounts for %s of %s (%s, %d samples): "+
-		"it cannot say where the service's CPU went, so its functions are not the verdict%s",
-		units.FormatPct(100*profileCPU/max(sampled, 1e-9)), what, of, samples, hint)
+	return measuredCPU < minExplainCPUSeconds || profileCPU > 0 && profileCPU >= minCoverage*sampled
 }
 
 // fewSamples is a profile whose coverage sampling noise alone can halve.
 const fewSamples = 50
 
-// coverageHint says what to try when the profile (of samples samples)
-// misses most of the CPU.
-func (p *Set) coverageHint(samples int64) string {
+// coverageHint puts in u what to try when the profile misses most of the
+// CPU.
+func (p *Set) coverageHint(u *runfmt.Unrepresentative) {
 	switch {
 	case p.base != "":
-		return " (is the pprof endpoint the service's own, and does the service run more processes?)"
-	case samples < fewSamples:
+		u.Hint = runfmt.HintEndpoint
+	case u.Samples < fewSamples:
 		tool := p.chosen
 		if used := p.used.List(); len(used) > 0 {
 			tool, _ = p.reg.find(used[0])
@@ -100,9 +86,10 @@ func (p *Set) coverageHint(samples int64) string {
 		p.mu.Lock()
 		window := seconds(p.windowSecs)
 		p.mu.Unlock()
-		return fmt.Sprintf(" (sampled at %d Hz: raise --perf-hz or lengthen the window)", tool.rate(p.cfg.PerfHz, window))
+		u.Hint, u.HzSampled = runfmt.HintFewSamples, tool.rate(p.cfg.PerfHz, window)
+	default:
+		u.Hint = runfmt.HintProcesses
 	}
-	return " (see the processes in run.json's profiling block: were they all sampled?)"
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

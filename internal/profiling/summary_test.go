@@ -29,12 +29,8 @@ func TestNotRepresentative(t *testing.T) {
 		{0.0, 0.5, 0, true, 0.5},  // all start-up, no samples: still nothing to go on
 	} {
 		pr := &runfmt.Profiling{ProfileCPUSeconds: tc.profile, MeasuredCPUSeconds: tc.measured, UnsampledStartCPUSeconds: tc.unsampled}
-		got := notRepresentative(pr, tc.samples, "")
-		if (got != "") != tc.flagged {
-			t.Errorf("notRepresentative(%g of %g CPU-s, %d samples) = %q, want flagged %v", tc.profile, tc.measured, tc.samples, got, tc.flagged)
-		}
-		if got != "" && !strings.Contains(got, "not the verdict") {
-			t.Errorf("message %q does not say the functions are not the verdict", got)
+		if got := representative(pr); got == tc.flagged {
+			t.Errorf("representative(%g of %g CPU-s, %d samples) = %v, want flagged %v", tc.profile, tc.measured, tc.samples, got, tc.flagged)
 		}
 	}
 }

@@ -1,6 +1,10 @@
 package prose
 
-import "perflab/internal/runfmt"
+import (
+	"strconv"
+
+	"perflab/internal/runfmt"
+)
 
 // waitMinShare is the least share of a request's time the wall-time
 // rules name a wait for (package findings' waitMinShare): the words say
@@ -33,6 +37,10 @@ func offCPUDetail(v view, p *Prose) {
 	if len(ev.Noise) > 0 {
 		p.words(" The machine was noisy (")
 		p.join("; ", len(ev.Noise), func(i int) { p.words(ev.Noise[i]) })
+		p.words("): part of this may be CPU contention as well.")
+	} else if v.has(runfmt.FigOtherCores) || v.has(runfmt.FigStealCores) || v.has(runfmt.FigPerflabCores) {
+		p.words(" The machine was noisy (")
+		noiseText(v, p)
 		p.words("): part of this may be CPU contention as well.")
 	}
 	if len(ev.Phases) > 0 {
@@ -116,4 +124,36 @@ func sourceName(src runfmt.TimeSource) string {
 		return "kernel's scheduler events"
 	}
 	return string(src)
+}
+
+// noiseText says what made the machine noisy, from noiseFigures'
+// figures: "other processes used 1.46 of 2 cores (grpcapi[5469] 0.22);
+// the hypervisor took 0.30 cores (steal)".
+func noiseText(v view, p *Prose) {
+	var parts []func()
+	if v.has(runfmt.FigOtherCores) {
+		parts = append(parts, func() {
+			p.say("other processes used %v of %v cores", v.fig(runfmt.FigOtherCores), v.fig(runfmt.FigHostCores))
+			if ps := v.f.Evidence.Processes; len(ps) > 0 {
+				p.words(" (")
+				p.join(", ", len(ps), func(i int) {
+					p.say("%v %v", code(ps[i].Name+"["+strconv.Itoa(ps[i].PID)+"]"), quantity(runfmt.MeasureCores, ps[i].Cores))
+				})
+				p.words(")")
+			}
+		})
+	}
+	if v.has(runfmt.FigStealCores) {
+		parts = append(parts, func() { p.say("the hypervisor took %v cores (steal)", v.fig(runfmt.FigStealCores)) })
+	}
+	if v.has(runfmt.FigPerflabCores) {
+		parts = append(parts, func() {
+			if v.has(runfmt.FigGeneratorQueue) {
+				p.say("the load generator waited %v per request for a CPU (perflab used %v cores)", v.fig(runfmt.FigGeneratorQueue), v.fig(runfmt.FigPerflabCores))
+				return
+			}
+			p.say("the load generator waited for a CPU (perflab used %v cores)", v.fig(runfmt.FigPerflabCores))
+		})
+	}
+	p.join("; ", len(parts), func(i int) { parts[i]() })
 }

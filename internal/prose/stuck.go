@@ -42,11 +42,20 @@ func stuckTitle(v view, p *Prose) {
 }
 
 // stuckDetail is why the snapshot was taken, the groups that wait with
-// the biggest, and what the snapshot could not read.
+// the biggest, and what the snapshot could not read. A finding before
+// schema 5 has why as its first note.
 func stuckDetail(v view, p *Prose) {
 	notes := v.f.Evidence.Notes
-	if len(notes) > 0 {
+	switch {
+	case v.has(runfmt.FigInFlight):
+		var why Prose
+		stuckReason(v, &why)
+		why[0].Text = capitalize(why[0].Text)
+		*p = append(*p, why...)
+		p.words(".")
+	case len(notes) > 0:
 		p.words(capitalize(notes[0]) + ".")
+		notes = notes[1:]
 	}
 	gs := v.f.Evidence.Groups
 	if len(gs) > 0 && gs[0].Idle {
@@ -61,7 +70,7 @@ func stuckDetail(v view, p *Prose) {
 			p.words(".")
 		}
 	}
-	for _, n := range notes[min(1, len(notes)):] {
+	for _, n := range notes {
 		p.words(" " + sentence(n))
 	}
 }
@@ -161,4 +170,30 @@ func where(file string, line int) string {
 		return path.Base(file)
 	}
 	return path.Base(file) + ":" + strconv.Itoa(line)
+}
+
+// stuckReason says why the snapshot was taken, from stuckFigures'
+// figures: "no request finished for 1.60 s with 2 in flight", "the
+// window ended with 40 requests unfinished and 12 finished". The figures
+// read as words, as the snapshot's other notes do.
+func stuckReason(v view, p *Prose) {
+	as := func(f runfmt.Figure) Span { return word(FormatFigure(f, v.val(f))) }
+	if v.has(runfmt.FigStalled) {
+		p.say("no request finished for %v with %v in flight", as(runfmt.FigStalled), as(runfmt.FigInFlight))
+		return
+	}
+	p.say("the window ended with %v requests unfinished and %v finished", as(runfmt.FigInFlight), as(runfmt.FigFinished))
+}
+
+// StuckReason says why st, a snapshot of a service whose requests stopped
+// finishing, was taken, in the words of stuckReason (a snapshot before
+// schema 5 kept its own).
+func StuckReason(st *runfmt.Stuck) Prose {
+	if st.Kind == "" {
+		return Prose{word(st.Reason)}
+	}
+	f := runfmt.Finding{Figures: st.Figures()}
+	var p Prose
+	stuckReason(view{&f}, &p)
+	return p
 }

@@ -43,7 +43,7 @@ func benchHeadline(r *runfmt.Run) string {
 		line += fmt.Sprintf(", %d runs of each", r.Bench.Count)
 	}
 	if r.Status != runfmt.StatusComplete {
-		line = markWarn + " " + strings.TrimPrefix(line, markPass+" ") + " — " + mdText(r.Status+": "+r.PartialReason+strings.Join(r.DegradedReasons, "; "))
+		line = markWarn + " " + strings.TrimPrefix(line, markPass+" ") + " — " + mdText(r.Status+": "+r.PartialReason+DegradedText(r))
 	}
 	return line
 }

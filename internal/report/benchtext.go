@@ -182,8 +182,8 @@ func (p *printer) benchFooter(r *runfmt.Run, dir string) {
 	if r.PartialReason != "" {
 		status += ": " + r.PartialReason
 	}
-	for _, d := range r.DegradedReasons {
-		status += "; " + d
+	for _, d := range r.Degradations {
+		status += "; " + DegradationText(r, d)
 	}
 	p.f("\nRun %s (%s): %s\n", r.ID, status, dir)
 	p.f("  timed runs %s, profile runs %s, builds %s\n", units.FormatSeconds(b.TimedS), units.FormatSeconds(b.ProfileS), units.FormatSeconds(b.BuildS))

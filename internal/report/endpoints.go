@@ -292,7 +292,7 @@ func marginNote(rows []endpointRow, e *runfmt.Endpoints) string {
 // the requests' handling outside them, charged to every request alike,
 // and what ran under no request.
 func endpointParts(e *runfmt.Endpoints) string {
-	s := fmt.Sprintf("CPU from %s: %s of the CPU", e.Source, units.FormatPct(e.ExplainedPct))
+	s := fmt.Sprintf("CPU from %s: %s of the CPU", endpointSourceText(e), units.FormatPct(e.ExplainedPct))
 	if e.RequestPct == 0 && e.UnattributedPct == 0 { // a run.json written before the split
 		return s + fmt.Sprintf("; the rest, %s, is the requests' handling outside the handlers, the runtime and background work", units.FormatPct(100-e.ExplainedPct))
 	}
@@ -363,4 +363,17 @@ func (p *printer) table(cells [][]string, indent string, right ...bool) {
 		}
 		p.f("%s\n", b.String())
 	}
+}
+
+// endpointSourceText says how the CPU was attributed to endpoints: by
+// which dispatch's handler frames (a run before schema 5 kept its own
+// words).
+func endpointSourceText(e *runfmt.Endpoints) string {
+	switch e.Dispatch {
+	case "":
+		return e.Source
+	case runfmt.DispatchNetHTTP:
+		return "Go net/http handler frames in the CPU profile"
+	}
+	return e.Dispatch + " handlers under the framework's dispatch in the CPU profile"
 }

@@ -38,7 +38,7 @@ func twoEndpointRun() *runfmt.Run {
 	r := culpritRun()
 	r.Load.Targets = r.Load.Targets[:2]
 	r.Load.Targets[1].Target = "GET http://127.0.0.1:8080/export"
-	r.Endpoints = &runfmt.Endpoints{Source: "Flask handlers under the framework's dispatch in the CPU profile",
+	r.Endpoints = &runfmt.Endpoints{Dispatch: "Flask",
 		ExplainedPct: 88, RequestPct: 9.5, RequestUsPerRequest: 1240, UnattributedPct: 2.5,
 		Handlers: []runfmt.EndpointCPU{
 			{Handler: "export", Targets: []string{"GET http://127.0.0.1:8080/export"}, CPUPct: 76, CPUUsPerRequest: 20470, PerTargetRequest: true, Owner: "export_orders", OwnerPct: 69},

@@ -38,7 +38,7 @@ func NewHeadline(r *runfmt.Run) Headline {
 		if q.Noisy() {
 			class = "warn"
 		}
-		add("Measurement", q.Summary, class)
+		add("Measurement", QualityLine(q), class)
 	}
 	switch r.Status {
 	case runfmt.StatusPartial:
@@ -46,10 +46,10 @@ func NewHeadline(r *runfmt.Run) Headline {
 	case runfmt.StatusStuck:
 		add("Status", "stuck — "+r.PartialReason, "bad")
 	case runfmt.StatusDegraded:
-		add("Status", "degraded — "+strings.Join(r.DegradedReasons, "; "), "warn")
+		add("Status", "degraded — "+DegradedText(r), "warn")
 	}
-	if r.Status == runfmt.StatusPartial && len(r.DegradedReasons) > 0 {
-		add("Profiles", strings.Join(r.DegradedReasons, "; "), "warn")
+	if r.Status == runfmt.StatusPartial && len(r.Degradations) > 0 {
+		add("Profiles", DegradedText(r), "warn")
 	}
 	if l := r.Load; l != nil {
 		if text := errorText(l); text != "" {

@@ -11,8 +11,10 @@ import (
 func headlineRun() *runfmt.Run {
 	return &runfmt.Run{
 		SchemaVersion: runfmt.SchemaVersion, Name: "svc", ID: "20260101-120000-svc", Status: runfmt.StatusDegraded,
-		DegradedReasons: []string{"the CPU profile failed: cpu profiling already in use"},
-		Quality:         &runfmt.Quality{Verdict: runfmt.QualityNoisy, Summary: "NOISY — other processes used 1.60 of 2 cores (stress[4242] 0.98); latency and throughput figures are inflated, CPU per request far less"},
+		Degradations: []runfmt.Degradation{{Profile: runfmt.ProfileCPU, Why: runfmt.DegradeFailed, Note: "cpu profiling already in use"}},
+		Quality: &runfmt.Quality{Verdict: runfmt.QualityNoisy, Causes: []runfmt.NoiseCause{runfmt.NoiseOtherProcesses},
+			Trusted: []runfmt.RunFigure{runfmt.RunCPUPerRequest}, Distorted: []runfmt.RunFigure{runfmt.RunLatency, runfmt.RunThroughput},
+			HostCores: 2, OtherCores: 1.6, TopOther: []runfmt.ProcessCPU{{PID: 4242, Name: "stress", Cores: 0.98}}},
 		Load: &runfmt.LoadResult{Requests: 1000, Errors: 30, ErrorKinds: map[string]int64{"refused": 25, "timeout": 5},
 			SLO: []runfmt.SLOCheck{
 				{Objective: "p99<100ms", Metric: "p99", Limit: 100, Measured: 127.3, Unit: "ms"},
@@ -36,7 +38,7 @@ SLO: 2 of 2 missed
 	if b.String() != want {
 		t.Errorf("headline:\n%s\nwant:\n%s", b.String(), want)
 	}
-	quiet := &runfmt.Run{Status: runfmt.StatusComplete, Quality: &runfmt.Quality{Verdict: runfmt.QualityClean, Summary: "clean — other processes used 0.02 of 2 cores"},
+	quiet := &runfmt.Run{Status: runfmt.StatusComplete, Quality: &runfmt.Quality{Verdict: runfmt.QualityClean, HostCores: 2, OtherCores: 0.02},
 		Load: &runfmt.LoadResult{Requests: 1000, Errors: 5, ErrorKinds: map[string]int64{"timeout": 5}}}
 	b.Reset()
 	if err := WriteHeadline(&b, quiet); err != nil || b.String() != "Measurement: clean — other processes used 0.02 of 2 cores\n" {

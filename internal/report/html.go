@@ -198,7 +198,7 @@ func newHTMLView(r *runfmt.Run, opt HTMLOptions) *htmlView {
 	if profileRepresentative(r) {
 		v.Hot = hotView(r.Hot, v.Requests > 0)
 	} else {
-		v.NoHot = "Not listed: the CPU profile does not account for the CPU measured (" + r.Profiling.NotRepresentative + ")."
+		v.NoHot = "Not listed: the CPU profile does not account for the CPU measured (" + NotRepresentativeText(r.Profiling) + ")."
 	}
 	v.addLinks(opt)
 	v.Endpoints = endpointTable(r)

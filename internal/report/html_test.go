@@ -189,17 +189,17 @@ func TestNoFlameReason(t *testing.T) {
 		r    *runfmt.Run
 		want string
 	}{
-		{&runfmt.Run{Status: runfmt.StatusDegraded, DegradedReasons: []string{"the CPU profile failed: perf: exit status 1"}},
+		{&runfmt.Run{Status: runfmt.StatusDegraded, Degradations: []runfmt.Degradation{{Profile: runfmt.ProfileCPU, Why: runfmt.DegradeFailed, Note: "perf: exit status 1"}}},
 			"No CPU profile: the CPU profile failed: perf: exit status 1."},
 		{&runfmt.Run{Status: runfmt.StatusPartial, PartialReason: "the service exited"},
 			"No CPU profile: the run stopped before its profile was taken (the service exited)."},
 		{&runfmt.Run{Status: runfmt.StatusComplete}, "No CPU profile was taken in this run"},
-		{&runfmt.Run{Status: runfmt.StatusDegraded, DegradedReasons: []string{"the CPU profile failed: perf: exit status 1"},
+		{&runfmt.Run{Status: runfmt.StatusDegraded, Degradations: []runfmt.Degradation{{Profile: runfmt.ProfileCPU, Why: runfmt.DegradeFailed, Note: "perf: exit status 1"}},
 			Profiles: []runfmt.ProfileRef{{Type: runfmt.ProfileCPU, File: "cpu.pb.gz"}}},
 			"The flame graph could not be drawn from the CPU profile (see the warnings below); cpu.pb.gz still opens"},
 	} {
 		if got := noFlameReason(c.r); !strings.HasPrefix(got, c.want) {
-			t.Errorf("run %s %v: %q; want %q", c.r.Status, c.r.DegradedReasons, got, c.want)
+			t.Errorf("run %s %v: %q; want %q", c.r.Status, c.r.Degradations, got, c.want)
 		}
 	}
 }

@@ -69,8 +69,14 @@ func noFlameReason(r *runfmt.Run) string {
 	if p, ok := r.SavedProfile(runfmt.ProfileCPU); ok {
 		return "The flame graph could not be drawn from the CPU profile (see the warnings below); " + p.File + " still opens in go tool pprof."
 	}
-	if len(r.DegradedReasons) > 0 {
-		return "No CPU profile: " + strings.Join(r.DegradedReasons, "; ") + "."
+	var why []string
+	for _, d := range r.Degradations {
+		if noCPUProfile(d) {
+			why = append(why, DegradationText(r, d))
+		}
+	}
+	if len(why) > 0 {
+		return "No CPU profile: " + strings.Join(why, "; ") + "."
 	}
 	if r.Status == runfmt.StatusPartial {
 		return "No CPU profile: the run stopped before its profile was taken (" + r.PartialReason + ")."
@@ -84,4 +90,15 @@ func noChartsReason(r *runfmt.Run) string {
 		return "No load was measured: the run stopped before its window (" + r.PartialReason + "), so there is no latency, throughput, CPU or memory to chart."
 	}
 	return "No load was measured in this run, so there is no latency, throughput, CPU or memory to chart."
+}
+
+// noCPUProfile says whether d is why a run has no CPU profile: the CPU
+// profile's own, no profiler found, or profiles cut short (a degradation
+// of a run before schema 5, its words alone, may be any).
+func noCPUProfile(d runfmt.Degradation) bool {
+	switch d.Why {
+	case "", runfmt.DegradeNoEndpoint, runfmt.DegradeNothingToSample, runfmt.DegradeInterrupted:
+		return true
+	}
+	return d.Profile == runfmt.ProfileCPU
 }

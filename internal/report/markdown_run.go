@@ -34,12 +34,12 @@ func RunVerdict(r *runfmt.Run) runfmt.Verdict {
 	}
 	var warns []string
 	if r.Status == runfmt.StatusDegraded {
-		warns = append(warns, "degraded: "+strings.Join(r.DegradedReasons, "; "))
+		warns = append(warns, "degraded: "+DegradedText(r))
 	}
 	if q := r.Quality; q.Noisy() {
-		why := q.Summary // a run that kept no reasons
-		if len(q.Reasons) > 0 {
-			why = strings.Join(q.Reasons, "; ")
+		why := QualityLine(q) // a run that kept no reasons
+		if causes := QualityCauses(q); len(causes) > 0 {
+			why = strings.Join(causes, "; ")
 		}
 		warns = append(warns, "noisy measurement: "+why)
 	}

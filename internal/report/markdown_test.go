@@ -331,7 +331,7 @@ func TestRunMarkdown(t *testing.T) {
 		t.Errorf("hot table code %q; want main.search|x", hot.code)
 	}
 	r.Load.SLO = nil
-	r.Quality = &runfmt.Quality{Verdict: "noisy", Summary: "NOISY — other processes used 1.02 of 2 cores"}
+	r.Quality = &runfmt.Quality{Verdict: "noisy", Causes: []runfmt.NoiseCause{runfmt.NoiseOtherProcesses}, HostCores: 2, OtherCores: 1.02}
 	b.Reset()
 	_ = WriteRunMarkdown(&b, r, "", MarkdownOptions{})
 	if h := parseMarkdown(t, b.Bytes()).firstHeading(); !strings.HasPrefix(h, "⚠️") || !strings.Contains(h, "noisy measurement") {

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -14,18 +13,19 @@ import (
 // profile: a profiler that was missing (and how to install it), a fallback
 // to perf, a JIT without a perf map, a profile that cannot account for the
 // CPU measured; then which processes were sampled.
-func (p *printer) profiling(pr *runfmt.Profiling) {
+func (p *printer) profiling(r *runfmt.Run) {
+	pr := r.Profiling
 	if pr == nil {
 		return
 	}
-	for _, n := range pr.Notes {
+	for _, n := range profilingNotes(r) {
 		p.f("  Profiling:\t%s\n", wrap(n, 100, "     "))
 	}
-	if pr.StacksUnreachable != "" && !noted(pr.Notes, pr.StacksUnreachable) {
-		p.f("  STACKS DO NOT REACH YOUR CODE:\t%s\n", wrap(pr.StacksUnreachable+"; no finding is ranked from them. Fix: "+pr.StacksRemedy, 100, "     "))
+	if why, fix, ok := stacksUnreached(r); ok {
+		p.f("  STACKS DO NOT REACH YOUR CODE:\t%s\n", wrap(why+"; no finding is ranked from them. Fix: "+fix, 100, "     "))
 	}
-	if pr.NotRepresentative != "" {
-		p.f("  NOT REPRESENTATIVE:\t%s\n", wrap(pr.NotRepresentative, 100, "     "))
+	if nr := NotRepresentativeText(pr); nr != "" {
+		p.f("  NOT REPRESENTATIVE:\t%s\n", wrap(nr, 100, "     "))
 	}
 	if line := ProcessLine(pr.Processes); line != "" {
 		p.f("  Processes:\t%s\n", wrap(line, 100, "     "))
@@ -63,8 +63,8 @@ func (p *printer) runtimeWork(pr *runfmt.Profiling) {
 	parts = append(parts, unmeasured...)
 	p.f("  Runtime work:\t%s\n", wrap(strings.Join(parts, "; "), 100, "     "))
 	for _, w := range pr.RuntimeWork {
-		if w.Remedy != "" && w.NotMeasured == "" {
-			line := fmt.Sprintf("%s %s of the CPU: %s", workName(w.Work), units.FormatShare(w.Share), w.Remedy)
+		if rem := workRemedy(w); rem != "" && w.NotMeasured == "" {
+			line := fmt.Sprintf("%s %s of the CPU: %s", workName(w.Work), units.FormatShare(w.Share), rem)
 			p.f("     %s\n", wrap(line, 100, "     "))
 		}
 	}
@@ -134,9 +134,7 @@ func ProcessLine(ps []runfmt.ProcessProfile) string {
 // profileRepresentative says whether the run's CPU profile accounts for
 // the CPU measured: when it does not, its functions are not the verdict,
 // and no report lists them as where the CPU goes.
-func profileRepresentative(r *runfmt.Run) bool {
-	return r.Profiling == nil || r.Profiling.NotRepresentative == "" && r.Profiling.StacksUnreachable == ""
-}
+func profileRepresentative(r *runfmt.Run) bool { return r.Profiling.Explains() }
 
 // profilingLines are the headline lines of what limits the CPU profile,
 // for the pages that show the headline and not the text verdict (whose
@@ -148,26 +146,128 @@ func profilingLines(r *runfmt.Run) []HeadlineLine {
 		return nil
 	}
 	var out []HeadlineLine
-	if nr := pr.NotRepresentative; nr != "" && !slices.Contains(r.DegradedReasons, nr) {
+	if nr := NotRepresentativeText(pr); nr != "" && !degradedNotRepresentative(r) {
 		out = append(out, HeadlineLine{Label: "Not representative", Text: nr, Class: "bad"})
 	}
-	if pr.StacksUnreachable != "" && !noted(pr.Notes, pr.StacksUnreachable) {
-		out = append(out, HeadlineLine{Label: "Stacks do not reach your code", Text: pr.StacksUnreachable + ". Fix: " + pr.StacksRemedy, Class: "bad"})
+	if why, fix, ok := stacksUnreached(r); ok {
+		out = append(out, HeadlineLine{Label: "Stacks do not reach your code", Text: why + ". Fix: " + fix, Class: "bad"})
 	}
-	for _, n := range pr.Notes {
+	for _, n := range profilingNotes(r) {
 		out = append(out, HeadlineLine{Label: "Profiling", Text: n, Class: "warn"})
 	}
 	for _, w := range pr.RuntimeWork {
-		if w.Remedy == "" {
+		rem := workRemedy(w)
+		if rem == "" {
 			continue
 		}
-		out = append(out, HeadlineLine{Label: "Runtime work", Text: workName(w.Work) + " " + units.FormatShare(w.Share) + " of the CPU: " + w.Remedy})
+		out = append(out, HeadlineLine{Label: "Runtime work", Text: workName(w.Work) + " " + units.FormatShare(w.Share) + " of the CPU: " + rem})
 	}
 	return out
 }
 
-// noted reports whether a profiling note already says s (the profiler's
-// note on stacks that do not reach the user's code quotes their reason).
-func noted(notes []string, s string) bool {
-	return slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, s) })
+// degradedNotRepresentative says whether the status line says why the
+// profile is not representative: the run is degraded by its coverage.
+func degradedNotRepresentative(r *runfmt.Run) bool {
+	for _, d := range r.Degradations {
+		if d.Why == runfmt.DegradeNotRepresentative || d.Why == "" && d.Note == r.Profiling.NotRepresentative {
+			return true
+		}
+	}
+	return false
+}
+
+// profilingNotes are the profiling notes: first, for native code perf
+// sampled whose stacks do not reach the user's code, why and what to do
+// (a run before schema 5 has it among its notes already), then the notes
+// the profilers left.
+func profilingNotes(r *runfmt.Run) []string {
+	pr := r.Profiling
+	st, said := stacksSaid(r)
+	if !said || pr.StackReach == nil {
+		return pr.Notes
+	}
+	return append([]string{stacksNote(st)}, pr.Notes...)
+}
+
+// stacksSaid is perf's record of the CPU profile's stacks when they do
+// not reach the user's code and a process perf sampled runs native code:
+// the profiling notes say so then, first, with the CPU per module.
+func stacksSaid(r *runfmt.Run) (*runfmt.Stacks, bool) {
+	ref, ok := r.SavedProfile(runfmt.ProfileCPU)
+	if !ok || ref.Stacks == nil || ref.Stacks.Reach {
+		return nil, false
+	}
+	for _, pp := range r.Profiling.Processes {
+		if pp.Profiler == runfmt.ProfilerPerf && pp.Runtime == runfmt.RuntimeNative {
+			return ref.Stacks, true
+		}
+	}
+	return nil, false
+}
+
+// stacksNote is the note on perf's stacks that do not reach the user's
+// code: why, the remedy, and the CPU per module.
+func stacksNote(st *runfmt.Stacks) string {
+	why, fix := st.Reason, st.Remedy
+	if why == "" {
+		why, fix = ReachText(&st.StackReach), ReachRemedy(&st.StackReach)
+	}
+	var mods []string
+	for _, m := range st.Modules {
+		mods = append(mods, fmt.Sprintf("%s %s", m.Module, units.FormatPct(100*m.Share)))
+	}
+	n := "the stacks do not reach your code, so no function of yours can be ranked: " + why + "; " + fix
+	if len(mods) > 0 {
+		n += ". CPU by module: " + strings.Join(mods, ", ")
+	}
+	return n
+}
+
+// stacksUnreached says why the CPU profile's stacks do not reach the
+// user's code and what makes them, unless the profiling notes say it
+// (stacksSaid); false when they reach it.
+func stacksUnreached(r *runfmt.Run) (why, fix string, ok bool) {
+	pr := r.Profiling
+	if _, said := stacksSaid(r); said {
+		return "", "", false
+	}
+	switch {
+	case pr.StackReach != nil:
+		return ReachText(pr.StackReach), ReachRemedy(pr.StackReach), true
+	case pr.StacksUnreachable != "":
+		return pr.StacksUnreachable, pr.StacksRemedy, true
+	}
+	return "", "", false
+}
+
+// NotRepresentativeText says why the CPU profile cannot explain the CPU
+// measured that it could have sampled; "" when it can.
+func NotRepresentativeText(pr *runfmt.Profiling) string {
+	u := pr.Unrepresentative
+	if u == nil {
+		return pr.NotRepresentative
+	}
+	profileCPU, measuredCPU, sampled := pr.ProfileCPUSeconds, pr.MeasuredCPUSeconds, pr.SampledCPUSeconds()
+	of, what := fmt.Sprintf("%.2f of %.2f CPU-seconds", profileCPU, measuredCPU), "the CPU measured"
+	if pr.UnsampledStartCPUSeconds > 0 {
+		of = fmt.Sprintf("%.2f of the %.2f CPU-seconds measured less %.2f of start-up before processes were sampled", profileCPU, measuredCPU, pr.UnsampledStartCPUSeconds)
+		what = "the CPU it could sample"
+	}
+	return fmt.Sprintf("the CPU profile accounts for %s of %s (%s, %d samples): "+
+		"it cannot say where the service's CPU went, so its functions are not the verdict%s",
+		units.FormatPct(100*profileCPU/max(sampled, 1e-9)), what, of, u.Samples, coverageHintText(u))
+}
+
+// coverageHintText says what to try when a CPU profile misses most of
+// the CPU measured.
+func coverageHintText(u *runfmt.Unrepresentative) string {
+	switch u.Hint {
+	case runfmt.HintEndpoint:
+		return " (is the pprof endpoint the service's own, and does the service run more processes?)"
+	case runfmt.HintFewSamples:
+		return fmt.Sprintf(" (sampled at %d Hz: raise --perf-hz or lengthen the window)", u.HzSampled)
+	case runfmt.HintProcesses:
+		return " (see the processes in run.json's profiling block: were they all sampled?)"
+	}
+	return ""
 }

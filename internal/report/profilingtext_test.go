@@ -49,7 +49,8 @@ func TestReportsSayTheProfileIsNotRepresentative(t *testing.T) {
 	r.Hot = append(r.Hot, runfmt.HotFunc{Function: "run", File: "/usr/lib/gems/puma/cluster.rb", UserCode: true, CPUUsPerRequest: 3000, CumPct: 90})
 	r.Profiling = &runfmt.Profiling{
 		Notes:             []string{"Ruby service sampled with perf: rbspy is not installed"},
-		NotRepresentative: "the CPU profile accounts for 1% of the CPU measured",
+		Unrepresentative:  &runfmt.Unrepresentative{Samples: 5, Hint: runfmt.HintProcesses},
+		ProfileCPUSeconds: 0.05, MeasuredCPUSeconds: 5,
 	}
 	var b strings.Builder
 	if err := writeHTML(&b, r, nil); err != nil {
@@ -57,7 +58,7 @@ func TestReportsSayTheProfileIsNotRepresentative(t *testing.T) {
 	}
 	page := b.String()
 	head, _, _ := strings.Cut(page, `id="summary"`)
-	for _, want := range []string{"rbspy is not installed", "accounts for 1% of the CPU measured"} {
+	for _, want := range []string{"rbspy is not installed", "accounts for 1.0% of the CPU measured"} {
 		if !strings.Contains(head, want) {
 			t.Errorf("report.html does not say %q above its figures", want)
 		}
@@ -72,19 +73,19 @@ func TestReportsSayTheProfileIsNotRepresentative(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := b.String()
-	if !strings.Contains(md, "rbspy is not installed") || !strings.Contains(md, "accounts for 1% of the CPU measured") {
+	if !strings.Contains(md, "rbspy is not installed") || !strings.Contains(md, "accounts for 1.0% of the CPU measured") {
 		t.Errorf("the markdown summary does not say what limits the profile:\n%s", md)
 	}
 	if strings.Contains(md, "Where the CPU goes") {
 		t.Errorf("the markdown summary lists where the CPU goes from a profile that is not representative:\n%s", md)
 	}
 	// Said once: a run degraded for it states it in its status line.
-	r.Status, r.DegradedReasons = runfmt.StatusDegraded, []string{r.Profiling.NotRepresentative}
+	r.Status, r.Degradations = runfmt.StatusDegraded, []runfmt.Degradation{{Profile: runfmt.ProfileCPU, Why: runfmt.DegradeNotRepresentative}}
 	b.Reset()
 	if err := writeHTML(&b, r, nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(b.String(), "accounts for 1% of the CPU measured"); n != 2 { // the status line and the hot section's note
+	if n := strings.Count(b.String(), "accounts for 1.0% of the CPU measured"); n != 2 { // the status line and the hot section's note
 		t.Errorf("report.html of a degraded run says the profile is not representative %d times; want the status line and the hot section", n)
 	}
 }
@@ -119,7 +120,11 @@ func TestVerdictOwnership(t *testing.T) {
 	if i, j := strings.Index(out, "STACKS DO NOT REACH"), strings.Index(out, "CPU per request"); i > j {
 		t.Errorf("unreachable stacks said after the figures; want them at the top:\n%s", out)
 	}
+	// A run before schema 5 whose perf stacks of native code did not
+	// reach it said so in its notes, first.
 	r.Profiling.Notes = []string{"the stacks do not reach your code, so no function of yours can be ranked: " + r.Profiling.StacksUnreachable}
+	r.Profiling.Processes = []runfmt.ProcessProfile{{PID: 7, Runtime: runfmt.RuntimeNative, Profiler: runfmt.ProfilerPerf}}
+	r.Profiles = []runfmt.ProfileRef{{Type: runfmt.ProfileCPU, File: "profiles/cpu.pb.gz", Stacks: &runfmt.Stacks{Reason: r.Profiling.StacksUnreachable}}}
 	b.Reset()
 	if err := WriteVerdict(&b, r, "/tmp/run"); err != nil {
 		t.Fatal(err)
@@ -167,5 +172,59 @@ func TestVerdictRuntimeWork(t *testing.T) {
 	}
 	if i, j, k := strings.Index(out, "CPU per request"), strings.Index(out, "Runtime work:"), strings.Index(out, "Peak RSS"); j < i || j > k {
 		t.Errorf("runtime work not said after the CPU per request, among the CPU figures:\n%s", out)
+	}
+}
+
+// TestVerdictStackReach: stacks that do not reach the user's code are
+// said in words made from the run's figures, with the fix in the
+// service's language; perf's stacks of native code are said first among
+// the profiling notes, with the CPU per module, and not again.
+func TestVerdictStackReach(t *testing.T) {
+	reach := runfmt.StackReach{Why: runfmt.ReachShallow, Share: 0.71, ShallowFrames: 2, MedianFrames: 1, Fix: runfmt.FixUnwind, Lang: "rust",
+		Binary: "/srv/app", FramePointerShare: 0.04}
+	r := &runfmt.Run{ID: "x", Status: runfmt.StatusComplete, Target: &runfmt.TargetSummary{CPUCoresMean: 1, CPUMsPerRequest: 3},
+		Profiling: &runfmt.Profiling{StackReach: &reach, Notes: []string{"perf unwinds the stacks with DWARF"}}}
+	const why = "71% of the samples have at most 2 frames (median 1): the stacks stop before reaching your code; " +
+		"/srv/app appears to be built without frame pointers (4.0% of its functions set one up; a heuristic)"
+	const fix = `rebuild with frame pointers: RUSTFLAGS="-C force-frame-pointers=yes" cargo build --release; or record with DWARF unwinding (perf record --call-graph dwarf), which costs more per sample`
+	text := func() string {
+		var b bytes.Buffer
+		if err := WriteVerdict(&b, r, "/tmp/run"); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(strings.Fields(b.String()), " ")
+	}
+	if out := text(); !strings.Contains(out, "STACKS DO NOT REACH YOUR CODE: "+why+"; no finding is ranked from them. Fix: "+fix) {
+		t.Errorf("verdict lacks the stacks' reach in words:\n%s", out)
+	}
+	r.Profiling.Processes = []runfmt.ProcessProfile{{PID: 7, Runtime: runfmt.RuntimeNative, Profiler: runfmt.ProfilerPerf}}
+	r.Profiles = []runfmt.ProfileRef{{Type: runfmt.ProfileCPU, File: "profiles/cpu.pb.gz",
+		Stacks: &runfmt.Stacks{StackReach: reach, Modules: []runfmt.ModuleCPU{{Module: "app", Share: 0.78}, {Module: "libc.so.6", Share: 0.19}}}}}
+	r.Profiles[0].Stacks.SymbolsLang = "rust"
+	out := text()
+	note := "Profiling: the stacks do not reach your code, so no function of yours can be ranked: " + why +
+		"; keep symbols: do not strip the binary (Cargo.toml's [profile.release] strip = false, cargo's default; debug = 1 adds file and line information); and " + fix +
+		". CPU by module: app 78%, libc.so.6 19% Profiling: perf unwinds"
+	if !strings.Contains(out, note) || strings.Contains(out, "STACKS DO NOT REACH") {
+		t.Errorf("perf's stacks of native code: want the note first, with the symbols first in the fix, and said once:\n%s", out)
+	}
+}
+
+// TestRuntimeWorkRemedy: the runtime's own work is given the advice of
+// the service's language, when there is one.
+func TestRuntimeWorkRemedy(t *testing.T) {
+	for _, lang := range []string{"go", "jvm", "node", "python", "ruby"} {
+		if workRemedy(runfmt.RuntimeWork{Work: runfmt.WorkGC, Lang: lang}) == "" {
+			t.Errorf("no remedy for %s's GC", lang)
+		}
+	}
+	if workRemedy(runfmt.RuntimeWork{Work: runfmt.WorkJIT, Lang: "jvm"}) == "" || workRemedy(runfmt.RuntimeWork{Work: runfmt.WorkInterpreter, Lang: "python"}) == "" ||
+		workRemedy(runfmt.RuntimeWork{Work: runfmt.WorkRuntime, Lang: "go"}) != "" || workRemedy(runfmt.RuntimeWork{Work: runfmt.WorkGC}) != "" {
+		t.Error("remedies for JIT, interpreter, other runtime work and work without advice")
+	}
+	for _, lang := range []string{"rust", "native", "jvm", "node"} {
+		if unwindRemedy(lang) == "" || namingRemedy(lang) == "" {
+			t.Errorf("no remedy for %s", lang)
+		}
 	}
 }

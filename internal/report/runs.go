@@ -93,7 +93,7 @@ func (t FindMaxTable) Done(r *runfmt.Run, dir string, cpuLimit float64) error {
 		return p.err
 	}
 	if q := r.Quality; q != nil {
-		p.f("Measurement: %s\n", q.Summary)
+		p.f("Measurement: %s\n", QualityLine(q))
 		if q.Noisy() {
 			p.f("  (a noisy machine moves find-max rates: this rate is not the service's capacity)\n")
 		}
@@ -150,18 +150,18 @@ func WriteProfileSummary(w io.Writer, r *runfmt.Run, dir string, tops map[string
 		p.f("CPU used: mean %s, max %s (measured from %s)\n", units.FormatCores(t.CPUCoresMean), units.Sig(t.CPUCoresMax), t.Source)
 	}
 	if pr := r.Profiling; pr != nil {
-		for _, n := range pr.Notes {
+		for _, n := range profilingNotes(r) {
 			p.f("Profiling: %s\n", n)
 		}
-		if pr.NotRepresentative != "" {
-			p.f("NOT REPRESENTATIVE: %s\n", pr.NotRepresentative)
+		if nr := NotRepresentativeText(pr); nr != "" {
+			p.f("NOT REPRESENTATIVE: %s\n", nr)
 		}
 		if line := ProcessLine(pr.Processes); line != "" {
 			p.f("Processes: %s\n", line)
 		}
 	}
 	for _, pr := range r.Profiles {
-		if pr.Type != runfmt.ProfileCPU || r.Profiling != nil && r.Profiling.NotRepresentative != "" {
+		if pr.Type != runfmt.ProfileCPU || r.Profiling != nil && NotRepresentativeText(r.Profiling) != "" {
 			continue
 		}
 		if pr.Samples == 0 {

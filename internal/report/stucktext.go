@@ -22,7 +22,7 @@ func (p *printer) stuck(st *runfmt.Stuck) {
 	}
 	unit := stuckUnit(st)
 	p.f("\nStuck: %s; every thread's stack at %s into the window (%d %s, read in %s):\n",
-		st.Reason, units.FormatMs(1000*st.AtS), st.Threads, prose.CountWord(unit, st.Threads), units.FormatMs(1000*st.Seconds))
+		proseText(prose.StuckReason(st)), units.FormatMs(1000*st.AtS), st.Threads, prose.CountWord(unit, st.Threads), units.FormatMs(1000*st.Seconds))
 	for _, pr := range st.Processes {
 		unit := runfmt.UnitThread
 		if pr.Source == runfmt.StackSourcePprof {

@@ -12,7 +12,7 @@ import (
 // stuckRun is a run whose service deadlocked: the snapshot and its
 // finding, as the lab writes them.
 func stuckRun() *runfmt.Run {
-	st := &runfmt.Stuck{Reason: "no request finished for 1.50 s with 8 in flight", AtS: 1.6, Seconds: 0.012, InFlight: 8, Threads: 19,
+	st := &runfmt.Stuck{Kind: runfmt.StuckNoRequestFinished, StalledS: 1.5, AtS: 1.6, Seconds: 0.012, InFlight: 8, Threads: 19,
 		Processes: []runfmt.StuckProcess{{PID: 42, Runtime: "go", Source: runfmt.StackSourcePprof, Threads: 19, Bytes: 20 << 10, Seconds: 0.011}},
 		Groups: []runfmt.StuckGroup{
 			{Count: 7, Unit: runfmt.UnitGoroutine, Wait: "sync", Blocking: "sync.(*Mutex).Lock", Function: "main.(*store).Put", File: "/src/main.go", Line: 59, Text: "\ts.mu.Lock()"},

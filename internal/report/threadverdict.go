@@ -7,9 +7,8 @@ import (
 	"perflab/internal/units"
 )
 
-// serviceVerdict is the service's CPU verdict as its CPU sampling words
-// it (runfmt.TargetSummary.Verdict: its cores against its budget or the
-// host's), unless the answer found the one thread of its single-threaded
+// serviceVerdict is the service's CPU verdict from its CPU sampling's
+// figures (TargetVerdictText: its cores against its budget or the host's), unless the answer found the one thread of its single-threaded
 // workers busy (runfmt.LimitCPUThread): then that thread binds it,
 // whatever cores the host has left, and the verdict says so rather than
 // "not CPU-bound".
@@ -20,7 +19,7 @@ func serviceVerdict(r *runfmt.Run) string {
 	}
 	l := r.Answer.First()
 	if l.Kind != runfmt.LimitCPUThread {
-		return t.Verdict
+		return TargetVerdictText(t)
 	}
 	of := "no CPU budget"
 	switch {

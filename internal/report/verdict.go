@@ -18,7 +18,7 @@ import (
 func WriteVerdict(w io.Writer, r *runfmt.Run, dir string) error {
 	p := &printer{w: w}
 	p.f("\nService:\n")
-	p.profiling(r.Profiling)
+	p.profiling(r)
 	switch t := r.Target; {
 	case r.Load == nil && r.Status == runfmt.StatusPartial:
 		p.f("  not measured: the run stopped before its window (its status above says why)\n")

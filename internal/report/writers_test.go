@@ -141,7 +141,7 @@ func TestProfilingGolden(t *testing.T) {
 		Findings: sampleRun().Findings}
 	var b bytes.Buffer
 	p := &printer{w: &b}
-	p.profiling(r.Profiling)
+	p.profiling(r)
 	if err := WriteProfileSummary(&b, r, "perflab-runs/"+r.ID, nil); err != nil {
 		t.Fatal(err)
 	}

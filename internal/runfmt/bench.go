@@ -116,8 +116,9 @@ type BenchProfile struct {
 	// garbage collector, the scheduler, the testing package).
 	Lines     []BenchLine `json:"lines"`
 	UserPerOp float64     `json:"user_per_op"`
-	// Method says how the figures were obtained.
-	Method string `json:"method,omitempty"`
+	// Method says how the figures were obtained (the key method in runs
+	// before schema 5).
+	Method string `json:"method_note,omitempty"`
 }
 
 // BenchLine is one source line of the user's code in a benchmark's profile.

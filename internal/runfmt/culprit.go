@@ -28,8 +28,12 @@ type SourceLine struct {
 // part is a share of the CPU measured; ExplainedPct, RequestPct and
 // UnattributedPct add up to 100.
 type Endpoints struct {
-	// Source says how CPU was attributed.
-	Source string `json:"source"`
+	// Dispatch is the request dispatch whose handler frames the CPU was
+	// attributed by: DispatchNetHTTP (Go), or a Python web framework's
+	// name (Flask, Django, FastAPI). Source is how CPU was attributed in
+	// the words of a run before schema 5 (its key source).
+	Dispatch string `json:"dispatch,omitempty"`
+	Source   string `json:"source_note,omitempty"`
 	// ExplainedPct is the share of profiled CPU under request handlers,
 	// in percent.
 	ExplainedPct float64 `json:"explained_pct"`
@@ -59,6 +63,10 @@ type Endpoints struct {
 	// Note says why CPU could not be attributed, or what is uncertain.
 	Note string `json:"note,omitempty"`
 }
+
+// DispatchNetHTTP is the Endpoints.Dispatch of a Go service's net/http
+// handlers.
+const DispatchNetHTTP = "net/http"
 
 // TargetCPU is one load target's CPU per request answered: its handlers'
 // CPU per request of their targets, plus RequestUsPerRequest.

@@ -78,10 +78,12 @@ func locate(t reflect.Type, doc any, path string) (string, error) {
 	return path, err
 }
 
-// custom says t decodes itself: its error is its own, not a field's.
+// custom says t decodes itself: its error is its own, not a field's. A
+// struct that decodes itself only to read the keys of earlier files
+// (oldkeys.go, mib.go) has its fields' keys still, and is looked into.
 func custom(t reflect.Type) bool {
 	p := reflect.PointerTo(t)
-	return p.Implements(textUnmarshaler) || p.Implements(jsonUnmarshaler)
+	return p.Implements(textUnmarshaler) || p.Implements(jsonUnmarshaler) && t.Kind() != reflect.Struct
 }
 
 // locateIn looks for the failing field among doc's members.

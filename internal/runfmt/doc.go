@@ -9,8 +9,10 @@
 //
 // Fields are added, never renamed. SchemaVersion is raised when a change would
 // make an older reader misread a newer file; Read refuses files newer than it
-// knows. The one exception, a key renamed to say what it holds (the heap sizes
-// in MiB that were keyed *_mb), is still read under its old name (mib.go).
+// knows. The exceptions, keys renamed to say what they hold (the heap sizes
+// in MiB that were keyed *_mb; the words of schema 4 and older, now under
+// keys ending in note), are still read under their old names (mib.go,
+// oldkeys.go).
 //
 // # Vocabularies
 //
@@ -56,21 +58,25 @@
 //     stuck, serial, serial-phase, n-plus-one, start-up, out-of-memory, network-stall.
 //     In findings[].kind.
 //   - Figure (figure.go): alloc_bytes_per_s, answer_us, blocked_us,
-//     bytes_per_request, collections, connections, cores_max, cores_mean, count, cpu_limit_cores, cpu_s,
-//     cpu_us, cpu_us_per_request, cpuset_cores, database_share, exclusive_cpu_us, explained_us, gc_cycles,
-//     gc_stop_mean_us, gc_stop_us, generator_runqueue_us, gomaxprocs,
-//     gomaxprocs_match, goroutines_added, goroutines_end, goroutines_start,
-//     heap_bytes_per_s, heap_from_bytes, heap_peak_bytes, heap_to_bytes,
-//     host_cores, import_share, in_flight, kernel_wait_us, latency_us, library_share, live_end_bytes,
-//     live_start_bytes, max_rps, memory_limit_bytes, nagle_connections, objects_per_request, off_cpu_share,
-//     other_cores, other_wait_us, own_share, p99_us, p_busy_share,
-//     peer_cpu_us, perflab_cores, phase_from_s, phase_to_s, processes_started, profiled_over_measured, queries_min,
-//     queries_per_request, requests_per_core, rss_peak_bytes, runnable_us, runqueue_us,
-//     runqueue_wait_s, saved_s, saved_share, sched_wait_us, service_cores, service_runqueue_us,
-//     share, steal_cores, syscall_share, threads_max, threads_waiting,
-//     throttled_s, throttled_share, timeline_step_us, traced_requests, traced_s, traced_us,
-//     unexplained_us, usable_cores, wait_total_us, wait_us_per_request,
-//     wall_s.
+//     bytes_per_request, collections, connections, cores_max, cores_mean,
+//     count, cpu_limit_cores, cpu_s, cpu_us, cpu_us_per_request,
+//     cpuset_cores, database_share, exclusive_cpu_us, explained_us,
+//     finished_requests, gc_cycles, gc_stop_mean_us, gc_stop_us,
+//     generator_runqueue_us, gomaxprocs, gomaxprocs_match, goroutines_added,
+//     goroutines_end, goroutines_start, heap_bytes_per_s, heap_from_bytes,
+//     heap_peak_bytes, heap_to_bytes, host_cores, import_share, in_flight,
+//     kernel_wait_us, latency_us, library_share, live_end_bytes,
+//     live_start_bytes, max_rps, memory_limit_bytes, nagle_connections,
+//     objects_per_request, off_cpu_share, other_cores, other_wait_us,
+//     own_share, p99_us, p_busy_share, peer_cpu_us, perflab_cores,
+//     phase_from_s, phase_to_s, processes_started, profiled_over_measured,
+//     queries_min, queries_per_request, requests_per_core, rss_peak_bytes,
+//     runnable_us, runqueue_us, runqueue_wait_s, saved_s, saved_share,
+//     sched_wait_us, service_cores, service_runqueue_us, share, stalled_us,
+//     steal_cores, syscall_share, threads_max, threads_waiting, throttled_s,
+//     throttled_share, timeline_step_us, traced_requests, traced_s,
+//     traced_us, unexplained_us, usable_cores, wait_total_us,
+//     wait_us_per_request, wall_s.
 //     The keys of findings[].figures and of its evidence.functions[].figures;
 //     each has one Measure.
 //   - Setting (setting.go): source, gogc, gomaxprocs_source,
@@ -119,4 +125,37 @@
 //   - DoubtKind (answer.go): noisy, few-samples, no-profile, over-counted,
 //     no-time-split, no-cpu, unexplained, client.
 //     In answer.doubts[].kind.
+//   - NoiseCause (noisecause.go): other-processes, steal, generator-waited.
+//     In quality.causes.
+//   - RunFigure (runfigure.go): latency, throughput, find-max-rates,
+//     cpu-per-request, allocations, profile-shares, wall-time, cores-busy,
+//     cpu-time.
+//     In quality.trusted and quality.distorted.
+//   - DegradeKind (degradation.go): failed, timed-out, no-endpoint,
+//     nothing-to-sample, no-samples, not-representative, over-budget,
+//     requests-failed, interrupted.
+//     In degradations[].why.
+//   - PartialKind (partialkind.go): interrupted, service-exited,
+//     exited-before-ready, not-ready, oom-killed, no-request-finished,
+//     no-request-succeeded, stuck, not-saved, failed.
+//     In partial_kind.
+//   - ReachWhy (stackreach.go): shallow, runtime-only, unnamed,
+//     not-user-code.
+//     In profiling.stack_reach.why and profiles[].stacks.why.
+//   - ReachFix (stackreach.go): unwind, naming, user-code.
+//     In profiling.stack_reach.fix and profiles[].stacks.fix.
+//   - CoverageHint (coverage.go): endpoint, few-samples, processes.
+//     In profiling.unrepresentative.hint.
+//   - StuckKind (stuckkind.go): no-request-finished,
+//     window-ended-unfinished.
+//     In stuck.kind.
+//
+// # Words
+//
+// run.json holds no sentence outside a key that ends in note, notes or
+// text: what perflab knows is typed (the vocabularies above, figures), and
+// package report makes the words when the run is shown. A note quotes
+// what perflab cannot type (an error, a tool's answer) or keeps the words
+// of a run written before schema 5 (oldkeys.go); no package reads a note
+// to decide something (internal/archtest checks both).
 package runfmt

@@ -22,7 +22,9 @@ func TestDocListsTheVocabularies(t *testing.T) {
 		"Runtime": Words(Runtimes()), "FindingKind": Words(FindingKinds()), "MetricName": Words(MetricNames()),
 		"StackSource": Words(StackSources()), "Figure": Words(FigureNames()), "Setting": Words(SettingNames()),
 		"Role": Words(Roles()), "Advice": Words(Advices()), "LedgerPart": Words(LedgerParts()), "LedgerSource": Words(LedgerSources()),
-		"CPUOwner": Words(CPUOwners()),
+		"CPUOwner": Words(CPUOwners()), "NoiseCause": Words(NoiseCauses()), "RunFigure": Words(RunFigures()),
+		"DegradeKind": Words(DegradeKinds()), "PartialKind": Words(PartialKinds()), "ReachWhy": Words(ReachWhys()),
+		"ReachFix": Words(ReachFixes()), "CoverageHint": Words(CoverageHints()), "StuckKind": Words(StuckKinds()),
 	}
 	item := regexp.MustCompile(`(?m)^//   - (\w+) \(\w+\.go\): ([^.]*)\.`)
 	seen := 0

@@ -150,6 +150,12 @@ const (
 	FigQueriesMin Figure = "queries_min"         // the count from which they are an N+1 shape
 )
 
+// The figures of why a service was found stuck (Stuck.Kind).
+const (
+	FigStalled  Figure = "stalled_us"        // how long no request finished
+	FigFinished Figure = "finished_requests" // the requests that finished in the window
+)
+
 // The figures of the connections a network stall was measured on.
 const (
 	FigConns      Figure = "connections"       // the connections the service sent on
@@ -161,12 +167,12 @@ var figuresBy = map[Measure][]Figure{
 	MeasureShare: {FigImportShare, FigShare, FigSavedShare, FigOwnShare, FigLibraryShare, FigDatabaseShare, FigThrottled, FigOffShare, FigSyscallShare, FigPBusy},
 	MeasureMicros: {FigCPUPerRequest, FigExclusiveCPU, FigWaitPerRequest, FigWaitTotal, FigLatency, FigLatencyP99, FigCPU, FigRunqueue,
 		FigServiceQueue, FigGeneratorQueue, FigOtherWait, FigBlocked, FigRunnable, FigKernelWait, FigSchedWait,
-		FigExplained, FigUnexplained, FigTracedTotal, FigGCStop, FigGCStopMean, FigAnswer, FigPeerCPU, FigTimelineStep},
+		FigExplained, FigUnexplained, FigTracedTotal, FigGCStop, FigGCStopMean, FigAnswer, FigPeerCPU, FigTimelineStep, FigStalled},
 	MeasureBytes: {FigBytesPerRequest, FigHeapPeak, FigHeapFrom, FigHeapTo, FigLiveStart, FigLiveEnd, FigMemoryLimit, FigRSSPeak},
 	MeasureCount: {FigObjectsPerRequest, FigHostCores, FigTracedRequests, FigCollections, FigGOMAXPROCS,
 		FigGOMAXPROCSMatch, FigGCCycles, FigGoroutinesStart, FigGoroutinesEnd, FigGoroutinesAdded, FigCount, FigInFlight, FigPerCore, FigThreadsMax,
 		FigUsableCores, FigCPUSetCores, FigThreadsWaiting, FigQueries, FigQueriesMin, FigOverCounted, FigStarted,
-		FigConns, FigNagleConns},
+		FigConns, FigNagleConns, FigFinished},
 	MeasureCores:   {FigCoresMean, FigCoresMax, FigCPULimit, FigOtherCores, FigPerflabCores, FigStealCores, FigServiceCores},
 	MeasureSeconds: {FigThrottledTime, FigCPUTime, FigRunqueueTime, FigTraced, FigWallTime, FigPhaseFrom, FigPhaseTo, FigSavedTime},
 	MeasureRate:    {FigMaxRPS},

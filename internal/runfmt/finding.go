@@ -34,10 +34,11 @@ type Finding struct {
 // Schema3 is a finding as runs of schema 3 and older stored it: a title
 // and a detail in finished English, the functions it named, and its cost.
 // Read moves the cost and share to Figures; Title and Detail stay, and are
-// what such a finding shows.
+// what such a finding shows (written since schema 5 under title_text and
+// detail_text, see oldkeys.go).
 type Schema3 struct {
-	Title     string   `json:"title,omitempty"`
-	Detail    string   `json:"detail,omitempty"`
+	Title     string   `json:"title_text,omitempty"`
+	Detail    string   `json:"detail_text,omitempty"`
 	Functions []string `json:"functions,omitempty"`
 	// CostUsPerRequest, WaitUsPerRequest, CostBytesPerRequest and Share
 	// are FigCPUPerRequest, FigWaitPerRequest, FigBytesPerRequest and
@@ -68,8 +69,11 @@ type Evidence struct {
 	// Notes are what the run said in its own words and the finding
 	// quotes: why a snapshot was taken, what could not be checked.
 	Notes []string `json:"notes,omitempty"`
-	// Noise says why the machine was noisy while it was measured.
-	Noise []string `json:"noise,omitempty"`
+	// Noise says why the machine was noisy while it was measured, in the
+	// words of a run before schema 5 (its key noise); a newer finding
+	// carries the noise's figures (other_cores, steal_cores,
+	// generator_runqueue_us).
+	Noise []string `json:"noise_notes,omitempty"`
 }
 
 // FuncEvidence is a function a finding names, with its part in it.

@@ -10,7 +10,7 @@ type FindMax struct {
 	Steps           []FindMaxStep `json:"steps"`
 	// BelowBudget, when set, says the highest rate left the service far
 	// below its CPU budget (the bottleneck was elsewhere), with the figures.
-	BelowBudget string `json:"below_budget,omitempty"`
+	BelowBudget string `json:"below_budget_note,omitempty"`
 }
 
 // FindMaxStep is one rate tried.
@@ -23,7 +23,9 @@ type FindMaxStep struct {
 	CPUCores        float64 `json:"cpu_cores"`
 	CPUMsPerRequest float64 `json:"cpu_ms_per_request"`
 	Pass            bool    `json:"pass"`
-	Reason          string  `json:"reason,omitempty"`
+	// Reason says why the step failed (the key reason in runs before
+	// schema 5).
+	Reason string `json:"reason_note,omitempty"`
 	// Measurement is the step's machine: "clean" or "noisy".
 	Measurement string `json:"measurement,omitempty"`
 }

@@ -43,7 +43,7 @@ type LedgerRow struct {
 	// MsPerRequest is the part's time per request; nil when the part was
 	// not measured (never 0 for that), NotMeasured then says why.
 	MsPerRequest *float64 `json:"ms_per_request,omitempty"`
-	NotMeasured  string   `json:"not_measured,omitempty"`
+	NotMeasured  string   `json:"not_measured_note,omitempty"`
 	// Sources measured the figure.
 	Sources []LedgerSource `json:"sources,omitempty"`
 	// Note says how the figure was made when it is more than one source's
@@ -103,7 +103,7 @@ type LedgerPeer struct {
 	// /proc) per request of this load; nil when not measured, and
 	// CPUNotMeasured says why.
 	CPUMsPerRequest *float64 `json:"cpu_ms_per_request,omitempty"`
-	CPUNotMeasured  string   `json:"cpu_not_measured,omitempty"`
+	CPUNotMeasured  string   `json:"cpu_not_measured_note,omitempty"`
 }
 
 // LedgerSocket is the service's listening ports a row was measured at and
@@ -137,7 +137,7 @@ type CPUAccount struct {
 	// ProfiledMs is the CPU the profile's samples stand for, per request;
 	// nil without a profile, and NotProfiled says why.
 	ProfiledMs  *float64 `json:"profiled_ms,omitempty"`
-	NotProfiled string   `json:"not_profiled,omitempty"`
+	NotProfiled string   `json:"not_profiled_note,omitempty"`
 	// Scale is (MeasuredMs - UnsampledStartMs) / ProfiledMs: what a
 	// function's sampled CPU is multiplied by to be a share of the
 	// measured CPU.
@@ -182,7 +182,7 @@ type CPUShare struct {
 type KernelTiming struct {
 	// Unavailable says why no session ran; the other fields are then
 	// empty.
-	Unavailable string `json:"unavailable,omitempty"`
+	Unavailable string `json:"unavailable_note,omitempty"`
 	// Processes counts the service's processes measured; Ports are the
 	// load's listening ports whose connections were timed.
 	Processes int   `json:"processes,omitempty"`
@@ -198,7 +198,7 @@ type KernelTiming struct {
 	// scaled alike.
 	Programs []KernelProgram `json:"programs,omitempty"`
 	// Unmeasured names, per measure the kernel did not take, why.
-	Unmeasured map[string]string `json:"unmeasured,omitempty"`
+	Unmeasured map[string]string `json:"unmeasured_notes,omitempty"`
 	// Dropped counts, per kernel table, the records lost in the window
 	// because it was full; absent when nothing was lost.
 	Dropped map[string]uint64 `json:"dropped,omitempty"`

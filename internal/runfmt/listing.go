@@ -10,12 +10,14 @@ type RunListing struct {
 	Dir     string    `json:"dir"`
 	Started time.Time `json:"started"`
 	Status  string    `json:"status"`
-	// PartialReason says why a partial run stopped.
-	PartialReason   string  `json:"partial_reason,omitempty"`
-	Requests        int64   `json:"requests"`
-	RPS             float64 `json:"rps"`
-	P99Ms           float64 `json:"p99_ms"`
-	CPUMsPerRequest float64 `json:"cpu_ms_per_request,omitempty"`
+	// PartialReason says why a partial run stopped, PartialKind the same
+	// as data where perflab knows it.
+	PartialReason   string      `json:"partial_reason,omitempty"`
+	PartialKind     PartialKind `json:"partial_kind,omitempty"`
+	Requests        int64       `json:"requests"`
+	RPS             float64     `json:"rps"`
+	P99Ms           float64     `json:"p99_ms"`
+	CPUMsPerRequest float64     `json:"cpu_ms_per_request,omitempty"`
 	// Measurement is the quality verdict: clean or noisy.
 	Measurement string `json:"measurement,omitempty"`
 	// WallS and CPUS are a batch program's wall time and CPU (seconds).
@@ -37,7 +39,7 @@ func Listing(id, dir string, r *Run, readErr error) RunListing {
 		}
 		return l
 	}
-	l.Name, l.Started, l.Status, l.PartialReason, l.Revision = r.Name, r.Started, r.Status, r.PartialReason, r.Revision
+	l.Name, l.Started, l.Status, l.PartialReason, l.PartialKind, l.Revision = r.Name, r.Started, r.Status, r.PartialReason, r.PartialKind, r.Revision
 	if r.Load != nil {
 		l.Requests, l.RPS, l.P99Ms = r.Load.Requests, r.Load.RPS, r.Load.Latency.P99
 	}

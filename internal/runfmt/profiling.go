@@ -41,10 +41,13 @@ type Profiling struct {
 	// Measuring is what perflab's requests for profiles and traces cost
 	// the service itself, counted apart from its work (measuring.go).
 	Measuring *Measuring `json:"measuring,omitempty"`
-	// NotRepresentative says why the profile cannot explain the CPU
-	// measured (too few samples, an idle process while the service
-	// burned cores); its functions are then not presented as the verdict.
-	NotRepresentative string `json:"not_representative,omitempty"`
+	// Unrepresentative says the profile cannot explain the CPU measured
+	// (too few samples, an idle process while the service burned cores);
+	// its functions are then not presented as the verdict.
+	// NotRepresentative is the same in the words of a run before schema 5
+	// (its key not_representative).
+	Unrepresentative  *Unrepresentative `json:"unrepresentative,omitempty"`
+	NotRepresentative string            `json:"not_representative_note,omitempty"`
 	// Src is the project root that decides what is user code when in
 	// doubt; UserCode the --user-code pattern, when given.
 	Src      string `json:"src,omitempty"`
@@ -55,12 +58,15 @@ type Profiling struct {
 	// ownership.Spec's JSON, kept raw so that run.json's format does not
 	// depend on the classifier's package.
 	Ownership json.RawMessage `json:"ownership,omitempty"`
-	// StacksUnreachable says why the CPU profile's stacks do not reach
-	// the user's code (one-frame stacks of a binary without frame
-	// pointers, a JIT without names), StacksRemedy the flag or rebuild
-	// that makes them; no finding is ranked from such a profile.
-	StacksUnreachable string `json:"stacks_unreachable,omitempty"`
-	StacksRemedy      string `json:"stacks_remedy,omitempty"`
+	// StackReach, set when the CPU profile's stacks do not reach the
+	// user's code (one-frame stacks of a binary without frame pointers, a
+	// JIT without names), says why and what makes them; no finding is
+	// ranked from such a profile. StacksUnreachable and StacksRemedy are
+	// the same in the words of a run before schema 5 (its keys
+	// stacks_unreachable and stacks_remedy).
+	StackReach        *StackReach `json:"stack_reach,omitempty"`
+	StacksUnreachable string      `json:"stacks_unreachable_note,omitempty"`
+	StacksRemedy      string      `json:"stacks_remedy_note,omitempty"`
 	// RuntimeWork is the runtime's own work in the CPU profile (JIT
 	// compiler, GC, interpreter, other), each with its share and what to
 	// do; absent when the profile shows none.
@@ -77,9 +83,13 @@ type RuntimeWork struct {
 	// NotMeasured says why the profile cannot tell this work apart (then
 	// Share is 0 and means nothing): a kind the runtime always reports
 	// (the JVM's JIT compiler, collector and interpreter) is kept so.
-	NotMeasured string `json:"not_measured,omitempty"`
-	// Remedy says what to do about it.
-	Remedy string `json:"remedy,omitempty"`
+	NotMeasured string `json:"not_measured_note,omitempty"`
+	// Lang, set when the share calls for advice, is the service's
+	// language (ownership's: go, python, ruby, node, jvm) whose advice on
+	// this work applies. Remedy is that advice in the words of a run
+	// before schema 5 (its key remedy).
+	Lang   string `json:"lang,omitempty"`
+	Remedy string `json:"remedy_note,omitempty"`
 }
 
 // The kinds of the runtime's own work (RuntimeWork.Work).
@@ -113,4 +123,11 @@ type ProcessProfile struct {
 	// Samples and CPUSeconds are this process's share of the CPU profile.
 	Samples    int64   `json:"samples"`
 	CPUSeconds float64 `json:"cpu_s"`
+}
+
+// Explains says whether the CPU profile can say where the service's CPU
+// went: it accounts for the CPU measured and its stacks reach the user's
+// code (in a run before schema 5, its words said neither).
+func (p *Profiling) Explains() bool {
+	return p == nil || p.Unrepresentative == nil && p.NotRepresentative == "" && p.StackReach == nil && p.StacksUnreachable == ""
 }

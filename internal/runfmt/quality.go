@@ -1,6 +1,9 @@
 package runfmt
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Measurement verdicts of a Quality.
 const (
@@ -14,15 +17,30 @@ const (
 type Quality struct {
 	// Verdict is "clean" or "noisy".
 	Verdict string `json:"verdict"`
-	// Summary is the one line shown at the top of the verdict after
-	// "Measurement: ", with the measured figures.
-	Summary string `json:"summary"`
-	// Reasons say what made the measurement noisy, one sentence each.
-	Reasons []string `json:"reasons,omitempty"`
-	// Valid and Invalid name the run's figures that the noise leaves
-	// intact and those it distorts (latency, throughput, find-max rates).
-	Valid   []string `json:"valid,omitempty"`
-	Invalid []string `json:"invalid,omitempty"`
+	// Causes say what made the measurement noisy, each shown with the
+	// figures below; empty for a clean one.
+	Causes []NoiseCause `json:"causes,omitempty"`
+	// Trusted and Distorted name the run's figures that the noise leaves
+	// intact and those it distorts (latency, throughput, find-max rates),
+	// for a noisy run.
+	Trusted   []RunFigure `json:"trusted,omitempty"`
+	Distorted []RunFigure `json:"distorted,omitempty"`
+	// SpunShare is the share of the service's CPU its runtime spun
+	// waiting for threads the crowded machine did not run: it moves the
+	// CPU per request among the distorted figures (see MarkSpun in
+	// package target).
+	SpunShare float64 `json:"spun_share,omitempty"`
+	// ProfileOverMeasured is how many times the CPU measured the CPU
+	// profile stands for, when its profiler counted threads waiting for a
+	// CPU as working: it moves the profile's shares among the distorted.
+	ProfileOverMeasured float64 `json:"profile_over_measured,omitempty"`
+	// SummaryNote, ReasonNotes, ValidNotes and InvalidNotes are the
+	// words of a run written before schema 5 (its keys summary, reasons,
+	// valid and invalid), which it is shown with; a newer run has none.
+	SummaryNote  string   `json:"summary_note,omitempty"`
+	ReasonNotes  []string `json:"reason_notes,omitempty"`
+	ValidNotes   []string `json:"valid_notes,omitempty"`
+	InvalidNotes []string `json:"invalid_notes,omitempty"`
 
 	// Start and WindowS are the window the figures cover.
 	Start     time.Time `json:"start"`
@@ -66,3 +84,7 @@ type ProcessCPU struct {
 
 // Noisy says the measurement was not alone on the machine.
 func (q *Quality) Noisy() bool { return q != nil && q.Verdict == QualityNoisy }
+
+// Trusts says whether the noise leaves figure f intact: it is clean, or f
+// is not among the distorted figures.
+func (q *Quality) Trusts(f RunFigure) bool { return !q.Noisy() || !slices.Contains(q.Distorted, f) }

@@ -7,25 +7,30 @@ import "time"
 // partial) and the quality block; version 3 writes the source of a profile
 // several profilers sampled as a list (see ProfileSource); version 4
 // writes findings as data (figures, settings, evidence and an advice key,
-// see Finding) instead of finished sentences.
-const SchemaVersion = 4
+// see Finding) instead of finished sentences; version 5 writes the rest
+// of the run as data too (the quality's causes, the degradations, why a
+// run stopped, the stacks' reach, why a service was found stuck, the CPU
+// verdict) and its remaining words only under keys that end in note,
+// notes or text (oldkeys.go reads the keys of earlier runs).
+const SchemaVersion = 5
 
 // Run statuses.
 const (
 	// StatusComplete: everything the run set out to measure was measured.
 	StatusComplete = "complete"
 	// StatusPartial: the run stopped early (the service failed or exited,
-	// a fault, Ctrl-C); PartialReason says why, and what completed is kept.
+	// a fault, Ctrl-C); PartialKind and PartialReason say why, and what
+	// completed is kept.
 	StatusPartial = "partial"
 	// StatusDegraded: the run completed, but a profile it needed failed or
 	// could not be trusted (the CPU profile refused, timed out or of the
 	// wrong type; a pprof endpoint that is not the service's). The load and
-	// the service's CPU are measured; DegradedReasons say what is missing.
+	// the service's CPU are measured; Degradations say what is missing.
 	StatusDegraded = "degraded"
 	// StatusStuck: the service stopped answering in the window (requests
 	// stopped finishing: a deadlock, a hang); Stuck says where its threads
-	// waited, PartialReason why perflab looked, and what was measured
-	// before is kept.
+	// waited and why perflab looked, and what was measured before is
+	// kept.
 	StatusStuck = "stuck"
 )
 
@@ -36,13 +41,19 @@ type Run struct {
 	ID            string    `json:"id"`
 	Started       time.Time `json:"started"`
 	Status        string    `json:"status"`
-	PartialReason string    `json:"partial_reason,omitempty"`
-	// DegradedReasons say which profile failed or was refused, for a
+	// PartialKind says why a partial or stuck run stopped, where perflab
+	// knows it; PartialReason quotes the error. Its key stays
+	// partial_reason, which scripts read (a quoted error, not perflab's
+	// words; the archtest lists it).
+	PartialKind   PartialKind `json:"partial_kind,omitempty"`
+	PartialReason string      `json:"partial_reason,omitempty"`
+	// Degradations say which profile failed or was refused, for a
 	// degraded run (and for a partial one that also lost a profile).
-	DegradedReasons []string `json:"degraded_reasons,omitempty"`
+	Degradations []Degradation `json:"degradations,omitempty"`
 	// Warnings are problems that did not stop the run (a missing profile, no
-	// cgroup permission) in the words shown to the user.
-	Warnings []string `json:"warnings,omitempty"`
+	// cgroup permission) in the words shown to the user, quoting errors
+	// (the key warnings in runs before schema 5).
+	Warnings []string `json:"warning_notes,omitempty"`
 
 	Config   Config         `json:"config"`
 	Env      Environment    `json:"environment"`
@@ -148,9 +159,17 @@ type TargetSummary struct {
 	MemoryLimitBytes    int64   `json:"memory_limit_bytes,omitempty"`
 	// Source is where CPU was read: "cgroup-v1", "cgroup-v2" or "proc".
 	Source string `json:"source"`
-	// CPUBound says the target ran at its CPU budget (near quota, throttled).
-	CPUBound bool   `json:"cpu_bound"`
-	Verdict  string `json:"verdict"`
+	// CPUBound says the target ran at its CPU budget (near quota,
+	// throttled), or with no budget at the host's HostCores.
+	CPUBound  bool `json:"cpu_bound"`
+	HostCores int  `json:"host_cores,omitempty"`
+	// Samples counts the CPU samples in the window; CPUUnjudged says there
+	// were too few to judge its CPU use (then CPUBound means nothing).
+	Samples     int  `json:"samples,omitempty"`
+	CPUUnjudged bool `json:"cpu_unjudged,omitempty"`
+	// Verdict is the CPU verdict in the words of a run before schema 5
+	// (its key verdict); a newer run's is made from the figures.
+	Verdict  string `json:"verdict_note,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
 	// StoppedByPerflab says perflab ended the service (SIGTERM, then
 	// SIGKILL after the grace): ExitCode is then its answer to that

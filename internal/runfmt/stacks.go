@@ -22,20 +22,20 @@ const (
 // dso) since functions cannot say. A view that ranks the user's functions
 // skips a profile whose Reach is false.
 type Stacks struct {
-	// Reach says the stacks reach the user's code.
-	Reach bool `json:"reach"`
-	// Reason is one sentence on what was seen when they do not; Remedy
-	// the exact flag or rebuild that makes them.
-	Reason string `json:"reason,omitempty"`
-	Remedy string `json:"remedy,omitempty"`
+	// StackReach says whether they reach the user's code and, when they
+	// do not, why and what makes them; its MedianFrames is the median
+	// number of frames of a sample outside the kernel.
+	StackReach
+	// Reason and Remedy are the same in the words of a run before schema
+	// 5 (its keys reason and remedy).
+	Reason string `json:"reason_note,omitempty"`
+	Remedy string `json:"remedy_note,omitempty"`
 	// Unwind is how perf walked them; DWARFStackBytes the stack it
 	// copied per sample with UnwindDWARF; UnwindWhy why it was chosen.
 	Unwind          Unwind `json:"unwind,omitempty"`
 	DWARFStackBytes int    `json:"dwarf_stack_bytes,omitempty"`
-	UnwindWhy       string `json:"unwind_why,omitempty"`
-	// MedianFrames is the median number of frames of a sample outside
-	// the kernel; ShallowShare the share of samples with two or fewer.
-	MedianFrames int     `json:"median_frames"`
+	UnwindWhy       string `json:"unwind_why_note,omitempty"`
+	// ShallowShare is the share of samples with two or fewer frames.
 	ShallowShare float64 `json:"shallow_share"`
 	// Modules is the CPU per binary, costliest first, when the stacks do
 	// not reach the user's code.

@@ -35,10 +35,14 @@ const (
 // processes, taken when its requests stopped finishing, with the threads
 // grouped by where they wait.
 type Stuck struct {
-	// Reason says what made perflab take it: "no request finished for
-	// 2.0 s with 8 in flight", "the window ended with 40 of 52 requests
-	// unfinished".
-	Reason string `json:"reason"`
+	// Kind says what made perflab take it: no request finished for
+	// StalledS seconds with InFlight in flight, or the window ended with
+	// InFlight requests unfinished and Finished finished. Reason is the
+	// same in the words of a run before schema 5 (its key reason).
+	Kind     StuckKind `json:"kind,omitempty"`
+	StalledS float64   `json:"stalled_s,omitempty"`
+	Finished int64     `json:"finished,omitempty"`
+	Reason   string    `json:"reason_note,omitempty"`
 	// AtS is when it was taken, in seconds from the window's start.
 	AtS float64 `json:"at_s"`
 	// Seconds is how long the snapshot took, all processes together.
@@ -154,3 +158,19 @@ func (s StackSource) String() string { return string(s) }
 
 // UnmarshalText reads a source's name, refusing one it does not know.
 func (s *StackSource) UnmarshalText(b []byte) error { return unmarshalWord(s, b, ParseStackSource) }
+
+// Figures are the figures of why st was taken: the requests in flight,
+// and how long none finished or how many finished in the window; nil for
+// a snapshot of schema 4 or older, which kept its reason in words.
+func (st *Stuck) Figures() Figures {
+	if st.Kind == "" {
+		return nil
+	}
+	figs := Figures{FigInFlight: float64(st.InFlight)}
+	if st.Kind == StuckNoRequestFinished {
+		figs[FigStalled] = 1e6 * st.StalledS
+	} else {
+		figs[FigFinished] = float64(st.Finished)
+	}
+	return figs
+}

@@ -34,6 +34,14 @@ func testVocabularies() []testVocabulary {
 		vocabOf("setting", SettingNames(), ParseSetting),
 		vocabOf("role", Roles(), ParseRole),
 		vocabOf("advice", Advices(), ParseAdvice),
+		vocabOf("noise cause", NoiseCauses(), ParseNoiseCause),
+		vocabOf("run figure", RunFigures(), ParseRunFigure),
+		vocabOf("degradation", DegradeKinds(), ParseDegradeKind),
+		vocabOf("partial kind", PartialKinds(), ParsePartialKind),
+		vocabOf("stack reach", ReachWhys(), ParseReachWhy),
+		vocabOf("stack fix", ReachFixes(), ParseReachFix),
+		vocabOf("coverage hint", CoverageHints(), ParseCoverageHint),
+		vocabOf("stuck kind", StuckKinds(), ParseStuckKind),
 	}
 }
 

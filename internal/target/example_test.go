@@ -41,5 +41,5 @@ func Example() {
 	to := time.Now()
 	stop()
 	sum := target.Window(s.Samples(), from, to, p.CPULimitCores(), runtime.NumCPU())
-	fmt.Println(sum.Verdict)
+	fmt.Printf("%.2f cores, CPU-bound: %v\n", sum.CPUCoresMean, sum.CPUBound)
 }

@@ -283,7 +283,7 @@ func cleanWindow(t *testing.T, p *Process, d time.Duration, want func(runfmt.Tar
 			return ""
 		}
 		if q := Assess(QualityInput{Machine: mw, Service: &w}); q.Verdict == runfmt.QualityNoisy {
-			return fmt.Sprintf("%.3f cores, throttled in %.0f%% of periods, on a machine found noisy: %s", w.CPUCoresMean, w.ThrottledPct, q.Summary)
+			return fmt.Sprintf("%.3f cores, throttled in %.0f%% of periods, on a machine found noisy (%s)", w.CPUCoresMean, w.ThrottledPct, runfmt.Words(q.Causes))
 		}
 		return ""
 	})

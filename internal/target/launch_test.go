@@ -39,9 +39,6 @@ func TestHalfCoreBudget(t *testing.T) {
 	if w.ThrottledPct < 50 || w.ThrottledSeconds <= 0 || !w.CPUBound {
 		t.Errorf("want throttling reported and CPU-bound: %+v", w)
 	}
-	if !strings.HasPrefix(w.Verdict, "CPU-bound at its budget: 0.") {
-		t.Errorf("Verdict = %q", w.Verdict)
-	}
 }
 
 func TestTwoCoresOneThread(t *testing.T) {
@@ -55,9 +52,6 @@ func TestTwoCoresOneThread(t *testing.T) {
 	t.Logf("%+v", w)
 	if !oneCore(w) {
 		t.Errorf("one spinning thread under 2 cores: want about 1 core, no throttling, not CPU-bound: %+v", w)
-	}
-	if !strings.HasPrefix(w.Verdict, "not CPU-bound") {
-		t.Errorf("Verdict = %q", w.Verdict)
 	}
 }
 

@@ -1,11 +1,9 @@
 package target
 
 import (
-	"fmt"
-	"strings"
+	"slices"
 
 	"perflab/internal/runfmt"
-	"perflab/internal/units"
 )
 
 // Thresholds of a noisy measurement.
@@ -30,25 +28,13 @@ const (
 // What a noisy machine distorts and what it leaves nearly intact: the CPU a
 // request costs is counted in CPU time, which waiting does not add to (a
 // crowded machine still adds a few percent: caches, context switches, and a
-// lower rate that spreads the runtime's idle work over fewer requests).
+// lower rate that spreads the runtime's idle work over fewer requests). A
+// batch program's wall time and cores busy are its latency and throughput.
 var (
-	noisyInvalid = []string{"latency", "throughput (requests/s)", "find-max rates"}
-	noisyValid   = []string{cpuValid, "allocations per request", ProfileSharesValid}
-)
-
-// cpuValid is the CPU per request among a noisy run's valid figures, and
-// noisyTail the end of its summary line.
-const (
-	cpuValid  = CPUPerRequestFigure + " (within a few percent)"
-	noisyTail = "; latency and throughput figures are inflated, CPU per request far less"
-)
-
-// ProfileSharesValid names a run's profile shares among its valid or
-// invalid figures (runfmt.Quality), a service's run or a batch program's;
-// CPUPerRequestFigure begins its CPU per request's entry there.
-const (
-	ProfileSharesValid  = "profile shares"
-	CPUPerRequestFigure = "CPU per request"
+	noisyDistorted      = []runfmt.RunFigure{runfmt.RunLatency, runfmt.RunThroughput, runfmt.RunFindMaxRates}
+	noisyTrusted        = []runfmt.RunFigure{runfmt.RunCPUPerRequest, runfmt.RunAllocations, runfmt.RunProfileShares}
+	noisyBatchDistorted = []runfmt.RunFigure{runfmt.RunWallTime, runfmt.RunCoresBusy}
+	noisyBatchTrusted   = []runfmt.RunFigure{runfmt.RunCPUTime, runfmt.RunProfileShares}
 )
 
 // QualityInput is what Assess judges.
@@ -65,7 +51,8 @@ type QualityInput struct {
 // Assess judges the measurement: noisy when other processes used a
 // noticeable share of the host, the hypervisor stole CPU, or the load
 // generator waited for a CPU long enough to inflate the latencies it
-// recorded. The summary line carries the measured figures either way.
+// recorded. The record carries the measured figures either way; its words
+// are made where it is shown.
 func Assess(in QualityInput) runfmt.Quality {
 	m := in.Machine
 	q := runfmt.Quality{
@@ -93,53 +80,29 @@ func Assess(in QualityInput) runfmt.Quality {
 		}
 	}
 	host := float64(max(m.HostCores, 1))
-	others := fmt.Sprintf("other processes used %.2f of %d cores%s", q.OtherCores, m.HostCores, topText(q.TopOther))
 	if q.OtherCores >= max(otherNoisyShare*host, otherNoisyMin) {
-		q.Reasons = append(q.Reasons, others)
+		q.Causes = append(q.Causes, runfmt.NoiseOtherProcesses)
 	}
 	if q.StealCores >= max(stealNoisyShare*host, stealNoisyMin) {
-		q.Reasons = append(q.Reasons, fmt.Sprintf("the hypervisor took %.2f cores (steal)", q.StealCores))
+		q.Causes = append(q.Causes, runfmt.NoiseSteal)
 	}
-	gen := generatorText(q)
 	if in.LatencyMeanMs > 0 && q.PerflabWaitMsPerRequest >= max(genWaitNoisyShare*in.LatencyMeanMs, genWaitNoisyMinMs) {
-		q.Reasons = append(q.Reasons, gen)
+		q.Causes = append(q.Causes, runfmt.NoiseGeneratorWaited)
 	}
-	if len(q.Reasons) == 0 {
+	if len(q.Causes) == 0 {
 		q.Verdict = runfmt.QualityClean
-		q.Summary = "clean — " + others
-		if gen != "" {
-			q.Summary += "; " + gen
-		}
 		return q
 	}
 	q.Verdict = runfmt.QualityNoisy
-	q.Valid, q.Invalid = noisyValid, noisyInvalid
-	q.Summary = "NOISY — " + strings.Join(q.Reasons, "; ") + noisyTail
+	q.Trusted, q.Distorted = slices.Clone(noisyTrusted), slices.Clone(noisyDistorted)
 	return q
 }
 
-// generatorText describes the load generator's CPU and waiting.
-func generatorText(q runfmt.Quality) string {
-	switch {
-	case q.PerflabWaitMsPerRequest > 0:
-		return fmt.Sprintf("the load generator waited %s per request for a CPU (perflab used %.2f cores)", units.FormatMs(q.PerflabWaitMsPerRequest), q.PerflabCores)
-	case q.PerflabCores > 0:
-		return fmt.Sprintf("perflab used %.2f cores and waited %.2f s for a CPU", q.PerflabCores, q.PerflabRunqueueWaitS)
+// AsBatch judges q, a batch program's machine, in a batch program's
+// figures: its wall time and cores busy are distorted, its CPU time is
+// not.
+func AsBatch(q *runfmt.Quality) {
+	if q.Noisy() {
+		q.Trusted, q.Distorted = slices.Clone(noisyBatchTrusted), slices.Clone(noisyBatchDistorted)
 	}
-	return ""
-}
-
-// topText names the busiest other processes: " (stress 0.98, yes 0.61)".
-func topText(top []runfmt.ProcessCPU) string {
-	var parts []string
-	for i, p := range top {
-		if i == 3 {
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s[%d] %.2f", p.Name, p.PID, p.Cores))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
 }

@@ -2,6 +2,7 @@ package target
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"perflab/internal/runfmt"
@@ -15,12 +16,12 @@ func TestAssessServiceOnlyScanned(t *testing.T) {
 	m := MachineWindow{Seconds: 3, HostCores: 2, ProcCores: 1.15, SelfCores: 0.1, ServiceCores: 1.0}
 	q := Assess(QualityInput{Machine: m, Requests: 3000, LatencyMeanMs: 1})
 	if q.Verdict != runfmt.QualityClean || q.ServiceCores != 1.0 || q.OtherCores > 0.051 {
-		t.Errorf("Assess = %s (service %.2f, other %.2f cores); want clean, the scanned service's 1.00 cores not counted as other", q.Summary, q.ServiceCores, q.OtherCores)
+		t.Errorf("Assess = %s %s (service %.2f, other %.2f cores); want clean, the scanned service's 1.00 cores not counted as other", q.Verdict, q.Causes, q.ServiceCores, q.OtherCores)
 	}
 	// The sampled figure, when there is one, is the service's.
 	q = Assess(QualityInput{Machine: m, Service: &runfmt.TargetSummary{CPUCoresMean: 0.5}})
-	if q.ServiceCores != 0.5 || q.Verdict != runfmt.QualityNoisy {
-		t.Errorf("Assess with a sampled service of 0.50 cores = %s (service %.2f); want noisy, the other 0.55 cores unexplained", q.Summary, q.ServiceCores)
+	if q.ServiceCores != 0.5 || q.Verdict != runfmt.QualityNoisy || !slices.Equal(q.Causes, []runfmt.NoiseCause{runfmt.NoiseOtherProcesses}) {
+		t.Errorf("Assess with a sampled service of 0.50 cores = %s %s (service %.2f); want noisy, the other 0.55 cores unexplained", q.Verdict, q.Causes, q.ServiceCores)
 	}
 }
 
@@ -55,7 +56,7 @@ func TestAssessOthersScannedFloor(t *testing.T) {
 		Top: []ProcessUse{{PID: 7, Name: "spin", Cores: 0.39}, {PID: 8, Name: "spin", Cores: 0.33}}}
 	q := Assess(QualityInput{Machine: m, Service: &runfmt.TargetSummary{CPUCoresMean: 1.0}, Requests: 1000, LatencyMeanMs: 1})
 	if q.OtherCores != 0.72 || !q.Noisy() {
-		t.Errorf("Assess = %s (other %.2f cores); want noisy, the scanned 0.72 cores", q.Summary, q.OtherCores)
+		t.Errorf("Assess = %s (other %.2f cores); want noisy, the scanned 0.72 cores", q.Verdict, q.OtherCores)
 	}
 	m.OtherScannedCores = 0.1
 	if q = Assess(QualityInput{Machine: m, Service: &runfmt.TargetSummary{CPUCoresMean: 1.0}}); math.Abs(q.OtherCores-0.5) > 1e-9 {

@@ -288,7 +288,7 @@ func (r *prober) silentErr() error {
 func (r *prober) endErr(ctx, wctx context.Context, timeout time.Duration) error {
 	switch {
 	case errors.Is(context.Cause(wctx), errExited):
-		return fmt.Errorf("service exited before it was ready at %s (%s)%s", r.probe.URL, exitWords(r.p), logLines(r.p))
+		return fmt.Errorf("%w at %s (%s)%s", ErrExitedBeforeReady, r.probe.URL, exitWords(r.p), logLines(r.p))
 	case ctx.Err() != nil:
 		return fmt.Errorf("waiting for the service at %s: %w", r.probe.URL, ctx.Err())
 	}
@@ -296,8 +296,15 @@ func (r *prober) endErr(ctx, wctx context.Context, timeout time.Duration) error 
 	if r.lastErr != nil {
 		last = "last error: " + r.lastErr.Error()
 	}
-	return fmt.Errorf("service not ready after %s at %s: %s%s%s", timeout, r.probe.URL, last, r.ports.elsewhere(), logLines(r.p))
+	return fmt.Errorf("%w after %s at %s: %s%s%s", ErrNotReady, timeout, r.probe.URL, last, r.ports.elsewhere(), logLines(r.p))
 }
+
+// The errors of a service that never answered its readiness probe: it
+// exited first, or the timeout passed.
+var (
+	ErrExitedBeforeReady = errors.New("service exited before it was ready")
+	ErrNotReady          = errors.New("service not ready")
+)
 
 // probeClient is the readiness probe's client: no redirects followed, a
 // new connection each time, no timeout of its own (the attempt decides).

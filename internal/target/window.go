@@ -1,15 +1,12 @@
 package target
 
 import (
-	"fmt"
 	"math"
 	"runtime"
 	"slices"
-	"strconv"
 	"time"
 
 	"perflab/internal/runfmt"
-	"perflab/internal/units"
 )
 
 // Thresholds of the CPU-bound verdict.
@@ -24,8 +21,8 @@ const (
 // Window summarises the samples taken between from and to (inclusive):
 // mean cores (CPU seconds over wall time), p95 and max of the per-interval
 // cores, CPU seconds, peak RSS, memory and threads, the throttled share of
-// CFS periods, and whether the service was CPU-bound, with a one-sentence
-// verdict. limitCores is the quota (0: none); hostCores 0 means this host's.
+// CFS periods, and whether the service was CPU-bound (or too few samples
+// to judge). limitCores is the quota (0: none); hostCores 0 means this host's.
 // PIDs, MemoryLimitBytes, CPUMsPerRequest and ExitCode are left to the
 // caller.
 func Window(samples []Sample, from, to time.Time, limitCores float64, hostCores int) runfmt.TargetSummary {
@@ -38,7 +35,8 @@ func Window(samples []Sample, from, to time.Time, limitCores float64, hostCores 
 			w = append(w, s)
 		}
 	}
-	sum := runfmt.TargetSummary{CPULimitCores: limitCores, Source: "proc"}
+	sum := runfmt.TargetSummary{CPULimitCores: limitCores, HostCores: hostCores, Source: "proc"}
+	sum.Samples = len(w)
 	if len(w) > 0 {
 		sum.Source = w[len(w)-1].Source
 	}
@@ -56,7 +54,7 @@ func Window(samples []Sample, from, to time.Time, limitCores float64, hostCores 
 	}
 	wall := hi.Sub(lo).Seconds()
 	if len(samples) < 2 || wall <= 0 {
-		sum.Verdict = fmt.Sprintf("not enough samples to judge CPU use (%d in the window)", len(w))
+		sum.CPUUnjudged = true
 		return sum
 	}
 	sum.CPUSeconds = max(cpuAt(samples, hi)-cpuAt(samples, lo), 0)
@@ -64,7 +62,7 @@ func Window(samples []Sample, from, to time.Time, limitCores float64, hostCores 
 	sum.RunqueueWaitSeconds = max(valueAt(samples, hi, runqueue)-valueAt(samples, lo, runqueue), 0)
 	sum.CPUCoresP95, sum.CPUCoresMax = sum.CPUCoresMean, sum.CPUCoresMean
 	if len(w) < 2 {
-		sum.CPUBound, sum.Verdict = verdict(sum.CPUCoresMean, 0, limitCores, hostCores)
+		sum.CPUBound = bound(sum.CPUCoresMean, 0, limitCores, hostCores)
 		return sum
 	}
 	first, last := w[0], w[len(w)-1]
@@ -75,7 +73,7 @@ func Window(samples []Sample, from, to time.Time, limitCores float64, hostCores 
 		sum.ThrottledPct = 100 * float64(max(last.ThrottledPeriods-first.ThrottledPeriods, 0)) / float64(periods)
 	}
 	sum.ThrottledSeconds = max(last.ThrottledSeconds-first.ThrottledSeconds, 0)
-	sum.CPUBound, sum.Verdict = verdict(sum.CPUCoresMean, sum.ThrottledPct, limitCores, hostCores)
+	sum.CPUBound = bound(sum.CPUCoresMean, sum.ThrottledPct, limitCores, hostCores)
 	return sum
 }
 
@@ -145,38 +143,12 @@ func percentile(v []float64, q float64) float64 {
 	return s[max(min(i, len(s)-1), 0)]
 }
 
-func verdict(mean, throttledPct, limit float64, host int) (bool, string) {
+// bound says whether a service that used mean cores on average, throttled
+// in throttledPct of its periods, ran at its CPU budget limit, or with no
+// budget (0) at the host's cores.
+func bound(mean, throttledPct, limit float64, host int) bool {
 	if limit > 0 {
-		bound := mean >= boundOfLimit*limit && runfmt.ThrottledNotable(throttledPct)
-		used := fmt.Sprintf("%s of %s used, %s", fmtCores(mean), coresWord(limit), throttling(throttledPct))
-		if bound {
-			return true, "CPU-bound at its budget: " + used
-		}
-		return false, "not CPU-bound: " + used
+		return mean >= boundOfLimit*limit && runfmt.ThrottledNotable(throttledPct)
 	}
-	used := fmt.Sprintf("%s of %d host %s used (no CPU budget)", fmtCores(mean), host, plural(float64(host), "core"))
-	if mean >= boundOfHost*float64(host) {
-		return true, "CPU-bound on the whole host: " + used
-	}
-	return false, "not CPU-bound: " + used
-}
-
-func throttling(pct float64) string {
-	if pct <= 0 {
-		return "no throttling"
-	}
-	return "throttled in " + units.FormatPct(pct) + " of periods"
-}
-
-func fmtCores(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
-
-func coresWord(v float64) string {
-	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) + " " + plural(v, "core")
-}
-
-func plural(v float64, w string) string {
-	if v == 1 {
-		return w
-	}
-	return w + "s"
+	return mean >= boundOfHost*float64(host)
 }

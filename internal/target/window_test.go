@@ -2,7 +2,6 @@ package target
 
 import (
 	"math"
-	"strings"
 	"testing"
 	"time"
 )
@@ -38,20 +37,19 @@ func TestWindowBound(t *testing.T) {
 	if !w.CPUBound || w.ThrottledPct != 72 || w.RSSMaxBytes != 1012 || w.ThreadsMax != 7 || w.Source != "cgroup-v1" {
 		t.Errorf("Window = %+v", w)
 	}
-	want := "CPU-bound at its budget: 0.98 of 1 core used, throttled in 72% of periods"
-	if w.Verdict != want {
-		t.Errorf("Verdict = %q; want %q", w.Verdict, want)
+	if w.CPUUnjudged || w.Samples != 13 || w.CPULimitCores != 1 || w.HostCores != 2 {
+		t.Errorf("Window = %+v; want 13 samples judged, its budget and host cores kept for the verdict's words", w)
 	}
 }
 
 func TestWindowNotBound(t *testing.T) {
 	ss := series(9, 0.31, 0)
 	w := Window(ss, ss[0].T, ss[len(ss)-1].T, 2, 2)
-	if w.CPUBound || w.Verdict != "not CPU-bound: 0.31 of 2 cores used, no throttling" {
+	if w.CPUBound || w.CPUUnjudged || w.ThrottledPct != 0 {
 		t.Errorf("Window = %+v", w)
 	}
 	w = Window(series(9, 1.95, 0), time.Unix(0, 0), time.Unix(2000, 0), 0, 2)
-	if !w.CPUBound || !strings.Contains(w.Verdict, "1.95 of 2 host cores") {
+	if !w.CPUBound || w.CPULimitCores != 0 || w.HostCores != 2 {
 		t.Errorf("no limit: Window = %+v", w)
 	}
 }
@@ -71,7 +69,7 @@ func TestWindowSelectsAndP95(t *testing.T) {
 		t.Errorf("window [30,40]: cpu %v; want 1.25", w.CPUSeconds)
 	}
 	w = Window(ss, ss[40].T.Add(time.Second), ss[40].T.Add(2*time.Second), 1, 2)
-	if w.CPUBound || !strings.Contains(w.Verdict, "not enough samples") {
+	if w.CPUBound || !w.CPUUnjudged || w.Samples != 0 {
 		t.Errorf("empty window: %+v", w)
 	}
 }

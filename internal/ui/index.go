@@ -100,8 +100,8 @@ func newRunRow(s *runSummary) runRow {
 		return row
 	}
 	row.Name, row.Status, row.Reason = s.Name, s.Status, s.PartialReason
-	if row.Reason == "" && len(s.Degraded) > 0 {
-		row.Reason = strings.Join(s.Degraded, "; ")
+	if row.Reason == "" && len(s.Degradations) > 0 {
+		row.Reason = report.DegradedText(s.run())
 	}
 	row.Started = s.Started.Format("2006-01-02 15:04:05")
 	if s.Load != nil {
@@ -111,7 +111,7 @@ func newRunRow(s *runSummary) runRow {
 		row.HasCPU, row.CPUMs = true, ms
 	}
 	row.Noisy = s.Quality.Noisy()
-	if f, ok := report.LeadFinding(&runfmt.Run{Answer: s.Answer, Target: s.Target, Quality: s.Quality, Ledger: s.Ledger, Findings: s.Findings}); ok {
+	if f, ok := report.LeadFinding(s.run()); ok {
 		row.Finding = report.FindingTitle(f)
 	}
 	for _, p := range s.Profiles {

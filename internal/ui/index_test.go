@@ -82,7 +82,7 @@ func TestIndexLeadsWithTheVerdictsFirstFinding(t *testing.T) {
 	wait, hot := r.Findings[0], r.Findings[1]
 	noise := runfmt.Finding{Kind: runfmt.FindingCPUContention, Figures: runfmt.Figures{runfmt.FigWaitPerRequest: 9e3, runfmt.FigShare: 0.9}}
 	r.Findings = []runfmt.Finding{noise, hot, wait}
-	r.Quality = &runfmt.Quality{Verdict: runfmt.QualityNoisy, Summary: "noisy: other processes used 1.6 of 2 cores", HostCores: 2}
+	r.Quality = &runfmt.Quality{Verdict: runfmt.QualityNoisy, Causes: []runfmt.NoiseCause{runfmt.NoiseOtherProcesses}, HostCores: 2, OtherCores: 1.6}
 	cpu, latency := 1.0, 20.0
 	rest := latency - cpu
 	r.Ledger = &runfmt.Ledger{

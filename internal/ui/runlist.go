@@ -25,16 +25,23 @@ import (
 type runSummary struct {
 	ID            string
 	Err           string
-	SchemaVersion int       `json:"schema_version"`
-	Name          string    `json:"name"`
-	Started       time.Time `json:"started"`
-	Status        string    `json:"status"`
-	PartialReason string    `json:"partial_reason"`
-	Degraded      []string  `json:"degraded_reasons"`
-	Load          *struct {
-		RPS      float64 `json:"rps"`
-		Requests int64   `json:"requests"`
-		Latency  struct {
+	SchemaVersion int                  `json:"schema_version"`
+	Name          string               `json:"name"`
+	Started       time.Time            `json:"started"`
+	Status        string               `json:"status"`
+	PartialReason string               `json:"partial_note"`
+	Degradations  []runfmt.Degradation `json:"degradations"`
+	// OldPartialReason and OldDegraded are the keys of runs before
+	// schema 5 (see runfmt's oldkeys.go).
+	OldPartialReason string   `json:"partial_reason"`
+	OldDegraded      []string `json:"degraded_reasons"`
+	Load             *struct {
+		RPS          float64           `json:"rps"`
+		Requests     int64             `json:"requests"`
+		Errors       int64             `json:"errors"`
+		ErrorKinds   map[string]int64  `json:"error_kinds"`
+		ErrorSamples map[string]string `json:"error_samples"`
+		Latency      struct {
 			P99 float64 `json:"p99"`
 		} `json:"latency_ms"`
 	} `json:"load"`
@@ -180,5 +187,23 @@ func readSummary(id, dir string) *runSummary {
 	case s.SchemaVersion < 1:
 		return &runSummary{ID: id, Err: "run.json has no schema_version: not a perflab run"}
 	}
+	if s.PartialReason == "" {
+		s.PartialReason = s.OldPartialReason
+	}
+	if s.Degradations == nil {
+		for _, d := range s.OldDegraded {
+			s.Degradations = append(s.Degradations, runfmt.Degradation{Note: d})
+		}
+	}
 	return s
+}
+
+// run is the part of the run the summary holds, for report's words.
+func (r *runSummary) run() *runfmt.Run {
+	out := &runfmt.Run{Status: r.Status, PartialReason: r.PartialReason, Degradations: r.Degradations, Answer: r.Answer,
+		Target: r.Target, Quality: r.Quality, Ledger: r.Ledger, Findings: r.Findings, Profiling: r.Profiling}
+	if l := r.Load; l != nil {
+		out.Load = &runfmt.LoadResult{RPS: l.RPS, Requests: l.Requests, Errors: l.Errors, ErrorKinds: l.ErrorKinds, ErrorSamples: l.ErrorSamples}
+	}
+	return out
 }

@@ -1,0 +1,39 @@
+package runfmt
+
+import "slices"
+
+// NoiseCause is what made a measurement noisy: run.json's
+// quality.causes. Each cause's figures are in the quality record itself;
+// the words are made where the record is shown.
+type NoiseCause string
+
+// The causes.
+const (
+	// NoiseOtherProcesses: other processes used a notable share of the
+	// host's cores (Quality.OtherCores of HostCores, TopOther by name).
+	NoiseOtherProcesses NoiseCause = "other-processes"
+	// NoiseSteal: the hypervisor gave CPU time to other guests
+	// (Quality.StealCores).
+	NoiseSteal NoiseCause = "steal"
+	// NoiseGeneratorWaited: the load generator waited for a CPU long
+	// enough to inflate the latencies it recorded
+	// (Quality.PerflabWaitMsPerRequest).
+	NoiseGeneratorWaited NoiseCause = "generator-waited"
+)
+
+var noiseCauseWords = []NoiseCause{NoiseOtherProcesses, NoiseSteal, NoiseGeneratorWaited}
+
+// NoiseCauses lists the causes.
+func NoiseCauses() []NoiseCause { return slices.Clone(noiseCauseWords) }
+
+// ParseNoiseCause returns the cause named s, or an error naming s and the
+// causes.
+func ParseNoiseCause(s string) (NoiseCause, error) {
+	return parseWord("noise cause", NoiseCauses(), s)
+}
+
+// String is the cause's name.
+func (c NoiseCause) String() string { return string(c) }
+
+// UnmarshalText reads a cause's name, refusing one it does not know.
+func (c *NoiseCause) UnmarshalText(b []byte) error { return unmarshalWord(c, b, ParseNoiseCause) }
