@@ -39,7 +39,7 @@ var notProse = map[string]string{
 	"last_lines": "the program's own last lines of output", "exit_status": "the os package's words for a process's exit",
 	"error": "a tool's error, quoted", "error_samples": "a load error's text, quoted", "from": "where a module was found",
 	"root_from": "where the project's root was found", "gomaxprocs_source": "where GOMAXPROCS was read: gctrace, execution trace",
-	"header": "an HTTP header given to the load",
+	"header":         "an HTTP header given to the load",
 	"partial_reason": "the error that ended a partial run, quoted (a key scripts read, kept since schema 1)",
 }
 
