@@ -22,7 +22,7 @@ var allowed = map[string][]string{
 	"cli":      {"lab", "load", "target", "capture", "analysis", "stacks", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
-	"lab":      {"load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "answer", "prose", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
+	"lab":      {"decide", "load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "answer", "prose", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
 	"revision": {"files"},
 	"compare":  {"analysis", "ownership", "stacks", "stats", "runfmt", "store", "files", "units"},
 	// report renders what it is handed and computes nothing: no profile,
@@ -53,6 +53,11 @@ var allowed = map[string][]string{
 
 	"profiling": {"capture", "target", "runfmt", "files", "ownership", "units"},
 	"ownership": {"runfmt", "files", "units"},
+
+	// The stages of a run between lab and the leaves. decide computes a
+	// run's figures from what it measured: the summary, the ledger, the
+	// time split, the findings and the answer.
+	"decide": {"analysis", "answer", "capture", "findings", "ktrace", "ledger", "ownership", "profiling", "report", "runfmt", "target", "units", "walltime"},
 }
 
 // commands are the programs outside internal/ and the one internal

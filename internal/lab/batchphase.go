@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"perflab/internal/analysis"
+	"perflab/internal/decide"
 	"perflab/internal/findings"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
@@ -169,12 +170,12 @@ func (b *batch) phaseCode(from, to float64) ([]runfmt.HotFunc, string) {
 	case b.perf == nil || len(b.perf.times) == 0:
 		return nil, "perf gave its samples no times"
 	}
-	span := b.spanProfile(b.startMono+seconds(from), b.startMono+seconds(to))
+	span := b.spanProfile(b.startMono+secs(from), b.startMono+secs(to))
 	if len(span.Sample) == 0 {
 		return nil, "its CPU profile has no sample in it"
 	}
 	uc := b.userCode()
-	hot := analysis.HotFor(span, 1, hotRows, uc)
+	hot := analysis.HotFor(span, 1, decide.HotRows, uc)
 	findings.AttachLines(span, nil, hot, b.sources(), uc)
 	return hot, ""
 }
@@ -216,6 +217,8 @@ func (b *batch) sources() *analysis.Sources {
 	}
 	return src
 }
+
+func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // monoNow is the time on CLOCK_MONOTONIC, the clock of perf's samples.
 func monoNow() time.Duration {

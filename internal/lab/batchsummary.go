@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"perflab/internal/analysis"
+	"perflab/internal/decide"
 	"perflab/internal/files"
 	"perflab/internal/findings"
 	"perflab/internal/ktrace"
@@ -43,7 +44,7 @@ func (b *batch) summarize() {
 	if b.cpu != nil {
 		b.saveCPU(bt.WallS)
 		// One run is the unit: "per request" is the whole run.
-		r.Hot = analysis.HotFor(b.cpu, 1, hotRows, uc)
+		r.Hot = analysis.HotFor(b.cpu, 1, decide.HotRows, uc)
 		bt.GCPct = b.gcPct()
 	}
 	r.Findings = findings.BatchFindings(bt, r.Hot)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"perflab/internal/decide"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
@@ -180,11 +181,11 @@ func (s *session) step(ctx context.Context, rate float64, fm FindMaxConfig) (ste
 			ts.CPUMsPerRequest = ts.CPUSeconds * 1000 / float64(n)
 		}
 		st.CPUCores, st.CPUMsPerRequest, st.target = ts.CPUCoresMean, ts.CPUMsPerRequest, &ts
-		addTargetSeries(r.Series, s.sampler.Samples(), from)
+		decide.AddTargetSeries(r.Series, s.sampler.Samples(), from)
 	}
 	st.load = r
 	from := a.Started()
-	if st.quality = s.quality(from, from.Add(time.Duration(r.DurationS*float64(time.Second))), st.target, r); st.quality != nil {
+	if st.quality = decide.Quality(s.machine, from, from.Add(time.Duration(r.DurationS*float64(time.Second))), st.target, r); st.quality != nil {
 		st.Measurement = st.quality.Verdict
 	}
 	return st, nil

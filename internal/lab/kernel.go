@@ -263,30 +263,3 @@ func (k *kernelTiming) added() string {
 	defer k.mu.Unlock()
 	return k.addWhy
 }
-
-// droppedTables names the kernel tables of ktrace.Dropped.
-func droppedTables(d ktrace.Dropped) map[string]uint64 {
-	if d.Total() == 0 {
-		return nil
-	}
-	out := map[string]uint64{}
-	for name, n := range map[string]uint64{"processes not followed": d.Targets, "threads": d.Threads, "connections": d.Conns,
-		"processes' totals": d.Procs, "off-CPU waits": d.OffCPU, "ports and peers": d.Flows, "stacks": d.Stacks,
-		"connections before accept": d.Pending, "program runs skipped": d.Recursion} {
-		if n > 0 {
-			out[name] = n
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-func portList(ports []uint16) []int {
-	out := make([]int, len(ports))
-	for i, p := range ports {
-		out[i] = int(p)
-	}
-	return out
-}

@@ -200,6 +200,6 @@ func (s *session) watchPeers() (stop func()) {
 	if s.kern != nil && s.kern.peers != nil {
 		notice = s.kern.peers.notice
 	}
-	s.waits.peers = startPeerSampler(ctx, s.proc.PIDs, w, notice)
+	s.peers = startPeerSampler(ctx, s.proc.PIDs, w, notice)
 	return cancel
 }

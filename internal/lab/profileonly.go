@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
-	"perflab/internal/analysis"
-	"perflab/internal/findings"
+	"perflab/internal/decide"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
 )
 
 // Profile captures the service's profiles for window without driving any
@@ -28,7 +25,7 @@ func Profile(ctx context.Context, cfg Config, window time.Duration) (*Result, er
 	cfg.Load.Targets, cfg.Load.Duration = nil, window
 	cfg.LoadFlags = nil
 	cfg.NoTrace = !cfg.Trace // no requests to split: a trace (of the whole window) only when asked
-	return withSession(ctx, cfg, func(s *session) error { return s.profileOnly(ctx, window) }, (*session).summarizeProfile)
+	return withSession(ctx, cfg, func(s *session) error { return s.profileOnly(ctx, window) }, (*decide.Decision).Profile)
 }
 
 // profileOnly captures the window's profiles with no load; it ends early
@@ -71,41 +68,4 @@ func (s *session) profileOnly(ctx context.Context, window time.Duration) error {
 		}
 	}
 	return err
-}
-
-// summarizeProfile fills what a profile-only run measured: the service's
-// CPU over the window (when it has a process), the GC, the hot and
-// allocating functions and the findings, without per-request figures.
-func (s *session) summarizeProfile() {
-	r, p := s.run, s.prof
-	from, to := p.Window()
-	cpu, allocs := p.Profile(runfmt.ProfileCPU), p.Profile(runfmt.ProfileAllocs)
-	if from.IsZero() {
-		return
-	}
-	if s.sampler != nil {
-		ts := target.Window(s.sampler.Samples(), from, to, s.limitCores, runtime.NumCPU())
-		ts.MemoryLimitBytes, ts.PIDs = s.limitMemory, s.pids
-		if r.Target != nil {
-			ts.ExitCode = r.Target.ExitCode
-		}
-		r.Target = &ts
-	}
-	r.Quality = s.quality(from, to, r.Target, nil)
-	r.GC = s.gcSummary(from, to)
-	r.Profiling = s.profilingSummary()
-	uc, verdictCPU := s.userCode(), s.verdictCPU()
-	if cpu != nil {
-		s.checkCPUProfile(len(cpu.Sample), r.Target)
-		r.Hot = analysis.HotFor(cpu, 0, hotRows, uc)
-	}
-	if allocs != nil {
-		r.Allocs = analysis.AllocTopFor(allocs, 0, allocRows, uc)
-	}
-	r.Findings = findings.Findings(findings.FindingInput{
-		CPU: verdictCPU, Allocs: allocs, Mutex: p.Profile(runfmt.ProfileMutex), Block: p.Profile(runfmt.ProfileBlock),
-		GoroutinesStart: p.Profile(runfmt.ProfileGoroutineStart), GoroutinesEnd: p.Profile(runfmt.ProfileGoroutine),
-		WindowSeconds: to.Sub(from).Seconds(), Target: r.Target, GC: r.GC, Quality: r.Quality, UserCode: uc, Runtime: s.serviceRuntime(),
-	})
-	s.culprit()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
 
@@ -36,23 +35,6 @@ func goUntilStopped(run func(context.Context)) (stop func()) {
 		cancel()
 		<-done
 	}
-}
-
-// quality judges the machine over [from, to]; nil when it was not sampled.
-func (s *session) quality(from, to time.Time, t *runfmt.TargetSummary, l *runfmt.LoadResult) *runfmt.Quality {
-	if s.machine == nil {
-		return nil
-	}
-	w, ok := s.machine.Window(from, to)
-	if !ok {
-		return nil
-	}
-	in := target.QualityInput{Machine: w, Service: t}
-	if l != nil {
-		in.Requests, in.LatencyMeanMs = l.Requests, l.Latency.Mean
-	}
-	q := target.Assess(in)
-	return &q
 }
 
 // pinLoad confines perflab's threads to --load-cpus once the service runs

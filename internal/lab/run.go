@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"perflab/internal/capture"
+	"perflab/internal/decide"
 	"perflab/internal/load"
 	"perflab/internal/ownership"
 	"perflab/internal/profiling"
@@ -39,7 +40,8 @@ type session struct {
 	gc      capture.GCTrace
 	stopSmp func()
 	prof    *profiling.Set
-	waits   waitState // what the run made of the window's waits
+	// peers samples the service's connections over the window.
+	peers *peerSampler
 	// machine samples the host beside the service for the whole session.
 	machine     *target.MachineSampler
 	stopMachine func()
@@ -56,11 +58,6 @@ type session struct {
 	// loadPorts are the local ports of the load's connections: the
 	// service's other inbound connections are other clients'.
 	loadPorts load.PortSet
-	// otherClients counts the connections other clients made to the
-	// service in the window; perRequestNote says why no figure per request
-	// is given (see perRequest).
-	otherClients   int
-	perRequestNote string
 	// mu guards the run's Warnings and Profiles, which the capture
 	// goroutines of the measured window (CPU profile, trace, samplers) add
 	// to while the main one runs.
@@ -71,7 +68,7 @@ type session struct {
 // non-nil whenever a run directory was created, even with an error: the run is
 // then recorded as partial with the error as its reason.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	return withSession(ctx, cfg, func(s *session) error { return s.measure(ctx) }, (*session).summarize)
+	return withSession(ctx, cfg, func(s *session) error { return s.measure(ctx) }, (*decide.Decision).Run)
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }

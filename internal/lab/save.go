@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"perflab/internal/decide"
 	"perflab/internal/runfmt"
 )
 
@@ -25,7 +26,7 @@ func (e *SaveError) Unwrap() error { return e.Err }
 // optional report.html (whose failure is a warning, recorded by writing
 // run.json again): a full disk never costs the record. runErr is the run's
 // own error, returned unless saving failed.
-func (s *session) save(runErr error) error {
+func (s *session) save(runErr error, dec *decide.Decision) error {
 	path := filepath.Join(s.dir, runfmt.FileName)
 	if err := runfmt.WriteFile(s.dir, s.run); err != nil {
 		s.run.Status, s.run.PartialKind = runfmt.StatusPartial, runfmt.PartialNotSaved
@@ -33,7 +34,7 @@ func (s *session) save(runErr error) error {
 		return &SaveError{Path: path, Err: err}
 	}
 	warnings := len(s.run.Warnings)
-	s.writeReport()
+	s.writeReport(dec.Flames())
 	if len(s.run.Warnings) > warnings {
 		_ = runfmt.WriteFile(s.dir, s.run) // best effort: the first record stands
 	}

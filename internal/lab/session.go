@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"perflab/internal/findings"
+	"perflab/internal/decide"
 	"perflab/internal/profiling"
 	"perflab/internal/prose"
 	"perflab/internal/runfmt"
@@ -15,7 +15,7 @@ import (
 
 // withSession runs body with a started service, stops the service, calls
 // finish (if any) and writes the run directory whatever happened.
-func withSession(ctx context.Context, cfg Config, body func(*session) error, finish func(*session)) (*Result, error) {
+func withSession(ctx context.Context, cfg Config, body func(*session) error, finish func(*decide.Decision)) (*Result, error) {
 	s, err := newSession(cfg)
 	if err != nil {
 		return nil, err
@@ -44,14 +44,13 @@ func withSession(ctx context.Context, cfg Config, body func(*session) error, fin
 	s.decideOwnership() // reads the processes' executables while they run
 	s.stopTarget()
 	unpin()
+	dec := decide.New(s.collect())
 	if finish != nil {
-		finish(s)
+		finish(dec)
 	}
-	if f, ok := findings.OutOfMemory(s.run.Target); ok {
-		s.run.Findings = append([]runfmt.Finding{f}, s.run.Findings...) // what ended the run comes first
-	}
+	dec.Ended()
 	s.stopMachine()
-	return res, s.save(s.setStatus(ctx, err))
+	return res, s.save(s.setStatus(ctx, err), dec)
 }
 
 // newSession creates the run's directory and record.

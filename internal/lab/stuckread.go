@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"perflab/internal/capture"
-	"perflab/internal/findings"
+	"perflab/internal/decide"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 	"perflab/internal/units"
@@ -142,7 +142,7 @@ func (s *session) groupStacks(st *runfmt.Stuck, snaps []*capture.Snapshot) {
 		st.Notes = append(st.Notes, fmt.Sprintf("%d more groups (%d threads and goroutines) are left out", len(st.Groups)-maxStuckGroups, n))
 		st.Groups = st.Groups[:maxStuckGroups]
 	}
-	src := s.sources()
+	src := decide.Sources(s.cfg.Dir, s.cfg.PID)
 	for i := range st.Groups {
 		g := &st.Groups[i]
 		if g.Located() && g.Line > 0 {
@@ -151,49 +151,6 @@ func (s *session) groupStacks(st *runfmt.Stuck, snaps []*capture.Snapshot) {
 			}
 		}
 	}
-}
-
-// stuckFindings is the finding of a run whose requests stopped finishing,
-// first of all: where the biggest group of the service's threads waits.
-func (s *session) stuckFindings() []runfmt.Finding {
-	st := s.run.Stuck
-	if st == nil {
-		return nil
-	}
-	f := findings.Stuck(st)
-	if len(st.Groups) > 0 && st.Groups[0].Located() {
-		f.Lines = []runfmt.SourceLine{s.stuckLine(st, st.Groups[0])}
-	}
-	return []runfmt.Finding{f}
-}
-
-// stuckContext is how many lines of source around the line a group waits
-// at reports show.
-const stuckContext = 3
-
-// stuckLine is the line the biggest group waits at, with its source
-// around it; its Pct is the share of the requests in flight that wait
-// there.
-func (s *session) stuckLine(st *runfmt.Stuck, g runfmt.StuckGroup) runfmt.SourceLine {
-	l := runfmt.SourceLine{File: g.File, Line: int64(g.Line), Text: g.Text}
-	if st.InFlight > 0 {
-		l.Pct = 100 * float64(min(int64(g.Count), st.InFlight)) / float64(st.InFlight)
-	}
-	src := s.sources().File(g.File)
-	if ok, known := src.Matches(g.Function, l.Line); known && !ok {
-		l.SourceChanged = true
-	}
-	for n := max(1, l.Line-stuckContext); n <= l.Line+stuckContext; n++ {
-		text, ok := src.Line(n)
-		if !ok {
-			break
-		}
-		if len(l.Context) == 0 {
-			l.ContextStart = n
-		}
-		l.Context = append(l.Context, text)
-	}
-	return l
 }
 
 func appendOnce(list []string, s string) []string {

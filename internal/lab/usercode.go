@@ -1,27 +1,15 @@
 package lab
 
 import (
-	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 
 	"perflab/internal/analysis"
+	"perflab/internal/decide"
 	"perflab/internal/ownership"
-	"perflab/internal/target"
 )
 
-// scriptExts are the source files whose directory, given as an argument of
-// the launched command, is taken as the project root.
-var scriptExts = map[string]bool{".py": true, ".rb": true, ".ru": true, ".js": true, ".mjs": true, ".cjs": true, ".ts": true}
-
 // userCode is the run's classifier of user code, its ownership model
-// decided once (decideOwnership): --user-code decides alone when given;
-// otherwise the processes' executables (Go build information, crates,
-// symbols) and the project root (--src, else the directory of the script
-// the command runs, else the service's working directory) decide.
+// decided once (decideOwnership).
 func (s *session) userCode() analysis.UserCode {
 	if s.owners == nil {
 		s.decideOwnership()
@@ -32,23 +20,9 @@ func (s *session) userCode() analysis.UserCode {
 // decideOwnership decides the run's ownership model from the service's
 // processes while they run; called again, it keeps the first.
 func (s *session) decideOwnership() {
-	if s.owners != nil {
-		return
+	if s.owners == nil {
+		s.owners = decide.Ownership(s.pids, s.settings())
 	}
-	c := &s.cfg
-	in := ownership.Inputs{PIDs: s.pids, Root: c.Src}
-	if c.UserCode != nil {
-		in.UserCode = c.UserCode.String()
-	}
-	if in.Root == "" {
-		in.Root, in.RootFrom = projectRoot(c.Command, c.Dir, s.pids)
-	}
-	m, err := ownership.Detect(in)
-	if err != nil {
-		// --user-code was compiled when parsed: this cannot happen.
-		m, _ = ownership.New(ownership.Spec{Root: in.Root})
-	}
-	s.owners = m
 }
 
 // userCode is the batch program's ownership model: from its executable
@@ -69,7 +43,7 @@ func (b *batch) detectOwnership() *ownership.Model {
 		in.UserCode = c.UserCode.String()
 	}
 	if in.Root == "" {
-		in.Root, in.RootFrom = projectRoot(c.Command, c.Dir, nil)
+		in.Root, in.RootFrom = decide.ProjectRoot(c.Command, c.Dir, nil)
 	}
 	if len(c.Command) > 0 {
 		if exe, err := exec.LookPath(c.Command[0]); err == nil {
@@ -84,59 +58,4 @@ func (b *batch) detectOwnership() *ownership.Model {
 		m, _ = ownership.New(ownership.Spec{Root: in.Root})
 	}
 	return m
-}
-
-// projectRoot guesses the project's directory and says where it came
-// from: the directory of the first script the command names (an argument,
-// or a word of one, as in sh -c "exec python3 app.py"), else of the first
-// script a service process runs (its command line, read from /proc, for a
-// launcher perflab cannot read into), else the launch directory, else the
-// first process's working directory. "" when none can be read.
-func projectRoot(command []string, dir string, pids []int) (string, string) {
-	if root := scriptDir(command, dir); root != "" {
-		return root, "the directory of the script the command runs"
-	}
-	for _, pid := range pids {
-		args, err := target.Cmdline(pid)
-		if err != nil {
-			continue
-		}
-		cwd, _ := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
-		if root := scriptDir(args, cwd); root != "" {
-			return root, fmt.Sprintf("the directory of the script pid %d runs", pid)
-		}
-	}
-	if dir != "" {
-		if abs, err := filepath.Abs(dir); err == nil {
-			return abs, "the directory the service was launched in"
-		}
-	}
-	if len(pids) > 0 {
-		if cwd, err := os.Readlink("/proc/" + strconv.Itoa(pids[0]) + "/cwd"); err == nil && cwd != "/" {
-			return cwd, fmt.Sprintf("working directory of pid %d", pids[0])
-		}
-	}
-	return "", ""
-}
-
-// scriptDir returns the directory of the first existing script among args
-// and their words (relative ones taken from dir), or "".
-func scriptDir(args []string, dir string) string {
-	for _, arg := range args {
-		for _, a := range strings.Fields(arg) {
-			if !scriptExts[filepath.Ext(a)] {
-				continue
-			}
-			p := a
-			if !filepath.IsAbs(p) && dir != "" {
-				p = filepath.Join(dir, p)
-			}
-			if abs, err := filepath.Abs(p); err == nil {
-				if st, err := os.Stat(abs); err == nil && st.Mode().IsRegular() {
-					return filepath.Dir(abs)
-				}
-			}
-		}
-	}
-	return ""
 }

@@ -9,43 +9,8 @@ import (
 	"time"
 
 	"perflab/internal/labtest"
-	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
 )
-
-// TestUnreadableTraceWarnsOnce: a trace that is cut off, not a trace, or
-// of a Go version this build does not read gives one warning and no time
-// per request: nothing is made of part of a trace.
-func TestUnreadableTraceWarnsOnce(t *testing.T) {
-	good, err := os.ReadFile("../walltime/testdata/sleep.trace")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name string
-		data []byte
-		want string
-	}{
-		{"truncated", good[:len(good)*2/3], "ends early"},
-		{"foreign", []byte("\x1f\x8b\x08\x00 a gzipped profile"), "not a Go execution trace"},
-		{"newer Go", append([]byte("go 1.31 trace\x00\x00\x00"), good[16:]...), "Go 1.31"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			from := time.Now()
-			s := &session{cfg: Config{Log: func(string) {}}, run: &runfmt.Run{Load: &runfmt.LoadResult{Requests: 100,
-				Series: []runfmt.SeriesPoint{{T: 0, Requests: 50}, {T: 1, Requests: 50}}}}}
-			s.prof = profiling.New(profileHost{s}, profiling.Config{})
-			s.prof.SetWindow(from, from.Add(2*time.Second))
-			s.analyseTrace(&profiling.Trace{Data: tc.data, From: from})
-			if len(s.run.Warnings) != 1 || !strings.Contains(s.run.Warnings[0], tc.want) || !strings.Contains(s.run.Warnings[0], "no time split") {
-				t.Errorf("warnings %q; want one naming %q and what is lost", s.run.Warnings, tc.want)
-			}
-			if s.run.Time != nil {
-				t.Errorf("time per request %+v from an unreadable trace", s.run.Time)
-			}
-		})
-	}
-}
 
 // TestPySpyIdleNotPermitted runs the Python test service with a py-spy
 // that, for the idle recording only, runs as an unprivileged user, so the
@@ -118,12 +83,5 @@ func copyFile(t *testing.T, from, to string) {
 	}
 	if err := os.WriteFile(to, b, 0o755); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func TestRequestsIn(t *testing.T) {
-	series := []runfmt.SeriesPoint{{T: 0, Requests: 100}, {T: 1, Requests: 200}, {T: 2, Requests: 300}}
-	if n := requestsIn(series, 0.5, 2.5); n != 50+200+150 {
-		t.Errorf("requestsIn(0.5 s, 2.5 s) = %d; want 400 (half of each end second)", n)
 	}
 }

@@ -1,4 +1,4 @@
-package lab
+package decide
 
 import (
 	"path/filepath"
@@ -15,34 +15,34 @@ import (
 
 // analyseSpyWall turns the idle-inclusive stacks and the CPU profile into
 // the time per request and its wall-time profile.
-func (s *session) analyseSpyWall() {
-	idle, cpu := s.prof.Profile(runfmt.ProfileIdle), s.prof.Profile(runfmt.ProfileCPU)
-	if idle == nil || cpu == nil || s.run.Load == nil || s.run.Load.Requests <= 0 {
+func (d *decider) analyseSpyWall() {
+	idle, cpu := d.prof.Profile(runfmt.ProfileIdle), d.prof.Profile(runfmt.ProfileCPU)
+	if idle == nil || cpu == nil || d.run.Load == nil || d.run.Load.Requests <= 0 {
 		return
 	}
-	span, ok := s.spySpan(idle)
+	span, ok := d.spySpan(idle)
 	if !ok {
 		return
 	}
 	line := sourceLine(&analysis.Sources{})
 	wall, idleNs, ok := analysis.SpyWall(idle, cpu, span.cpuShare, int64(span.cpuS*1e9), line)
 	if !ok {
-		s.warn("py-spy --idle: no thread was serving a request in a server perflab knows (http.server, wsgiref, gunicorn, uvicorn, a thread pool of anyio or concurrent.futures): no time split per request")
+		d.warn("py-spy --idle: no thread was serving a request in a server perflab knows (http.server, wsgiref, gunicorn, uvicorn, a thread pool of anyio or concurrent.futures): no time split per request")
 		return
 	}
 	t := &runfmt.TimePerRequest{Source: runfmt.TimeSourcePySpy, StartS: span.startS, Seconds: span.seconds, Requests: span.requests,
 		IdleMs: float64(idleNs) / 1e6 / float64(span.requests)}
-	t.Kinds = analysis.TimeKinds(wall, span.requests, s.userCode())
+	t.Kinds = analysis.TimeKinds(wall, span.requests, d.userCode())
 	for _, k := range t.Kinds {
 		t.TotalMs += k.MsPerRequest
 	}
-	if rel, ok := s.prof.SaveWall(wall, runfmt.SourceTime(runfmt.TimeSourcePySpy)); ok {
+	if rel, ok := d.prof.SaveWall(wall, runfmt.SourceTime(runfmt.TimeSourcePySpy)); ok {
 		t.Profile = rel
 	}
-	s.waits.spyWall = wall
+	d.waits.spyWall = wall
 	req, all := analysis.SpySleeps(idle, line)
-	s.waits.spySleep = &ledger.SampledSleep{Requests: time.Duration(req), All: time.Duration(all)}
-	s.run.Time = t
+	d.waits.spySleep = &ledger.SampledSleep{Requests: time.Duration(req), All: time.Duration(all)}
+	d.run.Time = t
 }
 
 // spyRange is the part of the window the idle recording covers: where it
@@ -58,14 +58,14 @@ type spyRange struct {
 // the whole window (--trace: py-spy sampled from before the load started
 // to after it ended) holds every request of the window, and no other; a
 // slice holds the requests and the CPU of its seconds.
-func (s *session) spySpan(idle *profile.Profile) (spyRange, bool) {
-	r := s.run
-	start, _ := s.prof.Window()
+func (d *decider) spySpan(idle *profile.Profile) (spyRange, bool) {
+	r := d.run
+	start, _ := d.prof.Window()
 	whole := spyRange{seconds: r.Load.DurationS, requests: r.Load.Requests, cpuShare: 1}
 	if r.Target != nil {
 		whole.cpuS = r.Target.CPUSeconds
 	}
-	if s.cfg.Trace || idle.TimeNanos == 0 || start.IsZero() {
+	if d.cfg.Trace || idle.TimeNanos == 0 || start.IsZero() {
 		return whole, true
 	}
 	from := time.Unix(0, idle.TimeNanos)
@@ -74,13 +74,13 @@ func (s *session) spySpan(idle *profile.Profile) (spyRange, bool) {
 	endS := min(to.Sub(start).Seconds(), r.Load.DurationS)
 	sl := spyRange{startS: startS, seconds: endS - startS, requests: requestsIn(r.Load.Series, startS, endS)}
 	if sl.seconds <= 0 || sl.requests <= 0 {
-		s.warn("py-spy --idle: no request completed in the slice of the window it recorded: no time split per request")
+		d.warn("py-spy --idle: no request completed in the slice of the window it recorded: no time split per request")
 		return sl, false
 	}
-	if s.sampler == nil || whole.cpuS <= 0 {
+	if d.in.Sampler == nil || whole.cpuS <= 0 {
 		return sl, false
 	}
-	ts := target.Window(s.sampler.Samples(), start.Add(seconds(startS)), start.Add(seconds(endS)), s.limitCores, runtime.NumCPU())
+	ts := target.Window(d.in.Sampler.Samples(), start.Add(seconds(startS)), start.Add(seconds(endS)), d.in.LimitCores, runtime.NumCPU())
 	sl.cpuS = ts.CPUSeconds
 	sl.cpuShare = min(sl.cpuS/whole.cpuS, 1)
 	return sl, sl.cpuShare > 0

@@ -1,4 +1,4 @@
-package lab
+package decide
 
 import (
 	"bytes"
@@ -17,49 +17,48 @@ import (
 )
 
 // waitState is what the run made of the window's waits: the execution
-// trace's analysis, the wall-time profile made from py-spy's idle stacks,
-// and the peers the service talked to.
+// trace's analysis and the wall-time profile made from py-spy's idle
+// stacks.
 type waitState struct {
 	trace   *walltime.Analysis
 	spyWall *profile.Profile
 	// spySleep is what py-spy's idle stacks saw of the threads asleep:
 	// the request threads' share of the kernel's time asleep.
 	spySleep *ledger.SampledSleep
-	peers    *peerSampler
 }
 
 // analyseTrace reads the window's trace tr (nil for none) into the run's
 // time per request and saves its wall-time profiles. A trace that cannot
 // be read gives one warning and nothing else: no split from part of a
 // trace.
-func (s *session) analyseTrace(tr *profiling.Trace) {
-	if tr == nil || s.run.Load == nil {
+func (d *decider) analyseTrace(tr *profiling.Trace) {
+	if tr == nil || d.run.Load == nil {
 		return
 	}
-	a, err := walltime.ReadWith(bytes.NewReader(tr.Data), walltime.Options{Counts: s.userCode().IsUser})
+	a, err := walltime.ReadWith(bytes.NewReader(tr.Data), walltime.Options{Counts: d.userCode().IsUser})
 	if err != nil {
-		s.warn(fmt.Sprintf("execution trace (profiles/trace.out): %v: no time split per request", err))
+		d.warn(fmt.Sprintf("execution trace (profiles/trace.out): %v: no time split per request", err))
 		return
 	}
-	s.waits.trace = a
+	d.waits.trace = a
 	start, end := a.Start, a.End
 	if start.IsZero() { // Go before 1.25: no wall clock in the trace
 		start, end = tr.From, tr.From.Add(a.Duration)
 	}
-	from, _ := s.prof.Window()
+	from, _ := d.prof.Window()
 	startS := start.Sub(from).Seconds()
-	requests := requestsIn(s.run.Load.Series, startS, startS+a.Duration.Seconds())
+	requests := requestsIn(d.run.Load.Series, startS, startS+a.Duration.Seconds())
 	if requests <= 0 {
-		s.warn("execution trace: no request completed while it was taken: no time split per request")
+		d.warn("execution trace: no request completed while it was taken: no time split per request")
 		return
 	}
 	if a.ServingGoroutines == 0 {
-		s.warn("execution trace: no goroutine served requests through net/http (another HTTP server?): no time split per request")
+		d.warn("execution trace: no goroutine served requests through net/http (another HTTP server?): no time split per request")
 		return
 	}
 	t := &runfmt.TimePerRequest{Source: runfmt.TimeSourceGoTrace, StartS: startS, Seconds: end.Sub(start).Seconds(), Requests: requests,
 		IdleMs: a.Idle.Seconds() * 1000 / float64(requests)}
-	t.Kinds = analysis.TimeKinds(a.Profile, requests, s.userCode())
+	t.Kinds = analysis.TimeKinds(a.Profile, requests, d.userCode())
 	for _, k := range t.Kinds {
 		t.TotalMs += k.MsPerRequest
 	}
@@ -69,10 +68,10 @@ func (s *session) analyseTrace(tr *profiling.Trace) {
 		GoroutinesMax: a.GoroutinesMax, GoroutinesCreated: a.GoroutinesCreated, GoroutinesEnded: a.GoroutinesEnded,
 		ServingGoroutines: a.ServingGoroutines, StartedGoroutines: a.StartedGoroutines, CPUSamples: a.CPUSamples,
 	}
-	if rel, ok := s.prof.SaveWall(a.Profile, runfmt.SourceTime(runfmt.TimeSourceGoTrace)); ok {
+	if rel, ok := d.prof.SaveWall(a.Profile, runfmt.SourceTime(runfmt.TimeSourceGoTrace)); ok {
 		t.Profile = rel
 	}
-	s.run.Time = t
+	d.run.Time = t
 }
 
 func ms(d time.Duration) float64 { return d.Seconds() * 1000 }
@@ -102,11 +101,11 @@ func requestsIn(series []runfmt.SeriesPoint, from, to float64) int64 {
 // waitInput adds to in what the window says about time off the CPU: the
 // wall-time profile and its split, the peers, the runtime settings, the
 // heap's growth, and what could not be looked at.
-func (s *session) waitInput(in *findings.FindingInput) {
-	r, w := s.run, &s.waits
-	sched := s.prof.Profile(runfmt.ProfileOffCPU)
+func (d *decider) waitInput(in *findings.FindingInput) {
+	r, w := d.run, &d.waits
+	sched := d.prof.Profile(runfmt.ProfileOffCPU)
 	in.Time, in.GoRuntime, in.Heap = r.Time, r.GoRuntime, r.Heap
-	in.Peers = w.peers.list()
+	in.Peers = d.in.Peers.List
 	if w.trace != nil && r.Time != nil {
 		in.Wall, in.Holders = w.trace.Profile, w.trace.Holders
 	}
@@ -118,9 +117,9 @@ func (s *session) waitInput(in *findings.FindingInput) {
 	}
 	switch {
 	case r.Time != nil, sched != nil:
-	case s.cfg.NoTrace:
+	case d.cfg.NoTrace:
 		in.WaitChecks = append(in.WaitChecks, "no execution trace or off-CPU sampling (--no-trace)")
-	case s.prof.Endpoint() != "":
+	case d.prof.Endpoint() != "":
 		in.WaitChecks = append(in.WaitChecks, "no usable execution trace (see the warnings)")
 	default:
 		in.WaitChecks = append(in.WaitChecks, "no wall-clock profile of the service's threads")
@@ -129,32 +128,32 @@ func (s *session) waitInput(in *findings.FindingInput) {
 
 // offCPUFlame is the flame graph page of the wall-time profile's time off
 // a CPU, per request, for report.html; nil without one.
-func (s *session) offCPUFlame() []byte {
-	wall := s.wallProfile()
-	if wall == nil || s.run.Load == nil {
+func (d *decider) offCPUFlame() []byte {
+	wall := d.wallProfile()
+	if wall == nil || d.run.Load == nil {
 		return nil
 	}
-	requests, source := s.run.Load.Requests, "perf sched"
-	if t := s.run.Time; t != nil {
+	requests, source := d.run.Load.Requests, "perf sched"
+	if t := d.run.Time; t != nil {
 		requests, source = t.Requests, string(t.Source)
 	}
 	var buf bytes.Buffer
-	opt := analysis.FlameOptions{Title: s.run.ID + ": off-CPU time (" + source + ")", SampleIndex: runfmt.OffCPUSample, Requests: requests, UserCode: s.userCode(),
+	opt := analysis.FlameOptions{Title: d.run.ID + ": off-CPU time (" + source + ")", SampleIndex: runfmt.OffCPUSample, Requests: requests, UserCode: d.userCode(),
 		Leaves: analysis.OffCPULeaves()}
 	if err := analysis.WriteFlameHTML(&buf, wall, opt); err != nil {
-		s.warn("off-CPU flame graph for report.html: " + err.Error())
+		d.warn("off-CPU flame graph for report.html: " + err.Error())
 		return nil
 	}
 	return buf.Bytes()
 }
 
 // wallProfile is the run's wall-time profile, nil without one.
-func (s *session) wallProfile() *profile.Profile {
+func (d *decider) wallProfile() *profile.Profile {
 	switch {
-	case s.waits.spyWall != nil:
-		return s.waits.spyWall
-	case s.waits.trace != nil:
-		return s.waits.trace.Profile
+	case d.waits.spyWall != nil:
+		return d.waits.spyWall
+	case d.waits.trace != nil:
+		return d.waits.trace.Profile
 	}
-	return s.prof.Profile(runfmt.ProfileOffCPU)
+	return d.prof.Profile(runfmt.ProfileOffCPU)
 }

@@ -1,4 +1,4 @@
-package lab
+package decide
 
 import (
 	"maps"
@@ -15,29 +15,33 @@ import (
 
 // ledger builds the run's request ledger from what the window measured,
 // and records the kernel timing's cost beside the profilers'.
-func (s *session) ledger() {
-	r := s.run
-	in := ledger.Input{Runtime: s.serviceRuntime(), Load: r.Load, Quality: r.Quality, Target: r.Target, Time: r.Time, SampledSleep: s.waits.spySleep}
+func (d *decider) ledger() {
+	r := d.run
+	in := ledger.Input{Runtime: d.serviceRuntime(), Load: r.Load, Quality: r.Quality, Target: r.Target, Time: r.Time, SampledSleep: d.waits.spySleep}
 	if r.Time == nil {
-		in.TimeWhy = s.noSplitWhy()
+		in.TimeWhy = d.noSplitWhy()
 	}
-	if s.prof == nil {
+	if d.prof == nil {
 		return
 	}
-	if a := s.waits.trace; a != nil && r.Time != nil && r.Time.Source == runfmt.TimeSourceGoTrace && r.Time.Requests > 0 {
+	if a := d.waits.trace; a != nil && r.Time != nil && r.Time.Source == runfmt.TimeSourceGoTrace && r.Time.Requests > 0 {
 		in.ClientLoopsMs = a.ClientLoops.Seconds() * 1000 / float64(r.Time.Requests)
 	}
-	w, ok, why := s.kern.window()
+	k := d.in.Kernel
+	w, ok, why := k.Window, k.OK, k.Why
 	kt := &runfmt.KernelTiming{}
 	if ok {
-		in.Kernel = kernelInput(w, s.kern.ports, s.kern.backlog)
-		in.Peers = s.kern.peers.inputs(answeredPeers(w))
-		kt = s.kernelTiming(w)
+		in.Kernel = kernelInput(w, k.Ports, k.Backlog)
+		in.Peers = map[netip.AddrPort]ledger.Peer{}
+		if k.Peers != nil {
+			in.Peers = k.Peers(answeredPeers(w))
+		}
+		kt = d.kernelTiming(w)
 	} else {
 		in.KernelWhy, kt.Unavailable = why, why
 	}
-	in.CPU = s.cpuInput()
-	in.Allocators, in.AllocBytes = s.allocators()
+	in.CPU = d.cpuInput()
+	in.Allocators, in.AllocBytes = d.allocators()
 	l := ledger.Build(in)
 	if l == nil {
 		return
@@ -52,8 +56,8 @@ const gcAllocators = 3
 // allocators are the user functions that allocate the most bytes per
 // request in the window's allocation profile, and all the bytes
 // allocated per request.
-func (s *session) allocators() ([]ledger.Allocator, float64) {
-	sites, total := analysis.AllocSites(s.prof.Profile(runfmt.ProfileAllocs), s.run.PerRequestCount(), gcAllocators, s.userCode())
+func (d *decider) allocators() ([]ledger.Allocator, float64) {
+	sites, total := analysis.AllocSites(d.prof.Profile(runfmt.ProfileAllocs), d.run.PerRequestCount(), gcAllocators, d.userCode())
 	out := make([]ledger.Allocator, len(sites))
 	for i, a := range sites {
 		out[i] = ledger.Allocator{Function: a.Function, File: a.File, Callee: a.Callee, BytesPerRequest: a.BytesPerRequest}
@@ -63,13 +67,13 @@ func (s *session) allocators() ([]ledger.Allocator, float64) {
 
 // noSplitWhy says why the run has no split of a request's time by its
 // runtime.
-func (s *session) noSplitWhy() string {
+func (d *decider) noSplitWhy() string {
 	switch {
-	case s.cfg.NoTrace:
+	case d.cfg.NoTrace:
 		return "no execution trace or idle stacks (--no-trace)"
-	case s.prof != nil && s.prof.Chosen() == runfmt.ProfilerPprof:
+	case d.prof != nil && d.prof.Chosen() == runfmt.ProfilerPprof:
 		return "no usable execution trace (see the warnings)"
-	case s.prof != nil && s.prof.Chosen() == runfmt.ProfilerPySpy:
+	case d.prof != nil && d.prof.Chosen() == runfmt.ProfilerPySpy:
 		return "py-spy's idle stacks gave no split (see the warnings)"
 	}
 	return "no runtime's split of a request's time for this service"
@@ -77,9 +81,9 @@ func (s *session) noSplitWhy() string {
 
 // kernelTiming is the session's record in run.json, and its programs'
 // CPU beside the profilers'.
-func (s *session) kernelTiming(w ktrace.Totals) *runfmt.KernelTiming {
+func (d *decider) kernelTiming(w ktrace.Totals) *runfmt.KernelTiming {
 	cpu, progs, counted := w.ProgramEstimate()
-	kt := &runfmt.KernelTiming{Processes: len(w.Procs), Ports: portList(s.kern.ports), ProgramCPUSeconds: cpu.Seconds(),
+	kt := &runfmt.KernelTiming{Processes: len(w.Procs), Ports: portList(d.in.Kernel.Ports), ProgramCPUSeconds: cpu.Seconds(),
 		ProgramCPUCounted: counted, Dropped: droppedTables(w.Dropped)}
 	for _, name := range slices.Sorted(maps.Keys(progs)) {
 		st := progs[name]
@@ -92,25 +96,25 @@ func (s *session) kernelTiming(w ktrace.Totals) *runfmt.KernelTiming {
 			kt.Unmeasured[string(m)] = why
 		}
 	}
-	if why := s.kern.added(); why != "" {
+	if why := d.in.Kernel.Added; why != "" {
 		if kt.Unmeasured == nil {
 			kt.Unmeasured = map[string]string{}
 		}
 		kt.Unmeasured["processes added"] = why
 	}
-	if t := s.run.Target; t != nil && t.CPUSeconds > 0 {
+	if t := d.run.Target; t != nil && t.CPUSeconds > 0 {
 		kt.Overhead = kt.ProgramCPUSeconds / t.CPUSeconds
 	}
-	if pr := s.run.Profiling; pr != nil {
+	if pr := d.run.Profiling; pr != nil {
 		pr.KernelCPUSeconds, pr.KernelOverhead = kt.ProgramCPUSeconds, kt.Overhead
 	}
 	return kt
 }
 
 // cpuInput is the CPU profile's account for the ledger.
-func (s *session) cpuInput() ledger.CPU {
-	pr := s.run.Profiling
-	cpu := s.prof.Profile(runfmt.ProfileCPU)
+func (d *decider) cpuInput() ledger.CPU {
+	pr := d.run.Profiling
+	cpu := d.prof.Profile(runfmt.ProfileCPU)
 	switch {
 	case cpu == nil || pr == nil || pr.ProfileCPUSeconds <= 0:
 		return ledger.CPU{NotProfiled: "no CPU profile (see the warnings)"}
@@ -121,7 +125,7 @@ func (s *session) cpuInput() ledger.CPU {
 	if nr := report.NotRepresentativeText(pr); nr != "" {
 		return ledger.CPU{NotProfiled: nr, UnsampledStart: start}
 	}
-	return ledger.CPU{Profiled: time.Duration(pr.ProfileCPUSeconds * float64(time.Second)), Shares: analysis.CPUOwnerShares(cpu, s.userCode()),
+	return ledger.CPU{Profiled: time.Duration(pr.ProfileCPUSeconds * float64(time.Second)), Shares: analysis.CPUOwnerShares(cpu, d.userCode()),
 		UnsampledStart: start}
 }
 
@@ -189,4 +193,31 @@ func stat(s ktrace.Stat) ledger.Stat { return ledger.Stat{Count: s.Count, Time: 
 
 func add(a ledger.Stat, s ktrace.Stat) ledger.Stat {
 	return ledger.Stat{Count: a.Count + s.Count, Time: a.Time + s.Time}
+}
+
+// droppedTables names the kernel tables of ktrace.Dropped.
+func droppedTables(d ktrace.Dropped) map[string]uint64 {
+	if d.Total() == 0 {
+		return nil
+	}
+	out := map[string]uint64{}
+	for name, n := range map[string]uint64{"processes not followed": d.Targets, "threads": d.Threads, "connections": d.Conns,
+		"processes' totals": d.Procs, "off-CPU waits": d.OffCPU, "ports and peers": d.Flows, "stacks": d.Stacks,
+		"connections before accept": d.Pending, "program runs skipped": d.Recursion} {
+		if n > 0 {
+			out[name] = n
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func portList(ports []uint16) []int {
+	out := make([]int, len(ports))
+	for i, p := range ports {
+		out[i] = int(p)
+	}
+	return out
 }

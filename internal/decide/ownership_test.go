@@ -1,4 +1,4 @@
-package lab
+package decide
 
 import (
 	"os"
@@ -29,9 +29,9 @@ func TestProjectRootBehindWrappers(t *testing.T) {
 		{"sh", "-c", "exec python3 " + script + " --addr 127.0.0.1:1"},
 		{"python3", "app/server.py"},
 	} {
-		root, from := projectRoot(cmd, dir, nil)
+		root, from := ProjectRoot(cmd, dir, nil)
 		if root != want || !strings.Contains(from, "script the command runs") {
-			t.Errorf("projectRoot(%q) = %q from %q; want %q from the command's script", cmd, root, from, want)
+			t.Errorf("ProjectRoot(%q) = %q from %q; want %q from the command's script", cmd, root, from, want)
 		}
 	}
 
@@ -48,13 +48,13 @@ func TestProjectRootBehindWrappers(t *testing.T) {
 	defer func() { _ = p.Process.Kill(); _ = p.Wait() }()
 	var root, from string
 	labtest.Until(5*time.Second, func() bool {
-		root, from = projectRoot([]string{"./launch"}, "", []int{p.Process.Pid})
+		root, from = ProjectRoot([]string{"./launch"}, "", []int{p.Process.Pid})
 		return root == want
 	})
 	if root != want || !strings.Contains(from, "pid") {
 		t.Errorf("projectRoot of a launcher's process = %q from %q; want %q from its command line", root, from, want)
 	}
-	if root, from := projectRoot([]string{"./launch"}, "", nil); root != "" {
+	if root, from := ProjectRoot([]string{"./launch"}, "", nil); root != "" {
 		t.Errorf("projectRoot with nothing to read = %q from %q; want none", root, from)
 	}
 }

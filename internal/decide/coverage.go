@@ -1,4 +1,4 @@
-package lab
+package decide
 
 import (
 	"encoding/json"
@@ -9,16 +9,16 @@ import (
 
 // profilingSummary records how the CPU profile was taken and whether it
 // accounts for the CPU measured over the window.
-func (s *session) profilingSummary() *runfmt.Profiling {
-	pr := s.prof.Summary(s.run.Target)
-	m := s.userCode().Model
+func (d *decider) profilingSummary() *runfmt.Profiling {
+	pr := d.prof.Summary(d.run.Target)
+	m := d.userCode().Model
 	spec := m.Spec()
 	pr.Src, pr.UserCode = spec.Root, spec.UserCode
 	pr.Ownership, _ = json.Marshal(m) // a Spec of strings and numbers: it marshals
-	work, reach := analysis.ProfileOwnership(s.prof.Profile(runfmt.ProfileCPU), s.userCode())
+	work, reach := analysis.ProfileOwnership(d.prof.Profile(runfmt.ProfileCPU), d.userCode())
 	pr.RuntimeWork = work
-	pr.Measuring = analysis.MeasuringOf(s.prof.Profile(runfmt.ProfileCPU), s.prof.Profile(runfmt.ProfileAllocs), s.prof.Profile(runfmt.ProfileGoroutine), s.run.PerRequestCount())
-	if st := s.cpuStacks(); st != nil {
+	pr.Measuring = analysis.MeasuringOf(d.prof.Profile(runfmt.ProfileCPU), d.prof.Profile(runfmt.ProfileAllocs), d.prof.Profile(runfmt.ProfileGoroutine), d.run.PerRequestCount())
+	if st := d.cpuStacks(); st != nil {
 		// The profiler's own record of its stacks (how perf unwound them)
 		// decides; the profiling notes say it at the top.
 		reach = st.StackReach
@@ -31,8 +31,8 @@ func (s *session) profilingSummary() *runfmt.Profiling {
 
 // cpuStacks is the profiler's record of the CPU profile's stacks, nil
 // when it kept none.
-func (s *session) cpuStacks() *runfmt.Stacks {
-	p, _ := s.run.SavedProfile(runfmt.ProfileCPU)
+func (d *decider) cpuStacks() *runfmt.Stacks {
+	p, _ := d.run.SavedProfile(runfmt.ProfileCPU)
 	return p.Stacks
 }
 
@@ -62,4 +62,4 @@ func scaleHot(hot []runfmt.HotFunc, f, sampled float64) {
 
 // serviceRuntime is the runtime of the service's busiest process: "go" for
 // a service profiled through its pprof endpoint, "" when unknown.
-func (s *session) serviceRuntime() runfmt.Runtime { return s.prof.Runtime() }
+func (d *decider) serviceRuntime() runfmt.Runtime { return d.prof.Runtime() }

@@ -1,4 +1,4 @@
-package lab
+package decide
 
 import (
 	"fmt"
@@ -19,31 +19,31 @@ import (
 // handler and per load target (Go and Python services). Sources are read where the profile says, then
 // relative to the service's working directory (py-spy and rbspy record
 // script paths as the interpreter was given them).
-func (s *session) culprit() {
-	r, cpu := s.run, s.prof.Profile(runfmt.ProfileCPU)
-	src := s.sources()
-	findings.AttachWaitLines(s.wallProfile(), r.Findings, src, s.userCode())
+func (d *decider) culprit() {
+	r, cpu := d.run, d.prof.Profile(runfmt.ProfileCPU)
+	src := d.sources()
+	findings.AttachWaitLines(d.wallProfile(), r.Findings, src, d.userCode())
 	if cpu == nil {
 		return
 	}
-	findings.AttachLines(cpu, r.Findings, r.Hot, src, s.userCode())
-	findings.AttachMakers(cpu, s.prof.Profile(runfmt.ProfileAllocs), r.Findings, src, s.userCode())
-	databaseLines(r.Hot, string(s.serviceRuntime()))
+	findings.AttachLines(cpu, r.Findings, r.Hot, src, d.userCode())
+	findings.AttachMakers(cpu, d.prof.Profile(runfmt.ProfileAllocs), r.Findings, src, d.userCode())
+	databaseLines(r.Hot, string(d.serviceRuntime()))
 	// Per request answered, as every figure per request of the run (none
 	// when other clients reached the service).
-	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: r.PerRequestCount(), Target: r.Target, Load: r.Load, UserCode: s.userCode(), Sources: src,
-		UnsampledStartMs: r.Ledger.UnsampledStartMs(), RunnableCoverage: s.runnableCoverage()})
-	s.endpointsRunnableNote()
+	r.Endpoints = analysis.Endpoints(analysis.EndpointInput{CPU: cpu, Requests: r.PerRequestCount(), Target: r.Target, Load: r.Load, UserCode: d.userCode(), Sources: src,
+		UnsampledStartMs: r.Ledger.UnsampledStartMs(), RunnableCoverage: d.runnableCoverage()})
+	d.endpointsRunnableNote()
 }
 
 // runnableCoverage is how many times the CPU measured the CPU profile
 // stands for when its profiler counts a thread waiting for a CPU as
 // working; 0 when it samples the CPU itself or the coverage is unknown.
-func (s *session) runnableCoverage() float64 {
-	if s.run.Profiling == nil || !s.prof.CountsRunnable() {
+func (d *decider) runnableCoverage() float64 {
+	if d.run.Profiling == nil || !d.prof.CountsRunnable() {
 		return 0
 	}
-	return s.run.Profiling.Coverage
+	return d.run.Profiling.Coverage
 }
 
 // endpointsRunnableNote says when the handlers' shares come from a profiler
@@ -51,10 +51,10 @@ func (s *session) runnableCoverage() float64 {
 // busy machine: a request long enough to be preempted collects the
 // samples of its waits, one that finishes in a time slice does not, so
 // the long endpoints' shares are overstated against the short ones'.
-func (s *session) endpointsRunnableNote() {
-	r := s.run
+func (d *decider) endpointsRunnableNote() {
+	r := d.run
 	e := r.Endpoints
-	if e == nil || len(e.Handlers) < 2 || !runfmt.OverCounted(s.runnableCoverage(), 1) {
+	if e == nil || len(e.Handlers) < 2 || !runfmt.OverCounted(d.runnableCoverage(), 1) {
 		return
 	}
 	note := fmt.Sprintf("the profiler counts a thread waiting for a CPU as working, and the service's threads waited (the profile stands for %s× the CPU measured): a long request, preempted more, may have its endpoint's share overstated against a short one's", units.Sig(r.Profiling.Coverage))
@@ -64,12 +64,14 @@ func (s *session) endpointsRunnableNote() {
 	e.Note = note
 }
 
-// sources looks for source files in the service's working directory:
-// cfg.Dir, or for a process perflab attached to, its /proc cwd.
-func (s *session) sources() *analysis.Sources {
-	dir := s.cfg.Dir
-	if dir == "" && s.cfg.PID > 0 {
-		dir, _ = os.Readlink(filepath.Join("/proc", strconv.Itoa(s.cfg.PID), "cwd"))
+func (d *decider) sources() *analysis.Sources { return Sources(d.cfg.Dir, d.cfg.PID) }
+
+// Sources looks for source files in the service's working directory:
+// dir (the launch's), or for a process perflab attached to (pid), its
+// /proc cwd.
+func Sources(dir string, pid int) *analysis.Sources {
+	if dir == "" && pid > 0 {
+		dir, _ = os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "cwd"))
 	}
 	src := &analysis.Sources{}
 	if dir != "" {

@@ -1,4 +1,4 @@
-package lab
+package decide
 
 import (
 	"perflab/internal/runfmt"
@@ -16,18 +16,18 @@ const (
 
 // checkTargetCPU flags a mean CPU above the service's quota: the cgroup
 // cannot give more, so the figure is wrong and CPU per request with it.
-func (s *session) checkTargetCPU(t *runfmt.TargetSummary) {
+func (d *decider) checkTargetCPU(t *runfmt.TargetSummary) {
 	if t == nil || t.CPULimitCores <= 0 || t.CPUCoresMean <= t.CPULimitCores*(1+cpuOverBudgetSlack) {
 		return
 	}
-	s.degrade(runfmt.Degradation{Why: runfmt.DegradeOverBudget})
+	d.degrade(runfmt.Degradation{Why: runfmt.DegradeOverBudget})
 }
 
 // checkCPUProfile flags a CPU profile with no samples of a service that
 // used CPU: the profiler watched the wrong processes or lost its samples.
-func (s *session) checkCPUProfile(samples int, t *runfmt.TargetSummary) {
+func (d *decider) checkCPUProfile(samples int, t *runfmt.TargetSummary) {
 	if t == nil || samples > 0 || t.CPUSeconds < 0.1 {
 		return
 	}
-	s.degrade(runfmt.Degradation{Profile: runfmt.ProfileCPU, Why: runfmt.DegradeNoSamples})
+	d.degrade(runfmt.Degradation{Profile: runfmt.ProfileCPU, Why: runfmt.DegradeNoSamples})
 }

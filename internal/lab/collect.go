@@ -1,0 +1,28 @@
+package lab
+
+import "perflab/internal/decide"
+
+// collect gathers what the run measured for the decide stage.
+func (s *session) collect() decide.Input {
+	in := decide.Input{Run: s.run, Profiles: s.prof, Sampler: s.sampler, Machine: s.machine, GC: &s.gc, Env: s.env,
+		LimitCores: s.limitCores, LimitMemory: s.limitMemory, PIDs: s.pids, Owners: s.owners,
+		Settings: s.settings(), Warn: s.warn, Degrade: s.degrade}
+	in.Peers.OtherClients, in.Peers.Clients = s.peers.clients()
+	in.Peers.List = s.peers.list()
+	w, ok, why := s.kern.window()
+	in.Kernel = decide.Kernel{Window: w, OK: ok, Why: why}
+	if k := s.kern; k != nil {
+		in.Kernel.Ports, in.Kernel.Backlog, in.Kernel.Added = k.ports, k.backlog, k.added()
+		if k.peers != nil {
+			in.Kernel.Peers = k.peers.inputs
+		}
+	}
+	return in
+}
+
+// settings are the run's settings the decide stage reads.
+func (s *session) settings() decide.Settings {
+	c := &s.cfg
+	return decide.Settings{SLO: c.SLO, Env: c.Env, Command: c.Command, Dir: c.Dir, PID: c.PID, Src: c.Src, UserCode: c.UserCode,
+		Trace: c.Trace, NoTrace: c.NoTrace}
+}
