@@ -395,7 +395,7 @@ func (s *session) measure(ctx context.Context) error {
 	s.cfg.Log("measuring for " + units.FormatDuration(window.Round(time.Millisecond)))
 	profDone := s.prof.During(ctx, window)
 	stopPeers := s.watchPeers()
-	stuck := s.watchStuck(ctx)
+	finishStuck := s.watchStuck(ctx)
 	s.prof.WindowStarts()
 	s.kern.begin()
 	r, a, err := s.runLoad(ctx, s.cfg.Load)
@@ -411,7 +411,7 @@ func (s *session) measure(ctx context.Context) error {
 	if err != nil && a == nil {
 		return err
 	}
-	stuck.finish(r, err != nil)
+	finishStuck(r, err != nil)
 	fin, cancel := s.finishing(ctx)
 	defer cancel()
 	if ctx.Err() != nil || err != nil {

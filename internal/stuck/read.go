@@ -1,4 +1,4 @@
-package lab
+package stuck
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"perflab/internal/capture"
-	"perflab/internal/decide"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 	"perflab/internal/units"
@@ -31,16 +30,16 @@ const (
 // service without pprof). The kernel's view is read first and joined to
 // the tool's threads: the system call each waits in and the peer of its
 // socket. What a process's tool could not read is said in st.
-func (s *session) readStacks(ctx context.Context, st *runfmt.Stuck) []*capture.Snapshot {
+func (c *Config) readStacks(ctx context.Context, st *runfmt.Stuck) []*capture.Snapshot {
 	var snaps []*capture.Snapshot
-	pids := s.servicePIDs(ctx)
+	pids := c.PIDs(ctx)
 	goRead := false
-	if s.prof.Endpoint() != "" {
+	if c.Profiles.Endpoint() != "" {
 		pid := 0
 		if len(pids) > 0 {
 			pid = pids[0]
 		}
-		snap, err := s.prof.Goroutines(ctx, pid, s.cfg.SnapshotTimeout)
+		snap, err := c.Profiles.Goroutines(ctx, pid, c.SnapshotTimeout)
 		st.Processes = append(st.Processes, stuckProcess(pid, runfmt.RuntimeGo, runfmt.StackSourcePprof, snap, err))
 		if snap != nil {
 			snaps, goRead = append(snaps, snap), true
@@ -58,7 +57,7 @@ func (s *session) readStacks(ctx context.Context, st *runfmt.Stuck) []*capture.S
 		if err != nil || info.Runtime == runfmt.RuntimeGo && goRead {
 			continue // gone, a kernel thread, or read through pprof
 		}
-		snap, pr := readProcess(ctx, pid, info.Runtime, s.prof.Snapshotter(info.Runtime))
+		snap, pr := readProcess(ctx, pid, info.Runtime, c.Profiles.Snapshotter(info.Runtime))
 		st.Processes = append(st.Processes, pr)
 		if snap != nil {
 			snaps = append(snaps, snap)
@@ -129,11 +128,11 @@ func stuckProcess(pid int, runtime runfmt.Runtime, source runfmt.StackSource, sn
 
 // groupStacks groups the snapshots' threads by where they wait, with the
 // source line of each group's wait, and counts them.
-func (s *session) groupStacks(st *runfmt.Stuck, snaps []*capture.Snapshot) {
+func (c *Config) groupStacks(st *runfmt.Stuck, snaps []*capture.Snapshot) {
 	for _, snap := range snaps {
 		st.Threads += len(snap.Threads)
 	}
-	st.Groups = capture.GroupThreads(snaps, s.userCode().IsUser)
+	st.Groups = capture.GroupThreads(snaps, c.IsUser)
 	if len(st.Groups) > maxStuckGroups {
 		n := 0
 		for _, g := range st.Groups[maxStuckGroups:] {
@@ -142,7 +141,7 @@ func (s *session) groupStacks(st *runfmt.Stuck, snaps []*capture.Snapshot) {
 		st.Notes = append(st.Notes, fmt.Sprintf("%d more groups (%d threads and goroutines) are left out", len(st.Groups)-maxStuckGroups, n))
 		st.Groups = st.Groups[:maxStuckGroups]
 	}
-	src := decide.Sources(s.cfg.Dir, s.cfg.PID)
+	src := c.Sources()
 	for i := range st.Groups {
 		g := &st.Groups[i]
 		if g.Located() && g.Line > 0 {
