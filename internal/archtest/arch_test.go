@@ -22,7 +22,7 @@ var allowed = map[string][]string{
 	"cli":      {"lab", "load", "target", "capture", "analysis", "stacks", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
-	"lab":      {"decide", "stuck", "load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "answer", "prose", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
+	"lab":      {"decide", "stuck", "window", "load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "answer", "prose", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
 	"revision": {"files"},
 	"compare":  {"analysis", "ownership", "stacks", "stats", "runfmt", "store", "files", "units"},
 	// report renders what it is handed and computes nothing: no profile,
@@ -61,6 +61,9 @@ var allowed = map[string][]string{
 	// stuck reads every thread's stack of a service whose requests
 	// stopped finishing.
 	"stuck": {"analysis", "capture", "load", "profiling", "prose", "runfmt", "target", "units"},
+	// window measures the service beside the load over the window: the
+	// kernel's timing, the connections, the peers.
+	"window": {"ktrace", "ledger", "load", "target", "units"},
 }
 
 // commands are the programs outside internal/ and the one internal

@@ -7,16 +7,9 @@ func (s *session) collect() decide.Input {
 	in := decide.Input{Run: s.run, Profiles: s.prof, Sampler: s.sampler, Machine: s.machine, GC: &s.gc, Env: s.env,
 		LimitCores: s.limitCores, LimitMemory: s.limitMemory, PIDs: s.pids, Owners: s.owners,
 		Settings: s.settings(), Warn: s.warn, Degrade: s.degrade}
-	in.Peers.OtherClients, in.Peers.Clients = s.peers.clients()
-	in.Peers.List = s.peers.list()
-	w, ok, why := s.kern.window()
-	in.Kernel = decide.Kernel{Window: w, OK: ok, Why: why}
-	if k := s.kern; k != nil {
-		in.Kernel.Ports, in.Kernel.Backlog, in.Kernel.Added = k.ports, k.backlog, k.added()
-		if k.peers != nil {
-			in.Kernel.Peers = k.peers.inputs
-		}
-	}
+	in.Peers.OtherClients, in.Peers.Clients = s.peers.Clients()
+	in.Peers.List = s.peers.List()
+	in.Kernel = s.kernelInput()
 	return in
 }
 

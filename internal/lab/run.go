@@ -18,6 +18,7 @@ import (
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 	"perflab/internal/units"
+	"perflab/internal/window"
 )
 
 // ErrInterrupted is a run ended by its context (Ctrl-C, SIGTERM): it is
@@ -41,7 +42,7 @@ type session struct {
 	stopSmp func()
 	prof    *profiling.Set
 	// peers samples the service's connections over the window.
-	peers *peerSampler
+	peers *window.PeerSampler
 	// machine samples the host beside the service for the whole session.
 	machine     *target.MachineSampler
 	stopMachine func()
@@ -53,7 +54,7 @@ type session struct {
 	// service runs (decideOwnership).
 	owners *ownership.Model
 	env    map[string]string // the service's environment at start
-	kern   *kernelTiming     // the kernel's timing of the window (kernel.go)
+	kern   *window.Kernel    // the kernel's timing of the window
 	own    ownEnv            // perflab's own settings in a launched service's environment
 	// loadPorts are the local ports of the load's connections: the
 	// service's other inbound connections are other clients'.
@@ -386,7 +387,7 @@ func (s *session) warmup(ctx context.Context) error {
 func (s *session) measure(ctx context.Context) error {
 	s.env = s.serviceEnv()
 	s.startKernel()
-	defer s.kern.close()
+	defer s.kern.Close()
 	s.prof.Before(ctx)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w before the measured window (while taking the first profile snapshots)", ErrInterrupted)
@@ -397,9 +398,9 @@ func (s *session) measure(ctx context.Context) error {
 	stopPeers := s.watchPeers()
 	finishStuck := s.watchStuck(ctx)
 	s.prof.WindowStarts()
-	s.kern.begin()
+	s.kern.Begin()
 	r, a, err := s.runLoad(ctx, s.cfg.Load)
-	s.kern.end()
+	s.kern.End()
 	s.prof.WindowEnds()
 	stopPeers()
 	s.mu.Lock() // captures still running read these in addProfile

@@ -1,4 +1,4 @@
-package lab
+package window
 
 import (
 	"context"
@@ -10,18 +10,21 @@ import (
 	"time"
 
 	"perflab/internal/ktrace"
+	"perflab/internal/load"
+	"perflab/internal/target"
 )
 
-// kernelTiming is the kernel's timing of the service (internal/ktrace)
+// Kernel is the kernel's timing of the service (internal/ktrace)
 // over the measured window: a session on the service's processes and the
 // load's listening ports, started as the warm-up starts (loading the
 // kernel programs takes 0.2–0.6 s, more on a busy machine: the warm-up
 // hides it), read at the window's edges, following the processes the
 // service adds, closed after the window. why says why there is none.
-type kernelTiming struct {
+type Kernel struct {
+	proc    *target.Process // nil: no process to time
 	ports   []uint16
 	backlog bool // the accept backlog is timed
-	conns   *conns
+	conns   *Conns
 	// ready is closed once the session has started (or failed: why).
 	ready chan struct{}
 	stop  func()
@@ -34,64 +37,57 @@ type kernelTiming struct {
 	readWhy       string // a reading failed
 	addWhy        string // adding a process failed
 	begun, ended  bool
-	peers         *peerCPU
+	peers         *PeerCPU
 }
-
-// noWarmupWait is how long a window without a warm-up waits for the
-// kernel's programs to load (0.2–0.6 s here): a window that starts
-// before they are loaded goes without them.
-const noWarmupWait = time.Second
 
 // addInterval is how often the service's process list is compared with
 // the processes the session measures: a worker the service starts other
 // than by a fork (a cgroup's new process) is added.
 const addInterval = time.Second
 
-// markConns starts the kernel's timing as the warm-up starts, and watches
-// the warm-up's connections (see shortConns).
-func (s *session) markConns() {
-	s.kern = &kernelTiming{conns: s.watchConns()}
-	s.kern.launch(s, s.cfg.Load.DisableKeepAlive)
+// StartKernel starts the kernel's timing of the service's processes proc
+// (nil: none, and the timing says why) and the load's ports, in the
+// background, with the accept backlog when backlog is set; conns, when
+// set, watches the warm-up's connections (see ForWindow).
+func StartKernel(proc *target.Process, ports []uint16, backlog bool, conns *Conns) *Kernel {
+	k := &Kernel{proc: proc, ports: ports, conns: conns}
+	k.launch(backlog)
+	return k
 }
 
-// startKernel makes sure the kernel's timing runs for the window: started
-// now when there was no warm-up (in the background: a window that starts
-// before its programs are loaded goes without), started again with the
-// accept backlog when the warm-up opened a connection per request; and it
-// finds the local processes behind the service's peers.
-func (s *session) startKernel() {
-	if s.kern == nil {
-		s.kern = &kernelTiming{}
-		s.kern.launch(s, s.cfg.Load.DisableKeepAlive)
-		select { // a moment for the programs to load; the window does not wait longer
-		case <-s.kern.ready:
-		case <-time.After(noWarmupWait):
-		}
+// Wait waits until the timing has started (or failed), at most d.
+func (k *Kernel) Wait(d time.Duration) {
+	select {
+	case <-k.ready:
+	case <-time.After(d):
 	}
-	k := s.kern
-	if s.proc == nil {
-		return
-	}
-	if !k.backlog && s.shortConns(k.conns) {
+}
+
+// ForWindow makes sure the timing runs for the window: started again
+// with the accept backlog when the load opens a connection per request
+// (noKeepAlive, or the warm-up's connections churned); and it finds the
+// local processes behind the service's peers (service: its processes).
+func (k *Kernel) ForWindow(noKeepAlive bool, service []int) {
+	if !k.backlog && (noKeepAlive || k.conns.Short()) {
 		<-k.ready
-		k.close()
-		k.launch(s, true)
+		k.Close()
+		k.launch(true)
 		<-k.ready
 	}
-	k.peers = discoverPeers(s.proc.PIDs())
+	k.peers = discoverPeers(service)
 }
 
 // launch starts a session in the background; ready closes once it runs or
 // failed.
-func (k *kernelTiming) launch(s *session, backlog bool) {
+func (k *Kernel) launch(backlog bool) {
 	k.ready, k.backlog = make(chan struct{}), backlog
-	if s.proc == nil {
+	if k.proc == nil {
 		k.why = "no process of the service to time (give -- CMD, --pid or --cgroup)"
 		close(k.ready)
 		return
 	}
-	k.ports = s.targetPorts()
-	pids := s.proc.PIDs()
+	proc := k.proc
+	pids := proc.PIDs()
 	go func() {
 		defer close(k.ready)
 		sess, err := ktrace.Start(ktrace.Config{PIDs: pids, Ports: k.ports, AcceptBacklog: backlog})
@@ -108,15 +104,15 @@ func (k *kernelTiming) launch(s *session, backlog bool) {
 		for _, pid := range pids {
 			k.known[pid] = true
 		}
-		k.stop = goUntilStopped(func(ctx context.Context) { k.follow(ctx, sess, s.proc.PIDs) })
+		k.stop = goUntilStopped(func(ctx context.Context) { k.follow(ctx, sess, proc.PIDs) })
 	}()
 }
 
-// targetPorts are the ports of the load's targets: the service's listening
+// Ports are the ports of the load's targets: the service's listening
 // ports whose connections are the requests.
-func (s *session) targetPorts() []uint16 {
+func Ports(targets []load.Target) []uint16 {
 	var out []uint16
-	for _, t := range s.cfg.Load.Targets {
+	for _, t := range targets {
 		port := t.URL.Port()
 		if port == "" {
 			port = map[string]string{"https": "443"}[t.URL.Scheme]
@@ -132,7 +128,7 @@ func (s *session) targetPorts() []uint16 {
 }
 
 // follow adds the service's new processes to the session until ctx ends.
-func (k *kernelTiming) follow(ctx context.Context, sess *ktrace.Session, pids func() []int) {
+func (k *Kernel) follow(ctx context.Context, sess *ktrace.Session, pids func() []int) {
 	tick := time.NewTicker(addInterval)
 	defer tick.Stop()
 	for {
@@ -161,9 +157,9 @@ func (k *kernelTiming) follow(ctx context.Context, sess *ktrace.Session, pids fu
 	}
 }
 
-// begin reads the session as the window starts; a session still
+// Begin reads the session as the window starts; a session still
 // starting misses the window. Nil-safe.
-func (k *kernelTiming) begin() {
+func (k *Kernel) Begin() {
 	if k == nil {
 		return
 	}
@@ -191,9 +187,9 @@ func (k *kernelTiming) begin() {
 	}
 }
 
-// end reads the session as the window ends. Nil-safe; only the first
-// call after begin counts.
-func (k *kernelTiming) end() {
+// End reads the session as the window ends. Nil-safe; only the first
+// call after Begin counts.
+func (k *Kernel) End() {
 	if k == nil {
 		return
 	}
@@ -213,9 +209,9 @@ func (k *kernelTiming) end() {
 	}
 }
 
-// close stops following the processes and detaches the programs (once a
+// Close stops following the processes and detaches the programs (once a
 // start under way is done); the readings stay. Nil-safe.
-func (k *kernelTiming) close() {
+func (k *Kernel) Close() {
 	if k == nil || k.ready == nil {
 		return
 	}
@@ -237,9 +233,9 @@ func (k *kernelTiming) close() {
 	}
 }
 
-// window is the window's totals; ok is false, with why, when there are
-// none.
-func (k *kernelTiming) window() (w ktrace.Totals, ok bool, why string) {
+// Window is the window's totals; ok is false, with why, when there are
+// none. Nil-safe.
+func (k *Kernel) Window() (w ktrace.Totals, ok bool, why string) {
 	if k == nil {
 		return w, false, "not started"
 	}
@@ -256,10 +252,35 @@ func (k *kernelTiming) window() (w ktrace.Totals, ok bool, why string) {
 	return w, false, "the window was cut short before it was read"
 }
 
-// added says why a process the service added could not be measured ("":
+// Added says why a process the service added could not be measured ("":
 // none failed).
-func (k *kernelTiming) added() string {
+func (k *Kernel) Added() string {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.addWhy
 }
+
+// Timed are the load's ports the session times, and whether their accept
+// backlog is.
+func (k *Kernel) Timed() (ports []uint16, backlog bool) { return k.ports, k.backlog }
+
+// Peers are the local processes behind the service's peers, found by
+// ForWindow; nil before.
+func (k *Kernel) Peers() *PeerCPU { return k.peers }
+
+// goUntilStopped runs run in a goroutine until stop cancels its context;
+// stop returns once run has.
+func goUntilStopped(run func(context.Context)) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }

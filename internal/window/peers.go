@@ -1,4 +1,4 @@
-package lab
+package window
 
 import (
 	"cmp"
@@ -17,9 +17,9 @@ import (
 	"perflab/internal/target"
 )
 
-// peerSampler watches the service's outbound connections over the window:
+// PeerSampler watches the service's outbound connections over the window:
 // a downstream wait is named with the addresses the service talks to.
-type peerSampler struct {
+type PeerSampler struct {
 	mu   sync.Mutex
 	seen map[string]int // the most connections seen at once, per address
 	done chan struct{}
@@ -49,8 +49,8 @@ type clientWatch struct {
 // the lists (the reader spaces its reads of the socket tables further).
 const peerInterval = 250 * time.Millisecond
 
-func startPeerSampler(ctx context.Context, pids func() []int, inbound *clientWatch, notice func([]netip.AddrPort)) *peerSampler {
-	ps := &peerSampler{seen: map[string]int{}, done: make(chan struct{}), inbound: inbound, others: map[uint64]netip.AddrPort{}, who: map[uint64]string{},
+func startPeerSampler(ctx context.Context, pids func() []int, inbound *clientWatch, notice func([]netip.AddrPort)) *PeerSampler {
+	ps := &PeerSampler{seen: map[string]int{}, done: make(chan struct{}), inbound: inbound, others: map[uint64]netip.AddrPort{}, who: map[uint64]string{},
 		notice: notice}
 	go func() {
 		defer close(ps.done)
@@ -69,7 +69,7 @@ func startPeerSampler(ctx context.Context, pids func() []int, inbound *clientWat
 	return ps
 }
 
-func (ps *peerSampler) sample(reader *target.PeerReader, pids []int) {
+func (ps *PeerSampler) sample(reader *target.PeerReader, pids []int) {
 	peers, err := reader.Peers(pids)
 	if err != nil {
 		return
@@ -108,12 +108,12 @@ func (ps *peerSampler) sample(reader *target.PeerReader, pids []int) {
 	maps.Copy(ps.who, who)
 }
 
-// clients waits for the sampler to stop and returns how many connections
+// Clients waits for the sampler to stop and returns how many connections
 // other clients made to the service in the window (at least: a short one
 // between two looks is missed) and their addresses, most connections
 // first, each with the local processes that made them where perflab found
 // them ("127.0.0.1 by pid 4242 (curl -s ...)").
-func (ps *peerSampler) clients() (int, []string) {
+func (ps *PeerSampler) Clients() (int, []string) {
 	if ps == nil {
 		return 0, nil
 	}
@@ -144,9 +144,9 @@ func (ps *peerSampler) clients() (int, []string) {
 	return len(ps.others), hosts
 }
 
-// list waits for the sampler to stop and returns "addr (N connections)",
+// List waits for the sampler to stop and returns "addr (N connections)",
 // most connections first.
-func (ps *peerSampler) list() []string {
+func (ps *PeerSampler) List() []string {
 	if ps == nil {
 		return nil
 	}
@@ -179,15 +179,14 @@ func (ps *peerSampler) list() []string {
 	return out
 }
 
-// watchPeers samples the service's outbound connections until the returned
-// function is called.
-func (s *session) watchPeers() (stop func()) {
-	if s.proc == nil {
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	w := &clientWatch{ports: map[uint16]bool{}, ours: &s.loadPorts}
-	for _, t := range s.cfg.Load.Targets {
+// StartPeers samples the connections of the service's processes pids
+// until ctx ends: those to its peers, and those clients other than the
+// load (whose local ports are ours) made to the targets' ports. notice,
+// when set, is told the addresses the service is connected to at each
+// look.
+func StartPeers(ctx context.Context, pids func() []int, targets []load.Target, ours *load.PortSet, notice func([]netip.AddrPort)) *PeerSampler {
+	w := &clientWatch{ports: map[uint16]bool{}, ours: ours}
+	for _, t := range targets {
 		if p, err := strconv.ParseUint(t.URL.Port(), 10, 16); err == nil {
 			w.ports[uint16(p)] = true
 		} else if t.URL.Scheme == "https" {
@@ -196,10 +195,5 @@ func (s *session) watchPeers() (stop func()) {
 			w.ports[80] = true
 		}
 	}
-	var notice func([]netip.AddrPort)
-	if s.kern != nil && s.kern.peers != nil {
-		notice = s.kern.peers.notice
-	}
-	s.peers = startPeerSampler(ctx, s.proc.PIDs, w, notice)
-	return cancel
+	return startPeerSampler(ctx, pids, w, notice)
 }

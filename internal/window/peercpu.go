@@ -1,4 +1,4 @@
-package lab
+package window
 
 import (
 	"context"
@@ -16,15 +16,15 @@ import (
 	"perflab/internal/units"
 )
 
-// peerCPU measures the local processes behind the service's peers over
+// PeerCPU measures the local processes behind the service's peers over
 // the window: which process listens at each address the service is
 // connected to (found before the window: the warm-up opened the
 // connections, or they were open before perflab started: pools, gRPC
 // channels) and its CPU time (with its descendants', from /proc, each
 // thread's to the nanosecond) at the window's edges. A peer first
 // connected during the window is found when the peer sampler first sees
-// the connection (notice), and its CPU read from then on.
-type peerCPU struct {
+// the connection (Notice), and its CPU read from then on.
+type PeerCPU struct {
 	service []int // the service's processes: a peer among them is not local to measure
 	mu      sync.Mutex
 	procs   map[netip.AddrPort]*peerProc
@@ -50,8 +50,8 @@ const peerLookup = 2 * time.Second
 
 // discoverPeers finds the local processes behind the service's outbound
 // connections now open.
-func discoverPeers(service []int) *peerCPU {
-	pc := &peerCPU{service: service, procs: map[netip.AddrPort]*peerProc{}, tried: map[netip.AddrPort]bool{}}
+func discoverPeers(service []int) *PeerCPU {
+	pc := &PeerCPU{service: service, procs: map[netip.AddrPort]*peerProc{}, tried: map[netip.AddrPort]bool{}}
 	peers, err := target.NewPeerReader().Peers(service)
 	if err != nil {
 		return pc
@@ -72,7 +72,7 @@ func discoverPeers(service []int) *peerCPU {
 
 // lookup finds the process listening at a, nil when none on this machine
 // (or the service itself).
-func (pc *peerCPU) lookup(ctx context.Context, a netip.AddrPort) *peerProc {
+func (pc *PeerCPU) lookup(ctx context.Context, a netip.AddrPort) *peerProc {
 	pid, found, err := target.ListenerOwner(ctx, a.String(), nil)
 	if err != nil || !found || slices.Contains(pc.service, pid) {
 		return nil
@@ -142,7 +142,7 @@ func (r cpuReading) since(before cpuReading, procs int) float64 {
 }
 
 // begin reads the peers' CPU as the window starts. Nil-safe.
-func (pc *peerCPU) begin() {
+func (pc *PeerCPU) begin() {
 	if pc == nil {
 		return
 	}
@@ -154,11 +154,11 @@ func (pc *peerCPU) begin() {
 	}
 }
 
-// notice looks up the processes behind addresses the service is connected
+// Notice looks up the processes behind addresses the service is connected
 // to that were not known at the window's start (a connection first opened
 // during it), and reads their CPU from now on. Nil-safe; a lookup is made
 // once per address.
-func (pc *peerCPU) notice(addrs []netip.AddrPort) {
+func (pc *PeerCPU) Notice(addrs []netip.AddrPort) {
 	if pc == nil {
 		return
 	}
@@ -192,7 +192,7 @@ func (pc *peerCPU) notice(addrs []netip.AddrPort) {
 }
 
 // end reads the peers' CPU as the window ends. Nil-safe.
-func (pc *peerCPU) end() {
+func (pc *PeerCPU) end() {
 	if pc == nil {
 		return
 	}
@@ -210,10 +210,10 @@ func (pc *peerCPU) end() {
 // for it to stand for the window's.
 const minCPUShare = 0.25
 
-// inputs are the ledger's peers for the addresses the kernel timed
+// Inputs are the ledger's peers for the addresses the kernel timed
 // answers of: those found before the window with their CPU, the others
 // looked up now.
-func (pc *peerCPU) inputs(addrs []netip.AddrPort) map[netip.AddrPort]ledger.Peer {
+func (pc *PeerCPU) Inputs(addrs []netip.AddrPort) map[netip.AddrPort]ledger.Peer {
 	out := map[netip.AddrPort]ledger.Peer{}
 	if pc == nil {
 		return out

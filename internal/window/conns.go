@@ -1,4 +1,4 @@
-package lab
+package window
 
 import (
 	"slices"
@@ -7,34 +7,35 @@ import (
 	"perflab/internal/target"
 )
 
-// conns tells whether the load opens a connection per request (or the
+// Conns tells whether the load opens a connection per request (or the
 // service closes its connections): the service's sockets listed as the
 // warm-up starts and four times during it. done is closed once short is
 // known.
-type conns struct {
+type Conns struct {
 	short bool
 	done  chan struct{}
 }
 
-// watchConns lists the service's sockets over the warm-up (see churned).
-func (s *session) watchConns() *conns {
-	c := &conns{done: make(chan struct{})}
-	if s.proc == nil {
+// WatchConns lists the sockets of the service's processes proc (nil:
+// none) over a warm-up of that length (see churned).
+func WatchConns(proc *target.Process, warmup time.Duration) *Conns {
+	c := &Conns{done: make(chan struct{})}
+	if proc == nil {
 		close(c.done)
 		return c
 	}
-	start := target.SocketInodes(s.proc.PIDs())
-	step := s.cfg.Warmup / 5
+	start := target.SocketInodes(proc.PIDs())
+	step := warmup / 5
 	go func() {
 		defer close(c.done)
 		var lists [][]uint64
 		for range 4 {
 			select {
 			case <-time.After(step):
-			case <-s.proc.Exited():
+			case <-proc.Exited():
 				return
 			}
-			lists = append(lists, target.SocketInodes(s.proc.PIDs()))
+			lists = append(lists, target.SocketInodes(proc.PIDs()))
 		}
 		c.short = churned(start, lists)
 	}()
@@ -62,14 +63,12 @@ func churned(start []uint64, lists [][]uint64) bool {
 	return len(seen) == 0 || len(seen) >= 2*most
 }
 
-// shortConns says whether the load opens connections per request (or the
-// service closes them): without keep-alive, or when the warm-up's
-// connections churned. Timing the accept backlog costs a kernel program on
-// every system call of the machine, so it is done only then.
-func (s *session) shortConns(c *conns) bool {
-	if s.cfg.Load.DisableKeepAlive {
-		return true
-	}
+// Short says whether the service's connections churned over the
+// warm-up, once it is known: the load opens connections per request (or
+// the service closes them). Timing the accept backlog costs a kernel
+// program on every system call of the machine, so it is done only then
+// (or without keep-alive). Nil-safe.
+func (c *Conns) Short() bool {
 	if c == nil {
 		return false
 	}
