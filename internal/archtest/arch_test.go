@@ -22,7 +22,7 @@ var allowed = map[string][]string{
 	"cli":      {"lab", "load", "target", "capture", "analysis", "stacks", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
-	"lab":      {"decide", "stuck", "window", "load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "answer", "prose", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
+	"lab":      {"session", "decide", "stuck", "window", "load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "answer", "prose", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
 	"revision": {"files"},
 	"compare":  {"analysis", "ownership", "stacks", "stats", "runfmt", "store", "files", "units"},
 	// report renders what it is handed and computes nothing: no profile,
@@ -54,9 +54,12 @@ var allowed = map[string][]string{
 	"profiling": {"capture", "target", "runfmt", "files", "ownership", "units"},
 	"ownership": {"runfmt", "files", "units"},
 
-	// The stages of a run between lab and the leaves. decide computes a
-	// run's figures from what it measured: the summary, the ledger, the
-	// time split, the findings and the answer.
+	// The stages of a run between lab and the leaves. session is one run
+	// of a service while it happens: prepare, start or attach, warm,
+	// measure, collect, save and render.
+	"session": {"analysis", "capture", "decide", "files", "load", "ownership", "profiling", "prose", "report", "revision", "runfmt", "store", "stuck", "target", "units", "window"},
+	// decide computes a run's figures from what it measured: the summary,
+	// the ledger, the time split, the findings and the answer.
 	"decide": {"analysis", "answer", "capture", "findings", "ktrace", "ledger", "ownership", "profiling", "report", "runfmt", "target", "units", "walltime"},
 	// stuck reads every thread's stack of a service whose requests
 	// stopped finishing.

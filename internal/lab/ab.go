@@ -3,6 +3,8 @@ package lab
 import (
 	"context"
 	"fmt"
+
+	"perflab/internal/session"
 )
 
 // Sides of an A/B experiment.
@@ -79,7 +81,7 @@ func interleave(ctx context.Context, arms []arm, runs int, done RunDone) ([][]*R
 			if err := ctx.Err(); err != nil {
 				return groups, err
 			}
-			rctx, cancel := hurried(ctx, a.cfg.Hurry)
+			rctx, cancel := session.Hurried(ctx, a.cfg.Hurry)
 			run := a.run
 			if run == nil {
 				run = func(ctx context.Context) (*Result, error) { return Run(ctx, a.cfg) }
@@ -102,20 +104,4 @@ func interleave(ctx context.Context, arms []arm, runs int, done RunDone) ([][]*R
 		}
 	}
 	return groups, ctx.Err()
-}
-
-// hurried is the context of one run of an experiment: the user's first
-// Ctrl-C (ctx) lets it finish, a second one (hurry) interrupts it.
-func hurried(ctx context.Context, hurry <-chan struct{}) (context.Context, context.CancelFunc) {
-	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	if hurry != nil {
-		go func() {
-			select {
-			case <-hurry:
-				cancel()
-			case <-rctx.Done():
-			}
-		}()
-	}
-	return rctx, cancel
 }

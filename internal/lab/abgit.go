@@ -94,7 +94,7 @@ func gitSides(ctx context.Context, g GitConfig, tmpl Config) (sides [2]Config, p
 	if tmpl.Name == "" {
 		tmpl.Name = filepath.Base(repo.Root)
 	}
-	tmpl.defaults()
+	tmpl.Defaults()
 	res, err := repo.Resolve(ctx, g.Range, revision.ResolveOptions{Uncommitted: g.Uncommitted, DefaultBranch: g.DefaultBranch, Exclude: []string{tmpl.Store.Root}})
 	if err != nil {
 		return sides, prep, closeSides, err

@@ -17,6 +17,7 @@ import (
 	"perflab/internal/ktrace"
 	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
+	"perflab/internal/session"
 	"perflab/internal/target"
 )
 
@@ -119,14 +120,14 @@ type batch struct {
 // exits non-zero, runs past the timeout or is interrupted (ErrInterrupted)
 // leaves a partial run.
 func RunBatch(ctx context.Context, cfg BatchConfig) (*Result, error) {
-	cfg.defaults()
+	cfg.Defaults()
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultBatchTimeout
 	}
 	if err := findCommand(cfg.Command, cfg.Dir); err != nil {
 		return nil, err
 	}
-	dir, run, err := createRun(&cfg.Config)
+	dir, run, err := session.CreateRun(&cfg.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +281,7 @@ func (b *batch) stopTarget() {
 
 // startMachine samples the machine beside the program for the run.
 func (b *batch) startMachine() {
-	b.machine, b.stopMachine = startMachineSampler(batchSampleInterval)
+	b.machine, b.stopMachine = session.SampleMachine(batchSampleInterval)
 }
 
 // startSampler samples the program's CPU, its threads' waits for a CPU,

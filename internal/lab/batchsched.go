@@ -147,6 +147,12 @@ func lookupEnv(env []string, key string) (string, bool) {
 	return "", false
 }
 
+// envValue is key's value in env, "" when env does not set it.
+func envValue(env []string, key string) string {
+	v, _ := lookupEnv(env, key)
+	return v
+}
+
 // setsSchedTrace says a GODEBUG value sets the scheduler's trace (on, or
 // off).
 func setsSchedTrace(godebug string) bool {

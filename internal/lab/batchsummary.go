@@ -21,6 +21,7 @@ import (
 	"perflab/internal/ktrace"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
+	"perflab/internal/session"
 	"perflab/internal/target"
 )
 
@@ -335,13 +336,13 @@ func (b *batch) finish(ctx context.Context, err error) (*Result, error) {
 	bt.Interrupted = errors.Is(err, ErrInterrupted)
 	switch {
 	case err != nil:
-		b.run.Status, b.run.PartialKind, b.run.PartialReason = runfmt.StatusPartial, partialKind(err, b.run.Target), oneLine(err.Error())
+		b.run.Status, b.run.PartialKind, b.run.PartialReason = runfmt.StatusPartial, session.PartialKind(err, b.run.Target), session.OneLine(err.Error())
 	case len(b.run.Degradations) > 0:
 		b.run.Status = runfmt.StatusDegraded
 	}
 	res := &Result{Run: b.run, Dir: b.dir}
 	if werr := runfmt.WriteFile(b.dir, b.run); werr != nil {
-		b.run.Status, b.run.PartialKind, b.run.PartialReason = runfmt.StatusPartial, runfmt.PartialNotSaved, oneLine("not saved: "+werr.Error())
+		b.run.Status, b.run.PartialKind, b.run.PartialReason = runfmt.StatusPartial, runfmt.PartialNotSaved, session.OneLine("not saved: "+werr.Error())
 		return res, &SaveError{Path: filepath.Join(b.dir, runfmt.FileName), Err: werr}
 	}
 	if rerr := b.writeReport(); rerr != nil {
@@ -358,11 +359,11 @@ func (b *batch) writeReport() error {
 	if b.cpu != nil {
 		var buf bytes.Buffer
 		if err := analysis.WriteFlameHTML(&buf, b.cpu, analysis.FlameOptions{Title: b.run.ID + ": CPU", UserCode: b.userCode()}); err != nil {
-			return fmt.Errorf("flame graph for %s: %w", reportFile, err)
+			return fmt.Errorf("flame graph for %s: %w", session.ReportFile, err)
 		}
 		flames.CPU = buf.Bytes()
 	}
-	return writeFile(filepath.Join(b.dir, reportFile), func(w io.Writer) error { return report.WriteHTMLFlames(w, b.run, flames) })
+	return writeFile(filepath.Join(b.dir, session.ReportFile), func(w io.Writer) error { return report.WriteHTMLFlames(w, b.run, flames) })
 }
 
 // writeFile writes a file of the run directory atomically, naming it in

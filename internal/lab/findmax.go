@@ -12,6 +12,7 @@ import (
 	"perflab/internal/decide"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
+	"perflab/internal/session"
 	"perflab/internal/target"
 	"perflab/internal/units"
 )
@@ -49,27 +50,27 @@ func FindMax(ctx context.Context, cfg Config, fm FindMaxConfig) (res *Result, er
 	}
 	cfg.Name += "-findmax"
 	cfg.Profiler = ProfilerNone
-	return withSession(ctx, cfg, func(s *session) error {
-		return s.findMax(ctx, fm)
+	return pipeline(ctx, cfg, func(ctx context.Context, s *session.Session) error {
+		return findMax(ctx, s, fm)
 	}, nil)
 }
 
-func (s *session) findMax(ctx context.Context, fm FindMaxConfig) error {
+func findMax(ctx context.Context, s *session.Session, fm FindMaxConfig) error {
 	rate := fm.Start
 	if rate <= 0 {
-		r, err := s.probeCapacity(ctx)
+		r, err := probeCapacity(ctx, s)
 		if err != nil {
 			return err
 		}
 		rate = math.Max(1, r/2)
-		s.cfg.Log(fmt.Sprintf("closed-model probe: %.0f req/s; searching from %.0f/s", r, rate))
+		s.Config().Log(fmt.Sprintf("closed-model probe: %.0f req/s; searching from %.0f/s", r, rate))
 	}
 	result := &runfmt.FindMax{SLO: fm.SLO.String(), StepS: fm.Step.Seconds()}
-	s.run.FindMax = result
+	s.Record().FindMax = result
 	var lo, hi float64 // best passing rate, lowest failing rate
 	var best *stepResult
 	for n := 0; n < fm.MaxSteps; n++ {
-		step, err := s.step(ctx, rate, fm)
+		step, err := step(ctx, s, rate, fm)
 		if err != nil {
 			return err
 		}
@@ -100,10 +101,10 @@ func (s *session) findMax(ctx context.Context, fm FindMaxConfig) error {
 		return errors.New("no step met the SLO")
 	}
 	result.MaxRPS, result.CPUMsPerRequest = best.Rate, best.CPUMsPerRequest
-	s.run.Load, s.run.Target, s.run.Quality = best.load, best.target, best.quality
-	result.BelowBudget = belowBudget(best, s.limitCores, runtime.NumCPU())
+	s.Record().Load, s.Record().Target, s.Record().Quality = best.load, best.target, best.quality
+	result.BelowBudget = belowBudget(best, s.LimitCores(), runtime.NumCPU())
 	if result.BelowBudget != "" {
-		s.warn(result.BelowBudget)
+		s.Warn(result.BelowBudget)
 	}
 	return nil
 }
@@ -145,12 +146,12 @@ type stepResult struct {
 }
 
 // probeCapacity estimates the service's throughput with a short closed load.
-func (s *session) probeCapacity(ctx context.Context) (float64, error) {
-	pc := s.cfg.Load
+func probeCapacity(ctx context.Context, s *session.Session) (float64, error) {
+	pc := s.Config().Load
 	pc.Rate, pc.Stages, pc.Duration, pc.Requests = 0, nil, 3*time.Second, 0
-	r, _, err := s.runLoad(ctx, pc)
+	r, _, err := s.RunLoad(ctx, pc)
 	if err != nil {
-		return 0, s.errExited("the capacity probe")
+		return 0, s.Exited("the capacity probe")
 	}
 	if r.Requests == 0 || r.Errors == r.Requests {
 		return 0, fmt.Errorf("the capacity probe got no successful response (%s)", report.MainErrorKind(r))
@@ -158,12 +159,12 @@ func (s *session) probeCapacity(ctx context.Context) (float64, error) {
 	return r.RPS, ctx.Err()
 }
 
-func (s *session) step(ctx context.Context, rate float64, fm FindMaxConfig) (stepResult, error) {
-	sc := s.cfg.Load
+func step(ctx context.Context, s *session.Session, rate float64, fm FindMaxConfig) (stepResult, error) {
+	sc := s.Config().Load
 	sc.Rate, sc.Stages, sc.Duration, sc.Requests = rate, nil, fm.Step, 0
-	r, a, err := s.runLoad(ctx, sc)
+	r, a, err := s.RunLoad(ctx, sc)
 	if err != nil {
-		return stepResult{}, s.errExited(fmt.Sprintf("the step at %.0f/s", rate))
+		return stepResult{}, s.Exited(fmt.Sprintf("the step at %.0f/s", rate))
 	}
 	if ctx.Err() != nil {
 		return stepResult{}, fmt.Errorf("%w during the search", ErrInterrupted)
@@ -174,18 +175,18 @@ func (s *session) step(ctx context.Context, rate float64, fm FindMaxConfig) (ste
 	if st.Pass && r.RPS < 0.95*rate {
 		st.Pass, st.Reason = false, fmt.Sprintf("achieved %.0f/s of %.0f/s", r.RPS, rate)
 	}
-	if s.sampler != nil {
+	if smp := s.Sampler(); smp != nil {
 		from := a.Started()
-		ts := target.Window(s.sampler.Samples(), from, from.Add(time.Duration(r.DurationS*float64(time.Second))), s.limitCores, runtime.NumCPU())
+		ts := target.Window(smp.Samples(), from, from.Add(time.Duration(r.DurationS*float64(time.Second))), s.LimitCores(), runtime.NumCPU())
 		if n := r.Answered(); n > 0 {
 			ts.CPUMsPerRequest = ts.CPUSeconds * 1000 / float64(n)
 		}
 		st.CPUCores, st.CPUMsPerRequest, st.target = ts.CPUCoresMean, ts.CPUMsPerRequest, &ts
-		decide.AddTargetSeries(r.Series, s.sampler.Samples(), from)
+		decide.AddTargetSeries(r.Series, smp.Samples(), from)
 	}
 	st.load = r
 	from := a.Started()
-	if st.quality = decide.Quality(s.machine, from, from.Add(time.Duration(r.DurationS*float64(time.Second))), st.target, r); st.quality != nil {
+	if st.quality = decide.Quality(s.Machine(), from, from.Add(time.Duration(r.DurationS*float64(time.Second))), st.target, r); st.quality != nil {
 		st.Measurement = st.quality.Verdict
 	}
 	return st, nil

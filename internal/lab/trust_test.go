@@ -36,6 +36,7 @@ import (
 	"perflab/internal/pprofmux"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
+	"perflab/internal/session"
 	"perflab/internal/target"
 )
 
@@ -278,8 +279,8 @@ func decoy(t *testing.T, addr string) int {
 // and `perflab profile --pid` refuses it too.
 func TestDecoyPprofIsNotTheService(t *testing.T) {
 	guess := labtest.FreeAddr(t)
-	defer func(g string) { pprofGuess = g }(pprofGuess)
-	pprofGuess = "http://" + guess
+	defer func(g string) { session.PprofGuess = g }(session.PprofGuess)
+	session.PprofGuess = "http://" + guess
 	owner := decoy(t, guess)
 	if err := (&capture.Client{}).Probe(context.Background(), "http://"+guess); err != nil {
 		t.Fatalf("the decoy on %s does not serve net/http/pprof: %v", guess, err)

@@ -1,4 +1,4 @@
-package lab
+package session
 
 import "perflab/internal/target"
 

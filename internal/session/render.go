@@ -1,4 +1,4 @@
-package lab
+package session
 
 import (
 	"fmt"
@@ -9,22 +9,22 @@ import (
 	"perflab/internal/report"
 )
 
-// reportFile is the run directory's self-contained HTML report.
-const reportFile = "report.html"
+// ReportFile is the run directory's self-contained HTML report.
+const ReportFile = "report.html"
 
 // writeReport writes report.html into the run directory: the run's summary,
 // charts and findings with its flame graphs. A failure is a warning: the
 // run itself is not lost.
-func (s *session) writeReport(flames report.Flames) {
-	if err := writeReportFile(filepath.Join(s.dir, reportFile), s, flames); err != nil {
+func (s *Session) writeReport(flames report.Flames) {
+	if err := writeReportFile(filepath.Join(s.dir, ReportFile), s, flames); err != nil {
 		s.warn(err.Error())
 	}
 }
 
-func writeReportFile(path string, s *session, flames report.Flames) error {
+func writeReportFile(path string, s *Session, flames report.Flames) error {
 	err := files.WriteAtomic(path, func(w io.Writer) error { return report.WriteHTMLFlames(w, s.run, flames) })
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", reportFile, err)
+		return fmt.Errorf("writing %s: %w", ReportFile, err)
 	}
 	return nil
 }

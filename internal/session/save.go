@@ -1,10 +1,10 @@
-package lab
+package session
 
 import (
 	"fmt"
 	"path/filepath"
 
-	"perflab/internal/decide"
+	"perflab/internal/report"
 	"perflab/internal/runfmt"
 )
 
@@ -22,21 +22,27 @@ func (e *SaveError) Error() string {
 
 func (e *SaveError) Unwrap() error { return e.Err }
 
-// save writes the run directory's record, run.json, first, then the
-// optional report.html (whose failure is a warning, recorded by writing
-// run.json again): a full disk never costs the record. runErr is the run's
-// own error, returned unless saving failed.
-func (s *session) save(runErr error, dec *decide.Decision) error {
+// Save is the save stage: it writes the run directory's record,
+// run.json, before the optional report.html (see Render): a full disk
+// never costs the record. A run that could not be saved is partial, and
+// its error a *SaveError.
+func (s *Session) Save() error {
 	path := filepath.Join(s.dir, runfmt.FileName)
 	if err := runfmt.WriteFile(s.dir, s.run); err != nil {
 		s.run.Status, s.run.PartialKind = runfmt.StatusPartial, runfmt.PartialNotSaved
-		s.run.PartialReason = oneLine("not saved: " + err.Error())
+		s.run.PartialReason = OneLine("not saved: " + err.Error())
 		return &SaveError{Path: path, Err: err}
 	}
+	return nil
+}
+
+// Render is the render stage, after Save: report.html, from the run's
+// record and the flame graphs flames draws. A failure is a warning,
+// recorded by writing run.json again.
+func (s *Session) Render(flames func() report.Flames) {
 	warnings := len(s.run.Warnings)
-	s.writeReport(dec.Flames())
+	s.writeReport(flames())
 	if len(s.run.Warnings) > warnings {
 		_ = runfmt.WriteFile(s.dir, s.run) // best effort: the first record stands
 	}
-	return runErr
 }

@@ -1,4 +1,4 @@
-package lab
+package session
 
 import (
 	"context"
@@ -6,68 +6,28 @@ import (
 	"fmt"
 	"time"
 
-	"perflab/internal/decide"
 	"perflab/internal/profiling"
 	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 	"perflab/internal/target"
 )
 
-// withSession runs body with a started service, stops the service, calls
-// finish (if any) and writes the run directory whatever happened.
-func withSession(ctx context.Context, cfg Config, body func(*session) error, finish func(*decide.Decision)) (*Result, error) {
-	s, err := newSession(cfg)
+// New is the prepare stage of a run of cfg: it creates the run's
+// directory and record.
+func New(cfg Config) (*Session, error) {
+	cfg.Defaults()
+	dir, run, err := CreateRun(&cfg)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Run: s.run, Dir: s.dir}
-	s.startMachine()
-	err = s.explainStart(s.startTarget(ctx))
-	if err == nil {
-		err = s.prof.CheckPprof(ctx)
-	}
-	unpin := s.pinLoad()
-	if err == nil {
-		err = s.warmup(ctx)
-	}
-	if err == nil {
-		// After the warm-up: a pprof listener the service opens a little
-		// after its API has had the time to come up.
-		err = s.prof.Pick(ctx)
-	}
-	if err == nil {
-		err = body(s)
-	}
-	if err == nil {
-		err = s.exitedEarly()
-	}
-	s.decideOwnership() // reads the processes' executables while they run
-	s.stopTarget()
-	unpin()
-	dec := decide.New(s.collect())
-	if finish != nil {
-		finish(dec)
-	}
-	dec.Ended()
-	s.stopMachine()
-	return res, s.save(s.setStatus(ctx, err), dec)
-}
-
-// newSession creates the run's directory and record.
-func newSession(cfg Config) (*session, error) {
-	cfg.defaults()
-	dir, run, err := createRun(&cfg)
-	if err != nil {
-		return nil, err
-	}
-	s := &session{cfg: cfg, dir: dir, run: run}
+	s := &Session{cfg: cfg, dir: dir, run: run}
 	s.prof = profiling.New(profileHost{s}, profilingConfig(&s.cfg))
 	return s, nil
 }
 
-// createRun creates the directory and record of a run of cfg started now:
+// CreateRun creates the directory and record of a run of cfg started now:
 // complete until it says otherwise, with cfg's revision.
-func createRun(cfg *Config) (dir string, run *runfmt.Run, err error) {
+func CreateRun(cfg *Config) (dir string, run *runfmt.Run, err error) {
 	started := time.Now()
 	dir, id, err := cfg.Store.Create(cfg.Name, started)
 	if err != nil {
@@ -84,20 +44,20 @@ func createRun(cfg *Config) (dir string, run *runfmt.Run, err error) {
 	return dir, run, nil
 }
 
-// setStatus records how the run ended, by its error err: partial with
+// Status records how the run ended, by its error err: partial with
 // the reason, degraded, or complete; it returns the run's error. Ctrl-C
 // in any phase (the launch, the wait until ready, a profile fetch) is an
 // interruption, whatever error it caused.
-func (s *session) setStatus(ctx context.Context, err error) error {
+func (s *Session) Status(ctx context.Context, err error) error {
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrInterrupted) {
 		err = fmt.Errorf("%w: %v", ErrInterrupted, err)
 	}
 	switch {
 	case err != nil:
-		s.run.Status, s.run.PartialKind, s.run.PartialReason = runfmt.StatusPartial, partialKind(err, s.run.Target), oneLine(err.Error())
+		s.run.Status, s.run.PartialKind, s.run.PartialReason = runfmt.StatusPartial, PartialKind(err, s.run.Target), OneLine(err.Error())
 	case s.run.Stuck != nil:
 		err = fmt.Errorf("%w: %s", ErrStuck, prose.StuckReason(s.run.Stuck).Text())
-		s.run.Status, s.run.PartialKind, s.run.PartialReason = runfmt.StatusStuck, runfmt.PartialStuck, oneLine(err.Error())
+		s.run.Status, s.run.PartialKind, s.run.PartialReason = runfmt.StatusStuck, runfmt.PartialStuck, OneLine(err.Error())
 	case len(s.run.Degradations) > 0:
 		s.run.Status = runfmt.StatusDegraded
 	}
@@ -114,10 +74,10 @@ var (
 	errNoRequestSucceeded = errors.New("no request succeeded")
 )
 
-// partialKind is why a run that ended with err stopped, where perflab
+// PartialKind is why a run that ended with err stopped, where perflab
 // knows it (t, the service's summary, says whether the kernel's OOM
 // killer ended it).
-func partialKind(err error, t *runfmt.TargetSummary) runfmt.PartialKind {
+func PartialKind(err error, t *runfmt.TargetSummary) runfmt.PartialKind {
 	var exited *ServiceExitError
 	switch {
 	case errors.Is(err, ErrInterrupted):

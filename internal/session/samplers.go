@@ -1,4 +1,4 @@
-package lab
+package session
 
 import (
 	"context"
@@ -11,13 +11,13 @@ import (
 const machineInterval = 200 * time.Millisecond
 
 // startMachine starts sampling the machine for the whole session.
-func (s *session) startMachine() {
-	s.machine, s.stopMachine = startMachineSampler(machineInterval)
+func (s *Session) startMachine() {
+	s.machine, s.stopMachine = SampleMachine(machineInterval)
 }
 
-// startMachineSampler samples the machine every interval until stop is
+// SampleMachine samples the machine every interval until stop is
 // called.
-func startMachineSampler(interval time.Duration) (m *target.MachineSampler, stop func()) {
+func SampleMachine(interval time.Duration) (m *target.MachineSampler, stop func()) {
 	m = target.NewMachineSampler(interval)
 	return m, goUntilStopped(m.Run)
 }
@@ -40,7 +40,7 @@ func goUntilStopped(run func(context.Context)) (stop func()) {
 // pinLoad confines perflab's threads to --load-cpus once the service runs
 // (it was launched with its own CPUs, not perflab's), and returns the
 // function that frees them.
-func (s *session) pinLoad() func() {
+func (s *Session) pinLoad() func() {
 	if len(s.cfg.LoadCPUs) == 0 {
 		return func() {}
 	}
@@ -53,7 +53,7 @@ func (s *session) pinLoad() func() {
 
 // edgeScan scans the machine's processes at a load's start and end, so the
 // other processes of its window are counted over the window itself.
-func (s *session) edgeScan() {
+func (s *Session) edgeScan() {
 	if s.machine != nil {
 		s.machine.ScanNow()
 	}

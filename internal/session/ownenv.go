@@ -1,4 +1,4 @@
-package lab
+package session
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ type ownVar struct{ name, value, why string }
 // launchEnv is the launched service's environment: the user's (--env)
 // with perflab's own settings, which it records in s.own, and whether
 // one of them asks Go for its GC trace.
-func (s *session) launchEnv() (env []string, gcTrace bool) {
+func (s *Session) launchEnv() (env []string, gcTrace bool) {
 	c := &s.cfg
 	env = append([]string(nil), c.Env...)
 	userOpts := envValue(c.Env, "NODE_OPTIONS")
@@ -63,7 +63,7 @@ func (o *ownEnv) set(env, user []string, name, value, why string) []string {
 // explainStart adds perflab's own settings to err when the launched
 // service exited before it was ready: one of them may be what stopped
 // it. Any other error is returned as it is.
-func (s *session) explainStart(err error) error {
+func (s *Session) explainStart(err error) error {
 	if err == nil || s.proc == nil || len(s.own) == 0 {
 		return err
 	}

@@ -1,9 +1,10 @@
-package lab
+package session
 
 import "perflab/internal/decide"
 
-// collect gathers what the run measured for the decide stage.
-func (s *session) collect() decide.Input {
+// Collect is the collect stage, once the service is stopped: what the
+// run measured, for the decide stage.
+func (s *Session) Collect() decide.Input {
 	in := decide.Input{Run: s.run, Profiles: s.prof, Sampler: s.sampler, Machine: s.machine, GC: &s.gc, Env: s.env,
 		LimitCores: s.limitCores, LimitMemory: s.limitMemory, PIDs: s.pids, Owners: s.owners,
 		Settings: s.settings(), Warn: s.warn, Degrade: s.degrade}
@@ -14,7 +15,7 @@ func (s *session) collect() decide.Input {
 }
 
 // settings are the run's settings the decide stage reads.
-func (s *session) settings() decide.Settings {
+func (s *Session) settings() decide.Settings {
 	c := &s.cfg
 	return decide.Settings{SLO: c.SLO, Env: c.Env, Command: c.Command, Dir: c.Dir, PID: c.PID, Src: c.Src, UserCode: c.UserCode,
 		Trace: c.Trace, NoTrace: c.NoTrace}

@@ -1,4 +1,4 @@
-package lab
+package session
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 // attached service (--pid, --cgroup): the load goes to another process (a
 // proxy in front of it, or the wrong port), and the service's CPU is not
 // what the load cost.
-func (s *session) checkLoadServed(ctx context.Context) {
+func (s *Session) checkLoadServed(ctx context.Context) {
 	if s.proc == nil || len(s.cfg.Load.Targets) == 0 || (s.cfg.PID == 0 && s.cfg.Cgroup == "") {
 		return
 	}

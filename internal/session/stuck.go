@@ -1,4 +1,4 @@
-package lab
+package session
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // watchStuck watches the next load the session runs (the window's) for
 // requests that stop finishing (package stuck), by way of Config.Watch,
 // which it wraps until the returned finish is called.
-func (s *session) watchStuck(ctx context.Context) (finish func(r *runfmt.LoadResult, exited bool)) {
+func (s *Session) watchStuck(ctx context.Context) (finish func(r *runfmt.LoadResult, exited bool)) {
 	c := stuck.Config{Load: s.cfg.Load, Window: s.windowLength(), SnapshotTimeout: s.cfg.SnapshotTimeout, Log: s.cfg.Log, Warn: s.warn,
 		Profiles: s.prof, PIDs: s.servicePIDs, Finishing: s.finishing,
 		IsUser:  func(name, file string) bool { return s.userCode().IsUser(name, file) },

@@ -1,4 +1,4 @@
-package lab
+package session
 
 import (
 	"context"
@@ -15,7 +15,7 @@ var ErrNotTheService = profiling.ErrNotTheService
 // profileHost is what the run's profiles (package profiling) see of the
 // session: its warnings, its directory, its list of profiles and the
 // service's processes.
-type profileHost struct{ s *session }
+type profileHost struct{ s *Session }
 
 var _ profiling.Host = profileHost{}
 
@@ -37,7 +37,7 @@ func (h profileHost) ServicePIDs(ctx context.Context) []int { return h.s.service
 
 // profilingConfig is what the run's profiles need of its configuration.
 func profilingConfig(c *Config) profiling.Config {
-	pc := profiling.Config{Choice: c.Profiler, Profilers: c.Profilers, Pprof: c.Pprof, Guess: pprofGuess, Force: c.Force, PerfHz: c.PerfHz,
+	pc := profiling.Config{Choice: c.Profiler, Profilers: c.Profilers, Pprof: c.Pprof, Guess: PprofGuess, Force: c.Force, PerfHz: c.PerfHz,
 		Trace: c.Trace, NoTrace: c.NoTrace, SnapshotTimeout: c.SnapshotTimeout, Log: c.Log, Src: c.Src}
 	if c.UserCode != nil {
 		pc.UserCode = c.UserCode.String()
@@ -48,15 +48,15 @@ func profilingConfig(c *Config) profiling.Config {
 	return pc
 }
 
-// pprofGuess, when set, is the pprof endpoint tried when the load URL's
+// PprofGuess, when set, is the pprof endpoint tried when the load URL's
 // host serves none, instead of net/http/pprof's customary address (a
 // variable so that a test can put a decoy on a port of its own).
-var pprofGuess string
+var PprofGuess string
 
 // servicePIDs are the processes of the service: the launched or attached
 // process tree, else the owner of the load URL's listening socket (and its
 // children), else none known.
-func (s *session) servicePIDs(ctx context.Context) []int {
+func (s *Session) servicePIDs(ctx context.Context) []int {
 	if s.proc != nil {
 		return s.proc.PIDs()
 	}
@@ -72,7 +72,7 @@ func (s *session) servicePIDs(ctx context.Context) []int {
 
 // seenPIDs lists every process of the service perflab saw: at the start
 // and while profiling.
-func (s *session) seenPIDs() []int {
+func (s *Session) seenPIDs() []int {
 	pids := append([]int(nil), s.pids...)
 	for _, p := range s.prof.Processes() {
 		pids = append(pids, p.PID)

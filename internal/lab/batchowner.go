@@ -8,23 +8,6 @@ import (
 	"perflab/internal/ownership"
 )
 
-// userCode is the run's classifier of user code, its ownership model
-// decided once (decideOwnership).
-func (s *session) userCode() analysis.UserCode {
-	if s.owners == nil {
-		s.decideOwnership()
-	}
-	return analysis.UserCode{Model: s.owners}
-}
-
-// decideOwnership decides the run's ownership model from the service's
-// processes while they run; called again, it keeps the first.
-func (s *session) decideOwnership() {
-	if s.owners == nil {
-		s.owners = decide.Ownership(s.pids, s.settings())
-	}
-}
-
 // userCode is the batch program's ownership model: from its executable
 // (the command as the shell would find it), the executables its CPU
 // profile names, and the project root, decided when it has exited.

@@ -1,10 +1,10 @@
-package lab
+package session
 
 import "perflab/internal/target"
 
 // serviceEnv is the environment the service started with (its first
 // process's), nil when it cannot be read.
-func (s *session) serviceEnv() map[string]string {
+func (s *Session) serviceEnv() map[string]string {
 	if s.proc == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package lab
+package session
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"perflab/internal/capture"
-	"perflab/internal/decide"
 	"perflab/internal/load"
 	"perflab/internal/ownership"
 	"perflab/internal/profiling"
@@ -31,8 +30,8 @@ type Result struct {
 	Dir string
 }
 
-// session is the state of one run while it happens.
-type session struct {
+// Session is one run of a service while it happens.
+type Session struct {
 	cfg     Config
 	run     *runfmt.Run
 	dir     string
@@ -65,14 +64,8 @@ type session struct {
 	mu sync.Mutex
 }
 
-// Run performs one run and writes its directory. The returned Result is
-// non-nil whenever a run directory was created, even with an error: the run is
-// then recorded as partial with the error as its reason.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
-	return withSession(ctx, cfg, func(s *session) error { return s.measure(ctx) }, (*decide.Decision).Run)
-}
-
-func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }
+// OneLine is s on one line, its line breaks made "; ".
+func OneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }
 
 func recordConfig(c *Config) runfmt.Config {
 	rc := runfmt.Config{Command: c.Command, PID: c.PID, CPUs: c.Budget.CPUs, MemoryBytes: c.Budget.MemoryBytes,
@@ -90,7 +83,7 @@ func recordConfig(c *Config) runfmt.Config {
 	return rc
 }
 
-func (s *session) warn(msg string) {
+func (s *Session) warn(msg string) {
 	s.mu.Lock()
 	s.run.Warnings = append(s.run.Warnings, msg)
 	s.mu.Unlock()
@@ -99,7 +92,7 @@ func (s *session) warn(msg string) {
 
 // degrade records a profile the run needed and does not have: the run is
 // then "degraded", with d at the top of its verdict.
-func (s *session) degrade(d runfmt.Degradation) {
+func (s *Session) degrade(d runfmt.Degradation) {
 	s.mu.Lock()
 	s.run.Degradations = append(s.run.Degradations, d)
 	msg := report.DegradationText(s.run, d)
@@ -109,7 +102,7 @@ func (s *session) degrade(d runfmt.Degradation) {
 
 // lastDegradation says the last degradation recorded so far; "" for
 // none.
-func (s *session) lastDegradation() string {
+func (s *Session) lastDegradation() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n := len(s.run.Degradations); n > 0 {
@@ -119,7 +112,7 @@ func (s *session) lastDegradation() string {
 }
 
 // startTarget launches or attaches to the service and waits until it answers.
-func (s *session) startTarget(ctx context.Context) error {
+func (s *Session) startTarget(ctx context.Context) error {
 	c := &s.cfg
 	var err error
 	switch {
@@ -194,7 +187,7 @@ func (s *session) startTarget(ctx context.Context) error {
 }
 
 // stopTarget stops a launched service (once) and the sampler.
-func (s *session) stopTarget() {
+func (s *Session) stopTarget() {
 	if s.stopSmp != nil {
 		s.stopSmp()
 		s.stopSmp = nil
@@ -270,7 +263,7 @@ func (e *ServiceExitError) Error() string {
 // errExited reports a service that stopped while it was being measured,
 // with its last lines once its output has been read to the end (gctrace
 // lines, which perflab asked for, are not the service's words).
-func (s *session) errExited(phase string) error {
+func (s *Session) errExited(phase string) error {
 	e := &ServiceExitError{Phase: phase, Status: "exit status 0"}
 	if err := s.proc.ExitErr(); err != nil {
 		e.Status = err.Error()
@@ -286,7 +279,7 @@ func (s *session) errExited(phase string) error {
 
 // exitedEarly reports a service that exited by itself after the load but
 // before perflab stopped it (while the last profiles were fetched, say).
-func (s *session) exitedEarly() error {
+func (s *Session) exitedEarly() error {
 	if s.proc == nil {
 		return nil
 	}
@@ -306,7 +299,7 @@ const loadDrain = 2 * time.Second
 // model drains (see load.Config.Drain): the CPU the service spends in the
 // window is then that of requests the window counts, not also of requests
 // it cut off (nor, in the next window, of those the warm-up cut off).
-func (s *session) runLoad(ctx context.Context, cfg load.Config) (*runfmt.LoadResult, *load.Attacker, error) {
+func (s *Session) runLoad(ctx context.Context, cfg load.Config) (*runfmt.LoadResult, *load.Attacker, error) {
 	cfg.LocalPorts = &s.loadPorts
 	if cfg.Drain == 0 {
 		cfg.Drain = loadDrain
@@ -352,7 +345,7 @@ func (s *session) runLoad(ctx context.Context, cfg load.Config) (*runfmt.LoadRes
 	return r, a, nil
 }
 
-func (s *session) warmup(ctx context.Context) error {
+func (s *Session) warmup(ctx context.Context) error {
 	if s.cfg.Warmup <= 0 {
 		return nil
 	}
@@ -383,8 +376,9 @@ func (s *session) warmup(ctx context.Context) error {
 	return nil
 }
 
-// measure runs the measured window: the load, with profiles captured over it.
-func (s *session) measure(ctx context.Context) error {
+// Measure is the measure stage of a run: the measured window, the load
+// with the profiles and samplers over it.
+func (s *Session) Measure(ctx context.Context) error {
 	s.env = s.serviceEnv()
 	s.startKernel()
 	defer s.kern.Close()
@@ -442,13 +436,13 @@ func (s *session) measure(ctx context.Context) error {
 // finishing is the context of the work after the window (the last profile
 // snapshots): it outlives ctx's cancellation, by Config.SnapshotTimeout at
 // most, and ends at once when the user hurries (a second Ctrl-C).
-func (s *session) finishing(ctx context.Context) (context.Context, context.CancelFunc) {
-	h, stop := hurried(ctx, s.cfg.Hurry)
+func (s *Session) finishing(ctx context.Context) (context.Context, context.CancelFunc) {
+	h, stop := Hurried(ctx, s.cfg.Hurry)
 	fin, cancel := context.WithTimeout(h, s.cfg.SnapshotTimeout)
 	return fin, func() { cancel(); stop() }
 }
 
-func (s *session) windowLength() time.Duration {
+func (s *Session) windowLength() time.Duration {
 	l := s.cfg.Load
 	if len(l.Stages) > 0 {
 		return load.NewSchedule(l.Rate, l.Stages, 0).Duration()
@@ -457,4 +451,20 @@ func (s *session) windowLength() time.Duration {
 		return l.Duration
 	}
 	return 10 * time.Second
+}
+
+// Hurried is the context of one run of an experiment: the user's first
+// Ctrl-C (ctx) lets it finish, a second one (hurry) interrupts it.
+func Hurried(ctx context.Context, hurry <-chan struct{}) (context.Context, context.CancelFunc) {
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	if hurry != nil {
+		go func() {
+			select {
+			case <-hurry:
+				cancel()
+			case <-rctx.Done():
+			}
+		}()
+	}
+	return rctx, cancel
 }

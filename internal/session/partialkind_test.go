@@ -1,4 +1,4 @@
-package lab
+package session
 
 import (
 	"errors"
@@ -30,8 +30,8 @@ func TestPartialKind(t *testing.T) {
 		{fmt.Errorf("%w: no request finished for 1.50 s with 8 in flight", ErrStuck), nil, runfmt.PartialStuck},
 		{errors.New("no CPU profile was captured"), nil, runfmt.PartialFailed},
 	} {
-		if got := partialKind(tc.err, tc.target); got != tc.want {
-			t.Errorf("partialKind(%v, %+v) = %s; want %s", tc.err, tc.target, got, tc.want)
+		if got := PartialKind(tc.err, tc.target); got != tc.want {
+			t.Errorf("PartialKind(%v, %+v) = %s; want %s", tc.err, tc.target, got, tc.want)
 		}
 	}
 }

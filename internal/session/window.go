@@ -1,4 +1,4 @@
-package lab
+package session
 
 import (
 	"context"
@@ -16,7 +16,7 @@ const noWarmupWait = time.Second
 
 // markConns starts the kernel's timing as the warm-up starts, and watches
 // the warm-up's connections (see window.Conns).
-func (s *session) markConns() {
+func (s *Session) markConns() {
 	s.kern = window.StartKernel(s.proc, window.Ports(s.cfg.Load.Targets), s.cfg.Load.DisableKeepAlive, window.WatchConns(s.proc, s.cfg.Warmup))
 }
 
@@ -25,7 +25,7 @@ func (s *session) markConns() {
 // before its programs are loaded goes without), started again with the
 // accept backlog when the warm-up opened a connection per request; and it
 // finds the local processes behind the service's peers.
-func (s *session) startKernel() {
+func (s *Session) startKernel() {
 	if s.kern == nil {
 		s.kern = window.StartKernel(s.proc, window.Ports(s.cfg.Load.Targets), s.cfg.Load.DisableKeepAlive, nil)
 		s.kern.Wait(noWarmupWait) // a moment for the programs to load; the window does not wait longer
@@ -38,7 +38,7 @@ func (s *session) startKernel() {
 
 // watchPeers samples the service's connections until the returned
 // function is called.
-func (s *session) watchPeers() (stop func()) {
+func (s *Session) watchPeers() (stop func()) {
 	if s.proc == nil {
 		return func() {}
 	}
@@ -52,7 +52,7 @@ func (s *session) watchPeers() (stop func()) {
 }
 
 // kernelInput is the kernel's timing of the window for the decide stage.
-func (s *session) kernelInput() decide.Kernel {
+func (s *Session) kernelInput() decide.Kernel {
 	w, ok, why := s.kern.Window()
 	in := decide.Kernel{Window: w, OK: ok, Why: why}
 	if k := s.kern; k != nil {
