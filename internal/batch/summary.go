@@ -1,4 +1,4 @@
-package lab
+package batch
 
 import (
 	"bytes"
@@ -293,7 +293,7 @@ func (b *batch) cost(bt *runfmt.Batch) *runfmt.BatchCost {
 	switch {
 	case b.perf != nil:
 		c.ProfilerCPUS = b.perf.cpu.Seconds()
-	case b.cfg.Profiler == ProfilerNone:
+	case b.cfg.Profiler == session.ProfilerNone:
 		c.ProfilerNote = "not run (--profiler none)"
 	default:
 		c.ProfilerNote = fmt.Sprintf("not run (--profiler %s does not profile a batch program)", b.cfg.Profiler)
@@ -320,30 +320,30 @@ func (b *batch) saveCPU(wallS float64) {
 
 // finish sets the run's status from how the program ended and writes the
 // run directory: run.json, then report.html.
-func (b *batch) finish(ctx context.Context, err error) (*Result, error) {
+func (b *batch) finish(ctx context.Context, err error) (*session.Result, error) {
 	bt := b.run.Batch
 	if err == nil && b.proc != nil && !b.start.IsZero() {
 		switch {
 		case b.timedOut:
-			err = &BatchExitError{Status: bt.ExitStatus, Timeout: b.cfg.Timeout, LastLines: bt.LastLines}
+			err = &ExitError{Status: bt.ExitStatus, Timeout: b.cfg.Timeout, LastLines: bt.LastLines}
 		case bt.ExitCode == nil || *bt.ExitCode != 0:
-			err = &BatchExitError{Status: bt.ExitStatus, AtOnce: bt.ExitedAtOnce(), LastLines: bt.LastLines}
+			err = &ExitError{Status: bt.ExitStatus, AtOnce: bt.ExitedAtOnce(), LastLines: bt.LastLines}
 		}
 	}
-	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrInterrupted) {
-		err = fmt.Errorf("%w: %v", ErrInterrupted, err)
+	if err != nil && ctx.Err() != nil && !errors.Is(err, session.ErrInterrupted) {
+		err = fmt.Errorf("%w: %v", session.ErrInterrupted, err)
 	}
-	bt.Interrupted = errors.Is(err, ErrInterrupted)
+	bt.Interrupted = errors.Is(err, session.ErrInterrupted)
 	switch {
 	case err != nil:
 		b.run.Status, b.run.PartialKind, b.run.PartialReason = runfmt.StatusPartial, session.PartialKind(err, b.run.Target), session.OneLine(err.Error())
 	case len(b.run.Degradations) > 0:
 		b.run.Status = runfmt.StatusDegraded
 	}
-	res := &Result{Run: b.run, Dir: b.dir}
+	res := &session.Result{Run: b.run, Dir: b.dir}
 	if werr := runfmt.WriteFile(b.dir, b.run); werr != nil {
 		b.run.Status, b.run.PartialKind, b.run.PartialReason = runfmt.StatusPartial, runfmt.PartialNotSaved, session.OneLine("not saved: "+werr.Error())
-		return res, &SaveError{Path: filepath.Join(b.dir, runfmt.FileName), Err: werr}
+		return res, &session.SaveError{Path: filepath.Join(b.dir, runfmt.FileName), Err: werr}
 	}
 	if rerr := b.writeReport(); rerr != nil {
 		b.warn(rerr.Error())

@@ -1,4 +1,4 @@
-package lab
+package batch
 
 import (
 	"debug/buildinfo"

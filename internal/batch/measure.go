@@ -1,4 +1,4 @@
-package lab
+package batch
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"perflab/internal/ktrace"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
+	"perflab/internal/session"
 )
 
 // batchAttachTimeout bounds the wait for perf to attach to the held
@@ -69,7 +70,7 @@ func (b *batch) closeTracing() {
 // profiler is the profiler chosen for the program: perf, or none.
 func (b *batch) profiler() (runfmt.Profiler, bool) {
 	switch p, one := b.cfg.Profiler.Profiler(); {
-	case b.cfg.Profiler == ProfilerNone:
+	case b.cfg.Profiler == session.ProfilerNone:
 		return "", false
 	case one && p != runfmt.ProfilerPerf:
 		b.warn(fmt.Sprintf("--profiler %s does not profile a batch program (perf does, from its first instruction): no CPU profile", p))
