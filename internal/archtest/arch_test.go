@@ -22,7 +22,7 @@ var allowed = map[string][]string{
 	"cli":      {"lab", "load", "target", "capture", "analysis", "stacks", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
-	"lab":      {"session", "findmax", "batch", "decide", "stuck", "window", "load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "answer", "prose", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
+	"lab":      {"session", "findmax", "batch", "pgo", "decide", "stuck", "window", "load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "answer", "prose", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
 	"revision": {"files"},
 	"compare":  {"analysis", "ownership", "stacks", "stats", "runfmt", "store", "files", "units"},
 	// report renders what it is handed and computes nothing: no profile,
@@ -61,6 +61,8 @@ var allowed = map[string][]string{
 	// batch runs a batch program to its exit, on session's prepare and
 	// save, with its own decide stage.
 	"batch": {"session", "decide", "analysis", "capture", "files", "findings", "ktrace", "ownership", "report", "runfmt", "target"},
+	// pgo merges runs' CPU profiles for go build -pgo.
+	"pgo": {"session", "files", "report", "runfmt", "stacks", "target"},
 	// findmax is find-max's measure stage, on a session.
 	"findmax": {"session", "decide", "report", "runfmt", "target", "units"},
 	// decide computes a run's figures from what it measured: the summary,

@@ -115,7 +115,14 @@ func profileSamples(t *testing.T, path string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, _ := pgoTotals(p)
+	var n int64
+	for i, st := range p.SampleType {
+		if st.Type == runfmt.SampleCount && st.Unit == runfmt.SampleCountUnit {
+			for _, s := range p.Sample {
+				n += s.Value[i]
+			}
+		}
+	}
 	if n == 0 {
 		t.Fatalf("%s: no CPU samples", path)
 	}
@@ -198,17 +205,4 @@ func TestCheckPGOOutput(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, ".perflab-pgo-test-*")); len(left) > 0 {
 		t.Errorf("probe files left behind: %v", left)
 	}
-}
-
-func FuzzShebangInterpreter(f *testing.F) {
-	for _, s := range []string{"#!/usr/bin/python3 -u\n", "#!/usr/bin/env python3", "#!/usr/bin/env -S A=1 ruby -w", "#!", "#! \n", "#!/usr/bin/env", "\x7fELF", "#!/bin/sh\nexec python3"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, line string) {
-		got := shebangInterpreter(line)
-		first, _, _ := strings.Cut(line, "\n")
-		if got != "" && (!strings.HasPrefix(line, "#!") || !strings.Contains(first, got) || strings.ContainsAny(got, " \t")) {
-			t.Fatalf("shebangInterpreter(%q) = %q: not a word of the #! line", line, got)
-		}
-	})
 }

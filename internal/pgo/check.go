@@ -1,4 +1,4 @@
-package lab
+package pgo
 
 import (
 	"bufio"
@@ -12,20 +12,21 @@ import (
 
 	"perflab/internal/files"
 	"perflab/internal/runfmt"
+	"perflab/internal/session"
 	"perflab/internal/target"
 )
 
-// ErrPGOInput is a profile go build -pgo does not take: the service is not
+// ErrInput is a profile go build -pgo does not take: the service is not
 // a Go program, or its CPU profile was not recorded by the Go runtime
 // (runtime/pprof, served by net/http/pprof). errors.Is tells it from a
 // profile that could not be read or written.
-var ErrPGOInput = errors.New("not a profile go build -pgo takes")
+var ErrInput = errors.New("not a profile go build -pgo takes")
 
-// pgoInputError is an ErrPGOInput with its reason alone as its message.
+// pgoInputError is an ErrInput with its reason alone as its message.
 type pgoInputError struct{ msg string }
 
 func (e *pgoInputError) Error() string        { return e.msg }
-func (e *pgoInputError) Is(target error) bool { return target == ErrPGOInput }
+func (e *pgoInputError) Is(target error) bool { return target == ErrInput }
 
 func refusePGO(format string, args ...any) error {
 	return &pgoInputError{msg: fmt.Sprintf(format, args...)}
@@ -39,16 +40,16 @@ func refusePGO(format string, args ...any) error {
 // missing Function.start_line data").
 const outsideReason = "samples taken from outside the Go runtime carry no source lines and no function start lines, which go build -pgo needs (it places each call by its line offset in the caller) and refuses a profile without"
 
-// CheckPGO refuses, before any run, an experiment whose CPU profile go
+// Check refuses, before any run, an experiment whose CPU profile go
 // build -pgo could not take: a profiler other than the Go runtime's
 // (--profiler perf, py-spy, rbspy or none), a --pid that runs an
 // interpreter of another language (python, ruby, node, a JVM), or a command that starts an interpreter of another language
 // (python3, ruby, node, java, or a script whose #! line names one). A
 // command it cannot tell (a native wrapper such as sh or env) is let
-// through: WritePGO checks the profile the runs recorded.
-func CheckPGO(c Config) error {
+// through: Write checks the profile the runs recorded.
+func Check(c session.Config) error {
 	switch p, one := c.Profiler.Profiler(); {
-	case c.Profiler == ProfilerNone:
+	case c.Profiler == session.ProfilerNone:
 		return refusePGO("--profiler %s takes no CPU profile", c.Profiler)
 	case one && p != runfmt.ProfilerPprof:
 		return refusePGO("--profiler %s: its %s; go build -pgo takes the Go runtime's CPU profile, served by the service's net/http/pprof (--profiler %s)",
@@ -74,10 +75,10 @@ func notGo(what string, rt runfmt.Runtime) error {
 	return refusePGO("%s runs %s, not Go: go build -pgo takes CPU profiles of Go programs", what, rt)
 }
 
-// CheckPGOOutput tells whether path can take the profile before any run:
+// CheckOutput tells whether path can take the profile before any run:
 // its directory exists and perflab can create a file in it, and path is
 // absent or a regular file.
-func CheckPGOOutput(path string) error {
+func CheckOutput(path string) error {
 	if err := files.CheckOutput(path); err != nil {
 		return err
 	}
