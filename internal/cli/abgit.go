@@ -12,7 +12,6 @@ import (
 
 	"perflab/internal/compare"
 	"perflab/internal/lab"
-	"perflab/internal/revision"
 	"perflab/internal/units"
 )
 
@@ -27,7 +26,7 @@ type gitFlags struct {
 
 // gitRange is --git's value, parsed when the flag is.
 type gitRange struct {
-	r   revision.Range
+	r   lab.GitRange
 	set bool
 }
 
@@ -39,7 +38,7 @@ func (g *gitRange) String() string {
 }
 func (g *gitRange) Type() string { return "BASE..NEW" }
 func (g *gitRange) Set(s string) error {
-	r, err := revision.ParseRange(s)
+	r, err := lab.ParseGitRange(s)
 	if err != nil {
 		return err
 	}
@@ -194,12 +193,12 @@ func (g *gitFlags) config(env Env) lab.GitConfig {
 // gitErr maps an error of ab --git before any run finished: bad input
 // exits 2, a failed build shows its output and exits 3.
 func gitErr(env Env, ctx context.Context, err error) error {
-	var be *revision.BuildError
+	var be *lab.GitBuildError
 	switch {
 	case err == nil:
 		return failed(errNothing)
-	case errors.Is(err, revision.ErrInput):
-		msg := strings.TrimPrefix(err.Error(), revision.ErrInput.Error()+": ")
+	case errors.Is(err, lab.ErrGitInput):
+		msg := strings.TrimPrefix(err.Error(), lab.ErrGitInput.Error()+": ")
 		return usageErr("--git: %s", msg)
 	case errors.As(err, &be):
 		if out := strings.TrimRight(be.Output, "\n"); out != "" {

@@ -11,11 +11,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"perflab/internal/compare"
 	"perflab/internal/gobench"
+	"perflab/internal/lab"
 	"perflab/internal/report"
-	"perflab/internal/revision"
 	"perflab/internal/runfmt"
-	"perflab/internal/stats"
 	"perflab/internal/store"
 )
 
@@ -92,7 +92,7 @@ func (bf *benchFlags) register(cmd *cobra.Command) {
 }
 
 func checkBenchFailOn(s string) error {
-	_, err := stats.ParseBenchFailOn(s)
+	_, err := compare.ParseBenchFailOn(s)
 	return err
 }
 
@@ -210,8 +210,8 @@ func benchErr(env Env, ctx context.Context, err error) error {
 		return nil
 	case errors.Is(err, gobench.ErrInput):
 		return usageErr("%s", strings.TrimPrefix(err.Error(), gobench.ErrInput.Error()+": "))
-	case errors.Is(err, revision.ErrInput):
-		return usageErr("--git: %s", strings.TrimPrefix(err.Error(), revision.ErrInput.Error()+": "))
+	case errors.Is(err, lab.ErrGitInput):
+		return usageErr("--git: %s", strings.TrimPrefix(err.Error(), lab.ErrGitInput.Error()+": "))
 	case errors.As(err, &be):
 		printOutput(env, "the compiler's output", be.Output)
 		return failed(err)

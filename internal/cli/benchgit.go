@@ -10,14 +10,13 @@ import (
 	"perflab/internal/gobench"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
-	"perflab/internal/stats"
 	"perflab/internal/store"
 )
 
 // runBenchGit is perflab bench --git: both revisions benchmarked
 // interleaved, then compared.
 func runBenchGit(ctx context.Context, env Env, bf *benchFlags, cfg gobench.Config) error {
-	rules, err := stats.ParseBenchFailOn(bf.failOn)
+	rules, err := compare.ParseBenchFailOn(bf.failOn)
 	if err != nil {
 		return usageErr("%v", err)
 	}

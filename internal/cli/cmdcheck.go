@@ -3,7 +3,7 @@ package cli
 import (
 	"strings"
 
-	"perflab/internal/target"
+	"perflab/internal/lab"
 )
 
 // shellBuiltins are commands a shell runs inside itself: they change the
@@ -61,7 +61,7 @@ func checkProgram(where string, argv []string) error {
 	if err := checkCommand(where, argv); err != nil {
 		return err
 	}
-	if _, err := target.FindProgram(argv[0], ""); err != nil {
+	if err := lab.CheckProgram(argv[0]); err != nil {
 		return usageErr("%s: %v", given(where, argv), err)
 	}
 	return nil

@@ -14,7 +14,6 @@ import (
 	"perflab/internal/lab"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
-	"perflab/internal/stats"
 	"perflab/internal/store"
 )
 
@@ -41,13 +40,13 @@ func (cf *compareFlags) register(cmd *cobra.Command) {
 }
 
 func checkFailOn(s string) error {
-	_, err := stats.ParseFailOn(s)
+	_, err := compare.ParseFailOn(s)
 	return err
 }
 
 // options returns the comparison's options.
 func (cf *compareFlags) options() (compare.Options, error) {
-	ths, err := stats.ParseFailOn(cf.failOn)
+	ths, err := compare.ParseFailOn(cf.failOn)
 	if err != nil {
 		return compare.Options{}, usageErr("%v", err)
 	}

@@ -3,14 +3,14 @@ package cli
 import (
 	"github.com/spf13/pflag"
 
-	"perflab/internal/target"
+	"perflab/internal/lab"
 )
 
 // cpuListFlag is a --service-cpus or --load-cpus value: a CPU list such
 // as "1" or "0-3,8", checked against the CPUs this host has.
 type cpuListFlag struct {
 	name string
-	set  target.CPUSet
+	set  lab.CPUSet
 }
 
 var _ pflag.Value = (*cpuListFlag)(nil)
@@ -19,7 +19,7 @@ func (f *cpuListFlag) String() string { return f.set.String() }
 func (f *cpuListFlag) Type() string   { return "cpus" }
 
 func (f *cpuListFlag) Set(s string) error {
-	c, err := target.ParseCPUList(s)
+	c, err := lab.ParseCPUList(s)
 	if err != nil {
 		return err
 	}

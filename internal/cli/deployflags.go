@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"perflab/internal/lab"
-	"perflab/internal/target"
 )
 
 // deployFlags say how perflab reads a service as it is deployed: what is
@@ -56,7 +55,7 @@ func (d *deployFlags) apply(c *lab.Config) error {
 		case c.Budget.CPUs > 0 || c.Budget.MemoryBytes > 0:
 			return usageErr("--cpus and --memory apply to a service perflab launches (-- CMD), not to --cgroup")
 		}
-		if err := target.CheckCgroup(d.cgroup); err != nil {
+		if err := lab.CheckCgroup(d.cgroup); err != nil {
 			return usageErr("--cgroup: %v", err)
 		}
 		c.Cgroup = d.cgroup
@@ -69,10 +68,7 @@ func (d *deployFlags) apply(c *lab.Config) error {
 	}
 	if c.PID > 0 {
 		// A pid that cannot be a service is bad input, said before anything runs.
-		if _, err := target.DetectRuntime(c.PID); err != nil {
-			return usageErr("--%v", err)
-		}
-		if err := target.CheckNotPerflab(c.PID); err != nil {
+		if err := lab.CheckPID(c.PID); err != nil {
 			return usageErr("--%v", err)
 		}
 	}

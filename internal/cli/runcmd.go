@@ -10,17 +10,18 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"perflab/internal/capture"
 	"perflab/internal/lab"
 	"perflab/internal/load"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
-	"perflab/internal/target"
 )
 
 // perfHzUsage is --perf-hz's help: each profiler has a default of its own.
-var perfHzUsage = fmt.Sprintf("sampling frequency of perf, py-spy, rbspy and async-profiler (1 to 10000; default %d Hz for perf, %d for async-profiler, %d for py-spy and rbspy over a window of 10 s or more, faster over a shorter one)",
-	capture.DefaultPerfHz, capture.DefaultAsyncProfilerHz, capture.DefaultSpyHz)
+var perfHzUsage = func() string {
+	perf, asyncProfiler, spy := lab.PerfHz()
+	return fmt.Sprintf("sampling frequency of perf, py-spy, rbspy and async-profiler (1 to 10000; default %d Hz for perf, %d for async-profiler, %d for py-spy and rbspy over a window of 10 s or more, faster over a shorter one)",
+		perf, asyncProfiler, spy)
+}()
 
 // runFlags are the flags of an experiment on a service; run, ab, sweep and
 // demo share them.
@@ -203,12 +204,12 @@ func profilerChoices(first lab.ProfilerChoice, rest ...lab.ProfilerChoice) []str
 }
 
 func checkCPUs(s string) error {
-	_, err := target.ParseCPUs(s)
+	_, err := lab.ParseCPUs(s)
 	return err
 }
 
 func checkMemory(s string) error {
-	_, err := target.ParseMemory(s)
+	_, err := lab.ParseMemory(s)
 	return err
 }
 
@@ -223,16 +224,16 @@ func defaultName(command []string, pid int) string {
 	return "run"
 }
 
-func (f *runFlags) budget() (target.Budget, error) {
-	var b target.Budget
+func (f *runFlags) budget() (lab.Budget, error) {
+	var b lab.Budget
 	var err error
 	if f.cpus != "" {
-		if b.CPUs, err = target.ParseCPUs(f.cpus); err != nil {
+		if b.CPUs, err = lab.ParseCPUs(f.cpus); err != nil {
 			return b, usageErr("--cpus: %v", err)
 		}
 	}
 	if f.memory != "" {
-		if b.MemoryBytes, err = target.ParseMemory(f.memory); err != nil {
+		if b.MemoryBytes, err = lab.ParseMemory(f.memory); err != nil {
 			return b, usageErr("--memory: %v", err)
 		}
 	}

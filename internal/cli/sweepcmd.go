@@ -12,7 +12,6 @@ import (
 	"perflab/internal/lab"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
-	"perflab/internal/stats"
 )
 
 func newSweepCmd(env Env) *cobra.Command {
@@ -50,7 +49,7 @@ compares what finished.`,
 				return err
 			}
 			f.env = f.env[1:]
-			ths, err := stats.ParseFailOn(failOn)
+			ths, err := compare.ParseFailOn(failOn)
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -108,7 +107,7 @@ func parseSweep(spec string) (string, []string, error) {
 type sweepSpec struct {
 	name   string
 	values []string
-	failOn []stats.Threshold
+	failOn []compare.Threshold
 }
 
 // printSweep compares each value's runs with the first value's; a violated
