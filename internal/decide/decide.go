@@ -5,7 +5,6 @@ import (
 	"net/netip"
 	"regexp"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/google/pprof/profile"
@@ -63,8 +62,8 @@ type Input struct {
 type Settings struct {
 	// SLO, if any, is checked against the window's load.
 	SLO SLO
-	// Env is the environment the user gave the service (--env).
-	Env []string
+	// GOGC is the GOGC the user gave the service (--env), "" for none.
+	GOGC string
 	// The service: the command launched, its directory, or the pid
 	// attached to.
 	Command []string
@@ -269,7 +268,7 @@ func (d *decider) gcSummary(from, to time.Time) *runfmt.GCSummary {
 		}
 	}
 	distrustGCTrace(&gc, d.run.Target)
-	gc.GOGC = envValue(d.cfg.Env, "GOGC")
+	gc.GOGC = d.cfg.GOGC
 	gc.Events = d.in.GC.Timeline(from, to, runfmt.MaxGCEvents)
 	return &gc
 }
@@ -336,15 +335,4 @@ func AddTargetSeries(series []runfmt.SeriesPoint, samples []target.Sample, from 
 			pt.ThrottledPct = &pct
 		}
 	}
-}
-
-// envValue is key's value in env (KEY=VALUE settings, the last one
-// counting), "" when env does not set it.
-func envValue(env []string, key string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
-			return v
-		}
-	}
-	return ""
 }

@@ -17,6 +17,6 @@ func (s *Session) Collect() decide.Input {
 // settings are the run's settings the decide stage reads.
 func (s *Session) settings() decide.Settings {
 	c := &s.cfg
-	return decide.Settings{SLO: c.SLO, Env: c.Env, Command: c.Command, Dir: c.Dir, PID: c.PID, Src: c.Src, UserCode: c.UserCode,
+	return decide.Settings{SLO: c.SLO, GOGC: envValue(c.Env, "GOGC"), Command: c.Command, Dir: c.Dir, PID: c.PID, Src: c.Src, UserCode: c.UserCode,
 		Trace: c.Trace, NoTrace: c.NoTrace}
 }
