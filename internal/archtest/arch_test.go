@@ -19,12 +19,15 @@ import (
 // allowed lists, per internal package, the internal packages it may import.
 // A package missing here may import none.
 var allowed = map[string][]string{
-	"cli":      {"lab", "load", "target", "capture", "analysis", "stacks", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
+	"cli":      {"lab", "load", "target", "capture", "profview", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
 	"lab":      {"load", "target", "capture", "profiling", "analysis", "ownership", "stacks", "findings", "answer", "prose", "walltime", "stats", "runfmt", "store", "report", "revision", "files", "units", "ktrace", "ledger"},
 	"revision": {"files"},
 	"compare":  {"analysis", "ownership", "stacks", "stats", "runfmt", "store", "files", "units"},
+	// profview computes the views of a stored profile (top, list, flame,
+	// exports) for the commands that print them.
+	"profview": {"analysis", "stacks", "walltime", "capture", "runfmt", "store", "files"},
 	// report renders what it is handed and computes nothing: no profile,
 	// rule or statistic (analysis, findings, stats, profiling, capture,
 	// stacks, ledger, ownership), only the words and units of what the
