@@ -203,8 +203,13 @@ func TestCPUTops(t *testing.T) {
 	if tab := tops["profiles/cpu.pb.gz"]; tab == nil || !tab.User || len(tab.Rows) == 0 || tab.Rows[0].Function != "main.search" {
 		t.Errorf("CPUTops = %+v; want the user-code table of profiles/cpu.pb.gz, main.search first", tops)
 	}
-	r.Profiling = &runfmt.Profiling{NotRepresentative: "the profile holds a tenth of the CPU measured"}
-	if tops, err := CPUTops(r, dir); err != nil || len(tops) != 0 {
-		t.Errorf("CPUTops of a profile that does not explain the CPU = %v, %v; want none", tops, err)
+	for _, pr := range []*runfmt.Profiling{
+		{Unrepresentative: &runfmt.Unrepresentative{Samples: 100}},
+		{NotRepresentative: "the profile holds a tenth of the CPU measured"}, // before schema 5
+	} {
+		r.Profiling = pr
+		if tops, err := CPUTops(r, dir); err != nil || len(tops) != 0 {
+			t.Errorf("CPUTops of a profile that does not explain the CPU (%+v) = %v, %v; want none", pr, tops, err)
+		}
 	}
 }

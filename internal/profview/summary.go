@@ -11,10 +11,11 @@ import (
 // CPUTops are the top tables of the user code of a run's CPU profiles
 // that have samples, read from dir, by the profile's file: what the
 // summary of `perflab profile` prints. There are none when the profile
-// does not explain the CPU measured.
+// does not explain the CPU measured (in a run before schema 5, its words
+// said so), which the summary does not list.
 func CPUTops(r *runfmt.Run, dir string) (map[string]*analysis.Table, error) {
 	tops := map[string]*analysis.Table{}
-	if r.Profiling != nil && r.Profiling.NotRepresentative != "" {
+	if pr := r.Profiling; pr != nil && (pr.Unrepresentative != nil || pr.NotRepresentative != "") {
 		return tops, nil
 	}
 	for _, pr := range r.Profiles {
