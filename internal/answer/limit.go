@@ -99,7 +99,7 @@ func cpuLimit(f facts) (runfmt.Limit, bool) {
 			figs = figs.With(runfmt.FigCPULimit, f.budget).With(runfmt.FigThrottled, f.throttledPct/100)
 		}
 		figs = figs.With(runfmt.FigHostCores, f.hostCores).With(runfmt.FigOtherCores, f.otherCores)
-		return runfmt.Limit{Kind: kind, Part: runfmt.PartRunnable, Share: waiting, Figures: figs}, true
+		return runfmt.Limit{Kind: kind, Part: runfmt.PartRunnable, Share: min(waiting, 1), Figures: figs}, true
 	}
 	return runfmt.Limit{}, false
 }
@@ -119,7 +119,9 @@ func limitWithCapacity(k runfmt.LimitKind, share, cores float64, f facts, figs r
 	if c := capacity(cores, f.cpuMs); c > 0 {
 		figs = figs.With(runfmt.FigMaxRPS, c)
 	}
-	return runfmt.Limit{Kind: k, Share: share, Figures: figs}
+	// A window's mean can pass its budget by a sampling step (1.01 of a
+	// core): the limit holds all of it.
+	return runfmt.Limit{Kind: k, Share: min(share, 1), Figures: figs}
 }
 
 // capacity is the throughput cores allow at cpuMs of CPU per request; 0
