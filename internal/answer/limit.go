@@ -135,7 +135,7 @@ func capacity(cores, cpuMs float64) float64 {
 // waitLimit holding at least least of it, skip leaving rows out (nil: none).
 func waitLimitOf(f facts, least float64, skip func(runfmt.LedgerPart) bool) (runfmt.Limit, bool) {
 	var best runfmt.Limit
-	for _, p := range runfmt.LedgerParts() {
+	for _, p := range runfmt.LedgerParts.List() {
 		kind, ok := waitLimit[p]
 		if !ok || skip != nil && skip(p) {
 			continue
@@ -158,7 +158,7 @@ func ownTime(f facts) (runfmt.Limit, bool) {
 		return runfmt.Limit{}, false
 	}
 	var best runfmt.Limit
-	for _, p := range runfmt.LedgerParts() {
+	for _, p := range runfmt.LedgerParts.List() {
 		if p == runfmt.PartGenerator {
 			continue // a bound, not the service's (DoubtClient)
 		}

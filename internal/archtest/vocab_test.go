@@ -16,17 +16,17 @@ import (
 // everywhere else by their constants.
 func vocabularies() map[string][]string {
 	return map[string][]string{
-		"kind of wall time": runfmt.Words(runfmt.TimeKinds()),
-		"wait":              runfmt.Words(runfmt.Waits()),
-		"profile type":      runfmt.Words(runfmt.ProfileTypes()),
-		"time source":       runfmt.Words(runfmt.TimeSources()),
-		"profiler":          runfmt.Words(runfmt.Profilers()),
-		"runtime":           runfmt.Words(runfmt.Runtimes()),
-		"finding kind":      runfmt.Words(runfmt.FindingKinds()),
-		"stack source":      runfmt.Words(runfmt.StackSources()),
-		"ledger part":       runfmt.Words(runfmt.LedgerParts()),
-		"ledger source":     runfmt.Words(runfmt.LedgerSources()),
-		"cpu owner":         runfmt.Words(runfmt.CPUOwners()),
+		"kind of wall time": runfmt.TimeKinds.Strings(),
+		"wait":              runfmt.Waits.Strings(),
+		"profile type":      runfmt.ProfileTypes.Strings(),
+		"time source":       runfmt.TimeSources.Strings(),
+		"profiler":          runfmt.Profilers.Strings(),
+		"runtime":           runfmt.Runtimes.Strings(),
+		"finding kind":      runfmt.FindingKinds.Strings(),
+		"stack source":      runfmt.StackSources.Strings(),
+		"ledger part":       runfmt.LedgerParts.Strings(),
+		"ledger source":     runfmt.LedgerSources.Strings(),
+		"cpu owner":         runfmt.CPUOwners.Strings(),
 	}
 }
 

@@ -243,7 +243,7 @@ func procStates(p ktrace.Proc) map[runfmt.ThreadState]ktrace.Stat {
 // stateRows lists the states in report order.
 func stateRows(m map[runfmt.ThreadState]ktrace.Stat) []runfmt.BatchThreadState {
 	var out []runfmt.BatchThreadState
-	for _, st := range runfmt.ThreadStates() {
+	for _, st := range runfmt.ThreadStates.List() {
 		s := m[st]
 		out = append(out, runfmt.BatchThreadState{State: st, Seconds: s.Time.Seconds(), Count: s.Count})
 	}

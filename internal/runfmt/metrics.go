@@ -43,23 +43,16 @@ var Metrics = []MetricDef{
 }
 
 // MetricNames lists the metrics' names in order (what --fail-on accepts).
-func MetricNames() []MetricName {
+var MetricNames = newVocabulary("metric", func() []MetricName {
 	names := make([]MetricName, len(Metrics))
 	for i, m := range Metrics {
 		names[i] = m.Name
 	}
 	return names
-}
-
-// ParseMetric returns the metric named s, or an error naming s and the
-// metrics.
-func ParseMetric(s string) (MetricName, error) { return parseWord("metric", MetricNames(), s) }
-
-// String is the metric's name.
-func (m MetricName) String() string { return string(m) }
+}()...)
 
 // UnmarshalText reads a metric's name, refusing one it does not know.
-func (m *MetricName) UnmarshalText(b []byte) error { return unmarshalWord(m, b, ParseMetric) }
+func (m *MetricName) UnmarshalText(b []byte) error { return MetricNames.unmarshal(m, b) }
 
 // Metric returns the definition of the named metric.
 func Metric(name MetricName) (MetricDef, bool) {

@@ -24,7 +24,7 @@ const (
 
 // kindNames are the kinds' names, runfmt's in its order: a Kind is the
 // index of its name there (runfmt's last, "other", is not a Go trace's).
-var kindNames = runfmt.TimeKinds()[:NumKinds]
+var kindNames = runfmt.TimeKinds.List()[:NumKinds]
 
 // Name is the kind's name in run.json and the profiles.
 func (k Kind) Name() runfmt.TimeKind {
@@ -75,7 +75,7 @@ const (
 // index of its name there (runfmt's last, "other", is not a Go trace's);
 // waitKinds their kinds, looked up once.
 var (
-	waitNames = runfmt.Waits()[:numWaits]
+	waitNames = runfmt.Waits.List()[:numWaits]
 	waitKinds = func() (ks [numWaits]Kind) {
 		for w, name := range waitNames {
 			ks[w] = Kind(slices.Index(kindNames, name.Kind()))
