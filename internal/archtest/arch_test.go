@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 	"demo":     {"pprofmux"},
 	"pprofmux": {},
 	"labtest":  {"runfmt"},
-	"ktrace":   {"files"},
+	"ktrace":   {"runfmt", "files"},
 	"ledger":   {"runfmt", "units"},
 	"answer":   {"runfmt"},
 

@@ -233,8 +233,7 @@ func batchThreads(t ktrace.Totals, cpuS float64) *runfmt.BatchThreads {
 // procStates is one process's thread time by state.
 func procStates(p ktrace.Proc) map[runfmt.ThreadState]ktrace.Stat {
 	out := map[runfmt.ThreadState]ktrace.Stat{runfmt.ThreadOnCPU: p.OnCPU, runfmt.ThreadRunnable: p.Runnable}
-	for k, s := range p.OffCPU {
-		st := threadState(k)
+	for st, s := range p.OffCPU {
 		out[st] = addStat(out[st], s)
 	}
 	return out
@@ -252,21 +251,6 @@ func stateRows(m map[runfmt.ThreadState]ktrace.Stat) []runfmt.BatchThreadState {
 
 func addStat(a, b ktrace.Stat) ktrace.Stat {
 	return ktrace.Stat{Count: a.Count + b.Count, Time: a.Time + b.Time}
-}
-
-// threadState is the run.json word of a kernel wait kind.
-func threadState(k ktrace.WaitKind) runfmt.ThreadState {
-	switch k {
-	case ktrace.WaitSleep:
-		return runfmt.ThreadSleep
-	case ktrace.WaitFutex:
-		return runfmt.ThreadFutex
-	case ktrace.WaitDisk:
-		return runfmt.ThreadDisk
-	case ktrace.WaitNetwork:
-		return runfmt.ThreadNetwork
-	}
-	return runfmt.ThreadOther
 }
 
 func stateSeconds(th *runfmt.BatchThreads, st runfmt.ThreadState) float64 {

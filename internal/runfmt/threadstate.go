@@ -3,7 +3,8 @@ package runfmt
 // ThreadState is where a thread's time went as the kernel's scheduler
 // saw it: on a CPU, waiting for one, or asleep and why (the system call
 // it slept in). The rows of a batch run's thread time (run.json's
-// batch.threads.states).
+// batch.threads.states), and the states package ktrace tells a thread
+// off a CPU in (sleep, futex, disk, network, other).
 type ThreadState string
 
 // The thread states, in report order.
