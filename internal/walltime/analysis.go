@@ -30,9 +30,9 @@ type Analysis struct {
 	// seen: those serving requests and those they started.
 	ServingGoroutines, StartedGoroutines int
 	// Profile holds the request goroutines' wall time by stack: sample types
-	// wall, offcpu (all but running), then one per kind of wall time a
-	// trace tells (TraceKinds), in nanoseconds; each sample is labelled
-	// with its runfmt.Wait (LabelKey).
+	// wall, offcpu (all but running), then one per runfmt.TimeKind but
+	// other (a trace always tells why), in nanoseconds; each sample is
+	// labelled with its runfmt.Wait (LabelKey).
 	Profile *profile.Profile
 	// Holders charges the request goroutines' lock, pool and Cond waits
 	// to the stacks that released them: who held the lock (sample type

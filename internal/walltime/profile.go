@@ -18,9 +18,9 @@ const (
 // LabelKey is the sample label that names a profile sample's runfmt.Wait.
 const LabelKey = runfmt.WaitLabel
 
-// TraceKinds are the kinds of wall time a Go trace tells, in report order:
+// traceKinds are the kinds of wall time a Go trace tells, in report order:
 // runfmt's but TimeOther (a trace always says why a goroutine waits).
-var TraceKinds = slices.DeleteFunc(runfmt.TimeKinds.List(), func(k runfmt.TimeKind) bool { return k == runfmt.TimeOther })
+var traceKinds = slices.DeleteFunc(runfmt.TimeKinds.List(), func(k runfmt.TimeKind) bool { return k == runfmt.TimeOther })
 
 // profileBuilder turns interned stacks into pprof locations and functions.
 type profileBuilder struct {
@@ -72,7 +72,7 @@ func (b *profileBuilder) stack(t *stackTable, id int32) []*profile.Location {
 // profile is the request goroutines' wall time by stack and wait.
 func (a *analyzer) profile() *profile.Profile {
 	types := []*profile.ValueType{{Type: SampleWall, Unit: "nanoseconds"}, {Type: SampleOffCPU, Unit: "nanoseconds"}}
-	for _, k := range TraceKinds {
+	for _, k := range traceKinds {
 		types = append(types, &profile.ValueType{Type: string(k), Unit: "nanoseconds"})
 	}
 	b := newProfileBuilder(types)
@@ -98,7 +98,7 @@ func (a *analyzer) profile() *profile.Profile {
 		if kind != runfmt.TimeRunning {
 			v[1] = ns
 		}
-		v[2+slices.Index(TraceKinds, kind)] = ns
+		v[2+slices.Index(traceKinds, kind)] = ns
 		b.p.Sample = append(b.p.Sample, &profile.Sample{
 			Location: b.stack(&a.stacks, k.stack), Value: v,
 			Label: map[string][]string{LabelKey: {string(k.wait)}},
