@@ -83,7 +83,7 @@ func cpuLimit(f facts) (runfmt.Limit, bool) {
 	}
 	figs := runfmt.Figures{}.With(runfmt.FigCoresMean, f.cores)
 	switch {
-	case f.budget > 0 && (f.cores >= budgetUsed*f.budget || runfmt.ThrottledNotable(f.throttledPct) && waiting >= runnableLimits):
+	case f.budget > 0 && (f.cores >= budgetUsed*f.budget || ThrottledNotable(f.throttledPct) && waiting >= runnableLimits):
 		figs = figs.With(runfmt.FigCPULimit, f.budget).With(runfmt.FigThrottled, f.throttledPct/100)
 		return limitWithCapacity(runfmt.LimitCPUBudget, f.cores/f.budget, f.budget, f, figs), true
 	case f.threads > 0 && f.threadsBusy == f.threads && float64(f.threads) < f.usableCores():

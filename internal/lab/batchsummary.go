@@ -309,7 +309,7 @@ func (b *batch) finish(ctx context.Context, err error) (*Result, error) {
 		case b.timedOut:
 			err = &BatchExitError{Status: bt.ExitStatus, Timeout: b.cfg.Timeout, LastLines: bt.LastLines}
 		case bt.ExitCode == nil || *bt.ExitCode != 0:
-			err = &BatchExitError{Status: bt.ExitStatus, AtOnce: bt.ExitedAtOnce(), LastLines: bt.LastLines}
+			err = &BatchExitError{Status: bt.ExitStatus, AtOnce: report.ExitedAtOnce(bt), LastLines: bt.LastLines}
 		}
 	}
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrInterrupted) {
