@@ -110,8 +110,8 @@ func (e *UnknownError) Error() string {
 	return fmt.Sprintf("unknown %s %q (known: %s)", e.Vocabulary, e.Word, strings.Join(e.Known, ", "))
 }
 
-// Words is words of a vocabulary as strings ("rps, p50, ..." in a
-// message).
+// Words is some words of a vocabulary (a record's causes, a row's
+// sources) as strings.
 func Words[T ~string](ws []T) []string {
 	out := make([]string, len(ws))
 	for i, w := range ws {
