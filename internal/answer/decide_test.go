@@ -25,7 +25,7 @@ func serviceRun(cores, budget, latencyMs, cpuMs float64, rows map[runfmt.LedgerP
 		},
 		Findings: fs,
 	}
-	for _, p := range runfmt.LedgerParts() {
+	for _, p := range runfmt.LedgerParts.List() {
 		if v, ok := rows[p]; ok {
 			r.Ledger.Time.Rows = append(r.Ledger.Time.Rows, runfmt.LedgerRow{Part: p, MsPerRequest: ms(v)})
 		}

@@ -31,13 +31,14 @@ var allowed = map[string][]string{
 	// report renders what it is handed and computes nothing: no profile,
 	// rule or statistic (analysis, findings, stats, profiling, capture,
 	// stacks, ledger, ownership), only the words and units of what the
-	// run holds.
-	"report":   {"runfmt", "files", "units", "funcname", "prose"},
+	// run holds, highlighting a figure from answer's level of it (the
+	// level the rules apply, defined once).
+	"report":   {"runfmt", "answer", "files", "units", "funcname", "prose"},
 	"store":    {"runfmt", "files"},
 	"load":     {"runfmt", "files"},
-	"target":   {"runfmt", "units"},
+	"target":   {"runfmt", "answer", "units"},
 	"capture":  {"runfmt", "files", "units"},
-	"findings": {"analysis", "stacks", "ownership", "runfmt", "units"},
+	"findings": {"analysis", "stacks", "ownership", "runfmt", "answer", "units"},
 	"analysis": {"stacks", "ownership", "runfmt", "files", "units", "funcname"},
 	"stacks":   {"runfmt", "files", "funcname"},
 	"walltime": {"runfmt"},
@@ -50,7 +51,7 @@ var allowed = map[string][]string{
 	"demo":     {"pprofmux"},
 	"pprofmux": {},
 	"labtest":  {"runfmt"},
-	"ktrace":   {"files"},
+	"ktrace":   {"runfmt", "files"},
 	"ledger":   {"runfmt", "units"},
 	"answer":   {"runfmt"},
 

@@ -42,7 +42,7 @@ type BatchExitError struct {
 	// Status is "exit status 2" or "killed by signal 9 (killed)".
 	Status string
 	// Timeout is the --timeout that stopped it (0: it ended by itself);
-	// AtOnce says it exited within runfmt.BatchAtOnceS of its start.
+	// AtOnce says it exited at once (report.ExitedAtOnce).
 	Timeout time.Duration
 	AtOnce  bool
 	// LastLines are the program's last lines of output.
