@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 	// stacks, ledger, ownership), only the words and units of what the
 	// run holds, highlighting a figure from answer's level of it (the
 	// level the rules apply, defined once).
-	"report":   {"runfmt", "answer", "files", "units", "funcname", "prose"},
+	"report":   {"runfmt", "files", "units", "funcname", "prose"},
 	"store":    {"runfmt", "files"},
 	"load":     {"runfmt", "files"},
 	"target":   {"runfmt", "answer", "units"},

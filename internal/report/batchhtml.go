@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"perflab/internal/answer"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -27,7 +26,7 @@ func (v *htmlView) batchHTML(r *runfmt.Run) {
 	}
 	if b.Cores.BudgetCores > 0 {
 		v.Cards = append(v.Cards, card{Label: "Throttled", Value: units.FormatPct(b.ThrottledPct), Note: "of periods, " + seconds(b.ThrottledS),
-			Warn: answer.ThrottledNotable(b.ThrottledPct)})
+			Warn: throttlingFound(r) || hasFinding(r, runfmt.FindingCPUBound)})
 	}
 	v.Verdict = []kv{{"Command", strings.Join(r.Config.Command, " ")}, {"Cores", BatchCoresText(b)}, {"Threads", BatchThreadsText(b)}}
 	if b.GCPct != nil {

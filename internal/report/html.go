@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"perflab/internal/answer"
 	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
@@ -298,7 +297,7 @@ func cards(r *runfmt.Run) []card {
 		}
 		cs = append(cs, card{Label: "CPU used", Value: units.FormatCores(t.CPUCoresMean), Note: fmt.Sprintf("mean, max %s, %s", units.Sig(t.CPUCoresMax), limit), Warn: t.CPUBound})
 		if t.CPULimitCores > 0 {
-			cs = append(cs, card{Label: "Throttled", Value: units.FormatPct(t.ThrottledPct), Note: fmt.Sprintf("of periods (%s)", units.FormatSeconds(t.ThrottledSeconds)), Warn: answer.ThrottledNotable(t.ThrottledPct)})
+			cs = append(cs, card{Label: "Throttled", Value: units.FormatPct(t.ThrottledPct), Note: fmt.Sprintf("of periods (%s)", units.FormatSeconds(t.ThrottledSeconds)), Warn: throttlingFound(r)})
 		}
 		cs = append(cs, card{Label: "Peak RSS", Value: units.FormatBytes(float64(t.RSSMaxBytes)), Note: memNote(t)})
 	}
