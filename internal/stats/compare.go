@@ -53,4 +53,3 @@ func deltaPct(base, new float64) float64 {
 	}
 	return (new/base - 1) * 100
 }
-
