@@ -42,7 +42,7 @@ type FlameOptions struct {
 // read is then drawn as that, not as the read.
 func OffCPULeaves() map[string]string {
 	out := map[string]string{}
-	for _, k := range runfmt.TimeKinds() {
+	for _, k := range runfmt.TimeKinds.List() {
 		switch k {
 		case runfmt.TimeRunning:
 		case runfmt.TimeRunnable:

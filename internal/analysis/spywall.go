@@ -298,7 +298,7 @@ func newSpyBuilder(src *profile.Profile) *spyBuilder {
 		TimeNanos: src.TimeNanos, DurationNanos: src.DurationNanos,
 	}
 	b := &spyBuilder{p: p, kind: map[runfmt.TimeKind]int{}, seen: map[string]*profile.Sample{}}
-	for _, k := range runfmt.TimeKinds() {
+	for _, k := range runfmt.TimeKinds.List() {
 		b.kind[k] = len(p.SampleType)
 		p.SampleType = append(p.SampleType, &profile.ValueType{Type: string(k), Unit: "nanoseconds"})
 	}

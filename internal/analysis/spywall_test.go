@@ -68,7 +68,7 @@ func TestSpyWall(t *testing.T) {
 	for _, k := range kinds {
 		got[k.Kind] = k.MsPerRequest
 	}
-	if got["running"] != 6 || got["network"] != 54 || len(kinds) != len(runfmt.TimeKinds()) {
+	if got["running"] != 6 || got["network"] != 54 || len(kinds) != len(runfmt.TimeKinds.List()) {
 		t.Errorf("per request %v; want running 6 ms, network 54 ms (the recv)", got)
 	}
 	if k := kindNamed(kinds, "network"); k.Top == nil || k.Top.Function != "fetch_quote" || k.Waits["downstream"] != 54 {

@@ -171,7 +171,7 @@ func TimeKinds(wall *profile.Profile, requests int64, uc UserCode) []runfmt.Time
 	}
 	set := stacks.FromProfile(wall)
 	per := func(ns int64) float64 { return float64(ns) / 1e6 / float64(requests) }
-	kinds := runfmt.TimeKinds()
+	kinds := runfmt.TimeKinds.List()
 	out := make([]runfmt.TimeRow, 0, len(kinds))
 	for _, kind := range kinds {
 		k := runfmt.TimeRow{Kind: kind}

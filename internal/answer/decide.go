@@ -56,7 +56,7 @@ func doubts(r *runfmt.Run, f facts, limit runfmt.Limit) []runfmt.Doubt {
 	}
 	if p := r.Profiling; !p.Explains() || cpuSamples(r) == 0 {
 		add(runfmt.DoubtNoProfile, nil)
-	} else if p != nil && runfmt.OverCounted(p.Coverage, 1) {
+	} else if p != nil && OverCounted(p.Coverage, 1) {
 		add(runfmt.DoubtOverCounted, runfmt.Figures{}.With(runfmt.FigOverCounted, p.Coverage))
 	} else if n := cpuSamples(r); n > 0 && !rankStable(r, f, n) {
 		add(runfmt.DoubtFewSamples, runfmt.Figures{}.With(runfmt.FigCount, float64(n)))

@@ -25,7 +25,7 @@ func serviceRun(cores, budget, latencyMs, cpuMs float64, rows map[runfmt.LedgerP
 		},
 		Findings: fs,
 	}
-	for _, p := range runfmt.LedgerParts() {
+	for _, p := range runfmt.LedgerParts.List() {
 		if v, ok := rows[p]; ok {
 			r.Ledger.Time.Rows = append(r.Ledger.Time.Rows, runfmt.LedgerRow{Part: p, MsPerRequest: ms(v)})
 		}
@@ -229,5 +229,17 @@ func TestGeneratorRowIsADoubtNotALimit(t *testing.T) {
 	}
 	if len(r.Answer.Doubts) != 1 || r.Answer.Doubts[0].Kind != runfmt.DoubtClient || r.Answer.Doubts[0].Figures[runfmt.FigShare] != 0.75 {
 		t.Errorf("doubts %+v; want the client's, at 75%% of the latency", r.Answer.Doubts)
+	}
+}
+
+// TestGrowthComesBeforeCPU: a heap that grows without end ranks above a
+// function's CPU, though its fix saves no CPU: it will stop the service.
+func TestGrowthComesBeforeCPU(t *testing.T) {
+	r := serviceRun(0.2, 1, 0.3, 0.05, map[runfmt.LedgerPart]float64{runfmt.PartCPU: 0.05, runfmt.PartSleep: 0.2},
+		cpuFinding(runfmt.FindingHotUserFunction, "main.remember", 2.2),
+		runfmt.Finding{Kind: runfmt.FindingMemoryGrowth, Figures: runfmt.Figures{runfmt.FigHeapSlope: 17 << 20}})
+	Decide(r)
+	if got := kindsOf(r.Findings); got[0] != runfmt.FindingMemoryGrowth {
+		t.Errorf("ranked %v; want the heap's growth first", got)
 	}
 }

@@ -83,7 +83,7 @@ func cpuLimit(f facts) (runfmt.Limit, bool) {
 	}
 	figs := runfmt.Figures{}.With(runfmt.FigCoresMean, f.cores)
 	switch {
-	case f.budget > 0 && (f.cores >= budgetUsed*f.budget || runfmt.ThrottledNotable(f.throttledPct) && waiting >= runnableLimits):
+	case f.budget > 0 && (f.cores >= budgetUsed*f.budget || ThrottledNotable(f.throttledPct) && waiting >= runnableLimits):
 		figs = figs.With(runfmt.FigCPULimit, f.budget).With(runfmt.FigThrottled, f.throttledPct/100)
 		return limitWithCapacity(runfmt.LimitCPUBudget, f.cores/f.budget, f.budget, f, figs), true
 	case f.threads > 0 && f.threadsBusy == f.threads && float64(f.threads) < f.usableCores():
@@ -99,7 +99,7 @@ func cpuLimit(f facts) (runfmt.Limit, bool) {
 			figs = figs.With(runfmt.FigCPULimit, f.budget).With(runfmt.FigThrottled, f.throttledPct/100)
 		}
 		figs = figs.With(runfmt.FigHostCores, f.hostCores).With(runfmt.FigOtherCores, f.otherCores)
-		return runfmt.Limit{Kind: kind, Part: runfmt.PartRunnable, Share: waiting, Figures: figs}, true
+		return runfmt.Limit{Kind: kind, Part: runfmt.PartRunnable, Share: min(waiting, 1), Figures: figs}, true
 	}
 	return runfmt.Limit{}, false
 }
@@ -119,7 +119,9 @@ func limitWithCapacity(k runfmt.LimitKind, share, cores float64, f facts, figs r
 	if c := capacity(cores, f.cpuMs); c > 0 {
 		figs = figs.With(runfmt.FigMaxRPS, c)
 	}
-	return runfmt.Limit{Kind: k, Share: share, Figures: figs}
+	// A window's mean can pass its budget by a sampling step (1.01 of a
+	// core): the limit holds all of it.
+	return runfmt.Limit{Kind: k, Share: min(share, 1), Figures: figs}
 }
 
 // capacity is the throughput cores allow at cpuMs of CPU per request; 0
@@ -135,7 +137,7 @@ func capacity(cores, cpuMs float64) float64 {
 // waitLimit holding at least least of it, skip leaving rows out (nil: none).
 func waitLimitOf(f facts, least float64, skip func(runfmt.LedgerPart) bool) (runfmt.Limit, bool) {
 	var best runfmt.Limit
-	for _, p := range runfmt.LedgerParts() {
+	for _, p := range runfmt.LedgerParts.List() {
 		kind, ok := waitLimit[p]
 		if !ok || skip != nil && skip(p) {
 			continue
@@ -158,7 +160,7 @@ func ownTime(f facts) (runfmt.Limit, bool) {
 		return runfmt.Limit{}, false
 	}
 	var best runfmt.Limit
-	for _, p := range runfmt.LedgerParts() {
+	for _, p := range runfmt.LedgerParts.List() {
 		if p == runfmt.PartGenerator {
 			continue // a bound, not the service's (DoubtClient)
 		}

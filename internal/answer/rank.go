@@ -8,7 +8,7 @@ import (
 
 // The groups findings are ranked in, first to last.
 const (
-	groupStuck       = iota // where a stopped service waits
+	groupFailing     = iota // what stops the service: where it is stuck, what it runs out of
 	groupCause              // recovers what limits the service
 	groupOther              // recovers the other resource (latency on a CPU limit)
 	groupState              // no payoff: a state, growth, the machine
@@ -16,7 +16,9 @@ const (
 )
 
 // rankFindings orders r's findings by what fixing each would recover
-// under limit: the stuck finding first, then the causes by their payoff
+// under limit: what stops the service first (where it is stuck, the
+// memory it ran out of, a heap or goroutines that keep growing), then
+// the causes by their payoff
 // in the limited resource (CPU per request on a CPU limit, latency
 // otherwise), the rest by their other payoff, the findings without one,
 // and the consequences of a CPU limit last. The sort is stable: ties keep
@@ -53,8 +55,8 @@ func rankFindings(r *runfmt.Run, limit runfmt.Limit) {
 func rankOf(fd *runfmt.Finding, limit runfmt.Limit, noisy bool) (int, float64) {
 	cpu, lat := fd.Payoff[runfmt.FigCPUPerRequest], fd.Payoff[runfmt.FigLatency]
 	switch {
-	case fd.Kind == runfmt.FindingStuck:
-		return groupStuck, 0
+	case failing[fd.Kind]:
+		return groupFailing, 0
 	case fd.ConsequenceOf != "":
 		return groupConsequence, fd.Figures[runfmt.FigWaitPerRequest]
 	case fd.Kind == runfmt.FindingCPUContention && noisy:
@@ -69,4 +71,12 @@ func rankOf(fd *runfmt.Finding, limit runfmt.Limit, noisy bool) (int, float64) {
 		return groupOther, cpu
 	}
 	return groupState, fd.Figures[runfmt.FigShare]
+}
+
+// failing are the findings of what stops a service, whatever limits it
+// while it runs: it stopped answering, it ran out of memory, or its heap
+// or goroutines grow until it will.
+var failing = map[runfmt.FindingKind]bool{
+	runfmt.FindingStuck: true, runfmt.FindingOutOfMemory: true,
+	runfmt.FindingMemoryGrowth: true, runfmt.FindingGoroutineGrowth: true,
 }

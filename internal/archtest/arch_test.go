@@ -19,22 +19,26 @@ import (
 // allowed lists, per internal package, the internal packages it may import.
 // A package missing here may import none.
 var allowed = map[string][]string{
-	"cli":      {"lab", "load", "target", "capture", "analysis", "stacks", "walltime", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
+	"cli":      {"lab", "load", "target", "capture", "profview", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
 	"lab":      {"session", "findmax", "batch", "pgo", "decide", "revision", "runfmt", "units"},
 	"revision": {"files"},
 	"compare":  {"analysis", "ownership", "stacks", "stats", "runfmt", "store", "files", "units"},
+	// profview computes the views of a stored profile (top, list, flame,
+	// exports) for the commands that print them.
+	"profview": {"analysis", "stacks", "walltime", "capture", "runfmt", "store", "files"},
 	// report renders what it is handed and computes nothing: no profile,
 	// rule or statistic (analysis, findings, stats, profiling, capture,
 	// stacks, ledger, ownership), only the words and units of what the
-	// run holds.
+	// run holds, highlighting a figure from answer's level of it (the
+	// level the rules apply, defined once).
 	"report":   {"runfmt", "files", "units", "funcname", "prose"},
 	"store":    {"runfmt", "files"},
 	"load":     {"runfmt", "files"},
-	"target":   {"runfmt", "units"},
+	"target":   {"runfmt", "answer", "units"},
 	"capture":  {"runfmt", "files", "units"},
-	"findings": {"analysis", "stacks", "ownership", "runfmt", "units"},
+	"findings": {"analysis", "stacks", "ownership", "runfmt", "answer", "units"},
 	"analysis": {"stacks", "ownership", "runfmt", "files", "units", "funcname"},
 	"stacks":   {"runfmt", "files", "funcname"},
 	"walltime": {"runfmt"},
@@ -47,7 +51,7 @@ var allowed = map[string][]string{
 	"demo":     {"pprofmux"},
 	"pprofmux": {},
 	"labtest":  {"runfmt"},
-	"ktrace":   {"files"},
+	"ktrace":   {"runfmt", "files"},
 	"ledger":   {"runfmt", "units"},
 	"answer":   {"runfmt"},
 

@@ -235,8 +235,7 @@ func batchThreads(t ktrace.Totals, cpuS float64) *runfmt.BatchThreads {
 // procStates is one process's thread time by state.
 func procStates(p ktrace.Proc) map[runfmt.ThreadState]ktrace.Stat {
 	out := map[runfmt.ThreadState]ktrace.Stat{runfmt.ThreadOnCPU: p.OnCPU, runfmt.ThreadRunnable: p.Runnable}
-	for k, s := range p.OffCPU {
-		st := threadState(k)
+	for st, s := range p.OffCPU {
 		out[st] = addStat(out[st], s)
 	}
 	return out
@@ -245,7 +244,7 @@ func procStates(p ktrace.Proc) map[runfmt.ThreadState]ktrace.Stat {
 // stateRows lists the states in report order.
 func stateRows(m map[runfmt.ThreadState]ktrace.Stat) []runfmt.BatchThreadState {
 	var out []runfmt.BatchThreadState
-	for _, st := range runfmt.ThreadStates() {
+	for _, st := range runfmt.ThreadStates.List() {
 		s := m[st]
 		out = append(out, runfmt.BatchThreadState{State: st, Seconds: s.Time.Seconds(), Count: s.Count})
 	}
@@ -254,21 +253,6 @@ func stateRows(m map[runfmt.ThreadState]ktrace.Stat) []runfmt.BatchThreadState {
 
 func addStat(a, b ktrace.Stat) ktrace.Stat {
 	return ktrace.Stat{Count: a.Count + b.Count, Time: a.Time + b.Time}
-}
-
-// threadState is the run.json word of a kernel wait kind.
-func threadState(k ktrace.WaitKind) runfmt.ThreadState {
-	switch k {
-	case ktrace.WaitSleep:
-		return runfmt.ThreadSleep
-	case ktrace.WaitFutex:
-		return runfmt.ThreadFutex
-	case ktrace.WaitDisk:
-		return runfmt.ThreadDisk
-	case ktrace.WaitNetwork:
-		return runfmt.ThreadNetwork
-	}
-	return runfmt.ThreadOther
 }
 
 func stateSeconds(th *runfmt.BatchThreads, st runfmt.ThreadState) float64 {
@@ -327,7 +311,7 @@ func (b *batch) finish(ctx context.Context, err error) (*session.Result, error) 
 		case b.timedOut:
 			err = &ExitError{Status: bt.ExitStatus, Timeout: b.cfg.Timeout, LastLines: bt.LastLines}
 		case bt.ExitCode == nil || *bt.ExitCode != 0:
-			err = &ExitError{Status: bt.ExitStatus, AtOnce: bt.ExitedAtOnce(), LastLines: bt.LastLines}
+			err = &ExitError{Status: bt.ExitStatus, AtOnce: report.ExitedAtOnce(bt), LastLines: bt.LastLines}
 		}
 	}
 	if err != nil && ctx.Err() != nil && !errors.Is(err, session.ErrInterrupted) {

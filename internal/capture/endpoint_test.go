@@ -16,7 +16,7 @@ func TestEndpointOf(t *testing.T) {
 		runfmt.ProfileGoroutine: EndpointGoroutine, runfmt.ProfileGoroutineStart: EndpointGoroutine,
 		runfmt.ProfileMutex: EndpointMutex, runfmt.ProfileBlock: EndpointBlock, runfmt.ProfileTrace: EndpointTrace,
 	}
-	for _, typ := range runfmt.ProfileTypes() {
+	for _, typ := range runfmt.ProfileTypes.List() {
 		e := EndpointOf(typ)
 		if e != want[typ] {
 			t.Errorf("EndpointOf(%s) = %q; want %q", typ, e, want[typ])

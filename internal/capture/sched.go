@@ -336,7 +336,7 @@ type wallBuilder struct {
 func newWallBuilder() *wallBuilder {
 	b := &wallBuilder{builder: newBuilder(1), kind: map[runfmt.TimeKind]int{}}
 	b.p.SampleType = []*profile.ValueType{{Type: runfmt.WallSample, Unit: "nanoseconds"}, {Type: runfmt.OffCPUSample, Unit: "nanoseconds"}}
-	for _, k := range runfmt.TimeKinds() {
+	for _, k := range runfmt.TimeKinds.List() {
 		b.kind[k] = len(b.p.SampleType)
 		b.p.SampleType = append(b.p.SampleType, &profile.ValueType{Type: string(k), Unit: "nanoseconds"})
 	}

@@ -72,11 +72,6 @@ type V8Options struct {
 	Source func(url string) ([]byte, error)
 }
 
-// ParseV8Profile is ParseV8ProfileOptions without the scripts' sources.
-func ParseV8Profile(data []byte, pid, periodNanos int64) (*profile.Profile, error) {
-	return ParseV8ProfileOptions(data, V8Options{PID: pid, PeriodNanos: periodNanos})
-}
-
 // ParseV8ProfileOptions reads a V8 CPU profile (the JSON of the
 // inspector's Profile object, as node --cpu-prof writes it too) into a
 // CPU profile like the other profilers': one Location per (function,

@@ -34,7 +34,7 @@ func (cf *compareFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	v := flagSet{fs}
 	v.checked(&cf.html, "html", "", "", "file", outputFile, "also write a self-contained HTML page (table and differential flame graph) to `file`")
-	v.checked(&cf.failOn, "fail-on", "", "", "thresholds", checkFailOn, "exit 1 when a metric changes significantly beyond a `threshold`, e.g. \"cpu_per_request>+5%,p99>+10%,rps<-5%\" (metrics: "+strings.Join(runfmt.Words(runfmt.MetricNames()), ", ")+")")
+	v.checked(&cf.failOn, "fail-on", "", "", "thresholds", checkFailOn, "exit 1 when a metric changes significantly beyond a `threshold`, e.g. \"cpu_per_request>+5%,p99>+10%,rps<-5%\" (metrics: "+strings.Join(runfmt.MetricNames.Strings(), ", ")+")")
 	fs.BoolVar(&cf.force, "force", false, "compare runs of different URL paths instead of refusing")
 	cf.out.register(cmd, "print the comparison as JSON")
 }

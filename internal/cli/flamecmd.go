@@ -1,17 +1,11 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
-	"perflab/internal/analysis"
-	"perflab/internal/capture"
 	"perflab/internal/files"
-	"perflab/internal/runfmt"
-	"perflab/internal/stacks"
 )
 
 func newFlameCmd(env Env) *cobra.Command {
@@ -41,39 +35,23 @@ stdout.`,
 			if out == "" && format.is(formatHTML) {
 				return usageErr("-o FILE.html is required")
 			}
-			r, err := ref.resolve(args[0])
+			src, err := ref.resolve(args[0])
 			if err != nil {
 				return err
 			}
-			p := r.prof // a profile perflab derived (a wall-time view), else the file
 			if !format.is(formatHTML) {
-				if p == nil {
-					data, err := files.ReadFile(r.path, runfmt.MaxProfileBytes)
-					if err != nil {
-						return usageErr("reading profile: %v", err)
-					}
-					if p, err = capture.Decode(data); err != nil {
-						return usageErr("reading profile %s: %v", r.path, err)
-					}
-				}
-				return exportFlame(env, format, out, p, r)
-			}
-			opt := analysis.FlameOptions{Title: r.title, SampleIndex: r.sample, Requests: r.requests, Scale: r.scale, MinFraction: minFrac, UserCode: r.userCode}
-			write := func(w io.Writer) error { return analysis.WriteFlameHTML(w, p, opt) }
-			if p == nil {
-				// The page reads the file with the lean decoder: a large
-				// profile costs little more to draw than to list with top.
-				ff, err := analysis.ReadFlameFile(r.path)
+				e, err := src.Export("perflab " + Version)
 				if err != nil {
-					return usageErr("%v", err)
+					return viewErr(err)
 				}
-				write = func(w io.Writer) error { return ff.WriteHTML(w, opt) }
+				return exportFlame(env, format, out, e)
 			}
-			if err := files.WriteAtomic(out, write); err != nil {
-				if errors.Is(err, stacks.ErrNoSampleType) {
-					return usageErr("%v", err)
-				}
-				return failed(err)
+			f, err := src.Flame(minFrac)
+			if err != nil {
+				return viewErr(err)
+			}
+			if err := files.WriteAtomic(out, f.WriteHTML); err != nil {
+				return viewErr(err) // --sample the profile lacks, or the output failed
 			}
 			fmt.Fprintf(env.Stderr, "perflab: wrote %s\n", out)
 			return nil

@@ -4,20 +4,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/google/pprof/profile"
-
-	"perflab/internal/analysis"
 	"perflab/internal/files"
+	"perflab/internal/profview"
 )
 
-// exportFlame writes p as collapsed stacks or speedscope JSON, to path or,
+// exportFlame writes e as collapsed stacks or speedscope JSON, to path or,
 // when path is "", to stdout.
-func exportFlame(env Env, format *formatFlag, path string, p *profile.Profile, r resolved) error {
-	opt := analysis.ExportOptions{SampleIndex: r.sample, Name: r.title, Exporter: "perflab " + Version}
-	v := views{
-		formatCollapsed:  func(w io.Writer) error { return analysis.WriteCollapsed(w, p, opt) },
-		formatSpeedscope: func(w io.Writer) error { return analysis.WriteSpeedscope(w, p, opt) },
-	}
+func exportFlame(env Env, format *formatFlag, path string, e *profview.Export) error {
+	v := views{formatCollapsed: e.WriteCollapsed, formatSpeedscope: e.WriteSpeedscope}
 	if path == "" {
 		if err := format.write(env.Stdout, v); err != nil {
 			return failed(err)

@@ -1,21 +1,18 @@
 package cli
 
 import (
-	"errors"
 	"io"
-	"path/filepath"
 	"regexp"
 
 	"github.com/spf13/cobra"
 
-	"perflab/internal/analysis"
+	"perflab/internal/profview"
 )
 
 func newListCmd(env Env) *cobra.Command {
 	var ref profileRef
-	var opt analysis.ListOptions
+	var opt profview.ListOptions
 	var format *formatFlag
-	var sourcePath []string
 	cmd := &cobra.Command{
 		Use:   "list REGEX [RUN|PROFILE]",
 		Short: "Show the cost of every source line of the functions matching REGEX (pprof's list)",
@@ -44,31 +41,17 @@ shows functions).`,
 			if _, err := regexp.Compile(args[0]); err != nil {
 				return usageErr("REGEX %q: %v", args[0], err)
 			}
-			if opt.Callees == 0 {
-				opt.Callees = -1
-			}
 			arg := "latest"
 			if len(args) == 2 {
 				arg = args[1]
 			}
-			r, err := ref.resolve(arg)
+			src, err := ref.resolve(arg)
 			if err != nil {
 				return err
 			}
-			opt.SampleIndex, opt.Requests, opt.Scale = r.sample, r.requests, r.scale
-			opt.Sources = &analysis.Sources{SearchPath: sourcePath}
-			if r.run != "" {
-				// A run's service usually ran from the run directory's
-				// parent: relative source paths are found there too.
-				opt.Sources.SearchPath = append(opt.Sources.SearchPath, filepath.Dir(filepath.Dir(r.run)))
-			}
-			l, err := analysis.ListFile(r.path, args[0], opt)
-			var nm *analysis.NoMatchError
-			switch {
-			case errors.As(err, &nm):
-				return usageErr("%s: %v", r.title, err)
-			case err != nil:
-				return usageErr("%v", err) // the profile the user named is not one
+			l, err := src.List(args[0], opt)
+			if err != nil {
+				return viewErr(err) // the profile the user named is not one, or has no such function
 			}
 			err = format.write(env.Stdout, views{formatText: l.WriteText, formatJSON: func(w io.Writer) error { return writeJSON(w, l.Record()) }})
 			if err != nil {
@@ -80,7 +63,7 @@ shows functions).`,
 	fs := cmd.Flags()
 	format = addFormatFlag(cmd, "print the listing as JSON (each function's lines with flat and cum, its calls and costliest callee lines)", formatText, formatJSON)
 	flagSet{fs}.int(&opt.Callees, "callees", "", 10, 0, 1000, "show the `N` costliest lines of the functions each one calls (0: none)")
-	fs.StringSliceVar(&sourcePath, "source-path", nil, "look for source files under these `directories` too (comma-separated or repeated)")
+	fs.StringSliceVar(&opt.SourcePath, "source-path", nil, "look for source files under these `directories` too (comma-separated or repeated)")
 	ref.register(fs)
 	return cmd
 }

@@ -6,14 +6,13 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"perflab/internal/analysis"
 	"perflab/internal/lab"
+	"perflab/internal/profview"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
 	"perflab/internal/store"
@@ -182,24 +181,16 @@ func (f *profileFlags) print(env Env, res *lab.Result, err error) error {
 	return runError(res, err)
 }
 
-// cpuTops are the top tables of the user code of a run's CPU profiles
-// that have samples, read from dir, by the profile's file: what the
-// summary prints (none when the profile does not explain the CPU
-// measured).
+// cpuTops are the top tables the summary prints (profview.CPUTops), as
+// report takes them.
 func cpuTops(r *runfmt.Run, dir string) (map[string]report.TopTable, error) {
-	tops := map[string]report.TopTable{}
-	if r.Profiling != nil && r.Profiling.NotRepresentative != "" {
-		return tops, nil
+	tables, err := profview.CPUTops(r, dir)
+	if err != nil {
+		return nil, err
 	}
-	for _, pr := range r.Profiles {
-		if pr.Type != runfmt.ProfileCPU || pr.Samples == 0 {
-			continue
-		}
-		t, err := analysis.TopFile(filepath.Join(dir, pr.File), analysis.TopOptions{User: true, N: 10})
-		if err != nil {
-			return nil, fmt.Errorf("reading the CPU profile: %w", err)
-		}
-		tops[pr.File] = t
+	tops := make(map[string]report.TopTable, len(tables))
+	for file, t := range tables {
+		tops[file] = t
 	}
 	return tops, nil
 }

@@ -6,12 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"perflab/internal/analysis"
+	"perflab/internal/profview"
 )
 
 func newTopCmd(env Env) *cobra.Command {
 	var ref profileRef
-	var opt analysis.TopOptions
+	var opt profview.TopOptions
 	var format *formatFlag
 	cmd := &cobra.Command{
 		Use:   "top PROFILE|RUN",
@@ -36,14 +36,13 @@ by file (two classes' __init__ are two rows, named with their file).`,
   perflab top --lines -n 15 latest`,
 		Args: positional("PROFILE|RUN"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := ref.resolve(args[0])
+			src, err := ref.resolve(args[0])
 			if err != nil {
 				return err
 			}
-			opt.SampleIndex, opt.Requests, opt.UserCode, opt.Scale = r.sample, r.requests, r.userCode, r.scale
-			t, err := r.top(opt)
+			t, err := src.Top(opt)
 			if err != nil {
-				return usageErr("%v", err) // the profile or --sample the user named
+				return viewErr(err) // the profile or --sample the user named
 			}
 			err = format.write(env.Stdout, views{formatText: t.WriteText, formatJSON: func(w io.Writer) error { return writeJSON(w, t.Record()) }})
 			if err != nil {

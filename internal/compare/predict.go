@@ -7,14 +7,17 @@ import (
 )
 
 // fixedShare is the share of its base cost at most a culprit keeps in the
-// new runs for its finding to count as fixed.
+// new runs for its findings to count as fixed.
 const fixedShare = 0.5
 
-// predictions checks the base runs' predicted payoffs against the change:
-// each finding whose culprit's CPU per request fell to at most fixedShare
-// of its base, with the median payoff the base runs predicted for it, and
-// in all against the change of the median CPU per request. Nil when the
-// change fixed no finding, or the base runs predicted none.
+// predictions checks the base runs' predicted payoffs against the change.
+// A culprit is fixed when its CPU per request fell to at most fixedShare
+// of its base; in each base run, the payoffs of its findings that name a
+// fixed culprit are summed by culprit (one run's findings share no CPU:
+// exclusive_cpu_us), and each culprit's prediction is the median of its
+// runs' sums, beside its own change. In all, the median of the runs'
+// totals stands beside the change of the median CPU per request. Nil
+// when the change fixed no finding's culprit, or the base predicted none.
 func predictions(c *runfmt.Comparison, base []run) *runfmt.Predictions {
 	cpu := map[string]runfmt.FunctionDelta{}
 	for _, f := range c.Functions {
@@ -22,35 +25,43 @@ func predictions(c *runfmt.Comparison, base []run) *runfmt.Predictions {
 			cpu[f.Function] = f
 		}
 	}
-	type key struct {
-		kind runfmt.FindingKind
-		fn   string
+	fixed := func(fn string) bool {
+		d, ok := cpu[fn]
+		return ok && d.Base > 0 && d.New <= fixedShare*d.Base
 	}
-	predicted := map[key][]float64{}
-	var order []key
+	byCulprit := map[string][]float64{}
+	kinds := map[string]runfmt.FindingKind{}
+	var order []string
+	var totals []float64
 	for _, r := range base {
+		sums := map[string]float64{}
+		total := 0.0
 		for _, f := range r.r.Findings {
 			culprit, ok := f.Culprit()
 			us := f.Payoff[runfmt.FigCPUPerRequest]
-			d, seen := cpu[culprit.Function]
-			if !ok || us <= 0 || !seen || d.Base <= 0 || d.New > fixedShare*d.Base {
+			if !ok || us <= 0 || !fixed(culprit.Function) {
 				continue
 			}
-			k := key{f.Kind, culprit.Function}
-			if _, ok := predicted[k]; !ok {
-				order = append(order, k)
+			if _, seen := kinds[culprit.Function]; !seen {
+				kinds[culprit.Function] = f.Kind // its first finding's, as the base ranked it
+				order = append(order, culprit.Function)
 			}
-			predicted[k] = append(predicted[k], us)
+			sums[culprit.Function] += us
+			total += us
+		}
+		for fn, us := range sums {
+			byCulprit[fn] = append(byCulprit[fn], us)
+		}
+		if total > 0 {
+			totals = append(totals, total)
 		}
 	}
 	if len(order) == 0 {
 		return nil
 	}
-	p := &runfmt.Predictions{}
-	for _, k := range order {
-		us := median(predicted[k])
-		p.Findings = append(p.Findings, runfmt.Prediction{Kind: k.kind, Function: k.fn, PredictedUs: us, MeasuredUs: cpu[k.fn].Delta})
-		p.PredictedUs += us
+	p := &runfmt.Predictions{PredictedUs: median(totals)}
+	for _, fn := range order {
+		p.Findings = append(p.Findings, runfmt.Prediction{Kind: kinds[fn], Function: fn, PredictedUs: median(byCulprit[fn]), MeasuredUs: cpu[fn].Delta})
 	}
 	for _, m := range c.Metrics {
 		if m.Name == runfmt.MetricCPU {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"perflab/internal/analysis"
+	"perflab/internal/answer"
 	"perflab/internal/findings"
 	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
@@ -54,7 +55,7 @@ func (d *decider) runnableCoverage() float64 {
 func (d *decider) endpointsRunnableNote() {
 	r := d.run
 	e := r.Endpoints
-	if e == nil || len(e.Handlers) < 2 || !runfmt.OverCounted(d.runnableCoverage(), 1) {
+	if e == nil || len(e.Handlers) < 2 || !answer.OverCounted(d.runnableCoverage(), 1) {
 		return
 	}
 	note := fmt.Sprintf("the profiler counts a thread waiting for a CPU as working, and the service's threads waited (the profile stands for %s× the CPU measured): a long request, preempted more, may have its endpoint's share overstated against a short one's", units.Sig(r.Profiling.Coverage))

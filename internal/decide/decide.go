@@ -289,7 +289,7 @@ func distrustGCTrace(gc *runfmt.GCSummary, t *runfmt.TargetSummary) {
 // inflate wall-time figures: throttled in a notable share of periods, or
 // runnable for a tenth of the CPU time they used.
 func waitedForCPU(t *runfmt.TargetSummary) bool {
-	return t != nil && (runfmt.ThrottledNotable(t.ThrottledPct) || t.CPUSeconds > 0 && t.RunqueueWaitSeconds >= 0.1*t.CPUSeconds)
+	return t != nil && (answer.ThrottledNotable(t.ThrottledPct) || t.CPUSeconds > 0 && t.RunqueueWaitSeconds >= 0.1*t.CPUSeconds)
 }
 
 func cpuSeconds(t *runfmt.TargetSummary) float64 {

@@ -162,11 +162,11 @@ func kernelInput(w ktrace.Totals, ports []uint16, backlog bool) *ledger.Kernel {
 	}
 	for _, p := range w.Procs {
 		k.OnCPU, k.Runnable = add(k.OnCPU, p.OnCPU), add(k.Runnable, p.Runnable)
-		k.Sleep = add(k.Sleep, p.OffCPU[ktrace.WaitSleep])
-		k.Futex = add(k.Futex, p.OffCPU[ktrace.WaitFutex])
-		k.Disk = add(k.Disk, p.OffCPU[ktrace.WaitDisk])
-		k.NetWait = add(k.NetWait, p.OffCPU[ktrace.WaitNetwork])
-		k.Other = add(k.Other, p.OffCPU[ktrace.WaitOther])
+		k.Sleep = add(k.Sleep, p.OffCPU[runfmt.ThreadSleep])
+		k.Futex = add(k.Futex, p.OffCPU[runfmt.ThreadFutex])
+		k.Disk = add(k.Disk, p.OffCPU[runfmt.ThreadDisk])
+		k.NetWait = add(k.NetWait, p.OffCPU[runfmt.ThreadNetwork])
+		k.Other = add(k.Other, p.OffCPU[runfmt.ThreadOther])
 	}
 	why := func(ms ...ktrace.Measure) string {
 		for _, m := range ms {

@@ -1,6 +1,9 @@
 package findings
 
-import "perflab/internal/runfmt"
+import (
+	"perflab/internal/answer"
+	"perflab/internal/runfmt"
+)
 
 // Thresholds of a batch program's findings.
 const (
@@ -51,7 +54,7 @@ func waiting(b *runfmt.Batch) (float64, bool) {
 func serialFinding(b *runfmt.Batch, hot []runfmt.HotFunc) (runfmt.Finding, bool) {
 	c, cores := b.Cores, b.CoresMean
 	w, measured := waiting(b)
-	budgeted := c.BudgetCores > 0 && (c.BudgetCores < serialCoresMax+0.2 || runfmt.ThrottledNotable(b.ThrottledPct))
+	budgeted := c.BudgetCores > 0 && (c.BudgetCores < serialCoresMax+0.2 || answer.ThrottledNotable(b.ThrottledPct))
 	if c.Usable < 2 || budgeted || b.WallS < serialMinWallS || cores < serialCoresMin || cores > serialCoresMax || w > starvedWaiting {
 		return runfmt.Finding{}, false
 	}
@@ -96,7 +99,7 @@ func starvedFinding(b *runfmt.Batch) (runfmt.Finding, bool) {
 // budgetFinding: the CPU quota throttled the program.
 func budgetFinding(b *runfmt.Batch) (runfmt.Finding, bool) {
 	c := b.Cores
-	if c.BudgetCores <= 0 || !runfmt.ThrottledNotable(b.ThrottledPct) {
+	if c.BudgetCores <= 0 || !answer.ThrottledNotable(b.ThrottledPct) {
 		return runfmt.Finding{}, false
 	}
 	f := runfmt.Finding{Kind: runfmt.FindingCPUBound, Advice: runfmt.AdviceLargerBudget, Figures: runfmt.Figures{

@@ -116,7 +116,7 @@ func TestEveryKindHasACase(t *testing.T) {
 		all = append(all, named{c.name, fs[0]})
 		seen[fs[0].Kind] = true
 	}
-	for _, k := range runfmt.FindingKinds() {
+	for _, k := range runfmt.FindingKinds.List() {
 		if !seen[k] {
 			t.Errorf("finding kind %s has no case", k)
 		}

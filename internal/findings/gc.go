@@ -5,8 +5,13 @@ import (
 	"perflab/internal/runfmt"
 )
 
+// gcNotablePct is the GC share of the CPU (in percent) from which the GC
+// is a finding (report.html highlights the GC's card when the run has
+// the finding).
+const gcNotablePct = 10.0
+
 // gcFinding reports a garbage collector taking a notable share of the CPU
-// (runfmt.GCNotable), with the user functions that allocate most per
+// (gcNotablePct), with the user functions that allocate most per
 // request.
 func gcFinding(c *context) []ranked {
 	in, cpu := c.in, c.cpu
@@ -20,7 +25,7 @@ func gcFinding(c *context) []ranked {
 	case cpu.Costs != nil:
 		share, src = cpu.GCShare(), runfmt.SourceCPUProfile
 	}
-	if !runfmt.GCNotable(100 * share) {
+	if 100*share < gcNotablePct {
 		return nil
 	}
 	f := runfmt.Finding{Kind: runfmt.FindingGC, Advice: runfmt.AdviceAllocateLess, Figures: runfmt.Figures{runfmt.FigShare: share}}

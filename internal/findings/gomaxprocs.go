@@ -3,6 +3,7 @@ package findings
 import (
 	"math"
 
+	"perflab/internal/answer"
 	"perflab/internal/runfmt"
 )
 
@@ -20,7 +21,7 @@ const (
 // allows while it is busy or waits for a CPU: its threads burst through
 // the period's quota and then all wait, which adds latency and CPU (more
 // threads to switch, more GC workers). Throttling is notable from
-// runfmt.ThrottledNotable.
+// answer.ThrottledNotable.
 func gomaxprocsFinding(c *context) []ranked {
 	in := c.in
 	t, g := in.Target, in.GoRuntime
@@ -39,7 +40,7 @@ func gomaxprocsFinding(c *context) []ranked {
 		}
 		waitMs, how = ms, runfmt.WaitFromLedger
 	}
-	throttled := runfmt.ThrottledNotable(t.ThrottledPct)
+	throttled := answer.ThrottledNotable(t.ThrottledPct)
 	busy := t.CPUBound || throttled || t.CPUCoresMean >= gomaxprocsMinBusy*t.CPULimitCores
 	if lat := meanLatency(in); !busy && (lat <= 0 || waitMs < waitMinShare*lat) {
 		return nil // idle, and not waiting for a CPU: the extra Ps do not matter

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"perflab/internal/analysis"
+	"perflab/internal/answer"
 	"perflab/internal/runfmt"
 )
 
@@ -50,12 +51,12 @@ func ownerFindings(c *context) []ranked {
 
 // overCounted marks the user-function findings uncertain when the
 // profile's samples stood for far more CPU than was measured
-// (runfmt.OverCounted): a sampler that reads stacks at every tick (py-spy,
+// (answer.OverCounted): a sampler that reads stacks at every tick (py-spy,
 // rbspy, V8) counted threads waiting for a CPU as running, and those
 // samples fall on the code that runs right after a wait.
 func overCounted(found []ranked, in FindingInput) []ranked {
 	if in.Ledger == nil || in.Ledger.CPU == nil || in.Ledger.CPU.ProfiledMs == nil ||
-		!runfmt.OverCounted(*in.Ledger.CPU.ProfiledMs, in.Ledger.CPU.SampledMs()) {
+		!answer.OverCounted(*in.Ledger.CPU.ProfiledMs, in.Ledger.CPU.SampledMs()) {
 		return found
 	}
 	over := *in.Ledger.CPU.ProfiledMs / in.Ledger.CPU.SampledMs()

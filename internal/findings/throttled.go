@@ -3,6 +3,7 @@ package findings
 import (
 	"math"
 
+	"perflab/internal/answer"
 	"perflab/internal/runfmt"
 )
 
@@ -21,7 +22,7 @@ func throttledFinding(c *context) []ranked {
 	// however small a share of the latency it holds (other rows, such as
 	// a system call the thread was throttled in, own the rest).
 	ms, ok := rowsMs(lt, runfmt.PartThrottled)
-	if !ok || !claimable(lt, ms) && (ms < waitMinMs || !runfmt.ThrottledNotable(t.ThrottledPct)) {
+	if !ok || !claimable(lt, ms) && (ms < waitMinMs || !answer.ThrottledNotable(t.ThrottledPct)) {
 		return nil
 	}
 	match := float64(max(1, int(math.Ceil(t.CPULimitCores))))

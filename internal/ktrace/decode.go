@@ -3,6 +3,8 @@ package ktrace
 import (
 	"net/netip"
 	"time"
+
+	"perflab/internal/runfmt"
 )
 
 // The kernel maps' layouts, as declared in bpf/ktrace.bpf.c (a test checks
@@ -83,7 +85,7 @@ func (t *Totals) addProc(tgid uint32, perCPU []kProc) {
 	t.Procs[int(tgid)] = p
 }
 
-// addWait records one off-CPU key's per-CPU totals under its kind.
+// addWait records one off-CPU key's per-CPU totals under its state.
 func (t *Totals) addWait(k kOffKey, perCPU []kWaitStat) {
 	var s Stat
 	for _, v := range perCPU {
@@ -103,7 +105,7 @@ func (t *Totals) addWait(k kOffKey, perCPU []kWaitStat) {
 func (t *Totals) proc(tgid int) Proc {
 	p, ok := t.Procs[tgid]
 	if !ok {
-		p.OffCPU = map[WaitKind]Stat{}
+		p.OffCPU = map[runfmt.ThreadState]Stat{}
 	}
 	return p
 }

@@ -51,8 +51,8 @@
 //     between the two switch-outs less the kernel's on-CPU and runnable
 //     time, so that a wake-up the tracepoints miss loses nothing;
 //     classified by the sleep's state and the system call the thread
-//     slept in, read from its saved registers at switch-out (see
-//     WaitKind);
+//     slept in, read from its saved registers at switch-out, as a
+//     runfmt.ThreadState;
 //   - with Config.Stacks, the user stack at each switch-out asleep.
 //
 // TCP, for connections established on the service's listening ports

@@ -8,28 +8,30 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"perflab/internal/runfmt"
 )
 
 func TestClassify(t *testing.T) {
 	for _, c := range []struct {
 		class uint32
 		nr    int32
-		kind  WaitKind
+		kind  runfmt.ThreadState
 		name  string
 	}{
-		{classInterruptible, unix.SYS_CLOCK_NANOSLEEP, WaitSleep, "clock_nanosleep"},
-		{classInterruptible, unix.SYS_NANOSLEEP, WaitSleep, "nanosleep"},
-		{classInterruptible, unix.SYS_FUTEX, WaitFutex, "futex"},
-		{classInterruptible, unix.SYS_EPOLL_PWAIT, WaitNetwork, "epoll_pwait"},
-		{classInterruptible, unix.SYS_RECVFROM, WaitNetwork, "recvfrom"},
-		{classInterruptible, unix.SYS_READ, WaitNetwork, "read"},
-		{classInterruptible, unix.SYS_WAIT4, WaitOther, "wait4"},
-		{classInterruptible, 9999, WaitOther, "syscall 9999"},
-		{classInterruptible, -1, WaitOther, ""},
+		{classInterruptible, unix.SYS_CLOCK_NANOSLEEP, runfmt.ThreadSleep, "clock_nanosleep"},
+		{classInterruptible, unix.SYS_NANOSLEEP, runfmt.ThreadSleep, "nanosleep"},
+		{classInterruptible, unix.SYS_FUTEX, runfmt.ThreadFutex, "futex"},
+		{classInterruptible, unix.SYS_EPOLL_PWAIT, runfmt.ThreadNetwork, "epoll_pwait"},
+		{classInterruptible, unix.SYS_RECVFROM, runfmt.ThreadNetwork, "recvfrom"},
+		{classInterruptible, unix.SYS_READ, runfmt.ThreadNetwork, "read"},
+		{classInterruptible, unix.SYS_WAIT4, runfmt.ThreadOther, "wait4"},
+		{classInterruptible, 9999, runfmt.ThreadOther, "syscall 9999"},
+		{classInterruptible, -1, runfmt.ThreadOther, ""},
 		// Uninterruptible is disk, whatever the call; stopped is other.
-		{classUninterruptible, unix.SYS_READ, WaitDisk, "read"},
-		{classUninterruptible, -1, WaitDisk, ""},
-		{classOther, unix.SYS_FUTEX, WaitOther, "futex"},
+		{classUninterruptible, unix.SYS_READ, runfmt.ThreadDisk, "read"},
+		{classUninterruptible, -1, runfmt.ThreadDisk, ""},
+		{classOther, unix.SYS_FUTEX, runfmt.ThreadOther, "futex"},
 	} {
 		kind, name := classify(c.class, c.nr)
 		if kind != c.kind || name != c.name {
@@ -51,11 +53,11 @@ func TestTotalsFromKernel(t *testing.T) {
 	want := Proc{
 		OnCPU:    Stat{3, ms(4)},
 		Runnable: Stat{1, ms(1)},
-		OffCPU:   map[WaitKind]Stat{WaitFutex: {2, ms(10)}, WaitDisk: {2, ms(3)}},
+		OffCPU:   map[runfmt.ThreadState]Stat{runfmt.ThreadFutex: {2, ms(10)}, runfmt.ThreadDisk: {2, ms(3)}},
 		Waits: []Wait{
-			{Kind: WaitFutex, Syscall: unix.SYS_FUTEX, Name: "futex", Stack: -1, Stat: Stat{2, ms(10)}},
-			{Kind: WaitDisk, Syscall: -1, Name: "", Stack: 4, Stat: Stat{1, ms(2)}},
-			{Kind: WaitDisk, Syscall: unix.SYS_READ, Name: "read", Stack: -1, Stat: Stat{1, ms(1)}},
+			{Kind: runfmt.ThreadFutex, Syscall: unix.SYS_FUTEX, Name: "futex", Stack: -1, Stat: Stat{2, ms(10)}},
+			{Kind: runfmt.ThreadDisk, Syscall: -1, Name: "", Stack: 4, Stat: Stat{1, ms(2)}},
+			{Kind: runfmt.ThreadDisk, Syscall: unix.SYS_READ, Name: "read", Stack: -1, Stat: Stat{1, ms(1)}},
 		},
 	}
 	if !reflect.DeepEqual(p, want) {
@@ -98,8 +100,8 @@ func TestFlowsFromKernel(t *testing.T) {
 func TestTotalsSub(t *testing.T) {
 	peer := netip.MustParseAddrPort("127.0.0.1:9000")
 	earlier := Totals{
-		Procs: map[int]Proc{1: {OnCPU: Stat{1, ms(1)}, OffCPU: map[WaitKind]Stat{WaitSleep: {1, ms(30)}},
-			Waits: []Wait{{Kind: WaitSleep, Syscall: 230, Stack: -1, Stat: Stat{1, ms(30)}}}}},
+		Procs: map[int]Proc{1: {OnCPU: Stat{1, ms(1)}, OffCPU: map[runfmt.ThreadState]Stat{runfmt.ThreadSleep: {1, ms(30)}},
+			Waits: []Wait{{Kind: runfmt.ThreadSleep, Syscall: 230, Stack: -1, Stat: Stat{1, ms(30)}}}}},
 		Inbound:        map[uint16]Inbound{80: {Requests: 3, Unread: Stat{3, ms(3)}, Sends: Sends{Conns: 1}}},
 		Outbound:       map[netip.AddrPort]Outbound{peer: {Answers: Stat{2, ms(40)}, Turns: Stat{2, ms(45)}, Overlaps: 1, Bursts: 3}},
 		Dropped:        Dropped{Threads: 1},
@@ -109,9 +111,9 @@ func TestTotalsSub(t *testing.T) {
 	}
 	later := Totals{
 		Procs: map[int]Proc{
-			1: {OnCPU: Stat{3, ms(4)}, OffCPU: map[WaitKind]Stat{WaitSleep: {2, ms(60)}, WaitFutex: {1, ms(5)}},
-				Waits: []Wait{{Kind: WaitSleep, Syscall: 230, Stack: -1, Stat: Stat{2, ms(60)}}, {Kind: WaitFutex, Syscall: 202, Stack: -1, Stat: Stat{1, ms(5)}}}},
-			2: {Runnable: Stat{1, ms(2)}, OffCPU: map[WaitKind]Stat{}},
+			1: {OnCPU: Stat{3, ms(4)}, OffCPU: map[runfmt.ThreadState]Stat{runfmt.ThreadSleep: {2, ms(60)}, runfmt.ThreadFutex: {1, ms(5)}},
+				Waits: []Wait{{Kind: runfmt.ThreadSleep, Syscall: 230, Stack: -1, Stat: Stat{2, ms(60)}}, {Kind: runfmt.ThreadFutex, Syscall: 202, Stack: -1, Stat: Stat{1, ms(5)}}}},
+			2: {Runnable: Stat{1, ms(2)}, OffCPU: map[runfmt.ThreadState]Stat{}},
 		},
 		Inbound:        map[uint16]Inbound{80: {Requests: 5, Unread: Stat{5, ms(4)}, Sends: Sends{Conns: 2}}},
 		Outbound:       map[netip.AddrPort]Outbound{peer: {Answers: Stat{3, ms(60)}, Turns: Stat{3, ms(70)}, Overlaps: 4, Bursts: 3}},
@@ -123,9 +125,9 @@ func TestTotalsSub(t *testing.T) {
 	}
 	want := Totals{
 		Procs: map[int]Proc{
-			1: {OnCPU: Stat{2, ms(3)}, OffCPU: map[WaitKind]Stat{WaitSleep: {1, ms(30)}, WaitFutex: {1, ms(5)}},
-				Waits: []Wait{{Kind: WaitSleep, Syscall: 230, Stack: -1, Stat: Stat{1, ms(30)}}, {Kind: WaitFutex, Syscall: 202, Stack: -1, Stat: Stat{1, ms(5)}}}},
-			2: {Runnable: Stat{1, ms(2)}, OffCPU: map[WaitKind]Stat{}},
+			1: {OnCPU: Stat{2, ms(3)}, OffCPU: map[runfmt.ThreadState]Stat{runfmt.ThreadSleep: {1, ms(30)}, runfmt.ThreadFutex: {1, ms(5)}},
+				Waits: []Wait{{Kind: runfmt.ThreadSleep, Syscall: 230, Stack: -1, Stat: Stat{1, ms(30)}}, {Kind: runfmt.ThreadFutex, Syscall: 202, Stack: -1, Stat: Stat{1, ms(5)}}}},
+			2: {Runnable: Stat{1, ms(2)}, OffCPU: map[runfmt.ThreadState]Stat{}},
 		},
 		Inbound:        map[uint16]Inbound{80: {Requests: 2, Unread: Stat{2, ms(1)}, Sends: Sends{Conns: 1}}},
 		Outbound:       map[netip.AddrPort]Outbound{peer: {Answers: Stat{1, ms(20)}, Turns: Stat{1, ms(25)}, Overlaps: 3}},

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"perflab/internal/labtest"
+	"perflab/internal/runfmt"
 )
 
 func init() {
@@ -85,13 +86,13 @@ func TestSleepIsSleep(t *testing.T) {
 		t.Fatalf("forked worker %d not measured", child)
 	}
 	t.Logf("worker: %+v", p)
-	sleep := p.OffCPU[WaitSleep]
+	sleep := p.OffCPU[runfmt.ThreadSleep]
 	within(t, "sleep", sleep.Time, 600*time.Millisecond, 0.15)
 	within(t, "sleep and runnable", sleep.Time+p.Runnable.Time, time.Duration(slept), 0.15)
 	if sleep.Count != 20 {
 		t.Errorf("%d sleeps, want 20", sleep.Count)
 	}
-	if !hasWait(p, WaitSleep, "clock_nanosleep") {
+	if !hasWait(p, runfmt.ThreadSleep, "clock_nanosleep") {
 		t.Errorf("no sleep in clock_nanosleep among %+v", p.Waits)
 	}
 }
@@ -110,14 +111,14 @@ func TestLockWaitIsFutex(t *testing.T) {
 	waitAsleep(t, pid)
 	p := read(t, s).Procs[pid]
 	t.Logf("process: %+v", p)
-	within(t, "futex", p.OffCPU[WaitFutex].Time, 600*time.Millisecond, 0.15)
-	within(t, "futex and runnable", p.OffCPU[WaitFutex].Time+p.Runnable.Time, time.Duration(waited), 0.15)
-	if !hasWait(p, WaitFutex, "futex") {
+	within(t, "futex", p.OffCPU[runfmt.ThreadFutex].Time, 600*time.Millisecond, 0.15)
+	within(t, "futex and runnable", p.OffCPU[runfmt.ThreadFutex].Time+p.Runnable.Time, time.Duration(waited), 0.15)
+	if !hasWait(p, runfmt.ThreadFutex, "futex") {
 		t.Errorf("no wait in futex among %+v", p.Waits)
 	}
 }
 
-func hasWait(p Proc, kind WaitKind, name string) bool {
+func hasWait(p Proc, kind runfmt.ThreadState, name string) bool {
 	for _, w := range p.Waits {
 		if w.Kind == kind && w.Name == name {
 			return true
@@ -236,7 +237,7 @@ func TestOffCPUStacks(t *testing.T) {
 	}
 	var found time.Duration
 	for _, w := range tot.Procs[pid].Waits {
-		if w.Kind != WaitSleep || w.Name != "nanosleep" || w.Stack < 0 {
+		if w.Kind != runfmt.ThreadSleep || w.Name != "nanosleep" || w.Stack < 0 {
 			continue
 		}
 		frames, err := s.stack(w.Stack)
@@ -299,7 +300,7 @@ func TestSchedulerOnly(t *testing.T) {
 	child, _ := strconv.Atoi(f[0])
 	waitExited(t, child)
 	tot := read(t, s)
-	within(t, "sleep", tot.Procs[child].OffCPU[WaitSleep].Time, 600*time.Millisecond, 0.15)
+	within(t, "sleep", tot.Procs[child].OffCPU[runfmt.ThreadSleep].Time, 600*time.Millisecond, 0.15)
 	for _, m := range []Measure{Requests, RequestWait, SendStalls, PeerTime, AnswerWait, OpenConnections} {
 		if why := tot.Unmeasured[m]; why != "not asked for" {
 			t.Errorf("%s unmeasured %q; want \"not asked for\"", m, why)

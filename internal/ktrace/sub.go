@@ -3,6 +3,8 @@ package ktrace
 import (
 	"maps"
 	"net/netip"
+
+	"perflab/internal/runfmt"
 )
 
 // Sub is the window between an earlier reading prev and t: every figure
@@ -38,13 +40,13 @@ func (p Proc) sub(prev Proc) Proc {
 	w := Proc{
 		OnCPU:    p.OnCPU.Sub(prev.OnCPU),
 		Runnable: p.Runnable.Sub(prev.Runnable),
-		OffCPU:   make(map[WaitKind]Stat, len(p.OffCPU)),
+		OffCPU:   make(map[runfmt.ThreadState]Stat, len(p.OffCPU)),
 	}
 	for k, s := range p.OffCPU {
 		w.OffCPU[k] = s.Sub(prev.OffCPU[k])
 	}
 	type key struct {
-		kind    WaitKind
+		kind    runfmt.ThreadState
 		syscall int
 		stack   int32
 	}

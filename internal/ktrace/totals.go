@@ -3,6 +3,8 @@ package ktrace
 import (
 	"net/netip"
 	"time"
+
+	"perflab/internal/runfmt"
 )
 
 // Stat is a number of intervals and their total length. Every interval is
@@ -81,15 +83,16 @@ type Proc struct {
 	// Runnable is from becoming runnable (woken, or preempted while
 	// running) to the switch-in: waiting for a CPU.
 	Runnable Stat
-	// OffCPU is from a switch-out asleep to the wake-up, by kind.
-	OffCPU map[WaitKind]Stat
-	// Waits is OffCPU in detail: per kind, system call and stack.
+	// OffCPU is from a switch-out asleep to the wake-up, by the state
+	// the thread slept in (runfmt's sleep, futex, disk, network, other).
+	OffCPU map[runfmt.ThreadState]Stat
+	// Waits is OffCPU in detail: per state, system call and stack.
 	Waits []Wait
 }
 
-// Wait is off-CPU time of one kind, in one system call, at one stack.
+// Wait is off-CPU time in one state, in one system call, at one stack.
 type Wait struct {
-	Kind WaitKind
+	Kind runfmt.ThreadState
 	// Syscall is the call's number (-1: not in a call), Name its name
 	// ("syscall N" when perflab does not name it, "" when none).
 	Syscall int

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"perflab/internal/answer"
 	"perflab/internal/labtest"
 	"perflab/internal/load"
 	"perflab/internal/runfmt"
@@ -39,7 +40,7 @@ var flaskEndpoints = []struct{ path, fn string }{{"/report", "render_report"}, {
 // two are measured side by side. Three runs; the median of their
 // differences is held to 15%, or to the median of their margins. A run
 // whose profile stood for far more CPU than was measured
-// (runfmt.OverCounted) must say its shares are uncertain, and is measured
+// (answer.OverCounted) must say its shares are uncertain, and is measured
 // again (labtest.Clean).
 func TestAcceptanceEndpointsFlask(t *testing.T) {
 	if testing.Short() {
@@ -59,7 +60,7 @@ func TestAcceptanceEndpointsFlask(t *testing.T) {
 		labtest.Clean(t, func(int) string {
 			costs = nil
 			r = runEndpointMix(t, dir, func() func() { return alone.measure(&costs) })
-			if r.Profiling == nil || !runfmt.OverCounted(r.Profiling.Coverage, 1) {
+			if r.Profiling == nil || !answer.OverCounted(r.Profiling.Coverage, 1) {
 				return ""
 			}
 			if r.Endpoints == nil || !strings.Contains(r.Endpoints.Note, "counts a thread waiting for a CPU as working") {

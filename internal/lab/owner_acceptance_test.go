@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"perflab/internal/answer"
 	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
 )
@@ -111,7 +112,7 @@ func scriptService(t *testing.T, interpreter, sampler string, profiler runfmt.Pr
 
 // uncertainConstructor returns the finding naming the constructor when
 // every code finding above it, and it, carry the mark of an over-counted
-// profile (runfmt.OverCounted): the only case in which perflab may rank
+// profile (answer.OverCounted): the only case in which perflab may rank
 // another function above the constructor, because it says its split
 // cannot be trusted.
 func uncertainConstructor(fs []runfmt.Finding, constructor []string) (runfmt.Finding, bool) {
@@ -119,7 +120,7 @@ func uncertainConstructor(fs []runfmt.Finding, constructor []string) (runfmt.Fin
 		if !namesCode(f) {
 			continue
 		}
-		if f.Figures[runfmt.FigOverCounted] < runfmt.OverCountedRatio {
+		if f.Figures[runfmt.FigOverCounted] < answer.OverCountedRatio {
 			return runfmt.Finding{}, false
 		}
 		if len(f.Names()) > 0 && slices.Contains(constructor, f.Names()[0]) {

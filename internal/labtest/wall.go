@@ -20,7 +20,7 @@ type WallBuilder struct {
 // NewWall starts a wall-time profile.
 func NewWall(t testing.TB) *WallBuilder {
 	names := []string{runfmt.WallSample, runfmt.OffCPUSample}
-	for _, k := range runfmt.TimeKinds() {
+	for _, k := range runfmt.TimeKinds.List() {
 		names = append(names, string(k))
 	}
 	types := make([]string, len(names))

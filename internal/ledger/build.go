@@ -141,7 +141,7 @@ func (b *builder) claim(parts []*part) float64 {
 // ordered returns the parts in report order (runfmt.LedgerParts), the
 // downstream rows most first.
 func ordered(parts []*part) []*part {
-	order := runfmt.LedgerParts()
+	order := runfmt.LedgerParts.List()
 	out := slices.Clone(parts)
 	slices.SortStableFunc(out, func(a, b *part) int {
 		if d := slices.Index(order, a.row.Part) - slices.Index(order, b.row.Part); d != 0 {

@@ -41,7 +41,7 @@ func cpuAccount(in Input) *runfmt.CPUAccount {
 	a.Scale = (t.CPUSeconds - unsampled) / in.CPU.Profiled.Seconds()
 	owned := math.Max(math.Min(profiled, a.MeasuredMs-a.UnsampledStartMs), 0)
 	var sum float64
-	for _, o := range runfmt.CPUOwners() {
+	for _, o := range runfmt.CPUOwners.List() {
 		share := in.CPU.Shares[o]
 		if share <= 0 {
 			continue

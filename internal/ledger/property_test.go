@@ -53,7 +53,7 @@ func checkAddsUp(t *testing.T, i int, in Input, l *runfmt.Ledger) {
 	if math.Abs(sum-a.LatencyMs) > 1e-9*math.Max(1, a.LatencyMs) {
 		t.Fatalf("case %d: rows and unexplained make %v ms; the latency is %v\n%+v", i, sum, a.LatencyMs, a.Rows)
 	}
-	for _, p := range runfmt.LedgerParts() {
+	for _, p := range runfmt.LedgerParts.List() {
 		if p != runfmt.PartUnexplained && !seen[p] {
 			t.Fatalf("case %d: no %s row", i, p)
 		}
@@ -92,7 +92,8 @@ func randomInput(rng *rand.Rand) Input {
 		c := uint64(rng.IntN(int(2*requests) + 1))
 		return Stat{Count: c, Time: tot(ms())}
 	}
-	in := Input{Runtime: runfmt.Runtimes()[rng.IntN(len(runfmt.Runtimes()))],
+	rts := runfmt.Runtimes.List()
+	in := Input{Runtime: rts[rng.IntN(len(rts))],
 		Load: &runfmt.LoadResult{Model: []string{"closed", "open"}[rng.IntN(2)], Requests: requests, DurationS: window.Seconds(),
 			Latency: runfmt.Latency{Mean: lat, P99: lat * 2}}}
 	if in.Load.Model == "open" {
@@ -142,13 +143,13 @@ func randomInput(rng *rand.Rand) Input {
 func randomSplit(rng *rand.Rand, ms func() float64) *runfmt.TimePerRequest {
 	src := []runfmt.TimeSource{runfmt.TimeSourceGoTrace, runfmt.TimeSourcePySpy, runfmt.TimeSourceRbSpy, runfmt.TimeSourcePerfSched}[rng.IntN(4)]
 	t := &runfmt.TimePerRequest{Source: src, Requests: int64(rng.IntN(1000))}
-	for _, k := range runfmt.TimeKinds() {
+	for _, k := range runfmt.TimeKinds.List() {
 		if rng.IntN(3) == 0 {
 			continue
 		}
 		r := runfmt.TimeRow{Kind: k, MsPerRequest: ms()}
 		if rng.IntN(2) == 0 {
-			ws := runfmt.Waits()
+			ws := runfmt.Waits.List()
 			r.Waits = map[runfmt.Wait]float64{ws[rng.IntN(len(ws))]: r.MsPerRequest * rng.Float64(), ws[rng.IntN(len(ws))]: r.MsPerRequest * rng.Float64()}
 		}
 		t.Kinds = append(t.Kinds, r)

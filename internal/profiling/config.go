@@ -29,7 +29,7 @@ func (c Choice) Profiler() (runfmt.Profiler, bool) {
 	if c == Auto || c == None {
 		return "", false
 	}
-	p, err := runfmt.ParseProfiler(string(c))
+	p, err := runfmt.Profilers.Parse(string(c))
 	return p, err == nil
 }
 

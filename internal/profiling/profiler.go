@@ -226,7 +226,7 @@ type endpoint interface {
 // nothing is: a name, an install hint, a rate, its Recorder, and the
 // behaviours its fields promise.
 func (pr *Profiler) check() error {
-	name, err := runfmt.ParseProfiler(string(pr.Name))
+	name, err := runfmt.Profilers.Parse(string(pr.Name))
 	switch {
 	case err != nil:
 		return fmt.Errorf("profiler %q: %w", pr.Name, err)

@@ -50,7 +50,7 @@ func TestDefaultRegistry(t *testing.T) {
 	if _, err := NewRegistry(perflabProfilers...); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range runfmt.Profilers() {
+	for _, name := range runfmt.Profilers.List() {
 		pr, ok := Default().find(name)
 		if !ok || pr.Name != name {
 			t.Errorf("profiler %s: no row in the registry", name)
@@ -60,7 +60,7 @@ func TestDefaultRegistry(t *testing.T) {
 			t.Errorf("%s: install hint %q, rate %d Hz; want both", name, pr.Install, pr.rate(0, 10*time.Second))
 		}
 	}
-	if got, want := Default().Names(), runfmt.Profilers(); len(got) != len(want) {
+	if got, want := Default().Names(), runfmt.Profilers.List(); len(got) != len(want) {
 		t.Errorf("%d rows (%v) for %d profilers", len(got), got, len(want))
 	}
 	want := map[runfmt.Runtime]runfmt.Profiler{
@@ -95,7 +95,7 @@ func TestDefaultRegistry(t *testing.T) {
 		t.Errorf("the endpoint profiler is %v; want pprof", e)
 	}
 	snap := map[runfmt.Runtime]runfmt.StackSource{runfmt.RuntimePython: runfmt.StackSourcePySpy, runfmt.RuntimeRuby: runfmt.StackSourceRbSpy, runfmt.RuntimeJVM: runfmt.StackSourceJcmd}
-	for _, rt := range runfmt.Runtimes() {
+	for _, rt := range runfmt.Runtimes.List() {
 		if s := (*Set)(nil).Snapshotter(rt); (s != nil) != (snap[rt] != "") {
 			t.Errorf("the stuck stacks of a %s process: read by a profiler %t; want %t", rt, s != nil, snap[rt] != "")
 		}

@@ -167,3 +167,15 @@ func upperFirst(s string) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
+
+// throttlingFound says r has a finding about its budget's throttling: a
+// page highlights the throttling it shows when the rules found it
+// notable, as they decided once.
+func throttlingFound(r *runfmt.Run) bool {
+	for _, f := range r.Findings {
+		if f.Kind == runfmt.FindingThrottled || f.Kind == runfmt.FindingGOMAXPROCS {
+			return true
+		}
+	}
+	return false
+}

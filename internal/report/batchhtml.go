@@ -13,7 +13,7 @@ import (
 func (v *htmlView) batchHTML(r *runfmt.Run) {
 	b := r.Batch
 	v.NoCharts = "A batch program's run: its figures are the totals of its run, from start to exit (no load, no series)."
-	if b.ExitedAtOnce() {
+	if ExitedAtOnce(b) {
 		v.Cards, v.Verdict = nil, []kv{{"Program", fmt.Sprintf("exited at once (%s, after %s): %s", b.ExitStatus, seconds(b.WallS), strings.Join(b.LastLines, " | "))}}
 		return
 	}
@@ -26,7 +26,7 @@ func (v *htmlView) batchHTML(r *runfmt.Run) {
 	}
 	if b.Cores.BudgetCores > 0 {
 		v.Cards = append(v.Cards, card{Label: "Throttled", Value: units.FormatPct(b.ThrottledPct), Note: "of periods, " + seconds(b.ThrottledS),
-			Warn: runfmt.ThrottledNotable(b.ThrottledPct)})
+			Warn: throttlingFound(r) || hasFinding(r, runfmt.FindingCPUBound)})
 	}
 	v.Verdict = []kv{{"Command", strings.Join(r.Config.Command, " ")}, {"Cores", BatchCoresText(b)}, {"Threads", BatchThreadsText(b)}}
 	if b.GCPct != nil {

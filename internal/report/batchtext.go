@@ -9,6 +9,18 @@ import (
 	"perflab/internal/units"
 )
 
+// batchAtOnceS is how soon a batch program that exits non-zero has
+// "exited at once": it refused its input rather than failed at its work,
+// and nothing of its run is worth showing but its output.
+const batchAtOnceS = 0.5
+
+// ExitedAtOnce says whether the program exited non-zero within half a
+// second of its start: its pages show its output only, and perflab's error
+// says it ended as soon as it started.
+func ExitedAtOnce(b *runfmt.Batch) bool {
+	return b.ExitCode != nil && *b.ExitCode != 0 && !b.TimedOut && !b.Interrupted && b.WallS < batchAtOnceS
+}
+
 // WriteBatchText writes a batch program's run (perflab run -- CMD without
 // a URL): the headline, what the program used (wall time, CPU, the cores
 // busy of those it could use, peak RSS, throttling, GC), its threads' time
@@ -20,7 +32,7 @@ func WriteBatchText(w io.Writer, r *runfmt.Run, dir string) error {
 	}
 	b := r.Batch
 	p := &printer{w: w}
-	if b.ExitedAtOnce() {
+	if ExitedAtOnce(b) {
 		p.f("\nProgram: %s exited at once (%s, after %s)\n", strings.Join(r.Config.Command, " "), b.ExitStatus, seconds(b.WallS))
 		p.lastLines(b.LastLines)
 		p.runFiles(r, dir)

@@ -297,16 +297,16 @@ func cards(r *runfmt.Run) []card {
 		}
 		cs = append(cs, card{Label: "CPU used", Value: units.FormatCores(t.CPUCoresMean), Note: fmt.Sprintf("mean, max %s, %s", units.Sig(t.CPUCoresMax), limit), Warn: t.CPUBound})
 		if t.CPULimitCores > 0 {
-			cs = append(cs, card{Label: "Throttled", Value: units.FormatPct(t.ThrottledPct), Note: fmt.Sprintf("of periods (%s)", units.FormatSeconds(t.ThrottledSeconds)), Warn: runfmt.ThrottledNotable(t.ThrottledPct)})
+			cs = append(cs, card{Label: "Throttled", Value: units.FormatPct(t.ThrottledPct), Note: fmt.Sprintf("of periods (%s)", units.FormatSeconds(t.ThrottledSeconds)), Warn: throttlingFound(r)})
 		}
 		cs = append(cs, card{Label: "Peak RSS", Value: units.FormatBytes(float64(t.RSSMaxBytes)), Note: memNote(t)})
 	}
-	if g := r.GC; g != nil {
+	if g := r.GC; g != nil { // highlighted when its share made the GC a finding
 		value := units.FormatPct(g.CPUPct)
 		if g.CPUPctNote != "" {
 			value = "unknown"
 		}
-		cs = append(cs, card{Label: "GC share of CPU", Value: value, Note: fmt.Sprintf("%d cycles, pause p99 %s", g.Count, units.FormatMs(g.PauseP99Ms)), Warn: runfmt.GCNotable(g.CPUPct)})
+		cs = append(cs, card{Label: "GC share of CPU", Value: value, Note: fmt.Sprintf("%d cycles, pause p99 %s", g.Count, units.FormatMs(g.PauseP99Ms)), Warn: hasFinding(r, runfmt.FindingGC)})
 	}
 	if b := r.AllocBytesPerRequest; b > 0 && r.Load != nil {
 		cs = append(cs, card{Label: "Allocated per request", Value: units.FormatBytes(b), Note: fmt.Sprintf("%.0f objects", r.AllocObjectsPerRequest)})

@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // Advice names what a finding advises: run.json's findings[].advice.
 // Package findings holds each one's words, next to the rule that gives it.
 type Advice string
@@ -76,7 +74,8 @@ const (
 	AdviceMoreMemory Advice = "more-memory" // the OOM killer killed it at its memory budget
 )
 
-var adviceWords = []Advice{
+// Advices lists the advice keys.
+var Advices = newVocabulary("advice",
 	AdviceCheaperOrMoreCPU, AdviceAllocateLess, AdviceBuildStrings, AdviceReuseEncoders, AdviceCacheRendered,
 	AdviceCompressLess, AdviceCacheReads, AdviceCompileOnce, AdviceAvoidReflect, AdviceCacheOrCallees, AdviceStartHere, AdviceBuildOnce,
 	AdviceCheckLocks, AdviceCheckWorkers, AdviceCheckEventLoop, AdviceCheckThreads, AdviceLowerGOMAXPROCS, AdviceFewerWorkers,
@@ -86,17 +85,7 @@ var adviceWords = []Advice{
 	AdviceFreePoolSlots, AdviceCallTimeouts, AdviceReleaseLocks, AdviceEndRetries, AdviceEndLoops, AdviceUnstallGC,
 	AdviceFanOut, AdviceWorkerPool, AdviceMeasureAlone, AdviceLargerBudget, AdviceMoreMemory,
 	AdviceNoDelay,
-}
-
-// Advices lists the advice keys.
-func Advices() []Advice { return slices.Clone(adviceWords) }
-
-// ParseAdvice returns the advice named s, or an error naming s and the
-// advice keys.
-func ParseAdvice(s string) (Advice, error) { return parseWord("advice", Advices(), s) }
-
-// String is the advice's name.
-func (a Advice) String() string { return string(a) }
+)
 
 // UnmarshalText reads an advice's name, refusing one it does not know.
-func (a *Advice) UnmarshalText(b []byte) error { return unmarshalWord(a, b, ParseAdvice) }
+func (a *Advice) UnmarshalText(b []byte) error { return Advices.unmarshal(a, b) }

@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // Answer is what limits a run's service, decided once from its figures
 // (package answer) and read by every page (run.json's "answer"): the
 // binding constraint, a second one when two share the blame, and what
@@ -73,23 +71,14 @@ const (
 	LimitUnknown LimitKind = "unknown"
 )
 
-var limitKindWords = []LimitKind{
+// LimitKinds lists the limits.
+var LimitKinds = newVocabulary("limit",
 	LimitCPUBudget, LimitCPUHost, LimitCPUThread, LimitDownstream, LimitLock, LimitPool, LimitQueue,
 	LimitNetwork, LimitClient, LimitNone, LimitStuck, LimitUnknown,
-}
-
-// LimitKinds lists the limits.
-func LimitKinds() []LimitKind { return slices.Clone(limitKindWords) }
-
-// ParseLimitKind returns the limit named s, or an error naming s and the
-// limits.
-func ParseLimitKind(s string) (LimitKind, error) { return parseWord("limit", LimitKinds(), s) }
-
-// String is the limit's name.
-func (k LimitKind) String() string { return string(k) }
+)
 
 // UnmarshalText reads a limit's name, refusing one it does not know.
-func (k *LimitKind) UnmarshalText(b []byte) error { return unmarshalWord(k, b, ParseLimitKind) }
+func (k *LimitKind) UnmarshalText(b []byte) error { return LimitKinds.unmarshal(k, b) }
 
 // CPU says the limit is a CPU: the budget's, the host's or a thread's.
 func (k LimitKind) CPU() bool {
@@ -134,22 +123,11 @@ const (
 	DoubtClient DoubtKind = "client"
 )
 
-var doubtKindWords = []DoubtKind{
-	DoubtNoisy, DoubtFewSamples, DoubtNoProfile, DoubtOverCounted, DoubtNoTimeSplit, DoubtNoCPU, DoubtUnexplained, DoubtClient,
-}
-
 // DoubtKinds lists the doubts.
-func DoubtKinds() []DoubtKind { return slices.Clone(doubtKindWords) }
-
-// ParseDoubtKind returns the doubt named s, or an error naming s and the
-// doubts.
-func ParseDoubtKind(s string) (DoubtKind, error) { return parseWord("doubt", DoubtKinds(), s) }
-
-// String is the doubt's name.
-func (k DoubtKind) String() string { return string(k) }
+var DoubtKinds = newVocabulary("doubt", DoubtNoisy, DoubtFewSamples, DoubtNoProfile, DoubtOverCounted, DoubtNoTimeSplit, DoubtNoCPU, DoubtUnexplained, DoubtClient)
 
 // UnmarshalText reads a doubt's name, refusing one it does not know.
-func (k *DoubtKind) UnmarshalText(b []byte) error { return unmarshalWord(k, b, ParseDoubtKind) }
+func (k *DoubtKind) UnmarshalText(b []byte) error { return DoubtKinds.unmarshal(k, b) }
 
 // First is the binding constraint; LimitUnknown for a nil answer.
 func (a *Answer) First() Limit {

@@ -67,17 +67,6 @@ type Batch struct {
 	LastLines []string `json:"last_lines,omitempty"`
 }
 
-// BatchAtOnceS is how soon a batch program that exits non-zero has
-// "exited at once": it refused its input rather than failed at its work,
-// and nothing of its run is worth showing but its output.
-const BatchAtOnceS = 0.5
-
-// ExitedAtOnce says whether the program exited non-zero within
-// BatchAtOnceS of its start.
-func (b *Batch) ExitedAtOnce() bool {
-	return b.ExitCode != nil && *b.ExitCode != 0 && !b.TimedOut && !b.Interrupted && b.WallS < BatchAtOnceS
-}
-
 // BatchCores are the cores a batch program could use: the fewest of the
 // host's, its CPU affinity's (the cpuset) and, for a Go program,
 // GOMAXPROCS; and apart from them its CPU budget (a quota, fractional).

@@ -140,16 +140,16 @@ type ThresholdCheck struct {
 	Step string `json:"step,omitempty"`
 }
 
-// Prediction is a finding of the base runs whose fix the change made
-// (its culprit's CPU per request fell to at most half): the CPU per
-// request the base predicted its fix would save (Finding.Payoff), beside
-// the change measured in its culprit.
+// Prediction is a culprit of the base runs' findings that the change
+// fixed (its CPU per request fell to at most half): the CPU per request
+// the base predicted fixing its findings would save (Finding.Payoff),
+// beside the change measured in it. Kind is its costliest finding's.
 type Prediction struct {
 	Kind     FindingKind `json:"kind"`
 	Function string      `json:"function"`
 	// PredictedUs is the median over the base runs of the CPU per
-	// request its fix was predicted to save; MeasuredUs its culprit's
-	// CPU per request, new less base (negative when it fell).
+	// request its findings were predicted to save; MeasuredUs its CPU per
+	// request, new less base (negative when it fell).
 	PredictedUs float64 `json:"predicted_us"`
 	MeasuredUs  float64 `json:"measured_us"`
 }
@@ -159,8 +159,9 @@ type Prediction struct {
 // change of the cpu_per_request metric's median.
 type Predictions struct {
 	Findings []Prediction `json:"findings"`
-	// PredictedUs is their predictions summed; MeasuredUs the change of
-	// the median CPU per request, new less base.
+	// PredictedUs is the median over the base runs of their predictions
+	// summed; MeasuredUs the change of the median CPU per request, new
+	// less base.
 	PredictedUs float64 `json:"predicted_us"`
 	MeasuredUs  float64 `json:"measured_us"`
 }

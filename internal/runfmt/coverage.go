@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // Unrepresentative says that a CPU profile accounts for too little of the
 // CPU measured to say where it went (run.json's
 // profiling.unrepresentative): its functions are not the verdict. The
@@ -32,19 +30,8 @@ const (
 	HintProcesses CoverageHint = "processes"
 )
 
-var coverageHintWords = []CoverageHint{HintEndpoint, HintFewSamples, HintProcesses}
-
 // CoverageHints lists the hints.
-func CoverageHints() []CoverageHint { return slices.Clone(coverageHintWords) }
-
-// ParseCoverageHint returns the hint named s, or an error naming s and
-// the hints.
-func ParseCoverageHint(s string) (CoverageHint, error) {
-	return parseWord("coverage hint", CoverageHints(), s)
-}
-
-// String is the hint's name.
-func (h CoverageHint) String() string { return string(h) }
+var CoverageHints = newVocabulary("coverage hint", HintEndpoint, HintFewSamples, HintProcesses)
 
 // UnmarshalText reads a hint's name, refusing one it does not know.
-func (h *CoverageHint) UnmarshalText(b []byte) error { return unmarshalWord(h, b, ParseCoverageHint) }
+func (h *CoverageHint) UnmarshalText(b []byte) error { return CoverageHints.unmarshal(h, b) }

@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // CPUOwner is whose work a share of the CPU is, in the ledger's CPU
 // account (run.json's ledger.cpu.owners[].owner).
 type CPUOwner string
@@ -29,17 +27,8 @@ const (
 	OwnerMeasuring CPUOwner = "measuring"
 )
 
-var cpuOwnerWords = []CPUOwner{OwnerUser, OwnerGC, OwnerSpin, OwnerRuntime, OwnerMeasuring}
-
 // CPUOwners lists the owners.
-func CPUOwners() []CPUOwner { return slices.Clone(cpuOwnerWords) }
-
-// ParseCPUOwner returns the owner named s, or an error naming s and the
-// owners.
-func ParseCPUOwner(s string) (CPUOwner, error) { return parseWord("cpu owner", CPUOwners(), s) }
-
-// String is the owner's name.
-func (o CPUOwner) String() string { return string(o) }
+var CPUOwners = newVocabulary("cpu owner", OwnerUser, OwnerGC, OwnerSpin, OwnerRuntime, OwnerMeasuring)
 
 // UnmarshalText reads an owner's name, refusing one it does not know.
-func (o *CPUOwner) UnmarshalText(b []byte) error { return unmarshalWord(o, b, ParseCPUOwner) }
+func (o *CPUOwner) UnmarshalText(b []byte) error { return CPUOwners.unmarshal(o, b) }

@@ -21,7 +21,7 @@ type FieldError struct {
 }
 
 // Error names the field and the word (`findings[2].kind: unknown finding
-// kind "foo"`); the vocabulary's words, which ParseX lists, are left out:
+// kind "foo"`); the vocabulary's words, which Parse lists, are left out:
 // run.json is perflab's, not typed by hand.
 func (e *FieldError) Error() string {
 	if ue := (*UnknownError)(nil); errors.As(e.Err, &ue) {

@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // Degradation is one thing a degraded run lacks (run.json's
 // degradations): a profile it needed that failed or could not be
 // trusted, or a load that mostly failed. Its figures are the run's own
@@ -51,22 +49,11 @@ const (
 	DegradeInterrupted DegradeKind = "interrupted"
 )
 
-var degradeKindWords = []DegradeKind{
+// DegradeKinds lists the kinds.
+var DegradeKinds = newVocabulary("degradation",
 	DegradeFailed, DegradeTimedOut, DegradeNoEndpoint, DegradeNothingToSample, DegradeNoSamples,
 	DegradeNotRepresentative, DegradeOverBudget, DegradeRequestsFailed, DegradeInterrupted,
-}
-
-// DegradeKinds lists the kinds.
-func DegradeKinds() []DegradeKind { return slices.Clone(degradeKindWords) }
-
-// ParseDegradeKind returns the kind named s, or an error naming s and the
-// kinds.
-func ParseDegradeKind(s string) (DegradeKind, error) {
-	return parseWord("degradation", DegradeKinds(), s)
-}
-
-// String is the kind's name.
-func (k DegradeKind) String() string { return string(k) }
+)
 
 // UnmarshalText reads a kind's name, refusing one it does not know.
-func (k *DegradeKind) UnmarshalText(b []byte) error { return unmarshalWord(k, b, ParseDegradeKind) }
+func (k *DegradeKind) UnmarshalText(b []byte) error { return DegradeKinds.unmarshal(k, b) }

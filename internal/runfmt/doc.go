@@ -17,11 +17,11 @@
 // # Vocabularies
 //
 // The words run.json holds for one concept form a closed vocabulary: a
-// string type declared once, in a file of its own that documents each word
-// (the list below is checked against those declarations). Every other
-// package uses the words by their constants. Read refuses a word its
-// vocabulary does not know and names its field (FieldError); the empty word
-// reads as not set.
+// string type declared once, in a file of its own that documents each
+// word, with one Vocabulary value that lists the words (the list below is
+// checked against those values). Every other package uses the words by
+// their constants. Read refuses a word its vocabulary does not know and
+// names its field (FieldError); the empty word reads as not set.
 //
 //   - Profiler (profiler.go): pprof, perf, py-spy, rbspy, v8, async-profiler.
 //     In profiles[].source, profiling.processes[].profiler and

@@ -191,11 +191,7 @@ var figureMeasures = func() map[Figure]Measure {
 }()
 
 // FigureNames lists the figures, in alphabetical order.
-func FigureNames() []Figure { return slices.Sorted(maps.Keys(figureMeasures)) }
-
-// ParseFigure returns the figure named s, or an error naming s and the
-// figures.
-func ParseFigure(s string) (Figure, error) { return parseWord("figure", FigureNames(), s) }
+var FigureNames = newVocabulary("figure", slices.Sorted(maps.Keys(figureMeasures))...)
 
 // Measure is what the figure's value counts (a count for a figure it
 // does not know).
@@ -206,11 +202,8 @@ func (f Figure) Measure() Measure {
 	return MeasureCount
 }
 
-// String is the figure's name.
-func (f Figure) String() string { return string(f) }
-
 // UnmarshalText reads a figure's name, refusing one it does not know.
-func (f *Figure) UnmarshalText(b []byte) error { return unmarshalWord(f, b, ParseFigure) }
+func (f *Figure) UnmarshalText(b []byte) error { return FigureNames.unmarshal(f, b) }
 
 // Figures are a finding's (or one of its functions') quantities by name.
 type Figures map[Figure]float64

@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // FindingKind is what a finding is about: run.json's findings[].kind, and
 // the tag the reports print before its title.
 type FindingKind string
@@ -104,7 +102,8 @@ const (
 	FindingNetworkStall FindingKind = "network-stall"
 )
 
-var findingKindWords = []FindingKind{
+// FindingKinds lists the finding kinds.
+var FindingKinds = newVocabulary("finding kind",
 	FindingCPUBound, FindingGC, FindingFormatting, FindingEncoding, FindingReflection, FindingCompression,
 	FindingRegexp, FindingHotUserFunction, FindingRepeatedWork, FindingConstructor,
 	FindingOffCPU, FindingCPUContention, FindingSpinWait, FindingLockContention, FindingGoroutineGrowth,
@@ -112,19 +111,7 @@ var findingKindWords = []FindingKind{
 	FindingClientIO, FindingGCPause, FindingSchedulerLatency, FindingGOMAXPROCS, FindingThrottled, FindingMemoryGrowth, FindingStuck,
 	FindingSerial, FindingSerialPhase, FindingNPlusOne, FindingStartup, FindingOutOfMemory,
 	FindingNetworkStall,
-}
-
-// FindingKinds lists the finding kinds.
-func FindingKinds() []FindingKind { return slices.Clone(findingKindWords) }
-
-// ParseFindingKind returns the finding kind named s, or an error naming s
-// and the finding kinds.
-func ParseFindingKind(s string) (FindingKind, error) {
-	return parseWord("finding kind", FindingKinds(), s)
-}
-
-// String is the finding kind's name.
-func (k FindingKind) String() string { return string(k) }
+)
 
 // UnmarshalText reads a finding kind's name, refusing one it does not know.
-func (k *FindingKind) UnmarshalText(b []byte) error { return unmarshalWord(k, b, ParseFindingKind) }
+func (k *FindingKind) UnmarshalText(b []byte) error { return FindingKinds.unmarshal(k, b) }

@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // LedgerPart is a part of a request's time in the ledger's time account
 // (run.json's ledger.time.rows[].part): every millisecond of the mean
 // latency is in exactly one part, or unexplained.
@@ -53,20 +51,11 @@ const (
 	PartUnexplained LedgerPart = "unexplained"
 )
 
-var ledgerPartWords = []LedgerPart{
+// LedgerParts lists the parts in report order, unexplained last.
+var LedgerParts = newVocabulary("ledger part",
 	PartGenerator, PartAccept, PartQueue, PartCPU, PartRunnable, PartThrottled, PartGC, PartLock, PartPool,
 	PartDownstream, PartSleep, PartDisk, PartSyscall, PartNetwork, PartUnexplained,
-}
-
-// LedgerParts lists the parts in report order, unexplained last.
-func LedgerParts() []LedgerPart { return slices.Clone(ledgerPartWords) }
-
-// ParseLedgerPart returns the part named s, or an error naming s and the
-// parts.
-func ParseLedgerPart(s string) (LedgerPart, error) { return parseWord("ledger part", LedgerParts(), s) }
-
-// String is the part's name.
-func (p LedgerPart) String() string { return string(p) }
+)
 
 // UnmarshalText reads a part's name, refusing one it does not know.
-func (p *LedgerPart) UnmarshalText(b []byte) error { return unmarshalWord(p, b, ParseLedgerPart) }
+func (p *LedgerPart) UnmarshalText(b []byte) error { return LedgerParts.unmarshal(p, b) }

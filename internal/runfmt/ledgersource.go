@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // LedgerSource is what measured a row of the ledger (run.json's
 // ledger.time.rows[].sources): a time source, or one of the measurements
 // every run takes.
@@ -30,21 +28,8 @@ const (
 	LedgerLoadClient LedgerSource = "load-client"
 )
 
-var ledgerSourceWords = []LedgerSource{
-	LedgerGoTrace, LedgerPySpy, LedgerRbSpy, LedgerPerfSched, LedgerKernel, LedgerCgroup, LedgerProc, LedgerLoadClient,
-}
-
 // LedgerSources lists the sources.
-func LedgerSources() []LedgerSource { return slices.Clone(ledgerSourceWords) }
-
-// ParseLedgerSource returns the source named s, or an error naming s and
-// the sources.
-func ParseLedgerSource(s string) (LedgerSource, error) {
-	return parseWord("ledger source", LedgerSources(), s)
-}
-
-// String is the source's name.
-func (s LedgerSource) String() string { return string(s) }
+var LedgerSources = newVocabulary("ledger source", LedgerGoTrace, LedgerPySpy, LedgerRbSpy, LedgerPerfSched, LedgerKernel, LedgerCgroup, LedgerProc, LedgerLoadClient)
 
 // UnmarshalText reads a source's name, refusing one it does not know.
-func (s *LedgerSource) UnmarshalText(b []byte) error { return unmarshalWord(s, b, ParseLedgerSource) }
+func (s *LedgerSource) UnmarshalText(b []byte) error { return LedgerSources.unmarshal(s, b) }

@@ -43,23 +43,16 @@ var Metrics = []MetricDef{
 }
 
 // MetricNames lists the metrics' names in order (what --fail-on accepts).
-func MetricNames() []MetricName {
+var MetricNames = newVocabulary("metric", func() []MetricName {
 	names := make([]MetricName, len(Metrics))
 	for i, m := range Metrics {
 		names[i] = m.Name
 	}
 	return names
-}
-
-// ParseMetric returns the metric named s, or an error naming s and the
-// metrics.
-func ParseMetric(s string) (MetricName, error) { return parseWord("metric", MetricNames(), s) }
-
-// String is the metric's name.
-func (m MetricName) String() string { return string(m) }
+}()...)
 
 // UnmarshalText reads a metric's name, refusing one it does not know.
-func (m *MetricName) UnmarshalText(b []byte) error { return unmarshalWord(m, b, ParseMetric) }
+func (m *MetricName) UnmarshalText(b []byte) error { return MetricNames.unmarshal(m, b) }
 
 // Metric returns the definition of the named metric.
 func Metric(name MetricName) (MetricDef, bool) {
@@ -70,38 +63,3 @@ func Metric(name MetricName) (MetricDef, bool) {
 	}
 	return MetricDef{}, false
 }
-
-// Levels at which a figure deserves the reader's attention: the findings,
-// the CPU-bound verdict and the report's cards compare with them through
-// GCNotable and ThrottledNotable only, so a figure at the level reads the
-// same everywhere.
-const (
-	// GCNotablePct is the GC share of the CPU (in percent) from which the
-	// GC is a finding and its card is highlighted.
-	GCNotablePct = 10.0
-	// ThrottledNotablePct is the share of CPU periods throttled (percent)
-	// from which the report highlights throttling and GOMAXPROCS above
-	// the CPU budget is a finding.
-	ThrottledNotablePct = 5.0
-	// OverCountedRatio is how many times the CPU measured a CPU profile's
-	// samples may stand for before its split (between functions, between
-	// endpoints) is uncertain: a sampler that reads stacks at every tick
-	// (py-spy, rbspy, V8) counts threads waiting for a CPU as running, and
-	// those samples fall on the code that runs after a wait and on the
-	// requests long enough to be preempted.
-	OverCountedRatio = 1.5
-)
-
-// OverCounted says a CPU profile standing for profiled of CPU, against
-// measured, makes its split uncertain: from OverCountedRatio up.
-func OverCounted(profiled, measured float64) bool {
-	return measured > 0 && profiled >= OverCountedRatio*measured
-}
-
-// GCNotable says a GC share of the CPU (in percent) deserves attention:
-// from GCNotablePct up.
-func GCNotable(pct float64) bool { return pct >= GCNotablePct }
-
-// ThrottledNotable says a share of CPU periods throttled (in percent)
-// deserves attention: from ThrottledNotablePct up.
-func ThrottledNotable(pct float64) bool { return pct >= ThrottledNotablePct }

@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // NoiseCause is what made a measurement noisy: run.json's
 // quality.causes. Each cause's figures are in the quality record itself;
 // the words are made where the record is shown.
@@ -21,19 +19,8 @@ const (
 	NoiseGeneratorWaited NoiseCause = "generator-waited"
 )
 
-var noiseCauseWords = []NoiseCause{NoiseOtherProcesses, NoiseSteal, NoiseGeneratorWaited}
-
 // NoiseCauses lists the causes.
-func NoiseCauses() []NoiseCause { return slices.Clone(noiseCauseWords) }
-
-// ParseNoiseCause returns the cause named s, or an error naming s and the
-// causes.
-func ParseNoiseCause(s string) (NoiseCause, error) {
-	return parseWord("noise cause", NoiseCauses(), s)
-}
-
-// String is the cause's name.
-func (c NoiseCause) String() string { return string(c) }
+var NoiseCauses = newVocabulary("noise cause", NoiseOtherProcesses, NoiseSteal, NoiseGeneratorWaited)
 
 // UnmarshalText reads a cause's name, refusing one it does not know.
-func (c *NoiseCause) UnmarshalText(b []byte) error { return unmarshalWord(c, b, ParseNoiseCause) }
+func (c *NoiseCause) UnmarshalText(b []byte) error { return NoiseCauses.unmarshal(c, b) }

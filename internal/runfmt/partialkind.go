@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // PartialKind is why a run stopped early, where perflab knows it:
 // run.json's partial_kind, beside partial_note, which quotes the error.
 type PartialKind string
@@ -34,22 +32,11 @@ const (
 	PartialFailed PartialKind = "failed"
 )
 
-var partialKindWords = []PartialKind{
+// PartialKinds lists the kinds.
+var PartialKinds = newVocabulary("partial kind",
 	PartialInterrupted, PartialExited, PartialExitedBeforeReady, PartialNotReady, PartialOOMKilled,
 	PartialNoRequestFinished, PartialNoRequestSucceeded, PartialStuck, PartialNotSaved, PartialFailed,
-}
-
-// PartialKinds lists the kinds.
-func PartialKinds() []PartialKind { return slices.Clone(partialKindWords) }
-
-// ParsePartialKind returns the kind named s, or an error naming s and the
-// kinds.
-func ParsePartialKind(s string) (PartialKind, error) {
-	return parseWord("partial kind", PartialKinds(), s)
-}
-
-// String is the kind's name.
-func (k PartialKind) String() string { return string(k) }
+)
 
 // UnmarshalText reads a kind's name, refusing one it does not know.
-func (k *PartialKind) UnmarshalText(b []byte) error { return unmarshalWord(k, b, ParsePartialKind) }
+func (k *PartialKind) UnmarshalText(b []byte) error { return PartialKinds.unmarshal(k, b) }

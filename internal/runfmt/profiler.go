@@ -10,7 +10,7 @@ import (
 // recorded a saved profile. perflab's own profilers are the constants
 // below; a profiler added to a registry of package profiling brings a
 // name of its own, so a profiler's name is any well-formed word (see
-// ParseProfiler), not only these.
+// Profilers), not only these.
 type Profiler string
 
 // The profilers perflab has.
@@ -33,30 +33,21 @@ const (
 	ProfilerAsyncProfiler Profiler = "async-profiler"
 )
 
-var profilerWords = []Profiler{ProfilerPprof, ProfilerPerf, ProfilerPySpy, ProfilerRbSpy, ProfilerV8, ProfilerAsyncProfiler}
-
-// Profilers lists perflab's own profilers.
-func Profilers() []Profiler { return slices.Clone(profilerWords) }
+// Profilers lists perflab's own profilers; it reads any well-formed name
+// besides (see wellFormedProfiler).
+var Profilers = newVocabulary("profiler",
+	ProfilerPprof, ProfilerPerf, ProfilerPySpy, ProfilerRbSpy, ProfilerV8, ProfilerAsyncProfiler,
+).openTo(wellFormedProfiler)
 
 // maxProfilerName bounds a profiler's name.
 const maxProfilerName = 32
 
-// ParseProfiler returns the profiler named s: one of perflab's own, or
-// another's well-formed name (a lowercase letter, then lowercase letters,
-// digits and '-', at most 32 bytes, and not a time source's word, which
-// a profile's source would read as that time source). Else it is an error
-// naming s and perflab's profilers.
-func ParseProfiler(s string) (Profiler, error) {
-	if p := Profiler(s); slices.Contains(profilerWords, p) || wellFormedProfiler(s) {
-		return p, nil
-	}
-	return "", &UnknownError{Vocabulary: "profiler", Word: s, Known: Words(profilerWords)}
-}
-
 // wellFormedProfiler says whether s can name a profiler not among
-// perflab's own.
+// perflab's own: a lowercase letter, then lowercase letters, digits and
+// '-', at most 32 bytes, and not a time source's word, which a profile's
+// source would read as that time source.
 func wellFormedProfiler(s string) bool {
-	if s == "" || len(s) > maxProfilerName || s[0] < 'a' || s[0] > 'z' || slices.Contains(timeSourceWords, TimeSource(s)) {
+	if s == "" || len(s) > maxProfilerName || s[0] < 'a' || s[0] > 'z' || TimeSources.Contains(TimeSource(s)) {
 		return false
 	}
 	for _, c := range []byte(s) {
@@ -67,12 +58,9 @@ func wellFormedProfiler(s string) bool {
 	return true
 }
 
-// String is the profiler's name.
-func (p Profiler) String() string { return string(p) }
-
 // UnmarshalText reads a profiler's name, refusing one that is not well
 // formed.
-func (p *Profiler) UnmarshalText(b []byte) error { return unmarshalWord(p, b, ParseProfiler) }
+func (p *Profiler) UnmarshalText(b []byte) error { return Profilers.unmarshal(p, b) }
 
 // ProfilerSet is a set of profilers: those that sampled one profile (a
 // service whose processes run different runtimes is sampled by one
@@ -91,7 +79,7 @@ func NewProfilerSet(ps ...Profiler) ProfilerSet {
 
 // With is s with p added (a word that names no profiler adds nothing).
 func (s ProfilerSet) With(p Profiler) ProfilerSet {
-	if _, err := ParseProfiler(string(p)); err != nil || s.Has(p) {
+	if _, err := Profilers.Parse(string(p)); err != nil || s.Has(p) {
 		return s
 	}
 	names := append(s.List(), p)

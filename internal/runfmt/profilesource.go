@@ -2,7 +2,6 @@ package runfmt
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 )
 
@@ -29,7 +28,7 @@ func SourceProfilers(ps ...Profiler) ProfileSource {
 
 // SourceTime is the source of a profile made from the time source t.
 func SourceTime(t TimeSource) ProfileSource {
-	if p := Profiler(t); slices.Contains(profilerWords, p) {
+	if p := Profiler(t); Profilers.Contains(p) {
 		return SourceProfilers(p)
 	}
 	return ProfileSource{Time: t}
@@ -57,7 +56,7 @@ func (s ProfileSource) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads a name, a list of profilers, or the "+"-joined
 // names perflab wrote before schema version 3; a name that is neither a
-// time source's nor a profiler's (see ParseProfiler) is refused.
+// time source's nor a profiler's (see Profilers) is refused.
 func (s *ProfileSource) UnmarshalJSON(b []byte) error {
 	var names []string
 	if len(b) > 0 && b[0] == '[' {
@@ -73,7 +72,7 @@ func (s *ProfileSource) UnmarshalJSON(b []byte) error {
 			*s = ProfileSource{}
 			return nil
 		}
-		if t := TimeSource(name); slices.Contains(timeSourceWords, t) {
+		if t := TimeSource(name); TimeSources.Contains(t) {
 			*s = SourceTime(t)
 			return nil
 		}
@@ -81,7 +80,7 @@ func (s *ProfileSource) UnmarshalJSON(b []byte) error {
 	}
 	var out ProfileSource
 	for _, n := range names {
-		p, err := ParseProfiler(n)
+		p, err := Profilers.Parse(n)
 		if err != nil {
 			return &UnknownError{Vocabulary: "profile source", Word: n, Known: sourceWords()}
 		}
@@ -93,12 +92,9 @@ func (s *ProfileSource) UnmarshalJSON(b []byte) error {
 
 // sourceWords are the words a ProfileSource reads, for messages.
 func sourceWords() []string {
-	var out []string
-	for _, p := range profilerWords {
-		out = append(out, string(p))
-	}
-	for _, t := range timeSourceWords {
-		if !slices.Contains(profilerWords, Profiler(t)) {
+	out := Profilers.Strings()
+	for _, t := range TimeSources.List() {
+		if !Profilers.Contains(Profiler(t)) {
 			out = append(out, string(t))
 		}
 	}

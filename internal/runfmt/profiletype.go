@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // ProfileType is what a saved profile holds: run.json's profiles[].type,
 // and the name of its file under the run's profiles/ directory.
 type ProfileType string
@@ -42,25 +40,14 @@ const (
 	ProfileOffCPU ProfileType = "offcpu"
 )
 
-var profileTypeWords = []ProfileType{
+// ProfileTypes lists the profile types.
+var ProfileTypes = newVocabulary("profile type",
 	ProfileCPU, ProfileAllocs, ProfileHeap, ProfileHeapStart, ProfileGoroutine, ProfileGoroutineStart,
 	ProfileMutex, ProfileBlock, ProfileTrace, ProfileWall, ProfileIdle, ProfileOffCPU,
-}
-
-// ProfileTypes lists the profile types.
-func ProfileTypes() []ProfileType { return slices.Clone(profileTypeWords) }
-
-// ParseProfileType returns the profile type named s, or an error naming s
-// and the profile types.
-func ParseProfileType(s string) (ProfileType, error) {
-	return parseWord("profile type", ProfileTypes(), s)
-}
-
-// String is the profile type's name.
-func (t ProfileType) String() string { return string(t) }
+)
 
 // UnmarshalText reads a profile type's name, refusing one it does not know.
-func (t *ProfileType) UnmarshalText(b []byte) error { return unmarshalWord(t, b, ParseProfileType) }
+func (t *ProfileType) UnmarshalText(b []byte) error { return ProfileTypes.unmarshal(t, b) }
 
 // CPUSample is the sample type (in nanoseconds) of the CPU time in a CPU
 // profile, as runtime/pprof and perflab's samplers write it.

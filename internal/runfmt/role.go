@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // Role is a function's part in a finding: run.json's
 // findings[].evidence.functions[].role.
 type Role string
@@ -32,16 +30,8 @@ const (
 	RoleLibraryFunc Role = "library-function"
 )
 
-var roleWords = []Role{RoleCulprit, RoleEntry, RoleCallee, RoleLibrary, RolePath, RoleSite, RoleHolder, RoleAllocator, RoleLibraryFunc}
-
 // Roles lists the roles.
-func Roles() []Role { return slices.Clone(roleWords) }
-
-// ParseRole returns the role named s, or an error naming s and the roles.
-func ParseRole(s string) (Role, error) { return parseWord("role", Roles(), s) }
-
-// String is the role's name.
-func (r Role) String() string { return string(r) }
+var Roles = newVocabulary("role", RoleCulprit, RoleEntry, RoleCallee, RoleLibrary, RolePath, RoleSite, RoleHolder, RoleAllocator, RoleLibraryFunc)
 
 // UnmarshalText reads a role's name, refusing one it does not know.
-func (r *Role) UnmarshalText(b []byte) error { return unmarshalWord(r, b, ParseRole) }
+func (r *Role) UnmarshalText(b []byte) error { return Roles.unmarshal(r, b) }

@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // RunFigure is one of the figures a run reports, as a noisy measurement
 // leaves it intact or distorts it: run.json's quality.trusted and
 // quality.distorted.
@@ -31,22 +29,11 @@ const (
 	RunCPUTime   RunFigure = "cpu-time"
 )
 
-var runFigureWords = []RunFigure{
+// RunFigures lists the figures.
+var RunFigures = newVocabulary("run figure",
 	RunLatency, RunThroughput, RunFindMaxRates, RunCPUPerRequest, RunAllocations, RunProfileShares,
 	RunWallTime, RunCoresBusy, RunCPUTime,
-}
-
-// RunFigures lists the figures.
-func RunFigures() []RunFigure { return slices.Clone(runFigureWords) }
-
-// ParseRunFigure returns the figure named s, or an error naming s and the
-// figures.
-func ParseRunFigure(s string) (RunFigure, error) {
-	return parseWord("run figure", RunFigures(), s)
-}
-
-// String is the figure's name.
-func (f RunFigure) String() string { return string(f) }
+)
 
 // UnmarshalText reads a figure's name, refusing one it does not know.
-func (f *RunFigure) UnmarshalText(b []byte) error { return unmarshalWord(f, b, ParseRunFigure) }
+func (f *RunFigure) UnmarshalText(b []byte) error { return RunFigures.unmarshal(f, b) }

@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // Setting is a setting or a source a finding read, in words: the keys of
 // run.json's findings[].settings.
 type Setting string
@@ -78,22 +76,15 @@ const (
 	SettingOff              = "off"
 )
 
-var settingWords = []Setting{SettingSource, SettingGOGC, SettingGOMAXPROCSSource, SettingGOMAXPROCSEnv,
-	SettingProfile, SettingWaitMethod, SettingLockProfiles, SettingRuntime, SettingDatabase, SettingCost,
-	SettingServer}
-
 // SettingNames lists the settings.
-func SettingNames() []Setting { return slices.Clone(settingWords) }
-
-// ParseSetting returns the setting named s, or an error naming s and the
-// settings.
-func ParseSetting(s string) (Setting, error) { return parseWord("setting", SettingNames(), s) }
-
-// String is the setting's name.
-func (s Setting) String() string { return string(s) }
+var SettingNames = newVocabulary("setting",
+	SettingSource, SettingGOGC, SettingGOMAXPROCSSource, SettingGOMAXPROCSEnv,
+	SettingProfile, SettingWaitMethod, SettingLockProfiles, SettingRuntime, SettingDatabase, SettingCost,
+	SettingServer,
+)
 
 // UnmarshalText reads a setting's name, refusing one it does not know.
-func (s *Setting) UnmarshalText(b []byte) error { return unmarshalWord(s, b, ParseSetting) }
+func (s *Setting) UnmarshalText(b []byte) error { return SettingNames.unmarshal(s, b) }
 
 // Settings are a finding's settings by name.
 type Settings map[Setting]string

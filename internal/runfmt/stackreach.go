@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // StackReach says whether a CPU profile's stacks reach the user's code
 // and, when they do not, what was seen and what makes them: run.json's
 // profiling.stack_reach, and the same fields in a perf profile's
@@ -55,22 +53,11 @@ const (
 	ReachNotUserCode ReachWhy = "not-user-code"
 )
 
-var reachWhyWords = []ReachWhy{ReachShallow, ReachRuntimeOnly, ReachUnnamed, ReachNotUserCode}
-
 // ReachWhys lists the reasons.
-func ReachWhys() []ReachWhy { return slices.Clone(reachWhyWords) }
-
-// ParseReachWhy returns the reason named s, or an error naming s and the
-// reasons.
-func ParseReachWhy(s string) (ReachWhy, error) {
-	return parseWord("stack reach", ReachWhys(), s)
-}
-
-// String is the reason's name.
-func (w ReachWhy) String() string { return string(w) }
+var ReachWhys = newVocabulary("stack reach", ReachShallow, ReachRuntimeOnly, ReachUnnamed, ReachNotUserCode)
 
 // UnmarshalText reads a reason's name, refusing one it does not know.
-func (w *ReachWhy) UnmarshalText(b []byte) error { return unmarshalWord(w, b, ParseReachWhy) }
+func (w *ReachWhy) UnmarshalText(b []byte) error { return ReachWhys.unmarshal(w, b) }
 
 // ReachFix is what makes a profile's stacks reach the user's code, for
 // its language (StackReach.Lang).
@@ -88,19 +75,8 @@ const (
 	FixUserCode ReachFix = "user-code"
 )
 
-var reachFixWords = []ReachFix{FixUnwind, FixNaming, FixUserCode}
-
 // ReachFixes lists the fixes.
-func ReachFixes() []ReachFix { return slices.Clone(reachFixWords) }
-
-// ParseReachFix returns the fix named s, or an error naming s and the
-// fixes.
-func ParseReachFix(s string) (ReachFix, error) {
-	return parseWord("stack fix", ReachFixes(), s)
-}
-
-// String is the fix's name.
-func (f ReachFix) String() string { return string(f) }
+var ReachFixes = newVocabulary("stack fix", FixUnwind, FixNaming, FixUserCode)
 
 // UnmarshalText reads a fix's name, refusing one it does not know.
-func (f *ReachFix) UnmarshalText(b []byte) error { return unmarshalWord(f, b, ParseReachFix) }
+func (f *ReachFix) UnmarshalText(b []byte) error { return ReachFixes.unmarshal(f, b) }

@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // StackSource is a tool that read a process's stacks for a Stuck snapshot.
 type StackSource string
 
@@ -142,22 +140,11 @@ type StuckGroup struct {
 // Located says whether the group waits in the service's own code.
 func (g *StuckGroup) Located() bool { return g.Function != "" }
 
-var stackSourceWords = []StackSource{StackSourcePprof, StackSourcePySpy, StackSourceRbSpy, StackSourceJcmd, StackSourceKernel}
-
 // StackSources lists the stack sources.
-func StackSources() []StackSource { return slices.Clone(stackSourceWords) }
-
-// ParseStackSource returns the stack source named s, or an error naming s
-// and the sources.
-func ParseStackSource(s string) (StackSource, error) {
-	return parseWord("stack source", StackSources(), s)
-}
-
-// String is the source's name.
-func (s StackSource) String() string { return string(s) }
+var StackSources = newVocabulary("stack source", StackSourcePprof, StackSourcePySpy, StackSourceRbSpy, StackSourceJcmd, StackSourceKernel)
 
 // UnmarshalText reads a source's name, refusing one it does not know.
-func (s *StackSource) UnmarshalText(b []byte) error { return unmarshalWord(s, b, ParseStackSource) }
+func (s *StackSource) UnmarshalText(b []byte) error { return StackSources.unmarshal(s, b) }
 
 // Figures are the figures of why st was taken: the requests in flight,
 // and how long none finished or how many finished in the window; nil for

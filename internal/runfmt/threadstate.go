@@ -1,11 +1,10 @@
 package runfmt
 
-import "slices"
-
 // ThreadState is where a thread's time went as the kernel's scheduler
 // saw it: on a CPU, waiting for one, or asleep and why (the system call
 // it slept in). The rows of a batch run's thread time (run.json's
-// batch.threads.states).
+// batch.threads.states), and the states package ktrace tells a thread
+// off a CPU in (sleep, futex, disk, network, other).
 type ThreadState string
 
 // The thread states, in report order.
@@ -32,21 +31,8 @@ const (
 	ThreadOther ThreadState = "other"
 )
 
-var threadStateWords = []ThreadState{
-	ThreadOnCPU, ThreadRunnable, ThreadSleep, ThreadFutex, ThreadDisk, ThreadNetwork, ThreadOther,
-}
-
 // ThreadStates lists the thread states in report order.
-func ThreadStates() []ThreadState { return slices.Clone(threadStateWords) }
-
-// ParseThreadState returns the thread state named s, or an error naming s
-// and the states.
-func ParseThreadState(s string) (ThreadState, error) {
-	return parseWord("thread state", ThreadStates(), s)
-}
-
-// String is the state's name.
-func (s ThreadState) String() string { return string(s) }
+var ThreadStates = newVocabulary("thread state", ThreadOnCPU, ThreadRunnable, ThreadSleep, ThreadFutex, ThreadDisk, ThreadNetwork, ThreadOther)
 
 // UnmarshalText reads a state's name, refusing one it does not know.
-func (s *ThreadState) UnmarshalText(b []byte) error { return unmarshalWord(s, b, ParseThreadState) }
+func (s *ThreadState) UnmarshalText(b []byte) error { return ThreadStates.unmarshal(s, b) }

@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // TimeKind is a kind of wall time: the rows of the time-per-request split
 // (run.json's time_per_request.kinds) and the sample types of a wall-time
 // profile after WallSample and OffCPUSample.
@@ -33,19 +31,8 @@ const (
 	TimeOther TimeKind = "other"
 )
 
-var timeKindWords = []TimeKind{
-	TimeRunning, TimeRunnable, TimeNetwork, TimeSync, TimeSyscall, TimeGC, TimeSleep, TimeOther,
-}
-
 // TimeKinds lists the kinds of wall time in report order.
-func TimeKinds() []TimeKind { return slices.Clone(timeKindWords) }
-
-// ParseTimeKind returns the kind named s, or an error naming s and the
-// kinds.
-func ParseTimeKind(s string) (TimeKind, error) { return parseWord("kind of wall time", TimeKinds(), s) }
-
-// String is the kind's name.
-func (k TimeKind) String() string { return string(k) }
+var TimeKinds = newVocabulary("kind of wall time", TimeRunning, TimeRunnable, TimeNetwork, TimeSync, TimeSyscall, TimeGC, TimeSleep, TimeOther)
 
 // UnmarshalText reads a kind's name, refusing one it does not know.
-func (k *TimeKind) UnmarshalText(b []byte) error { return unmarshalWord(k, b, ParseTimeKind) }
+func (k *TimeKind) UnmarshalText(b []byte) error { return TimeKinds.unmarshal(k, b) }

@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // TimeSource is what a request's wall time was split from (run.json's
 // time_per_request.source): a recording of the service's threads or
 // goroutines that tells running from waiting, and waiting for what.
@@ -23,17 +21,8 @@ const (
 	TimeSourcePerfSched TimeSource = "perf-sched"
 )
 
-var timeSourceWords = []TimeSource{TimeSourceGoTrace, TimeSourcePySpy, TimeSourceRbSpy, TimeSourcePerfSched}
-
 // TimeSources lists the time sources.
-func TimeSources() []TimeSource { return slices.Clone(timeSourceWords) }
-
-// ParseTimeSource returns the time source named s, or an error naming s
-// and the time sources.
-func ParseTimeSource(s string) (TimeSource, error) { return parseWord("time source", TimeSources(), s) }
-
-// String is the time source's name.
-func (t TimeSource) String() string { return string(t) }
+var TimeSources = newVocabulary("time source", TimeSourceGoTrace, TimeSourcePySpy, TimeSourceRbSpy, TimeSourcePerfSched)
 
 // Profiler is the profiler that records the time source.
 func (t TimeSource) Profiler() Profiler {
@@ -47,4 +36,4 @@ func (t TimeSource) Profiler() Profiler {
 }
 
 // UnmarshalText reads a time source's name, refusing one it does not know.
-func (t *TimeSource) UnmarshalText(b []byte) error { return unmarshalWord(t, b, ParseTimeSource) }
+func (t *TimeSource) UnmarshalText(b []byte) error { return TimeSources.unmarshal(t, b) }

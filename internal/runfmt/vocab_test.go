@@ -4,75 +4,69 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
 
-// vocabulary is one vocabulary seen through its functions, for the tests.
+// testVocabulary is one vocabulary of the package seen through
+// reflection, for the tests.
 type testVocabulary struct {
-	name  string
+	name  string // the concept ("ledger part")
+	typ   string // its words' Go type ("LedgerPart")
 	words []string
-	parse func(string) (fmt.Stringer, error)
-	text  func() encoding.TextUnmarshaler
+	open  bool
+	parse func(string) (string, error)
+	// text is a new zero word, nil when its type does not read itself
+	// from run.json.
+	text func() encoding.TextUnmarshaler
 }
 
-func testVocabularies() []testVocabulary {
-	return []testVocabulary{
-		vocabOf("profiler role", ProfilerRoles(), ParseProfilerRole),
-		vocabOf("profile type", ProfileTypes(), ParseProfileType),
-		vocabOf("time source", TimeSources(), ParseTimeSource),
-		vocabOf("kind of wall time", TimeKinds(), ParseTimeKind),
-		vocabOf("wait", Waits(), ParseWait),
-		vocabOf("runtime", Runtimes(), ParseRuntime),
-		vocabOf("finding kind", FindingKinds(), ParseFindingKind),
-		vocabOf("metric", MetricNames(), ParseMetric),
-		vocabOf("thread state", ThreadStates(), ParseThreadState),
-		vocabOf("ledger part", LedgerParts(), ParseLedgerPart),
-		vocabOf("ledger source", LedgerSources(), ParseLedgerSource),
-		vocabOf("cpu owner", CPUOwners(), ParseCPUOwner),
-		vocabOf("figure", FigureNames(), ParseFigure),
-		vocabOf("setting", SettingNames(), ParseSetting),
-		vocabOf("role", Roles(), ParseRole),
-		vocabOf("advice", Advices(), ParseAdvice),
-		vocabOf("noise cause", NoiseCauses(), ParseNoiseCause),
-		vocabOf("run figure", RunFigures(), ParseRunFigure),
-		vocabOf("degradation", DegradeKinds(), ParseDegradeKind),
-		vocabOf("partial kind", PartialKinds(), ParsePartialKind),
-		vocabOf("stack reach", ReachWhys(), ParseReachWhy),
-		vocabOf("stack fix", ReachFixes(), ParseReachFix),
-		vocabOf("coverage hint", CoverageHints(), ParseCoverageHint),
-		vocabOf("stuck kind", StuckKinds(), ParseStuckKind),
+func testVocabularies(t *testing.T) []testVocabulary {
+	t.Helper()
+	var out []testVocabulary
+	for _, v := range vocabularies {
+		rv := reflect.ValueOf(v)
+		wordType := rv.Elem().FieldByName("words").Type().Elem()
+		tv := testVocabulary{
+			name: rv.Elem().FieldByName("name").String(), typ: wordType.Name(),
+			words: rv.MethodByName("Strings").Call(nil)[0].Interface().([]string),
+			open:  !rv.Elem().FieldByName("open").IsNil(),
+		}
+		parse := rv.MethodByName("Parse")
+		tv.parse = func(s string) (string, error) {
+			out := parse.Call([]reflect.Value{reflect.ValueOf(s)})
+			err, _ := out[1].Interface().(error)
+			return out[0].String(), err
+		}
+		if reflect.PointerTo(wordType).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
+			tv.text = func() encoding.TextUnmarshaler { return reflect.New(wordType).Interface().(encoding.TextUnmarshaler) }
+		}
+		out = append(out, tv)
 	}
-}
-
-func vocabOf[T interface {
-	~string
-	fmt.Stringer
-}, P interface {
-	*T
-	encoding.TextUnmarshaler
-}](name string, ws []T, parse func(string) (T, error)) testVocabulary {
-	v := testVocabulary{name: name, text: func() encoding.TextUnmarshaler { return P(new(T)) }}
-	for _, w := range ws {
-		v.words = append(v.words, string(w))
+	if len(out) < 25 {
+		t.Fatalf("runfmt registers %d vocabularies; want its 25 or more", len(out))
 	}
-	v.parse = func(s string) (fmt.Stringer, error) { return parse(s) }
-	return v
+	return out
 }
 
 // TestVocabulariesRefuseUnknownWords: each word parses to itself and reads
 // from run.json; an unknown word (a typo, another case, the empty word for
 // Parse) is refused with an error that names it, the vocabulary and its
-// words.
+// words. An open vocabulary's other words are TestProfilerNames'.
 func TestVocabulariesRefuseUnknownWords(t *testing.T) {
-	for _, v := range testVocabularies() {
+	for _, v := range testVocabularies(t) {
+		if v.text == nil {
+			t.Errorf("%s: *%s has no UnmarshalText: run.json would read any word", v.name, v.typ)
+			continue
+		}
 		seen := map[string]bool{}
 		for _, w := range v.words {
 			if w == "" || seen[w] || strings.TrimSpace(w) != w {
 				t.Errorf("%s: word %q is empty, repeated or padded", v.name, w)
 			}
 			seen[w] = true
-			if got, err := v.parse(w); err != nil || got.String() != w {
+			if got, err := v.parse(w); err != nil || got != w {
 				t.Errorf("%s: Parse(%q) = %v, %v", v.name, w, got, err)
 			}
 			if err := v.text().UnmarshalText([]byte(w)); err != nil {
@@ -80,6 +74,9 @@ func TestVocabulariesRefuseUnknownWords(t *testing.T) {
 			}
 		}
 		for _, bad := range []string{"", "x" + v.words[0], strings.ToUpper(v.words[0]), v.words[0] + " "} {
+			if v.open && bad == "x"+v.words[0] {
+				continue
+			}
 			_, err := v.parse(bad)
 			var ue *UnknownError
 			if !errors.As(err, &ue) || ue.Vocabulary != v.name || ue.Word != bad ||
@@ -98,6 +95,24 @@ func TestVocabulariesRefuseUnknownWords(t *testing.T) {
 	}
 }
 
+// TestVocabularyIndex: a word's index is its place in the list; a word
+// not listed has none.
+func TestVocabularyIndex(t *testing.T) {
+	for i, k := range TimeKinds.List() {
+		if got := TimeKinds.Index(k); got != i {
+			t.Errorf("TimeKinds.Index(%s) = %d; want %d", k, got, i)
+		}
+	}
+	if got := TimeKinds.Index("xrunning"); got != -1 || TimeKinds.Contains("xrunning") {
+		t.Errorf("an unknown kind has index %d; want -1, not contained", got)
+	}
+	l := TimeKinds.List()
+	l[0] = "changed"
+	if TimeKinds.List()[0] != TimeRunning {
+		t.Errorf("changing List's result changed the vocabulary")
+	}
+}
+
 // TestWaitsAndKinds: every wait belongs to a kind of wall time, every kind
 // has a wait of its own, and the kinds' waits are as the time split reports
 // them.
@@ -107,17 +122,17 @@ func TestWaitsAndKinds(t *testing.T) {
 		WaitLock: TimeSync, WaitChannel: TimeSync, WaitGroup: TimeSync, WaitCond: TimeSync, WaitPool: TimeSync, WaitSync: TimeSync,
 		WaitSyscall: TimeSyscall, WaitGCAssist: TimeGC, WaitGCWait: TimeGC, WaitGCStop: TimeGC, WaitSleep: TimeSleep, WaitOther: TimeOther,
 	}
-	if len(want) != len(Waits()) {
-		t.Fatalf("the test names %d waits; runfmt has %d", len(want), len(Waits()))
+	if len(want) != len(Waits.List()) {
+		t.Fatalf("the test names %d waits; runfmt has %d", len(want), len(Waits.List()))
 	}
 	kinds := map[TimeKind]bool{}
-	for _, w := range Waits() {
+	for _, w := range Waits.List() {
 		if w.Kind() != want[w] {
 			t.Errorf("wait %s is of kind %s; want %s", w, w.Kind(), want[w])
 		}
 		kinds[w.Kind()] = true
 	}
-	for _, k := range TimeKinds() {
+	for _, k := range TimeKinds.List() {
 		if !kinds[k] {
 			t.Errorf("kind %s has no wait", k)
 		}
@@ -138,7 +153,7 @@ func TestWaitsAndKinds(t *testing.T) {
 func TestTimeSourcesAndProfilers(t *testing.T) {
 	want := map[TimeSource]Profiler{TimeSourceGoTrace: ProfilerPprof, TimeSourcePySpy: ProfilerPySpy,
 		TimeSourceRbSpy: ProfilerRbSpy, TimeSourcePerfSched: ProfilerPerf}
-	for _, s := range TimeSources() {
+	for _, s := range TimeSources.List() {
 		if s.Profiler() != want[s] {
 			t.Errorf("time source %s: profiler %s; want %s", s, s.Profiler(), want[s])
 		}
@@ -163,9 +178,9 @@ func TestProfilerSet(t *testing.T) {
 // ill-formed one, or a time source's word, is refused with an error that
 // names it and perflab's profilers.
 func TestProfilerNames(t *testing.T) {
-	for _, name := range append(Words(Profilers()), "yourkit", "fake", "x", "jfr-2") {
-		if p, err := ParseProfiler(name); err != nil || p.String() != name {
-			t.Errorf("ParseProfiler(%q) = %v, %v", name, p, err)
+	for _, name := range append(Profilers.Strings(), "yourkit", "fake", "x", "jfr-2") {
+		if p, err := Profilers.Parse(name); err != nil || string(p) != name {
+			t.Errorf("Profilers.Parse(%q) = %v, %v", name, p, err)
 		}
 		var p Profiler
 		if err := p.UnmarshalText([]byte(name)); err != nil || string(p) != name {
@@ -173,10 +188,10 @@ func TestProfilerNames(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "PPROF", "pprof ", "perf+v8", "2perf", "-perf", "your kit", "go-trace", "perf-sched", strings.Repeat("a", 33)} {
-		_, err := ParseProfiler(bad)
+		_, err := Profilers.Parse(bad)
 		var ue *UnknownError
-		if !errors.As(err, &ue) || ue.Vocabulary != "profiler" || ue.Word != bad || !strings.Contains(err.Error(), strings.Join(Words(Profilers()), ", ")) {
-			t.Errorf("ParseProfiler(%q) error %v; want one naming the word and perflab's profilers", bad, err)
+		if !errors.As(err, &ue) || ue.Vocabulary != "profiler" || ue.Word != bad || !strings.Contains(err.Error(), strings.Join(Profilers.Strings(), ", ")) {
+			t.Errorf("Profilers.Parse(%q) error %v; want one naming the word and perflab's profilers", bad, err)
 		}
 		var p Profiler
 		if err := p.UnmarshalText([]byte(bad)); bad != "" && !errors.As(err, &ue) {

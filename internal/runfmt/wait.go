@@ -1,7 +1,5 @@
 package runfmt
 
-import "slices"
-
 // Wait is the precise reason behind an interval of wall time, finer than
 // its TimeKind: the sample label WaitLabel of a wall-time profile, and the
 // keys of a kind's waits in run.json.
@@ -59,19 +57,11 @@ var waitInfo = map[Wait]struct {
 	WaitOther:      {TimeOther, false},
 }
 
-var waitWords = []Wait{
+// Waits lists the waits, grouped by kind in report order.
+var Waits = newVocabulary("wait",
 	WaitCPU, WaitRunnable, WaitClient, WaitDownstream, WaitLock, WaitChannel, WaitGroup, WaitCond,
 	WaitPool, WaitSync, WaitSyscall, WaitGCAssist, WaitGCWait, WaitGCStop, WaitSleep, WaitOther,
-}
-
-// Waits lists the waits, grouped by kind in report order.
-func Waits() []Wait { return slices.Clone(waitWords) }
-
-// ParseWait returns the wait named s, or an error naming s and the waits.
-func ParseWait(s string) (Wait, error) { return parseWord("wait", Waits(), s) }
-
-// String is the wait's name.
-func (w Wait) String() string { return string(w) }
+)
 
 // Kind is the kind of wall time the wait is; an unknown wait is TimeSync.
 func (w Wait) Kind() TimeKind {
@@ -86,4 +76,4 @@ func (w Wait) Kind() TimeKind {
 func (w Wait) Parks() bool { return waitInfo[w].parks }
 
 // UnmarshalText reads a wait's name, refusing one it does not know.
-func (w *Wait) UnmarshalText(b []byte) error { return unmarshalWord(w, b, ParseWait) }
+func (w *Wait) UnmarshalText(b []byte) error { return Waits.unmarshal(w, b) }

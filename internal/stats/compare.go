@@ -28,8 +28,9 @@ type Comparison struct {
 func Compare(base, new []float64) Comparison {
 	c := Comparison{Base: Summarize(base), New: Summarize(new), P: 1}
 	c.DeltaPct = deltaPct(c.Base.Median, c.New.Median)
-	c.Warnings = append(c.Warnings, prefixed("base: ", c.Base.Warnings)...)
-	c.Warnings = append(c.Warnings, prefixed("new: ", c.New.Warnings)...)
+	// A side's summary warns only that it is too small for an interval
+	// (benchmath's "need >= 6 samples for confidence interval"): its
+	// missing bounds say so, and a comparison's table says it once.
 	if c.Base.Median == 0 && c.New.Median != 0 {
 		c.Warnings = append(c.Warnings, "base median is 0: percent change undefined")
 	}
@@ -51,12 +52,4 @@ func deltaPct(base, new float64) float64 {
 		return 0
 	}
 	return (new/base - 1) * 100
-}
-
-func prefixed(prefix string, ws []string) []string {
-	var out []string
-	for _, w := range ws {
-		out = append(out, prefix+w)
-	}
-	return out
 }

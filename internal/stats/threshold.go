@@ -61,9 +61,9 @@ func ParseFailOn(s string) ([]Threshold, error) {
 const failOnForm = `want METRIC>+PCT% or METRIC<-PCT%, e.g. "p99>+10%"`
 
 func parseThreshold(it ruleItem) (Threshold, error) {
-	m, err := runfmt.ParseMetric(it.name)
+	m, err := runfmt.MetricNames.Parse(it.name)
 	if err != nil {
-		return Threshold{}, fmt.Errorf("item %q: unknown metric %q (valid: %s)", it.text, it.name, strings.Join(runfmt.Words(runfmt.MetricNames()), ", "))
+		return Threshold{}, fmt.Errorf("item %q: unknown metric %q (valid: %s)", it.text, it.name, strings.Join(runfmt.MetricNames.Strings(), ", "))
 	}
 	pct, err := parsePct(it.limit)
 	if err != nil {

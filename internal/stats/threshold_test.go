@@ -100,7 +100,7 @@ func FuzzParseFailOn(f *testing.F) {
 		}
 		var parts []string
 		for _, th := range ths {
-			if !slices.Contains(runfmt.MetricNames(), th.Metric) || (th.Op != '>' && th.Op != '<') ||
+			if !runfmt.MetricNames.Contains(th.Metric) || (th.Op != '>' && th.Op != '<') ||
 				math.IsNaN(th.Pct) || math.IsInf(th.Pct, 0) {
 				t.Fatalf("ParseFailOn(%q) gave invalid %#v", s, th)
 			}

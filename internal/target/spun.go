@@ -3,6 +3,7 @@ package target
 import (
 	"slices"
 
+	"perflab/internal/answer"
 	"perflab/internal/runfmt"
 )
 
@@ -20,12 +21,12 @@ func MarkSpun(q *runfmt.Quality, share float64) {
 
 // MarkOverCounted says, of a noisy run whose CPU profile came from a
 // sampler that counts a thread waiting for a CPU as working and stands for
-// coverage× the CPU measured (runfmt.OverCounted), that its profile shares
+// coverage× the CPU measured (answer.OverCounted), that its profile shares
 // are not valid: the samples of the waits fell on whatever ran after them
 // (a worker booting while the machine held it off, a request long enough
 // to be preempted).
 func MarkOverCounted(q *runfmt.Quality, coverage float64) {
-	if runfmt.OverCounted(coverage, 1) && distort(q, runfmt.RunProfileShares) {
+	if answer.OverCounted(coverage, 1) && distort(q, runfmt.RunProfileShares) {
 		q.ProfileOverMeasured = coverage
 	}
 }

@@ -6,13 +6,14 @@ import (
 	"slices"
 	"time"
 
+	"perflab/internal/answer"
 	"perflab/internal/runfmt"
 )
 
 // Thresholds of the CPU-bound verdict.
 const (
 	// boundOfLimit: mean cores at or above 90% of the quota, and
-	// throttled in a notable share of periods (runfmt.ThrottledNotable).
+	// throttled in a notable share of periods (answer.ThrottledNotable).
 	boundOfLimit = 0.90
 	// boundOfHost: without a quota, mean cores at or above 95% of the host.
 	boundOfHost = 0.95
@@ -148,7 +149,7 @@ func percentile(v []float64, q float64) float64 {
 // budget (0) at the host's cores.
 func bound(mean, throttledPct, limit float64, host int) bool {
 	if limit > 0 {
-		return mean >= boundOfLimit*limit && runfmt.ThrottledNotable(throttledPct)
+		return mean >= boundOfLimit*limit && answer.ThrottledNotable(throttledPct)
 	}
 	return mean >= boundOfHost*float64(host)
 }

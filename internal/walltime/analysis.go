@@ -20,7 +20,7 @@ type Analysis struct {
 
 	// Time is the wall time of the request goroutines in each kind, summed
 	// over them (see the package doc), over the traced interval.
-	Time [NumKinds]time.Duration
+	Time map[runfmt.TimeKind]time.Duration
 	// ByWait splits Time by the precise wait.
 	ByWait map[runfmt.Wait]time.Duration
 	// Idle is the time connection goroutines waited for the next request:
@@ -30,8 +30,9 @@ type Analysis struct {
 	// seen: those serving requests and those they started.
 	ServingGoroutines, StartedGoroutines int
 	// Profile holds the request goroutines' wall time by stack: sample types
-	// wall, offcpu (all but running), then one per Kind, in nanoseconds;
-	// each sample is labelled with its Wait (LabelKey).
+	// wall, offcpu (all but running), then one per runfmt.TimeKind but
+	// other (a trace always tells why), in nanoseconds; each sample is
+	// labelled with its runfmt.Wait (LabelKey).
 	Profile *profile.Profile
 	// Holders charges the request goroutines' lock, pool and Cond waits
 	// to the stacks that released them: who held the lock (sample type

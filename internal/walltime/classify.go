@@ -1,8 +1,13 @@
 package walltime
 
-import "strings"
+import (
+	"strings"
 
-// Which goroutines serve requests, and how a stack turns a wait into a Wait.
+	"perflab/internal/runfmt"
+)
+
+// Which goroutines serve requests, and how a stack turns a wait into a
+// runfmt.Wait.
 // The tables name functions as the trace does (package path, receiver,
 // function); each list says where its names come from.
 
@@ -194,47 +199,47 @@ func hasPrefix(s string, prefixes []string) bool {
 
 // wait classifies a block for reason (the runtime's block reason, "" when
 // the trace gives none) at this stack.
-func (si *stackInfo) wait(reason string) Wait {
+func (si *stackInfo) wait(reason string) runfmt.Wait {
 	switch reason {
 	case "network":
 		return si.netWait()
 	case "sleep":
-		return WaitSleep
+		return runfmt.WaitSleep
 	case "GC mark assist wait for work", "wait until GC ends", "GC weak to strong wait":
-		return WaitGCWait
+		return runfmt.WaitGCWait
 	case "preempted":
-		return WaitRunnable
+		return runfmt.WaitRunnable
 	}
 	switch {
 	case si.gc:
-		return WaitGCWait
+		return runfmt.WaitGCWait
 	case si.pool:
-		return WaitPool
+		return runfmt.WaitPool
 	case si.downstream:
-		return WaitDownstream
+		return runfmt.WaitDownstream
 	}
 	switch reason {
 	case "chan send", "chan receive", "select":
-		return WaitChannel
+		return runfmt.WaitChannel
 	case "sync.(*Cond).Wait":
-		return WaitCond
+		return runfmt.WaitCond
 	}
 	switch {
 	case si.lock:
-		return WaitLock
+		return runfmt.WaitLock
 	case si.waitGroup:
-		return WaitGroup
+		return runfmt.WaitGroup
 	case reason == "" && si.sleep:
-		return WaitSleep
+		return runfmt.WaitSleep
 	case reason == "" && si.netpoll:
 		return si.netWait()
 	}
-	return WaitSync
+	return runfmt.WaitSync
 }
 
-func (si *stackInfo) netWait() Wait {
+func (si *stackInfo) netWait() runfmt.Wait {
 	if si.client {
-		return WaitClient
+		return runfmt.WaitClient
 	}
-	return WaitDownstream
+	return runfmt.WaitDownstream
 }

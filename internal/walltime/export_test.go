@@ -3,10 +3,12 @@ package walltime
 import (
 	"io"
 	"time"
+
+	"perflab/internal/runfmt"
 )
 
 // PerRequest is the analysis's time of kind k divided by requests.
-func (a *Analysis) PerRequest(k Kind, requests int64) time.Duration {
+func (a *Analysis) PerRequest(k runfmt.TimeKind, requests int64) time.Duration {
 	if requests <= 0 {
 		return 0
 	}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"golang.org/x/exp/trace"
+
+	"perflab/internal/runfmt"
 )
 
 // minRunSamples is the least number of CPU samples of request goroutines
@@ -49,7 +51,7 @@ func (a *analyzer) finish() *Analysis {
 	}
 	for k, ns := range a.acc {
 		out.Time[k.wait.Kind()] += time.Duration(ns)
-		out.ByWait[k.wait.Name()] += time.Duration(ns)
+		out.ByWait[k.wait] += time.Duration(ns)
 	}
 	if out.GOMAXPROCS > 0 && out.Duration > 0 {
 		out.PBusy = float64(a.procBusy) / float64(out.Duration) / float64(out.GOMAXPROCS)
@@ -79,7 +81,7 @@ func (a *analyzer) placeRunning() {
 	}
 	var total int64
 	for k, ns := range a.acc {
-		if k.wait == WaitCPU {
+		if k.wait == runfmt.WaitCPU {
 			total += ns
 			delete(a.acc, k)
 		}
@@ -89,7 +91,7 @@ func (a *analyzer) placeRunning() {
 		// total·c overflows an int64 for long traces of many cores.
 		hi, lo := bits.Mul64(uint64(total), uint64(c))
 		share, _ := bits.Div64(hi, lo, uint64(n))
-		a.acc[accKey{st, WaitCPU}] += int64(share)
+		a.acc[accKey{st, runfmt.WaitCPU}] += int64(share)
 		left -= int64(share)
 		if most < 0 || c > counts[most] || c == counts[most] && st < most {
 			most = st
@@ -97,5 +99,5 @@ func (a *analyzer) placeRunning() {
 	}
 	// The rounding remainder goes to the stack with most samples, so that
 	// the profile does not depend on the map's order.
-	a.acc[accKey{most, WaitCPU}] += left
+	a.acc[accKey{most, runfmt.WaitCPU}] += left
 }

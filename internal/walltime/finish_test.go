@@ -1,6 +1,10 @@
 package walltime
 
-import "testing"
+import (
+	"testing"
+
+	"perflab/internal/runfmt"
+)
 
 // TestPlaceRunningSplitsByTheSamples: the running time of the request
 // goroutines is split over their CPU samples' stacks in proportion, all of
@@ -20,11 +24,11 @@ func TestPlaceRunningSplitsByTheSamples(t *testing.T) {
 	} {
 		a := newAnalyzer()
 		a.samples[&gor{class: classServing}] = tc.counts
-		a.acc[accKey{stack: 0, wait: WaitCPU}] = tc.running
+		a.acc[accKey{stack: 0, wait: runfmt.WaitCPU}] = tc.running
 		a.placeRunning()
 		var sum int64
 		for st, want := range tc.want {
-			if got := a.acc[accKey{stack: st, wait: WaitCPU}]; got != want {
+			if got := a.acc[accKey{stack: st, wait: runfmt.WaitCPU}]; got != want {
 				t.Errorf("%s: stack %d running %d ns; want %d", tc.name, st, got, want)
 			}
 		}

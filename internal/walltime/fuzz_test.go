@@ -20,7 +20,7 @@ func FuzzRead(f *testing.F) {
 		}
 		for k, d := range a.Time {
 			if d < 0 {
-				t.Errorf("%s time %v < 0", Kind(k), d)
+				t.Errorf("%s time %v < 0", k, d)
 			}
 		}
 		if a.Idle < 0 || a.Duration < 0 || a.PBusy < 0 {

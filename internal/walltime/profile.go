@@ -1,6 +1,7 @@
 package walltime
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/google/pprof/profile"
@@ -8,11 +9,18 @@ import (
 	"perflab/internal/runfmt"
 )
 
-// Sample types of Analysis.Profile, before the one per Kind.
+// Sample types of Analysis.Profile, before the one per kind.
 const (
 	SampleWall   = runfmt.WallSample   // every kind
 	SampleOffCPU = runfmt.OffCPUSample // every kind but running
 )
+
+// LabelKey is the sample label that names a profile sample's runfmt.Wait.
+const LabelKey = runfmt.WaitLabel
+
+// traceKinds are the kinds of wall time a Go trace tells, in report order:
+// runfmt's but TimeOther (a trace always says why a goroutine waits).
+var traceKinds = slices.DeleteFunc(runfmt.TimeKinds.List(), func(k runfmt.TimeKind) bool { return k == runfmt.TimeOther })
 
 // profileBuilder turns interned stacks into pprof locations and functions.
 type profileBuilder struct {
@@ -64,8 +72,8 @@ func (b *profileBuilder) stack(t *stackTable, id int32) []*profile.Location {
 // profile is the request goroutines' wall time by stack and wait.
 func (a *analyzer) profile() *profile.Profile {
 	types := []*profile.ValueType{{Type: SampleWall, Unit: "nanoseconds"}, {Type: SampleOffCPU, Unit: "nanoseconds"}}
-	for _, k := range Kinds() {
-		types = append(types, &profile.ValueType{Type: k.String(), Unit: "nanoseconds"})
+	for _, k := range traceKinds {
+		types = append(types, &profile.ValueType{Type: string(k), Unit: "nanoseconds"})
 	}
 	b := newProfileBuilder(types)
 	b.p.DefaultSampleType = SampleWall
@@ -77,7 +85,7 @@ func (a *analyzer) profile() *profile.Profile {
 		if keys[i].stack != keys[j].stack {
 			return keys[i].stack < keys[j].stack
 		}
-		return keys[i].wait < keys[j].wait
+		return runfmt.Waits.Index(keys[i].wait) < runfmt.Waits.Index(keys[j].wait)
 	})
 	for _, k := range keys {
 		ns := a.acc[k]
@@ -86,13 +94,14 @@ func (a *analyzer) profile() *profile.Profile {
 		}
 		v := make([]int64, len(types))
 		v[0] = ns
-		if k.wait.Kind() != Running {
+		kind := k.wait.Kind()
+		if kind != runfmt.TimeRunning {
 			v[1] = ns
 		}
-		v[2+int(k.wait.Kind())] = ns
+		v[2+slices.Index(traceKinds, kind)] = ns
 		b.p.Sample = append(b.p.Sample, &profile.Sample{
 			Location: b.stack(&a.stacks, k.stack), Value: v,
-			Label: map[string][]string{LabelKey: {k.wait.String()}},
+			Label: map[string][]string{LabelKey: {string(k.wait)}},
 		})
 	}
 	a.meta(b.p)

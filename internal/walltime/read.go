@@ -101,33 +101,33 @@ type gor struct {
 	parent   *gor // the creator, for goroutines created during the trace
 	state    trace.GoState
 	since    trace.Time
-	wait     Wait  // the current wait, for Waiting and Runnable
-	idle     bool  // the current wait is between requests
-	stack    int32 // where it stopped (and will resume); -1 unknown
-	assist   bool  // in a GC mark assist
-	profiler bool  // serves net/http/pprof: perflab's own requests
-	loop     bool  // a client connection's goroutine (clientLoopRoots)
+	wait     runfmt.Wait // the current wait, for Waiting and Runnable
+	idle     bool        // the current wait is between requests
+	stack    int32       // where it stopped (and will resume); -1 unknown
+	assist   bool        // in a GC mark assist
+	profiler bool        // serves net/http/pprof: perflab's own requests
+	loop     bool        // a client connection's goroutine (clientLoopRoots)
 	pending  []interval
 }
 
 // interval is time charged to a goroutine before its class is known.
 type interval struct {
 	stack int32
-	wait  Wait
+	wait  runfmt.Wait
 	idle  bool
 	ns    int64
 }
 
 type accKey struct {
 	stack int32
-	wait  Wait
+	wait  runfmt.Wait
 }
 
 type span struct{ from, to trace.Time }
 
 // holderWaits are the waits whose releasing stack names who held the lock
 // or the pooled resource.
-var holderWaits = map[Wait]bool{WaitLock: true, WaitPool: true, WaitCond: true}
+var holderWaits = map[runfmt.Wait]bool{runfmt.WaitLock: true, runfmt.WaitPool: true, runfmt.WaitCond: true}
 
 type analyzer struct {
 	opt    Options
@@ -164,7 +164,7 @@ func newAnalyzer() *analyzer {
 		procSince: map[trace.ProcID]trace.Time{},
 		stwOpen:   -1,
 		gcOpen:    -1,
-		out:       Analysis{ByWait: map[runfmt.Wait]time.Duration{}, StopTheWorld: map[string]time.Duration{}},
+		out:       Analysis{Time: map[runfmt.TimeKind]time.Duration{}, ByWait: map[runfmt.Wait]time.Duration{}, StopTheWorld: map[string]time.Duration{}},
 	}
 }
 
@@ -317,14 +317,14 @@ func (a *analyzer) leave(g *gor, from trace.GoState, now trace.Time, stop, waker
 			g.stack = stop.id
 			a.sees(g, stop)
 		}
-		w := WaitCPU
+		w := runfmt.WaitCPU
 		if g.assist {
-			w = WaitGCAssist
+			w = runfmt.WaitGCAssist
 		}
 		a.charge(g, g.stack, w, false, ns)
 	case trace.GoRunnable:
 		halt := a.stwOverlap(g.since, now)
-		a.charge(g, g.stack, WaitGCStop, false, halt)
+		a.charge(g, g.stack, runfmt.WaitGCStop, false, halt)
 		a.charge(g, g.stack, g.wait, false, ns-halt)
 	case trace.GoWaiting:
 		a.charge(g, g.stack, g.wait, g.idle, ns)
@@ -332,7 +332,7 @@ func (a *analyzer) leave(g *gor, from trace.GoState, now trace.Time, stop, waker
 			a.holders[waker.id] += ns
 		}
 	case trace.GoSyscall:
-		a.charge(g, g.stack, WaitSyscall, false, ns)
+		a.charge(g, g.stack, runfmt.WaitSyscall, false, ns)
 	}
 }
 
@@ -341,7 +341,7 @@ func (a *analyzer) enter(st trace.StateTransition, g *gor, to trace.GoState, now
 	g.state, g.since, g.idle = to, now, false
 	switch to {
 	case trace.GoRunnable:
-		g.wait = WaitRunnable
+		g.wait = runfmt.WaitRunnable
 	case trace.GoWaiting:
 		if st.Reason == "forever" {
 			a.ended(g)
@@ -376,7 +376,7 @@ func (a *analyzer) ended(g *gor) {
 
 // charge adds ns of wait at stack to g: to the request totals if g serves
 // requests, to g's pending time if that is not known yet.
-func (a *analyzer) charge(g *gor, stack int32, w Wait, idle bool, ns int64) {
+func (a *analyzer) charge(g *gor, stack int32, w runfmt.Wait, idle bool, ns int64) {
 	if ns <= 0 {
 		return
 	}
@@ -392,7 +392,7 @@ func (a *analyzer) charge(g *gor, stack int32, w Wait, idle bool, ns int64) {
 	}
 }
 
-func (a *analyzer) add(stack int32, w Wait, idle bool, ns int64) {
+func (a *analyzer) add(stack int32, w runfmt.Wait, idle bool, ns int64) {
 	if idle {
 		a.out.Idle += time.Duration(ns)
 		return
@@ -480,9 +480,9 @@ func (a *analyzer) assist(id trace.GoID, now trace.Time, on bool) {
 		return
 	}
 	if g.state == trace.GoRunning {
-		w := WaitCPU
+		w := runfmt.WaitCPU
 		if g.assist {
-			w = WaitGCAssist
+			w = runfmt.WaitGCAssist
 		}
 		a.charge(g, g.stack, w, false, int64(now.Sub(g.since)))
 		g.since = now

@@ -2,7 +2,9 @@ package walltime
 
 import (
 	"bytes"
+	"maps"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -38,12 +40,12 @@ func TestPlantedWaits(t *testing.T) {
 	for _, tc := range []struct {
 		path    string
 		clients int
-		wait    Wait
+		wait    runfmt.Wait
 		least   float64 // of the measured wait
 	}{
-		{"/sleep", 2, WaitSleep, 0.5},
-		{"/down", 2, WaitDownstream, 0.5},
-		{"/lock", 4, WaitLock, 0.3},
+		{"/sleep", 2, runfmt.WaitSleep, 0.5},
+		{"/down", 2, runfmt.WaitDownstream, 0.5},
+		{"/lock", 4, runfmt.WaitLock, 0.3},
 	} {
 		t.Run(tc.path[1:], func(t *testing.T) {
 			const n = 40
@@ -59,14 +61,14 @@ func TestPlantedWaits(t *testing.T) {
 			if a.ServingGoroutines < tc.clients {
 				t.Errorf("serving goroutines %d; want at least %d (one per connection)", a.ServingGoroutines, tc.clients)
 			}
-			if d := got[tc.wait.Name()]; float64(d) < tc.least*float64(measured) || float64(d) > 1.1*float64(measured) {
+			if d := got[tc.wait]; float64(d) < tc.least*float64(measured) || float64(d) > 1.1*float64(measured) {
 				t.Errorf("%s per request %v; the handlers measured %v", tc.wait, d, measured)
 			}
-			if loops := a.ClientLoops / time.Duration(reqs); tc.wait == WaitDownstream && (loops <= 0 || loops > got[tc.wait.Name()]) {
-				t.Errorf("client connection loops %v per request; want some, less than the downstream wait %v", loops, got[tc.wait.Name()])
+			if loops := a.ClientLoops / time.Duration(reqs); tc.wait == runfmt.WaitDownstream && (loops <= 0 || loops > got[tc.wait]) {
+				t.Errorf("client connection loops %v per request; want some, less than the downstream wait %v", loops, got[tc.wait])
 			}
 			for w, d := range got {
-				if w != tc.wait.Name() && w != WaitCPU.Name() && d > got[tc.wait.Name()] {
+				if w != tc.wait && w != runfmt.WaitCPU && d > got[tc.wait] {
 					t.Errorf("%s per request %v is more than the planted %s", w, d, tc.wait)
 				}
 			}
@@ -94,29 +96,60 @@ func keepOnFailure(t *testing.T, data []byte) {
 	t.Logf("the trace is kept in %s", f.Name())
 }
 
-func TestKindsAndWaitsMatchRunfmt(t *testing.T) {
-	kinds := map[Kind]runfmt.TimeKind{Running: runfmt.TimeRunning, Runnable: runfmt.TimeRunnable, Network: runfmt.TimeNetwork,
-		Sync: runfmt.TimeSync, Syscall: runfmt.TimeSyscall, GC: runfmt.TimeGC, Sleep: runfmt.TimeSleep}
-	if len(kinds) != int(NumKinds) {
-		t.Fatalf("the test names %d kinds; walltime has %d", len(kinds), NumKinds)
+// TestProfileKindsAndWaits: the wall-time profile's sample types are
+// wall, offcpu and runfmt's kinds but other; each sample is labelled with
+// one of runfmt's waits, and its time is in its kind's column (and in
+// offcpu unless it ran); the analysis's totals by kind and by wait are the
+// profile's.
+func TestProfileKindsAndWaits(t *testing.T) {
+	a := analyse(t, sampleTrace(t))
+	var types []string
+	for _, st := range a.Profile.SampleType {
+		types = append(types, st.Type)
 	}
-	for k, want := range kinds {
-		if k.Name() != want {
-			t.Errorf("kind %d is %q; want %q", k, k.Name(), want)
+	want := []string{runfmt.WallSample, runfmt.OffCPUSample}
+	for _, k := range []runfmt.TimeKind{runfmt.TimeRunning, runfmt.TimeRunnable, runfmt.TimeNetwork, runfmt.TimeSync, runfmt.TimeSyscall, runfmt.TimeGC, runfmt.TimeSleep} {
+		want = append(want, string(k))
+	}
+	if !slices.Equal(types, want) {
+		t.Fatalf("sample types %v; want %v", types, want)
+	}
+	if len(a.Profile.Sample) == 0 {
+		t.Fatal("the sample trace gave no sample")
+	}
+	byKind, byWait := map[runfmt.TimeKind]time.Duration{}, map[runfmt.Wait]time.Duration{}
+	for _, s := range a.Profile.Sample {
+		w, err := runfmt.Waits.Parse(s.Label[LabelKey][0])
+		if err != nil {
+			t.Fatalf("sample labelled %v: %v", s.Label, err)
+		}
+		ns, col := s.Value[0], slices.Index(types, string(w.Kind()))
+		offCPU := ns
+		if w.Kind() == runfmt.TimeRunning {
+			offCPU = 0
+		}
+		if col < 2 || s.Value[col] != ns || s.Value[1] != offCPU {
+			t.Errorf("sample of wait %s: values %v; want %d in wall and %s", w, s.Value, ns, w.Kind())
+		}
+		byKind[w.Kind()] += time.Duration(ns)
+		byWait[w] += time.Duration(ns)
+	}
+	if got := nonZero(a.Time); !maps.Equal(got, byKind) {
+		t.Errorf("time by kind %v; the profile has %v", got, byKind)
+	}
+	if got := nonZero(a.ByWait); !maps.Equal(got, byWait) {
+		t.Errorf("time by wait %v; the profile has %v", got, byWait)
+	}
+}
+
+func nonZero[K comparable](m map[K]time.Duration) map[K]time.Duration {
+	out := map[K]time.Duration{}
+	for k, d := range m {
+		if d != 0 {
+			out[k] = d
 		}
 	}
-	waits := map[Wait]runfmt.Wait{WaitCPU: runfmt.WaitCPU, WaitRunnable: runfmt.WaitRunnable, WaitClient: runfmt.WaitClient,
-		WaitDownstream: runfmt.WaitDownstream, WaitLock: runfmt.WaitLock, WaitChannel: runfmt.WaitChannel, WaitGroup: runfmt.WaitGroup,
-		WaitCond: runfmt.WaitCond, WaitPool: runfmt.WaitPool, WaitSync: runfmt.WaitSync, WaitSyscall: runfmt.WaitSyscall,
-		WaitGCAssist: runfmt.WaitGCAssist, WaitGCWait: runfmt.WaitGCWait, WaitGCStop: runfmt.WaitGCStop, WaitSleep: runfmt.WaitSleep}
-	if len(waits) != int(numWaits) {
-		t.Fatalf("the test names %d waits; walltime has %d", len(waits), numWaits)
-	}
-	for w, want := range waits {
-		if w.Name() != want || w.Kind().Name() != want.Kind() {
-			t.Errorf("wait %d is %q of kind %q; want %q of kind %q", w, w.Name(), w.Kind().Name(), want, want.Kind())
-		}
-	}
+	return out
 }
 
 // BenchmarkRead analyses the sample trace (testdata/sleep.trace); bench/

@@ -4,6 +4,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"perflab/internal/runfmt"
 )
 
 // TestFirstGCWorkersAreNotRequests reads a trace of TestPlantedWaits/sleep
@@ -19,10 +21,10 @@ func TestFirstGCWorkersAreNotRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := perReq(analyse(t, data), 80)
-	if sync := got[WaitSync.Name()]; sync > 100*time.Microsecond {
+	if sync := got[runfmt.WaitSync]; sync > 100*time.Microsecond {
 		t.Errorf("sync wait %v per request; want none (the GC's mark workers are not requests)", sync)
 	}
-	if sleep := got[WaitSleep.Name()]; sleep < 5*time.Millisecond || sleep > 6*time.Millisecond {
+	if sleep := got[runfmt.WaitSleep]; sleep < 5*time.Millisecond || sleep > 6*time.Millisecond {
 		t.Errorf("sleep %v per request; want the planted 5 ms and a little", sleep)
 	}
 }

@@ -1,5 +1,5 @@
 // Command gzipmw serves GET /catalog?page=N: a page of a product catalogue
-// as JSON (about 4 KiB, marshalled once at start), through a gzip
+// as JSON (about 1 KiB, marshalled once at start), through a gzip
 // middleware that compresses every response whose request accepts gzip.
 // In -mode=buggy the middleware builds a new gzip.Writer per response
 // (main.gzipResponses); its first Write builds a new flate compressor
@@ -58,14 +58,14 @@ type product struct {
 	Tags        []string `json:"tags"`
 }
 
-// pagesOfJSON marshals each page of 20 products once.
+// pagesOfJSON marshals each page of 5 products once.
 func pagesOfJSON() ([][]byte, error) {
 	words := []string{"steel", "oak", "lamp", "chair", "desk", "kettle", "red", "green", "mini", "pro"}
 	out := make([][]byte, pages)
 	for p := range out {
 		var ps []product
-		for i := range 20 {
-			k := p*20 + i
+		for i := range 5 {
+			k := p*5 + i
 			ps = append(ps, product{SKU: fmt.Sprintf("SKU-%06d", k), Name: words[k%10] + " " + words[k/10%10],
 				Description: strings.Repeat(words[k%7]+" "+words[k%3]+" ", 8), PriceCents: 100 + k*37%9000,
 				Tags: []string{words[k%4], words[k%6], words[k%9]}})
