@@ -1,7 +1,8 @@
-// Command skipcount reads `go test -json` for .ci/test. Two modes:
+// Command skipcount reads `go test -json` for .ci/test. Three modes:
 //
 //	go test -json ./... | skipcount render
 //	skipcount report [-ci] [-require-host NEED] [-short LABEL] LABEL=FILE...
+//	skipcount skipped FILE
 //
 // render prints what a plain go test prints (each package's result line,
 // build errors) and the whole output of every test that failed, as the
@@ -14,7 +15,10 @@
 // ("py-spy missing: 23 tests would skip") and, with -ci, exits 1 when a
 // test skipped for a missing tool or a host need named by -require-host. The untagged skips of a run
 // named by -short (the -short run, whose slow tests skip by design) are
-// one row; the others' are listed by their message.
+// one row; the others' are listed by their message. skipped prints a
+// go test -run pattern of the tests a saved run skipped: the top-level
+// tests that skipped or have a subtest that did, so that a second run of
+// only those covers what the first (the -short run) left out.
 package main
 
 import (
@@ -46,11 +50,26 @@ var errMissing = fmt.Errorf("tests skipped for a missing tool (-ci)")
 
 func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: skipcount render < EVENTS, or skipcount report [-ci] [-require-host NEED] [-short LABEL] LABEL=FILE (one or more)")
+		return fmt.Errorf("usage: skipcount render < EVENTS, skipcount report [-ci] [-require-host NEED] [-short LABEL] LABEL=FILE (one or more), or skipcount skipped FILE")
 	}
 	switch args[0] {
 	case "render":
 		return render(stdin, stdout)
+	case "skipped":
+		if len(args) != 2 {
+			return fmt.Errorf("skipped: want one FILE of go test -json events")
+		}
+		f, err := os.Open(args[1])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		pattern, err := skippedPattern(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", args[1], err)
+		}
+		_, err = fmt.Fprintln(stdout, pattern)
+		return err
 	case "report":
 		fs := flag.NewFlagSet("report", flag.ContinueOnError)
 		ci := fs.Bool("ci", false, "exit 1 when a test skipped for a missing tool")
@@ -85,7 +104,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 		}
 		return report(stdout, runs, reportOptions{short: *short, ci: *ci, hosts: hosts})
 	}
-	return fmt.Errorf("%q: want render or report", args[0])
+	return fmt.Errorf("%q: want render, report or skipped", args[0])
 }
 
 // event is one line of `go test -json` (cmd/test2json).
@@ -222,6 +241,37 @@ func tally(label string, in io.Reader) (*runTally, error) {
 		}
 	}
 	return rt, sc.Err()
+}
+
+// skippedPattern reads a run's events and returns a -run pattern that
+// matches the top-level tests that skipped, or whose subtests did ("^$",
+// which matches none, for none). A pattern's level cannot name a subtest
+// beside other tests, so such a test runs whole.
+func skippedPattern(in io.Reader) (string, error) {
+	var names []string
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		var e event
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Test == "" || e.Action != "skip" {
+			continue
+		}
+		top, _, _ := strings.Cut(e.Test, "/")
+		if !slices.Contains(names, top) {
+			names = append(names, top)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", err
+	}
+	if len(names) == 0 {
+		return "^$", nil
+	}
+	slices.Sort(names)
+	for i, n := range names {
+		names[i] = regexp.QuoteMeta(n)
+	}
+	return "^(" + strings.Join(names, "|") + ")$", nil
 }
 
 // skipReason reads a skipped test's output: the tagged word if a line has

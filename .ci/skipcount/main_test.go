@@ -176,3 +176,34 @@ func TestBadArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipped: the pattern names each top-level test that skipped or has
+// a subtest that skipped, once, and matches none when nothing skipped.
+func TestSkipped(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		events, want string
+	}{
+		{events("perflab/internal/lab",
+			[3]string{"skip", "TestSlow", ""},
+			[3]string{"pass", "TestQuick", ""},
+			[3]string{"skip", "TestMixed/postgres", ""},
+			[3]string{"pass", "TestMixed/sqlite", ""},
+			[3]string{"pass", "TestMixed", ""},
+			[3]string{"skip", "TestSlow", ""},
+		) + events("perflab/internal/cli", [3]string{"skip", "TestA.b", ""}), `^(TestA\.b|TestMixed|TestSlow)$`},
+		{events("perflab/internal/lab", [3]string{"pass", "TestQuick", ""}), "^$"},
+	} {
+		path := filepath.Join(dir, "events.json")
+		if err := os.WriteFile(path, []byte(tc.events), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := run([]string{"skipped", path}, nil, &out); err != nil || out.String() != tc.want+"\n" {
+			t.Errorf("skipped = %q, %v; want %q", out.String(), err, tc.want)
+		}
+	}
+	if err := run([]string{"skipped"}, nil, &bytes.Buffer{}); err == nil {
+		t.Error("skipped without a file: no error")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
 	"perflab/internal/stacks"
 )
@@ -33,6 +34,10 @@ type ListOptions struct {
 type Listing struct {
 	SampleType, Unit string
 	Total, Requests  int64
+	// Measured is the part of Total that is perflab's own measuring (a
+	// stack with a frame of it, see measuring.go): in no function, as in
+	// a top table.
+	Measured int64
 	// Scale is what the per-request figures were multiplied by.
 	Scale float64
 	// TimeNanos is when the profile was taken (0 if unknown): sources
@@ -164,12 +169,12 @@ func listOf(s *stacks.Set, pattern string, opt ListOptions) (*Listing, error) {
 	if len(groups) == 0 {
 		return nil, &NoMatchError{Pattern: pattern, Near: nearNames(s, vi, pattern, 5)}
 	}
-	total := listCosts(s, vi, groups, groupOf)
+	total, measured := listCosts(s, vi, groups, groupOf)
 	sort.SliceStable(groups, func(i, j int) bool { return groups[i].cum > groups[j].cum })
 	if len(groups) > maxListedFuncs {
 		groups = groups[:maxListedFuncs]
 	}
-	l := &Listing{SampleType: s.SampleTypes[vi].Type, Unit: s.SampleTypes[vi].Unit, Total: total,
+	l := &Listing{SampleType: s.SampleTypes[vi].Type, Unit: s.SampleTypes[vi].Unit, Total: total, Measured: measured,
 		Requests: opt.Requests, Scale: opt.Scale, TimeNanos: s.TimeNanos, NoLines: !s.HasLines, Comments: s.Comments}
 	src := opt.Sources
 	if src == nil {
@@ -217,13 +222,15 @@ func matchGroups(s *stacks.Set, rx *regexp.Regexp) ([]*listGroup, []int32) {
 }
 
 // listCosts fills each group's costs in one pass over the stacks and
-// returns the profile's total.
-func listCosts(s *stacks.Set, vi int, groups []*listGroup, groupOf []int32) int64 {
-	var total int64
+// returns the profile's total and the part of it that is perflab's
+// measuring, which no group's cost includes.
+func listCosts(s *stacks.Set, vi int, groups []*listGroup, groupOf []int32) (total, measured int64) {
 	outer := make([]int, len(groups)) // per group: its outermost frame in the stack, or -1
 	seen := make([]int32, len(s.Funcs))
-	for i := range seen {
+	measuring := make([]bool, len(s.Funcs))
+	for i, f := range s.Funcs {
 		seen[i] = -1
+		measuring[i] = ownership.IsGoMeasuring(f.Name)
 	}
 	for si := 0; si < s.NumStacks(); si++ {
 		v := s.Value(si, vi)
@@ -232,6 +239,10 @@ func listCosts(s *stacks.Set, vi int, groups []*listGroup, groupOf []int32) int6
 			continue
 		}
 		st := s.Stack(si)
+		if slices.ContainsFunc(st, func(f int32) bool { return measuring[f] }) {
+			measured += v
+			continue
+		}
 		for g := range outer {
 			outer[g] = -1
 		}
@@ -281,7 +292,7 @@ func listCosts(s *stacks.Set, vi int, groups []*listGroup, groupOf []int32) int6
 			}
 		}
 	}
-	return total
+	return total, measured
 }
 
 // listFunc builds one function's listing.

@@ -33,6 +33,7 @@ func (l *Listing) WriteText(w io.Writer) error {
 	}
 	bw.WriteString("\n")
 	writeProfileNotes(bw, l.Scale, l.Requests, l.NoLines, "showing functions")
+	writeMeasuredNote(bw, l.Measured, l.Total, l.Unit, "in no function")
 	for i := range l.Funcs {
 		l.writeFunc(bw, &l.Funcs[i])
 	}

@@ -59,7 +59,8 @@ func measuringFrame(name string) bool {
 }
 
 // TestMeasuringLeftOutOfTables: perflab's measuring is in no row of the
-// hot, allocation and top tables, and is counted apart (the CPU owners'
+// hot, allocation and top tables nor in a listed function's cost, and is
+// counted apart (the CPU owners'
 // measuring, SplitTotal, Table.Measured); flate's writer and the work
 // under pprof.Do stay the service's.
 func TestMeasuringLeftOutOfTables(t *testing.T) {
@@ -111,6 +112,17 @@ func TestMeasuringLeftOutOfTables(t *testing.T) {
 	var text strings.Builder
 	if err := tb.WriteText(&text); err != nil || !strings.Contains(text.String(), "perflab's measuring") {
 		t.Errorf("top text does not say measuring is left out (%v):\n%s", err, text.String())
+	}
+	l, err := List(cpu, "^main.handler$", ListOptions{Callees: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Funcs) != 1 || l.Funcs[0].Cum != 50 || l.Total != 100 || l.Measured != 25 {
+		t.Errorf("listing of main.handler %+v, total %d, measuring %d; want cum 50 (the tracer under it left out) of 100, 25", l.Funcs, l.Total, l.Measured)
+	}
+	text.Reset()
+	if err := l.WriteText(&text); err != nil || !strings.Contains(text.String(), "perflab's measuring") {
+		t.Errorf("list text does not say measuring is left out (%v):\n%s", err, text.String())
 	}
 	allocs := build(t, []string{"alloc_objects/count", "alloc_space/bytes"}, withCounts(measuringSamples)...)
 	for _, a := range AllocTop(allocs, 10, 0) {

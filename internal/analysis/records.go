@@ -16,6 +16,9 @@ type ProfileRecord struct {
 	// for the CPU measured (absent: 1): a function's cost per request is
 	// its cost × Scale / Requests.
 	Scale float64 `json:"scale,omitempty"`
+	// Measured is the part of Total that is perflab's own measuring,
+	// in no function (see measuring.go).
+	Measured int64 `json:"measured,omitempty"`
 }
 
 // TopRecord is a top table.
@@ -52,7 +55,7 @@ type TopRowRecord struct {
 
 // Record is t as `perflab top --json` prints it.
 func (t *Table) Record() TopRecord {
-	r := TopRecord{ProfileRecord: ProfileRecord{t.SampleType, t.Unit, t.Total, t.Requests, t.Scale}, Functions: t.Funcs,
+	r := TopRecord{ProfileRecord: ProfileRecord{t.SampleType, t.Unit, t.Total, t.Requests, t.Scale, t.Measured}, Functions: t.Funcs,
 		User: t.User, Lines: t.Lines, NoLines: t.NoLines, Rows: []TopRowRecord{}, Comments: t.Comments}
 	for _, row := range t.Rows {
 		r.Rows = append(r.Rows, TopRowRecord{Function: row.Function, File: row.File, Line: row.Line,
@@ -90,7 +93,7 @@ type ListedFuncRecord struct {
 
 // Record is l as `perflab list --json` prints it.
 func (l *Listing) Record() ListRecord {
-	r := ListRecord{ProfileRecord: ProfileRecord{l.SampleType, l.Unit, l.Total, l.Requests, l.Scale}, NoLines: l.NoLines,
+	r := ListRecord{ProfileRecord: ProfileRecord{l.SampleType, l.Unit, l.Total, l.Requests, l.Scale, l.Measured}, NoLines: l.NoLines,
 		Functions: []ListedFuncRecord{}, Comments: l.Comments}
 	for _, f := range l.Funcs {
 		fr := ListedFuncRecord{Function: f.Name, File: f.File, Flat: f.Flat, Cum: f.Cum, Changed: f.Changed, Modified: f.Modified,

@@ -24,10 +24,7 @@ func (t *Table) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	writeHead(bw, t.SampleType, t.Comments)
 	writeProfileNotes(bw, t.Scale, t.Requests, t.NoLines, "rows are functions")
-	if t.Measured > 0 {
-		fmt.Fprintf(bw, "Note: perflab's measuring (the profile and trace requests the service served for it) is %s, %s of the total, in no row\n",
-			units.FormatValue(float64(t.Measured), t.Unit), units.FormatPct(Pct(t.Measured, t.Total)))
-	}
+	writeMeasuredNote(bw, t.Measured, t.Total, t.Unit, "in no row")
 	fmt.Fprintf(bw, "Showing nodes accounting for %s, %.2f%% of %s total", units.FormatValue(float64(t.Shown), t.Unit), Pct(t.Shown, t.Total), units.FormatValue(float64(t.Total), t.Unit))
 	if t.Requests > 0 {
 		fmt.Fprintf(bw, " (%d requests)", t.Requests)
@@ -87,5 +84,14 @@ func writeProfileNotes(bw *bufio.Writer, scale float64, requests int64, noLines 
 	}
 	if noLines {
 		bw.WriteString("Note: the profile has no line numbers (perf records none, nor py-spy with --nolineno): " + instead + "\n")
+	}
+}
+
+// writeMeasuredNote says how much of a profile's total is perflab's own
+// measuring, which no row or function of a view includes (where says so).
+func writeMeasuredNote(bw *bufio.Writer, measured, total int64, unit, where string) {
+	if measured > 0 {
+		fmt.Fprintf(bw, "Note: perflab's measuring (the profile and trace requests the service served for it) is %s, %s of the total, %s\n",
+			units.FormatValue(float64(measured), unit), units.FormatPct(Pct(measured, total)), where)
 	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -25,9 +26,11 @@ const (
 	// pageWidth is where the page's prose wraps.
 	pageWidth = 100
 	// pageFindings and pageFunctions are how many findings and other
-	// functions the page lists.
+	// functions the page lists; pageLines is the most lines it has: a
+	// page that would have more lists one finding fewer in full.
 	pageFindings  = 3
 	pageFunctions = 4
+	pageLines     = 45
 	// pageRowPct is the least share of the latency a time account row
 	// has to be listed; smaller ones are summed as "other parts".
 	pageRowPct = 1.0
@@ -39,6 +42,23 @@ func WriteRunPage(w io.Writer, r *runfmt.Run, dir string) error {
 	if r.Batch != nil {
 		return WriteBatchText(w, r, dir)
 	}
+	var b bytes.Buffer
+	for n := pageFindings; n > 0; n-- {
+		b.Reset()
+		if err := writeRunPage(&b, r, dir, n); err != nil {
+			return err
+		}
+		if bytes.Count(b.Bytes(), []byte("\n")) <= pageLines {
+			break
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// writeRunPage writes the page with its first findings (up to findings of
+// them) in full.
+func writeRunPage(w io.Writer, r *runfmt.Run, dir string, findings int) error {
 	p := &printer{w: w}
 	for _, l := range NewHeadline(r).Lines {
 		p.f("%s: %s\n", l.Label, wrap(l.Text, pageWidth, "  "))
@@ -49,9 +69,9 @@ func WriteRunPage(w io.Writer, r *runfmt.Run, dir string) error {
 	p.pageLoad(r.Load)
 	p.pageService(r)
 	p.pageTime(r)
-	p.pageFindings(r)
+	p.pageFindings(r, findings)
 	if !p.pageEndpoints(r) {
-		p.pageFunctions(r)
+		p.pageFunctions(r, findings)
 	}
 	p.pageMore(r, dir)
 	return p.err
@@ -188,10 +208,10 @@ func notMeasuredParts(t *runfmt.TimeAccount) []string {
 	return out
 }
 
-// pageFindings lists the first findings, each with its costliest line,
+// pageFindings lists the first findings, up to most of them, each with its costliest line,
 // its advice and its payoff, then the consequences of the limit in one
 // line and how many more there are.
-func (p *printer) pageFindings(r *runfmt.Run) {
+func (p *printer) pageFindings(r *runfmt.Run, most int) {
 	fs := r.Findings
 	if len(fs) == 0 {
 		return
@@ -199,6 +219,7 @@ func (p *printer) pageFindings(r *runfmt.Run) {
 	p.f("\nFindings (%s):\n", findingsOrder(r.Answer))
 	shown := 0
 	var consequences []string
+	var setting *runfmt.Finding
 	for i := range fs {
 		f := &fs[i]
 		if f.ConsequenceOf != "" {
@@ -207,9 +228,12 @@ func (p *printer) pageFindings(r *runfmt.Run) {
 			} else {
 				consequences = append(consequences, string(f.Kind))
 			}
+			if setting == nil && settingAdvice(f.Advice) {
+				setting = f
+			}
 			continue
 		}
-		if shown == pageFindings {
+		if shown == most {
 			continue
 		}
 		shown++
@@ -218,9 +242,20 @@ func (p *printer) pageFindings(r *runfmt.Run) {
 	if len(consequences) > 0 {
 		p.f("  %s\n", wrap("Consequences of the saturated CPU, which shrink as the findings above are fixed: "+strings.Join(consequences, ", ")+" per request.", pageWidth, "  "))
 	}
+	if setting != nil {
+		w := prose.Wording(setting)
+		p.f("  %s\n", wrap(upperFirst(proseText(w.Title))+". "+proseText(w.Advice), pageWidth, "  "))
+	}
 	if more := len(fs) - shown - len(consequences); more > 0 {
 		p.f("  and %d more (--full)\n", more)
 	}
+}
+
+// settingAdvice says a finding's advice is a runtime setting that sizes
+// the service to its budget: a consequence of the saturated CPU with such
+// advice still has its setting shown, as it costs nothing to try.
+func settingAdvice(a runfmt.Advice) bool {
+	return a == runfmt.AdviceMatchGOMAXPROCS || a == runfmt.AdviceThreadsToQuota
 }
 
 // pageFinding writes one finding in up to four lines: its title, its
@@ -245,15 +280,16 @@ func (p *printer) pageFinding(n int, f *runfmt.Finding, a *runfmt.Answer, lead b
 	}
 }
 
-// pageFunctions lists the user functions that cost the most and that no
-// finding above names as its culprit.
-func (p *printer) pageFunctions(r *runfmt.Run) {
+// pageFunctions lists the user functions that cost the most and that none
+// of the first findings (those the page lists in full) names as its
+// culprit.
+func (p *printer) pageFunctions(r *runfmt.Run, findings int) {
 	if !profileRepresentative(r) {
 		return
 	}
 	named := map[string]bool{}
 	for i, f := range r.Findings {
-		if i == pageFindings {
+		if i == findings {
 			break
 		}
 		if c, ok := f.Culprit(); ok {

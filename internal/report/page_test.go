@@ -85,3 +85,27 @@ func BenchmarkRunPage(b *testing.B) {
 		}
 	}
 }
+
+// TestRunPageShowsTheSettingOfAConsequence: throttling at a saturated
+// budget is a consequence, listed after the causes, yet the setting that
+// sizes the service to its budget (GOMAXPROCS) is on the page, as it costs
+// nothing to try.
+func TestRunPageShowsTheSettingOfAConsequence(t *testing.T) {
+	r := readPageRun(t, "testdata/page/demo.json")
+	r.Findings = append(r.Findings, runfmt.Finding{
+		Kind: runfmt.FindingThrottled, Advice: runfmt.AdviceMatchGOMAXPROCS, ConsequenceOf: runfmt.LimitCPUBudget,
+		Figures: runfmt.Figures{runfmt.FigWaitPerRequest: 42840, runfmt.FigGOMAXPROCS: 2, runfmt.FigGOMAXPROCSMatch: 1, runfmt.FigCPULimit: 1},
+	})
+	var b bytes.Buffer
+	if err := WriteRunPage(&b, r, "d"); err != nil {
+		t.Fatal(err)
+	}
+	page := strings.Join(strings.Fields(b.String()), " ")
+	_, after, ok := strings.Cut(page, "Consequences of the saturated CPU")
+	if !ok || !strings.Contains(after, "GOMAXPROCS 2 above the 1-core budget") || !strings.Contains(after, "GOMAXPROCS=1") {
+		t.Errorf("the page does not name GOMAXPROCS 2 above the budget and GOMAXPROCS=1 after its consequences:\n%s", b.String())
+	}
+	if n := strings.Count(b.String(), "\n"); n > 45 {
+		t.Errorf("the page has %d lines; want at most 45", n)
+	}
+}

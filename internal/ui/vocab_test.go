@@ -11,15 +11,16 @@ import (
 	"perflab/internal/store"
 )
 
-// TestIndexListsARunWithAnUnknownWordAsUnreadable: a run.json with a kind,
-// profile type or source this perflab does not know is listed among the
-// unreadable runs with the field and the word, not as a run; its page says
-// the same.
+// TestIndexListsARunWithAnUnknownWordAsUnreadable: a run.json with a kind
+// or profile type this perflab does not know, or a profile source that is
+// not a well-formed profiler's name (another profiler's is read), is
+// listed among the unreadable runs with the field and the word, not as a
+// run; its page says the same.
 func TestIndexListsARunWithAnUnknownWordAsUnreadable(t *testing.T) {
 	for _, tc := range []struct{ from, to, want string }{
 		{`"kind": "hot-user-function"`, `"kind": "hot-function"`, `run.json: findings[1].kind: unknown finding kind "hot-function"`},
 		{`"type": "wall"`, `"type": "walltime"`, `run.json: profiles[1].type: unknown profile type "walltime"`},
-		{`"source": "go-trace"`, `"source": "ebpf"`, `run.json: profiles[1].source: unknown profile source "ebpf"`},
+		{`"source": "go-trace"`, `"source": "eBPF"`, `run.json: profiles[1].source: unknown profile source "eBPF"`},
 		{`"kind": "network"`, `"kind": "net"`, `run.json: time_per_request.kinds[1].kind: unknown kind of wall time "net"`},
 	} {
 		root, ids := fixtureRuns(t)
