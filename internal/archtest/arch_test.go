@@ -56,7 +56,7 @@ var allowed = map[string][]string{
 	"answer":   {"runfmt"},
 
 	"profiling": {"capture", "target", "runfmt", "files", "ownership", "units"},
-	"ownership": {"runfmt", "files", "units"},
+	"ownership": {"runfmt", "files", "units", "prose"},
 
 	// The stages of a run between lab and the leaves. session is one run
 	// of a service while it happens: prepare, start or attach, warm,

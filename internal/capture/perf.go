@@ -217,12 +217,7 @@ func (cfg PerfConfig) record(ctx context.Context, perf string, data *perfOutput)
 	rctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	name, args := perfCommand(perf, args)
-	cmd := exec.CommandContext(rctx, name, args...)
-	cmd.ExtraFiles = data.extraFiles()
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
-	cmd.WaitDelay = 5 * time.Second
-	stderr := files.NewTail(8 << 10)
-	cmd.Stderr = stderr
+	cmd, stderr := data.command(rctx, name, args)
 	stopped, cpu, err := perfRun{onStart: cfg.OnStart, ctl: ctl, attached: cfg.OnAttached, stop: cfg.Stop}.run(cmd)
 	if err != nil && (stopped || allExited(cfg.PIDs)) && data.wrote() {
 		// Stopped early on purpose, or every process it sampled exited

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"perflab/internal/files"
 )
 
@@ -108,16 +110,30 @@ func waitStarted(t *testing.T, out interface{ Read([]byte) (int, error) }) int {
 	return 0
 }
 
-// waitGone waits until process pid has exited, within timeout.
+// waitGone waits until process pid has exited, within timeout: its pidfd
+// turns readable when it does.
 func waitGone(t *testing.T, pid int, timeout time.Duration) {
 	t.Helper()
-	for deadline := time.Now().Add(timeout); ; time.Sleep(20 * time.Millisecond) {
-		if allExited([]int{pid}) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err == unix.ESRCH {
+		return // gone already
+	}
+	if err != nil {
+		t.Fatalf("pidfd of perf (pid %d): %v", pid, err)
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for deadline := time.Now().Add(timeout); ; {
+		n, err := unix.Poll(fds, int(max(0, time.Until(deadline).Milliseconds())))
+		switch {
+		case n > 0:
 			return
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			t.Fatalf("waiting for perf (pid %d) to exit: %v", pid, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("perf (pid %d) still runs %s after perflab was killed", pid, timeout)
-		}
+		t.Fatalf("perf (pid %d) still runs %s after perflab was killed", pid, timeout)
 	}
 }
 

@@ -1,11 +1,13 @@
 package capture
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 
 	"perflab/internal/files"
 )
@@ -56,6 +58,19 @@ func (o *perfOutput) extraFiles() []*os.File {
 		return nil
 	}
 	return []*os.File{o.file}
+}
+
+// command is perf (name with args) writing to o: stopped with SIGINT
+// when ctx ends, so that it writes what it recorded, and killed 5 s
+// later; its stderr's last 8 KiB are kept in the tail returned.
+func (o *perfOutput) command(ctx context.Context, name string, args []string) (*exec.Cmd, *files.Tail) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.ExtraFiles = o.extraFiles()
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
+	cmd.WaitDelay = 5 * time.Second
+	stderr := files.NewTail(8 << 10)
+	cmd.Stderr = stderr
+	return cmd, stderr
 }
 
 // wrote says whether perf wrote data.

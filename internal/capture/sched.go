@@ -104,12 +104,7 @@ func PerfSchedRecord(ctx context.Context, cfg SchedConfig) (*profile.Profile, er
 	}
 	args = append(args, "-o", data.arg(len(ctl.childFiles())))
 	args = append(args, "--", sleepCommand, strconv.FormatFloat(cfg.Seconds, 'f', -1, 64))
-	cmd := exec.CommandContext(ctx, perf, args...)
-	cmd.ExtraFiles = data.extraFiles()
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
-	cmd.WaitDelay = 5 * time.Second
-	stderr := files.NewTail(8 << 10)
-	cmd.Stderr = stderr
+	cmd, stderr := data.command(ctx, perf, args)
 	start := time.Now()
 	var attachedAt atomic.Int64
 	attached := func() {

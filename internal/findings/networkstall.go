@@ -64,20 +64,31 @@ func profileHas(p *profile.Profile, prefix string) bool {
 // row's time beyond the Nagle stall's us per request, dropping it when
 // that is too little to claim.
 func giveUpNetwork(found []ranked, lt *runfmt.TimeAccount, us float64) []ranked {
-	row, _ := rowsMs(lt, runfmt.PartNetwork)
+	return giveUpTime(found, lt, runfmt.FindingClientIO, runfmt.PartNetwork, us, nil)
+}
+
+// giveUpTime takes us per request out of the ledger-based wait finding of
+// kind that claimed the rows of part (at most their sum): it keeps at most
+// the rows' sum less us, is dropped when what is left is too little to
+// claim, and is handed to also, when given, before it is kept.
+func giveUpTime(found []ranked, lt *runfmt.TimeAccount, kind runfmt.FindingKind, part runfmt.LedgerPart, us float64, also func(*runfmt.Finding)) []ranked {
+	rows, _ := rowsMs(lt, part)
 	out := found[:0]
 	for _, r := range found {
-		if r.f.Kind != runfmt.FindingClientIO || r.f.Settings[runfmt.SettingWaitMethod] != runfmt.WaitFromLedger {
+		if r.f.Kind != kind || r.f.Settings[runfmt.SettingWaitMethod] != runfmt.WaitFromLedger {
 			out = append(out, r)
 			continue
 		}
 		had := r.f.Figures[runfmt.FigWaitPerRequest]
-		left := math.Min(had, math.Max(1000*row-us, 0))
+		left := math.Min(had, math.Max(1000*rows-us, 0))
 		if !claimable(lt, left/1000) {
 			continue
 		}
 		scaleWait(&r.f, left/max(had, 1e-9))
 		r.f.Figures[runfmt.FigShare] = left / 1000 / lt.LatencyMs
+		if also != nil {
+			also(&r.f)
+		}
 		r.rank = left
 		out = append(out, r)
 	}

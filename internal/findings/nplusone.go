@@ -83,35 +83,18 @@ func databaseCaller(costs *analysis.Costs) (runfmt.FuncEvidence, int64, bool) {
 }
 
 // giveUpRow takes a database peer's row, us per request, out of the
-// downstream-wait finding that claimed the downstream rows (at most their
-// sum): it keeps at most the other rows' sum, the peer leaves its
-// evidence, and it is dropped when what is left is too little to claim.
+// downstream-wait finding that claimed the downstream rows (see
+// giveUpTime); the peer leaves its evidence.
 func giveUpRow(found []ranked, lt *runfmt.TimeAccount, p *runfmt.LedgerPeer, us float64) []ranked {
-	rows, _ := rowsMs(lt, runfmt.PartDownstream)
-	out := found[:0]
-	for _, r := range found {
-		if r.f.Kind != runfmt.FindingDownstreamWait || r.f.Settings[runfmt.SettingWaitMethod] != runfmt.WaitFromLedger {
-			out = append(out, r)
-			continue
-		}
-		had := r.f.Figures[runfmt.FigWaitPerRequest]
-		left := math.Min(had, math.Max(1000*rows-us, 0))
-		if !claimable(lt, left/1000) {
-			continue
-		}
-		scaleWait(&r.f, left/max(had, 1e-9))
-		r.f.Figures[runfmt.FigShare] = left / 1000 / lt.LatencyMs
+	return giveUpTime(found, lt, runfmt.FindingDownstreamWait, runfmt.PartDownstream, us, func(f *runfmt.Finding) {
 		var peers []string
-		for _, s := range r.f.Evidence.Peers {
+		for _, s := range f.Evidence.Peers {
 			if !startsWithAddress(s, p.Address) {
 				peers = append(peers, s)
 			}
 		}
-		r.f.Evidence.Peers = peers
-		r.rank = left
-		out = append(out, r)
-	}
-	return out
+		f.Evidence.Peers = peers
+	})
 }
 
 // startsWithAddress says a peer's words name the address addr.

@@ -116,7 +116,7 @@ func (p *muxPeer) serve(c net.Conn, delay time.Duration) {
 		p.enter()
 		go func() {
 			start := time.Now()
-			time.Sleep(delay)
+			time.Sleep(delay) // planted: the peer's time to answer
 			p.leave(time.Since(start))
 			p.writeMu.Lock()
 			defer p.writeMu.Unlock()

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -108,11 +110,12 @@ type quietAPI struct {
 	cmd         *exec.Cmd
 	addr, pprof string
 	out         string
+	file        *os.File
 	stopped     bool
 }
 
 // startQuietAPI runs grpcapi -mode buggy against the cache at upstream
-// and waits (10 s at most) until it listens.
+// and waits (10 s at most) until it says it listens.
 func startQuietAPI(t *testing.T, upstream string) *quietAPI {
 	t.Helper()
 	a := &quietAPI{addr: labtest.FreeAddr(t), pprof: labtest.FreeAddr(t), out: filepath.Join(t.TempDir(), "grpcapi.log")}
@@ -120,24 +123,49 @@ func startQuietAPI(t *testing.T, upstream string) *quietAPI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	a.file = f
+	listening := &outputWatch{w: f, want: []byte("listening on"), seen: make(chan struct{})}
 	a.cmd = exec.Command(ledgerServices.Binary(t, "grpcapi"), "-mode", "buggy", "-upstream", upstream, "-addr", a.addr, "-pprof-addr", a.pprof)
-	a.cmd.Stdout, a.cmd.Stderr = f, f
+	a.cmd.Stdout, a.cmd.Stderr = listening, listening
 	if err := a.cmd.Start(); err != nil {
+		f.Close()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.stop(t) })
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	select {
+	case <-listening.seen:
+		return a
+	case <-time.After(10 * time.Second):
 		b, _ := os.ReadFile(a.out)
-		if strings.Contains(string(b), "listening on") {
-			return a
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("grpcapi did not listen within 10 s: %s", b)
-		}
-		time.Sleep(20 * time.Millisecond)
+		t.Fatalf("grpcapi did not listen within 10 s: %s", b)
 	}
+	return nil
+}
+
+// outputWatch copies a process's output to w and closes seen once the
+// output holds want; it looks no further then.
+type outputWatch struct {
+	w    io.Writer
+	want []byte
+	mu   sync.Mutex
+	tail []byte // the output since the last write, less than want
+	seen chan struct{}
+	done bool
+}
+
+func (o *outputWatch) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	if !o.done {
+		o.tail = append(o.tail, p...)
+		if bytes.Contains(o.tail, o.want) {
+			o.done, o.tail = true, nil
+			close(o.seen)
+		} else if n := len(o.want) - 1; len(o.tail) > n {
+			o.tail = append(o.tail[:0], o.tail[len(o.tail)-n:]...)
+		}
+	}
+	o.mu.Unlock()
+	return o.w.Write(p)
 }
 
 // stop ends the API gracefully (it prints its stopwatch then) and returns
@@ -154,6 +182,7 @@ func (a *quietAPI) stop(t *testing.T) string {
 			a.cmd.Process.Kill()
 			<-done
 		}
+		a.file.Close()
 	}
 	b, err := os.ReadFile(a.out)
 	if err != nil {

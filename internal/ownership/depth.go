@@ -196,39 +196,3 @@ func (m *Model) verdict(d Depth, seesLang bool) runfmt.StackReach {
 	}
 	return v
 }
-
-// UnwindRemedy is what makes a runtime's stacks walkable by perf.
-func UnwindRemedy(lang string) string {
-	switch lang {
-	case LangRust:
-		return `rebuild with frame pointers: RUSTFLAGS="-C force-frame-pointers=yes" cargo build --release; or record with DWARF unwinding (perf record --call-graph dwarf), which costs more per sample`
-	case LangJVM:
-		return "start the JVM with -XX:+PreserveFramePointer, and let it write a perf map (-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit, or jcmd PID Compiler.perfmap)"
-	case LangNode:
-		return "start node with --perf-basic-prof (and --interpreted-frames-native-stack, so interpreted functions get frames)"
-	case LangGo:
-		return "Go keeps frame pointers: check that the profile is of the service's process, and that perf recorded call graphs (-g)"
-	case LangPython:
-		return "profile with py-spy (perflab uses it when installed), or run Python 3.12+ with -X perf"
-	case LangRuby:
-		return "profile with rbspy (perflab uses it when installed)"
-	}
-	return "rebuild with frame pointers: -fno-omit-frame-pointer in CFLAGS and CXXFLAGS; or record with DWARF unwinding (perf record --call-graph dwarf), which costs more per sample"
-}
-
-// NamingRemedy is what lets perf name a runtime's code.
-func NamingRemedy(lang string) string {
-	switch lang {
-	case LangJVM:
-		return "let the JVM write a perf map: -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit (or jcmd PID Compiler.perfmap while it runs), with -XX:+PreserveFramePointer"
-	case LangNode:
-		return "start node with --perf-basic-prof so perf can name JavaScript functions"
-	case LangPython:
-		return "profile with py-spy (perflab uses it when installed), or run Python 3.12+ with -X perf"
-	case LangRuby:
-		return "profile with rbspy (perflab uses it when installed)"
-	case LangRust:
-		return "keep symbols: do not strip the binary (Cargo.toml's [profile.release] strip = false, cargo's default; debug = 1 adds file and line information)"
-	}
-	return "keep the symbol table: do not strip the binary (no -s, no strip), or install its debug symbols"
-}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"perflab/internal/prose"
 	"perflab/internal/units"
 )
 
@@ -159,9 +160,9 @@ func binaryNotes(bins []Binary) []string {
 		}
 		switch {
 		case !b.Symbols && !b.DebugInfo:
-			out = append(out, fmt.Sprintf("%s has neither symbols nor debug information: its costs can only be reported per module; %s", b.Path, NamingRemedy(b.Lang)))
+			out = append(out, fmt.Sprintf("%s has neither symbols nor debug information: its costs can only be reported per module; %s", b.Path, prose.NamingRemedy(b.Lang)))
 		case b.FramePointers == FramePointersNo:
-			out = append(out, fmt.Sprintf("%s appears to be built without frame pointers (%s of its functions set one up; a heuristic): perf's stacks may stop before your code; %s", b.Path, units.FormatPct(100*b.FramePointerShare), UnwindRemedy(b.Lang)))
+			out = append(out, fmt.Sprintf("%s appears to be built without frame pointers (%s of its functions set one up; a heuristic): perf's stacks may stop before your code; %s", b.Path, units.FormatPct(100*b.FramePointerShare), prose.UnwindRemedy(b.Lang)))
 		}
 	}
 	return out

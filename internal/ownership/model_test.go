@@ -77,9 +77,4 @@ func TestLabelsAndRemedies(t *testing.T) {
 			t.Errorf("%+v.Label() = %q, want %q", tc.c, got, tc.want)
 		}
 	}
-	for _, lang := range []string{LangRust, LangNative, LangJVM, LangNode} {
-		if UnwindRemedy(lang) == "" || NamingRemedy(lang) == "" {
-			t.Errorf("no remedy for %s", lang)
-		}
-	}
 }

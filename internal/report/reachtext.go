@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -50,52 +51,16 @@ func ReachRemedy(v *runfmt.StackReach) string {
 	var r string
 	switch v.Fix {
 	case runfmt.FixUnwind:
-		r = unwindRemedy(v.Lang)
+		r = prose.UnwindRemedy(v.Lang)
 	case runfmt.FixNaming:
-		r = namingRemedy(v.Lang)
+		r = prose.NamingRemedy(v.Lang)
 	default:
 		r = "say which code is yours: --user-code REGEX (matched against function names and files), or --src DIR (the project's directory)"
 	}
 	if v.SymbolsLang != "" {
-		r = namingRemedy(v.SymbolsLang) + "; and " + r
+		r = prose.NamingRemedy(v.SymbolsLang) + "; and " + r
 	}
 	return r
-}
-
-// unwindRemedy is what makes a runtime's stacks walkable by perf.
-func unwindRemedy(lang string) string {
-	switch lang {
-	case langRust:
-		return `rebuild with frame pointers: RUSTFLAGS="-C force-frame-pointers=yes" cargo build --release; or record with DWARF unwinding (perf record --call-graph dwarf), which costs more per sample`
-	case langJVM:
-		return "start the JVM with -XX:+PreserveFramePointer, and let it write a perf map (-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit, or jcmd PID Compiler.perfmap)"
-	case langNode:
-		return "start node with --perf-basic-prof (and --interpreted-frames-native-stack, so interpreted functions get frames)"
-	case langGo:
-		return "Go keeps frame pointers: check that the profile is of the service's process, and that perf recorded call graphs (-g)"
-	case langPython:
-		return "profile with py-spy (perflab uses it when installed), or run Python 3.12+ with -X perf"
-	case langRuby:
-		return "profile with rbspy (perflab uses it when installed)"
-	}
-	return "rebuild with frame pointers: -fno-omit-frame-pointer in CFLAGS and CXXFLAGS; or record with DWARF unwinding (perf record --call-graph dwarf), which costs more per sample"
-}
-
-// namingRemedy is what lets perf name a runtime's code.
-func namingRemedy(lang string) string {
-	switch lang {
-	case langJVM:
-		return "let the JVM write a perf map: -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit (or jcmd PID Compiler.perfmap while it runs), with -XX:+PreserveFramePointer"
-	case langNode:
-		return "start node with --perf-basic-prof so perf can name JavaScript functions"
-	case langPython:
-		return "profile with py-spy (perflab uses it when installed), or run Python 3.12+ with -X perf"
-	case langRuby:
-		return "profile with rbspy (perflab uses it when installed)"
-	case langRust:
-		return "keep symbols: do not strip the binary (Cargo.toml's [profile.release] strip = false, cargo's default; debug = 1 adds file and line information)"
-	}
-	return "keep the symbol table: do not strip the binary (no -s, no strip), or install its debug symbols"
 }
 
 // workRemedy says what to do about a share of the runtime's own work w

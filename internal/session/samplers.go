@@ -1,10 +1,10 @@
 package session
 
 import (
-	"context"
 	"time"
 
 	"perflab/internal/target"
+	"perflab/internal/window"
 )
 
 // machineInterval is how often the machine beside the service is sampled.
@@ -19,22 +19,7 @@ func (s *Session) startMachine() {
 // called.
 func SampleMachine(interval time.Duration) (m *target.MachineSampler, stop func()) {
 	m = target.NewMachineSampler(interval)
-	return m, goUntilStopped(m.Run)
-}
-
-// goUntilStopped runs run in a goroutine until stop cancels its context;
-// stop returns once run has.
-func goUntilStopped(run func(context.Context)) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		run(ctx)
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
+	return m, window.RunUntilStopped(m.Run)
 }
 
 // pinLoad confines perflab's threads to --load-cpus once the service runs

@@ -70,7 +70,7 @@ func newPlantedServer(t *testing.T) *plantedServer {
 //go:noinline
 func sleepHandler(sw *stopwatch) {
 	start := time.Now()
-	time.Sleep(5 * time.Millisecond)
+	time.Sleep(5 * time.Millisecond) // planted: the handler's sleep
 	sw.since(start)
 }
 
@@ -117,7 +117,7 @@ func slowPeer(t *testing.T, delay time.Duration) string {
 					if _, err := c.Read(buf); err != nil {
 						return
 					}
-					time.Sleep(delay)
+					time.Sleep(delay) // planted: the server's time to answer
 					if _, err := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")); err != nil {
 						return
 					}

@@ -104,7 +104,7 @@ func (k *Kernel) launch(backlog bool) {
 		for _, pid := range pids {
 			k.known[pid] = true
 		}
-		k.stop = goUntilStopped(func(ctx context.Context) { k.follow(ctx, sess, proc.PIDs) })
+		k.stop = RunUntilStopped(func(ctx context.Context) { k.follow(ctx, sess, proc.PIDs) })
 	}()
 }
 
@@ -268,9 +268,9 @@ func (k *Kernel) Timed() (ports []uint16, backlog bool) { return k.ports, k.back
 // ForWindow; nil before.
 func (k *Kernel) Peers() *PeerCPU { return k.peers }
 
-// goUntilStopped runs run in a goroutine until stop cancels its context;
-// stop returns once run has.
-func goUntilStopped(run func(context.Context)) (stop func()) {
+// RunUntilStopped runs a sampler's run in a goroutine until stop cancels
+// its context; stop returns once run has.
+func RunUntilStopped(run func(context.Context)) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
