@@ -67,7 +67,8 @@ func measuringFrame(fn string) bool {
 // main.checksum is listed as a significant rise, and no table, neither
 // the comparison's CPU and allocation rows nor any run's hot and
 // allocation tables, lists a frame of the profile and trace requests
-// perflab made to the service.
+// perflab made to the service. compare of the stored runs with
+// --fail-on on the rise exits 1 with its failure table.
 func TestABLeavesMeasuringOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 12 real runs (~60 s)")
@@ -109,6 +110,14 @@ func TestABLeavesMeasuringOut(t *testing.T) {
 		t.Errorf("main.checksum = %+v; want a significant rise near 2×", found)
 	} else {
 		t.Logf("main.checksum: %.1f -> %.1f µs/request (p=%.4f)", found.Base, found.New, *found.PValue)
+	}
+	env, out, errb = testEnv()
+	code = Main(context.Background(), []string{"compare", "--dir", dir, "--fail-on", "cpu_per_request>+5%", "checksum-base", "checksum-new"}, env)
+	if code != int(ExitRegression) {
+		t.Errorf("compare base→new with --fail-on exited %d; want %d\n%s\n%s", code, ExitRegression, out, errb)
+	}
+	if !strings.Contains(out.String(), "--fail-on: 1 of 1 FAILED") || !strings.Contains(errb.String(), "cpu_per_request>+5%") {
+		t.Errorf("compare with --fail-on lacks the failure table:\n%s\n%s", out, errb)
 	}
 	es, err := store.Store{Root: dir}.List()
 	if want := 2 * DefaultABRuns; err != nil || len(es) != want {

@@ -85,7 +85,7 @@ func TestAcceptancePredictionsChecked(t *testing.T) {
 	} {
 		t.Run(c.service, func(t *testing.T) {
 			base := goService(t, c.service, c.path)
-			base.Load.Duration = 3 * time.Second
+			base.Load.Duration = 2 * time.Second
 			fixed := base
 			fixed.Command = append(slices.Clone(base.Command), "-mode", "fixed")
 			bres, nres, err := AB(context.Background(), base, fixed, 2, nil)

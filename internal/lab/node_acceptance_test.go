@@ -73,9 +73,9 @@ func TestAcceptanceNodeHotLine(t *testing.T) {
 // thread show. V8's sampling cost must stay under 5%.
 func TestAcceptanceNodeProfilerCost(t *testing.T) {
 	if testing.Short() {
-		t.Skip("acceptance: runs a node service nine times under load")
+		t.Skip("acceptance: runs a node service six times under load")
 	}
-	const rounds = 3
+	const rounds = 2
 	labtest.NeedTool(t, "perf", "")
 	choices := []ProfilerChoice{ProfilerChoice(runfmt.ProfilerV8), ProfilerChoice(runfmt.ProfilerPerf), "none"}
 	overhead, cpuMs := map[ProfilerChoice][]float64{}, map[ProfilerChoice][]float64{}
