@@ -19,7 +19,7 @@ import (
 // allowed lists, per internal package, the internal packages it may import.
 // A package missing here may import none.
 var allowed = map[string][]string{
-	"cli":      {"lab", "load", "target", "capture", "profview", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
+	"cli":      {"lab", "load", "service", "capture", "profview", "stats", "runfmt", "store", "report", "compare", "demo", "ui", "revision", "files", "units", "gobench"},
 	"gobench":  {"analysis", "stats", "runfmt", "store", "revision", "files", "units"},
 	"ui":       {"compare", "report", "analysis", "stacks", "runfmt", "store", "files", "units"},
 	"lab":      {"session", "findmax", "batch", "pgo", "decide", "revision", "runfmt", "units"},
@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"report":   {"runfmt", "files", "units", "funcname", "prose"},
 	"store":    {"runfmt", "files"},
 	"load":     {"runfmt", "files"},
-	"target":   {"runfmt", "answer", "units"},
+	"service":  {"runfmt", "answer", "units"},
 	"capture":  {"runfmt", "files", "units"},
 	"findings": {"analysis", "stacks", "ownership", "runfmt", "answer", "units"},
 	"analysis": {"stacks", "ownership", "runfmt", "files", "units", "funcname"},
@@ -55,29 +55,29 @@ var allowed = map[string][]string{
 	"ledger":   {"runfmt", "units"},
 	"answer":   {"runfmt"},
 
-	"profiling": {"capture", "target", "runfmt", "files", "ownership", "units"},
+	"profiling": {"capture", "service", "runfmt", "files", "ownership", "units"},
 	"ownership": {"runfmt", "files", "units", "prose"},
 
 	// The stages of a run between lab and the leaves. session is one run
 	// of a service while it happens: prepare, start or attach, warm,
 	// measure, collect, save and render.
-	"session": {"analysis", "capture", "decide", "files", "load", "ownership", "profiling", "prose", "report", "revision", "runfmt", "store", "stuck", "target", "units", "window"},
+	"session": {"analysis", "capture", "decide", "files", "load", "ownership", "profiling", "prose", "report", "revision", "runfmt", "store", "stuck", "service", "units", "window"},
 	// batch runs a batch program to its exit, on session's prepare and
 	// save, with its own decide stage.
-	"batch": {"session", "decide", "analysis", "capture", "files", "findings", "ktrace", "ownership", "report", "runfmt", "target"},
+	"batch": {"session", "decide", "analysis", "capture", "files", "findings", "ktrace", "ownership", "report", "runfmt", "service"},
 	// pgo merges runs' CPU profiles for go build -pgo.
-	"pgo": {"session", "files", "report", "runfmt", "stacks", "target"},
+	"pgo": {"session", "files", "report", "runfmt", "stacks", "service"},
 	// findmax is find-max's measure stage, on a session.
-	"findmax": {"session", "decide", "report", "runfmt", "target", "units"},
+	"findmax": {"session", "decide", "report", "runfmt", "service", "units"},
 	// decide computes a run's figures from what it measured: the summary,
 	// the ledger, the time split, the findings and the answer.
-	"decide": {"analysis", "answer", "capture", "findings", "ktrace", "ledger", "ownership", "profiling", "report", "runfmt", "target", "units", "walltime"},
+	"decide": {"analysis", "answer", "capture", "findings", "ktrace", "ledger", "ownership", "profiling", "report", "runfmt", "service", "units", "walltime"},
 	// stuck reads every thread's stack of a service whose requests
 	// stopped finishing.
-	"stuck": {"analysis", "capture", "load", "profiling", "prose", "runfmt", "target", "units"},
+	"stuck": {"analysis", "capture", "load", "profiling", "prose", "runfmt", "service", "units"},
 	// window measures the service beside the load over the window: the
 	// kernel's timing, the connections, the peers.
-	"window": {"ktrace", "ledger", "load", "target", "units"},
+	"window": {"ktrace", "ledger", "load", "service", "units"},
 }
 
 // commands are the programs outside internal/ and the one internal
@@ -140,9 +140,9 @@ func contains(list []string, s string) bool {
 // error is checked in one place.
 var writers = map[string]string{
 	"../../internal/files/":               "the atomic writer itself",
-	"../../internal/target/cgroup.go":     "cgroup control files, not outputs",
-	"../../internal/target/cleanup.go":    "cgroup control files (cgroup.kill), not outputs",
-	"../../internal/target/logsink.go":    "the service's bounded log, written in place in perflab's own run directory",
+	"../../internal/service/cgroup.go":    "cgroup control files, not outputs",
+	"../../internal/service/cleanup.go":   "cgroup control files (cgroup.kill), not outputs",
+	"../../internal/service/logsink.go":   "the service's bounded log, written in place in perflab's own run directory",
 	"../../internal/capture/jvmattach.go": "the empty file a JVM looks for to open its attach socket, removed again: not an output",
 	"../../internal/labtest/golden.go":    "tests' golden files, rewritten under -update",
 	"../../internal/labtest/fit.go":       "tests' screenshots and printouts, in their artifact directories",

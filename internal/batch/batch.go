@@ -17,8 +17,8 @@ import (
 	"perflab/internal/ktrace"
 	"perflab/internal/ownership"
 	"perflab/internal/runfmt"
+	"perflab/internal/service"
 	"perflab/internal/session"
-	"perflab/internal/target"
 )
 
 // DefaultTimeout bounds a batch program's run when Config.Timeout
@@ -74,10 +74,10 @@ type batch struct {
 	cfg         Config
 	run         *runfmt.Run
 	dir         string
-	proc        *target.Process
-	machine     *target.MachineSampler
+	proc        *service.Process
+	machine     *service.MachineSampler
 	stopMachine func()
-	sampler     *target.Sampler
+	sampler     *service.Sampler
 	stopSampler func()
 	// kt traces the program's threads from the kernel; ktNote says why
 	// not when it is nil.
@@ -102,7 +102,7 @@ type batch struct {
 	// threads are the kernel's totals over the program's run, from
 	// threadsBefore (read as it was released) to its exit.
 	threads, threadsBefore ktrace.Totals
-	usage                  target.Usage
+	usage                  service.Usage
 	usageOK                bool
 	perflabCPU             time.Duration
 	peak                   *peakSampler
@@ -143,7 +143,7 @@ func findCommand(command []string, dir string) error {
 	if len(command) == 0 || command[0] == "" {
 		return errors.New("no command given (put it after --)")
 	}
-	if _, err := target.FindProgram(command[0], dir); err != nil {
+	if _, err := service.FindProgram(command[0], dir); err != nil {
 		return fmt.Errorf("running %w", err)
 	}
 	return nil
@@ -212,7 +212,7 @@ func (b *batch) stopProgram() {
 // instruction until the measurements are attached.
 func (b *batch) launch(ctx context.Context) error {
 	c := &b.cfg
-	if err := target.CleanupStale(); err != nil {
+	if err := service.CleanupStale(); err != nil {
 		b.warn("removing stale cgroups: " + err.Error())
 	}
 	// No GODEBUG=gctrace=1, unlike a service: the runtime writes each
@@ -220,7 +220,7 @@ func (b *batch) launch(ctx context.Context) error {
 	// 2000 wake-ups a second for a program collecting 60 times a second,
 	// 5% of a core); the GC's share comes from the CPU profile. The
 	// scheduler's trace (traceScheduler) is kept to some 800 writes.
-	lc := target.LaunchConfig{
+	lc := service.LaunchConfig{
 		Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name, Hurry: c.Hurry, Hold: true,
 		LogPath: filepath.Join(b.dir, "target.log"), Env: c.Env,
 	}
@@ -228,7 +228,7 @@ func (b *batch) launch(ctx context.Context) error {
 	if b.goVersion != "" {
 		b.traceScheduler(&lc)
 	}
-	proc, err := target.Launch(ctx, lc)
+	proc, err := service.Launch(ctx, lc)
 	if err != nil {
 		return err
 	}
@@ -247,7 +247,7 @@ func (b *batch) launch(ctx context.Context) error {
 // --env, else perflab's environment), unless they set the trace (then
 // what it writes is read, and left in its output). Only the trace's lines
 // are parsed: the drain does no other per-line work.
-func (b *batch) traceScheduler(lc *target.LaunchConfig) {
+func (b *batch) traceScheduler(lc *service.LaunchConfig) {
 	lc.OnLine, lc.LineMatch = b.sched.add, capture.SchedLineMatch
 	godebug, set := lookupEnv(b.cfg.Env, "GODEBUG")
 	if !set {
@@ -288,7 +288,7 @@ func (b *batch) startMachine() {
 // its memory and throttling until it exits, every batchTimelineStep: the
 // steps of its timeline.
 func (b *batch) startSampler() {
-	b.sampler = target.NewSampler(b.proc, batchTimelineStep)
+	b.sampler = service.NewSampler(b.proc, batchTimelineStep)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -3,7 +3,7 @@ package batch
 import (
 	"time"
 
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // peakInterval is how often the program's peak RSS (VmHWM) is read: a
@@ -27,7 +27,7 @@ func (b *batch) startPeak() {
 		t := time.NewTicker(peakInterval)
 		defer t.Stop()
 		for {
-			s.peak = max(s.peak, target.PeakRSS(b.proc.PIDs()))
+			s.peak = max(s.peak, service.PeakRSS(b.proc.PIDs()))
 			select {
 			case <-b.proc.Exited():
 				return

@@ -12,7 +12,7 @@ import (
 	"perflab/internal/decide"
 	"perflab/internal/findings"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // batchTimelineStep is how often the program's CPU and its threads' waits
@@ -114,7 +114,7 @@ func (b *batch) sampledTimeline(wall float64) findings.Timeline {
 
 // sampledSteps are the steps between the samples of a run from start to
 // wall seconds.
-func sampledSteps(start time.Time, smp []target.Sample, wall float64) findings.Timeline {
+func sampledSteps(start time.Time, smp []service.Sample, wall float64) findings.Timeline {
 	tl := findings.Timeline{Source: runfmt.SourceSampler}
 	var steps []float64
 	for i := 1; i < len(smp); i++ {

@@ -21,8 +21,8 @@ import (
 	"perflab/internal/ktrace"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
+	"perflab/internal/service"
 	"perflab/internal/session"
-	"perflab/internal/target"
 )
 
 // summarize turns what was measured into run.json's batch, hot functions,
@@ -110,10 +110,10 @@ func (b *batch) resources(bt *runfmt.Batch) {
 // threads, RSS (when rusage had none).
 func (b *batch) targetSummary(bt *runfmt.Batch) runfmt.TargetSummary {
 	end := b.end.Add(batchSampleInterval)
-	ts := target.Window(b.sampler.Samples(), b.start, end, b.limitCores, hostCores())
+	ts := service.Window(b.sampler.Samples(), b.start, end, b.limitCores, hostCores())
 	ts.ExitCode, ts.PIDs = bt.ExitCode, []int{b.proc.PID()}
 	ts.MemoryLimitBytes = b.cfg.Budget.MemoryBytes
-	var oom *target.OOMError
+	var oom *service.OOMError
 	ts.OOMKilled = errors.As(b.proc.ExitErr(), &oom)
 	// The exact figures replace the sampled ones.
 	if b.usageOK {
@@ -131,8 +131,8 @@ func (b *batch) quality(ts *runfmt.TargetSummary) *runfmt.Quality {
 	if !ok {
 		return nil
 	}
-	q := target.Assess(target.QualityInput{Machine: w, Service: ts})
-	target.AsBatch(&q)
+	q := service.Assess(service.QualityInput{Machine: w, Service: ts})
+	service.AsBatch(&q)
 	return &q
 }
 
@@ -362,7 +362,7 @@ func writeFile(path string, write func(io.Writer) error) error {
 // hostCores is how many CPUs the host has online.
 func hostCores() int {
 	if b, err := files.ReadFile("/sys/devices/system/cpu/online", 4096); err == nil {
-		if cpus, err := target.ParseCPUList(strings.TrimSpace(string(b))); err == nil && len(cpus) > 0 {
+		if cpus, err := service.ParseCPUList(strings.TrimSpace(string(b))); err == nil && len(cpus) > 0 {
 			return len(cpus)
 		}
 	}

@@ -11,8 +11,8 @@ import (
 	"perflab/internal/capture"
 	"perflab/internal/findings"
 	"perflab/internal/runfmt"
+	"perflab/internal/service"
 	"perflab/internal/session"
-	"perflab/internal/target"
 )
 
 // TestBatchTimelines: the sampler's readings become steps cut to the run;
@@ -22,7 +22,7 @@ import (
 func TestBatchTimelines(t *testing.T) {
 	start := time.Now()
 	at := func(s float64) time.Time { return start.Add(time.Duration(s * float64(time.Second))) }
-	smp := []target.Sample{{T: at(-0.05)}, {T: at(0.1), CPUSeconds: 0.1, RunqueueWaitSeconds: 0.05}, {T: at(0.6), CPUSeconds: 0.6, RunqueueWaitSeconds: 0.05}, {T: at(1.05), CPUSeconds: 1.05, RunqueueWaitSeconds: 0.1}}
+	smp := []service.Sample{{T: at(-0.05)}, {T: at(0.1), CPUSeconds: 0.1, RunqueueWaitSeconds: 0.05}, {T: at(0.6), CPUSeconds: 0.6, RunqueueWaitSeconds: 0.05}, {T: at(1.05), CPUSeconds: 1.05, RunqueueWaitSeconds: 0.1}}
 	tl := sampledSteps(start, smp, 1)
 	want := []struct{ from, to, busy, wait float64 }{{0, 0.1, 0.1, 0.05}, {0.1, 0.6, 0.5, 0}, {0.6, 1, 0.45, 0.05}}
 	if len(tl.Slices) != len(want) {
@@ -129,8 +129,8 @@ func TestBatchTraceScheduler(t *testing.T) {
 		{[]string{"GODEBUG=schedtrace=0"}, ""},
 		{[]string{"GODEBUG=x=1, schedtrace=500"}, ""},
 	} {
-		b := &batch{cfg: Config{Config: session.Config{Env: c.env, Budget: target.Budget{CPUs: 2}}}, goVersion: "go1.26.0"}
-		lc := target.LaunchConfig{Env: c.env}
+		b := &batch{cfg: Config{Config: session.Config{Env: c.env, Budget: service.Budget{CPUs: 2}}}, goVersion: "go1.26.0"}
+		lc := service.LaunchConfig{Env: c.env}
 		b.traceScheduler(&lc)
 		got, _ := lookupEnv(lc.Env, "GODEBUG")
 		if c.want == "" {

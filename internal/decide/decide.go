@@ -18,7 +18,7 @@ import (
 	"perflab/internal/ownership"
 	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 	"perflab/internal/units"
 )
 
@@ -32,8 +32,8 @@ type Input struct {
 	Profiles *profiling.Set
 	// Sampler sampled the service's processes (nil: none, for a URL
 	// alone); Machine sampled the machine beside it (nil: not sampled).
-	Sampler *target.Sampler
-	Machine *target.MachineSampler
+	Sampler *service.Sampler
+	Machine *service.MachineSampler
 	// GC is the service's GC trace (Go's gctrace lines), nil for none.
 	GC *capture.GCTrace
 	// Env is the environment the service started with, nil when unknown.
@@ -175,7 +175,7 @@ func (d *decider) summarize() {
 		r.Load.SLO = d.cfg.SLO.Evaluate(r.Load)
 	}
 	if d.in.Sampler != nil {
-		ts := target.Window(d.in.Sampler.Samples(), from, to, d.in.LimitCores, runtime.NumCPU())
+		ts := service.Window(d.in.Sampler.Samples(), from, to, d.in.LimitCores, runtime.NumCPU())
 		if r.Target != nil { // how it ended, said when perflab stopped it or the kernel killed it
 			ts.ExitCode, ts.StoppedByPerflab, ts.OOMKilled = r.Target.ExitCode, r.Target.StoppedByPerflab, r.Target.OOMKilled
 		}
@@ -228,10 +228,10 @@ func (d *decider) summarize() {
 	r.Findings = append(d.stuckFindings(), findings.Findings(in)...)
 	for _, f := range r.Findings {
 		if f.Kind == runfmt.FindingSpinWait {
-			target.MarkSpun(r.Quality, f.Figures[runfmt.FigShare])
+			service.MarkSpun(r.Quality, f.Figures[runfmt.FigShare])
 		}
 	}
-	target.MarkOverCounted(r.Quality, d.runnableCoverage())
+	service.MarkOverCounted(r.Quality, d.runnableCoverage())
 	d.culprit()
 	answer.Decide(r)
 }
@@ -301,12 +301,12 @@ func cpuSeconds(t *runfmt.TargetSummary) float64 {
 
 // AddTargetSeries puts the service's samples on the load's per-second
 // series: cores used, RSS, throttling and threads in each second.
-func AddTargetSeries(series []runfmt.SeriesPoint, samples []target.Sample, from time.Time) {
+func AddTargetSeries(series []runfmt.SeriesPoint, samples []service.Sample, from time.Time) {
 	for i := range series {
 		pt := &series[i]
 		lo := from.Add(time.Duration(pt.T * float64(time.Second)))
 		hi := lo.Add(time.Second)
-		var first, last *target.Sample
+		var first, last *service.Sample
 		var rss, threads int64
 		for j := range samples {
 			sm := &samples[j]

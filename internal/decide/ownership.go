@@ -9,7 +9,7 @@ import (
 
 	"perflab/internal/analysis"
 	"perflab/internal/ownership"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // scriptExts are the source files whose directory, given as an argument of
@@ -57,7 +57,7 @@ func ProjectRoot(command []string, dir string, pids []int) (string, string) {
 		return root, "the directory of the script the command runs"
 	}
 	for _, pid := range pids {
-		args, err := target.Cmdline(pid)
+		args, err := service.Cmdline(pid)
 		if err != nil {
 			continue
 		}

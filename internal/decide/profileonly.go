@@ -6,7 +6,7 @@ import (
 	"perflab/internal/analysis"
 	"perflab/internal/findings"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // Profile fills in a profile-only run: the service's CPU over the window
@@ -25,7 +25,7 @@ func (d *decider) summarizeProfile() {
 		return
 	}
 	if d.in.Sampler != nil {
-		ts := target.Window(d.in.Sampler.Samples(), from, to, d.in.LimitCores, runtime.NumCPU())
+		ts := service.Window(d.in.Sampler.Samples(), from, to, d.in.LimitCores, runtime.NumCPU())
 		ts.MemoryLimitBytes, ts.PIDs = d.in.LimitMemory, d.in.PIDs
 		if r.Target != nil {
 			ts.ExitCode = r.Target.ExitCode

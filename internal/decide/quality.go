@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // quality judges the machine over [from, to]; nil when it was not sampled.
@@ -15,7 +15,7 @@ func (d *decider) quality(from, to time.Time, t *runfmt.TargetSummary, l *runfmt
 // Quality judges the machine over [from, to] from m's samples, beside
 // the service's summary t and its load l (nil for none); nil when the
 // machine was not sampled (m nil).
-func Quality(m *target.MachineSampler, from, to time.Time, t *runfmt.TargetSummary, l *runfmt.LoadResult) *runfmt.Quality {
+func Quality(m *service.MachineSampler, from, to time.Time, t *runfmt.TargetSummary, l *runfmt.LoadResult) *runfmt.Quality {
 	if m == nil {
 		return nil
 	}
@@ -23,10 +23,10 @@ func Quality(m *target.MachineSampler, from, to time.Time, t *runfmt.TargetSumma
 	if !ok {
 		return nil
 	}
-	in := target.QualityInput{Machine: w, Service: t}
+	in := service.QualityInput{Machine: w, Service: t}
 	if l != nil {
 		in.Requests, in.LatencyMeanMs = l.Requests, l.Latency.Mean
 	}
-	q := target.Assess(in)
+	q := service.Assess(in)
 	return &q
 }

@@ -10,7 +10,7 @@ import (
 	"perflab/internal/analysis"
 	"perflab/internal/ledger"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // analyseSpyWall turns the idle-inclusive stacks and the CPU profile into
@@ -80,7 +80,7 @@ func (d *decider) spySpan(idle *profile.Profile) (spyRange, bool) {
 	if d.in.Sampler == nil || whole.cpuS <= 0 {
 		return sl, false
 	}
-	ts := target.Window(d.in.Sampler.Samples(), start.Add(seconds(startS)), start.Add(seconds(endS)), d.in.LimitCores, runtime.NumCPU())
+	ts := service.Window(d.in.Sampler.Samples(), start.Add(seconds(startS)), start.Add(seconds(endS)), d.in.LimitCores, runtime.NumCPU())
 	sl.cpuS = ts.CPUSeconds
 	sl.cpuShare = min(sl.cpuS/whole.cpuS, 1)
 	return sl, sl.cpuShare > 0

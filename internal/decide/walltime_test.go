@@ -9,7 +9,7 @@ import (
 
 	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // TestUnreadableTraceWarnsOnce: a trace that is cut off, not a trace, or
@@ -55,7 +55,7 @@ func (noHost) Warn(string)                       {}
 func (noHost) Degrade(runfmt.Degradation)        {}
 func (noHost) AddProfile(runfmt.ProfileRef)      {}
 func (noHost) Dir() string                       { return "" }
-func (noHost) Service() *target.Process          { return nil }
+func (noHost) Service() *service.Process         { return nil }
 func (noHost) ServicePIDs(context.Context) []int { return nil }
 
 func TestRequestsIn(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"perflab/internal/decide"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
+	"perflab/internal/service"
 	"perflab/internal/session"
-	"perflab/internal/target"
 	"perflab/internal/units"
 )
 
@@ -169,7 +169,7 @@ func step(ctx context.Context, s *session.Session, rate float64, fm Config) (ste
 	}
 	if smp := s.Sampler(); smp != nil {
 		from := a.Started()
-		ts := target.Window(smp.Samples(), from, from.Add(time.Duration(r.DurationS*float64(time.Second))), s.LimitCores(), runtime.NumCPU())
+		ts := service.Window(smp.Samples(), from, from.Add(time.Duration(r.DurationS*float64(time.Second))), s.LimitCores(), runtime.NumCPU())
 		if n := r.Answered(); n > 0 {
 			ts.CPUMsPerRequest = ts.CPUSeconds * 1000 / float64(n)
 		}

@@ -26,7 +26,7 @@ import (
 
 	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // ledgerServices are the Go services of the ledger's tests, built once.
@@ -283,7 +283,7 @@ func ledgerGrpcPrint(t *testing.T) {
 	fixed.Load.Concurrency = 8
 	ref, _ := runAcceptance(t, fixed)
 	peerMs := math.Max(2, ref.Time.Kind(runfmt.TimeNetwork).Waits[runfmt.WaitDownstream])
-	cpuBefore, err := target.ProcessCPUSeconds(cache.cmd.Process.Pid)
+	cpuBefore, err := service.ProcessCPUSeconds(cache.cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func ledgerGrpcPrint(t *testing.T) {
 	runq := runqueueMs(t, cache.cmd.Process.Pid)
 	r, dir := runAcceptance(t, cfg)
 	runq = runqueueMs(t, cache.cmd.Process.Pid) - runq
-	cpuAfter, err := target.ProcessCPUSeconds(cache.cmd.Process.Pid)
+	cpuAfter, err := service.ProcessCPUSeconds(cache.cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ func ledgerGrpcSlowCachePID(t *testing.T) {
 	cache := startPeer(t, "grpccache", "-delay", "30ms")
 	api := startPeer(t, "grpcapi", "-mode", "fixed", "-upstream", cache.addr)
 	cfg := grpcConfig(t, "fixed", cache.addr)
-	cfg.Command, cfg.PID, cfg.Budget = nil, api.cmd.Process.Pid, target.Budget{}
+	cfg.Command, cfg.PID, cfg.Budget = nil, api.cmd.Process.Pid, service.Budget{}
 	cfg.Load.Targets[0].URL.Host, cfg.ReadyURL = api.addr, "http://"+api.addr+"/image?name=3"
 	cfg.Pprof = "http://" + api.pprof
 	cfg.Load.Concurrency = 1

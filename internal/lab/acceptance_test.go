@@ -27,8 +27,8 @@ import (
 	"perflab/internal/load"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
+	"perflab/internal/service"
 	"perflab/internal/store"
-	"perflab/internal/target"
 )
 
 // accServices are the Go test services the acceptance tests run, built
@@ -54,7 +54,7 @@ func acceptanceConfig(t *testing.T, addr, path string, command ...string) Config
 			Concurrency: 4, Duration: 3 * time.Second},
 		Warmup:   time.Second,
 		Command:  command,
-		Budget:   target.Budget{CPUs: 1},
+		Budget:   service.Budget{CPUs: 1},
 		ReadyURL: u.String(), ReadyTimeout: 15 * time.Second, StopGrace: 2 * time.Second,
 	}
 }
@@ -288,7 +288,7 @@ func TestAcceptanceCPUPerRequestAccuracy(t *testing.T) {
 	addr, pprofAddr := labtest.FreeAddr(t), labtest.FreeAddr(t)
 	exe := acceptanceBinary(t, "cpuburn")
 	cfg := acceptanceConfig(t, addr, fmt.Sprintf("/burn?us=%d", burnUs), exe, "-addr", addr, "-pprof-addr", pprofAddr)
-	cfg.Budget = target.Budget{CPUs: 2}
+	cfg.Budget = service.Budget{CPUs: 2}
 	cfg.Load.Concurrency, cfg.Load.Duration = 1, 4*time.Second
 	cfg.Profiler, cfg.NoGCTrace = ProfilerNone, true
 	var before, after float64

@@ -18,7 +18,7 @@ import (
 
 	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // waitServices are the Go services with planted waits, built once.
@@ -172,7 +172,7 @@ func TestAcceptancePlantedWaits(t *testing.T) {
 	t.Run("mutex", func(t *testing.T) {
 		const holdMs = 2
 		cfg := waitService(t, "mutex", "/count")
-		cfg.Load.Concurrency, cfg.Budget = 8, target.Budget{CPUs: 2}
+		cfg.Load.Concurrency, cfg.Budget = 8, service.Budget{CPUs: 2}
 		r, dir := runAcceptance(t, cfg)
 		// Each request waits for the holds of the others: ideally 7 × 2 ms,
 		// more when handing the lock over is slow on a busy machine.

@@ -29,7 +29,7 @@ import (
 	"perflab/internal/labtest"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // orderImport is a multipart/form-data body of n order lines, one field
@@ -302,7 +302,7 @@ func TestAcceptanceNodeOneThread(t *testing.T) {
 	addr := labtest.FreeAddr(t)
 	script, _ := filepath.Abs("../../testdata/services/nodetoken/server.js")
 	cfg := acceptanceConfig(t, addr, "/token?user=7", bin, script, "--addr", addr)
-	cfg.Budget = target.Budget{}
+	cfg.Budget = service.Budget{}
 	cfg.Load.Concurrency, cfg.Load.Duration = 4, 4*time.Second
 	call, decl := lineWith(t, script, "crypto.pbkdf2Sync("), lineWith(t, script, "function issueToken(")
 	r, dir := runAcceptance(t, cfg)

@@ -14,7 +14,7 @@ import (
 	"perflab/internal/labtest"
 	"perflab/internal/load"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // quickService is the tolower test service, launched, without profiles.
@@ -138,7 +138,7 @@ func TestLoadURLServedByAnotherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { other.Process.Kill(); other.Wait() }()
-	cfg.Command, cfg.Budget, cfg.PID = nil, target.Budget{}, other.Process.Pid
+	cfg.Command, cfg.Budget, cfg.PID = nil, service.Budget{}, other.Process.Pid
 	cfg.Load.Duration = time.Second
 	res, err := Run(context.Background(), cfg)
 	if err != nil {

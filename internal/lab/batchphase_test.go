@@ -15,7 +15,7 @@ import (
 	"perflab/internal/capture"
 	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // serialPhaseShareTolerance is how far the serial phase's share may be
@@ -70,7 +70,7 @@ func TestBatchSerialPhaseBesideSpinners(t *testing.T) {
 func checkSerialPhase(t *testing.T, bin string) {
 	t.Helper()
 	cfg := batchConfig(t, bin)
-	cfg.Budget = target.Budget{CPUs: 2}
+	cfg.Budget = service.Budget{CPUs: 2}
 	r, dir := runBatch(t, cfg)
 	from, to, end := serialPhaseClock(t, r)
 	want := (to - from) / end
@@ -122,7 +122,7 @@ func TestBatchNoSerialPhase(t *testing.T) {
 	}
 	bin := labtest.BuildService(t, "serialphase")
 	cfg := batchConfig(t, bin, "-serial", "0", "-parallel", "3s")
-	cfg.Budget = target.Budget{CPUs: 2}
+	cfg.Budget = service.Budget{CPUs: 2}
 	r, dir := runBatch(t, cfg)
 	for _, f := range r.Findings {
 		if f.Kind == runfmt.FindingSerialPhase || f.Kind == runfmt.FindingSerial {

@@ -9,7 +9,7 @@ import (
 	"perflab/internal/labtest"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // burnConfig runs cpuburn (each request burns 2 ms of CPU) under a budget.
@@ -19,7 +19,7 @@ func burnConfig(t *testing.T, cpus float64, concurrency int) Config {
 	cfg := testConfig(t, addr)
 	cfg.Command = []string{bin, "-addr", addr, "-pprof-addr", pprofAddr}
 	cfg.Env = nil
-	cfg.Budget = target.Budget{CPUs: cpus}
+	cfg.Budget = service.Budget{CPUs: cpus}
 	u := *cfg.Load.Targets[0].URL
 	u.Path, u.RawQuery = "/burn", "us=2000"
 	cfg.Load.Targets[0].URL, cfg.ReadyURL = &u, u.String() // cpuburn answers 404 at /

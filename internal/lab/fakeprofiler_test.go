@@ -15,7 +15,7 @@ import (
 	"perflab/internal/labtest"
 	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // fakeProfiler is a profiler of the test's own, added to a run from this
@@ -47,12 +47,12 @@ var _ profiling.Recorder = fakeRecorder{}
 // in samples of 1/Hz, to fakeHot under the test service's handler.
 func (fakeRecorder) Record(ctx context.Context, job profiling.Job) (*profile.Profile, time.Duration, error) {
 	pid := job.Processes[0].PID
-	before, err := target.ProcessCPUSeconds(pid)
+	before, err := service.ProcessCPUSeconds(pid)
 	if err != nil {
 		return nil, 0, fmt.Errorf("fake of pid %d: %w", pid, err)
 	}
 	job.WaitWindow(ctx)
-	after, err := target.ProcessCPUSeconds(pid)
+	after, err := service.ProcessCPUSeconds(pid)
 	if err != nil {
 		return nil, 0, fmt.Errorf("fake of pid %d: %w", pid, err)
 	}

@@ -13,8 +13,8 @@ import (
 	"perflab/internal/labtest"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
+	"perflab/internal/service"
 	"perflab/internal/stacks"
-	"perflab/internal/target"
 )
 
 // TestWritePGO runs a Go test service three times, twice profiled through
@@ -177,7 +177,7 @@ func TestCheckPGOPythonPID(t *testing.T) {
 	// python3 may be a shim (pyenv) that starts the interpreter in the same
 	// process: wait until it does.
 	labtest.Until(10*time.Second, func() bool {
-		info, err := target.DetectRuntime(cmd.Process.Pid)
+		info, err := service.DetectRuntime(cmd.Process.Pid)
 		return err == nil && info.Runtime == runfmt.RuntimePython
 	})
 	err := CheckPGO(Config{PID: cmd.Process.Pid})

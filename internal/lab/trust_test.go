@@ -36,8 +36,8 @@ import (
 	"perflab/internal/pprofmux"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
+	"perflab/internal/service"
 	"perflab/internal/session"
-	"perflab/internal/target"
 )
 
 // runMachineHelper turns the test binary into a process beside the run:
@@ -228,13 +228,13 @@ func TestIsolatedCPUsKeepCPUPerRequest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("acceptance: a run of cpuburn beside CPU-bound processes")
 	}
-	usable, err := target.UsableCPUs()
+	usable, err := service.UsableCPUs()
 	if err != nil || len(usable) < 2 || usable[0] != 0 || usable[1] != 1 {
 		t.Skipf("needs CPUs 0 and 1 (usable: %v, %v)", usable, err)
 	}
 	cfg := goService(t, "cpuburn", "/burn?us=1000")
-	cfg.Load.Concurrency, cfg.Budget = 2, target.Budget{}
-	cfg.Budget.CPUSet, cfg.LoadCPUs = target.CPUSet{1}, target.CPUSet{0}
+	cfg.Load.Concurrency, cfg.Budget = 2, service.Budget{}
+	cfg.Budget.CPUSet, cfg.LoadCPUs = service.CPUSet{1}, service.CPUSet{0}
 	spinners(t, 2, 30*time.Second, 0)
 	isolated, _ := runAcceptance(t, cfg)
 	if isolated.Config.ServiceCPUs != "1" || isolated.Config.LoadCPUs != "0" {
@@ -368,7 +368,7 @@ func TestSecondRunOnABusyPprofEndpointIsDegraded(t *testing.T) {
 	defer func() { _ = svc.Process.Kill(); _ = svc.Wait() }()
 	attach := func(name string, window time.Duration) Config {
 		cfg := acceptanceConfig(t, addr, "/parse")
-		cfg.Name, cfg.Command, cfg.PID, cfg.Budget = name, nil, svc.Process.Pid, target.Budget{}
+		cfg.Name, cfg.Command, cfg.PID, cfg.Budget = name, nil, svc.Process.Pid, service.Budget{}
 		cfg.Pprof, cfg.Profiler, cfg.Load.Duration, cfg.Warmup = "http://"+pprofAddr, ProfilerChoice(runfmt.ProfilerPprof), window, 0
 		return cfg
 	}

@@ -12,8 +12,8 @@ import (
 
 	"perflab/internal/files"
 	"perflab/internal/runfmt"
+	"perflab/internal/service"
 	"perflab/internal/session"
-	"perflab/internal/target"
 )
 
 // ErrInput is a profile go build -pgo does not take: the service is not
@@ -57,7 +57,7 @@ func Check(c session.Config) error {
 	}
 	if c.PID > 0 {
 		// A native process may be a wrapper whose children are the service.
-		info, err := target.DetectRuntime(c.PID)
+		info, err := service.DetectRuntime(c.PID)
 		if err == nil && info.Runtime != runfmt.RuntimeGo && info.Runtime != runfmt.RuntimeNative {
 			return notGo(fmt.Sprintf("pid %d (%s)", c.PID, info.Exe), info.Runtime)
 		}
@@ -96,7 +96,7 @@ func CheckOutput(path string) error {
 // its executable or the interpreter its #! line names; "" when neither
 // says (a Go or other native program, a command not found).
 func commandRuntime(argv0, dir string) runfmt.Runtime {
-	if rt := target.RuntimeOfName(argv0); rt != "" {
+	if rt := service.RuntimeOfName(argv0); rt != "" {
 		return rt
 	}
 	path := argv0
@@ -116,7 +116,7 @@ func commandRuntime(argv0, dir string) runfmt.Runtime {
 	defer f.Close()
 	line, _ := bufio.NewReader(io.LimitReader(f, maxShebang)).ReadString('\n')
 	if interp := shebangInterpreter(line); interp != "" {
-		return target.RuntimeOfName(interp)
+		return service.RuntimeOfName(interp)
 	}
 	return ""
 }

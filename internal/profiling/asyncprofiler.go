@@ -17,7 +17,7 @@ import (
 	"perflab/internal/capture"
 	"perflab/internal/files"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // asyncProfiler is async-profiler, for JVMs: its agent library is
@@ -229,7 +229,7 @@ func (asyncProfilerRecorder) Snapshot(ctx context.Context, job SnapshotJob) (*ca
 
 // noteProcess says what perflab added to a JVM's launch, if it did: the
 // agent needs no frame pointers, but the JVM keeps the flag.
-func (asyncProfilerRecorder) noteProcess(info target.ProcessInfo) (key, msg string) {
+func (asyncProfilerRecorder) noteProcess(info service.ProcessInfo) (key, msg string) {
 	if info.Runtime != runfmt.RuntimeJVM || !jvmKeepsFramePointers(info.PID) {
 		return "", ""
 	}

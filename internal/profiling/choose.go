@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // choose decides how to profile (nil for not at all): the profiler asked
@@ -115,7 +115,7 @@ func (p *Set) runtimes() map[runfmt.Runtime]bool {
 		return out
 	}
 	for _, pid := range svc.PIDs() {
-		if info, err := target.DetectRuntime(pid); err == nil {
+		if info, err := service.DetectRuntime(pid); err == nil {
 			out[info.Runtime] = true
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // Choice is how the service is to be profiled (--profiler): with one
@@ -78,7 +78,7 @@ type Host interface {
 	Dir() string
 	// Service is the launched or attached service; nil when perflab
 	// knows only its URL.
-	Service() *target.Process
+	Service() *service.Process
 	// ServicePIDs are the service's processes: Service's, else the
 	// process listening on the load URL and its children, else none.
 	ServicePIDs(ctx context.Context) []int

@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/procfs"
 
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // profilerMeter measures what the profilers perflab starts use of the CPU
@@ -49,7 +49,7 @@ type recorderCPU struct {
 }
 
 func newProfilerMeter() *profilerMeter {
-	return &profilerMeter{read: target.ProcessCPUSeconds, readThread: target.ThreadCPUSeconds}
+	return &profilerMeter{read: service.ProcessCPUSeconds, readThread: service.ThreadCPUSeconds}
 }
 
 // started registers a recorder process once it runs; hz is its sampling

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // A process that works little costs a profiler that reads its stacks at
@@ -34,7 +34,7 @@ const (
 func ProcessCPU(pids []int) map[int]float64 {
 	out := make(map[int]float64, len(pids))
 	for _, pid := range pids {
-		if cpu, err := target.ProcessCPUSeconds(pid); err == nil {
+		if cpu, err := service.ProcessCPUSeconds(pid); err == nil {
 			out[pid] = cpu
 		}
 	}
@@ -74,7 +74,7 @@ func idleUnderLoad(before, after map[int]float64) map[int]bool {
 // watchEntry is a process idle through the warm-up, watched: its CPU
 // when first seen, and the profiler to sample it with once it works.
 type watchEntry struct {
-	info target.ProcessInfo
+	info service.ProcessInfo
 	tool *Profiler
 	cpu  float64
 }
@@ -83,14 +83,14 @@ type watchEntry struct {
 // and forgets those that are gone. Called by refresh.
 func (t *treeSampler) watchIdle(ctx context.Context, left time.Duration) {
 	for pid, w := range t.watch {
-		cpu, err := target.ProcessCPUSeconds(pid)
+		cpu, err := service.ProcessCPUSeconds(pid)
 		switch {
 		case err != nil:
 			delete(t.watch, pid)
 		case cpu-w.cpu >= wakeCPU:
 			delete(t.watch, pid)
 			t.setProfiler(pid, w.tool.Name)
-			t.start(ctx, w.tool, []target.ProcessInfo{w.info}, left)
+			t.start(ctx, w.tool, []service.ProcessInfo{w.info}, left)
 		}
 	}
 }
@@ -99,11 +99,11 @@ func (t *treeSampler) watchIdle(ctx context.Context, left time.Duration) {
 // load and so watched instead: tool reads its stacks at every tick (its
 // cost does not follow the process's CPU) and records it alone (a
 // profiler that Follows records its root's children from the start).
-func (t *treeSampler) watched(info target.ProcessInfo, tool *Profiler) bool {
+func (t *treeSampler) watched(info service.ProcessInfo, tool *Profiler) bool {
 	if !tool.Sampling.EveryTick || tool.Sampling.Follows || !t.idle[info.PID] {
 		return false
 	}
-	cpu, err := target.ProcessCPUSeconds(info.PID)
+	cpu, err := service.ProcessCPUSeconds(info.PID)
 	if err != nil {
 		return false
 	}

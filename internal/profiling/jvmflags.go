@@ -7,7 +7,7 @@ import (
 
 	"perflab/internal/files"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // jvmFramePointerFlag makes HotSpot's JIT-compiled methods keep the frame
@@ -64,7 +64,7 @@ func jvmKeepsFramePointers(pid int) bool {
 
 // noteJVM says, for a JVM process perf samples, whether its compiled
 // methods keep their callers, and how to get them.
-func noteJVM(info target.ProcessInfo) (key, msg string) {
+func noteJVM(info service.ProcessInfo) (key, msg string) {
 	if info.Runtime != runfmt.RuntimeJVM {
 		return "", ""
 	}

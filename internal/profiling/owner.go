@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // ErrNotTheService marks a --pprof endpoint that belongs to another process
@@ -48,7 +48,7 @@ func (p *Set) owner(ctx context.Context, base string) ownership {
 	case err != nil:
 		return ownership{why: fmt.Sprintf("finding who listens on %s: %v", l.host, err)}
 	case l.found && slices.Contains(pids, l.pid):
-		return ownership{ok: true, verified: true, why: fmt.Sprintf("%s is the service's (%s)", l.host, target.ProcessName(l.pid))}
+		return ownership{ok: true, verified: true, why: fmt.Sprintf("%s is the service's (%s)", l.host, service.ProcessName(l.pid))}
 	}
 	return p.ownerByCmdline(octx, base, pids, l)
 }
@@ -65,7 +65,7 @@ type listener struct {
 func findListener(ctx context.Context, u *url.URL, pids []int) (listener, error) {
 	l := listener{host: hostPort(u)}
 	var err error
-	l.pid, l.found, err = target.ListenerOwner(ctx, l.host, pids)
+	l.pid, l.found, err = service.ListenerOwner(ctx, l.host, pids)
 	return l, err
 }
 
@@ -102,15 +102,15 @@ func (p *Set) ownerByCmdline(ctx context.Context, base string, pids []int, l lis
 		return ownership{ok: true, why: "its process could not be identified: " + err.Error()}
 	}
 	if l.found {
-		if own, err := target.Cmdline(l.pid); err != nil || slices.Equal(own, args) {
+		if own, err := service.Cmdline(l.pid); err != nil || slices.Equal(own, args) {
 			return ownership{why: via} // the listener answers for itself
 		}
 	}
 	for _, pid := range pids {
-		if cl, err := target.Cmdline(pid); err == nil && slices.Equal(cl, args) {
-			why := fmt.Sprintf("its command line is the service's (%s)", target.ProcessName(pid))
+		if cl, err := service.Cmdline(pid); err == nil && slices.Equal(cl, args) {
+			why := fmt.Sprintf("its command line is the service's (%s)", service.ProcessName(pid))
 			if via != "" {
-				why += fmt.Sprintf(", reached through %s on %s", target.ProcessName(l.pid), l.host)
+				why += fmt.Sprintf(", reached through %s on %s", service.ProcessName(l.pid), l.host)
 			}
 			return ownership{ok: true, verified: true, why: why}
 		}
@@ -142,7 +142,7 @@ func hostPort(u *url.URL) string {
 // servedBy says that host is served by the process listener, which is not
 // one of the service's processes pids.
 func servedBy(host string, listener int, pids []int) string {
-	return fmt.Sprintf("%s is served by %s, not by the service (%s)", host, target.ProcessName(listener), pidList(pids))
+	return fmt.Sprintf("%s is served by %s, not by the service (%s)", host, service.ProcessName(listener), pidList(pids))
 }
 
 // pidList renders "pid 12" or "pids 12, 13, 14 and 5 more".

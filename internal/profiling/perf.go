@@ -9,7 +9,7 @@ import (
 
 	"perflab/internal/capture"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // perf is Linux perf (perf record -e cpu-clock): any process,
@@ -61,7 +61,7 @@ func (perfRecorder) Record(ctx context.Context, job Job) (*profile.Profile, time
 }
 
 // noteProcess says what a JIT runtime needs for perf to name its code.
-func (perfRecorder) noteProcess(info target.ProcessInfo) (key, msg string) {
+func (perfRecorder) noteProcess(info service.ProcessInfo) (key, msg string) {
 	if info.Runtime == runfmt.RuntimeJVM {
 		return noteJVM(info)
 	}

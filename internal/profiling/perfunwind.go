@@ -6,7 +6,7 @@ import (
 
 	own "perflab/internal/ownership"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 	"perflab/internal/units"
 )
 
@@ -31,7 +31,7 @@ type unwinding struct {
 // functions set one up) and has unwind tables (.eh_frame, which cargo's
 // and gcc's default builds keep, stripped or not); with frame pointers
 // otherwise (Go keeps them; a JIT's code has no unwind tables perf reads).
-func perfUnwinding(procs []target.ProcessInfo) unwinding {
+func perfUnwinding(procs []service.ProcessInfo) unwinding {
 	for _, p := range procs {
 		if p.Runtime != runfmt.RuntimeNative {
 			continue

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"perflab/internal/capture"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // CheckPprof checks an explicit --pprof endpoint as soon as the service
@@ -56,7 +56,7 @@ func probeFailure(err error) string {
 // answer as net/http/pprof, each probed for at most half a second.
 func (p *Set) servedEndpoints(ctx context.Context) []string {
 	var out []string
-	for _, l := range target.Listeners(p.host.ServicePIDs(ctx)) {
+	for _, l := range service.Listeners(p.host.ServicePIDs(ctx)) {
 		a := l.Addr()
 		if !a.IsLoopback() && !a.IsUnspecified() {
 			continue

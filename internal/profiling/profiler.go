@@ -12,7 +12,7 @@ import (
 
 	"perflab/internal/capture"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // Profiler describes a profiler perflab runs to sample a service: what it
@@ -135,7 +135,7 @@ type Job struct {
 	// Processes are the processes to sample: one, with its descendants,
 	// for a profiler that Follows; several at once for one that records
 	// Groups.
-	Processes []target.ProcessInfo
+	Processes []service.ProcessInfo
 	// Endpoint is the pprof endpoint's base URL (an endpoint profiler).
 	Endpoint string
 	// Window is the longest the recording lasts.
@@ -194,7 +194,7 @@ func (j Job) pids() []int {
 // A processNoter has something to say about a process it samples: what
 // the process needs for the profiler to name its code.
 type processNoter interface {
-	noteProcess(info target.ProcessInfo) (key, msg string)
+	noteProcess(info service.ProcessInfo) (key, msg string)
 }
 
 // A waitRecorder records where the service's threads wait off a CPU,
@@ -335,7 +335,7 @@ func (pr *Profiler) endpoint() endpoint {
 }
 
 // noteProcess is what pr has to say about a process it samples.
-func (pr *Profiler) noteProcess(info target.ProcessInfo) (key, msg string) {
+func (pr *Profiler) noteProcess(info service.ProcessInfo) (key, msg string) {
 	if n, ok := pr.Recorder.(processNoter); ok {
 		return n.noteProcess(info)
 	}

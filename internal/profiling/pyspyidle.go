@@ -9,7 +9,7 @@ import (
 
 	"perflab/internal/capture"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // spyIdleTail is how long an idle recording runs past the window's end
@@ -73,7 +73,7 @@ func (ir *idleRecording) start(ctx context.Context, window time.Duration) {
 	if !ir.whole {
 		pids, children = nil, false
 		for _, pid := range svc.PIDs() {
-			if info, err := target.DetectRuntime(pid); err == nil && pySpy.serves(info.Runtime) && !p.warmIdle[pid] {
+			if info, err := service.DetectRuntime(pid); err == nil && pySpy.serves(info.Runtime) && !p.warmIdle[pid] {
 				pids = append(pids, pid)
 			}
 		}

@@ -15,7 +15,7 @@ import (
 
 	"perflab/internal/capture"
 	"perflab/internal/labtest"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // busy starts name (python3, ruby) with args, a program that prints "hot"
@@ -64,7 +64,7 @@ func busy(t *testing.T, tool, name string, args ...string) int {
 // record records pid with pr for a second at 100 Hz.
 func record(t *testing.T, pr *Profiler, pid int) *profile.Profile {
 	t.Helper()
-	p, _, err := pr.Recorder.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: pid}}, Window: time.Second, Hz: 100})
+	p, _, err := pr.Recorder.Record(context.Background(), Job{Processes: []service.ProcessInfo{{PID: pid}}, Window: time.Second, Hz: 100})
 	if err != nil {
 		t.Fatalf("%s: %v", pr.Name, err)
 	}
@@ -96,7 +96,7 @@ func TestPySpyRecord(t *testing.T) {
 	if err := p.CheckValid(); err != nil {
 		t.Errorf("py-spy profile invalid: %v", err)
 	}
-	_, _, err := pySpyRecorder{}.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: 1 << 22}}, Window: time.Second, Hz: 100})
+	_, _, err := pySpyRecorder{}.Record(context.Background(), Job{Processes: []service.ProcessInfo{{PID: 1 << 22}}, Window: time.Second, Hz: 100})
 	if !errors.Is(err, capture.ErrProcessGone) {
 		t.Errorf("py-spy of a missing pid: %v; want ErrProcessGone", err)
 	}
@@ -120,7 +120,7 @@ func TestRbSpyRecord(t *testing.T) {
 func TestSpiesMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	for _, pr := range []*Profiler{&pySpy, &rbSpy} {
-		_, _, err := pr.Recorder.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: 1}}, Window: time.Second, Hz: 100})
+		_, _, err := pr.Recorder.Record(context.Background(), Job{Processes: []service.ProcessInfo{{PID: 1}}, Window: time.Second, Hz: 100})
 		if !errors.Is(err, capture.ErrToolMissing) || !strings.Contains(err.Error(), string(pr.Name)+" is not installed: "+pr.Install) {
 			t.Errorf("%s without its binary: %v; want the install hint", pr.Name, err)
 		}

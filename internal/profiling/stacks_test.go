@@ -10,7 +10,7 @@ import (
 	"perflab/internal/labtest"
 	own "perflab/internal/ownership"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // TestPerfUnwinding: cargo's default release build of the Rust test
@@ -26,9 +26,9 @@ func TestPerfUnwinding(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		u := perfUnwinding([]target.ProcessInfo{{PID: cmd.Process.Pid, Runtime: runfmt.RuntimeNative, Exe: bin}})
+		u := perfUnwinding([]service.ProcessInfo{{PID: cmd.Process.Pid, Runtime: runfmt.RuntimeNative, Exe: bin}})
 		// As Go services are: their runtime is go, and perf walks frame pointers.
-		g := perfUnwinding([]target.ProcessInfo{{PID: cmd.Process.Pid, Runtime: runfmt.RuntimeGo, Exe: bin}})
+		g := perfUnwinding([]service.ProcessInfo{{PID: cmd.Process.Pid, Runtime: runfmt.RuntimeGo, Exe: bin}})
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		want := runfmt.UnwindDWARF

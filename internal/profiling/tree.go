@@ -12,7 +12,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // samplerLead is how long before the measured window the samplers start,
@@ -93,7 +93,7 @@ type treeSampler struct {
 
 // newTreeSampler samples the processes of svc, with the profiler forced
 // or (nil) with reg's for each runtime.
-func newTreeSampler(svc *target.Process, reg *Registry, forced *Profiler, warn func(string), idle map[int]bool) *treeSampler {
+func newTreeSampler(svc *service.Process, reg *Registry, forced *Profiler, warn func(string), idle map[int]bool) *treeSampler {
 	return &treeSampler{
 		reg: reg, forced: forced, list: svc.PIDs, warn: warn, idle: idle, watch: map[int]watchEntry{},
 		lookTool: (*Profiler).installed,
@@ -171,7 +171,7 @@ func (t *treeSampler) refresh(ctx context.Context, left time.Duration) {
 	if left < 100*time.Millisecond {
 		return
 	}
-	groups := map[*Profiler][]target.ProcessInfo{}
+	groups := map[*Profiler][]service.ProcessInfo{}
 	now := t.list()
 	t.noteExits(now)
 	for _, pid := range now {
@@ -183,7 +183,7 @@ func (t *treeSampler) refresh(ctx context.Context, left time.Duration) {
 		case tool.Sampling.Groups:
 			groups[tool] = append(groups[tool], info)
 		default:
-			t.start(ctx, tool, []target.ProcessInfo{info}, left)
+			t.start(ctx, tool, []service.ProcessInfo{info}, left)
 		}
 	}
 	t.watchIdle(ctx, left)
@@ -197,14 +197,14 @@ func (t *treeSampler) refresh(ctx context.Context, left time.Duration) {
 
 // see looks at a process not seen before (false for one seen) and picks
 // its profiler, nil for none.
-func (t *treeSampler) see(pid int) (*Profiler, target.ProcessInfo, bool) {
+func (t *treeSampler) see(pid int) (*Profiler, service.ProcessInfo, bool) {
 	t.mu.Lock()
 	_, seen := t.procs[pid]
 	t.mu.Unlock()
 	if seen {
-		return nil, target.ProcessInfo{}, false
+		return nil, service.ProcessInfo{}, false
 	}
-	info, err := target.DetectRuntime(pid)
+	info, err := service.DetectRuntime(pid)
 	var tool *Profiler
 	var name runfmt.Profiler
 	if err == nil {
@@ -224,7 +224,7 @@ func (t *treeSampler) see(pid int) (*Profiler, target.ProcessInfo, bool) {
 		t.ownExes[info.Exe] = true
 	}
 	t.mu.Unlock()
-	if err != nil && !errors.Is(err, target.ErrNoProcess) {
+	if err != nil && !errors.Is(err, service.ErrNoProcess) {
 		t.warn("not profiling " + err.Error())
 	}
 	info.PID = pid

@@ -12,22 +12,22 @@ import (
 
 	"perflab/internal/capture"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // recorder is one recorder the tree sampler started.
 type recorder struct {
-	procs   []target.ProcessInfo // what it records
-	pid     int                  // its process, once it runs
-	signals bool                 // it says when it samples (Sampling.SignalsReady)
-	ready   bool                 // it said so
-	done    bool                 // it has ended
+	procs   []service.ProcessInfo // what it records
+	pid     int                   // its process, once it runs
+	signals bool                  // it says when it samples (Sampling.SignalsReady)
+	ready   bool                  // it said so
+	done    bool                  // it has ended
 }
 
 // start records procs with tool for what is left of the window: one that
 // Follows records the first with its descendants, one that records
 // Groups all of them, any other profiler the one process it is given.
-func (t *treeSampler) start(ctx context.Context, tool *Profiler, procs []target.ProcessInfo, left time.Duration) {
+func (t *treeSampler) start(ctx context.Context, tool *Profiler, procs []service.ProcessInfo, left time.Duration) {
 	follows, signals := tool.Sampling.Follows, tool.Sampling.SignalsReady
 	root := procs[0].PID
 	rec := &recorder{procs: procs, signals: signals}
@@ -201,7 +201,7 @@ func (t *treeSampler) attached() bool {
 		case r.pid == 0:
 			return false
 		case !r.signals:
-			if cpu, err := target.ProcessCPUSeconds(r.pid); err == nil && cpu < startupCPU {
+			if cpu, err := service.ProcessCPUSeconds(r.pid); err == nil && cpu < startupCPU {
 				return false
 			}
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // sampledFrom keeps, once each, the CPU that workers started during the
@@ -17,7 +17,7 @@ import (
 // A process is started in the window when the kernel's start time says
 // so; one started in the tick the window began is left out (its CPU may
 // be partly before it), so the figure errs low.
-func (t *treeSampler) sampledFrom(procs []target.ProcessInfo) {
+func (t *treeSampler) sampledFrom(procs []service.ProcessInfo) {
 	t.keepStartUp(procs, false)
 }
 
@@ -28,7 +28,7 @@ func (t *treeSampler) sampledFrom(procs []target.ProcessInfo) {
 // as a pre-fork server's replacement workers can be). All of their CPU
 // is in no sample.
 func (t *treeSampler) unsampledAtEnd() {
-	var procs []target.ProcessInfo
+	var procs []service.ProcessInfo
 	t.mu.Lock()
 	for _, r := range t.recs {
 		if r.signals && !r.ready {
@@ -41,8 +41,8 @@ func (t *treeSampler) unsampledAtEnd() {
 
 // unseen are the service's processes now that no look saw, with their
 // executables (a process gone or unreadable is left out).
-func (t *treeSampler) unseen() []target.ProcessInfo {
-	var procs []target.ProcessInfo
+func (t *treeSampler) unseen() []service.ProcessInfo {
+	var procs []service.ProcessInfo
 	for _, pid := range t.list() {
 		t.mu.Lock()
 		_, seen := t.procs[pid]
@@ -50,8 +50,8 @@ func (t *treeSampler) unseen() []target.ProcessInfo {
 		if seen {
 			continue
 		}
-		if exe, err := target.ExeOf(pid); err == nil {
-			procs = append(procs, target.ProcessInfo{PID: pid, Exe: exe})
+		if exe, err := service.ExeOf(pid); err == nil {
+			procs = append(procs, service.ProcessInfo{PID: pid, Exe: exe})
 		}
 	}
 	return procs
@@ -59,7 +59,7 @@ func (t *treeSampler) unseen() []target.ProcessInfo {
 
 // keepStartUp keeps the CPU so far of the workers among procs started
 // during the window; before its end unless atEnd.
-func (t *treeSampler) keepStartUp(procs []target.ProcessInfo, atEnd bool) {
+func (t *treeSampler) keepStartUp(procs []service.ProcessInfo, atEnd bool) {
 	now := time.Now()
 	for _, p := range procs {
 		t.mu.Lock()
@@ -70,7 +70,7 @@ func (t *treeSampler) keepStartUp(procs []target.ProcessInfo, atEnd bool) {
 		if kept || !worker || begun.IsZero() || !atEnd && !now.Before(end) {
 			continue
 		}
-		times, err := target.ReadProcessTimes(p.PID)
+		times, err := service.ReadProcessTimes(p.PID)
 		if err != nil || !times.Started.After(begun) {
 			continue // gone (its CPU went to its parent's), or born before the window
 		}

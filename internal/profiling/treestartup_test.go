@@ -9,7 +9,7 @@ import (
 
 	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // startShell starts sh -c script, ended with the test.
@@ -32,7 +32,7 @@ func startShell(t *testing.T, script string) int {
 func beforeWindow(t *testing.T) (pid int, exe string, begun time.Time) {
 	t.Helper()
 	pid = os.Getppid()
-	exe, err := target.ExeOf(pid)
+	exe, err := service.ExeOf(pid)
 	if err != nil {
 		t.Skipf("no /proc/PID/exe: %v", err)
 	}
@@ -50,7 +50,7 @@ func TestUnsampledStartOfWorkersOnly(t *testing.T) {
 	worker := startShell(t, "i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done; sleep 30")
 	other := startShell(t, "exec sleep 30")
 	labtest.Eventually(t, 10*time.Second, "the worker's start-up: two clock ticks of CPU", func() bool {
-		cpu, _ := target.ProcessCPUSeconds(worker)
+		cpu, _ := service.ProcessCPUSeconds(worker)
 		return cpu >= 0.02
 	})
 	sh, err := os.Readlink("/proc/" + strconv.Itoa(worker) + "/exe")
@@ -58,11 +58,11 @@ func TestUnsampledStartOfWorkersOnly(t *testing.T) {
 		t.Skipf("no /proc/PID/exe: %v", err)
 	}
 	own := map[string]bool{sh: true, earlyExe: true}
-	procs := []target.ProcessInfo{{PID: worker, Exe: sh}, {PID: other, Exe: "/usr/bin/sleep"}, {PID: early, Exe: earlyExe}}
+	procs := []service.ProcessInfo{{PID: worker, Exe: sh}, {PID: other, Exe: "/usr/bin/sleep"}, {PID: early, Exe: earlyExe}}
 	ts := &treeSampler{begun: begun, end: time.Now().Add(time.Minute), unsampled: map[int]float64{}, ownExes: own}
 	ts.sampledFrom(procs)
 	cpu, n := ts.unsampledStart()
-	if want, _ := target.ProcessCPUSeconds(worker); n != 1 || cpu <= 0 || cpu > want {
+	if want, _ := service.ProcessCPUSeconds(worker); n != 1 || cpu <= 0 || cpu > want {
 		t.Errorf("start-up of %d process(es), %.3f CPU-s; want the one worker's, at most its %.3f", n, cpu, want)
 	}
 	ts.sampledFrom(procs[:1])
@@ -92,10 +92,10 @@ func TestUnsampledStartOfWorkersNeverSeen(t *testing.T) {
 	seen := startShell(t, "i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done; sleep 30")
 	other := startShell(t, "exec sleep 30")
 	labtest.Eventually(t, 10*time.Second, "the unseen worker's start-up: two clock ticks of CPU", func() bool {
-		cpu, _ := target.ProcessCPUSeconds(unseen)
+		cpu, _ := service.ProcessCPUSeconds(unseen)
 		return cpu >= 0.02
 	})
-	sh, err := target.ExeOf(unseen)
+	sh, err := service.ExeOf(unseen)
 	if err != nil {
 		t.Skipf("no /proc/PID/exe: %v", err)
 	}
@@ -104,7 +104,7 @@ func TestUnsampledStartOfWorkersNeverSeen(t *testing.T) {
 		list:  func() []int { return []int{early, unseen, seen, other} }}
 	ts.unsampledAtEnd()
 	cpu, n := ts.unsampledStart()
-	if want, _ := target.ProcessCPUSeconds(unseen); n != 1 || cpu <= 0 || cpu > want {
+	if want, _ := service.ProcessCPUSeconds(unseen); n != 1 || cpu <= 0 || cpu > want {
 		t.Errorf("at the window's end: start-up of %d process(es), %.3f CPU-s; want the unseen worker's alone, at most its %.3f", n, cpu, want)
 	}
 	if _, ok := ts.unsampled[unseen]; !ok {

@@ -22,7 +22,7 @@ import (
 	"perflab/internal/capture"
 	"perflab/internal/files"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // v8 is V8's own CPU profiler, for node processes, driven through
@@ -222,7 +222,7 @@ func openMoved(ctx context.Context, proc procfs.Proc, port int) (*inspector, err
 // close sets process.debugPort to debugPort.
 func openAt(ctx context.Context, proc procfs.Proc, debugPort int) (*inspector, error) {
 	pid := proc.PID
-	before, err := target.LoopbackListeners(pid)
+	before, err := service.LoopbackListeners(pid)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +280,7 @@ func inspectHost(args []string) string {
 func newListener(ctx context.Context, proc procfs.Proc, before map[uint64]uint16) (uint16, error) {
 	deadline := time.Now().Add(inspectorOpen)
 	for {
-		now, err := target.LoopbackListeners(proc.PID)
+		now, err := service.LoopbackListeners(proc.PID)
 		if err != nil {
 			return 0, err
 		}
@@ -392,7 +392,7 @@ func (ins *inspector) close() bool {
 // listens, and says whether it stopped.
 func (ins *inspector) waitClosed() bool {
 	for deadline := time.Now().Add(inspectorOpen); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		now, err := target.LoopbackListeners(ins.pid)
+		now, err := service.LoopbackListeners(ins.pid)
 		if err != nil || !slices.Contains(slices.Collect(maps.Values(now)), ins.port) {
 			return true
 		}

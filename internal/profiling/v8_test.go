@@ -20,7 +20,7 @@ import (
 
 	"perflab/internal/labtest"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // nodeinline starts testdata/services/nodeinline with NODE_OPTIONS opts
@@ -121,14 +121,14 @@ func TestV8NamesTheHotLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid, url := nodeinline(t, opts)
-	before, err := target.LoopbackListeners(pid)
+	before, err := service.LoopbackListeners(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
 	wg := drive(url, stop)
 	var thread int
-	prof, _, err := v8Recorder{}.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: pid}}, Window: 3 * time.Second, Hz: 99,
+	prof, _, err := v8Recorder{}.Record(context.Background(), Job{Processes: []service.ProcessInfo{{PID: pid}}, Window: 3 * time.Second, Hz: 99,
 		StartedThread: func(_, tid int) { thread = tid }})
 	close(stop)
 	wg.Wait()
@@ -144,7 +144,7 @@ func TestV8NamesTheHotLine(t *testing.T) {
 	if thread == 0 {
 		t.Error("no thread of V8's profiler found: its CPU is not measured")
 	}
-	after, err := target.LoopbackListeners(pid)
+	after, err := service.LoopbackListeners(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestV8HandsToPerfWhenClosed(t *testing.T) {
 	window, endWindow := context.WithTimeout(ctx, 25*time.Second)
 	defer endWindow()
 	ts.stopAt = window
-	ts.start(ctx, &v8, []target.ProcessInfo{{PID: pid}}, 25*time.Second)
+	ts.start(ctx, &v8, []service.ProcessInfo{{PID: pid}}, 25*time.Second)
 	// The inspector is waited for (5 s), then perf starts: once it has
 	// attached, let it sample the busy process for 3 s.
 	labtest.Until(20*time.Second, func() bool {
@@ -311,7 +311,7 @@ func TestV8MovesOffTheSharedPort(t *testing.T) {
 	var drivers []*sync.WaitGroup
 	for i := range procs {
 		pid, url := nodeinline(t, "")
-		before, err := target.LoopbackListeners(pid)
+		before, err := service.LoopbackListeners(pid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,7 +321,7 @@ func TestV8MovesOffTheSharedPort(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, p := range procs {
 		wg.Go(func() {
-			p.prof, _, p.err = v8Recorder{}.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: p.pid}}, Window: 2 * time.Second, Hz: 99,
+			p.prof, _, p.err = v8Recorder{}.Record(context.Background(), Job{Processes: []service.ProcessInfo{{PID: p.pid}}, Window: 2 * time.Second, Hz: 99,
 				HandedTo: func(to runfmt.Profiler) { p.handed = to }})
 		})
 	}
@@ -337,7 +337,7 @@ func TestV8MovesOffTheSharedPort(t *testing.T) {
 		if shares := lineShares(p.prof); shares["summarize:26"] == 0 {
 			t.Errorf("pid %d: no sample on summarize:26: %v", p.pid, shares)
 		}
-		after, err := target.LoopbackListeners(p.pid)
+		after, err := service.LoopbackListeners(p.pid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -403,7 +403,7 @@ func TestClusterWorkers(t *testing.T) {
 		})
 	}
 	var handed runfmt.Profiler
-	prof, _, err := v8Recorder{}.Record(context.Background(), Job{Processes: []target.ProcessInfo{{PID: workers[0]}}, Window: 2 * time.Second, Hz: 99,
+	prof, _, err := v8Recorder{}.Record(context.Background(), Job{Processes: []service.ProcessInfo{{PID: workers[0]}}, Window: 2 * time.Second, Hz: 99,
 		HandedTo: func(to runfmt.Profiler) { handed = to }})
 	close(stop)
 	load.Wait()

@@ -17,7 +17,7 @@ import (
 
 	"perflab/internal/files"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // Where a node process's inspector listens. SIGUSR1 opens it on
@@ -162,7 +162,7 @@ func waitPortFree(ctx context.Context, pid, port int) error {
 			return nil
 		}
 		c.Close()
-		if own, err := target.LoopbackListeners(pid); err == nil && slices.Contains(slices.Collect(maps.Values(own)), uint16(port)) {
+		if own, err := service.LoopbackListeners(pid); err == nil && slices.Contains(slices.Collect(maps.Values(own)), uint16(port)) {
 			return fmt.Errorf("its inspector is open already, on 127.0.0.1:%d", port)
 		}
 		if time.Now().After(deadline) {
@@ -191,7 +191,7 @@ func OpensInspector(c Choice) bool {
 // whose SIGUSR1 then opens nothing new.
 func clusterWorkers(pid int) []int {
 	var out []int
-	for _, c := range target.ProcessTree(pid) {
+	for _, c := range service.ProcessTree(pid) {
 		proc, err := procfs.NewProc(c)
 		if err != nil {
 			continue

@@ -28,7 +28,7 @@ type Quality struct {
 	// SpunShare is the share of the service's CPU its runtime spun
 	// waiting for threads the crowded machine did not run: it moves the
 	// CPU per request among the distorted figures (see MarkSpun in
-	// package target).
+	// package service).
 	SpunShare float64 `json:"spun_share,omitempty"`
 	// ProfileOverMeasured is how many times the CPU measured the CPU
 	// profile stands for, when its profiler counted threads waiting for a

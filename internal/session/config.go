@@ -8,8 +8,8 @@ import (
 	"perflab/internal/load"
 	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
+	"perflab/internal/service"
 	"perflab/internal/store"
-	"perflab/internal/target"
 )
 
 // ProfilerChoice is how the service is to be profiled (--profiler): with
@@ -48,13 +48,13 @@ type Config struct {
 	Env     []string
 	Dir     string
 	PID     int
-	Budget  target.Budget
+	Budget  service.Budget
 	// Cgroup attaches to every process of an existing cgroup (a path
 	// under /sys/fs/cgroup or inside the tree).
 	Cgroup string
 	// LoadCPUs confines perflab itself (the load generator, samplers and
 	// profilers) to these CPUs during the run; empty leaves it anywhere.
-	LoadCPUs target.CPUSet
+	LoadCPUs service.CPUSet
 
 	ReadyURL     string
 	ReadyTimeout time.Duration

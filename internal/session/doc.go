@@ -15,7 +15,7 @@
 // # Trust
 //
 // A run measures the machine beside the service for its whole length
-// (target.MachineSampler) and judges each measured window (run.json's
+// (service.MachineSampler) and judges each measured window (run.json's
 // quality: clean or noisy, with who else used the CPUs). It profiles only a
 // pprof endpoint it has proved to be the service's (the listening socket's
 // owner, or its cmdline); a CPU profile that fails makes the run "degraded",

@@ -1,6 +1,6 @@
 package session
 
-import "perflab/internal/target"
+import "perflab/internal/service"
 
 // serviceEnv is the environment the service started with (its first
 // process's), nil when it cannot be read.
@@ -8,7 +8,7 @@ func (s *Session) serviceEnv() map[string]string {
 	if s.proc == nil {
 		return nil
 	}
-	env, err := target.Environ(s.proc.PID())
+	env, err := service.Environ(s.proc.PID())
 	if err != nil {
 		return nil
 	}

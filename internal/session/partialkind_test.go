@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // TestPartialKind: why a run stopped is typed from its error, whatever
@@ -23,8 +23,8 @@ func TestPartialKind(t *testing.T) {
 		{fmt.Errorf("%w: %v", ErrInterrupted, exited), nil, runfmt.PartialInterrupted},
 		{exited, nil, runfmt.PartialExited},
 		{exited, &runfmt.TargetSummary{OOMKilled: true}, runfmt.PartialOOMKilled},
-		{fmt.Errorf("starting: %w at http://127.0.0.1:1/ (exit status 1)", target.ErrExitedBeforeReady), nil, runfmt.PartialExitedBeforeReady},
-		{fmt.Errorf("%w after 30s at http://127.0.0.1:1/: no attempt finished", target.ErrNotReady), nil, runfmt.PartialNotReady},
+		{fmt.Errorf("starting: %w at http://127.0.0.1:1/ (exit status 1)", service.ErrExitedBeforeReady), nil, runfmt.PartialExitedBeforeReady},
+		{fmt.Errorf("%w after 30s at http://127.0.0.1:1/: no attempt finished", service.ErrNotReady), nil, runfmt.PartialNotReady},
 		{fmt.Errorf("%w in the window: 8 were still in flight", errNoRequestFinished), nil, runfmt.PartialNoRequestFinished},
 		{fmt.Errorf("%w in the window: all 9 failed", errNoRequestSucceeded), nil, runfmt.PartialNoRequestSucceeded},
 		{fmt.Errorf("%w: no request finished for 1.50 s with 8 in flight", ErrStuck), nil, runfmt.PartialStuck},

@@ -5,7 +5,7 @@ import (
 
 	"perflab/internal/profiling"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // ErrNotTheService marks a --pprof endpoint that belongs to another process
@@ -31,7 +31,7 @@ func (h profileHost) AddProfile(ref runfmt.ProfileRef) {
 }
 
 // Service is the launched or attached service, nil for a URL alone.
-func (h profileHost) Service() *target.Process { return h.s.proc }
+func (h profileHost) Service() *service.Process { return h.s.proc }
 
 func (h profileHost) ServicePIDs(ctx context.Context) []int { return h.s.servicePIDs(ctx) }
 
@@ -63,11 +63,11 @@ func (s *Session) servicePIDs(ctx context.Context) []int {
 	if len(s.cfg.Load.Targets) == 0 {
 		return nil
 	}
-	pid, found, err := target.ListenerOwner(ctx, s.cfg.Load.Targets[0].URL.Host, nil)
+	pid, found, err := service.ListenerOwner(ctx, s.cfg.Load.Targets[0].URL.Host, nil)
 	if err != nil || !found {
 		return nil
 	}
-	return target.ProcessTree(pid)
+	return service.ProcessTree(pid)
 }
 
 // seenPIDs lists every process of the service perflab saw: at the start

@@ -1,6 +1,6 @@
 package session
 
-import "perflab/internal/target"
+import "perflab/internal/service"
 
 // readyProbe is the request that tells the service is ready. On the load's
 // own URL it is the load's first request (method, headers, body), judged
@@ -9,8 +9,8 @@ import "perflab/internal/target"
 // count as an error is said before the run rather than after its timeout.
 // A URL of its own (--ready) is a health check, asked with GET: 2xx, 3xx
 // or a status the load expects.
-func (c *Config) readyProbe() target.ReadyProbe {
-	p := target.ReadyProbe{URL: c.ReadyURL, Insecure: c.Load.Insecure}
+func (c *Config) readyProbe() service.ReadyProbe {
+	p := service.ReadyProbe{URL: c.ReadyURL, Insecure: c.Load.Insecure}
 	if len(c.Load.Targets) > 0 && c.Load.Targets[0].URL.String() == c.ReadyURL {
 		t := c.Load.Targets[0]
 		p.Method, p.Header, p.Body = t.Method, t.Header, t.Body

@@ -3,7 +3,7 @@ package session
 import (
 	"time"
 
-	"perflab/internal/target"
+	"perflab/internal/service"
 	"perflab/internal/window"
 )
 
@@ -17,8 +17,8 @@ func (s *Session) startMachine() {
 
 // SampleMachine samples the machine every interval until stop is
 // called.
-func SampleMachine(interval time.Duration) (m *target.MachineSampler, stop func()) {
-	m = target.NewMachineSampler(interval)
+func SampleMachine(interval time.Duration) (m *service.MachineSampler, stop func()) {
+	m = service.NewMachineSampler(interval)
 	return m, window.RunUntilStopped(m.Run)
 }
 
@@ -29,7 +29,7 @@ func (s *Session) pinLoad() func() {
 	if len(s.cfg.LoadCPUs) == 0 {
 		return func() {}
 	}
-	restore, err := target.PinSelf(s.cfg.LoadCPUs)
+	restore, err := service.PinSelf(s.cfg.LoadCPUs)
 	if err != nil {
 		s.warn(err.Error())
 	}

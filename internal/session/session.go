@@ -15,7 +15,7 @@ import (
 	"perflab/internal/profiling"
 	"perflab/internal/report"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 	"perflab/internal/units"
 	"perflab/internal/window"
 )
@@ -35,15 +35,15 @@ type Session struct {
 	cfg     Config
 	run     *runfmt.Run
 	dir     string
-	proc    *target.Process
-	sampler *target.Sampler
+	proc    *service.Process
+	sampler *service.Sampler
 	gc      capture.GCTrace
 	stopSmp func()
 	prof    *profiling.Set
 	// peers samples the service's connections over the window.
 	peers *window.PeerSampler
 	// machine samples the host beside the service for the whole session.
-	machine     *target.MachineSampler
+	machine     *service.MachineSampler
 	stopMachine func()
 	// The budget as applied, read before the service stops.
 	limitCores  float64
@@ -118,10 +118,10 @@ func (s *Session) startTarget(ctx context.Context) error {
 	switch {
 	case len(c.Command) > 0:
 		// Groups left by a perflab that was killed (a second Ctrl-C) go first.
-		if err := target.CleanupStale(); err != nil {
+		if err := service.CleanupStale(); err != nil {
 			s.warn("removing stale cgroups: " + err.Error())
 		}
-		lc := target.LaunchConfig{
+		lc := service.LaunchConfig{
 			Command: c.Command, Dir: c.Dir, Budget: c.Budget, Name: c.Name, Hurry: c.Hurry,
 			LogPath: filepath.Join(s.dir, "target.log"),
 			// Only GC trace lines are parsed: the drain does no other per-line work.
@@ -136,19 +136,19 @@ func (s *Session) startTarget(ctx context.Context) error {
 			lc.HideLine = capture.IsGCLine
 		}
 		c.Log(fmt.Sprintf("starting %s (%s)", strings.Join(c.Command, " "), c.Budget))
-		s.proc, err = target.Launch(ctx, lc)
+		s.proc, err = service.Launch(ctx, lc)
 	case c.PID > 0 && (c.Budget.CPUs > 0 || c.Budget.MemoryBytes > 0):
 		// A budget group a killed perflab left goes first: its service
 		// back where it was.
-		if err := target.CleanupStale(); err != nil {
+		if err := service.CleanupStale(); err != nil {
 			s.warn("removing stale cgroups: " + err.Error())
 		}
 		c.Log(fmt.Sprintf("moving pid %d into a cgroup with %s for the run (back into its own after)", c.PID, c.Budget))
-		s.proc, err = target.AttachBudget(c.PID, c.Budget)
+		s.proc, err = service.AttachBudget(c.PID, c.Budget)
 	case c.PID > 0:
-		s.proc, err = target.Attach(c.PID)
+		s.proc, err = service.Attach(c.PID)
 	case c.Cgroup != "":
-		s.proc, err = target.AttachCgroup(c.Cgroup)
+		s.proc, err = service.AttachCgroup(c.Cgroup)
 	default:
 		// A URL alone: the local process listening on it is the service, so
 		// the machine's measurement does not count its CPU as another's.
@@ -168,7 +168,7 @@ func (s *Session) startTarget(ctx context.Context) error {
 		s.machine.SetService(s.proc.PID())
 	}
 	sctx, cancel := context.WithCancel(context.Background())
-	s.sampler = target.NewSampler(s.proc, 200*time.Millisecond)
+	s.sampler = service.NewSampler(s.proc, 200*time.Millisecond)
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
@@ -178,7 +178,7 @@ func (s *Session) startTarget(ctx context.Context) error {
 	s.stopSmp = func() { cancel(); <-sampled }
 	if c.ReadyURL != "" {
 		c.Log("waiting for " + c.ReadyURL)
-		if err := target.WaitReady(ctx, c.readyProbe(), c.ReadyTimeout, s.proc); err != nil {
+		if err := service.WaitReady(ctx, c.readyProbe(), c.ReadyTimeout, s.proc); err != nil {
 			return err
 		}
 	}
@@ -216,7 +216,7 @@ func (s *Session) stopTarget() {
 		}
 		s.run.Target.ExitCode = code
 		s.run.Target.StoppedByPerflab = running && len(s.cfg.Command) > 0
-		var oom *target.OOMError
+		var oom *service.OOMError
 		if errors.As(s.proc.ExitErr(), &oom) {
 			s.run.Target.OOMKilled, s.run.Target.MemoryLimitBytes = true, oom.LimitBytes
 		}

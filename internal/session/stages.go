@@ -5,7 +5,7 @@ import (
 
 	"perflab/internal/load"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // The stages of a run that package lab calls in order (New is the
@@ -79,6 +79,6 @@ func (s *Session) Exited(phase string) error { return s.errExited(phase) }
 // Sampler is the sampler of the service's processes, nil when it has
 // none (a URL alone); Machine the machine's; LimitCores the service's
 // CPU budget as applied.
-func (s *Session) Sampler() *target.Sampler        { return s.sampler }
-func (s *Session) Machine() *target.MachineSampler { return s.machine }
-func (s *Session) LimitCores() float64             { return s.limitCores }
+func (s *Session) Sampler() *service.Sampler        { return s.sampler }
+func (s *Session) Machine() *service.MachineSampler { return s.machine }
+func (s *Session) LimitCores() float64              { return s.limitCores }

@@ -9,7 +9,7 @@ import (
 	"perflab/internal/profiling"
 	"perflab/internal/prose"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // New is the prepare stage of a run of cfg: it creates the run's
@@ -88,9 +88,9 @@ func PartialKind(err error, t *runfmt.TargetSummary) runfmt.PartialKind {
 		return runfmt.PartialStuck
 	case errors.As(err, &exited):
 		return runfmt.PartialExited
-	case errors.Is(err, target.ErrExitedBeforeReady):
+	case errors.Is(err, service.ErrExitedBeforeReady):
 		return runfmt.PartialExitedBeforeReady
-	case errors.Is(err, target.ErrNotReady):
+	case errors.Is(err, service.ErrNotReady):
 		return runfmt.PartialNotReady
 	case errors.Is(err, errNoRequestFinished):
 		return runfmt.PartialNoRequestFinished

@@ -9,7 +9,7 @@ import (
 
 	"perflab/internal/capture"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 	"perflab/internal/units"
 )
 
@@ -53,7 +53,7 @@ func (c *Config) readStacks(ctx context.Context, st *runfmt.Stuck) []*capture.Sn
 		if ctx.Err() != nil {
 			break
 		}
-		info, err := target.DetectRuntime(pid)
+		info, err := service.DetectRuntime(pid)
 		if err != nil || info.Runtime == runfmt.RuntimeGo && goRead {
 			continue // gone, a kernel thread, or read through pprof
 		}
@@ -86,7 +86,7 @@ func readProcess(ctx context.Context, pid int, runtime runfmt.Runtime, tool func
 	if kerr != nil {
 		return nil, stuckProcess(pid, runtime, runfmt.StackSourceKernel, nil, kerr)
 	}
-	if peers, err := target.SocketPeers(pid); err == nil {
+	if peers, err := service.SocketPeers(pid); err == nil {
 		for i := range kt {
 			if kt[i].Inode != 0 {
 				kt[i].Peer = peers[kt[i].Inode]

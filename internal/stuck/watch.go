@@ -12,7 +12,7 @@ import (
 	"perflab/internal/profiling"
 	"perflab/internal/prose"
 	"perflab/internal/runfmt"
-	"perflab/internal/target"
+	"perflab/internal/service"
 	"perflab/internal/units"
 )
 
@@ -39,7 +39,7 @@ type Config struct {
 	Log, Warn func(string)
 	// Samples are the service's samples so far; nil when it is not
 	// sampled.
-	Samples func() []target.Sample
+	Samples func() []service.Sample
 	// Profiles are the run's profiles: the service's pprof endpoint and
 	// the profilers that read a runtime's stacks.
 	Profiles *profiling.Set
@@ -148,7 +148,7 @@ func (w *Watcher) starved(from, to time.Time) (time.Duration, bool) {
 
 // starvedIn is starved over the samples, judged on the part of [from, to]
 // they cover.
-func starvedIn(samples []target.Sample, from, to time.Time) (time.Duration, bool) {
+func starvedIn(samples []service.Sample, from, to time.Time) (time.Duration, bool) {
 	if len(samples) < 2 {
 		return 0, false
 	}
@@ -162,7 +162,7 @@ func starvedIn(samples []target.Sample, from, to time.Time) (time.Duration, bool
 	if !hi.After(lo) {
 		return 0, false
 	}
-	ts := target.Window(samples, from, to, 0, 0)
+	ts := service.Window(samples, from, to, 0, 0)
 	wait := time.Duration(ts.RunqueueWaitSeconds * float64(time.Second))
 	return wait, wait >= hi.Sub(lo)/2
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // TestStallClockCountsWhatItSaw: no request finishing is a stall while the
@@ -39,10 +39,10 @@ func TestStallClockCountsWhatItSaw(t *testing.T) {
 // machine's, not a hang; one where they slept is not.
 func TestStarvedIsNotStuck(t *testing.T) {
 	t0 := time.Now()
-	samples := func(waitPerTick float64) []target.Sample {
-		var out []target.Sample
+	samples := func(waitPerTick float64) []service.Sample {
+		var out []service.Sample
 		for i := range 11 {
-			out = append(out, target.Sample{T: t0.Add(time.Duration(i) * 200 * time.Millisecond), RunqueueWaitSeconds: float64(i) * waitPerTick})
+			out = append(out, service.Sample{T: t0.Add(time.Duration(i) * 200 * time.Millisecond), RunqueueWaitSeconds: float64(i) * waitPerTick})
 		}
 		return out
 	}

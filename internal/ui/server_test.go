@@ -17,8 +17,8 @@ import (
 	"perflab/internal/labtest"
 	"perflab/internal/load"
 	"perflab/internal/runfmt"
+	"perflab/internal/service"
 	"perflab/internal/store"
-	"perflab/internal/target"
 )
 
 var (
@@ -55,7 +55,7 @@ func realRuns(t *testing.T) (string, []string) {
 					Concurrency: 2, Duration: 1500 * time.Millisecond},
 				Warmup:  500 * time.Millisecond,
 				Command: []string{bin, "-addr", addr, "-pprof-addr", pprofAddr, "-mode", mode},
-				Budget:  target.Budget{CPUs: 1},
+				Budget:  service.Budget{CPUs: 1},
 				Pprof:   "http://" + pprofAddr, Profiler: lab.ProfilerChoice(runfmt.ProfilerPprof),
 				ReadyURL: u.String(), ReadyTimeout: 15 * time.Second, StopGrace: 2 * time.Second,
 			})

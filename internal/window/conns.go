@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // Conns tells whether the load opens a connection per request (or the
@@ -18,13 +18,13 @@ type Conns struct {
 
 // WatchConns lists the sockets of the service's processes proc (nil:
 // none) over a warm-up of that length (see churned).
-func WatchConns(proc *target.Process, warmup time.Duration) *Conns {
+func WatchConns(proc *service.Process, warmup time.Duration) *Conns {
 	c := &Conns{done: make(chan struct{})}
 	if proc == nil {
 		close(c.done)
 		return c
 	}
-	start := target.SocketInodes(proc.PIDs())
+	start := service.SocketInodes(proc.PIDs())
 	step := warmup / 5
 	go func() {
 		defer close(c.done)
@@ -35,7 +35,7 @@ func WatchConns(proc *target.Process, warmup time.Duration) *Conns {
 			case <-proc.Exited():
 				return
 			}
-			lists = append(lists, target.SocketInodes(proc.PIDs()))
+			lists = append(lists, service.SocketInodes(proc.PIDs()))
 		}
 		c.short = churned(start, lists)
 	}()

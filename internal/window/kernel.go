@@ -11,7 +11,7 @@ import (
 
 	"perflab/internal/ktrace"
 	"perflab/internal/load"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // Kernel is the kernel's timing of the service (internal/ktrace)
@@ -21,7 +21,7 @@ import (
 // hides it), read at the window's edges, following the processes the
 // service adds, closed after the window. why says why there is none.
 type Kernel struct {
-	proc    *target.Process // nil: no process to time
+	proc    *service.Process // nil: no process to time
 	ports   []uint16
 	backlog bool // the accept backlog is timed
 	conns   *Conns
@@ -49,7 +49,7 @@ const addInterval = time.Second
 // (nil: none, and the timing says why) and the load's ports, in the
 // background, with the accept backlog when backlog is set; conns, when
 // set, watches the warm-up's connections (see ForWindow).
-func StartKernel(proc *target.Process, ports []uint16, backlog bool, conns *Conns) *Kernel {
+func StartKernel(proc *service.Process, ports []uint16, backlog bool, conns *Conns) *Kernel {
 	k := &Kernel{proc: proc, ports: ports, conns: conns}
 	k.launch(backlog)
 	return k
@@ -66,15 +66,15 @@ func (k *Kernel) Wait(d time.Duration) {
 // ForWindow makes sure the timing runs for the window: started again
 // with the accept backlog when the load opens a connection per request
 // (noKeepAlive, or the warm-up's connections churned); and it finds the
-// local processes behind the service's peers (service: its processes).
-func (k *Kernel) ForWindow(noKeepAlive bool, service []int) {
+// local processes behind the service's peers (pids: its processes).
+func (k *Kernel) ForWindow(noKeepAlive bool, pids []int) {
 	if !k.backlog && (noKeepAlive || k.conns.Short()) {
 		<-k.ready
 		k.Close()
 		k.launch(true)
 		<-k.ready
 	}
-	k.peers = discoverPeers(service)
+	k.peers = discoverPeers(pids)
 }
 
 // launch starts a session in the background; ready closes once it runs or

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"perflab/internal/ledger"
-	"perflab/internal/target"
+	"perflab/internal/service"
 	"perflab/internal/units"
 )
 
@@ -48,11 +48,11 @@ type peerProc struct {
 // a listening socket may read every process's file table.
 const peerLookup = 2 * time.Second
 
-// discoverPeers finds the local processes behind the service's outbound
-// connections now open.
-func discoverPeers(service []int) *PeerCPU {
-	pc := &PeerCPU{service: service, procs: map[netip.AddrPort]*peerProc{}, tried: map[netip.AddrPort]bool{}}
-	peers, err := target.NewPeerReader().Peers(service)
+// discoverPeers finds the local processes behind the outbound
+// connections now open of the service's processes pids.
+func discoverPeers(pids []int) *PeerCPU {
+	pc := &PeerCPU{service: pids, procs: map[netip.AddrPort]*peerProc{}, tried: map[netip.AddrPort]bool{}}
+	peers, err := service.NewPeerReader().Peers(pids)
 	if err != nil {
 		return pc
 	}
@@ -73,11 +73,11 @@ func discoverPeers(service []int) *PeerCPU {
 // lookup finds the process listening at a, nil when none on this machine
 // (or the service itself).
 func (pc *PeerCPU) lookup(ctx context.Context, a netip.AddrPort) *peerProc {
-	pid, found, err := target.ListenerOwner(ctx, a.String(), nil)
+	pid, found, err := service.ListenerOwner(ctx, a.String(), nil)
 	if err != nil || !found || slices.Contains(pc.service, pid) {
 		return nil
 	}
-	return &peerProc{pid: pid, name: comm(pid), tree: target.ProcessTree(pid)}
+	return &peerProc{pid: pid, name: comm(pid), tree: service.ProcessTree(pid)}
 }
 
 // comm is a process's command name (/proc/PID/comm).
@@ -107,7 +107,7 @@ const procTick = 0.02
 func readCPU(pids []int) cpuReading {
 	r := cpuReading{threads: map[[2]int]float64{}}
 	for _, pid := range pids {
-		if cpu, err := target.ProcessCPUSeconds(pid); err == nil {
+		if cpu, err := service.ProcessCPUSeconds(pid); err == nil {
 			r.procs += cpu
 		}
 		tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
@@ -119,7 +119,7 @@ func readCPU(pids []int) cpuReading {
 			if err != nil {
 				continue
 			}
-			if cpu, err := target.ThreadCPUSeconds(pid, tid); err == nil {
+			if cpu, err := service.ThreadCPUSeconds(pid, tid); err == nil {
 				r.threads[[2]int{pid, tid}] = cpu
 			}
 		}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"perflab/internal/load"
-	"perflab/internal/target"
+	"perflab/internal/service"
 )
 
 // PeerSampler watches the service's outbound connections over the window:
@@ -56,7 +56,7 @@ func startPeerSampler(ctx context.Context, pids func() []int, inbound *clientWat
 		defer close(ps.done)
 		tick := time.NewTicker(peerInterval)
 		defer tick.Stop()
-		reader := target.NewPeerReader()
+		reader := service.NewPeerReader()
 		for {
 			ps.sample(reader, pids())
 			select {
@@ -69,7 +69,7 @@ func startPeerSampler(ctx context.Context, pids func() []int, inbound *clientWat
 	return ps
 }
 
-func (ps *PeerSampler) sample(reader *target.PeerReader, pids []int) {
+func (ps *PeerSampler) sample(reader *service.PeerReader, pids []int) {
 	peers, err := reader.Peers(pids)
 	if err != nil {
 		return
