@@ -208,9 +208,10 @@ func notMeasuredParts(t *runfmt.TimeAccount) []string {
 	return out
 }
 
-// pageFindings lists the first findings, up to most of them, each with its costliest line,
-// its advice and its payoff, then the consequences of the limit in one
-// line and how many more there are.
+// pageFindings lists the first findings, up to most of them, each with
+// its costliest line, its advice and its payoff, then the consequences of
+// the limit in one line (and the setting one of them names) and how many
+// more there are.
 func (p *printer) pageFindings(r *runfmt.Run, most int) {
 	fs := r.Findings
 	if len(fs) == 0 {
