@@ -70,18 +70,20 @@ func checkFirstFinding(t *testing.T, f runfmt.Finding, call string) {
 // TestAcceptancePredictionsChecked: five planted costs, each fixed by
 // its service's -mode=fixed, compared A/B (two runs a side): the CPU
 // per request the base runs' findings predicted their fix would save is
-// within 25% of the change measured.
+// within 25% of the change measured. The first base run names its
+// planted function among its first findings, in run.json and in
+// report.html (checkPlanted, checkReport).
 func TestAcceptancePredictionsChecked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("acceptance: runs A/B experiments of five services")
 	}
 	labtest.RequireRoot(t, "cgroups for the CPU budget")
-	for _, c := range []struct{ service, path string }{
-		{"fmtprint", "/file?name=3"},
-		{"tolower", "/search?q=oak"},
-		{"pngencode", "/image"},
-		{"gcheavy", "/parse"},
-		{"gomash", "/price?sku=1234"},
+	for _, c := range []struct{ service, path, planted string }{
+		{"fmtprint", "/file?name=3", "main.logRequest"},
+		{"tolower", "/search?q=oak", "main.search"},
+		{"pngencode", "/image", "main.renderImage"},
+		{"gcheavy", "/parse", "main.parseRecord"},
+		{"gomash", "/price?sku=1234", "main.NewMash"},
 	} {
 		t.Run(c.service, func(t *testing.T) {
 			base := goService(t, c.service, c.path)
@@ -92,6 +94,8 @@ func TestAcceptancePredictionsChecked(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkPlanted(t, bres[0].Run, c.planted)
+			checkReport(t, bres[0].Dir, c.planted)
 			res, err := compare.Compare(entries(bres), entries(nres), compare.Options{Expected: []string{"command"}})
 			if err != nil {
 				t.Fatal(err)

@@ -37,8 +37,8 @@ var flaskEndpoints = []struct{ path, fn string }{{"/report", "render_report"}, {
 // from /proc on a second server of the same app, loaded with one endpoint
 // at a time, in turns, while perflab's load runs: on a busy machine the
 // same request's CPU drifts by a third from one minute to the next, so the
-// two are measured side by side. Three runs; the median of their
-// differences is held to 15%, or to the median of their margins. A run
+// two are measured side by side. Two runs; the median (their mean) of
+// their differences is held to 15%, or to the median of their margins. A run
 // whose profile stood for far more CPU than was measured
 // (answer.OverCounted) must say its shares are uncertain, and is measured
 // again (labtest.Clean).
@@ -50,7 +50,7 @@ func TestAcceptanceEndpointsFlask(t *testing.T) {
 	dir := frameworkDir(t, "flaskapp")
 	alone := aloneServer(t, dir)
 	off, margin := map[string][]float64{}, map[string][]float64{}
-	for run := range 3 {
+	for run := range 2 {
 		var costs map[string][]float64
 		var r *runfmt.Run
 		// On a machine busy enough that py-spy's samples stood for far

@@ -3,11 +3,12 @@ package lab
 // Acceptance tests of services as they are deployed: pre-fork servers of
 // real frameworks (gunicorn + Flask, uvicorn, puma + Rack) and an express
 // app, each launched through its console script, through its interpreter
-// (python3 -m, ruby) and attached with --pid MASTER: three consecutive
-// runs each, and each must name the planted function of the application
-// among the top 3 findings, profile every worker, and (attached, where the
-// CPU is summed over /proc) measure CPU per request within 10% of the
-// test's own /proc reading of the master and its workers. The frameworks
+// (python3 -m, ruby) and attached with --pid MASTER (one that is not
+// attached runs twice), and each run must name the planted function of
+// the application among the top 3 findings, profile every worker, and
+// (attached, where the CPU is summed over /proc) measure CPU per request
+// within 10% of the test's own /proc reading of the master and its
+// workers. The frameworks
 // are installed by .ci/setup at pinned versions; a missing one skips its
 // test with the reason. Windows are short (2 s, 1 s warm-up): these runs
 // are the heaviest of the suite.
@@ -38,7 +39,7 @@ type framework struct {
 	dir     string // under testdata/services
 	path    string // the load's URL path
 	planted string // the function the verdict must name
-	// launchers are the commands of the three runs, given the address;
+	// launchers are the commands of the runs, given the address;
 	// "" stands for an attach to a master the test starts with attach.
 	launchers []func(addr string) []string
 	attach    func(addr string) []string
@@ -105,16 +106,16 @@ func TestAcceptanceFrameworks(t *testing.T) {
 		{"gunicorn-flask", framework{dir: "flaskapp", path: "/report", planted: "render_report", conns: 2,
 			launchers: []func(string) []string{gunicorn, gunicornCmd("python3", "-m", "gunicorn"), nil}, attach: gunicorn}},
 		{"gunicorn-flask-json", framework{dir: "flaskapp", path: "/export", planted: "export_orders", conns: 2,
-			launchers: []func(string) []string{gunicorn, gunicorn, gunicorn}}},
+			launchers: []func(string) []string{gunicorn, gunicorn}}},
 		{"uvicorn", framework{dir: "asgiapp", path: "/score", planted: "score_items", conns: 2, newConns: true,
 			launchers: []func(string) []string{uvicorn, uvicornCmd("python3", "-m", "uvicorn"), nil}, attach: uvicorn}},
 		{"puma-rack", framework{dir: "rackapp", path: "/quote", planted: "build_table", conns: 4,
 			launchers: []func(string) []string{puma, pumaCmd("ruby", "/usr/bin/puma"), nil}, attach: puma,
 			needs: []string{"ruby", "puma", "rbspy"}}},
 		{"java", framework{dir: "javahot", path: "/rank", planted: "Server.rankItems", conns: 2, processes: 1,
-			launchers: []func(string) []string{javaCmd, javaCmd, javaCmd}, needs: []string{"java", "jcmd", "perf"}}},
+			launchers: []func(string) []string{javaCmd, javaCmd}, needs: []string{"java", "jcmd", "perf"}}},
 		{"express", framework{dir: "expressapp", path: "/digest", planted: "digestCatalog", conns: 2,
-			launchers: []func(string) []string{nodeCmd, nodeCmd, nodeCmd}, needs: []string{"node", "perf"}, processes: 1}},
+			launchers: []func(string) []string{nodeCmd, nodeCmd}, needs: []string{"node", "perf"}, processes: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fw := tc.fw

@@ -18,6 +18,9 @@ import (
 // findings real services give (a long module path, a JVM lambda, a command
 // line with many flags). Screenshots are kept with go test -artifacts.
 func TestBrowserPagesFitTheWindow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives a browser over three pages at two widths")
+	}
 	root, _ := fixtureRuns(t)
 	t0 := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
 	long := "20261102-100000-checkout-api-with-a-long-deployment-name"
