@@ -222,7 +222,6 @@ func TestAcceptanceLedger(t *testing.T) {
 	t.Run("grpc-slow-cache-pid", ledgerGrpcSlowCachePID)
 	t.Run("sleep-beside-contention", ledgerSleepContention)
 	t.Run("fastapi", ledgerFastAPI)
-	t.Run("javanagle", ledgerJavaNagle)
 	t.Run("gunicorn-queue", ledgerGunicornQueue)
 	t.Run("throttled-gomaxprocs", ledgerThrottledGOMAXPROCS)
 	t.Run("dbapp-n-plus-one", ledgerNPlusOne)
@@ -487,17 +486,12 @@ func napSamples(t *testing.T, dir string) int64 {
 	return n
 }
 
-// ledgerJavaNagle: the JDK HttpServer as deployed (Nagle on): each body
-// waits for the client's delayed ACK; the network row holds it, with the
-// sockets' Nagle setting as evidence, as long as the client saw it (the
-// time from a response's headers to its body).
-func ledgerJavaNagle(t *testing.T) {
-	needCommands(t, "java")
-	addr := labtest.FreeAddr(t)
-	dir := frameworkDir(t, "javanagle")
-	cfg := acceptanceConfig(t, addr, "/price?sku=1234", "java", "Server.java", "--addr", addr)
-	cfg.Dir, cfg.Load.Concurrency, cfg.Warmup, cfg.Load.Duration = dir, 8, 3*time.Second, 4*time.Second
-	r, _ := runAcceptance(t, cfg)
+// checkNagleLedger: the JDK HttpServer as deployed (Nagle on, run r):
+// each body waits for the client's delayed ACK; the network row holds it,
+// with the sockets' Nagle setting as evidence, as long as the client saw
+// it (the time from a response's headers to its body).
+func checkNagleLedger(t *testing.T, r *runfmt.Run) {
+	t.Helper()
 	l := ledgerOf(t, r)
 	ms := partMs(t, l, runfmt.PartNetwork)
 	body, ok := r.Load.Phases["body"]

@@ -28,13 +28,16 @@ func javaNagle(t *testing.T, flags ...string) Config {
 // TestAcceptanceJVMNetworkStallFirst: the JDK's HttpServer with Nagle's
 // algorithm on waits ~40 ms a request for the client's delayed ACK and
 // works for microseconds. The answer's limit is the network, and finding
-// #1 names the stall and the JVM's fix, -Dsun.net.httpserver.nodelay=true;
+// #1 names the stall and the JVM's fix, -Dsun.net.httpserver.nodelay=true,
+// and the ledger's network row holds the stall (checkNagleLedger);
 // started with that flag, the stall and its finding are gone.
 func TestAcceptanceJVMNetworkStallFirst(t *testing.T) {
 	if testing.Short() {
 		t.Skip("acceptance: runs a JVM service under load")
 	}
+	labtest.RequireRoot(t, "the kernel's timing (eBPF) and cgroups")
 	r, _ := runAcceptance(t, javaNagle(t))
+	checkNagleLedger(t, r)
 	limit := r.Answer.First()
 	t.Logf("limit %s %+v; doubts %v; CPU %.3f ms/request; ledger %s; findings:%s", limit.Kind, limit.Figures, r.Answer.Doubts,
 		r.Target.CPUMsPerRequest, ledgerRows(r), describeFindings(r.Findings))
