@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"perflab/internal/prose"
 	"perflab/internal/runfmt"
 	"perflab/internal/units"
 )
@@ -63,7 +64,7 @@ func (p *printer) runtimeWork(pr *runfmt.Profiling) {
 	parts = append(parts, unmeasured...)
 	p.f("  Runtime work:\t%s\n", wrap(strings.Join(parts, "; "), 100, "     "))
 	for _, w := range pr.RuntimeWork {
-		if rem := workRemedy(w); rem != "" && w.NotMeasured == "" {
+		if rem := prose.WorkRemedy(w); rem != "" && w.NotMeasured == "" {
 			line := fmt.Sprintf("%s %s of the CPU: %s", workName(w.Work), units.FormatShare(w.Share), rem)
 			p.f("     %s\n", wrap(line, 100, "     "))
 		}
@@ -156,7 +157,7 @@ func profilingLines(r *runfmt.Run) []HeadlineLine {
 		out = append(out, HeadlineLine{Label: "Profiling", Text: n, Class: "warn"})
 	}
 	for _, w := range pr.RuntimeWork {
-		rem := workRemedy(w)
+		rem := prose.WorkRemedy(w)
 		if rem == "" {
 			continue
 		}

@@ -209,17 +209,3 @@ func TestVerdictStackReach(t *testing.T) {
 		t.Errorf("perf's stacks of native code: want the note first, with the symbols first in the fix, and said once:\n%s", out)
 	}
 }
-
-// TestRuntimeWorkRemedy: the runtime's own work is given the advice of
-// the service's language, when there is one.
-func TestRuntimeWorkRemedy(t *testing.T) {
-	for _, lang := range []string{"go", "jvm", "node", "python", "ruby"} {
-		if workRemedy(runfmt.RuntimeWork{Work: runfmt.WorkGC, Lang: lang}) == "" {
-			t.Errorf("no remedy for %s's GC", lang)
-		}
-	}
-	if workRemedy(runfmt.RuntimeWork{Work: runfmt.WorkJIT, Lang: "jvm"}) == "" || workRemedy(runfmt.RuntimeWork{Work: runfmt.WorkInterpreter, Lang: "python"}) == "" ||
-		workRemedy(runfmt.RuntimeWork{Work: runfmt.WorkRuntime, Lang: "go"}) != "" || workRemedy(runfmt.RuntimeWork{Work: runfmt.WorkGC}) != "" {
-		t.Error("remedies for JIT, interpreter, other runtime work and work without advice")
-	}
-}

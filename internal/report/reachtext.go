@@ -9,18 +9,8 @@ import (
 )
 
 // The words of a CPU profile's stack reach (run.json's
-// profiling.stack_reach and profiles[].stacks) and of the runtime's own
-// work (profiling.runtime_work): what was seen, and what to do in the
-// service's language. The languages are the ownership model's (go,
-// python, ruby, node, jvm, rust, native; "" is C or C++).
-const (
-	langGo     = string(runfmt.RuntimeGo)
-	langPython = string(runfmt.RuntimePython)
-	langRuby   = string(runfmt.RuntimeRuby)
-	langNode   = string(runfmt.RuntimeNode)
-	langJVM    = string(runfmt.RuntimeJVM)
-	langRust   = "rust"
-)
+// profiling.stack_reach and profiles[].stacks): what was seen, and what
+// to do in the service's language (prose's remedies).
 
 // ReachText is why a profile's stacks do not reach the user's code, in
 // one sentence without its period: "98% of the samples have at most 2
@@ -61,48 +51,4 @@ func ReachRemedy(v *runfmt.StackReach) string {
 		r = prose.NamingRemedy(v.SymbolsLang) + "; and " + r
 	}
 	return r
-}
-
-// workRemedy says what to do about a share of the runtime's own work w
-// (run.json's profiling.runtime_work[].work) in language lang; "" when
-// there is nothing specific to say. A run before schema 5 kept its own
-// words (RuntimeWork.Remedy).
-func workRemedy(w runfmt.RuntimeWork) string {
-	if w.Remedy != "" || w.Lang == "" {
-		return w.Remedy
-	}
-	switch w.Work {
-	case runfmt.WorkJIT:
-		switch w.Lang {
-		case langJVM:
-			return "the JIT compiles while the service warms up: measure after a longer warm-up (--warmup); a share that stays means methods are recompiled (deoptimised) again and again, which -XX:+PrintCompilation shows"
-		case langNode:
-			return "V8 compiles while the service warms up: measure after a longer warm-up (--warmup); a share that stays means functions are deoptimised and reoptimised, which node --trace-deopt shows"
-		}
-	case runfmt.WorkGC:
-		switch w.Lang {
-		case langGo:
-			return "allocate less per request (see the allocating lines), or trade memory for CPU: GOGC higher, GOMEMLIMIT as the ceiling"
-		case langJVM:
-			return "allocate less per request, or give the heap room: -Xms equal to -Xmx, and a collector for the goal (-XX:+UseParallelGC for throughput, -XX:+UseZGC for pauses)"
-		case langNode:
-			return "allocate less per request, or enlarge the young generation so fewer objects are scavenged: node --max-semi-space-size=64"
-		case langPython:
-			return "create fewer container objects per request; after start-up, gc.freeze() keeps long-lived objects out of collections"
-		case langRuby:
-			return "allocate fewer objects per request; GC.stat and RUBY_GC_HEAP_* variables tune the heap"
-		}
-	case runfmt.WorkInterpreter:
-		switch w.Lang {
-		case langPython:
-			return "CPython runs code perf cannot name: profile with py-spy to see which Python functions"
-		case langJVM:
-			return "methods still run in the interpreter: measure after a longer warm-up (--warmup)"
-		case langNode:
-			return "functions still run in V8's interpreter: measure after a longer warm-up, and start node with --interpreted-frames-native-stack to name them"
-		case langRuby:
-			return "the Ruby VM runs code perf cannot name: profile with rbspy to see which methods"
-		}
-	}
-	return ""
 }
