@@ -243,3 +243,33 @@ func TestGrowthComesBeforeCPU(t *testing.T) {
 		t.Errorf("ranked %v; want the heap's growth first", got)
 	}
 }
+
+// TestConstructorBeforeTheWorkOfWhatItBuilds: a gzip writer built per
+// request ranks ahead of the repeated work of the writer's own method,
+// which costs more only because the object is fresh; repeated work of
+// another package keeps its rank.
+func TestConstructorBeforeTheWorkOfWhatItBuilds(t *testing.T) {
+	ctor := func() runfmt.Finding {
+		f := cpuFinding(runfmt.FindingConstructor, "main.(*gzipWriter).Write", 137)
+		f.Evidence.Functions = append(f.Evidence.Functions, runfmt.FuncEvidence{Role: runfmt.RoleCallee, Function: "compress/gzip.NewWriter"})
+		return f
+	}
+	repeated := func(fn string) runfmt.Finding {
+		f := cpuFinding(runfmt.FindingRepeatedWork, "main.handler.func2", 445)
+		f.Evidence.Functions = append(f.Evidence.Functions, runfmt.FuncEvidence{Role: runfmt.RoleCallee, Function: fn})
+		return f
+	}
+	for _, tc := range []struct {
+		work string
+		want []runfmt.FindingKind
+	}{
+		{"compress/gzip.(*Writer).Close", []runfmt.FindingKind{runfmt.FindingConstructor, runfmt.FindingRepeatedWork}},
+		{"image/png.(*Encoder).Encode", []runfmt.FindingKind{runfmt.FindingRepeatedWork, runfmt.FindingConstructor}},
+	} {
+		r := serviceRun(0.98, 1, 20, 0.9, map[runfmt.LedgerPart]float64{runfmt.PartCPU: 0.9, runfmt.PartRunnable: 19}, repeated(tc.work), ctor())
+		Decide(r)
+		if got := kindsOf(r.Findings); !slices.Equal(got, tc.want) {
+			t.Errorf("%s repeated: ranked %v; want %v", tc.work, got, tc.want)
+		}
+	}
+}

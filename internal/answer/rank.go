@@ -2,6 +2,7 @@ package answer
 
 import (
 	"sort"
+	"strings"
 
 	"perflab/internal/runfmt"
 )
@@ -45,10 +46,64 @@ func rankFindings(r *runfmt.Run, limit runfmt.Limit) {
 		return ka.key > kb.key
 	})
 	out := make([]runfmt.Finding, len(idx))
+	group := make([]int, len(idx))
 	for i, j := range idx {
-		out[i] = r.Findings[j]
+		out[i], group[i] = r.Findings[j], keys[j].group
 	}
+	builtFirst(out, group)
 	r.Findings = out
+}
+
+// builtFirst moves each constructor finding ahead of the repeated-work
+// findings of its group that run a method of a package whose constructor
+// it names (gzip.NewWriter built per request, gzip.(*Writer).Close
+// repeated): an object built per request does its first work, its fresh
+// memory first touched and its lazy set-up, in its first methods, so part
+// of their cost is the building's and reusing the object comes first.
+// group is each finding's group.
+func builtFirst(fs []runfmt.Finding, group []int) {
+	for i := 0; i < len(fs); i++ {
+		if fs[i].Kind != runfmt.FindingRepeatedWork {
+			continue
+		}
+		for j := i + 1; j < len(fs) && group[j] == group[i]; j++ {
+			if fs[j].Kind != runfmt.FindingConstructor || !buildsFor(&fs[j], &fs[i]) {
+				continue
+			}
+			c := fs[j]
+			copy(fs[i+1:j+1], fs[i:j])
+			fs[i] = c
+			break
+		}
+	}
+}
+
+// buildsFor says the constructor finding c names a constructor (a
+// function New…) of a package one of w's methods belongs to.
+func buildsFor(c, w *runfmt.Finding) bool {
+	built := map[string]bool{}
+	for _, name := range c.Names() {
+		if pkg, fn := goPackage(name); strings.HasPrefix(fn, "New") {
+			built[pkg] = true
+		}
+	}
+	for _, name := range w.Names() {
+		if pkg, fn := goPackage(name); strings.HasPrefix(fn, "(") && built[pkg] {
+			return true
+		}
+	}
+	return false
+}
+
+// goPackage splits a Go function's name into its package's path and the
+// rest ("compress/gzip.(*Writer).Close": "compress/gzip", "(*Writer).Close").
+func goPackage(name string) (pkg, fn string) {
+	slash := strings.LastIndexByte(name, '/') + 1
+	dot := strings.IndexByte(name[slash:], '.')
+	if dot < 0 {
+		return "", name
+	}
+	return name[:slash+dot], name[slash+dot+1:]
 }
 
 // rankOf is a finding's group and its key within it.
