@@ -140,6 +140,6 @@ const (
 	LangRuby   = string(runfmt.RuntimeRuby)
 	LangNode   = string(runfmt.RuntimeNode)
 	LangJVM    = string(runfmt.RuntimeJVM)
-	LangRust   = "rust"
+	LangRust   = runfmt.LangRust
 	LangNative = string(runfmt.RuntimeNative) // C, C++, the kernel, anything else compiled
 )

@@ -13,7 +13,7 @@ const (
 	langRuby   = string(runfmt.RuntimeRuby)
 	langNode   = string(runfmt.RuntimeNode)
 	langJVM    = string(runfmt.RuntimeJVM)
-	langRust   = "rust"
+	langRust   = runfmt.LangRust
 )
 
 // UnwindRemedy is what makes a runtime's stacks walkable by perf.

@@ -17,6 +17,11 @@ const (
 	RuntimeNative Runtime = "native"
 )
 
+// LangRust is the language word of native code told apart as Rust's, in
+// the lang fields of a profile's stack reach and runtime work, where the
+// other words are the runtimes'.
+const LangRust = "rust"
+
 // Runtimes lists the runtimes.
 var Runtimes = newVocabulary("runtime", RuntimeGo, RuntimePython, RuntimeRuby, RuntimeNode, RuntimeJVM, RuntimeNative)
 
