@@ -49,6 +49,7 @@ var otherMeanings = []struct{ file, words, why string }{
 	{"internal/ktrace/read.go", "offcpu", "a kernel map's name"},
 	{"internal/ktrace/measure.go", "on-cpu runnable off-cpu", "ktrace's own measures (ktrace.Measure)"},
 	{"internal/ktrace/waits_amd64.go", "accept", "a system call's name"},
+	{"internal/ktrace/measure.go", "accept", "a system call's name, whose tracepoint times the accept backlog"},
 	{"internal/ktrace/waits.go", "futex", "a system call's name"},
 	{"internal/capture/sched.go", "futex", "the kernel's futex functions in an off-CPU stack"},
 	{"internal/service/cgroup_layout.go", "cgroup", "the cgroup v1 file system's type in /proc/self/mountinfo"},

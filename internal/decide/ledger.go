@@ -178,7 +178,7 @@ func kernelInput(w ktrace.Totals, ports []uint16, backlog bool) *ledger.Kernel {
 	}
 	k.BacklogWhy = why(ktrace.Backlog)
 	if !backlog {
-		k.BacklogWhy = "the load kept its connections open, so requests rarely wait for accept(), and timing it would cost a kernel program on every system call; a wait before accept() is in queue"
+		k.BacklogWhy = "the load kept its connections open, so requests rarely wait for accept(), and timing it would slow every system call of the machine; a wait before accept() is in queue"
 	}
 	k.UnreadWhy, k.StallsWhy = why(ktrace.RequestWait), why(ktrace.SendStalls)
 	k.PeersWhy, k.ReadWhy, k.OpenWhy = why(ktrace.PeerTime), why(ktrace.AnswerWait), why(ktrace.OpenConnections)

@@ -33,7 +33,10 @@ import (
 // the service on the last CPU and the load on the others (KTRACE_PIN=0:
 // anywhere; see cpuPin), for KTRACE_ROUND (default 5s) per
 // round, KTRACE_ROUNDS times (default 5) each way, interleaved, each round
-// starting with the next arm: without anything attached; with only an
+// starting with the next arm (KTRACE_KEEPALIVE=0: the load opens a
+// connection per request; KTRACE_ACCEPT_AT=sys_exit: the accept backlog
+// timed at every system call's return, as on a kernel without the accept
+// calls' tracepoints): without anything attached; with only an
 // empty program (at sock_recv_length, the kernel's run-time statistics
 // on: what they count for a program that does nothing, the floor of every
 // run); with a session; with a session and AcceptBacklog; with a session
@@ -42,11 +45,17 @@ import (
 // request each way (and that CPU's median ratio to the bare service's
 // within each round), the programs' CPU (as the kernel counts it, scaled
 // to the window) over the service's CPU, that less the floor, and per
-// program its share, cost per run and runs per request.
+// program its share, cost per run and runs per request. Each round also
+// runs the three session arms and the bare service once more under perf
+// (KTRACE_SAMPLED=0: not), and prints the share of the service's samples
+// inside the programs (see startSampler).
 // bench/ktrace-cost.sh runs it.
 func BenchmarkSessionCost(b *testing.B) {
 	labtest.RequireRoot(b, "loading kernel programs")
 	rounds, round := envInt(b, "KTRACE_ROUNDS", 5), envDuration(b, "KTRACE_ROUND", 5*time.Second)
+	if os.Getenv("KTRACE_ACCEPT_AT") == "sys_exit" {
+		withoutTracefs(b)
+	}
 	dir := b.TempDir()
 	if out, err := exec.Command("go", "build", "-o", dir+"/", "perflab/testdata/services/hello", "perflab/examples/server", "perflab/cmd/perflab").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
@@ -65,14 +74,25 @@ func BenchmarkSessionCost(b *testing.B) {
 	arms := []*costArm{{name: "nothing"}, {name: "empty program", empty: true},
 		{name: "session", cfg: &cfg}, {name: "+AcceptBacklog", cfg: &backlog}, {name: "+Stacks", cfg: &stacks},
 		{name: "nothing, again"}}
+	var sampled []*costArm
+	if os.Getenv("KTRACE_SAMPLED") != "0" {
+		sampled = []*costArm{{name: "session", cfg: &cfg, sample: true}, {name: "+AcceptBacklog", cfg: &backlog, sample: true},
+			{name: "+Stacks", cfg: &stacks, sample: true}, {name: "nothing", sample: true}}
+	}
+	all := append(slices.Clone(arms), sampled...)
 	for b.Loop() {
 		for r := range rounds {
 			// Each round starts with another arm, so that no arm always
 			// follows the same one (a service's state after a round
 			// with a session, the machine's drift within a round).
-			for i := range arms {
-				a := arms[(r+i)%len(arms)]
-				a.runs = append(a.runs, loadRound(b, perflab, svc, round, a))
+			for i := range all {
+				a := all[(r+i)%len(all)]
+				run, sample := loadRound(b, perflab, svc, round, a)
+				if a.sample {
+					a.sampled = append(a.sampled, sample)
+				} else {
+					a.runs = append(a.runs, run)
+				}
 			}
 		}
 	}
@@ -80,6 +100,7 @@ func BenchmarkSessionCost(b *testing.B) {
 		fmt.Printf("the service on CPU %s, the load and the benchmark on CPU %s (KTRACE_PIN=0: anywhere)\n", pin.service, pin.load)
 	}
 	printCosts(arms, rounds, round)
+	printSampled(sampled)
 	base, on := arms[0].runs, arms[2].runs
 	b.ReportMetric(median(on, costRound.rps)/median(base, costRound.rps), "rps-ratio")
 	b.ReportMetric(100*median(on, costRound.programShare), "programs-%-of-service-cpu")
@@ -87,10 +108,12 @@ func BenchmarkSessionCost(b *testing.B) {
 
 // costArm is one way of running the rounds, and its rounds.
 type costArm struct {
-	name  string
-	empty bool    // only the empty program
-	cfg   *Config // a session for cfg
-	runs  []costRound
+	name    string
+	empty   bool    // only the empty program
+	cfg     *Config // a session for cfg
+	sample  bool    // perf samples the service's threads (see startSampler)
+	runs    []costRound
+	sampled []sampledRound
 }
 
 // printCosts prints the table (to the standard output: a benchmark's log
@@ -175,11 +198,12 @@ func pairedRatio(rs, base []costRound, f func(costRound) float64) float64 {
 }
 
 // loadRound runs the load for d and measures the service's CPU over it,
-// and the programs' CPU of the arm's session or empty program.
-func loadRound(b *testing.B, perflab string, svc *costService, d time.Duration, arm *costArm) costRound {
+// and the programs' CPU of the arm's session or empty program; in an arm
+// that samples, what perf's samples of the service show instead.
+func loadRound(b *testing.B, perflab string, svc *costService, d time.Duration, arm *costArm) (costRound, sampledRound) {
 	b.Helper()
 	if arm.empty {
-		return emptyRound(b, perflab, svc, d)
+		return emptyRound(b, perflab, svc, d), sampledRound{}
 	}
 	var s *Session
 	if arm.cfg != nil {
@@ -196,10 +220,18 @@ func loadRound(b *testing.B, perflab string, svc *costService, d time.Duration, 
 			b.Fatal(err)
 		}
 	}
+	var stop func() sampledRound
+	if arm.sample {
+		stop = startSampler(b, svc.pids, d)
+	}
 	cpu0 := cpu()
 	r := costRound{}
 	r.requests, r.seconds = load(b, perflab, svc, d)
 	r.serviceCPU = cpu() - cpu0
+	var sample sampledRound
+	if stop != nil {
+		sample = stop()
+	}
 	if s != nil {
 		after, err := s.Read()
 		if err != nil {
@@ -212,7 +244,7 @@ func loadRound(b *testing.B, perflab string, svc *costService, d time.Duration, 
 			b.Fatal(err)
 		}
 	}
-	return r
+	return r, sample
 }
 
 // costService is the service a cost benchmark loads: its processes, its
@@ -393,10 +425,15 @@ func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
 	return d
 }
 
-// load runs perflab load for d at the service's concurrency and returns
-// the requests and seconds.
+// load runs perflab load for d at the service's concurrency (a connection
+// per request with KTRACE_KEEPALIVE=0) and returns the requests and
+// seconds.
 func load(b *testing.B, perflab string, svc *costService, d time.Duration) (float64, float64) {
-	out, err := pinned(svc.loadCPUs, perflab, "load", "-c", strconv.Itoa(svc.clients), "-d", d.String(), "--json", "--quiet", svc.url).Output()
+	args := []string{"load", "-c", strconv.Itoa(svc.clients), "-d", d.String(), "--json", "--quiet", svc.url}
+	if os.Getenv("KTRACE_KEEPALIVE") == "0" {
+		args = append(args, "--disable-keepalive")
+	}
+	out, err := pinned(svc.loadCPUs, perflab, args...).Output()
 	if err != nil {
 		b.Fatalf("perflab load: %v", err)
 	}

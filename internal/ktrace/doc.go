@@ -70,10 +70,12 @@
 //     (sock_send_length); waiting to be read: from that arrival to the
 //     service's first read returning data (sock_recv_length);
 //   - accept backlog, with Config.AcceptBacklog: from the handshake's end
-//     (SYN_RECV to ESTABLISHED) to accept() returning it (the return of
-//     the accept system call, sys_exit; its file descriptor resolved to
-//     the socket through the process's file table); a request that
-//     arrived before then waits to be read from accept() on;
+//     (SYN_RECV to ESTABLISHED) to accept() returning it (the accept
+//     calls' own tracepoints, syscalls:sys_exit_accept4 and
+//     sys_exit_accept, or sys_exit where those are missing; its file
+//     descriptor resolved to the socket through the process's file
+//     table); a request that arrived before then waits to be read from
+//     accept() on;
 //   - an answer: the first bytes arriving on an outbound connection after
 //     the service sent on it; the peer's time: from the service's last
 //     send (its transmission) to that arrival, and the peer's turn: from

@@ -122,6 +122,8 @@ const (
 	ktraceMapTargets     = "targets"
 	ktraceMapThreads     = "threads"
 	ktraceProgConnsPass  = "conns_pass"
+	ktraceProgOnAccept   = "on_accept"
+	ktraceProgOnAccept4  = "on_accept4"
 	ktraceProgOnFork     = "on_fork"
 	ktraceProgOnReady    = "on_ready"
 	ktraceProgOnRecv     = "on_recv"
@@ -177,6 +179,8 @@ type ktraceSpecs struct {
 // It can be passed ebpf.CollectionSpec.Assign.
 type ktraceProgramSpecs struct {
 	ConnsPass *ebpf.ProgramSpec `ebpf:"conns_pass"`
+	OnAccept  *ebpf.ProgramSpec `ebpf:"on_accept"`
+	OnAccept4 *ebpf.ProgramSpec `ebpf:"on_accept4"`
 	OnFork    *ebpf.ProgramSpec `ebpf:"on_fork"`
 	OnReady   *ebpf.ProgramSpec `ebpf:"on_ready"`
 	OnRecv    *ebpf.ProgramSpec `ebpf:"on_recv"`
@@ -286,6 +290,8 @@ type ktraceVariables struct {
 // It can be passed to loadKtraceObjects or ebpf.CollectionSpec.LoadAndAssign.
 type ktracePrograms struct {
 	ConnsPass *ebpf.Program `ebpf:"conns_pass"`
+	OnAccept  *ebpf.Program `ebpf:"on_accept"`
+	OnAccept4 *ebpf.Program `ebpf:"on_accept4"`
 	OnFork    *ebpf.Program `ebpf:"on_fork"`
 	OnReady   *ebpf.Program `ebpf:"on_ready"`
 	OnRecv    *ebpf.Program `ebpf:"on_recv"`
@@ -299,6 +305,8 @@ type ktracePrograms struct {
 func (p *ktracePrograms) Close() error {
 	return _KtraceClose(
 		p.ConnsPass,
+		p.OnAccept,
+		p.OnAccept4,
 		p.OnFork,
 		p.OnReady,
 		p.OnRecv,

@@ -93,7 +93,7 @@ func (s *Session) load(spec *ebpf.CollectionSpec, cfg Config, un unmeasured, eui
 		failed = append(failed, f)
 	}
 	for _, p := range programs {
-		if p.name == "on_sys_exit" && !cfg.AcceptBacklog || cfg.SchedulerOnly && !p.scheduler() {
+		if p.backlog() || cfg.SchedulerOnly && !p.scheduler() {
 			continue
 		}
 		prog, err := loadProgram(spec, p.name, s.maps, cache)
@@ -109,6 +109,11 @@ func (s *Session) load(spec *ebpf.CollectionSpec, cfg Config, un unmeasured, eui
 		}
 		s.links = append(s.links, l)
 	}
+	if cfg.AcceptBacklog && !cfg.SchedulerOnly {
+		if p, err := s.attachBacklog(spec, cache); err != nil {
+			fail(p, err)
+		}
+	}
 	for _, p := range iterators {
 		if cfg.SchedulerOnly {
 			break
@@ -121,6 +126,60 @@ func (s *Session) load(spec *ebpf.CollectionSpec, cfg Config, un unmeasured, eui
 		s.progs[p.name], s.iters[p.name] = prog, prog
 	}
 	return failed
+}
+
+// attachBacklog attaches the programs that see accept() return: at the
+// accept calls' own tracepoints, or where one of those cannot be
+// attached (a kernel without system call tracepoints, or one that refuses
+// perf event links), at every system call's return. It returns the
+// program that failed, and why, when neither way could be attached.
+func (s *Session) attachBacklog(spec *ebpf.CollectionSpec, cache *btf.Cache) (program, error) {
+	var progs []*ebpf.Program
+	var links []link.Link
+	undo := func() {
+		for _, l := range links {
+			_ = l.Close()
+		}
+		for _, p := range progs {
+			_ = p.Close()
+		}
+	}
+	attached := true
+	for _, c := range acceptCalls {
+		prog, err := loadProgram(spec, c.program, s.maps, cache)
+		if err != nil {
+			attached = false
+			break
+		}
+		progs = append(progs, prog)
+		l, err := attachSyscallExit(prog, c.call)
+		if err != nil {
+			attached = false
+			break
+		}
+		links = append(links, l)
+	}
+	if attached {
+		for i, c := range acceptCalls {
+			s.progs[c.program] = progs[i]
+		}
+		s.links = append(s.links, links...)
+		return program{}, nil
+	}
+	undo()
+	p := program{acceptAnyCall, []Measure{Backlog}}
+	prog, err := loadProgram(spec, p.name, s.maps, cache)
+	if err != nil {
+		return p, err
+	}
+	l, err := link.AttachTracing(link.TracingOptions{Program: prog})
+	if err != nil {
+		_ = prog.Close()
+		return p, err
+	}
+	s.progs[p.name] = prog
+	s.links = append(s.links, l)
+	return program{}, nil
 }
 
 // configure sets the programs' constants, sizes the process bitmap to the

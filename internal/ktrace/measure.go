@@ -57,11 +57,14 @@ var iterators = []program{
 	{"conns_pass", []Measure{OpenConnections}},
 }
 
-// programs lists the kernel programs in the order they are attached.
+// programs lists the kernel programs in the order they are attached (those
+// of the accept backlog last, by attachBacklog).
 var programs = []program{
 	{"on_switch", []Measure{OnCPU, Runnable, OffCPU, Stacks}},
 	{"on_fork", []Measure{Children}},
 	{"on_state", []Measure{Backlog, Requests, RequestWait, PeerTime, AnswerWait}},
+	{"on_accept4", []Measure{Backlog}},
+	{"on_accept", []Measure{Backlog}},
 	{"on_sys_exit", []Measure{Backlog}},
 	{"on_send", []Measure{Requests, RequestWait, SendStalls, PeerTime, AnswerWait}},
 	{"on_ready", []Measure{Requests, RequestWait, PeerTime, AnswerWait, SendStalls}},
@@ -71,6 +74,20 @@ var programs = []program{
 // scheduler says whether the program is one of the scheduler's (what
 // Config.SchedulerOnly keeps).
 func (p program) scheduler() bool { return p.name == "on_switch" || p.name == "on_fork" }
+
+// acceptCalls are the system calls whose returns end a connection's wait
+// to be accepted, each with its program (see attachBacklog).
+var acceptCalls = []struct{ call, program string }{{"accept4", "on_accept4"}, {"accept", "on_accept"}}
+
+// acceptAnyCall is the program that sees them at every system call's
+// return instead.
+const acceptAnyCall = "on_sys_exit"
+
+// backlog says whether the program times the accept backlog (attached
+// with Config.AcceptBacklog, by attachBacklog).
+func (p program) backlog() bool {
+	return p.name == acceptAnyCall || slices.ContainsFunc(acceptCalls, func(c struct{ call, program string }) bool { return c.program == p.name })
+}
 
 // unmeasured collects, per measure, why it is not measured; a measure
 // needing several programs that failed lists each failure once.

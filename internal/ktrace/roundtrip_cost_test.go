@@ -29,24 +29,7 @@ import (
 func BenchmarkRoundTripCost(b *testing.B) {
 	labtest.RequireRoot(b, "loading kernel programs")
 	rounds := envInt(b, "KTRACE_ROUNDS", 25)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		b.Fatal(err)
-	}
-	last := -1
-	for cpu := range 1024 {
-		if set.IsSet(cpu) {
-			last = cpu
-		}
-	}
-	var one unix.CPUSet
-	one.Set(last)
-	if err := unix.SchedSetaffinity(0, &one); err != nil {
-		b.Fatal(err)
-	}
-	defer unix.SchedSetaffinity(0, &set)
+	last := onLastCPU(b)
 	rt := newRoundTrips(b)
 	defer unix.Close(rt.ln)
 	var diffs []float64
@@ -81,6 +64,31 @@ func BenchmarkRoundTripCost(b *testing.B) {
 		fmt.Printf("  %-9s %4d ns per run as the kernel counts it (%d runs counted)\n", name, programs[name].Mean().Nanoseconds(), programs[name].Count)
 	}
 	b.ReportMetric(q(0.5), "ns-added/roundtrip")
+}
+
+// onLastCPU locks the benchmark's goroutine to its thread and that thread
+// to the last CPU it may run on, until the benchmark ends; it returns
+// that CPU.
+func onLastCPU(b *testing.B) int {
+	runtime.LockOSThread()
+	b.Cleanup(runtime.UnlockOSThread)
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		b.Fatal(err)
+	}
+	last := -1
+	for cpu := range 1024 {
+		if set.IsSet(cpu) {
+			last = cpu
+		}
+	}
+	var one unix.CPUSet
+	one.Set(last)
+	if err := unix.SchedSetaffinity(0, &one); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = unix.SchedSetaffinity(0, &set) })
+	return last
 }
 
 // roundTrips is a listening socket on the loopback whose connections the

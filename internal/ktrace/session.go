@@ -30,12 +30,12 @@ type Config struct {
 	// for a Go HTTP service (bench/ktrace-cost.sh), and up to 8 MiB of
 	// kernel memory for the stack table.
 	Stacks bool
-	// AcceptBacklog measures Inbound.Backlog. accept() has no tracepoint:
-	// its return is seen by a program on every system call's return, of
-	// every process of the machine (about 50 ns each as the kernel counts
-	// them; 5.8 a request of a hello-world HTTP service under load, 2.3%
-	// of its CPU as counted: bench/ktrace-cost.sh), so
-	// it is asked for where connections are short (a new one per request).
+	// AcceptBacklog measures Inbound.Backlog. accept() returning is seen
+	// at the accept calls' own tracepoints (syscalls:sys_exit_accept4
+	// and sys_exit_accept), which still route every system call of the
+	// machine through the kernel's slower exit path; on a kernel without
+	// them, by a program on every system call's return. It is asked for
+	// where connections are short (a new one per request).
 	AcceptBacklog bool
 	// SchedulerOnly attaches the scheduler's programs alone (a batch
 	// program's threads): no socket program runs on the machine's socket

@@ -241,11 +241,32 @@ func slowAcceptHelper() error {
 
 // Connections waiting for a service that accepts slowly: the accept
 // backlog is the time from connect() returning to accept() returning, as
-// the clients and the service see it.
+// the clients and the service see it, whether accept() is seen at its own
+// tracepoints or at every system call's return.
 func TestAcceptBacklog(t *testing.T) {
+	for _, way := range []struct {
+		name     string
+		tracefs  bool // the accept calls' tracepoints can be attached
+		attached string
+	}{{"at the accept calls' tracepoints", true, "on_accept4"}, {"at every system call's return", false, acceptAnyCall}} {
+		t.Run(way.name, func(t *testing.T) {
+			if !way.tracefs {
+				withoutTracefs(t)
+			}
+			testAcceptBacklog(t, way.attached)
+		})
+	}
+}
+
+func testAcceptBacklog(t *testing.T, attached string) {
 	svc, line := startHelper(t, "slowaccept")
 	port := helperPort(t, line)
 	s := startSession(t, Config{PIDs: []int{svc.cmd.Process.Pid}, Ports: []uint16{port}, AcceptBacklog: true})
+	for _, name := range []string{"on_accept4", "on_accept", acceptAnyCall} {
+		if _, ok := s.progs[name]; ok != (name == attached || attached == "on_accept4" && name == "on_accept") {
+			t.Errorf("program %s attached: %v; want accept() seen by %s", name, ok, attached)
+		}
+	}
 	const clients, each = 4, 5
 	var mu sync.Mutex
 	var waited time.Duration

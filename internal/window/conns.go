@@ -65,9 +65,10 @@ func churned(start []uint64, lists [][]uint64) bool {
 
 // Short says whether the service's connections churned over the
 // warm-up, once it is known: the load opens connections per request (or
-// the service closes them). Timing the accept backlog costs a kernel
-// program on every system call of the machine, so it is done only then
-// (or without keep-alive). Nil-safe.
+// the service closes them). Timing the accept backlog slows every system
+// call of the machine (its tracepoints take each call through the
+// kernel's slower exit path), so it is done only then (or without
+// keep-alive). Nil-safe.
 func (c *Conns) Short() bool {
 	if c == nil {
 		return false

@@ -527,9 +527,13 @@ static __always_inline struct conn *new_conn(struct sock *sk, __u8 dir)
 }
 
 // conn_of returns the connection's state: only connections of measured
-// processes have one, so any other socket's event ends here.
+// processes have one, so any other socket's event ends here. Most sockets
+// of the machine carry no local storage at all: they leave on one load,
+// without the helper's call.
 static __always_inline struct conn *conn_of(struct sock *sk)
 {
+	if (!sk->sk_bpf_storage)
+		return NULL;
 	return bpf_sk_storage_get(&conns, sk, 0, 0);
 }
 
@@ -638,7 +642,7 @@ int BPF_PROG(on_state, struct sock *sk, int oldstate, int newstate)
 		return 0;
 	__u64 addr = (__u64)sk;
 	if (oldstate == TCP_ESTABLISHED || oldstate == TCP_CLOSE_WAIT) { // closing
-		struct conn *c = bpf_sk_storage_get(&conns, sk, 0, 0);
+		struct conn *c = conn_of(sk);
 		struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
 		if (c && tp)
 			released(c, tp);
@@ -669,11 +673,13 @@ int BPF_PROG(on_state, struct sock *sk, int oldstate, int newstate)
 // process (0 if none), read from its file table.
 static __always_inline __u64 sock_of(long fd)
 {
+	// The task's pointers are read directly (the verifier guards each
+	// load); the file table's slot and what follows it, by helper.
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+	struct fdtable *fdt = task->files->fdt;
+	if (!fdt || fd >= fdt->max_fds)
 		return 0;
-	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file **fds = fdt->fd;
 	struct file *f = NULL;
 	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
 		return 0;
@@ -681,26 +687,58 @@ static __always_inline __u64 sock_of(long fd)
 	return (__u64)BPF_CORE_READ(sock, sk);
 }
 
-// accept() returned a connection to a measured process: its wait to be
-// accepted ends. accept has no tracepoint of its own: this program sees
-// every system call's return, machine-wide, and is attached only when
-// asked for.
+// accepted ends the wait to be accepted of the connection accept()
+// returned (fd ret) to a measured process.
+static __always_inline void accepted(long ret)
+{
+	if (ret < 0 || !current_is_target())
+		return;
+	__u64 addr = sock_of(ret);
+	if (!addr)
+		return;
+	struct pending *p = bpf_map_lookup_elem(&pending, &addr);
+	if (!p || p->accept_ts)
+		return;
+	p->accept_ts = bpf_ktime_get_ns();
+	struct flow *f = flow_at(p->slot);
+	if (f)
+		add(&f->backlog_ns, &f->backlog_n, p->accept_ts - p->est_ts);
+}
+
+// accept() has no tracepoint of its own among the raw ones: the accept
+// calls' returns are seen at their system call tracepoints
+// (syscalls:sys_exit_accept4 and sys_exit_accept), whose programs run on
+// those calls alone (the kernel tests every other call's number against
+// its set of traced calls and goes on), or, where those cannot be
+// attached, by on_sys_exit, on every system call's return of the machine.
+// Either is attached only when asked for.
+struct syscall_exit {
+	__u64 common; // the event's common fields
+	__s32 nr;
+	__s32 pad;
+	long ret;
+};
+
+SEC("tracepoint/syscalls/sys_exit_accept4")
+int on_accept4(struct syscall_exit *ctx)
+{
+	accepted(ctx->ret);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_accept")
+int on_accept(struct syscall_exit *ctx)
+{
+	accepted(ctx->ret);
+	return 0;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	long nr = regs->orig_ax;
-	if ((nr != NR_ACCEPT && nr != NR_ACCEPT4) || ret < 0 || !current_is_target())
-		return 0;
-	__u64 addr = sock_of(ret);
-	if (!addr)
-		return 0;
-	struct pending *p = bpf_map_lookup_elem(&pending, &addr);
-	if (!p || p->accept_ts)
-		return 0;
-	p->accept_ts = bpf_ktime_get_ns();
-	struct flow *f = flow_at(p->slot);
-	if (f)
-		add_own(&f->backlog_ns, &f->backlog_n, p->accept_ts - p->est_ts);
+	if (nr == NR_ACCEPT || nr == NR_ACCEPT4)
+		accepted(ret);
 	return 0;
 }
 
@@ -798,7 +836,7 @@ int BPF_PROG(on_send, struct sock *sk, int ret, int flags)
 SEC("tp_btf/sk_data_ready")
 int BPF_PROG(on_ready, struct sock *sk)
 {
-	struct conn *c = bpf_sk_storage_get(&conns, sk, 0, 0);
+	struct conn *c = conn_of(sk);
 	if (!c)
 		return 0;
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
