@@ -75,9 +75,12 @@ var programs = []program{
 // Config.SchedulerOnly keeps).
 func (p program) scheduler() bool { return p.name == "on_switch" || p.name == "on_fork" }
 
-// acceptCalls are the system calls whose returns end a connection's wait
-// to be accepted, each with its program (see attachBacklog).
-var acceptCalls = []struct{ call, program string }{{"accept4", "on_accept4"}, {"accept", "on_accept"}}
+// acceptCall is a system call whose return ends a connection's wait to
+// be accepted, and the program at its tracepoint.
+type acceptCall struct{ call, program string }
+
+// acceptCalls are the accept calls (see attachBacklog).
+var acceptCalls = []acceptCall{{"accept4", "on_accept4"}, {"accept", "on_accept"}}
 
 // acceptAnyCall is the program that sees them at every system call's
 // return instead.
@@ -86,7 +89,7 @@ const acceptAnyCall = "on_sys_exit"
 // backlog says whether the program times the accept backlog (attached
 // with Config.AcceptBacklog, by attachBacklog).
 func (p program) backlog() bool {
-	return p.name == acceptAnyCall || slices.ContainsFunc(acceptCalls, func(c struct{ call, program string }) bool { return c.program == p.name })
+	return p.name == acceptAnyCall || slices.ContainsFunc(acceptCalls, func(c acceptCall) bool { return c.program == p.name })
 }
 
 // unmeasured collects, per measure, why it is not measured; a measure
