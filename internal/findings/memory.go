@@ -1,6 +1,10 @@
 package findings
 
-import "perflab/internal/runfmt"
+import (
+	"math"
+
+	"perflab/internal/runfmt"
+)
 
 // Thresholds of the memory-growth rule. gctrace prints whole megabytes,
 // so without heap profiles a smaller heap cannot show a trend.
@@ -11,6 +15,14 @@ const (
 	// gctraceMinCollections is how many collections in the window make
 	// gctrace's live heap the judge of whether it grew at all.
 	gctraceMinCollections = 3
+	// heapSampleMiB is the Go runtime's heap profile sampling interval
+	// (runtime.MemProfileRate, 512 KiB): an in-use figure sums the live
+	// sampled allocations, each standing for about that much, so two
+	// profiles of an unchanged heap of H MiB differ by about
+	// sqrt(2·H·heapSampleMiB); a growth counts beyond heapNoiseSigmas of
+	// that.
+	heapSampleMiB   = 0.5
+	heapNoiseSigmas = 3.0
 )
 
 // memoryGrowth reports a live heap that grew over the window: gctrace's
@@ -28,6 +40,9 @@ func memoryGrowth(c *context) []ranked {
 	}
 	grew := to - from
 	if grew < least || grew < growthMinShare*from {
+		return nil
+	}
+	if source == runfmt.SourceHeapProfiles && grew < heapNoiseSigmas*math.Sqrt((from+to)*heapSampleMiB) {
 		return nil
 	}
 	if h.Collections >= gctraceMinCollections && h.LiveEndMiB-h.LiveStartMiB < growthMinMB {

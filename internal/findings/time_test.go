@@ -103,6 +103,12 @@ func TestMemoryGrowth(t *testing.T) {
 	if f := findKind(Findings(FindingInput{Heap: small, Requests: 1000}), runfmt.FindingMemoryGrowth); len(f) != 0 {
 		t.Errorf("memory growth reported for a steady heap: %+v", f)
 	}
+	// A 2 MiB heap's profile holds four samples or so: two more at the end,
+	// beside gctrace's whole megabytes moving by one, is not growth.
+	sampled := &runfmt.HeapGrowth{LiveStartMiB: 1, LiveEndMiB: 2, SlopeMiBPerS: 0.11, Collections: 78, InuseStartMiB: 2.0, InuseEndMiB: 3.0, BytesPerRequest: 582}
+	if f := findKind(Findings(FindingInput{Heap: sampled, Requests: 1800}), runfmt.FindingMemoryGrowth); len(f) != 0 {
+		t.Errorf("memory growth reported for two samples more in a small heap's profile: %+v", f)
+	}
 	// The demo's log tail churns: the sampled in-use profiles moved 7.5 MB
 	// while gctrace's exact live heap stayed at 25 MB over 54 collections.
 	churn := &runfmt.HeapGrowth{LiveStartMiB: 25, LiveEndMiB: 25, SlopeMiBPerS: 0.045, Collections: 54, InuseStartMiB: 21.3, InuseEndMiB: 28.8,
