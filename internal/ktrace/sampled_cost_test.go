@@ -16,9 +16,8 @@ import (
 
 // A sampled round runs the load with perf's cpu-clock sampler on the
 // service's threads and counts the samples taken inside the tracepoints'
-// programs: a kernel stack through the tracepoints' call into the
-// programs (see isTracepointCall: the call itself, the run-time
-// statistics, the programs and their helpers). That share is what the session costs the
+// programs: a kernel stack through a tracepoint's call into its programs
+// (see isTracepointCall). That share is what the session costs the
 // service's own CPU, whatever the load's pace does to the rest: a
 // closed-loop load on the same machine also runs the socket programs on
 // its own sockets, and a slower load leaves the service fewer requests

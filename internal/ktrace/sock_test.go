@@ -252,6 +252,8 @@ func TestAcceptBacklog(t *testing.T) {
 		t.Run(way.name, func(t *testing.T) {
 			if !way.tracefs {
 				withoutTracefs(t)
+			} else {
+				needSyscallTracepoints(t)
 			}
 			testAcceptBacklog(t, way.attached)
 		})

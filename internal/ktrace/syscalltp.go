@@ -47,9 +47,9 @@ func attachSyscallExit(prog *ebpf.Program, call string) (link.Link, error) {
 // tracefsDirs are where tracefs is mounted, when it is.
 var tracefsDirs = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
 
-// noPrivateTracefs keeps eventID from mounting tracefs (a test's way to
-// a kernel without it).
-var noPrivateTracefs bool
+// noDetachedTracefs keeps eventID from mounting a tracefs of its own (a
+// test's way to a kernel without one).
+var noDetachedTracefs bool
 
 // eventID returns the id of tracepoint group:name from tracefs: the one
 // mounted, or, where none is, one mounted for this read alone and
@@ -62,7 +62,7 @@ func eventID(group, name string) (uint64, error) {
 			return parseEventID(b)
 		}
 	}
-	if noPrivateTracefs {
+	if noDetachedTracefs {
 		return 0, fmt.Errorf("tracepoint %s:%s: tracefs is not mounted", group, name)
 	}
 	id, err := detachedEventID(rel)

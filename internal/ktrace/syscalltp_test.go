@@ -12,8 +12,17 @@ import (
 func withoutTracefs(t testing.TB) {
 	saved := tracefsDirs
 	tracefsDirs = []string{t.TempDir()}
-	noPrivateTracefs = true
-	t.Cleanup(func() { tracefsDirs, noPrivateTracefs = saved, false })
+	noDetachedTracefs = true
+	t.Cleanup(func() { tracefsDirs, noDetachedTracefs = saved, false })
+}
+
+// needSyscallTracepoints skips a test on a kernel whose accept calls'
+// tracepoints cannot be found (built without system call tracepoints, or
+// tracefs neither mounted nor mountable here).
+func needSyscallTracepoints(t testing.TB) {
+	if _, err := eventID("syscalls", "sys_exit_accept4"); err != nil {
+		t.Skip(labtest.SkipMessage(labtest.SkipHost, "syscall-tracepoints", err.Error()))
+	}
 }
 
 // Where tracefs is not mounted, the id is read from one mounted for the
@@ -23,6 +32,7 @@ func TestEventIDMountsNothing(t *testing.T) {
 	saved := tracefsDirs
 	tracefsDirs = []string{t.TempDir()}
 	t.Cleanup(func() { tracefsDirs = saved })
+	needSyscallTracepoints(t)
 	before, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		t.Fatal(err)
