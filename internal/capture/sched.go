@@ -26,8 +26,9 @@ import (
 // sched_switch tracepoint to perf (no tracefs, or tracing not built in).
 var ErrNoSchedTracepoints = errors.New("the kernel offers no sched:sched_switch tracepoint")
 
-// tracefsDirs are where the kernel's trace events may be mounted.
-var tracefsDirs = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
+// tracefsDirs are where the kernel's trace events may be mounted (a
+// test replaces them).
+var tracefsDirs = files.TracefsDirs
 
 // SchedAvailable tells whether perf can record context switches here.
 func SchedAvailable() error {

@@ -44,8 +44,9 @@ func attachSyscallExit(prog *ebpf.Program, call string) (link.Link, error) {
 	return l, nil
 }
 
-// tracefsDirs are where tracefs is mounted, when it is.
-var tracefsDirs = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
+// tracefsDirs are where tracefs is mounted, when it is (a test replaces
+// them).
+var tracefsDirs = files.TracefsDirs
 
 // noDetachedTracefs keeps eventID from mounting a tracefs of its own (a
 // test's way to a kernel without one).
